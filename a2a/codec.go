@@ -1,0 +1,321 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrUnknownResult is wrapped by the decoding error for a JSON object that is
+// none of the four stream results in either version.
+var ErrUnknownResult = errors.New("a2a: unrecognised stream result")
+
+// UnmarshalEvent decodes one stream result (the "result" member of a JSON-RPC
+// response on a stream, or a 1.0 SendMessage result) of either version: a 0.3
+// object with a "kind", or a 1.0 wrapper. It returns a *Task, *Message,
+// *StatusUpdate or *ArtifactUpdate.
+func UnmarshalEvent(data []byte) (Event, error) {
+	var w wireObject
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)
+	}
+	return w.event()
+}
+
+// UnmarshalTask decodes a bare Task, the result of get-task and cancel in both
+// versions.
+func UnmarshalTask(data []byte) (*Task, error) {
+	var w wireObject
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("a2a: decoding task: %w", err)
+	}
+	if w.Kind != "" && w.Kind != "task" {
+		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, w.Kind)
+	}
+	if w.ID == "" {
+		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
+	}
+	return w.task(), nil
+}
+
+// UnmarshalMessage decodes a message of either version.
+func UnmarshalMessage(data []byte) (*Message, error) {
+	var w wireObject
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("a2a: decoding message: %w", err)
+	}
+	if w.Kind != "" && w.Kind != "message" {
+		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, w.Kind)
+	}
+	return w.message(), nil
+}
+
+// wireObject is the union of every object shape a stream result can take in
+// either version, so that one json.Unmarshal call decodes any of them. The
+// 1.0 wrappers hold the same union, without "kind".
+type wireObject struct {
+	Kind string `json:"kind"`
+
+	ID        string         `json:"id"`
+	ContextID string         `json:"contextId"`
+	TaskID    string         `json:"taskId"`
+	Status    *wireStatus    `json:"status"`
+	History   []wireObject   `json:"history"`
+	Artifacts []wireArtifact `json:"artifacts"`
+	Artifact  *wireArtifact  `json:"artifact"`
+	Append    bool           `json:"append"`
+	LastChunk bool           `json:"lastChunk"`
+	Final     bool           `json:"final"`
+	Metadata  metadata       `json:"metadata"`
+
+	MessageID string     `json:"messageId"`
+	Role      string     `json:"role"`
+	Parts     []wirePart `json:"parts"`
+
+	Task           *wireObject `json:"task"`
+	Message        *wireObject `json:"message"`
+	StatusUpdate   *wireObject `json:"statusUpdate"`
+	ArtifactUpdate *wireObject `json:"artifactUpdate"`
+}
+
+type wireStatus struct {
+	State     string      `json:"state"`
+	Message   *wireObject `json:"message"`
+	Timestamp string      `json:"timestamp"`
+}
+
+type wireArtifact struct {
+	ArtifactID  string     `json:"artifactId"`
+	Name        string     `json:"name"`
+	Description string     `json:"description"`
+	Parts       []wirePart `json:"parts"`
+	Metadata    metadata   `json:"metadata"`
+}
+
+type wireFile struct {
+	Name     string `json:"name"`
+	MimeType string `json:"mimeType"`
+	Bytes    b64    `json:"bytes"`
+	URI      string `json:"uri"`
+}
+
+type wirePart struct {
+	Kind      string          `json:"kind"`
+	Text      string          `json:"text"`
+	File      *wireFile       `json:"file"`
+	Data      json.RawMessage `json:"data"`
+	URL       string          `json:"url"`
+	Raw       b64             `json:"raw"`
+	MediaType string          `json:"mediaType"`
+	Filename  string          `json:"filename"`
+	Metadata  metadata        `json:"metadata"`
+}
+
+// b64 decodes base64 bytes in any of the spellings ProtoJSON parsers must
+// accept: standard or URL-safe alphabet, with or without padding.
+type b64 []byte
+
+func (p *b64) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if d, err := enc.DecodeString(s); err == nil {
+			*p = d
+			return nil
+		}
+	}
+	return fmt.Errorf("a2a: invalid base64 in a file part")
+}
+
+// metadata decodes a JSON object into a map, leaving it nil for null and for
+// the empty object that some servers attach to everything.
+type metadata map[string]any
+
+func (m *metadata) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	if len(b) >= 2 && b[0] == '{' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0 {
+		return nil
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+func (w *wireObject) event() (Event, error) {
+	switch w.Kind {
+	case "task":
+		return w.task(), nil
+	case "message":
+		return w.message(), nil
+	case "status-update":
+		return w.statusUpdate(), nil
+	case "artifact-update":
+		return w.artifactUpdate(), nil
+	case "":
+	default:
+		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, w.Kind)
+	}
+	var (
+		ev Event
+		n  int
+	)
+	if w.Task != nil {
+		ev, n = w.Task.task(), n+1
+	}
+	if w.Message != nil {
+		ev, n = w.Message.message(), n+1
+	}
+	if w.StatusUpdate != nil {
+		u := w.StatusUpdate.statusUpdate()
+		u.Final = false // 1.0 has no "final"; a stray one is ignored.
+		ev, n = u, n+1
+	}
+	if w.ArtifactUpdate != nil {
+		ev, n = w.ArtifactUpdate.artifactUpdate(), n+1
+	}
+	switch n {
+	case 0:
+		return nil, fmt.Errorf("%w: no kind and no task, message, statusUpdate or artifactUpdate member", ErrUnknownResult)
+	case 1:
+		return ev, nil
+	}
+	return nil, fmt.Errorf("%w: more than one of task, message, statusUpdate and artifactUpdate", ErrUnknownResult)
+}
+
+func (w *wireObject) task() *Task {
+	t := &Task{ID: w.ID, ContextID: w.ContextID, Status: w.Status.status(), Metadata: w.Metadata}
+	if len(w.Artifacts) > 0 {
+		t.Artifacts = make([]Artifact, len(w.Artifacts))
+		for i := range w.Artifacts {
+			t.Artifacts[i] = w.Artifacts[i].artifact()
+		}
+	}
+	if len(w.History) > 0 {
+		t.History = make([]Message, len(w.History))
+		for i := range w.History {
+			t.History[i] = *w.History[i].message()
+		}
+	}
+	return t
+}
+
+func (w *wireObject) message() *Message {
+	return &Message{
+		ID:        w.MessageID,
+		TaskID:    w.TaskID,
+		ContextID: w.ContextID,
+		Role:      parseRole(w.Role),
+		Parts:     parts(w.Parts),
+		Metadata:  w.Metadata,
+	}
+}
+
+func (w *wireObject) statusUpdate() *StatusUpdate {
+	return &StatusUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Status: w.Status.status(), Final: w.Final, Metadata: w.Metadata}
+}
+
+func (w *wireObject) artifactUpdate() *ArtifactUpdate {
+	u := &ArtifactUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Append: w.Append, LastChunk: w.LastChunk, Metadata: w.Metadata}
+	if w.Artifact != nil {
+		u.Artifact = w.Artifact.artifact()
+	}
+	return u
+}
+
+func (s *wireStatus) status() TaskStatus {
+	if s == nil {
+		return TaskStatus{State: StateUnknown}
+	}
+	st := TaskStatus{State: parseState(s.State)}
+	if s.Message != nil {
+		st.Message = s.Message.message()
+	}
+	if s.Timestamp != "" {
+		st.Timestamp = parseTimestamp(s.Timestamp)
+	}
+	return st
+}
+
+// parseTimestamp reads an ISO 8601 timestamp as UTC. A timestamp that does
+// not parse is dropped (the zero time), not fatal: it carries no meaning the
+// runtime relies on. One without a zone is taken as UTC, and one that falls
+// outside years 0…9999 once in UTC is dropped because it could not be
+// written back.
+func parseTimestamp(s string) time.Time {
+	ts, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		ts, err = time.ParseInLocation("2006-01-02T15:04:05.999999999", s, time.UTC)
+		if err != nil {
+			return time.Time{}
+		}
+	}
+	ts = ts.UTC()
+	if y := ts.Year(); y < 0 || y > 9999 {
+		return time.Time{}
+	}
+	return ts
+}
+
+func (a *wireArtifact) artifact() Artifact {
+	return Artifact{ID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: parts(a.Parts), Metadata: a.Metadata}
+}
+
+func parts(ws []wirePart) []Part {
+	if len(ws) == 0 {
+		return nil
+	}
+	ps := make([]Part, len(ws))
+	for i := range ws {
+		w := &ws[i]
+		p := &ps[i]
+		p.MediaType, p.Filename, p.Metadata = w.MediaType, w.Filename, w.Metadata
+		switch {
+		case w.File != nil && (w.Kind == "file" || w.Kind == ""):
+			p.URL, p.Raw = w.File.URI, w.File.Bytes
+			if p.Raw == nil && p.URL == "" {
+				p.Raw = []byte{}
+			}
+			if w.File.MimeType != "" {
+				p.MediaType = w.File.MimeType
+			}
+			if w.File.Name != "" {
+				p.Filename = w.File.Name
+			}
+		case w.Kind == "text":
+			p.Text = w.Text
+		case w.Kind == "data":
+			p.Data = normalizeData(w.Data)
+		default:
+			p.Text, p.Data, p.URL, p.Raw = w.Text, normalizeData(w.Data), w.URL, []byte(w.Raw)
+		}
+	}
+	return ps
+}
+
+// normalizeData compacts a part's JSON data so that parts compare and
+// re-encode the same whatever the sender's spacing, and reads a JSON null as
+// no data at all (ProtoJSON writes null for an unset field).
+func normalizeData(d json.RawMessage) json.RawMessage {
+	if len(d) == 0 || bytes.Equal(d, []byte("null")) {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, d) != nil {
+		return d
+	}
+	return b.Bytes()
+}

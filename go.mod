@@ -1,0 +1,13 @@
+module github.com/a2astream/a2astream
+
+go 1.25
+
+require (
+	github.com/google/uuid v1.6.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	go.uber.org/goleak v1.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

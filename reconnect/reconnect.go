@@ -1,0 +1,95 @@
+package reconnect
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Policy is a constant-backoff retry policy.
+//
+// MaxAttempts is the number of consecutive reconnect attempts without
+// progress that a stream may make before it gives up; 0 means never
+// reconnect. Backoff is the wait before each attempt.
+type Policy struct {
+	MaxAttempts int
+	Backoff     time.Duration
+}
+
+// Default returns the policy streams use unless told otherwise: 3 attempts,
+// 500 ms apart.
+func Default() Policy { return Policy{MaxAttempts: 3, Backoff: 500 * time.Millisecond} }
+
+// Budget counts reconnect attempts against a Policy. The zero Budget allows
+// no attempt. A Budget is not safe for concurrent use.
+type Budget struct {
+	policy   Policy
+	attempts int
+}
+
+// NewBudget returns a full budget for p.
+func NewBudget(p Policy) Budget { return Budget{policy: p} }
+
+// Next reports whether another attempt is allowed. If it is, it counts the
+// attempt and returns the wait that must come before it.
+func (b *Budget) Next() (wait time.Duration, ok bool) {
+	if b.attempts >= b.policy.MaxAttempts {
+		return 0, false
+	}
+	b.attempts++
+	return max(b.policy.Backoff, 0), true
+}
+
+// Progress resets the count: something new was delivered.
+func (b *Budget) Progress() { b.attempts = 0 }
+
+// Attempts returns the number of attempts counted since the last progress.
+func (b *Budget) Attempts() int { return b.attempts }
+
+// Sleep waits for d or until ctx is done, whichever comes first, and returns
+// ctx's error in the second case. It is the default sleep function of a
+// stream; inside a testing/synctest bubble it runs on the fake clock.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Error ends a stream whose retry budget is spent, or whose connection
+// dropped before any task ID was known (Attempts is then 0). Err is the last
+// cause; Task is the last known state of the task, nil if none was known.
+type Error struct {
+	Attempts int
+	Err      error
+	Task     *a2a.Task
+}
+
+// Error reads like "reconnect: task t-1: gave up after 3 attempts: unexpected EOF".
+func (e *Error) Error() string {
+	s := "reconnect: "
+	if e.Task != nil {
+		s += "task " + e.Task.ID + ": "
+	}
+	if e.Attempts == 0 {
+		s += "connection lost before any task was known"
+	} else {
+		s += "gave up after " + strconv.Itoa(e.Attempts) + " attempts"
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }

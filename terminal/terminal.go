@@ -1,0 +1,85 @@
+package terminal
+
+import (
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Error is implemented by every error of this package.
+type Error interface {
+	error
+	// FinalTask returns the task as it stood when the stream ended.
+	FinalTask() *a2a.Task
+}
+
+// FailedError reports a task that ended in state failed.
+type FailedError struct{ Task *a2a.Task }
+
+// RejectedError reports a task the agent rejected.
+type RejectedError struct{ Task *a2a.Task }
+
+// CanceledError reports a task that was canceled.
+type CanceledError struct{ Task *a2a.Task }
+
+// AuthRequiredError reports a task that needs credentials the client has not
+// given. The stream ends at once; the caller may supply credentials and
+// continue the task by sending a message with its ID.
+type AuthRequiredError struct{ Task *a2a.Task }
+
+// Error reads like "task t-1 ended in state failed: upstream API timed out".
+func (e *FailedError) Error() string { return describe(e.Task, a2a.StateFailed) }
+
+// Error reads like "task t-1 ended in state rejected: not my job".
+func (e *RejectedError) Error() string { return describe(e.Task, a2a.StateRejected) }
+
+// Error reads like "task t-1 ended in state canceled".
+func (e *CanceledError) Error() string { return describe(e.Task, a2a.StateCanceled) }
+
+// Error reads like "task t-1 ended in state auth-required: sign in to the calendar".
+func (e *AuthRequiredError) Error() string { return describe(e.Task, a2a.StateAuthRequired) }
+
+// FinalTask returns the task as it stood when the stream ended.
+func (e *FailedError) FinalTask() *a2a.Task { return e.Task }
+
+// FinalTask returns the task as it stood when the stream ended.
+func (e *RejectedError) FinalTask() *a2a.Task { return e.Task }
+
+// FinalTask returns the task as it stood when the stream ended.
+func (e *CanceledError) FinalTask() *a2a.Task { return e.Task }
+
+// FinalTask returns the task as it stood when the stream ended.
+func (e *AuthRequiredError) FinalTask() *a2a.Task { return e.Task }
+
+// FromTask returns the terminal error for t's state: a *FailedError,
+// *RejectedError, *CanceledError or *AuthRequiredError. It returns nil for
+// nil, completed, and every state that is not an end (submitted, working,
+// input-required, unknown).
+func FromTask(t *a2a.Task) error {
+	if t == nil {
+		return nil
+	}
+	switch t.Status.State {
+	case a2a.StateFailed:
+		return &FailedError{Task: t}
+	case a2a.StateRejected:
+		return &RejectedError{Task: t}
+	case a2a.StateCanceled:
+		return &CanceledError{Task: t}
+	case a2a.StateAuthRequired:
+		return &AuthRequiredError{Task: t}
+	}
+	return nil
+}
+
+func describe(t *a2a.Task, state a2a.TaskState) string {
+	id := ""
+	var text string
+	if t != nil {
+		id = t.ID
+		text = t.Status.Message.Text()
+	}
+	s := "task " + id + " ended in state " + string(state)
+	if text != "" {
+		s += ": " + text
+	}
+	return s
+}
