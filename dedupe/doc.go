@@ -1,0 +1,37 @@
+// Package dedupe holds the exactly-once ledger of a stream.
+//
+// A2A has no sequence numbers: after a reconnect a server may send nothing
+// it sent before (a2a-go), a snapshot of the whole task first (a2a-js and the
+// 1.0 rule), or every event again from the start. The [Ledger] turns
+// whatever arrives into deltas, so that the application sees each message
+// and each artifact part once and in order.
+//
+// The ledger is the assembled task itself: the parts held for each artifact
+// are exactly those an application has built by applying the deltas yielded
+// so far (append:true appends parts, anything else replaces the artifact).
+// Around it the ledger keeps:
+//
+//   - a capped set of message IDs already delivered, evicted oldest first
+//     ([DefaultMaxIDs], at least 4,096), covering Message events, status
+//     messages and history in snapshots;
+//   - a capped set of statuses already seen, used to recognise replayed
+//     status updates;
+//   - one replay cursor per artifact, used while the replay window is open.
+//
+// Memory is therefore the size of the assembled task plus the two capped
+// sets.
+//
+// The replay window opens when the stream resubscribes and closes at the
+// first new part. Inside it an append:false whose parts are a prefix of the
+// parts held is a replay: it sets the artifact's cursor and yields nothing,
+// and append:true parts are skipped while each equals the held part at the
+// cursor. Outside the window append:false replaces the artifact.
+//
+// A Task (a first event, a snapshot or a get-task result) is reconciled
+// against the ledger: unknown artifacts are delivered whole, an unseen tail
+// is delivered as an append, and parts that disagree with what is held are
+// healed with a single append:false replacement carrying the server's whole
+// artifact. That replacement is the only case in which parts are delivered
+// twice, and it happens only when a server that resends nothing (live-only)
+// left a gap.
+package dedupe

@@ -1,0 +1,313 @@
+package dedupe_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/dedupe"
+)
+
+// app is what an application builds by applying the yielded deltas.
+type app struct {
+	artifacts []a2a.Artifact
+	messages  []string
+	statuses  []a2a.TaskState
+}
+
+func (a *app) apply(t *testing.T, evs []a2a.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *a2a.ArtifactUpdate:
+			i := a.find(e.Artifact.ID)
+			switch {
+			case i < 0:
+				require.False(t, e.Append, "append to an artifact the application never saw: %s", e.Artifact.ID)
+				a.artifacts = append(a.artifacts, e.Artifact.Clone())
+			case e.Append:
+				a.artifacts[i].Parts = append(a.artifacts[i].Parts, e.Artifact.Clone().Parts...)
+			default:
+				a.artifacts[i] = e.Artifact.Clone()
+			}
+		case *a2a.Message:
+			a.messages = append(a.messages, e.ID)
+		case *a2a.StatusUpdate:
+			a.statuses = append(a.statuses, e.Status.State)
+			if e.Status.Message != nil {
+				a.messages = append(a.messages, e.Status.Message.ID)
+			}
+		default:
+			t.Fatalf("ledger yielded %T; it must yield deltas only", ev)
+		}
+	}
+}
+
+func (a *app) find(id string) int {
+	for i := range a.artifacts {
+		if a.artifacts[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (a *app) text(id string) string {
+	i := a.find(id)
+	if i < 0 {
+		return ""
+	}
+	return a.artifacts[i].Text()
+}
+
+// check asserts the invariant: the application's artifacts equal the
+// ledger's, and no message was delivered twice.
+func (a *app) check(t *testing.T, l *dedupe.Ledger) {
+	t.Helper()
+	var want []a2a.Artifact
+	if l.Task() != nil {
+		want = l.Task().Artifacts
+	}
+	require.Equal(t, len(want), len(a.artifacts), "artifact count")
+	for i := range want {
+		j := a.find(want[i].ID)
+		require.GreaterOrEqual(t, j, 0, "artifact %s missing", want[i].ID)
+		require.Equal(t, want[i].Parts, a.artifacts[j].Parts, "artifact %s", want[i].ID)
+	}
+	seen := map[string]bool{}
+	for _, id := range a.messages {
+		if seen[id] {
+			t.Fatalf("message %s delivered twice", id)
+		}
+		seen[id] = true
+	}
+}
+
+func status(state a2a.TaskState, msgID, text string) *a2a.StatusUpdate {
+	u := &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state}}
+	if msgID != "" {
+		u.Status.Message = &a2a.Message{ID: msgID, Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}
+	}
+	return u
+}
+
+func chunk(id string, appendChunk, last bool, texts ...string) *a2a.ArtifactUpdate {
+	u := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appendChunk, LastChunk: last, Artifact: a2a.Artifact{ID: id}}
+	for _, s := range texts {
+		u.Artifact.Parts = append(u.Artifact.Parts, a2a.Part{Text: s})
+	}
+	return u
+}
+
+func task(state a2a.TaskState, arts map[string][]string, order ...string) *a2a.Task {
+	t := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state}}
+	for _, id := range order {
+		a := a2a.Artifact{ID: id}
+		for _, s := range arts[id] {
+			a.Parts = append(a.Parts, a2a.Part{Text: s})
+		}
+		t.Artifacts = append(t.Artifacts, a)
+	}
+	return t
+}
+
+func TestLiveStream(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "thinking")))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "hello ")))
+	a.apply(t, l.Apply(nil, chunk("a1", true, true, "world")))
+	a.apply(t, l.Apply(nil, status(a2a.StateCompleted, "", "")))
+	a.check(t, l)
+	require.Equal(t, "hello world", a.text("a1"))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses)
+	require.Equal(t, a2a.StateCompleted, l.Task().Status.State)
+	require.Equal(t, "thinking", l.Task().History[0].Text(), "status messages join the history")
+}
+
+func TestRepeatedTextsAtDifferentPositionsSurvive(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "x")))
+	a.apply(t, l.Apply(nil, chunk("a1", true, false, "\n")))
+	a.apply(t, l.Apply(nil, chunk("a1", true, false, "\n")))
+	a.apply(t, l.Apply(nil, chunk("a1", true, true, "x")))
+	a.check(t, l)
+	require.Equal(t, "x\n\nx", a.text("a1"), "identical parts at different positions are not replays")
+}
+
+func TestFullReplayAfterResubscribe(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	events := []a2a.Event{
+		task(a2a.StateSubmitted, nil),
+		status(a2a.StateWorking, "m-1", "working"),
+		chunk("a1", false, false, "one "),
+		chunk("a1", true, false, "two "),
+		chunk("a1", true, false, "three "),
+		&a2a.Message{ID: "m-2", TaskID: "t-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "aside"}}},
+		chunk("a1", true, true, "four"),
+		status(a2a.StateCompleted, "m-3", "done"),
+	}
+	// The first connection drops after five events.
+	for _, ev := range events[:5] {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	// The server replays everything from the start.
+	l.OpenReplayWindow()
+	var replayed []a2a.Event
+	for _, ev := range events {
+		replayed = l.Apply(replayed, ev)
+	}
+	a.apply(t, replayed)
+	a.check(t, l)
+	require.Equal(t, "one two three four", a.text("a1"))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses,
+		"replayed statuses are not delivered again")
+	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.messages)
+	require.False(t, l.InReplayWindow(), "the first new part closes the window")
+}
+
+func TestReplayOfAppendStraddlingHeldParts(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "p1")))
+	a.apply(t, l.Apply(nil, chunk("a1", true, false, "p2", "p3")))
+	l.OpenReplayWindow()
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "p1")))
+	evs := l.Apply(nil, chunk("a1", true, false, "p2", "p3", "p4"))
+	require.Len(t, evs, 1)
+	u := evs[0].(*a2a.ArtifactUpdate)
+	require.True(t, u.Append)
+	require.Equal(t, []a2a.Part{{Text: "p4"}}, u.Artifact.Parts, "only the unseen tail is delivered")
+	a.apply(t, evs)
+	a.check(t, l)
+}
+
+func TestAppendFalseOutsideWindowReplaces(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "draft", " one")))
+	evs := l.Apply(nil, chunk("a1", false, true, "draft"))
+	require.Len(t, evs, 1, "a replacement outside the replay window is delivered")
+	require.False(t, evs[0].(*a2a.ArtifactUpdate).Append)
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "draft", a.text("a1"))
+
+	require.Empty(t, l.Apply(nil, chunk("a1", false, true, "draft")), "an identical replacement changes nothing")
+}
+
+func TestSnapshotFirstResubscribe(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "", "")))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "one ")))
+	// Missed while disconnected: "two " on a1, and all of a2.
+	l.OpenReplayWindow()
+	snap := task(a2a.StateWorking, map[string][]string{"a1": {"one ", "two "}, "a2": {"x"}}, "a1", "a2")
+	require.True(t, l.Covers(snap))
+	evs := l.Apply(nil, snap)
+	require.Len(t, evs, 2, "the tail of a1 and the new a2; the status is unchanged")
+	require.True(t, evs[0].(*a2a.ArtifactUpdate).Append)
+	require.False(t, evs[1].(*a2a.ArtifactUpdate).Append)
+	a.apply(t, evs)
+	a.apply(t, l.Apply(nil, chunk("a1", true, true, "three")))
+	a.check(t, l)
+	require.Equal(t, "one two three", a.text("a1"))
+	require.Equal(t, "x", a.text("a2"))
+}
+
+func TestLiveOnlyGapIsHealedByAuthoritativeTask(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "p1")))
+	// p2 was produced while disconnected; the live-only server sends p3 next.
+	l.OpenReplayWindow()
+	a.apply(t, l.Apply(nil, chunk("a1", true, false, "p3")))
+	require.Equal(t, "p1p3", a.text("a1"))
+	server := task(a2a.StateCompleted, map[string][]string{"a1": {"p1", "p2", "p3"}}, "a1")
+	require.False(t, l.Covers(server), "parts held are not a prefix of the server's")
+	evs := l.Reconcile(nil, server, true)
+	require.Len(t, evs, 2, "one replacement and the final status")
+	u := evs[0].(*a2a.ArtifactUpdate)
+	require.False(t, u.Append)
+	require.Len(t, u.Artifact.Parts, 3)
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "p1p2p3", a.text("a1"))
+	require.Equal(t, server.Artifacts, l.Task().Artifacts)
+}
+
+func TestStaleSnapshotIsIgnored(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "w")))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "p1", "p2")))
+	l.OpenReplayWindow()
+	stale := task(a2a.StateSubmitted, map[string][]string{"a1": {"p1"}}, "a1")
+	require.False(t, l.Covers(stale), "a snapshot with fewer parts than held does not close a gap")
+	require.Empty(t, l.Apply(nil, stale), "a stale snapshot yields nothing")
+	require.Equal(t, a2a.StateWorking, l.Task().Status.State)
+	a.check(t, l)
+}
+
+func TestMessagesOnceAcrossEventsStatusesAndHistory(t *testing.T) {
+	l := dedupe.New(0)
+	var a app
+	user := &a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}}
+	l.RecordSent(user)
+	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "working")))
+	a.apply(t, l.Apply(nil, &a2a.Message{ID: "m-2", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "aside"}}}))
+	snap := task(a2a.StateInputRequired, nil)
+	snap.History = []a2a.Message{*user, {ID: "m-1", Role: a2a.RoleAgent}, {ID: "m-2", Role: a2a.RoleAgent}, {ID: "m-3", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "new"}}}}
+	snap.Status.Message = &a2a.Message{ID: "m-2", Role: a2a.RoleAgent}
+	evs := l.Apply(nil, snap)
+	require.Len(t, evs, 2, "the unseen history message, then the status")
+	require.Equal(t, "m-3", evs[0].(*a2a.Message).ID)
+	su := evs[1].(*a2a.StatusUpdate)
+	require.Equal(t, a2a.StateInputRequired, su.Status.State)
+	require.Nil(t, su.Status.Message, "a status message already delivered is stripped")
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.messages)
+	require.Equal(t, "m-2", l.Task().Status.Message.ID, "the assembled status keeps its message")
+}
+
+func TestMessageAnswerCreatesNoTask(t *testing.T) {
+	l := dedupe.New(0)
+	m := &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}}
+	require.Len(t, l.Apply(nil, m), 1)
+	require.Empty(t, l.Apply(nil, m))
+	require.Nil(t, l.Task())
+}
+
+func TestIDSetEvictsOldestFirst(t *testing.T) {
+	s := dedupe.NewIDSet(3)
+	for i := range 3 {
+		require.True(t, s.Add(fmt.Sprint(i)))
+	}
+	require.False(t, s.Add("1"))
+	require.True(t, s.Add("3"), "a fourth ID evicts the oldest")
+	require.False(t, s.Has("0"))
+	require.True(t, s.Has("1") && s.Has("2") && s.Has("3"))
+	require.Equal(t, 3, s.Len())
+	require.Equal(t, 3, s.Cap())
+}
+
+func TestLedgerMemoryIsBounded(t *testing.T) {
+	l := dedupe.New(0)
+	var evs []a2a.Event
+	for i := range 3 * dedupe.DefaultMaxIDs {
+		evs = l.Apply(evs[:0], &a2a.Message{ID: fmt.Sprint("m-", i), Role: a2a.RoleAgent})
+		require.Len(t, evs, 1)
+	}
+	require.True(t, l.Seen(fmt.Sprint("m-", 3*dedupe.DefaultMaxIDs-1)))
+	require.False(t, l.Seen("m-0"), "the ID set is capped at DefaultMaxIDs, oldest evicted first")
+}

@@ -1,0 +1,144 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/a2astream/a2astream"
+
+// leaves may import a2a (and the standard library) but never each other.
+var leaves = []string{"terminal", "dedupe", "reconnect", "hitl"}
+
+// thirdParty lists the only non-module, non-standard imports allowed in
+// library (non-test) code.
+var thirdParty = []string{"github.com/google/uuid"}
+
+// graph maps each package of the module (relative path) to the imports of
+// its non-test files.
+func graph(t *testing.T) map[string][]string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "go.mod"))
+	require.NoError(t, err, "the module root must be two levels up")
+	g := map[string][]string{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			if path != root {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir // a nested module
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		rel = filepath.ToSlash(rel)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !slices.Contains(g[rel], p) {
+				g[rel] = append(g[rel], p)
+			}
+		}
+		if _, ok := g[rel]; !ok {
+			g[rel] = nil
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return g
+}
+
+func local(imp string) (string, bool) {
+	if imp == module {
+		return ".", true
+	}
+	return strings.CutPrefix(imp, module+"/")
+}
+
+func std(imp string) bool { return !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") }
+
+// deps returns every module package pkg depends on, transitively.
+func deps(g map[string][]string, pkg string) map[string]bool {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, imp := range g[p] {
+			if l, ok := local(imp); ok && !seen[l] {
+				seen[l] = true
+				walk(l)
+			}
+		}
+	}
+	walk(pkg)
+	return seen
+}
+
+func TestImportDirection(t *testing.T) {
+	g := graph(t)
+	for _, p := range append([]string{"a2a", "stream", "a2atest"}, leaves...) {
+		_, ok := g[p]
+		require.True(t, ok, "package %s not found; the check would be vacuous", p)
+	}
+
+	for imp := range deps(g, "a2a") {
+		t.Errorf("a2a imports module package %s; it must import none", imp)
+	}
+	for _, leaf := range leaves {
+		for imp := range deps(g, leaf) {
+			if imp != "a2a" {
+				t.Errorf("leaf %s depends on %s; leaves may depend on a2a only", leaf, imp)
+			}
+		}
+	}
+	if deps(g, "a2atest")["stream"] {
+		t.Errorf("a2atest depends on stream; it must stay an independent peer")
+	}
+	for pkg := range g {
+		if pkg == "a2atest" || strings.HasPrefix(pkg, "examples") {
+			continue
+		}
+		if deps(g, pkg)["a2atest"] {
+			t.Errorf("library package %s depends on a2atest, which only tests and examples may use", pkg)
+		}
+	}
+}
+
+func TestLibraryDependencies(t *testing.T) {
+	g := graph(t)
+	for pkg, imps := range g {
+		if strings.HasPrefix(pkg, "examples") {
+			continue
+		}
+		for _, imp := range imps {
+			if _, ok := local(imp); ok || std(imp) || slices.Contains(thirdParty, imp) {
+				continue
+			}
+			t.Errorf("%s imports %s; library code may use only the standard library and %v", pkg, imp, thirdParty)
+		}
+	}
+}
