@@ -1,0 +1,141 @@
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fuzzLimit is small so that the fuzzer reaches the size checks often.
+const fuzzLimit = 4096
+
+func FuzzDecode(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	require.NoError(f, err, "listing testdata")
+	require.NotEmpty(f, files, "no captures in testdata")
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		require.NoError(f, err, "reading %s", name)
+		f.Add(b)
+	}
+	for _, tt := range matrixCases() {
+		if len(tt.in) <= 2*fuzzLimit {
+			f.Add([]byte(tt.in))
+		}
+	}
+	f.Add([]byte("data: " + strings.Repeat("x", fuzzLimit) + "\n\n"))
+	f.Add([]byte("data: a\r"))
+	f.Add([]byte("\xEF\xBB\xBF\r\n"))
+
+	f.Fuzz(func(t *testing.T, in []byte) {
+		want, wantErr := referenceDecode(in, fuzzLimit)
+		ways := []struct {
+			name string
+			r    io.Reader
+		}{
+			{"whole", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16)},
+			{"one-byte", iotest.OneByteReader(bytes.NewReader(in))},
+			{"half", iotest.HalfReader(bytes.NewReader(in))},
+			{"bufio-16", bufio.NewReaderSize(bytes.NewReader(in), 16)},
+			{"split", splitAt(in, len(in)/3, nil)},
+		}
+		for _, way := range ways {
+			got, err, again := decodeAll(way.r, fuzzLimit)
+			for i, ev := range got {
+				if len(ev.Data) > fuzzLimit {
+					t.Fatalf("%s: event %d: len(Data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
+				}
+			}
+			if !sameRecs(got, want) {
+				t.Fatalf("%s: events: got %v; want %v", way.name, got, want)
+			}
+			if errorClass(err) != wantErr {
+				t.Fatalf("%s: error: got %v; want %v", way.name, errorClass(err), wantErr)
+			}
+			if again != err {
+				t.Fatalf("%s: second Next: got %v; want %v", way.name, again, err)
+			}
+		}
+	})
+}
+
+// referenceDecode is a deliberately plain reading of the WHATWG rules,
+// working on the whole body at once, for the fuzzer to compare the decoder
+// with. The size rule is the decoder's: the data collected so far plus the
+// current line (without its end) must not exceed limit.
+func referenceDecode(in []byte, limit int) ([]rec, string) {
+	in = bytes.TrimPrefix(in, []byte(utf8BOM))
+	var (
+		out     []rec
+		data    []byte
+		hasData bool
+		open    bool
+		typ     string
+		id      string
+		retry   time.Duration
+	)
+	for {
+		end := bytes.IndexAny(in, "\r\n")
+		if end < 0 {
+			switch {
+			case len(data)+len(in) > limit:
+				return out, errorClass(&TooLargeError{Limit: limit})
+			case len(in) > 0 || open:
+				return out, "ErrUnexpectedEOF"
+			default:
+				return out, "EOF"
+			}
+		}
+		line := in[:end]
+		if len(data)+len(line) > limit {
+			return out, errorClass(&TooLargeError{Limit: limit})
+		}
+		next := end + 1
+		if in[end] == '\r' && next < len(in) && in[next] == '\n' {
+			next++
+		}
+		in = in[next:]
+
+		if len(line) == 0 {
+			if hasData {
+				out = append(out, rec{Type: typ, Data: string(data), ID: id, Retry: retry})
+			}
+			data, hasData, open, typ, retry = nil, false, false, "", 0
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		open = true
+		name, value, found := strings.Cut(string(line), ":")
+		if found {
+			value = strings.TrimPrefix(value, " ")
+		}
+		switch name {
+		case "data":
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		case "event":
+			typ = value
+		case "id":
+			if !strings.Contains(value, "\x00") {
+				id = value
+			}
+		case "retry":
+			if value != "" && strings.Trim(value, "0123456789") == "" {
+				retry, _ = parseRetry([]byte(value))
+			}
+		}
+	}
+}
