@@ -124,7 +124,7 @@ func (a Artifact) Clone() Artifact {
 type TaskStatus struct {
 	State     TaskState
 	Message   *Message
-	Timestamp time.Time // zero when the server sent none
+	Timestamp time.Time // in UTC; zero when the server sent none or one that does not parse
 }
 
 // Task is the unit of work an agent runs for a client.
