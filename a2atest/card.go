@@ -1,0 +1,78 @@
+package a2atest
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// The well-known paths of the agent card: the current one (0.3 and 1.0) and
+// the legacy one of 0.2.
+const (
+	cardPath       = "/.well-known/agent-card.json"
+	legacyCardPath = "/.well-known/agent.json"
+)
+
+// Card returns the agent card the agent serves when reached at host: a 0.3
+// card (url, preferredTransport, protocolVersion "0.3.0") for a 0.3-only
+// agent, a 1.0 card (supportedInterfaces) for a 1.0-only agent, and a hybrid
+// card with both for an agent that speaks both versions, its 1.0 interface
+// first. The endpoint is "http://"+host+"/". [WithCardJSON] does not change
+// what Card returns.
+func (a *Agent) Card(host string) a2a.AgentCard {
+	base := "http://" + host + "/"
+	card := a2a.AgentCard{
+		Name:         a.cfg.name,
+		Description:  "scriptable fake A2A agent (a2atest)",
+		Version:      "1.0.0",
+		Capabilities: a2a.AgentCapabilities{Streaming: true},
+	}
+	if a.cfg.v10 {
+		card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{
+			URL:             base,
+			ProtocolBinding: a2a.TransportJSONRPC,
+			ProtocolVersion: "1.0",
+			Tenant:          a.cfg.tenant,
+		})
+	}
+	if a.cfg.v03 {
+		card.URL = base
+		card.PreferredTransport = a2a.TransportJSONRPC
+		card.ProtocolVersion = "0.3.0"
+		if a.cfg.v10 {
+			card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{
+				URL:             base,
+				ProtocolBinding: a2a.TransportJSONRPC,
+				ProtocolVersion: "0.3",
+			})
+		}
+	}
+	return card
+}
+
+func (a *Agent) serveCard(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == legacyCardPath:
+	case r.URL.Path == cardPath && !a.cfg.noWellKnown:
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	a.mu.Lock()
+	a.nCards++
+	a.mu.Unlock()
+
+	body := a.cfg.cardJSON
+	if body == nil {
+		var err error
+		body, err = json.Marshal(a.Card(r.Host))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,42 @@
+// Package a2atest provides an in-process A2A agent for testing A2A clients:
+// a scriptable fake agent ([Agent]) and an HTTP transport ([NewTransport])
+// that connects an [*http.Client] to any [http.Handler] without sockets.
+//
+// The transport really streams: each Write of the handler reaches the
+// client's Read as it happens, a cancelled context or a closed body reaches
+// the handler at once, and a handler that panics with [http.ErrAbortHandler]
+// looks to the client like a dropped connection ([io.ErrUnexpectedEOF]).
+// It needs no network and starts no timers of its own, so it works inside
+// [testing/synctest] bubbles, where the agent's pauses take no wall time.
+//
+// The agent speaks the JSON-RPC binding of A2A 0.3, 1.0 or both. Every new
+// task runs a script of [Step]s (status updates, artifact chunks, messages,
+// pauses, input-required prompts) that is laid out on a timeline when the
+// task is created; [Fault]s make chosen requests fail in the ways real
+// networks and servers do; a [ResubscribeStyle] picks which real server's
+// resubscribe behaviour to copy. The agent records every request
+// ([Agent.Requests]) and exposes its tasks ([Agent.Task]) for assertions.
+//
+// A typical test, with fake time:
+//
+//	func TestResume(t *testing.T) {
+//		synctest.Test(t, func(t *testing.T) {
+//			agent := a2atest.NewAgent(
+//				a2atest.WithScript(
+//					a2atest.Working(""),
+//					a2atest.Pause(2*time.Second),
+//					a2atest.Chunk("a1", "done", false, true),
+//					a2atest.Finish(a2a.StateCompleted, ""),
+//				),
+//				a2atest.WithFaults(a2atest.CutAfterEvents(2)), // drop the first stream
+//			)
+//			client := agent.Client() // an *http.Client; any URL reaches the agent
+//			// … run the code under test against "http://agent.test/" with client …
+//			reqs := agent.Requests()
+//			// … assert that it resubscribed: reqs[1].Method == "SubscribeToTask" …
+//		})
+//	}
+//
+// Nothing in this package is meant for production code: it exists for
+// tests, and only they should import it.
+package a2atest

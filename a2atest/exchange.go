@@ -1,0 +1,363 @@
+package a2atest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/google/uuid"
+)
+
+// exchange is one JSON-RPC request being answered.
+type exchange struct {
+	a  *Agent
+	sk *sink
+	id json.RawMessage
+	v  a2a.Version
+}
+
+func (x *exchange) ctx() context.Context { return x.sk.ctx }
+
+// unary sends a JSON body as a plain (non-SSE) response.
+func (x *exchange) unary(body []byte) {
+	x.sk.begin(http.StatusOK, x.a.cfg.unaryCT, false)
+	x.sk.event(body)
+}
+
+func (x *exchange) errorJSON(code int, message string) {
+	x.unary(errorJSON(x.v, x.id, code, message))
+}
+
+// errorEvent sends an error as the only event of an SSE response.
+func (x *exchange) errorEvent(code int, message string, errorField bool) {
+	x.sk.begin(http.StatusOK, "text/event-stream", true)
+	x.sk.event(sseFrame(errorJSON(x.v, x.id, code, message), errorField))
+}
+
+// beginStream starts an SSE response.
+func (x *exchange) beginStream() { x.sk.begin(http.StatusOK, "text/event-stream", true) }
+
+// writeEvent sends one stream result and reports whether the stream may go
+// on.
+func (x *exchange) writeEvent(ev a2a.Event) bool {
+	if su, ok := ev.(*a2a.StatusUpdate); ok && x.v == a2a.V03 {
+		c := *su
+		c.Final = settling(su.Status.State)
+		ev = &c
+	}
+	raw, err := a2a.MarshalEvent(x.v, ev)
+	if err != nil {
+		x.sk.event(sseFrame(errorJSON(x.v, x.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
+		return false
+	}
+	return x.sk.event(sseFrame(resultJSON(x.id, raw), false))
+}
+
+func settling(s a2a.TaskState) bool { return s.Terminal() || s.Interrupted() }
+
+func (x *exchange) applyPreResponse(f Fault) {
+	switch f.kind {
+	case faultHTTP:
+		h := x.sk.w.Header()
+		if f.header != nil {
+			for k, vs := range *f.header {
+				h[k] = slices.Clone(vs)
+			}
+		}
+		ct := "text/plain; charset=utf-8"
+		if len(f.text) > 0 && f.text[0] == '<' {
+			ct = "text/html; charset=utf-8"
+		}
+		h.Set("Content-Type", ct)
+		h.Set("X-Content-Type-Options", "nosniff")
+		x.sk.w.WriteHeader(f.n)
+		_, _ = io.WriteString(x.sk.w, f.text)
+	case faultRPC:
+		switch f.shape {
+		case ErrorAsEvent:
+			x.errorEvent(f.n, f.text, false)
+		case ErrorAsErrorEvent:
+			x.errorEvent(f.n, f.text, true)
+		default:
+			x.errorJSON(f.n, f.text)
+		}
+	case faultHang:
+		x.beginStream()
+		<-x.ctx().Done()
+	}
+}
+
+// send handles message/send, message/stream, SendMessage and
+// SendStreamingMessage.
+func (x *exchange) send(msg *a2a.Message, stream bool) {
+	if msg.TaskID != "" {
+		x.followUp(msg, stream)
+		return
+	}
+	a := x.a
+	steps := a.cfg.script
+	if a.cfg.scriptFunc != nil {
+		steps = a.cfg.scriptFunc(msg.Clone())
+	}
+	if len(steps) == 1 && steps[0].kind == stepReply {
+		reply := a2a.NewTextMessage(a2a.RoleAgent, steps[0].text)
+		reply.ContextID = msg.ContextID
+		if reply.ContextID == "" {
+			reply.ContextID = uuid.NewString()
+		}
+		if stream {
+			x.beginStream()
+			x.writeEvent(reply)
+			return
+		}
+		x.unaryEvent(reply)
+		return
+	}
+
+	now := time.Now()
+	t := newTask(msg, now)
+	t.schedule(steps, now)
+	a.mu.Lock()
+	a.tasks[t.id] = t
+	a.order = append(a.order, t.id)
+	snap := t.state(now)
+	a.mu.Unlock()
+	if !stream {
+		x.unaryEvent(snap)
+		return
+	}
+	x.beginStream()
+	x.pump(t, pumpOpts{cursor: 0, closeOnInterrupt: true})
+}
+
+// unaryEvent sends a non-streaming send's result.
+func (x *exchange) unaryEvent(ev a2a.Event) {
+	raw, err := a2a.MarshalEvent(x.v, ev)
+	if err != nil {
+		x.errorJSON(a2a.CodeInternalError, "a2atest: "+err.Error())
+		return
+	}
+	x.unary(resultJSON(x.id, raw))
+}
+
+// unaryTask sends a get or cancel result: the bare Task.
+func (x *exchange) unaryTask(t *a2a.Task) {
+	raw, err := a2a.MarshalTask(x.v, t)
+	if err != nil {
+		x.errorJSON(a2a.CodeInternalError, "a2atest: "+err.Error())
+		return
+	}
+	x.unary(resultJSON(x.id, raw))
+}
+
+func (x *exchange) followUp(msg *a2a.Message, stream bool) {
+	a := x.a
+	a.mu.Lock()
+	t := a.tasks[msg.TaskID]
+	if t == nil {
+		a.mu.Unlock()
+		if stream && x.v == a2a.V03 {
+			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+msg.TaskID, false)
+			return
+		}
+		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+msg.TaskID)
+		return
+	}
+	now := time.Now()
+	cur := t.state(now)
+	switch st := cur.Status.State; {
+	case st.Terminal():
+		a.mu.Unlock()
+		text := "task " + t.id + " is in a terminal state: " + string(st)
+		switch {
+		case x.v == a2a.V10:
+			x.errorJSON(a2a.CodeUnsupportedOperation, text)
+		case stream:
+			x.errorEvent(a2a.CodeInvalidParams, text, false)
+		default:
+			x.errorJSON(a2a.CodeInvalidParams, text)
+		}
+		return
+	case st != a2a.StateInputRequired:
+		a.mu.Unlock()
+		x.errorJSON(a2a.CodeUnsupportedOperation, "task "+t.id+" is not waiting for input (state "+string(st)+")")
+		return
+	}
+	idx := t.followUp(msg, cur, now)
+	snap := t.state(now)
+	a.mu.Unlock()
+
+	if !stream {
+		x.unaryEvent(snap)
+		return
+	}
+	x.beginStream()
+	if x.v == a2a.V10 {
+		x.pump(t, pumpOpts{cursor: idx, emitFollowUps: true, closeOnInterrupt: true})
+		return
+	}
+	x.pump(t, pumpOpts{cursor: idx + 1, closeOnInterrupt: true})
+}
+
+// subscribe handles tasks/resubscribe and SubscribeToTask.
+func (x *exchange) subscribe(id string) {
+	a := x.a
+	a.mu.Lock()
+	t := a.tasks[id]
+	if t == nil {
+		a.mu.Unlock()
+		if x.v == a2a.V03 {
+			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+id, false)
+			return
+		}
+		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+id)
+		return
+	}
+	now := time.Now()
+	n := t.dueCount(now)
+	cur := t.fold(n)
+	a.mu.Unlock()
+	st := cur.Status.State
+
+	switch a.cfg.style {
+	case LiveOnly:
+		if settling(st) {
+			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+id, false)
+			return
+		}
+		x.beginStream()
+		x.pump(t, pumpOpts{cursor: n, closeOnInterrupt: true})
+	case FullReplay:
+		x.beginStream()
+		x.pump(t, pumpOpts{cursor: 0, closeOnInterrupt: true, replay: true})
+	default: // SnapshotFirst
+		if st.Terminal() && x.v == a2a.V10 {
+			x.errorJSON(a2a.CodeUnsupportedOperation, "task "+id+" is in a terminal state: "+string(st))
+			return
+		}
+		x.beginStream()
+		if !x.writeEvent(cur) || st.Terminal() {
+			return
+		}
+		if st.Interrupted() {
+			if a.cfg.stayOpen {
+				x.pump(t, pumpOpts{cursor: n, emitFollowUps: true})
+			}
+			return
+		}
+		x.pump(t, pumpOpts{cursor: n, closeOnInterrupt: true})
+	}
+}
+
+func (x *exchange) get(id string) {
+	a := x.a
+	a.mu.Lock()
+	t := a.tasks[id]
+	var snap *a2a.Task
+	if t != nil {
+		snap = t.state(time.Now())
+	}
+	a.mu.Unlock()
+	if snap == nil {
+		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+id)
+		return
+	}
+	x.unaryTask(snap)
+}
+
+func (x *exchange) cancel(id string) {
+	a := x.a
+	a.mu.Lock()
+	t := a.tasks[id]
+	if t == nil {
+		a.mu.Unlock()
+		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+id)
+		return
+	}
+	now := time.Now()
+	if st := t.state(now).Status.State; st.Terminal() {
+		a.mu.Unlock()
+		x.errorJSON(a2a.CodeTaskNotCancelable, "task "+id+" cannot be canceled: it is "+string(st))
+		return
+	}
+	t.cancel(now)
+	snap := t.state(now)
+	a.mu.Unlock()
+	x.unaryTask(snap)
+}
+
+type pumpOpts struct {
+	cursor           int  // index of the next entry to send
+	emitFollowUps    bool // send a follow-up's stale Task snapshot
+	closeOnInterrupt bool // close after an interrupted state, not only a terminal one
+	replay           bool // do not close on a settling state that later due events supersede
+}
+
+// pump streams the task's entries from o.cursor on, each when it falls due,
+// until a settling status, the client going away or a fault ends it.
+func (x *exchange) pump(t *task, o pumpOpts) {
+	a := x.a
+	for {
+		a.mu.Lock()
+		now := time.Now()
+		var (
+			e       entry
+			have    bool
+			nextDue bool
+			wait    time.Duration = -1
+			changed               = t.changed
+		)
+		if o.cursor < len(t.entries) {
+			if due := t.entries[o.cursor].due; !due.After(now) {
+				e, have = t.entries[o.cursor], true
+				o.cursor++
+				nextDue = o.cursor < len(t.entries) && !t.entries[o.cursor].due.After(now)
+			} else {
+				wait = due.Sub(now)
+			}
+		}
+		a.mu.Unlock()
+
+		if have {
+			if e.kind == entryFollowUp && !o.emitFollowUps {
+				continue
+			}
+			if !x.writeEvent(e.ev) {
+				return
+			}
+			if su, ok := e.ev.(*a2a.StatusUpdate); ok {
+				st := su.Status.State
+				if (st.Terminal() || (o.closeOnInterrupt && st.Interrupted())) && !(o.replay && nextDue) {
+					return
+				}
+			}
+			continue
+		}
+		if !x.waitChange(wait, changed) {
+			return
+		}
+	}
+}
+
+// waitChange waits until d has passed (d < 0: forever), the timeline
+// changes, or the client goes away; it reports false in the last case.
+func (x *exchange) waitChange(d time.Duration, changed <-chan struct{}) bool {
+	var timeout <-chan time.Time
+	if d >= 0 {
+		tm := time.NewTimer(d)
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-changed:
+		return true
+	case <-x.ctx().Done():
+		return false
+	}
+}

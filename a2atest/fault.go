@@ -1,0 +1,298 @@
+package a2atest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type faultKind int
+
+const (
+	faultNone faultKind = iota
+	faultCutEvents
+	faultCloseEvents
+	faultCutBytes
+	faultHTTP
+	faultRPC
+	faultHang
+	faultDrip
+)
+
+// Fault is a misbehaviour an [Agent] applies to one request (see
+// [WithFaults] and [WithGetFaults]). The zero Fault is no fault. Faults are
+// comparable with ==.
+//
+// Some faults replace the answer, and the request is then not processed (no
+// task is created, no follow-up consumed): [HTTPStatus],
+// [HTTPStatusWithHeader], [RPCError] and [Hang]. The others let the request be
+// processed normally and damage only the response: [CutAfterEvents],
+// [CloseAfterEvents], [CutAfterBytes] and [Drip]. A task keeps running on its
+// schedule after its stream dies.
+//
+// A unary response (get-task, or an error sent as plain JSON) counts as one
+// event.
+type Fault struct {
+	kind   faultKind
+	n      int
+	text   string
+	header *http.Header
+	shape  ErrorShape
+	every  time.Duration
+}
+
+// ErrorShape is how an [RPCError] fault sends its JSON-RPC error.
+type ErrorShape int
+
+const (
+	// ErrorAsJSON sends the error as a plain JSON-RPC response, HTTP 200.
+	ErrorAsJSON ErrorShape = iota + 1
+	// ErrorAsEvent sends a 200 text/event-stream response whose only event is
+	// a data: line carrying the error response (a2a-go's way).
+	ErrorAsEvent
+	// ErrorAsErrorEvent is ErrorAsEvent with an "event: error" field before
+	// the data (@a2a-js/sdk's way).
+	ErrorAsErrorEvent
+)
+
+// String returns the shape's name.
+func (s ErrorShape) String() string {
+	switch s {
+	case ErrorAsJSON:
+		return "ErrorAsJSON"
+	case ErrorAsEvent:
+		return "ErrorAsEvent"
+	case ErrorAsErrorEvent:
+		return "ErrorAsErrorEvent"
+	}
+	return "ErrorShape(" + strconv.Itoa(int(s)) + ")"
+}
+
+// CutAfterEvents aborts the connection right after n events have been
+// written (n = 0: right after the response header). The client reads those
+// events and then gets [io.ErrUnexpectedEOF]. A response with fewer events
+// ends normally.
+func CutAfterEvents(n int) Fault { return Fault{kind: faultCutEvents, n: max(n, 0)} }
+
+// CloseAfterEvents ends the response cleanly right after n events (n = 0:
+// right after the header): the client sees a normal EOF although the task
+// is still running.
+func CloseAfterEvents(n int) Fault { return Fault{kind: faultCloseEvents, n: max(n, 0)} }
+
+// CutAfterBytes aborts the connection after exactly n bytes of the response
+// body, even in the middle of an event. The client gets
+// [io.ErrUnexpectedEOF] after reading them.
+func CutAfterBytes(n int) Fault { return Fault{kind: faultCutBytes, n: max(n, 0)} }
+
+// HTTPStatus answers with the HTTP status code and body instead of
+// processing the request. The Content-Type is text/html if body starts with
+// '<', else text/plain.
+func HTTPStatus(code int, body string) Fault {
+	return Fault{kind: faultHTTP, n: code, text: body}
+}
+
+// HTTPStatusWithHeader is [HTTPStatus] with extra response header fields,
+// for example Retry-After. h is copied.
+func HTTPStatusWithHeader(code int, body string, h http.Header) Fault {
+	hc := h.Clone()
+	return Fault{kind: faultHTTP, n: code, text: body, header: &hc}
+}
+
+// RPCError answers with a JSON-RPC error of the given code and message,
+// in the given shape, instead of processing the request.
+func RPCError(code int, message string, shape ErrorShape) Fault {
+	return Fault{kind: faultRPC, n: code, text: message, shape: shape}
+}
+
+// Hang answers 200 with a text/event-stream header, flushed, and then sends
+// nothing until the client goes away. The request is not processed.
+func Hang() Fault { return Fault{kind: faultHang} }
+
+// Drip processes the request normally but writes the response body one byte
+// at a time, every apart.
+func Drip(every time.Duration) Fault { return Fault{kind: faultDrip, every: every} }
+
+// IsZero reports whether f is the zero Fault (no fault).
+func (f Fault) IsZero() bool { return f.kind == faultNone }
+
+// String describes the fault the way it was built, e.g. "CutAfterEvents(2)"
+// or "none" for the zero Fault.
+func (f Fault) String() string {
+	switch f.kind {
+	case faultCutEvents:
+		return "CutAfterEvents(" + strconv.Itoa(f.n) + ")"
+	case faultCloseEvents:
+		return "CloseAfterEvents(" + strconv.Itoa(f.n) + ")"
+	case faultCutBytes:
+		return "CutAfterBytes(" + strconv.Itoa(f.n) + ")"
+	case faultHTTP:
+		s := strconv.Itoa(f.n) + ", " + strconv.Quote(f.text)
+		if f.header != nil {
+			return "HTTPStatusWithHeader(" + s + ", " + headerString(*f.header) + ")"
+		}
+		return "HTTPStatus(" + s + ")"
+	case faultRPC:
+		return "RPCError(" + strconv.Itoa(f.n) + ", " + strconv.Quote(f.text) + ", " + f.shape.String() + ")"
+	case faultHang:
+		return "Hang()"
+	case faultDrip:
+		return "Drip(" + f.every.String() + ")"
+	}
+	return "none"
+}
+
+func headerString(h http.Header) string {
+	var b strings.Builder
+	b.WriteString("{")
+	first := true
+	for _, k := range sortedKeys(h) {
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		b.WriteString(k + ": " + strings.Join(h[k], ","))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// preResponse reports whether f replaces the answer, so that the request is
+// not processed.
+func (f Fault) preResponse() bool {
+	return f.kind == faultHTTP || f.kind == faultRPC || f.kind == faultHang
+}
+
+// sink writes one response through a fault. Events are whole SSE events,
+// or whole unary bodies.
+type sink struct {
+	w      http.ResponseWriter
+	ctx    context.Context
+	fault  Fault
+	events int
+	bytes  int
+	begun  bool
+	dead   bool // the client is gone or the fault closed the response
+}
+
+// begin writes the response header. Content-Type ct is set unless empty.
+// For event streams the header is flushed at once; a unary header goes out
+// with the body, so that it can be sniffed.
+func (s *sink) begin(code int, ct string, stream bool) {
+	if s.begun {
+		return
+	}
+	s.begun = true
+	h := s.w.Header()
+	if ct != "" {
+		h.Set("Content-Type", ct)
+	}
+	if stream {
+		h.Set("Cache-Control", "no-cache")
+		h.Set("Connection", "keep-alive")
+		h.Set("X-Accel-Buffering", "no")
+	}
+	s.w.WriteHeader(code)
+	if stream {
+		s.flush()
+	}
+	switch s.fault.kind {
+	case faultCutEvents, faultCutBytes:
+		if s.fault.n == 0 {
+			s.abort()
+		}
+	case faultCloseEvents:
+		if s.fault.n == 0 {
+			s.dead = true
+		}
+	}
+}
+
+// event writes one event (or unary body) b and reports whether the response
+// may go on.
+func (s *sink) event(b []byte) bool {
+	if s.dead {
+		return false
+	}
+	switch s.fault.kind {
+	case faultCutBytes:
+		if left := s.fault.n - s.bytes; len(b) >= left {
+			s.write(b[:left])
+			s.abort()
+		}
+		s.write(b)
+	case faultDrip:
+		for i := range b {
+			if s.bytes > 0 && !s.wait(s.fault.every) {
+				s.dead = true
+				return false
+			}
+			if !s.write(b[i : i+1]) {
+				return false
+			}
+		}
+	default:
+		s.write(b)
+	}
+	s.events++
+	switch s.fault.kind {
+	case faultCutEvents:
+		if s.events >= s.fault.n {
+			s.abort()
+		}
+	case faultCloseEvents:
+		if s.events >= s.fault.n {
+			s.dead = true
+		}
+	}
+	return !s.dead
+}
+
+func (s *sink) write(b []byte) bool {
+	if len(b) == 0 || s.dead {
+		return !s.dead
+	}
+	n, err := s.w.Write(b)
+	s.bytes += n
+	s.flush()
+	if err != nil {
+		s.dead = true
+	}
+	return !s.dead
+}
+
+func (s *sink) flush() {
+	_ = http.NewResponseController(s.w).Flush()
+}
+
+// abort cuts the connection: net/http's server, and this package's
+// transport, turn a panic with http.ErrAbortHandler into a broken
+// connection. This is the only panic in the package's non-test code, and it
+// never escapes the handler.
+func (s *sink) abort() {
+	s.flush()
+	panic(http.ErrAbortHandler)
+}
+
+// wait sleeps for d or until the client goes away, and reports whether the
+// full time passed.
+func (s *sink) wait(d time.Duration) bool {
+	return sleepCtx(s.ctx, d)
+}
+
+// sleepCtx waits for d (on the caller's clock, so a fake one inside a
+// synctest bubble) or until ctx is done; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,245 @@
+package a2atest_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+)
+
+func TestFaultCutAfterEvents(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), pausedScript(), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+				start := time.Now()
+				evs, err := readStream(t, call(t.Context(), t, agent.Client(), v, "stream", sendParams(t, v, "hi", "")))
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				require.Equal(t, []string{"T(submitted)", "S(working)"}, kinds(evs))
+				require.Zero(t, time.Since(start), "the cut comes right after the second event")
+
+				// The task runs on without the stream: a later request sees
+				// it finished at its scheduled time.
+				id := evs[0].(*a2a.Task).ID
+				require.Equal(t, a2a.StateWorking, agent.Task(id).Status.State)
+				evs = readAllStream(t, call(t.Context(), t, agent.Client(), v, "subscribe", idParams(id)))
+				require.Equal(t, 3*time.Second, time.Since(start))
+				require.Equal(t, a2a.StateCompleted, agent.Task(id).Status.State)
+				require.Len(t, evs, 4)
+			})
+		})
+	}
+	t.Run("zero events", func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.CutAfterEvents(0)))
+		resp := call(t.Context(), t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "hi", ""))
+		evs, err := readStream(t, resp)
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+		require.Empty(t, evs)
+		require.Len(t, agent.TaskIDs(), 1, "the request was processed")
+	})
+	t.Run("more events than the stream has", func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.CutAfterEvents(10)))
+		evs := readAllStream(t, call(t.Context(), t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "hi", "")))
+		require.Len(t, evs, 5)
+	})
+}
+
+func TestFaultCloseAfterEvents(t *testing.T) {
+	agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithFaults(a2atest.CloseAfterEvents(1), a2atest.CloseAfterEvents(0)))
+	evs := readAllStream(t, call(t.Context(), t, agent.Client(), a2a.V03, "stream", sendParams(t, a2a.V03, "hi", "")))
+	require.Equal(t, []string{"T(submitted)"}, kinds(evs))
+	id := evs[0].(*a2a.Task).ID
+	evs = readAllStream(t, call(t.Context(), t, agent.Client(), a2a.V03, "subscribe", idParams(id)))
+	require.Empty(t, evs)
+	// The third streaming request has no fault.
+	evs = readAllStream(t, call(t.Context(), t, agent.Client(), a2a.V03, "subscribe", idParams(id)))
+	require.Equal(t, []string{"T(completed)"}, kinds(evs))
+}
+
+func TestFaultCutAfterBytes(t *testing.T) {
+	for _, n := range []int{0, 1, 10, 100} {
+		t.Run(itoa(n), func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.CutAfterBytes(n)))
+			resp := call(t.Context(), t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "hi", ""))
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			b, err := io.ReadAll(resp.Body)
+			require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+			require.Len(t, b, n)
+			full := "data: {"
+			if n < len(full) {
+				require.Equal(t, full[:n], string(b))
+			} else {
+				require.True(t, strings.HasPrefix(string(b), full), "body %q", b)
+			}
+		})
+	}
+}
+
+func TestFaultHTTPStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		fault  a2atest.Fault
+		status int
+		ct     string
+		body   string
+		header string
+	}{
+		{"plain", a2atest.HTTPStatus(http.StatusServiceUnavailable, "busy"), 503, "text/plain; charset=utf-8", "busy", ""},
+		{"html", a2atest.HTTPStatus(http.StatusRequestEntityTooLarge, "<html>too large</html>"), 413, "text/html; charset=utf-8", "<html>too large</html>", ""},
+		{"retry-after", a2atest.HTTPStatusWithHeader(http.StatusTooManyRequests, "slow down", http.Header{"Retry-After": {"7"}}),
+			429, "text/plain; charset=utf-8", "slow down", "7"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			faulty := a2atest.NewAgent(a2atest.WithFaults(tt.fault))
+			resp := call(t.Context(), t, faulty.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "hi", ""))
+			require.Equal(t, tt.status, resp.StatusCode)
+			require.Equal(t, tt.ct, resp.Header.Get("Content-Type"))
+			require.Equal(t, tt.header, resp.Header.Get("Retry-After"))
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, tt.body, string(b))
+			require.Empty(t, faulty.TaskIDs(), "the request was not processed")
+			require.Equal(t, tt.fault, faulty.Requests()[0].Fault)
+		})
+	}
+	t.Run("follow-up not consumed", func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.Fault{}, a2atest.HTTPStatus(http.StatusBadGateway, "bad gateway")),
+			a2atest.WithScript(a2atest.AskInput("?"), a2atest.Finish(a2a.StateCompleted, "")))
+		id, _ := startTask(t.Context(), t, agent, a2a.V10)
+		resp := call(t.Context(), t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "answer", id))
+		require.Equal(t, http.StatusBadGateway, resp.StatusCode)
+		require.Equal(t, a2a.StateInputRequired, agent.Task(id).Status.State)
+		// The same answer, sent again, goes through.
+		evs := readAllStream(t, call(t.Context(), t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "answer", id)))
+		require.Equal(t, []string{"T(input-required)", "S(completed)"}, kinds(evs))
+	})
+}
+
+func TestFaultRPCError(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(
+				a2atest.RPCError(a2a.CodeInternalError, "internal error", a2atest.ErrorAsJSON),
+				a2atest.RPCError(a2a.CodeTaskNotFound, "task not found", a2atest.ErrorAsEvent),
+				a2atest.RPCError(a2a.CodeUnsupportedOperation, "nope", a2atest.ErrorAsErrorEvent),
+			))
+			c := agent.Client()
+			r := requireUnaryError(t, call(t.Context(), t, c, v, "stream", sendParams(t, v, "hi", "")), a2a.CodeInternalError)
+			require.Equal(t, "internal error", r.Error.Message)
+			requireEventError(t, call(t.Context(), t, c, v, "stream", sendParams(t, v, "hi", "")), a2a.CodeTaskNotFound, "")
+			requireEventError(t, call(t.Context(), t, c, v, "subscribe", idParams("x")), a2a.CodeUnsupportedOperation, "error")
+			require.Empty(t, agent.TaskIDs())
+			// The fourth streaming request has no fault.
+			startTask(t.Context(), t, agent, v)
+			require.Len(t, agent.TaskIDs(), 1)
+		})
+	}
+}
+
+func TestFaultHang(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.Hang()))
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		resp := call(ctx, t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "hi", ""))
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+		require.Zero(t, time.Since(start), "the header comes at once")
+		b, err := io.ReadAll(resp.Body)
+		require.Empty(t, b)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, 30*time.Second, time.Since(start))
+		require.Empty(t, agent.TaskIDs())
+	})
+}
+
+func TestFaultDrip(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.Drip(10 * time.Millisecond)))
+		start := time.Now()
+		resp := call(t.Context(), t, agent.Client(), a2a.V10, "stream", sendParams(t, a2a.V10, "hi", ""))
+		var body []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := resp.Body.Read(buf)
+			require.LessOrEqual(t, n, 1, "one byte at a time")
+			body = append(body, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+		}
+		require.Equal(t, time.Duration(len(body)-1)*10*time.Millisecond, time.Since(start))
+		evs := readAllStream(t, &http.Response{StatusCode: 200, Header: resp.Header, Body: io.NopCloser(strings.NewReader(string(body)))})
+		require.Len(t, evs, 5)
+	})
+}
+
+func TestGetFaults(t *testing.T) {
+	agent := a2atest.NewAgent(a2atest.WithGetFaults(
+		a2atest.HTTPStatus(http.StatusInternalServerError, "oops"),
+		a2atest.Fault{},
+		a2atest.CutAfterBytes(5),
+	))
+	c := agent.Client()
+	id, _ := startTask(t.Context(), t, agent, a2a.V10)
+
+	resp := call(t.Context(), t, c, a2a.V10, "get", idParams(id))
+	require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
+	task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, a2a.V10, "get", idParams(id))))
+	require.NoError(t, err)
+	require.Equal(t, id, task.ID)
+	resp = call(t.Context(), t, c, a2a.V10, "get", idParams(id))
+	b, err := io.ReadAll(resp.Body)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.Equal(t, `{"jso`, string(b))
+	unaryResult(t, call(t.Context(), t, c, a2a.V10, "get", idParams(id)))
+
+	var faults []string
+	for _, r := range agent.Requests() {
+		faults = append(faults, r.Method+" "+r.Fault.String())
+	}
+	require.Equal(t, []string{
+		"SendStreamingMessage none",
+		`GetTask HTTPStatus(500, "oops")`,
+		"GetTask none",
+		"GetTask CutAfterBytes(5)",
+		"GetTask none",
+	}, faults)
+}
+
+func TestFaultString(t *testing.T) {
+	tests := []struct {
+		f    a2atest.Fault
+		want string
+	}{
+		{a2atest.Fault{}, "none"},
+		{a2atest.CutAfterEvents(3), "CutAfterEvents(3)"},
+		{a2atest.CloseAfterEvents(-1), "CloseAfterEvents(0)"},
+		{a2atest.CutAfterBytes(12), "CutAfterBytes(12)"},
+		{a2atest.HTTPStatus(503, "busy"), `HTTPStatus(503, "busy")`},
+		{a2atest.HTTPStatusWithHeader(429, "", http.Header{"Retry-After": {"2"}}), `HTTPStatusWithHeader(429, "", {Retry-After: 2})`},
+		{a2atest.RPCError(-32603, "x", a2atest.ErrorAsErrorEvent), `RPCError(-32603, "x", ErrorAsErrorEvent)`},
+		{a2atest.Hang(), "Hang()"},
+		{a2atest.Drip(time.Millisecond), "Drip(1ms)"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, tt.f.String())
+		require.Equal(t, tt.want == "none", tt.f.IsZero())
+	}
+	require.Equal(t, "FullReplay", a2atest.FullReplay.String())
+	require.Equal(t, "ErrorAsJSON", a2atest.ErrorAsJSON.String())
+	require.Equal(t, `ArtifactChunk("a", append=true, last=false)`, a2atest.Chunk("a", "b", true, false).String())
+	require.Equal(t, `Status(input-required, "?")`, a2atest.AskInput("?").String())
+	require.Equal(t, "Pause(2s)", a2atest.Pause(2*time.Second).String())
+}

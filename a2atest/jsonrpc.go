@@ -1,0 +1,163 @@
+package a2atest
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// op is what a JSON-RPC method asks for, whatever its version's name for it.
+type op int
+
+const (
+	opSend op = iota + 1
+	opStream
+	opGet
+	opCancel
+	opSubscribe
+)
+
+// lookupMethod maps a JSON-RPC method name to its operation and version.
+func lookupMethod(m string) (op, a2a.Version, bool) {
+	switch m {
+	case "message/send":
+		return opSend, a2a.V03, true
+	case "message/stream":
+		return opStream, a2a.V03, true
+	case "tasks/get":
+		return opGet, a2a.V03, true
+	case "tasks/cancel":
+		return opCancel, a2a.V03, true
+	case "tasks/resubscribe":
+		return opSubscribe, a2a.V03, true
+	case "SendMessage":
+		return opSend, a2a.V10, true
+	case "SendStreamingMessage":
+		return opStream, a2a.V10, true
+	case "GetTask":
+		return opGet, a2a.V10, true
+	case "CancelTask":
+		return opCancel, a2a.V10, true
+	case "SubscribeToTask":
+		return opSubscribe, a2a.V10, true
+	}
+	return 0, "", false
+}
+
+// rpcRequest is a JSON-RPC 2.0 request as the agent reads it.
+type rpcRequest struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// rpcParams is the union of the parameters of the methods the agent serves.
+type rpcParams struct {
+	ID      string          `json:"id"`
+	Tenant  string          `json:"tenant"`
+	Message json.RawMessage `json:"message"`
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+// resultJSON encodes a JSON-RPC success response.
+func resultJSON(id, result json.RawMessage) []byte {
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+	}{"2.0", rawID(id), result})
+	if err != nil {
+		// Only an invalid result could fail, and every result is built by
+		// the a2a codecs; answer with an internal error all the same.
+		return errorJSON(a2a.V03, id, a2a.CodeInternalError, "a2atest: cannot encode result: "+err.Error())
+	}
+	return b
+}
+
+type errorInfo struct {
+	Type   string `json:"@type"`
+	Reason string `json:"reason"`
+	Domain string `json:"domain"`
+}
+
+type rpcErrorObject struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// errorJSON encodes a JSON-RPC error response. In 1.0 the A2A-specific
+// codes carry a google.rpc.ErrorInfo with their reason, as 1.0 asks.
+func errorJSON(v a2a.Version, id json.RawMessage, code int, message string) []byte {
+	obj := rpcErrorObject{Code: code, Message: message}
+	if v == a2a.V10 {
+		if r := reason(code); r != "" {
+			obj.Data = []errorInfo{{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: r, Domain: "a2a-protocol.org"}}
+		}
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcErrorObject  `json:"error"`
+	}{"2.0", rawID(id), obj})
+	return b
+}
+
+// rawID returns the request ID to echo: null when the request had none or an
+// invalid one.
+func rawID(id json.RawMessage) json.RawMessage {
+	if isNull(id) || !json.Valid(id) {
+		return nil
+	}
+	return id
+}
+
+func reason(code int) string {
+	switch code {
+	case a2a.CodeTaskNotFound:
+		return "TASK_NOT_FOUND"
+	case a2a.CodeTaskNotCancelable:
+		return "TASK_NOT_CANCELABLE"
+	case a2a.CodePushNotificationNotSupported:
+		return "PUSH_NOTIFICATION_NOT_SUPPORTED"
+	case a2a.CodeUnsupportedOperation:
+		return "UNSUPPORTED_OPERATION"
+	case a2a.CodeContentTypeNotSupported:
+		return "CONTENT_TYPE_NOT_SUPPORTED"
+	case a2a.CodeInvalidAgentResponse:
+		return "INVALID_AGENT_RESPONSE"
+	case a2a.CodeExtendedAgentCardNotConfigured:
+		return "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+	case a2a.CodeExtensionSupportRequired:
+		return "EXTENSION_SUPPORT_REQUIRED"
+	case a2a.CodeVersionNotSupported:
+		return "VERSION_NOT_SUPPORTED"
+	}
+	return ""
+}
+
+// sseFrame wraps one JSON payload as an SSE event: a data line and a blank
+// line, preceded by "event: error" when errorEvent is set.
+func sseFrame(payload []byte, errorEvent bool) []byte {
+	var b bytes.Buffer
+	b.Grow(len(payload) + 24)
+	if errorEvent {
+		b.WriteString("event: error\n")
+	}
+	b.WriteString("data: ")
+	b.Write(payload)
+	b.WriteString("\n\n")
+	return b.Bytes()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,159 @@
+package a2atest
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Option configures an [Agent]. Options are applied in order, so when two set
+// the same thing the last one wins.
+type Option interface {
+	apply(*config)
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	v03, v10    bool
+	style       ResubscribeStyle
+	script      []Step
+	scriptFunc  func(*a2a.Message) []Step
+	faults      []Fault
+	getFaults   []Fault
+	tenant      string
+	unaryCT     string
+	stayOpen    bool
+	cardJSON    []byte
+	noWellKnown bool
+	name        string
+}
+
+func defaultConfig() config {
+	return config{
+		v10:     true,
+		style:   SnapshotFirst,
+		script:  DefaultScript(),
+		unaryCT: "application/json",
+		name:    "a2atest agent",
+	}
+}
+
+// DefaultScript returns the script an [Agent] runs when no [WithScript] or
+// [WithScriptFunc] is given: working, an artifact "a1" in two chunks
+// ("hello " then "world", the second appended and last), then completed. No
+// step pauses, so the whole task is done the instant it is created.
+func DefaultScript() []Step {
+	return []Step{
+		Working(""),
+		Chunk("a1", "hello ", false, false),
+		Chunk("a1", "world", true, true),
+		Finish(a2a.StateCompleted, ""),
+	}
+}
+
+// WithVersions sets the protocol versions the agent speaks (default: only
+// [a2a.V10]). It decides both the agent card and which JSON-RPC method names
+// are accepted: a method of a version the agent does not speak gets
+// -32601 (method not found). Unsupported values are ignored; if none remain
+// the option has no effect.
+func WithVersions(vs ...a2a.Version) Option {
+	return optionFunc(func(c *config) {
+		var v03, v10 bool
+		for _, v := range vs {
+			switch v {
+			case a2a.V03:
+				v03 = true
+			case a2a.V10:
+				v10 = true
+			}
+		}
+		if v03 || v10 {
+			c.v03, c.v10 = v03, v10
+		}
+	})
+}
+
+// WithStyle sets how the agent answers tasks/resubscribe and SubscribeToTask
+// (default [SnapshotFirst]).
+func WithStyle(s ResubscribeStyle) Option {
+	return optionFunc(func(c *config) { c.style = s })
+}
+
+// WithScript sets the script every new task runs, replacing
+// [DefaultScript] and any earlier [WithScriptFunc].
+func WithScript(steps ...Step) Option {
+	steps = slices.Clone(steps)
+	return optionFunc(func(c *config) { c.script, c.scriptFunc = steps, nil })
+}
+
+// WithScriptFunc makes the agent choose each new task's script by calling f
+// with (a copy of) the first user message. It replaces any earlier
+// [WithScript]. f may be called concurrently.
+func WithScriptFunc(f func(msg *a2a.Message) []Step) Option {
+	return optionFunc(func(c *config) { c.scriptFunc = f })
+}
+
+// WithFaults sets faults for streaming requests (message/stream,
+// SendStreamingMessage, tasks/resubscribe, SubscribeToTask) in arrival order:
+// fs[0] applies to the first such request the agent receives, fs[1] to the
+// second, and so on; later requests get none. A zero [Fault] in the list
+// leaves its request alone. Every request whose method name is a streaming
+// method of either version counts, even one that is then refused.
+func WithFaults(fs ...Fault) Option {
+	fs = slices.Clone(fs)
+	return optionFunc(func(c *config) { c.faults = fs })
+}
+
+// WithGetFaults is [WithFaults] for get-task requests (tasks/get, GetTask).
+func WithGetFaults(fs ...Fault) Option {
+	fs = slices.Clone(fs)
+	return optionFunc(func(c *config) { c.getFaults = fs })
+}
+
+// WithTenant sets the tenant of the agent card's 1.0 interface. The agent
+// records the tenant each request carries ([Request.Tenant]) but does not
+// enforce it.
+func WithTenant(t string) Option {
+	return optionFunc(func(c *config) { c.tenant = t })
+}
+
+// WithUnaryContentType sets the Content-Type of unary JSON responses and of
+// errors sent as plain JSON (default "application/json"). The empty string
+// sets none, so the transport sniffs the body as net/http would and the
+// client sees "text/plain; charset=utf-8", as a2a-go's server sends.
+func WithUnaryContentType(ct string) Option {
+	return optionFunc(func(c *config) { c.unaryCT = ct })
+}
+
+// WithStayOpenOnInterrupt makes a subscription (in [SnapshotFirst] style) to
+// an interrupted task stay open after its Task snapshot instead of closing,
+// as @a2a-js/sdk 1.x does: when a follow-up message arrives, the stream
+// carries the follow-up's Task event (still input-required) and the next
+// turn, and it closes only when the task reaches a terminal state. Clients
+// must therefore act on an interrupted state without waiting for EOF.
+func WithStayOpenOnInterrupt() Option {
+	return optionFunc(func(c *config) { c.stayOpen = true })
+}
+
+// WithCardJSON makes the agent serve b, verbatim and as application/json, as
+// its agent card, instead of the card it would build. Use it to test clients
+// against malformed or hostile cards.
+func WithCardJSON(b []byte) Option {
+	b = bytes.Clone(b)
+	return optionFunc(func(c *config) { c.cardJSON = b })
+}
+
+// WithoutWellKnownCard makes the agent serve its card only at the legacy
+// path /.well-known/agent.json; /.well-known/agent-card.json answers 404.
+func WithoutWellKnownCard() Option {
+	return optionFunc(func(c *config) { c.noWellKnown = true })
+}
+
+// WithName sets the agent card's name (default "a2atest agent").
+func WithName(name string) Option {
+	return optionFunc(func(c *config) { c.name = name })
+}

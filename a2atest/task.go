@@ -1,0 +1,216 @@
+package a2atest
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/google/uuid"
+)
+
+type entryKind int
+
+const (
+	// entryTask is the initial Task of a task's timeline.
+	entryTask entryKind = iota + 1
+	// entryEvent is a status update, artifact update or agent message.
+	entryEvent
+	// entryFollowUp is a user's follow-up message. Its ev is the Task as it
+	// was just before, the stale snapshot a 1.0 follow-up stream starts with.
+	entryFollowUp
+)
+
+// entry is one event of a task's timeline. Entries are never modified once
+// added, so they are shared with the streams that write them.
+type entry struct {
+	kind entryKind
+	due  time.Time
+	ev   a2a.Event
+	msg  *a2a.Message // the user message of an entryFollowUp
+}
+
+// task is the server side of one task: its timeline, ordered by due time.
+// The agent's mutex guards every field.
+type task struct {
+	id, contextID string
+	entries       []entry
+	pending       []Step        // the script after an AskInput, waiting for a follow-up
+	changed       chan struct{} // closed and replaced when the timeline changes
+}
+
+func newTask(user *a2a.Message, now time.Time) *task {
+	t := &task{id: uuid.NewString(), contextID: user.ContextID, changed: make(chan struct{})}
+	if t.contextID == "" {
+		t.contextID = uuid.NewString()
+	}
+	m := t.userMessage(user)
+	initial := &a2a.Task{
+		ID:        t.id,
+		ContextID: t.contextID,
+		Status:    a2a.TaskStatus{State: a2a.StateSubmitted, Timestamp: now},
+		History:   []a2a.Message{*m},
+	}
+	t.entries = []entry{{kind: entryTask, due: now, ev: initial}}
+	return t
+}
+
+// userMessage returns a copy of m bound to the task, as the agent stores it.
+func (t *task) userMessage(m *a2a.Message) *a2a.Message {
+	c := m.Clone()
+	c.TaskID, c.ContextID = t.id, t.contextID
+	if c.Role == "" {
+		c.Role = a2a.RoleUser
+	}
+	if c.ID == "" {
+		c.ID = uuid.NewString()
+	}
+	return c
+}
+
+// notify wakes every stream waiting on the timeline.
+func (t *task) notify() {
+	close(t.changed)
+	t.changed = make(chan struct{})
+}
+
+// dueCount is the number of entries due at now.
+func (t *task) dueCount(now time.Time) int {
+	return sort.Search(len(t.entries), func(i int) bool { return t.entries[i].due.After(now) })
+}
+
+// state is the task as of now.
+func (t *task) state(now time.Time) *a2a.Task { return t.fold(t.dueCount(now)) }
+
+// fold applies the first n entries, giving the task as a client that saw
+// them all would know it. The result shares nothing with the timeline.
+func (t *task) fold(n int) *a2a.Task {
+	var cur *a2a.Task
+	for _, e := range t.entries[:n] {
+		switch e.kind {
+		case entryTask:
+			cur = e.ev.(*a2a.Task).Clone()
+		case entryFollowUp:
+			cur.History = append(cur.History, *e.msg.Clone())
+		case entryEvent:
+			applyEvent(cur, e.ev)
+		}
+	}
+	return cur
+}
+
+func applyEvent(cur *a2a.Task, ev a2a.Event) {
+	switch x := ev.(type) {
+	case *a2a.StatusUpdate:
+		cur.Status = x.Status
+		cur.Status.Message = x.Status.Message.Clone()
+		if x.Status.Message != nil {
+			cur.History = append(cur.History, *x.Status.Message.Clone())
+		}
+	case *a2a.Message:
+		cur.History = append(cur.History, *x.Clone())
+	case *a2a.ArtifactUpdate:
+		applyArtifact(cur, x)
+	}
+}
+
+// applyArtifact applies an artifact update the way A2A defines it: append
+// adds the parts to the artifact of the same ID (and merges its metadata);
+// otherwise the artifact is replaced, or added if new.
+func applyArtifact(cur *a2a.Task, u *a2a.ArtifactUpdate) {
+	art := u.Artifact.Clone()
+	held := cur.Artifact(art.ID)
+	switch {
+	case held == nil:
+		cur.Artifacts = append(cur.Artifacts, art)
+	case u.Append:
+		held.Parts = append(held.Parts, art.Parts...)
+		if len(art.Metadata) > 0 {
+			if held.Metadata == nil {
+				held.Metadata = make(map[string]any, len(art.Metadata))
+			}
+			maps.Copy(held.Metadata, art.Metadata)
+		}
+	default:
+		*held = art
+	}
+}
+
+// schedule turns steps into entries from base on. It stops after a settling
+// status that pauses (input-required: the rest waits in pending for a
+// follow-up) or ends (Finish, terminal states) the script.
+func (t *task) schedule(steps []Step, base time.Time) {
+	at := base
+	t.pending = nil
+	for i, s := range steps {
+		switch s.kind {
+		case stepPause:
+			at = at.Add(max(s.d, 0))
+		case stepStatus:
+			t.add(at, &a2a.StatusUpdate{
+				TaskID:    t.id,
+				ContextID: t.contextID,
+				Status:    a2a.TaskStatus{State: s.state, Message: t.agentMessage(s.text), Timestamp: at},
+			})
+			switch {
+			case s.finish || s.state.Terminal():
+				return
+			case s.state == a2a.StateInputRequired:
+				t.pending = slices.Clone(steps[i+1:])
+				return
+			}
+		case stepArtifact:
+			t.add(at, &a2a.ArtifactUpdate{
+				TaskID:    t.id,
+				ContextID: t.contextID,
+				Artifact:  s.artifact.Clone(),
+				Append:    s.appendPart,
+				LastChunk: s.lastChunk,
+			})
+		case stepSay, stepReply:
+			m := a2a.NewTextMessage(a2a.RoleAgent, s.text)
+			m.TaskID, m.ContextID = t.id, t.contextID
+			t.add(at, m)
+		}
+	}
+}
+
+func (t *task) add(at time.Time, ev a2a.Event) {
+	t.entries = append(t.entries, entry{kind: entryEvent, due: at, ev: ev})
+}
+
+// agentMessage is an agent message in the task with a fresh ID, or nil for
+// an empty text.
+func (t *task) agentMessage(text string) *a2a.Message {
+	if text == "" {
+		return nil
+	}
+	m := a2a.NewTextMessage(a2a.RoleAgent, text)
+	m.TaskID, m.ContextID = t.id, t.contextID
+	return m
+}
+
+// followUp records the user's answer to an input-required prompt at now and
+// schedules the rest of the script from then on. It returns the index of
+// the follow-up entry.
+func (t *task) followUp(user *a2a.Message, stale *a2a.Task, now time.Time) int {
+	idx := len(t.entries)
+	t.entries = append(t.entries, entry{kind: entryFollowUp, due: now, ev: stale, msg: t.userMessage(user)})
+	t.schedule(t.pending, now)
+	t.notify()
+	return idx
+}
+
+// cancel drops the part of the timeline not yet due and adds a canceled
+// status at now.
+func (t *task) cancel(now time.Time) {
+	t.entries = slices.Clip(t.entries[:t.dueCount(now)])
+	t.pending = nil
+	t.add(now, &a2a.StatusUpdate{
+		TaskID:    t.id,
+		ContextID: t.contextID,
+		Status:    a2a.TaskStatus{State: a2a.StateCanceled, Timestamp: now},
+	})
+	t.notify()
+}
