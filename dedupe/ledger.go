@@ -18,6 +18,7 @@ type Ledger struct {
 	statuses *IDSet
 	window   bool
 	cursors  map[string]int
+	sent     []a2a.Message // sent before any task was known
 }
 
 // New returns an empty ledger whose message-ID set holds maxIDs IDs
@@ -55,6 +56,8 @@ func (l *Ledger) RecordSent(m *a2a.Message) {
 	}
 	if l.task != nil {
 		l.task.History = append(l.task.History, *m.Clone())
+	} else {
+		l.sent = append(l.sent, *m.Clone())
 	}
 }
 
@@ -151,7 +154,8 @@ func (l *Ledger) Covers(t *a2a.Task) bool {
 
 func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 	if l.task == nil {
-		l.task = &a2a.Task{ID: id, ContextID: contextID, Status: a2a.TaskStatus{State: a2a.StateUnknown}}
+		l.task = &a2a.Task{ID: id, ContextID: contextID, Status: a2a.TaskStatus{State: a2a.StateUnknown}, History: l.sent}
+		l.sent = nil
 	}
 	if l.task.ContextID == "" {
 		l.task.ContextID = contextID

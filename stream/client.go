@@ -1,0 +1,161 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Client talks to one A2A agent endpoint over JSON-RPC. It is safe for
+// concurrent use by many goroutines; each Stream it returns has one consumer.
+type Client struct {
+	endpoint string
+	origin   string
+	cfg      config
+	httpc    *http.Client
+
+	mu      sync.Mutex
+	version a2a.Version // negotiated version; "" until known
+}
+
+// NewClient returns a client for the JSON-RPC endpoint URL of an agent.
+// Without WithVersion it negotiates the protocol version on first use.
+func NewClient(endpoint string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("stream: invalid endpoint: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", endpoint)
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	if cfg.version != "" && cfg.version != a2a.V03 && cfg.version != a2a.V10 {
+		return nil, fmt.Errorf("stream: unsupported protocol version %q", string(cfg.version))
+	}
+	if cfg.policy.MaxAttempts < 0 || cfg.policy.Backoff < 0 {
+		return nil, errors.New("stream: reconnect policy must not be negative")
+	}
+	c := &Client{endpoint: u.String(), origin: origin(u), cfg: cfg, version: cfg.version}
+	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, cfg.header)
+	return c, nil
+}
+
+// Endpoint returns the JSON-RPC endpoint URL.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// Version returns the protocol version in use: the one fixed with
+// WithVersion or chosen by Resolve, or the one negotiated so far ("" before
+// the first call of a negotiating Client).
+func (c *Client) Version() a2a.Version {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// currentVersion returns the version to try, and whether it may still be
+// negotiated down.
+func (c *Client) currentVersion() (a2a.Version, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != "" {
+		return c.version, false
+	}
+	return a2a.V10, true
+}
+
+func (c *Client) remember(v a2a.Version) {
+	if c.cfg.version != "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version == "" {
+		c.version = v
+	}
+}
+
+// Send sends msg with a streaming call and returns the stream of its task.
+// No I/O happens until the first call of Next. The message is not modified:
+// a message without an ID is sent with a fresh one, and a message without a
+// role is sent as the user's.
+//
+// The stream is bound to ctx: cancelling ctx ends it with ctx's error.
+func (c *Client) Send(ctx context.Context, msg *a2a.Message) *Stream {
+	s := newStream(ctx, c)
+	if msg == nil || len(msg.Parts) == 0 {
+		s.fail(fmt.Errorf("%w: a message needs at least one part", ErrInvalidMessage))
+		return s
+	}
+	m := msg.Clone()
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	if m.Role == "" {
+		m.Role = a2a.RoleUser
+	}
+	s.msg = m
+	return s
+}
+
+// Subscribe attaches to an existing task by ID and returns its stream, with
+// the same reconnect, exactly-once and human-input handling as Send.
+func (c *Client) Subscribe(ctx context.Context, taskID string) *Stream {
+	s := newStream(ctx, c)
+	if taskID == "" {
+		s.fail(errors.New("stream: Subscribe needs a task ID"))
+		return s
+	}
+	s.taskID = taskID
+	return s
+}
+
+// GetTask fetches a task (tasks/get in 0.3, GetTask in 1.0).
+func (c *Client) GetTask(ctx context.Context, taskID string) (*a2a.Task, error) {
+	return c.unaryTask(ctx, opGet, taskID)
+}
+
+// Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
+// 1.0) and returns the task as the agent reports it.
+func (c *Client) Cancel(ctx context.Context, taskID string) (*a2a.Task, error) {
+	return c.unaryTask(ctx, opCancel, taskID)
+}
+
+func (c *Client) unaryTask(ctx context.Context, op operation, taskID string) (*a2a.Task, error) {
+	v, negotiable := c.currentVersion()
+	raw, err := c.unary(ctx, v, op, taskParams(taskID, c.cfg.tenant))
+	if negotiable && isVersionRefusal(err) {
+		v = a2a.V03
+		raw, err = c.unary(ctx, v, op, taskParams(taskID, c.cfg.tenant))
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.remember(v)
+	t, err := a2a.UnmarshalTask(raw)
+	if err != nil {
+		return nil, &ProtocolError{Reason: "malformed task", Err: err}
+	}
+	if t.ID != taskID {
+		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, t.ID), Task: t}
+	}
+	return t, nil
+}
+
+func isVersionRefusal(err error) bool {
+	var rpc *a2a.RPCError
+	return errors.As(err, &rpc) && (rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported)
+}
+
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }

@@ -1,0 +1,28 @@
+// Package stream is the runtime of a2astream: a client that sends a message
+// to an A2A agent and hands back one uninterrupted stream of its task, whatever
+// happens to the connections underneath.
+//
+// A Client speaks A2A 0.3 and 1.0 over JSON-RPC and Server-Sent Events.
+// [Client.Send] returns a [Stream], a pull iterator (Next, Event, Err, Close,
+// plus All for range loops and Wait to drain it):
+//
+//   - Drops are healed: a transport error, an unexpected EOF, a clean EOF
+//     before the task settled, or silence longer than the idle timeout makes
+//     the stream wait the backoff and resubscribe by task ID. The user's
+//     message is never sent twice.
+//   - Replays are deduplicated and gaps recovered: whether a server resends
+//     nothing (a2a-go), a snapshot first (a2a-js, 1.0) or everything from the
+//     start, each message and artifact part reaches the application once,
+//     and output missed during a gap is fetched with get-task.
+//   - input-required prompts go to a human-input hook (package hitl) and the
+//     task continues on the same Stream.
+//   - The stream ends in nil (completed, or a message answer) or in a typed
+//     error that carries the final task: terminal.Error, *reconnect.Error,
+//     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, or ctx.Err().
+//
+// The Stream yields deltas only (*a2a.StatusUpdate, *a2a.ArtifactUpdate and
+// *a2a.Message): applying them in order rebuilds Task().Artifacts exactly.
+//
+// The package starts no goroutine of its own per stream: all work happens in
+// Next, on the consumer's goroutine.
+package stream

@@ -1,0 +1,327 @@
+package stream_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+func TestEndings(t *testing.T) {
+	cases := []struct {
+		state  a2a.TaskState
+		check  func(t *testing.T, err error) *a2a.Task
+		errMsg string
+	}{
+		{a2a.StateCompleted, func(t *testing.T, err error) *a2a.Task { require.NoError(t, err); return nil }, ""},
+		{a2a.StateFailed, func(t *testing.T, err error) *a2a.Task {
+			var e *terminal.FailedError
+			require.ErrorAs(t, err, &e)
+			return e.Task
+		}, "ended in state failed: the reason"},
+		{a2a.StateRejected, func(t *testing.T, err error) *a2a.Task {
+			var e *terminal.RejectedError
+			require.ErrorAs(t, err, &e)
+			return e.Task
+		}, "ended in state rejected: the reason"},
+		{a2a.StateCanceled, func(t *testing.T, err error) *a2a.Task {
+			var e *terminal.CanceledError
+			require.ErrorAs(t, err, &e)
+			return e.Task
+		}, "ended in state canceled: the reason"},
+	}
+	for _, v := range versions {
+		for _, c := range cases {
+			t.Run(string(v)+"/"+string(c.state), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(
+						a2atest.Working("on it"), a2atest.Chunk("a1", "part one", false, false),
+						a2atest.Say("a side note"), a2atest.Finish(c.state, "the reason")))
+					s := newClient(t, agent, v).Send(background(), hello())
+					_, err := drain(t, s)
+					task := c.check(t, err)
+					if task == nil {
+						return
+					}
+					require.True(t, strings.HasPrefix(err.Error(), "task "+task.ID+" "), err.Error())
+					require.True(t, strings.HasSuffix(err.Error(), c.errMsg), err.Error())
+					var te terminal.Error
+					require.ErrorAs(t, err, &te)
+					// The full assembled task: status message, artifacts, history.
+					require.Equal(t, "the reason", task.Status.Message.Text())
+					require.Equal(t, "part one", task.Artifact("a1").Text())
+					var texts []string
+					for _, m := range task.History {
+						texts = append(texts, m.Text())
+					}
+					require.Subset(t, texts, []string{"hello", "on it", "a side note", "the reason"})
+				})
+			})
+		}
+	}
+}
+
+func TestMessageAnswer(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(a2atest.Reply("direct reply")))
+				s := newClient(t, agent, v).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Nil(t, s.Task(), "no task for a message answer")
+				require.Len(t, got.events, 1)
+				require.Equal(t, "direct reply", got.events[0].(*a2a.Message).Text())
+				task, err := s.Wait()
+				require.NoError(t, err)
+				require.Nil(t, task)
+			})
+		})
+	}
+}
+
+func TestCancelWhileStreaming(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...))
+				c := newClient(t, agent, v)
+				s := c.Send(background(), hello())
+				defer s.Close()
+				canceled := false
+				for s.Next() {
+					if !canceled && s.Task() != nil && s.Task().Artifact("a1") != nil {
+						task, err := c.Cancel(background(), s.Task().ID)
+						require.NoError(t, err)
+						require.Equal(t, a2a.StateCanceled, task.Status.State)
+						canceled = true
+					}
+				}
+				var e *terminal.CanceledError
+				require.ErrorAs(t, s.Err(), &e)
+				require.Equal(t, "one ", e.Task.Artifact("a1").Text())
+			})
+		})
+	}
+}
+
+// rpcServer is a hand-written hostile server: it answers each streaming
+// request with what script writes.
+func rpcServer(script func(w http.ResponseWriter, id json.RawMessage, n int)) http.Handler {
+	n := 0
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &req)
+		n++
+		script(w, req.ID, n)
+	})
+}
+
+func sseEvent(w http.ResponseWriter, id json.RawMessage, v a2a.Version, ev a2a.Event) {
+	raw, err := a2a.MarshalEvent(v, ev)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
+	w.(http.Flusher).Flush()
+}
+
+func sseHeaders(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(200)
+}
+
+func hostileClient(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	all := append([]stream.Option{stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v)}, opts...)
+	c, err := stream.NewClient(endpoint, all...)
+	require.NoError(t, err)
+	return c
+}
+
+var firstTask = &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}
+var firstChunk = &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: "kept"}}}}
+
+func TestProtocolErrorsAreNotRetried(t *testing.T) {
+	cases := []struct {
+		name   string
+		after  func(w http.ResponseWriter, id json.RawMessage, v a2a.Version)
+		reason string
+	}{
+		{"malformed JSON", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			fmt.Fprint(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\n\n")
+		}, "malformed JSON-RPC response"},
+		{"event for another task", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			sseEvent(w, id, v, &a2a.StatusUpdate{TaskID: "t-other", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateFailed}})
+		}, "event for task \"t-other\""},
+		{"oversized event", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			sseEvent(w, id, v, &a2a.ArtifactUpdate{TaskID: "t-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: strings.Repeat("x", 8192)}}}})
+		}, "event too large"},
+		{"mismatched response id", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			sseEvent(w, json.RawMessage(`"someone-else"`), v, firstChunk)
+		}, "does not match"},
+		{"unknown result", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"surprise\":1}}\n\n", id)
+		}, "malformed result"},
+		{"error frame without error", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			raw, _ := a2a.MarshalEvent(v, firstChunk)
+			fmt.Fprintf(w, "event: error\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
+		}, "event: error"},
+	}
+	for _, v := range versions {
+		for _, c := range cases {
+			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					calls := 0
+					h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+						calls++
+						sseHeaders(w)
+						sseEvent(w, id, v, firstTask)
+						sseEvent(w, id, v, firstChunk)
+						c.after(w, id, v)
+					})
+					s := hostileClient(t, h, v, stream.WithMaxEventSize(4096)).Send(background(), hello())
+					_, err := drain(t, s)
+					var pe *stream.ProtocolError
+					require.ErrorAs(t, err, &pe)
+					require.Contains(t, pe.Error(), c.reason)
+					require.NotNil(t, pe.Task, "the last task is carried")
+					require.Equal(t, "kept", pe.Task.Artifact("a1").Text())
+					require.Equal(t, 1, calls, "a protocol error is never retried")
+				})
+			})
+		}
+	}
+}
+
+func TestRPCErrorMidStream(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					sseHeaders(w)
+					sseEvent(w, id, v, firstTask)
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"internal error\"}}\n\n", id)
+				})
+				_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				var rpcErr *a2a.RPCError
+				require.ErrorAs(t, err, &rpcErr)
+				require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
+			})
+		})
+	}
+}
+
+func TestResponseShapes(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// Non-2xx: the status, at most 4 KiB of the body.
+				var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(http.StatusRequestEntityTooLarge)
+					fmt.Fprint(w, "<html>"+strings.Repeat("x", 10000)+"</html>")
+				})
+				_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				var he *stream.HTTPError
+				require.ErrorAs(t, err, &he)
+				require.Equal(t, 413, he.StatusCode)
+				require.Len(t, he.Body, 4096)
+				require.Equal(t, "stream: HTTP 413 Request Entity Too Large", he.Error())
+
+				// Another content type.
+				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					fmt.Fprint(w, "<html>hello</html>")
+				})
+				_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				var pe *stream.ProtocolError
+				require.ErrorAs(t, err, &pe)
+				require.Contains(t, pe.Reason, "unexpected content type")
+
+				// A single JSON result (not an error) stands for a one-event stream.
+				h = rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					raw, _ := a2a.MarshalEvent(v, &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}})
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, raw)
+				})
+				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				require.NoError(t, err)
+				require.Len(t, got.events, 1)
+			})
+		})
+	}
+}
+
+func TestTextPlainUnaryResponses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// a2a-go answers unary calls with text/plain.
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithUnaryContentType(""),
+			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
+		c := newClient(t, agent, a2a.V03)
+		s := c.Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Equal(t, 1, gets(agent))
+		task, err := c.GetTask(background(), s.Task().ID)
+		require.NoError(t, err)
+		require.Equal(t, a2a.StateCompleted, task.Status.State)
+	})
+}
+
+func TestNegotiation(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v))
+				c, err := stream.NewClient(endpoint, stream.WithHTTPClient(agent.Client()))
+				require.NoError(t, err)
+				require.Equal(t, a2a.Version(""), c.Version())
+				_, err = drain(t, c.Send(background(), hello()))
+				require.NoError(t, err)
+				require.Equal(t, v, c.Version(), "the choice is remembered")
+				_, err = drain(t, c.Send(background(), hello()))
+				require.NoError(t, err)
+				var methods []string
+				for _, r := range agent.Requests() {
+					methods = append(methods, r.Method)
+				}
+				if v == a2a.V03 {
+					require.Equal(t, []string{"SendStreamingMessage", "message/stream", "message/stream"}, methods,
+						"1.0 first, then 0.3 once, then 0.3 straight away")
+					require.Equal(t, "1.0", agent.Requests()[0].Version)
+				} else {
+					require.Equal(t, []string{"SendStreamingMessage", "SendStreamingMessage"}, methods)
+				}
+			})
+		})
+	}
+}
+
+func TestReconnectErrorCarriesCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CutAfterBytes(0)))
+		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1})).Send(background(), hello()))
+		var re *reconnect.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 1, re.Attempts)
+		require.Contains(t, err.Error(), "gave up after 1 attempts")
+	})
+}

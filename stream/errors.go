@@ -1,0 +1,102 @@
+package stream
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// maxErrorBody is how much of a non-2xx response body an HTTPError keeps.
+const maxErrorBody = 4 << 10
+
+// HTTPError reports a response with a non-2xx status. Body holds at most the
+// first 4 KiB of the response body; it is not part of the error text.
+type HTTPError struct {
+	StatusCode int
+	Status     string
+	Header     http.Header
+	Body       []byte
+}
+
+// Error reads like "stream: HTTP 502 Bad Gateway".
+func (e *HTTPError) Error() string {
+	s := e.Status
+	if s == "" {
+		s = strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
+	}
+	return "stream: HTTP " + strings.TrimSpace(s)
+}
+
+// RetryAfter returns the wait the server asked for in a Retry-After header,
+// in seconds or as an HTTP date, if any.
+func (e *HTTPError) RetryAfter() (time.Duration, bool) {
+	v := e.Header.Get("Retry-After")
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
+}
+
+// ProtocolError reports a response the runtime cannot use: malformed JSON,
+// an oversized event, an unexpected content type, an event for another task,
+// or a JSON-RPC response with the wrong ID. It is a server bug, not a network
+// fault, so it is never retried. Task is the task as last known, if any.
+type ProtocolError struct {
+	Reason string
+	Err    error
+	Task   *a2a.Task
+}
+
+// Error reads like "stream: protocol error: malformed JSON: …".
+func (e *ProtocolError) Error() string {
+	s := "stream: protocol error: " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *ProtocolError) Unwrap() error { return e.Err }
+
+// InvalidCardError reports an agent card that could not be read or that
+// offers no usable JSON-RPC interface of a supported version.
+type InvalidCardError struct {
+	URL    string
+	Reason string
+	Err    error
+}
+
+// Error reads like "stream: invalid agent card at URL: reason".
+func (e *InvalidCardError) Error() string {
+	s := "stream: invalid agent card at " + e.URL + ": " + e.Reason
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns Err.
+func (e *InvalidCardError) Unwrap() error { return e.Err }
+
+// ErrIdleTimeout is the cause of a drop when no byte arrived for longer than
+// the idle timeout set with WithIdleTimeout.
+var ErrIdleTimeout = errors.New("stream: no data within the idle timeout")
+
+// ErrInvalidMessage is returned (through Stream.Err) by Send when the message
+// is nil or has no parts.
+var ErrInvalidMessage = errors.New("stream: invalid message")
+
+// ErrEndedEarly is the cause of a drop when a connection closed cleanly
+// before the task settled (reached a terminal or interrupted state).
+var ErrEndedEarly = errors.New("stream: connection closed before the task settled")

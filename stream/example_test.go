@@ -1,0 +1,115 @@
+package stream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// Example sends a message and reads the stream with Next.
+func Example() {
+	// A fake agent in process; use stream.Resolve(ctx, "https://agent.example") for a real one.
+	agent := a2atest.NewAgent()
+	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	if err != nil {
+		panic(err)
+	}
+
+	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
+	defer s.Close()
+	for s.Next() {
+		switch ev := s.Event().(type) {
+		case *a2a.StatusUpdate:
+			fmt.Println("status:", ev.Status.State)
+		case *a2a.ArtifactUpdate:
+			fmt.Printf("artifact %s: %q\n", ev.Artifact.ID, ev.Artifact.Text())
+		case *a2a.Message:
+			fmt.Println("message:", ev.Text())
+		}
+	}
+	if err := s.Err(); err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println("result:", s.Task().Artifact("a1").Text())
+	// Output:
+	// status: submitted
+	// status: working
+	// artifact a1: "hello "
+	// artifact a1: "world"
+	// status: completed
+	// result: hello world
+}
+
+// ExampleStream_All ranges over a stream; breaking out of the loop closes it.
+func ExampleStream_All() {
+	agent := a2atest.NewAgent()
+	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+
+	for ev, err := range client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello")).All() {
+		if err != nil {
+			fmt.Println("error:", err)
+			break
+		}
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			fmt.Print(u.Artifact.Text())
+		}
+	}
+	fmt.Println()
+	// Output:
+	// hello world
+}
+
+// ExampleWithHumanInput answers an input-required prompt with a hitl.Func;
+// the task continues on the same stream.
+func ExampleWithHumanInput() {
+	agent := a2atest.NewAgent(a2atest.WithScript(
+		a2atest.AskInput("Which dates?"),
+		a2atest.Chunk("plan", "Booked.", false, true),
+		a2atest.Finish(a2a.StateCompleted, ""),
+	))
+	answer := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+		fmt.Println("agent asks:", req.Text())
+		return hitl.Text("Oct 10-17"), nil
+	})
+	client, _ := stream.NewClient("http://agent.test/",
+		stream.WithHTTPClient(agent.Client()), stream.WithHumanInput(answer))
+
+	task, err := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "book a trip")).Wait()
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(task.Status.State, task.Artifact("plan").Text())
+	// Output:
+	// agent asks: Which dates?
+	// completed Booked.
+}
+
+// Example_terminalError tells the typed endings apart with errors.As.
+func Example_terminalError() {
+	agent := a2atest.NewAgent(a2atest.WithScript(
+		a2atest.Chunk("log", "step 1 ok", false, false),
+		a2atest.Finish(a2a.StateFailed, "upstream API timed out"),
+	))
+	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+
+	_, err := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "go")).Wait()
+	var failed *terminal.FailedError
+	if errors.As(err, &failed) {
+		fmt.Println("failed:", failed.Task.Status.Message.Text())
+		fmt.Println("partial output:", failed.Task.Artifact("log").Text())
+	}
+	var te terminal.Error
+	fmt.Println("is a terminal.Error:", errors.As(err, &te))
+	// Output:
+	// failed: upstream API timed out
+	// partial output: step 1 ok
+	// is a terminal.Error: true
+}

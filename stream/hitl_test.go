@@ -1,0 +1,317 @@
+package stream_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// asking is a script that stops for input half-way.
+func asking() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working(""),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
+		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+// recorder is a hook that answers from a list and records what it saw.
+type recorder struct {
+	answers  []string
+	requests []*hitl.Request
+	seen     []int // events yielded before each call
+	events   *int
+}
+
+func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
+	r.requests = append(r.requests, req)
+	if r.events != nil {
+		r.seen = append(r.seen, *r.events)
+	}
+	a := r.answers[0]
+	r.answers = r.answers[1:]
+	return hitl.Text(a), nil
+}
+
+func followUps(agent *a2atest.Agent) []a2atest.Request {
+	var out []a2atest.Request
+	for _, r := range agent.Requests() {
+		if r.Message != nil && r.Message.TaskID != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestHumanInTheLoop(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				events := 0
+				hook := &recorder{answers: []string{"Oct 10-17"}, events: &events}
+				s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello())
+				defer s.Close()
+				var promptAt int
+				for s.Next() {
+					events++
+					if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.State == a2a.StateInputRequired {
+						promptAt = events
+						require.Equal(t, "Which dates?", u.Status.Message.Text(), "the application sees the prompt")
+					}
+				}
+				require.NoError(t, s.Err())
+
+				require.Len(t, hook.requests, 1, "asked exactly once, even though a 1.0 follow-up opens with a stale snapshot")
+				req := hook.requests[0]
+				require.Equal(t, "Which dates?", req.Text())
+				require.Equal(t, "draft ", req.Task.Artifact("a1").Text(), "the hook sees the assembled task")
+				require.Equal(t, promptAt, hook.seen[0], "the hook runs after the prompt was yielded")
+
+				fu := followUps(agent)
+				require.Len(t, fu, 1)
+				reply := fu[0].Message
+				first := agent.Requests()[0].Message
+				require.NotEqual(t, first.ID, reply.ID, "a fresh message ID")
+				require.Equal(t, s.Task().ID, reply.TaskID)
+				require.Equal(t, s.Task().ContextID, reply.ContextID)
+				require.Equal(t, a2a.RoleUser, reply.Role)
+				require.Equal(t, "Oct 10-17", reply.Text())
+
+				require.Equal(t, "draft final", s.Task().Artifact("a1").Text(), "the prompt never enters artifact text")
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				require.Equal(t, 0, resubscribes(agent))
+			})
+		})
+	}
+}
+
+func TestHumanInTheLoopAcrossDrops(t *testing.T) {
+	for _, v := range versions {
+		for _, style := range styles {
+			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					// The first leg drops before the prompt and the follow-up leg
+					// drops too; the answer still reaches the task once.
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(asking()...),
+						a2atest.WithFaults(a2atest.CutAfterEvents(3), a2a0(), a2atest.CutAfterEvents(2)))
+					hook := &recorder{answers: []string{"yes"}}
+					s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Len(t, hook.requests, 1)
+					require.Len(t, followUps(agent), 1)
+					require.Equal(t, "draft final", got.text("a1"))
+				})
+			})
+		}
+	}
+}
+
+// a2a0 leaves one streaming request without a fault.
+func a2a0() a2atest.Fault { return a2atest.Fault{} }
+
+func TestStayOpenSubscriptionActsOnTheState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// a2a-js 1.3.0 keeps a subscription to an input-required task open.
+		// The stream must ask on the state, not wait for an EOF that never
+		// comes (synctest would report the deadlock).
+		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithStayOpenOnInterrupt(),
+			a2atest.WithScript(asking()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		hook := &recorder{answers: []string{"yes"}}
+		s := newClient(t, agent, a2a.V10, stream.WithHumanInput(hook)).Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Len(t, hook.requests, 1)
+	})
+}
+
+func TestNoHook(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				s := newClient(t, agent, v).Send(background(), hello())
+				_, err := drain(t, s)
+				require.ErrorIs(t, err, hitl.ErrNoHook)
+				var he *hitl.Error
+				require.ErrorAs(t, err, &he)
+				require.Equal(t, "draft ", he.Task.Artifact("a1").Text())
+				require.Equal(t, a2a.StateInputRequired, he.Task.Status.State)
+				require.Equal(t, "Which dates?", he.Prompt.Text())
+				require.Equal(t, he.Task.ID, s.Task().ID, "the caller can continue later with the task ID")
+			})
+		})
+	}
+}
+
+func TestHookErrorAndTimeout(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				boom := errors.New("nobody home")
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				failing := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return nil, boom })
+				_, err := drain(t, newClient(t, agent, v, stream.WithHumanInput(failing)).Send(background(), hello()))
+				require.ErrorIs(t, err, boom)
+				var he *hitl.Error
+				require.ErrorAs(t, err, &he)
+				require.NotNil(t, he.Task)
+
+				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				var asked time.Time
+				slow := hitl.Func(func(ctx context.Context, _ *hitl.Request) ([]a2a.Part, error) {
+					asked = time.Now()
+					<-ctx.Done()
+					return nil, ctx.Err()
+				})
+				_, err = drain(t, newClient(t, agent, v, stream.WithHumanInput(slow), stream.WithInputTimeout(2*time.Second)).Send(background(), hello()))
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				require.ErrorAs(t, err, &he)
+				require.Equal(t, 2*time.Second, time.Since(asked), "the hook call is bounded by the input timeout")
+			})
+		})
+	}
+}
+
+// TestReplyLostBeforeAnyResponseIsResent: the follow-up dies in transport
+// before reaching the agent; the stream resubscribes, sees the same prompt,
+// and sends the same reply again with the same message ID.
+func TestReplyLostBeforeAnyResponseIsResent(t *testing.T) {
+	for _, v := range versions {
+		for _, style := range styles {
+			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(asking()...))
+					var lostID string
+					ft := &failingTransport{next: a2atest.NewTransport(agent), fail: func(n int, r *http.Request) bool {
+						if n != 2 {
+							return false
+						}
+						lostID = messageIDOf(t, r)
+						return true
+					}}
+					hook := &recorder{answers: []string{"yes"}}
+					c, err := stream.NewClient(endpoint, stream.WithHTTPClient(&http.Client{Transport: ft}),
+						stream.WithVersion(v), stream.WithHumanInput(hook))
+					require.NoError(t, err)
+					s := c.Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Len(t, hook.requests, 1, "the human is not asked again")
+					fu := followUps(agent)
+					require.Len(t, fu, 1)
+					require.NotEmpty(t, lostID)
+					require.Equal(t, lostID, fu[0].Message.ID, "the same reply, same message ID")
+				})
+			})
+		}
+	}
+}
+
+func TestReplyAcceptedIsNotResent(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// The follow-up reaches the agent but its response is cut
+				// before the first byte: the agent did take it.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst),
+					a2atest.WithScript(asking()...), a2atest.WithFaults(a2a0(), a2atest.CutAfterBytes(0)))
+				hook := &recorder{answers: []string{"yes"}}
+				s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Len(t, followUps(agent), 1)
+				require.Len(t, hook.requests, 1)
+			})
+		})
+	}
+}
+
+func messageIDOf(t *testing.T, r *http.Request) string {
+	t.Helper()
+	body, err := io.ReadAll(r.Body)
+	require.NoError(t, err)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var req struct {
+		Params struct {
+			Message struct {
+				MessageID string `json:"messageId"`
+			} `json:"message"`
+		} `json:"params"`
+	}
+	require.NoError(t, json.Unmarshal(body, &req))
+	return req.Params.Message.MessageID
+}
+
+func TestAuthRequiredEndsAtOnce(t *testing.T) {
+	script := []a2atest.Step{
+		a2atest.Working(""), a2atest.Chunk("a1", "partial", false, false),
+		a2atest.Pause(tick), a2atest.AskAuth("sign in to the calendar"),
+	}
+	sources := []struct {
+		name  string
+		style a2atest.ResubscribeStyle
+		fault a2atest.Fault
+	}{
+		{"event", a2atest.SnapshotFirst, a2atest.Fault{}},
+		{"snapshot", a2atest.SnapshotFirst, a2atest.CutAfterEvents(3)},
+		{"get-task", a2atest.LiveOnly, a2atest.CutAfterEvents(3)},
+	}
+	for _, v := range versions {
+		for _, src := range sources {
+			t.Run(string(v)+"/"+src.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(src.style),
+						a2atest.WithScript(script...), a2atest.WithFaults(src.fault))
+					hook := &recorder{}
+					_, err := drain(t, newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello()))
+					var auth *terminal.AuthRequiredError
+					require.ErrorAs(t, err, &auth)
+					require.Equal(t, "partial", auth.Task.Artifact("a1").Text())
+					require.True(t, strings.HasSuffix(err.Error(), "ended in state auth-required: sign in to the calendar"), err.Error())
+					require.Empty(t, hook.requests, "auth-required never goes to the input hook")
+				})
+			})
+		}
+	}
+}
+
+func TestUnknownStateIsNotSettled(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(
+					a2atest.Status(a2a.StateUnknown, ""), a2atest.Pause(tick), a2atest.Chunk("a1", "x", false, true),
+					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.WithFaults(a2atest.CloseAfterEvents(2)))
+				s := newClient(t, agent, v).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, resubscribes(agent), "a clean EOF in state unknown is a drop")
+			})
+		})
+	}
+}

@@ -1,0 +1,180 @@
+package stream
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+)
+
+// Option configures a Client. When an option is given twice, the last one
+// wins.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	httpClient   *http.Client
+	version      a2a.Version
+	header       http.Header
+	maxEventSize int
+	idleTimeout  time.Duration
+	logger       *slog.Logger
+	policy       reconnect.Policy
+	hook         hitl.Hook
+	inputTimeout time.Duration
+	sleep        func(context.Context, time.Duration) error
+	notify       func(Notice)
+	tenant       string
+}
+
+// DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
+// Client accepts unless WithMaxEventSize says otherwise.
+const DefaultMaxEventSize = 16 << 20
+
+func defaultConfig() config {
+	return config{
+		httpClient:   http.DefaultClient,
+		header:       http.Header{},
+		maxEventSize: DefaultMaxEventSize,
+		logger:       slog.New(slog.DiscardHandler),
+		policy:       reconnect.Default(),
+		sleep:        reconnect.Sleep,
+	}
+}
+
+// WithHTTPClient sets the HTTP client. It must not have a Timeout, which would
+// cut long streams: use contexts and WithIdleTimeout instead. The default is
+// http.DefaultClient.
+func WithHTTPClient(c *http.Client) Option {
+	return optionFunc(func(cfg *config) {
+		if c != nil {
+			cfg.httpClient = c
+		}
+	})
+}
+
+// WithVersion fixes the protocol version. Without it the Client negotiates:
+// it tries 1.0 first and falls back to 0.3 once, when the server answers
+// method-not-found or version-not-supported.
+func WithVersion(v a2a.Version) Option {
+	return optionFunc(func(cfg *config) { cfg.version = v })
+}
+
+// WithHeader adds a header to every request sent to the agent's own origin
+// (the scheme and host of its endpoint), for example an Authorization
+// header. Headers are never sent to another host.
+func WithHeader(key, value string) Option {
+	return optionFunc(func(cfg *config) {
+		h := cfg.header.Clone()
+		h.Add(key, value)
+		cfg.header = h
+	})
+}
+
+// WithMaxEventSize sets the largest SSE event (and unary JSON response) the
+// Client accepts, in bytes. A bigger one ends the stream with a
+// *ProtocolError. The default is DefaultMaxEventSize (16 MiB).
+func WithMaxEventSize(n int) Option {
+	return optionFunc(func(cfg *config) {
+		if n > 0 {
+			cfg.maxEventSize = n
+		}
+	})
+}
+
+// WithIdleTimeout treats a connection on which no byte (comments included)
+// arrived for d as dropped. Zero, the default, disables the check; none of the
+// A2A servers measured sends keep-alives, so set it above the agent's
+// longest silence.
+func WithIdleTimeout(d time.Duration) Option {
+	return optionFunc(func(cfg *config) { cfg.idleTimeout = max(d, 0) })
+}
+
+// WithLogger sets the logger. The default discards everything. Logs never
+// contain header values or request bodies.
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(cfg *config) {
+		if l != nil {
+			cfg.logger = l
+		}
+	})
+}
+
+// WithReconnect sets the reconnect policy, used as given: MaxAttempts 0 means
+// never reconnect. The default is reconnect.Default().
+func WithReconnect(p reconnect.Policy) Option {
+	return optionFunc(func(cfg *config) { cfg.policy = p })
+}
+
+// WithHumanInput sets the hook that answers input-required prompts.
+func WithHumanInput(h hitl.Hook) Option {
+	return optionFunc(func(cfg *config) { cfg.hook = h })
+}
+
+// WithInputTimeout bounds each call of the human-input hook. Zero, the
+// default, means no bound beyond the stream's context.
+func WithInputTimeout(d time.Duration) Option {
+	return optionFunc(func(cfg *config) { cfg.inputTimeout = max(d, 0) })
+}
+
+// WithSleep replaces the function the Client waits with between reconnect
+// attempts. The default, reconnect.Sleep, uses a timer and returns early
+// with ctx's error.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return optionFunc(func(cfg *config) {
+		if sleep != nil {
+			cfg.sleep = sleep
+		}
+	})
+}
+
+// WithNotify sets a function told about reconnects and resumes, for example
+// to show "reconnecting (1/3)…" in a user interface. It is called on the
+// goroutine that calls Stream.Next and must not block.
+func WithNotify(f func(Notice)) Option {
+	return optionFunc(func(cfg *config) { cfg.notify = f })
+}
+
+// withTenant is set by Resolve from the chosen 1.0 interface.
+func withTenant(t string) Option {
+	return optionFunc(func(cfg *config) { cfg.tenant = t })
+}
+
+// NoticeKind says what a Notice reports.
+type NoticeKind int
+
+const (
+	// Reconnecting: the connection dropped and the stream will resubscribe
+	// after Wait. Attempt counts from 1.
+	Reconnecting NoticeKind = iota + 1
+	// Resumed: a resubscribe or get-task succeeded after a drop.
+	Resumed
+)
+
+// String returns "reconnecting" or "resumed".
+func (k NoticeKind) String() string {
+	switch k {
+	case Reconnecting:
+		return "reconnecting"
+	case Resumed:
+		return "resumed"
+	}
+	return "unknown"
+}
+
+// Notice reports a reconnect or a resume to the function set with WithNotify.
+type Notice struct {
+	Kind        NoticeKind
+	TaskID      string
+	Attempt     int
+	MaxAttempts int
+	Wait        time.Duration
+	Cause       error
+}

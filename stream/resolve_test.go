@@ -1,0 +1,203 @@
+package stream_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/stream"
+)
+
+func TestResolve(t *testing.T) {
+	cases := []struct {
+		name     string
+		versions []a2a.Version
+		want     a2a.Version
+	}{
+		{"0.3 card", []a2a.Version{a2a.V03}, a2a.V03},
+		{"1.0 card", []a2a.Version{a2a.V10}, a2a.V10},
+		{"hybrid card", []a2a.Version{a2a.V03, a2a.V10}, a2a.V10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(c.versions...))
+				client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
+				require.NoError(t, err)
+				require.Equal(t, c.want, client.Version())
+				require.Equal(t, "http://agent.test/", client.Endpoint())
+				_, err = drain(t, client.Send(background(), hello()))
+				require.NoError(t, err)
+				require.Len(t, agent.Requests(), 1, "no negotiation round trip once the card told the version")
+				require.Equal(t, 1, agent.CardRequests())
+			})
+		})
+	}
+}
+
+func TestResolveRespectsAFixedVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03, a2a.V10))
+		client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()), stream.WithVersion(a2a.V03))
+		require.NoError(t, err)
+		require.Equal(t, a2a.V03, client.Version())
+		_, err = drain(t, client.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, "message/stream", agent.Requests()[0].Method)
+	})
+}
+
+func TestResolveCopiesTheTenant(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithTenant("acme"), a2atest.WithScript(paced()...),
+			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
+		client, err := stream.Resolve(background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		_, err = drain(t, client.Send(background(), hello()))
+		require.NoError(t, err)
+		reqs := agent.Requests()
+		require.Len(t, reqs, 3, "send, subscribe, get")
+		for _, r := range reqs {
+			require.Equal(t, "acme", r.Tenant, "%s carries the tenant", r.Method)
+		}
+	})
+}
+
+func TestResolveFallsBackToTheLegacyPath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithoutWellKnownCard())
+		client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		require.Equal(t, a2a.V03, client.Version())
+		require.Equal(t, 1, agent.CardRequests(), "served once, from the legacy path")
+	})
+}
+
+func TestResolveInvalidCards(t *testing.T) {
+	cards := map[string]string{
+		"no interface":        `{"name":"x","capabilities":{}}`,
+		"grpc only":           `{"name":"x","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`,
+		"unsupported version": `{"name":"x","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"JSONRPC","protocolVersion":"2.0"}]}`,
+		"0.3 over REST":       `{"name":"x","url":"http://agent.test/","preferredTransport":"HTTP+JSON","protocolVersion":"0.3.0"}`,
+		"malformed":           `{"name":`,
+	}
+	for name, card := range cards {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
+				_, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
+				var ice *stream.InvalidCardError
+				require.ErrorAs(t, err, &ice)
+				require.Equal(t, "http://agent.test/.well-known/agent-card.json", ice.URL)
+			})
+		})
+	}
+}
+
+func TestResolvePicksAnAdditionalJSONRPCInterface(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		card := `{"name":"x","url":"http://agent.test/grpc","preferredTransport":"GRPC","protocolVersion":"0.3.0",
+			"additionalInterfaces":[{"url":"http://agent.test/rpc","transport":"JSONRPC"}]}`
+		agent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
+		client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		require.Equal(t, "http://agent.test/rpc", client.Endpoint())
+		require.Equal(t, a2a.V03, client.Version())
+	})
+}
+
+// headerSpy records the Authorization header of each request by host.
+type headerSpy struct {
+	next http.RoundTripper
+	seen map[string][]string
+}
+
+func (h *headerSpy) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.seen[r.URL.Host] = append(h.seen[r.URL.Host], r.Header.Get("Authorization"))
+	return h.next.RoundTrip(r)
+}
+
+func TestHeadersStayOnTheAgentsOrigin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The card points to an endpoint on another host: the credential
+		// goes with the card request only.
+		agent := a2atest.NewAgent()
+		card := `{"name":"x","supportedInterfaces":[{"url":"http://elsewhere.test/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`
+		cardAgent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
+		spy := &headerSpy{seen: map[string][]string{}, next: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Host == "agent.test" {
+				return a2atest.NewTransport(cardAgent).RoundTrip(r)
+			}
+			return a2atest.NewTransport(agent).RoundTrip(r)
+		})}
+		client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: spy}),
+			stream.WithHeader("Authorization", "Bearer secret"))
+		require.NoError(t, err)
+		_, err = drain(t, client.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, []string{"Bearer secret"}, spy.seen["agent.test"])
+		require.Equal(t, []string{""}, spy.seen["elsewhere.test"], "no credential to another host")
+
+		// Same origin: every request carries it.
+		spy.seen = map[string][]string{}
+		same, err := stream.NewClient("http://elsewhere.test/", stream.WithHTTPClient(&http.Client{Transport: spy}),
+			stream.WithHeader("Authorization", "Bearer secret"))
+		require.NoError(t, err)
+		_, err = drain(t, same.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, []string{"Bearer secret"}, spy.seen["elsewhere.test"])
+	})
+}
+
+func TestHeadersAreDroppedOnCrossOriginRedirects(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent()
+		redirector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://elsewhere.test/", http.StatusTemporaryRedirect)
+		})
+		spy := &headerSpy{seen: map[string][]string{}, next: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Host == "agent.test" {
+				return a2atest.NewTransport(redirector).RoundTrip(r)
+			}
+			return a2atest.NewTransport(agent).RoundTrip(r)
+		})}
+		c, err := stream.NewClient("http://agent.test/", stream.WithVersion(a2a.V10),
+			stream.WithHTTPClient(&http.Client{Transport: spy}), stream.WithHeader("X-Api-Key", "k"))
+		require.NoError(t, err)
+		_, err = drain(t, c.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Len(t, spy.seen["elsewhere.test"], 1)
+		for _, r := range agent.Requests() {
+			require.Empty(t, r.Header.Get("X-Api-Key"), "a custom header must not follow a redirect to another host")
+		}
+	})
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestNewClientRejectsBadInput(t *testing.T) {
+	for _, ep := range []string{"", "agent.test", "ftp://agent.test/", "http://"} {
+		_, err := stream.NewClient(ep)
+		require.Error(t, err, fmt.Sprintf("endpoint %q", ep))
+	}
+	_, err := stream.NewClient(endpoint, stream.WithVersion("2.0"))
+	require.Error(t, err)
+	_, err = stream.Resolve(background(), "not a url")
+	require.Error(t, err)
+
+	c, err := stream.NewClient(endpoint)
+	require.NoError(t, err)
+	_, err = c.Send(background(), nil).Wait()
+	require.ErrorIs(t, err, stream.ErrInvalidMessage)
+	_, err = c.Send(background(), &a2a.Message{}).Wait()
+	require.ErrorIs(t, err, stream.ErrInvalidMessage)
+	_, err = c.Subscribe(background(), "").Wait()
+	require.Error(t, err)
+}

@@ -1,0 +1,94 @@
+package stream_test
+
+import (
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
+			a2atest.WithFaults(a2atest.CutAfterEvents(3),
+				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"4"}}),
+				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"3600"}})))
+		var waits []time.Duration
+		s := newClient(t, agent, a2a.V10, stream.WithNotify(func(n stream.Notice) {
+			if n.Kind == stream.Reconnecting {
+				waits = append(waits, n.Wait)
+			}
+		})).Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Equal(t, []time.Duration{500 * time.Millisecond, 4 * time.Second, 30 * time.Second}, waits,
+			"the backoff, then the server's Retry-After, capped at 30 s")
+	})
+}
+
+func TestSubscribeToARunningTask(t *testing.T) {
+	for _, v := range versions {
+		for _, style := range styles {
+			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
+					c := newClient(t, agent, v)
+					first := c.Send(background(), hello())
+					defer first.Close()
+					for first.Next() {
+						if first.Task() != nil && first.Task().Artifact("a1") != nil {
+							break
+						}
+					}
+					require.NotNil(t, first.Task())
+					id := first.Task().ID
+
+					s := c.Subscribe(background(), id)
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Equal(t, id, s.Task().ID)
+				})
+			})
+		}
+	}
+}
+
+func TestSubscribeToAFinishedTask(t *testing.T) {
+	for _, v := range versions {
+		for _, style := range styles {
+			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style))
+					c := newClient(t, agent, v)
+					task, err := c.Send(background(), hello()).Wait()
+					require.NoError(t, err)
+
+					s := c.Subscribe(background(), task.ID)
+					got, err := drain(t, s)
+					require.NoError(t, err, "a refused subscribe falls back to get-task")
+					requireSameAsServer(t, agent, s, got)
+					require.Equal(t, "hello world", got.text("a1"))
+				})
+			})
+		}
+	}
+}
+
+func TestSubscribeToAnUnknownTask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent()
+		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1})).Subscribe(background(), "nope"))
+		var rpcErr *a2a.RPCError
+		require.ErrorAs(t, err, &rpcErr, "get-task says the task does not exist")
+		require.Equal(t, a2a.CodeTaskNotFound, rpcErr.Code)
+	})
+}
