@@ -121,8 +121,14 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 			dst = append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
 		}
 	}
+	statusMsg := messageID(t.Status.Message)
 	for i := range t.History {
 		m := &t.History[i]
+		if m.ID != "" && m.ID == statusMsg {
+			// The current status message travels with the status update, as
+			// it does on a live stream, not as a Message of its own.
+			continue
+		}
 		if m.ID != "" && !l.ids.Add(m.ID) {
 			continue
 		}

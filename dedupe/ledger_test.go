@@ -311,3 +311,37 @@ func TestLedgerMemoryIsBounded(t *testing.T) {
 	require.True(t, l.Seen(fmt.Sprint("m-", 3*dedupe.DefaultMaxIDs-1)))
 	require.False(t, l.Seen("m-0"), "the ID set is capped at DefaultMaxIDs, oldest evicted first")
 }
+
+func TestSnapshotStatusMessageTravelsWithTheStatus(t *testing.T) {
+	// a2a-js snapshots list the current status message in the history too.
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateWorking, nil)))
+	l.OpenReplayWindow()
+	snap := task(a2a.StateFailed, nil)
+	reason := a2a.Message{ID: "m-9", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "upstream API timed out"}}}
+	snap.History = []a2a.Message{reason}
+	snap.Status.Message = &reason
+	evs := l.Reconcile(nil, snap, true)
+	require.Len(t, evs, 1, "one status update, no separate message")
+	su := evs[0].(*a2a.StatusUpdate)
+	require.Equal(t, "upstream API timed out", su.Status.Message.Text())
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Len(t, l.Task().History, 1)
+}
+
+func TestArtifactMissedInAGapIsAddedLast(t *testing.T) {
+	// An artifact created entirely while disconnected can only be announced
+	// after those the application already has: deltas cannot move artifacts,
+	// and the assembled task must stay what the deltas build.
+	l := dedupe.New(0)
+	var a app
+	a.apply(t, l.Apply(nil, chunk("summary", false, true, "s")))
+	server := task(a2a.StateCompleted, map[string][]string{"story": {"once"}, "summary": {"s"}}, "story", "summary")
+	a.apply(t, l.Reconcile(nil, server, true))
+	a.check(t, l)
+	require.Equal(t, "summary", l.Task().Artifacts[0].ID)
+	require.Equal(t, "story", l.Task().Artifacts[1].ID)
+	require.Equal(t, server.Artifact("story").Parts, l.Task().Artifact("story").Parts)
+}

@@ -133,27 +133,59 @@ func TestIdleTimeoutIsADrop(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
-					a2atest.WithFaults(a2atest.Drip(0), a2atest.Hang()))
-				// The first leg is fine but the resubscribe after its first
-				// drop hangs; with a 2 s idle timeout it must be abandoned.
-				agent2 := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				// The first leg is cut before the chunk "one" reaches the
+				// client; the resubscribe then hangs in silence. After the 2 s
+				// idle timeout the stream fetches the task, which recovers
+				// "one" at once, then resubscribes for the rest.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(
+					a2atest.Working(""), a2atest.Chunk("a1", "one ", false, false),
+					a2atest.Pause(4*time.Second), a2atest.Chunk("a1", "two", true, true),
+					a2atest.Finish(a2a.StateCompleted, "")),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.Hang()))
-				_ = agent
 				start := time.Now()
-				var notices []stream.Notice
-				s := newClient(t, agent2, v, stream.WithIdleTimeout(2*time.Second),
-					stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).Send(background(), hello())
-				got, err := drain(t, s)
-				require.NoError(t, err)
-				requireSameAsServer(t, agent2, s, got)
-				// cut at ~0 s, wait 0.5 s, hang for 2 s, wait 0.5 s, resubscribe.
-				require.Equal(t, 3*time.Second, time.Since(start).Truncate(time.Second).Round(time.Second))
-				require.Equal(t, 2, resubscribes(agent2))
-				require.ErrorIs(t, notices[2].Cause, stream.ErrIdleTimeout, "the second reconnect is caused by the idle timeout")
+				var causes []error
+				var oneAt time.Duration
+				s := newClient(t, agent, v, stream.WithIdleTimeout(2*time.Second),
+					stream.WithNotify(func(n stream.Notice) {
+						if n.Kind == stream.Reconnecting {
+							causes = append(causes, n.Cause)
+						}
+					})).Send(background(), hello())
+				defer s.Close()
+				for s.Next() {
+					if u, ok := s.Event().(*a2a.ArtifactUpdate); ok && u.Artifact.Text() == "one " {
+						oneAt = time.Since(start)
+					}
+				}
+				require.NoError(t, s.Err())
+				require.Equal(t, "one two", s.Task().Artifact("a1").Text())
+				// 0.5 s backoff, 2 s of silence, then get-task: "one" at 2.5 s.
+				require.Equal(t, 2500*time.Millisecond, oneAt)
+				require.Equal(t, 4*time.Second, time.Since(start))
+				require.Equal(t, 2, resubscribes(agent))
+				require.Equal(t, 1, gets(agent))
+				require.Len(t, causes, 2)
+				require.ErrorIs(t, causes[1], stream.ErrIdleTimeout, "the second reconnect is caused by the idle timeout")
 			})
 		})
 	}
+}
+
+func TestSilentServerStillSpendsTheBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Every resubscribe hangs and the task makes no progress: each
+		// silent cycle (idle timeout, get-task) costs an attempt.
+		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")),
+			a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.Hang(), a2atest.Hang(), a2atest.Hang()))
+		start := time.Now()
+		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithIdleTimeout(time.Second)).Send(background(), hello()))
+		var re *reconnect.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 3, re.Attempts)
+		require.ErrorIs(t, err, stream.ErrIdleTimeout)
+		require.Equal(t, 3*(500*time.Millisecond+time.Second), time.Since(start))
+		require.Equal(t, 3, gets(agent))
+	})
 }
 
 func TestBudgetSpentEndsInReconnectError(t *testing.T) {

@@ -447,6 +447,8 @@ func (s *Stream) legEnded(err error) {
 		s.fail(err)
 	case err == io.EOF:
 		s.drop(ErrEndedEarly)
+	case s.legKind == opSubscribe && errors.Is(err, ErrIdleTimeout):
+		s.quiet(err)
 	default:
 		s.drop(err)
 	}
@@ -524,10 +526,24 @@ func (s *Stream) resubscribe() {
 	case errors.As(err, &protoErr):
 		protoErr.Task = s.snapshot()
 		s.fail(err)
+	case errors.Is(err, ErrIdleTimeout):
+		s.quiet(err)
 	default:
 		s.cause = err
 		s.phase = phaseDrop
 	}
+}
+
+// quiet handles a subscription that went silent past the idle timeout. A
+// live-only server (a2a-go) sends nothing, not even headers, until its
+// agent writes again, while output from before the resubscribe may be
+// waiting on the server: fetch the task to recover it. The cycle still
+// costs an attempt unless the task brought something new.
+func (s *Stream) quiet(err error) {
+	s.log.Debug("a2a: subscription silent, fetching the task", "task", s.taskID, "err", err)
+	s.cause = err
+	s.gapClose = false
+	s.phase = phaseGetTask
 }
 
 // refused handles a resubscribe the server refused: fetch the task instead.
@@ -569,7 +585,9 @@ func (s *Stream) getTask() {
 	default:
 		// Still working (or a stale prompt): wait, then resubscribe, as the
 		// next attempt.
-		s.cause = errStillRunning
+		if !errors.Is(s.cause, ErrIdleTimeout) {
+			s.cause = errStillRunning
+		}
 		s.phase = phaseDrop
 	}
 }
