@@ -1,0 +1,433 @@
+// Command chat is a terminal chat client for A2A agents, built on a2astream.
+//
+// It sends one message, prints the agent's answer word by word as it
+// streams in, shows task states and dropped-and-healed connections as
+// one-line notices, asks you on the terminal when the agent needs input, and
+// explains plainly how the task ended.
+//
+// Without flags it talks to an in-process demo agent whose connection drops
+// in the middle of its answer:
+//
+//	go run ./examples/chat
+//	go run ./examples/chat -agent https://agent.example -header 'Authorization: Bearer …'
+//
+// Exit status: 0 when the task completed, 1 when it ended unsuccessfully
+// (failed, rejected, canceled, needs credentials, or a question went
+// unanswered), 2 for usage and connection errors, 130 when interrupted.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/examples/internal/demo"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// Exit statuses.
+const (
+	exitOK        = 0   // the task completed
+	exitTask      = 1   // the task ended unsuccessfully
+	exitUsage     = 2   // bad flags, or the agent could not be reached or understood
+	exitInterrupt = 130 // Ctrl-C
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// demos are the in-process agents -demo chooses from, by name.
+var demos = map[string]func() *http.Client{
+	"trip":    func() *http.Client { return demo.TripAgent().Client() },
+	"fail":    func() *http.Client { return demo.FailingAgent().Client() },
+	"reject":  func() *http.Client { return demo.RejectingAgent().Client() },
+	"auth":    func() *http.Client { return a2atest.NewClient(demo.SecuredAgent()) },
+	"offline": func() *http.Client { return demo.UnreachableAgent(1).Client() },
+}
+
+// run is the whole program: it parses args, talks to the agent, writes the
+// conversation to stdout and problems to stderr, and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	agentURL := fs.String("agent", "", "base `URL` of an A2A agent; its agent card picks the endpoint and protocol version")
+	message := fs.String("message", "Plan a weekend trip", "the first message to send")
+	answer := fs.String("answer", "", "answer the agent's questions with `TEXT` instead of reading stdin")
+	timeout := fs.Duration("timeout", 0, "time allowed to answer each question (0: no limit)")
+	demoName := fs.String("demo", "trip", "demo agent to run when -agent is not given: trip, fail, reject, auth or offline")
+	var headers headerFlag
+	fs.Var(&headers, "header", "add the header `'K: V'` to every request to the agent (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: chat [flags]\n\nchat sends a message to an A2A agent and streams its answer.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "chat: unexpected argument %q (the message goes in -message)\n", fs.Arg(0))
+		return exitUsage
+	}
+
+	c := &chat{out: stdout, answer: *answer, in: newLineReader(stdin), tty: isTerminal(stdin), printed: map[string]string{}}
+	opts := []stream.Option{
+		stream.WithNotify(c.notice),
+		stream.WithHumanInput(hitl.Func(c.ask)),
+		stream.WithInputTimeout(*timeout),
+	}
+	for _, h := range headers {
+		opts = append(opts, stream.WithHeader(h.key, h.value))
+	}
+
+	var client *stream.Client
+	var err error
+	if *agentURL != "" {
+		client, err = stream.Resolve(ctx, *agentURL, opts...)
+	} else {
+		newHTTPClient, ok := demos[*demoName]
+		if !ok {
+			fmt.Fprintf(stderr, "chat: unknown demo agent %q (want trip, fail, reject, auth or offline)\n", *demoName)
+			return exitUsage
+		}
+		client, err = stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(newHTTPClient()))...)
+		c.fallback = demo.Answer
+	}
+	if err != nil {
+		return report(ctx, stderr, err)
+	}
+
+	c.line("you> %s", *message)
+	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, *message))
+	defer s.Close()
+	for s.Next() {
+		c.show(s.Event(), s.Task())
+	}
+	c.endLine()
+	return report(ctx, stderr, s.Err())
+}
+
+// chat renders one conversation on out. Stream.Next calls its notice and ask
+// methods on the goroutine that reads the stream, so it needs no locking.
+type chat struct {
+	out     io.Writer
+	in      *lineReader
+	tty     bool   // stdin is a terminal, which echoes what is typed
+	answer   string // the -answer flag
+	fallback string // the demo's answer when stdin is closed; "" for a real agent
+	midLine bool   // the last thing written did not end its line
+
+	printed  map[string]string // text of each artifact written so far, by ID
+	first    string            // ID of the task's first artifact: the answer, shown bare
+	current  string            // ID of the artifact being written on the current line
+	state    a2a.TaskState     // the last state shown
+	prompted bool              // the input-required prompt was shown
+}
+
+// show writes one stream event.
+func (c *chat) show(ev a2a.Event, task *a2a.Task) {
+	switch ev := ev.(type) {
+	case *a2a.ArtifactUpdate:
+		c.showArtifact(ev.Artifact.ID, task)
+	case *a2a.StatusUpdate:
+		c.showStatus(ev.Status)
+	case *a2a.Message:
+		if ev.Role == a2a.RoleUser {
+			return // our own words: already on screen
+		}
+		c.line("agent: %s", ev.Text())
+	}
+}
+
+// showArtifact writes whatever part of an artifact's text is not on screen
+// yet. It works from the assembled task, so appended chunks and the rare
+// replacement (after a gap the server's whole artifact) read the same way.
+func (c *chat) showArtifact(id string, task *a2a.Task) {
+	if task == nil {
+		return
+	}
+	art := task.Artifact(id)
+	if art == nil {
+		return
+	}
+	text, seen := art.Text(), c.printed[id]
+	if c.first == "" {
+		c.first = id
+	}
+	delta, fresh := strings.CutPrefix(text, seen)
+	if !fresh { // replaced: show it again from the start
+		delta = text
+	}
+	c.printed[id] = text
+	if delta == "" {
+		return
+	}
+	if !fresh || !c.midLine || c.current != id {
+		c.endLine()
+		if id != c.first {
+			label := art.Name
+			if label == "" {
+				label = id
+			}
+			fmt.Fprintf(c.out, "%s: ", label)
+		}
+	}
+	fmt.Fprint(c.out, delta)
+	c.midLine, c.current = true, id
+}
+
+// showStatus writes a state change, with the agent's status message if any.
+func (c *chat) showStatus(st a2a.TaskStatus) {
+	var text string
+	if st.Message != nil {
+		text = st.Message.Text()
+	}
+	if st.State == c.state && text == "" {
+		return
+	}
+	c.state = st.State
+	switch {
+	case st.State == a2a.StateInputRequired && text != "":
+		c.line("agent asks: %s", text)
+		c.prompted = true
+	case text != "":
+		c.line("· %s: %s", st.State, text)
+	default:
+		c.line("· %s", st.State)
+	}
+}
+
+// notice writes a reconnect or resume notice; see stream.WithNotify.
+func (c *chat) notice(n stream.Notice) {
+	switch n.Kind {
+	case stream.Reconnecting:
+		c.line("⟳ connection lost — reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
+	case stream.Resumed:
+		c.line("✓ resumed")
+	}
+}
+
+// ask is the human-input hook: it answers with -answer, or reads a line.
+func (c *chat) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+	if !c.prompted {
+		c.line("agent asks: %s", orElse(req.Text(), "(the agent needs input)"))
+	}
+	c.prompted = false
+	c.endLine()
+	fmt.Fprint(c.out, "you> ")
+	if c.answer != "" {
+		fmt.Fprintln(c.out, c.answer)
+		return hitl.Text(c.answer), nil
+	}
+	for {
+		line, err := c.in.readLine(ctx)
+		if err != nil {
+			if errors.Is(err, io.EOF) && c.fallback != "" {
+				// The demo runs to the end without a terminal (in CI, say).
+				fmt.Fprintf(c.out, "%s   (stdin is closed, so the demo answers for you; -answer chooses)\n", c.fallback)
+				return hitl.Text(c.fallback), nil
+			}
+			fmt.Fprintln(c.out)
+			if errors.Is(err, io.EOF) {
+				return nil, errors.New("stdin closed before an answer (pass -answer to answer without a terminal)")
+			}
+			return nil, err
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !c.tty {
+			fmt.Fprintln(c.out, line) // piped input is not echoed: show it
+		}
+		return hitl.Text(line), nil
+	}
+}
+
+// line writes one whole line, ending a streamed line first.
+func (c *chat) line(format string, args ...any) {
+	c.endLine()
+	fmt.Fprintf(c.out, format+"\n", args...)
+}
+
+// endLine ends the line the streamed text is on, if any.
+func (c *chat) endLine() {
+	if c.midLine {
+		fmt.Fprintln(c.out)
+		c.midLine = false
+	}
+}
+
+// report explains how the conversation ended on w and returns the exit
+// status. err is nil after a completed task.
+func report(ctx context.Context, w io.Writer, err error) int {
+	var (
+		auth     *terminal.AuthRequiredError
+		failed   *terminal.FailedError
+		rejected *terminal.RejectedError
+		canceled *terminal.CanceledError
+		noAnswer *hitl.Error
+		gaveUp   *reconnect.Error
+		rpcErr   *a2a.RPCError
+		httpErr  *stream.HTTPError
+		badCard  *stream.InvalidCardError
+		protoErr *stream.ProtocolError
+	)
+	const hint = "the agent needs credentials: pass -header 'Authorization: Bearer …'"
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil:
+		fmt.Fprintln(w, "canceled")
+		return exitInterrupt
+	case errors.As(err, &auth):
+		fmt.Fprintf(w, "chat: the agent wants you to sign in: %s\n%s\n", orElse(statusText(auth.Task), "no reason given"), hint)
+		return exitTask
+	case errors.As(err, &failed):
+		fmt.Fprintf(w, "chat: the task failed: %s\n", orElse(statusText(failed.Task), "no reason given"))
+		return exitTask
+	case errors.As(err, &rejected):
+		fmt.Fprintf(w, "chat: the agent rejected the task: %s\n", orElse(statusText(rejected.Task), "no reason given"))
+		return exitTask
+	case errors.As(err, &canceled):
+		fmt.Fprintf(w, "chat: the agent canceled the task: %s\n", orElse(statusText(canceled.Task), "no reason given"))
+		return exitTask
+	case errors.As(err, &noAnswer):
+		why := noAnswer.Err.Error()
+		if errors.Is(noAnswer.Err, context.DeadlineExceeded) {
+			why = "no answer within -timeout"
+		}
+		fmt.Fprintf(w, "chat: the agent's question went unanswered: %s\n", why)
+		return exitTask
+	case errors.As(err, &gaveUp) && gaveUp.Attempts == 0:
+		fmt.Fprintf(w, "chat: the connection dropped before the agent started a task: %v\n", gaveUp.Err)
+		return exitUsage
+	case errors.As(err, &gaveUp):
+		fmt.Fprintf(w, "chat: the agent is unreachable: gave up after %d reconnect attempts: %v\n", gaveUp.Attempts, gaveUp.Err)
+		return exitUsage
+	case errors.As(err, &rpcErr):
+		fmt.Fprintf(w, "chat: the agent answered with JSON-RPC error %d: %s\n", rpcErr.Code, rpcErr.Message)
+		return exitUsage
+	case errors.As(err, &httpErr):
+		fmt.Fprintf(w, "chat: the agent answered HTTP %s\n", httpErr.Status)
+		if httpErr.StatusCode == http.StatusUnauthorized || httpErr.StatusCode == http.StatusForbidden {
+			fmt.Fprintln(w, hint)
+		}
+		return exitUsage
+	case errors.As(err, &badCard):
+		fmt.Fprintf(w, "chat: no usable agent card at %s: %s\n", badCard.URL, badCard.Reason)
+		return exitUsage
+	case errors.As(err, &protoErr):
+		fmt.Fprintf(w, "chat: the agent broke the protocol: %s\n", protoErr.Reason)
+		return exitUsage
+	default:
+		fmt.Fprintf(w, "chat: %v\n", err)
+		return exitUsage
+	}
+}
+
+// statusText returns the text of a task's status message, or "".
+func statusText(t *a2a.Task) string {
+	if t == nil || t.Status.Message == nil {
+		return ""
+	}
+	return t.Status.Message.Text()
+}
+
+// orElse returns s, or fallback when s is empty.
+func orElse(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// isTerminal reports whether r is a character device such as a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// lineReader reads lines from stdin without blocking past a context: each
+// read runs on its own goroutine, and a read abandoned by its context is
+// picked up by the next call.
+type lineReader struct {
+	r       *bufio.Reader
+	lines   chan lineResult
+	pending bool
+}
+
+type lineResult struct {
+	line string
+	err  error
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReader(r), lines: make(chan lineResult, 1)}
+}
+
+// readLine returns the next line without its line ending. A last line
+// without a newline is returned with a nil error; io.EOF comes after it.
+func (l *lineReader) readLine(ctx context.Context) (string, error) {
+	if !l.pending {
+		l.pending = true
+		go func() {
+			s, err := l.r.ReadString('\n')
+			if err == io.EOF && s != "" {
+				err = nil
+			}
+			l.lines <- lineResult{strings.TrimRight(s, "\r\n"), err}
+		}()
+	}
+	select {
+	case res := <-l.lines:
+		l.pending = false
+		return res.line, res.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// headerFlag collects repeated -header 'K: V' flags.
+type headerFlag []header
+
+type header struct{ key, value string }
+
+func (h *headerFlag) String() string {
+	var parts []string
+	for _, kv := range *h {
+		parts = append(parts, kv.key+": …") // values may be secrets
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (h *headerFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, ":")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.ContainsAny(k, " \t") {
+		return fmt.Errorf("want 'Key: value', got %q", s)
+	}
+	*h = append(*h, header{k, strings.TrimSpace(v)})
+	return nil
+}

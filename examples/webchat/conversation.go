@@ -1,0 +1,275 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// The events relayed to the browser. Each is one SSE event whose name is
+// the constant and whose data is the JSON of the matching payload type.
+const (
+	evStatus   = "status"       // statusEvent: the task's state changed
+	evArtifact = "artifact"     // artifactEvent: a chunk of an artifact
+	evMessage  = "message"      // messageEvent: a message from the agent
+	evNotice   = "notice"       // noticeEvent: the connection dropped, or resumed
+	evInput    = "input"        // inputEvent: the agent asks a question
+	evAnswered = "answered"     // messageEvent: the question was answered
+	evDone     = "done"         // doneEvent: the conversation ended well (last event)
+	evError    = "stream-error" // errorEvent: the conversation ended in an error (last event)
+)
+
+type statusEvent struct {
+	State     a2a.TaskState `json:"state"`
+	Text      string        `json:"text,omitempty"` // the agent's status message
+	TaskID    string        `json:"taskId,omitempty"`
+	ContextID string        `json:"contextId,omitempty"`
+}
+
+type artifactEvent struct {
+	ID     string `json:"id"`
+	Name   string `json:"name,omitempty"`
+	Text   string `json:"text"`
+	Append bool   `json:"append"` // append to the artifact, or replace it
+}
+
+type messageEvent struct {
+	Text string `json:"text"`
+}
+
+type noticeEvent struct {
+	Kind    string `json:"kind"` // "reconnecting" or "resumed"
+	Attempt int    `json:"attempt"`
+	Max     int    `json:"max"`
+	Text    string `json:"text"` // e.g. "reconnecting (1/3)…"
+}
+
+type inputEvent struct {
+	Prompt string `json:"prompt"`
+}
+
+type doneEvent struct {
+	State     a2a.TaskState `json:"state,omitempty"` // empty for a message answer
+	Text      string        `json:"text,omitempty"`
+	ContextID string        `json:"contextId,omitempty"`
+}
+
+type errorEvent struct {
+	Kind  string `json:"kind"`  // e.g. "failed", "connection-lost", "no-answer"
+	Title string `json:"title"` // one plain sentence
+	Text  string `json:"text"`  // the error itself
+}
+
+// relayed is one encoded event.
+type relayed struct {
+	name string
+	data []byte
+}
+
+// conversation is the log of events of one message sent to the agent, and
+// the mailbox for the answers to its questions. Its goroutine (see
+// server.drive) appends to the log; any number of event streams read it.
+type conversation struct {
+	id      string
+	answers chan string // holds at most the one answer to the open question
+
+	mu      sync.Mutex
+	events  []relayed
+	changed chan struct{} // closed and replaced whenever events grows
+	done    bool          // the last event is in the log
+	asking  bool          // a question is open
+}
+
+func newConversation(id string) *conversation {
+	return &conversation{id: id, answers: make(chan string, 1), changed: make(chan struct{})}
+}
+
+// since returns the events from index next on, a channel closed when more
+// arrive, and whether they are the last ones.
+func (c *conversation) since(next int) (evs []relayed, changed <-chan struct{}, last bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if next < len(c.events) {
+		evs = c.events[next:len(c.events):len(c.events)]
+	}
+	return evs, c.changed, c.done
+}
+
+// delivered reports whether a reader who has seen n events has seen them
+// all, and no more will come.
+func (c *conversation) delivered(n int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.done && n >= len(c.events)
+}
+
+// ended reports whether the conversation is over.
+func (c *conversation) ended() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.done
+}
+
+// publish appends an event to the log and wakes the readers.
+func (c *conversation) publish(name string, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.publishLocked(name, v)
+}
+
+func (c *conversation) publishLocked(name string, v any) {
+	if c.done {
+		return
+	}
+	data, _ := json.Marshal(v) // cannot fail: the payloads hold strings, ints and bools
+	c.events = append(c.events, relayed{name: name, data: data})
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// relay turns one stream event into a browser event.
+func (c *conversation) relay(ev a2a.Event) {
+	switch ev := ev.(type) {
+	case *a2a.StatusUpdate:
+		out := statusEvent{State: ev.Status.State, TaskID: ev.TaskID, ContextID: ev.ContextID}
+		if m := ev.Status.Message; m != nil {
+			out.Text = m.Text()
+		}
+		c.publish(evStatus, out)
+	case *a2a.ArtifactUpdate:
+		c.publish(evArtifact, artifactEvent{
+			ID:     ev.Artifact.ID,
+			Name:   ev.Artifact.Name,
+			Text:   ev.Artifact.Text(),
+			Append: ev.Append,
+		})
+	case *a2a.Message:
+		c.publish(evMessage, messageEvent{Text: ev.Text()})
+	}
+}
+
+// notice relays a reconnect or resume.
+func (c *conversation) notice(n stream.Notice) {
+	out := noticeEvent{Kind: n.Kind.String(), Attempt: n.Attempt, Max: n.MaxAttempts}
+	switch n.Kind {
+	case stream.Reconnecting:
+		out.Text = fmt.Sprintf("reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
+	default:
+		out.Text = n.Kind.String()
+	}
+	c.publish(evNotice, out)
+}
+
+// ask shows prompt to the person and waits for their answer, or for ctx to
+// end.
+func (c *conversation) ask(ctx context.Context, prompt string) (string, error) {
+	c.mu.Lock()
+	select {
+	case <-c.answers: // a late answer to an earlier question
+	default:
+	}
+	c.asking = true
+	c.publishLocked(evInput, inputEvent{Prompt: prompt})
+	c.mu.Unlock()
+
+	defer func() {
+		c.mu.Lock()
+		c.asking = false
+		c.mu.Unlock()
+	}()
+	select {
+	case a := <-c.answers:
+		c.publish(evAnswered, messageEvent{Text: a})
+		return a, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// answer delivers the answer to the open question. It reports false when no
+// question is open, or when it was answered already.
+func (c *conversation) answer(text string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.asking {
+		return false
+	}
+	c.asking = false
+	c.answers <- text // never blocks: one answer per question, drained by ask
+	return true
+}
+
+// end appends the last event: done, or the error the stream ended with.
+func (c *conversation) end(task *a2a.Task, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.publishLocked(evError, describe(err))
+	} else {
+		out := doneEvent{}
+		if task != nil {
+			out.State, out.ContextID = task.Status.State, task.ContextID
+			if m := task.Status.Message; m != nil {
+				out.Text = m.Text()
+			}
+		}
+		c.publishLocked(evDone, out)
+	}
+	c.done = true
+	c.asking = false
+}
+
+// describe explains how a stream ended, for a person: a kind the page can
+// style, a plain title, and the error's own text.
+func describe(err error) errorEvent {
+	out := errorEvent{Kind: "error", Title: "Something went wrong.", Text: err.Error()}
+	var (
+		term     terminal.Error
+		lost     *reconnect.Error
+		noAnswer *hitl.Error
+		rpc      *a2a.RPCError
+		status   *stream.HTTPError
+		proto    *stream.ProtocolError
+	)
+	switch {
+	case errors.As(err, &term):
+		var state a2a.TaskState
+		if t := term.FinalTask(); t != nil {
+			state = t.Status.State
+		}
+		out.Kind = string(state)
+		switch state {
+		case a2a.StateFailed:
+			out.Title = "The task failed."
+		case a2a.StateRejected:
+			out.Title = "The agent turned the task down."
+		case a2a.StateCanceled:
+			out.Title = "The task was canceled."
+		case a2a.StateAuthRequired:
+			out.Title = "The agent needs you to sign in first."
+		default:
+			out.Kind, out.Title = "ended", "The task ended."
+		}
+	case errors.As(err, &noAnswer):
+		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
+	case errors.As(err, &lost):
+		out.Kind, out.Title = "connection-lost", "The connection to the agent was lost and could not be resumed."
+	case errors.As(err, &rpc):
+		out.Kind, out.Title = "agent-error", "The agent answered with an error."
+	case errors.As(err, &status):
+		out.Kind, out.Title = "http-error", "The agent's server answered with an HTTP error."
+	case errors.As(err, &proto):
+		out.Kind, out.Title = "protocol-error", "The agent sent something this client cannot read."
+	case errors.Is(err, context.Canceled):
+		out.Kind, out.Title = "stopped", "The chat server stopped this conversation."
+	}
+	return out
+}

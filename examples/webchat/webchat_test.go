@@ -1,0 +1,458 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/examples/internal/demo"
+	"github.com/a2astream/a2astream/internal/sse"
+	"github.com/a2astream/a2astream/stream"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const base = "http://webchat.test"
+
+// newTestServer returns a web chat on agent, and an HTTP client that reaches
+// it in process (so it works in synctest bubbles). The server is closed in
+// t.Cleanup.
+func newTestServer(t *testing.T, ctx context.Context, agent http.Handler) (*server, *http.Client) {
+	t.Helper()
+	srv, err := newServer(ctx, func(opts ...stream.Option) (*stream.Client, error) {
+		return stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(a2atest.NewClient(agent)))...)
+	})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	return srv, a2atest.NewClient(srv)
+}
+
+// postJSON posts body as JSON and returns the status and the decoded answer.
+func postJSON(t *testing.T, web *http.Client, path string, body any) (int, map[string]string) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	resp, err := web.Post(base+path, "application/json", strings.NewReader(string(b)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]string
+	if resp.StatusCode != http.StatusNoContent {
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	}
+	return resp.StatusCode, out
+}
+
+func send(t *testing.T, web *http.Client, text string) string {
+	t.Helper()
+	code, out := postJSON(t, web, "/api/messages", map[string]string{"text": text})
+	require.Equal(t, http.StatusAccepted, code, out)
+	require.NotEmpty(t, out["id"])
+	return out["id"]
+}
+
+func answer(t *testing.T, web *http.Client, id, text string) int {
+	t.Helper()
+	code, _ := postJSON(t, web, "/api/conversations/"+id+"/answer", map[string]string{"text": text})
+	return code
+}
+
+// event is one server-sent event as the browser receives it.
+type event struct {
+	ID   string
+	Name string
+	Data map[string]any
+}
+
+// events reads a conversation's event stream.
+type events struct {
+	t    *testing.T
+	resp *http.Response
+	dec  *sse.Decoder
+}
+
+// openEvents opens the event stream of conversation id, after lastID if it
+// is not empty. The stream is closed in t.Cleanup.
+func openEvents(t *testing.T, web *http.Client, id, lastID string) *events {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
+	require.NoError(t, err)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := web.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { resp.Body.Close() })
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	return &events{t: t, resp: resp, dec: sse.NewDecoder(resp.Body, 0)}
+}
+
+// next returns the next event; ok is false at the end of the stream.
+func (e *events) next() (ev event, ok bool) {
+	e.t.Helper()
+	raw, err := e.dec.Next()
+	if errors.Is(err, io.EOF) {
+		return event{}, false
+	}
+	require.NoError(e.t, err)
+	ev = event{ID: string(raw.ID), Name: raw.Type}
+	require.NoError(e.t, json.Unmarshal(raw.Data, &ev.Data), "event %s: %s", raw.Type, raw.Data)
+	return ev, true
+}
+
+// until reads events up to and including the first one named name, and
+// returns them all.
+func (e *events) until(name string) []event {
+	e.t.Helper()
+	var got []event
+	for {
+		ev, ok := e.next()
+		require.True(e.t, ok, "the stream ended before a %q event; got %v", name, got)
+		got = append(got, ev)
+		if ev.Name == name {
+			return got
+		}
+	}
+}
+
+// transcript is what the page shows, rebuilt from events the way app.js
+// builds it.
+type transcript struct {
+	artifacts map[string]string
+	notices   []string
+	states    []string
+}
+
+func (tr *transcript) apply(evs []event) {
+	if tr.artifacts == nil {
+		tr.artifacts = make(map[string]string)
+	}
+	for _, ev := range evs {
+		switch ev.Name {
+		case evArtifact:
+			id, text := ev.Data["id"].(string), ev.Data["text"].(string)
+			if ev.Data["append"].(bool) {
+				text = tr.artifacts[id] + text
+			}
+			tr.artifacts[id] = text
+		case evNotice:
+			tr.notices = append(tr.notices, ev.Data["text"].(string))
+		case evStatus:
+			tr.states = append(tr.states, ev.Data["state"].(string))
+		}
+	}
+}
+
+const (
+	tripPlan = "Here is a three-day plan. Day one: a walk through the old town and a long lunch by the river. " +
+		"Day two: the museum quarter, then the night market. " +
+		"Day three: a train to the coast from your starting city, a swim, and dinner by the harbour."
+	tripSummary = "3 days · old town · museums · coast"
+)
+
+// TestTripConversation drives the whole API on the demo trip agent, whose
+// first connection is cut mid-answer: the browser sees the plan streamed,
+// the reconnect and resume, the question, and after the answer the rest of
+// the plan and the summary.
+func TestTripConversation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, web := newTestServer(t, t.Context(), demo.TripAgent())
+		start := time.Now()
+
+		id := send(t, web, "Plan a trip")
+		require.Equal(t, http.StatusConflict, answer(t, web, id, "too early"), "nothing is asked yet")
+
+		evs := openEvents(t, web, id, "")
+		var tr transcript
+		before := evs.until(evInput)
+		tr.apply(before)
+		require.Equal(t, demo.Question, before[len(before)-1].Data["prompt"])
+		require.Equal(t, []string{"reconnecting (1/3)…", "resumed"}, tr.notices)
+		require.Equal(t, []string{"submitted", "working", "input-required"}, tr.states)
+		require.Contains(t, tr.artifacts["answer"], "Day two: the museum quarter")
+		require.NotContains(t, tr.artifacts["answer"], "Day three")
+
+		require.Equal(t, http.StatusNoContent, answer(t, web, id, "Lisbon"))
+		require.Equal(t, http.StatusConflict, answer(t, web, id, "Porto"), "answered already")
+
+		after := evs.until(evDone)
+		tr.apply(after)
+		require.Equal(t, evAnswered, after[0].Name)
+		require.Equal(t, "Lisbon", after[0].Data["text"])
+		require.Equal(t, tripPlan, tr.artifacts["answer"])
+		require.Equal(t, tripSummary, tr.artifacts["summary"])
+		done := after[len(after)-1].Data
+		require.Equal(t, "completed", done["state"])
+		require.Equal(t, "Have a good trip!", done["text"])
+		_, more := evs.next()
+		require.False(t, more, "the stream ends after done")
+
+		// The default backoff (500 ms) passed once, on the fake clock.
+		require.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond)
+
+		// A browser that reconnects gets what it missed, numbered on;
+		// one that saw everything is told to stop (204).
+		lastID := before[2].ID
+		require.Equal(t, "3", lastID)
+		resumed := openEvents(t, web, id, lastID)
+		ev, ok := resumed.next()
+		require.True(t, ok)
+		require.Equal(t, "4", ev.ID)
+
+		all := len(before) + len(after)
+		req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
+		require.NoError(t, err)
+		req.Header.Set("Last-Event-ID", after[len(after)-1].ID)
+		require.Equal(t, after[len(after)-1].ID, strconv.Itoa(all))
+		resp, err := web.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNoContent, resp.StatusCode)
+	})
+}
+
+// TestContextCarriesOver sends a second message in the first one's context.
+func TestContextCarriesOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := demo.QuickAgent()
+		_, web := newTestServer(t, t.Context(), agent)
+
+		first := openEvents(t, web, send(t, web, "weather?"), "").until(evDone)
+		ctxID, _ := first[len(first)-1].Data["contextId"].(string)
+		require.NotEmpty(t, ctxID)
+
+		code, out := postJSON(t, web, "/api/messages", map[string]string{"text": "and tomorrow?", "contextId": ctxID})
+		require.Equal(t, http.StatusAccepted, code)
+		second := openEvents(t, web, out["id"], "").until(evDone)
+		require.Equal(t, ctxID, second[len(second)-1].Data["contextId"])
+	})
+}
+
+// TestEndings checks that each typed ending reaches the browser as one
+// plain stream-error event.
+func TestEndings(t *testing.T) {
+	tests := []struct {
+		name  string
+		agent func() http.Handler
+		kind  string
+		text  string
+	}{
+		{
+			name:  "failed",
+			agent: func() http.Handler { return demo.FailingAgent() },
+			kind:  "failed",
+			text:  "upstream API timed out",
+		},
+		{
+			name:  "rejected",
+			agent: func() http.Handler { return demo.RejectingAgent() },
+			kind:  "rejected",
+			text:  "I only answer questions about trains",
+		},
+		{
+			name:  "auth-required",
+			agent: demo.SecuredAgent,
+			kind:  "auth-required",
+			text:  "Sign in to the calendar",
+		},
+		{
+			name: "retries spent",
+			agent: func() http.Handler {
+				down := a2atest.HTTPStatus(http.StatusServiceUnavailable, "down")
+				return a2atest.NewAgent(
+					a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Second), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.WithFaults(a2atest.CutAfterEvents(1), down, down, down),
+				)
+			},
+			kind: "connection-lost",
+			text: "gave up after 3 attempts",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				_, web := newTestServer(t, t.Context(), tt.agent())
+				evs := openEvents(t, web, send(t, web, "go"), "").until(evError)
+				last := evs[len(evs)-1].Data
+				require.Equal(t, tt.kind, last["kind"])
+				require.NotEmpty(t, last["title"])
+				require.Contains(t, last["text"], tt.text)
+			})
+		})
+	}
+}
+
+// TestUnansweredQuestion leaves the agent's question open: after the input
+// timeout (on the fake clock) the browser is told that it went unanswered,
+// and a late answer is refused.
+func TestUnansweredQuestion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, web := newTestServer(t, t.Context(), demo.TripAgent())
+		id := send(t, web, "Plan a trip")
+		evs := openEvents(t, web, id, "")
+		evs.until(evInput)
+		asked := time.Now()
+
+		last := evs.until(evError)
+		require.Equal(t, inputTimeout, time.Since(asked))
+		end := last[len(last)-1].Data
+		require.Equal(t, "no-answer", end["kind"])
+		require.Contains(t, end["text"], demo.Question)
+		require.Contains(t, end["text"], "deadline exceeded")
+		require.Equal(t, http.StatusConflict, answer(t, web, id, "Lisbon"))
+	})
+}
+
+// TestShutdown stops the server while a conversation waits for an answer:
+// the browser is told, its event stream ends, and Close joins the
+// conversation's goroutine. New messages are refused.
+func TestShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		srv, web := newTestServer(t, ctx, demo.TripAgent())
+
+		id := send(t, web, "Plan a trip")
+		evs := openEvents(t, web, id, "")
+		evs.until(evInput)
+
+		cancel()
+		last := evs.until(evError)
+		require.Equal(t, "stopped", last[len(last)-1].Data["kind"])
+		_, more := evs.next()
+		require.False(t, more)
+		srv.Close()
+
+		code, _ := postJSON(t, web, "/api/messages", map[string]string{"text": "hello?"})
+		require.Equal(t, http.StatusServiceUnavailable, code)
+	})
+}
+
+// TestBadRequests checks the API's refusals.
+func TestBadRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, web := newTestServer(t, t.Context(), demo.QuickAgent())
+
+		resp, err := web.Get(base + "/api/conversations/nope/events")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNotFound, resp.StatusCode)
+
+		require.Equal(t, http.StatusNotFound, answer(t, web, "nope", "x"))
+
+		code, _ := postJSON(t, web, "/api/messages", map[string]string{"text": "  "})
+		require.Equal(t, http.StatusBadRequest, code)
+
+		resp, err = web.Post(base+"/api/messages", "text/plain", strings.NewReader(`{"text":"hi"}`))
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
+
+		id := send(t, web, "weather?")
+		req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
+		require.NoError(t, err)
+		req.Header.Set("Last-Event-ID", "x")
+		resp, err = web.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		openEvents(t, web, id, "").until(evDone)
+	})
+}
+
+// TestRun starts the program on a free loopback port, reads the URL it
+// prints, fetches the page, and stops it.
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out, stdout := io.Pipe()
+	exit := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"-addr", "127.0.0.1:0"}, stdout, io.Discard)
+		stdout.Close()
+		exit <- code
+	}()
+
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	m := regexp.MustCompile(`^webchat listening on (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(line)
+	require.NotNil(t, m, "got %q", line)
+
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	web := &http.Client{Transport: tr}
+	for path, want := range map[string]string{
+		"":          `<label for="chat-text">Message</label>`,
+		"app.js":    "new EventSource(",
+		"style.css": "#status",
+	} {
+		resp, err := web.Get(m[1] + path)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Contains(t, string(body), want, path)
+	}
+
+	cancel()
+	require.Equal(t, 0, <-exit)
+}
+
+// TestPrune checks that only ended conversations are forgotten, oldest
+// first, and only beyond maxKept.
+func TestPrune(t *testing.T) {
+	s := &server{convs: make(map[string]*conversation)}
+	const n = 2*maxKept + 10 // maxKept+5 ended, maxKept+5 running
+	for i := range n {
+		c := newConversation(strconv.Itoa(i))
+		c.done = i%2 == 0 // every other one has ended
+		s.convs[c.id] = c
+		s.order = append(s.order, c)
+	}
+	s.prune()
+	// Room is left for one more: maxKept-1 ended ones stay.
+	require.Len(t, s.convs, maxKept-1+maxKept+5)
+	require.Len(t, s.order, len(s.convs))
+	for _, gone := range []string{"0", "2", "4", "6", "8", "10"} {
+		require.NotContains(t, s.convs, gone, "the oldest ended ones go")
+	}
+	require.Contains(t, s.convs, "1", "running ones stay")
+	require.Contains(t, s.convs, "12", "newer ended ones stay")
+}
+
+func TestRunBadFlags(t *testing.T) {
+	var stderr strings.Builder
+	require.Equal(t, 2, run(t.Context(), []string{"-nope"}, io.Discard, &stderr))
+	require.Contains(t, stderr.String(), "-nope")
+	require.Equal(t, 2, run(t.Context(), []string{"extra"}, io.Discard, io.Discard))
+}
+
+func TestPageURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080/",
+		"0.0.0.0:80":     "http://localhost:80/",
+		"[::]:8080":      "http://localhost:8080/",
+		"[::1]:8080":     "http://[::1]:8080/",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		require.NoError(t, err)
+		require.Equal(t, want, pageURL(tcp), addr)
+	}
+}
