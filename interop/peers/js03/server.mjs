@@ -1,0 +1,103 @@
+// A scripted A2A 0.3 agent on @a2a-js/sdk 0.3.14 and express 5, used as a
+// real peer by the a2astream interop tests.
+//
+//   node server.mjs --port 0 --delay 60
+//
+// prints "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { announce, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
+
+const opts = parseArgs(process.argv.slice(2));
+
+class ScriptedExecutor {
+  constructor(delay) {
+    this.delay = delay;
+    this.running = new Map(); // taskId -> {abort, contextId}
+  }
+
+  async execute(ctx, bus) {
+    const { taskId, contextId } = ctx;
+    const text = textOf(ctx.userMessage.parts);
+    const steps = plan(text, Boolean(ctx.task));
+    const abort = new AbortController();
+    this.running.set(taskId, { abort, contextId });
+    const artifactIds = new Map();
+    const agentMessage = (t) => ({
+      kind: 'message', role: 'agent', messageId: randomUUID(), taskId, contextId,
+      parts: [{ kind: 'text', text: t }],
+    });
+    const emit = (step) => {
+      switch (step.op) {
+        case 'task':
+          bus.publish({
+            kind: 'task', id: taskId, contextId,
+            status: { state: 'submitted', timestamp: new Date().toISOString() },
+            history: [ctx.userMessage], artifacts: [],
+          });
+          break;
+        case 'status':
+          bus.publish({
+            kind: 'status-update', taskId, contextId, final: Boolean(step.final),
+            status: {
+              state: step.state, timestamp: new Date().toISOString(),
+              ...(step.text ? { message: agentMessage(step.text) } : {}),
+            },
+          });
+          break;
+        case 'chunk': {
+          const known = artifactIds.has(step.name);
+          if (!known) artifactIds.set(step.name, randomUUID());
+          bus.publish({
+            kind: 'artifact-update', taskId, contextId, append: known, lastChunk: step.last,
+            artifact: { artifactId: artifactIds.get(step.name), name: step.name, parts: [{ kind: 'text', text: step.text }] },
+          });
+          break;
+        }
+        case 'message':
+          bus.publish({ kind: 'message', role: 'agent', messageId: randomUUID(), contextId, parts: [{ kind: 'text', text: step.text }] });
+          break;
+      }
+    };
+    try {
+      await run(steps, emit, abort.signal, this.delay);
+    } finally {
+      this.running.delete(taskId);
+      bus.finished();
+    }
+  }
+
+  async cancelTask(taskId, bus) {
+    const run = this.running.get(taskId);
+    run?.abort.abort();
+    bus.publish({
+      kind: 'status-update', taskId, contextId: run?.contextId ?? '', final: true,
+      status: { state: 'canceled', timestamp: new Date().toISOString() },
+    });
+  }
+}
+
+const card = {
+  name: 'a2astream interop peer (@a2a-js/sdk 0.3.14)',
+  description: 'A scripted agent: the user text picks the script.',
+  protocolVersion: '0.3.0',
+  version: '1.0.0',
+  url: 'http://127.0.0.1/', // replaced once the port is known
+  preferredTransport: 'JSONRPC',
+  capabilities: { streaming: true, pushNotifications: false },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'script', name: 'script', description: 'Plays the scenario named in the message text.', tags: ['test'] }],
+};
+
+const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay));
+const app = express();
+app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+
+const server = app.listen(opts.port, '127.0.0.1', () => {
+  card.url = `http://127.0.0.1:${server.address().port}/`;
+  announce(server);
+});

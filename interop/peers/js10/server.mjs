@@ -1,0 +1,139 @@
+// A scripted A2A 1.0 agent on @a2a-js/sdk 1.3.0 and express 5, used as a
+// real peer by the a2astream interop tests.
+//
+//   node server.mjs --port 0 --delay 60            A2A 1.0 only (clients send A2A-Version: 1.0)
+//   node server.mjs --port 0 --delay 60 --legacy   also A2A 0.3 through the SDK's legacyCompat
+//
+// prints "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { Role, TaskState } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { announce, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
+
+const opts = parseArgs(process.argv.slice(2));
+
+const STATES = {
+  submitted: TaskState.TASK_STATE_SUBMITTED,
+  working: TaskState.TASK_STATE_WORKING,
+  'input-required': TaskState.TASK_STATE_INPUT_REQUIRED,
+  'auth-required': TaskState.TASK_STATE_AUTH_REQUIRED,
+  completed: TaskState.TASK_STATE_COMPLETED,
+  failed: TaskState.TASK_STATE_FAILED,
+  canceled: TaskState.TASK_STATE_CANCELED,
+  rejected: TaskState.TASK_STATE_REJECTED,
+};
+
+const textPart = (value) => ({ content: { $case: 'text', value }, mediaType: 'text/plain', filename: '', metadata: {} });
+
+function agentMessage(text, taskId, contextId) {
+  return {
+    messageId: randomUUID(), taskId, contextId, role: Role.ROLE_AGENT,
+    parts: [textPart(text)], metadata: {}, extensions: [], referenceTaskIds: [],
+  };
+}
+
+class ScriptedExecutor {
+  constructor(delay) {
+    this.delay = delay;
+    this.running = new Map(); // taskId -> {abort, contextId}
+  }
+
+  async execute(ctx, bus) {
+    const { taskId, contextId } = ctx;
+    const user = ctx.userMessage;
+    const followUp = Boolean(ctx.task);
+    const steps = plan(textOf(user.parts), followUp);
+    const abort = new AbortController();
+    this.running.set(taskId, { abort, contextId });
+    const artifactIds = new Map();
+    if (followUp) {
+      // SDK 1.x: every execute() must publish a Task (or a Message) first.
+      bus.publish(AgentEvent.task(ctx.task));
+    }
+    const emit = (step) => {
+      switch (step.op) {
+        case 'task':
+          bus.publish(AgentEvent.task({
+            id: taskId, contextId,
+            status: { state: STATES.submitted, message: undefined, timestamp: new Date().toISOString() },
+            artifacts: [], history: [user], metadata: {},
+          }));
+          break;
+        case 'status':
+          bus.publish(AgentEvent.statusUpdate({
+            taskId, contextId, metadata: {},
+            status: {
+              state: STATES[step.state],
+              message: step.text ? agentMessage(step.text, taskId, contextId) : undefined,
+              timestamp: new Date().toISOString(),
+            },
+          }));
+          break;
+        case 'chunk': {
+          const known = artifactIds.has(step.name);
+          if (!known) artifactIds.set(step.name, randomUUID());
+          bus.publish(AgentEvent.artifactUpdate({
+            taskId, contextId, append: known, lastChunk: step.last, metadata: {},
+            artifact: {
+              artifactId: artifactIds.get(step.name), name: step.name, description: '',
+              parts: [textPart(step.text)], metadata: {}, extensions: [],
+            },
+          }));
+          break;
+        }
+        case 'message':
+          bus.publish(AgentEvent.message({
+            messageId: randomUUID(), taskId: '', contextId, role: Role.ROLE_AGENT,
+            parts: [textPart(step.text)], metadata: {}, extensions: [], referenceTaskIds: [],
+          }));
+          break;
+      }
+    };
+    try {
+      await run(steps, emit, abort.signal, this.delay);
+    } finally {
+      this.running.delete(taskId);
+    }
+  }
+
+  async cancelTask(taskId, bus) {
+    const r = this.running.get(taskId);
+    r?.abort.abort();
+    bus.publish(AgentEvent.statusUpdate({
+      taskId, contextId: r?.contextId ?? '', metadata: {},
+      status: { state: STATES.canceled, message: undefined, timestamp: new Date().toISOString() },
+    }));
+  }
+}
+
+const iface = (version) => ({ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: version });
+const card = {
+  name: `a2astream interop peer (@a2a-js/sdk 1.3.0${opts.legacy ? ', legacyCompat' : ''})`,
+  description: 'A scripted agent: the user text picks the script.',
+  supportedInterfaces: opts.legacy ? [iface('1.0'), iface('0.3')] : [iface('1.0')],
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{
+    id: 'script', name: 'script', description: 'Plays the scenario named in the message text.', tags: ['test'],
+    examples: [], inputModes: [], outputModes: [], securityRequirements: [],
+  }],
+  signatures: [],
+};
+
+const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay));
+const legacyCompat = { enabled: opts.legacy };
+const app = express();
+app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
+app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+
+const server = app.listen(opts.port, '127.0.0.1', () => {
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  for (const i of card.supportedInterfaces) i.url = url;
+  announce(server);
+});

@@ -1,0 +1,218 @@
+package interop_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/interop/proxy"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// These tests pin down the peculiarities of the real servers that the
+// runtime copes with (the quirks list in README.md), one behaviour each, on
+// every peer.
+
+func quirkCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// finish runs a scenario to its end and returns the task ID.
+func finish(t *testing.T, ctx context.Context, c *stream.Client, text string) string {
+	t.Helper()
+	task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, text)).Wait()
+	if err != nil || task == nil {
+		t.Fatalf("%q: task %v, err %v", text, task, err)
+	}
+	return task.ID
+}
+
+// Subscribing to a finished task: a2a-go answers -32001 (task not found,
+// although tasks/get finds it, with a text/plain get-task response),
+// js-0.3.14 a snapshot and close, js-1.3.0 a plain-JSON -32004 and the
+// legacy dialect an `event: error` -32004. Each time the stream must end
+// with the completed task, as it is on the server.
+func TestQuirkSubscribeAfterTheTurn(t *testing.T) {
+	eachPeer(t, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		var prompts []string
+		c := newClient(t, newProxy(t, p, nil), p, &prompts)
+		id := finish(t, ctx, c, "stream a story")
+
+		task, err := c.Subscribe(ctx, id).Wait()
+		if err != nil {
+			t.Fatalf("Subscribe to a completed task: %v", err)
+		}
+		if task.Status.State != a2a.StateCompleted {
+			t.Fatalf("state %s, want completed", task.Status.State)
+		}
+		if got := view(task.Artifacts); len(got) != 2 || strings.Join(got[0].Parts, "") != "Once upon a time, a gopher met a node." {
+			t.Fatalf("artifacts %v", got)
+		}
+		// The unary call on its own (a2a-go answers it as text/plain).
+		got, err := c.GetTask(ctx, id)
+		if err != nil || got.Status.State != a2a.StateCompleted {
+			t.Fatalf("GetTask: %v, %v", got, err)
+		}
+	})
+}
+
+// A message to a finished task is refused before any event: a2a-go with a
+// `data:` error (-32602), js-0.3.14 with `event: error` (-32600), js-1.3.0
+// (both dialects) with a plain application/json body (-32004) on HTTP 200.
+// Each must end in an *a2a.RPCError, not in a silent empty stream.
+func TestQuirkErrorsOnStreams(t *testing.T) {
+	eachPeer(t, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		var prompts []string
+		c := newClient(t, newProxy(t, p, nil), p, &prompts)
+		id := finish(t, ctx, c, "stream a story")
+
+		msg := a2a.NewTextMessage(a2a.RoleUser, "stream again")
+		msg.TaskID = id
+		_, err := c.Send(ctx, msg).Wait()
+		var rpcErr *a2a.RPCError
+		if !errors.As(err, &rpcErr) {
+			t.Fatalf("send to a completed task: %T %v, want *a2a.RPCError", err, err)
+		}
+		t.Logf("%s: %v", p.def.name, rpcErr)
+	})
+}
+
+// js-1.3.0 keeps a subscription to an input-required task open (it would
+// deliver the next turn); the legacy dialect reports input-required with
+// final:false and then closes; a2a-go refuses with -32001. Answering later
+// through Subscribe must work everywhere without waiting for an EOF.
+func TestQuirkInputRequiredSubscription(t *testing.T) {
+	eachPeer(t, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		px := newProxy(t, p, nil)
+		noHook, err := stream.NewClient("http://"+px.Addr()+"/", stream.WithVersion(p.def.version),
+			stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = noHook.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "book a trip; ask for input")).Wait()
+		var herr *hitl.Error
+		if !errors.As(err, &herr) || !errors.Is(err, hitl.ErrNoHook) {
+			t.Fatalf("without a hook: %T %v, want *hitl.Error wrapping ErrNoHook", err, err)
+		}
+		id := herr.Task.ID
+
+		var prompts []string
+		c := newClient(t, px, p, &prompts)
+		start := time.Now()
+		task, err := c.Subscribe(ctx, id).Wait()
+		if err != nil {
+			t.Fatalf("Subscribe with a hook: %v", err)
+		}
+		if task.Status.State != a2a.StateCompleted || len(prompts) != 1 || prompts[0] != "Which dates?" {
+			t.Fatalf("state %s, prompts %q", task.Status.State, prompts)
+		}
+		want := []artifact{{"draft", []string{"Planning the trip."}}, {"result", []string{"Booked ", "for " + answer + "."}}}
+		if got := view(task.Artifacts); !equalArtifacts(got, want) {
+			t.Fatalf("artifacts %v, want %v", got, want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("took %v: the stream waited on an open subscription", d)
+		}
+	})
+}
+
+func equalArtifacts(a, b []artifact) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || strings.Join(a[i].Parts, "\x00") != strings.Join(b[i].Parts, "\x00") {
+			return false
+		}
+	}
+	return true
+}
+
+// express rejects a JSON body over its 100 KB default with HTTP 413 and an
+// HTML page; a2a-go takes it. The stream must end in a *stream.HTTPError
+// with the status, not in a protocol error about HTML.
+func TestQuirkBigRequest(t *testing.T) {
+	eachPeer(t, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		var prompts []string
+		c := newClient(t, newProxy(t, p, nil), p, &prompts)
+		text := "stream a story " + strings.Repeat("x", 200_000)
+		task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, text)).Wait()
+		if p.def.name == "a2a-go-0.3.3" {
+			if err != nil || task.Status.State != a2a.StateCompleted {
+				t.Fatalf("a2a-go: %v, %v", task, err)
+			}
+			return
+		}
+		var herr *stream.HTTPError
+		if !errors.As(err, &herr) || herr.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("%T %v, want *stream.HTTPError 413", err, err)
+		}
+		if !strings.Contains(strings.ToLower(string(herr.Body)), "<html") && !strings.Contains(string(herr.Body), "<!DOCTYPE") {
+			t.Logf("413 body is not HTML: %q", herr.Body)
+		}
+	})
+}
+
+// Without WithVersion the client negotiates: a2a-go and js-0.3.14 answer
+// the 1.0 method with -32601 (a2a-go as text/plain), so it falls back to
+// 0.3; the js-1.3.0 peers speak 1.0.
+func TestQuirkNegotiation(t *testing.T) {
+	want := map[string]a2a.Version{"a2a-go-0.3.3": a2a.V03, "js-0.3.14": a2a.V03, "js-1.3.0": a2a.V10, "js-1.3.0-legacy": a2a.V10}
+	eachPeer(t, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		px := newProxy(t, p, nil)
+		c, err := stream.NewClient("http://"+px.Addr()+"/",
+			stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		finish(t, ctx, c, "stream a story")
+		if c.Version() != want[p.def.name] {
+			t.Fatalf("negotiated %q, want %q", c.Version(), want[p.def.name])
+		}
+
+		// Resolve reads the real agent card (straight from the peer).
+		rc, err := stream.Resolve(ctx, p.url)
+		if err != nil {
+			t.Fatalf("Resolve: %v", err)
+		}
+		if rc.Endpoint() != p.url || rc.Version() != want[p.def.name] {
+			t.Fatalf("Resolve picked %q %q, want %q %q", rc.Endpoint(), rc.Version(), p.url, want[p.def.name])
+		}
+	})
+}
+
+// A cut inside the very first event leaves the client without a task ID:
+// nothing can be resumed and the message must not be sent twice, so the
+// stream ends with *reconnect.Error{Attempts: 0}. This is why the matrix
+// has no mid-event cut for the message-only scenario.
+func TestCutBeforeTaskID(t *testing.T) {
+	eachPeer(t, func(t *testing.T, p *peer) {
+		for _, text := range []string{"reply with a message", "stream a story"} {
+			ctx := quirkCtx(t)
+			var prompts []string
+			px := newProxy(t, p, []proxy.Fault{cut(0, 40)})
+			c := newClient(t, px, p, &prompts)
+			_, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, text)).Wait()
+			var rerr *reconnect.Error
+			if !errors.As(err, &rerr) || rerr.Attempts != 0 {
+				t.Fatalf("%q cut mid first event: %T %v, want *reconnect.Error{Attempts: 0}", text, err, err)
+			}
+			if n := len(px.Records()); n != 1 {
+				t.Fatalf("%q: %d streams opened, want 1 (no resubscribe, no re-send)", text, n)
+			}
+		}
+	})
+}
