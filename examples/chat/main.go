@@ -128,12 +128,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // chat renders one conversation on out. Stream.Next calls its notice and ask
 // methods on the goroutine that reads the stream, so it needs no locking.
 type chat struct {
-	out     io.Writer
-	in      *lineReader
-	tty     bool   // stdin is a terminal, which echoes what is typed
+	out      io.Writer
+	in       *lineReader
+	tty      bool   // stdin is a terminal, which echoes what is typed
 	answer   string // the -answer flag
 	fallback string // the demo's answer when stdin is closed; "" for a real agent
-	midLine bool   // the last thing written did not end its line
+	midLine  bool   // the last thing written did not end its line
 
 	printed  map[string]string // text of each artifact written so far, by ID
 	first    string            // ID of the task's first artifact: the answer, shown bare
