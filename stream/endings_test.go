@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -324,4 +325,30 @@ func TestReconnectErrorCarriesCause(t *testing.T) {
 		require.Equal(t, 1, re.Attempts)
 		require.Contains(t, err.Error(), "gave up after 1 attempts")
 	})
+}
+
+func TestSlowDrip(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// One byte every 10 ms is slow but alive: with a 1 s idle
+				// timeout nothing is dropped and every event arrives whole.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(10*time.Millisecond)))
+				s := newClient(t, agent, v, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, "hello world", got.text("a1"))
+				require.Equal(t, 0, resubscribes(agent))
+
+				// One byte every 2 s against the same timeout is a drop.
+				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(2*time.Second)))
+				s = newClient(t, agent, v, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
+				_, err = drain(t, s)
+				var re *reconnect.Error
+				require.ErrorAs(t, err, &re)
+				require.ErrorIs(t, err, stream.ErrIdleTimeout)
+				require.Equal(t, 0, re.Attempts, "no byte of the first event arrived in time, so no task is known")
+			})
+		})
+	}
 }
