@@ -64,6 +64,10 @@ func (l *Ledger) RecordSent(m *a2a.Message) {
 // Apply folds one live event into the ledger. A *a2a.Task is reconciled as
 // a non-authoritative snapshot; a *a2a.Message outside any task is
 // deduplicated by ID but creates no task.
+//
+// Apply takes ownership of ev: an *a2a.ArtifactUpdate may be changed (its
+// parts cut to the unseen tail, its IDs set to the task's) and yielded as
+// the delta itself, which saves an allocation per event.
 func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 	switch e := ev.(type) {
 	case *a2a.Task:
@@ -192,6 +196,7 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 
 func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Event {
 	t := l.ensureTask(u.TaskID, u.ContextID)
+	u.TaskID, u.ContextID = t.ID, t.ContextID
 	id := u.Artifact.ID
 	parts := u.Artifact.Parts
 	a := t.Artifact(id)
@@ -201,8 +206,8 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 		t.Artifacts = append(t.Artifacts, u.Artifact.Clone())
 		l.setCursor(id, len(parts))
 		l.newContent(len(parts))
-		return append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Artifact: u.Artifact,
-			LastChunk: u.LastChunk, Metadata: u.Metadata})
+		u.Append = false
+		return append(dst, u)
 	}
 	if !u.Append {
 		if l.window && isPrefix(parts, a.Parts) {
@@ -214,8 +219,7 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 		}
 		*a = u.Artifact.Clone()
 		l.newContent(len(parts))
-		return append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Artifact: u.Artifact,
-			LastChunk: u.LastChunk, Metadata: u.Metadata})
+		return append(dst, u)
 	}
 	start := 0
 	if l.window {
@@ -233,8 +237,8 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 	tail := parts[start:]
 	a.Parts = appendClones(a.Parts, tail)
 	l.newContent(len(tail))
-	return append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Append: true,
-		Artifact: a2a.Artifact{ID: id, Parts: tail}, LastChunk: u.LastChunk, Metadata: u.Metadata})
+	u.Artifact.Parts = tail
+	return append(dst, u)
 }
 
 func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {

@@ -78,6 +78,7 @@ type leg struct {
 	reqID  string
 	body   io.ReadCloser
 	dec    *sse.Decoder
+	rdec   *a2a.ResponseDecoder
 	single a2a.Event // set when the server answered with one JSON result
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -158,6 +159,7 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 	switch mt {
 	case "text/event-stream":
 		l.dec = sse.NewDecoder(body, c.cfg.maxEventSize)
+		l.rdec = a2a.NewResponseDecoder()
 		return l, nil
 	case "application/json", "text/plain", "application/a2a+json":
 		// A single JSON-RPC response instead of a stream: servers answer
@@ -167,7 +169,7 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 		if err != nil {
 			return nil, l.mapErr(err)
 		}
-		ev, err := decodeEvent(raw, id)
+		ev, err := decodeEvent(a2a.NewResponseDecoder(), raw, id)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +197,7 @@ func (l *leg) next() (a2a.Event, error) {
 	if err != nil {
 		return nil, l.mapErr(err)
 	}
-	ev, err := decodeEvent(e.Data, l.reqID)
+	ev, err := decodeEvent(l.rdec, e.Data, l.reqID)
 	if err == nil && e.Type == "error" {
 		err = &ProtocolError{Reason: "an \"event: error\" frame without a JSON-RPC error"}
 	}
@@ -231,10 +233,13 @@ func (l *leg) close() {
 }
 
 // decodeEvent decodes one JSON-RPC response carrying a stream result.
-func decodeEvent(data []byte, reqID string) (a2a.Event, error) {
-	resp, err := jsonrpc.DecodeResponse(data)
-	if err != nil {
+func decodeEvent(d *a2a.ResponseDecoder, data []byte, reqID string) (a2a.Event, error) {
+	resp, err := d.Decode(data)
+	switch {
+	case errors.Is(err, a2a.ErrNotAResponse):
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+	case err != nil:
+		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
 	if !jsonrpc.IDMatches(resp.ID, reqID) {
 		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", resp.ID, reqID)}
@@ -242,11 +247,7 @@ func decodeEvent(data []byte, reqID string) (a2a.Event, error) {
 	if resp.Error != nil {
 		return nil, resp.Error
 	}
-	ev, err := a2a.UnmarshalEvent(resp.Result)
-	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed result", Err: err}
-	}
-	return ev, nil
+	return resp.Event, nil
 }
 
 // unary makes a non-streaming call and returns its JSON-RPC result.

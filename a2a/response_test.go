@@ -1,0 +1,86 @@
+package a2a_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+func TestResponseDecoder(t *testing.T) {
+	d := a2a.NewResponseDecoder()
+	// One decoder serves a whole stream of mixed responses, in either version.
+	inputs := []string{
+		`{"jsonrpc":"2.0","id":"r1","result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"submitted"}}}`,
+		"  {\"jsonrpc\":\"2.0\",\"id\":\"r1\",\"result\":{\"statusUpdate\":{\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"}}}}\n",
+		`{"jsonrpc":"2.0","id":"r1","result":{"kind":"artifact-update","taskId":"t-1","contextId":"c-1","artifact":{"artifactId":"a1","parts":[{"kind":"text","text":"hi"}]},"append":true}}`,
+		`{"jsonrpc":"2.0","id":7,"error":{"code":-32001,"message":"task not found","data":{"error":"x"}}}`,
+	}
+	var got []string
+	for _, in := range inputs {
+		r, err := d.Decode([]byte(in))
+		require.NoError(t, err, in)
+		switch {
+		case r.Error != nil:
+			require.Equal(t, a2a.CodeTaskNotFound, r.Error.Code)
+			require.JSONEq(t, `{"error":"x"}`, string(r.Error.Data))
+			require.Equal(t, "7", string(r.ID))
+			got = append(got, "error")
+		default:
+			require.Equal(t, `"r1"`, string(r.ID))
+			switch e := r.Event.(type) {
+			case *a2a.Task:
+				got = append(got, "task "+string(e.Status.State))
+			case *a2a.StatusUpdate:
+				got = append(got, "status "+string(e.Status.State))
+			case *a2a.ArtifactUpdate:
+				require.True(t, e.Append)
+				got = append(got, "artifact "+e.Artifact.Text())
+			}
+		}
+	}
+	require.Equal(t, []string{"task submitted", "status working", "artifact hi", "error"}, got)
+}
+
+func TestResponseDecoderRejects(t *testing.T) {
+	cases := map[string]string{
+		"truncated":                `{"jsonrpc":"2.0","id":1,"result":{"kind":`,
+		"two objects":              `{"jsonrpc":"2.0","id":1,"error":{"code":1}}{"jsonrpc":"2.0"}`,
+		"trailing bracket":         `{"jsonrpc":"2.0","id":1,"error":{"code":1}}]`,
+		"not an object":            `[1,2]`,
+		"empty":                    ``,
+		"neither result nor error": `{"jsonrpc":"2.0","id":1}`,
+		"unknown result":           `{"jsonrpc":"2.0","id":1,"result":{"surprise":true}}`,
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := a2a.NewResponseDecoder()
+			_, err := d.Decode([]byte(in))
+			require.Error(t, err)
+			require.True(t, errors.Is(err, a2a.ErrNotAResponse) || errors.Is(err, a2a.ErrUnknownResult), "%v", err)
+			// The decoder recovers: the next good response decodes.
+			r, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[]}}`))
+			require.NoError(t, err)
+			require.IsType(t, &a2a.Message{}, r.Event)
+		})
+	}
+}
+
+func TestResponseDecoderMatchesUnmarshalEvent(t *testing.T) {
+	// The single-pass decoder and the two-step path agree on every capture
+	// result (the capture tests feed UnmarshalEvent; this ties the two).
+	results := [][]byte{
+		[]byte(`{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"input-required","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"q?"}]},"timestamp":"2026-11-22T02:52:45.330535456Z"},"final":true}`),
+		[]byte(`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x","mediaType":"text/plain","metadata":{}},{"data":{"k":[1,2]}},{"raw":"aGk="},{"url":"https://x/y"}]},"append":true,"lastChunk":true,"metadata":{}}}`),
+	}
+	d := a2a.NewResponseDecoder()
+	for _, res := range results {
+		want, err := a2a.UnmarshalEvent(res)
+		require.NoError(t, err)
+		r, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":` + string(res) + `}`))
+		require.NoError(t, err)
+		require.Equal(t, want, r.Event)
+	}
+}

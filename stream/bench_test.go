@@ -1,0 +1,70 @@
+package stream_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// benchBody builds an SSE body of n artifact-update events of about 200
+// bytes each, in the wire shape of the captures, then the final status.
+func benchBody(v a2a.Version, n int) []byte {
+	var b bytes.Buffer
+	write := func(ev a2a.Event) {
+		raw, err := a2a.MarshalEvent(v, ev)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(&b, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
+	}
+	const task, ctx = "01a2012b-974f-761f-b805-9c1314c44506", "01a2012b-974f-76f9-9aea-fd8810f6e4b8"
+	write(&a2a.Task{ID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateWorking}})
+	for i := range n {
+		write(&a2a.ArtifactUpdate{TaskID: task, ContextID: ctx, Append: i > 0,
+			Artifact: a2a.Artifact{ID: "01a2012b-9a71-7764-a7f7-28d5f2ef6cbb", Parts: []a2a.Part{{Text: fmt.Sprintf("chunk %06d of the answer ", i)}}}})
+	}
+	write(&a2a.StatusUpdate{TaskID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true})
+	return b.Bytes()
+}
+
+// bodyTransport answers every request with the same SSE body.
+type bodyTransport struct{ body []byte }
+
+func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(t.body)), Request: r}, nil
+}
+
+// BenchmarkDriver measures the whole runtime per event (decode, dedupe,
+// delivery), with no network: Send, then Next until the end.
+func BenchmarkDriver(b *testing.B) {
+	const n = 10000
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		b.Run(string(v), func(b *testing.B) {
+			body := benchBody(v, n)
+			c, err := stream.NewClient("http://bench.test/", stream.WithVersion(v),
+				stream.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				s := c.Send(b.Context(), a2a.NewTextMessage(a2a.RoleUser, "go"))
+				events := 0
+				for s.Next() {
+					events++
+				}
+				if err := s.Err(); err != nil || events != n+2 {
+					b.Fatalf("events %d, err %v", events, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+2)), "ns/event")
+		})
+	}
+}
