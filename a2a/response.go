@@ -69,6 +69,15 @@ var ErrNotAResponse = errors.New("a2a: not a JSON-RPC response")
 // Decode decodes one response. data must hold exactly one JSON object; it
 // is not retained.
 func (d *ResponseDecoder) Decode(data []byte) (Response, error) {
+	if len(data) > bigResponse {
+		// A big event is decoded in place: going through the json.Decoder
+		// would copy it into a buffer that then stays as large.
+		d.env = envelope{}
+		if err := json.Unmarshal(data, &d.env); err != nil {
+			return Response{}, fmt.Errorf("%w: %w", ErrNotAResponse, err)
+		}
+		return d.env.response()
+	}
 	d.feed.b = data
 	d.fed += int64(len(data))
 	d.env = envelope{}
@@ -85,12 +94,19 @@ func (d *ResponseDecoder) Decode(data []byte) (Response, error) {
 		d.reset()
 		return Response{}, fmt.Errorf("%w: data after the response object", ErrNotAResponse)
 	}
-	r := Response{ID: d.env.ID}
-	if e := d.env.Error; e != nil {
-		r.Error = &RPCError{Code: e.Code, Message: e.Message, Data: e.Data}
+	return d.env.response()
+}
+
+// bigResponse is the size above which Decode unmarshals in place.
+const bigResponse = 64 << 10
+
+func (e *envelope) response() (Response, error) {
+	r := Response{ID: e.ID}
+	if e.Error != nil {
+		r.Error = &RPCError{Code: e.Error.Code, Message: e.Error.Message, Data: e.Error.Data}
 		return r, nil
 	}
-	ev, err := d.env.Result.event()
+	ev, err := e.Result.event()
 	if err != nil {
 		return Response{}, err
 	}

@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,6 +67,21 @@ func TestResponseDecoderRejects(t *testing.T) {
 			require.IsType(t, &a2a.Message{}, r.Event)
 		})
 	}
+}
+
+func TestResponseDecoderBigResponses(t *testing.T) {
+	d := a2a.NewResponseDecoder()
+	big := strings.Repeat("x", 200<<10)
+	for range 2 {
+		r, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"` + big + `"}]}}}`))
+		require.NoError(t, err)
+		require.Equal(t, big, r.Event.(*a2a.ArtifactUpdate).Artifact.Text())
+		r, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"small"}]}}`))
+		require.NoError(t, err, "small and big responses alternate on one decoder")
+		require.Equal(t, "small", r.Event.(*a2a.Message).Text())
+	}
+	_, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"message","messageId":"` + big + `"`))
+	require.ErrorIs(t, err, a2a.ErrNotAResponse)
 }
 
 func TestResponseDecoderMatchesUnmarshalEvent(t *testing.T) {

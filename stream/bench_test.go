@@ -2,9 +2,11 @@ package stream_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -67,4 +69,77 @@ func BenchmarkDriver(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+2)), "ns/event")
 		})
 	}
+}
+
+// BenchmarkBigEvent measures one artifact event of 1, 4 and 16 MiB, read in
+// 16 KiB pieces like a network body, through the whole driver, next to one
+// json.Unmarshal of the same response.
+func BenchmarkBigEvent(b *testing.B) {
+	for _, mib := range []int{1, 4, 16} {
+		text := strings.Repeat("x", mib<<20)
+		var body bytes.Buffer
+		raw, _ := a2a.MarshalEvent(a2a.V10, &a2a.Task{ID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+		fmt.Fprintf(&body, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
+		resp := fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{\"artifactUpdate\":{\"taskId\":\"t\",\"contextId\":\"c\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"text\":%q}]}}}}", text)
+		fmt.Fprintf(&body, "data: %s\n\n", resp)
+		raw, _ = a2a.MarshalEvent(a2a.V10, &a2a.StatusUpdate{TaskID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+		fmt.Fprintf(&body, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
+		b.Run(fmt.Sprintf("driver/%dMiB", mib), func(b *testing.B) {
+			c, _ := stream.NewClient("http://bench.test/", stream.WithVersion(a2a.V10), stream.WithMaxEventSize(64<<20),
+				stream.WithHTTPClient(&http.Client{Transport: chunkedTransport{body.Bytes(), 16 << 10}}))
+			b.SetBytes(int64(len(resp)))
+			b.ReportAllocs()
+			for b.Loop() {
+				task, err := c.Send(b.Context(), a2a.NewTextMessage(a2a.RoleUser, "go")).Wait()
+				if err != nil || len(task.Artifact("a").Parts[0].Text) != len(text) {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("json.Unmarshal/%dMiB", mib), func(b *testing.B) {
+			b.SetBytes(int64(len(resp)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v struct {
+					Result struct {
+						ArtifactUpdate struct {
+							Artifact struct {
+								Parts []struct {
+									Text string `json:"text"`
+								} `json:"parts"`
+							} `json:"artifact"`
+						} `json:"artifactUpdate"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal([]byte(resp), &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// chunkedTransport answers with body, handed out n bytes per Read.
+type chunkedTransport struct {
+	body []byte
+	n    int
+}
+
+func (t chunkedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(&pieces{b: t.body, n: t.n}), Request: r}, nil
+}
+
+type pieces struct {
+	b []byte
+	n int
+}
+
+func (p *pieces) Read(dst []byte) (int, error) {
+	if len(p.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(dst[:min(len(dst), p.n)], p.b)
+	p.b = p.b[n:]
+	return n, nil
 }
