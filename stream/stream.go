@@ -301,22 +301,35 @@ func (s *Stream) setLeg(l *leg, op operation) {
 // been accepted, so it is never retried blindly. A transport error before
 // any response is a drop.
 func (s *Stream) sendFailed(err error) {
+	if s.endedBy(err) {
+		return
+	}
 	var (
-		httpErr  *HTTPError
-		rpcErr   *a2a.RPCError
-		protoErr *ProtocolError
+		httpErr *HTTPError
+		rpcErr  *a2a.RPCError
 	)
-	switch {
-	case s.ctx.Err() != nil:
-		s.fail(s.ctx.Err())
-	case errors.As(err, &httpErr), errors.As(err, &rpcErr):
+	if errors.As(err, &httpErr) || errors.As(err, &rpcErr) {
 		s.fail(err)
-	case errors.As(err, &protoErr):
+		return
+	}
+	s.drop(err)
+}
+
+// endedBy handles what every failure has in common: a done context ends the
+// stream with the context's error, and a protocol error (a server bug, never
+// retried) ends it carrying the task. It reports whether the stream ended.
+func (s *Stream) endedBy(err error) bool {
+	if s.ctx.Err() != nil {
+		s.fail(s.ctx.Err())
+		return true
+	}
+	var protoErr *ProtocolError
+	if errors.As(err, &protoErr) {
 		protoErr.Task = s.snapshot()
 		s.fail(err)
-	default:
-		s.drop(err)
+		return true
 	}
+	return false
 }
 
 // read handles the next event of the current leg.
@@ -420,13 +433,11 @@ func (s *Stream) settledStatus(st *a2a.TaskStatus) bool {
 func (s *Stream) legEnded(err error) {
 	first := s.leg.events == 0
 	s.closeLeg()
-	var (
-		rpcErr   *a2a.RPCError
-		protoErr *ProtocolError
-	)
+	if s.endedBy(err) {
+		return
+	}
+	var rpcErr *a2a.RPCError
 	switch {
-	case s.ctx.Err() != nil:
-		s.fail(s.ctx.Err())
 	case errors.As(err, &rpcErr):
 		switch {
 		case first && s.nego && isVersionRefusal(err):
@@ -442,9 +453,6 @@ func (s *Stream) legEnded(err error) {
 		default:
 			s.fail(err)
 		}
-	case errors.As(err, &protoErr):
-		protoErr.Task = s.snapshot()
-		s.fail(err)
 	case err == io.EOF:
 		s.drop(ErrEndedEarly)
 	case s.legKind == opSubscribe && errors.Is(err, ErrIdleTimeout):
@@ -496,14 +504,14 @@ func (s *Stream) resubscribe() {
 		}
 		return
 	}
+	if s.endedBy(err) {
+		return
+	}
 	var (
-		httpErr  *HTTPError
-		rpcErr   *a2a.RPCError
-		protoErr *ProtocolError
+		httpErr *HTTPError
+		rpcErr  *a2a.RPCError
 	)
 	switch {
-	case s.ctx.Err() != nil:
-		s.fail(s.ctx.Err())
 	case errors.As(err, &httpErr):
 		switch {
 		case httpErr.StatusCode == http.StatusNotFound:
@@ -523,9 +531,6 @@ func (s *Stream) resubscribe() {
 		} else {
 			s.fail(err)
 		}
-	case errors.As(err, &protoErr):
-		protoErr.Task = s.snapshot()
-		s.fail(err)
 	case errors.Is(err, ErrIdleTimeout):
 		s.quiet(err)
 	default:
@@ -598,17 +603,14 @@ const maxRetryAfter = 30 * time.Second
 var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
 
 func (s *Stream) getTaskFailed(err error) {
+	if s.endedBy(err) {
+		return
+	}
 	var (
-		httpErr  *HTTPError
-		protoErr *ProtocolError
-		rpcErr   *a2a.RPCError
+		httpErr *HTTPError
+		rpcErr  *a2a.RPCError
 	)
 	switch {
-	case s.ctx.Err() != nil:
-		s.fail(s.ctx.Err())
-	case errors.As(err, &protoErr):
-		protoErr.Task = s.snapshot()
-		s.fail(err)
 	case errors.As(err, &rpcErr):
 		s.fail(err)
 	case errors.As(err, &httpErr) && !retryableStatus(httpErr.StatusCode):
