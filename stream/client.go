@@ -30,10 +30,10 @@ type Client struct {
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("stream: invalid endpoint: %w", err)
+		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", endpoint)
+		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", u.Redacted())
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -148,7 +148,7 @@ func (c *Client) unaryTask(ctx context.Context, op operation, taskID string) (*a
 		return nil, &ProtocolError{Reason: "malformed task", Err: err}
 	}
 	if t.ID != taskID {
-		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, t.ID), Task: t}
+		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
 	}
 	return t, nil
 }

@@ -151,7 +151,7 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 	l.reqID = id
 	body := io.ReadCloser(resp.Body)
 	if l.idle != nil {
-		l.idle.Reset(c.cfg.idleTimeout)
+		l.idle.Stop()
 		body = &idleReader{ReadCloser: resp.Body, timer: l.idle, d: c.cfg.idleTimeout}
 	}
 	l.body = body
@@ -169,6 +169,11 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 		if err != nil {
 			return nil, l.mapErr(err)
 		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			// An empty answer is a connection that ended before its first
+			// event, as an empty event stream is.
+			return nil, ErrEndedEarly
+		}
 		ev, err := decodeEvent(a2a.NewResponseDecoder(), raw, id)
 		if err != nil {
 			return nil, err
@@ -177,7 +182,16 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 		return l, nil
 	}
 	l.close()
-	return nil, &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", resp.Header.Get("Content-Type"))}
+	return nil, &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
+}
+
+// quote cuts server data quoted in an error text to a readable length.
+func quote(b []byte) string {
+	const limit = 64
+	if len(b) <= limit {
+		return string(b)
+	}
+	return string(b[:limit]) + "…"
 }
 
 // next returns the next event of the leg, io.EOF at its clean end, or an
@@ -242,7 +256,7 @@ func decodeEvent(d *a2a.ResponseDecoder, data []byte, reqID string) (a2a.Event, 
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
 	if !jsonrpc.IDMatches(resp.ID, reqID) {
-		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", resp.ID, reqID)}
+		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", quote(resp.ID), reqID)}
 	}
 	if resp.Error != nil {
 		return nil, resp.Error
@@ -264,18 +278,24 @@ func (c *Client) unary(parent context.Context, v a2a.Version, op operation, para
 		return nil, err
 	}
 	defer resp.Body.Close()
+	body := io.Reader(resp.Body)
+	if idle != nil {
+		// As on a stream, the timer measures silence, not the whole call.
+		idle.Stop()
+		body = &idleReader{ReadCloser: resp.Body, timer: idle, d: c.cfg.idleTimeout}
+	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var raw []byte
 	switch mt {
 	case "application/json", "text/plain", "application/a2a+json":
-		raw, err = readLimited(resp.Body, c.cfg.maxEventSize)
+		raw, err = readLimited(body, c.cfg.maxEventSize)
 	case "text/event-stream":
 		// Tolerate a server that answers a unary call as a one-event stream.
 		var e sse.Event
-		e, err = sse.NewDecoder(resp.Body, c.cfg.maxEventSize).Next()
+		e, err = sse.NewDecoder(body, c.cfg.maxEventSize).Next()
 		raw = e.Data
 	default:
-		return nil, &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", resp.Header.Get("Content-Type"))}
+		return nil, &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
 	}
 	if err != nil {
 		var tooLarge *sse.TooLargeError
@@ -289,7 +309,7 @@ func (c *Client) unary(parent context.Context, v a2a.Version, op operation, para
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	}
 	if !jsonrpc.IDMatches(r.ID, id) {
-		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", r.ID, id)}
+		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", quote(r.ID), id)}
 	}
 	if r.Error != nil {
 		return nil, r.Error
@@ -311,7 +331,8 @@ func readLimited(r io.Reader, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// idleReader restarts the idle timer whenever bytes arrive.
+// idleReader runs the idle timer only while a Read waits for the network:
+// time the application spends between two events is not silence.
 type idleReader struct {
 	io.ReadCloser
 	timer *time.Timer
@@ -319,9 +340,8 @@ type idleReader struct {
 }
 
 func (r *idleReader) Read(p []byte) (int, error) {
+	r.timer.Reset(r.d)
 	n, err := r.ReadCloser.Read(p)
-	if n > 0 {
-		r.timer.Reset(r.d)
-	}
+	r.timer.Stop()
 	return n, err
 }

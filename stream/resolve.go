@@ -38,8 +38,11 @@ const maxCardSize = 1 << 20
 // to the chosen endpoint when it has the same origin as baseURL.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	base, err := url.Parse(baseURL)
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", baseURL)
+	if err != nil {
+		return nil, errors.New("stream: invalid base URL: the URL does not parse")
+	}
+	if (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", base.Redacted())
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -56,8 +59,9 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		u := *base
 		u.Path = strings.TrimSuffix(base.Path, "/") + p
 		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-		cardURL = u.String()
-		card, err = fetchCard(ctx, hc, cardURL, origin(base), cfg.header)
+		cardURL = u.Redacted()
+		fetchURL := u.String()
+		card, err = fetchCard(ctx, hc, fetchURL, cardURL, origin(base), cfg.header)
 		var httpErr *HTTPError
 		if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound {
 			continue
@@ -85,7 +89,9 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	return NewClient(endpointURL.String(), all...)
 }
 
-func fetchCard(ctx context.Context, hc *http.Client, cardURL, baseOrigin string, h http.Header) (*a2a.AgentCard, error) {
+// fetchCard reads the card at cardURL; shownURL is the same URL without its
+// password, for error texts.
+func fetchCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrigin string, h http.Header) (*a2a.AgentCard, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("stream: building card request: %w", err)
@@ -113,11 +119,11 @@ func fetchCard(ctx context.Context, hc *http.Client, cardURL, baseOrigin string,
 	}
 	raw, err := readLimited(resp.Body, maxCardSize)
 	if err != nil {
-		return nil, &InvalidCardError{URL: cardURL, Reason: "reading the card", Err: err}
+		return nil, &InvalidCardError{URL: shownURL, Reason: "reading the card", Err: err}
 	}
 	var card a2a.AgentCard
 	if err := json.Unmarshal(raw, &card); err != nil {
-		return nil, &InvalidCardError{URL: cardURL, Reason: "malformed JSON", Err: err}
+		return nil, &InvalidCardError{URL: shownURL, Reason: "malformed JSON", Err: err}
 	}
 	return &card, nil
 }

@@ -359,7 +359,7 @@ func (s *Stream) read() {
 	if s.taskID == "" {
 		s.taskID = id
 	} else if id != "" && id != s.taskID {
-		s.fail(&ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream of task %q", id, s.taskID), Task: s.snapshot()})
+		s.fail(&ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID), Task: s.snapshot()})
 		return
 	}
 	if t, ok := ev.(*a2a.Task); ok && s.legKind == opSubscribe && s.leg.events == 1 && s.ledger.Covers(t) {
@@ -518,9 +518,7 @@ func (s *Stream) resubscribe() {
 			s.refused(err)
 		case retryableStatus(httpErr.StatusCode):
 			s.cause = err
-			if d, ok := httpErr.RetryAfter(); ok {
-				s.retryAfter = min(d, maxRetryAfter)
-			}
+			s.retryAfterFrom(err)
 			s.phase = phaseDrop
 		default:
 			s.fail(err)
@@ -567,7 +565,7 @@ func (s *Stream) getTask() {
 		if err != nil {
 			err = &ProtocolError{Reason: "malformed task", Err: err}
 		} else if t.ID != s.taskID {
-			err = &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", s.taskID, t.ID)}
+			err = &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", s.taskID, quote([]byte(t.ID)))}
 		}
 	}
 	if err != nil {
@@ -597,6 +595,16 @@ func (s *Stream) getTask() {
 	}
 }
 
+// retryAfterFrom remembers the wait an HTTP error's Retry-After asks for.
+func (s *Stream) retryAfterFrom(err error) {
+	var httpErr *HTTPError
+	if errors.As(err, &httpErr) {
+		if d, ok := httpErr.RetryAfter(); ok {
+			s.retryAfter = min(d, maxRetryAfter)
+		}
+	}
+}
+
 // maxRetryAfter caps the wait a Retry-After header can impose.
 const maxRetryAfter = 30 * time.Second
 
@@ -620,6 +628,7 @@ func (s *Stream) getTaskFailed(err error) {
 		// is dropped: the next get-task or snapshot will carry the state.
 		s.final = nil
 		s.cause = err
+		s.retryAfterFrom(err)
 		s.phase = phaseDrop
 	}
 }

@@ -1,0 +1,728 @@
+package stream_test
+
+// Credentials: headers set with WithHeader go to the agent's own origin only
+// (scheme, host and port), and no error text or log line of the library
+// carries a header value or a request body.
+//
+// The rule is about the library's own words. Text a server sends and the
+// library quotes as such (the message of a JSON-RPC error, which
+// *a2a.RPCError.Error includes) is the server's: a server that echoes a
+// credential in its error message leaks it itself.
+// TestServerWordsAreQuotedAsTheServers pins down exactly that.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+const (
+	secretToken = "hdr-SECRET-7f3a"
+	secretKey   = "key-SECRET-91c2"
+	secretText  = "msg-SECRET-5e8d"
+	secretReply = "reply-SECRET-0b44"
+)
+
+var secrets = []string{secretToken, secretKey, secretText, secretReply}
+
+func withSecretHeaders() []stream.Option {
+	return []stream.Option{
+		stream.WithHeader("Authorization", "Bearer "+secretToken),
+		stream.WithHeader("X-Api-Key", secretKey),
+	}
+}
+
+func secretMessage() *a2a.Message {
+	return a2a.NewTextMessage(a2a.RoleUser, "please summarise "+secretText)
+}
+
+// echo dumps the request as a careless server would in an error page: the
+// request line, every header and the body.
+func echo(r *http.Request) string {
+	b, err := httputil.DumpRequest(r, true)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// oneLine makes s fit on one SSE data line.
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
+
+// requireEchoed checks that a server really saw (and echoed) the secrets, so
+// that their absence from the error text means something.
+func requireEchoed(t *testing.T, s string) {
+	t.Helper()
+	require.Contains(t, s, secretToken)
+	require.Contains(t, s, secretKey)
+}
+
+// logCapture is a Debug-level logger that writes every record both as text
+// and as JSON.
+type logCapture struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *logCapture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Write(p)
+}
+
+func (c *logCapture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+func (c *logCapture) logger() *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
+	return slog.New(teeHandler{slog.NewTextHandler(c, opts), slog.NewJSONHandler(c, opts)})
+}
+
+type teeHandler []slog.Handler
+
+func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	for _, x := range h {
+		if x.Enabled(ctx, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	for _, x := range h {
+		if err := x.Handle(ctx, r.Clone()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	c := make(teeHandler, len(h))
+	for i, x := range h {
+		c[i] = x.WithAttrs(as)
+	}
+	return c
+}
+
+func (h teeHandler) WithGroup(name string) slog.Handler {
+	c := make(teeHandler, len(h))
+	for i, x := range h {
+		c[i] = x.WithGroup(name)
+	}
+	return c
+}
+
+// errorTexts returns the Error text of err and of every error it wraps.
+func errorTexts(err error) []string {
+	var out []string
+	queue := []error{err}
+	for len(queue) > 0 {
+		e := queue[0]
+		queue = queue[1:]
+		if e == nil {
+			continue
+		}
+		out = append(out, e.Error(), fmt.Sprintf("%v", e))
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			queue = append(queue, u.Unwrap())
+		case interface{ Unwrap() []error }:
+			queue = append(queue, u.Unwrap()...)
+		}
+	}
+	return out
+}
+
+// requireNoSecrets checks every error text in err's chain, every notice
+// cause and every log line.
+func requireNoSecrets(t *testing.T, err error, notices []error, logs string) {
+	t.Helper()
+	texts := errorTexts(err)
+	for _, c := range notices {
+		texts = append(texts, errorTexts(c)...)
+	}
+	for _, s := range secrets {
+		for _, text := range texts {
+			require.NotContains(t, text, s, "an error text carries a secret")
+		}
+		for _, line := range strings.Split(logs, "\n") {
+			require.NotContains(t, line, s, "a log line carries a secret")
+		}
+	}
+}
+
+// secretRun is what a failure scenario leaves: the error, the causes of the
+// reconnect notices, and the logs.
+type secretRun struct {
+	err     error
+	notices []error
+	logs    *logCapture
+}
+
+// client returns a client with the secret headers, a Debug logger and a
+// notice recorder.
+func (r *secretRun) client(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	r.logs = &logCapture{}
+	all := append(withSecretHeaders(), stream.WithLogger(r.logs.logger()), stream.WithNotify(func(n stream.Notice) {
+		if n.Cause != nil {
+			r.notices = append(r.notices, n.Cause)
+		}
+	}))
+	return hostileClient(t, h, v, append(all, opts...)...)
+}
+
+// send drives one Send of the secret message to its end.
+func (r *secretRun) send(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *collected {
+	t.Helper()
+	got, err := drain(t, r.client(t, h, v, opts...).Send(background(), secretMessage()))
+	r.err = err
+	return got
+}
+
+func TestNoSecretsInErrorsOrLogs(t *testing.T) {
+	type scenario struct {
+		name  string
+		run   func(t *testing.T, v a2a.Version, r *secretRun)
+		check func(t *testing.T, err error) // the precise typed error
+	}
+	isHTTP := func(code int) func(t *testing.T, err error) {
+		return func(t *testing.T, err error) {
+			var he *stream.HTTPError
+			require.ErrorAs(t, err, &he)
+			require.Equal(t, code, he.StatusCode)
+			requireEchoed(t, string(he.Body))
+		}
+	}
+	isProtocol := func(reason string) func(t *testing.T, err error) {
+		return func(t *testing.T, err error) {
+			var pe *stream.ProtocolError
+			require.ErrorAs(t, err, &pe)
+			require.Contains(t, pe.Reason, reason)
+		}
+	}
+	isReconnect := func(attempts int) func(t *testing.T, err error) {
+		return func(t *testing.T, err error) {
+			var re *reconnect.Error
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, attempts, re.Attempts)
+		}
+	}
+	isHITL := func(target error) func(t *testing.T, err error) {
+		return func(t *testing.T, err error) {
+			var he *hitl.Error
+			require.ErrorAs(t, err, &he)
+			require.ErrorIs(t, err, target)
+		}
+	}
+	hookFailed := errors.New("the user closed the dialog")
+	// askingAgent asks for input; its follow-up send is answered with 400
+	// and an echo of the request, the reply included.
+	askingAgent := func(v a2a.Version) http.Handler {
+		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(secretReply)) {
+				http.Error(w, echo(r), http.StatusBadRequest)
+				return
+			}
+			agent.ServeHTTP(w, r)
+		})
+	}
+	scenarios := []scenario{
+		{"HTTP 401 echoing the request", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				http.Error(w, echo(req), http.StatusUnauthorized)
+			}), v)
+		}, isHTTP(401)},
+		{"HTML 200 echoing the request", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				fmt.Fprint(w, "<html><pre>"+echo(req)+"</pre></html>")
+			}), v)
+		}, isProtocol("unexpected content type")},
+		{"malformed JSON echoing the request", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				sseHeaders(w)
+				fmt.Fprint(w, "data: "+oneLine(echo(req))+"\n\n")
+			}), v)
+		}, isProtocol("malformed JSON-RPC response")},
+		{"unknown result echoing the request", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				e, _ := json.Marshal(echo(req))
+				sseHeaders(w)
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{\"echo\":%s}}\n\n", e)
+			}), v)
+		}, isProtocol("malformed result")},
+		{"wrong response ID, result echoing the request", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				task := firstTask.Clone()
+				task.Metadata = map[string]any{"echo": echo(req)}
+				sseHeaders(w)
+				sseEvent(w, json.RawMessage(`"someone-else"`), v, task)
+			}), v)
+		}, isProtocol("does not match")},
+		{"oversized event made of the echo", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				sseHeaders(w)
+				fmt.Fprint(w, "data: "+strings.Repeat(oneLine(echo(req)), 20)+"\n\n")
+			}), v, stream.WithMaxEventSize(4096))
+		}, isProtocol("event too large")},
+		{"RPC error whose data echoes the request", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				id := requestID(req)
+				data, _ := json.Marshal(map[string]string{"request": echo(req)})
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"internal error","data":%s}}`, id, data)
+			}), v)
+		}, func(t *testing.T, err error) {
+			var rpcErr *a2a.RPCError
+			require.ErrorAs(t, err, &rpcErr)
+			requireEchoed(t, string(rpcErr.Data))
+		}},
+		{"resubscribes answered 503 with the echo, budget spent", func(t *testing.T, v a2a.Version, r *secretRun) {
+			n := 0
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				n++
+				if n == 1 {
+					id := requestID(req)
+					firstLegThenCut(w, id, v)
+				}
+				http.Error(w, echo(req), http.StatusServiceUnavailable)
+			}), v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond}))
+			require.Len(t, r.notices, 2, "the drop, then the first 503")
+			require.Contains(t, r.logs.String(), "reconnecting")
+		}, isReconnect(2)},
+		{"refused resubscribe, get-task answered 400 with the echo", func(t *testing.T, v a2a.Version, r *secretRun) {
+			n := 0
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				n++
+				switch n {
+				case 1:
+					firstLegThenCut(w, requestID(req), v)
+				case 2:
+					jsonRPCError(w, requestID(req), a2a.CodeTaskNotFound, "task not found")
+				default:
+					http.Error(w, echo(req), http.StatusBadRequest)
+				}
+			}), v)
+			require.Contains(t, r.logs.String(), "resubscribe refused")
+		}, isHTTP(400)},
+		{"transport error before any event", func(t *testing.T, v a2a.Version, r *secretRun) {
+			agent := a2atest.NewAgent(a2atest.WithVersions(v))
+			ft := &failingTransport{next: a2atest.NewTransport(agent), fail: func(int, *http.Request) bool { return true }}
+			r.send(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: ft}))
+		}, isReconnect(0)},
+		{"input required, no hook", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, askingAgent(v), v)
+		}, isHITL(hitl.ErrNoHook)},
+		{"input required, hook fails", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, askingAgent(v), v, stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
+				return nil, hookFailed
+			})))
+		}, isHITL(hookFailed)},
+		{"input required, hook times out", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, askingAgent(v), v, stream.WithInputTimeout(time.Second),
+				stream.WithHumanInput(hitl.Func(func(ctx context.Context, _ *hitl.Request) ([]a2a.Part, error) {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				})))
+		}, isHITL(context.DeadlineExceeded)},
+		{"the reply's send answered 400 with the echo", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, askingAgent(v), v, stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
+				return hitl.Text("my answer is " + secretReply), nil
+			})))
+		}, func(t *testing.T, err error) {
+			isHTTP(400)(t, err)
+			var he *stream.HTTPError
+			require.ErrorAs(t, err, &he)
+			require.Contains(t, string(he.Body), secretReply)
+		}},
+		{"task failed", func(t *testing.T, v a2a.Version, r *secretRun) {
+			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(a2atest.Working(""), a2atest.Finish(a2a.StateFailed, "upstream timed out")))
+			r.send(t, agent, v)
+		}, func(t *testing.T, err error) {
+			var fe *terminal.FailedError
+			require.ErrorAs(t, err, &fe)
+			var texts []string
+			for _, m := range fe.Task.History {
+				texts = append(texts, m.Text())
+			}
+			require.Contains(t, texts, "please summarise "+secretText, "the task carries the history; the error text does not")
+		}},
+		{"cancelled context", func(t *testing.T, v a2a.Version, r *secretRun) {
+			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Hang()))
+			ctx, cancel := context.WithTimeout(background(), time.Second)
+			defer cancel()
+			_, r.err = drain(t, r.client(t, agent, v).Send(ctx, secretMessage()))
+		}, func(t *testing.T, err error) { require.ErrorIs(t, err, context.DeadlineExceeded) }},
+		{"get-task and cancel answered 500 with the echo", func(t *testing.T, v a2a.Version, r *secretRun) {
+			h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				http.Error(w, echo(req), http.StatusInternalServerError)
+			})
+			c := r.client(t, h, v)
+			_, err := c.GetTask(background(), "t-1")
+			isHTTP(500)(t, err)
+			requireNoSecrets(t, err, nil, "")
+			_, r.err = c.Cancel(background(), "t-1")
+		}, isHTTP(500)},
+	}
+	for _, v := range versions {
+		for _, sc := range scenarios {
+			t.Run(string(v)+"/"+sc.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					r := &secretRun{}
+					sc.run(t, v, r)
+					require.Error(t, r.err)
+					sc.check(t, r.err)
+					requireNoSecrets(t, r.err, r.notices, r.logs.String())
+				})
+			})
+		}
+	}
+}
+
+// requestID reads the JSON-RPC ID of req and puts its body back.
+func requestID(req *http.Request) json.RawMessage {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		panic(err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		panic(err)
+	}
+	return m.ID
+}
+
+func TestNoSecretsInCardErrors(t *testing.T) {
+	cards := []struct {
+		name  string
+		serve func(w http.ResponseWriter, r *http.Request)
+		check func(t *testing.T, err error)
+	}{
+		{"HTTP 500 echoing the request", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, echo(r), http.StatusInternalServerError)
+		}, func(t *testing.T, err error) {
+			var he *stream.HTTPError
+			require.ErrorAs(t, err, &he)
+			requireEchoed(t, string(he.Body))
+		}},
+		{"malformed card holding the echo", func(w http.ResponseWriter, r *http.Request) {
+			e, _ := json.Marshal(echo(r))
+			fmt.Fprintf(w, `{"name":%s,"supportedInterfaces":5}`, e)
+		}, func(t *testing.T, err error) {
+			var ice *stream.InvalidCardError
+			require.ErrorAs(t, err, &ice)
+			require.Equal(t, "malformed JSON", ice.Reason)
+		}},
+		{"card without an interface, named after the echo", func(w http.ResponseWriter, r *http.Request) {
+			e, _ := json.Marshal(echo(r))
+			fmt.Fprintf(w, `{"name":%s,"description":%s}`, e, e)
+		}, func(t *testing.T, err error) {
+			var ice *stream.InvalidCardError
+			require.ErrorAs(t, err, &ice)
+			require.Contains(t, ice.Reason, "no JSON-RPC interface")
+		}},
+		{"endless card", func(w http.ResponseWriter, r *http.Request) {
+			e, _ := json.Marshal(echo(r))
+			fmt.Fprintf(w, `{"name":%s,"description":"`, e)
+			for {
+				if _, err := w.Write(bytes.Repeat([]byte(oneLine(echo(r))), 64)); err != nil {
+					return
+				}
+			}
+		}, func(t *testing.T, err error) {
+			var ice *stream.InvalidCardError
+			require.ErrorAs(t, err, &ice)
+			require.Equal(t, "reading the card", ice.Reason)
+		}},
+	}
+	for _, c := range cards {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var paths []string
+				h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					paths = append(paths, r.URL.Path)
+					c.serve(w, r)
+				})
+				_, err := stream.Resolve(background(), "http://agent.test",
+					append(withSecretHeaders(), stream.WithHTTPClient(a2atest.NewClient(h)))...)
+				c.check(t, err)
+				require.Equal(t, []string{stream.CardPath}, paths)
+				requireNoSecrets(t, err, nil, "")
+			})
+		})
+	}
+}
+
+// TestServerWordsAreQuotedAsTheServers documents the one exception: the
+// message of a JSON-RPC error is the server's text, quoted as is by
+// RPCError.Error and by the debug log of a refused resubscribe. If a server
+// echoes a credential there, it is the server that leaks it; the library
+// adds nothing of its own around it.
+func TestServerWordsAreQuotedAsTheServers(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var serverSaid []string
+				r := &secretRun{}
+				n := 0
+				r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+					n++
+					id := requestID(req)
+					msg := "bad token " + req.Header.Get("Authorization")
+					serverSaid = append(serverSaid, msg)
+					switch n {
+					case 1:
+						firstLegThenCut(w, id, v)
+					case 2: // a refused resubscribe: logged at debug level
+						jsonRPCError(w, id, a2a.CodeTaskNotFound, msg)
+					default: // the get-task: returned as the error
+						jsonRPCError(w, id, a2a.CodeInternalError, msg)
+					}
+				}), v)
+				var rpcErr *a2a.RPCError
+				require.ErrorAs(t, r.err, &rpcErr)
+				require.Equal(t, "bad token Bearer "+secretToken, rpcErr.Message)
+				require.Equal(t, "a2a: json-rpc error -32603 (internal error): "+rpcErr.Message, r.err.Error(),
+					"the server's message, and nothing else of the request")
+				logs := r.logs.String()
+				require.Contains(t, logs, secretToken, "the refusal's message is logged as the server sent it")
+				// Without the server's own words, nothing is left.
+				for _, said := range serverSaid {
+					logs = strings.ReplaceAll(logs, said, "")
+				}
+				requireNoSecrets(t, errors.New(strings.ReplaceAll(r.err.Error(), rpcErr.Message, "")), nil, logs)
+			})
+		})
+	}
+}
+
+// TestCardErrorsHideURLPasswords: a password in the base URL is sent as a
+// Basic Authorization header, so it is a credential like any other and must
+// not appear in an InvalidCardError.
+func TestCardErrorsHideURLPasswords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var gotUser, gotPass string
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			gotUser, gotPass, _ = r.BasicAuth()
+			fmt.Fprint(w, `{"name":"x"}`)
+		})
+		_, err := stream.Resolve(background(), "http://user:"+secretToken+"@agent.test",
+			stream.WithHTTPClient(a2atest.NewClient(h)))
+		var ice *stream.InvalidCardError
+		require.ErrorAs(t, err, &ice)
+		require.Equal(t, "user", gotUser)
+		require.Equal(t, secretToken, gotPass, "the password went out as a credential")
+		requireNoSecrets(t, err, nil, "")
+		require.NotContains(t, ice.URL, secretToken)
+	})
+}
+
+// originSpy routes requests by origin and records, for each, the origin, the
+// path and the credentials it carried.
+type originSpy struct {
+	mu     sync.Mutex
+	routes map[string]http.Handler // by scheme://host
+	fall   http.Handler
+	seen   []spied
+}
+
+type spied struct {
+	origin, path, auth, key string
+}
+
+func (s *originSpy) RoundTrip(r *http.Request) (*http.Response, error) {
+	o := r.URL.Scheme + "://" + r.URL.Host
+	s.mu.Lock()
+	s.seen = append(s.seen, spied{o, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Api-Key")})
+	h := s.routes[o]
+	s.mu.Unlock()
+	if h == nil {
+		h = s.fall
+	}
+	return a2atest.NewTransport(h).RoundTrip(r)
+}
+
+// requireCredentials checks that every request to origin carried (or did not
+// carry) both secret headers, and that there was at least one.
+func (s *originSpy) requireCredentials(t *testing.T, origin string, want bool) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.seen {
+		if r.origin != origin {
+			continue
+		}
+		n++
+		if want {
+			require.Equal(t, "Bearer "+secretToken, r.auth, "%s%s", r.origin, r.path)
+			require.Equal(t, secretKey, r.key, "%s%s", r.origin, r.path)
+		} else {
+			require.Empty(t, r.auth, "no credential to %s%s", r.origin, r.path)
+			require.Empty(t, r.key, "no credential to %s%s", r.origin, r.path)
+		}
+	}
+	require.NotZero(t, n, "no request reached %s", origin)
+}
+
+// cardFor returns a card of version v whose JSON-RPC interface is endpoint.
+func cardFor(v a2a.Version, endpoint string) string {
+	if v == a2a.V03 {
+		return fmt.Sprintf(`{"name":"x","url":%q,"preferredTransport":"JSONRPC","protocolVersion":"0.3.0"}`, endpoint)
+	}
+	return fmt.Sprintf(`{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`, endpoint)
+}
+
+func serveCard(card string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, card)
+	})
+}
+
+func TestCredentialsDoNotFollowACardRedirect(t *testing.T) {
+	for _, v := range versions {
+		for _, endpoint := range []string{"http://agent.test/", "http://cdn.test/rpc"} {
+			t.Run(string(v)+"/endpoint "+endpoint, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					// agent.test redirects its card to a CDN on another host.
+					agent := a2atest.NewAgent(a2atest.WithVersions(v))
+					cdn := http.NewServeMux()
+					cdn.Handle("/cards/agent.json", serveCard(cardFor(v, endpoint)))
+					cdn.Handle("/rpc", agent)
+					home := http.NewServeMux()
+					home.Handle(stream.CardPath, http.RedirectHandler("http://cdn.test/cards/agent.json", http.StatusFound))
+					home.Handle("/", agent)
+					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home, "http://cdn.test": cdn}}
+					client, err := stream.Resolve(background(), "http://agent.test",
+						append(withSecretHeaders(), stream.WithHTTPClient(&http.Client{Transport: spy}))...)
+					require.NoError(t, err)
+					require.Equal(t, endpoint, client.Endpoint())
+					require.Equal(t, v, client.Version())
+					_, err = drain(t, client.Send(background(), hello()))
+					require.NoError(t, err)
+					require.Len(t, agent.Requests(), 1)
+					spy.requireCredentials(t, "http://cdn.test", false)
+					if endpoint == "http://agent.test/" {
+						// The card request and the send: the caller's origin.
+						spy.requireCredentials(t, "http://agent.test", true)
+					}
+				})
+			})
+		}
+	}
+}
+
+func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
+	endpoints := []struct {
+		endpoint, origin string
+		same             bool
+	}{
+		{"https://agent.test/", "https://agent.test", false},
+		{"http://agent.test:8080/", "http://agent.test:8080", false},
+		{"http://api.agent.test/", "http://api.agent.test", false},
+		{"//elsewhere.test/rpc", "http://elsewhere.test", false},
+		{"/rpc", "http://agent.test", true},
+		{"http://agent.test/rpc", "http://agent.test", true},
+	}
+	for _, v := range versions {
+		for _, e := range endpoints {
+			t.Run(string(v)+"/"+e.endpoint, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+						a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+					home := http.NewServeMux()
+					home.Handle(stream.CardPath, serveCard(cardFor(v, e.endpoint)))
+					home.Handle("/", agent)
+					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
+					client, err := stream.Resolve(background(), "http://agent.test",
+						append(withSecretHeaders(), stream.WithHTTPClient(&http.Client{Transport: spy}))...)
+					require.NoError(t, err)
+					s := client.Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					// Send, resubscribe and get-task all went to the endpoint.
+					require.Len(t, agent.Requests(), 3)
+					spy.requireCredentials(t, e.origin, e.same)
+					if !e.same {
+						spy.mu.Lock()
+						require.Equal(t, stream.CardPath, spy.seen[0].path)
+						require.Equal(t, "Bearer "+secretToken, spy.seen[0].auth, "the card request is the caller's origin")
+						spy.mu.Unlock()
+					}
+				})
+			})
+		}
+	}
+}
+
+func TestCredentialsDoNotFollowRedirectsOfAnyCall(t *testing.T) {
+	targets := []string{"http://elsewhere.test", "http://api.agent.test", "http://agent.test:8443", "https://agent.test"}
+	for _, v := range versions {
+		for _, target := range targets {
+			t.Run(string(v)+"/"+target, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					// The origin redirects the resubscribe and the get-task
+					// (a 307 keeps method and body) to another origin.
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+						a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+					home := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						body, _ := io.ReadAll(r.Body)
+						r.Body = io.NopCloser(bytes.NewReader(body))
+						if !bytes.Contains(body, []byte(`"message"`)) {
+							http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
+							return
+						}
+						agent.ServeHTTP(w, r)
+					})
+					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
+					c, err := stream.NewClient("http://agent.test/", append(withSecretHeaders(), stream.WithVersion(v),
+						stream.WithHTTPClient(&http.Client{Transport: spy}))...)
+					require.NoError(t, err)
+					s := c.Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Len(t, agent.Requests(), 3, "send, resubscribe and get-task")
+					require.Equal(t, 1, resubscribes(agent))
+					require.Equal(t, 1, gets(agent))
+					spy.requireCredentials(t, "http://agent.test", true)
+					spy.requireCredentials(t, target, false)
+				})
+			})
+		}
+	}
+}
