@@ -97,8 +97,10 @@ func WithIdleTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.idleTimeout = max(d, 0) })
 }
 
-// WithLogger sets the logger. The default discards everything. Logs never
-// contain header values or request bodies.
+// WithLogger sets the logger. The default discards everything. Neither logs
+// nor error texts ever contain header values, request bodies or URL
+// passwords; text a server sends (a JSON-RPC error message) is quoted as the
+// server wrote it.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(cfg *config) {
 		if l != nil {
