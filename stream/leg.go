@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -68,6 +69,9 @@ func messageParams(m *a2a.Message, tenant string) func(a2a.Version) (any, error)
 		return p, nil
 	}
 }
+
+// legReadBuffer is the size of the read buffer of a streaming leg.
+const legReadBuffer = 4 << 10
 
 // errIdle is the cancel cause of a leg whose idle timer fired.
 var errIdle = errors.New("idle")
@@ -158,7 +162,10 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "text/event-stream":
-		l.dec = sse.NewDecoder(body, c.cfg.maxEventSize)
+		// A 4 KiB read buffer instead of the decoder's default 64 KiB: an
+		// idle stream holds it for its whole life, and longer lines are
+		// assembled by the decoder anyway.
+		l.dec = sse.NewDecoder(bufio.NewReaderSize(body, legReadBuffer), c.cfg.maxEventSize)
 		l.rdec = a2a.NewResponseDecoder()
 		return l, nil
 	case "application/json", "text/plain", "application/a2a+json":

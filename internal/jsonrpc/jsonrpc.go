@@ -74,6 +74,12 @@ func IDMatches(raw json.RawMessage, id string) bool {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return true
 	}
+	// The usual case, the ID sent back byte for byte, needs no decoding. An
+	// ID spelled with escapes takes the slow path below.
+	if len(raw) == len(id)+2 && raw[0] == '"' && raw[len(raw)-1] == '"' && string(raw[1:len(raw)-1]) == id &&
+		bytes.IndexByte(raw, '\\') < 0 {
+		return true
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return false
