@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"github.com/a2astream/a2astream/a2a"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/a2astream/a2astream/bench/internal/server"
+)
+
+// TestSuitesQuick runs every suite at its -quick size against an in-process
+// server, to check that the contenders agree on what they read.
+func TestSuitesQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens a few hundred loopback connections")
+	}
+	srv := httptest.NewServer(&server.Handler{})
+	defer srv.Close()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	defer tr.CloseIdleConnections()
+	cfg := &config{rounds: 1, quick: true, base: srv.URL, hc: &http.Client{Transport: tr}}
+	for name, fn := range map[string]func(*config, *bytes.Buffer) error{
+		"throughput": func(c *config, b *bytes.Buffer) error { return throughput(c, b) },
+		"big":        func(c *config, b *bytes.Buffer) error { return bigEvents(c, b) },
+		"long":       func(c *config, b *bytes.Buffer) error { return longStream(c, b) },
+		"many":       func(c *config, b *bytes.Buffer) error { return manyStreams(c, b) },
+		"resume":     func(c *config, b *bytes.Buffer) error { return resumeLatency(c, b) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := fn(cfg, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "| ---") && !strings.Contains(b.String(), "|---") {
+				t.Errorf("no table in the output:\n%s", b.String())
+			}
+		})
+	}
+}
+
+func TestWriteReportReplacesBetweenMarkers(t *testing.T) {
+	path := t.TempDir() + "/B.md"
+	if err := writeReport(path, "one\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReport(path, "two\n"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := readFile(path)
+	if strings.Contains(b, "one") || strings.Count(b, "two") != 1 || strings.Count(b, beginMark) != 1 {
+		t.Errorf("got %q", b)
+	}
+}
+
+func readFile(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	return string(b), err
+}
+
+// BenchmarkDriverThroughput is the throughput suite's driver contender as
+// a Go benchmark, for profiling:
+//
+//	go test -run '^$' -bench DriverThroughput -cpuprofile cpu.out ./cmd/a2abench
+//
+// The server runs in-process here, so its functions (package server, wire)
+// appear in the profile too; leave them out when reading it.
+func BenchmarkDriverThroughput(b *testing.B) {
+	srv := httptest.NewServer(&server.Handler{})
+	defer srv.Close()
+	const n = 20_000
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		b.Run(v.String(), func(b *testing.B) {
+			hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+			url := srv.URL + "/?s=throughput&n=" + strconv.Itoa(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := sendOurs(hc, url, v, n+3, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+3)), "ns/event")
+		})
+	}
+}

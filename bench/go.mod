@@ -1,0 +1,24 @@
+module github.com/a2astream/a2astream/bench
+
+go 1.25
+
+replace github.com/a2astream/a2astream => ../
+
+require (
+	github.com/a2aproject/a2a-go v0.3.3
+	github.com/a2astream/a2astream v0.0.0-00010101000000-000000000000
+	github.com/r3labs/sse/v2 v2.10.0
+	github.com/tmaxmax/go-sse v0.11.0
+)
+
+require (
+	github.com/google/uuid v1.6.0 // indirect
+	golang.org/x/net v0.41.0 // indirect
+	golang.org/x/sys v0.33.0 // indirect
+	golang.org/x/text v0.26.0 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20250715232539-7130f93afb79 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20250715232539-7130f93afb79 // indirect
+	google.golang.org/grpc v1.73.0 // indirect
+	google.golang.org/protobuf v1.36.6 // indirect
+	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
+)

@@ -1,0 +1,131 @@
+package dedupe_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/dedupe"
+)
+
+const benchTask = "6a799648-30b9-4e70-87fa-d9d210d16cc3"
+
+// benchChunks returns n append chunks spread round-robin over arts
+// artifacts; the first chunk of each artifact is not an append.
+func benchChunks(n, arts int) []a2a.Event {
+	evs := make([]a2a.Event, n)
+	for i := range evs {
+		a := i % arts
+		evs[i] = &a2a.ArtifactUpdate{
+			TaskID: benchTask, ContextID: "ctx", Append: i >= arts,
+			Artifact: a2a.Artifact{ID: fmt.Sprintf("%08x-artifact", a*2654435761), Parts: []a2a.Part{a2a.TextPart(fmt.Sprintf("token %d ", i))}},
+		}
+	}
+	return evs
+}
+
+// benchStatuses returns n working statuses, each with a new agent message.
+func benchStatuses(n int) []a2a.Event {
+	evs := make([]a2a.Event, n)
+	for i := range evs {
+		evs[i] = &a2a.StatusUpdate{TaskID: benchTask, ContextID: "ctx", Status: a2a.TaskStatus{
+			State:   a2a.StateWorking,
+			Message: &a2a.Message{ID: fmt.Sprintf("msg-%d", i), Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("thinking")}},
+		}}
+	}
+	return evs
+}
+
+func BenchmarkLedger(b *testing.B) {
+	b.Run("live/1-artifact", func(b *testing.B) { benchLive(b, benchChunks(1000, 1)) })
+	b.Run("live/100-artifacts", func(b *testing.B) { benchLive(b, benchChunks(1000, 100)) })
+	b.Run("live/1000-artifacts", func(b *testing.B) { benchLive(b, benchChunks(1000, 1000)) })
+	b.Run("live/status-messages", func(b *testing.B) { benchLive(b, benchStatuses(1000)) })
+	b.Run("replay-window", benchReplay)
+	b.Run("reconcile/covering-snapshot", benchReconcileSame)
+	b.Run("reconcile/new-tail", benchReconcileTail)
+}
+
+// benchLive applies evs to a fresh ledger per iteration.
+func benchLive(b *testing.B, evs []a2a.Event) {
+	b.ReportAllocs()
+	var dst []a2a.Event
+	for b.Loop() {
+		l := dedupe.New(0)
+		for _, ev := range evs {
+			dst = l.Apply(dst[:0], ev)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
+// benchReplay replays a whole artifact of 1,000 parts, from the start,
+// into a ledger that holds it: every event is recognised and dropped.
+func benchReplay(b *testing.B) {
+	evs := benchChunks(1000, 1)
+	l := dedupe.New(0)
+	for _, ev := range evs {
+		l.Apply(nil, ev)
+	}
+	b.ReportAllocs()
+	var dst []a2a.Event
+	for b.Loop() {
+		l.OpenReplayWindow()
+		for _, ev := range evs {
+			if dst = l.Apply(dst[:0], ev); len(dst) != 0 {
+				b.Fatalf("replay yielded %d deltas", len(dst))
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
+// benchTaskOf returns a task of arts artifacts of parts parts each, with
+// msgs agent messages in its history.
+func benchTaskOf(arts, parts, msgs int) *a2a.Task {
+	t := &a2a.Task{ID: benchTask, ContextID: "ctx", Status: a2a.TaskStatus{State: a2a.StateWorking}}
+	for a := range arts {
+		art := a2a.Artifact{ID: fmt.Sprintf("artifact-%d", a)}
+		for p := range parts {
+			art.Parts = append(art.Parts, a2a.TextPart(fmt.Sprintf("token %d ", p)))
+		}
+		t.Artifacts = append(t.Artifacts, art)
+	}
+	for m := range msgs {
+		t.History = append(t.History, a2a.Message{ID: fmt.Sprintf("msg-%d", m), Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("step")}})
+	}
+	return t
+}
+
+// benchReconcileSame reconciles, inside a replay window, a snapshot equal
+// to what the ledger holds (the usual first event after a resubscribe).
+func benchReconcileSame(b *testing.B) {
+	t := benchTaskOf(10, 100, 100)
+	l := dedupe.New(0)
+	l.Reconcile(nil, t, true)
+	b.ReportAllocs()
+	var dst []a2a.Event
+	for b.Loop() {
+		l.OpenReplayWindow()
+		if dst = l.Reconcile(dst[:0], t, false); len(dst) != 0 {
+			b.Fatalf("covering snapshot yielded %d deltas", len(dst))
+		}
+	}
+}
+
+// benchReconcileTail reconciles a get-task result with 10 new parts per
+// artifact into a fresh ledger that holds the older task.
+func benchReconcileTail(b *testing.B) {
+	old, cur := benchTaskOf(10, 100, 100), benchTaskOf(10, 110, 100)
+	b.ReportAllocs()
+	var dst []a2a.Event
+	for b.Loop() {
+		b.StopTimer()
+		l := dedupe.New(0)
+		l.Reconcile(nil, old, true)
+		b.StartTimer()
+		if dst = l.Reconcile(dst[:0], cur, true); len(dst) != 10 {
+			b.Fatalf("got %d deltas; want 10", len(dst))
+		}
+	}
+}
