@@ -223,15 +223,19 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 	}
 	start := 0
 	if l.window {
-		if c, ok := l.cursors[id]; ok {
-			for start < len(parts) && c < len(a.Parts) && parts[start].Equal(&a.Parts[c]) {
-				start++
-				c++
-			}
-			l.cursors[id] = c
-			if start == len(parts) {
-				return dst
-			}
+		// Without an anchor (an append:false or a snapshot seen in this
+		// window), a replay of this artifact starts from its first part: an
+		// agent may open an artifact with append:true. Against a server that
+		// resends nothing, a new part equal to a held one is skipped here,
+		// and the get-task that closes every such gap appends it back.
+		c := l.cursors[id]
+		for start < len(parts) && c < len(a.Parts) && parts[start].Equal(&a.Parts[c]) {
+			start++
+			c++
+		}
+		l.cursors[id] = c
+		if start == len(parts) {
+			return dst
 		}
 	}
 	tail := parts[start:]

@@ -374,6 +374,7 @@ func (s *Stream) read() {
 		return
 	}
 	if t, ok := ev.(*a2a.Task); ok {
+		s.confirmFrom(t)
 		s.reconcile(t, false, nil)
 	} else {
 		n := len(s.queue)
@@ -573,6 +574,7 @@ func (s *Stream) getTask() {
 		return
 	}
 	s.gap = false
+	s.confirmFrom(t)
 	s.reconcile(t, true, s.final)
 	s.final = nil
 	if !s.gapClose {
@@ -692,7 +694,24 @@ func (s *Stream) sendReply() {
 		s.sendFailed(err)
 		return
 	}
+	// The agent answered: it has the reply, even if this leg dies before its
+	// first event. Only a send that got no response at all is sent again.
+	s.unconfirm = false
 	s.setLeg(l, opStream)
+}
+
+// confirmFrom clears the pending reply once a task from the server lists it
+// in its history: the agent has taken it.
+func (s *Stream) confirmFrom(t *a2a.Task) {
+	if !s.unconfirm || s.reply == nil {
+		return
+	}
+	for i := range t.History {
+		if t.History[i].ID == s.reply.ID {
+			s.unconfirm = false
+			return
+		}
+	}
 }
 
 func (s *Stream) notify(n Notice) {
