@@ -48,7 +48,7 @@ func FuzzDecode(f *testing.F) {
 			{"split", splitAt(in, len(in)/3, nil)},
 		}
 		for _, way := range ways {
-			got, err, again := decodeAll(way.r, fuzzLimit)
+			got, err, again := decodeAllBounded(t, way.name, way.r, fuzzLimit)
 			for i, ev := range got {
 				if len(ev.Data) > fuzzLimit {
 					t.Fatalf("%s: event %d: len(Data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
@@ -65,6 +65,34 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// decodeAllBounded is decodeAll that also checks, after every call of Next,
+// that the decoder's own buffers stay bounded by the event size limit:
+// however the input is shaped, the memory one stream holds is the read
+// buffer plus at most twice the limit for each of data, line, type and ID
+// (append may round a capacity up to twice what is needed).
+func decodeAllBounded(t *testing.T, way string, r io.Reader, limit int) (evs []rec, err, again error) {
+	d := NewDecoder(r, limit)
+	check := func() {
+		for _, b := range []struct {
+			name string
+			c    int
+		}{{"data", cap(d.data)}, {"line", cap(d.line)}, {"type", cap(d.typ)}, {"id", cap(d.id)}} {
+			if b.c > 2*limit {
+				t.Fatalf("%s: after event %d: cap(%s) = %d; want at most %d", way, len(evs), b.name, b.c, 2*limit)
+			}
+		}
+	}
+	for {
+		ev, err := d.Next()
+		check()
+		if err != nil {
+			_, again := d.Next()
+			return evs, err, again
+		}
+		evs = append(evs, rec{Type: ev.Type, Data: string(ev.Data), ID: string(ev.ID), Retry: ev.Retry})
+	}
 }
 
 // referenceDecode is a deliberately plain reading of the WHATWG rules,

@@ -1,0 +1,388 @@
+package dedupe_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/dedupe"
+)
+
+// The server styles a fuzzed client meets after each resubscribe.
+const (
+	liveOnly = iota
+	snapshotFirst
+	fullReplay
+)
+
+var styleNames = [...]string{"live-only", "snapshot-first", "full-replay"}
+
+// fuzzTexts is the alphabet of part texts: short and repetitive on purpose,
+// so that identical parts at different positions are common.
+var fuzzTexts = [...]string{"\n", "x", " ", "\n", "ab"}
+
+// choices hands out the fuzz input one decision at a time; once the input is
+// used up every decision is 0.
+type choices struct {
+	b []byte
+}
+
+func (c *choices) intn(n int) int {
+	if n <= 1 || len(c.b) == 0 {
+		return 0
+	}
+	v := int(c.b[0]) % n
+	c.b = c.b[1:]
+	return v
+}
+
+// fuzzServer is an agent's event history and the task each prefix of it
+// folds into.
+type fuzzServer struct {
+	events   []a2a.Event
+	rewrites bool // an append:false replaced an artifact that already existed
+	log      []string
+}
+
+func newFuzzServer(c *choices) *fuzzServer {
+	s := &fuzzServer{}
+	user := a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}}
+	s.events = append(s.events, &a2a.Task{ID: "t-1", ContextID: "c-1",
+		Status: a2a.TaskStatus{State: a2a.StateSubmitted}, History: []a2a.Message{user}})
+	s.log = append(s.log, "task")
+	arts := 1 + c.intn(3)
+	exists := make([]bool, arts)
+	n := 1 + c.intn(24)
+	for i := range n {
+		switch k := c.intn(8); {
+		case k <= 4:
+			a := c.intn(arts)
+			u := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: fmt.Sprint("a", a)}}
+			for range 1 + c.intn(2) {
+				u.Artifact.Parts = append(u.Artifact.Parts, a2a.Part{Text: fuzzTexts[c.intn(len(fuzzTexts))]})
+			}
+			if exists[a] {
+				// Mostly appends; now and then a real replacement.
+				u.Append = c.intn(6) != 0
+				s.rewrites = s.rewrites || !u.Append
+			} else {
+				// Mostly a fresh artifact; now and then an append to an
+				// artifact never announced.
+				u.Append = c.intn(6) == 0
+			}
+			exists[a] = true
+			u.LastChunk = c.intn(2) == 1
+			s.events = append(s.events, u)
+			s.log = append(s.log, fmt.Sprintf("%s append=%v %q", u.Artifact.ID, u.Append, partTexts(u.Artifact.Parts)))
+		case k == 5:
+			m := &a2a.Message{ID: fmt.Sprint("m-", i), TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent,
+				Parts: []a2a.Part{{Text: "aside"}}}
+			s.events = append(s.events, m)
+			s.log = append(s.log, "message "+m.ID)
+		case k == 6:
+			u := &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
+				Message: &a2a.Message{ID: fmt.Sprint("s-", i), TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent,
+					Parts: []a2a.Part{{Text: "working"}}}}}
+			s.events = append(s.events, u)
+			s.log = append(s.log, "working "+u.Status.Message.ID)
+		default:
+			s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1",
+				Status: a2a.TaskStatus{State: a2a.StateWorking}})
+			s.log = append(s.log, "working")
+		}
+	}
+	s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true,
+		Status: a2a.TaskStatus{State: a2a.StateCompleted, Message: &a2a.Message{ID: "s-final", TaskID: "t-1",
+			ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "done"}}}}})
+	s.log = append(s.log, "completed s-final")
+	return s
+}
+
+// task folds the first k events, the way the agent keeps its task.
+func (s *fuzzServer) task(k int) *a2a.Task {
+	t := s.events[0].(*a2a.Task).Clone()
+	for _, ev := range s.events[1:k] {
+		switch e := ev.(type) {
+		case *a2a.ArtifactUpdate:
+			a := t.Artifact(e.Artifact.ID)
+			switch {
+			case a == nil:
+				t.Artifacts = append(t.Artifacts, e.Artifact.Clone())
+			case e.Append:
+				a.Parts = append(a.Parts, e.Artifact.Clone().Parts...)
+			default:
+				*a = e.Artifact.Clone()
+			}
+		case *a2a.Message:
+			t.History = append(t.History, *e.Clone())
+		case *a2a.StatusUpdate:
+			t.Status = e.Status
+			t.Status.Message = e.Status.Message.Clone()
+			if e.Status.Message != nil {
+				t.History = append(t.History, *e.Status.Message.Clone())
+			}
+		}
+	}
+	return t
+}
+
+// fresh returns a deep copy of ev, as a new connection decodes it: Apply
+// takes ownership of the events it is given.
+func fresh(ev a2a.Event) a2a.Event {
+	switch e := ev.(type) {
+	case *a2a.Task:
+		return e.Clone()
+	case *a2a.Message:
+		return e.Clone()
+	case *a2a.ArtifactUpdate:
+		c := *e
+		c.Artifact = e.Artifact.Clone()
+		return &c
+	case *a2a.StatusUpdate:
+		c := *e
+		c.Status.Message = e.Status.Message.Clone()
+		return &c
+	}
+	panic(fmt.Sprintf("unexpected event %T", ev))
+}
+
+func partTexts(ps []a2a.Part) []string {
+	out := make([]string, len(ps))
+	for i := range ps {
+		out[i] = ps[i].Text
+	}
+	return out
+}
+
+// fuzzClient is the application side: what it built from the deltas, and
+// the accounting of parts delivered.
+type fuzzClient struct {
+	t         *testing.T
+	l         *dedupe.Ledger
+	style     int
+	app       app
+	delivered int // artifact parts delivered, in every delta
+	redone    int // parts the application held and a heal replaced
+	heals     int
+	log       []string
+}
+
+// step hands the deltas of one Apply or Reconcile call to the application
+// and checks the invariant: the application's artifacts are the ledger's.
+func (c *fuzzClient) step(what string, evs []a2a.Event, authoritative bool, strict bool) {
+	t := c.t
+	c.log = append(c.log, what)
+	for _, ev := range evs {
+		u, ok := ev.(*a2a.ArtifactUpdate)
+		if !ok {
+			continue
+		}
+		c.delivered += len(u.Artifact.Parts)
+		i := c.app.find(u.Artifact.ID)
+		if i < 0 || u.Append {
+			continue
+		}
+		// A replacement of an artifact the application holds. Unless the
+		// server itself replaced an artifact, only the heal of an
+		// authoritative task may do that, and never in a style that
+		// resends what was missed.
+		if strict && !authoritative {
+			t.Fatalf("%s: append:false for held artifact %s outside an authoritative reconcile\n%s",
+				what, u.Artifact.ID, c.trace())
+		}
+		if strict && c.style != liveOnly {
+			t.Fatalf("%s: artifact %s replaced with a %s server\n%s", what, u.Artifact.ID, styleNames[c.style], c.trace())
+		}
+		c.heals++
+		c.redone += len(c.app.artifacts[i].Parts)
+	}
+	c.app.apply(t, evs)
+	want := c.l.Task().Artifacts
+	if len(want) != len(c.app.artifacts) {
+		t.Fatalf("%s: the application holds %d artifacts, the ledger %d\n%s", what, len(c.app.artifacts), len(want), c.trace())
+	}
+	for i := range want {
+		if want[i].ID != c.app.artifacts[i].ID || !partsEq(want[i].Parts, c.app.artifacts[i].Parts) {
+			t.Fatalf("%s: artifact %d: application %s %q, ledger %s %q\n%s", what, i,
+				c.app.artifacts[i].ID, partTexts(c.app.artifacts[i].Parts), want[i].ID, partTexts(want[i].Parts), c.trace())
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range c.app.messages {
+		if seen[id] {
+			t.Fatalf("%s: message %s delivered twice\n%s", what, id, c.trace())
+		}
+		seen[id] = true
+	}
+}
+
+func (c *fuzzClient) trace() string { return "client: " + strings.Join(c.log, "; ") }
+
+func partsEq(p, q []a2a.Part) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for i := range p {
+		if !p[i].Equal(&q[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzLedger drives a ledger the way a stream does across drops: a server
+// history of chunks for a few artifacts (with append, replacements and
+// repeated texts), messages and statuses; a client that receives a prefix,
+// then in one or more rounds resubscribes (OpenReplayWindow) and gets the
+// live tail only, a snapshot then the tail, or everything again from the
+// start, sometimes with a get-task in between; and at last the server's
+// final task, authoritatively.
+//
+// It checks that applying the deltas reproduces the ledger's artifacts after
+// every call, that the end result is the server's, part for part, that no
+// message is delivered twice and none is lost, and that no part is
+// delivered twice except through the heal of a live-only gap.
+func FuzzLedger(f *testing.F) {
+	// style, artifacts, events, then per event its choices, then the client.
+	f.Add([]byte{0, 0, 6, 0, 0, 1, 1, 0, 1, 0, 1, 0, 3, 0, 1, 0, 1, 2, 3, 1, 2, 1, 3, 2})
+	f.Add([]byte{1, 1, 10, 0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 3, 1, 1, 5, 0, 1, 0, 3, 1, 1, 6, 7, 4, 1, 2, 2, 1, 5, 2, 1, 2, 3})
+	f.Add([]byte{2, 2, 12, 0, 0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 2, 0, 1, 2, 1, 0, 0, 0, 0, 1, 3, 1, 5, 6, 0, 1, 1, 0, 1, 0, 4, 2, 3, 1, 2, 1})
+	f.Add([]byte(strings.Repeat("\x01\x02\x03\x00\x04\x05", 12)))
+	f.Add([]byte(strings.Repeat("\x02\x00\x07\x03\x01", 15)))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := &choices{b: data}
+		style := in.intn(3)
+		srv := newFuzzServer(in)
+		n := len(srv.events)
+		// strict: the server never replaced an artifact, so the only
+		// replacements are heals of live-only gaps.
+		strict := !srv.rewrites
+
+		l := dedupe.New(0)
+		c := &fuzzClient{t: t, l: l, style: style}
+		c.log = append(c.log, "server: "+strings.Join(srv.log, "; "), "style "+styleNames[style])
+		l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
+
+		// The first connection delivers a prefix that holds at least the
+		// initial task.
+		pos := 1 + in.intn(n)
+		for i := range pos {
+			c.step(fmt.Sprintf("live %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
+		}
+		for round := range 1 + in.intn(3) {
+			now := min(pos+in.intn(4), n) // the server went on while the client was away
+			l.OpenReplayWindow()
+			c.log = append(c.log, fmt.Sprintf("resubscribe %d at %d", round, now))
+			end := min(now+in.intn(7), n)
+			switch style {
+			case liveOnly:
+				for i := now; i < end; i++ {
+					c.step(fmt.Sprintf("live %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
+				}
+			case snapshotFirst:
+				// Mostly a snapshot as of now; sometimes an older one, with
+				// the events since then replayed after it.
+				q := now
+				if in.intn(4) == 0 {
+					q = 1 + in.intn(now)
+				}
+				c.step(fmt.Sprintf("snapshot %d", q), l.Apply(nil, srv.task(q)), false, strict)
+				for i := q; i < end; i++ {
+					c.step(fmt.Sprintf("tail %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
+				}
+			case fullReplay:
+				for i := range end {
+					c.step(fmt.Sprintf("replay %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
+				}
+			}
+			pos = end
+			if in.intn(4) == 0 {
+				// A refused resubscribe or a silent one: get-task.
+				c.step(fmt.Sprintf("get-task %d", pos), l.Reconcile(nil, srv.task(pos), true), true, strict)
+			}
+		}
+		final := srv.task(n)
+		c.step("final get-task", l.Reconcile(nil, final, true), true, strict)
+
+		// The server's artifacts, part for part (an artifact created in a
+		// gap may come later in the list than on the server).
+		if len(final.Artifacts) != len(c.app.artifacts) {
+			t.Fatalf("the application holds %d artifacts, the server %d\n%s", len(c.app.artifacts), len(final.Artifacts), c.trace())
+		}
+		serverParts := 0
+		for i := range final.Artifacts {
+			sa := &final.Artifacts[i]
+			serverParts += len(sa.Parts)
+			j := c.app.find(sa.ID)
+			if j < 0 || !partsEq(sa.Parts, c.app.artifacts[j].Parts) {
+				got := []string(nil)
+				if j >= 0 {
+					got = partTexts(c.app.artifacts[j].Parts)
+				}
+				t.Fatalf("artifact %s: application %q, server %q\n%s", sa.ID, got, partTexts(sa.Parts), c.trace())
+			}
+		}
+		if got := l.Task().Status.State; got != a2a.StateCompleted {
+			t.Fatalf("final state %s, want completed\n%s", got, c.trace())
+		}
+		// Every agent message once, none lost.
+		delivered := map[string]bool{}
+		for _, id := range c.app.messages {
+			delivered[id] = true
+		}
+		for _, m := range final.History {
+			if m.Role == a2a.RoleAgent && !delivered[m.ID] {
+				t.Fatalf("message %s never delivered\n%s", m.ID, c.trace())
+			}
+		}
+		if strict {
+			// Every part once, apart from those a heal delivered again.
+			if c.delivered-c.redone != serverParts {
+				t.Fatalf("%s: %d parts delivered, %d of them again by %d heals; the server has %d\n%s",
+					styleNames[style], c.delivered, c.redone, c.heals, serverParts, c.trace())
+			}
+		}
+	})
+}
+
+// TestReplayOfArtifactStartedByAnAppend is the regression test of the first
+// FuzzLedger finding (seeds full-replay-append-first and c00f13b0e174b5cd in
+// testdata/fuzz/FuzzLedger). An agent that opens an artifact with
+// append:true gives a replaying server no append:false to anchor the replay
+// cursor on: the replayed first chunk must not be delivered again.
+func TestReplayOfArtifactStartedByAnAppend(t *testing.T) {
+	events := func() []a2a.Event {
+		return []a2a.Event{task(a2a.StateSubmitted, nil), chunk("a1", true, false, "p1"), chunk("a1", true, true, "p2")}
+	}
+	t.Run("full replay", func(t *testing.T) {
+		l := dedupe.New(0)
+		var a app
+		for _, ev := range events()[:2] {
+			a.apply(t, l.Apply(nil, ev))
+		}
+		l.OpenReplayWindow()
+		for _, ev := range events() {
+			a.apply(t, l.Apply(nil, ev))
+		}
+		a.check(t, l)
+		require.Equal(t, "p1p2", a.text("a1"), "p1 was replayed, not produced again")
+	})
+	t.Run("snapshot older than the artifact", func(t *testing.T) {
+		l := dedupe.New(0)
+		var a app
+		for _, ev := range events()[:2] {
+			a.apply(t, l.Apply(nil, ev))
+		}
+		l.OpenReplayWindow()
+		a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+		for _, ev := range events()[1:] {
+			a.apply(t, l.Apply(nil, ev))
+		}
+		a.check(t, l)
+		require.Equal(t, "p1p2", a.text("a1"))
+	})
+}
