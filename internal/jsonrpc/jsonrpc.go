@@ -1,5 +1,3 @@
-// Package jsonrpc encodes JSON-RPC 2.0 requests and decodes responses, as
-// A2A's JSON-RPC binding uses them in both protocol versions.
 package jsonrpc
 
 import (
