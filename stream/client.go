@@ -134,15 +134,25 @@ func (c *Client) Cancel(ctx context.Context, taskID string) (*a2a.Task, error) {
 
 func (c *Client) unaryTask(ctx context.Context, op operation, taskID string) (*a2a.Task, error) {
 	v, negotiable := c.currentVersion()
-	raw, err := c.unary(ctx, v, op, taskParams(taskID, c.cfg.tenant))
+	t, err := c.fetchTask(ctx, v, op, taskID)
 	if negotiable && isVersionRefusal(err) {
 		v = a2a.V03
-		raw, err = c.unary(ctx, v, op, taskParams(taskID, c.cfg.tenant))
+		t, err = c.fetchTask(ctx, v, op, taskID)
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.remember(v)
+	return t, nil
+}
+
+// fetchTask makes a get-task or cancel call in version v and checks that the
+// result is the task asked for.
+func (c *Client) fetchTask(ctx context.Context, v a2a.Version, op operation, taskID string) (*a2a.Task, error) {
+	raw, err := c.unary(ctx, v, op, taskParams(taskID, c.cfg.tenant))
+	if err != nil {
+		return nil, err
+	}
 	t, err := a2a.UnmarshalTask(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed task", Err: err}

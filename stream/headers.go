@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 )
@@ -24,22 +25,23 @@ func originOnlyHeaders(hc *http.Client, origin string, h http.Header) *http.Clie
 			return next(req, via)
 		}
 		if len(via) >= 10 {
-			return http.ErrUseLastResponse
+			return errTooManyRedirects // as net/http's default policy
 		}
 		return nil
 	}
 	return &c
 }
 
+var errTooManyRedirects = errors.New("stopped after 10 redirects")
+
 func sameOrigin(u *url.URL, origin string) bool { return u.Scheme+"://"+u.Host == origin }
 
-// setHeaders adds the configured headers to req when it goes to the agent's
-// origin.
-func (c *Client) setHeaders(req *http.Request) {
-	if !sameOrigin(req.URL, c.origin) {
+// addHeaders adds h to req when req goes to origin, and nothing otherwise.
+func addHeaders(req *http.Request, origin string, h http.Header) {
+	if !sameOrigin(req.URL, origin) {
 		return
 	}
-	for k, vs := range c.cfg.header {
+	for k, vs := range h {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}

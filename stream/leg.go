@@ -115,7 +115,7 @@ func (c *Client) post(ctx, parent context.Context, v a2a.Version, op operation, 
 	if v == a2a.V10 {
 		req.Header.Set("A2A-Version", string(a2a.V10))
 	}
-	c.setHeaders(req)
+	addHeaders(req, c.origin, c.cfg.header)
 	resp, err := c.httpc.Do(req)
 	if err != nil {
 		return nil, "", transportError(ctx, parent, err)
@@ -159,16 +159,15 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 		body = &idleReader{ReadCloser: resp.Body, timer: l.idle, d: c.cfg.idleTimeout}
 	}
 	l.body = body
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	switch mt {
-	case "text/event-stream":
+	switch mt := mediaType(resp); {
+	case mt == "text/event-stream":
 		// A 4 KiB read buffer instead of the decoder's default 64 KiB: an
 		// idle stream holds it for its whole life, and longer lines are
 		// assembled by the decoder anyway.
 		l.dec = sse.NewDecoder(bufio.NewReaderSize(body, legReadBuffer), c.cfg.maxEventSize)
 		l.rdec = a2a.NewResponseDecoder()
 		return l, nil
-	case "application/json", "text/plain", "application/a2a+json":
+	case jsonType(mt):
 		// A single JSON-RPC response instead of a stream: servers answer
 		// refused streaming calls this way, with HTTP 200.
 		raw, err := readLimited(body, c.cfg.maxEventSize)
@@ -189,7 +188,28 @@ func (c *Client) openLeg(parent context.Context, v a2a.Version, op operation, pa
 		return l, nil
 	}
 	l.close()
-	return nil, &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
+	return nil, contentTypeError(resp)
+}
+
+func mediaType(resp *http.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt
+}
+
+// jsonType reports the media types a single JSON-RPC response comes in:
+// a2a-go's unary answers are text/plain (net/http's sniffing).
+func jsonType(mt string) bool {
+	return mt == "application/json" || mt == "text/plain" || mt == "application/a2a+json"
+}
+
+func contentTypeError(resp *http.Response) error {
+	return &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
+}
+
+// isTooLarge reports an event or body over the size limit.
+func isTooLarge(err error) bool {
+	var tooLarge *sse.TooLargeError
+	return errors.As(err, &tooLarge) || errors.Is(err, errTooLarge)
 }
 
 // quote cuts server data quoted in an error text to a readable length.
@@ -230,11 +250,10 @@ func (l *leg) next() (a2a.Event, error) {
 }
 
 func (l *leg) mapErr(err error) error {
-	var tooLarge *sse.TooLargeError
 	switch {
 	case errors.Is(err, io.EOF):
 		return io.EOF
-	case errors.As(err, &tooLarge), errors.Is(err, errTooLarge):
+	case isTooLarge(err):
 		return &ProtocolError{Reason: "event too large", Err: err}
 	}
 	return transportError(l.ctx, l.parent, err)
@@ -291,22 +310,20 @@ func (c *Client) unary(parent context.Context, v a2a.Version, op operation, para
 		idle.Stop()
 		body = &idleReader{ReadCloser: resp.Body, timer: idle, d: c.cfg.idleTimeout}
 	}
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	var raw []byte
-	switch mt {
-	case "application/json", "text/plain", "application/a2a+json":
+	switch mt := mediaType(resp); {
+	case jsonType(mt):
 		raw, err = readLimited(body, c.cfg.maxEventSize)
-	case "text/event-stream":
+	case mt == "text/event-stream":
 		// Tolerate a server that answers a unary call as a one-event stream.
 		var e sse.Event
 		e, err = sse.NewDecoder(body, c.cfg.maxEventSize).Next()
 		raw = e.Data
 	default:
-		return nil, &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
+		return nil, contentTypeError(resp)
 	}
 	if err != nil {
-		var tooLarge *sse.TooLargeError
-		if errors.As(err, &tooLarge) || errors.Is(err, errTooLarge) {
+		if isTooLarge(err) {
 			return nil, &ProtocolError{Reason: "response too large", Err: err}
 		}
 		return nil, transportError(ctx, parent, err)

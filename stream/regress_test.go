@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -92,5 +93,25 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
+	})
+}
+
+func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// With WithHeader the client installs its own redirect policy; it
+		// must stop after 10 redirects with an error, as net/http's default
+		// does, not hand back the 11th redirect as if it were the answer.
+		hops := 0
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hops++
+			http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
+		})
+		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
+		require.Error(t, err)
+		var httpErr *stream.HTTPError
+		require.False(t, errors.As(err, &httpErr), "a redirect is not the agent's answer: %v", err)
+		var re *reconnect.Error
+		require.ErrorAs(t, err, &re, "no response: the message may not have arrived, and no task is known")
+		require.Equal(t, 10, hops, "the original request and 9 redirects, as net/http counts")
 	})
 }

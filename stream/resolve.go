@@ -98,13 +98,7 @@ func fetchCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrig
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("A2A-Version", string(a2a.V10))
-	if sameOrigin(req.URL, baseOrigin) {
-		for k, vs := range h {
-			for _, v := range vs {
-				req.Header.Add(k, v)
-			}
-		}
-	}
+	addHeaders(req, baseOrigin, h)
 	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

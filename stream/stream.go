@@ -559,16 +559,7 @@ func (s *Stream) refused(err error) {
 
 // getTask fetches the task and continues from the state it returns.
 func (s *Stream) getTask() {
-	raw, err := s.c.unary(s.ctx, s.v, opGet, taskParams(s.taskID, s.c.cfg.tenant))
-	var t *a2a.Task
-	if err == nil {
-		t, err = a2a.UnmarshalTask(raw)
-		if err != nil {
-			err = &ProtocolError{Reason: "malformed task", Err: err}
-		} else if t.ID != s.taskID {
-			err = &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", s.taskID, quote([]byte(t.ID)))}
-		}
-	}
+	t, err := s.c.fetchTask(s.ctx, s.v, opGet, s.taskID)
 	if err != nil {
 		s.getTaskFailed(err)
 		return
