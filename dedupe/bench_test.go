@@ -51,7 +51,7 @@ func benchLive(b *testing.B, evs []a2a.Event) {
 	b.ReportAllocs()
 	var dst []a2a.Event
 	for b.Loop() {
-		l := dedupe.New(0)
+		l := dedupe.New()
 		for _, ev := range evs {
 			dst = l.Apply(dst[:0], ev)
 		}
@@ -63,7 +63,7 @@ func benchLive(b *testing.B, evs []a2a.Event) {
 // into a ledger that holds it: every event is recognised and dropped.
 func benchReplay(b *testing.B) {
 	evs := benchChunks(1000, 1)
-	l := dedupe.New(0)
+	l := dedupe.New()
 	for _, ev := range evs {
 		l.Apply(nil, ev)
 	}
@@ -101,7 +101,7 @@ func benchTaskOf(arts, parts, msgs int) *a2a.Task {
 // to what the ledger holds (the usual first event after a resubscribe).
 func benchReconcileSame(b *testing.B) {
 	t := benchTaskOf(10, 100, 100)
-	l := dedupe.New(0)
+	l := dedupe.New()
 	l.Reconcile(nil, t, true)
 	b.ReportAllocs()
 	var dst []a2a.Event
@@ -121,7 +121,7 @@ func benchReconcileTail(b *testing.B) {
 	var dst []a2a.Event
 	for b.Loop() {
 		b.StopTimer()
-		l := dedupe.New(0)
+		l := dedupe.New()
 		l.Reconcile(nil, old, true)
 		b.StartTimer()
 		if dst = l.Reconcile(dst[:0], cur, true); len(dst) != 10 {

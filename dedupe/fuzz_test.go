@@ -262,7 +262,7 @@ func FuzzLedger(f *testing.F) {
 		// replacements are heals of live-only gaps.
 		strict := !srv.rewrites
 
-		l := dedupe.New(0)
+		l := dedupe.New()
 		c := &fuzzClient{t: t, l: l, style: style}
 		c.log = append(c.log, "server: "+strings.Join(srv.log, "; "), "style "+styleNames[style])
 		l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
@@ -359,7 +359,7 @@ func TestReplayOfArtifactStartedByAnAppend(t *testing.T) {
 		return []a2a.Event{task(a2a.StateSubmitted, nil), chunk("a1", true, false, "p1"), chunk("a1", true, true, "p2")}
 	}
 	t.Run("full replay", func(t *testing.T) {
-		l := dedupe.New(0)
+		l := dedupe.New()
 		var a app
 		for _, ev := range events()[:2] {
 			a.apply(t, l.Apply(nil, ev))
@@ -372,7 +372,7 @@ func TestReplayOfArtifactStartedByAnAppend(t *testing.T) {
 		require.Equal(t, "p1p2", a.text("a1"), "p1 was replayed, not produced again")
 	})
 	t.Run("snapshot older than the artifact", func(t *testing.T) {
-		l := dedupe.New(0)
+		l := dedupe.New()
 		var a app
 		for _, ev := range events()[:2] {
 			a.apply(t, l.Apply(nil, ev))

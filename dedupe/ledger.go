@@ -1,6 +1,8 @@
 package dedupe
 
 import (
+	"hash/maphash"
+
 	"github.com/a2astream/a2astream/a2a"
 )
 
@@ -13,21 +15,29 @@ import (
 // *a2a.ArtifactUpdate and *a2a.Message values, never *a2a.Task. They share
 // part values with the ledger; callers must not modify them.
 type Ledger struct {
-	task     *a2a.Task
-	ids      *IDSet
-	statuses *IDSet
-	window   bool
-	cursors  map[string]int
-	sent     []a2a.Message // sent before any task was known
+	task *a2a.Task
+	sent []a2a.Message // sent before any task was known
+
+	// ids holds the ID of every message delivered or recorded. Every such
+	// message is also in the assembled task's history (or is the message
+	// answer), so the set grows with what the ledger holds anyway.
+	ids map[string]struct{}
+
+	arts     artifacts
+	statuses statusCursor
+	seed     maphash.Seed
+
+	// window is open from a resubscribe to the first new part.
+	window bool
+	// sentAfter is the ID of a message the client sent after the current
+	// status was applied: a snapshot listing it is newer than that status.
+	sentAfter string
 }
 
-// New returns an empty ledger whose message-ID set holds maxIDs IDs
-// (DefaultMaxIDs when maxIDs <= 0).
-func New(maxIDs int) *Ledger {
-	if maxIDs <= 0 {
-		maxIDs = DefaultMaxIDs
-	}
-	return &Ledger{ids: NewIDSet(maxIDs), statuses: NewIDSet(256), cursors: map[string]int{}}
+// New returns an empty ledger.
+func New() *Ledger {
+	seed := maphash.MakeSeed()
+	return &Ledger{ids: map[string]struct{}{}, seed: seed, arts: newArtifacts(seed), statuses: newStatusCursor(seed)}
 }
 
 // Task returns the assembled task, or nil while no task is known. The ledger
@@ -35,13 +45,16 @@ func New(maxIDs int) *Ledger {
 func (l *Ledger) Task() *a2a.Task { return l.task }
 
 // Seen reports whether a message with this ID was delivered or recorded.
-func (l *Ledger) Seen(messageID string) bool { return messageID != "" && l.ids.Has(messageID) }
+func (l *Ledger) Seen(messageID string) bool {
+	_, ok := l.ids[messageID]
+	return messageID != "" && ok
+}
 
 // OpenReplayWindow starts a replay window. Call it when a resubscribe
 // succeeds.
 func (l *Ledger) OpenReplayWindow() {
 	l.window = true
-	clear(l.cursors)
+	l.arts.newWindow()
 }
 
 // InReplayWindow reports whether the replay window is open.
@@ -51,8 +64,11 @@ func (l *Ledger) InReplayWindow() bool { return l.window }
 // reply to a prompt): it joins the history and its ID is marked as seen, so
 // that a server echoing it back does not deliver it.
 func (l *Ledger) RecordSent(m *a2a.Message) {
-	if m.ID != "" && !l.ids.Add(m.ID) {
-		return
+	if m.ID != "" {
+		if !l.addID(m.ID) {
+			return
+		}
+		l.sentAfter = m.ID
 	}
 	if l.task != nil {
 		l.task.History = append(l.task.History, *m.Clone())
@@ -90,40 +106,15 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 //
 // An authoritative task (a get-task result) wins every disagreement. A
 // non-authoritative one may be stale: an artifact of which it holds only a
-// prefix of the parts held is left alone, and inside the replay window a
-// status already seen is not delivered again.
+// prefix of the parts held, or an earlier version, is left alone, and
+// inside the replay window a status already seen is not delivered again.
 func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a2a.Event {
 	lt := l.ensureTask(t.ID, t.ContextID)
 	if lt.Metadata == nil && t.Metadata != nil {
 		lt.Metadata = t.Metadata
 	}
 	for i := range t.Artifacts {
-		sa := &t.Artifacts[i]
-		a := lt.Artifact(sa.ID)
-		switch {
-		case a == nil:
-			lt.Artifacts = append(lt.Artifacts, sa.Clone())
-			l.setCursor(sa.ID, len(sa.Parts))
-			l.newContent(len(sa.Parts))
-			dst = append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
-		case isPrefix(a.Parts, sa.Parts):
-			l.setCursor(sa.ID, len(sa.Parts))
-			if len(a.Parts) == len(sa.Parts) {
-				continue
-			}
-			tail := sa.Parts[len(a.Parts):]
-			a.Parts = appendClones(a.Parts, tail)
-			l.newContent(len(tail))
-			dst = append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
-				Artifact: a2a.Artifact{ID: sa.ID, Parts: tail}})
-		case !authoritative && isPrefix(sa.Parts, a.Parts):
-			l.setCursor(sa.ID, len(sa.Parts))
-		default:
-			*a = sa.Clone()
-			l.setCursor(sa.ID, len(sa.Parts))
-			l.newContent(len(sa.Parts))
-			dst = append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
-		}
+		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative)
 	}
 	statusMsg := messageID(t.Status.Message)
 	for i := range t.History {
@@ -133,7 +124,7 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 			// it does on a live stream, not as a Message of its own.
 			continue
 		}
-		if m.ID != "" && !l.ids.Add(m.ID) {
+		if m.ID != "" && !l.addID(m.ID) {
 			continue
 		}
 		lt.History = append(lt.History, *m.Clone())
@@ -141,7 +132,47 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 			dst = append(dst, m)
 		}
 	}
-	return l.applyStatus(dst, lt, t.Status, false, nil, l.window && !authoritative)
+	checkReplay := l.window && !authoritative && !l.listsSentAfter(t)
+	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay)
+}
+
+// listsSentAfter reports whether t's history lists the message the client
+// sent after the current status: such a task is newer than that status, so
+// its status is news even if an equal one was seen before.
+func (l *Ledger) listsSentAfter(t *a2a.Task) bool {
+	if l.sentAfter == "" {
+		return false
+	}
+	for i := range t.History {
+		if t.History[i].ID == l.sentAfter {
+			return true
+		}
+	}
+	return false
+}
+
+// ChangesStatus reports whether applying ev, a status update or a task,
+// would change the assembled status: it differs from the status held, and
+// inside the replay window it is not a replay of one seen before.
+func (l *Ledger) ChangesStatus(ev a2a.Event) bool {
+	var st *a2a.TaskStatus
+	checkReplay := l.window
+	switch e := ev.(type) {
+	case *a2a.StatusUpdate:
+		st = &e.Status
+	case *a2a.Task:
+		st = &e.Status
+		checkReplay = checkReplay && !l.listsSentAfter(e)
+	default:
+		return false
+	}
+	if l.task == nil {
+		return true
+	}
+	if checkReplay && l.statuses.replayed(st, l.ids) {
+		return false
+	}
+	return st.State != l.task.Status.State || !sameMessage(st.Message, l.task.Status.Message)
 }
 
 // Covers reports whether t holds everything the ledger holds: every
@@ -152,10 +183,17 @@ func (l *Ledger) Covers(t *a2a.Task) bool {
 	if l.task == nil {
 		return true
 	}
+	if len(l.task.Artifacts) > len(t.Artifacts) {
+		return false
+	}
+	index := make(map[string]int, len(t.Artifacts))
+	for i := range t.Artifacts {
+		index[t.Artifacts[i].ID] = i
+	}
 	for i := range l.task.Artifacts {
 		a := &l.task.Artifacts[i]
-		sa := t.Artifact(a.ID)
-		if sa == nil || !isPrefix(a.Parts, sa.Parts) {
+		j, ok := index[a.ID]
+		if !ok || !isPrefix(a.Parts, t.Artifacts[j].Parts) {
 			return false
 		}
 	}
@@ -174,85 +212,43 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 }
 
 func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay bool) []a2a.Event {
-	key := statusKey(&st)
-	if checkReplay && l.statuses.Has(key) {
+	if checkReplay && l.statuses.replayed(&st, l.ids) {
 		return dst
 	}
-	if st.State == t.Status.State && messageID(st.Message) == messageID(t.Status.Message) {
+	l.statuses.note(&st)
+	if st.State == t.Status.State && sameMessage(st.Message, t.Status.Message) {
 		return dst
 	}
-	l.statuses.Add(key)
 	out := st
 	if m := st.Message; m != nil {
-		if m.ID != "" && !l.ids.Add(m.ID) {
+		if m.ID != "" && !l.addID(m.ID) {
 			out.Message = nil
 		} else {
 			t.History = append(t.History, *m.Clone())
 		}
 	}
 	t.Status = st
+	l.sentAfter = ""
 	return append(dst, &a2a.StatusUpdate{TaskID: t.ID, ContextID: t.ContextID, Status: out, Final: final, Metadata: md})
 }
 
-func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Event {
-	t := l.ensureTask(u.TaskID, u.ContextID)
-	u.TaskID, u.ContextID = t.ID, t.ContextID
-	id := u.Artifact.ID
-	parts := u.Artifact.Parts
-	a := t.Artifact(id)
-	if a == nil {
-		// An append to an artifact never seen is delivered as a new artifact,
-		// so that applying the deltas still reproduces the ledger.
-		t.Artifacts = append(t.Artifacts, u.Artifact.Clone())
-		l.setCursor(id, len(parts))
-		l.newContent(len(parts))
-		u.Append = false
-		return append(dst, u)
-	}
-	if !u.Append {
-		if l.window && isPrefix(parts, a.Parts) {
-			l.setCursor(id, len(parts))
-			return dst
-		}
-		if partsEqual(parts, a.Parts) {
-			return dst
-		}
-		*a = u.Artifact.Clone()
-		l.newContent(len(parts))
-		return append(dst, u)
-	}
-	start := 0
-	if l.window {
-		// Without an anchor (an append:false or a snapshot seen in this
-		// window), a replay of this artifact starts from its first part: an
-		// agent may open an artifact with append:true. Against a server that
-		// resends nothing, a new part equal to a held one is skipped here,
-		// and the get-task that closes every such gap appends it back.
-		c := l.cursors[id]
-		for start < len(parts) && c < len(a.Parts) && parts[start].Equal(&a.Parts[c]) {
-			start++
-			c++
-		}
-		l.cursors[id] = c
-		if start == len(parts) {
-			return dst
-		}
-	}
-	tail := parts[start:]
-	a.Parts = appendClones(a.Parts, tail)
-	l.newContent(len(tail))
-	u.Artifact.Parts = tail
-	return append(dst, u)
-}
-
 func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
-	if m.ID != "" && !l.ids.Add(m.ID) {
+	if m.ID != "" && !l.addID(m.ID) {
 		return dst
 	}
 	if l.task != nil {
 		l.task.History = append(l.task.History, *m.Clone())
 	}
 	return append(dst, m)
+}
+
+// addID records a message ID and reports whether it was new.
+func (l *Ledger) addID(id string) bool {
+	if _, ok := l.ids[id]; ok {
+		return false
+	}
+	l.ids[id] = struct{}{}
+	return true
 }
 
 // newContent closes the replay window once n > 0 new parts were delivered.
@@ -262,21 +258,23 @@ func (l *Ledger) newContent(n int) {
 	}
 }
 
-func (l *Ledger) setCursor(id string, n int) {
-	if l.window {
-		l.cursors[id] = n
-	}
-}
-
-func statusKey(st *a2a.TaskStatus) string {
-	return string(st.State) + "\x00" + messageID(st.Message)
-}
-
 func messageID(m *a2a.Message) string {
 	if m == nil {
 		return ""
 	}
 	return m.ID
+}
+
+// sameMessage reports whether two status messages are the same message: by
+// ID when either has one, else by content.
+func sameMessage(a, b *a2a.Message) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == b
+	case a.ID != "" || b.ID != "":
+		return a.ID == b.ID
+	}
+	return partsEqual(a.Parts, b.Parts)
 }
 
 func isPrefix(p, q []a2a.Part) bool {

@@ -3,6 +3,7 @@ package dedupe_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -114,7 +115,7 @@ func task(state a2a.TaskState, arts map[string][]string, order ...string) *a2a.T
 }
 
 func TestLiveStream(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
 	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "thinking")))
@@ -129,7 +130,7 @@ func TestLiveStream(t *testing.T) {
 }
 
 func TestRepeatedTextsAtDifferentPositionsSurvive(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, chunk("a1", false, false, "x")))
 	a.apply(t, l.Apply(nil, chunk("a1", true, false, "\n")))
@@ -140,7 +141,7 @@ func TestRepeatedTextsAtDifferentPositionsSurvive(t *testing.T) {
 }
 
 func TestFullReplayAfterResubscribe(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	events := []a2a.Event{
 		task(a2a.StateSubmitted, nil),
@@ -172,7 +173,7 @@ func TestFullReplayAfterResubscribe(t *testing.T) {
 }
 
 func TestReplayOfAppendStraddlingHeldParts(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, chunk("a1", false, false, "p1")))
 	a.apply(t, l.Apply(nil, chunk("a1", true, false, "p2", "p3")))
@@ -188,7 +189,7 @@ func TestReplayOfAppendStraddlingHeldParts(t *testing.T) {
 }
 
 func TestAppendFalseOutsideWindowReplaces(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, chunk("a1", false, false, "draft", " one")))
 	evs := l.Apply(nil, chunk("a1", false, true, "draft"))
@@ -202,7 +203,7 @@ func TestAppendFalseOutsideWindowReplaces(t *testing.T) {
 }
 
 func TestSnapshotFirstResubscribe(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
 	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "", "")))
@@ -223,7 +224,7 @@ func TestSnapshotFirstResubscribe(t *testing.T) {
 }
 
 func TestLiveOnlyGapIsHealedByAuthoritativeTask(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, chunk("a1", false, false, "p1")))
 	// p2 was produced while disconnected; the live-only server sends p3 next.
@@ -244,7 +245,7 @@ func TestLiveOnlyGapIsHealedByAuthoritativeTask(t *testing.T) {
 }
 
 func TestStaleSnapshotIsIgnored(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
 	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "w")))
@@ -258,7 +259,7 @@ func TestStaleSnapshotIsIgnored(t *testing.T) {
 }
 
 func TestMessagesOnceAcrossEventsStatusesAndHistory(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	user := &a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}}
 	l.RecordSent(user)
@@ -281,40 +282,126 @@ func TestMessagesOnceAcrossEventsStatusesAndHistory(t *testing.T) {
 }
 
 func TestMessageAnswerCreatesNoTask(t *testing.T) {
-	l := dedupe.New(0)
+	l := dedupe.New()
 	m := &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}}
 	require.Len(t, l.Apply(nil, m), 1)
 	require.Empty(t, l.Apply(nil, m))
 	require.Nil(t, l.Task())
 }
 
-func TestIDSetEvictsOldestFirst(t *testing.T) {
-	s := dedupe.NewIDSet(3)
-	for i := range 3 {
-		require.True(t, s.Add(fmt.Sprint(i)))
+func TestEveryMessageIDIsKept(t *testing.T) {
+	// The ledger holds every message in the task's history anyway, so the
+	// ID set is not capped: a snapshot listing 12,288 messages after a cut
+	// delivers none of them again (a capped set once redelivered them all).
+	const n = 12288
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateWorking, nil)))
+	snap := task(a2a.StateWorking, nil)
+	for i := range n {
+		m := &a2a.Message{ID: fmt.Sprint("m-", i), Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "x"}}}
+		a.apply(t, l.Apply(nil, m))
+		snap.History = append(snap.History, *m)
 	}
-	require.False(t, s.Add("1"))
-	require.True(t, s.Add("3"), "a fourth ID evicts the oldest")
-	require.False(t, s.Has("0"))
-	require.True(t, s.Has("1") && s.Has("2") && s.Has("3"))
-	require.Equal(t, 3, s.Len())
-	require.Equal(t, 3, s.Cap())
+	require.True(t, l.Seen("m-0"))
+	l.OpenReplayWindow()
+	require.Empty(t, l.Reconcile(nil, snap, false))
+	a.check(t, l)
+	require.Len(t, l.Task().History, n)
 }
 
-func TestLedgerMemoryIsBounded(t *testing.T) {
-	l := dedupe.New(0)
-	var evs []a2a.Event
-	for i := range 3 * dedupe.DefaultMaxIDs {
-		evs = l.Apply(evs[:0], &a2a.Message{ID: fmt.Sprint("m-", i), Role: a2a.RoleAgent})
-		require.Len(t, evs, 1)
+func TestFullReplayAcrossARealReplacement(t *testing.T) {
+	// draft v1, then a real replacement v2, then notes; a full replay from
+	// the start must move cursors only, through the retired version too.
+	l := dedupe.New()
+	var a app
+	live := []a2a.Event{
+		chunk("draft", false, false, "v1"), chunk("draft", true, false, "a"),
+		chunk("draft", false, false, "v2"), chunk("notes", false, false, "x"), chunk("notes", true, false, "+"),
 	}
-	require.True(t, l.Seen(fmt.Sprint("m-", 3*dedupe.DefaultMaxIDs-1)))
-	require.False(t, l.Seen("m-0"), "the ID set is capped at DefaultMaxIDs, oldest evicted first")
+	for _, ev := range live {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	require.Equal(t, "v2", a.text("draft"))
+	l.OpenReplayWindow()
+	replay := []a2a.Event{
+		chunk("draft", false, false, "v1"), chunk("draft", true, false, "a"),
+		chunk("draft", false, false, "v2"), chunk("notes", false, false, "x"), chunk("notes", true, false, "+"),
+	}
+	for _, ev := range replay {
+		require.Empty(t, l.Apply(nil, ev), "replayed %v", ev)
+	}
+	evs := l.Apply(nil, chunk("notes", true, true, "!"))
+	require.Len(t, evs, 1, "the first new part is delivered")
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "x+!", a.text("notes"))
+	require.False(t, l.InReplayWindow())
+
+	// Outside a window, going back to v1 is a real replacement again.
+	evs = l.Apply(nil, chunk("draft", false, false, "v1"))
+	require.Len(t, evs, 1)
+	a.apply(t, evs)
+	a.check(t, l)
+}
+
+func TestStaleSnapshotWithAReplacedVersionIsLeftAlone(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, chunk("draft", false, false, "v1")))
+	a.apply(t, l.Apply(nil, chunk("draft", false, false, "v2")))
+	l.OpenReplayWindow()
+	stale := task(a2a.StateWorking, map[string][]string{"draft": {"v1"}}, "draft")
+	for _, ev := range l.Reconcile(nil, stale, false) {
+		_, isArtifact := ev.(*a2a.ArtifactUpdate)
+		require.False(t, isArtifact, "a snapshot holding a replaced version is stale")
+	}
+	require.Equal(t, "v2", l.Task().Artifact("draft").Text())
+	// An authoritative task still wins.
+	evs := l.Reconcile(nil, task(a2a.StateWorking, map[string][]string{"draft": {"v1"}}, "draft"), true)
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "v1", a.text("draft"))
+}
+
+func TestStatusesWithoutMessageIDs(t *testing.T) {
+	idless := func(state a2a.TaskState, text string) *a2a.StatusUpdate {
+		u := status(state, "", "")
+		u.Status.Message = &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}
+		return u
+	}
+	l := dedupe.New()
+	var texts []string
+	for _, ev := range []a2a.Event{idless(a2a.StateWorking, "step 1"), idless(a2a.StateWorking, "step 2"), idless(a2a.StateWorking, "step 2")} {
+		for _, d := range l.Apply(nil, ev) {
+			texts = append(texts, d.(*a2a.StatusUpdate).Status.Message.Text())
+		}
+	}
+	require.Equal(t, []string{"step 1", "step 2"}, texts, "a new text is a new status; the same one again is not")
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, idless(a2a.StateWorking, "step 1")), "a replayed ID-less status")
+}
+
+func TestStatusTimestampsOrderReplays(t *testing.T) {
+	at := func(state a2a.TaskState, sec int) *a2a.StatusUpdate {
+		u := status(state, "", "")
+		u.Status.Timestamp = time.Unix(int64(sec), 0).UTC()
+		return u
+	}
+	l := dedupe.New()
+	require.Len(t, l.Apply(nil, at(a2a.StateWorking, 1)), 1)
+	require.Len(t, l.Apply(nil, at(a2a.StateInputRequired, 2)), 1)
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, at(a2a.StateWorking, 1)), "older than the newest status seen: a replay")
+	require.Empty(t, l.Apply(nil, at(a2a.StateInputRequired, 2)), "the newest, seen: a replay")
+	evs := l.Apply(nil, at(a2a.StateWorking, 3))
+	require.Len(t, evs, 1, "newer: a real change, even in the window and with a state seen before")
+	require.Equal(t, a2a.StateWorking, l.Task().Status.State)
 }
 
 func TestSnapshotStatusMessageTravelsWithTheStatus(t *testing.T) {
 	// a2a-js snapshots list the current status message in the history too.
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, task(a2a.StateWorking, nil)))
 	l.OpenReplayWindow()
@@ -335,7 +422,7 @@ func TestArtifactMissedInAGapIsAddedLast(t *testing.T) {
 	// An artifact created entirely while disconnected can only be announced
 	// after those the application already has: deltas cannot move artifacts,
 	// and the assembled task must stay what the deltas build.
-	l := dedupe.New(0)
+	l := dedupe.New()
 	var a app
 	a.apply(t, l.Apply(nil, chunk("summary", false, true, "s")))
 	server := task(a2a.StateCompleted, map[string][]string{"story": {"once"}, "summary": {"s"}}, "story", "summary")

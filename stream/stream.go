@@ -82,7 +82,7 @@ type Stream struct {
 }
 
 func newStream(ctx context.Context, c *Client) *Stream {
-	s := &Stream{c: c, ctx: ctx, log: c.cfg.logger, ledger: dedupe.New(0), budget: reconnect.NewBudget(c.cfg.policy)}
+	s := &Stream{c: c, ctx: ctx, log: c.cfg.logger, ledger: dedupe.New(), budget: reconnect.NewBudget(c.cfg.policy)}
 	s.v, s.nego = c.currentVersion()
 	return s
 }

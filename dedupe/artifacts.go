@@ -1,0 +1,264 @@
+package dedupe
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// maxRetiredParts bounds the part hashes the ledger keeps of the replaced
+// versions of one artifact (8 bytes each, so 512 KiB). Past it the oldest
+// versions are forgotten: a server that later replays one of those has it
+// taken as a real replacement.
+const maxRetiredParts = 1 << 16
+
+// artifacts indexes the assembled task's artifacts by ID and keeps, for
+// each, what replay detection needs: the versions it replaced, and its replay
+// cursor.
+type artifacts struct {
+	seed  maphash.Seed
+	byID  map[string]*artifactState
+	epoch int // the replay window's number; cursors of older windows are void
+}
+
+// artifactState is the ledger's record of one artifact.
+type artifactState struct {
+	index int // in the assembled task's Artifacts
+	// retired holds the part hashes of each version that an append:false (or
+	// a healing snapshot) replaced, oldest first.
+	retired [][]uint64
+	nhashes int // over all retired versions
+	cur     cursor
+}
+
+// cursor is how far a replay has reached in an artifact: in its current
+// version (ver < 0) or in a retired one.
+type cursor struct {
+	epoch int
+	ver   int
+	pos   int
+}
+
+func newArtifacts(seed maphash.Seed) artifacts {
+	return artifacts{seed: seed, byID: map[string]*artifactState{}}
+}
+
+// newWindow voids every replay cursor.
+func (as *artifacts) newWindow() { as.epoch++ }
+
+// lookup returns the artifact held with this ID and its state, or nils.
+func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
+	st, ok := as.byID[id]
+	if !ok {
+		return nil, nil
+	}
+	return &t.Artifacts[st.index], st
+}
+
+// add appends a new artifact to t.
+func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
+	st := &artifactState{index: len(t.Artifacts)}
+	t.Artifacts = append(t.Artifacts, a)
+	as.byID[a.ID] = st
+	return st
+}
+
+// replace puts a new version in place of the held one, remembering the part
+// hashes of the old one. Callers set the artifact's cursor afterwards: the
+// retired versions it may point into can shift here.
+func (as *artifacts) replace(st *artifactState, held *a2a.Artifact, next a2a.Artifact) {
+	if n := len(held.Parts); n > 0 && n <= maxRetiredParts {
+		hs := make([]uint64, n)
+		for i := range held.Parts {
+			hs[i] = hashPart(as.seed, &held.Parts[i])
+		}
+		st.retired = append(st.retired, hs)
+		st.nhashes += n
+		for st.nhashes > maxRetiredParts {
+			st.nhashes -= len(st.retired[0])
+			st.retired[0] = nil
+			st.retired = st.retired[1:]
+		}
+	}
+	*held = next
+}
+
+// cursorOf returns the artifact's replay cursor in the current window; a
+// cursor not set in this window starts at the current version's first part.
+func (as *artifacts) cursorOf(st *artifactState) cursor {
+	if st.cur.epoch != as.epoch {
+		return cursor{epoch: as.epoch, ver: -1}
+	}
+	return st.cur
+}
+
+func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
+	st.cur = cursor{epoch: as.epoch, ver: ver, pos: pos}
+}
+
+// matchRetired returns the first retired version, from the cursor's on, of
+// which parts is a prefix, or -1.
+func (as *artifacts) matchRetired(st *artifactState, parts []a2a.Part) int {
+	if len(st.retired) == 0 || len(parts) == 0 {
+		return -1
+	}
+	from := 0
+	if c := as.cursorOf(st); c.ver >= 0 {
+		from = c.ver
+	}
+	hs := make([]uint64, len(parts))
+	for i := range parts {
+		hs[i] = hashPart(as.seed, &parts[i])
+	}
+	for v := from; v < len(st.retired); v++ {
+		if hashPrefix(hs, st.retired[v]) {
+			return v
+		}
+	}
+	return -1
+}
+
+func hashPrefix(p, q []uint64) bool {
+	if len(p) > len(q) {
+		return false
+	}
+	for i := range p {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hashPart hashes a part's content, media type and file name. Metadata is
+// left out: two versions that differ only in part metadata count as equal
+// when a replay is matched against a retired version.
+func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	field := func(s string) {
+		var n [8]byte
+		putUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.WriteString(s)
+	}
+	field(p.Text)
+	field(string(p.Data))
+	field(p.URL)
+	field(string(p.Raw))
+	field(p.MediaType)
+	field(p.Filename)
+	var kinds byte
+	if p.Data != nil {
+		kinds |= 1
+	}
+	if p.Raw != nil {
+		kinds |= 2
+	}
+	h.WriteByte(kinds)
+	return h.Sum64()
+}
+
+// reconcileArtifact folds one artifact of a whole task into the ledger.
+func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, authoritative bool) []a2a.Event {
+	a, st := l.arts.lookup(lt, sa.ID)
+	switch {
+	case a == nil:
+		st = l.arts.add(lt, sa.Clone())
+		l.arts.setCursor(st, -1, len(sa.Parts))
+		l.newContent(len(sa.Parts))
+		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
+	case isPrefix(a.Parts, sa.Parts):
+		l.arts.setCursor(st, -1, len(sa.Parts))
+		if len(a.Parts) == len(sa.Parts) {
+			return dst
+		}
+		tail := sa.Parts[len(a.Parts):]
+		a.Parts = appendClones(a.Parts, tail)
+		l.newContent(len(tail))
+		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
+			Artifact: a2a.Artifact{ID: sa.ID, Parts: tail}})
+	case !authoritative && isPrefix(sa.Parts, a.Parts):
+		l.arts.setCursor(st, -1, len(sa.Parts))
+		return dst
+	case !authoritative:
+		// A stale snapshot may hold a version the agent has since replaced.
+		if v := l.arts.matchRetired(st, sa.Parts); v >= 0 {
+			l.arts.setCursor(st, v, len(sa.Parts))
+			return dst
+		}
+	}
+	l.arts.replace(st, a, sa.Clone())
+	l.arts.setCursor(st, -1, len(sa.Parts))
+	l.newContent(len(sa.Parts))
+	return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
+}
+
+func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Event {
+	t := l.ensureTask(u.TaskID, u.ContextID)
+	u.TaskID, u.ContextID = t.ID, t.ContextID
+	parts := u.Artifact.Parts
+	a, st := l.arts.lookup(t, u.Artifact.ID)
+	if a == nil {
+		// An append to an artifact never seen is delivered as a new artifact,
+		// so that applying the deltas still reproduces the ledger.
+		st = l.arts.add(t, u.Artifact.Clone())
+		l.arts.setCursor(st, -1, len(parts))
+		l.newContent(len(parts))
+		u.Append = false
+		return append(dst, u)
+	}
+	if !u.Append {
+		if l.window {
+			if isPrefix(parts, a.Parts) {
+				l.arts.setCursor(st, -1, len(parts))
+				return dst
+			}
+			if v := l.arts.matchRetired(st, parts); v >= 0 {
+				// A replay of a version the agent has since replaced.
+				l.arts.setCursor(st, v, len(parts))
+				return dst
+			}
+		}
+		if partsEqual(parts, a.Parts) {
+			return dst
+		}
+		l.arts.replace(st, a, u.Artifact.Clone())
+		l.arts.setCursor(st, -1, len(parts))
+		l.newContent(len(parts))
+		return append(dst, u)
+	}
+	start := 0
+	if l.window {
+		// Without an anchor (an append:false or a snapshot seen in this
+		// window), a replay of this artifact starts from its first part: an
+		// agent may open an artifact with append:true. Against a server that
+		// resends nothing, a new part equal to a held one is skipped here,
+		// and the get-task that closes every such gap appends it back.
+		c := l.arts.cursorOf(st)
+		if c.ver < 0 {
+			for start < len(parts) && c.pos < len(a.Parts) && parts[start].Equal(&a.Parts[c.pos]) {
+				start++
+				c.pos++
+			}
+		} else {
+			old := st.retired[c.ver]
+			for start < len(parts) && c.pos < len(old) && hashPart(l.arts.seed, &parts[start]) == old[c.pos] {
+				start++
+				c.pos++
+			}
+		}
+		l.arts.setCursor(st, c.ver, c.pos)
+		if start == len(parts) {
+			return dst
+		}
+	}
+	tail := parts[start:]
+	a.Parts = appendClones(a.Parts, tail)
+	l.newContent(len(tail))
+	u.Artifact.Parts = tail
+	return append(dst, u)
+}
+
+func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
