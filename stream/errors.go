@@ -93,8 +93,11 @@ func (e *InvalidCardError) Unwrap() error { return e.Err }
 // the idle timeout set with WithIdleTimeout.
 var ErrIdleTimeout = errors.New("stream: no data within the idle timeout")
 
-// ErrInvalidMessage is returned (through Stream.Err) by Send when the message
-// is nil or has no parts.
+// ErrInvalidMessage reports a message that cannot be sent: nil, without
+// parts, or one that does not encode (invalid JSON in a data part, a NaN in
+// metadata). It is the caller's error, found before anything is sent, so it
+// is never retried. Send's stream ends with it, and a human-input hook's
+// reply that cannot be sent ends the stream in a *hitl.Error wrapping it.
 var ErrInvalidMessage = errors.New("stream: invalid message")
 
 // ErrEndedEarly is the cause of a drop when a connection closed cleanly

@@ -99,12 +99,12 @@ type leg struct {
 func (c *Client) post(ctx, parent context.Context, v a2a.Version, op operation, params func(a2a.Version) (any, error), accept string) (*http.Response, string, error) {
 	p, err := params(v)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
 	id := uuid.NewString()
 	body, err := json.Marshal(jsonrpc.NewRequest(id, op.method(v), p))
 	if err != nil {
-		return nil, "", fmt.Errorf("stream: encoding request: %w", err)
+		return nil, "", fmt.Errorf("%w: encoding the request: %w", ErrInvalidMessage, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {

@@ -69,16 +69,25 @@ type Stream struct {
 	gap        bool          // resubscribed since the last snapshot or get-task
 	final      a2a.Event     // a settling event held back until a gap is closed
 	gapClose   bool          // phaseGetTask is closing a gap (else: after a refusal)
-	msgOnly    bool          // the answer was a Message, with no task
 
 	// view is set while the deltas of one reconcile are being yielded: the
 	// artifacts as the application has built them so far, which Task
 	// reports so that the invariant holds between any two events.
-	view []a2a.Artifact
+	view *view
 
-	answered  string       // key of the prompt already answered
-	reply     *a2a.Message // the reply to that prompt
-	unconfirm bool         // the reply's send got no response yet
+	prompt prompt
+}
+
+// prompt is what the stream knows of the prompt it answered.
+type prompt struct {
+	// answered is the key of the prompt already answered, while the task
+	// still shows it; "" once the task has moved on.
+	answered string
+	// reply is the answer sent: the hook's, or the message of a Send that
+	// continues a task.
+	reply *a2a.Message
+	// unconfirmed: the reply's send got no response yet.
+	unconfirmed bool
 }
 
 func newStream(ctx context.Context, c *Client) *Stream {
@@ -108,7 +117,7 @@ func (s *Stream) Next() bool {
 				if s.qhead == len(s.queue) {
 					s.view = nil
 				} else {
-					s.view = applyToView(s.view, s.cur)
+					s.view.apply(s.cur)
 				}
 			}
 			return true
@@ -142,7 +151,7 @@ func (s *Stream) Task() *a2a.Task {
 		return t
 	}
 	c := *t
-	c.Artifacts = s.view
+	c.Artifacts = s.view.arts
 	return &c
 }
 
@@ -152,7 +161,7 @@ func (s *Stream) Task() *a2a.Task {
 func (s *Stream) reconcile(t *a2a.Task, authoritative bool, then a2a.Event) {
 	var before []a2a.Artifact
 	if lt := s.ledger.Task(); lt != nil {
-		before = slices.Clip(slices.Clone(lt.Artifacts))
+		before = slices.Clone(lt.Artifacts)
 	}
 	n := len(s.queue)
 	s.queue = s.ledger.Reconcile(s.queue, t, authoritative)
@@ -160,33 +169,12 @@ func (s *Stream) reconcile(t *a2a.Task, authoritative bool, then a2a.Event) {
 		s.queue = s.ledger.Apply(s.queue, then)
 	}
 	if len(s.queue)-n > 1 {
-		if before == nil {
-			before = []a2a.Artifact{}
-		}
-		s.view = before
+		s.view = newView(before)
 	}
 	if len(s.queue) > n {
 		s.budget.Progress()
 	}
-}
-
-// applyToView applies one yielded delta to the application's view.
-func applyToView(view []a2a.Artifact, ev a2a.Event) []a2a.Artifact {
-	u, ok := ev.(*a2a.ArtifactUpdate)
-	if !ok {
-		return view
-	}
-	for i := range view {
-		if view[i].ID == u.Artifact.ID {
-			if u.Append {
-				view[i].Parts = append(slices.Clip(view[i].Parts), u.Artifact.Parts...)
-			} else {
-				view[i] = u.Artifact
-			}
-			return view
-		}
-	}
-	return append(slices.Clip(view), u.Artifact)
+	s.promptMovedOn()
 }
 
 // Close ends the stream and releases its connection. It is idempotent and
@@ -272,6 +260,12 @@ func (s *Stream) start() {
 	if s.ledger.Task() == nil {
 		s.ledger.RecordSent(s.msg)
 	}
+	if s.msg.TaskID != "" {
+		// The message continues a task, most likely answering its prompt:
+		// the stream must know that prompt as answered when the server
+		// shows it again.
+		s.prompt.reply = s.msg
+	}
 	l, err := s.open(opStream, messageParams(s.msg, s.c.cfg.tenant))
 	if err != nil {
 		s.sendFailed(err)
@@ -329,6 +323,12 @@ func (s *Stream) endedBy(err error) bool {
 		s.fail(err)
 		return true
 	}
+	if errors.Is(err, ErrInvalidMessage) {
+		// The message could not be encoded: nothing was sent, and trying
+		// again cannot help.
+		s.fail(err)
+		return true
+	}
 	return false
 }
 
@@ -344,26 +344,28 @@ func (s *Stream) read() {
 		s.nego = false
 		s.c.remember(s.v)
 	}
-	if s.legKind == opStream && s.reply != nil {
-		s.unconfirm = false
+	if s.legKind == opStream && s.prompt.reply != nil {
+		s.prompt.unconfirmed = false
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		// A message answer: the whole reply, with no task.
 		s.queue = s.ledger.Apply(s.queue, m)
-		s.msgOnly = true
 		s.closeLeg()
 		s.done = true
 		return
 	}
-	id := eventTaskID(ev)
-	if s.taskID == "" {
-		s.taskID = id
-	} else if id != "" && id != s.taskID {
-		s.fail(&ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID), Task: s.snapshot()})
+	if err := s.checkOwner(ev); err != nil {
+		s.fail(err)
 		return
 	}
-	if t, ok := ev.(*a2a.Task); ok && s.legKind == opSubscribe && s.leg.events == 1 && s.ledger.Covers(t) {
-		s.gap = false // a snapshot that covers what is held closes the gap
+	t, isTask := ev.(*a2a.Task)
+	if isTask {
+		s.learnAnswered(t, s.legKind == opStream && s.leg.events == 1)
+		if s.legKind == opSubscribe && s.leg.events == 1 && s.ledger.Covers(t) {
+			// A snapshot that covers what is held closes the gap, and
+			// supersedes any final event held back.
+			s.gap, s.final = false, nil
+		}
 	}
 	if s.settles(ev) && s.gap {
 		// First recover what the gap hid, then deliver the final event.
@@ -373,7 +375,7 @@ func (s *Stream) read() {
 		s.phase = phaseGetTask
 		return
 	}
-	if t, ok := ev.(*a2a.Task); ok {
+	if isTask {
 		s.confirmFrom(t)
 		s.reconcile(t, false, nil)
 	} else {
@@ -382,12 +384,13 @@ func (s *Stream) read() {
 		if len(s.queue) > n {
 			s.budget.Progress()
 		}
+		s.promptMovedOn()
 	}
 	switch {
 	case s.settled():
 		s.closeLeg()
 		s.phase = phaseSettle
-	case s.legKind == opSubscribe && s.unconfirm && s.waitsOnAnsweredPrompt():
+	case s.legKind == opSubscribe && s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
 		// The reply never reached the agent, which still shows the prompt:
 		// send the same reply again instead of waiting on this subscription.
 		s.closeLeg()
@@ -395,20 +398,41 @@ func (s *Stream) read() {
 	}
 }
 
-func (s *Stream) waitsOnAnsweredPrompt() bool {
-	st := &s.ledger.Task().Status
-	return st.State == a2a.StateInputRequired && s.answered != "" && promptKey(st) == s.answered
+// checkOwner checks that an event belongs to the stream's task: the same
+// task ID and, when both are known, the same context ID. The first event
+// that names a task sets the stream's.
+func (s *Stream) checkOwner(ev a2a.Event) error {
+	id, contextID := eventOwner(ev)
+	switch {
+	case s.taskID == "":
+		s.taskID = id
+	case id != "" && id != s.taskID:
+		return &ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID), Task: s.snapshot()}
+	}
+	if lt := s.ledger.Task(); lt != nil && contextID != "" && lt.ContextID != "" && contextID != lt.ContextID {
+		return &ProtocolError{Reason: fmt.Sprintf("event in context %q for task %q of context %q", quote([]byte(contextID)), s.taskID, lt.ContextID), Task: s.snapshot()}
+	}
+	return nil
 }
 
-// settles reports whether applying ev would settle the task.
+func (s *Stream) waitsOnAnsweredPrompt() bool {
+	st := &s.ledger.Task().Status
+	return st.State == a2a.StateInputRequired && s.prompt.answered != "" && promptKey(st) == s.prompt.answered
+}
+
+// settles reports whether applying ev would settle the task: it changes the
+// status (a replayed one does not) to a settled one.
 func (s *Stream) settles(ev a2a.Event) bool {
+	var st *a2a.TaskStatus
 	switch e := ev.(type) {
 	case *a2a.StatusUpdate:
-		return s.settledStatus(&e.Status)
+		st = &e.Status
 	case *a2a.Task:
-		return s.settledStatus(&e.Status)
+		st = &e.Status
+	default:
+		return false
 	}
-	return false
+	return s.settledStatus(st) && s.ledger.ChangesStatus(ev)
 }
 
 // settled reports whether the assembled task is settled.
@@ -425,9 +449,51 @@ func (s *Stream) settledStatus(st *a2a.TaskStatus) bool {
 	case st.State.Terminal(), st.State == a2a.StateAuthRequired:
 		return true
 	case st.State == a2a.StateInputRequired:
-		return promptKey(st) != s.answered
+		return promptKey(st) != s.prompt.answered
 	}
 	return false
+}
+
+// learnAnswered recognises, in a task from the server, the prompt that the
+// stream's reply answers: the task still shows it, and lists the reply after
+// it in its history (a2a-js 1.x opens a follow-up stream with the task as it
+// was when the reply arrived). A server that keeps no user messages in the
+// history gives no such proof; then a Task as the first event of the reply's
+// own stream is taken as that stale view, since a new prompt would arrive as
+// a status update.
+func (s *Stream) learnAnswered(t *a2a.Task, firstOfReply bool) {
+	r := s.prompt.reply
+	if r == nil || t.Status.State != a2a.StateInputRequired {
+		return
+	}
+	promptID := messageID(t.Status.Message)
+	seenPrompt := promptID == ""
+	for i := range t.History {
+		switch t.History[i].ID {
+		case promptID:
+			seenPrompt = true
+		case r.ID:
+			if seenPrompt {
+				s.prompt.answered = promptKey(&t.Status)
+			}
+			return
+		}
+	}
+	if firstOfReply {
+		s.prompt.answered = promptKey(&t.Status)
+	}
+}
+
+// promptMovedOn forgets the answered prompt once the task has left
+// input-required: a later prompt is a new question even if it looks the
+// same (no message ID, no text, no timestamp).
+func (s *Stream) promptMovedOn() {
+	if s.prompt.answered == "" {
+		return
+	}
+	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateInputRequired && t.Status.State != a2a.StateUnknown {
+		s.prompt.answered = ""
+	}
 }
 
 // legEnded handles the end of a leg: its clean end or an error.
@@ -478,6 +544,9 @@ func (s *Stream) drop(cause error) {
 func (s *Stream) reconnect() {
 	wait, ok := s.budget.Next()
 	if !ok {
+		if s.deliverHeldFinal(s.cause) {
+			return
+		}
 		s.fail(&reconnect.Error{Attempts: s.budget.Attempts(), Err: s.cause, Task: s.snapshot()})
 		return
 	}
@@ -487,7 +556,10 @@ func (s *Stream) reconnect() {
 	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.budget.Attempts(),
 		MaxAttempts: s.c.cfg.policy.MaxAttempts, Wait: wait, Cause: s.cause})
 	if err := s.c.cfg.sleep(s.ctx, wait); err != nil {
-		s.fail(s.ctx.Err())
+		if ctxErr := s.ctx.Err(); ctxErr != nil {
+			err = ctxErr
+		}
+		s.fail(err)
 		return
 	}
 	s.resubscribe()
@@ -560,10 +632,14 @@ func (s *Stream) refused(err error) {
 // getTask fetches the task and continues from the state it returns.
 func (s *Stream) getTask() {
 	t, err := s.c.fetchTask(s.ctx, s.v, opGet, s.taskID)
+	if err == nil {
+		err = s.checkOwner(t)
+	}
 	if err != nil {
 		s.getTaskFailed(err)
 		return
 	}
+	s.learnAnswered(t, false)
 	s.gap = false
 	s.confirmFrom(t)
 	s.reconcile(t, true, s.final)
@@ -575,7 +651,7 @@ func (s *Stream) getTask() {
 	switch {
 	case s.settledStatus(st):
 		s.phase = phaseSettle
-	case s.unconfirm && s.waitsOnAnsweredPrompt():
+	case s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
 		// The reply never reached the agent: send it again, unchanged.
 		s.phase = phaseReply
 	default:
@@ -612,18 +688,42 @@ func (s *Stream) getTaskFailed(err error) {
 		rpcErr  *a2a.RPCError
 	)
 	switch {
-	case errors.As(err, &rpcErr):
-		s.fail(err)
-	case errors.As(err, &httpErr) && !retryableStatus(httpErr.StatusCode):
-		s.fail(err)
+	case errors.As(err, &rpcErr), errors.As(err, &httpErr) && !retryableStatus(httpErr.StatusCode):
+		if !s.deliverHeldFinal(err) {
+			s.fail(err)
+		}
 	default:
 		// A transport failure is a failed attempt. A held-back final event
-		// is dropped: the next get-task or snapshot will carry the state.
-		s.final = nil
+		// stays held: the next get-task or snapshot closes the gap, or it is
+		// delivered as received when the budget runs out.
 		s.cause = err
 		s.retryAfterFrom(err)
 		s.phase = phaseDrop
 	}
+}
+
+// deliverHeldFinal delivers the settling event held back while a gap could
+// not be closed, so that an ending the server reported is never lost. What
+// the gap hid from a live-only server (parts the agent produced while the
+// client was away) is then missing from Task. It reports whether the task
+// settled.
+func (s *Stream) deliverHeldFinal(cause error) bool {
+	if s.final == nil {
+		return false
+	}
+	s.log.Debug("a2a: could not close the gap, delivering the final event as received", "task", s.taskID, "cause", cause)
+	n := len(s.queue)
+	s.queue = s.ledger.Apply(s.queue, s.final)
+	s.final = nil
+	if len(s.queue) > n {
+		s.budget.Progress()
+	}
+	s.promptMovedOn()
+	if !s.settled() {
+		return false
+	}
+	s.phase = phaseSettle
+	return true
 }
 
 // settle ends the stream or asks the human, once the queue is drained
@@ -661,6 +761,11 @@ func (s *Stream) ask() {
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
+	var reply *a2a.Message
+	if err == nil {
+		reply = &a2a.Message{ID: uuid.NewString(), TaskID: t.ID, ContextID: t.ContextID, Role: a2a.RoleUser, Parts: parts}
+		err = validReply(s.v, reply)
+	}
 	if err != nil {
 		if s.ctx.Err() != nil {
 			s.fail(s.ctx.Err())
@@ -669,37 +774,49 @@ func (s *Stream) ask() {
 		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: prompt.Clone(), Err: err})
 		return
 	}
-	s.answered = promptKey(&t.Status)
-	s.reply = &a2a.Message{ID: uuid.NewString(), TaskID: t.ID, ContextID: t.ContextID, Role: a2a.RoleUser, Parts: parts}
-	s.ledger.RecordSent(s.reply)
+	s.prompt.answered = promptKey(&t.Status)
+	s.prompt.reply = reply
+	s.ledger.RecordSent(reply)
 	s.budget = reconnect.NewBudget(s.c.cfg.policy)
 	s.phase = phaseReply
 }
 
+// validReply checks that a hook's reply can be sent: it has parts, and it
+// encodes. A reply that cannot is the hook's failure, not the network's.
+func validReply(v a2a.Version, m *a2a.Message) error {
+	if len(m.Parts) == 0 {
+		return fmt.Errorf("%w: the hook's reply has no parts", ErrInvalidMessage)
+	}
+	if _, err := a2a.MarshalMessage(v, m); err != nil {
+		return fmt.Errorf("%w: the hook's reply does not encode: %w", ErrInvalidMessage, err)
+	}
+	return nil
+}
+
 // sendReply sends (or re-sends, unchanged) the reply to the answered prompt.
 func (s *Stream) sendReply() {
-	s.unconfirm = true
+	s.prompt.unconfirmed = true
 	s.gap = false
-	l, err := s.open(opStream, messageParams(s.reply, s.c.cfg.tenant))
+	l, err := s.open(opStream, messageParams(s.prompt.reply, s.c.cfg.tenant))
 	if err != nil {
 		s.sendFailed(err)
 		return
 	}
 	// The agent answered: it has the reply, even if this leg dies before its
 	// first event. Only a send that got no response at all is sent again.
-	s.unconfirm = false
+	s.prompt.unconfirmed = false
 	s.setLeg(l, opStream)
 }
 
 // confirmFrom clears the pending reply once a task from the server lists it
 // in its history: the agent has taken it.
 func (s *Stream) confirmFrom(t *a2a.Task) {
-	if !s.unconfirm || s.reply == nil {
+	if !s.prompt.unconfirmed || s.prompt.reply == nil {
 		return
 	}
 	for i := range t.History {
-		if t.History[i].ID == s.reply.ID {
-			s.unconfirm = false
+		if t.History[i].ID == s.prompt.reply.ID {
+			s.prompt.unconfirmed = false
 			return
 		}
 	}
@@ -723,18 +840,26 @@ func promptKey(st *a2a.TaskStatus) string {
 	return "text:" + st.Message.Text() + "\x00" + st.Timestamp.String()
 }
 
-func eventTaskID(ev a2a.Event) string {
+// eventOwner returns the task ID and context ID an event names.
+func eventOwner(ev a2a.Event) (taskID, contextID string) {
 	switch e := ev.(type) {
 	case *a2a.Task:
-		return e.ID
+		return e.ID, e.ContextID
 	case *a2a.StatusUpdate:
-		return e.TaskID
+		return e.TaskID, e.ContextID
 	case *a2a.ArtifactUpdate:
-		return e.TaskID
+		return e.TaskID, e.ContextID
 	case *a2a.Message:
-		return e.TaskID
+		return e.TaskID, e.ContextID
 	}
-	return ""
+	return "", ""
+}
+
+func messageID(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	return m.ID
 }
 
 // isRefusal reports the JSON-RPC codes with which servers refuse a
