@@ -11,21 +11,26 @@
 // so far (append:true appends parts, anything else replaces the artifact).
 // Around it the ledger keeps:
 //
-//   - a capped set of message IDs already delivered, evicted oldest first
-//     ([DefaultMaxIDs], at least 4,096), covering Message events, status
-//     messages and history in snapshots;
-//   - a capped set of statuses already seen, used to recognise replayed
-//     status updates;
-//   - one replay cursor per artifact, used while the replay window is open.
+//   - the ID of every message delivered or recorded, covering Message
+//     events, status messages and history in snapshots. It is not capped:
+//     every such message is in the assembled history anyway, and a capped
+//     set turns an overflow into a redelivery of the whole history;
+//   - a status cursor: the newest status timestamp seen, and the statuses
+//     without a message ID, used to recognise replayed status updates;
+//   - per artifact, an index entry, one replay cursor, and the part hashes
+//     of the versions an append:false replaced (at most 65,536 an artifact),
+//     so that a replay of a replaced version is recognised.
 //
-// Memory is therefore the size of the assembled task plus the two capped
-// sets.
+// Memory is therefore the size of the assembled task plus a map entry per
+// message and artifact, and 8 bytes per replaced part.
 //
 // The replay window opens when the stream resubscribes and closes at the
 // first new part. Inside it an append:false whose parts are a prefix of the
 // parts held is a replay: it sets the artifact's cursor and yields nothing,
 // and append:true parts are skipped while each equals the held part at the
-// cursor. Outside the window append:false replaces the artifact.
+// cursor. An append:false that matches a replaced version is a replay
+// too, and sets the cursor in that version. Outside the window
+// append:false replaces the artifact.
 //
 // A Task (a first event, a snapshot or a get-task result) is reconciled
 // against the ledger: unknown artifacts are delivered whole, an unseen tail
