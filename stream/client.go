@@ -20,6 +20,7 @@ type Client struct {
 	origin   string
 	cfg      config
 	httpc    *http.Client
+	b        binding
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -49,6 +50,7 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{endpoint: u.String(), origin: origin(u), cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, cfg.header)
+	c.b = jsonrpcBinding{c}
 	return c, nil
 }
 
@@ -118,26 +120,30 @@ func (c *Client) Subscribe(ctx context.Context, taskID string) *Stream {
 		return s
 	}
 	s.taskID = taskID
+	s.phase = phaseSubscribe
 	return s
 }
 
 // GetTask fetches a task (tasks/get in 0.3, GetTask in 1.0).
 func (c *Client) GetTask(ctx context.Context, taskID string) (*a2a.Task, error) {
-	return c.unaryTask(ctx, opGet, taskID)
+	return c.unaryTask(ctx, c.b.getTask, taskID)
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
 // 1.0) and returns the task as the agent reports it.
 func (c *Client) Cancel(ctx context.Context, taskID string) (*a2a.Task, error) {
-	return c.unaryTask(ctx, opCancel, taskID)
+	return c.unaryTask(ctx, c.b.cancel, taskID)
 }
 
-func (c *Client) unaryTask(ctx context.Context, op operation, taskID string) (*a2a.Task, error) {
+// taskCall is a binding's get-task or cancel.
+type taskCall func(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+
+func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string) (*a2a.Task, error) {
 	v, negotiable := c.currentVersion()
-	t, err := c.fetchTask(ctx, v, op, taskID)
+	t, err := checkedTask(ctx, call, v, taskID)
 	if negotiable && isVersionRefusal(err) {
 		v = a2a.V03
-		t, err = c.fetchTask(ctx, v, op, taskID)
+		t, err = checkedTask(ctx, call, v, taskID)
 	}
 	if err != nil {
 		return nil, err
@@ -146,26 +152,17 @@ func (c *Client) unaryTask(ctx context.Context, op operation, taskID string) (*a
 	return t, nil
 }
 
-// fetchTask makes a get-task or cancel call in version v and checks that the
-// result is the task asked for.
-func (c *Client) fetchTask(ctx context.Context, v a2a.Version, op operation, taskID string) (*a2a.Task, error) {
-	raw, err := c.unary(ctx, v, op, taskParams(taskID, c.cfg.tenant))
+// checkedTask makes a get-task or cancel call in version v and checks that
+// the result is the task asked for.
+func checkedTask(ctx context.Context, call taskCall, v a2a.Version, taskID string) (*a2a.Task, error) {
+	t, err := call(ctx, v, taskID)
 	if err != nil {
 		return nil, err
-	}
-	t, err := a2a.UnmarshalTask(raw)
-	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed task", Err: err}
 	}
 	if t.ID != taskID {
 		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
 	}
 	return t, nil
-}
-
-func isVersionRefusal(err error) bool {
-	var rpc *a2a.RPCError
-	return errors.As(err, &rpc) && (rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported)
 }
 
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }

@@ -1,0 +1,156 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/a2astream/a2astream/internal/sse"
+)
+
+// errIdle is the cancel cause of a call whose idle timer fired.
+var errIdle = errors.New("idle")
+
+// call is one HTTP exchange of any binding, with its idle timer. The timer
+// measures silence: it runs while the request waits for its response, and
+// then only while a read of the body waits for the network.
+type call struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	parent context.Context
+	idle   *time.Timer
+	d      time.Duration
+}
+
+func (c *Client) newCall(parent context.Context) *call {
+	ctx, cancel := context.WithCancelCause(parent)
+	k := &call{ctx: ctx, cancel: cancel, parent: parent, d: c.cfg.idleTimeout}
+	if k.d > 0 {
+		k.idle = time.AfterFunc(k.d, func() { cancel(errIdle) })
+	}
+	return k
+}
+
+// do sends req (built on k.ctx) with the Client's headers for its origin.
+// It returns the response whatever its status, or the transport's error
+// mapped by transportErr.
+func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
+	addHeaders(req, c.origin, c.cfg.header)
+	resp, err := c.httpc.Do(req)
+	if err != nil {
+		return nil, k.transportErr(err)
+	}
+	return resp, nil
+}
+
+// body returns the response body, read under the idle timer.
+func (k *call) body(resp *http.Response) io.ReadCloser {
+	if k.idle == nil {
+		return resp.Body
+	}
+	k.idle.Stop()
+	return &idleReader{ReadCloser: resp.Body, timer: k.idle, d: k.d}
+}
+
+// transportErr maps an error of the exchange: the caller's context error
+// when it is done, ErrIdleTimeout (wrapping err) when the idle timer cut the
+// call, else err.
+func (k *call) transportErr(err error) error {
+	if perr := k.parent.Err(); perr != nil {
+		return perr
+	}
+	if context.Cause(k.ctx) == errIdle {
+		return fmt.Errorf("%w: %w", ErrIdleTimeout, err)
+	}
+	return err
+}
+
+// readErr maps an error from reading a body: io.EOF at its clean end, a
+// *ProtocolError for an event over the size limit, else as transportErr.
+func (k *call) readErr(err error) error {
+	switch {
+	case errors.Is(err, io.EOF):
+		return io.EOF
+	case isTooLarge(err):
+		return &ProtocolError{Reason: "event too large", Err: err}
+	}
+	return k.transportErr(err)
+}
+
+// close stops the timer and cancels the request. It is idempotent.
+func (k *call) close() {
+	if k.idle != nil {
+		k.idle.Stop()
+	}
+	k.cancel(context.Canceled)
+}
+
+// idleReader runs the idle timer only while a Read waits for the network:
+// time the application spends between two events is not silence.
+type idleReader struct {
+	io.ReadCloser
+	timer *time.Timer
+	d     time.Duration
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	r.timer.Reset(r.d)
+	n, err := r.ReadCloser.Read(p)
+	r.timer.Stop()
+	return n, err
+}
+
+// errTooLarge is returned by readLimited for a body over the limit.
+var errTooLarge = errors.New("response body exceeds the maximum event size")
+
+func readLimited(r io.Reader, limit int) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > limit {
+		return nil, errTooLarge
+	}
+	return b, nil
+}
+
+// isTooLarge reports an event or body over the size limit.
+func isTooLarge(err error) bool {
+	var tooLarge *sse.TooLargeError
+	return errors.As(err, &tooLarge) || errors.Is(err, errTooLarge)
+}
+
+func mediaType(resp *http.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mt
+}
+
+// jsonType reports the media types a single JSON response comes in:
+// a2a-go's unary answers are text/plain (net/http's sniffing).
+func jsonType(mt string) bool {
+	return mt == "application/json" || mt == "text/plain" || mt == "application/a2a+json"
+}
+
+func contentTypeError(resp *http.Response) error {
+	return &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
+}
+
+// httpError reads up to maxErrorBody of a non-2xx response and closes it.
+func httpError(resp *http.Response) *HTTPError {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
+}
+
+// quote cuts server data quoted in an error text to a readable length.
+func quote(b []byte) string {
+	const limit = 64
+	if len(b) <= limit {
+		return string(b)
+	}
+	return string(b[:limit]) + "…"
+}

@@ -1,0 +1,275 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// phase is where the driver stands between two calls of step. Each phase
+// makes at most one call; what follows is decided where its outcome is
+// known.
+type phase int
+
+const (
+	phaseSend      phase = iota // send the message (Send) with a streaming call
+	phaseRead                   // read the next event of the current leg
+	phaseBackoff                // the connection dropped: wait, then subscribe
+	phaseSubscribe              // subscribe to the task
+	phaseRecover                // fetch the task: a subscribe was refused, or stayed silent
+	phaseCloseGap               // fetch the task before delivering a held final event
+	phaseSettle                 // the task settled: finish, or ask the human
+	phaseReply                  // (re)send the reply to the answered prompt
+	phaseDone                   // the stream has ended
+)
+
+// active is the leg being read, with what opened it.
+type active struct {
+	l    *leg
+	op   operation // opSend or opSubscribe
+	from phase     // the phase that opened it, made again on a downgrade
+}
+
+func (a *active) close() {
+	if a.l != nil {
+		a.l.close()
+		a.l = nil
+	}
+}
+
+func (s *Stream) step() {
+	if err := s.ctx.Err(); err != nil {
+		s.fail(err)
+		return
+	}
+	switch s.phase {
+	case phaseSend:
+		s.send()
+	case phaseRead:
+		s.read()
+	case phaseBackoff:
+		s.backoff()
+	case phaseSubscribe:
+		s.subscribe()
+	case phaseRecover, phaseCloseGap:
+		s.fetch()
+	case phaseSettle:
+		s.settle()
+	case phaseReply:
+		s.sendReply()
+	}
+}
+
+// send opens the first leg: the streaming send of the message.
+func (s *Stream) send() {
+	if s.ledger.Task() == nil {
+		s.ledger.RecordSent(s.msg)
+	}
+	if s.msg.TaskID != "" {
+		// The message continues a task, most likely answering its prompt:
+		// the stream must know that prompt as answered when the server
+		// shows it again.
+		s.prompt.reply = s.msg
+	}
+	l, err := s.c.b.sendStream(s.ctx, s.v, s.msg)
+	if err != nil {
+		s.handle(opSend, err, false)
+		return
+	}
+	s.setLeg(l, opSend)
+}
+
+func (s *Stream) setLeg(l *leg, op operation) {
+	s.leg = active{l: l, op: op, from: s.phase}
+	s.phase = phaseRead
+}
+
+// handle acts on a failed call or a leg's end, classified once by classify.
+func (s *Stream) handle(op operation, err error, started bool) {
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		s.fail(ctxErr)
+		return
+	}
+	o := classify(op, err, started, s.nego)
+	switch o.kind {
+	case outDowngrade:
+		// The phase that made the call makes it again, in 0.3.
+		s.log.Debug("a2a: server refused protocol 1.0, falling back to 0.3", "err", err)
+		s.v, s.nego = a2a.V03, false
+	case outDrop:
+		s.rec.cause = o.err
+		s.rec.retryAfter = o.retryAfter
+		if s.taskID == "" {
+			s.fail(&reconnect.Error{Attempts: 0, Err: o.err})
+			return
+		}
+		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", o.err)
+		s.phase = phaseBackoff
+	case outRefused:
+		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
+		s.phase = phaseRecover
+	case outQuiet:
+		// A live-only server (a2a-go) sends nothing, not even headers, until
+		// its agent writes again, while output from before the resubscribe
+		// may be waiting on the server: fetch the task to recover it. The
+		// cycle still costs an attempt unless the task brought something new.
+		s.log.Debug("a2a: subscription silent, fetching the task", "task", s.taskID, "err", err)
+		s.rec.cause = err
+		s.phase = phaseRecover
+	default:
+		if s.deliverHeldFinal(err) {
+			return
+		}
+		s.fail(err)
+	}
+}
+
+// read handles the next event of the current leg.
+func (s *Stream) read() {
+	l := s.leg.l
+	ev, err := l.next()
+	if err != nil {
+		op, started := s.leg.op, l.events > 0
+		s.leg.close()
+		// Only a downgrade, which happens before any event, keeps this
+		// phase: the call that opened the leg is made again in 0.3.
+		s.phase = s.leg.from
+		s.handle(op, err, started)
+		return
+	}
+	if l.events == 1 {
+		// The first event of a leg proves the version works.
+		s.nego = false
+		s.c.remember(s.v)
+	}
+	if s.leg.op == opSend && s.prompt.reply != nil {
+		s.prompt.unconfirmed = false
+	}
+	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
+		// A message answer: the whole reply, with no task.
+		s.out.queue = s.ledger.Apply(s.out.queue, m)
+		s.leg.close()
+		s.phase = phaseDone
+		return
+	}
+	if err := s.checkOwner(ev); err != nil {
+		s.fail(err)
+		return
+	}
+	t, isTask := ev.(*a2a.Task)
+	if isTask {
+		s.learnAnswered(t, s.leg.op == opSend && l.events == 1)
+		if s.leg.op == opSubscribe && l.events == 1 && s.ledger.Covers(t) {
+			// A snapshot that covers what is held closes the gap, and
+			// supersedes any final event held back.
+			s.rec.gap, s.rec.final = false, nil
+		}
+	}
+	if s.rec.gap && s.settles(ev) {
+		// First recover what the gap hid, then deliver the final event.
+		s.rec.final = ev
+		s.leg.close()
+		s.phase = phaseCloseGap
+		return
+	}
+	if isTask {
+		s.confirmFrom(t)
+		s.reconcile(t, false, nil)
+	} else {
+		s.emit(ev)
+	}
+	switch {
+	case s.settled():
+		s.leg.close()
+		s.phase = phaseSettle
+	case s.leg.op == opSubscribe && s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
+		// The reply never reached the agent, which still shows the prompt:
+		// send the same reply again instead of waiting on this subscription.
+		s.leg.close()
+		s.phase = phaseReply
+	}
+}
+
+// checkOwner checks that an event belongs to the stream's task: the same
+// task ID and, when both are known, the same context ID. The first event
+// that names a task sets the stream's.
+func (s *Stream) checkOwner(ev a2a.Event) error {
+	id, contextID := eventOwner(ev)
+	switch {
+	case s.taskID == "":
+		s.taskID = id
+	case id != "" && id != s.taskID:
+		return &ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID)}
+	}
+	if lt := s.ledger.Task(); lt != nil && contextID != "" && lt.ContextID != "" && contextID != lt.ContextID {
+		return &ProtocolError{Reason: fmt.Sprintf("event in context %q for task %q of context %q", quote([]byte(contextID)), s.taskID, lt.ContextID)}
+	}
+	return nil
+}
+
+// settles reports whether applying ev would settle the task: it changes the
+// status (a replayed one does not) to a settled one.
+func (s *Stream) settles(ev a2a.Event) bool {
+	var st *a2a.TaskStatus
+	switch e := ev.(type) {
+	case *a2a.StatusUpdate:
+		st = &e.Status
+	case *a2a.Task:
+		st = &e.Status
+	default:
+		return false
+	}
+	return s.settledStatus(st) && s.ledger.ChangesStatus(ev)
+}
+
+// settled reports whether the assembled task is settled.
+func (s *Stream) settled() bool {
+	t := s.ledger.Task()
+	return t != nil && s.settledStatus(&t.Status)
+}
+
+// settledStatus: terminal, auth-required, or input-required with a prompt
+// not answered yet. The answered prompt, still shown by a stale snapshot, is
+// not a new question.
+func (s *Stream) settledStatus(st *a2a.TaskStatus) bool {
+	switch {
+	case st.State.Terminal(), st.State == a2a.StateAuthRequired:
+		return true
+	case st.State == a2a.StateInputRequired:
+		return promptKey(st) != s.prompt.answered
+	}
+	return false
+}
+
+// settle ends the stream or asks the human, once the queue is drained
+// (Next only steps with an empty queue, so the prompt was yielded first).
+func (s *Stream) settle() {
+	t := s.ledger.Task()
+	switch st := t.Status.State; {
+	case st == a2a.StateCompleted:
+		s.phase = phaseDone
+	case st.Terminal(), st == a2a.StateAuthRequired:
+		s.fail(terminal.FromTask(s.snapshot()))
+	case st == a2a.StateInputRequired:
+		s.askHuman()
+	default:
+		s.fail(fmt.Errorf("stream: internal error: settled in state %s", st))
+	}
+}
+
+// eventOwner returns the task ID and context ID an event names.
+func eventOwner(ev a2a.Event) (taskID, contextID string) {
+	switch e := ev.(type) {
+	case *a2a.Task:
+		return e.ID, e.ContextID
+	case *a2a.StatusUpdate:
+		return e.TaskID, e.ContextID
+	case *a2a.ArtifactUpdate:
+		return e.TaskID, e.ContextID
+	case *a2a.Message:
+		return e.TaskID, e.ContextID
+	}
+	return "", ""
+}

@@ -1,0 +1,226 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/jsonrpc"
+	"github.com/a2astream/a2astream/internal/sse"
+)
+
+// jsonrpcBinding speaks JSON-RPC 2.0 over HTTP POST to one endpoint, with
+// SSE for streaming calls.
+type jsonrpcBinding struct{ c *Client }
+
+type rpcMethod int
+
+const (
+	rpcStream rpcMethod = iota
+	rpcSubscribe
+	rpcGet
+	rpcCancel
+	rpcSend
+)
+
+// name returns the method's name in version v.
+func (m rpcMethod) name(v a2a.Version) string {
+	if v == a2a.V03 {
+		return [...]string{"message/stream", "tasks/resubscribe", "tasks/get", "tasks/cancel", "message/send"}[m]
+	}
+	return [...]string{"SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask", "SendMessage"}[m]
+}
+
+type idParams struct {
+	ID     string `json:"id"`
+	Tenant string `json:"tenant,omitempty"`
+}
+
+type sendParams struct {
+	Message       json.RawMessage `json:"message"`
+	Configuration *sendConfig     `json:"configuration,omitempty"`
+	Tenant        string          `json:"tenant,omitempty"`
+}
+
+// sendConfig asks a unary send to return at once instead of waiting for the
+// task to settle: blocking:false in 0.3, returnImmediately in 1.0.
+type sendConfig struct {
+	Blocking          *bool `json:"blocking,omitempty"`
+	ReturnImmediately bool  `json:"returnImmediately,omitempty"`
+}
+
+func (b jsonrpcBinding) tenant(v a2a.Version) string {
+	if v == a2a.V10 {
+		return b.c.cfg.tenant
+	}
+	return ""
+}
+
+func (b jsonrpcBinding) messageParams(v a2a.Version, m *a2a.Message, unary bool) (any, error) {
+	raw, err := a2a.MarshalMessage(v, m)
+	if err != nil {
+		return nil, err
+	}
+	p := sendParams{Message: raw, Tenant: b.tenant(v)}
+	if unary {
+		if v == a2a.V03 {
+			no := false
+			p.Configuration = &sendConfig{Blocking: &no}
+		} else {
+			p.Configuration = &sendConfig{ReturnImmediately: true}
+		}
+	}
+	return p, nil
+}
+
+func (b jsonrpcBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
+	p, err := b.messageParams(v, m, false)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	}
+	return b.stream(ctx, v, rpcStream, p)
+}
+
+func (b jsonrpcBinding) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
+	return b.stream(ctx, v, rpcSubscribe, idParams{ID: taskID, Tenant: b.tenant(v)})
+}
+
+func (b jsonrpcBinding) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+	return b.task(ctx, v, rpcGet, taskID)
+}
+
+func (b jsonrpcBinding) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+	return b.task(ctx, v, rpcCancel, taskID)
+}
+
+func (b jsonrpcBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
+	p, err := b.messageParams(v, m, true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+	}
+	raw, err := b.unary(ctx, v, rpcSend, p)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := a2a.UnmarshalEvent(raw)
+	if err != nil {
+		return nil, &ProtocolError{Reason: "malformed result", Err: err}
+	}
+	return ev, nil
+}
+
+func (b jsonrpcBinding) task(ctx context.Context, v a2a.Version, m rpcMethod, taskID string) (*a2a.Task, error) {
+	raw, err := b.unary(ctx, v, m, idParams{ID: taskID, Tenant: b.tenant(v)})
+	if err != nil {
+		return nil, err
+	}
+	t, err := a2a.UnmarshalTask(raw)
+	if err != nil {
+		return nil, &ProtocolError{Reason: "malformed task", Err: err}
+	}
+	return t, nil
+}
+
+// post sends one JSON-RPC request on k and returns the 2xx response with its
+// body open and the request's ID. Any other status is an *HTTPError.
+func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, accept string) (*http.Response, string, error) {
+	id := uuid.NewString()
+	body, err := json.Marshal(jsonrpc.NewRequest(id, m.name(v), params))
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: encoding the request: %w", ErrInvalidMessage, err)
+	}
+	req, err := http.NewRequestWithContext(k.ctx, http.MethodPost, b.c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, "", fmt.Errorf("stream: building request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	if v == a2a.V10 {
+		req.Header.Set("A2A-Version", string(a2a.V10))
+	}
+	resp, err := b.c.do(k, req)
+	if err != nil {
+		return nil, "", err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, "", httpError(resp)
+	}
+	return resp, id, nil
+}
+
+// stream makes a streaming call.
+func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, params any) (*leg, error) {
+	k := b.c.newCall(ctx)
+	resp, id, err := b.post(k, v, m, params, "text/event-stream")
+	if err != nil {
+		k.close()
+		return nil, err
+	}
+	rdec := a2a.NewResponseDecoder()
+	return b.c.newLeg(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(rdec, data, id) })
+}
+
+// decodeEvent decodes one JSON-RPC response carrying a stream result.
+func decodeEvent(d *a2a.ResponseDecoder, data []byte, reqID string) (a2a.Event, error) {
+	resp, err := d.Decode(data)
+	switch {
+	case errors.Is(err, a2a.ErrNotAResponse):
+		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+	case err != nil:
+		return nil, &ProtocolError{Reason: "malformed result", Err: err}
+	}
+	if !jsonrpc.IDMatches(resp.ID, reqID) {
+		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", quote(resp.ID), reqID)}
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Event, nil
+}
+
+// unary makes a non-streaming call and returns its JSON-RPC result.
+func (b jsonrpcBinding) unary(ctx context.Context, v a2a.Version, m rpcMethod, params any) (json.RawMessage, error) {
+	k := b.c.newCall(ctx)
+	defer k.close()
+	resp, id, err := b.post(k, v, m, params, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body := k.body(resp)
+	var raw []byte
+	switch mt := mediaType(resp); {
+	case jsonType(mt):
+		raw, err = readLimited(body, b.c.cfg.maxEventSize)
+	case mt == "text/event-stream":
+		// Tolerate a server that answers a unary call as a one-event stream.
+		var e sse.Event
+		e, err = sse.NewDecoder(body, b.c.cfg.maxEventSize).Next()
+		raw = e.Data
+	default:
+		return nil, contentTypeError(resp)
+	}
+	if err != nil {
+		if isTooLarge(err) {
+			return nil, &ProtocolError{Reason: "response too large", Err: err}
+		}
+		return nil, k.transportErr(err)
+	}
+	r, err := jsonrpc.DecodeResponse(raw)
+	if err != nil {
+		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+	}
+	if !jsonrpc.IDMatches(r.ID, id) {
+		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", quote(r.ID), id)}
+	}
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	return r.Result, nil
+}

@@ -1,0 +1,122 @@
+package stream
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// operation is a call the driver makes, as far as classifying its failure
+// goes: sending a message (the first one or a reply), subscribing to the
+// task, or fetching it.
+type operation int
+
+const (
+	opSend operation = iota
+	opSubscribe
+	opGet
+)
+
+// outcomeKind is what the driver does about a failed call or a leg's end.
+type outcomeKind int
+
+const (
+	// outFatal ends the stream with the error.
+	outFatal outcomeKind = iota
+	// outDrop is a lost connection: a failed attempt, then a subscribe.
+	outDrop
+	// outRefused: the server will not stream the task now, though it may
+	// exist; fetch it instead.
+	outRefused
+	// outQuiet: a subscription stayed silent past the idle timeout while
+	// output may wait on the server; fetch the task.
+	outQuiet
+	// outDowngrade: the server does not speak 1.0; make the same call in 0.3.
+	outDowngrade
+)
+
+// outcome is a classified failure.
+type outcome struct {
+	kind       outcomeKind
+	err        error
+	retryAfter time.Duration // the wait the server asked for, capped; 0 if none
+}
+
+// maxRetryAfter caps the wait a Retry-After header can impose.
+const maxRetryAfter = 30 * time.Second
+
+// classify sorts the error of one call, in one place for every binding.
+// started says whether the call had produced an event before it failed (an
+// error in the middle of a stream); negotiating whether the version may
+// still fall back to 0.3.
+//
+//   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
+//     are fatal, never retried. (The caller's context is checked before.)
+//   - A JSON-RPC error is fatal, except method-not-found or
+//     version-not-supported before any event while negotiating (downgrade),
+//     and the refusals of a subscribe before any event: -32001 (a2a-go once
+//     a turn is over), -32004 (1.0 terminal tasks) and -32602.
+//   - An HTTP error on a send is fatal: the message may have been taken.
+//     Elsewhere 408, 429 and 5xx are drops (with their Retry-After), 404 on
+//     a subscribe is a refusal, and the rest is fatal.
+//   - A clean end of a stream, a transport error and silence are drops;
+//     silence on a subscribe is quiet.
+func classify(op operation, err error, started, negotiating bool) outcome {
+	var (
+		rpcErr  *a2a.RPCError
+		httpErr *HTTPError
+		protErr *ProtocolError
+	)
+	switch {
+	case errors.As(err, &protErr), errors.Is(err, ErrInvalidMessage):
+		return outcome{kind: outFatal, err: err}
+	case errors.As(err, &rpcErr):
+		switch {
+		case !started && negotiating && isVersionRefusal(err):
+			return outcome{kind: outDowngrade, err: err}
+		case !started && op == opSubscribe && isRefusal(rpcErr.Code):
+			return outcome{kind: outRefused, err: err}
+		}
+		return outcome{kind: outFatal, err: err}
+	case errors.As(err, &httpErr):
+		switch {
+		case op == opSend:
+			return outcome{kind: outFatal, err: err}
+		case op == opSubscribe && httpErr.StatusCode == http.StatusNotFound:
+			return outcome{kind: outRefused, err: err}
+		case retryableStatus(httpErr.StatusCode):
+			o := outcome{kind: outDrop, err: err}
+			if d, ok := httpErr.RetryAfter(); ok {
+				o.retryAfter = min(d, maxRetryAfter)
+			}
+			return o
+		}
+		return outcome{kind: outFatal, err: err}
+	case err == io.EOF:
+		return outcome{kind: outDrop, err: ErrEndedEarly}
+	case op == opSubscribe && errors.Is(err, ErrIdleTimeout):
+		return outcome{kind: outQuiet, err: err}
+	}
+	return outcome{kind: outDrop, err: err}
+}
+
+// isRefusal reports the JSON-RPC codes with which servers refuse a
+// resubscribe although the task may exist.
+func isRefusal(code int) bool {
+	return code == a2a.CodeTaskNotFound || code == a2a.CodeUnsupportedOperation || code == a2a.CodeInvalidParams
+}
+
+// isVersionRefusal reports the errors with which a server refuses a 1.0 call
+// it does not speak.
+func isVersionRefusal(err error) bool {
+	var rpc *a2a.RPCError
+	return errors.As(err, &rpc) && (rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported)
+}
+
+// retryableStatus reports the HTTP statuses that count as a failed attempt.
+func retryableStatus(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}

@@ -1,0 +1,167 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+)
+
+// prompt is what the stream knows of the prompt it answered.
+type prompt struct {
+	// answered is the key of the prompt already answered, while the task
+	// still shows it; "" once the task has moved on.
+	answered string
+	// reply is the answer sent: the hook's, or the message of a Send that
+	// continues a task.
+	reply *a2a.Message
+	// unconfirmed: the reply's send got no response yet.
+	unconfirmed bool
+}
+
+// askHuman calls the human-input hook and sends its reply on the same task.
+func (s *Stream) askHuman() {
+	t := s.ledger.Task()
+	question := t.Status.Message
+	hook := s.c.cfg.hook
+	if hook == nil {
+		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook})
+		return
+	}
+	ctx := s.ctx
+	if d := s.c.cfg.inputTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	parts, err := hook.Ask(ctx, &hitl.Request{Task: s.snapshot(), Prompt: question.Clone()})
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	var reply *a2a.Message
+	if err == nil {
+		reply = &a2a.Message{ID: uuid.NewString(), TaskID: t.ID, ContextID: t.ContextID, Role: a2a.RoleUser, Parts: parts}
+		err = validReply(s.v, reply)
+	}
+	if err != nil {
+		if s.ctx.Err() != nil {
+			s.fail(s.ctx.Err())
+			return
+		}
+		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: err})
+		return
+	}
+	s.prompt.answered = promptKey(&t.Status)
+	s.prompt.reply = reply
+	s.ledger.RecordSent(reply)
+	s.rec.budget = reconnect.NewBudget(s.c.cfg.policy)
+	s.phase = phaseReply
+}
+
+// validReply checks that a hook's reply can be sent: it has parts, and it
+// encodes. A reply that cannot is the hook's failure, not the network's.
+func validReply(v a2a.Version, m *a2a.Message) error {
+	if len(m.Parts) == 0 {
+		return fmt.Errorf("%w: the hook's reply has no parts", ErrInvalidMessage)
+	}
+	if _, err := a2a.MarshalMessage(v, m); err != nil {
+		return fmt.Errorf("%w: the hook's reply does not encode: %w", ErrInvalidMessage, err)
+	}
+	return nil
+}
+
+// sendReply sends (or re-sends, unchanged) the reply to the answered prompt.
+func (s *Stream) sendReply() {
+	s.prompt.unconfirmed = true
+	s.rec.gap = false
+	l, err := s.c.b.sendStream(s.ctx, s.v, s.prompt.reply)
+	if err != nil {
+		s.handle(opSend, err, false)
+		return
+	}
+	// The agent answered: it has the reply, even if this leg dies before its
+	// first event. Only a send that got no response at all is sent again.
+	s.prompt.unconfirmed = false
+	s.setLeg(l, opSend)
+}
+
+// confirmFrom clears the pending reply once a task from the server lists it
+// in its history: the agent has taken it.
+func (s *Stream) confirmFrom(t *a2a.Task) {
+	if !s.prompt.unconfirmed || s.prompt.reply == nil {
+		return
+	}
+	for i := range t.History {
+		if t.History[i].ID == s.prompt.reply.ID {
+			s.prompt.unconfirmed = false
+			return
+		}
+	}
+}
+
+func (s *Stream) waitsOnAnsweredPrompt() bool {
+	st := &s.ledger.Task().Status
+	return st.State == a2a.StateInputRequired && s.prompt.answered != "" && promptKey(st) == s.prompt.answered
+}
+
+// learnAnswered recognises, in a task from the server, the prompt that the
+// stream's reply answers: the task still shows it, and lists the reply after
+// it in its history (a2a-js 1.x opens a follow-up stream with the task as it
+// was when the reply arrived). A server that keeps no user messages in the
+// history gives no such proof; then a Task as the first event of the reply's
+// own stream is taken as that stale view, since a new prompt would arrive as
+// a status update.
+func (s *Stream) learnAnswered(t *a2a.Task, firstOfReply bool) {
+	r := s.prompt.reply
+	if r == nil || t.Status.State != a2a.StateInputRequired {
+		return
+	}
+	promptID := messageID(t.Status.Message)
+	seenPrompt := promptID == ""
+	for i := range t.History {
+		switch t.History[i].ID {
+		case promptID:
+			seenPrompt = true
+		case r.ID:
+			if seenPrompt {
+				s.prompt.answered = promptKey(&t.Status)
+			}
+			return
+		}
+	}
+	if firstOfReply {
+		s.prompt.answered = promptKey(&t.Status)
+	}
+}
+
+// promptMovedOn forgets the answered prompt once the task has left
+// input-required: a later prompt is a new question even if it looks the
+// same (no message ID, no text, no timestamp).
+func (s *Stream) promptMovedOn() {
+	if s.prompt.answered == "" {
+		return
+	}
+	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateInputRequired && t.Status.State != a2a.StateUnknown {
+		s.prompt.answered = ""
+	}
+}
+
+// promptKey identifies a prompt: its message ID, or when it has none its
+// text and timestamp.
+func promptKey(st *a2a.TaskStatus) string {
+	if m := st.Message; m != nil && m.ID != "" {
+		return "id:" + m.ID
+	}
+	return "text:" + st.Message.Text() + "\x00" + st.Timestamp.String()
+}
+
+func messageID(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	return m.ID
+}

@@ -1,0 +1,121 @@
+package stream
+
+import (
+	"errors"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/reconnect"
+)
+
+// recovery is the state of healing a dropped connection.
+type recovery struct {
+	budget     reconnect.Budget
+	cause      error         // the last cause of a drop
+	retryAfter time.Duration // the wait the server asked for, if any
+	// gap: resubscribed since the last snapshot or get-task, so output may
+	// have been missed.
+	gap bool
+	// final is a settling event held back until the gap is closed.
+	final a2a.Event
+}
+
+var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
+
+// backoff waits the backoff and subscribes, if the budget allows.
+func (s *Stream) backoff() {
+	wait, ok := s.rec.budget.Next()
+	if !ok {
+		if s.deliverHeldFinal(s.rec.cause) {
+			return
+		}
+		s.fail(&reconnect.Error{Attempts: s.rec.budget.Attempts(), Err: s.rec.cause, Task: s.snapshot()})
+		return
+	}
+	// A server that said when to come back (Retry-After on 429 or 503) is
+	// given that long, up to maxRetryAfter, if it is more than the backoff.
+	wait, s.rec.retryAfter = max(wait, s.rec.retryAfter), 0
+	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(),
+		MaxAttempts: s.c.cfg.policy.MaxAttempts, Wait: wait, Cause: s.rec.cause})
+	if err := s.c.cfg.sleep(s.ctx, wait); err != nil {
+		if ctxErr := s.ctx.Err(); ctxErr != nil {
+			err = ctxErr
+		}
+		s.fail(err)
+		return
+	}
+	s.phase = phaseSubscribe
+	s.subscribe()
+}
+
+// subscribe opens a subscribe leg.
+func (s *Stream) subscribe() {
+	l, err := s.c.b.subscribe(s.ctx, s.v, s.taskID)
+	if err != nil {
+		s.handle(opSubscribe, err, false)
+		return
+	}
+	s.rec.gap = true
+	s.ledger.OpenReplayWindow()
+	s.setLeg(l, opSubscribe)
+	if s.rec.budget.Attempts() > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.c.cfg.policy.MaxAttempts})
+	}
+}
+
+// fetch fetches the task and continues from the state it returns: after a
+// refused or silent subscribe (phaseRecover), or to close a gap before the
+// held final event (phaseCloseGap).
+func (s *Stream) fetch() {
+	t, err := checkedTask(s.ctx, s.c.b.getTask, s.v, s.taskID)
+	if err == nil {
+		err = s.checkOwner(t)
+	}
+	if err != nil {
+		s.handle(opGet, err, false)
+		return
+	}
+	s.learnAnswered(t, false)
+	s.rec.gap = false
+	s.confirmFrom(t)
+	s.reconcile(t, true, s.rec.final)
+	s.rec.final = nil
+	if s.phase == phaseRecover {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.c.cfg.policy.MaxAttempts})
+	}
+	st := &s.ledger.Task().Status
+	switch {
+	case s.settledStatus(st):
+		s.phase = phaseSettle
+	case s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
+		// The reply never reached the agent: send it again, unchanged.
+		s.phase = phaseReply
+	default:
+		// Still working (or a stale prompt): wait, then resubscribe, as the
+		// next attempt.
+		if !errors.Is(s.rec.cause, ErrIdleTimeout) {
+			s.rec.cause = errStillRunning
+		}
+		s.phase = phaseBackoff
+	}
+}
+
+// deliverHeldFinal delivers the settling event held back while a gap could
+// not be closed, so that an ending the server reported is never lost. What
+// the gap hid from a live-only server (parts the agent produced while the
+// client was away) is then missing from Task. It reports whether the task
+// settled.
+func (s *Stream) deliverHeldFinal(cause error) bool {
+	if s.rec.final == nil {
+		return false
+	}
+	s.log.Debug("a2a: could not close the gap, delivering the final event as received", "task", s.taskID, "cause", cause)
+	final := s.rec.final
+	s.rec.final = nil
+	s.emit(final)
+	if !s.settled() {
+		return false
+	}
+	s.phase = phaseSettle
+	return true
+}
