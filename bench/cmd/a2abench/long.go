@@ -87,9 +87,9 @@ func longStream(cfg *config, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "## 3. Long streams\n\n")
 	fmt.Fprintf(w, "One loopback call of N events (0.3): a status update with a new agent message every %d events (%s distinct "+
-		"message IDs at 1M, above the ID set's 4,096), the rest append chunks spread round-robin over %s artifacts. "+
+		"message IDs at 1M; the ledger keeps every ID), the rest append chunks spread round-robin over %s artifacts. "+
 		"After the stream is drained: heap growth with the Stream held (after GC), then with only its Task() held; "+
-		"the difference is what the stream keeps beyond the assembled task (ledger ID sets, status set, cursors, queue). "+
+		"the difference is what the stream keeps beyond the assembled task (the ledger's message-ID set, artifact index, status cursor and replay cursors, the queue). "+
 		"Medians of %d interleaved rounds.\n\n",
 		sizes[len(sizes)-1]/msgs, measure.Thousands(int64(msgs)), measure.Thousands(int64(arts)), rounds)
 	t := measure.Table{Head: []string{"events", "events/s", "CPU ns/event", "history msgs", "parts", "heap growth", "assembled task", "beyond the task"},
