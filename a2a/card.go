@@ -34,8 +34,10 @@ type AgentInterface struct {
 
 // AgentCapabilities lists optional features an agent supports.
 type AgentCapabilities struct {
-	Streaming         bool `json:"streaming,omitempty"`
-	PushNotifications bool `json:"pushNotifications,omitempty"`
+	// Streaming says whether the agent offers streaming calls; nil when the
+	// card does not say. Only an explicit false means it cannot stream.
+	Streaming         *bool `json:"streaming,omitempty"`
+	PushNotifications bool  `json:"pushNotifications,omitempty"`
 }
 
 // TransportJSONRPC is the binding name of the JSON-RPC transport in both

@@ -204,8 +204,8 @@ func TestAgentCardCaptures(t *testing.T) {
 					t.Errorf("SupportedInterfaces[%d] = %+v; want %+v", i, card.SupportedInterfaces[i], tc.interfaces[i])
 				}
 			}
-			if !card.Capabilities.Streaming {
-				t.Errorf("Capabilities.Streaming = false; want true")
+			if s := card.Capabilities.Streaming; s == nil || !*s {
+				t.Errorf("Capabilities.Streaming = %v; want true", s)
 			}
 			if card.Capabilities.PushNotifications {
 				t.Errorf("Capabilities.PushNotifications = true; want false")

@@ -56,7 +56,8 @@ func TestAgentCard(t *testing.T) {
 				require.JSONEq(t, tt.want, string(body))
 				var card a2a.AgentCard
 				require.NoError(t, json.Unmarshal(body, &card))
-				require.True(t, card.Capabilities.Streaming)
+				require.NotNil(t, card.Capabilities.Streaming)
+				require.True(t, *card.Capabilities.Streaming)
 			}
 			require.Equal(t, 2, agent.CardRequests())
 			require.Empty(t, agent.Requests(), "card fetches are not JSON-RPC requests")

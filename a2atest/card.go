@@ -22,11 +22,12 @@ const (
 // what Card returns.
 func (a *Agent) Card(host string) a2a.AgentCard {
 	base := "http://" + host + "/"
+	streaming := true
 	card := a2a.AgentCard{
 		Name:         a.cfg.name,
 		Description:  "scriptable fake A2A agent (a2atest)",
 		Version:      "1.0.0",
-		Capabilities: a2a.AgentCapabilities{Streaming: true},
+		Capabilities: a2a.AgentCapabilities{Streaming: &streaming},
 	}
 	if a.cfg.v10 {
 		card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{

@@ -18,11 +18,24 @@ const (
 	phaseRead                   // read the next event of the current leg
 	phaseBackoff                // the connection dropped: wait, then subscribe
 	phaseSubscribe              // subscribe to the task
-	phaseRecover                // fetch the task: a subscribe was refused, or stayed silent
+	phaseRecover                // fetch the task: a subscribe was refused
+	phaseQuiet                  // fetch the task: a subscription stayed silent
 	phaseCloseGap               // fetch the task before delivering a held final event
+	phasePollWait               // wait the poll interval, then fetch the task
 	phaseSettle                 // the task settled: finish, or ask the human
 	phaseReply                  // (re)send the reply to the answered prompt
 	phaseDone                   // the stream has ended
+)
+
+// feed is how the stream follows its task.
+type feed int
+
+const (
+	// feedStream: streaming calls, healed by subscribing again.
+	feedStream feed = iota
+	// feedPoll: unary sends, then get-task at the poll interval, for agents
+	// that cannot stream or servers that cannot subscribe.
+	feedPoll
 )
 
 // active is the leg being read, with what opened it.
@@ -53,8 +66,10 @@ func (s *Stream) step() {
 		s.backoff()
 	case phaseSubscribe:
 		s.subscribe()
-	case phaseRecover, phaseCloseGap:
+	case phaseRecover, phaseQuiet, phaseCloseGap:
 		s.fetch()
+	case phasePollWait:
+		s.pollWait()
 	case phaseSettle:
 		s.settle()
 	case phaseReply:
@@ -72,6 +87,10 @@ func (s *Stream) send() {
 		// the stream must know that prompt as answered when the server
 		// shows it again.
 		s.prompt.reply = s.msg
+	}
+	if s.feed == feedPoll {
+		s.sendUnary(s.msg)
+		return
 	}
 	l, err := s.c.b.sendStream(s.ctx, s.v, s.msg)
 	if err != nil {
@@ -110,6 +129,16 @@ func (s *Stream) handle(op operation, err error, started bool) {
 	case outRefused:
 		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
 		s.phase = phaseRecover
+	case outUnsupported:
+		if s.feed == feedPoll {
+			s.fail(err) // a unary call cannot be unsupported too
+			return
+		}
+		s.startPolling(err)
+		if op == opSubscribe {
+			// Catch up at once; the send phases make their call again, unary.
+			s.phase = phaseRecover
+		}
 	case outQuiet:
 		// A live-only server (a2a-go) sends nothing, not even headers, until
 		// its agent writes again, while output from before the resubscribe
@@ -117,7 +146,7 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		// cycle still costs an attempt unless the task brought something new.
 		s.log.Debug("a2a: subscription silent, fetching the task", "task", s.taskID, "err", err)
 		s.rec.cause = err
-		s.phase = phaseRecover
+		s.phase = phaseQuiet
 	default:
 		if s.deliverHeldFinal(err) {
 			return

@@ -396,7 +396,6 @@ func TestResubscribeRefusalsFallBackToGetTask(t *testing.T) {
 		{"-32001 first event", a2atest.RPCError(a2a.CodeTaskNotFound, "task not found", a2atest.ErrorAsEvent)},
 		{"-32004 JSON", a2atest.RPCError(a2a.CodeUnsupportedOperation, "terminal", a2atest.ErrorAsJSON)},
 		{"-32602 error frame", a2atest.RPCError(a2a.CodeInvalidParams, "invalid", a2atest.ErrorAsErrorEvent)},
-		{"HTTP 404", a2atest.HTTPStatus(404, "not found")},
 	}
 	for _, v := range versions {
 		for _, c := range cases {

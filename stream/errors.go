@@ -89,6 +89,23 @@ func (e *InvalidCardError) Error() string {
 // Unwrap returns Err.
 func (e *InvalidCardError) Unwrap() error { return e.Err }
 
+// StalledError ends a stream that follows its task by polling when the task
+// showed nothing new for longer than the stall limit (WithStallTimeout).
+// Task is the task as last polled.
+type StalledError struct {
+	Task  *a2a.Task
+	After time.Duration
+}
+
+// Error reads like "stream: task t-1 made no progress for 5m0s".
+func (e *StalledError) Error() string {
+	id := ""
+	if e.Task != nil {
+		id = e.Task.ID + " "
+	}
+	return "stream: task " + id + "made no progress for " + e.After.String()
+}
+
 // ErrIdleTimeout is the cause of a drop when no byte arrived for longer than
 // the idle timeout set with WithIdleTimeout.
 var ErrIdleTimeout = errors.New("stream: no data within the idle timeout")

@@ -32,6 +32,9 @@ type config struct {
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
 	tenant       string
+	pollInterval time.Duration
+	stallTimeout time.Duration
+	noStreaming  bool // the agent card says the agent cannot stream
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
@@ -46,7 +49,33 @@ func defaultConfig() config {
 		logger:       slog.New(slog.DiscardHandler),
 		policy:       reconnect.Default(),
 		sleep:        reconnect.Sleep,
+		pollInterval: DefaultPollInterval,
+		stallTimeout: DefaultStallTimeout,
 	}
+}
+
+// The defaults of WithPollInterval and WithStallTimeout.
+const (
+	DefaultPollInterval = time.Second
+	DefaultStallTimeout = 5 * time.Minute
+)
+
+// WithPollInterval sets how often a stream polls get-task when it follows a
+// task by polling: for an agent that cannot stream (its card says
+// capabilities.streaming false, or it refuses a streaming send) or a server
+// that cannot subscribe. A Retry-After from the server lengthens one wait.
+// Values below 1 ms are raised to 1 ms. The default is DefaultPollInterval.
+func WithPollInterval(d time.Duration) Option {
+	return optionFunc(func(cfg *config) { cfg.pollInterval = max(d, time.Millisecond) })
+}
+
+// WithStallTimeout bounds how long a polled task may show nothing new
+// (no status change, part or message) before the stream ends with a
+// *StalledError carrying the task: a server may abandon a task, for example
+// when a client's connection drops, and leave it working forever. Zero
+// disables the limit. The default is DefaultStallTimeout.
+func WithStallTimeout(d time.Duration) Option {
+	return optionFunc(func(cfg *config) { cfg.stallTimeout = max(d, 0) })
 }
 
 // WithHTTPClient sets the HTTP client. It must not have a Timeout, which would
@@ -158,15 +187,22 @@ const (
 	Reconnecting NoticeKind = iota + 1
 	// Resumed: a resubscribe or get-task succeeded after a drop.
 	Resumed
+	// Polling: the server cannot stream this task (or cannot subscribe to
+	// it), so the stream follows it by polling get-task every Wait. Cause
+	// is the refusal that showed it, or nil when the agent card said so. It
+	// costs no reconnect attempt.
+	Polling
 )
 
-// String returns "reconnecting" or "resumed".
+// String returns "reconnecting", "resumed" or "polling".
 func (k NoticeKind) String() string {
 	switch k {
 	case Reconnecting:
 		return "reconnecting"
 	case Resumed:
 		return "resumed"
+	case Polling:
+		return "polling"
 	}
 	return "unknown"
 }

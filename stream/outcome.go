@@ -36,6 +36,9 @@ const (
 	outQuiet
 	// outDowngrade: the server does not speak 1.0; make the same call in 0.3.
 	outDowngrade
+	// outUnsupported: the server cannot make this kind of call at all (a
+	// streaming send, or a subscribe); follow the task by polling instead.
+	outUnsupported
 )
 
 // outcome is a classified failure.
@@ -55,13 +58,18 @@ const maxRetryAfter = 30 * time.Second
 //
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
 //     are fatal, never retried. (The caller's context is checked before.)
-//   - A JSON-RPC error is fatal, except method-not-found or
-//     version-not-supported before any event while negotiating (downgrade),
-//     and the refusals of a subscribe before any event: -32001 (a2a-go once
-//     a turn is over), -32004 (1.0 terminal tasks) and -32602.
-//   - An HTTP error on a send is fatal: the message may have been taken.
-//     Elsewhere 408, 429 and 5xx are drops (with their Retry-After), 404 on
-//     a subscribe is a refusal, and the rest is fatal.
+//   - A JSON-RPC error (or an A2A error body that a binding mapped onto one)
+//     is fatal, except before any event: method-not-found or
+//     version-not-supported while negotiating (downgrade); on a streaming
+//     send, -32004 or method-not-found (unsupported: send unary and poll);
+//     on a subscribe, method-not-found (unsupported: poll) and the refusals
+//     -32001 (a2a-go once a turn is over), -32004 (1.0 terminal tasks) and
+//     -32602 (fetch the task).
+//   - An HTTP error without an A2A error in it: 405 and 501 on a send or a
+//     subscribe, and 404 on a subscribe, mean the call is unsupported. Any
+//     other on a send is fatal: the message may have been taken. Elsewhere
+//     408, 429 and 5xx are drops (with their Retry-After), and the rest is
+//     fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is quiet.
 func classify(op operation, err error, started, negotiating bool) outcome {
@@ -75,18 +83,24 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 		return outcome{kind: outFatal, err: err}
 	case errors.As(err, &rpcErr):
 		switch {
-		case !started && negotiating && isVersionRefusal(err):
+		case started || op == opGet:
+		case negotiating && isVersionRefusal(err):
 			return outcome{kind: outDowngrade, err: err}
-		case !started && op == opSubscribe && isRefusal(rpcErr.Code):
+		case rpcErr.Code == a2a.CodeMethodNotFound,
+			op == opSend && rpcErr.Code == a2a.CodeUnsupportedOperation:
+			return outcome{kind: outUnsupported, err: err}
+		case op == opSubscribe && isRefusal(rpcErr.Code):
 			return outcome{kind: outRefused, err: err}
 		}
 		return outcome{kind: outFatal, err: err}
 	case errors.As(err, &httpErr):
+		code := httpErr.StatusCode
 		switch {
+		case op != opGet && (code == http.StatusMethodNotAllowed || code == http.StatusNotImplemented),
+			op == opSubscribe && code == http.StatusNotFound:
+			return outcome{kind: outUnsupported, err: err}
 		case op == opSend:
 			return outcome{kind: outFatal, err: err}
-		case op == opSubscribe && httpErr.StatusCode == http.StatusNotFound:
-			return outcome{kind: outRefused, err: err}
 		case retryableStatus(httpErr.StatusCode):
 			o := outcome{kind: outDrop, err: err}
 			if d, ok := httpErr.RetryAfter(); ok {

@@ -78,6 +78,10 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 func (s *Stream) sendReply() {
 	s.prompt.unconfirmed = true
 	s.rec.gap = false
+	if s.feed == feedPoll {
+		s.sendUnary(s.prompt.reply)
+		return
+	}
 	l, err := s.c.b.sendStream(s.ctx, s.v, s.prompt.reply)
 	if err != nil {
 		s.handle(opSend, err, false)

@@ -18,6 +18,9 @@ type recovery struct {
 	gap bool
 	// final is a settling event held back until the gap is closed.
 	final a2a.Event
+	// lastProgress is when something new was last delivered, for the stall
+	// limit of polling.
+	lastProgress time.Time
 }
 
 var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
@@ -42,6 +45,11 @@ func (s *Stream) backoff() {
 			err = ctxErr
 		}
 		s.fail(err)
+		return
+	}
+	if s.feed == feedPoll {
+		s.phase = phaseRecover
+		s.fetch()
 		return
 	}
 	s.phase = phaseSubscribe
@@ -80,7 +88,7 @@ func (s *Stream) fetch() {
 	s.confirmFrom(t)
 	s.reconcile(t, true, s.rec.final)
 	s.rec.final = nil
-	if s.phase == phaseRecover {
+	if s.phase == phaseRecover || s.phase == phaseQuiet {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.c.cfg.policy.MaxAttempts})
 	}
 	st := &s.ledger.Task().Status
@@ -90,10 +98,12 @@ func (s *Stream) fetch() {
 	case s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
 		// The reply never reached the agent: send it again, unchanged.
 		s.phase = phaseReply
+	case s.feed == feedPoll:
+		s.pollAgain()
 	default:
 		// Still working (or a stale prompt): wait, then resubscribe, as the
 		// next attempt.
-		if !errors.Is(s.rec.cause, ErrIdleTimeout) {
+		if s.phase != phaseQuiet {
 			s.rec.cause = errStillRunning
 		}
 		s.phase = phaseBackoff

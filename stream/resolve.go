@@ -81,6 +81,9 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	}
 	endpointURL := base.ResolveReference(ref)
 	all := append(append([]Option{}, opts...), WithVersion(v), withTenant(tenant))
+	if s := card.Capabilities.Streaming; s != nil && !*s {
+		all = append(all, optionFunc(func(c *config) { c.noStreaming = true }))
+	}
 	if endpointURL.Scheme+"://"+endpointURL.Host != origin(base) {
 		// Credentials belong to the origin the caller named, not to wherever
 		// the card points.

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
@@ -37,6 +38,7 @@ type Stream struct {
 	err    error
 
 	phase  phase
+	feed   feed
 	leg    active
 	out    delivery
 	rec    recovery
@@ -59,6 +61,9 @@ func newStream(ctx context.Context, c *Client) *Stream {
 	s := &Stream{c: c, ctx: ctx, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
 	s.rec.budget = reconnect.NewBudget(c.cfg.policy)
 	s.v, s.nego = c.currentVersion()
+	if c.cfg.noStreaming {
+		s.feed = feedPoll
+	}
 	return s
 }
 
@@ -177,9 +182,16 @@ func (s *Stream) emit(ev a2a.Event) {
 	n := len(s.out.queue)
 	s.out.queue = s.ledger.Apply(s.out.queue, ev)
 	if len(s.out.queue) > n {
-		s.rec.budget.Progress()
+		s.progress()
 	}
 	s.promptMovedOn()
+}
+
+// progress notes that something new was delivered: the reconnect budget is
+// reset, and the stall clock restarts.
+func (s *Stream) progress() {
+	s.rec.budget.Progress()
+	s.rec.lastProgress = time.Now()
 }
 
 // reconcile folds a whole task into the ledger, then applies then (a
@@ -200,7 +212,7 @@ func (s *Stream) reconcile(t *a2a.Task, authoritative bool, then a2a.Event) {
 		s.out.view = newView(before)
 	}
 	if len(s.out.queue) > n {
-		s.rec.budget.Progress()
+		s.progress()
 	}
 	s.promptMovedOn()
 }

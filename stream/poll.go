@@ -1,0 +1,83 @@
+package stream
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// startPolling switches the stream to polling for the rest of the task:
+// cause is what showed that the server cannot stream or subscribe (nil when
+// the agent card said so).
+func (s *Stream) startPolling(cause error) {
+	s.feed = feedPoll
+	s.rec.lastProgress = time.Now()
+	s.log.Debug("a2a: following the task by polling", "task", s.taskID, "cause", cause)
+	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.c.cfg.pollInterval, Cause: cause})
+}
+
+// sendUnary sends a message (the first one or a reply) with a unary call
+// that returns at once, then follows the task by polling.
+func (s *Stream) sendUnary(m *a2a.Message) {
+	ev, err := s.c.b.sendUnary(s.ctx, s.v, m)
+	if err != nil {
+		s.handle(opSend, err, false)
+		return
+	}
+	s.nego = false
+	s.c.remember(s.v)
+	s.prompt.unconfirmed = false
+	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
+		// A message answer: the whole reply, with no task.
+		s.out.queue = s.ledger.Apply(s.out.queue, msg)
+		s.phase = phaseDone
+		return
+	}
+	if err := s.checkOwner(ev); err != nil {
+		s.fail(err)
+		return
+	}
+	if t, ok := ev.(*a2a.Task); ok {
+		s.learnAnswered(t, true)
+		s.confirmFrom(t)
+		s.reconcile(t, true, nil)
+	} else {
+		s.emit(ev)
+	}
+	if s.ledger.Task() == nil {
+		s.fail(&ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)})
+		return
+	}
+	if s.settled() {
+		s.phase = phaseSettle
+		return
+	}
+	s.pollAgain()
+}
+
+// pollAgain waits for the next poll, unless the task has stalled: no
+// progress for longer than the stall limit (the server may have abandoned
+// it, as some do when a client's connection drops).
+func (s *Stream) pollAgain() {
+	if d := s.c.cfg.stallTimeout; d > 0 && time.Since(s.rec.lastProgress) >= d {
+		s.fail(&StalledError{Task: s.snapshot(), After: d})
+		return
+	}
+	s.phase = phasePollWait
+}
+
+// pollWait waits the poll interval (longer when the server asked for it
+// with Retry-After), then fetches the task.
+func (s *Stream) pollWait() {
+	wait := max(s.c.cfg.pollInterval, s.rec.retryAfter)
+	s.rec.retryAfter = 0
+	if err := s.c.cfg.sleep(s.ctx, wait); err != nil {
+		if ctxErr := s.ctx.Err(); ctxErr != nil {
+			err = ctxErr
+		}
+		s.fail(err)
+		return
+	}
+	s.fetch()
+}

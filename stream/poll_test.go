@@ -1,0 +1,345 @@
+package stream_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// pollServer is a hand-written agent that cannot stream: streaming calls get
+// refuse, a unary send returns the task at once (snaps[0] for the first
+// one), and get-task number i (from 0) returns snaps[i+1] (the last one
+// from then on), unless getFault has a status for it.
+type pollServer struct {
+	v        a2a.Version
+	refuse   func(w http.ResponseWriter, id json.RawMessage)
+	snaps    []*a2a.Task
+	getFault map[int]int // get number (from 0) → HTTP status
+
+	mu      sync.Mutex
+	methods []string
+	sends   []json.RawMessage // params of unary sends
+	gets    int
+}
+
+func (p *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &req)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.methods = append(p.methods, req.Method)
+	result := func(v any) {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, raw)
+	}
+	task := func(t *a2a.Task) json.RawMessage {
+		raw, err := a2a.MarshalTask(p.v, t)
+		if err != nil {
+			panic(err)
+		}
+		return raw
+	}
+	switch req.Method {
+	case "message/stream", "SendStreamingMessage", "tasks/resubscribe", "SubscribeToTask":
+		p.refuse(w, req.ID)
+	case "message/send", "SendMessage":
+		p.sends = append(p.sends, req.Params)
+		// The result of a send is a stream result (a 0.3 Task with its kind,
+		// or the 1.0 wrapper): the task as the last get showed it.
+		raw, err := a2a.MarshalEvent(p.v, p.snaps[min(p.gets, len(p.snaps)-1)])
+		if err != nil {
+			panic(err)
+		}
+		result(json.RawMessage(raw))
+	case "tasks/get", "GetTask":
+		n := p.gets
+		p.gets++
+		if code, ok := p.getFault[n]; ok {
+			w.Header().Set("Retry-After", "3")
+			http.Error(w, "busy", code)
+			return
+		}
+		result(task(p.snaps[min(n+1, len(p.snaps)-1)]))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
+	}
+}
+
+func (p *pollServer) count(method string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, m := range p.methods {
+		if m == method {
+			n++
+		}
+	}
+	return n
+}
+
+func rpcErrorJSON(code int) func(w http.ResponseWriter, id json.RawMessage) {
+	return func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"no streaming"}}`, id, code)
+	}
+}
+
+func httpStatus(code int) func(w http.ResponseWriter, id json.RawMessage) {
+	return func(w http.ResponseWriter, _ json.RawMessage) { http.Error(w, "no", code) }
+}
+
+// progression returns snapshots of task t-1: submitted, working, one more
+// chunk per snapshot, then the final state.
+func progression(final a2a.TaskState, chunks ...string) []*a2a.Task {
+	base := func(st a2a.TaskState) *a2a.Task {
+		return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}}
+	}
+	snaps := []*a2a.Task{base(a2a.StateSubmitted), base(a2a.StateWorking)}
+	for i := range chunks {
+		t := base(a2a.StateWorking)
+		art := a2a.Artifact{ID: "a1"}
+		for _, c := range chunks[:i+1] {
+			art.Parts = append(art.Parts, a2a.Part{Text: c})
+		}
+		t.Artifacts = []a2a.Artifact{art}
+		snaps = append(snaps, t)
+	}
+	last := *snaps[len(snaps)-1]
+	last.Status = a2a.TaskStatus{State: final}
+	return append(snaps, &last)
+}
+
+// sleeps records every wait of the stream, and waits on the fake clock.
+type sleeps struct{ waits []time.Duration }
+
+func (s *sleeps) option() stream.Option {
+	return stream.WithSleep(func(ctx context.Context, d time.Duration) error {
+		s.waits = append(s.waits, d)
+		return reconnect.Sleep(ctx, d)
+	})
+}
+
+func TestAgentThatCannotStreamIsPolled(t *testing.T) {
+	refusals := []struct {
+		name   string
+		refuse func(w http.ResponseWriter, id json.RawMessage)
+	}{
+		{"-32004", rpcErrorJSON(a2a.CodeUnsupportedOperation)},
+		{"-32601", rpcErrorJSON(a2a.CodeMethodNotFound)},
+		{"HTTP 405", httpStatus(http.StatusMethodNotAllowed)},
+		{"HTTP 501", httpStatus(http.StatusNotImplemented)},
+	}
+	for _, v := range versions {
+		for _, r := range refusals {
+			t.Run(string(v)+"/"+r.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					p := &pollServer{v: v, refuse: r.refuse, snaps: progression(a2a.StateCompleted, "one ", "two")}
+					var notices []stream.Notice
+					var sl sleeps
+					s := hostileClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
+						Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					require.Equal(t, "one two", got.text("a1"))
+					require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+					require.Len(t, p.sends, 1, "the message is sent once, unary, after the refused streaming call")
+					require.Equal(t, []time.Duration{time.Second, time.Second, time.Second, time.Second}, sl.waits,
+						"one poll interval before each of the four get-tasks")
+					require.Len(t, notices, 1)
+					require.Equal(t, stream.Polling, notices[0].Kind)
+					require.Equal(t, time.Second, notices[0].Wait)
+					require.Error(t, notices[0].Cause)
+					var params struct {
+						Configuration map[string]any `json:"configuration"`
+					}
+					require.NoError(t, json.Unmarshal(p.sends[0], &params))
+					if v == a2a.V03 {
+						require.Equal(t, false, params.Configuration["blocking"], "0.3 asks for an answer at once")
+					} else {
+						require.Equal(t, true, params.Configuration["returnImmediately"], "1.0 asks for an answer at once")
+					}
+				})
+			})
+		}
+	}
+}
+
+func TestCardWithoutStreamingPollsFromTheStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &pollServer{v: a2a.V10, refuse: httpStatus(http.StatusTeapot), snaps: progression(a2a.StateCompleted, "x")}
+		card := `{"name":"n","supportedInterfaces":[{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":false}}`
+		mux := http.NewServeMux()
+		mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, card)
+		})
+		mux.Handle("/rpc", p)
+		c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(mux)), stream.WithPollInterval(250*time.Millisecond))
+		require.NoError(t, err)
+		start := time.Now()
+		got, err := drain(t, c.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, "x", got.text("a1"))
+		require.Equal(t, 0, p.count("SendStreamingMessage"), "the card said no streaming: no streaming call at all")
+		require.Equal(t, 1, p.count("SendMessage"))
+		require.Equal(t, 3, p.count("GetTask"))
+		require.Equal(t, 750*time.Millisecond, time.Since(start), "three polls, 250 ms apart")
+	})
+}
+
+func TestFailedPollsAreAttempts(t *testing.T) {
+	t.Run("Retry-After and a resume", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
+				snaps: progression(a2a.StateCompleted, "a", "b"), getFault: map[int]int{1: 503}}
+			var sl sleeps
+			var kinds []stream.NoticeKind
+			s := hostileClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
+				Send(background(), hello())
+			got, err := drain(t, s)
+			require.NoError(t, err)
+			require.Equal(t, "ab", got.text("a1"))
+			// poll (working), poll (503, Retry-After 3), a backoff of 3 s
+			// then the next get at once ("ab"), poll (completed).
+			require.Equal(t, []time.Duration{time.Second, time.Second, 3 * time.Second, time.Second}, sl.waits)
+			require.Equal(t, []stream.NoticeKind{stream.Polling, stream.Reconnecting, stream.Resumed}, kinds)
+		})
+	})
+	t.Run("a poll with nothing new resets nothing", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			// One attempt allowed: a failed poll, two polls that show nothing
+			// new, a second failed poll: the budget is spent.
+			snaps := progression(a2a.StateCompleted, "a")
+			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
+				snaps: []*a2a.Task{snaps[0], snaps[1], snaps[1], snaps[1], snaps[1], snaps[1], snaps[2], snaps[3]}, getFault: map[int]int{1: 503, 4: 503}}
+			s := hostileClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+				Send(background(), hello())
+			_, err := drain(t, s)
+			var re *reconnect.Error
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, 1, re.Attempts, "all the attempts the policy allows")
+			require.Equal(t, 5, p.count("GetTask"), "the second failed poll ended the stream")
+			require.Equal(t, a2a.StateWorking, re.Task.Status.State)
+		})
+	})
+	t.Run("a poll with progress resets the budget", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
+				snaps: progression(a2a.StateCompleted, "a", "b", "c"), getFault: map[int]int{1: 503, 3: 503, 5: 503}}
+			s := hostileClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+				Send(background(), hello())
+			got, err := drain(t, s)
+			require.NoError(t, err)
+			require.Equal(t, "abc", got.text("a1"))
+		})
+	})
+}
+
+func TestStalledTaskEndsTyped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		snaps := progression(a2a.StateCompleted, "a")
+		p := &pollServer{v: a2a.V03, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps[:3]} // never completes
+		start := time.Now()
+		_, err := drain(t, hostileClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
+		var stalled *stream.StalledError
+		require.ErrorAs(t, err, &stalled)
+		require.Equal(t, time.Minute, stalled.After)
+		require.Equal(t, "a", stalled.Task.Artifact("a1").Text())
+		// The last progress came with the second poll, at 2 s.
+		require.Equal(t, time.Minute+2*time.Second, time.Since(start))
+		require.True(t, strings.HasPrefix(err.Error(), "stream: task t-1 made no progress for 1m0s"), err.Error())
+	})
+}
+
+func TestHumanInputWhilePolling(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				snaps := progression(a2a.StateCompleted, "a", "b")
+				asking := *snaps[2]
+				asking.Status = a2a.TaskStatus{State: a2a.StateInputRequired, Message: &a2a.Message{ID: "q-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "which city?"}}}}
+				p := &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
+					snaps: []*a2a.Task{snaps[0], snaps[1], &asking, &asking, snaps[3], snaps[4]}}
+				rec := recorder{answers: []string{"Lisbon"}}
+				s := hostileClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, "ab", got.text("a1"))
+				require.Len(t, rec.requests, 1, "asked once, though two polls showed the prompt")
+				require.Len(t, p.sends, 2, "the message, then the reply, each unary and once")
+				require.Contains(t, string(p.sends[1]), "Lisbon")
+			})
+		})
+	}
+}
+
+func TestServerThatCannotSubscribeIsPolled(t *testing.T) {
+	faults := []struct {
+		name  string
+		fault a2atest.Fault
+	}{
+		{"HTTP 404", a2atest.HTTPStatus(404, "not found")},
+		{"HTTP 405", a2atest.HTTPStatus(405, "method not allowed")},
+		{"HTTP 501", a2atest.HTTPStatus(501, "not implemented")},
+		{"-32601", a2atest.RPCError(a2a.CodeMethodNotFound, "method not found", a2atest.ErrorAsJSON)},
+	}
+	for _, v := range versions {
+		for _, f := range faults {
+			t.Run(string(v)+"/"+f.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+						a2atest.WithFaults(a2atest.CutAfterEvents(2), f.fault))
+					var kinds []stream.NoticeKind
+					s := newClient(t, agent, v, stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) }),
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: tick})).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Equal(t, 1, resubscribes(agent), "no second subscribe: the stream polls")
+					require.GreaterOrEqual(t, gets(agent), 2)
+					require.Equal(t, []stream.NoticeKind{stream.Reconnecting, stream.Polling, stream.Resumed}, kinds,
+						"polling costs no attempt: one drop, one switch, one resume")
+				})
+			})
+		}
+	}
+}
+
+func TestPollingEndsTyped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		snaps := progression(a2a.StateFailed, "partial")
+		p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}
+		_, err := drain(t, hostileClient(t, p, a2a.V10).Send(background(), hello()))
+		var failed *terminal.FailedError
+		require.ErrorAs(t, err, &failed)
+		require.Equal(t, "partial", failed.Task.Artifact("a1").Text())
+	})
+}
+
+var _ hitl.Hook = (*recorder)(nil)
