@@ -48,8 +48,8 @@ import (
 //     (0.3: the bare Task with kind; 1.0: {"task": …}), or with the Message of
 //     a [Reply] script.
 //   - Subscribe (tasks/resubscribe, SubscribeToTask): -32001 for an unknown
-//     task (an SSE event in 0.3, plain JSON in 1.0), then as the agent's
-//     [ResubscribeStyle] says.
+//     task (an SSE event in 0.3, plain JSON in 1.0), then as the request's
+//     [ResubscribeStyle] says (see [WithStyle] and [WithStyles]).
 //   - Get (tasks/get, GetTask): the bare Task as of now; -32001 if unknown.
 //   - Cancel (tasks/cancel, CancelTask): a canceled status is added now and
 //     the rest of the script is dropped, and the Task is returned; -32002 for
@@ -66,6 +66,7 @@ type Agent struct {
 	tasks    map[string]*task
 	order    []string
 	nStream  int
+	nSub     int
 	nGet     int
 	nCards   int
 }
@@ -88,6 +89,11 @@ type Request struct {
 	Message *a2a.Message
 	// Fault is the fault applied to this request; zero if none.
 	Fault Fault
+	// Style is the style a subscribe request (tasks/resubscribe,
+	// SubscribeToTask) was given (see [WithStyles]), even if it was then
+	// refused or its answer was replaced by its Fault; zero for every other
+	// request.
+	Style ResubscribeStyle
 }
 
 func (r Request) clone() Request {
@@ -97,8 +103,8 @@ func (r Request) clone() Request {
 }
 
 // NewAgent returns an agent configured by opts. By default it speaks only
-// A2A 1.0, runs [DefaultScript], resubscribes in the [SnapshotFirst] style and
-// applies no faults.
+// A2A 1.0, runs [DefaultScript], answers every resubscribe in the
+// [SnapshotFirst] style and applies no faults.
 func NewAgent(opts ...Option) *Agent {
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -218,6 +224,10 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				rec.Fault = a.cfg.faults[a.nStream]
 			}
 			a.nStream++
+			if o == opSubscribe {
+				rec.Style = a.cfg.styles[min(a.nSub, len(a.cfg.styles)-1)]
+				a.nSub++
+			}
 		case opGet:
 			if a.nGet < len(a.cfg.getFaults) {
 				rec.Fault = a.cfg.getFaults[a.nGet]
@@ -228,7 +238,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.requests = append(a.requests, rec.clone())
 	a.mu.Unlock()
 
-	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, id: req.ID, v: v}
+	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, id: req.ID, v: v, style: rec.Style}
 	if !known || !a.speaks(v) {
 		x.v = a.errVersion()
 	}

@@ -14,7 +14,8 @@
 // pauses, input-required prompts) that is laid out on a timeline when the
 // task is created; [Fault]s make chosen requests fail in the ways real
 // networks and servers do; a [ResubscribeStyle] picks which real server's
-// resubscribe behaviour to copy. The agent records every request
+// resubscribe behaviour to copy, for every resubscribe ([WithStyle]) or for
+// each in turn ([WithStyles]). The agent records every request
 // ([Agent.Requests]) and exposes its tasks ([Agent.Task]) for assertions.
 //
 // A typical test, with fake time:

@@ -14,10 +14,11 @@ import (
 
 // exchange is one JSON-RPC request being answered.
 type exchange struct {
-	a  *Agent
-	sk *sink
-	id json.RawMessage
-	v  a2a.Version
+	a     *Agent
+	sk    *sink
+	id    json.RawMessage
+	v     a2a.Version
+	style ResubscribeStyle // a subscribe request's, chosen on arrival
 }
 
 func (x *exchange) ctx() context.Context { return x.sk.ctx }
@@ -223,7 +224,7 @@ func (x *exchange) subscribe(id string) {
 	a.mu.Unlock()
 	st := cur.Status.State
 
-	switch a.cfg.style {
+	switch x.style {
 	case LiveOnly:
 		if settling(st) {
 			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+id, false)

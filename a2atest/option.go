@@ -19,7 +19,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	v03, v10    bool
-	style       ResubscribeStyle
+	styles      []ResubscribeStyle
 	script      []Step
 	scriptFunc  func(*a2a.Message) []Step
 	faults      []Fault
@@ -35,7 +35,7 @@ type config struct {
 func defaultConfig() config {
 	return config{
 		v10:     true,
-		style:   SnapshotFirst,
+		styles:  []ResubscribeStyle{SnapshotFirst},
 		script:  DefaultScript(),
 		unaryCT: "application/json",
 		name:    "a2atest agent",
@@ -77,10 +77,31 @@ func WithVersions(vs ...a2a.Version) Option {
 	})
 }
 
-// WithStyle sets how the agent answers tasks/resubscribe and SubscribeToTask
-// (default [SnapshotFirst]).
-func WithStyle(s ResubscribeStyle) Option {
-	return optionFunc(func(c *config) { c.style = s })
+// WithStyle sets how the agent answers every tasks/resubscribe and
+// SubscribeToTask request (default [SnapshotFirst]). It is
+// WithStyles(s), and replaces any earlier [WithStyles].
+func WithStyle(s ResubscribeStyle) Option { return WithStyles(s) }
+
+// WithStyles gives each subscribe request (tasks/resubscribe,
+// SubscribeToTask) its own [ResubscribeStyle], like a load balancer in front
+// of servers that behave differently: the first subscribe request the agent
+// receives is answered in styles[0], the second in styles[1], and so on; once
+// the list is used up, every later one is answered in the last style (there
+// is no cycling). Requests are counted in arrival order across all tasks,
+// including ones that are then refused or whose answer a [Fault] replaces,
+// as [WithFaults] counts them; [Request.Style] records the style each one
+// got. Sends, follow-ups and get-task requests do not count.
+//
+// With no styles the option has no effect. A value that is not one of the
+// defined styles is answered as [SnapshotFirst]. It replaces any earlier
+// [WithStyle].
+func WithStyles(styles ...ResubscribeStyle) Option {
+	styles = slices.Clone(styles)
+	return optionFunc(func(c *config) {
+		if len(styles) > 0 {
+			c.styles = styles
+		}
+	})
 }
 
 // WithScript sets the script every new task runs, replacing
