@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -30,16 +31,25 @@ const soakDefault = 60
 // identical parts at different positions are common.
 var soakTexts = []string{"\n", "Day ", "one", " ", "\n", "x"}
 
+// soakMixedStyles is the number of styles a mixed-style seed draws, one per
+// resubscribe; later resubscribes get the last one again.
+const soakMixedStyles = 6
+
 // soakCase is one seed's scenario.
 type soakCase struct {
 	seed    uint64
 	version a2a.Version
-	style   a2atest.ResubscribeStyle
+	style   a2atest.ResubscribeStyle   // the style of every resubscribe, if styles is nil
+	styles  []a2atest.ResubscribeStyle // mixed-style seeds: the i-th resubscribe's style, the last repeating
 	hitl    bool
 	policy  reconnect.Policy
 	script  []a2atest.Step
+	arts    soakArtifacts // what the script produces, generation by generation
 	faults  []a2atest.Fault
 }
+
+// mixed reports whether the seed runs in the mixed-style mode.
+func (c *soakCase) mixed() bool { return c.styles != nil }
 
 func (c *soakCase) String() string {
 	steps := make([]string, len(c.script))
@@ -50,17 +60,42 @@ func (c *soakCase) String() string {
 	for i, f := range c.faults {
 		faults[i] = f.String()
 	}
-	return fmt.Sprintf("seed=%d version=%s style=%s hitl=%v policy=%d×%v\n  script: %s\n  faults: %s",
-		c.seed, c.version, c.style, c.hitl, c.policy.MaxAttempts, c.policy.Backoff,
-		strings.Join(steps, ", "), strings.Join(faults, ", "))
+	style := "style=" + c.style.String()
+	if c.mixed() {
+		names := make([]string, len(c.styles))
+		for i, s := range c.styles {
+			names[i] = s.String()
+		}
+		style = "styles=" + strings.Join(names, ",") + " (one per resubscribe, the last repeating)"
+	}
+	return fmt.Sprintf("seed=%d version=%s %s hitl=%v policy=%d×%v\n  script: %s\n  artifacts: %s\n  faults: %s",
+		c.seed, c.version, style, c.hitl, c.policy.MaxAttempts, c.policy.Backoff,
+		strings.Join(steps, ", "), c.arts.String(), strings.Join(faults, ", "))
 }
 
 // newSoakCase draws a scenario from seed: wire version, resubscribe style,
 // human input or not, a paced script over one to three artifacts, a reconnect
 // policy, and faults for the first few streaming requests.
+//
+// One seed in three (seed%3 == 2) runs in the mixed-style mode: each
+// resubscribe gets its own style, drawn from LiveOnly, SnapshotFirst and
+// FullReplay, and a chunk for an artifact already opened is, one time in
+// three, a real replacement (append:false) whose first part is a text no
+// other chunk has ("v2-7": the artifact's second generation, from draw 7 of the loop below),
+// sometimes followed by a common text. These draws come from a second
+// generator, so the rest of a mixed seed's scenario, and every other seed's
+// scenario, is what the seed drew before the mode existed.
 func newSoakCase(seed uint64) *soakCase {
 	rng := rand.New(rand.NewPCG(seed, 0x50a4))
 	c := &soakCase{seed: seed, version: versions[rng.IntN(2)], style: styles[rng.IntN(3)], hitl: rng.IntN(2) == 0}
+	var mixed *rand.Rand
+	if seed%3 == 2 {
+		mixed = rand.New(rand.NewPCG(seed, 0x313d))
+		c.style = 0
+		for range soakMixedStyles {
+			c.styles = append(c.styles, styles[mixed.IntN(len(styles))])
+		}
+	}
 	c.policy = reconnect.Policy{MaxAttempts: 1 + rng.IntN(3), Backoff: time.Duration(1+rng.IntN(10)) * 50 * time.Millisecond}
 
 	arts := 1 + rng.IntN(3)
@@ -88,7 +123,18 @@ func newSoakCase(seed uint64) *soakCase {
 			// An artifact opens with append:false; subsequent chunks append.
 			appendChunk := opened[a]
 			opened[a] = true
-			c.script = append(c.script, a2atest.Chunk(id, soakTexts[rng.IntN(len(soakTexts))], appendChunk, rng.IntN(4) == 0))
+			text := soakTexts[rng.IntN(len(soakTexts))]
+			last := rng.IntN(4) == 0
+			parts := []a2a.Part{a2a.TextPart(text)}
+			if mixed != nil && appendChunk && mixed.IntN(3) == 0 {
+				appendChunk = false
+				parts = []a2a.Part{a2a.TextPart(fmt.Sprintf("v%d-%d", c.arts.generations(id)+1, i))}
+				if mixed.IntN(2) == 0 {
+					parts = append(parts, a2a.TextPart(text))
+				}
+			}
+			c.script = append(c.script, a2atest.ArtifactChunk(a2a.Artifact{ID: id, Name: id, Parts: parts}, appendChunk, last))
+			c.arts.add(id, parts, appendChunk)
 		default:
 			c.script = append(c.script, a2atest.Say(fmt.Sprint("aside ", i)))
 		}
@@ -126,23 +172,27 @@ func newSoakCase(seed uint64) *soakCase {
 
 // soakStats counts the outcomes of a soak.
 type soakStats struct {
-	runs, completed, failedTask, budgetSpent, noTaskID, sendRefused int
-	heals, healedParts, resubscribes, gets, asks                    int
+	runs, mixed, completed, failedTask, budgetSpent, noTaskID, sendRefused int
+	resubscribes, gets, asks                                               int
+	replacements, heals, healedParts, stray                                int
 }
 
 func (s *soakStats) String() string {
-	return fmt.Sprintf("runs %d: completed %d, failed task %d, budget spent %d, dropped before the task ID %d, send refused %d; "+
-		"resubscribes %d, get-tasks %d, human inputs %d, live-only heals %d (%d parts delivered again)",
-		s.runs, s.completed, s.failedTask, s.budgetSpent, s.noTaskID, s.sendRefused,
-		s.resubscribes, s.gets, s.asks, s.heals, s.healedParts)
+	return fmt.Sprintf("runs %d (mixed-style %d): completed %d, failed task %d, budget spent %d, dropped before the task ID %d, send refused %d; "+
+		"resubscribes %d, get-tasks %d, human inputs %d; real replacements delivered %d, "+
+		"live-only heals %d (%d parts delivered again), parts delivered on a live-only hole %d",
+		s.runs, s.mixed, s.completed, s.failedTask, s.budgetSpent, s.noTaskID, s.sendRefused,
+		s.resubscribes, s.gets, s.asks, s.replacements, s.heals, s.healedParts, s.stray)
 }
 
 // TestSoak is the chaos soak: each seed draws a scenario (newSoakCase) and
 // runs it in its own synctest bubble. The stream must end with the server's
 // artifacts part for part, its final state, each message once and no part
-// twice except in the documented live-only heal; or, when the faults spend
-// the budget, in a *reconnect.Error carrying the last task. Run more seeds
-// with -soak N; rerun one with -run 'TestSoak/seed=N$' -soak N+1.
+// twice except in the documented live-only heal (see soakArtifacts.audit); or, when
+// the faults spend the budget, in a *reconnect.Error carrying the last task.
+// One seed in three runs in the mixed-style mode (a style per resubscribe,
+// real artifact replacements). Run more seeds with -soak N; rerun one with
+// -run 'TestSoak/seed=N$' -soak N+1.
 func TestSoak(t *testing.T) {
 	n := *soak
 	if n <= 0 {
@@ -162,7 +212,11 @@ func TestSoak(t *testing.T) {
 }
 
 func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
-	agent := a2atest.NewAgent(a2atest.WithVersions(c.version), a2atest.WithStyle(c.style),
+	style := a2atest.WithStyle(c.style)
+	if c.mixed() {
+		style = a2atest.WithStyles(c.styles...)
+	}
+	agent := a2atest.NewAgent(a2atest.WithVersions(c.version), style,
 		a2atest.WithScript(c.script...), a2atest.WithFaults(c.faults...))
 	asks := 0
 	opts := []stream.Option{stream.WithReconnect(c.policy)}
@@ -179,6 +233,9 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	s := newClient(t, agent, c.version, opts...).Send(ctx, msg)
 	got, err := drain(t, s)
 	st.runs++
+	if c.mixed() {
+		st.mixed++
+	}
 	st.resubscribes += resubscribes(agent)
 	st.gets += gets(agent)
 	st.asks += asks
@@ -192,6 +249,15 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	require.Equal(t, 1, n, "the user's message is sent once")
 	requireRepliesOnce(t, agent)
 	require.NotErrorIs(t, err, context.DeadlineExceeded, "the stream hung")
+
+	// Whatever the outcome, each part delivered stands for one the server
+	// produced, and none is delivered twice except by a live-only heal.
+	d, auditErr := c.arts.audit(got.events, liveOnlyLegs(agent))
+	require.NoError(t, auditErr, "requests: %s", requestTrace(agent))
+	st.replacements += d.replacements
+	st.heals += d.heals
+	st.healedParts += d.healedParts
+	st.stray += d.stray
 
 	var (
 		re      *reconnect.Error
@@ -207,16 +273,9 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	case errors.As(err, &re):
 		require.Equal(t, c.policy.MaxAttempts, re.Attempts, "the budget is spent")
 		require.NotNil(t, re.Task, "the last known task is carried")
+		// The audit has checked that, without a live-only resubscribe, each
+		// of these artifacts is a prefix of one of the server's generations.
 		got.requireArtifacts(t, re.Task.Artifacts, "the task carried by the reconnect error")
-		if c.style != a2atest.LiveOnly {
-			server := agent.Task(re.Task.ID)
-			for _, a := range re.Task.Artifacts {
-				sa := server.Artifact(a.ID)
-				require.NotNil(t, sa, "artifact %s", a.ID)
-				require.LessOrEqual(t, len(a.Parts), len(sa.Parts), "artifact %s", a.ID)
-				require.Equal(t, sa.Parts[:len(a.Parts)], a.Parts, "artifact %s is a prefix of the server's", a.ID)
-			}
-		}
 		st.budgetSpent++
 		return
 	case errors.As(err, &httpErr):
@@ -243,39 +302,44 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 			require.Contains(t, got.messages, m.ID, "agent message %q", m.Text())
 		}
 	}
-	// Parts: each once, except that a heal of a live-only gap delivers the
-	// artifact again, whole.
-	heals, redone := soakHeals(got)
-	if c.style != a2atest.LiveOnly {
-		require.Zero(t, heals, "replacements with a %s server", c.style)
-	}
-	require.Equal(t, serverParts(server), partsDelivered(got)-redone, "parts delivered (%d heals)", heals)
-	st.heals += heals
-	st.healedParts += redone
 }
 
-// soakHeals counts the replacements of artifacts the application held, and
-// the parts they delivered again.
-func soakHeals(c *collected) (heals, redone int) {
-	held := map[string]int{}
-	for _, ev := range c.events {
-		u, ok := ev.(*a2a.ArtifactUpdate)
-		if !ok {
-			continue
-		}
-		n, known := held[u.Artifact.ID]
-		switch {
-		case u.Append:
-			held[u.Artifact.ID] = n + len(u.Artifact.Parts)
-		case known:
-			heals++
-			redone += n
-			held[u.Artifact.ID] = len(u.Artifact.Parts)
-		default:
-			held[u.Artifact.ID] = len(u.Artifact.Parts)
+// liveOnlyLegs counts the resubscribes the agent answered in the LiveOnly
+// style (those whose answer a fault replaced aside): only such a leg leaves
+// a hole after a gap, which a heal fills by delivering parts again.
+func liveOnlyLegs(agent *a2atest.Agent) int {
+	n := 0
+	for _, r := range agent.Requests() {
+		if r.Style == a2atest.LiveOnly && !replacesAnswer(r.Fault) {
+			n++
 		}
 	}
-	return heals, redone
+	return n
+}
+
+// requestTrace describes the streaming and get-task requests the agent
+// received, with the style and fault each got, e.g. "SubscribeToTask
+// FullReplay CutAfterEvents(2)".
+func requestTrace(agent *a2atest.Agent) string {
+	var out []string
+	for _, r := range agent.Requests() {
+		d := r.Method
+		if r.Style != 0 {
+			d += " " + r.Style.String()
+		}
+		if !r.Fault.IsZero() {
+			d += " " + r.Fault.String()
+		}
+		out = append(out, d)
+	}
+	return strings.Join(out, "; ")
+}
+
+// replacesAnswer reports whether f answers instead of the agent, so the
+// request was never processed.
+func replacesAnswer(f a2atest.Fault) bool {
+	s := f.String()
+	return strings.HasPrefix(s, "HTTPStatus") || strings.HasPrefix(s, "RPCError") || s == "Hang()"
 }
 
 // requireRepliesOnce checks that the agent took each reply to a prompt once:
@@ -288,7 +352,7 @@ func requireRepliesOnce(t *testing.T, agent *a2atest.Agent) {
 		if r.Message == nil || r.Message.TaskID == "" {
 			continue
 		}
-		if f := r.Fault.String(); strings.HasPrefix(f, "HTTPStatus") || strings.HasPrefix(f, "RPCError") || f == "Hang()" {
+		if replacesAnswer(r.Fault) {
 			continue
 		}
 		took[r.Message.ID]++
@@ -373,6 +437,298 @@ func TestFullReplayOfArtifactOpenedByAnAppend(t *testing.T) {
 				server := requireSameAsServer(t, agent, s, got)
 				require.Equal(t, serverParts(server), partsDelivered(got), "no part delivered twice")
 			})
+		})
+	}
+}
+
+// soakArtifacts is what a script produces, artifact by artifact and
+// generation by generation. A generation is the parts of one append:false
+// chunk (the one that opens the artifact, or a real replacement) and of the
+// appends after it, up to the next replacement. In a soak script every
+// generation after the first starts with a text no other chunk has.
+type soakArtifacts struct {
+	ids  []string
+	gens map[string][][]a2a.Part
+}
+
+// add records a chunk of the script.
+func (a *soakArtifacts) add(id string, parts []a2a.Part, appendChunk bool) {
+	if a.gens == nil {
+		a.gens = map[string][][]a2a.Part{}
+	}
+	gs, known := a.gens[id]
+	switch {
+	case !known:
+		a.ids = append(a.ids, id)
+		gs = append(gs, slices.Clone(parts))
+	case appendChunk && len(gs) > 0:
+		gs[len(gs)-1] = append(gs[len(gs)-1], parts...)
+	default:
+		gs = append(gs, slices.Clone(parts))
+	}
+	a.gens[id] = gs
+}
+
+// generations is the number of generations of artifact id so far.
+func (a *soakArtifacts) generations(id string) int { return len(a.gens[id]) }
+
+// String lists each artifact's generations, e.g. a0 ["Day " "one"] → ["v2-5"].
+func (a *soakArtifacts) String() string {
+	var out []string
+	for _, id := range a.ids {
+		gens := make([]string, len(a.gens[id]))
+		for i, g := range a.gens[id] {
+			gens[i] = fmt.Sprintf("%q", partTexts(g))
+		}
+		out = append(out, id+" "+strings.Join(gens, " → "))
+	}
+	return strings.Join(out, "; ")
+}
+
+func partTexts(ps []a2a.Part) []string {
+	out := make([]string, len(ps))
+	for i := range ps {
+		out[i] = ps[i].Text
+	}
+	return out
+}
+
+// generationOf returns the generation of artifact id of which parts is a
+// prefix, or -1.
+func (a *soakArtifacts) generationOf(id string, parts []a2a.Part) int {
+	for g, gp := range a.gens[id] {
+		if len(parts) > 0 && len(parts) <= len(gp) && partsEqual(parts, gp[:len(parts)]) {
+			return g
+		}
+	}
+	return -1
+}
+
+func partsEqual(p, q []a2a.Part) bool {
+	return slices.EqualFunc(p, q, func(x, y a2a.Part) bool { return x.Equal(&y) })
+}
+
+// soakDelivery is the account of the artifact parts a stream delivered.
+type soakDelivery struct {
+	// unique is the number of distinct server parts delivered: an
+	// (artifact, generation, position) counts once however often it came.
+	unique int
+	// replacements counts the append:false updates that moved an artifact
+	// to a later generation: a real replacement, delivered live or, after a
+	// gap, by reconciling with a snapshot or get-task.
+	replacements int
+	// heals counts the append:false updates within the generation held, and
+	// healedParts the parts held that they delivered again.
+	heals, healedParts int
+	// stray counts parts delivered on a live-only hole: appended parts that
+	// are not the server's part at their position, and the first live chunk
+	// of an artifact whose opening was missed.
+	stray int
+}
+
+// audit attributes each artifact part in events to the server part it stands
+// for, (artifact, generation, position), and checks the exactly-once
+// contract with real replacements:
+//
+//   - an append:false carries a prefix of one of the artifact's generations,
+//     never an earlier generation than the one held (a replay of what was
+//     replaced is not a replacement);
+//   - an append never delivers a position already delivered;
+//   - unless a resubscribe was answered live-only (legs of them), appended
+//     parts are the server's parts at their positions, and no append:false
+//     delivers the generation held again. After a live-only gap the stream
+//     may build on a hole (append live parts after missing ones, or open an
+//     artifact whose first chunks were missed with the first live one) and
+//     then heal the artifact with the server's whole artifact: the
+//     documented heal, at most once per artifact and live-only leg.
+//
+// So, without a live-only resubscribe, each part the server produced is
+// delivered at most once, and a part replaced in a gap may not be delivered
+// at all. audit returns the first breach, with the events of the artifact.
+func (a *soakArtifacts) audit(events []a2a.Event, legs int) (soakDelivery, error) {
+	type held struct{ gen, n int }
+	type pos struct {
+		id       string
+		gen, pos int
+	}
+	var d soakDelivery
+	liveOnly := legs > 0
+	cur := map[string]held{}
+	seen := map[pos]bool{}
+	heals := map[string]int{}
+	heal := func(id string, h held) bool {
+		heals[id]++
+		d.heals++
+		d.healedParts += h.n
+		return heals[id] <= legs
+	}
+	for i, ev := range events {
+		u, ok := ev.(*a2a.ArtifactUpdate)
+		if !ok {
+			continue
+		}
+		id, parts := u.Artifact.ID, u.Artifact.Parts
+		breach := func(format string, args ...any) error {
+			return fmt.Errorf("event %d, artifact %s: %s\n  delivered: %s\n  server: %s",
+				i, id, fmt.Sprintf(format, args...), deliveredTrace(events[:i+1], id), a.String())
+		}
+		if a.generations(id) == 0 {
+			return d, breach("the server never produced it")
+		}
+		h, known := cur[id]
+		if !u.Append || !known {
+			g := a.generationOf(id, parts)
+			switch {
+			case g < 0 && !known && liveOnly:
+				// The artifact opened in a live-only gap: the stream
+				// delivers the first live chunk whole, on a hole.
+				d.stray += len(parts)
+				cur[id] = held{-1, len(parts)}
+				continue
+			case g < 0:
+				return d, breach("append:false with %q, a prefix of none of the server's generations", partTexts(parts))
+			case !known:
+			case h.gen < 0:
+				// The heal of an artifact opened in a live-only gap.
+				if !heal(id, h) {
+					return d, breach("heal %d of the artifact, with %d live-only resubscribes", heals[id], legs)
+				}
+			case g < h.gen:
+				return d, breach("append:false went back from generation %d to %d", h.gen+1, g+1)
+			case g == h.gen:
+				if !liveOnly {
+					return d, breach("append:false delivered generation %d again (%d parts held) with no live-only resubscribe", g+1, h.n)
+				}
+				if !heal(id, h) {
+					return d, breach("heal %d of the artifact, with %d live-only resubscribes", heals[id], legs)
+				}
+			default:
+				d.replacements++
+			}
+			for k := range parts {
+				p := pos{id, g, k}
+				if !seen[p] {
+					seen[p] = true
+					d.unique++
+				}
+			}
+			cur[id] = held{g, len(parts)}
+			continue
+		}
+		var gp []a2a.Part // the generation held; none after a hole
+		if h.gen >= 0 {
+			gp = a.gens[id][h.gen]
+		}
+		for k := range parts {
+			n := h.n + k
+			if n >= len(gp) || !parts[k].Equal(&gp[n]) {
+				if !liveOnly {
+					return d, breach("appended %q at position %d of generation %d, where the server has none or another part",
+						parts[k].Text, n, h.gen+1)
+				}
+				d.stray++
+				continue
+			}
+			p := pos{id, h.gen, n}
+			if seen[p] {
+				return d, breach("an append delivered part %d of generation %d (%q) again", n, h.gen+1, parts[k].Text)
+			}
+			seen[p] = true
+			d.unique++
+		}
+		cur[id] = held{h.gen, h.n + len(parts)}
+	}
+	return d, nil
+}
+
+// deliveredTrace lists the updates of artifact id in events, e.g.
+// +["one"] =["v2-5"].
+func deliveredTrace(events []a2a.Event, id string) string {
+	var out []string
+	for _, ev := range events {
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok && u.Artifact.ID == id {
+			op := "="
+			if u.Append {
+				op = "+"
+			}
+			out = append(out, fmt.Sprintf("%s%q", op, partTexts(u.Artifact.Parts)))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// TestSoakAudit checks that the soak's part audit accepts real replacements
+// and the live-only heal, and still catches parts delivered twice.
+func TestSoakAudit(t *testing.T) {
+	// a0: "a" "b", then a real replacement "v2-3" "c".
+	var server soakArtifacts
+	server.add("a0", []a2a.Part{a2a.TextPart("a")}, false)
+	server.add("a0", []a2a.Part{a2a.TextPart("b")}, true)
+	server.add("a0", []a2a.Part{a2a.TextPart("v2-3")}, false)
+	server.add("a0", []a2a.Part{a2a.TextPart("c")}, true)
+	up := func(id string, appendChunk bool, texts ...string) a2a.Event {
+		u := &a2a.ArtifactUpdate{Artifact: a2a.Artifact{ID: id}, Append: appendChunk}
+		for _, s := range texts {
+			u.Artifact.Parts = append(u.Artifact.Parts, a2a.TextPart(s))
+		}
+		return u
+	}
+	tests := []struct {
+		name     string
+		events   []a2a.Event
+		liveOnly int // live-only legs
+		want     soakDelivery
+		breach   string // a substring of the breach, "" if none
+	}{
+		{name: "live, with the replacement",
+			events: []a2a.Event{up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "v2-3"), up("a0", true, "c")},
+			want:   soakDelivery{unique: 4, replacements: 1}},
+		{name: "a snapshot after the replacement",
+			events: []a2a.Event{up("a0", false, "a"), up("a0", false, "v2-3", "c")},
+			want:   soakDelivery{unique: 3, replacements: 1}},
+		{name: "a replay of the replaced generation",
+			events: []a2a.Event{up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "v2-3"), up("a0", false, "a")},
+			breach: "went back from generation 2 to 1"},
+		{name: "the generation held delivered again",
+			events: []a2a.Event{up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "a", "b")},
+			breach: "delivered generation 1 again (2 parts held)"},
+		{name: "the live-only heal",
+			events:   []a2a.Event{up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "a", "b")},
+			liveOnly: 1, want: soakDelivery{unique: 2, heals: 1, healedParts: 2}},
+		{name: "an append onto a hole",
+			events: []a2a.Event{up("a0", false, "a"), up("a0", true, "c")},
+			breach: `appended "c" at position 1 of generation 1`},
+		{name: "an append onto a live-only hole, healed",
+			events:   []a2a.Event{up("a0", false, "a"), up("a0", true, "c"), up("a0", false, "v2-3", "c")},
+			liveOnly: 1, want: soakDelivery{unique: 3, replacements: 1, stray: 1}},
+		{name: "an artifact opened in a live-only gap, healed",
+			events:   []a2a.Event{up("a0", false, "c"), up("a0", false, "v2-3", "c")},
+			liveOnly: 1, want: soakDelivery{unique: 2, heals: 1, healedParts: 1, stray: 1}},
+		{name: "parts the server never had",
+			events: []a2a.Event{up("a0", false, "a"), up("a0", false, "z")}, liveOnly: 1,
+			breach: `append:false with ["z"], a prefix of none`},
+		{name: "an artifact the server never had",
+			events: []a2a.Event{up("a9", false, "a")},
+			breach: "the server never produced it"},
+		{name: "two heals after one live-only leg",
+			events:   []a2a.Event{up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "a", "b"), up("a0", false, "a", "b")},
+			liveOnly: 1, breach: "heal 2 of the artifact, with 1 live-only resubscribes"},
+		{name: "two heals after two live-only legs",
+			events:   []a2a.Event{up("a0", false, "a"), up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "a", "b")},
+			liveOnly: 2, want: soakDelivery{unique: 2, heals: 2, healedParts: 3}},
+		{name: "an append delivering a part again",
+			events:   []a2a.Event{up("a0", false, "a"), up("a0", true, "b"), up("a0", false, "a"), up("a0", true, "b")},
+			liveOnly: 1, breach: `an append delivered part 1 of generation 1 ("b") again`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := server.audit(tt.events, tt.liveOnly)
+			if tt.breach != "" {
+				require.ErrorContains(t, err, tt.breach)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
 		})
 	}
 }
