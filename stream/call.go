@@ -63,6 +63,7 @@ func (k *call) transportErr(err error) error {
 	if perr := k.parent.Err(); perr != nil {
 		return perr
 	}
+	err = redactError(err)
 	if context.Cause(k.ctx) == errIdle {
 		return fmt.Errorf("%w: %w", ErrIdleTimeout, err)
 	}

@@ -34,7 +34,7 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", u.Redacted())
+		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", redactURL(u))
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {

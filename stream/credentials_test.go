@@ -2,7 +2,8 @@ package stream_test
 
 // Credentials: headers set with WithHeader go to the agent's own origin only
 // (scheme, host and port), and no error text or log line of the library
-// carries a header value or a request body.
+// carries a header value, a request body, a URL password or the value of a
+// URL query parameter (an API key in the endpoint's query string).
 //
 // The rule is about the library's own words. Text a server sends and the
 // library quotes as such (the message of a JSON-RPC error, which
@@ -20,6 +21,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -41,9 +43,46 @@ const (
 	secretKey   = "key-SECRET-91c2"
 	secretText  = "msg-SECRET-5e8d"
 	secretReply = "reply-SECRET-0b44"
+	secretQuery = "query-SECRET-3d71"
 )
 
-var secrets = []string{secretToken, secretKey, secretText, secretReply}
+var secrets = []string{secretToken, secretKey, secretText, secretReply, secretQuery}
+
+// secretEndpoint carries an API key in its query string, as some agents
+// want it.
+const secretEndpoint = "http://agent.test/rpc?api_key=" + secretQuery
+
+// shownEndpoint is secretEndpoint as error texts show it.
+const shownEndpoint = "http://agent.test/rpc?api_key=xxxxx"
+
+// errReset is the error of a transport that fails a request.
+var errReset = errors.New("connection reset by peer")
+
+// resetTransport fails the requests fail picks (all when fail is nil) with
+// errReset, and sends the others to next.
+type resetTransport struct {
+	next http.RoundTripper
+	fail func(n int) bool
+	n    int
+}
+
+func (f *resetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.n++
+	if f.fail == nil || f.fail(f.n) {
+		return nil, errReset
+	}
+	return f.next.RoundTrip(r)
+}
+
+// requireRedactedURLError checks that err holds the transport's *url.Error,
+// still a *url.Error, with the endpoint redacted and its cause reachable.
+func requireRedactedURLError(t *testing.T, err error, cause error) {
+	t.Helper()
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	require.Equal(t, shownEndpoint, ue.URL)
+	require.ErrorIs(t, err, cause)
+}
 
 func withSecretHeaders() []stream.Option {
 	return []stream.Option{
@@ -184,17 +223,20 @@ type secretRun struct {
 	logs    *logCapture
 }
 
-// client returns a client with the secret headers, a Debug logger and a
-// notice recorder.
+// client returns a client of secretEndpoint with the secret headers, a
+// Debug logger and a notice recorder.
 func (r *secretRun) client(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
 	t.Helper()
 	r.logs = &logCapture{}
-	all := append(withSecretHeaders(), stream.WithLogger(r.logs.logger()), stream.WithNotify(func(n stream.Notice) {
-		if n.Cause != nil {
-			r.notices = append(r.notices, n.Cause)
-		}
-	}))
-	return hostileClient(t, h, v, append(all, opts...)...)
+	all := append(withSecretHeaders(), stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v),
+		stream.WithLogger(r.logs.logger()), stream.WithNotify(func(n stream.Notice) {
+			if n.Cause != nil {
+				r.notices = append(r.notices, n.Cause)
+			}
+		}))
+	c, err := stream.NewClient(secretEndpoint, append(all, opts...)...)
+	require.NoError(t, err)
+	return c
 }
 
 // send drives one Send of the secret message to its end.
@@ -217,6 +259,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 			require.ErrorAs(t, err, &he)
 			require.Equal(t, code, he.StatusCode)
 			requireEchoed(t, string(he.Body))
+			require.Contains(t, string(he.Body), "api_key="+secretQuery, "the API key went out")
 		}
 	}
 	isProtocol := func(reason string) func(t *testing.T, err error) {
@@ -336,9 +379,48 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 		}, isHTTP(400)},
 		{"transport error before any event", func(t *testing.T, v a2a.Version, r *secretRun) {
 			agent := a2atest.NewAgent(a2atest.WithVersions(v))
-			ft := &failingTransport{next: a2atest.NewTransport(agent), fail: func(int, *http.Request) bool { return true }}
-			r.send(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: ft}))
-		}, isReconnect(0)},
+			r.send(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+		}, func(t *testing.T, err error) {
+			isReconnect(0)(t, err)
+			requireRedactedURLError(t, err, errReset)
+		}},
+		{"transport errors on every resubscribe and get-task, budget spent", func(t *testing.T, v a2a.Version, r *secretRun) {
+			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+			rt := &resetTransport{next: a2atest.NewTransport(agent), fail: func(n int) bool { return n > 1 }}
+			r.send(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: rt}),
+				stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond}))
+			require.Len(t, r.notices, 2, "the drop, then the first reset")
+			requireRedactedURLError(t, r.notices[1], errReset)
+		}, func(t *testing.T, err error) {
+			isReconnect(2)(t, err)
+			requireRedactedURLError(t, err, errReset)
+		}},
+		{"idle timeouts before the response headers", func(t *testing.T, v a2a.Version, r *secretRun) {
+			n := 0
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				n++
+				if n == 1 {
+					firstLegThenCut(w, requestID(req), v)
+				}
+				<-req.Context().Done()
+			}), v, stream.WithIdleTimeout(time.Second), stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Millisecond}))
+			require.Contains(t, r.logs.String(), "subscription silent")
+			require.Contains(t, r.logs.String(), "api_key=xxxxx", "the cause is logged, redacted")
+		}, func(t *testing.T, err error) {
+			require.ErrorIs(t, err, stream.ErrIdleTimeout)
+			requireRedactedURLError(t, err, context.Canceled)
+		}},
+		{"redirect loop keeping the query", func(t *testing.T, v a2a.Version, r *secretRun) {
+			r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				http.Redirect(w, req, req.URL.String(), http.StatusTemporaryRedirect)
+			}), v)
+		}, func(t *testing.T, err error) {
+			var ue *url.Error
+			require.ErrorAs(t, err, &ue)
+			require.Equal(t, "/rpc?api_key=xxxxx", ue.URL, "net/http shows the last Location as it came")
+			require.ErrorContains(t, err, "stopped after 10 redirects")
+		}},
 		{"input required, no hook", func(t *testing.T, v a2a.Version, r *secretRun) {
 			r.send(t, askingAgent(v), v)
 		}, isHITL(hitl.ErrNoHook)},
@@ -392,6 +474,13 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 			requireNoSecrets(t, err, nil, "")
 			_, r.err = c.Cancel(background(), "t-1")
 		}, isHTTP(500)},
+		{"get-task and cancel failing in the transport", func(t *testing.T, v a2a.Version, r *secretRun) {
+			c := r.client(t, http.NotFoundHandler(), v, stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+			_, err := c.GetTask(background(), "t-1")
+			requireRedactedURLError(t, err, errReset)
+			requireNoSecrets(t, err, nil, "")
+			_, r.err = c.Cancel(background(), "t-1")
+		}, func(t *testing.T, err error) { requireRedactedURLError(t, err, errReset) }},
 	}
 	for _, v := range versions {
 		for _, sc := range scenarios {
@@ -475,7 +564,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 					paths = append(paths, r.URL.Path)
 					c.serve(w, r)
 				})
-				_, err := stream.Resolve(background(), "http://agent.test",
+				_, err := stream.Resolve(background(), "http://agent.test/?api_key="+secretQuery,
 					append(withSecretHeaders(), stream.WithHTTPClient(a2atest.NewClient(h)))...)
 				c.check(t, err)
 				require.Equal(t, []string{stream.CardPath}, paths)
@@ -547,6 +636,71 @@ func TestCardErrorsHideURLPasswords(t *testing.T) {
 		requireNoSecrets(t, err, nil, "")
 		require.NotContains(t, ice.URL, secretToken)
 	})
+}
+
+// TestURLQueryValuesAreRedacted: an API key in the query string of a base
+// URL, or of the endpoint a card names, is a credential like a password. No
+// error text of NewClient or Resolve carries it; the keys stay readable.
+func TestURLQueryValuesAreRedacted(t *testing.T) {
+	const secretBase = "http://user:" + secretToken + "@agent.test/?api_key=" + secretQuery + "&x&=" + secretKey
+	type result struct {
+		err   error
+		shown string // the URL as the error must show it
+	}
+	cases := []struct {
+		name string
+		run  func(t *testing.T) result
+	}{
+		{"NewClient of a non-HTTP endpoint", func(t *testing.T) result {
+			_, err := stream.NewClient("ftp://agent.test/rpc?api_key=" + secretQuery + "#" + secretKey)
+			return result{err, `"ftp://agent.test/rpc?api_key=xxxxx#xxxxx"`}
+		}},
+		{"Resolve of a non-HTTP base URL", func(t *testing.T) result {
+			_, err := stream.Resolve(background(), "ftp://user:"+secretToken+"@agent.test/?api_key="+secretQuery)
+			return result{err, `"ftp://user:xxxxx@agent.test/?api_key=xxxxx"`}
+		}},
+		{"a card naming a non-HTTP endpoint", func(t *testing.T) result {
+			h := serveCard(cardFor(a2a.V10, "ftp://agent.test/rpc?api_key="+secretQuery))
+			_, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(h)))
+			return result{err, `"ftp://agent.test/rpc?api_key=xxxxx"`}
+		}},
+		{"the card request failing in the transport", func(t *testing.T) result {
+			_, err := stream.Resolve(background(), secretBase, stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+			require.ErrorIs(t, err, errReset)
+			var ue *url.Error
+			require.ErrorAs(t, err, &ue)
+			return result{err, `"http://user:xxxxx@agent.test/.well-known/agent-card.json"`}
+		}},
+		{"the card redirected in a loop keeping a query", func(t *testing.T) result {
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, r.URL.Path+"?api_key="+secretQuery, http.StatusFound)
+			})
+			_, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(h)))
+			var ue *url.Error
+			require.ErrorAs(t, err, &ue)
+			return result{err, `"/.well-known/agent-card.json?api_key=xxxxx"`}
+		}},
+		{"a card naming an endpoint with a query, the send failing", func(t *testing.T) result {
+			card := serveCard(cardFor(a2a.V10, secretEndpoint))
+			rt := &resetTransport{next: a2atest.NewTransport(card), fail: func(n int) bool { return n > 1 }}
+			c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: rt}))
+			require.NoError(t, err)
+			require.Equal(t, secretEndpoint, c.Endpoint(), "the caller's own view keeps the key")
+			_, err = drain(t, c.Send(background(), hello()))
+			requireRedactedURLError(t, err, errReset)
+			return result{err, `"` + shownEndpoint + `"`}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := c.run(t)
+				require.Error(t, r.err)
+				requireNoSecrets(t, r.err, nil, "")
+				require.Contains(t, r.err.Error(), r.shown)
+			})
+		})
+	}
 }
 
 // originSpy routes requests by origin and records, for each, the origin, the

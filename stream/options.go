@@ -127,9 +127,10 @@ func WithIdleTimeout(d time.Duration) Option {
 }
 
 // WithLogger sets the logger. The default discards everything. Neither logs
-// nor error texts ever contain header values, request bodies or URL
-// passwords; text a server sends (a JSON-RPC error message) is quoted as the
-// server wrote it.
+// nor error texts ever contain header values, request bodies, URL passwords
+// or the values of URL query parameters (an API key in the endpoint's query
+// reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
+// server sends (a JSON-RPC error message) is quoted as the server wrote it.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(cfg *config) {
 		if l != nil {

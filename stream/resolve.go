@@ -42,7 +42,7 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		return nil, errors.New("stream: invalid base URL: the URL does not parse")
 	}
 	if (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", base.Redacted())
+		return nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", redactURL(base))
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -59,7 +59,7 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		u := *base
 		u.Path = strings.TrimSuffix(base.Path, "/") + p
 		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-		cardURL = u.Redacted()
+		cardURL = redactURL(&u)
 		fetchURL := u.String()
 		card, err = fetchCard(ctx, hc, fetchURL, cardURL, origin(base), cfg.header)
 		var httpErr *HTTPError
@@ -92,8 +92,8 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	return NewClient(endpointURL.String(), all...)
 }
 
-// fetchCard reads the card at cardURL; shownURL is the same URL without its
-// password, for error texts.
+// fetchCard reads the card at cardURL; shownURL is the same URL redacted
+// (redactURL), for error texts.
 func fetchCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrigin string, h http.Header) (*a2a.AgentCard, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
@@ -107,7 +107,7 @@ func fetchCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrig
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, err
+		return nil, redactError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
