@@ -33,7 +33,7 @@ func UnmarshalTask(data []byte) (*Task, error) {
 		return nil, fmt.Errorf("a2a: decoding task: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "task" {
-		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, short(w.Kind))
+		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
 	if w.ID == "" {
 		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
@@ -48,7 +48,7 @@ func UnmarshalMessage(data []byte) (*Message, error) {
 		return nil, fmt.Errorf("a2a: decoding message: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "message" {
-		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, short(w.Kind))
+		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
 	return w.message(), nil
 }
@@ -167,7 +167,7 @@ func (w *wireObject) event() (Event, error) {
 		return w.artifactUpdate(), nil
 	case "":
 	default:
-		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, short(w.Kind))
+		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
 	var (
 		ev Event
@@ -318,12 +318,4 @@ func normalizeData(d json.RawMessage) json.RawMessage {
 		return d
 	}
 	return b.Bytes()
-}
-
-// short cuts server data quoted in an error to a readable length.
-func short(s string) string {
-	if len(s) <= 64 {
-		return s
-	}
-	return s[:64] + "…"
 }

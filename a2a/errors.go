@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // JSON-RPC error codes: the standard ones, then those A2A defines (0.3 and
@@ -51,16 +52,38 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// Error returns "a2a: json-rpc error CODE (name): message".
+// How much server text an error quotes, in bytes.
+const (
+	maxQuotedMessage = 256 // a server's error message (RPCError.Error)
+	maxQuotedKind    = 64  // a short field, such as the kind of a result
+)
+
+// Error returns "a2a: json-rpc error CODE (name): message". A message over
+// 256 bytes is cut there, on a UTF-8 boundary, and ends in "…"; the Message
+// field keeps it whole.
 func (e *RPCError) Error() string {
 	s := "a2a: json-rpc error " + strconv.Itoa(e.Code)
 	if n, ok := codeNames[e.Code]; ok {
 		s += " (" + n + ")"
 	}
 	if e.Message != "" {
-		s += ": " + e.Message
+		s += ": " + clip(e.Message, maxQuotedMessage)
 	}
 	return s
+}
+
+// clip bounds server text quoted in an error: s when it is at most n bytes,
+// else at most its first n bytes, cut before a rune that does not fit, and
+// "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // Is reports whether target is an *RPCError with the same code, so that

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -370,6 +372,57 @@ func TestRPCError(t *testing.T) {
 	if rpc.Message != "gone" {
 		t.Errorf("errors.As message = %v; want gone", rpc.Message)
 	}
+}
+
+func TestRPCErrorBoundsTheMessage(t *testing.T) {
+	t.Parallel()
+	const prefix = "a2a: json-rpc error -32603 (internal error): "
+	tests := []struct {
+		name    string
+		message string
+		quoted  string // what Error quotes after the prefix
+	}{
+		{"1 MB", strings.Repeat("x", 1<<20), strings.Repeat("x", 256) + "…"},
+		{"256 bytes, whole", strings.Repeat("x", 256), strings.Repeat("x", 256)},
+		{"257 bytes", strings.Repeat("x", 257), strings.Repeat("x", 256) + "…"},
+		{"a 2-byte rune across the bound", strings.Repeat("x", 255) + "éé", strings.Repeat("x", 255) + "…"},
+		{"a 2-byte rune ending on the bound", strings.Repeat("x", 254) + "éé", strings.Repeat("x", 254) + "é…"},
+		{"a 4-byte rune across the bound", strings.Repeat("x", 254) + "🙂🙂", strings.Repeat("x", 254) + "…"},
+		{"a 3-byte rune across the bound", strings.Repeat("x", 255) + "€", strings.Repeat("x", 255) + "…"},
+		{"all multi-byte", strings.Repeat("€", 1000), strings.Repeat("€", 85) + "…"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &a2a.RPCError{Code: a2a.CodeInternalError, Message: tc.message}
+			got := e.Error()
+			require.Equal(t, prefix+tc.quoted, got)
+			require.True(t, utf8.ValidString(got), "cut on a UTF-8 boundary")
+			require.LessOrEqual(t, len(got), len(prefix)+256+len("…"))
+			require.Equal(t, tc.message, e.Message, "the field keeps the message whole")
+		})
+	}
+
+	// Invalid UTF-8 (a hand-built error; decoded messages are valid): still
+	// bounded, and no panic.
+	junk := &a2a.RPCError{Code: -1, Message: strings.Repeat("\x80", 1000)}
+	require.LessOrEqual(t, len(junk.Error()), len("a2a: json-rpc error -1: ")+256+len("…"))
+
+	// A decoded 1 MB message: the same.
+	big := strings.Repeat("y", 1<<20)
+	raw, err := json.Marshal(map[string]any{"code": a2a.CodeInternalError, "message": big})
+	require.NoError(t, err)
+	var decoded a2a.RPCError
+	require.NoError(t, json.Unmarshal(raw, &decoded))
+	require.Equal(t, big, decoded.Message)
+	require.Equal(t, prefix+big[:256]+"…", decoded.Error())
+}
+
+func TestUnknownKindIsCutOnARuneBoundary(t *testing.T) {
+	t.Parallel()
+	kind := "a" + strings.Repeat("é", 100) // byte 64 is inside an é
+	_, err := a2a.UnmarshalTask([]byte(`{"kind":"` + kind + `","id":"t"}`))
+	require.ErrorIs(t, err, a2a.ErrUnknownResult)
+	require.Contains(t, err.Error(), `"a`+strings.Repeat("é", 31)+`…"`)
 }
 
 func TestRPCErrorJSON(t *testing.T) {

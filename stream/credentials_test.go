@@ -576,44 +576,54 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 
 // TestServerWordsAreQuotedAsTheServers documents the one exception: the
 // message of a JSON-RPC error is the server's text, quoted as is by
-// RPCError.Error and by the debug log of a refused resubscribe. If a server
-// echoes a credential there, it is the server that leaks it; the library
-// adds nothing of its own around it.
+// RPCError.Error and by the debug log of a refused resubscribe, up to its
+// first 256 bytes. If a server echoes a credential there, it is the server
+// that leaks it; the library adds nothing of its own around it.
 func TestServerWordsAreQuotedAsTheServers(t *testing.T) {
+	// quoted is a message as RPCError.Error quotes it (ASCII here).
+	quoted := func(msg string) string {
+		if len(msg) <= 256 {
+			return msg
+		}
+		return msg[:256] + "…"
+	}
 	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				var serverSaid []string
-				r := &secretRun{}
-				n := 0
-				r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-					n++
-					id := requestID(req)
-					msg := "bad token " + req.Header.Get("Authorization")
-					serverSaid = append(serverSaid, msg)
-					switch n {
-					case 1:
-						firstLegThenCut(w, id, v)
-					case 2: // a refused resubscribe: logged at debug level
-						jsonRPCError(w, id, a2a.CodeTaskNotFound, msg)
-					default: // the get-task: returned as the error
-						jsonRPCError(w, id, a2a.CodeInternalError, msg)
+		for _, pad := range []int{0, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/padded %d", v, pad), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					var serverSaid []string
+					r := &secretRun{}
+					n := 0
+					r.send(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+						n++
+						id := requestID(req)
+						msg := "bad token " + req.Header.Get("Authorization") + strings.Repeat(".", pad)
+						serverSaid = append(serverSaid, msg)
+						switch n {
+						case 1:
+							firstLegThenCut(w, id, v)
+						case 2: // a refused resubscribe: logged at debug level
+							jsonRPCError(w, id, a2a.CodeTaskNotFound, msg)
+						default: // the get-task: returned as the error
+							jsonRPCError(w, id, a2a.CodeInternalError, msg)
+						}
+					}), v)
+					var rpcErr *a2a.RPCError
+					require.ErrorAs(t, r.err, &rpcErr)
+					require.Equal(t, "bad token Bearer "+secretToken+strings.Repeat(".", pad), rpcErr.Message, "the field keeps the message whole")
+					require.Equal(t, "a2a: json-rpc error -32603 (internal error): "+quoted(rpcErr.Message), r.err.Error(),
+						"the server's message, bounded, and nothing else of the request")
+					logs := r.logs.String()
+					require.Contains(t, logs, secretToken, "the refusal's message is logged as the server sent it")
+					require.Less(t, len(logs), 4096, "the logs quote the message bounded too")
+					// Without the server's own words, nothing is left.
+					for _, said := range serverSaid {
+						logs = strings.ReplaceAll(logs, quoted(said), "")
 					}
-				}), v)
-				var rpcErr *a2a.RPCError
-				require.ErrorAs(t, r.err, &rpcErr)
-				require.Equal(t, "bad token Bearer "+secretToken, rpcErr.Message)
-				require.Equal(t, "a2a: json-rpc error -32603 (internal error): "+rpcErr.Message, r.err.Error(),
-					"the server's message, and nothing else of the request")
-				logs := r.logs.String()
-				require.Contains(t, logs, secretToken, "the refusal's message is logged as the server sent it")
-				// Without the server's own words, nothing is left.
-				for _, said := range serverSaid {
-					logs = strings.ReplaceAll(logs, said, "")
-				}
-				requireNoSecrets(t, errors.New(strings.ReplaceAll(r.err.Error(), rpcErr.Message, "")), nil, logs)
+					requireNoSecrets(t, errors.New(strings.ReplaceAll(r.err.Error(), quoted(rpcErr.Message), "")), nil, logs)
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -130,7 +130,8 @@ func WithIdleTimeout(d time.Duration) Option {
 // nor error texts ever contain header values, request bodies, URL passwords
 // or the values of URL query parameters (an API key in the endpoint's query
 // reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
-// server sends (a JSON-RPC error message) is quoted as the server wrote it.
+// server sends (a JSON-RPC error message) is quoted as the server wrote it,
+// up to its first 256 bytes.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(cfg *config) {
 		if l != nil {
