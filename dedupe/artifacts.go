@@ -33,12 +33,18 @@ type artifactState struct {
 }
 
 // cursor is how far a replay has reached in an artifact: in its current
-// version (ver < 0) or in a retired one.
+// version (verCurrent), in a retired one (ver >= 0), or in a version held
+// pending (verPending).
 type cursor struct {
 	epoch int
 	ver   int
 	pos   int
 }
+
+const (
+	verCurrent = -1
+	verPending = -2
+)
 
 func newArtifacts(seed maphash.Seed) artifacts {
 	return artifacts{seed: seed, byID: map[string]*artifactState{}}
@@ -88,10 +94,13 @@ func (as *artifacts) replace(st *artifactState, held *a2a.Artifact, next a2a.Art
 // cursor not set in this window starts at the current version's first part.
 func (as *artifacts) cursorOf(st *artifactState) cursor {
 	if st.cur.epoch != as.epoch {
-		return cursor{epoch: as.epoch, ver: -1}
+		return cursor{epoch: as.epoch, ver: verCurrent}
 	}
 	return st.cur
 }
+
+// anchored reports whether the artifact's cursor was set in this window.
+func (as *artifacts) anchored(st *artifactState) bool { return st.cur.epoch == as.epoch }
 
 func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
 	st.cur = cursor{epoch: as.epoch, ver: ver, pos: pos}
@@ -165,12 +174,13 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 	a, st := l.arts.lookup(lt, sa.ID)
 	switch {
 	case a == nil:
+		// New to the client, but perhaps only missed in a gap: it does not
+		// close the window.
 		st = l.arts.add(lt, sa.Clone())
-		l.arts.setCursor(st, -1, len(sa.Parts))
-		l.newContent(len(sa.Parts))
+		l.arts.setCursor(st, verCurrent, len(sa.Parts))
 		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
 	case isPrefix(a.Parts, sa.Parts):
-		l.arts.setCursor(st, -1, len(sa.Parts))
+		l.arts.setCursor(st, verCurrent, len(sa.Parts))
 		if len(a.Parts) == len(sa.Parts) {
 			return dst
 		}
@@ -180,17 +190,19 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
 			Artifact: a2a.Artifact{ID: sa.ID, Parts: tail}})
 	case !authoritative && isPrefix(sa.Parts, a.Parts):
-		l.arts.setCursor(st, -1, len(sa.Parts))
+		l.arts.setCursor(st, verCurrent, len(sa.Parts))
+		l.win.replayed() // a snapshot older than what is held
 		return dst
 	case !authoritative:
 		// A stale snapshot may hold a version the agent has since replaced.
 		if v := l.arts.matchRetired(st, sa.Parts); v >= 0 {
 			l.arts.setCursor(st, v, len(sa.Parts))
+			l.win.replayed()
 			return dst
 		}
 	}
 	l.arts.replace(st, a, sa.Clone())
-	l.arts.setCursor(st, -1, len(sa.Parts))
+	l.arts.setCursor(st, verCurrent, len(sa.Parts))
 	l.newContent(len(sa.Parts))
 	return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
 }
@@ -202,22 +214,35 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 	a, st := l.arts.lookup(t, u.Artifact.ID)
 	if a == nil {
 		// An append to an artifact never seen is delivered as a new artifact,
-		// so that applying the deltas still reproduces the ledger.
+		// so that applying the deltas still reproduces the ledger. New to the
+		// client, but perhaps only missed in a gap: it does not close the
+		// window.
 		st = l.arts.add(t, u.Artifact.Clone())
-		l.arts.setCursor(st, -1, len(parts))
-		l.newContent(len(parts))
+		l.arts.setCursor(st, verCurrent, len(parts))
 		u.Append = false
 		return append(dst, u)
 	}
 	if !u.Append {
-		if l.window {
+		if l.win.open {
 			if isPrefix(parts, a.Parts) {
-				l.arts.setCursor(st, -1, len(parts))
+				l.arts.setCursor(st, verCurrent, len(parts))
+				l.win.replayed()
+				l.win.drop(u.Artifact.ID)
 				return dst
 			}
 			if v := l.arts.matchRetired(st, parts); v >= 0 {
 				// A replay of a version the agent has since replaced.
 				l.arts.setCursor(st, v, len(parts))
+				l.win.replayed()
+				l.win.drop(u.Artifact.ID)
+				return dst
+			}
+			if l.win.replaying {
+				// A version never seen, in a replay: one the client missed in
+				// a gap (then a version it holds follows), or a new one. Hold
+				// it until the replay tells.
+				l.win.hold(u.Artifact.Clone())
+				l.arts.setCursor(st, verPending, len(parts))
 				return dst
 			}
 		}
@@ -225,24 +250,29 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 			return dst
 		}
 		l.arts.replace(st, a, u.Artifact.Clone())
-		l.arts.setCursor(st, -1, len(parts))
+		l.arts.setCursor(st, verCurrent, len(parts))
 		l.newContent(len(parts))
 		return append(dst, u)
 	}
 	start := 0
-	if l.window {
+	if l.win.open {
 		// Without an anchor (an append:false or a snapshot seen in this
 		// window), a replay of this artifact starts from its first part: an
 		// agent may open an artifact with append:true. Against a server that
 		// resends nothing, a new part equal to a held one is skipped here,
 		// and the get-task that closes every such gap appends it back.
+		anchored := l.arts.anchored(st)
 		c := l.arts.cursorOf(st)
-		if c.ver < 0 {
+		switch c.ver {
+		case verPending:
+			l.win.extend(u.Artifact.ID, parts)
+			return dst
+		case verCurrent:
 			for start < len(parts) && c.pos < len(a.Parts) && parts[start].Equal(&a.Parts[c.pos]) {
 				start++
 				c.pos++
 			}
-		} else {
+		default:
 			old := st.retired[c.ver]
 			for start < len(parts) && c.pos < len(old) && hashPart(l.arts.seed, &parts[start]) == old[c.pos] {
 				start++
@@ -250,12 +280,19 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 			}
 		}
 		l.arts.setCursor(st, c.ver, c.pos)
+		if start > 0 && anchored {
+			l.win.replayed()
+		}
 		if start == len(parts) {
 			return dst
 		}
 	}
 	tail := parts[start:]
 	a.Parts = appendClones(a.Parts, tail)
+	if l.win.open {
+		// What follows in this window comes after these new parts.
+		l.arts.setCursor(st, verCurrent, len(a.Parts))
+	}
 	l.newContent(len(tail))
 	u.Artifact.Parts = tail
 	return append(dst, u)

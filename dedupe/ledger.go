@@ -27,8 +27,7 @@ type Ledger struct {
 	statuses statusCursor
 	seed     maphash.Seed
 
-	// window is open from a resubscribe to the first new part.
-	window bool
+	win window
 	// sentAfter is the ID of a message the client sent after the current
 	// status was applied: a snapshot listing it is newer than that status.
 	sentAfter string
@@ -53,12 +52,24 @@ func (l *Ledger) Seen(messageID string) bool {
 // OpenReplayWindow starts a replay window. Call it when a resubscribe
 // succeeds.
 func (l *Ledger) OpenReplayWindow() {
-	l.window = true
+	l.win.start()
 	l.arts.newWindow()
 }
 
+// CloseReplayWindow ends the replay window, and drops the artifact versions
+// it held pending. Call it when a connection that replays nothing starts,
+// such as the stream of a reply.
+func (l *Ledger) CloseReplayWindow() {
+	l.win.close()
+}
+
+// Pending reports how many artifact versions the replay window holds until
+// the replay shows whether they are old or new. While it is not zero, one
+// live event may yield several deltas: the versions, then the event.
+func (l *Ledger) Pending() int { return len(l.win.pending) }
+
 // InReplayWindow reports whether the replay window is open.
-func (l *Ledger) InReplayWindow() bool { return l.window }
+func (l *Ledger) InReplayWindow() bool { return l.win.open }
 
 // RecordSent records a message the client sent (the user's request or a
 // reply to a prompt): it joins the history and its ID is marked as seen, so
@@ -90,7 +101,14 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		return l.Reconcile(dst, e, false)
 	case *a2a.StatusUpdate:
 		t := l.ensureTask(e.TaskID, e.ContextID)
-		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, l.window)
+		if l.win.open && l.statuses.replayed(&e.Status, l.ids) {
+			l.win.replayed()
+			return dst
+		}
+		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
+			dst = l.flushPending(dst, t)
+		}
+		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false)
 	case *a2a.ArtifactUpdate:
 		return l.applyArtifact(dst, e)
 	case *a2a.Message:
@@ -109,7 +127,16 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 // prefix of the parts held, or an earlier version, is left alone, and
 // inside the replay window a status already seen is not delivered again.
 func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a2a.Event {
+	if !authoritative && l.win.open && !l.Covers(t) {
+		// A snapshot older than what is held: the server is replaying.
+		l.win.replayed()
+	}
 	lt := l.ensureTask(t.ID, t.ContextID)
+	if authoritative {
+		// The server's task is the truth: the window and the versions it
+		// held pending are moot.
+		l.win.close()
+	}
 	if lt.Metadata == nil && t.Metadata != nil {
 		lt.Metadata = t.Metadata
 	}
@@ -132,7 +159,7 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 			dst = append(dst, m)
 		}
 	}
-	checkReplay := l.window && !authoritative && !l.listsSentAfter(t)
+	checkReplay := l.win.open && !authoritative && !l.listsSentAfter(t)
 	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay)
 }
 
@@ -156,7 +183,7 @@ func (l *Ledger) listsSentAfter(t *a2a.Task) bool {
 // inside the replay window it is not a replay of one seen before.
 func (l *Ledger) ChangesStatus(ev a2a.Event) bool {
 	var st *a2a.TaskStatus
-	checkReplay := l.window
+	checkReplay := l.win.open
 	switch e := ev.(type) {
 	case *a2a.StatusUpdate:
 		st = &e.Status
@@ -234,6 +261,7 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 
 func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
 	if m.ID != "" && !l.addID(m.ID) {
+		l.win.replayed()
 		return dst
 	}
 	if l.task != nil {
@@ -249,13 +277,6 @@ func (l *Ledger) addID(id string) bool {
 	}
 	l.ids[id] = struct{}{}
 	return true
-}
-
-// newContent closes the replay window once n > 0 new parts were delivered.
-func (l *Ledger) newContent(n int) {
-	if n > 0 {
-		l.window = false
-	}
 }
 
 func messageID(m *a2a.Message) string {

@@ -169,7 +169,65 @@ func TestFullReplayAfterResubscribe(t *testing.T) {
 	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses,
 		"replayed statuses are not delivered again")
 	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.messages)
-	require.False(t, l.InReplayWindow(), "the first new part closes the window")
+	require.True(t, l.InReplayWindow(), "a replaying server keeps the window open: new content may be old")
+}
+
+func TestFirstNewPartClosesTheWindowWithoutReplays(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "one ")))
+	l.OpenReplayWindow()
+	evs := l.Apply(nil, chunk("a1", true, false, "two "))
+	require.Len(t, evs, 1)
+	a.apply(t, evs)
+	require.False(t, l.InReplayWindow(), "no replay seen: the first new part closes the window")
+	evs = l.Apply(nil, chunk("a1", true, false, "one "))
+	require.Len(t, evs, 1, "outside the window a part equal to a held one is new")
+	a.apply(t, evs)
+	a.check(t, l)
+}
+
+func TestReplayOfAVersionMissedInAGap(t *testing.T) {
+	// The client saw v1 "one", missed v2 in a gap (live-only), then holds v3.
+	// A full replay sends v1, v2, v3: v2 is held pending, and dropped once v3
+	// (held) follows; nothing is delivered again, nothing goes back.
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "working")))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "one")))
+	l.OpenReplayWindow() // live-only: nothing replayed
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "v3")))
+	l.OpenReplayWindow() // a full replay
+	for _, ev := range []a2a.Event{status(a2a.StateWorking, "m-1", "working"), chunk("a1", false, false, "one"),
+		chunk("a1", false, false, "v2"), chunk("a1", true, false, "+"), chunk("a1", false, false, "v3")} {
+		require.Empty(t, l.Apply(nil, ev), "replayed %v", ev)
+	}
+	evs := l.Apply(nil, chunk("a1", true, false, "!"))
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "v3!", a.text("a1"))
+}
+
+func TestVersionHeldPendingIsDeliveredWhenTheTaskMovesOn(t *testing.T) {
+	at := func(state a2a.TaskState, id string, sec int) *a2a.StatusUpdate {
+		u := status(state, id, "s")
+		u.Status.Timestamp = time.Unix(int64(sec), 0).UTC()
+		return u
+	}
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, at(a2a.StateWorking, "m-1", 1)))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "v1")))
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, at(a2a.StateWorking, "m-1", 1)), "a replay")
+	require.Empty(t, l.Apply(nil, chunk("a1", false, false, "v1")), "a replay")
+	require.Empty(t, l.Apply(nil, chunk("a1", false, false, "v2")), "never seen, in a replay: held")
+	require.Empty(t, l.Apply(nil, chunk("a1", true, false, "+")), "appended to the version held")
+	evs := l.Apply(nil, at(a2a.StateWorking, "m-2", 2))
+	require.Len(t, evs, 2, "a status newer in time: the version held was new, and comes first")
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "v2+", a.text("a1"))
 }
 
 func TestReplayOfAppendStraddlingHeldParts(t *testing.T) {
@@ -336,9 +394,15 @@ func TestFullReplayAcrossARealReplacement(t *testing.T) {
 	a.apply(t, evs)
 	a.check(t, l)
 	require.Equal(t, "x+!", a.text("notes"))
-	require.False(t, l.InReplayWindow())
+	require.True(t, l.InReplayWindow(), "a replaying server keeps the window open")
 
-	// Outside a window, going back to v1 is a real replacement again.
+	// A connection that replays nothing: its first new part closes the
+	// window, and outside it going back to v1 is a real replacement again.
+	l.OpenReplayWindow()
+	evs = l.Apply(nil, chunk("notes", true, false, "?"))
+	require.Len(t, evs, 1)
+	a.apply(t, evs)
+	require.False(t, l.InReplayWindow())
 	evs = l.Apply(nil, chunk("draft", false, false, "v1"))
 	require.Len(t, evs, 1)
 	a.apply(t, evs)

@@ -44,6 +44,11 @@ func (c *statusCursor) replayed(st *a2a.TaskStatus, ids map[string]struct{}) boo
 	return ok
 }
 
+// newer reports whether st carries a timestamp after every one seen.
+func (c *statusCursor) newer(st *a2a.TaskStatus) bool {
+	return !st.Timestamp.IsZero() && st.Timestamp.After(c.latest)
+}
+
 // note records st as seen.
 func (c *statusCursor) note(st *a2a.TaskStatus) {
 	k := c.key(st)

@@ -88,6 +88,7 @@ func (s *Stream) send() {
 		// shows it again.
 		s.prompt.reply = s.msg
 	}
+	s.ledger.CloseReplayWindow()
 	if s.feed == feedPoll {
 		s.sendUnary(s.msg)
 		return

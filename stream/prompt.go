@@ -78,6 +78,7 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 func (s *Stream) sendReply() {
 	s.prompt.unconfirmed = true
 	s.rec.gap = false
+	s.ledger.CloseReplayWindow()
 	if s.feed == feedPoll {
 		s.sendUnary(s.prompt.reply)
 		return

@@ -179,8 +179,16 @@ func (s *Stream) snapshot() *a2a.Task { return s.ledger.Task().Clone() }
 // emit applies a live event to the ledger and queues its deltas; progress
 // resets the reconnect budget.
 func (s *Stream) emit(ev a2a.Event) {
+	var before []a2a.Artifact
+	if lt := s.ledger.Task(); lt != nil && s.ledger.Pending() > 0 {
+		// Held versions may come out first: keep the artifacts as they are.
+		before = slices.Clone(lt.Artifacts)
+	}
 	n := len(s.out.queue)
 	s.out.queue = s.ledger.Apply(s.out.queue, ev)
+	if len(s.out.queue)-n > 1 && before != nil {
+		s.out.view = newView(before)
+	}
 	if len(s.out.queue) > n {
 		s.progress()
 	}

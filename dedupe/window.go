@@ -1,0 +1,86 @@
+package dedupe
+
+import "github.com/a2astream/a2astream/a2a"
+
+// window is the replay window: open from a resubscribe until the stream is
+// known to be live again.
+//
+// Without evidence of a replay (a server that resends nothing), the first
+// new part closes it, so that later new parts equal to held ones are not
+// skipped. Once an event of this window was recognised as a replay, the
+// server is replaying from the start, and content the client never saw may
+// still be old (missed in an earlier gap): the window then stays open for
+// the rest of the connection, the cursors telling replay from news, and an
+// artifact version never seen is held pending until the replay tells
+// whether it is old (a version the client holds follows: it is dropped) or
+// new (a status newer in time arrives: it is delivered). A connection that
+// ends first drops what it held; the next snapshot or get-task brings it.
+type window struct {
+	open      bool
+	replaying bool           // an event of this window was a replay
+	pending   []a2a.Artifact // versions never seen, held, in arrival order
+}
+
+func (w *window) start() { *w = window{open: true, pending: w.pending[:0]} }
+
+func (w *window) close() {
+	clear(w.pending)
+	*w = window{pending: w.pending[:0]}
+}
+
+func (w *window) replayed() {
+	if w.open {
+		w.replaying = true
+	}
+}
+
+// hold holds a version never seen, in place of any held for the artifact.
+func (w *window) hold(a a2a.Artifact) {
+	w.drop(a.ID)
+	w.pending = append(w.pending, a)
+}
+
+// extend appends parts to the version held for the artifact.
+func (w *window) extend(id string, parts []a2a.Part) {
+	for i := range w.pending {
+		if w.pending[i].ID == id {
+			w.pending[i].Parts = appendClones(w.pending[i].Parts, parts)
+			return
+		}
+	}
+}
+
+// drop forgets the version held for the artifact, if any.
+func (w *window) drop(id string) {
+	for i := range w.pending {
+		if w.pending[i].ID == id {
+			w.pending = append(w.pending[:i], w.pending[i+1:]...)
+			return
+		}
+	}
+}
+
+// newContent closes the window once n > 0 new parts were delivered, unless
+// the server is replaying.
+func (l *Ledger) newContent(n int) {
+	if n > 0 && !l.win.replaying {
+		l.win.open = false
+	}
+}
+
+// flushPending delivers the versions held: the task has moved on, so they
+// were new.
+func (l *Ledger) flushPending(dst []a2a.Event, t *a2a.Task) []a2a.Event {
+	for _, p := range l.win.pending {
+		a, st := l.arts.lookup(t, p.ID)
+		if a == nil {
+			continue
+		}
+		l.arts.replace(st, a, p)
+		l.arts.setCursor(st, verCurrent, len(p.Parts))
+		dst = append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Artifact: p})
+	}
+	clear(l.win.pending)
+	l.win.pending = l.win.pending[:0]
+	return dst
+}
