@@ -1,7 +1,6 @@
 package a2atest
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
@@ -191,88 +190,41 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away
 	}
+	a.serveJSONRPC(w, r, body)
+}
 
-	var (
-		req      rpcRequest
-		params   rpcParams
-		parseErr = json.Unmarshal(body, &req)
-	)
-	o, v, known := lookupMethod(req.Method)
-	if parseErr == nil && !isNull(req.Params) {
-		_ = json.Unmarshal(req.Params, &params) // checked again below
-	}
-	rec := Request{
-		Method:  req.Method,
-		Version: r.Header.Get("A2A-Version"),
-		Header:  r.Header.Clone(),
-		TaskID:  params.ID,
-		Tenant:  params.Tenant,
-	}
-	var msg *a2a.Message
-	if (o == opSend || o == opStream) && !isNull(params.Message) {
-		if m, err := a2a.UnmarshalMessage(params.Message); err == nil {
-			msg = m
-			rec.Message, rec.TaskID = m.Clone(), m.TaskID
-		}
-	}
-
+// admit records a request as rec and picks its fault and, for a subscribe,
+// its style. A request counts toward the fault lists and styles when
+// counted is set (its method names a known operation), whatever the agent
+// then answers. It is independent of the binding: rec carries what the
+// binding decoded.
+func (a *Agent) admit(rec Request, o op, counted bool) Request {
 	a.mu.Lock()
-	if known && parseErr == nil {
+	defer a.mu.Unlock()
+	if counted {
+		var (
+			list []Fault
+			n    *int
+		)
 		switch o {
 		case opStream, opSubscribe:
-			if a.nStream < len(a.cfg.faults) {
-				rec.Fault = a.cfg.faults[a.nStream]
-			}
-			a.nStream++
+			list, n = a.cfg.faults, &a.nStream
 			if o == opSubscribe {
 				rec.Style = a.cfg.styles[min(a.nSub, len(a.cfg.styles)-1)]
 				a.nSub++
 			}
 		case opGet:
-			if a.nGet < len(a.cfg.getFaults) {
-				rec.Fault = a.cfg.getFaults[a.nGet]
+			list, n = a.cfg.getFaults, &a.nGet
+		}
+		if n != nil {
+			if *n < len(list) {
+				rec.Fault = list[*n]
 			}
-			a.nGet++
+			(*n)++
 		}
 	}
 	a.requests = append(a.requests, rec.clone())
-	a.mu.Unlock()
-
-	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, id: req.ID, v: v, style: rec.Style}
-	if !known || !a.speaks(v) {
-		x.v = a.errVersion()
-	}
-	switch {
-	case rec.Fault.preResponse():
-		x.applyPreResponse(rec.Fault)
-	case parseErr != nil:
-		x.errorJSON(a2a.CodeParseError, "parse error: "+parseErr.Error())
-	case req.Method == "":
-		x.errorJSON(a2a.CodeInvalidRequest, "invalid request: no method")
-	case !known || !a.speaks(v):
-		x.errorJSON(a2a.CodeMethodNotFound, "method not found: "+req.Method)
-	case v == a2a.V10 && !isV10(r.Header.Get("A2A-Version")):
-		x.errorJSON(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")
-	case isNull(req.Params):
-		x.errorJSON(a2a.CodeInvalidParams, "invalid params: missing")
-	case json.Unmarshal(req.Params, &params) != nil:
-		x.errorJSON(a2a.CodeInvalidParams, "invalid params")
-	default:
-		switch o {
-		case opSend, opStream:
-			if msg == nil {
-				x.errorJSON(a2a.CodeInvalidParams, "invalid params: no valid message")
-				return
-			}
-			x.send(msg, o == opStream)
-		case opSubscribe:
-			x.subscribe(params.ID)
-		case opGet:
-			x.get(params.ID)
-		case opCancel:
-			x.cancel(params.ID)
-		}
-	}
+	return rec
 }
 
 func isV10(h string) bool {

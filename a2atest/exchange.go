@@ -12,12 +12,23 @@ import (
 	"github.com/google/uuid"
 )
 
+// call is one A2A operation as the agent serves it, decoded from its
+// binding's envelope (today JSON-RPC; see serveJSONRPC).
+type call struct {
+	op     op
+	v      a2a.Version
+	method string       // the name the client used, for error messages
+	taskID string       // params.id, or the message's taskId for sends
+	msg    *a2a.Message // a send's message; nil if absent or invalid
+}
+
 // exchange is one JSON-RPC request being answered.
 type exchange struct {
 	a     *Agent
 	sk    *sink
 	id    json.RawMessage
 	v     a2a.Version
+	op    op               // zero if the method is unknown
 	style ResubscribeStyle // a subscribe request's, chosen on arrival
 }
 
@@ -89,6 +100,24 @@ func (x *exchange) applyPreResponse(f Fault) {
 	case faultHang:
 		x.beginStream()
 		<-x.ctx().Done()
+	}
+}
+
+// dispatch performs a call whose envelope and dialect have been checked.
+func (x *exchange) dispatch(c call) {
+	switch c.op {
+	case opSend, opStream:
+		if c.msg == nil {
+			x.errorJSON(a2a.CodeInvalidParams, "invalid params: no valid message")
+			return
+		}
+		x.send(c.msg, c.op == opStream)
+	case opSubscribe:
+		x.subscribe(c.taskID)
+	case opGet:
+		x.get(c.taskID)
+	case opCancel:
+		x.cancel(c.taskID)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"net/http"
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -60,6 +61,59 @@ type rpcParams struct {
 	ID      string          `json:"id"`
 	Tenant  string          `json:"tenant"`
 	Message json.RawMessage `json:"message"`
+}
+
+// serveJSONRPC answers one JSON-RPC request: it decodes the envelope into a
+// [call], has the agent admit it (record it and pick its fault), checks the
+// envelope and the dialect, and hands the call to [exchange.dispatch], which
+// does not depend on the envelope.
+func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte) {
+	var (
+		req      rpcRequest
+		params   rpcParams
+		parseErr = json.Unmarshal(body, &req)
+	)
+	o, v, known := lookupMethod(req.Method)
+	if parseErr == nil && !isNull(req.Params) {
+		_ = json.Unmarshal(req.Params, &params) // checked again below
+	}
+	c := call{op: o, v: v, method: req.Method, taskID: params.ID}
+	if (o == opSend || o == opStream) && !isNull(params.Message) {
+		if m, err := a2a.UnmarshalMessage(params.Message); err == nil {
+			c.msg, c.taskID = m, m.TaskID
+		}
+	}
+	rec := a.admit(Request{
+		Method:  req.Method,
+		Version: r.Header.Get("A2A-Version"),
+		Header:  r.Header.Clone(),
+		TaskID:  c.taskID,
+		Tenant:  params.Tenant,
+		Message: c.msg.Clone(),
+	}, o, known && parseErr == nil)
+
+	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, id: req.ID, v: v, op: o, style: rec.Style}
+	if !known || !a.speaks(v) {
+		x.v = a.errVersion()
+	}
+	switch {
+	case rec.Fault.preResponse():
+		x.applyPreResponse(rec.Fault)
+	case parseErr != nil:
+		x.errorJSON(a2a.CodeParseError, "parse error: "+parseErr.Error())
+	case req.Method == "":
+		x.errorJSON(a2a.CodeInvalidRequest, "invalid request: no method")
+	case !known || !a.speaks(v):
+		x.errorJSON(a2a.CodeMethodNotFound, "method not found: "+req.Method)
+	case v == a2a.V10 && !isV10(r.Header.Get("A2A-Version")):
+		x.errorJSON(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")
+	case isNull(req.Params):
+		x.errorJSON(a2a.CodeInvalidParams, "invalid params: missing")
+	case json.Unmarshal(req.Params, &params) != nil:
+		x.errorJSON(a2a.CodeInvalidParams, "invalid params")
+	default:
+		x.dispatch(c)
+	}
 }
 
 func isNull(raw json.RawMessage) bool {
