@@ -54,6 +54,10 @@ import (
 //     the rest of the script is dropped, and the Task is returned; -32002 for
 //     a terminal task, -32001 for an unknown one.
 //
+// An agent built [WithoutStreaming] answers every streaming method (send or
+// subscribe) with -32004 as plain JSON, as @a2a-js/sdk does when its card
+// says streaming: false.
+//
 // GET /.well-known/agent-card.json and /.well-known/agent.json serve the
 // agent card, built for the versions spoken with "http://"+Host+"/" as the
 // endpoint.

@@ -18,11 +18,12 @@ const (
 // card (url, preferredTransport, protocolVersion "0.3.0") for a 0.3-only
 // agent, a 1.0 card (supportedInterfaces) for a 1.0-only agent, and a hybrid
 // card with both for an agent that speaks both versions, its 1.0 interface
-// first. The endpoint is "http://"+host+"/". [WithCardJSON] does not change
-// what Card returns.
+// first. The endpoint is "http://"+host+"/". Its capabilities say
+// streaming unless [WithoutStreaming] is given. [WithCardJSON] does not
+// change what Card returns.
 func (a *Agent) Card(host string) a2a.AgentCard {
 	base := "http://" + host + "/"
-	streaming := true
+	streaming := !a.cfg.noStreaming
 	card := a2a.AgentCard{
 		Name:         a.cfg.name,
 		Description:  "scriptable fake A2A agent (a2atest)",

@@ -105,6 +105,10 @@ func (x *exchange) applyPreResponse(f Fault) {
 
 // dispatch performs a call whose envelope and dialect have been checked.
 func (x *exchange) dispatch(c call) {
+	if code, message, ok := x.a.refusal(c); ok {
+		x.errorJSON(code, message)
+		return
+	}
 	switch c.op {
 	case opSend, opStream:
 		if c.msg == nil {

@@ -30,6 +30,7 @@ type config struct {
 	cardJSON    []byte
 	noWellKnown bool
 	name        string
+	noStreaming bool
 }
 
 func defaultConfig() config {
@@ -177,4 +178,27 @@ func WithoutWellKnownCard() Option {
 // WithName sets the agent card's name (default "a2atest agent").
 func WithName(name string) Option {
 	return optionFunc(func(c *config) { c.name = name })
+}
+
+// WithoutStreaming makes the agent one that cannot stream, served the way
+// @a2a-js/sdk (0.3.14 and 1.3.0) serves an agent whose card says
+// capabilities.streaming: false. Its card says "streaming": false, and
+// every streaming method (message/stream, SendStreamingMessage,
+// tasks/resubscribe, SubscribeToTask) is refused with -32004 (unsupported
+// operation) as plain JSON with HTTP 200, whatever its message or task:
+//
+//   - 0.3: "Unsupported operation: Method message/stream requires streaming
+//     capability." (or tasks/resubscribe);
+//   - SendStreamingMessage: "Streaming is not supported.";
+//   - SubscribeToTask: "Streaming (and thus resubscription) is not
+//     supported.", with the 1.0 ErrorInfo (reason UNSUPPORTED_OPERATION).
+//
+// The refusal comes after the envelope checks (malformed JSON, unknown
+// method, missing A2A-Version header, missing params) and before any
+// other. Unary sends, get-task and cancel work as usual, so clients send
+// with message/send or SendMessage and poll with tasks/get or GetTask.
+// Refused streaming requests still count toward [WithFaults] and
+// [WithStyles], and a fault that replaces the answer replaces the refusal.
+func WithoutStreaming() Option {
+	return optionFunc(func(c *config) { c.noStreaming = true })
 }
