@@ -2,6 +2,13 @@ package a2atest
 
 import "github.com/a2astream/a2astream/a2a"
 
+// serves reports whether the agent has a method for operation o at all;
+// when it has not ([WithoutResubscribe]), the binding answers as it does
+// for an unknown method.
+func (a *Agent) serves(o op) bool {
+	return !(a.cfg.noResubscribe && o == opSubscribe)
+}
+
 // refusal is the error the agent answers a call with because of an ability
 // it was built without ([WithoutStreaming]), whatever the call's
 // parameters and task say; ok is false if the agent serves the call.

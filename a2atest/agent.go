@@ -56,7 +56,9 @@ import (
 //
 // An agent built [WithoutStreaming] answers every streaming method (send or
 // subscribe) with -32004 as plain JSON, as @a2a-js/sdk does when its card
-// says streaming: false.
+// says streaming: false. One built [WithoutResubscribe] answers
+// tasks/resubscribe and SubscribeToTask -32601, as a method it does not
+// know.
 //
 // GET /.well-known/agent-card.json and /.well-known/agent.json serve the
 // agent card, built for the versions spoken with "http://"+Host+"/" as the

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -283,3 +284,10 @@ func startTask(ctx context.Context, t *testing.T, agent *a2atest.Agent, v a2a.Ve
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// advance lets d pass on the fake clock of the synctest bubble it runs in.
+func advance(d time.Duration) {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	<-tm.C
+}

@@ -103,7 +103,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 		x.errorJSON(a2a.CodeParseError, "parse error: "+parseErr.Error())
 	case req.Method == "":
 		x.errorJSON(a2a.CodeInvalidRequest, "invalid request: no method")
-	case !known || !a.speaks(v):
+	case !known || !a.speaks(v) || !a.serves(o):
 		x.errorJSON(a2a.CodeMethodNotFound, "method not found: "+req.Method)
 	case v == a2a.V10 && !isV10(r.Header.Get("A2A-Version")):
 		x.errorJSON(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -142,4 +144,89 @@ func TestWithoutStreamingFaults(t *testing.T) {
 		"SendStreamingMessage CutAfterBytes(10)",
 	}, got)
 	require.Empty(t, agent.TaskIDs())
+}
+
+// TestWithoutResubscribe checks that subscribe requests get -32601 as plain
+// JSON whatever the task's state, while streaming sends work and get-task
+// shows the progress a dropped stream missed.
+func TestWithoutResubscribe(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutResubscribe(), pausedScript(),
+					// The first stream ends cleanly after T and S(working), at 0s.
+					a2atest.WithFaults(a2atest.CloseAfterEvents(2)))
+				c := agent.Client()
+				start := time.Now()
+				id, evs := startTask(t.Context(), t, agent, v)
+				require.Equal(t, []string{"T(submitted)", "S(working)"}, kinds(evs))
+
+				refused := func(id string) {
+					t.Helper()
+					r := requireUnaryError(t, call(t.Context(), t, c, v, "subscribe", idParams(id)), a2a.CodeMethodNotFound)
+					require.Equal(t, "method not found: "+methodName(v, "subscribe"), r.Error.Message)
+					require.Empty(t, r.Error.Data)
+				}
+				refused(id) // running
+				refused("nope")
+
+				advance(1500 * time.Millisecond)
+				task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
+				require.NoError(t, err)
+				require.Equal(t, a2a.StateWorking, task.Status.State)
+				require.Equal(t, "x", task.Artifacts[0].Text())
+
+				advance(2 * time.Second)
+				refused(id) // completed
+				task, err = a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
+				require.NoError(t, err)
+				require.Equal(t, a2a.StateCompleted, task.Status.State)
+				require.Equal(t, "xy", task.Artifacts[0].Text())
+				require.Equal(t, 3500*time.Millisecond, time.Since(start))
+
+				// A second streaming send works to its end.
+				_, evs = startTask(t.Context(), t, agent, v)
+				require.Len(t, evs, 5)
+			})
+		})
+	}
+}
+
+func TestWithoutResubscribeInputRequired(t *testing.T) {
+	for _, v := range bothVersions() {
+		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutResubscribe(), a2atest.WithStayOpenOnInterrupt(),
+			a2atest.WithScript(a2atest.Working(""), a2atest.AskInput("which one?"), a2atest.Finish(a2a.StateCompleted, "")))
+		id, _ := startTask(t.Context(), t, agent, v)
+		requireUnaryError(t, call(t.Context(), t, agent.Client(), v, "subscribe", idParams(id)), a2a.CodeMethodNotFound)
+		// The follow-up goes through a streaming send.
+		evs := readAllStream(t, call(t.Context(), t, agent.Client(), v, "stream", sendParams(t, v, "blue", id)))
+		require.Equal(t, a2a.StateCompleted, evs[len(evs)-1].(*a2a.StatusUpdate).Status.State)
+	}
+}
+
+// TestWithoutResubscribeCountsAndOrder checks that refused subscribes use
+// up their fault and style, that a fault replaces the refusal, that the
+// refusal comes before the A2A-Version check, and that it wins over
+// WithoutStreaming's -32004.
+func TestWithoutResubscribeCountsAndOrder(t *testing.T) {
+	agent := a2atest.NewAgent(a2atest.WithoutResubscribe(),
+		a2atest.WithStyles(a2atest.LiveOnly, a2atest.FullReplay),
+		a2atest.WithFaults(a2atest.Fault{}, a2atest.HTTPStatus(http.StatusBadGateway, "")))
+	c := agent.Client()
+	id, _ := startTask(t.Context(), t, agent, a2a.V10)
+	resp := call(t.Context(), t, c, a2a.V10, "subscribe", idParams(id))
+	require.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	// No A2A-Version header: still -32601.
+	requireUnaryError(t, post(t.Context(), t, c, a2a.V03, []byte(`{"jsonrpc":"2.0","id":1,"method":"SubscribeToTask","params":{"id":"`+id+`"}}`)), a2a.CodeMethodNotFound)
+
+	reqs := agent.Requests()
+	require.Len(t, reqs, 3)
+	require.Equal(t, a2atest.HTTPStatus(http.StatusBadGateway, ""), reqs[1].Fault)
+	require.Equal(t, []a2atest.ResubscribeStyle{0, a2atest.LiveOnly, a2atest.FullReplay}, []a2atest.ResubscribeStyle{reqs[0].Style, reqs[1].Style, reqs[2].Style})
+
+	both := a2atest.NewAgent(a2atest.WithVersions(a2a.V03, a2a.V10), a2atest.WithoutResubscribe(), a2atest.WithoutStreaming())
+	for _, v := range bothVersions() {
+		requireUnaryError(t, call(t.Context(), t, both.Client(), v, "subscribe", idParams("x")), a2a.CodeMethodNotFound)
+		requireUnaryError(t, call(t.Context(), t, both.Client(), v, "stream", sendParams(t, v, "hi", "")), a2a.CodeUnsupportedOperation)
+	}
 }

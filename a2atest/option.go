@@ -18,19 +18,20 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
-	v03, v10    bool
-	styles      []ResubscribeStyle
-	script      []Step
-	scriptFunc  func(*a2a.Message) []Step
-	faults      []Fault
-	getFaults   []Fault
-	tenant      string
-	unaryCT     string
-	stayOpen    bool
-	cardJSON    []byte
-	noWellKnown bool
-	name        string
-	noStreaming bool
+	v03, v10      bool
+	styles        []ResubscribeStyle
+	script        []Step
+	scriptFunc    func(*a2a.Message) []Step
+	faults        []Fault
+	getFaults     []Fault
+	tenant        string
+	unaryCT       string
+	stayOpen      bool
+	cardJSON      []byte
+	noWellKnown   bool
+	name          string
+	noStreaming   bool
+	noResubscribe bool
 }
 
 func defaultConfig() config {
@@ -201,4 +202,21 @@ func WithName(name string) Option {
 // [WithStyles], and a fault that replaces the answer replaces the refusal.
 func WithoutStreaming() Option {
 	return optionFunc(func(c *config) { c.noStreaming = true })
+}
+
+// WithoutResubscribe makes the agent one that streams but has no
+// resubscribe method: tasks/resubscribe and SubscribeToTask are answered
+// -32601 (method not found) as plain JSON with HTTP 200, exactly as a
+// method the agent does not know ("method not found: tasks/resubscribe"),
+// whatever the task's state and before the A2A-Version header and the
+// params are checked. Streaming sends work as usual, so a client that
+// loses a stream must recover with get-task (tasks/get, GetTask).
+//
+// Refused subscribe requests still count toward [WithFaults] and
+// [WithStyles], and a fault that replaces the answer replaces the refusal.
+// Given together with [WithoutStreaming], subscribe requests get -32601, not
+// -32004: a method that does not exist is refused before an ability is
+// checked.
+func WithoutResubscribe() Option {
+	return optionFunc(func(c *config) { c.noResubscribe = true })
 }
