@@ -42,10 +42,22 @@ import (
 //     input-required task takes the message into its history and runs the
 //     rest of its script; in 1.0 the stream first repeats the Task as it was
 //     before the follow-up (still input-required, as @a2a-js/sdk does).
-//   - Non-streaming send (message/send, SendMessage) does the same work but
-//     answers at once with the Task as of now, without waiting for pauses
-//     (0.3: the bare Task with kind; 1.0: {"task": …}), or with the Message of
-//     a [Reply] script.
+//   - Unary send (message/send, SendMessage), of a new message or a
+//     follow-up, does the same work and refuses the same follow-ups (as plain
+//     JSON), but answers with one result: the Task (0.3: the bare Task with
+//     kind; 1.0: {"task": …}), or the Message of a [Reply] script. A blocking
+//     send (the default in both versions, as in their SDKs) answers when the
+//     task settles: with the task as of the first terminal, input-required
+//     or auth-required status, or as of the last event once the script has
+//     run out without one (as @a2a-js/sdk answers when its executor
+//     returns). A non-blocking send (0.3: configuration.blocking: false;
+//     1.0: configuration.returnImmediately: true; each version reads only
+//     its own field) answers at once with the Task as of its arrival: every
+//     event due then is applied, so the steps before the script's first
+//     Pause have happened ([DefaultScript]'s task is already completed; a
+//     script that starts with a Pause answers submitted, as @a2a-js/sdk
+//     does). Either way the script runs on on the agent's clock, and
+//     get-task shows its progress.
 //   - Subscribe (tasks/resubscribe, SubscribeToTask): -32001 for an unknown
 //     task (an SSE event in 0.3, plain JSON in 1.0), then as the request's
 //     [ResubscribeStyle] says (see [WithStyle] and [WithStyles]).
@@ -92,6 +104,11 @@ type Request struct {
 	Tenant string
 	// Message is the decoded params.message of a send, nil otherwise.
 	Message *a2a.Message
+	// NonBlocking is set for a unary send (message/send, SendMessage) that
+	// asked to be answered at once: params.configuration.blocking: false in
+	// 0.3, params.configuration.returnImmediately: true in 1.0. It is false
+	// for every other request.
+	NonBlocking bool
 	// Fault is the fault applied to this request; zero if none.
 	Fault Fault
 	// Style is the style a subscribe request (tasks/resubscribe,

@@ -465,14 +465,14 @@ func TestAgentNonStreamingSend(t *testing.T) {
 			require.Equal(t, []string{task.ID}, agent.TaskIDs())
 		})
 	}
-	t.Run("pauses are not waited for", func(t *testing.T) {
+	t.Run("a blocking send waits for the task to settle", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			agent := a2atest.NewAgent(pausedScript())
 			start := time.Now()
 			ev, err := a2a.UnmarshalEvent(unaryResult(t, call(t.Context(), t, agent.Client(), a2a.V10, "send", sendParams(t, a2a.V10, "hi", ""))))
 			require.NoError(t, err)
-			require.Equal(t, a2a.StateWorking, ev.(*a2a.Task).Status.State)
-			require.Zero(t, time.Since(start))
+			require.Equal(t, a2a.StateCompleted, ev.(*a2a.Task).Status.State)
+			require.Equal(t, 3*time.Second, time.Since(start))
 		})
 	})
 }

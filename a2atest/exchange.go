@@ -20,6 +20,9 @@ type call struct {
 	method string       // the name the client used, for error messages
 	taskID string       // params.id, or the message's taskId for sends
 	msg    *a2a.Message // a send's message; nil if absent or invalid
+	// nonBlocking is set for a unary send that asks to be answered at once
+	// (0.3 configuration.blocking: false, 1.0 returnImmediately: true).
+	nonBlocking bool
 }
 
 // exchange is one JSON-RPC request being answered.
@@ -115,7 +118,7 @@ func (x *exchange) dispatch(c call) {
 			x.errorJSON(a2a.CodeInvalidParams, "invalid params: no valid message")
 			return
 		}
-		x.send(c.msg, c.op == opStream)
+		x.send(c)
 	case opSubscribe:
 		x.subscribe(c.taskID)
 	case opGet:
@@ -127,9 +130,10 @@ func (x *exchange) dispatch(c call) {
 
 // send handles message/send, message/stream, SendMessage and
 // SendStreamingMessage.
-func (x *exchange) send(msg *a2a.Message, stream bool) {
+func (x *exchange) send(c call) {
+	msg, stream := c.msg, c.op == opStream
 	if msg.TaskID != "" {
-		x.followUp(msg, stream)
+		x.followUp(c)
 		return
 	}
 	a := x.a
@@ -160,12 +164,15 @@ func (x *exchange) send(msg *a2a.Message, stream bool) {
 	a.order = append(a.order, t.id)
 	snap := t.state(now)
 	a.mu.Unlock()
-	if !stream {
+	switch {
+	case !stream && c.nonBlocking:
 		x.unaryEvent(snap)
-		return
+	case !stream:
+		x.unaryWhenSettled(t, 1)
+	default:
+		x.beginStream()
+		x.pump(t, pumpOpts{cursor: 0, closeOnInterrupt: true})
 	}
-	x.beginStream()
-	x.pump(t, pumpOpts{cursor: 0, closeOnInterrupt: true})
 }
 
 // unaryEvent sends a non-streaming send's result.
@@ -188,7 +195,8 @@ func (x *exchange) unaryTask(t *a2a.Task) {
 	x.unary(resultJSON(x.id, raw))
 }
 
-func (x *exchange) followUp(msg *a2a.Message, stream bool) {
+func (x *exchange) followUp(c call) {
+	msg, stream := c.msg, c.op == opStream
 	a := x.a
 	a.mu.Lock()
 	t := a.tasks[msg.TaskID]
@@ -225,8 +233,12 @@ func (x *exchange) followUp(msg *a2a.Message, stream bool) {
 	snap := t.state(now)
 	a.mu.Unlock()
 
-	if !stream {
+	switch {
+	case !stream && c.nonBlocking:
 		x.unaryEvent(snap)
+		return
+	case !stream:
+		x.unaryWhenSettled(t, idx+1)
 		return
 	}
 	x.beginStream()
@@ -322,6 +334,49 @@ func (x *exchange) cancel(id string) {
 	snap := t.state(now)
 	a.mu.Unlock()
 	x.unaryTask(snap)
+}
+
+// unaryWhenSettled answers a blocking unary send: it follows the task's
+// entries from cursor on, each when it falls due, and answers with the task
+// as of the first settling status (terminal, input-required or
+// auth-required), or as of the last entry once the script has run out
+// without one, as @a2a-js/sdk answers when its executor returns. A task
+// canceled meanwhile settles on its canceled status. It answers nothing if
+// the client goes away first.
+func (x *exchange) unaryWhenSettled(t *task, cursor int) {
+	a := x.a
+	for {
+		a.mu.Lock()
+		var (
+			now     = time.Now()
+			snap    *a2a.Task
+			wait    time.Duration = -1
+			changed               = t.changed
+		)
+		for snap == nil && cursor < len(t.entries) {
+			e := t.entries[cursor]
+			if e.due.After(now) {
+				wait = e.due.Sub(now)
+				break
+			}
+			cursor++
+			if su, ok := e.ev.(*a2a.StatusUpdate); ok && settling(su.Status.State) {
+				snap = t.fold(cursor)
+			}
+		}
+		if snap == nil && cursor == len(t.entries) {
+			snap = t.fold(cursor) // the script has run out
+		}
+		a.mu.Unlock()
+
+		if snap != nil {
+			x.unaryEvent(snap)
+			return
+		}
+		if !x.waitChange(wait, changed) {
+			return
+		}
+	}
 }
 
 type pumpOpts struct {

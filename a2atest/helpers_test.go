@@ -59,6 +59,21 @@ func post(ctx context.Context, t *testing.T, c *http.Client, v a2a.Version, body
 	return resp
 }
 
+// rawCall is call without assertions, for use off the test's goroutine:
+// the caller closes the response body.
+func rawCall(ctx context.Context, c *http.Client, v a2a.Version, op string, params string) (*http.Response, error) {
+	body := `{"jsonrpc":"2.0","id":"r1","method":"` + methodName(v, op) + `","params":` + params + `}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, agentURL, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if v == a2a.V10 {
+		req.Header.Set("A2A-Version", "1.0")
+	}
+	return c.Do(req)
+}
+
 // call sends a JSON-RPC request whose params are given as a JSON object.
 func call(ctx context.Context, t *testing.T, c *http.Client, v a2a.Version, op string, params string) *http.Response {
 	t.Helper()

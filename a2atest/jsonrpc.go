@@ -58,9 +58,33 @@ type rpcRequest struct {
 
 // rpcParams is the union of the parameters of the methods the agent serves.
 type rpcParams struct {
-	ID      string          `json:"id"`
-	Tenant  string          `json:"tenant"`
-	Message json.RawMessage `json:"message"`
+	ID            string          `json:"id"`
+	Tenant        string          `json:"tenant"`
+	Message       json.RawMessage `json:"message"`
+	Configuration *sendConfig     `json:"configuration"`
+}
+
+// sendConfig is the part of a send's configuration the agent reads.
+type sendConfig struct {
+	// Blocking is 0.3's: absent means blocking, as in @a2a-js/sdk 0.3
+	// ("configuration?.blocking !== false") and a2a-go.
+	Blocking *bool `json:"blocking"`
+	// ReturnImmediately is 1.0's: it replaces blocking, inverted, and
+	// defaults to false (blocking).
+	ReturnImmediately bool `json:"returnImmediately"`
+}
+
+// nonBlocking reports whether a unary send in version v asks to be answered
+// at once. Each version reads only its own field.
+func (p *rpcParams) nonBlocking(v a2a.Version) bool {
+	c := p.Configuration
+	if c == nil {
+		return false
+	}
+	if v == a2a.V03 {
+		return c.Blocking != nil && !*c.Blocking
+	}
+	return c.ReturnImmediately
 }
 
 // serveJSONRPC answers one JSON-RPC request: it decodes the envelope into a
@@ -83,13 +107,17 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 			c.msg, c.taskID = m, m.TaskID
 		}
 	}
+	if o == opSend {
+		c.nonBlocking = params.nonBlocking(v)
+	}
 	rec := a.admit(Request{
-		Method:  req.Method,
-		Version: r.Header.Get("A2A-Version"),
-		Header:  r.Header.Clone(),
-		TaskID:  c.taskID,
-		Tenant:  params.Tenant,
-		Message: c.msg.Clone(),
+		Method:      req.Method,
+		Version:     r.Header.Get("A2A-Version"),
+		Header:      r.Header.Clone(),
+		TaskID:      c.taskID,
+		Tenant:      params.Tenant,
+		Message:     c.msg.Clone(),
+		NonBlocking: c.nonBlocking,
 	}, o, known && parseErr == nil)
 
 	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, id: req.ID, v: v, op: o, style: rec.Style}
