@@ -85,6 +85,7 @@ type Agent struct {
 	nStream  int
 	nSub     int
 	nGet     int
+	nSend    int
 	nCards   int
 }
 
@@ -195,9 +196,9 @@ func (a *Agent) errVersion() a2a.Version {
 
 // ServeHTTP implements [http.Handler].
 //
-// To cut a connection (faults [CutAfterEvents], [CutAfterBytes]) it panics
-// with [http.ErrAbortHandler], which net/http's server and this package's
-// transport both turn into a broken connection.
+// To cut a connection (faults [Drop], [CutAfterEvents], [CutAfterBytes]) it
+// panics with [http.ErrAbortHandler], which net/http's server and this
+// package's transport both turn into a broken connection.
 func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
@@ -238,6 +239,8 @@ func (a *Agent) admit(rec Request, o op, counted bool) Request {
 			}
 		case opGet:
 			list, n = a.cfg.getFaults, &a.nGet
+		case opSend:
+			list, n = a.cfg.sendFaults, &a.nSend
 		}
 		if n != nil {
 			if *n < len(list) {

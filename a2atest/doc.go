@@ -13,10 +13,17 @@
 // task runs a script of [Step]s (status updates, artifact chunks, messages,
 // pauses, input-required prompts) that is laid out on a timeline when the
 // task is created; [Fault]s make chosen requests fail in the ways real
-// networks and servers do; a [ResubscribeStyle] picks which real server's
-// resubscribe behaviour to copy, for every resubscribe ([WithStyle]) or for
-// each in turn ([WithStyles]). The agent records every request
-// ([Agent.Requests]) and exposes its tasks ([Agent.Task]) for assertions.
+// networks and servers do, each kind of request from its own list
+// ([WithFaults] for streaming requests, [WithSendFaults] for unary sends,
+// [WithGetFaults] for polls); a
+// [ResubscribeStyle] picks which real server's resubscribe behaviour to
+// copy, for every resubscribe ([WithStyle]) or for each in turn
+// ([WithStyles]). The agent can also lack an ability, as real agents do:
+// [WithoutStreaming] makes one whose card says it cannot stream, so that
+// clients send with a unary send that returns at once and poll, and
+// [WithoutResubscribe] one that streams but cannot resubscribe. The agent
+// records every request ([Agent.Requests]) and exposes its tasks
+// ([Agent.Task]) for assertions.
 //
 // A typical test, with fake time:
 //

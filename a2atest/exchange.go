@@ -101,8 +101,12 @@ func (x *exchange) applyPreResponse(f Fault) {
 			x.errorJSON(f.n, f.text)
 		}
 	case faultHang:
-		x.beginStream()
+		if x.op == opStream || x.op == opSubscribe {
+			x.beginStream()
+		}
 		<-x.ctx().Done()
+	case faultDrop:
+		x.sk.drop()
 	}
 }
 

@@ -19,6 +19,7 @@ const (
 	faultRPC
 	faultHang
 	faultDrip
+	faultDrop
 )
 
 // Fault is a misbehaviour an [Agent] applies to one request (see
@@ -27,13 +28,13 @@ const (
 //
 // Some faults replace the answer, and the request is then not processed (no
 // task is created, no follow-up consumed): [HTTPStatus],
-// [HTTPStatusWithHeader], [RPCError] and [Hang]. The others let the request be
-// processed normally and damage only the response: [CutAfterEvents],
-// [CloseAfterEvents], [CutAfterBytes] and [Drip]. A task keeps running on its
-// schedule after its stream dies.
+// [HTTPStatusWithHeader], [RPCError], [Hang] and [Drop]. The others let the
+// request be processed normally and damage only the response:
+// [CutAfterEvents], [CloseAfterEvents], [CutAfterBytes] and [Drip]. A task
+// keeps running on its schedule after its stream dies.
 //
-// A unary response (get-task, or an error sent as plain JSON) counts as one
-// event.
+// A unary response (a unary send's, a get-task's, or an error sent as plain
+// JSON) counts as one event.
 type Fault struct {
 	kind   faultKind
 	n      int
@@ -106,9 +107,17 @@ func RPCError(code int, message string, shape ErrorShape) Fault {
 	return Fault{kind: faultRPC, n: code, text: message, shape: shape}
 }
 
-// Hang answers 200 with a text/event-stream header, flushed, and then sends
-// nothing until the client goes away. The request is not processed.
+// Hang answers a streaming request with 200 and a text/event-stream
+// header, flushed, and then sends nothing until the client goes away. A
+// unary request (a unary send, a get-task) gets nothing at all, not even a
+// header, as from a server that is stuck. The request is not processed.
 func Hang() Fault { return Fault{kind: faultHang} }
+
+// Drop cuts the connection before anything of the response is sent, as a
+// proxy or a load balancer that drops a request does: the client's
+// RoundTrip fails with an error wrapping [io.ErrUnexpectedEOF] (over a real
+// network, an EOF). The request is not processed.
+func Drop() Fault { return Fault{kind: faultDrop} }
 
 // Drip processes the request normally but writes the response body one byte
 // at a time, every apart.
@@ -139,6 +148,8 @@ func (f Fault) String() string {
 		return "Hang()"
 	case faultDrip:
 		return "Drip(" + f.every.String() + ")"
+	case faultDrop:
+		return "Drop()"
 	}
 	return "none"
 }
@@ -161,7 +172,7 @@ func headerString(h http.Header) string {
 // preResponse reports whether f replaces the answer, so that the request is
 // not processed.
 func (f Fault) preResponse() bool {
-	return f.kind == faultHTTP || f.kind == faultRPC || f.kind == faultHang
+	return f.kind == faultHTTP || f.kind == faultRPC || f.kind == faultHang || f.kind == faultDrop
 }
 
 // sink writes one response through a fault. Events are whole SSE events,
@@ -266,12 +277,19 @@ func (s *sink) flush() {
 	_ = http.NewResponseController(s.w).Flush()
 }
 
-// abort cuts the connection: net/http's server, and this package's
-// transport, turn a panic with http.ErrAbortHandler into a broken
-// connection. This is the only panic in the package's non-test code, and it
-// never escapes the handler.
+// abort cuts the connection after sending what was written: net/http's
+// server, and this package's transport, turn a panic with
+// http.ErrAbortHandler into a broken connection. This and drop are the only
+// panics in the package's non-test code, and they never escape the handler.
 func (s *sink) abort() {
 	s.flush()
+	s.drop()
+}
+
+// drop cuts the connection without sending anything more; before the
+// header is written, the client gets no response at all.
+func (s *sink) drop() {
+	s.dead = true
 	panic(http.ErrAbortHandler)
 }
 

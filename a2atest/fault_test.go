@@ -232,6 +232,7 @@ func TestFaultString(t *testing.T) {
 		{a2atest.RPCError(-32603, "x", a2atest.ErrorAsErrorEvent), `RPCError(-32603, "x", ErrorAsErrorEvent)`},
 		{a2atest.Hang(), "Hang()"},
 		{a2atest.Drip(time.Millisecond), "Drip(1ms)"},
+		{a2atest.Drop(), "Drop()"},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, tt.f.String())
@@ -242,4 +243,100 @@ func TestFaultString(t *testing.T) {
 	require.Equal(t, `ArtifactChunk("a", append=true, last=false)`, a2atest.Chunk("a", "b", true, false).String())
 	require.Equal(t, `Status(input-required, "?")`, a2atest.AskInput("?").String())
 	require.Equal(t, "Pause(2s)", a2atest.Pause(2*time.Second).String())
+}
+
+// TestSendFaults checks that unary sends take their faults from
+// WithSendFaults, counted on their own, and which faults let the send do
+// its work.
+func TestSendFaults(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), pausedScript(),
+					a2atest.WithSendFaults(
+						a2atest.HTTPStatus(http.StatusServiceUnavailable, "busy"),
+						a2atest.Drop(),
+						a2atest.Hang(),
+						a2atest.CutAfterBytes(10),
+						a2atest.Fault{},
+						a2atest.CloseAfterEvents(0),
+					),
+					a2atest.WithFaults(a2atest.CloseAfterEvents(1)))
+				c := agent.Client()
+				send := func(ctx context.Context, config string) (*http.Response, error) {
+					resp, err := rawCall(ctx, c, v, "send", sendParamsWith(t, v, "hi", "", config))
+					if err == nil {
+						t.Cleanup(func() { _ = resp.Body.Close() })
+					}
+					return resp, err
+				}
+				start := time.Now()
+
+				// Faults that replace the answer: the message is not taken.
+				resp, err := send(t.Context(), returnAtOnce(v))
+				require.NoError(t, err)
+				require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+				_, err = send(t.Context(), returnAtOnce(v))
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+				_, err = send(ctx, returnAtOnce(v))
+				cancel()
+				require.ErrorIs(t, err, context.DeadlineExceeded, "a hung unary send gets no header")
+				require.Empty(t, agent.TaskIDs())
+				require.Equal(t, 5*time.Second, time.Since(start))
+
+				// A streaming send does not use up a send fault.
+				_, evs := startTask(t.Context(), t, agent, v)
+				require.Len(t, evs, 1)
+
+				// Faults that damage the answer: the task exists and runs.
+				// The blocking send is cut when the task settles, 3s on.
+				resp, err = send(t.Context(), "")
+				require.NoError(t, err)
+				body, err := io.ReadAll(resp.Body)
+				require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				require.Equal(t, `{"jsonrpc"`, string(body))
+				require.Equal(t, 8*time.Second, time.Since(start))
+				require.Len(t, agent.TaskIDs(), 2)
+				require.Equal(t, a2a.StateCompleted, agent.Task(agent.TaskIDs()[1]).Status.State)
+
+				unaryTask(t, call(t.Context(), t, c, v, "send", sendParamsWith(t, v, "hi", "", returnAtOnce(v))))
+				resp, err = send(t.Context(), returnAtOnce(v))
+				require.NoError(t, err)
+				body, err = io.ReadAll(resp.Body)
+				require.NoError(t, err)
+				require.Empty(t, body, "closed before the answer")
+				require.Len(t, agent.TaskIDs(), 4)
+
+				var got []string
+				for _, r := range agent.Requests() {
+					got = append(got, r.Fault.String())
+				}
+				require.Equal(t, []string{`HTTPStatus(503, "busy")`, "Drop()", "Hang()", "CloseAfterEvents(1)",
+					"CutAfterBytes(10)", "none", "CloseAfterEvents(0)"}, got)
+			})
+		})
+	}
+}
+
+// TestGetFaultsDropAndHang checks the faults that make a poll fail without
+// an answer.
+func TestGetFaultsDropAndHang(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithGetFaults(a2atest.Drop(), a2atest.Hang()))
+		c := agent.Client()
+		id, _ := startTask(t.Context(), t, agent, a2a.V10)
+
+		_, err := rawCall(t.Context(), c, a2a.V10, "get", idParams(id))
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		_, err = rawCall(ctx, c, a2a.V10, "get", idParams(id))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Equal(t, time.Second, time.Since(start))
+
+		require.Equal(t, id, getTask(t, agent, a2a.V10, id).ID)
+	})
 }

@@ -24,6 +24,7 @@ type config struct {
 	scriptFunc    func(*a2a.Message) []Step
 	faults        []Fault
 	getFaults     []Fault
+	sendFaults    []Fault
 	tenant        string
 	unaryCT       string
 	stayOpen      bool
@@ -125,16 +126,39 @@ func WithScriptFunc(f func(msg *a2a.Message) []Step) Option {
 // fs[0] applies to the first such request the agent receives, fs[1] to the
 // second, and so on; later requests get none. A zero [Fault] in the list
 // leaves its request alone. Every request whose method name is a streaming
-// method of either version counts, even one that is then refused.
+// method of either version counts, even one that is then refused (by
+// [WithoutStreaming] or [WithoutResubscribe], say).
+//
+// Each kind of request has its own list, counted on its own: streaming
+// requests take theirs from WithFaults, unary sends from [WithSendFaults],
+// get-task requests from [WithGetFaults]; cancel requests get none.
 func WithFaults(fs ...Fault) Option {
 	fs = slices.Clone(fs)
 	return optionFunc(func(c *config) { c.faults = fs })
 }
 
-// WithGetFaults is [WithFaults] for get-task requests (tasks/get, GetTask).
+// WithGetFaults is [WithFaults] for get-task requests (tasks/get, GetTask):
+// the polls of a client that cannot stream, or that recovers a lost stream.
+// [HTTPStatus] (a 503, say), [Drop], [CutAfterBytes] and [Hang] make a poll
+// fail the ways a network and a busy server do; the task runs on whatever
+// happens to the poll.
 func WithGetFaults(fs ...Fault) Option {
 	fs = slices.Clone(fs)
 	return optionFunc(func(c *config) { c.getFaults = fs })
+}
+
+// WithSendFaults is [WithFaults] for unary sends (message/send,
+// SendMessage), of new messages and follow-ups alike, blocking or not. A
+// fault that replaces the answer ([HTTPStatus], [RPCError], [Hang], [Drop])
+// means that the agent never took the message: no task is created and no
+// follow-up is consumed. A fault that damages the answer ([CutAfterEvents],
+// [CloseAfterEvents], [CutAfterBytes], [Drip]) lets the send do its work, so
+// the task exists and runs although the client may never learn of it: the
+// case where a client must not send the message again. For a blocking send
+// the damage falls on the answer sent when the task settles.
+func WithSendFaults(fs ...Fault) Option {
+	fs = slices.Clone(fs)
+	return optionFunc(func(c *config) { c.sendFaults = fs })
 }
 
 // WithTenant sets the tenant of the agent card's 1.0 interface. The agent
