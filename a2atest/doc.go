@@ -15,7 +15,7 @@
 // task is created; [Fault]s make chosen requests fail in the ways real
 // networks and servers do, each kind of request from its own list
 // ([WithFaults] for streaming requests, [WithSendFaults] for unary sends,
-// [WithGetFaults] for polls); a
+// [WithGetFaults] for polls; [RandomFaults] draws a long one); a
 // [ResubscribeStyle] picks which real server's resubscribe behaviour to
 // copy, for every resubscribe ([WithStyle]) or for each in turn
 // ([WithStyles]). The agent can also lack an ability, as real agents do:

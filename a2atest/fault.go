@@ -2,6 +2,7 @@ package a2atest
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -122,6 +123,39 @@ func Drop() Fault { return Fault{kind: faultDrop} }
 // Drip processes the request normally but writes the response body one byte
 // at a time, every apart.
 func Drip(every time.Duration) Fault { return Fault{kind: faultDrip, every: every} }
+
+// RandomFaults returns n faults drawn from seed, for [WithFaults],
+// [WithGetFaults] or [WithSendFaults]: each is, with probability p, one of
+// choices picked uniformly at random, and the zero Fault otherwise, so
+// that the requests of a long run fail at random but reproducibly. The
+// same arguments give the same list (with the same Go release); the
+// requests after the n-th get no fault. p is clamped to [0, 1]. With no
+// choices, or n <= 0, the list has only zero Faults, or is empty.
+//
+// For example, polls of which about one in three is dropped, refused with
+// a 503 or cut in the middle of its body:
+//
+//	a2atest.WithGetFaults(a2atest.RandomFaults(seed, 100, 0.3,
+//		a2atest.Drop(), a2atest.HTTPStatus(503, "busy"), a2atest.CutAfterBytes(20))...)
+func RandomFaults(seed uint64, n int, p float64, choices ...Fault) []Fault {
+	if n <= 0 {
+		return nil
+	}
+	out := make([]Fault, n)
+	if len(choices) == 0 {
+		return out
+	}
+	r := rand.New(rand.NewPCG(seed, randomFaultsStream))
+	for i := range out {
+		if r.Float64() < p {
+			out[i] = choices[r.IntN(len(choices))]
+		}
+	}
+	return out
+}
+
+// randomFaultsStream is the second word of RandomFaults' PCG seed.
+const randomFaultsStream = 0xa2a7e57
 
 // IsZero reports whether f is the zero Fault (no fault).
 func (f Fault) IsZero() bool { return f.kind == faultNone }

@@ -340,3 +340,88 @@ func TestGetFaultsDropAndHang(t *testing.T) {
 		require.Equal(t, id, getTask(t, agent, a2a.V10, id).ID)
 	})
 }
+
+func TestRandomFaults(t *testing.T) {
+	choices := []a2atest.Fault{a2atest.Drop(), a2atest.HTTPStatus(503, "busy"), a2atest.CutAfterBytes(20)}
+	a := a2atest.RandomFaults(7, 200, 0.3, choices...)
+	require.Len(t, a, 200)
+	require.Equal(t, a, a2atest.RandomFaults(7, 200, 0.3, choices...), "the same seed gives the same list")
+	require.NotEqual(t, a, a2atest.RandomFaults(8, 200, 0.3, choices...))
+	faulty := 0
+	for _, f := range a {
+		if !f.IsZero() {
+			faulty++
+			require.Contains(t, choices, f)
+		}
+	}
+	require.InDelta(t, 60, faulty, 30, "about 30 percent of 200")
+
+	all := a2atest.RandomFaults(1, 300, 1, choices...)
+	seen := map[a2atest.Fault]int{}
+	for _, f := range all {
+		seen[f]++
+	}
+	require.Len(t, seen, len(choices), "p = 1: every request gets one of the choices, and each is picked")
+	for _, f := range a2atest.RandomFaults(1, 50, 0, choices...) {
+		require.True(t, f.IsZero())
+	}
+	for _, f := range a2atest.RandomFaults(1, 50, 0.5) {
+		require.True(t, f.IsZero(), "no choices")
+	}
+	require.Empty(t, a2atest.RandomFaults(1, 0, 1, choices...))
+	require.Empty(t, a2atest.RandomFaults(1, -1, 1, choices...))
+}
+
+// TestPollingThroughRandomGetFaults plays a client of an agent that cannot
+// stream: one non-blocking send, then polls every 500ms, about half of which
+// fail at random, until the task settles.
+func TestPollingThroughRandomGetFaults(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				faults := a2atest.RandomFaults(42, 100, 0.5,
+					a2atest.Drop(), a2atest.HTTPStatus(http.StatusServiceUnavailable, "busy"), a2atest.CutAfterBytes(20))
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutStreaming(), pausedScript(),
+					a2atest.WithGetFaults(faults...))
+				c := agent.Client()
+				start := time.Now()
+				task := unaryTask(t, call(t.Context(), t, c, v, "send", sendParamsWith(t, v, "hi", "", returnAtOnce(v))))
+				polls, failed := 0, 0
+				for !task.Status.State.Terminal() {
+					advance(500 * time.Millisecond)
+					polls++
+					resp, err := rawCall(t.Context(), c, v, "get", idParams(task.ID))
+					if err != nil {
+						failed++
+						continue
+					}
+					body, err := io.ReadAll(resp.Body)
+					_ = resp.Body.Close()
+					if err != nil || resp.StatusCode != http.StatusOK {
+						failed++
+						continue
+					}
+					got, err := a2a.UnmarshalTask(decodeRPC(t, body).Result)
+					require.NoError(t, err)
+					task = got
+				}
+				require.Equal(t, "xy", task.Artifacts[0].Text())
+				require.GreaterOrEqual(t, time.Since(start), 3*time.Second)
+
+				reqs := agent.Requests()
+				require.Len(t, reqs, 1+polls)
+				require.Equal(t, methodName(v, "send"), reqs[0].Method, "the message is sent once")
+				require.True(t, reqs[0].Fault.IsZero())
+				n := 0
+				for i, r := range reqs[1:] {
+					require.Equal(t, faults[i], r.Fault, "poll %d", i)
+					if !r.Fault.IsZero() {
+						n++
+					}
+				}
+				require.Equal(t, n, failed)
+				require.Positive(t, failed)
+			})
+		})
+	}
+}

@@ -131,7 +131,8 @@ func WithScriptFunc(f func(msg *a2a.Message) []Step) Option {
 //
 // Each kind of request has its own list, counted on its own: streaming
 // requests take theirs from WithFaults, unary sends from [WithSendFaults],
-// get-task requests from [WithGetFaults]; cancel requests get none.
+// get-task requests from [WithGetFaults]; cancel requests get none. See
+// [RandomFaults] for a long list drawn at random.
 func WithFaults(fs ...Fault) Option {
 	fs = slices.Clone(fs)
 	return optionFunc(func(c *config) { c.faults = fs })
