@@ -46,7 +46,17 @@ type soakCase struct {
 	script  []a2atest.Step
 	arts    soakArtifacts // what the script produces, generation by generation
 	faults  []a2atest.Fault
+	// ability: the agent cannot stream (soakNoStreaming) or cannot
+	// subscribe (soakNoResubscribe), so the stream polls; getFaults then
+	// drop or refuse polls at random.
+	ability   int
+	getFaults []a2atest.Fault
 }
+
+const (
+	soakNoStreaming = 1 + iota
+	soakNoResubscribe
+)
 
 // mixed reports whether the seed runs in the mixed-style mode.
 func (c *soakCase) mixed() bool { return c.styles != nil }
@@ -68,9 +78,20 @@ func (c *soakCase) String() string {
 		}
 		style = "styles=" + strings.Join(names, ",") + " (one per resubscribe, the last repeating)"
 	}
-	return fmt.Sprintf("seed=%d version=%s %s hitl=%v policy=%d×%v\n  script: %s\n  artifacts: %s\n  faults: %s",
-		c.seed, c.version, style, c.hitl, c.policy.MaxAttempts, c.policy.Backoff,
-		strings.Join(steps, ", "), c.arts.String(), strings.Join(faults, ", "))
+	ability := ""
+	switch c.ability {
+	case soakNoStreaming:
+		ability = " agent=WithoutStreaming"
+	case soakNoResubscribe:
+		ability = " agent=WithoutResubscribe"
+	}
+	getFaults := make([]string, len(c.getFaults))
+	for i, f := range c.getFaults {
+		getFaults[i] = f.String()
+	}
+	return fmt.Sprintf("seed=%d version=%s %s%s hitl=%v policy=%d×%v\n  script: %s\n  artifacts: %s\n  faults: %s\n  get faults: %s",
+		c.seed, c.version, style, ability, c.hitl, c.policy.MaxAttempts, c.policy.Backoff,
+		strings.Join(steps, ", "), c.arts.String(), strings.Join(faults, ", "), strings.Join(getFaults, ", "))
 }
 
 // newSoakCase draws a scenario from seed: wire version, resubscribe style,
@@ -167,21 +188,29 @@ func newSoakCase(seed uint64) *soakCase {
 			c.faults = append(c.faults, a2atest.HTTPStatus(503, "busy"))
 		}
 	}
+	// One seed in five has an agent that cannot stream or cannot subscribe,
+	// and polls that fail at random. A third generator draws this, so the
+	// rest of the scenario is what the seed drew before.
+	if abilities := rand.New(rand.NewPCG(seed, 0xab11)); abilities.IntN(5) == 0 {
+		c.ability = 1 + abilities.IntN(2)
+		c.getFaults = a2atest.RandomFaults(seed, 12, 0.3,
+			a2atest.Drop(), a2atest.HTTPStatus(503, "busy"), a2atest.CutAfterBytes(20))
+	}
 	return c
 }
 
 // soakStats counts the outcomes of a soak.
 type soakStats struct {
-	runs, mixed, completed, failedTask, budgetSpent, noTaskID, sendRefused int
-	resubscribes, gets, asks                                               int
-	replacements, heals, healedParts, stray                                int
+	runs, mixed, polled, completed, failedTask, budgetSpent, noTaskID, sendRefused int
+	resubscribes, gets, asks                                                       int
+	replacements, heals, healedParts, stray                                        int
 }
 
 func (s *soakStats) String() string {
-	return fmt.Sprintf("runs %d (mixed-style %d): completed %d, failed task %d, budget spent %d, dropped before the task ID %d, send refused %d; "+
+	return fmt.Sprintf("runs %d (mixed-style %d, agent that cannot stream or subscribe %d): completed %d, failed task %d, budget spent %d, dropped before the task ID %d, send refused %d; "+
 		"resubscribes %d, get-tasks %d, human inputs %d; real replacements delivered %d, "+
 		"live-only heals %d (%d parts delivered again), parts delivered on a live-only hole %d",
-		s.runs, s.mixed, s.completed, s.failedTask, s.budgetSpent, s.noTaskID, s.sendRefused,
+		s.runs, s.mixed, s.polled, s.completed, s.failedTask, s.budgetSpent, s.noTaskID, s.sendRefused,
 		s.resubscribes, s.gets, s.asks, s.replacements, s.heals, s.healedParts, s.stray)
 }
 
@@ -216,8 +245,15 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	if c.mixed() {
 		style = a2atest.WithStyles(c.styles...)
 	}
-	agent := a2atest.NewAgent(a2atest.WithVersions(c.version), style,
-		a2atest.WithScript(c.script...), a2atest.WithFaults(c.faults...))
+	agentOpts := []a2atest.Option{a2atest.WithVersions(c.version), style,
+		a2atest.WithScript(c.script...), a2atest.WithFaults(c.faults...), a2atest.WithGetFaults(c.getFaults...)}
+	switch c.ability {
+	case soakNoStreaming:
+		agentOpts = append(agentOpts, a2atest.WithoutStreaming())
+	case soakNoResubscribe:
+		agentOpts = append(agentOpts, a2atest.WithoutResubscribe())
+	}
+	agent := a2atest.NewAgent(agentOpts...)
 	asks := 0
 	opts := []stream.Option{stream.WithReconnect(c.policy)}
 	if c.hitl {
@@ -236,17 +272,29 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	if c.mixed() {
 		st.mixed++
 	}
+	if c.ability != 0 {
+		st.polled++
+	}
 	st.resubscribes += resubscribes(agent)
 	st.gets += gets(agent)
 	st.asks += asks
 
 	n := 0
 	for _, r := range agent.Requests() {
-		if r.Message != nil && r.Message.ID == msg.ID {
+		// An agent that cannot stream refuses the streaming send without
+		// taking the message; the stream then sends it unary, once.
+		refused := c.ability == soakNoStreaming && (r.Method == "message/stream" || r.Method == "SendStreamingMessage")
+		if r.Message != nil && r.Message.ID == msg.ID && !refused {
 			n++
 		}
 	}
-	require.Equal(t, 1, n, "the user's message is sent once")
+	// When the refusal of the streaming send was cut, the stream cannot know
+	// the message was not taken, so it does not send it again: none taken.
+	var re0 *reconnect.Error
+	cutRefusal := c.ability == soakNoStreaming && errors.As(err, &re0) && re0.Attempts == 0 && n == 0
+	if !cutRefusal {
+		require.Equal(t, 1, n, "the user's message is sent once")
+	}
 	requireRepliesOnce(t, agent)
 	require.NotErrorIs(t, err, context.DeadlineExceeded, "the stream hung")
 

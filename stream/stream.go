@@ -61,6 +61,7 @@ func newStream(ctx context.Context, c *Client) *Stream {
 	s := &Stream{c: c, ctx: ctx, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
 	s.rec.budget = reconnect.NewBudget(c.cfg.policy)
 	s.v, s.nego = c.currentVersion()
+	s.feed = feedStream
 	if c.cfg.noStreaming {
 		s.feed = feedPoll
 	}
