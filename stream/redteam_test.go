@@ -1046,7 +1046,8 @@ func TestRedteam_Scale(t *testing.T) {
 					require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
 					require.Equal(t, len(server.Artifacts), len(s.Task().Artifacts))
 					for i := range server.Artifacts {
-						require.Equal(t, server.Artifacts[i].Parts, s.Task().Artifact(server.Artifacts[i].ID).Parts)
+						require.Equal(t, server.Artifacts[i].ID, s.Task().Artifacts[i].ID)
+						require.Equal(t, server.Artifacts[i].Parts, s.Task().Artifacts[i].Parts)
 					}
 					_ = statuses
 					switch k.name {
