@@ -1,0 +1,379 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Errors of the HTTP+JSON binding. A REST server answers a failed call with
+// an HTTP status and a JSON body, whose shape depends on the server:
+//
+//   - A2A 1.0: a google.rpc.Status, {"error":{"code":404,"status":"NOT_FOUND",
+//     "message":…,"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo",
+//     "reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}, as
+//     application/a2a+json. The ErrorInfo reason names the A2A error.
+//   - A2A 0.3 (@a2a-js/sdk 0.3.x): the bare JSON-RPC error object,
+//     {"code":-32001,"message":…}, as application/json.
+//   - Some servers: a whole JSON-RPC error response, {"jsonrpc":"2.0",
+//     "id":…,"error":{…}}, often with status 400; or {"message":…} alone
+//     (a2a-python 0.3); or an RFC 9457 problem, {"type","title","status",
+//     "detail"}.
+
+// reasonCodes maps ErrorInfo reasons to error codes: the nine of A2A 1.0
+// (S10 §5.4), the name 0.3 gave to -32007, and the UPPER_SNAKE_CASE names of
+// the JSON-RPC errors that SDKs send as reasons (@a2a-js/sdk 1.x sends
+// INVALID_PARAMS for a malformed request and INTERNAL_ERROR by default).
+var reasonCodes = map[string]int{
+	"TASK_NOT_FOUND":                             CodeTaskNotFound,
+	"TASK_NOT_CANCELABLE":                        CodeTaskNotCancelable,
+	"PUSH_NOTIFICATION_NOT_SUPPORTED":            CodePushNotificationNotSupported,
+	"UNSUPPORTED_OPERATION":                      CodeUnsupportedOperation,
+	"CONTENT_TYPE_NOT_SUPPORTED":                 CodeContentTypeNotSupported,
+	"INVALID_AGENT_RESPONSE":                     CodeInvalidAgentResponse,
+	"EXTENDED_AGENT_CARD_NOT_CONFIGURED":         CodeExtendedAgentCardNotConfigured,
+	"AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED": CodeExtendedAgentCardNotConfigured,
+	"EXTENSION_SUPPORT_REQUIRED":                 CodeExtensionSupportRequired,
+	"VERSION_NOT_SUPPORTED":                      CodeVersionNotSupported,
+	"PARSE_ERROR":                                CodeParseError,
+	"INVALID_REQUEST":                            CodeInvalidRequest,
+	"METHOD_NOT_FOUND":                           CodeMethodNotFound,
+	"INVALID_PARAMS":                             CodeInvalidParams,
+	"INTERNAL_ERROR":                             CodeInternalError,
+}
+
+// restErrors says how MarshalHTTPError writes each code in 1.0: the HTTP
+// status and google.rpc.Code name of S10 §5.4 and §11.6 (as @a2a-js/sdk
+// 1.3.0 sends them), and the ErrorInfo reason.
+var restErrors = map[int]struct {
+	status int
+	name   string
+	reason string
+}{
+	CodeTaskNotFound:                   {404, "NOT_FOUND", "TASK_NOT_FOUND"},
+	CodeTaskNotCancelable:              {400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"},
+	CodePushNotificationNotSupported:   {400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED"},
+	CodeUnsupportedOperation:           {400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"},
+	CodeContentTypeNotSupported:        {400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"},
+	CodeInvalidAgentResponse:           {500, "INTERNAL", "INVALID_AGENT_RESPONSE"},
+	CodeExtendedAgentCardNotConfigured: {400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"},
+	CodeExtensionSupportRequired:       {400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"},
+	CodeVersionNotSupported:            {400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"},
+	CodeParseError:                     {400, "INVALID_ARGUMENT", "PARSE_ERROR"},
+	CodeInvalidRequest:                 {400, "INVALID_ARGUMENT", "INVALID_REQUEST"},
+	CodeInvalidParams:                  {400, "INVALID_ARGUMENT", "INVALID_PARAMS"},
+	CodeMethodNotFound:                 {501, "UNIMPLEMENTED", "METHOD_NOT_FOUND"},
+	CodeInternalError:                  {500, "INTERNAL", "INTERNAL_ERROR"},
+}
+
+// grpcStatuses maps the google.rpc.Code names that a google.rpc.Status may
+// carry to their HTTP statuses, for a body whose own code is missing.
+var grpcStatuses = map[string]int{
+	"INVALID_ARGUMENT":    400,
+	"FAILED_PRECONDITION": 400,
+	"OUT_OF_RANGE":        400,
+	"UNAUTHENTICATED":     401,
+	"PERMISSION_DENIED":   403,
+	"NOT_FOUND":           404,
+	"ALREADY_EXISTS":      409,
+	"ABORTED":             409,
+	"RESOURCE_EXHAUSTED":  429,
+	"CANCELLED":           499,
+	"UNKNOWN":             500,
+	"INTERNAL":            500,
+	"DATA_LOSS":           500,
+	"UNIMPLEMENTED":       501,
+	"UNAVAILABLE":         503,
+	"DEADLINE_EXCEEDED":   504,
+}
+
+// statusCode is the fallback of ParseHTTPError for an error body that names
+// no A2A error: the code an HTTP status stands for in A2A, if any.
+//
+//   - 404: task not found, the only A2A error that 1.0 sends as 404.
+//   - 405 and 501: method not found. The server has no such operation at
+//     that path; this is not -32004, which 1.0 also sends for a subscribe
+//     to a task that has ended.
+//   - 400 and 422: invalid params. 409: task not cancelable, and 415:
+//     content type not supported, as a2a-python 0.3 and @a2a-js/sdk 0.3.x
+//     send them.
+//
+// Every other status (401, 403, 408, 429, 5xx, …) names no A2A error: the
+// caller handles it as an HTTP failure, retrying where that is safe.
+func statusCode(status int) (int, bool) {
+	switch status {
+	case 400, 422:
+		return CodeInvalidParams, true
+	case 404:
+		return CodeTaskNotFound, true
+	case 405, 501:
+		return CodeMethodNotFound, true
+	case 409:
+		return CodeTaskNotCancelable, true
+	case 415:
+		return CodeContentTypeNotSupported, true
+	}
+	return 0, false
+}
+
+// restErrorBody is the union of the error bodies ParseHTTPError reads. Every
+// member is raw, so that a member of an unexpected type skips that member
+// instead of failing the whole body.
+type restErrorBody struct {
+	// JSON-RPC (a bare error object, or a whole response) and google.rpc.Status.
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	Code    json.RawMessage `json:"code"`
+	Message json.RawMessage `json:"message"`
+	Data    json.RawMessage `json:"data"`
+	Error   json.RawMessage `json:"error"`
+	Status  json.RawMessage `json:"status"` // a google.rpc.Code name, or an RFC 9457 HTTP status
+	Details json.RawMessage `json:"details"`
+	// RFC 9457.
+	Type   json.RawMessage `json:"type"`
+	Title  json.RawMessage `json:"title"`
+	Detail json.RawMessage `json:"detail"`
+}
+
+// ParseHTTPError reads the error body of an HTTP+JSON response, of either
+// version, as an [RPCError]. status is the response's HTTP status; pass 0
+// when there is none (the data of an "event: error" inside a stream, whose
+// body then gives the status). It reads, in this order:
+//
+//   - a JSON-RPC error response, {"jsonrpc":"2.0","id":…,"error":{"code",
+//     "message","data"}}: its error as it is;
+//   - a google.rpc.Status, {"error":{"code","status","message","details"}}:
+//     the code of the reason of its first ErrorInfo detail (TASK_NOT_FOUND
+//     is [CodeTaskNotFound], and so on for every A2A 1.0 reason), with the
+//     details as Data;
+//   - a bare error object, {"code":-32001,"message":…}, as A2A 0.3 servers
+//     send it: any negative code is taken as it is, with its "data";
+//   - an RFC 9457 problem, {"type","title","status","detail"}, whose
+//     message is its title and detail;
+//   - {"message":…} alone, as a2a-python 0.3 sends it (or with an HTTP
+//     status as its "code").
+//
+// When the body names no A2A error (no JSON-RPC code, no known reason) the
+// code comes from the HTTP status, where A2A gives it one meaning: 404 is
+// task not found, 405 and 501 method not found, 400 and 422 invalid params,
+// 409 task not cancelable and 415 content type not supported. For any other
+// status such a body reports false, so that the caller handles the response
+// as the plain HTTP failure it is (a 503 stays retryable).
+//
+// Message is the server's message in full. ParseHTTPError reports false for
+// a body that is none of these shapes: HTML pages, plain text, a success
+// body, empty input.
+func ParseHTTPError(status int, body []byte) (*RPCError, bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return nil, false
+	}
+	var b restErrorBody
+	if json.Unmarshal(body, &b) != nil {
+		return nil, false
+	}
+	if status < 400 {
+		status = 0
+	}
+	switch {
+	case isObject(b.Error):
+		var inner restErrorBody
+		if json.Unmarshal(b.Error, &inner) != nil {
+			return nil, false
+		}
+		if code, ok := intOf(inner.Code); ok && (code < 0 || len(b.JSONRPC) > 0) {
+			return &RPCError{Code: code, Message: stringOf(inner.Message), Data: inner.Data}, true
+		}
+		return googleStatus(status, &inner)
+	case isString(b.Error):
+		// {"error":"Not Found"}, as many web frameworks write it.
+		return byStatus(status, stringOf(b.Error), nil)
+	}
+	if code, ok := intOf(b.Code); ok && code < 0 {
+		return &RPCError{Code: code, Message: stringOf(b.Message), Data: b.Data}, true
+	}
+	if isArray(b.Details) {
+		// A google.rpc.Status without its "error" wrapper (grpc-gateway).
+		return googleStatus(status, &b)
+	}
+	if isString(b.Title) || isString(b.Type) {
+		return problem(status, &b)
+	}
+	if msg := stringOf(b.Message); msg != "" {
+		// {"message":…} alone, or with an HTTP status as its code.
+		if c, ok := intOf(b.Code); status == 0 && ok && c >= 400 && c <= 599 {
+			status = c
+		}
+		return byStatus(status, msg, nil)
+	}
+	return nil, false
+}
+
+// googleStatus reads a google.rpc.Status: its ErrorInfo reason, or failing
+// that its HTTP status.
+func googleStatus(status int, s *restErrorBody) (*RPCError, bool) {
+	msg := stringOf(s.Message)
+	var data json.RawMessage
+	if isArray(s.Details) && !isEmptyArray(s.Details) {
+		data = s.Details
+	}
+	if data != nil {
+		if code, ok := reasonCodes[(&RPCError{Data: data}).Reason()]; ok {
+			return &RPCError{Code: code, Message: msg, Data: data}, true
+		}
+	}
+	if status == 0 {
+		if c, ok := intOf(s.Code); ok && c >= 400 && c <= 599 {
+			status = c
+		} else if c, ok := grpcStatuses[stringOf(s.Status)]; ok {
+			status = c
+		}
+	}
+	if msg == "" && len(s.Code) == 0 && len(s.Status) == 0 && len(s.Details) == 0 {
+		return nil, false // {"error":{}} says nothing
+	}
+	return byStatus(status, msg, data)
+}
+
+// problem reads an RFC 9457 problem. Its type may name an A2A error in its
+// last path segment ("…/task-not-found").
+func problem(status int, p *restErrorBody) (*RPCError, bool) {
+	msg := stringOf(p.Title)
+	if d := stringOf(p.Detail); d != "" {
+		if msg != "" {
+			msg += ": "
+		}
+		msg += d
+	}
+	if t := stringOf(p.Type); t != "" {
+		slug := t[strings.LastIndexAny(t, "/#:")+1:]
+		if code, ok := reasonCodes[strings.ToUpper(strings.ReplaceAll(slug, "-", "_"))]; ok {
+			return &RPCError{Code: code, Message: msg}, true
+		}
+	}
+	if status == 0 {
+		if c, ok := intOf(p.Status); ok && c >= 400 && c <= 599 {
+			status = c
+		}
+	}
+	return byStatus(status, msg, nil)
+}
+
+// byStatus is the last resort: the code of the HTTP status, if it has one.
+func byStatus(status int, msg string, data json.RawMessage) (*RPCError, bool) {
+	code, ok := statusCode(status)
+	if !ok {
+		return nil, false
+	}
+	return &RPCError{Code: code, Message: msg, Data: data}, true
+}
+
+// MarshalHTTPError writes e as an HTTP+JSON server of version v answers it,
+// for fakes and tests: the HTTP status, the media type and the body.
+//
+//   - 1.0, as @a2a-js/sdk 1.3.0 writes it: a google.rpc.Status as
+//     application/a2a+json, with the status and google.rpc.Code of S10 §5.4
+//     (404 NOT_FOUND for task not found; 400 FAILED_PRECONDITION for the
+//     other A2A errors, but 400 INVALID_ARGUMENT for content type not
+//     supported and 500 INTERNAL for an invalid agent response; 400
+//     INVALID_ARGUMENT for parse errors, invalid requests and invalid
+//     params; 500 INTERNAL for internal errors), and one ErrorInfo detail
+//     with the code's reason. Method not found, which has no REST form in
+//     the spec, is written as 501 UNIMPLEMENTED with reason METHOD_NOT_FOUND.
+//     When e.Data already holds ErrorInfo entries ([RPCError.Reason] is not
+//     empty) they are the details as they are. Any other code is a plain 500
+//     INTERNAL without details, as @a2a-js/sdk writes an error it does not
+//     know; [ParseHTTPError] reads that as no A2A error.
+//   - 0.3, as @a2a-js/sdk 0.3.14 writes it: the bare {"code","message"}
+//     (with "data" when e has some) as application/json, with the status of
+//     its restHandler: 404 for task not found and method not found, 409 for
+//     task not cancelable, 400 for parse errors, invalid requests and
+//     params, push notifications not supported and unsupported operations,
+//     500 for anything else.
+//
+// @a2a-js/sdk adds "; charset=utf-8" to both media types; the returned
+// contentType does not. An unknown version is written as 1.0.
+func MarshalHTTPError(v Version, e *RPCError) (status int, contentType string, body []byte) {
+	if e == nil {
+		e = &RPCError{Code: CodeInternalError}
+	}
+	if v == V03 {
+		switch e.Code {
+		case CodeTaskNotFound, CodeMethodNotFound:
+			status = 404
+		case CodeTaskNotCancelable:
+			status = 409
+		case CodeParseError, CodeInvalidRequest, CodeInvalidParams, CodePushNotificationNotSupported, CodeUnsupportedOperation:
+			status = 400
+		default:
+			status = 500
+		}
+		return status, "application/json", mustMarshal(e, func(data json.RawMessage) any {
+			return &RPCError{Code: e.Code, Message: e.Message, Data: data}
+		})
+	}
+	type errorInfo struct {
+		Type   string `json:"@type"`
+		Reason string `json:"reason"`
+		Domain string `json:"domain"`
+	}
+	type googleStatus struct {
+		Code    int    `json:"code"`
+		Status  string `json:"status"`
+		Message string `json:"message"`
+		Details any    `json:"details"`
+	}
+	g := googleStatus{Code: 500, Status: "INTERNAL", Message: e.Message, Details: []errorInfo{}}
+	if re, ok := restErrors[e.Code]; ok {
+		g.Code, g.Status = re.status, re.name
+		g.Details = []errorInfo{{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: re.reason, Domain: "a2a-protocol.org"}}
+	}
+	own := e.Reason() != ""
+	return g.Code, "application/a2a+json", mustMarshal(e, func(data json.RawMessage) any {
+		c := g
+		if own && data != nil {
+			c.Details = data
+		}
+		return struct {
+			Error googleStatus `json:"error"`
+		}{c}
+	})
+}
+
+// mustMarshal encodes an error body, which holds only strings, ints and
+// raw JSON. Raw JSON that is not valid (an RPCError built by hand with
+// broken Data) is the only way this can fail; the body is then written
+// without it.
+func mustMarshal(e *RPCError, body func(data json.RawMessage) any) []byte {
+	b, err := marshal(body(e.Data))
+	if err != nil {
+		b, _ = marshal(body(nil))
+	}
+	return b
+}
+
+func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+func isArray(raw json.RawMessage) bool  { return len(raw) > 0 && raw[0] == '[' }
+func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
+
+func isEmptyArray(raw json.RawMessage) bool {
+	return isArray(raw) && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
+}
+
+// stringOf returns a raw JSON string's value, or "" for anything else.
+func stringOf(raw json.RawMessage) string {
+	var s string
+	if !isString(raw) || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// intOf returns a raw JSON number's value when it is an integer that fits in
+// an int32 (JSON-RPC codes and HTTP statuses both do).
+func intOf(raw json.RawMessage) (int, bool) {
+	var n int32
+	if len(raw) == 0 || json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	return int(n), true
+}
