@@ -41,5 +41,6 @@ type AgentCapabilities struct {
 }
 
 // TransportJSONRPC is the binding name of the JSON-RPC transport in both
-// versions' cards.
-const TransportJSONRPC = "JSONRPC"
+// versions' cards, as a string for comparing with the card's fields. See
+// [Binding] and [ParseBinding] for every binding.
+const TransportJSONRPC = string(BindingJSONRPC)

@@ -22,7 +22,7 @@ func UnmarshalEvent(data []byte) (Event, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)
 	}
-	return w.event()
+	return w.event(dialectRPC)
 }
 
 // UnmarshalTask decodes a bare Task, the result of get-task and cancel in both
@@ -38,7 +38,7 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	if w.ID == "" {
 		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
 	}
-	return w.task(), nil
+	return w.task(dialectRPC), nil
 }
 
 // UnmarshalMessage decodes a message of either version.
@@ -50,12 +50,13 @@ func UnmarshalMessage(data []byte) (*Message, error) {
 	if w.Kind != "" && w.Kind != "message" {
 		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
-	return w.message(), nil
+	return w.message(dialectRPC), nil
 }
 
 // wireObject is the union of every object shape a stream result can take in
-// either version, so that one json.Unmarshal call decodes any of them. The
-// 1.0 wrappers hold the same union, without "kind".
+// either version and binding, so that one json.Unmarshal call decodes any of
+// them. The 1.0 and 0.3 HTTP+JSON wrappers hold the same union, without
+// "kind".
 type wireObject struct {
 	Kind string `json:"kind"`
 
@@ -74,6 +75,9 @@ type wireObject struct {
 	MessageID string     `json:"messageId"`
 	Role      string     `json:"role"`
 	Parts     []wirePart `json:"parts"`
+	// Content holds a message's parts in the v0.3 proto. It is a pointer to
+	// keep wireObject within its allocation size class (240 bytes).
+	Content *[]wirePart `json:"content"`
 
 	Task           *wireObject `json:"task"`
 	Message        *wireObject `json:"message"`
@@ -95,11 +99,32 @@ type wireArtifact struct {
 	Metadata    metadata   `json:"metadata"`
 }
 
+// wireFile is a 0.3 file: {"bytes"|"uri"} in JSON-RPC, {"fileWithBytes"|
+// "fileWithUri"} in the proto-JSON of HTTP+JSON. Both spellings are read in
+// every dialect.
 type wireFile struct {
-	Name     string `json:"name"`
-	MimeType string `json:"mimeType"`
-	Bytes    b64    `json:"bytes"`
-	URI      string `json:"uri"`
+	Name          string `json:"name"`
+	MimeType      string `json:"mimeType"`
+	Bytes         b64    `json:"bytes"`
+	URI           string `json:"uri"`
+	FileWithBytes b64    `json:"fileWithBytes"`
+	FileWithURI   string `json:"fileWithUri"`
+}
+
+// uri returns the file's URI in either spelling.
+func (f *wireFile) uri() string {
+	if f.URI != "" {
+		return f.URI
+	}
+	return f.FileWithURI
+}
+
+// bytes returns the file's content in either spelling, nil when absent.
+func (f *wireFile) bytes() []byte {
+	if f.Bytes != nil {
+		return f.Bytes
+	}
+	return f.FileWithBytes
 }
 
 type wirePart struct {
@@ -155,16 +180,17 @@ func (m *metadata) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (w *wireObject) event() (Event, error) {
+// event interprets a decoded stream result in dialect d.
+func (w *wireObject) event(d dialect) (Event, error) {
 	switch w.Kind {
 	case "task":
-		return w.task(), nil
+		return w.task(d), nil
 	case "message":
-		return w.message(), nil
+		return w.message(d), nil
 	case "status-update":
-		return w.statusUpdate(), nil
+		return w.statusUpdate(d), nil
 	case "artifact-update":
-		return w.artifactUpdate(), nil
+		return w.artifactUpdate(d), nil
 	case "":
 	default:
 		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
@@ -174,18 +200,20 @@ func (w *wireObject) event() (Event, error) {
 		n  int
 	)
 	if w.Task != nil {
-		ev, n = w.Task.task(), n+1
+		ev, n = w.Task.task(d), n+1
 	}
 	if w.Message != nil {
-		ev, n = w.Message.message(), n+1
+		ev, n = w.Message.message(d), n+1
 	}
 	if w.StatusUpdate != nil {
-		u := w.StatusUpdate.statusUpdate()
-		u.Final = false // 1.0 has no "final"; a stray one is ignored.
+		u := w.StatusUpdate.statusUpdate(d)
+		if d != dialectProto03 {
+			u.Final = false // 1.0 has no "final"; a stray one is ignored.
+		}
 		ev, n = u, n+1
 	}
 	if w.ArtifactUpdate != nil {
-		ev, n = w.ArtifactUpdate.artifactUpdate(), n+1
+		ev, n = w.ArtifactUpdate.artifactUpdate(d), n+1
 	}
 	switch n {
 	case 0:
@@ -196,53 +224,65 @@ func (w *wireObject) event() (Event, error) {
 	return nil, fmt.Errorf("%w: more than one of task, message, statusUpdate and artifactUpdate", ErrUnknownResult)
 }
 
-func (w *wireObject) task() *Task {
-	t := &Task{ID: w.ID, ContextID: w.ContextID, Status: w.Status.status(), Metadata: w.Metadata}
+func (w *wireObject) task(d dialect) *Task {
+	t := &Task{ID: w.ID, ContextID: w.ContextID, Status: w.Status.status(d), Metadata: w.Metadata}
 	if len(w.Artifacts) > 0 {
 		t.Artifacts = make([]Artifact, len(w.Artifacts))
 		for i := range w.Artifacts {
-			t.Artifacts[i] = w.Artifacts[i].artifact()
+			t.Artifacts[i] = w.Artifacts[i].artifact(d)
 		}
 	}
 	if len(w.History) > 0 {
 		t.History = make([]Message, len(w.History))
 		for i := range w.History {
-			t.History[i] = *w.History[i].message()
+			t.History[i] = *w.History[i].message(d)
 		}
 	}
 	return t
 }
 
-func (w *wireObject) message() *Message {
+// message reads a message. Parts under "content" exist only in the v0.3
+// proto, so they are read as proto-JSON parts in every dialect; they win
+// over "parts" when a message has both.
+func (w *wireObject) message(d dialect) *Message {
+	var ps []Part
+	switch {
+	case w.Content != nil && len(*w.Content) > 0:
+		ps = protoParts(*w.Content)
+	case d == dialectProto03:
+		ps = protoParts(w.Parts)
+	default:
+		ps = parts(w.Parts)
+	}
 	return &Message{
 		ID:        w.MessageID,
 		TaskID:    w.TaskID,
 		ContextID: w.ContextID,
 		Role:      parseRole(w.Role),
-		Parts:     parts(w.Parts),
+		Parts:     ps,
 		Metadata:  w.Metadata,
 	}
 }
 
-func (w *wireObject) statusUpdate() *StatusUpdate {
-	return &StatusUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Status: w.Status.status(), Final: w.Final, Metadata: w.Metadata}
+func (w *wireObject) statusUpdate(d dialect) *StatusUpdate {
+	return &StatusUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Status: w.Status.status(d), Final: w.Final, Metadata: w.Metadata}
 }
 
-func (w *wireObject) artifactUpdate() *ArtifactUpdate {
+func (w *wireObject) artifactUpdate(d dialect) *ArtifactUpdate {
 	u := &ArtifactUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Append: w.Append, LastChunk: w.LastChunk, Metadata: w.Metadata}
 	if w.Artifact != nil {
-		u.Artifact = w.Artifact.artifact()
+		u.Artifact = w.Artifact.artifact(d)
 	}
 	return u
 }
 
-func (s *wireStatus) status() TaskStatus {
+func (s *wireStatus) status(d dialect) TaskStatus {
 	if s == nil {
 		return TaskStatus{State: StateUnknown}
 	}
 	st := TaskStatus{State: parseState(s.State)}
 	if s.Message != nil {
-		st.Message = s.Message.message()
+		st.Message = s.Message.message(d)
 	}
 	if s.Timestamp != "" {
 		st.Timestamp = parseTimestamp(s.Timestamp)
@@ -270,10 +310,16 @@ func parseTimestamp(s string) time.Time {
 	return ts
 }
 
-func (a *wireArtifact) artifact() Artifact {
-	return Artifact{ID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: parts(a.Parts), Metadata: a.Metadata}
+func (a *wireArtifact) artifact(d dialect) Artifact {
+	ps := parts
+	if d == dialectProto03 {
+		ps = protoParts
+	}
+	return Artifact{ID: a.ArtifactID, Name: a.Name, Description: a.Description, Parts: ps(a.Parts), Metadata: a.Metadata}
 }
 
+// parts reads the parts of the JSON-RPC dialect: 0.3 parts told apart by
+// "kind", and 1.0 parts without it.
 func parts(ws []wirePart) []Part {
 	if len(ws) == 0 {
 		return nil
@@ -285,7 +331,7 @@ func parts(ws []wirePart) []Part {
 		p.MediaType, p.Filename, p.Metadata = w.MediaType, w.Filename, w.Metadata
 		switch {
 		case w.File != nil && (w.Kind == "file" || w.Kind == ""):
-			p.URL, p.Raw = w.File.URI, w.File.Bytes
+			p.URL, p.Raw = w.File.uri(), w.File.bytes()
 			if p.Raw == nil && p.URL == "" {
 				p.Raw = []byte{}
 			}
@@ -304,6 +350,68 @@ func parts(ws []wirePart) []Part {
 		}
 	}
 	return ps
+}
+
+// protoParts reads the parts of the v0.3 proto: {"text":…},
+// {"file":{"fileWithUri"|"fileWithBytes","mimeType","name"}} or
+// {"data":{"data":…}}, each with optional "metadata". A part that carries a
+// "kind" (the JSON-RPC shape) is read by its kind instead. Every part comes
+// out with exactly one kind of content, as the proto's oneof has it: a file
+// wins over data, and data over text.
+func protoParts(ws []wirePart) []Part {
+	if len(ws) == 0 {
+		return nil
+	}
+	ps := make([]Part, len(ws))
+	for i := range ws {
+		w := &ws[i]
+		p := &ps[i]
+		p.Metadata = w.Metadata
+		switch {
+		case w.File != nil && (w.Kind == "file" || w.Kind == ""):
+			if p.URL = w.File.uri(); p.URL == "" {
+				if p.Raw = w.File.bytes(); p.Raw == nil {
+					p.Raw = []byte{}
+				}
+			}
+			p.MediaType, p.Filename = w.File.MimeType, w.File.Name
+		case w.Kind == "text":
+			p.Text = w.Text
+		case w.Kind == "data":
+			p.Data = normalizeData(w.Data)
+		case hasValue(w.Data):
+			p.Data = unwrapData(w.Data)
+		default:
+			p.Text = w.Text
+		}
+	}
+	return ps
+}
+
+// hasValue reports whether a raw JSON member is present and not null.
+func hasValue(d json.RawMessage) bool {
+	return len(d) > 0 && !bytes.Equal(d, []byte("null"))
+}
+
+// unwrapData reads the value of a proto-JSON DataPart, {"data":{…}}: the
+// value of its "data" member, compacted. A null or missing value (ProtoJSON's
+// unset Struct) reads as the empty object. An object without a "data"
+// member, or a value that is not an object at all, is not a DataPart; it is
+// taken as the data itself, as a JSON-RPC part would carry it.
+func unwrapData(d json.RawMessage) json.RawMessage {
+	if d[0] != '{' {
+		return normalizeData(d)
+	}
+	var dp struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(d, &dp) != nil || dp.Data == nil {
+		return normalizeData(d)
+	}
+	if !hasValue(dp.Data) {
+		return json.RawMessage("{}")
+	}
+	return normalizeData(dp.Data)
 }
 
 // normalizeData compacts a part's JSON data so that parts compare and

@@ -106,7 +106,7 @@ func (e *envelope) response() (Response, error) {
 		r.Error = &RPCError{Code: e.Error.Code, Message: e.Error.Message, Data: e.Error.Data}
 		return r, nil
 	}
-	ev, err := e.Result.event()
+	ev, err := e.Result.event(dialectRPC)
 	if err != nil {
 		return Response{}, err
 	}
