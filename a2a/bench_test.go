@@ -6,10 +6,13 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Typical artifact chunks as js 1.3.0 sends them, in each dialect.
+// Typical artifact chunks as js 1.3.0 sends them, in each dialect, and as
+// js 0.3.14 sends them over HTTP+JSON (testdata/rest/js-0.3.14-rest-stream-hello.txt).
+// Over HTTP+JSON 1.0 sends the same object as over JSON-RPC.
 var (
-	benchArtifact03 = []byte(`{"kind":"artifact-update","taskId":"6a799648-30b9-4e70-87fa-d9d210d16cc3","contextId":"b31c51cb-5a60-40be-ae0c-dbbee0aaf5a3","artifact":{"artifactId":"5ea3272b-c35e-4652-b4fd-91d73f0c756a","parts":[{"kind":"text","text":"chunk-2 of the streamed report","metadata":{}}],"metadata":{}},"append":true,"lastChunk":true,"metadata":{}}`)
-	benchArtifact10 = []byte(`{"artifactUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","artifact":{"artifactId":"ee6201aa-c32c-4c5f-afae-b16d97c60692","parts":[{"text":"chunk-2 of the streamed report","metadata":{},"mediaType":"text/plain"}],"metadata":{}},"append":true,"lastChunk":true,"metadata":{}}}`)
+	benchArtifact03     = []byte(`{"kind":"artifact-update","taskId":"6a799648-30b9-4e70-87fa-d9d210d16cc3","contextId":"b31c51cb-5a60-40be-ae0c-dbbee0aaf5a3","artifact":{"artifactId":"5ea3272b-c35e-4652-b4fd-91d73f0c756a","parts":[{"kind":"text","text":"chunk-2 of the streamed report","metadata":{}}],"metadata":{}},"append":true,"lastChunk":true,"metadata":{}}`)
+	benchArtifact10     = []byte(`{"artifactUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","artifact":{"artifactId":"ee6201aa-c32c-4c5f-afae-b16d97c60692","parts":[{"text":"chunk-2 of the streamed report","metadata":{},"mediaType":"text/plain"}],"metadata":{}},"append":true,"lastChunk":true,"metadata":{}}}`)
+	benchArtifact03REST = []byte(`{"artifactUpdate":{"taskId":"d3129619-12f1-4813-b8db-b884a03f3ea0","contextId":"1dd87d71-a7a9-40dd-acaf-23bde28988cc","artifact":{"artifactId":"48c0be8e-ee1a-4f51-8c73-b2b0448e8bf9","parts":[{"text":"chunk-2 of the streamed report"}]},"append":true,"lastChunk":true}}`)
 )
 
 func BenchmarkUnmarshalEvent(b *testing.B) {
@@ -25,6 +28,80 @@ func BenchmarkUnmarshalEvent(b *testing.B) {
 			b.SetBytes(int64(len(bc.in)))
 			for b.Loop() {
 				if _, err := a2a.UnmarshalEvent(bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUnmarshalEventFor decodes the data line of each binding's stream
+// with the decoder of that (version, binding).
+func BenchmarkUnmarshalEventFor(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		v    a2a.Version
+		bind a2a.Binding
+		in   []byte
+	}{
+		{"artifact-0.3-jsonrpc", a2a.V03, a2a.BindingJSONRPC, benchArtifact03},
+		{"artifact-0.3-rest", a2a.V03, a2a.BindingHTTPJSON, benchArtifact03REST},
+		{"artifact-1.0-jsonrpc", a2a.V10, a2a.BindingJSONRPC, benchArtifact10},
+		{"artifact-1.0-rest", a2a.V10, a2a.BindingHTTPJSON, benchArtifact10},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				if _, err := a2a.UnmarshalEventFor(bc.v, bc.bind, bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEventDecoder decodes the same data lines with one EventDecoder,
+// as a stream does.
+func BenchmarkEventDecoder(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		v    a2a.Version
+		in   []byte
+	}{
+		{"artifact-0.3-rest", a2a.V03, benchArtifact03REST},
+		{"artifact-1.0-rest", a2a.V10, benchArtifact10},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			d := a2a.NewEventDecoder(bc.v, a2a.BindingHTTPJSON)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				if _, err := d.Decode(bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkResponseDecoder is the JSON-RPC counterpart of
+// BenchmarkEventDecoder: the same results in a JSON-RPC envelope.
+func BenchmarkResponseDecoder(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		in   []byte
+	}{
+		{"artifact-0.3", benchArtifact03},
+		{"artifact-1.0", benchArtifact10},
+	} {
+		in := []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(bc.in) + `}`)
+		b.Run(bc.name, func(b *testing.B) {
+			d := a2a.NewResponseDecoder()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if _, err := d.Decode(in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -52,4 +129,17 @@ func BenchmarkMarshalEvent(b *testing.B) {
 			}
 		})
 	}
+	out, err := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, ev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("artifact-0.3-rest", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(out)))
+		for b.Loop() {
+			if _, err := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -16,6 +16,16 @@
 //
 // Decoding is lenient in the ways real servers require: missing "append",
 // "lastChunk" and timestamps, the British "TASK_STATE_CANCELLED", empty
-// "metadata" objects everywhere, and unknown fields are all accepted.
-// Encoding is exact to the version asked for.
+// "metadata" objects everywhere, a message's parts under "content", and
+// unknown fields are all accepted. Encoding is exact to the version asked
+// for.
+//
+// The HTTP+JSON (REST) binding carries the same JSON as JSON-RPC in 1.0,
+// without the JSON-RPC envelope. In 0.3 it carries the proto-JSON of the
+// v0.3 proto instead, which differs in ways a lenient decoder cannot always
+// tell apart ({"data":{"data":…}} is a data part there). The codecs that
+// take a [Binding] as well as a [Version] ([MarshalEventFor],
+// [UnmarshalEventFor], [NewEventDecoder], and those for tasks and messages)
+// read and write each pair exactly. [ParseHTTPError] and [MarshalHTTPError]
+// translate the error bodies of that binding.
 package a2a
