@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -53,6 +55,95 @@ func FuzzUnmarshalEvent(f *testing.F) {
 			}
 			if !bytes.Equal(b1, b2) {
 				t.Fatalf("round trip in %s not stable:\ninput  %s\ngot    %s\nwant   %s", v, data, b2, b1)
+			}
+		}
+	})
+}
+
+// FuzzUnmarshalEventFor decodes any input with the decoders of every
+// (version, binding) pair: UnmarshalEventFor and an EventDecoder, which
+// must agree. Whatever decodes must encode in that pair, and
+// read back to a model that writes the very same bytes again. The 0.3
+// HTTP+JSON dialect reads nothing it cannot write, so there the model read
+// back must equal the first one too.
+func FuzzUnmarshalEventFor(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "rest", "js-*"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		switch {
+		case strings.HasSuffix(name, ".headers.txt"):
+		case bytes.HasPrefix(b, []byte("data:")):
+			for _, ev := range readSSE(f, b) {
+				f.Add(ev.data)
+			}
+		default:
+			f.Add(b)
+		}
+	}
+	for _, results := range captureResults(f) {
+		f.Add(results[0])
+	}
+	goldens, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, g := range goldens {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"message":` + proto03Message + `}`))
+	f.Add([]byte(`{"message":{"messageId":"m","role":"ROLE_USER","content":[{"data":{}},{"data":{"data":null}},{"data":[1]},{"kind":"data","data":{"data":2}}]}}`))
+	f.Add([]byte(`{"artifactUpdate":{"artifact":{"artifactId":"a","parts":[{"file":{"fileWithUri":"u","fileWithBytes":"-_8","uri":"v","name":"n"},"metadata":{"k":[]}},{"file":{}},{"text":"t","data":{"data":{"x":"<b>"}}}]},"append":true}}`))
+	f.Add([]byte(`{"kind":"status-update","taskId":"t","status":{"state":"cancelled","message":{"role":"user","content":[{"text":"a"}],"parts":[{"kind":"text","text":"b"}]}},"final":true}`))
+
+	pairs := []struct {
+		v a2a.Version
+		b a2a.Binding
+	}{
+		{a2a.V03, a2a.BindingJSONRPC}, {a2a.V03, a2a.BindingHTTPJSON},
+		{a2a.V10, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingHTTPJSON},
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, p := range pairs {
+			ev, err := a2a.UnmarshalEventFor(p.v, p.b, data)
+			// An EventDecoder reads the same, and carries nothing over from
+			// one input to the next.
+			d := a2a.NewEventDecoder(p.v, p.b)
+			for range 2 {
+				dev, derr := d.Decode(data)
+				if (err == nil) != (derr == nil) || !reflect.DeepEqual(ev, dev) {
+					t.Fatalf("EventDecoder(%s, %s) of %q = %#v, %v; UnmarshalEventFor gives %#v, %v", p.v, p.b, data, dev, derr, ev, err)
+				}
+			}
+			if err != nil {
+				continue
+			}
+			b1, err := a2a.MarshalEventFor(p.v, p.b, ev)
+			if err != nil {
+				t.Fatalf("MarshalEventFor(%s, %s) of decoded %s: %v", p.v, p.b, data, err)
+			}
+			again, err := a2a.UnmarshalEventFor(p.v, p.b, b1)
+			if err != nil {
+				t.Fatalf("UnmarshalEventFor(%s, %s) of our own %s: %v", p.v, p.b, b1, err)
+			}
+			b2, err := a2a.MarshalEventFor(p.v, p.b, again)
+			if err != nil {
+				t.Fatalf("MarshalEventFor(%s, %s) of re-decoded %s: %v", p.v, p.b, b1, err)
+			}
+			if !bytes.Equal(b1, b2) {
+				t.Fatalf("round trip in %s over %s not stable:\ninput  %s\ngot    %s\nwant   %s", p.v, p.b, data, b2, b1)
+			}
+			if p.v == a2a.V03 && p.b == a2a.BindingHTTPJSON && !reflect.DeepEqual(ev, again) {
+				t.Fatalf("0.3 HTTP+JSON model changed in a round trip:\ninput %s\nwrote %s\nfirst %#v\nthen  %#v", data, b1, ev, again)
 			}
 		}
 	})

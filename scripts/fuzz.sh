@@ -26,6 +26,7 @@ fi
 targets=(
 	"FuzzDecode ./internal/sse"
 	"FuzzUnmarshalEvent ./a2a"
+	"FuzzUnmarshalEventFor ./a2a"
 	"FuzzLedger ./dedupe"
 )
 for t in "${targets[@]}"; do
