@@ -166,12 +166,21 @@ func TestRESTCaptures(t *testing.T) {
 			switch {
 			case tc.stream != "":
 				require.Equal(t, http.StatusOK, c.status)
-				evs, _ := restEvents(t, c)
+				evs, lines := restEvents(t, c)
 				require.Equal(t, tc.stream, restSummary(t, evs))
+				// No event reads as an error body, whatever the status.
+				for _, line := range lines {
+					for _, status := range []int{0, 200, 400, 404} {
+						e, ok := a2a.ParseHTTPError(status, line)
+						require.False(t, ok, "ParseHTTPError(%d, %s) = %v", status, line, e)
+					}
+				}
 			case tc.task != "":
 				require.Equal(t, http.StatusOK, c.status)
 				task, err := a2a.UnmarshalTaskFor(c.version, a2a.BindingHTTPJSON, c.body)
 				require.NoError(t, err)
+				_, ok := a2a.ParseHTTPError(404, c.body)
+				require.False(t, ok, "a task is no error body")
 				var arts []string
 				for i := range task.Artifacts {
 					for _, p := range task.Artifacts[i].Parts {
