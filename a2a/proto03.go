@@ -134,7 +134,7 @@ func UnmarshalTaskFor(v Version, b Binding, data []byte) (*Task, error) {
 		return nil, fmt.Errorf("a2a: decoding task: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "task" {
-		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, short(w.Kind))
+		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
 	if w.ID == "" {
 		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
@@ -152,7 +152,7 @@ func UnmarshalMessageFor(v Version, b Binding, data []byte) (*Message, error) {
 		return nil, fmt.Errorf("a2a: decoding message: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "message" {
-		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, short(w.Kind))
+		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
 	return w.message(d), nil
 }
