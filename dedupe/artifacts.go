@@ -39,6 +39,10 @@ type cursor struct {
 	epoch int
 	ver   int
 	pos   int
+	// after is the place in time (a retired index, or len(retired) for the
+	// current version) of the last version matched in this window, -1 if
+	// none: a version held pending comes after it.
+	after int
 }
 
 const (
@@ -94,38 +98,102 @@ func (as *artifacts) replace(st *artifactState, held *a2a.Artifact, next a2a.Art
 // cursor not set in this window starts at the current version's first part.
 func (as *artifacts) cursorOf(st *artifactState) cursor {
 	if st.cur.epoch != as.epoch {
-		return cursor{epoch: as.epoch, ver: verCurrent}
+		return cursor{epoch: as.epoch, ver: verCurrent, after: -1}
 	}
 	return st.cur
+}
+
+// reachedCurrent reports whether the replay of this window has reached the
+// artifact's current version: whatever version comes after it is new.
+func (as *artifacts) reachedCurrent(st *artifactState) bool {
+	return as.anchored(st) && st.cur.after >= len(st.retired)
 }
 
 // anchored reports whether the artifact's cursor was set in this window.
 func (as *artifacts) anchored(st *artifactState) bool { return st.cur.epoch == as.epoch }
 
 func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
-	st.cur = cursor{epoch: as.epoch, ver: ver, pos: pos}
+	after := -1
+	switch {
+	case ver == verPending:
+		after = as.cursorOf(st).after
+	case ver == verCurrent:
+		after = len(st.retired)
+	default:
+		after = ver
+	}
+	st.cur = cursor{epoch: as.epoch, ver: ver, pos: pos, after: after}
 }
 
-// matchRetired returns the first retired version, from the cursor's on, of
-// which parts is a prefix, or -1.
+// matchRetired returns the first retired version of which parts is a
+// prefix, or -1.
 func (as *artifacts) matchRetired(st *artifactState, parts []a2a.Part) int {
 	if len(st.retired) == 0 || len(parts) == 0 {
 		return -1
 	}
-	from := 0
-	if c := as.cursorOf(st); c.ver >= 0 {
-		from = c.ver
-	}
-	hs := make([]uint64, len(parts))
-	for i := range parts {
-		hs[i] = hashPart(as.seed, &parts[i])
-	}
-	for v := from; v < len(st.retired); v++ {
+	hs := as.hashes(parts)
+	for v := range st.retired {
 		if hashPrefix(hs, st.retired[v]) {
 			return v
 		}
 	}
 	return -1
+}
+
+// matchReplay finds the version that an append:false replayed in this
+// window starts again, in the order the agent made them: the retired ones,
+// then the current one. A replay moves forward: once the cursor is in a
+// version, the next append:false starts a later one, or restarts the same
+// one with at least the parts replayed so far (an agent may send the same
+// replacement twice, or replace with the whole text so far each time, which
+// the ledger may hold as one version grown by a snapshot). It returns the
+// version (a retired index, or verCurrent), or ok false.
+func (as *artifacts) matchReplay(st *artifactState, held *a2a.Artifact, parts []a2a.Part) (ver int, ok bool) {
+	c := as.cursorOf(st)
+	n := len(st.retired)
+	at := func(v int) int { // the version's place in time
+		if v == verCurrent {
+			return n
+		}
+		return v
+	}
+	from, repeat := 0, -1
+	if as.anchored(st) {
+		from = c.after + 1
+		if c.ver != verPending {
+			repeat = at(c.ver)
+		}
+	}
+	var hs []uint64
+	matches := func(i int) bool {
+		if i == n {
+			return isPrefix(parts, held.Parts)
+		}
+		if hs == nil {
+			hs = as.hashes(parts)
+		}
+		return hashPrefix(hs, st.retired[i])
+	}
+	if repeat >= 0 && len(parts) >= c.pos && matches(repeat) {
+		return c.ver, true
+	}
+	for i := from; i <= n; i++ {
+		if matches(i) {
+			if i == n {
+				return verCurrent, true
+			}
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (as *artifacts) hashes(parts []a2a.Part) []uint64 {
+	hs := make([]uint64, len(parts))
+	for i := range parts {
+		hs[i] = hashPart(as.seed, &parts[i])
+	}
+	return hs
 }
 
 func hashPrefix(p, q []uint64) bool {
@@ -170,7 +238,7 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 }
 
 // reconcileArtifact folds one artifact of a whole task into the ledger.
-func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, authoritative bool) []a2a.Event {
+func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, trusted bool) []a2a.Event {
 	a, st := l.arts.lookup(lt, sa.ID)
 	switch {
 	case a == nil:
@@ -189,11 +257,11 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 		l.newContent(len(tail))
 		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
 			Artifact: a2a.Artifact{ID: sa.ID, Parts: tail}})
-	case !authoritative && isPrefix(sa.Parts, a.Parts):
+	case !trusted && isPrefix(sa.Parts, a.Parts):
 		l.arts.setCursor(st, verCurrent, len(sa.Parts))
 		l.win.replayed() // a snapshot older than what is held
 		return dst
-	case !authoritative:
+	case !trusted:
 		// A stale snapshot may hold a version the agent has since replaced.
 		if v := l.arts.matchRetired(st, sa.Parts); v >= 0 {
 			l.arts.setCursor(st, v, len(sa.Parts))
@@ -224,23 +292,20 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 	}
 	if !u.Append {
 		if l.win.open {
-			if isPrefix(parts, a.Parts) {
-				l.arts.setCursor(st, verCurrent, len(parts))
-				l.win.replayed()
-				l.win.drop(u.Artifact.ID)
-				return dst
-			}
-			if v := l.arts.matchRetired(st, parts); v >= 0 {
-				// A replay of a version the agent has since replaced.
+			if v, ok := l.arts.matchReplay(st, a, parts); ok {
+				// A replay of the current version, or of one the agent has
+				// since replaced.
 				l.arts.setCursor(st, v, len(parts))
 				l.win.replayed()
 				l.win.drop(u.Artifact.ID)
 				return dst
 			}
-			if l.win.replaying {
-				// A version never seen, in a replay: one the client missed in
-				// a gap (then a version it holds follows), or a new one. Hold
-				// it until the replay tells.
+			if l.win.replaying && !l.arts.reachedCurrent(st) {
+				// A version never seen, in a replay that has not reached the
+				// current version yet: one the client missed in a gap (then
+				// a version it holds follows), or a new one. Hold it until
+				// the replay tells. Past the current version, every version
+				// is new.
 				l.win.hold(u.Artifact.Clone())
 				l.arts.setCursor(st, verPending, len(parts))
 				return dst
@@ -273,11 +338,10 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 				c.pos++
 			}
 		default:
-			old := st.retired[c.ver]
-			for start < len(parts) && c.pos < len(old) && hashPart(l.arts.seed, &parts[start]) == old[c.pos] {
-				start++
-				c.pos++
-			}
+			// Appends to a version the agent has since replaced are old,
+			// whether the client saw them or missed them in a gap.
+			start = len(parts)
+			c.pos += len(parts)
 		}
 		l.arts.setCursor(st, c.ver, c.pos)
 		if start > 0 && anchored {

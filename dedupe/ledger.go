@@ -127,7 +127,51 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 // prefix of the parts held, or an earlier version, is left alone, and
 // inside the replay window a status already seen is not delivered again.
 func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a2a.Event {
-	if !authoritative && l.win.open && !l.Covers(t) {
+	return l.reconcile(dst, t, authoritative, authoritative)
+}
+
+// ReconcileSnapshot folds the first Task of a subscription, which is the
+// server's task as it is now (A2A 1.0 requires it; a2a-js sends it). Unlike
+// Reconcile(dst, t, false), it trusts the parts: an artifact it holds
+// shorter than the ledger does, or in a version since replaced, was
+// truncated or restored by the agent, and is delivered as a replacement.
+// Its status is still checked for a replay. When the task lacks an artifact
+// held (artifacts are never removed), or its status is older than the
+// newest status seen, or one seen before that is not the current one, the
+// task is the start of a replay (the first event of a server that replays
+// from the start), not the present, and it is folded as
+// Reconcile(dst, t, false) folds it.
+func (l *Ledger) ReconcileSnapshot(dst []a2a.Event, t *a2a.Task) []a2a.Event {
+	st := &t.Status
+	current := l.task != nil && st.State == l.task.Status.State && sameMessage(st.Message, l.task.Status.Message)
+	past := l.statuses.older(st) || (!current && l.task != nil && l.statuses.replayed(st, l.ids)) || l.lacksArtifact(t)
+	return l.reconcile(dst, t, false, !past)
+}
+
+// lacksArtifact reports whether t lacks an artifact the ledger holds.
+func (l *Ledger) lacksArtifact(t *a2a.Task) bool {
+	if l.task == nil {
+		return false
+	}
+	if len(t.Artifacts) < len(l.task.Artifacts) {
+		return true
+	}
+	ids := make(map[string]struct{}, len(t.Artifacts))
+	for i := range t.Artifacts {
+		ids[t.Artifacts[i].ID] = struct{}{}
+	}
+	for i := range l.task.Artifacts {
+		if _, ok := ids[l.task.Artifacts[i].ID]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// reconcile folds a whole task; trustParts makes its artifacts win every
+// disagreement.
+func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustParts bool) []a2a.Event {
+	if !trustParts && l.win.open && !l.Covers(t) {
 		// A snapshot older than what is held: the server is replaying.
 		l.win.replayed()
 	}
@@ -141,7 +185,7 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 		lt.Metadata = t.Metadata
 	}
 	for i := range t.Artifacts {
-		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative)
+		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], trustParts)
 	}
 	statusMsg := messageID(t.Status.Message)
 	for i := range t.History {

@@ -218,16 +218,40 @@ func TestVersionHeldPendingIsDeliveredWhenTheTaskMovesOn(t *testing.T) {
 	var a app
 	a.apply(t, l.Apply(nil, at(a2a.StateWorking, "m-1", 1)))
 	a.apply(t, l.Apply(nil, chunk("a1", false, false, "v1")))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "v3")))
+	// A server that replays v1, then a version never seen, but never the
+	// v3 the client holds: the replay cannot tell, so the version is held
+	// until the task moves on in time.
 	l.OpenReplayWindow()
 	require.Empty(t, l.Apply(nil, at(a2a.StateWorking, "m-1", 1)), "a replay")
 	require.Empty(t, l.Apply(nil, chunk("a1", false, false, "v1")), "a replay")
-	require.Empty(t, l.Apply(nil, chunk("a1", false, false, "v2")), "never seen, in a replay: held")
+	require.Empty(t, l.Apply(nil, chunk("a1", false, false, "v2")), "never seen, before the current version: held")
 	require.Empty(t, l.Apply(nil, chunk("a1", true, false, "+")), "appended to the version held")
+	require.Equal(t, 1, l.Pending())
 	evs := l.Apply(nil, at(a2a.StateWorking, "m-2", 2))
 	require.Len(t, evs, 2, "a status newer in time: the version held was new, and comes first")
 	a.apply(t, evs)
 	a.check(t, l)
 	require.Equal(t, "v2+", a.text("a1"))
+	require.Equal(t, 0, l.Pending())
+}
+
+func TestVersionAfterTheCurrentOneIsNew(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "s")))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "v1")))
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "s")), "a replay")
+	require.Empty(t, l.Apply(nil, chunk("a1", false, false, "v1")), "the current version, replayed")
+	evs := l.Apply(nil, chunk("a1", false, false, "v2"))
+	require.Len(t, evs, 1, "a version after the current one is new: delivered at once")
+	a.apply(t, evs)
+	evs = l.Apply(nil, chunk("a1", false, false, "v1"))
+	require.Len(t, evs, 1, "and so is going back to v1 after it")
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "v1", a.text("a1"))
 }
 
 func TestReplayOfAppendStraddlingHeldParts(t *testing.T) {

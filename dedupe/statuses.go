@@ -44,6 +44,11 @@ func (c *statusCursor) replayed(st *a2a.TaskStatus, ids map[string]struct{}) boo
 	return ok
 }
 
+// older reports whether st carries a timestamp before the newest one seen.
+func (c *statusCursor) older(st *a2a.TaskStatus) bool {
+	return !st.Timestamp.IsZero() && st.Timestamp.Before(c.latest)
+}
+
 // newer reports whether st carries a timestamp after every one seen.
 func (c *statusCursor) newer(st *a2a.TaskStatus) bool {
 	return !st.Timestamp.IsZero() && st.Timestamp.After(c.latest)

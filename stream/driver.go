@@ -2,6 +2,7 @@ package stream
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/reconnect"
@@ -40,9 +41,10 @@ const (
 
 // active is the leg being read, with what opened it.
 type active struct {
-	l    *leg
-	op   operation // opSend or opSubscribe
-	from phase     // the phase that opened it, made again on a downgrade
+	l        *leg
+	op       operation // opSend or opSubscribe
+	from     phase     // the phase that opened it, made again on a downgrade
+	progress bool      // it delivered something new
 }
 
 func (a *active) close() {
@@ -163,6 +165,16 @@ func (s *Stream) read() {
 	if err != nil {
 		op, started := s.leg.op, l.events > 0
 		s.leg.close()
+		if op == opSubscribe && err == io.EOF && !s.leg.progress {
+			// A subscription that ended with nothing new (say, a snapshot
+			// whose timestamp reads older than what is held, from a clock
+			// that went back or was truncated) may hide a change: ask the
+			// task itself before subscribing again.
+			s.log.Debug("a2a: subscription ended with nothing new, fetching the task", "task", s.taskID)
+			s.rec.cause = ErrEndedEarly
+			s.phase = phaseQuiet
+			return
+		}
 		// Only a downgrade, which happens before any event, keeps this
 		// phase: the call that opened the leg is made again in 0.3.
 		s.phase = s.leg.from
@@ -206,7 +218,11 @@ func (s *Stream) read() {
 	}
 	if isTask {
 		s.confirmFrom(t)
-		s.reconcile(t, false, nil)
+		how := foldStale
+		if s.leg.op == opSubscribe && l.events == 1 {
+			how = foldSnapshot
+		}
+		s.reconcile(t, how, nil)
 	} else {
 		s.emit(ev)
 	}
@@ -228,6 +244,8 @@ func (s *Stream) read() {
 func (s *Stream) checkOwner(ev a2a.Event) error {
 	id, contextID := eventOwner(ev)
 	switch {
+	case s.taskID == "" && s.msg != nil && s.msg.TaskID != "" && id != "" && id != s.msg.TaskID:
+		return &ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream continuing task %q", quote([]byte(id)), s.msg.TaskID)}
 	case s.taskID == "":
 		s.taskID = id
 	case id != "" && id != s.taskID:

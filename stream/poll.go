@@ -41,7 +41,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 	if t, ok := ev.(*a2a.Task); ok {
 		s.learnAnswered(t, true)
 		s.confirmFrom(t)
-		s.reconcile(t, true, nil)
+		s.reconcile(t, foldAuthoritative, nil)
 	} else {
 		s.emit(ev)
 	}

@@ -125,20 +125,24 @@ func (s *Stream) learnAnswered(t *a2a.Task, firstOfReply bool) {
 	if r == nil || t.Status.State != a2a.StateInputRequired {
 		return
 	}
+	promptAt, replyAt := -1, -1
 	promptID := messageID(t.Status.Message)
-	seenPrompt := promptID == ""
 	for i := range t.History {
-		switch t.History[i].ID {
-		case promptID:
-			seenPrompt = true
-		case r.ID:
-			if seenPrompt {
-				s.prompt.answered = promptKey(&t.Status)
-			}
-			return
+		switch id := t.History[i].ID; {
+		case id == "":
+		case id == promptID:
+			promptAt = i
+		case id == r.ID:
+			replyAt = i
 		}
 	}
-	if firstOfReply {
+	switch {
+	case replyAt >= 0 && promptAt > replyAt:
+		// The task asks again, after the reply: a new question.
+	case replyAt >= 0, firstOfReply:
+		// The reply follows the prompt, or the history does not list the
+		// prompt (a2a-go keeps no status messages there), or, on the
+		// reply's own stream, no user message.
 		s.prompt.answered = promptKey(&t.Status)
 	}
 }

@@ -86,7 +86,7 @@ func (s *Stream) fetch() {
 	s.learnAnswered(t, false)
 	s.rec.gap = false
 	s.confirmFrom(t)
-	s.reconcile(t, true, s.rec.final)
+	s.reconcile(t, foldAuthoritative, s.rec.final)
 	s.rec.final = nil
 	if s.phase == phaseRecover || s.phase == phaseQuiet {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.c.cfg.policy.MaxAttempts})

@@ -199,21 +199,36 @@ func (s *Stream) emit(ev a2a.Event) {
 // progress notes that something new was delivered: the reconnect budget is
 // reset, and the stall clock restarts.
 func (s *Stream) progress() {
+	s.leg.progress = true
 	s.rec.budget.Progress()
 	s.rec.lastProgress = time.Now()
 }
+
+// fold is how a whole task from the server is folded into the ledger.
+type fold int
+
+const (
+	foldStale         fold = iota // a task that may be older than what is held
+	foldSnapshot                  // the first event of a subscription: the task as it is now
+	foldAuthoritative             // a get-task or unary send result: the truth
+)
 
 // reconcile folds a whole task into the ledger, then applies then (a
 // settling event held back), if any. When that yields several deltas, it
 // keeps the artifacts as they were, for Task to report until the
 // application has seen them all.
-func (s *Stream) reconcile(t *a2a.Task, authoritative bool, then a2a.Event) {
+func (s *Stream) reconcile(t *a2a.Task, how fold, then a2a.Event) {
 	var before []a2a.Artifact
 	if lt := s.ledger.Task(); lt != nil {
 		before = slices.Clone(lt.Artifacts)
 	}
 	n := len(s.out.queue)
-	s.out.queue = s.ledger.Reconcile(s.out.queue, t, authoritative)
+	switch how {
+	case foldSnapshot:
+		s.out.queue = s.ledger.ReconcileSnapshot(s.out.queue, t)
+	default:
+		s.out.queue = s.ledger.Reconcile(s.out.queue, t, how == foldAuthoritative)
+	}
 	if then != nil {
 		s.out.queue = s.ledger.Apply(s.out.queue, then)
 	}
