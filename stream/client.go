@@ -13,14 +13,16 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Client talks to one A2A agent endpoint over JSON-RPC. It is safe for
-// concurrent use by many goroutines; each Stream it returns has one consumer.
+// Client talks to one A2A agent endpoint, over JSON-RPC or HTTP+JSON. It is
+// safe for concurrent use by many goroutines; each Stream it returns has one
+// consumer.
 type Client struct {
 	endpoint string
 	origin   string
 	cfg      config
 	httpc    *http.Client
 	b        binding
+	binding  a2a.Binding
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -29,6 +31,19 @@ type Client struct {
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.
 // Without WithVersion it negotiates the protocol version on first use.
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
+	return newClient(endpoint, a2a.BindingJSONRPC, opts)
+}
+
+// NewRESTClient returns a client for the HTTP+JSON (REST) binding of an
+// agent, under baseURL: requests go to baseURL+"/message:stream" and so on
+// in A2A 1.0, and under baseURL+"/v1/" in 0.3, whose JSON is the proto-JSON
+// that @a2a-js/sdk 0.3 serves. Without WithVersion it negotiates the
+// protocol version on first use, as NewClient does.
+func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
+	return newClient(baseURL, a2a.BindingHTTPJSON, opts)
+}
+
+func newClient(endpoint string, binding a2a.Binding, opts []Option) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
@@ -50,12 +65,22 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{endpoint: u.String(), origin: origin(u), cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, cfg.header)
-	c.b = jsonrpcBinding{c}
+	c.binding = binding
+	switch binding {
+	case a2a.BindingHTTPJSON:
+		c.b = restBinding{c}
+	default:
+		c.b = jsonrpcBinding{c}
+	}
 	return c, nil
 }
 
-// Endpoint returns the JSON-RPC endpoint URL.
+// Endpoint returns the JSON-RPC endpoint URL, or the HTTP+JSON base URL.
 func (c *Client) Endpoint() string { return c.endpoint }
+
+// Binding returns the protocol binding the Client speaks: JSON-RPC or
+// HTTP+JSON.
+func (c *Client) Binding() a2a.Binding { return c.binding }
 
 // Version returns the protocol version in use: the one fixed with
 // WithVersion or chosen by Resolve, or the one negotiated so far ("" before

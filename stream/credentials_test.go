@@ -540,7 +540,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 		}, func(t *testing.T, err error) {
 			var ice *stream.InvalidCardError
 			require.ErrorAs(t, err, &ice)
-			require.Contains(t, ice.Reason, "no JSON-RPC interface")
+			require.Contains(t, ice.Reason, "no JSON-RPC or HTTP+JSON interface")
 		}},
 		{"endless card", func(w http.ResponseWriter, r *http.Request) {
 			e, _ := json.Marshal(echo(r))

@@ -69,14 +69,18 @@ func (b jsonrpcBinding) messageParams(v a2a.Version, m *a2a.Message, unary bool)
 	}
 	p := sendParams{Message: raw, Tenant: b.tenant(v)}
 	if unary {
-		if v == a2a.V03 {
-			no := false
-			p.Configuration = &sendConfig{Blocking: &no}
-		} else {
-			p.Configuration = &sendConfig{ReturnImmediately: true}
-		}
+		p.Configuration = unaryConfig(v)
 	}
 	return p, nil
+}
+
+// unaryConfig asks a unary send to return at once, in version v's terms.
+func unaryConfig(v a2a.Version) *sendConfig {
+	if v == a2a.V03 {
+		no := false
+		return &sendConfig{Blocking: &no}
+	}
+	return &sendConfig{ReturnImmediately: true}
 }
 
 func (b jsonrpcBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {

@@ -35,6 +35,7 @@ type config struct {
 	pollInterval time.Duration
 	stallTimeout time.Duration
 	noStreaming  bool // the agent card says the agent cannot stream
+	binding      a2a.Binding
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
@@ -173,6 +174,13 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 // goroutine that calls Stream.Next and must not block.
 func WithNotify(f func(Notice)) Option {
 	return optionFunc(func(cfg *config) { cfg.notify = f })
+}
+
+// WithBinding makes Resolve prefer interfaces of binding b
+// (a2a.BindingJSONRPC or a2a.BindingHTTPJSON) when the card offers several;
+// without it Resolve prefers JSON-RPC. NewClient and NewRESTClient ignore it.
+func WithBinding(b a2a.Binding) Option {
+	return optionFunc(func(cfg *config) { cfg.binding = b })
 }
 
 // withTenant is set by Resolve from the chosen 1.0 interface.

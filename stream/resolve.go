@@ -23,16 +23,18 @@ const (
 const maxCardSize = 1 << 20
 
 // Resolve reads the agent card under baseURL (CardPath, falling back to
-// LegacyCardPath on 404), picks a JSON-RPC interface, and returns a Client
-// for it.
+// LegacyCardPath on 404), picks an interface, and returns a Client for it.
 //
-// From a 1.0 or hybrid card it takes the first supportedInterfaces entry with
-// the JSONRPC binding and a version this module speaks (1.0 or 0.3), and
-// copies that interface's tenant into every request; from a 0.3 card it takes
-// url (when preferredTransport is JSONRPC or absent) or a JSONRPC
-// additionalInterfaces entry. When opts fix a version with WithVersion, only
-// interfaces of that version are considered. A card with no usable interface
-// ends in an *InvalidCardError.
+// The interfaces considered are the card's 1.0 supportedInterfaces, then a
+// 0.3 card's url (in its preferredTransport, JSON-RPC when absent) and its
+// additionalInterfaces, each with a binding (JSON-RPC or HTTP+JSON) and a
+// version (1.0 or 0.3) this module speaks. Resolve takes the first JSON-RPC
+// one, else the first HTTP+JSON one, in the card's order; WithBinding puts a
+// binding first, and WithVersion considers only interfaces of that version.
+// A 1.0 interface's tenant goes with every request. A card whose
+// capabilities say streaming false makes the Client poll (see
+// WithPollInterval). A card with no usable interface ends in an
+// *InvalidCardError.
 //
 // Headers set with WithHeader are sent with the card request, and later only
 // to the chosen endpoint when it has the same origin as baseURL.
@@ -71,16 +73,16 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	if err != nil {
 		return nil, err
 	}
-	endpoint, v, tenant, err := pickInterface(card, cfg.version)
+	in, err := pickInterface(card, cfg.version, cfg.binding)
 	if err != nil {
 		return nil, &InvalidCardError{URL: cardURL, Reason: err.Error()}
 	}
-	ref, err := url.Parse(endpoint)
+	ref, err := url.Parse(in.url)
 	if err != nil {
 		return nil, &InvalidCardError{URL: cardURL, Reason: "interface URL does not parse", Err: err}
 	}
 	endpointURL := base.ResolveReference(ref)
-	all := append(append([]Option{}, opts...), WithVersion(v), withTenant(tenant))
+	all := append(append([]Option{}, opts...), WithVersion(in.v), withTenant(in.tenant))
 	if s := card.Capabilities.Streaming; s != nil && !*s {
 		all = append(all, optionFunc(func(c *config) { c.noStreaming = true }))
 	}
@@ -89,7 +91,7 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		// the card points.
 		all = append(all, optionFunc(func(c *config) { c.header = http.Header{} }))
 	}
-	return NewClient(endpointURL.String(), all...)
+	return newClient(endpointURL.String(), in.binding, all)
 }
 
 // fetchCard reads the card at cardURL; shownURL is the same URL redacted
@@ -125,36 +127,73 @@ func fetchCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrig
 	return &card, nil
 }
 
-// pickInterface chooses the endpoint, version and tenant from a card. want,
-// when set, restricts the choice to that version.
-func pickInterface(card *a2a.AgentCard, want a2a.Version) (endpoint string, v a2a.Version, tenant string, err error) {
-	ok := func(v a2a.Version) bool { return want == "" || v == want }
-	for _, in := range card.SupportedInterfaces {
-		if !strings.EqualFold(in.ProtocolBinding, a2a.TransportJSONRPC) || in.URL == "" {
-			continue
-		}
-		if v, known := a2a.ParseVersion(in.ProtocolVersion); known && ok(v) {
-			return in.URL, v, in.Tenant, nil
-		}
+// iface is one usable interface of an agent card.
+type iface struct {
+	url     string
+	v       a2a.Version
+	binding a2a.Binding
+	tenant  string
+}
+
+// pickInterface chooses the interface to use from a card: of those with a
+// binding and version this module speaks (restricted to version want, when
+// set), the first with the preferred binding when one is set, else the first
+// JSON-RPC one, else the first HTTP+JSON one, in the card's order.
+func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding) (iface, error) {
+	all := cardInterfaces(card, want)
+	order := []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
+	if prefer != "" {
+		order = append([]a2a.Binding{prefer}, order...)
 	}
-	if card.URL != "" || len(card.AdditionalInterfaces) > 0 {
-		v03 := card.ProtocolVersion == "" || strings.HasPrefix(card.ProtocolVersion, "0.2") || strings.HasPrefix(card.ProtocolVersion, "0.3")
-		if v, known := a2a.ParseVersion(card.ProtocolVersion); known {
-			v03 = v == a2a.V03
-		}
-		if v03 && ok(a2a.V03) {
-			if card.URL != "" && (card.PreferredTransport == "" || strings.EqualFold(card.PreferredTransport, a2a.TransportJSONRPC)) {
-				return card.URL, a2a.V03, "", nil
-			}
-			for _, in := range card.AdditionalInterfaces {
-				if strings.EqualFold(in.Transport, a2a.TransportJSONRPC) && in.URL != "" {
-					return in.URL, a2a.V03, "", nil
-				}
+	for _, b := range order {
+		for _, in := range all {
+			if in.binding == b {
+				return in, nil
 			}
 		}
 	}
+	what := "0.3 or 1.0"
 	if want != "" {
-		return "", "", "", fmt.Errorf("no JSON-RPC interface of protocol version %s", want)
+		what = string(want)
 	}
-	return "", "", "", errors.New("no JSON-RPC interface of protocol version 0.3 or 1.0")
+	return iface{}, fmt.Errorf("no JSON-RPC or HTTP+JSON interface of protocol version %s", what)
+}
+
+// cardInterfaces lists the usable interfaces of a card in its order: the
+// 1.0 supportedInterfaces first, then a 0.3 card's url (with its
+// preferredTransport, JSON-RPC when absent) and additionalInterfaces.
+func cardInterfaces(card *a2a.AgentCard, want a2a.Version) []iface {
+	ok := func(v a2a.Version) bool { return want == "" || v == want }
+	var out []iface
+	for _, in := range card.SupportedInterfaces {
+		b, known := a2a.ParseBinding(in.ProtocolBinding)
+		if v, vok := a2a.ParseVersion(in.ProtocolVersion); known && vok && ok(v) && in.URL != "" {
+			out = append(out, iface{url: in.URL, v: v, binding: b, tenant: in.Tenant})
+		}
+	}
+	if card.URL == "" && len(card.AdditionalInterfaces) == 0 {
+		return out
+	}
+	v03 := card.ProtocolVersion == "" || strings.HasPrefix(card.ProtocolVersion, "0.2") || strings.HasPrefix(card.ProtocolVersion, "0.3")
+	if v, known := a2a.ParseVersion(card.ProtocolVersion); known {
+		v03 = v == a2a.V03
+	}
+	if !v03 || !ok(a2a.V03) {
+		return out
+	}
+	if card.URL != "" {
+		b, known := a2a.BindingJSONRPC, true
+		if card.PreferredTransport != "" {
+			b, known = a2a.ParseBinding(card.PreferredTransport)
+		}
+		if known {
+			out = append(out, iface{url: card.URL, v: a2a.V03, binding: b})
+		}
+	}
+	for _, in := range card.AdditionalInterfaces {
+		if b, known := a2a.ParseBinding(in.Transport); known && in.URL != "" {
+			out = append(out, iface{url: in.URL, v: a2a.V03, binding: b})
+		}
+	}
+	return out
 }

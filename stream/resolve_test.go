@@ -78,12 +78,46 @@ func TestResolveFallsBackToTheLegacyPath(t *testing.T) {
 	})
 }
 
+func TestResolvePicksABinding(t *testing.T) {
+	hybrid := `{"name":"x","supportedInterfaces":[` +
+		`{"url":"http://agent.test/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"},` +
+		`{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`
+	cases := []struct {
+		name, card string
+		opts       []stream.Option
+		binding    a2a.Binding
+		endpoint   string
+		version    a2a.Version
+	}{
+		{"0.3 over REST", `{"name":"x","url":"http://agent.test/r","preferredTransport":"HTTP+JSON","protocolVersion":"0.3.0"}`,
+			nil, a2a.BindingHTTPJSON, "http://agent.test/r", a2a.V03},
+		{"0.3 REST in additionalInterfaces", `{"name":"x","url":"http://agent.test/g","preferredTransport":"GRPC","protocolVersion":"0.3.0",` +
+			`"additionalInterfaces":[{"url":"http://agent.test/r","transport":"HTTP+JSON"}]}`, nil, a2a.BindingHTTPJSON, "http://agent.test/r", a2a.V03},
+		{"JSON-RPC preferred over an earlier REST entry", hybrid, nil, a2a.BindingJSONRPC, "http://agent.test/rpc", a2a.V10},
+		{"WithBinding puts REST first", hybrid, []stream.Option{stream.WithBinding(a2a.BindingHTTPJSON)}, a2a.BindingHTTPJSON, "http://agent.test/rest", a2a.V10},
+		{"REST spelled REST", `{"name":"x","supportedInterfaces":[{"url":"http://agent.test/rest","protocolBinding":"rest","protocolVersion":"1.0"}]}`,
+			nil, a2a.BindingHTTPJSON, "http://agent.test/rest", a2a.V10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(c.card)))
+				opts := append([]stream.Option{stream.WithHTTPClient(agent.Client())}, c.opts...)
+				client, err := stream.Resolve(background(), "http://agent.test", opts...)
+				require.NoError(t, err)
+				require.Equal(t, c.binding, client.Binding())
+				require.Equal(t, c.endpoint, client.Endpoint())
+				require.Equal(t, c.version, client.Version())
+			})
+		})
+	}
+}
+
 func TestResolveInvalidCards(t *testing.T) {
 	cards := map[string]string{
 		"no interface":        `{"name":"x","capabilities":{}}`,
 		"grpc only":           `{"name":"x","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`,
 		"unsupported version": `{"name":"x","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"JSONRPC","protocolVersion":"2.0"}]}`,
-		"0.3 over REST":       `{"name":"x","url":"http://agent.test/","preferredTransport":"HTTP+JSON","protocolVersion":"0.3.0"}`,
 		"malformed":           `{"name":`,
 	}
 	for name, card := range cards {
