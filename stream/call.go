@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/sse"
 )
 
@@ -140,11 +141,16 @@ func contentTypeError(resp *http.Response) error {
 	return &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
 }
 
-// httpError reads up to maxErrorBody of a non-2xx response and closes it.
+// httpError reads up to maxErrorBody of a non-2xx response, closes it, and
+// reads the A2A error its body carries, if any.
 func httpError(resp *http.Response) *HTTPError {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
-	return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
+	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
+	if rpcErr, ok := a2a.ParseHTTPError(resp.StatusCode, b); ok {
+		e.Err = rpcErr
+	}
+	return e
 }
 
 // quote cuts server data quoted in an error text to a readable length.

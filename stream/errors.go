@@ -14,22 +14,35 @@ import (
 const maxErrorBody = 4 << 10
 
 // HTTPError reports a response with a non-2xx status. Body holds at most the
-// first 4 KiB of the response body; it is not part of the error text.
+// first 4 KiB of the response body; it is not part of the error text. When
+// the body carries an A2A error (a JSON-RPC error, whatever the status, or an
+// HTTP+JSON error body), Err is that error as an *a2a.RPCError, so that
+// errors.As finds it through the HTTPError and the same rules apply as to an
+// RPC error sent with HTTP 200.
 type HTTPError struct {
 	StatusCode int
 	Status     string
 	Header     http.Header
 	Body       []byte
+	Err        error
 }
 
-// Error reads like "stream: HTTP 502 Bad Gateway".
+// Error reads like "stream: HTTP 502 Bad Gateway", followed by the A2A
+// error the body carried, if any.
 func (e *HTTPError) Error() string {
 	s := e.Status
 	if s == "" {
 		s = strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
 	}
-	return "stream: HTTP " + strings.TrimSpace(s)
+	s = "stream: HTTP " + strings.TrimSpace(s)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
 }
+
+// Unwrap returns Err.
+func (e *HTTPError) Unwrap() error { return e.Err }
 
 // RetryAfter returns the wait the server asked for in a Retry-After header,
 // in seconds or as an HTTP date, if any.
