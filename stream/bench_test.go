@@ -14,10 +14,20 @@ import (
 )
 
 // benchBody builds an SSE body of n artifact-update events of about 200
-// bytes each, in the wire shape of the captures, then the final status.
-func benchBody(v a2a.Version, n int) []byte {
+// bytes each, in the wire shape of the captures, then the final status:
+// JSON-RPC responses, or bare StreamResponse objects for HTTP+JSON.
+func benchBody(v a2a.Version, n int, binding ...a2a.Binding) []byte {
 	var b bytes.Buffer
+	rest := len(binding) > 0 && binding[0] == a2a.BindingHTTPJSON
 	write := func(ev a2a.Event) {
+		if rest {
+			raw, err := a2a.MarshalEventFor(v, a2a.BindingHTTPJSON, ev)
+			if err != nil {
+				panic(err)
+			}
+			fmt.Fprintf(&b, "data: %s\n\n", raw)
+			return
+		}
 		raw, err := a2a.MarshalEvent(v, ev)
 		if err != nil {
 			panic(err)
@@ -44,12 +54,28 @@ func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // BenchmarkDriver measures the whole runtime per event (decode, dedupe,
 // delivery), with no network: Send, then Next until the end.
+//
+// The rest/ cases run the same stream over the HTTP+JSON binding
+// (NewRESTClient, bare StreamResponse data lines), side by side with
+// JSON-RPC, as issue 11 asks.
 func BenchmarkDriver(b *testing.B) {
 	const n = 10000
-	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		b.Run(string(v), func(b *testing.B) {
-			body := benchBody(v, n)
-			c, err := stream.NewClient("http://bench.test/", stream.WithVersion(v),
+	for _, c := range []struct {
+		name    string
+		v       a2a.Version
+		binding a2a.Binding
+	}{
+		{"0.3", a2a.V03, a2a.BindingJSONRPC}, {"1.0", a2a.V10, a2a.BindingJSONRPC},
+		{"rest/0.3", a2a.V03, a2a.BindingHTTPJSON}, {"rest/1.0", a2a.V10, a2a.BindingHTTPJSON},
+	} {
+		v := c.v
+		b.Run(c.name, func(b *testing.B) {
+			body := benchBody(v, n, c.binding)
+			newClient := stream.NewClient
+			if c.binding == a2a.BindingHTTPJSON {
+				newClient = stream.NewRESTClient
+			}
+			c, err := newClient("http://bench.test/", stream.WithVersion(v),
 				stream.WithHTTPClient(&http.Client{Transport: bodyTransport{body}}))
 			if err != nil {
 				b.Fatal(err)
