@@ -106,6 +106,35 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// readUnary reads the body of a unary call's 2xx response, under the size
+// limit, and closes it: a JSON document, or the data of a one-event stream
+// (tolerated from servers that answer a unary call that way).
+func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	body := k.body(resp)
+	var (
+		raw []byte
+		err error
+	)
+	switch mt := mediaType(resp); {
+	case jsonType(mt):
+		raw, err = readLimited(body, c.cfg.maxEventSize)
+	case mt == "text/event-stream":
+		var e sse.Event
+		e, err = sse.NewDecoder(body, c.cfg.maxEventSize).Next()
+		raw = e.Data
+	default:
+		return nil, contentTypeError(resp)
+	}
+	if err != nil {
+		if isTooLarge(err) {
+			return nil, &ProtocolError{Reason: "response too large", Err: err}
+		}
+		return nil, k.transportErr(err)
+	}
+	return raw, nil
+}
+
 // errTooLarge is returned by readLimited for a body over the limit.
 var errTooLarge = errors.New("response body exceeds the maximum event size")
 

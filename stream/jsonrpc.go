@@ -12,7 +12,6 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/jsonrpc"
-	"github.com/a2astream/a2astream/internal/sse"
 )
 
 // jsonrpcBinding speaks JSON-RPC 2.0 over HTTP POST to one endpoint, with
@@ -196,25 +195,9 @@ func (b jsonrpcBinding) unary(ctx context.Context, v a2a.Version, m rpcMethod, p
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body := k.body(resp)
-	var raw []byte
-	switch mt := mediaType(resp); {
-	case jsonType(mt):
-		raw, err = readLimited(body, b.c.cfg.maxEventSize)
-	case mt == "text/event-stream":
-		// Tolerate a server that answers a unary call as a one-event stream.
-		var e sse.Event
-		e, err = sse.NewDecoder(body, b.c.cfg.maxEventSize).Next()
-		raw = e.Data
-	default:
-		return nil, contentTypeError(resp)
-	}
+	raw, err := b.c.readUnary(k, resp)
 	if err != nil {
-		if isTooLarge(err) {
-			return nil, &ProtocolError{Reason: "response too large", Err: err}
-		}
-		return nil, k.transportErr(err)
+		return nil, err
 	}
 	r, err := jsonrpc.DecodeResponse(raw)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/internal/sse"
 )
 
 // restBinding speaks the HTTP+JSON binding under one base URL, as the
@@ -183,24 +182,5 @@ func (b restBinding) unary(ctx context.Context, v a2a.Version, method, u string,
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	rd := k.body(resp)
-	var raw []byte
-	switch mt := mediaType(resp); {
-	case jsonType(mt):
-		raw, err = readLimited(rd, b.c.cfg.maxEventSize)
-	case mt == "text/event-stream":
-		var e sse.Event
-		e, err = sse.NewDecoder(rd, b.c.cfg.maxEventSize).Next()
-		raw = e.Data
-	default:
-		return nil, contentTypeError(resp)
-	}
-	if err != nil {
-		if isTooLarge(err) {
-			return nil, &ProtocolError{Reason: "response too large", Err: err}
-		}
-		return nil, k.transportErr(err)
-	}
-	return raw, nil
+	return b.c.readUnary(k, resp)
 }

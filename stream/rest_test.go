@@ -156,7 +156,7 @@ func artifactNamed(t *testing.T, got *collected, name string) string {
 func TestRESTErrorsMapOntoRPCErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &restReplay{t: t, routes: map[string]func(http.ResponseWriter, []byte){
-			"GET /tasks/nope": serve("application/a2a+json", 404, restCapture(t, "js-1.3.0-rest-get-unknown.json")),
+			"GET /tasks/nope":    serve("application/a2a+json", 404, restCapture(t, "js-1.3.0-rest-get-unknown.json")),
 			"GET /v1/tasks/nope": serve("application/json", 404, restCapture(t, "js-0.3.14-rest-get-unknown.json")),
 		}}
 		for _, v := range versions {
