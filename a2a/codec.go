@@ -217,6 +217,11 @@ func (w *wireObject) event(d dialect) (Event, error) {
 	}
 	switch n {
 	case 0:
+		if w.ID != "" && w.Status != nil {
+			// No kind and no wrapper, but the fields of a task: some servers
+			// send every result as a bare Task snapshot.
+			return w.task(d), nil
+		}
 		return nil, fmt.Errorf("%w: no kind and no task, message, statusUpdate or artifactUpdate member", ErrUnknownResult)
 	case 1:
 		return ev, nil

@@ -132,7 +132,7 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, error) {
 		}
 		return nil, k.transportErr(err)
 	}
-	return raw, nil
+	return trimRecordSeparator(raw), nil
 }
 
 // errTooLarge is returned by readLimited for a body over the limit.

@@ -56,7 +56,7 @@ func (c *Client) newLeg(k *call, resp *http.Response, frame frameDecoder) (*leg,
 			// event, as an empty event stream is.
 			return nil, ErrEndedEarly
 		}
-		ev, err := frame(raw)
+		ev, err := frame(trimRecordSeparator(raw))
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (l *leg) next() (a2a.Event, error) {
 	if err != nil {
 		return nil, l.k.readErr(err)
 	}
-	ev, err := l.frame(e.Data)
+	ev, err := l.frame(trimRecordSeparator(e.Data))
 	if err == nil && e.Type == "error" {
 		err = &ProtocolError{Reason: fmt.Sprintf("an %q frame without an error in it", "event: error")}
 	}
@@ -93,6 +93,13 @@ func (l *leg) next() (a2a.Event, error) {
 	}
 	l.events++
 	return ev, nil
+}
+
+// trimRecordSeparator drops the ASCII record separator (0x1E) that some
+// servers put before each JSON text, as RFC 7464 JSON text sequences do.
+func trimRecordSeparator(b []byte) []byte {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return bytes.TrimPrefix(b, []byte{0x1e})
 }
 
 // close releases the leg: stops its timer, cancels its request and closes

@@ -24,6 +24,9 @@ const maxCardSize = 1 << 20
 
 // Resolve reads the agent card under baseURL (CardPath, falling back to
 // LegacyCardPath on 404), picks an interface, and returns a Client for it.
+// A baseURL whose path ends in ".json" is taken as the URL of the card
+// itself, for agents that serve it elsewhere. A card with no protocol
+// version and no preferred transport is read as a 0.3 JSON-RPC card.
 //
 // The interfaces considered are the card's 1.0 supportedInterfaces, then a
 // 0.3 card's url (in its preferredTransport, JSON-RPC when absent) and its
@@ -57,9 +60,14 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		card    *a2a.AgentCard
 		cardURL string
 	)
-	for _, p := range []string{CardPath, LegacyCardPath} {
+	paths := []string{strings.TrimSuffix(base.Path, "/") + CardPath, strings.TrimSuffix(base.Path, "/") + LegacyCardPath}
+	if strings.HasSuffix(base.Path, ".json") {
+		// The URL of a card itself, such as /.well-known/<agent-id>/agent-card.json.
+		paths = []string{base.Path}
+	}
+	for _, p := range paths {
 		u := *base
-		u.Path = strings.TrimSuffix(base.Path, "/") + p
+		u.Path = p
 		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
 		cardURL = redactURL(&u)
 		fetchURL := u.String()

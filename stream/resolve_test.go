@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -111,6 +112,25 @@ func TestResolvePicksABinding(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestResolveTakesTheURLOfACard(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A card served only under an agent's own path, with no
+		// protocolVersion and no preferredTransport: 0.3 JSON-RPC at its url.
+		card := `{"name":"x","url":"http://agent.test/agents/a7/rpc"}`
+		mux := http.NewServeMux()
+		mux.HandleFunc("/.well-known/a7/agent-card.json", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, card)
+		})
+		client, err := stream.Resolve(background(), "http://agent.test/.well-known/a7/agent-card.json",
+			stream.WithHTTPClient(a2atest.NewClient(mux)))
+		require.NoError(t, err)
+		require.Equal(t, "http://agent.test/agents/a7/rpc", client.Endpoint())
+		require.Equal(t, a2a.V03, client.Version())
+		require.Equal(t, a2a.BindingJSONRPC, client.Binding())
+	})
 }
 
 func TestResolveInvalidCards(t *testing.T) {
