@@ -2,9 +2,7 @@ package a2atest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
-	"net/http"
 	"slices"
 	"time"
 
@@ -13,63 +11,67 @@ import (
 )
 
 // call is one A2A operation as the agent serves it, decoded from its
-// binding's envelope (today JSON-RPC; see serveJSONRPC).
+// binding's envelope (see serveJSONRPC and serveREST).
 type call struct {
-	op     op
-	v      a2a.Version
-	method string       // the name the client used, for error messages
-	taskID string       // params.id, or the message's taskId for sends
-	msg    *a2a.Message // a send's message; nil if absent or invalid
+	op      op
+	v       a2a.Version
+	binding a2a.Binding
+	method  string       // the name the client used, for error messages
+	taskID  string       // params.id, or the message's taskId for sends
+	msg     *a2a.Message // a send's message; nil if absent or invalid
 	// nonBlocking is set for a unary send that asks to be answered at once
 	// (0.3 configuration.blocking: false, 1.0 returnImmediately: true).
 	nonBlocking bool
 }
 
-// exchange is one JSON-RPC request being answered.
+// exchange is one request being answered. It decides what to answer; its
+// answers decide how that looks in the request's binding.
 type exchange struct {
 	a     *Agent
 	sk    *sink
-	id    json.RawMessage
+	w     answers
 	v     a2a.Version
 	op    op               // zero if the method is unknown
 	style ResubscribeStyle // a subscribe request's, chosen on arrival
 }
 
+// answers writes the answers of one binding (JSON-RPC: [rpcAnswers],
+// HTTP+JSON: [restAnswers]) through the exchange's sink, in the exchange's
+// version as it stands when called.
+type answers interface {
+	// fail answers with an error outside any stream.
+	fail(code int, message string)
+	// refuseStream answers a streaming request with an error before the
+	// stream's first event, the way the binding's servers do.
+	refuseStream(code int, message string)
+	// errorStream answers with a stream whose only event is an error,
+	// with an "event: error" field when errorField is set ([RPCError]
+	// faults of the event shapes).
+	errorStream(code int, message string, errorField bool)
+	// beginStream starts an SSE response.
+	beginStream()
+	// event writes one stream event and reports whether the stream may go
+	// on.
+	event(ev a2a.Event) bool
+	// sent answers a unary send with its result, a Task or a Message.
+	sent(ev a2a.Event)
+	// task answers a get-task or a cancel with the bare Task.
+	task(t *a2a.Task)
+}
+
 func (x *exchange) ctx() context.Context { return x.sk.ctx }
 
-// unary sends a JSON body as a plain (non-SSE) response.
-func (x *exchange) unary(body []byte) {
-	x.sk.begin(http.StatusOK, x.a.cfg.unaryCT, false)
-	x.sk.event(body)
-}
+func (x *exchange) beginStream() { x.w.beginStream() }
 
-func (x *exchange) errorJSON(code int, message string) {
-	x.unary(errorJSON(x.v, x.id, code, message))
-}
-
-// errorEvent sends an error as the only event of an SSE response.
-func (x *exchange) errorEvent(code int, message string, errorField bool) {
-	x.sk.begin(http.StatusOK, "text/event-stream", true)
-	x.sk.event(sseFrame(errorJSON(x.v, x.id, code, message), errorField))
-}
-
-// beginStream starts an SSE response.
-func (x *exchange) beginStream() { x.sk.begin(http.StatusOK, "text/event-stream", true) }
-
-// writeEvent sends one stream result and reports whether the stream may go
-// on.
+// writeEvent sends one stream event and reports whether the stream may go
+// on. In 0.3 a status update says final on a settling state.
 func (x *exchange) writeEvent(ev a2a.Event) bool {
 	if su, ok := ev.(*a2a.StatusUpdate); ok && x.v == a2a.V03 {
 		c := *su
 		c.Final = settling(su.Status.State)
 		ev = &c
 	}
-	raw, err := a2a.MarshalEvent(x.v, ev)
-	if err != nil {
-		x.sk.event(sseFrame(errorJSON(x.v, x.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
-		return false
-	}
-	return x.sk.event(sseFrame(resultJSON(x.id, raw), false))
+	return x.w.event(ev)
 }
 
 func settling(s a2a.TaskState) bool { return s.Terminal() || s.Interrupted() }
@@ -94,11 +96,11 @@ func (x *exchange) applyPreResponse(f Fault) {
 	case faultRPC:
 		switch f.shape {
 		case ErrorAsEvent:
-			x.errorEvent(f.n, f.text, false)
+			x.w.errorStream(f.n, f.text, false)
 		case ErrorAsErrorEvent:
-			x.errorEvent(f.n, f.text, true)
+			x.w.errorStream(f.n, f.text, true)
 		default:
-			x.errorJSON(f.n, f.text)
+			x.w.fail(f.n, f.text)
 		}
 	case faultHang:
 		if x.op == opStream || x.op == opSubscribe {
@@ -113,13 +115,13 @@ func (x *exchange) applyPreResponse(f Fault) {
 // dispatch performs a call whose envelope and dialect have been checked.
 func (x *exchange) dispatch(c call) {
 	if code, message, ok := x.a.refusal(c); ok {
-		x.errorJSON(code, message)
+		x.w.fail(code, message)
 		return
 	}
 	switch c.op {
 	case opSend, opStream:
 		if c.msg == nil {
-			x.errorJSON(a2a.CodeInvalidParams, "invalid params: no valid message")
+			x.w.fail(a2a.CodeInvalidParams, "invalid params: no valid message")
 			return
 		}
 		x.send(c)
@@ -156,7 +158,7 @@ func (x *exchange) send(c call) {
 			x.writeEvent(reply)
 			return
 		}
-		x.unaryEvent(reply)
+		x.w.sent(reply)
 		return
 	}
 
@@ -170,33 +172,13 @@ func (x *exchange) send(c call) {
 	a.mu.Unlock()
 	switch {
 	case !stream && c.nonBlocking:
-		x.unaryEvent(snap)
+		x.w.sent(snap)
 	case !stream:
 		x.unaryWhenSettled(t, 1)
 	default:
 		x.beginStream()
 		x.pump(t, pumpOpts{cursor: 0, closeOnInterrupt: true})
 	}
-}
-
-// unaryEvent sends a non-streaming send's result.
-func (x *exchange) unaryEvent(ev a2a.Event) {
-	raw, err := a2a.MarshalEvent(x.v, ev)
-	if err != nil {
-		x.errorJSON(a2a.CodeInternalError, "a2atest: "+err.Error())
-		return
-	}
-	x.unary(resultJSON(x.id, raw))
-}
-
-// unaryTask sends a get or cancel result: the bare Task.
-func (x *exchange) unaryTask(t *a2a.Task) {
-	raw, err := a2a.MarshalTask(x.v, t)
-	if err != nil {
-		x.errorJSON(a2a.CodeInternalError, "a2atest: "+err.Error())
-		return
-	}
-	x.unary(resultJSON(x.id, raw))
 }
 
 func (x *exchange) followUp(c call) {
@@ -207,10 +189,10 @@ func (x *exchange) followUp(c call) {
 	if t == nil {
 		a.mu.Unlock()
 		if stream && x.v == a2a.V03 {
-			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+msg.TaskID, false)
+			x.w.refuseStream(a2a.CodeTaskNotFound, "task not found: "+msg.TaskID)
 			return
 		}
-		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+msg.TaskID)
+		x.w.fail(a2a.CodeTaskNotFound, "task not found: "+msg.TaskID)
 		return
 	}
 	now := time.Now()
@@ -221,16 +203,16 @@ func (x *exchange) followUp(c call) {
 		text := "task " + t.id + " is in a terminal state: " + string(st)
 		switch {
 		case x.v == a2a.V10:
-			x.errorJSON(a2a.CodeUnsupportedOperation, text)
+			x.w.fail(a2a.CodeUnsupportedOperation, text)
 		case stream:
-			x.errorEvent(a2a.CodeInvalidParams, text, false)
+			x.w.refuseStream(a2a.CodeInvalidParams, text)
 		default:
-			x.errorJSON(a2a.CodeInvalidParams, text)
+			x.w.fail(a2a.CodeInvalidParams, text)
 		}
 		return
 	case st != a2a.StateInputRequired:
 		a.mu.Unlock()
-		x.errorJSON(a2a.CodeUnsupportedOperation, "task "+t.id+" is not waiting for input (state "+string(st)+")")
+		x.w.fail(a2a.CodeUnsupportedOperation, "task "+t.id+" is not waiting for input (state "+string(st)+")")
 		return
 	}
 	idx := t.followUp(msg, cur, now)
@@ -239,7 +221,7 @@ func (x *exchange) followUp(c call) {
 
 	switch {
 	case !stream && c.nonBlocking:
-		x.unaryEvent(snap)
+		x.w.sent(snap)
 		return
 	case !stream:
 		x.unaryWhenSettled(t, idx+1)
@@ -261,10 +243,10 @@ func (x *exchange) subscribe(id string) {
 	if t == nil {
 		a.mu.Unlock()
 		if x.v == a2a.V03 {
-			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+id, false)
+			x.w.refuseStream(a2a.CodeTaskNotFound, "task not found: "+id)
 			return
 		}
-		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+id)
+		x.w.fail(a2a.CodeTaskNotFound, "task not found: "+id)
 		return
 	}
 	now := time.Now()
@@ -276,7 +258,7 @@ func (x *exchange) subscribe(id string) {
 	switch x.style {
 	case LiveOnly:
 		if settling(st) {
-			x.errorEvent(a2a.CodeTaskNotFound, "task not found: "+id, false)
+			x.w.refuseStream(a2a.CodeTaskNotFound, "task not found: "+id)
 			return
 		}
 		x.beginStream()
@@ -286,7 +268,7 @@ func (x *exchange) subscribe(id string) {
 		x.pump(t, pumpOpts{cursor: 0, closeOnInterrupt: true, replay: true})
 	default: // SnapshotFirst
 		if st.Terminal() && x.v == a2a.V10 {
-			x.errorJSON(a2a.CodeUnsupportedOperation, "task "+id+" is in a terminal state: "+string(st))
+			x.w.fail(a2a.CodeUnsupportedOperation, "task "+id+" is in a terminal state: "+string(st))
 			return
 		}
 		x.beginStream()
@@ -313,10 +295,10 @@ func (x *exchange) get(id string) {
 	}
 	a.mu.Unlock()
 	if snap == nil {
-		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+id)
+		x.w.fail(a2a.CodeTaskNotFound, "task not found: "+id)
 		return
 	}
-	x.unaryTask(snap)
+	x.w.task(snap)
 }
 
 func (x *exchange) cancel(id string) {
@@ -325,19 +307,19 @@ func (x *exchange) cancel(id string) {
 	t := a.tasks[id]
 	if t == nil {
 		a.mu.Unlock()
-		x.errorJSON(a2a.CodeTaskNotFound, "task not found: "+id)
+		x.w.fail(a2a.CodeTaskNotFound, "task not found: "+id)
 		return
 	}
 	now := time.Now()
 	if st := t.state(now).Status.State; st.Terminal() {
 		a.mu.Unlock()
-		x.errorJSON(a2a.CodeTaskNotCancelable, "task "+id+" cannot be canceled: it is "+string(st))
+		x.w.fail(a2a.CodeTaskNotCancelable, "task "+id+" cannot be canceled: it is "+string(st))
 		return
 	}
 	t.cancel(now)
 	snap := t.state(now)
 	a.mu.Unlock()
-	x.unaryTask(snap)
+	x.w.task(snap)
 }
 
 // unaryWhenSettled answers a blocking unary send: it follows the task's
@@ -374,7 +356,7 @@ func (x *exchange) unaryWhenSettled(t *task, cursor int) {
 		a.mu.Unlock()
 
 		if snap != nil {
-			x.unaryEvent(snap)
+			x.w.sent(snap)
 			return
 		}
 		if !x.waitChange(wait, changed) {

@@ -101,7 +101,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	if parseErr == nil && !isNull(req.Params) {
 		_ = json.Unmarshal(req.Params, &params) // checked again below
 	}
-	c := call{op: o, v: v, method: req.Method, taskID: params.ID}
+	c := call{op: o, v: v, binding: a2a.BindingJSONRPC, method: req.Method, taskID: params.ID}
 	if (o == opSend || o == opStream) && !isNull(params.Message) {
 		if m, err := a2a.UnmarshalMessage(params.Message); err == nil {
 			c.msg, c.taskID = m, m.TaskID
@@ -120,7 +120,8 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 		NonBlocking: c.nonBlocking,
 	}, o, known && parseErr == nil)
 
-	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, id: req.ID, v: v, op: o, style: rec.Style}
+	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, v: v, op: o, style: rec.Style}
+	x.w = &rpcAnswers{x: x, id: req.ID}
 	if !known || !a.speaks(v) {
 		x.v = a.errVersion()
 	}
@@ -128,20 +129,77 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	case rec.Fault.preResponse():
 		x.applyPreResponse(rec.Fault)
 	case parseErr != nil:
-		x.errorJSON(a2a.CodeParseError, "parse error: "+parseErr.Error())
+		x.w.fail(a2a.CodeParseError, "parse error: "+parseErr.Error())
 	case req.Method == "":
-		x.errorJSON(a2a.CodeInvalidRequest, "invalid request: no method")
+		x.w.fail(a2a.CodeInvalidRequest, "invalid request: no method")
 	case !known || !a.speaks(v) || !a.serves(o):
-		x.errorJSON(a2a.CodeMethodNotFound, "method not found: "+req.Method)
+		x.w.fail(a2a.CodeMethodNotFound, "method not found: "+req.Method)
 	case v == a2a.V10 && !isV10(r.Header.Get("A2A-Version")):
-		x.errorJSON(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")
+		x.w.fail(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")
 	case isNull(req.Params):
-		x.errorJSON(a2a.CodeInvalidParams, "invalid params: missing")
+		x.w.fail(a2a.CodeInvalidParams, "invalid params: missing")
 	case json.Unmarshal(req.Params, &params) != nil:
-		x.errorJSON(a2a.CodeInvalidParams, "invalid params")
+		x.w.fail(a2a.CodeInvalidParams, "invalid params")
 	default:
 		x.dispatch(c)
 	}
+}
+
+// rpcAnswers writes the answers of the JSON-RPC binding: JSON-RPC responses
+// echoing the request's id, as plain JSON with HTTP 200 or as the data of
+// SSE events.
+type rpcAnswers struct {
+	x  *exchange
+	id json.RawMessage
+}
+
+// unary sends a JSON body as a plain (non-SSE) response, in the agent's
+// unary Content-Type ([WithUnaryContentType]).
+func (r *rpcAnswers) unary(body []byte) {
+	r.x.sk.begin(http.StatusOK, r.x.a.cfg.unaryCT, false)
+	r.x.sk.event(body)
+}
+
+func (r *rpcAnswers) fail(code int, message string) {
+	r.unary(errorJSON(r.x.v, r.id, code, message))
+}
+
+// refuseStream sends a 0.3 refusal as the only event of a stream, as a2a-go
+// does; callers send 1.0 refusals with fail.
+func (r *rpcAnswers) refuseStream(code int, message string) { r.errorStream(code, message, false) }
+
+func (r *rpcAnswers) errorStream(code int, message string, errorField bool) {
+	r.beginStream()
+	r.x.sk.event(sseFrame(errorJSON(r.x.v, r.id, code, message), errorField))
+}
+
+func (r *rpcAnswers) beginStream() { r.x.sk.begin(http.StatusOK, "text/event-stream", true) }
+
+func (r *rpcAnswers) event(ev a2a.Event) bool {
+	raw, err := a2a.MarshalEvent(r.x.v, ev)
+	if err != nil {
+		r.x.sk.event(sseFrame(errorJSON(r.x.v, r.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
+		return false
+	}
+	return r.x.sk.event(sseFrame(resultJSON(r.id, raw), false))
+}
+
+func (r *rpcAnswers) sent(ev a2a.Event) {
+	raw, err := a2a.MarshalEvent(r.x.v, ev)
+	if err != nil {
+		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
+		return
+	}
+	r.unary(resultJSON(r.id, raw))
+}
+
+func (r *rpcAnswers) task(t *a2a.Task) {
+	raw, err := a2a.MarshalTask(r.x.v, t)
+	if err != nil {
+		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
+		return
+	}
+	r.unary(resultJSON(r.id, raw))
 }
 
 func isNull(raw json.RawMessage) bool {
