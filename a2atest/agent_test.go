@@ -297,10 +297,16 @@ func TestAgentFollowUp(t *testing.T) {
 			evs = readAllStream(t, call(t.Context(), t, c, v, "stream", sendParams(t, v, "blue", id)))
 			want := []string{"S(working)", "A(a1L)", "S(completed" + final + ")"}
 			if v == a2a.V10 {
-				// 1.0 starts with the task as it was before the follow-up.
+				// 1.0 starts with the task as it was before the follow-up,
+				// with the follow-up already in its history, as
+				// js-1.3.0-stream-followup.txt shows.
 				want = append([]string{"T(input-required)"}, want...)
 				stale := evs[0].(*a2a.Task)
 				require.Equal(t, prompt.ID, stale.Status.Message.ID)
+				require.Len(t, stale.History, 3)
+				require.Equal(t, a2a.RoleUser, stale.History[2].Role)
+				require.Equal(t, "blue", stale.History[2].Text())
+				require.Equal(t, id, stale.History[2].TaskID)
 			}
 			require.Equal(t, want, kinds(evs))
 

@@ -17,8 +17,12 @@ const (
 	entryTask entryKind = iota + 1
 	// entryEvent is a status update, artifact update or agent message.
 	entryEvent
-	// entryFollowUp is a user's follow-up message. Its ev is the Task as it
-	// was just before, the stale snapshot a 1.0 follow-up stream starts with.
+	// entryFollowUp is a user's follow-up message. Its ev is the stale
+	// snapshot a 1.0 follow-up stream starts with: the Task as it was just
+	// before, still input-required, with the follow-up already at the end of
+	// its history (as @a2a-js/sdk 1.3.0 stores the message before it runs
+	// the executor; see js-1.3.0-stream-followup.txt and
+	// js-1.3.0-rest-followup.txt).
 	entryFollowUp
 )
 
@@ -192,11 +196,13 @@ func (t *task) agentMessage(text string) *a2a.Message {
 }
 
 // followUp records the user's answer to an input-required prompt at now and
-// schedules the rest of the script from then on. It returns the index of
-// the follow-up entry.
-func (t *task) followUp(user *a2a.Message, stale *a2a.Task, now time.Time) int {
+// schedules the rest of the script from then on. cur is the task as of now,
+// which followUp keeps. It returns the index of the follow-up entry.
+func (t *task) followUp(user *a2a.Message, cur *a2a.Task, now time.Time) int {
 	idx := len(t.entries)
-	t.entries = append(t.entries, entry{kind: entryFollowUp, due: now, ev: stale, msg: t.userMessage(user)})
+	m := t.userMessage(user)
+	cur.History = append(cur.History, *m.Clone())
+	t.entries = append(t.entries, entry{kind: entryFollowUp, due: now, ev: cur, msg: m})
 	t.schedule(t.pending, now)
 	t.notify()
 	return idx
