@@ -10,9 +10,10 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Agent is a scriptable fake A2A agent: an [http.Handler] that speaks
-// JSON-RPC 2.0 in the A2A 0.3 and/or 1.0 dialect, streams tasks over SSE and
-// misbehaves on demand. It is safe for concurrent use.
+// Agent is a scriptable fake A2A agent: an [http.Handler] that speaks A2A
+// 0.3 and/or 1.0 over JSON-RPC 2.0 and/or HTTP+JSON (see [WithVersions] and
+// [WithBindings]), streams tasks over SSE and misbehaves on demand. It is
+// safe for concurrent use.
 //
 // Every new task runs the agent's script (see [Step]), which becomes a
 // timeline of events with due times when the task is created. The agent has
@@ -21,8 +22,11 @@ import (
 // time on a timer (a fake one inside a synctest bubble). Streams dying does
 // not stop tasks, and several streams may follow one task.
 //
-// JSON-RPC requests are POSTed to any path. The method name decides the
-// dialect: message/send, message/stream, tasks/get, tasks/cancel and
+// What follows describes the JSON-RPC binding; the HTTP+JSON binding does
+// the same work with the routes, shapes and statuses described at
+// [WithBindings]. JSON-RPC requests are POSTed to any path (but the
+// HTTP+JSON routes, when both bindings are served). The method name decides
+// the dialect: message/send, message/stream, tasks/get, tasks/cancel and
 // tasks/resubscribe are 0.3; SendMessage, SendStreamingMessage, GetTask,
 // CancelTask and SubscribeToTask are 1.0. The agent answers:
 //
@@ -73,8 +77,8 @@ import (
 // know.
 //
 // GET /.well-known/agent-card.json and /.well-known/agent.json serve the
-// agent card, built for the versions spoken with "http://"+Host+"/" as the
-// endpoint.
+// agent card, built for the versions and bindings served with
+// "http://"+Host+"/" as the JSON-RPC endpoint (see [Agent.Card]).
 type Agent struct {
 	cfg config
 
@@ -89,26 +93,40 @@ type Agent struct {
 	nCards   int
 }
 
-// Request is one JSON-RPC request the agent received, as recorded by
-// [Agent.Requests].
+// Request is one request the agent received, in either binding, as
+// recorded by [Agent.Requests].
 type Request struct {
 	// Method is the JSON-RPC method, e.g. "message/stream" or
-	// "SubscribeToTask"; empty if the body was not a JSON-RPC request.
+	// "SubscribeToTask"; empty if the body was not a JSON-RPC request. A
+	// request of the HTTP+JSON binding is recorded under the JSON-RPC name
+	// of its operation in its version (POST /v1/message:stream as
+	// "message/stream", GET /tasks/{id} as "GetTask", and so on), and
+	// with an empty Method if it matches no route.
 	Method string
+	// Binding is the binding the request came in: [a2a.BindingJSONRPC] or
+	// [a2a.BindingHTTPJSON].
+	Binding a2a.Binding
+	// HTTPMethod and Path are the request's HTTP method and URL path, as
+	// received (Path unescaped).
+	HTTPMethod, Path string
 	// Version is the A2A-Version header as received, "" if none.
 	Version string
 	// Header is a copy of the request's header.
 	Header http.Header
-	// TaskID is params.id, or params.message.taskId for sends.
+	// TaskID is params.id, or params.message.taskId for sends; over
+	// HTTP+JSON, the task ID of the path, or the message's taskId.
 	TaskID string
-	// Tenant is params.tenant.
+	// Tenant is params.tenant. Over HTTP+JSON (1.0 only) it is the path's
+	// tenant segment, or failing that the body's "tenant" for a send and
+	// the query parameter "tenant" otherwise.
 	Tenant string
 	// Message is the decoded params.message of a send, nil otherwise.
 	Message *a2a.Message
 	// NonBlocking is set for a unary send (message/send, SendMessage) that
 	// asked to be answered at once: params.configuration.blocking: false in
-	// 0.3, params.configuration.returnImmediately: true in 1.0. It is false
-	// for every other request.
+	// 0.3, params.configuration.returnImmediately: true in 1.0 (over
+	// HTTP+JSON in 0.3, a configuration without blocking: true; see
+	// [WithBindings]). It is false for every other request.
 	NonBlocking bool
 	// Fault is the fault applied to this request; zero if none.
 	Fault Fault
@@ -142,10 +160,10 @@ func NewAgent(opts ...Option) *Agent {
 // [NewTransport]. Any URL works; its host becomes the request's Host.
 func (a *Agent) Client() *http.Client { return NewClient(a) }
 
-// Requests returns (copies of) every JSON-RPC request received so far, in
-// arrival order, including refused ones (a body that is not JSON-RPC at all
-// is recorded with an empty Method). Agent card fetches are not included; see
-// [Agent.CardRequests].
+// Requests returns (copies of) every request received so far, in arrival
+// order, including refused ones (a body that is not JSON-RPC at all, or an
+// HTTP+JSON request that matches no route, is recorded with an empty
+// Method). Agent card fetches are not included; see [Agent.CardRequests].
 func (a *Agent) Requests() []Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -200,11 +218,29 @@ func (a *Agent) errVersion() a2a.Version {
 // panics with [http.ErrAbortHandler], which net/http's server and this
 // package's transport both turn into a broken connection.
 func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead:
+	if a.cfg.rest {
+		if rt, ok := a.matchREST(r); ok {
+			a.serveREST(w, r, rt)
+			return
+		}
+	}
+	switch {
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && (!a.cfg.rest || isCardPath(r.URL.Path)):
 		a.serveCard(w, r)
 		return
-	case http.MethodPost:
+	case r.Method == http.MethodPost && a.cfg.jsonrpc:
+	case a.cfg.rest:
+		// Neither the card nor JSON-RPC: a route the REST server lacks.
+		_, _ = io.Copy(io.Discard, r.Body)
+		a.admit(Request{
+			Version:    r.Header.Get("A2A-Version"),
+			Header:     r.Header.Clone(),
+			Binding:    a2a.BindingHTTPJSON,
+			HTTPMethod: r.Method,
+			Path:       r.URL.Path,
+		}, 0, false)
+		routeNotFound(&sink{w: w, ctx: r.Context()}, r)
+		return
 	default:
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

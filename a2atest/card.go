@@ -17,12 +17,22 @@ const (
 // Card returns the agent card the agent serves when reached at host: a 0.3
 // card (url, preferredTransport, protocolVersion "0.3.0") for a 0.3-only
 // agent, a 1.0 card (supportedInterfaces) for a 1.0-only agent, and a hybrid
-// card with both for an agent that speaks both versions, its 1.0 interface
-// first. The endpoint is "http://"+host+"/". Its capabilities say
-// streaming unless [WithoutStreaming] is given. [WithCardJSON] does not
-// change what Card returns.
+// card with both for an agent that speaks both versions, its 1.0 interfaces
+// first. It lists the bindings of [WithBindings] in their order: the
+// JSON-RPC endpoint is "http://"+host+"/", the HTTP+JSON base
+// "http://"+host plus the [WithRESTBase] path. A 1.0 card has one
+// interface per binding; a 0.3 card names the first binding in url and
+// preferredTransport and, when there are several, lists all of them in
+// additionalInterfaces. Its capabilities say streaming unless
+// [WithoutStreaming] is given. [WithCardJSON] does not change what Card
+// returns.
 func (a *Agent) Card(host string) a2a.AgentCard {
-	base := "http://" + host + "/"
+	urlOf := func(b a2a.Binding) string {
+		if b == a2a.BindingHTTPJSON && a.cfg.restBase != "/" {
+			return "http://" + host + a.cfg.restBase
+		}
+		return "http://" + host + "/"
+	}
 	streaming := !a.cfg.noStreaming
 	card := a2a.AgentCard{
 		Name:         a.cfg.name,
@@ -31,27 +41,36 @@ func (a *Agent) Card(host string) a2a.AgentCard {
 		Capabilities: a2a.AgentCapabilities{Streaming: &streaming},
 	}
 	if a.cfg.v10 {
-		card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{
-			URL:             base,
-			ProtocolBinding: a2a.TransportJSONRPC,
-			ProtocolVersion: "1.0",
-			Tenant:          a.cfg.tenant,
-		})
+		for _, b := range a.cfg.bindings {
+			card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{
+				URL:             urlOf(b),
+				ProtocolBinding: string(b),
+				ProtocolVersion: "1.0",
+				Tenant:          a.cfg.tenant,
+			})
+		}
 	}
 	if a.cfg.v03 {
-		card.URL = base
-		card.PreferredTransport = a2a.TransportJSONRPC
+		card.URL = urlOf(a.cfg.bindings[0])
+		card.PreferredTransport = string(a.cfg.bindings[0])
 		card.ProtocolVersion = "0.3.0"
-		if a.cfg.v10 {
-			card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{
-				URL:             base,
-				ProtocolBinding: a2a.TransportJSONRPC,
-				ProtocolVersion: "0.3",
-			})
+		for _, b := range a.cfg.bindings {
+			if len(a.cfg.bindings) > 1 {
+				card.AdditionalInterfaces = append(card.AdditionalInterfaces, a2a.AgentInterface{URL: urlOf(b), Transport: string(b)})
+			}
+			if a.cfg.v10 {
+				card.SupportedInterfaces = append(card.SupportedInterfaces, a2a.AgentInterface{
+					URL:             urlOf(b),
+					ProtocolBinding: string(b),
+					ProtocolVersion: "0.3",
+				})
+			}
 		}
 	}
 	return card
 }
+
+func isCardPath(p string) bool { return p == cardPath || p == legacyCardPath }
 
 func (a *Agent) serveCard(w http.ResponseWriter, r *http.Request) {
 	switch {

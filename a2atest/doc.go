@@ -9,7 +9,9 @@
 // It needs no network and starts no timers of its own, so it works inside
 // [testing/synctest] bubbles, where the agent's pauses take no wall time.
 //
-// The agent speaks the JSON-RPC binding of A2A 0.3, 1.0 or both. Every new
+// The agent speaks A2A 0.3, 1.0 or both, over the JSON-RPC binding, the
+// HTTP+JSON (REST) binding as @a2a-js/sdk serves it, or both
+// ([WithBindings]), and lists in its card what it serves. Every new
 // task runs a script of [Step]s (status updates, artifact chunks, messages,
 // pauses, input-required prompts) that is laid out on a timeline when the
 // task is created; [Fault]s make chosen requests fail in the ways real

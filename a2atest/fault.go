@@ -45,17 +45,21 @@ type Fault struct {
 	every  time.Duration
 }
 
-// ErrorShape is how an [RPCError] fault sends its JSON-RPC error.
+// ErrorShape is how an [RPCError] fault sends its error. Over HTTP+JSON the
+// error is the binding's error body ([a2a.MarshalHTTPError]) instead of a
+// JSON-RPC response.
 type ErrorShape int
 
 const (
-	// ErrorAsJSON sends the error as a plain JSON-RPC response, HTTP 200.
+	// ErrorAsJSON sends the error as a plain JSON-RPC response, HTTP 200;
+	// over HTTP+JSON, as the error body with the HTTP status of its code.
 	ErrorAsJSON ErrorShape = iota + 1
 	// ErrorAsEvent sends a 200 text/event-stream response whose only event is
 	// a data: line carrying the error response (a2a-go's way).
 	ErrorAsEvent
 	// ErrorAsErrorEvent is ErrorAsEvent with an "event: error" field before
-	// the data (@a2a-js/sdk's way).
+	// the data (@a2a-js/sdk's way, and its framing of an error in the
+	// middle of an HTTP+JSON stream).
 	ErrorAsErrorEvent
 )
 
@@ -102,8 +106,9 @@ func HTTPStatusWithHeader(code int, body string, h http.Header) Fault {
 	return Fault{kind: faultHTTP, n: code, text: body, header: &hc}
 }
 
-// RPCError answers with a JSON-RPC error of the given code and message,
-// in the given shape, instead of processing the request.
+// RPCError answers with an A2A error of the given code and message, in the
+// given shape, instead of processing the request: a JSON-RPC error, or over
+// HTTP+JSON the binding's error body.
 func RPCError(code int, message string, shape ErrorShape) Fault {
 	return Fault{kind: faultRPC, n: code, text: message, shape: shape}
 }

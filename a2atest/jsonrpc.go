@@ -48,6 +48,28 @@ func lookupMethod(m string) (op, a2a.Version, bool) {
 	return 0, "", false
 }
 
+// methodName is the JSON-RPC method of operation o in version v, the
+// inverse of lookupMethod.
+func methodName(o op, v a2a.Version) string {
+	var v03, v10 string
+	switch o {
+	case opSend:
+		v03, v10 = "message/send", "SendMessage"
+	case opStream:
+		v03, v10 = "message/stream", "SendStreamingMessage"
+	case opGet:
+		v03, v10 = "tasks/get", "GetTask"
+	case opCancel:
+		v03, v10 = "tasks/cancel", "CancelTask"
+	case opSubscribe:
+		v03, v10 = "tasks/resubscribe", "SubscribeToTask"
+	}
+	if v == a2a.V03 {
+		return v03
+	}
+	return v10
+}
+
 // rpcRequest is a JSON-RPC 2.0 request as the agent reads it.
 type rpcRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -118,6 +140,9 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 		Tenant:      params.Tenant,
 		Message:     c.msg.Clone(),
 		NonBlocking: c.nonBlocking,
+		Binding:     a2a.BindingJSONRPC,
+		HTTPMethod:  r.Method,
+		Path:        r.URL.Path,
 	}, o, known && parseErr == nil)
 
 	x := &exchange{a: a, sk: &sink{w: w, ctx: r.Context(), fault: rec.Fault}, v: v, op: o, style: rec.Style}

@@ -33,15 +33,21 @@ type config struct {
 	name          string
 	noStreaming   bool
 	noResubscribe bool
+	bindings      []a2a.Binding // served, in the card's order
+	jsonrpc, rest bool          // whether bindings holds each
+	restBase      string        // restBasePath form
 }
 
 func defaultConfig() config {
 	return config{
-		v10:     true,
-		styles:  []ResubscribeStyle{SnapshotFirst},
-		script:  DefaultScript(),
-		unaryCT: "application/json",
-		name:    "a2atest agent",
+		v10:      true,
+		styles:   []ResubscribeStyle{SnapshotFirst},
+		script:   DefaultScript(),
+		unaryCT:  "application/json",
+		name:     "a2atest agent",
+		bindings: []a2a.Binding{a2a.BindingJSONRPC},
+		jsonrpc:  true,
+		restBase: "/",
 	}
 }
 
@@ -59,9 +65,10 @@ func DefaultScript() []Step {
 }
 
 // WithVersions sets the protocol versions the agent speaks (default: only
-// [a2a.V10]). It decides both the agent card and which JSON-RPC method names
-// are accepted: a method of a version the agent does not speak gets
-// -32601 (method not found). Unsupported values are ignored; if none remain
+// [a2a.V10]). It decides the agent card, which JSON-RPC method names are
+// accepted (a method of a version the agent does not speak gets -32601,
+// method not found) and which HTTP+JSON routes are served (see
+// [WithBindings]). Unsupported values are ignored; if none remain
 // the option has no effect.
 func WithVersions(vs ...a2a.Version) Option {
 	return optionFunc(func(c *config) {
@@ -122,12 +129,14 @@ func WithScriptFunc(f func(msg *a2a.Message) []Step) Option {
 }
 
 // WithFaults sets faults for streaming requests (message/stream,
-// SendStreamingMessage, tasks/resubscribe, SubscribeToTask) in arrival order:
-// fs[0] applies to the first such request the agent receives, fs[1] to the
-// second, and so on; later requests get none. A zero [Fault] in the list
-// leaves its request alone. Every request whose method name is a streaming
-// method of either version counts, even one that is then refused (by
-// [WithoutStreaming] or [WithoutResubscribe], say).
+// SendStreamingMessage, tasks/resubscribe, SubscribeToTask, and their
+// HTTP+JSON routes message:stream and tasks/{id}:subscribe) in arrival
+// order: fs[0] applies to the first such request the agent receives, fs[1]
+// to the second, and so on; later requests get none. A zero [Fault] in the
+// list leaves its request alone. Every request whose method name is a
+// streaming method of either version, or whose path and HTTP method are a
+// streaming route, counts, even one that is then refused (by
+// [WithoutStreaming] or [WithoutResubscribe], say, or for a bad body).
 //
 // Each kind of request has its own list, counted on its own: streaming
 // requests take theirs from WithFaults, unary sends from [WithSendFaults],
@@ -162,15 +171,16 @@ func WithSendFaults(fs ...Fault) Option {
 	return optionFunc(func(c *config) { c.sendFaults = fs })
 }
 
-// WithTenant sets the tenant of the agent card's 1.0 interface. The agent
-// records the tenant each request carries ([Request.Tenant]) but does not
+// WithTenant sets the tenant of the agent card's 1.0 interfaces. The agent
+// records the tenant each request carries ([Request.Tenant]: params.tenant
+// over JSON-RPC, the tenant path segment over HTTP+JSON) but does not
 // enforce it.
 func WithTenant(t string) Option {
 	return optionFunc(func(c *config) { c.tenant = t })
 }
 
-// WithUnaryContentType sets the Content-Type of unary JSON responses and of
-// errors sent as plain JSON (default "application/json"). The empty string
+// WithUnaryContentType sets the Content-Type of unary JSON-RPC responses
+// and of JSON-RPC errors sent as plain JSON (default "application/json"). The empty string
 // sets none, so the transport sniffs the body as net/http would and the
 // client sees "text/plain; charset=utf-8", as a2a-go's server sends.
 func WithUnaryContentType(ct string) Option {
@@ -244,4 +254,108 @@ func WithoutStreaming() Option {
 // checked.
 func WithoutResubscribe() Option {
 	return optionFunc(func(c *config) { c.noResubscribe = true })
+}
+
+// WithBindings sets the protocol bindings the agent serves, in the order its
+// card lists them, the first being the preferred one (default: only
+// [a2a.BindingJSONRPC]). The bindings are [a2a.BindingJSONRPC] and
+// [a2a.BindingHTTPJSON] (HTTP+JSON, or REST); any other value is ignored,
+// and so is a repeated one; if none remain the option has no effect.
+//
+// The agent serves only the bindings given, in every version it speaks
+// ([WithVersions]), so that a client must use what the card says: an
+// agent built WithBindings(a2a.BindingHTTPJSON) answers a JSON-RPC POST
+// with 404, as a REST-only server does.
+//
+// The HTTP+JSON binding is served as the restHandler of @a2a-js/sdk serves
+// it, 0.3.14 for A2A 0.3 and 1.3.0 for A2A 1.0, under the path set by
+// [WithRESTBase] ({base}, "/" by default):
+//
+//   - 0.3: POST {base}/v1/message:send and {base}/v1/message:stream, GET
+//     {base}/v1/tasks/{id}, POST {base}/v1/tasks/{id}:cancel, and GET or
+//     POST {base}/v1/tasks/{id}:subscribe. Bodies, results and events are
+//     the proto-JSON of the v0.3 proto (a message's parts under "content",
+//     ROLE_USER, TASK_STATE_WORKING, "final" on settling status updates);
+//     a send's message must have the role ROLE_USER or ROLE_AGENT, or it is
+//     refused with 400 "Invalid role: -1" as a message in the JSON-RPC shape
+//     is. A send with a configuration that lacks "blocking": true does not
+//     block: the proto's bool defaults to false, as @a2a-js/sdk 0.3.14 and
+//     the proto decoders of the other SDKs read it. Errors are the bare
+//     {"code","message"} as application/json, with 0.3.14's statuses (404
+//     task not found, 409 not cancelable, 400 invalid params and
+//     unsupported operation; see [a2a.MarshalHTTPError]). A send answers
+//     201 Created and a cancel 202 Accepted, as 0.3.14 does.
+//   - 1.0: the same operations without the /v1: POST {base}/message:send,
+//     {base}/message:stream, GET {base}/tasks/{id}, POST
+//     {base}/tasks/{id}:cancel, GET or POST {base}/tasks/{id}:subscribe;
+//     each also under {base}/{tenant}/…, whose tenant is recorded in
+//     [Request.Tenant]. Every request needs the header "A2A-Version: 1.0",
+//     or it gets 400 FAILED_PRECONDITION, reason VERSION_NOT_SUPPORTED.
+//     Bodies are the 1.0 JSON; errors are google.rpc.Status bodies as
+//     application/a2a+json (404 NOT_FOUND for an unknown task, 400
+//     FAILED_PRECONDITION for the other A2A errors, 400 INVALID_ARGUMENT
+//     for bad requests). Every answer is 200 OK.
+//
+// A 1.0 request needs a JSON Content-Type (application/json or
+// application/a2a+json; any other is refused with 400
+// CONTENT_TYPE_NOT_SUPPORTED); a 0.3 body of another type is read as empty,
+// as express's body parser does. A send without a message or without a
+// messageId gets 400 invalid params.
+//
+// Streams carry one bare StreamResponse per SSE data line ({"task"},
+// {"statusUpdate"}, {"artifactUpdate"} or {"message"}). A streaming request
+// refused before its first event gets an HTTP error, never an error event:
+// an unknown task is 404, a subscription to a terminal task is 400
+// FAILED_PRECONDITION / UNSUPPORTED_OPERATION in 1.0, while in 0.3 it gets
+// the Task and the stream ends, as the SDKs do. An error in the middle of a
+// stream is an "event: error" whose data is the error body. A path under
+// the base that matches no route gets express's 404 page.
+//
+// A hybrid agent (both versions) serves the 0.3 routes under {base}/v1/ to
+// requests whose A2A-Version header is absent or below 1.0, and every other
+// request through the 1.0 routes (where "v1" is a tenant), as @a2a-js/sdk
+// 1.3.0 does with its legacyCompat on.
+//
+// The card lists the bindings in the given order: in 1.0, one
+// supportedInterfaces entry per binding and version; in 0.3, the first
+// binding as url and preferredTransport, and when there are several, all of
+// them in additionalInterfaces (the 0.3 AgentCard's guidance: "SHOULD
+// include all supported transports", "SHOULD include an entry matching the
+// main 'url' and 'preferredTransport'").
+//
+// Faults, styles and abilities work over HTTP+JSON as over JSON-RPC, and
+// the requests of both bindings count toward the same lists. [RPCError]
+// faults send the error body of the binding: [ErrorAsJSON] with the HTTP
+// status of its code, [ErrorAsEvent] and [ErrorAsErrorEvent] as the only
+// event of a 200 stream. [WithoutStreaming] refuses message:stream and
+// subscribe with 400 and the message of @a2a-js/sdk ("Unsupported
+// operation: Agent does not support streaming" in 0.3.14; "Streaming is not
+// supported." and "Streaming (and thus resubscription) is not supported."
+// in 1.3.0). [WithoutResubscribe] takes the subscribe routes away: they get
+// express's 404 page, the answer of a server that has no such route (the
+// HTTP+JSON counterpart of -32601). [WithUnaryContentType] does not apply.
+func WithBindings(bs ...a2a.Binding) Option {
+	var keep []a2a.Binding
+	for _, b := range bs {
+		if p, ok := a2a.ParseBinding(string(b)); ok && (p == a2a.BindingJSONRPC || p == a2a.BindingHTTPJSON) && !slices.Contains(keep, p) {
+			keep = append(keep, p)
+		}
+	}
+	return optionFunc(func(c *config) {
+		if len(keep) > 0 {
+			c.bindings = slices.Clone(keep)
+			c.jsonrpc = slices.Contains(keep, a2a.BindingJSONRPC)
+			c.rest = slices.Contains(keep, a2a.BindingHTTPJSON)
+		}
+	})
+}
+
+// WithRESTBase sets the path under which the agent serves the HTTP+JSON
+// binding (default "/"), which is also the path of the card's HTTP+JSON
+// interfaces: WithRESTBase("/rest") serves POST /rest/message:send and
+// lists "http://"+host+"/rest". Leading and trailing slashes do not
+// matter. It has no effect unless [WithBindings] includes
+// [a2a.BindingHTTPJSON].
+func WithRESTBase(path string) Option {
+	return optionFunc(func(c *config) { c.restBase = restBasePath(path) })
 }
