@@ -22,6 +22,9 @@ type call struct {
 	// nonBlocking is set for a unary send that asks to be answered at once
 	// (0.3 configuration.blocking: false, 1.0 returnImmediately: true).
 	nonBlocking bool
+	// history, if set, trims the history of a get's Task as the request
+	// asks (its historyLength); nil leaves it whole.
+	history func(*a2a.Task)
 }
 
 // exchange is one request being answered. It decides what to answer; its
@@ -128,7 +131,7 @@ func (x *exchange) dispatch(c call) {
 	case opSubscribe:
 		x.subscribe(c.taskID)
 	case opGet:
-		x.get(c.taskID)
+		x.get(c)
 	case opCancel:
 		x.cancel(c.taskID)
 	}
@@ -285,8 +288,8 @@ func (x *exchange) subscribe(id string) {
 	}
 }
 
-func (x *exchange) get(id string) {
-	a := x.a
+func (x *exchange) get(c call) {
+	id, a := c.taskID, x.a
 	a.mu.Lock()
 	t := a.tasks[id]
 	var snap *a2a.Task
@@ -297,6 +300,9 @@ func (x *exchange) get(id string) {
 	if snap == nil {
 		x.w.fail(a2a.CodeTaskNotFound, "task not found: "+id)
 		return
+	}
+	if c.history != nil {
+		c.history(snap)
 	}
 	x.w.task(snap)
 }

@@ -244,6 +244,74 @@ func checkMessage(v a2a.Version, raw json.RawMessage) string {
 	return ""
 }
 
+// historyLength reads the historyLength query parameter of a get and
+// returns how to trim the Task's history, as @a2a-js/sdk does:
+//
+//   - 0.3.14 (DefaultRequestHandler.getTask) sends no history at all unless
+//     historyLength (or history_length) is given, as js-0.3.14-rest-get.json
+//     shows, and then the last historyLength messages, but all of them for
+//     0 (JavaScript's slice(-0));
+//   - 1.3.0 (_applyHistoryLengthSemantics) sends the whole history unless
+//     historyLength is given, then the last historyLength messages, none
+//     for 0.
+//
+// A value that does not start with an integer, or a negative one, is
+// refused (parseHistoryLength); complaint says why.
+func historyLength(v a2a.Version, q url.Values) (trim func(*a2a.Task), complaint string) {
+	vals, ok := q["historyLength"]
+	if !ok && v == a2a.V03 {
+		vals, ok = q["history_length"]
+	}
+	if !ok {
+		if v == a2a.V03 {
+			return func(t *a2a.Task) { t.History = nil }, ""
+		}
+		return nil, ""
+	}
+	n, ok := parseInt(vals[0])
+	switch {
+	case !ok:
+		return nil, "historyLength must be a valid integer"
+	case n < 0:
+		return nil, "historyLength must be non-negative"
+	}
+	return func(t *a2a.Task) {
+		switch {
+		case n == 0 && v == a2a.V10:
+			t.History = nil
+		case n > 0 && n < len(t.History):
+			t.History = t.History[len(t.History)-n:]
+		}
+	}, ""
+}
+
+// parseInt reads s as JavaScript's parseInt(s, 10) does: an optional sign
+// and the digits at its start, after white space; ok is false when there
+// are none.
+func parseInt(s string) (int, bool) {
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	end := 0
+	if end < len(s) && (s[end] == '+' || s[end] == '-') {
+		end++
+	}
+	digits := end
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == digits {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[:end])
+	if err != nil {
+		// Too many digits for an int: far more than any history.
+		if s[0] == '-' {
+			return -1, true
+		}
+		return int(^uint(0) >> 1), true
+	}
+	return n, true
+}
+
 // serveREST answers one request to a REST route: it decodes the request
 // into a [call], has the agent admit it, checks what the binding checks
 // (in the order @a2a-js/sdk does) and hands the call to
@@ -286,6 +354,9 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, rt restRoute) 
 		}
 	} else if tenant == "" && v == a2a.V10 {
 		tenant = r.URL.Query().Get("tenant")
+	}
+	if rt.op == opGet {
+		c.history, complaint = historyLength(v, r.URL.Query())
 	}
 	rec := a.admit(Request{
 		Method:      c.method,
