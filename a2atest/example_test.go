@@ -64,3 +64,53 @@ func ExampleNewAgent() {
 	// artifact-update  false
 	// status-update completed true
 }
+
+func ExampleWithBindings() {
+	// An agent that, like @a2a-js/sdk 1.3.0's restHandler, speaks only
+	// HTTP+JSON; its card lists only that interface.
+	agent := a2atest.NewAgent(a2atest.WithBindings(a2a.BindingHTTPJSON))
+	card := agent.Card("agent.example")
+	fmt.Println(card.SupportedInterfaces[0].ProtocolBinding, card.SupportedInterfaces[0].URL)
+
+	body := `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://agent.example/message:stream", strings.NewReader(body))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Version", "1.0")
+	resp, err := agent.Client().Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		ev, err := a2a.UnmarshalEventFor(a2a.V10, a2a.BindingHTTPJSON, []byte(data))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%T\n", ev)
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Println(err)
+	}
+	r := agent.Requests()[0]
+	fmt.Println(r.Binding, r.Method, r.Path)
+	// Output:
+	// HTTP+JSON http://agent.example/
+	// *a2a.Task
+	// *a2a.StatusUpdate
+	// *a2a.ArtifactUpdate
+	// *a2a.ArtifactUpdate
+	// *a2a.StatusUpdate
+	// HTTP+JSON SendStreamingMessage /message:stream
+}
