@@ -278,7 +278,8 @@ func WithoutResubscribe() Option {
 //     ROLE_USER, TASK_STATE_WORKING, "final" on settling status updates);
 //     a send's message must have the role ROLE_USER or ROLE_AGENT, or it is
 //     refused with 400 "Invalid role: -1" as a message in the JSON-RPC shape
-//     is. A send with a configuration that lacks "blocking": true does not
+//     is, and parts under "parts" are not read (the agent takes the
+//     message without them, as 0.3.14 does). A send with a configuration that lacks "blocking": true does not
 //     block: the proto's bool defaults to false, as @a2a-js/sdk 0.3.14 and
 //     the proto decoders of the other SDKs read it. Errors are the bare
 //     {"code","message"} as application/json, with 0.3.14's statuses (404
@@ -295,6 +296,10 @@ func WithoutResubscribe() Option {
 //     application/a2a+json (404 NOT_FOUND for an unknown task, 400
 //     FAILED_PRECONDITION for the other A2A errors, 400 INVALID_ARGUMENT
 //     for bad requests). Every answer is 200 OK.
+//
+// A get's Task has its history trimmed as the query parameter
+// historyLength asks, and as the SDKs do without it: 0.3.14 then sends no
+// history at all (js-0.3.14-rest-get.json), 1.3.0 all of it.
 //
 // A 1.0 request needs a JSON Content-Type (application/json or
 // application/a2a+json; any other is refused with 400

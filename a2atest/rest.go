@@ -312,6 +312,26 @@ func parseInt(s string) (int, bool) {
 	return n, true
 }
 
+// withoutParts drops a 0.3 message's "parts": the v0.3 proto's Message
+// has its parts under "content", and @a2a-js/sdk 0.3.14 (Message.fromJSON)
+// reads nothing else, so a message with its parts in the JSON-RPC place
+// arrives without any (see [Request.Message]).
+func withoutParts(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	if _, ok := m["parts"]; !ok {
+		return raw
+	}
+	delete(m, "parts")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
 // serveREST answers one request to a REST route: it decodes the request
 // into a [call], has the agent admit it, checks what the binding checks
 // (in the order @a2a-js/sdk does) and hands the call to
@@ -326,22 +346,25 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, rt restRoute) 
 	}
 	v := rt.v
 	c := call{op: rt.op, v: v, binding: a2a.BindingHTTPJSON, method: methodName(rt.op, v), taskID: rt.taskID}
-	mt, ctOK := restMediaType(v, r.Header.Get("Content-Type"))
+	isJSON, ctOK := restMediaType(v, r.Header.Get("Content-Type"))
 	var (
 		send      restSendBody
 		parseErr  error
 		complaint string
 	)
-	if len(bytes.TrimSpace(body)) > 0 && mt {
+	if len(bytes.TrimSpace(body)) > 0 && isJSON {
 		parseErr = parseRESTBody(v, body)
 	}
 	tenant := rt.tenant
 	if rt.op == opSend || rt.op == opStream {
-		if mt && parseErr == nil {
+		if isJSON && parseErr == nil {
 			_ = json.Unmarshal(body, &send) // a body that is not an object has no message
 		}
 		raw := send.message(v)
 		if complaint = checkMessage(v, raw); complaint == "" {
+			if v == a2a.V03 {
+				raw = withoutParts(raw)
+			}
 			if m, err := a2a.UnmarshalMessageFor(v, a2a.BindingHTTPJSON, raw); err == nil {
 				c.msg, c.taskID = m, m.TaskID
 			}

@@ -228,6 +228,19 @@ func TestRESTRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRESTPartsInTheJSONRPCPlace checks that a 0.3 message's "parts" are
+// not read: the v0.3 proto has them under "content", and @a2a-js/sdk 0.3.14
+// takes such a message without parts.
+func TestRESTPartsInTheJSONRPCPlace(t *testing.T) {
+	agent := restAgent(a2a.V03)
+	body := `{"message":{"messageId":"m-2","role":"ROLE_USER","parts":[{"kind":"text","text":"hi"}]}}`
+	restResult(t, a2a.V03, rest(t.Context(), t, agent.Client(), a2a.V03, http.MethodPost, "/v1/message:send", body))
+	got := agent.Requests()[0].Message
+	require.NotNil(t, got)
+	require.Equal(t, "m-2", got.ID)
+	require.Empty(t, got.Parts)
+}
+
 // TestRESTHistoryLength checks get's historyLength, whose absence means no
 // history in 0.3 (0.3.14) and the whole of it in 1.0 (1.3.0).
 func TestRESTHistoryLength(t *testing.T) {
@@ -477,11 +490,14 @@ func TestRESTBase(t *testing.T) {
 	evs = readAllRESTStream(t, a2a.V10, rest(t.Context(), t, c, a2a.V10, http.MethodPost, "/a2a/rest/acme/message:stream", restSend(t, a2a.V10, "hi", "", "")))
 	require.Len(t, evs, 5)
 	require.Equal(t, "acme", agent.Requests()[1].Tenant)
+	body := strings.TrimSuffix(restSend(t, a2a.V10, "hi", "", ""), "}") + `,"tenant":"b"}`
+	readAllRESTStream(t, a2a.V10, rest(t.Context(), t, c, a2a.V10, http.MethodPost, "/a2a/rest/message:stream", body))
+	require.Equal(t, "b", agent.Requests()[2].Tenant, "the body's tenant when the path has none")
 
 	// Outside the base, a POST is JSON-RPC.
 	resp := rest(t.Context(), t, c, a2a.V10, http.MethodPost, "/message:stream", restSend(t, a2a.V10, "hi", "", ""))
 	requireUnaryError(t, resp, a2a.CodeInvalidRequest)
 	resp = rest(t.Context(), t, c, a2a.V10, http.MethodPost, "/a2a/restmessage:stream", restSend(t, a2a.V10, "hi", "", ""))
 	requireUnaryError(t, resp, a2a.CodeInvalidRequest)
-	require.Equal(t, a2a.BindingJSONRPC, agent.Requests()[3].Binding)
+	require.Equal(t, a2a.BindingJSONRPC, agent.Requests()[4].Binding)
 }
