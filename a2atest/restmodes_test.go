@@ -406,3 +406,40 @@ func TestRESTFaults(t *testing.T) {
 		})
 	})
 }
+
+// TestRESTErrorMidStream checks the framing of an error in the middle of a
+// REST stream, as sendStreamResponse writes it: "event: error" and the
+// error body, then the end of the stream. An artifact the codec cannot
+// encode (its data part is not JSON) stands for a failing executor.
+func TestRESTErrorMidStream(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			agent := restAgent(v, a2atest.WithScript(
+				a2atest.Working(""),
+				a2atest.ArtifactChunk(a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Data: json.RawMessage(`{`)}}}, false, true),
+				a2atest.Finish(a2a.StateCompleted, ""),
+			))
+			resp := restStream(t.Context(), t, agent, v, "hi")
+			require.Equal(t, http.StatusOK, resp.StatusCode)
+			r := newSSEReader(resp.Body)
+			for _, want := range []string{"T(submitted)", "S(working)"} {
+				ev, err := r.next()
+				require.NoError(t, err)
+				require.Equal(t, want, kind(decodeRESTEvent(t, v, ev)))
+			}
+			ev, err := r.next()
+			require.NoError(t, err)
+			require.Equal(t, "error", ev.event)
+			e, ok := a2a.ParseHTTPError(0, []byte(ev.data))
+			require.True(t, ok, "data %s", ev.data)
+			require.Equal(t, a2a.CodeInternalError, e.Code)
+			if v == a2a.V10 {
+				require.True(t, strings.HasPrefix(ev.data, `{"error":{"code":500,"status":"INTERNAL"`), ev.data)
+			} else {
+				require.True(t, strings.HasPrefix(ev.data, `{"code":-32603,`), ev.data)
+			}
+			_, err = r.next()
+			require.ErrorIs(t, err, io.EOF)
+		})
+	}
+}
