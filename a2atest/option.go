@@ -235,6 +235,7 @@ func WithName(name string) Option {
 // with message/send or SendMessage and poll with tasks/get or GetTask.
 // Refused streaming requests still count toward [WithFaults] and
 // [WithStyles], and a fault that replaces the answer replaces the refusal.
+// Over HTTP+JSON the refusal is an HTTP 400; see [WithBindings].
 func WithoutStreaming() Option {
 	return optionFunc(func(c *config) { c.noStreaming = true })
 }
@@ -251,7 +252,8 @@ func WithoutStreaming() Option {
 // [WithStyles], and a fault that replaces the answer replaces the refusal.
 // Given together with [WithoutStreaming], subscribe requests get -32601, not
 // -32004: a method that does not exist is refused before an ability is
-// checked.
+// checked. Over HTTP+JSON the subscribe routes answer 404, as routes the
+// server lacks; see [WithBindings].
 func WithoutResubscribe() Option {
 	return optionFunc(func(c *config) { c.noResubscribe = true })
 }
