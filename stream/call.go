@@ -171,10 +171,15 @@ func contentTypeError(resp *http.Response) error {
 }
 
 // httpError reads up to maxErrorBody of a non-2xx response, closes it, and
-// reads the A2A error its body carries, if any.
-func httpError(resp *http.Response) *HTTPError {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+// reads the A2A error its body carries, if any. A body cut short by the
+// network (the error it carried unknown) is a transport error, not an
+// answer.
+func (k *call) httpError(resp *http.Response) error {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
+	if err != nil {
+		return k.transportErr(err)
+	}
 	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
 	if rpcErr, ok := a2a.ParseHTTPError(resp.StatusCode, b); ok {
 		e.Err = rpcErr

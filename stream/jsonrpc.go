@@ -37,9 +37,15 @@ func (m rpcMethod) name(v a2a.Version) string {
 }
 
 type idParams struct {
-	ID     string `json:"id"`
-	Tenant string `json:"tenant,omitempty"`
+	ID            string `json:"id"`
+	HistoryLength int    `json:"historyLength,omitempty"`
+	Tenant        string `json:"tenant,omitempty"`
 }
+
+// fullHistory is the historyLength a get-task asks for: the whole history,
+// which the stream needs to recover messages missed in a gap. Without it,
+// @a2a-js/sdk 0.3 answers with no history at all.
+const fullHistory = 1 << 20
 
 type sendParams struct {
 	Message       json.RawMessage `json:"message"`
@@ -119,7 +125,11 @@ func (b jsonrpcBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Mes
 }
 
 func (b jsonrpcBinding) task(ctx context.Context, v a2a.Version, m rpcMethod, taskID string) (*a2a.Task, error) {
-	raw, err := b.unary(ctx, v, m, idParams{ID: taskID, Tenant: b.tenant(v)})
+	p := idParams{ID: taskID, Tenant: b.tenant(v)}
+	if m == rpcGet {
+		p.HistoryLength = fullHistory
+	}
+	raw, err := b.unary(ctx, v, m, p)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +162,7 @@ func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, ac
 		return nil, "", err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, "", httpError(resp)
+		return nil, "", k.httpError(resp)
 	}
 	return resp, id, nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -79,7 +80,8 @@ func (b restBinding) subscribe(ctx context.Context, v a2a.Version, taskID string
 }
 
 func (b restBinding) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	raw, err := b.unary(ctx, v, http.MethodGet, b.path(v, taskPath(taskID, "")), nil)
+	u := b.path(v, taskPath(taskID, "")) + "?historyLength=" + strconv.Itoa(fullHistory)
+	raw, err := b.unary(ctx, v, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +144,7 @@ func (b restBinding) request(k *call, v a2a.Version, method, u string, body []by
 		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, httpError(resp)
+		return nil, k.httpError(resp)
 	}
 	return resp, nil
 }
