@@ -2,6 +2,25 @@
 // Server-Sent Events streams on purpose: it sits between an HTTP client and
 // an A2A server on 127.0.0.1 and, following a plan, cuts a streaming
 // response after a chosen number of events or bytes, or stalls it silently.
+// It also drops polls (get-task requests) as a policy decides, rewrites the
+// URLs in agent cards to its own address, and records every request.
+//
+// # Requests
+//
+// The proxy reads the head of the first request of each connection, and its
+// body when it has a Content-Length of at most 4 MiB, before forwarding
+// them, and records what it asks for (see Kind and Requests): a send with
+// its message's ID, a poll, a subscribe, a cancel or an agent card, in
+// either binding (JSON-RPC or HTTP+JSON) and either protocol version.
+//
+// The response to a GET of an agent card (/.well-known/agent-card.json or
+// /.well-known/agent.json) is read whole; every "//HOST:PORT" of the target
+// in it becomes the proxy's own address, so that a client that resolves the
+// agent through the proxy also sends its calls through it (see Rewrites).
+//
+// A poll is dropped when the policy set with DropPolls says so: either
+// before the server sees it (ResetRequest), or after the server answered,
+// with the head and some body bytes forwarded before a reset (ResetResponse).
 //
 // # What is counted
 //
@@ -40,7 +59,8 @@
 // its end (the proxy then closes the server side) or Close is called.
 //
 // Use it with an HTTP client that does not reuse connections
-// (http.Transport.DisableKeepAlives), so that each request is one connection.
+// (http.Transport.DisableKeepAlives), so that each request is one connection:
+// only the first request and response of a connection are read.
 package proxy
 
 import (
@@ -51,6 +71,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Action says what a Fault does to a stream.
@@ -115,12 +136,16 @@ type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu      sync.Mutex
-	plan    []Fault
-	records []*Record
-	conns   map[net.Conn]struct{}
-	closed  bool
-	done    chan struct{}
+	mu         sync.Mutex
+	plan       []Fault
+	records    []*Record
+	requests   []*Request
+	pollPolicy func(n int) Drop
+	polls      int // polls seen so far
+	rewrites   int // URLs rewritten in agent cards
+	conns      map[net.Conn]struct{}
+	closed     bool
+	done       chan struct{}
 
 	wg sync.WaitGroup
 }
@@ -166,6 +191,29 @@ func (p *Proxy) Records() []Record {
 		out[i] = *r
 	}
 	return out
+}
+
+// Requests returns a copy of the record of every request so far (the first
+// one of each connection), in the order they arrived.
+func (p *Proxy) Requests() []Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Request, len(p.requests))
+	for i, r := range p.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// Count returns how many requests of kind k arrived so far.
+func (p *Proxy) Count(k Kind) int {
+	n := 0
+	for _, r := range p.Requests() {
+		if r.Kind == k {
+			n++
+		}
+	}
+	return n
 }
 
 // Fired returns how many faults have acted so far.
@@ -241,10 +289,24 @@ func (p *Proxy) nextFault() *Record {
 	return r
 }
 
-func (p *Proxy) update(r *Record, f func(*Record)) {
+// update changes a record (a *Record or a *Request) under the lock.
+func update[T any](p *Proxy, r *T, f func(*T)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f(r)
+}
+
+// addRequest records a request and, for a poll, decides its drop.
+func (p *Proxy) addRequest(r *Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r.Kind == Poll {
+		if p.pollPolicy != nil {
+			r.Drop = p.pollPolicy(p.polls)
+		}
+		p.polls++
+	}
+	p.requests = append(p.requests, r)
 }
 
 // pair is one proxied connection: the client's and the server's sockets.
@@ -252,6 +314,9 @@ type pair struct {
 	client, server net.Conn
 	once           sync.Once
 	closed         chan struct{}
+	// req receives the connection's first request once it is read (nil
+	// when it could not be), before any of it is forwarded.
+	req chan *Request
 }
 
 // shut closes both sockets; with reset it makes the kernel send RST.
@@ -289,18 +354,57 @@ func (p *Proxy) handle(client net.Conn) {
 	}
 	defer p.untrack(server)
 
-	c := &pair{client: client, server: server, closed: make(chan struct{})}
+	c := &pair{client: client, server: server, closed: make(chan struct{}), req: make(chan *Request, 1)}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		// Client to server: forwarded as is. When the client goes away, so
-		// does the whole connection (this is also how a stall ends).
-		_, _ = io.Copy(server, client)
+		p.clientToServer(c)
 		c.shut(false)
 	}()
 	p.serverToClient(c)
 	wg.Wait()
+}
+
+// clientToServer reads and records the connection's first request, drops
+// it if it is a poll the policy drops before the server sees it, and
+// forwards everything else as is. When the client goes away, so does the
+// whole connection (this is also how a stall ends).
+func (p *Proxy) clientToServer(c *pair) {
+	raw, h, body, ok, err := readRequest(c.client)
+	var r *Request
+	if ok {
+		req := classify(h, body)
+		r = &req
+		p.addRequest(r)
+	}
+	c.req <- r
+	if r != nil && r.Drop.Action == ResetRequest {
+		update(p, r, func(r *Request) { r.Dropped = true })
+		c.shut(true)
+		return
+	}
+	if len(raw) > 0 {
+		if _, werr := c.server.Write(raw); werr != nil {
+			return
+		}
+	}
+	if err != nil {
+		return
+	}
+	_, _ = io.Copy(c.server, c.client)
+}
+
+// request returns the connection's first request once it has been read,
+// or nil.
+func (c *pair) request() *Request {
+	select {
+	case r := <-c.req:
+		c.req <- r
+		return r
+	case <-c.closed:
+		return nil
+	}
 }
 
 // serverToClient forwards the response, applying a fault to a stream.
@@ -320,6 +424,13 @@ func (p *Proxy) serverToClient(c *pair) {
 				end += 4
 				headDone = true
 				h := parseHead(head[:end])
+				if req := c.request(); req != nil {
+					update(p, req, func(r *Request) { r.Status = h.status })
+					if req.Kind == Card || (req.Kind == Poll && req.Drop.Action == ResetResponse) {
+						p.whole(c, req, head)
+						return
+					}
+				}
 				if _, werr := c.client.Write(head[:end]); werr != nil {
 					c.shut(false)
 					return
@@ -346,7 +457,7 @@ func (p *Proxy) serverToClient(c *pair) {
 				k, hit = body.feed(data)
 				// Record the firing before the last bytes go out, so that
 				// a client that has read them sees the fault as fired.
-				p.update(rec, func(r *Record) { r.Events, r.Bytes, r.Fired = body.events, body.payload, hit })
+				update(p, rec, func(r *Record) { r.Events, r.Bytes, r.Fired = body.events, body.payload, hit })
 			}
 			if _, werr := c.client.Write(data[:k]); werr != nil {
 				c.shut(false)
@@ -367,9 +478,56 @@ func (p *Proxy) serverToClient(c *pair) {
 	}
 }
 
+// wholeResponseWait bounds how long the proxy waits for the server to end a
+// response it reads whole (servers close the connection after it, as the
+// client asks with Connection: close).
+const wholeResponseWait = 10 * time.Second
+
+// whole reads the rest of a response whose head has arrived (read holds
+// everything read so far) until the server closes the connection, then
+// forwards it: an agent card with its URLs rewritten to the proxy's, or the
+// part of a poll's response its drop lets through before a reset.
+func (p *Proxy) whole(c *pair, req *Request, read []byte) {
+	raw := append([]byte(nil), read...)
+	_ = c.server.SetReadDeadline(time.Now().Add(wholeResponseWait))
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.server.Read(buf)
+		raw = append(raw, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	if req.Kind == Card {
+		out, n := rewriteCard(raw, p.target, p.Addr())
+		if n > 0 {
+			p.mu.Lock()
+			p.rewrites += n
+			p.mu.Unlock()
+		}
+		_, _ = c.client.Write(out)
+		c.shut(false)
+		return
+	}
+	// A dropped poll: the head, then up to AfterBytes of the body, at most
+	// all but its last byte, then a reset.
+	end := bytes.Index(raw, []byte("\r\n\r\n")) + 4
+	k := min(req.Drop.AfterBytes, max(len(raw)-end-1, 0))
+	update(p, req, func(r *Request) { r.Dropped = true })
+	_, _ = c.client.Write(raw[:end+k])
+	c.shut(true)
+}
+
+// Rewrites returns how many URLs the proxy has rewritten in agent cards.
+func (p *Proxy) Rewrites() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rewrites
+}
+
 // act carries out a fault whose point has been reached.
 func (p *Proxy) act(c *pair, rec *Record) {
-	p.update(rec, func(r *Record) { r.Fired = true })
+	update(p, rec, func(r *Record) { r.Fired = true })
 	switch rec.Fault.Action {
 	case Cut:
 		c.shut(true)
@@ -383,6 +541,7 @@ func (p *Proxy) act(c *pair, rec *Record) {
 }
 
 type head struct {
+	status       int
 	sse, chunked bool
 }
 
@@ -390,6 +549,9 @@ type head struct {
 func parseHead(b []byte) head {
 	var h head
 	lines := strings.Split(string(b), "\r\n")
+	if f := strings.Fields(lines[0]); len(f) >= 2 {
+		h.status, _ = strconv.Atoi(f[1])
+	}
 	for _, l := range lines[1:] {
 		name, value, ok := strings.Cut(l, ":")
 		if !ok {
@@ -405,174 +567,4 @@ func parseHead(b []byte) head {
 		}
 	}
 	return h
-}
-
-// Chunked-decoder states.
-const (
-	chunkSize = iota // reading the hex size (and any extension) up to LF
-	chunkData
-	chunkDataEnd // the CRLF after a chunk's data
-	chunkTrailer // after the last chunk: trailer lines up to a blank line
-	chunkDone
-)
-
-// bodyScanner follows a response body byte by byte: it undoes chunked
-// framing, counts payload bytes and complete SSE events, and finds the
-// fault's point.
-type bodyScanner struct {
-	fault   Fault // AfterEvents < 0: no point to find
-	chunked bool
-
-	state   int
-	size    int64 // chunkSize: the size parsed so far; chunkData: bytes left
-	inExt   bool  // chunkSize: past ';'
-	lineLen int   // chunkTrailer: length of the current trailer line
-
-	payload int64 // payload bytes seen
-	events  int   // complete events
-	mark    int64 // payload bytes when the AfterEvents-th event ended; -1 before
-
-	lineStart bool // the previous payload byte ended a line
-	dirty     bool // a byte that is not a line break since the last event
-	prevCR    bool // the previous payload byte was a '\r' ending a content line
-	pendingCR bool // a '\r' ended a blank line; a '\n' right after belongs to it
-}
-
-func newBodyScanner(f Fault, chunked bool) *bodyScanner {
-	s := &bodyScanner{fault: f, chunked: chunked, mark: -1}
-	if f.Action == Pass {
-		s.fault.AfterEvents = -1
-	}
-	if s.fault.AfterEvents == 0 {
-		s.mark = 0
-	}
-	return s
-}
-
-// feed scans data and returns how many of its bytes may be forwarded: all
-// of them, or (with hit) only those before the fault's point.
-func (s *bodyScanner) feed(data []byte) (int, bool) {
-	for i, c := range data {
-		before, at := s.step(c)
-		if before {
-			return i, true
-		}
-		if at {
-			return i + 1, true
-		}
-	}
-	return len(data), false
-}
-
-// step consumes one raw body byte. before reports that the point was reached
-// just before c (which is then not consumed), at that it was reached with c.
-func (s *bodyScanner) step(c byte) (before, at bool) {
-	if !s.chunked {
-		return s.payloadByte(c)
-	}
-	switch s.state {
-	case chunkSize:
-		switch {
-		case c == '\n':
-			s.inExt = false
-			if s.size == 0 {
-				s.state = chunkTrailer
-				s.lineLen = 0
-			} else {
-				s.state = chunkData
-			}
-		case c == '\r' || s.inExt:
-		case c == ';' || c == ' ' || c == '\t':
-			s.inExt = true
-		default:
-			s.size = s.size*16 + int64(hexVal(c))
-		}
-	case chunkData:
-		before, at = s.payloadByte(c)
-		if !before {
-			s.size--
-			if s.size == 0 {
-				s.state = chunkDataEnd
-			}
-		}
-		return before, at
-	case chunkDataEnd:
-		if c == '\n' {
-			s.state = chunkSize
-			s.size = 0
-		}
-	case chunkTrailer:
-		switch c {
-		case '\n':
-			if s.lineLen == 0 {
-				s.state = chunkDone
-			}
-			s.lineLen = 0
-		case '\r':
-		default:
-			s.lineLen++
-		}
-	}
-	return false, false
-}
-
-func hexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	case c >= 'A' && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return 0
-}
-
-func (s *bodyScanner) payloadByte(c byte) (before, at bool) {
-	if s.pendingCR {
-		s.pendingCR = false
-		if c == '\n' { // the LF of the CRLF that ends the blank line
-			s.payload++
-			s.endEvent()
-			return false, s.reached()
-		}
-		s.endEvent() // the blank line was a lone '\r'
-		if s.reached() {
-			return true, false
-		}
-	}
-	s.payload++
-	crlfTail := c == '\n' && s.prevCR
-	s.prevCR = false
-	switch {
-	case crlfTail: // the rest of a content line's CRLF
-	case c == '\r' || c == '\n':
-		if s.lineStart && s.dirty { // a blank line ends the event
-			if c == '\r' {
-				s.pendingCR = true
-				return false, false
-			}
-			s.endEvent()
-			break
-		}
-		s.lineStart = true
-		s.prevCR = c == '\r'
-	default:
-		s.lineStart = false
-		s.dirty = true
-	}
-	return false, s.reached()
-}
-
-func (s *bodyScanner) endEvent() {
-	s.events++
-	s.dirty = false
-	s.lineStart = true
-	if s.events == s.fault.AfterEvents {
-		s.mark = s.payload
-	}
-}
-
-func (s *bodyScanner) reached() bool {
-	return s.fault.AfterEvents >= 0 && s.mark >= 0 && s.payload-s.mark >= int64(s.fault.PlusBytes)
 }
