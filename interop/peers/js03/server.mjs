@@ -1,14 +1,16 @@
 // A scripted A2A 0.3 agent on @a2a-js/sdk 0.3.14 and express 5, used as a
 // real peer by the a2astream interop tests.
 //
-//   node server.mjs --port 0 --delay 60
+//   node server.mjs --port 0 --delay 60 [--rest] [--no-streaming] [--no-subscribe]
+//
+// (the modes are described in ../jsshared/scenarios.mjs)
 //
 // prints "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { announce, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { announce, interfaceURL, mountA2A, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 
@@ -79,14 +81,15 @@ class ScriptedExecutor {
   }
 }
 
+const modes = [opts.rest && 'REST', !opts.streaming && 'no streaming', !opts.subscribe && 'no subscribe'].filter(Boolean);
 const card = {
-  name: 'a2astream interop peer (@a2a-js/sdk 0.3.14)',
+  name: `a2astream interop peer (@a2a-js/sdk 0.3.14${modes.map((m) => `, ${m}`).join('')})`,
   description: 'A scripted agent: the user text picks the script.',
   protocolVersion: '0.3.0',
   version: '1.0.0',
   url: 'http://127.0.0.1/', // replaced once the port is known
-  preferredTransport: 'JSONRPC',
-  capabilities: { streaming: true, pushNotifications: false },
+  preferredTransport: opts.rest ? 'HTTP+JSON' : 'JSONRPC',
+  capabilities: { streaming: opts.streaming, pushNotifications: false },
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
   skills: [{ id: 'script', name: 'script', description: 'Plays the scenario named in the message text.', tags: ['test'] }],
@@ -95,9 +98,10 @@ const card = {
 const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay));
 const app = express();
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+const handlerOpts = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication };
+mountA2A(app, express, opts, jsonRpcHandler(handlerOpts), opts.rest ? restHandler(handlerOpts) : undefined);
 
 const server = app.listen(opts.port, '127.0.0.1', () => {
-  card.url = `http://127.0.0.1:${server.address().port}/`;
+  card.url = interfaceURL(server, opts);
   announce(server);
 });

@@ -3,14 +3,15 @@
 //
 //   node server.mjs --port 0 --delay 60            A2A 1.0 only (clients send A2A-Version: 1.0)
 //   node server.mjs --port 0 --delay 60 --legacy   also A2A 0.3 through the SDK's legacyCompat
+//   … [--rest] [--no-streaming] [--no-subscribe]    the modes described in ../jsshared/scenarios.mjs
 //
 // prints "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { announce, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { announce, interfaceURL, mountA2A, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 
@@ -108,13 +109,15 @@ class ScriptedExecutor {
   }
 }
 
-const iface = (version) => ({ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: version });
+const binding = opts.rest ? 'HTTP+JSON' : 'JSONRPC';
+const iface = (version) => ({ url: 'http://127.0.0.1/', protocolBinding: binding, tenant: '', protocolVersion: version });
+const modes = [opts.legacy && 'legacyCompat', opts.rest && 'REST', !opts.streaming && 'no streaming', !opts.subscribe && 'no subscribe'].filter(Boolean);
 const card = {
-  name: `a2astream interop peer (@a2a-js/sdk 1.3.0${opts.legacy ? ', legacyCompat' : ''})`,
+  name: `a2astream interop peer (@a2a-js/sdk 1.3.0${modes.map((m) => `, ${m}`).join('')})`,
   description: 'A scripted agent: the user text picks the script.',
   supportedInterfaces: opts.legacy ? [iface('1.0'), iface('0.3')] : [iface('1.0')],
   version: '1.0.0',
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  capabilities: { streaming: opts.streaming, pushNotifications: false, extensions: [] },
   securitySchemes: {},
   securityRequirements: [],
   defaultInputModes: ['text/plain'],
@@ -130,10 +133,11 @@ const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new Scr
 const legacyCompat = { enabled: opts.legacy };
 const app = express();
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
-app.use('/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+const handlerOpts = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat };
+mountA2A(app, express, opts, jsonRpcHandler(handlerOpts), opts.rest ? restHandler(handlerOpts) : undefined);
 
 const server = app.listen(opts.port, '127.0.0.1', () => {
-  const url = `http://127.0.0.1:${server.address().port}/`;
+  const url = interfaceURL(server, opts);
   for (const i of card.supportedInterfaces) i.url = url;
   announce(server);
 });

@@ -11,16 +11,59 @@
 //   {op: 'waitCancel'}                            park until tasks/cancel (or ~400 delays)
 // and `factor` says how many delays to pause before it.
 
+// The modes a peer can serve, besides the default (JSON-RPC at /, streaming,
+// with resubscribe):
+//   --rest          the SDK's restHandler (HTTP+JSON) under /rest, and no
+//                   JSON-RPC; the card offers HTTP+JSON only
+//   --no-streaming  the card says capabilities.streaming: false (the SDK's
+//                   handler then refuses streaming sends and subscribes)
+//   --no-subscribe  resubscribe is not served: JSON-RPC answers the method
+//                   as unknown (the SDK's own -32601), and REST has no
+//                   :subscribe route (express's 404 page)
 export function parseArgs(argv) {
-  const opts = { port: 0, delay: 60, legacy: false };
+  const opts = { port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--port') opts.port = Number(argv[++i]);
     else if (a === '--delay') opts.delay = Number(argv[++i]);
     else if (a === '--legacy') opts.legacy = true;
+    else if (a === '--rest') opts.rest = true;
+    else if (a === '--no-streaming') opts.streaming = false;
+    else if (a === '--no-subscribe') opts.subscribe = false;
     else throw new Error(`unknown argument ${a}`);
   }
   return opts;
+}
+
+// The JSON-RPC methods that subscribe to a task, in 0.3 and 1.0.
+const SUBSCRIBE_METHODS = new Set(['tasks/resubscribe', 'SubscribeToTask']);
+
+// mountA2A mounts the agent's interface on app: jsonRpc at / (rest false),
+// or rest under /rest. With subscribe false, the subscribe method is taken
+// away: JSON-RPC requests for it reach the SDK under a method name it does
+// not know, so that the SDK itself answers method-not-found; REST requests
+// for a :subscribe path skip the SDK's router and end in express's own 404.
+export function mountA2A(app, express, opts, jsonRpc, rest) {
+  if (opts.rest) {
+    app.use('/rest', (req, res, next) => {
+      if (!opts.subscribe && /:subscribe$/.test(req.path)) return next();
+      return rest(req, res, next);
+    });
+    return;
+  }
+  if (!opts.subscribe) {
+    app.use('/', express.json({ limit: '100kb' }), (req, _res, next) => {
+      if (req.method === 'POST' && SUBSCRIBE_METHODS.has(req.body?.method)) req.body.method += ' (not served)';
+      next();
+    });
+  }
+  app.use('/', jsonRpc);
+}
+
+// interfaceURL is where the card says the interface is, once the port is
+// known.
+export function interfaceURL(server, opts) {
+  return `http://127.0.0.1:${server.address().port}/${opts.rest ? 'rest' : ''}`;
 }
 
 // bigText is the deterministic 2 MiB text of the "big" scenario (the same
