@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
+	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -143,54 +146,160 @@ func sortArtifacts(arts []artifact) {
 	slices.SortStableFunc(arts, func(a, b artifact) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// variant is one way of breaking the streams of a run.
+// variant is one way of breaking a run: its streams cut or stalled (plan),
+// its polls dropped (polls), or both.
 type variant struct {
 	name string
+	// plan gives the faults for the run's streaming responses, in order.
 	plan func(sc scenario) []proxy.Fault
-	// stall variants need the idle timeout to notice.
+	// polls, when set, gives the proxy's poll policy from a seed that is
+	// the cell's own (see cellSeed).
+	polls func(seed uint64) func(n int) proxy.Drop
+}
+
+// faults is what one run's proxy does: the variant made concrete.
+type faults struct {
+	plan  []proxy.Fault
+	polls func(n int) proxy.Drop
+	seed  uint64 // the seed polls was made from, for the log
+}
+
+func (f faults) String() string {
+	s := fmt.Sprint(f.plan)
+	if f.polls != nil {
+		s += fmt.Sprintf(" polls(seed %d)", f.seed)
+	}
+	return s
 }
 
 func cut(events, plus int) proxy.Fault {
 	return proxy.Fault{Action: proxy.Cut, AfterEvents: events, PlusBytes: plus}
 }
 
-var variants = []variant{
-	{"uncut", func(scenario) []proxy.Fault { return nil }},
+// streamVariants break the streams of agents that stream.
+var streamVariants = []variant{
 	// Right after the first event (the Task, or a message answer).
-	{"cut-after-first", func(scenario) []proxy.Fault { return []proxy.Fault{cut(1, 0)} }},
+	{name: "cut-after-first", plan: func(scenario) []proxy.Fault { return []proxy.Fault{cut(1, 0)} }},
 	// Right before the last event of the first stream: the final event is
 	// lost and must be recovered.
-	{"cut-before-last", func(sc scenario) []proxy.Fault { return []proxy.Fault{cut(max(sc.events-1, 1), 0)} }},
+	{name: "cut-before-last", plan: func(sc scenario) []proxy.Fault { return []proxy.Fault{cut(max(sc.events-1, 1), 0)} }},
 	// 40 bytes into the third event (the second for two-event streams): a
 	// byte offset in the middle of an event.
-	{"cut-mid-event", func(sc scenario) []proxy.Fault { return []proxy.Fault{cut(min(2, sc.events-1), 40)} }},
+	{name: "cut-mid-event", plan: func(sc scenario) []proxy.Fault { return []proxy.Fault{cut(min(2, sc.events-1), 40)} }},
 	// Silence after two events, the socket kept open: only the idle
 	// timeout notices.
-	{"stall", func(sc scenario) []proxy.Fault {
+	{name: "stall", plan: func(sc scenario) []proxy.Fault {
 		return []proxy.Fault{{Action: proxy.Stall, AfterEvents: min(2, sc.events)}}
 	}},
 	// The first stream, then (after one stream let through, usually the
 	// resubscribe) the next one too: for input-required, the follow-up.
-	{"cut-twice", func(sc scenario) []proxy.Fault {
+	{name: "cut-twice", plan: func(sc scenario) []proxy.Fault {
 		return []proxy.Fault{cut(min(2, sc.events), 0), {}, cut(1, 30)}
 	}},
 }
 
+// dropFirst drops the first poll with d and keeps the others.
+func dropFirst(d proxy.Drop) func(uint64) func(int) proxy.Drop {
+	return func(uint64) func(int) proxy.Drop {
+		return func(n int) proxy.Drop {
+			if n == 0 {
+				return d
+			}
+			return proxy.Drop{}
+		}
+	}
+}
+
+// randomDrops drops the first poll, then about one in three, never more
+// than two in a row: with reconnect.Policy{MaxAttempts: 3} a third failure
+// before any progress would end the run.
+func randomDrops(seed uint64) func(int) proxy.Drop { return proxy.RandomDrops(seed, 0.3, 2) }
+
+// pollVariants drop the polls of agents that cannot stream: the request
+// reset before the server sees it, or the response reset after the server
+// answered (the task may have moved on meanwhile).
+var pollVariants = []variant{
+	{name: "drop-first-request", polls: dropFirst(proxy.Drop{Action: proxy.ResetRequest})},
+	{name: "drop-first-response", polls: dropFirst(proxy.Drop{Action: proxy.ResetResponse, AfterBytes: 40})},
+	{name: "drop-random-a", polls: randomDrops},
+	{name: "drop-random-b", polls: randomDrops},
+}
+
+// noSubscribeVariants: the stream variants, and a cut followed by polls
+// (the server cannot resubscribe) dropped at random.
+var noSubscribeVariants = append(slices.Clone(streamVariants), variant{
+	name:  "cut-then-drop-polls",
+	plan:  func(sc scenario) []proxy.Fault { return []proxy.Fault{cut(max(min(2, sc.events-1), 1), 0)} },
+	polls: randomDrops,
+})
+
+// variantsFor returns the variants a peer's matrix runs besides uncut.
+func variantsFor(d peerDef) []variant {
+	switch d.mode {
+	case noStreaming:
+		return pollVariants
+	case noSubscribe:
+		return noSubscribeVariants
+	}
+	return streamVariants
+}
+
+// cellSeed is the seed of a matrix cell's random drops: a hash of its name,
+// so that a cell drops the same polls on every run, changed by
+// INTEROP_SEED (a number) to explore others.
+func cellSeed(name string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	seed := h.Sum64()
+	if v, err := strconv.ParseUint(os.Getenv("INTEROP_SEED"), 10, 64); err == nil {
+		seed ^= v
+	}
+	return seed
+}
+
 // skipVariant names the cells that cannot be run, with the reason.
-func skipVariant(sc scenario, v variant) string {
+func skipVariant(p peerDef, sc scenario, v variant) string {
 	if sc.name == "message" && v.name == "cut-mid-event" {
 		// The only event is the answer itself; with no task ID the stream
 		// has nothing to resume and must not re-send the message.
 		// TestCutBeforeTaskID checks what happens instead.
 		return "a message answer cut in its only event cannot be resumed (no task ID)"
 	}
+	if sc.name == "message" && p.mode == noStreaming {
+		return "a message answer comes whole from the unary send: there is nothing to poll"
+	}
 	return ""
 }
 
 const idleTimeout = time.Second
 
-// newClient returns a client that talks to the peer through the proxy, one
-// TCP connection per request.
+// pollInterval is the clients' poll interval: agents that cannot stream are
+// followed by polling, and the peers' events are 60 ms apart.
+const pollInterval = 100 * time.Millisecond
+
+// resolve returns a client made by stream.Resolve from the agent card read
+// through the proxy, whose URLs the proxy rewrites to its own: every call
+// then goes through the proxy too. It uses one TCP connection per request.
+func resolve(t *testing.T, px *proxy.Proxy, p *peer, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	opts = append([]stream.Option{
+		stream.WithVersion(p.def.version),
+		stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}),
+	}, opts...)
+	c, err := stream.Resolve(ctx, "http://"+px.Addr()+"/", opts...)
+	if err != nil {
+		t.Fatalf("Resolve through the proxy: %v", err)
+	}
+	if !strings.HasPrefix(c.Endpoint(), "http://"+px.Addr()+"/") || px.Rewrites() == 0 {
+		t.Fatalf("Resolve chose %s, which does not go through the proxy at %s (%d URLs rewritten)", c.Endpoint(), px.Addr(), px.Rewrites())
+	}
+	return c
+}
+
+// newClient returns a client that talks to the peer through the proxy (see
+// resolve).
 func newClient(t *testing.T, px *proxy.Proxy, p *peer, prompts *[]string, extra ...stream.Option) *stream.Client {
 	t.Helper()
 	var mu sync.Mutex
@@ -201,17 +310,12 @@ func newClient(t *testing.T, px *proxy.Proxy, p *peer, prompts *[]string, extra 
 		return hitl.Text(answer), nil
 	})
 	opts := append([]stream.Option{
-		stream.WithVersion(p.def.version),
-		stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}),
 		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}),
 		stream.WithIdleTimeout(idleTimeout),
+		stream.WithPollInterval(pollInterval),
 		stream.WithHumanInput(hook),
 	}, extra...)
-	c, err := stream.NewClient("http://"+px.Addr()+"/", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return resolve(t, px, p, opts...)
 }
 
 func newProxy(t *testing.T, p *peer, plan []proxy.Fault) *proxy.Proxy {
@@ -223,6 +327,34 @@ func newProxy(t *testing.T, p *peer, plan []proxy.Fault) *proxy.Proxy {
 	t.Cleanup(func() { px.Close() })
 	px.Plan(plan...)
 	return px
+}
+
+// checkSends checks that the run sent each of the user's messages once:
+// the first one, and for input-required the reply.
+func checkSends(t *testing.T, px *proxy.Proxy, sc scenario) {
+	t.Helper()
+	want := 1
+	if sc.name == "input-required" {
+		want = 2
+	}
+	var ids []string
+	for _, r := range px.Requests() {
+		if r.Kind == proxy.Send {
+			ids = append(ids, r.MessageID)
+		}
+	}
+	distinct := slices.Compact(slices.Sorted(slices.Values(ids)))
+	if len(ids) != want || len(distinct) != want || slices.Contains(ids, "") {
+		t.Errorf("the server was sent messages %q, want %d distinct messages each sent once; requests:\n%s", ids, want, requestLog(px))
+	}
+}
+
+func requestLog(px *proxy.Proxy) string {
+	var b strings.Builder
+	for _, r := range px.Requests() {
+		fmt.Fprintf(&b, "  %v\n", r)
+	}
+	return b.String()
 }
 
 // errKind names the typed error that ended a stream.
@@ -279,14 +411,17 @@ func view(arts []a2a.Artifact) []artifact {
 	return out
 }
 
-// run sends the scenario's message through a fresh proxy with plan and
-// returns what the application saw.
-func run(t *testing.T, p *peer, sc scenario, plan []proxy.Fault) (outcome, *proxy.Proxy) {
+// run sends the scenario's message through a fresh proxy that applies f,
+// and returns what the application saw.
+func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
 	t.Helper()
-	px := newProxy(t, p, plan)
+	px := newProxy(t, p, f.plan)
+	px.DropPolls(f.polls)
 	var prompts []string
 	var onResume func(taskID string)
+	var notices []string
 	client := newClient(t, px, p, &prompts, stream.WithNotify(func(n stream.Notice) {
+		notices = append(notices, fmt.Sprintf("%s attempt %d cause %v", n.Kind, n.Attempt, n.Cause))
 		if n.Kind == stream.Resumed && onResume != nil {
 			onResume(n.TaskID)
 		}
@@ -327,7 +462,7 @@ func run(t *testing.T, p *peer, sc scenario, plan []proxy.Fault) (outcome, *prox
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("events seen by the application (plan %v):\n%s", plan, strings.Join(trace, "\n"))
+			t.Logf("events seen by the application (faults %v):\n%s\nnotices: %q\nrequests:\n%s", f, strings.Join(trace, "\n"), notices, requestLog(px))
 		}
 	})
 	for s.Next() {
@@ -368,33 +503,46 @@ func normalize(arts []a2a.Artifact) []a2a.Artifact {
 }
 
 // TestMatrix runs every scenario on every peer, uncut and with the streams
-// cut or stalled at several points, and requires every run to end exactly as
-// the uncut one does (which must match the scenario's expectation).
+// cut or stalled at several points, or the polls dropped, and requires every
+// run to end exactly as the uncut one does (which must match the scenario's
+// expectation), with each of the user's messages sent once.
 func TestMatrix(t *testing.T) {
 	eachPeer(t, func(t *testing.T, p *peer) {
 		for _, sc := range scenarios {
 			t.Run(sc.name, func(t *testing.T) {
 				t.Parallel()
-				uncut, _ := run(t, p, sc, nil)
+				uncut, px := run(t, p, sc, faults{})
 				if want := withText(sc.want); !reflect.DeepEqual(uncut, want) {
 					t.Fatalf("uncut run:\n got: %v\nwant: %v", uncut, want)
 				}
-				for _, v := range variants[1:] {
+				checkSends(t, px, sc)
+				for _, v := range variantsFor(p.def) {
 					t.Run(v.name, func(t *testing.T) {
-						if why := skipVariant(sc, v); why != "" {
+						if why := skipVariant(p.def, sc, v); why != "" {
 							t.Skip(why)
 						}
 						t.Parallel()
-						plan := v.plan(sc)
-						got, px := run(t, p, sc, plan)
+						var f faults
+						if v.plan != nil {
+							f.plan = v.plan(sc)
+						}
+						if v.polls != nil {
+							f.seed = cellSeed(t.Name())
+							f.polls = v.polls(f.seed)
+						}
+						got, px := run(t, p, sc, f)
 						recs := px.Records()
-						t.Logf("plan %v; streams: %+v", plan, recs)
-						if len(recs) == 0 || !recs[0].Fired {
-							t.Fatalf("the first fault (%v) never fired: streams %+v", plan[0], recs)
+						t.Logf("faults %v; streams: %+v; requests:\n%s", f, recs, requestLog(px))
+						if len(f.plan) > 0 && (len(recs) == 0 || !recs[0].Fired) {
+							t.Fatalf("the first fault (%v) never fired: streams %+v; the run ended with %v", f.plan[0], recs, got)
+						}
+						if len(f.plan) == 0 && !slices.ContainsFunc(px.Requests(), func(r proxy.Request) bool { return r.Dropped }) {
+							t.Fatalf("no poll was dropped; the run ended with %v; requests:\n%s", got, requestLog(px))
 						}
 						if !reflect.DeepEqual(got, uncut) {
-							t.Fatalf("with %v:\n got: %v\nwant (uncut): %v", plan, got, uncut)
+							t.Fatalf("with %v:\n got: %v\nwant (uncut): %v", f, got, uncut)
 						}
+						checkSends(t, px, sc)
 					})
 				}
 			})

@@ -19,6 +19,10 @@ import (
 // runtime copes with (the quirks list in README.md), one behaviour each, on
 // every peer.
 
+// streaming reports whether a peer streams and resubscribes, in either
+// binding.
+func streaming(d peerDef) bool { return d.mode == streams }
+
 func quirkCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	t.Cleanup(cancel)
@@ -41,7 +45,7 @@ func finish(t *testing.T, ctx context.Context, c *stream.Client, text string) st
 // legacy dialect an `event: error` -32004. Each time the stream must end
 // with the completed task, as it is on the server.
 func TestQuirkSubscribeAfterTheTurn(t *testing.T) {
-	eachPeer(t, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		var prompts []string
 		c := newClient(t, newProxy(t, p, nil), p, &prompts)
@@ -70,7 +74,7 @@ func TestQuirkSubscribeAfterTheTurn(t *testing.T) {
 // (both dialects) with a plain application/json body (-32004) on HTTP 200.
 // Each must end in an *a2a.RPCError, not in a silent empty stream.
 func TestQuirkErrorsOnStreams(t *testing.T) {
-	eachPeer(t, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, peerDef.classic, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		var prompts []string
 		c := newClient(t, newProxy(t, p, nil), p, &prompts)
@@ -92,15 +96,11 @@ func TestQuirkErrorsOnStreams(t *testing.T) {
 // final:false and then closes; a2a-go refuses with -32001. Answering later
 // through Subscribe must work everywhere without waiting for an EOF.
 func TestQuirkInputRequiredSubscription(t *testing.T) {
-	eachPeer(t, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		px := newProxy(t, p, nil)
-		noHook, err := stream.NewClient("http://"+px.Addr()+"/", stream.WithVersion(p.def.version),
-			stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = noHook.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "book a trip; ask for input")).Wait()
+		noHook := resolve(t, px, p)
+		_, err := noHook.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "book a trip; ask for input")).Wait()
 		var herr *hitl.Error
 		if !errors.As(err, &herr) || !errors.Is(err, hitl.ErrNoHook) {
 			t.Fatalf("without a hook: %T %v, want *hitl.Error wrapping ErrNoHook", err, err)
@@ -143,7 +143,7 @@ func equalArtifacts(a, b []artifact) bool {
 // HTML page; a2a-go takes it. The stream must end in a *stream.HTTPError
 // with the status, not in a protocol error about HTML.
 func TestQuirkBigRequest(t *testing.T) {
-	eachPeer(t, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		var prompts []string
 		c := newClient(t, newProxy(t, p, nil), p, &prompts)
@@ -170,7 +170,7 @@ func TestQuirkBigRequest(t *testing.T) {
 // 0.3; the js-1.3.0 peers speak 1.0.
 func TestQuirkNegotiation(t *testing.T) {
 	want := map[string]a2a.Version{"a2a-go-0.3.3": a2a.V03, "js-0.3.14": a2a.V03, "js-1.3.0": a2a.V10, "js-1.3.0-legacy": a2a.V10}
-	eachPeer(t, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, peerDef.classic, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		px := newProxy(t, p, nil)
 		c, err := stream.NewClient("http://"+px.Addr()+"/",
@@ -199,7 +199,7 @@ func TestQuirkNegotiation(t *testing.T) {
 // stream ends with *reconnect.Error{Attempts: 0}. This is why the matrix
 // has no mid-event cut for the message-only scenario.
 func TestCutBeforeTaskID(t *testing.T) {
-	eachPeer(t, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, func(d peerDef) bool { return d.mode != noStreaming }, func(t *testing.T, p *peer) {
 		for _, text := range []string{"reply with a message", "stream a story"} {
 			ctx := quirkCtx(t)
 			var prompts []string
@@ -213,6 +213,104 @@ func TestCutBeforeTaskID(t *testing.T) {
 			if n := len(px.Records()); n != 1 {
 				t.Fatalf("%q: %d streams opened, want 1 (no resubscribe, no re-send)", text, n)
 			}
+		}
+	})
+}
+
+// An agent whose card says streaming: false is never asked to stream: the
+// client resolved from the card sends with the unary method (with
+// blocking: false in 0.3, returnImmediately in 1.0) and polls.
+func TestQuirkNoStreamingCard(t *testing.T) {
+	eachPeerWhere(t, func(d peerDef) bool { return d.mode == noStreaming }, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		var prompts []string
+		px := newProxy(t, p, nil)
+		c := newClient(t, px, p, &prompts)
+		finish(t, ctx, c, "stream a story")
+		for _, r := range px.Requests() {
+			if r.Kind == proxy.Send && (strings.HasSuffix(r.Path, ":stream") || r.RPC == "message/stream" || r.RPC == "SendStreamingMessage") {
+				t.Errorf("a streaming send to an agent that cannot stream: %v", r)
+			}
+		}
+		if n := px.Count(proxy.Poll); n == 0 {
+			t.Errorf("the task completed without a poll:\n%s", requestLog(px))
+		}
+	})
+}
+
+// The same agents refuse a streaming send: @a2a-js/sdk answers -32004
+// "Streaming is not supported" as a plain JSON-RPC error. A client that was
+// not told by the card (made with NewClient) must take the refusal as
+// "cannot stream", send the message again with the unary method (the
+// refused request did not reach the agent) and poll, saying so with a
+// Polling notice.
+func TestQuirkStreamingRefused(t *testing.T) {
+	eachPeerWhere(t, func(d peerDef) bool { return d.mode == noStreaming && !d.rest() }, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		px := newProxy(t, p, nil)
+		var polling []stream.Notice
+		c, err := stream.NewClient("http://"+px.Addr()+"/", stream.WithVersion(p.def.version),
+			stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}),
+			stream.WithPollInterval(pollInterval),
+			stream.WithNotify(func(n stream.Notice) {
+				if n.Kind == stream.Polling {
+					polling = append(polling, n)
+				}
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "stream a story")).Wait()
+		if err != nil || task.Status.State != a2a.StateCompleted || !equalArtifacts(view(task.Artifacts), story) {
+			t.Fatalf("task %v, err %v", task, err)
+		}
+		var sends []proxy.Request
+		for _, r := range px.Requests() {
+			if r.Kind == proxy.Send {
+				sends = append(sends, r)
+			}
+		}
+		if len(sends) != 2 || sends[0].MessageID != sends[1].MessageID || !strings.Contains(sends[0].RPC, "tream") || strings.Contains(sends[1].RPC, "tream") {
+			t.Errorf("want one refused streaming send, then the same message once with the unary method:\n%s", requestLog(px))
+		}
+		var rpcErr *a2a.RPCError
+		if len(polling) != 1 || !errors.As(polling[0].Cause, &rpcErr) || rpcErr.Code != -32004 {
+			t.Errorf("Polling notices %+v, want one caused by the -32004 refusal", polling)
+		}
+	})
+}
+
+// A server that cannot resubscribe (-32601 over JSON-RPC, no route over
+// REST): Subscribe to a running task follows it by polling instead, says so
+// with one Polling notice, and delivers the whole task.
+func TestQuirkNoSubscribe(t *testing.T) {
+	eachPeerWhere(t, func(d peerDef) bool { return d.mode == noSubscribe }, func(t *testing.T, p *peer) {
+		ctx := quirkCtx(t)
+		px := newProxy(t, p, nil)
+		var prompts []string
+		var polling []stream.Notice
+		c := newClient(t, px, p, &prompts, stream.WithNotify(func(n stream.Notice) {
+			if n.Kind == stream.Polling {
+				polling = append(polling, n)
+			}
+		}))
+		// Start a slow task, take its ID from the first event, and leave.
+		s := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "stream a story, slow"))
+		if !s.Next() || s.Task() == nil {
+			t.Fatalf("no first event: %v", s.Err())
+		}
+		id := s.Task().ID
+		s.Close()
+
+		task, err := c.Subscribe(ctx, id).Wait()
+		if err != nil || task.Status.State != a2a.StateCompleted || !equalArtifacts(view(task.Artifacts), story) {
+			t.Fatalf("Subscribe: task %v, err %v", task, err)
+		}
+		if len(polling) != 1 || polling[0].Cause == nil || polling[0].TaskID != id {
+			t.Errorf("Polling notices %+v, want one for task %s with the refusal as its cause", polling, id)
+		}
+		if px.Count(proxy.Subscribe) != 1 || px.Count(proxy.Poll) == 0 {
+			t.Errorf("want one refused subscribe, then polls:\n%s", requestLog(px))
 		}
 	})
 }
