@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,9 +42,11 @@ func finish(t *testing.T, ctx context.Context, c *stream.Client, text string) st
 
 // Subscribing to a finished task: a2a-go answers -32001 (task not found,
 // although tasks/get finds it, with a text/plain get-task response),
-// js-0.3.14 a snapshot and close, js-1.3.0 a plain-JSON -32004 and the
-// legacy dialect an `event: error` -32004. Each time the stream must end
-// with the completed task, as it is on the server.
+// js-0.3.14 a snapshot and close (over REST too), js-1.3.0 a plain-JSON
+// -32004, the legacy dialect an `event: error` -32004, and js-1.3.0's REST
+// handler HTTP 400 FAILED_PRECONDITION with reason UNSUPPORTED_OPERATION.
+// Each time the stream must end with the completed task, as it is on the
+// server.
 func TestQuirkSubscribeAfterTheTurn(t *testing.T) {
 	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
@@ -71,10 +74,16 @@ func TestQuirkSubscribeAfterTheTurn(t *testing.T) {
 
 // A message to a finished task is refused before any event: a2a-go with a
 // `data:` error (-32602), js-0.3.14 with `event: error` (-32600), js-1.3.0
-// (both dialects) with a plain application/json body (-32004) on HTTP 200.
-// Each must end in an *a2a.RPCError, not in a silent empty stream.
+// (both dialects) with a plain application/json body (-32004) on HTTP 200;
+// over REST, js-1.3.0 with HTTP 400 UNSUPPORTED_OPERATION, and js-0.3.14
+// with HTTP 500 -32603 "Bug: toJson serializer and body must be provided for
+// non-204 responses." (its restHandler reports any error raised before a
+// stream's first event through a call that throws, so the real error is
+// lost). Each must end in an *a2a.RPCError (inside a *stream.HTTPError over
+// REST), not in a silent empty stream, and the message must not reach the
+// task.
 func TestQuirkErrorsOnStreams(t *testing.T) {
-	eachPeerWhere(t, peerDef.classic, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		var prompts []string
 		c := newClient(t, newProxy(t, p, nil), p, &prompts)
@@ -82,19 +91,33 @@ func TestQuirkErrorsOnStreams(t *testing.T) {
 
 		msg := a2a.NewTextMessage(a2a.RoleUser, "stream again")
 		msg.TaskID = id
+		px := newProxy(t, p, nil)
+		c = newClient(t, px, p, &prompts)
 		_, err := c.Send(ctx, msg).Wait()
 		var rpcErr *a2a.RPCError
 		if !errors.As(err, &rpcErr) {
 			t.Fatalf("send to a completed task: %T %v, want *a2a.RPCError", err, err)
 		}
-		t.Logf("%s: %v", p.def.name, rpcErr)
+		// The message must not reach the task. (js-1.3.0 refuses with
+		// -32004, which the client also reads as "cannot stream" and so
+		// tries once more with a unary send, refused the same way.)
+		for _, r := range px.Requests() {
+			if r.Kind == proxy.Send && r.MessageID != msg.ID {
+				t.Errorf("a send of another message: %v", r)
+			}
+		}
+		if task, err := c.GetTask(ctx, id); err != nil || slices.ContainsFunc(task.History, func(m a2a.Message) bool { return m.ID == msg.ID }) {
+			t.Errorf("the refused message is in the task's history (or get-task failed: %v)", err)
+		}
+		t.Logf("%s: %v; sends: %d", p.def.name, rpcErr, px.Count(proxy.Send))
 	})
 }
 
 // js-1.3.0 keeps a subscription to an input-required task open (it would
-// deliver the next turn); the legacy dialect reports input-required with
-// final:false and then closes; a2a-go refuses with -32001. Answering later
-// through Subscribe must work everywhere without waiting for an EOF.
+// deliver the next turn), over REST too; the legacy dialect reports
+// input-required with final:false and then closes; a2a-go refuses with
+// -32001. Answering later through Subscribe must work everywhere without
+// waiting for an EOF.
 func TestQuirkInputRequiredSubscription(t *testing.T) {
 	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
@@ -228,7 +251,7 @@ func TestQuirkNoStreamingCard(t *testing.T) {
 		c := newClient(t, px, p, &prompts)
 		finish(t, ctx, c, "stream a story")
 		for _, r := range px.Requests() {
-			if r.Kind == proxy.Send && (strings.HasSuffix(r.Path, ":stream") || r.RPC == "message/stream" || r.RPC == "SendStreamingMessage") {
+			if r.Kind == proxy.Send && streamingSend(r) {
 				t.Errorf("a streaming send to an agent that cannot stream: %v", r)
 			}
 		}
@@ -238,25 +261,38 @@ func TestQuirkNoStreamingCard(t *testing.T) {
 	})
 }
 
-// The same agents refuse a streaming send: @a2a-js/sdk answers -32004
-// "Streaming is not supported" as a plain JSON-RPC error. A client that was
-// not told by the card (made with NewClient) must take the refusal as
-// "cannot stream", send the message again with the unary method (the
-// refused request did not reach the agent) and poll, saying so with a
-// Polling notice.
+// streamingSend reports whether a send asks for a stream.
+func streamingSend(r proxy.Request) bool {
+	return strings.HasSuffix(r.Path, "/message:stream") || r.RPC == "message/stream" || r.RPC == "SendStreamingMessage"
+}
+
+// The same agents refuse a streaming send with -32004 (@a2a-js/sdk:
+// "Streaming is not supported"): over JSON-RPC as a plain JSON error on
+// HTTP 200, over REST as HTTP 400 with {"code":-32004,…} (0.3) or a
+// google.rpc.Status whose reason is UNSUPPORTED_OPERATION (1.0). A client
+// that was not told by the card (made with NewClient or NewRESTClient) must
+// take the refusal as "cannot stream", send the message again with the unary
+// method (the refused request did not reach the agent) and poll, saying so
+// with a Polling notice.
 func TestQuirkStreamingRefused(t *testing.T) {
-	eachPeerWhere(t, func(d peerDef) bool { return d.mode == noStreaming && !d.rest() }, func(t *testing.T, p *peer) {
+	eachPeerWhere(t, func(d peerDef) bool { return d.mode == noStreaming }, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		px := newProxy(t, p, nil)
 		var polling []stream.Notice
-		c, err := stream.NewClient("http://"+px.Addr()+"/", stream.WithVersion(p.def.version),
+		opts := []stream.Option{stream.WithVersion(p.def.version),
 			stream.WithHTTPClient(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}),
 			stream.WithPollInterval(pollInterval),
 			stream.WithNotify(func(n stream.Notice) {
 				if n.Kind == stream.Polling {
 					polling = append(polling, n)
 				}
-			}))
+			})}
+		newc := stream.NewClient
+		base := "http://" + px.Addr() + "/"
+		if p.def.rest() {
+			newc, base = stream.NewRESTClient, base+"rest"
+		}
+		c, err := newc(base, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +306,7 @@ func TestQuirkStreamingRefused(t *testing.T) {
 				sends = append(sends, r)
 			}
 		}
-		if len(sends) != 2 || sends[0].MessageID != sends[1].MessageID || !strings.Contains(sends[0].RPC, "tream") || strings.Contains(sends[1].RPC, "tream") {
+		if len(sends) != 2 || sends[0].MessageID != sends[1].MessageID || !streamingSend(sends[0]) || streamingSend(sends[1]) {
 			t.Errorf("want one refused streaming send, then the same message once with the unary method:\n%s", requestLog(px))
 		}
 		var rpcErr *a2a.RPCError
@@ -282,16 +318,20 @@ func TestQuirkStreamingRefused(t *testing.T) {
 
 // A server that cannot resubscribe (-32601 over JSON-RPC, no route over
 // REST): Subscribe to a running task follows it by polling instead, says so
-// with one Polling notice, and delivers the whole task.
+// with one Polling notice, spends no reconnect attempt on it, and delivers
+// the whole task.
 func TestQuirkNoSubscribe(t *testing.T) {
 	eachPeerWhere(t, func(d peerDef) bool { return d.mode == noSubscribe }, func(t *testing.T, p *peer) {
 		ctx := quirkCtx(t)
 		px := newProxy(t, p, nil)
 		var prompts []string
-		var polling []stream.Notice
+		var polling, reconnecting []stream.Notice
 		c := newClient(t, px, p, &prompts, stream.WithNotify(func(n stream.Notice) {
-			if n.Kind == stream.Polling {
+			switch n.Kind {
+			case stream.Polling:
 				polling = append(polling, n)
+			case stream.Reconnecting:
+				reconnecting = append(reconnecting, n)
 			}
 		}))
 		// Start a slow task, take its ID from the first event, and leave.
@@ -308,6 +348,9 @@ func TestQuirkNoSubscribe(t *testing.T) {
 		}
 		if len(polling) != 1 || polling[0].Cause == nil || polling[0].TaskID != id {
 			t.Errorf("Polling notices %+v, want one for task %s with the refusal as its cause", polling, id)
+		}
+		if len(reconnecting) > 0 {
+			t.Errorf("the refused subscribe cost reconnect attempts: %+v", reconnecting)
 		}
 		if px.Count(proxy.Subscribe) != 1 || px.Count(proxy.Poll) == 0 {
 			t.Errorf("want one refused subscribe, then polls:\n%s", requestLog(px))
