@@ -271,7 +271,12 @@ func skipVariant(p peerDef, sc scenario, v variant) string {
 	return ""
 }
 
-const idleTimeout = time.Second
+// idleTimeout is the clients' idle timeout. It is what notices a stall, and
+// it also fails any call that gets no byte for that long: 1 s was enough
+// for four peers, but with fourteen, under the race detector on two cores,
+// a busy moment (2 MiB tasks polled every 100 ms) could leave a send
+// unanswered that long.
+const idleTimeout = 2 * time.Second
 
 // pollInterval is the clients' poll interval: agents that cannot stream are
 // followed by polling, and the peers' events are 60 ms apart.
