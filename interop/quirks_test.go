@@ -98,9 +98,12 @@ func TestQuirkErrorsOnStreams(t *testing.T) {
 		if !errors.As(err, &rpcErr) {
 			t.Fatalf("send to a completed task: %T %v, want *a2a.RPCError", err, err)
 		}
-		// The message must not reach the task. (js-1.3.0 refuses with
-		// -32004, which the client also reads as "cannot stream" and so
-		// tries once more with a unary send, refused the same way.)
+		// The message must not reach the task, and is sent once: js-1.3.0
+		// refuses it with -32004, which from an agent whose card says it
+		// streams is the message's refusal, not "cannot stream".
+		if n := px.Count(proxy.Send); n != 1 {
+			t.Errorf("the refused message was sent %d times, want 1", n)
+		}
 		for _, r := range px.Requests() {
 			if r.Kind == proxy.Send && r.MessageID != msg.ID {
 				t.Errorf("a send of another message: %v", r)

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -133,8 +134,12 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
 		s.phase = phaseRecover
 	case outUnsupported:
-		if s.feed == feedPoll {
-			s.fail(err) // a unary call cannot be unsupported too
+		var rpcErr *a2a.RPCError
+		if s.feed == feedPoll || op == opSend && s.c.cfg.canStream && errors.As(err, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation {
+			// A unary call cannot be unsupported too; and an agent whose card
+			// says it streams refuses this message, not streaming (a2a-js
+			// answers -32004 to a message for a task that has ended).
+			s.fail(err)
 			return
 		}
 		s.startPolling(err)

@@ -35,6 +35,7 @@ type config struct {
 	pollInterval time.Duration
 	stallTimeout time.Duration
 	noStreaming  bool // the agent card says the agent cannot stream
+	canStream    bool // the agent card says the agent streams
 	binding      a2a.Binding
 }
 

@@ -343,3 +343,25 @@ func TestPollingEndsTyped(t *testing.T) {
 }
 
 var _ hitl.Hook = (*recorder)(nil)
+
+func TestUnsupportedOperationIsNotAStreamingRefusalWhenTheCardSaysItStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// a2a-js answers -32004 to a message for a task that has ended; a
+		// card that says the agent streams makes it the message's refusal.
+		p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: progression(a2a.StateCompleted, "x")}
+		card := `{"name":"n","supportedInterfaces":[{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true}}`
+		mux := http.NewServeMux()
+		mux.HandleFunc("/.well-known/agent-card.json", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, card)
+		})
+		mux.Handle("/rpc", p)
+		c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(mux)))
+		require.NoError(t, err)
+		_, err = drain(t, c.Send(background(), hello()))
+		var rpcErr *a2a.RPCError
+		require.ErrorAs(t, err, &rpcErr)
+		require.Equal(t, a2a.CodeUnsupportedOperation, rpcErr.Code)
+		require.Empty(t, p.sends, "no unary send after the refusal")
+	})
+}

@@ -91,8 +91,9 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	}
 	endpointURL := base.ResolveReference(ref)
 	all := append(append([]Option{}, opts...), WithVersion(in.v), withTenant(in.tenant))
-	if s := card.Capabilities.Streaming; s != nil && !*s {
-		all = append(all, optionFunc(func(c *config) { c.noStreaming = true }))
+	if s := card.Capabilities.Streaming; s != nil {
+		streams := *s
+		all = append(all, optionFunc(func(c *config) { c.noStreaming, c.canStream = !streams, streams }))
 	}
 	if endpointURL.Scheme+"://"+endpointURL.Host != origin(base) {
 		// Credentials belong to the origin the caller named, not to wherever
