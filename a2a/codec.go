@@ -27,7 +27,9 @@ func UnmarshalEvent(data []byte) (Event, error) {
 
 // UnmarshalTask decodes a bare Task, the result of get-task and cancel in both
 // versions.
-func UnmarshalTask(data []byte) (*Task, error) {
+func UnmarshalTask(data []byte) (*Task, error) { return unmarshalTask(dialectRPC, data) }
+
+func unmarshalTask(d dialect, data []byte) (*Task, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding task: %w", err)
@@ -38,11 +40,13 @@ func UnmarshalTask(data []byte) (*Task, error) {
 	if w.ID == "" {
 		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
 	}
-	return w.task(dialectRPC), nil
+	return w.task(d), nil
 }
 
 // UnmarshalMessage decodes a message of either version.
-func UnmarshalMessage(data []byte) (*Message, error) {
+func UnmarshalMessage(data []byte) (*Message, error) { return unmarshalMessage(dialectRPC, data) }
+
+func unmarshalMessage(d dialect, data []byte) (*Message, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding message: %w", err)
@@ -50,7 +54,7 @@ func UnmarshalMessage(data []byte) (*Message, error) {
 	if w.Kind != "" && w.Kind != "message" {
 		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
 	}
-	return w.message(dialectRPC), nil
+	return w.message(d), nil
 }
 
 // wireObject is the union of every object shape a stream result can take in

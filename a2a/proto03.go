@@ -129,17 +129,7 @@ func UnmarshalEventFor(v Version, b Binding, data []byte) (Event, error) {
 // [UnmarshalTask] reads otherwise.
 func UnmarshalTaskFor(v Version, b Binding, data []byte) (*Task, error) {
 	d, _ := dialectOf(v, b)
-	var w wireObject
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("a2a: decoding task: %w", err)
-	}
-	if w.Kind != "" && w.Kind != "task" {
-		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
-	}
-	if w.ID == "" {
-		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
-	}
-	return w.task(d), nil
+	return unmarshalTask(d, data)
 }
 
 // UnmarshalMessageFor decodes a message of version v over binding b: the
@@ -147,14 +137,7 @@ func UnmarshalTaskFor(v Version, b Binding, data []byte) (*Task, error) {
 // [UnmarshalMessage] reads otherwise.
 func UnmarshalMessageFor(v Version, b Binding, data []byte) (*Message, error) {
 	d, _ := dialectOf(v, b)
-	var w wireObject
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("a2a: decoding message: %w", err)
-	}
-	if w.Kind != "" && w.Kind != "message" {
-		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
-	}
-	return w.message(d), nil
+	return unmarshalMessage(d, data)
 }
 
 // encodingDialect is dialectOf for the encoders, which refuse what they
