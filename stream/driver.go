@@ -16,17 +16,18 @@ import (
 type phase int
 
 const (
-	phaseSend      phase = iota // send the message (Send) with a streaming call
-	phaseRead                   // read the next event of the current leg
-	phaseBackoff                // the connection dropped: wait, then subscribe
-	phaseSubscribe              // subscribe to the task
-	phaseRecover                // fetch the task: a subscribe was refused
-	phaseQuiet                  // fetch the task: a subscription stayed silent
-	phaseCloseGap               // fetch the task before delivering a held final event
-	phasePollWait               // wait the poll interval, then fetch the task
-	phaseSettle                 // the task settled: finish, or ask the human
-	phaseReply                  // (re)send the reply to the answered prompt
-	phaseDone                   // the stream has ended
+	phaseSend       phase = iota // send the message (Send) with a streaming call
+	phaseRead                    // read the next event of the current leg
+	phaseBackoff                 // the connection dropped: wait, then subscribe
+	phaseSubscribe               // subscribe to the task
+	phaseRecover                 // fetch the task: a subscribe was refused
+	phaseQuiet                   // fetch the task: a subscription stayed silent
+	phaseCloseGap                // fetch the task before delivering a held final event
+	phaseAfterError              // fetch the task after an error in the middle of a stream
+	phasePollWait                // wait the poll interval, then fetch the task
+	phaseSettle                  // the task settled: finish, or ask the human
+	phaseReply                   // (re)send the reply to the answered prompt
+	phaseDone                    // the stream has ended
 )
 
 // feed is how the stream follows its task.
@@ -69,7 +70,7 @@ func (s *Stream) step() {
 		s.backoff()
 	case phaseSubscribe:
 		s.subscribe()
-	case phaseRecover, phaseQuiet, phaseCloseGap:
+	case phaseRecover, phaseQuiet, phaseCloseGap, phaseAfterError:
 		s.fetch()
 	case phasePollWait:
 		s.pollWait()
@@ -157,6 +158,15 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		s.phase = phaseQuiet
 	default:
 		if s.deliverHeldFinal(err) {
+			return
+		}
+		var rpcErr *a2a.RPCError
+		if started && s.taskID != "" && s.phase != phaseAfterError && errors.As(err, &rpcErr) {
+			// An error in the middle of a stream may stand for an ending the
+			// server did not send as an event (a model failure ending the
+			// stream with -32603 while the task says failed): ask the task.
+			s.rec.streamErr = err
+			s.phase = phaseAfterError
 			return
 		}
 		s.fail(err)

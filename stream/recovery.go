@@ -21,6 +21,9 @@ type recovery struct {
 	// lastProgress is when something new was last delivered, for the stall
 	// limit of polling.
 	lastProgress time.Time
+	// streamErr is the error that ended a stream in its middle, while the
+	// task is fetched to see whether it ended.
+	streamErr error
 }
 
 var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
@@ -80,6 +83,10 @@ func (s *Stream) fetch() {
 		err = s.checkOwner(t)
 	}
 	if err != nil {
+		if s.phase == phaseAfterError {
+			s.fail(s.rec.streamErr)
+			return
+		}
 		s.handle(opGet, err, false)
 		return
 	}
@@ -93,6 +100,11 @@ func (s *Stream) fetch() {
 	}
 	st := &s.ledger.Task().Status
 	switch {
+	case s.phase == phaseAfterError && st.State.Terminal():
+		// The task ended: its typed ending, not the stream's error.
+		s.phase = phaseSettle
+	case s.phase == phaseAfterError:
+		s.fail(s.rec.streamErr)
 	case s.settledStatus(st):
 		s.phase = phaseSettle
 	case s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():

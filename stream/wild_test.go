@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // A server in the wild (issue 12): every SSE data field starts with an RFC
@@ -33,4 +34,40 @@ func TestRecordSeparatorsAndUntypedTaskResults(t *testing.T) {
 		// application ends with the server's text.
 		require.Equal(t, "Hello", got.text("a1"))
 	})
+}
+
+// A server in the wild (issue 12) ends a stream with a JSON-RPC error
+// event and no failed Task event, while get-task says failed: the stream
+// ends with the typed terminal error. When get-task says the task still
+// works, the RPC error stays the ending, and Task holds the task as fetched.
+func TestInStreamErrorAfterATaskIsKnown(t *testing.T) {
+	for _, state := range []a2a.TaskState{a2a.StateFailed, a2a.StateWorking} {
+		t.Run(string(state), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				fetched := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state,
+					Message: &a2a.Message{ID: "m-9", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "model failed"}}}}}
+				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					if n == 1 {
+						sseHeaders(w)
+						sseEvent(w, id, a2a.V10, firstTask)
+						fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"model error\"}}\n\n", id)
+						return
+					}
+					unaryTask(w, id, a2a.V10, fetched)
+				})
+				s := hostileClient(t, h, a2a.V10).Send(background(), hello())
+				_, err := drain(t, s)
+				if state == a2a.StateFailed {
+					var failed *terminal.FailedError
+					require.ErrorAs(t, err, &failed)
+					require.Equal(t, "model failed", failed.Task.Status.Message.Text())
+					return
+				}
+				var rpcErr *a2a.RPCError
+				require.ErrorAs(t, err, &rpcErr)
+				require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
+				require.Equal(t, a2a.StateWorking, s.Task().Status.State)
+			})
+		})
+	}
 }
