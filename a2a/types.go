@@ -193,7 +193,9 @@ type ArtifactUpdate struct {
 }
 
 // Event is one result on an A2A stream: a *Task, *Message, *StatusUpdate or
-// *ArtifactUpdate. The set is closed; no other type implements Event.
+// *ArtifactUpdate, the four the wire carries, or a *MessageRevision, which
+// only a stream's deltas hold. The set is closed; no other type implements
+// Event.
 type Event interface {
 	isEvent()
 }

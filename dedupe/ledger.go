@@ -18,10 +18,7 @@ type Ledger struct {
 	task *a2a.Task
 	sent []a2a.Message // sent before any task was known
 
-	// ids holds the ID of every message delivered or recorded. Every such
-	// message is also in the assembled task's history (or is the message
-	// answer), so the set grows with what the ledger holds anyway.
-	ids map[string]struct{}
+	msgs messages // every message delivered or recorded, by ID
 
 	arts     artifacts
 	statuses statusCursor
@@ -36,7 +33,7 @@ type Ledger struct {
 // New returns an empty ledger.
 func New() *Ledger {
 	seed := maphash.MakeSeed()
-	return &Ledger{ids: map[string]struct{}{}, seed: seed, arts: newArtifacts(seed), statuses: newStatusCursor(seed)}
+	return &Ledger{msgs: newMessages(seed), seed: seed, arts: newArtifacts(seed), statuses: newStatusCursor(seed)}
 }
 
 // Task returns the assembled task, or nil while no task is known. The ledger
@@ -44,10 +41,7 @@ func New() *Ledger {
 func (l *Ledger) Task() *a2a.Task { return l.task }
 
 // Seen reports whether a message with this ID was delivered or recorded.
-func (l *Ledger) Seen(messageID string) bool {
-	_, ok := l.ids[messageID]
-	return messageID != "" && ok
-}
+func (l *Ledger) Seen(messageID string) bool { return l.msgs.known(messageID) }
 
 // OpenReplayWindow starts a replay window. Call it when a resubscribe
 // succeeds.
@@ -75,17 +69,17 @@ func (l *Ledger) InReplayWindow() bool { return l.win.open }
 // reply to a prompt): it joins the history and its ID is marked as seen, so
 // that a server echoing it back does not deliver it.
 func (l *Ledger) RecordSent(m *a2a.Message) {
+	held := &l.sent
+	if l.task != nil {
+		held = &l.task.History
+	}
 	if m.ID != "" {
-		if !l.addID(m.ID) {
+		if !l.msgs.add(m.ID, len(*held)) {
 			return
 		}
 		l.sentAfter = m.ID
 	}
-	if l.task != nil {
-		l.task.History = append(l.task.History, *m.Clone())
-	} else {
-		l.sent = append(l.sent, *m.Clone())
-	}
+	*held = append(*held, *m.Clone())
 }
 
 // Apply folds one live event into the ledger. A *a2a.Task is reconciled as
@@ -101,14 +95,14 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		return l.Reconcile(dst, e, false)
 	case *a2a.StatusUpdate:
 		t := l.ensureTask(e.TaskID, e.ContextID)
-		if l.win.open && l.statuses.replayed(&e.Status, l.ids) {
+		if l.win.open && l.statusReplayed(&e.Status) {
 			l.win.replayed()
 			return dst
 		}
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)
 		}
-		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false)
+		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open)
 	case *a2a.ArtifactUpdate:
 		return l.applyArtifact(dst, e)
 	case *a2a.Message:
@@ -144,7 +138,7 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 func (l *Ledger) ReconcileSnapshot(dst []a2a.Event, t *a2a.Task) []a2a.Event {
 	st := &t.Status
 	current := l.task != nil && st.State == l.task.Status.State && sameMessage(st.Message, l.task.Status.Message)
-	past := l.statuses.older(st) || (!current && l.task != nil && l.statuses.replayed(st, l.ids)) || l.lacksArtifact(t)
+	past := l.statuses.older(st) || (!current && l.task != nil && l.statusReplayed(st)) || l.lacksArtifact(t)
 	return l.reconcile(dst, t, false, !past)
 }
 
@@ -195,8 +189,14 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustPar
 			// it does on a live stream, not as a Message of its own.
 			continue
 		}
-		if m.ID != "" && !l.addID(m.ID) {
+		if m.ID != "" && l.msgs.known(m.ID) {
+			if m.Role != a2a.RoleUser {
+				dst = l.revise(dst, lt, m, l.win.open && !trustParts)
+			}
 			continue
+		}
+		if m.ID != "" {
+			l.msgs.add(m.ID, len(lt.History))
 		}
 		lt.History = append(lt.History, *m.Clone())
 		if m.Role != a2a.RoleUser {
@@ -204,7 +204,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustPar
 		}
 	}
 	checkReplay := l.win.open && !authoritative && !l.listsSentAfter(t)
-	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay)
+	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !trustParts)
 }
 
 // listsSentAfter reports whether t's history lists the message the client
@@ -240,10 +240,18 @@ func (l *Ledger) ChangesStatus(ev a2a.Event) bool {
 	if l.task == nil {
 		return true
 	}
-	if checkReplay && l.statuses.replayed(st, l.ids) {
+	if checkReplay && l.statusReplayed(st) {
 		return false
 	}
-	return st.State != l.task.Status.State || !sameMessage(st.Message, l.task.Status.Message)
+	if st.State != l.task.Status.State || !sameMessage(st.Message, l.task.Status.Message) {
+		return true
+	}
+	m := st.Message
+	if m == nil || m.ID == "" {
+		return false
+	}
+	v, _ := l.msgs.classify(m, l.task.History, l.win.open)
+	return v == versionRevised
 }
 
 // Covers reports whether t holds everything the ledger holds: every
@@ -282,21 +290,38 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 	return l.task
 }
 
-func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay bool) []a2a.Event {
-	if checkReplay && l.statuses.replayed(&st, l.ids) {
+// applyStatus folds a status. checkReplay drops it when it is a replay;
+// inWindow applies the replay window's rules to its message, when the
+// message was delivered before (an older version of it is a replay).
+func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow bool) []a2a.Event {
+	if checkReplay && l.statusReplayed(&st) {
 		return dst
 	}
+	// A status newer in time than every one seen is news, and so is its
+	// message, even when it is shorter than the version held.
+	inWindow = inWindow && !l.statuses.newer(&st)
 	l.statuses.note(&st)
+	out := st
+	if m := st.Message; m != nil && l.msgs.known(m.ID) {
+		// A message delivered before: its revision, if it is one, goes
+		// first and on its own; the status carries no message, and keeps
+		// the version held (a replayed older version does not undo it).
+		out.Message = nil
+		dst = l.revise(dst, t, m, inWindow)
+		if held := l.msgs.held(m.ID, t.History); held != nil {
+			st.Message = held.Clone()
+		}
+		l.msgs.markStatus(m.ID)
+	}
 	if st.State == t.Status.State && sameMessage(st.Message, t.Status.Message) {
 		return dst
 	}
-	out := st
-	if m := st.Message; m != nil {
-		if m.ID != "" && !l.addID(m.ID) {
-			out.Message = nil
-		} else {
-			t.History = append(t.History, *m.Clone())
+	if m := st.Message; out.Message != nil {
+		if m.ID != "" {
+			l.msgs.add(m.ID, len(t.History))
+			l.msgs.markStatus(m.ID)
 		}
+		t.History = append(t.History, *m.Clone())
 	}
 	t.Status = st
 	l.sentAfter = ""
@@ -304,23 +329,69 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 }
 
 func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
-	if m.ID != "" && !l.addID(m.ID) {
-		l.win.replayed()
+	if l.msgs.known(m.ID) {
+		n := len(dst)
+		if l.task != nil && m.Role != a2a.RoleUser {
+			dst = l.revise(dst, l.task, m, l.win.open)
+		}
+		if len(dst) == n {
+			l.win.replayed()
+		}
 		return dst
 	}
+	at := -1
 	if l.task != nil {
+		at = len(l.task.History)
 		l.task.History = append(l.task.History, *m.Clone())
+	}
+	if m.ID != "" {
+		l.msgs.add(m.ID, at)
 	}
 	return append(dst, m)
 }
 
-// addID records a message ID and reports whether it was new.
-func (l *Ledger) addID(id string) bool {
-	if _, ok := l.ids[id]; ok {
+// revise delivers m, whose ID is known, when it is a revision of the
+// version held in t's history; with inWindow, a replay of an older version
+// is not, and marks the replay window as replaying.
+func (l *Ledger) revise(dst []a2a.Event, t *a2a.Task, m *a2a.Message, inWindow bool) []a2a.Event {
+	switch v, held := l.msgs.classify(m, t.History, inWindow); v {
+	case versionRevised:
+		return append(dst, l.msgs.revise(t, held, m))
+	case versionOld:
+		l.win.replayed()
+	}
+	return dst
+}
+
+// statusReplayed reports whether st, met inside the replay window, was
+// seen before or is older than what was. Timestamps decide when both sides
+// have them. Otherwise a status is a replay when this state with this
+// message was seen, or when its message was delivered before and this is
+// not news: an older version of it, or the version held, unless the
+// message travelled in a status before (a server that keeps one message
+// across states, as it moves on, sends it again in the new state).
+func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
+	if replayed, decided := l.statuses.byTime(st); decided {
+		return replayed
+	}
+	if l.statuses.seenBefore(st) {
+		return true
+	}
+	m := st.Message
+	if m == nil || !l.msgs.known(m.ID) {
 		return false
 	}
-	l.ids[id] = struct{}{}
-	return true
+	var history []a2a.Message
+	if l.task != nil {
+		history = l.task.History
+	}
+	switch v, _ := l.msgs.classify(m, history, true); v {
+	case versionOld:
+		return true
+	case versionRevised:
+		return false
+	}
+	return !l.msgs.byID[m.ID].inStatus
 }
 
 func messageID(m *a2a.Message) string {

@@ -16,6 +16,17 @@ type app struct {
 	artifacts []a2a.Artifact
 	messages  []string
 	statuses  []a2a.TaskState
+	// shown is each message's text as the application shows it: a new
+	// message's text, extended by the Added of each revision that extends
+	// it, or replaced by the revision's text otherwise.
+	shown map[string]string
+}
+
+func (a *app) show(t *testing.T, m *a2a.Message) {
+	if a.shown == nil {
+		a.shown = map[string]string{}
+	}
+	a.shown[m.ID] = m.Text()
 }
 
 func (a *app) apply(t *testing.T, evs []a2a.Event) {
@@ -35,11 +46,22 @@ func (a *app) apply(t *testing.T, evs []a2a.Event) {
 			}
 		case *a2a.Message:
 			a.messages = append(a.messages, e.ID)
+			a.show(t, e)
 		case *a2a.StatusUpdate:
 			a.statuses = append(a.statuses, e.Status.State)
 			if e.Status.Message != nil {
 				a.messages = append(a.messages, e.Status.Message.ID)
+				a.show(t, e.Status.Message)
 			}
+		case *a2a.MessageRevision:
+			old, ok := a.shown[e.Message.ID]
+			require.True(t, ok, "a revision of message %s, never delivered", e.Message.ID)
+			require.NotEqual(t, old, e.Message.Text(), "a revision of %s that shows the same text again", e.Message.ID)
+			if e.Extends {
+				added := (&a2a.Message{Parts: e.Added}).Text()
+				require.Equal(t, e.Message.Text(), old+added, "an extending revision's Added continues the text shown")
+			}
+			a.shown[e.Message.ID] = e.Message.Text()
 		default:
 			t.Fatalf("ledger yielded %T; it must yield deltas only", ev)
 		}
@@ -84,6 +106,10 @@ func (a *app) check(t *testing.T, l *dedupe.Ledger) {
 		}
 		seen[id] = true
 	}
+}
+
+func textMsg(id, text string) *a2a.Message {
+	return &a2a.Message{ID: id, Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}
 }
 
 func status(state a2a.TaskState, msgID, text string) *a2a.StatusUpdate {
@@ -349,8 +375,8 @@ func TestMessagesOnceAcrossEventsStatusesAndHistory(t *testing.T) {
 	a.apply(t, l.Apply(nil, status(a2a.StateWorking, "m-1", "working")))
 	a.apply(t, l.Apply(nil, &a2a.Message{ID: "m-2", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "aside"}}}))
 	snap := task(a2a.StateInputRequired, nil)
-	snap.History = []a2a.Message{*user, {ID: "m-1", Role: a2a.RoleAgent}, {ID: "m-2", Role: a2a.RoleAgent}, {ID: "m-3", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "new"}}}}
-	snap.Status.Message = &a2a.Message{ID: "m-2", Role: a2a.RoleAgent}
+	snap.History = []a2a.Message{*user, *textMsg("m-1", "working"), *textMsg("m-2", "aside"), *textMsg("m-3", "new")}
+	snap.Status.Message = textMsg("m-2", "aside")
 	evs := l.Apply(nil, snap)
 	require.Len(t, evs, 2, "the unseen history message, then the status")
 	require.Equal(t, "m-3", evs[0].(*a2a.Message).ID)

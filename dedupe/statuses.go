@@ -9,38 +9,43 @@ import (
 
 // statusCursor recognises replayed status updates. It is order-aware where
 // the server gives timestamps: a status older than the newest one seen is a
-// replay, whatever its state. Statuses without a timestamp are recognised by
-// their message ID (the ledger's message set), or, when their message has
-// none, by state and content. Its memory is one timestamp, the few statuses
-// seen at that instant, and one hash per distinct ID-less status.
+// replay, whatever its state. Statuses without a timestamp, and statuses
+// whose message has no ID, are remembered by state and message (its ID and
+// its content); the ledger also asks its message record about the others
+// (see Ledger.statusReplayed). Its memory is one timestamp, the few
+// statuses seen at that instant, and one hash per distinct status of the
+// other kinds.
 type statusCursor struct {
 	seed     maphash.Seed
 	latest   time.Time           // the newest status timestamp seen
 	atLatest map[uint64]struct{} // statuses seen with that timestamp
-	idless   map[uint64]struct{} // statuses seen whose message has no ID
+	seen     map[uint64]struct{} // statuses seen without a timestamp or a message ID
 }
 
 func newStatusCursor(seed maphash.Seed) statusCursor {
-	return statusCursor{seed: seed, atLatest: map[uint64]struct{}{}, idless: map[uint64]struct{}{}}
+	return statusCursor{seed: seed, atLatest: map[uint64]struct{}{}, seen: map[uint64]struct{}{}}
 }
 
-// replayed reports whether st was seen before, or is older than what was.
-func (c *statusCursor) replayed(st *a2a.TaskStatus, ids map[string]struct{}) bool {
-	if !st.Timestamp.IsZero() && !c.latest.IsZero() {
-		switch {
-		case st.Timestamp.Before(c.latest):
-			return true
-		case st.Timestamp.After(c.latest):
-			return false
-		}
-		_, ok := c.atLatest[c.key(st)]
-		return ok
+// byTime reports whether the timestamps decide if st is a replay, and if
+// so, whether it is: older than the newest status seen, or seen at that
+// same instant.
+func (c *statusCursor) byTime(st *a2a.TaskStatus) (replayed, decided bool) {
+	if st.Timestamp.IsZero() || c.latest.IsZero() {
+		return false, false
 	}
-	if m := st.Message; m != nil && m.ID != "" {
-		_, ok := ids[m.ID]
-		return ok
+	switch {
+	case st.Timestamp.Before(c.latest):
+		return true, true
+	case st.Timestamp.After(c.latest):
+		return false, true
 	}
-	_, ok := c.idless[c.key(st)]
+	_, ok := c.atLatest[c.key(st)]
+	return ok, true
+}
+
+// seenBefore reports whether this state with this message was noted.
+func (c *statusCursor) seenBefore(st *a2a.TaskStatus) bool {
+	_, ok := c.seen[c.key(st)]
 	return ok
 }
 
@@ -67,30 +72,26 @@ func (c *statusCursor) note(st *a2a.TaskStatus) {
 			c.atLatest[k] = struct{}{}
 		}
 	}
-	if st.Message == nil || st.Message.ID == "" {
-		c.idless[k] = struct{}{}
+	if st.Timestamp.IsZero() || st.Message == nil || st.Message.ID == "" {
+		c.seen[k] = struct{}{}
 	}
 }
 
-// key identifies a status by its state and its message: the message's ID,
-// or its content when it has none.
+// key identifies a status by its state and its message: the message's ID
+// and content, so that each version of a revised message is a status of
+// its own.
 func (c *statusCursor) key(st *a2a.TaskStatus) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	h.WriteString(string(st.State))
 	h.WriteByte(0)
 	if m := st.Message; m != nil {
-		if m.ID != "" {
-			h.WriteByte('i')
-			h.WriteString(m.ID)
-		} else {
-			h.WriteByte('c')
-			for i := range m.Parts {
-				var b [8]byte
-				putUint64(b[:], hashPart(c.seed, &m.Parts[i]))
-				h.Write(b[:])
-			}
-		}
+		h.WriteByte('m')
+		h.WriteString(m.ID)
+		h.WriteByte(0)
+		var b [8]byte
+		putUint64(b[:], hashParts(c.seed, m.Parts))
+		h.Write(b[:])
 	}
 	return h.Sum64()
 }
