@@ -26,8 +26,10 @@
 //     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, *StalledError,
 //     ErrInvalidMessage, or ctx.Err().
 //
-// The Stream yields deltas only (*a2a.StatusUpdate, *a2a.ArtifactUpdate and
-// *a2a.Message): applying them in order rebuilds Task().Artifacts exactly.
+// The Stream yields deltas only (*a2a.StatusUpdate, *a2a.ArtifactUpdate,
+// *a2a.Message, and *a2a.MessageRevision when an agent sends a message
+// again with other parts): applying them in order rebuilds
+// Task().Artifacts exactly.
 //
 // The package starts no goroutine of its own per stream: all work happens in
 // Next, on the consumer's goroutine.

@@ -30,13 +30,14 @@ type collected struct {
 	artifacts []a2a.Artifact
 	messages  []string
 	states    []a2a.TaskState
+	shown     map[string]string // each message's text as the application shows it
 }
 
 // drain runs the stream to its end, applying every event the way an
 // application would, and checks the stream's invariant on the way.
 func drain(t *testing.T, s *stream.Stream) (*collected, error) {
 	t.Helper()
-	c := &collected{}
+	c := &collected{shown: map[string]string{}}
 	defer s.Close()
 	for s.Next() {
 		ev := s.Event()
@@ -55,11 +56,21 @@ func drain(t *testing.T, s *stream.Stream) (*collected, error) {
 			}
 		case *a2a.StatusUpdate:
 			c.states = append(c.states, e.Status.State)
-			if e.Status.Message != nil {
-				c.messages = append(c.messages, e.Status.Message.ID)
+			if m := e.Status.Message; m != nil {
+				c.messages = append(c.messages, m.ID)
+				c.shown[m.ID] = m.Text()
 			}
 		case *a2a.Message:
 			c.messages = append(c.messages, e.ID)
+			c.shown[e.ID] = e.Text()
+		case *a2a.MessageRevision:
+			old, ok := c.shown[e.Message.ID]
+			require.True(t, ok, "a revision of message %s, never delivered", e.Message.ID)
+			require.NotEqual(t, old, e.Message.Text(), "a revision of %s that shows the same text again", e.Message.ID)
+			if e.Extends {
+				require.Equal(t, e.Message.Text(), old+(&a2a.Message{Parts: e.Added}).Text(), "Added continues the text shown")
+			}
+			c.shown[e.Message.ID] = e.Message.Text()
 		default:
 			t.Fatalf("stream yielded %T; it must yield deltas only", ev)
 		}

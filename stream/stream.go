@@ -18,10 +18,13 @@ import (
 // missed during a gap is recovered, and input-required prompts go to the
 // human-input hook.
 //
-// A Stream yields only deltas: *a2a.StatusUpdate, *a2a.ArtifactUpdate and
-// *a2a.Message, never a raw *a2a.Task. Applying the yielded events in order
-// (append:true appends parts, anything else replaces the artifact)
-// reproduces Task().Artifacts exactly.
+// A Stream yields only deltas: *a2a.StatusUpdate, *a2a.ArtifactUpdate,
+// *a2a.Message and *a2a.MessageRevision, never a raw *a2a.Task. Applying
+// the yielded events in order (append:true appends parts, anything else
+// replaces the artifact) reproduces Task().Artifacts exactly. A message is
+// yielded once per version: first as a *a2a.Message or in a status, then
+// as a *a2a.MessageRevision each time the agent sends it again with other
+// parts.
 //
 // A Stream has one consumer: its methods must not be called concurrently.
 // The caller must call Close, or drain the stream, to release the
@@ -104,7 +107,8 @@ func (s *Stream) Next() bool {
 }
 
 // Event returns the event Next advanced to: an *a2a.StatusUpdate,
-// *a2a.ArtifactUpdate or *a2a.Message. It must not be modified.
+// *a2a.ArtifactUpdate, *a2a.Message or *a2a.MessageRevision. It must not be
+// modified.
 func (s *Stream) Event() a2a.Event { return s.out.cur }
 
 // Err returns the error that ended the stream, or nil. It is nil after a

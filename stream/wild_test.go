@@ -36,6 +36,39 @@ func TestRecordSeparatorsAndUntypedTaskResults(t *testing.T) {
 	})
 }
 
+// A server in the wild (issue 12) streams its answer as one status message
+// resent longer each time under one ID, in untyped Task snapshots, and
+// fails over to a new state with the same message. The application sees
+// the message once, then each revision's added text, and ends with the
+// server's last version.
+func TestCumulativeStatusMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		snap := func(state, text string) string {
+			return fmt.Sprintf(`{"id":"t-1","contextId":"c-1","status":{"state":%q,"message":{"messageId":"m-1","role":"agent","parts":[{"kind":"text","text":%q}]}}}`, state, text)
+		}
+		h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+			sseHeaders(w)
+			for _, r := range []string{snap("working", "Hel"), snap("working", "Hello"), snap("working", "Hello"), snap("working", "Hello, wor"), snap("completed", "Hello, world.")} {
+				fmt.Fprintf(w, "data: \x1e{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, r)
+			}
+		})
+		s := hostileClient(t, h, a2a.V03).Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		var added []string
+		for _, ev := range got.events {
+			if r, ok := ev.(*a2a.MessageRevision); ok {
+				require.True(t, r.Extends)
+				added = append(added, (&a2a.Message{Parts: r.Added}).Text())
+			}
+		}
+		require.Equal(t, []string{"lo", ", wor", "ld."}, added)
+		require.Equal(t, "Hello, world.", got.shown["m-1"])
+		require.Equal(t, "Hello, world.", s.Task().Status.Message.Text())
+		require.Equal(t, []a2a.TaskState{a2a.StateWorking, a2a.StateCompleted}, got.states)
+	})
+}
+
 // A server in the wild (issue 12) ends a stream with a JSON-RPC error
 // event and no failed Task event, while get-task says failed: the stream
 // ends with the typed terminal error. When get-task says the task still

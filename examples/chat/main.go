@@ -154,6 +154,8 @@ func (c *chat) show(ev a2a.Event, task *a2a.Task) {
 			return // our own words: already on screen
 		}
 		c.line("agent: %s", ev.Text())
+	case *a2a.MessageRevision:
+		c.showRevision(ev)
 	}
 }
 
@@ -213,6 +215,18 @@ func (c *chat) showStatus(st a2a.TaskStatus) {
 	default:
 		c.line("· %s", st.State)
 	}
+}
+
+// showRevision writes a message the agent sent again with other parts:
+// what it adds when it only adds, or the whole new text.
+func (c *chat) showRevision(r *a2a.MessageRevision) {
+	if r.Extends {
+		if added := (&a2a.Message{Parts: r.Added}).Text(); added != "" {
+			c.line("  … %s", added)
+		}
+		return
+	}
+	c.line("· revised: %s", r.Message.Text())
 }
 
 // notice writes a reconnect or resume notice; see stream.WithNotify.

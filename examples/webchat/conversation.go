@@ -42,7 +42,9 @@ type artifactEvent struct {
 }
 
 type messageEvent struct {
-	Text string `json:"text"`
+	ID       string `json:"id,omitempty"`
+	Text     string `json:"text"`
+	Revision bool   `json:"revision,omitempty"` // replaces the message with this ID
 }
 
 type noticeEvent struct {
@@ -152,7 +154,9 @@ func (c *conversation) relay(ev a2a.Event) {
 			Append: ev.Append,
 		})
 	case *a2a.Message:
-		c.publish(evMessage, messageEvent{Text: ev.Text()})
+		c.publish(evMessage, messageEvent{ID: ev.ID, Text: ev.Text()})
+	case *a2a.MessageRevision:
+		c.publish(evMessage, messageEvent{ID: ev.Message.ID, Text: ev.Message.Text(), Revision: true})
 	}
 }
 

@@ -97,7 +97,17 @@ function follow(id) {
     if (s.state !== "input-required") turnNote(conv.turn, s.text);
   });
   on("artifact", (a) => turnArtifact(conv.turn, a));
-  on("message", (m) => conv.turn.li.append(el("p", "", m.text)));
+  on("message", (m) => {
+    // A revision replaces the message shown under its ID.
+    const old = m.id && conv.turn.li.querySelector(`p[data-id="${CSS.escape(m.id)}"]`);
+    if (m.revision && old) {
+      old.textContent = m.text;
+      return;
+    }
+    const p = el("p", "", m.text);
+    if (m.id) p.dataset.id = m.id;
+    conv.turn.li.append(p);
+  });
   on("notice", (n) => {
     setStatus("conn", n.text, n.kind === "resumed" ? "good" : "warn");
     conv.turn.li.append(el("p", "notice " + n.kind, n.kind === "resumed"
