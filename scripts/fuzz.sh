@@ -28,6 +28,7 @@ targets=(
 	"FuzzUnmarshalEvent ./a2a"
 	"FuzzUnmarshalEventFor ./a2a"
 	"FuzzLedger ./dedupe"
+	"FuzzRevisions ./dedupe"
 )
 for t in "${targets[@]}"; do
 	read -r name pkg <<<"$t"
