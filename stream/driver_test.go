@@ -450,7 +450,7 @@ func TestGetTaskTerminalStatesEndTyped(t *testing.T) {
 				var failed *terminal.FailedError
 				require.ErrorAs(t, err, &failed)
 				require.Equal(t, "partial", failed.Task.Artifact("a1").Text())
-				require.Equal(t, "task "+failed.Task.ID+" ended in state failed: upstream API timed out", err.Error())
+				require.Equal(t, "terminal: task "+failed.Task.ID+" ended in state failed: upstream API timed out", err.Error())
 			})
 		})
 	}

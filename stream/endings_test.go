@@ -55,7 +55,7 @@ func TestEndings(t *testing.T) {
 					if task == nil {
 						return
 					}
-					require.True(t, strings.HasPrefix(err.Error(), "task "+task.ID+" "), err.Error())
+					require.True(t, strings.HasPrefix(err.Error(), "terminal: task "+task.ID+" "), err.Error())
 					require.True(t, strings.HasSuffix(err.Error(), c.errMsg), err.Error())
 					var te terminal.Error
 					require.ErrorAs(t, err, &te)

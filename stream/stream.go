@@ -115,7 +115,11 @@ func (s *Stream) Event() a2a.Event { return s.out.cur }
 // completed task, a message answer, or the caller's own Close. Terminal task
 // states end in a terminal.Error, a spent retry budget in a
 // *reconnect.Error, a failed human-input hook in a *hitl.Error, a JSON-RPC
-// error in an *a2a.RPCError, and context cancellation in ctx.Err().
+// error in an *a2a.RPCError, and context cancellation in ctx.Err(). Once the
+// task is known, an error that carries no task of its own (an RPC or HTTP
+// error, the context's error) comes wrapped in a *TaskError with the task as
+// last known; match errors with errors.As and errors.Is, and read the task
+// of any ending with TaskOf.
 func (s *Stream) Err() error { return s.err }
 
 // Task returns the task assembled so far, or nil while none is known and for
@@ -172,6 +176,9 @@ func (s *Stream) fail(err error) {
 	var protoErr *ProtocolError
 	if errors.As(err, &protoErr) {
 		protoErr.Task = s.snapshot()
+	}
+	if err != nil && TaskOf(err) == nil && s.ledger.Task() != nil {
+		err = &TaskError{Err: err, Task: s.snapshot()}
 	}
 	s.leg.close()
 	s.err = err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
 
@@ -100,6 +101,11 @@ func TestInStreamErrorAfterATaskIsKnown(t *testing.T) {
 				require.ErrorAs(t, err, &rpcErr)
 				require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
 				require.Equal(t, a2a.StateWorking, s.Task().Status.State)
+				// The RPC error carries the task as fetched.
+				var te *stream.TaskError
+				require.ErrorAs(t, err, &te)
+				require.Equal(t, "model failed", stream.TaskOf(err).Status.Message.Text())
+				require.Equal(t, rpcErr.Error(), err.Error(), "the wrapper keeps the RPC error's text")
 			})
 		})
 	}

@@ -1,6 +1,8 @@
 package terminal
 
 import (
+	"errors"
+
 	"github.com/a2astream/a2astream/a2a"
 )
 
@@ -25,16 +27,16 @@ type CanceledError struct{ Task *a2a.Task }
 // continue the task by sending a message with its ID.
 type AuthRequiredError struct{ Task *a2a.Task }
 
-// Error reads like "task t-1 ended in state failed: upstream API timed out".
+// Error reads like "terminal: task t-1 ended in state failed: upstream API timed out".
 func (e *FailedError) Error() string { return describe(e.Task, a2a.StateFailed) }
 
-// Error reads like "task t-1 ended in state rejected: not my job".
+// Error reads like "terminal: task t-1 ended in state rejected: not my job".
 func (e *RejectedError) Error() string { return describe(e.Task, a2a.StateRejected) }
 
-// Error reads like "task t-1 ended in state canceled".
+// Error reads like "terminal: task t-1 ended in state canceled".
 func (e *CanceledError) Error() string { return describe(e.Task, a2a.StateCanceled) }
 
-// Error reads like "task t-1 ended in state auth-required: sign in to the calendar".
+// Error reads like "terminal: task t-1 ended in state auth-required: sign in to the calendar".
 func (e *AuthRequiredError) Error() string { return describe(e.Task, a2a.StateAuthRequired) }
 
 // FinalTask returns the task as it stood when the stream ended.
@@ -70,6 +72,27 @@ func FromTask(t *a2a.Task) error {
 	return nil
 }
 
+// StateOf returns the state in which err says its task ended, when err is
+// or wraps an error of this package: failed, rejected, canceled or
+// auth-required. It reports false for every other error, nil included.
+func StateOf(err error) (a2a.TaskState, bool) {
+	var e Error
+	if !errors.As(err, &e) {
+		return "", false
+	}
+	switch e.(type) {
+	case *FailedError:
+		return a2a.StateFailed, true
+	case *RejectedError:
+		return a2a.StateRejected, true
+	case *CanceledError:
+		return a2a.StateCanceled, true
+	case *AuthRequiredError:
+		return a2a.StateAuthRequired, true
+	}
+	return "", false
+}
+
 func describe(t *a2a.Task, state a2a.TaskState) string {
 	id := ""
 	var text string
@@ -77,7 +100,7 @@ func describe(t *a2a.Task, state a2a.TaskState) string {
 		id = t.ID
 		text = t.Status.Message.Text()
 	}
-	s := "task " + id + " ended in state " + string(state)
+	s := "terminal: task " + id + " ended in state " + string(state)
 	if text != "" {
 		s += ": " + text
 	}

@@ -26,10 +26,10 @@ func TestFromTask(t *testing.T) {
 		wantNil bool
 		text    string
 	}{
-		{state: a2a.StateFailed, msg: "upstream API timed out", text: "task t-1 ended in state failed: upstream API timed out"},
-		{state: a2a.StateRejected, msg: "not my job", text: "task t-1 ended in state rejected: not my job"},
-		{state: a2a.StateCanceled, text: "task t-1 ended in state canceled"},
-		{state: a2a.StateAuthRequired, msg: "sign in", text: "task t-1 ended in state auth-required: sign in"},
+		{state: a2a.StateFailed, msg: "upstream API timed out", text: "terminal: task t-1 ended in state failed: upstream API timed out"},
+		{state: a2a.StateRejected, msg: "not my job", text: "terminal: task t-1 ended in state rejected: not my job"},
+		{state: a2a.StateCanceled, text: "terminal: task t-1 ended in state canceled"},
+		{state: a2a.StateAuthRequired, msg: "sign in", text: "terminal: task t-1 ended in state auth-required: sign in"},
 		{state: a2a.StateCompleted, wantNil: true},
 		{state: a2a.StateWorking, wantNil: true},
 		{state: a2a.StateSubmitted, wantNil: true},
@@ -83,5 +83,26 @@ func ExampleFromTask() {
 	fmt.Println(err)
 	// Output:
 	// failed
-	// task t-1 ended in state failed: upstream API timed out
+	// terminal: task t-1 ended in state failed: upstream API timed out
+}
+
+func TestStateOf(t *testing.T) {
+	task := &a2a.Task{ID: "t-1"}
+	for _, c := range []struct {
+		err   error
+		state a2a.TaskState
+		ok    bool
+	}{
+		{&terminal.FailedError{Task: task}, a2a.StateFailed, true},
+		{&terminal.RejectedError{Task: task}, a2a.StateRejected, true},
+		{&terminal.CanceledError{Task: task}, a2a.StateCanceled, true},
+		{&terminal.AuthRequiredError{Task: task}, a2a.StateAuthRequired, true},
+		{fmt.Errorf("wrapped: %w", &terminal.FailedError{}), a2a.StateFailed, true},
+		{errors.New("terminal: task t-1 ended in state failed"), "", false},
+		{nil, "", false},
+	} {
+		state, ok := terminal.StateOf(c.err)
+		require.Equal(t, c.ok, ok, "%v", c.err)
+		require.Equal(t, c.state, state, "%v", c.err)
+	}
 }

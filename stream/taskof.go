@@ -1,0 +1,62 @@
+package stream
+
+import (
+	"errors"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// TaskError attaches the task as last known to an ending that carries no
+// task of its own: an *a2a.RPCError, an *HTTPError, a transport error,
+// ErrInvalidMessage or the context's error, met once the stream knew its
+// task. Its text is Err's; errors.As and errors.Is see through it to Err.
+type TaskError struct {
+	Err  error
+	Task *a2a.Task
+}
+
+// Error returns Err's text.
+func (e *TaskError) Error() string {
+	if e.Err == nil {
+		return "stream: <nil>"
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// TaskOf returns the task that an error of this module carries: the final
+// task of a terminal.Error, the last known task of a *reconnect.Error,
+// *hitl.Error, *ProtocolError, *StalledError or *TaskError, wherever it is
+// in err's chain. It returns nil when err carries none, for example an
+// ending before any task was known, or a nil err (for a completed task, read
+// Stream.Task or Wait's result).
+func TaskOf(err error) *a2a.Task {
+	var (
+		te *TaskError
+		fe terminal.Error
+		he *hitl.Error
+		re *reconnect.Error
+		pe *ProtocolError
+		se *StalledError
+	)
+	switch {
+	case errors.As(err, &te) && te.Task != nil:
+		return te.Task
+	case errors.As(err, &fe):
+		return fe.FinalTask()
+	case errors.As(err, &he):
+		return he.Task
+	case errors.As(err, &re):
+		return re.Task
+	case errors.As(err, &pe):
+		return pe.Task
+	case errors.As(err, &se):
+		return se.Task
+	}
+	return nil
+}
