@@ -222,7 +222,7 @@ func TestQuirkNegotiation(t *testing.T) {
 
 // A cut inside the very first event leaves the client without a task ID:
 // nothing can be resumed and the message must not be sent twice, so the
-// stream ends with *reconnect.Error{Attempts: 0}. This is why the matrix
+// stream ends with reconnect.ErrNoTask. This is why the matrix
 // has no mid-event cut for the message-only scenario.
 func TestCutBeforeTaskID(t *testing.T) {
 	eachPeerWhere(t, func(d peerDef) bool { return d.mode != noStreaming }, func(t *testing.T, p *peer) {
@@ -233,8 +233,8 @@ func TestCutBeforeTaskID(t *testing.T) {
 			c := newClient(t, px, p, &prompts)
 			_, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, text)).Wait()
 			var rerr *reconnect.Error
-			if !errors.As(err, &rerr) || rerr.Attempts != 0 {
-				t.Fatalf("%q cut mid first event: %T %v, want *reconnect.Error{Attempts: 0}", text, err, err)
+			if !errors.As(err, &rerr) || rerr.Attempts != 0 || !errors.Is(err, reconnect.ErrNoTask) {
+				t.Fatalf("%q cut mid first event: %T %v, want reconnect.ErrNoTask", text, err, err)
 			}
 			if n := len(px.Records()); n != 1 {
 				t.Fatalf("%q: %d streams opened, want 1 (no resubscribe, no re-send)", text, n)

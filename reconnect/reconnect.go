@@ -2,6 +2,7 @@ package reconnect
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -65,31 +66,44 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Error ends a stream whose retry budget is spent, or whose connection
-// dropped before any task ID was known (Attempts is then 0). Err is the last
-// cause; Task is the last known state of the task, nil if none was known.
+// ErrNoTask matches, with errors.Is, the *Error of a stream whose connection
+// dropped before any task ID was known: there was nothing to reconnect to,
+// so the stream ended at once, whatever the policy.
+var ErrNoTask = errors.New("reconnect: connection lost before any task was known")
+
+// Error ends a stream whose retry budget is spent, whose policy allows no
+// reconnect, or whose connection dropped before any task ID was known
+// (errors.Is(err, ErrNoTask) then holds, and Task is nil). Attempts counts
+// the reconnects made since the last progress; Err is the last cause; Task
+// is the last known state of the task.
 type Error struct {
 	Attempts int
 	Err      error
 	Task     *a2a.Task
 }
 
-// Error reads like "reconnect: task t-1: gave up after 3 attempts: unexpected EOF".
+// Error reads like "reconnect: task t-1: gave up after 3 attempts:
+// unexpected EOF", "reconnect: task t-1: connection lost, and the policy
+// allows no reconnect: unexpected EOF" or "reconnect: connection lost
+// before any task was known: unexpected EOF".
 func (e *Error) Error() string {
-	s := "reconnect: "
-	if e.Task != nil {
-		s += "task " + e.Task.ID + ": "
-	}
-	if e.Attempts == 0 {
-		s += "connection lost before any task was known"
-	} else {
-		s += "gave up after " + strconv.Itoa(e.Attempts) + " attempts"
+	var s string
+	switch {
+	case e.Task == nil:
+		s = ErrNoTask.Error()
+	case e.Attempts == 0:
+		s = "reconnect: task " + e.Task.ID + ": connection lost, and the policy allows no reconnect"
+	default:
+		s = "reconnect: task " + e.Task.ID + ": gave up after " + strconv.Itoa(e.Attempts) + " attempts"
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
 	return s
 }
+
+// Is reports whether target is ErrNoTask and the stream knew no task.
+func (e *Error) Is(target error) bool { return target == ErrNoTask && e.Task == nil }
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }

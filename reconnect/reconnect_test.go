@@ -77,4 +77,10 @@ func TestError(t *testing.T) {
 	}
 	var re *reconnect.Error
 	require.True(t, errors.As(early, &re))
+	require.ErrorIs(t, early, reconnect.ErrNoTask)
+	require.NotErrorIs(t, e, reconnect.ErrNoTask, "a budget spent on a known task")
+
+	off := &reconnect.Error{Err: io.ErrUnexpectedEOF, Task: &a2a.Task{ID: "t-1"}}
+	require.Equal(t, "reconnect: task t-1: connection lost, and the policy allows no reconnect: unexpected EOF", off.Error())
+	require.NotErrorIs(t, off, reconnect.ErrNoTask, "a task was known; the policy said never")
 }

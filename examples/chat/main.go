@@ -330,7 +330,7 @@ func report(ctx context.Context, w io.Writer, err error) int {
 		}
 		fmt.Fprintf(w, "chat: the agent's question went unanswered: %s\n", why)
 		return exitTask
-	case errors.As(err, &gaveUp) && gaveUp.Attempts == 0:
+	case errors.As(err, &gaveUp) && errors.Is(err, reconnect.ErrNoTask):
 		fmt.Fprintf(w, "chat: the connection dropped before the agent started a task: %v\n", gaveUp.Err)
 		return exitUsage
 	case errors.As(err, &gaveUp):
