@@ -39,6 +39,13 @@ func TestSuitesQuick(t *testing.T) {
 			if !strings.Contains(b.String(), "| ---") && !strings.Contains(b.String(), "|---") {
 				t.Errorf("no table in the output:\n%s", b.String())
 			}
+			if name == "throughput" {
+				for _, row := range []string{"| a2astream JSON-RPC 0.3 |", "| a2astream REST 0.3 (proto-JSON) |", "| a2astream JSON-RPC 1.0 |", "| a2astream REST 1.0 |", "REST events/s within 10 %"} {
+					if !strings.Contains(b.String(), row) {
+						t.Errorf("no %q in the throughput output:\n%s", row, b.String())
+					}
+				}
+			}
 		})
 	}
 }
@@ -63,7 +70,7 @@ func readFile(p string) (string, error) {
 }
 
 // BenchmarkDriverThroughput is the throughput suite's driver contender as
-// a Go benchmark, for profiling:
+// a Go benchmark, over JSON-RPC and REST, for profiling:
 //
 //	go test -run '^$' -bench DriverThroughput -cpuprofile cpu.out ./cmd/a2abench
 //
@@ -74,16 +81,25 @@ func BenchmarkDriverThroughput(b *testing.B) {
 	defer srv.Close()
 	const n = 20_000
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		b.Run(v.String(), func(b *testing.B) {
-			hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-			url := srv.URL + "/?s=throughput&n=" + strconv.Itoa(n)
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := sendOurs(hc, url, v, n+3, nil); err != nil {
-					b.Fatal(err)
-				}
+		for _, rest := range []bool{false, true} {
+			name := v.String()
+			if rest {
+				name += "-rest"
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+3)), "ns/event")
-		})
+			b.Run(name, func(b *testing.B) {
+				hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+				send := func() error { return sendOurs(hc, srv.URL+"/?s=throughput&n="+strconv.Itoa(n), v, n+3, nil) }
+				if rest {
+					send = func() error { return sendOursREST(hc, srv.URL+"/rest/throughput/n="+strconv.Itoa(n), v, n+3, nil) }
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := send(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+3)), "ns/event")
+			})
+		}
 	}
 }

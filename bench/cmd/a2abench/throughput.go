@@ -60,13 +60,29 @@ func ratio(c, first []measure.Sample, f func(measure.Sample) float64) float64 {
 	return measure.Median(xs)
 }
 
-// sendOurs runs the full driver: Send, then Next until the end.
+// sendOurs runs the full driver over JSON-RPC: Send, then Next until the end.
 func sendOurs(hc *http.Client, url string, v a2a.Version, wantEvents int, check func(*a2a.Task) error, opts ...stream.Option) error {
 	opts = append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(v)}, opts...)
 	c, err := stream.NewClient(url, opts...)
 	if err != nil {
 		return err
 	}
+	return drive(c, wantEvents, check)
+}
+
+// sendOursREST runs the full driver over the HTTP+JSON (REST) binding,
+// under the base URL base.
+func sendOursREST(hc *http.Client, base string, v a2a.Version, wantEvents int, check func(*a2a.Task) error, opts ...stream.Option) error {
+	opts = append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(v)}, opts...)
+	c, err := stream.NewRESTClient(base, opts...)
+	if err != nil {
+		return err
+	}
+	return drive(c, wantEvents, check)
+}
+
+// drive sends one message with c and reads the stream to its end.
+func drive(c *stream.Client, wantEvents int, check func(*a2a.Task) error) error {
 	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	defer s.Close()
 	n := 0
@@ -200,6 +216,7 @@ func throughput(cfg *config, w io.Writer) error {
 	}
 	events := n + 3 // task, working, n chunks, completed
 	url := func(v string) string { return fmt.Sprintf("%s/?s=throughput&n=%d&v=%s", cfg.base, n, v) }
+	restBase := fmt.Sprintf("%s/rest/throughput/n=%d", cfg.base, n)
 	checkParts := func(t *a2a.Task) error {
 		if t == nil || len(t.Artifacts) != 1 || len(t.Artifacts[0].Parts) != n {
 			return fmt.Errorf("assembled task does not hold the %d parts", n)
@@ -210,9 +227,16 @@ func throughput(cfg *config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	restBytes, err := measureRESTWireBytes(cfg.hc, restBase)
+	if err != nil {
+		return err
+	}
 	noRetry := stream.WithReconnect(reconnect.Policy{})
 	cs := []contender{
 		{"a2astream driver (Send → Next), 0.3", func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, checkParts, noRetry) }},
+		{"a2astream REST driver (Send → Next), 0.3", func() error {
+			return sendOursREST(cfg.hc, restBase, a2a.V03, events, checkParts, noRetry)
+		}},
 		{"a2a-go v0.3.3 SendStreamingMessage, 0.3", func() error {
 			got, err := sendA2AGo(cfg.hc, url("0.3"))
 			if err == nil && got != events {
@@ -222,6 +246,9 @@ func throughput(cfg *config, w io.Writer) error {
 		}},
 		{"decode floor (bufio scan + json.Unmarshal), 0.3", func() error { return floorRun(cfg.hc, url("0.3"), a2a.V03, events) }},
 		{"a2astream driver (Send → Next), 1.0", func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, checkParts, noRetry) }},
+		{"a2astream REST driver (Send → Next), 1.0", func() error {
+			return sendOursREST(cfg.hc, restBase, a2a.V10, events, checkParts, noRetry)
+		}},
 		{"decode floor (bufio scan + json.Unmarshal), 1.0", func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
 	}
 	// One untimed warm-up of each, then the interleaved rounds.
@@ -245,7 +272,10 @@ func throughput(cfg *config, w io.Writer) error {
 		"×first is the median of the per-round ratios to the first row of the table. CPU is the client process's user+system time "+
 		"(the server runs in its own process); allocations include net/http's.\n\n",
 		measure.Thousands(int64(n)), measure.Thousands(int64(events)), wireBytes[0]/ev, wireBytes[1]/ev, cfg.rounds)
-	for _, group := range [][]int{{0, 1, 2}, {3, 4}} {
+	const (
+		ours03, rest03, a2ago, floor03, ours10, rest10, floor10 = 0, 1, 2, 3, 4, 5, 6
+	)
+	for _, group := range [][]int{{ours03, a2ago, floor03}, {ours10, floor10}} {
 		t := measure.Table{Head: []string{"contender", "events/s", "×first", "CPU ns/event", "×first", "allocs/event", "B/event"},
 			Align: []bool{false, true, true, true, true, true, true}}
 		first := ss[group[0]]
@@ -256,19 +286,88 @@ func throughput(cfg *config, w io.Writer) error {
 		}
 		fmt.Fprintln(w, t.String())
 	}
-	a2agoX := 1 / ratio(ss[1], ss[0], rate)
-	floorX03 := ratio(ss[0], ss[2], rate)
-	floorX10 := ratio(ss[3], ss[4], rate)
-	cpuA2AGo := ratio(ss[1], ss[0], cpu)
-	allocOurs03, allocFloor03 := measure.Median(perRound(ss[0], allocs)), measure.Median(perRound(ss[2], allocs))
-	allocOurs10, allocFloor10 := measure.Median(perRound(ss[3], allocs)), measure.Median(perRound(ss[4], allocs))
+	a2agoX := 1 / ratio(ss[a2ago], ss[ours03], rate)
+	floorX03 := ratio(ss[ours03], ss[floor03], rate)
+	floorX10 := ratio(ss[ours10], ss[floor10], rate)
+	cpuA2AGo := ratio(ss[a2ago], ss[ours03], cpu)
+	allocOurs03, allocFloor03 := measure.Median(perRound(ss[ours03], allocs)), measure.Median(perRound(ss[floor03], allocs))
+	allocOurs10, allocFloor10 := measure.Median(perRound(ss[ours10], allocs)), measure.Median(perRound(ss[floor10], allocs))
 	fmt.Fprintf(w, "Targets (0.3 unless stated):\n\n")
 	fmt.Fprintf(w, "- events/s ≥ 2.0× a2a-go: **%s** (a2a-go spends %s our CPU per event) — %s\n", measure.Ratio(a2agoX), measure.Ratio(cpuA2AGo), verdict(a2agoX >= 2.0))
 	fmt.Fprintf(w, "- events/s ≥ 0.8× the floor: **%s** in 0.3, **%s** in 1.0 — %s\n", measure.Ratio(floorX03), measure.Ratio(floorX10), verdict(floorX03 >= 0.8 && floorX10 >= 0.8))
 	fmt.Fprintf(w, "- allocs/event ≤ floor + 3: **%s vs %s** in 0.3, **%s vs %s** in 1.0 — %s\n",
 		measure.F(allocOurs03), measure.F(allocFloor03+3), measure.F(allocOurs10), measure.F(allocFloor10+3),
 		verdict(allocOurs03 <= allocFloor03+3 && allocOurs10 <= allocFloor10+3))
+
+	fmt.Fprintf(w, "\nHTTP+JSON (REST) beside JSON-RPC, the same stream from the same server in the same rounds: "+
+		"`stream.NewRESTClient` under `/rest/throughput/n=%d`, which streams bare StreamResponse objects "+
+		"(1.0: the JSON-RPC result's bytes; 0.3: the js-0.3.14 proto-JSON), %.0f and %.0f B/event on the wire in 0.3 and 1.0. "+
+		"×JSON-RPC is the median of the per-round ratios to the JSON-RPC driver of the same version.\n\n",
+		n, restBytes[0]/ev, restBytes[1]/ev)
+	t := measure.Table{Head: []string{"binding, version", "events/s", "×JSON-RPC", "CPU ns/event", "×JSON-RPC", "allocs/event", "B/event"},
+		Align: []bool{false, true, true, true, true, true, true}}
+	restX := map[int]float64{}
+	for _, row := range []struct {
+		name      string
+		i, rpcRow int
+	}{
+		{"a2astream JSON-RPC 0.3", ours03, ours03},
+		{"a2astream REST 0.3 (proto-JSON)", rest03, ours03},
+		{"a2astream JSON-RPC 1.0", ours10, ours10},
+		{"a2astream REST 1.0", rest10, ours10},
+	} {
+		x := ratio(ss[row.i], ss[row.rpcRow], rate)
+		restX[row.i] = x
+		t.Add(row.name, measure.F(measure.Median(perRound(ss[row.i], rate))), measure.Ratio(x),
+			measure.F(measure.Median(perRound(ss[row.i], cpu))), measure.Ratio(ratio(ss[row.i], ss[row.rpcRow], cpu)),
+			measure.F(measure.Median(perRound(ss[row.i], allocs))), measure.F(measure.Median(perRound(ss[row.i], bytesPer))))
+	}
+	fmt.Fprintln(w, t.String())
+	spread := func(c, rpc []measure.Sample) string {
+		lo, hi := 0.0, 0.0
+		for i := range c {
+			x := rate(c[i]) / rate(rpc[i])
+			if i == 0 || x < lo {
+				lo = x
+			}
+			if i == 0 || x > hi {
+				hi = x
+			}
+		}
+		return measure.F(lo) + "–" + measure.Ratio(hi)
+	}
+	fmt.Fprintf(w, "- REST events/s within 10 %% of JSON-RPC (≥ 0.90×): **%s** in 0.3 (rounds %s), **%s** in 1.0 (rounds %s) — %s\n",
+		measure.Ratio(restX[rest03]), spread(ss[rest03], ss[ours03]), measure.Ratio(restX[rest10]), spread(ss[rest10], ss[ours10]),
+		verdict(restX[rest03] >= 0.9 && restX[rest10] >= 0.9))
 	return nil
+}
+
+// measureRESTWireBytes reads one REST stream of each version (0.3, 1.0)
+// under base and returns its size.
+func measureRESTWireBytes(hc *http.Client, base string) ([]float64, error) {
+	out := make([]float64, 2)
+	for i, path := range []string{"/v1/message:stream", "/message:stream"} {
+		req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(`{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "1.0")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("POST %s: %s", path, resp.Status)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i] = float64(n)
+	}
+	return out, nil
 }
 
 func verdict(ok bool) string {

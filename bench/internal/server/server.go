@@ -12,6 +12,18 @@
 //	s=big&size=B              one artifact chunk of B bytes of text
 //
 // The wire version follows the method name the client used.
+//
+// The HTTP+JSON (REST) binding is served under /rest/: the scenario and its
+// parameters are path segments, and the base URL they form is what
+// stream.NewRESTClient takes, which appends message:stream (1.0, with the
+// A2A-Version: 1.0 header) or v1/message:stream (0.3):
+//
+//	POST /rest/throughput/n=N/message:stream
+//	POST /rest/long/n=N/msgs=M/arts=A/v1/message:stream
+//
+// throughput, long, idle and big are served so; resume needs the task
+// routes and stays JSON-RPC only. message:send answers 400, as the stream
+// is the only call the scenarios make.
 package server
 
 import (
@@ -21,8 +33,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,6 +64,10 @@ const flushAt = 32 << 10
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/rest/"); ok {
+		h.serveREST(w, r, rest)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	var req wire.Request
 	if err == nil {
@@ -65,7 +83,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v = "0.3"
 	}
 	wr := &wire.Writer{V: v, ReqID: req.ID, Buf: make([]byte, 0, flushAt+4096)}
-	switch q.Get("s") {
+	h.scenario(w, r, wr, &req, q.Get("s"), q)
+}
+
+// scenario streams scenario s with parameters q; req is nil over REST.
+func (h *Handler) scenario(w http.ResponseWriter, r *http.Request, wr *wire.Writer, req *wire.Request, s string, q url.Values) {
+	switch s {
 	case "throughput":
 		h.throughput(w, wr, atoi(q, "n", 1000))
 	case "long":
@@ -73,12 +96,88 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "idle":
 		h.idle(w, r, wr)
 	case "resume":
-		h.resume(w, wr, &req, atoi(q, "n", 1000), atoi(q, "every", 100))
+		if req == nil {
+			http.Error(w, "resume is served over JSON-RPC only", http.StatusNotFound)
+			return
+		}
+		h.resume(w, wr, req, atoi(q, "n", 1000), atoi(q, "every", 100))
 	case "big":
 		h.big(w, wr, atoi(q, "size", 1<<20))
 	default:
 		http.Error(w, "unknown scenario", http.StatusNotFound)
 	}
+}
+
+// serveREST answers a REST streaming send under /rest/: path is the rest of
+// the URL path, "<scenario>[/<key>=<value>…][/v1]/message:stream".
+func (h *Handler) serveREST(w http.ResponseWriter, r *http.Request, path string) {
+	segs := strings.Split(path, "/")
+	call := segs[len(segs)-1]
+	segs = segs[:len(segs)-1]
+	v := "1.0"
+	if len(segs) > 0 && segs[len(segs)-1] == "v1" {
+		v = "0.3"
+		segs = segs[:len(segs)-1]
+	}
+	if len(segs) == 0 || segs[0] == "" {
+		restError(w, v, http.StatusNotFound, "no scenario in the path")
+		return
+	}
+	q := url.Values{}
+	for _, kv := range segs[1:] {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			restError(w, v, http.StatusNotFound, "path segment "+strconv.Quote(kv)+" is not key=value")
+			return
+		}
+		q.Set(k, val)
+	}
+	switch {
+	case r.Method != http.MethodPost:
+		restError(w, v, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	case call != "message:stream":
+		restError(w, v, http.StatusBadRequest, "only message:stream is served")
+		return
+	case v == "1.0" && r.Header.Get("A2A-Version") != "1.0":
+		// As @a2a-js/sdk 1.3.0 answers a send without the header.
+		restError(w, v, http.StatusBadRequest, "A2A-Version 1.0 required")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var send struct {
+		Message json.RawMessage `json:"message"`
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &send)
+	}
+	if err != nil || len(send.Message) == 0 {
+		restError(w, v, http.StatusBadRequest, "the body holds no message")
+		return
+	}
+	wr := &wire.Writer{V: v, REST: true, Buf: make([]byte, 0, flushAt+4096)}
+	h.scenario(w, r, wr, nil, segs[0], q)
+}
+
+// restError answers a REST request with an A2A error body: 1.0's
+// google.rpc.Status, 0.3's bare {code, message}.
+func restError(w http.ResponseWriter, v string, status int, msg string) {
+	if v == "0.3" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"code":-32602,"message":%q}`, msg)
+		return
+	}
+	name := "INVALID_ARGUMENT"
+	switch status {
+	case http.StatusNotFound:
+		name = "NOT_FOUND"
+	case http.StatusMethodNotAllowed:
+		name = "UNIMPLEMENTED"
+	}
+	w.Header().Set("Content-Type", "application/a2a+json")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `{"error":{"code":%d,"status":%q,"message":%q}}`, status, name, msg)
 }
 
 func atoi(q map[string][]string, key string, def int) int {

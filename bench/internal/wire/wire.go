@@ -6,6 +6,14 @@
 // lastChunk left out when false. Version "1.0" follows the @a2a-js/sdk 1.3.0
 // captures: no id line, results wrapped in task / statusUpdate /
 // artifactUpdate, "metadata":{} on every object and a mediaType on parts.
+//
+// With Writer.REST set, the events are framed as the HTTP+JSON (REST)
+// binding sends them (the @a2a-js/sdk restHandler captures): a data line
+// holds a bare StreamResponse, {"task"|"statusUpdate"|"artifactUpdate":…},
+// with no JSON-RPC envelope and no id line. In 1.0 that object is the same
+// as the JSON-RPC result. In 0.3 it is the proto-JSON of the v0.3 proto
+// (js 0.3.14): a message's parts under "content", no metadata or mediaType,
+// and "final":true on the last status update.
 package wire
 
 import (
@@ -56,27 +64,46 @@ func NewTask(n uint64) Task {
 }
 
 // Writer appends rendered SSE events to Buf. ReqID is the raw JSON value of
-// the request's id member, echoed in every response.
+// the request's id member, echoed in every response; REST renders the
+// HTTP+JSON binding's framing and shapes instead, and ignores ReqID.
 type Writer struct {
 	V     string
+	REST  bool
 	ReqID []byte
 	Buf   []byte
 	n     uint64
 }
 
+// kinded reports whether the objects are the flat 0.3 JSON-RPC ones with
+// "kind"; otherwise they are StreamResponse wrappers.
+func (w *Writer) kinded() bool { return w.V == "0.3" && !w.REST }
+
+// proto03 reports whether the objects are the 0.3 proto-JSON of REST.
+func (w *Writer) proto03() bool { return w.V == "0.3" && w.REST }
+
 func (w *Writer) open() {
+	w.n++
+	if w.REST {
+		w.Buf = append(w.Buf, "data: "...)
+		return
+	}
 	if w.V == "0.3" {
 		w.Buf = append(w.Buf, "id: "...)
-		w.Buf = append(w.Buf, UUID('e', w.n)...)
+		w.Buf = append(w.Buf, UUID('e', w.n-1)...)
 		w.Buf = append(w.Buf, '\n')
 	}
-	w.n++
 	w.Buf = append(w.Buf, `data: {"jsonrpc":"2.0","id":`...)
 	w.Buf = append(w.Buf, w.ReqID...)
 	w.Buf = append(w.Buf, `,"result":`...)
 }
 
-func (w *Writer) close() { w.Buf = append(w.Buf, "}\n\n"...) }
+func (w *Writer) close() {
+	if w.REST {
+		w.Buf = append(w.Buf, "\n\n"...)
+		return
+	}
+	w.Buf = append(w.Buf, "}\n\n"...)
+}
 
 // str appends s as a JSON string; s must need no escaping unless esc.
 func (w *Writer) str(s string) {
@@ -89,7 +116,7 @@ func (w *Writer) str(s string) {
 // user's message in its history.
 func (w *Writer) TaskEvent(t Task) {
 	w.open()
-	if w.V == "0.3" {
+	if w.kinded() {
 		w.Buf = append(w.Buf, `{"kind":"task","id":`...)
 		w.str(t.ID)
 		w.Buf = append(w.Buf, `,"contextId":`...)
@@ -108,7 +135,11 @@ func (w *Writer) TaskEvent(t Task) {
 		w.str(t.ContextID)
 		w.Buf = append(w.Buf, `,"taskId":`...)
 		w.str(t.ID)
-		w.Buf = append(w.Buf, `,"role":"ROLE_USER","parts":[{"text":"hello"}]}],"metadata":{}}}`...)
+		if w.proto03() {
+			w.Buf = append(w.Buf, `,"role":"ROLE_USER","content":[{"text":"hello"}]}]}}`...)
+		} else {
+			w.Buf = append(w.Buf, `,"role":"ROLE_USER","parts":[{"text":"hello"}]}],"metadata":{}}}`...)
+		}
 	}
 	w.close()
 }
@@ -118,7 +149,7 @@ func (w *Writer) TaskEvent(t Task) {
 // with that ID and text.
 func (w *Writer) Status(t Task, state, msgID, text string, final bool) {
 	w.open()
-	if w.V == "0.3" {
+	if w.kinded() {
 		w.Buf = append(w.Buf, `{"kind":"status-update","contextId":`...)
 		w.str(t.ContextID)
 		w.Buf = append(w.Buf, `,"final":`...)
@@ -155,11 +186,25 @@ func (w *Writer) Status(t Task, state, msgID, text string, final bool) {
 			w.str(t.ContextID)
 			w.Buf = append(w.Buf, `,"taskId":`...)
 			w.str(t.ID)
-			w.Buf = append(w.Buf, `,"role":"ROLE_AGENT","parts":[{"text":`...)
-			w.str(text)
-			w.Buf = append(w.Buf, `,"metadata":{},"mediaType":"text/plain"}],"metadata":{}}`...)
+			if w.proto03() {
+				w.Buf = append(w.Buf, `,"role":"ROLE_AGENT","content":[{"text":`...)
+				w.str(text)
+				w.Buf = append(w.Buf, `}]}`...)
+			} else {
+				w.Buf = append(w.Buf, `,"role":"ROLE_AGENT","parts":[{"text":`...)
+				w.str(text)
+				w.Buf = append(w.Buf, `,"metadata":{},"mediaType":"text/plain"}],"metadata":{}}`...)
+			}
 		}
-		w.Buf = append(w.Buf, `,"timestamp":"`+Timestamp+`"},"metadata":{}}}`...)
+		w.Buf = append(w.Buf, `,"timestamp":"`+Timestamp+`"}`...)
+		switch {
+		case !w.proto03():
+			w.Buf = append(w.Buf, `,"metadata":{}}}`...)
+		case final:
+			w.Buf = append(w.Buf, `,"final":true}}`...)
+		default:
+			w.Buf = append(w.Buf, `}}`...)
+		}
 	}
 	w.close()
 }
@@ -183,7 +228,7 @@ func state10(s string) string {
 // The first chunk of an artifact (append false) carries its name.
 func (w *Writer) Artifact(t Task, artifactID, text string, appendPart, last bool) {
 	w.open()
-	if w.V == "0.3" {
+	if w.kinded() {
 		w.Buf = append(w.Buf, `{"kind":"artifact-update",`...)
 		if appendPart {
 			w.Buf = append(w.Buf, `"append":true,`...)
@@ -215,14 +260,22 @@ func (w *Writer) Artifact(t Task, artifactID, text string, appendPart, last bool
 		}
 		w.Buf = append(w.Buf, `,"parts":[{"text":`...)
 		w.str(text)
-		w.Buf = append(w.Buf, `,"metadata":{},"mediaType":"text/plain"}],"metadata":{}}`...)
+		if w.proto03() {
+			w.Buf = append(w.Buf, `}]}`...)
+		} else {
+			w.Buf = append(w.Buf, `,"metadata":{},"mediaType":"text/plain"}],"metadata":{}}`...)
+		}
 		if appendPart {
 			w.Buf = append(w.Buf, `,"append":true`...)
 		}
 		if last {
 			w.Buf = append(w.Buf, `,"lastChunk":true`...)
 		}
-		w.Buf = append(w.Buf, `,"metadata":{}}}`...)
+		if w.proto03() {
+			w.Buf = append(w.Buf, `}}`...)
+		} else {
+			w.Buf = append(w.Buf, `,"metadata":{}}}`...)
+		}
 	}
 	w.close()
 }
