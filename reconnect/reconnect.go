@@ -9,11 +9,14 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Policy is a constant-backoff retry policy.
+// Policy is a constant-backoff retry policy. As in net/http, a zero field
+// means its default: Policy{} is Default(), and Policy{Backoff: time.Second}
+// makes Default().MaxAttempts attempts a second apart.
 //
 // MaxAttempts is the number of consecutive reconnect attempts without
-// progress that a stream may make before it gives up; 0 means never
-// reconnect. Backoff is the wait before each attempt.
+// progress that a stream may make before it gives up; a negative value
+// means never reconnect (see Never). Backoff is the wait before each
+// attempt; it must not be negative.
 type Policy struct {
 	MaxAttempts int
 	Backoff     time.Duration
@@ -23,6 +26,10 @@ type Policy struct {
 // 500 ms apart.
 func Default() Policy { return Policy{MaxAttempts: 3, Backoff: 500 * time.Millisecond} }
 
+// Never returns the policy that never reconnects: the first drop ends the
+// stream in an *Error with no attempt.
+func Never() Policy { return Policy{MaxAttempts: -1} }
+
 // Budget counts reconnect attempts against a Policy. The zero Budget allows
 // no attempt. A Budget is not safe for concurrent use.
 type Budget struct {
@@ -30,8 +37,25 @@ type Budget struct {
 	attempts int
 }
 
-// NewBudget returns a full budget for p.
-func NewBudget(p Policy) Budget { return Budget{policy: p} }
+// NewBudget returns a full budget for p, its zero fields read as the
+// defaults.
+func NewBudget(p Policy) Budget {
+	d := Default()
+	switch {
+	case p.MaxAttempts == 0:
+		p.MaxAttempts = d.MaxAttempts
+	case p.MaxAttempts < 0:
+		p.MaxAttempts = 0
+	}
+	if p.Backoff == 0 {
+		p.Backoff = d.Backoff
+	}
+	return Budget{policy: p}
+}
+
+// Policy returns the policy the budget counts against, with its defaults
+// filled in; MaxAttempts is 0 when it never reconnects.
+func (b *Budget) Policy() Policy { return b.policy }
 
 // Next reports whether another attempt is allowed. If it is, it counts the
 // attempt and returns the wait that must come before it.

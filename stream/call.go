@@ -25,11 +25,13 @@ type call struct {
 	parent context.Context
 	idle   *time.Timer
 	d      time.Duration
+	cfg    *config
 }
 
 func (c *Client) newCall(parent context.Context) *call {
 	ctx, cancel := context.WithCancelCause(parent)
-	k := &call{ctx: ctx, cancel: cancel, parent: parent, d: c.cfg.idleTimeout}
+	cfg := c.configFor(parent)
+	k := &call{ctx: ctx, cancel: cancel, parent: parent, d: cfg.idleTimeout, cfg: cfg}
 	if k.d > 0 {
 		k.idle = time.AfterFunc(k.d, func() { cancel(errIdle) })
 	}
@@ -40,7 +42,7 @@ func (c *Client) newCall(parent context.Context) *call {
 // It returns the response whatever its status, or the transport's error
 // mapped by transportErr.
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
-	addHeaders(req, c.origin, c.cfg.header)
+	addHeaders(req, c.origin, k.cfg.header)
 	resp, err := c.httpc.Do(req)
 	if err != nil {
 		return nil, k.transportErr(err)
@@ -118,10 +120,10 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, error) {
 	)
 	switch mt := mediaType(resp); {
 	case jsonType(mt):
-		raw, err = readLimited(body, c.cfg.maxEventSize)
+		raw, err = readLimited(body, k.cfg.maxEventSize)
 	case mt == "text/event-stream":
 		var e sse.Event
-		e, err = sse.NewDecoder(body, c.cfg.maxEventSize).Next()
+		e, err = sse.NewDecoder(body, k.cfg.maxEventSize).Next()
 		raw = e.Data
 	default:
 		return nil, contentTypeError(resp)

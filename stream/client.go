@@ -57,11 +57,8 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option) (*Client, er
 			o.apply(&cfg)
 		}
 	}
-	if cfg.version != "" && cfg.version != a2a.V03 && cfg.version != a2a.V10 {
-		return nil, fmt.Errorf("stream: unsupported protocol version %q", string(cfg.version))
-	}
-	if cfg.policy.MaxAttempts < 0 || cfg.policy.Backoff < 0 {
-		return nil, errors.New("stream: reconnect policy must not be negative")
+	if err := cfg.check(nil); err != nil {
+		return nil, err
 	}
 	c := &Client{endpoint: u.String(), origin: origin(u), cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, cfg.header)
@@ -118,9 +115,13 @@ func (c *Client) remember(v a2a.Version) {
 // a message without an ID is sent with a fresh one, and a message without a
 // role is sent as the user's.
 //
-// The stream is bound to ctx: cancelling ctx ends it with ctx's error.
-func (c *Client) Send(ctx context.Context, msg *a2a.Message) *Stream {
-	s := newStream(ctx, c)
+// The stream is bound to ctx: cancelling ctx ends it with ctx's error. opts
+// override the Client's options for this stream only (see Option).
+func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *Stream {
+	s := newStream(ctx, c, opts)
+	if s.phase == phaseDone {
+		return s
+	}
 	if msg == nil || len(msg.Parts) == 0 {
 		s.fail(fmt.Errorf("%w: a message needs at least one part", ErrInvalidMessage))
 		return s
@@ -137,9 +138,13 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message) *Stream {
 }
 
 // Subscribe attaches to an existing task by ID and returns its stream, with
-// the same reconnect, exactly-once and human-input handling as Send.
-func (c *Client) Subscribe(ctx context.Context, taskID string) *Stream {
-	s := newStream(ctx, c)
+// the same reconnect, exactly-once and human-input handling as Send. opts
+// override the Client's options for this stream only.
+func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *Stream {
+	s := newStream(ctx, c, opts)
+	if s.phase == phaseDone {
+		return s
+	}
 	if taskID == "" {
 		s.fail(errors.New("stream: Subscribe needs a task ID"))
 		return s
@@ -149,21 +154,30 @@ func (c *Client) Subscribe(ctx context.Context, taskID string) *Stream {
 	return s
 }
 
-// GetTask fetches a task (tasks/get in 0.3, GetTask in 1.0).
-func (c *Client) GetTask(ctx context.Context, taskID string) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.b.getTask, taskID)
+// GetTask fetches a task (tasks/get in 0.3, GetTask in 1.0). opts override
+// the Client's options for this call only; those that concern streams have
+// no effect.
+func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
+	return c.unaryTask(ctx, c.b.getTask, taskID, opts)
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
-// 1.0) and returns the task as the agent reports it.
-func (c *Client) Cancel(ctx context.Context, taskID string) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.b.cancel, taskID)
+// 1.0) and returns the task as the agent reports it. opts are as GetTask's.
+func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
+	return c.unaryTask(ctx, c.b.cancel, taskID, opts)
 }
 
 // taskCall is a binding's get-task or cancel.
 type taskCall func(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
 
-func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string) (*a2a.Task, error) {
+func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string, opts []Option) (*a2a.Task, error) {
+	if len(opts) > 0 {
+		cfg, err := c.callConfig(opts)
+		if err != nil {
+			return nil, err
+		}
+		ctx = context.WithValue(ctx, configKey{}, cfg)
+	}
 	v, negotiable := c.currentVersion()
 	t, err := checkedTask(ctx, call, v, taskID)
 	if negotiable && isVersionRefusal(err) {

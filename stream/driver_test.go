@@ -284,10 +284,10 @@ func TestNoProgressMeansNoReset(t *testing.T) {
 	})
 }
 
-func TestNoReconnectWithZeroAttempts(t *testing.T) {
+func TestNeverReconnect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-		s := newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Policy{})).Send(background(), hello())
+		s := newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello())
 		_, err := drain(t, s)
 		var re *reconnect.Error
 		require.ErrorAs(t, err, &re)

@@ -31,6 +31,8 @@ func Example() {
 			fmt.Printf("artifact %s: %q\n", ev.Artifact.ID, ev.Artifact.Text())
 		case *a2a.Message:
 			fmt.Println("message:", ev.Text())
+		case *a2a.MessageRevision: // the agent sent a message again, changed
+			fmt.Println("message revised:", ev.Message.Text())
 		}
 	}
 	if err := s.Err(); err != nil {
@@ -112,4 +114,30 @@ func Example_terminalError() {
 	// failed: upstream API timed out
 	// partial output: step 1 ok
 	// is a terminal.Error: true
+}
+
+// Example_perCallOptions gives one stream its own human-input hook and
+// header, on top of the Client's options, which the Client's other streams
+// keep.
+func Example_perCallOptions() {
+	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.AskInput("Which city?"), a2atest.Finish(a2a.StateCompleted, "booked")))
+	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()),
+		stream.WithHeader("X-Team", "travel"))
+
+	ask := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+		fmt.Println("asked:", req.Text())
+		return hitl.Text("Lisbon"), nil
+	})
+	msg := a2a.NewTextMessage(a2a.RoleUser, "book me a trip")
+	task, err := client.Send(context.Background(), msg,
+		stream.WithHumanInput(ask), stream.WithHeader("Authorization", "Bearer user-42")).Wait()
+	fmt.Println("ended:", task.Status.State, err)
+	for _, r := range agent.Requests() {
+		fmt.Println(r.Method, r.Header.Get("X-Team"), r.Header.Get("Authorization"))
+	}
+	// Output:
+	// asked: Which city?
+	// ended: completed <nil>
+	// SendStreamingMessage travel Bearer user-42
+	// SendStreamingMessage travel Bearer user-42
 }

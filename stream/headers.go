@@ -7,17 +7,19 @@ import (
 )
 
 // originOnlyHeaders returns a shallow copy of hc whose redirects to another
-// origin do not carry the headers set with WithHeader. The copy shares hc's
-// transport and cookie jar.
+// origin do not carry the headers set with WithHeader: h, or those of the
+// request's call when it has its own (a per-call WithHeader). The copy
+// shares hc's transport and cookie jar.
 func originOnlyHeaders(hc *http.Client, origin string, h http.Header) *http.Client {
-	if len(h) == 0 {
-		return hc
-	}
 	c := *hc
 	next := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if !sameOrigin(req.URL, origin) {
-			for k := range h {
+			strip := h
+			if cfg, ok := req.Context().Value(configKey{}).(*config); ok {
+				strip = cfg.header
+			}
+			for k := range strip {
 				req.Header.Del(k)
 			}
 		}

@@ -41,12 +41,12 @@ func (c *Client) newLeg(k *call, resp *http.Response, frame frameDecoder) (*leg,
 		// A 4 KiB read buffer instead of the decoder's default 64 KiB: an
 		// idle stream holds it for its whole life, and longer lines are
 		// assembled by the decoder anyway.
-		l.dec = sse.NewDecoder(bufio.NewReaderSize(l.body, legReadBuffer), c.cfg.maxEventSize)
+		l.dec = sse.NewDecoder(bufio.NewReaderSize(l.body, legReadBuffer), k.cfg.maxEventSize)
 		return l, nil
 	case jsonType(mt):
 		// A single JSON answer instead of a stream: servers answer refused
 		// streaming calls this way, with HTTP 200.
-		raw, err := readLimited(l.body, c.cfg.maxEventSize)
+		raw, err := readLimited(l.body, k.cfg.maxEventSize)
 		l.close()
 		if err != nil {
 			return nil, k.readErr(err)

@@ -11,8 +11,12 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 )
 
-// Option configures a Client. When an option is given twice, the last one
-// wins.
+// Option configures a Client (NewClient, NewRESTClient, Resolve) or one
+// stream (Send, Subscribe). A per-call option overrides the Client's for
+// that stream only; WithHTTPClient, WithVersion and WithBinding are
+// Client-wide and are refused per call. When an option is given twice, the
+// last one wins. Bad values are refused with an error that wraps
+// ErrInvalidOption: by the constructor, or, per call, as the stream's Err.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
@@ -62,45 +66,79 @@ const (
 	DefaultStallTimeout = 5 * time.Minute
 )
 
+// minPollInterval is the shortest poll interval; shorter ones are raised.
+const minPollInterval = time.Millisecond
+
+// configKey is the context key under which a stream's calls find the
+// stream's configuration: the Client's, with the per-call options applied.
+type configKey struct{}
+
+// configFor returns the configuration of the calls made with ctx.
+func (c *Client) configFor(ctx context.Context) *config {
+	if cfg, ok := ctx.Value(configKey{}).(*config); ok {
+		return cfg
+	}
+	return &c.cfg
+}
+
+// callConfig returns the Client's configuration with opts applied, checked
+// against the Client's.
+func (c *Client) callConfig(opts []Option) (*config, error) {
+	cfg := c.cfg
+	if len(opts) == 0 {
+		return &cfg, nil
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&cfg)
+		}
+	}
+	if err := cfg.check(&c.cfg); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
 // WithPollInterval sets how often a stream polls get-task when it follows a
 // task by polling: for an agent that cannot stream (its card says
 // capabilities.streaming false, or it refuses a streaming send) or a server
 // that cannot subscribe. A Retry-After from the server lengthens one wait.
-// Values below 1 ms are raised to 1 ms. The default is DefaultPollInterval.
+// It must be positive; values below 1 ms are raised to 1 ms. The default is
+// DefaultPollInterval.
 func WithPollInterval(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.pollInterval = max(d, time.Millisecond) })
+	return optionFunc(func(cfg *config) { cfg.pollInterval = d })
 }
 
 // WithStallTimeout bounds how long a polled task may show nothing new
 // (no status change, part or message) before the stream ends with a
 // *StalledError carrying the task: a server may abandon a task, for example
 // when a client's connection drops, and leave it working forever. Zero
-// disables the limit. The default is DefaultStallTimeout.
+// disables the limit; it must not be negative. The default is
+// DefaultStallTimeout.
 func WithStallTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.stallTimeout = max(d, 0) })
+	return optionFunc(func(cfg *config) { cfg.stallTimeout = d })
 }
 
-// WithHTTPClient sets the HTTP client. It must not have a Timeout, which would
-// cut long streams: use contexts and WithIdleTimeout instead. The default is
-// http.DefaultClient.
+// WithHTTPClient sets the HTTP client; it must not be nil, and must not have
+// a Timeout, which would cut long streams and turn them into reconnect
+// churn: use contexts and WithIdleTimeout instead. The default is
+// http.DefaultClient. It is Client-wide.
 func WithHTTPClient(c *http.Client) Option {
-	return optionFunc(func(cfg *config) {
-		if c != nil {
-			cfg.httpClient = c
-		}
-	})
+	return optionFunc(func(cfg *config) { cfg.httpClient = c })
 }
 
 // WithVersion fixes the protocol version. Without it the Client negotiates:
 // it tries 1.0 first and falls back to 0.3 once, when the server answers
-// method-not-found or version-not-supported.
+// method-not-found or version-not-supported. It must be a2a.V03 or a2a.V10,
+// and is Client-wide.
 func WithVersion(v a2a.Version) Option {
 	return optionFunc(func(cfg *config) { cfg.version = v })
 }
 
 // WithHeader adds a header to every request sent to the agent's own origin
 // (the scheme and host of its endpoint), for example an Authorization
-// header. Headers are never sent to another host.
+// header. Headers are never sent to another host. The key must be a valid
+// header name and the value must hold no line break.
 func WithHeader(key, value string) Option {
 	return optionFunc(func(cfg *config) {
 		h := cfg.header.Clone()
@@ -111,21 +149,18 @@ func WithHeader(key, value string) Option {
 
 // WithMaxEventSize sets the largest SSE event (and unary JSON response) the
 // Client accepts, in bytes. A bigger one ends the stream with a
-// *ProtocolError. The default is DefaultMaxEventSize (16 MiB).
+// *ProtocolError. It must be positive. The default is DefaultMaxEventSize
+// (16 MiB).
 func WithMaxEventSize(n int) Option {
-	return optionFunc(func(cfg *config) {
-		if n > 0 {
-			cfg.maxEventSize = n
-		}
-	})
+	return optionFunc(func(cfg *config) { cfg.maxEventSize = n })
 }
 
 // WithIdleTimeout treats a connection on which no byte (comments included)
 // arrived for d as dropped. Zero, the default, disables the check; none of the
 // A2A servers measured sends keep-alives, so set it above the agent's
-// longest silence.
+// longest silence. It must not be negative.
 func WithIdleTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.idleTimeout = max(d, 0) })
+	return optionFunc(func(cfg *config) { cfg.idleTimeout = d })
 }
 
 // WithLogger sets the logger. The default discards everything. Neither logs
@@ -133,17 +168,14 @@ func WithIdleTimeout(d time.Duration) Option {
 // or the values of URL query parameters (an API key in the endpoint's query
 // reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
 // server sends (a JSON-RPC error message) is quoted as the server wrote it,
-// up to its first 256 bytes.
+// up to its first 256 bytes. It must not be nil.
 func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(cfg *config) {
-		if l != nil {
-			cfg.logger = l
-		}
-	})
+	return optionFunc(func(cfg *config) { cfg.logger = l })
 }
 
-// WithReconnect sets the reconnect policy, used as given: MaxAttempts 0 means
-// never reconnect. The default is reconnect.Default().
+// WithReconnect sets the reconnect policy. Its zero fields mean the
+// defaults of reconnect.Default(), and reconnect.Never() turns reconnecting
+// off; Backoff must not be negative. The default is reconnect.Default().
 func WithReconnect(p reconnect.Policy) Option {
 	return optionFunc(func(cfg *config) { cfg.policy = p })
 }
@@ -154,20 +186,10 @@ func WithHumanInput(h hitl.Hook) Option {
 }
 
 // WithInputTimeout bounds each call of the human-input hook. Zero, the
-// default, means no bound beyond the stream's context.
+// default, means no bound beyond the stream's context; it must not be
+// negative.
 func WithInputTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.inputTimeout = max(d, 0) })
-}
-
-// WithSleep replaces the function the Client waits with between reconnect
-// attempts. The default, reconnect.Sleep, uses a timer and returns early
-// with ctx's error.
-func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return optionFunc(func(cfg *config) {
-		if sleep != nil {
-			cfg.sleep = sleep
-		}
-	})
+	return optionFunc(func(cfg *config) { cfg.inputTimeout = d })
 }
 
 // WithNotify sets a function told about reconnects and resumes, for example
@@ -180,6 +202,7 @@ func WithNotify(f func(Notice)) Option {
 // WithBinding makes Resolve prefer interfaces of binding b
 // (a2a.BindingJSONRPC or a2a.BindingHTTPJSON) when the card offers several;
 // without it Resolve prefers JSON-RPC. NewClient and NewRESTClient ignore it.
+// It is Client-wide.
 func WithBinding(b a2a.Binding) Option {
 	return optionFunc(func(cfg *config) { cfg.binding = b })
 }

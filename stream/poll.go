@@ -14,7 +14,7 @@ func (s *Stream) startPolling(cause error) {
 	s.feed = feedPoll
 	s.rec.lastProgress = time.Now()
 	s.log.Debug("a2a: following the task by polling", "task", s.taskID, "cause", cause)
-	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.c.cfg.pollInterval, Cause: cause})
+	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.cfg.pollInterval, Cause: cause})
 }
 
 // sendUnary sends a message (the first one or a reply) with a unary call
@@ -60,7 +60,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 // progress for longer than the stall limit (the server may have abandoned
 // it, as some do when a client's connection drops).
 func (s *Stream) pollAgain() {
-	if d := s.c.cfg.stallTimeout; d > 0 && time.Since(s.rec.lastProgress) >= d {
+	if d := s.cfg.stallTimeout; d > 0 && time.Since(s.rec.lastProgress) >= d {
 		s.fail(&StalledError{Task: s.snapshot(), After: d})
 		return
 	}
@@ -70,9 +70,9 @@ func (s *Stream) pollAgain() {
 // pollWait waits the poll interval (longer when the server asked for it
 // with Retry-After), then fetches the task.
 func (s *Stream) pollWait() {
-	wait := max(s.c.cfg.pollInterval, s.rec.retryAfter)
+	wait := max(s.cfg.pollInterval, s.rec.retryAfter)
 	s.rec.retryAfter = 0
-	if err := s.c.cfg.sleep(s.ctx, wait); err != nil {
+	if err := s.cfg.sleep(s.ctx, wait); err != nil {
 		if ctxErr := s.ctx.Err(); ctxErr != nil {
 			err = ctxErr
 		}

@@ -27,13 +27,13 @@ type prompt struct {
 func (s *Stream) askHuman() {
 	t := s.ledger.Task()
 	question := t.Status.Message
-	hook := s.c.cfg.hook
+	hook := s.cfg.hook
 	if hook == nil {
 		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook})
 		return
 	}
 	ctx := s.ctx
-	if d := s.c.cfg.inputTimeout; d > 0 {
+	if d := s.cfg.inputTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
@@ -58,7 +58,7 @@ func (s *Stream) askHuman() {
 	s.prompt.answered = promptKey(&t.Status)
 	s.prompt.reply = reply
 	s.ledger.RecordSent(reply)
-	s.rec.budget = reconnect.NewBudget(s.c.cfg.policy)
+	s.rec.budget = reconnect.NewBudget(s.cfg.policy)
 	s.phase = phaseReply
 }
 

@@ -42,8 +42,8 @@ func (s *Stream) backoff() {
 	// given that long, up to maxRetryAfter, if it is more than the backoff.
 	wait, s.rec.retryAfter = max(wait, s.rec.retryAfter), 0
 	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(),
-		MaxAttempts: s.c.cfg.policy.MaxAttempts, Wait: wait, Cause: s.rec.cause})
-	if err := s.c.cfg.sleep(s.ctx, wait); err != nil {
+		MaxAttempts: s.rec.budget.Policy().MaxAttempts, Wait: wait, Cause: s.rec.cause})
+	if err := s.cfg.sleep(s.ctx, wait); err != nil {
 		if ctxErr := s.ctx.Err(); ctxErr != nil {
 			err = ctxErr
 		}
@@ -70,7 +70,7 @@ func (s *Stream) subscribe() {
 	s.ledger.OpenReplayWindow()
 	s.setLeg(l, opSubscribe)
 	if s.rec.budget.Attempts() > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.c.cfg.policy.MaxAttempts})
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.rec.budget.Policy().MaxAttempts})
 	}
 }
 
@@ -96,7 +96,7 @@ func (s *Stream) fetch() {
 	s.reconcile(t, foldAuthoritative, s.rec.final)
 	s.rec.final = nil
 	if s.phase == phaseRecover || s.phase == phaseQuiet {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.c.cfg.policy.MaxAttempts})
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.rec.budget.Policy().MaxAttempts})
 	}
 	st := &s.ledger.Task().Status
 	switch {

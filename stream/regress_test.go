@@ -89,7 +89,7 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 			sseHeaders(w)
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%q,\"result\":{\"kind\":\"message\"}}\n\n", huge)
 		})
-		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Policy{})).Send(background(), hello()))
+		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")

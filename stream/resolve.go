@@ -55,6 +55,9 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 			o.apply(&cfg)
 		}
 	}
+	if err := cfg.check(nil); err != nil {
+		return nil, err
+	}
 	hc := originOnlyHeaders(cfg.httpClient, origin(base), cfg.header)
 	var (
 		card    *a2a.AgentCard

@@ -31,6 +31,7 @@ import (
 // connection; ranging over All does so.
 type Stream struct {
 	c      *Client
+	cfg    *config // the Client's options, with the per-call ones applied
 	ctx    context.Context
 	log    *slog.Logger
 	msg    *a2a.Message // the message to send; nil for Subscribe
@@ -60,12 +61,21 @@ type delivery struct {
 	view *view
 }
 
-func newStream(ctx context.Context, c *Client) *Stream {
-	s := &Stream{c: c, ctx: ctx, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
-	s.rec.budget = reconnect.NewBudget(c.cfg.policy)
+// newStream returns a stream of c with opts applied for it; a stream whose
+// options are refused has ended with the refusal.
+func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
+	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
+	cfg, err := c.callConfig(opts)
+	if err != nil {
+		s.fail(err)
+		return s
+	}
+	s.cfg, s.log = cfg, cfg.logger
+	s.ctx = context.WithValue(ctx, configKey{}, cfg)
+	s.rec.budget = reconnect.NewBudget(cfg.policy)
 	s.v, s.nego = c.currentVersion()
 	s.feed = feedStream
-	if c.cfg.noStreaming {
+	if cfg.noStreaming {
 		s.feed = feedPoll
 	}
 	return s
@@ -256,7 +266,7 @@ func (s *Stream) notify(n Notice) {
 	if n.Kind == Reconnecting {
 		s.log.Info("a2a: reconnecting", "task", n.TaskID, "attempt", n.Attempt, "max", n.MaxAttempts, "wait", n.Wait)
 	}
-	if f := s.c.cfg.notify; f != nil {
+	if f := s.cfg.notify; f != nil {
 		f(n)
 	}
 }

@@ -86,7 +86,7 @@ func bigEvents(cfg *config, w io.Writer) error {
 						return fmt.Errorf("artifact text not assembled")
 					}
 					return nil
-				}, stream.WithMaxEventSize(limit), stream.WithReconnect(reconnect.Policy{}))
+				}, stream.WithMaxEventSize(limit), stream.WithReconnect(reconnect.Never()))
 			},
 			func() error {
 				r := r3.NewEventStreamReader(&memnet.ChunkReader{Segs: [][]byte{event}, Chunk: readChunk}, limit)
@@ -212,7 +212,7 @@ func bigEvents(cfg *config, w io.Writer) error {
 			gaErr = "fails: `" + err.Error() + "`"
 		}
 		ourErr := "ok"
-		if err := sendOurs(hc, "http://agent.invalid/", a2a.V03, -1, nil, stream.WithReconnect(reconnect.Policy{})); err != nil {
+		if err := sendOurs(hc, "http://agent.invalid/", a2a.V03, -1, nil, stream.WithReconnect(reconnect.Never())); err != nil {
 			ourErr = "fails: `" + err.Error() + "`"
 		}
 		t2.Add(sizeName(size), gaErr, ourErr)

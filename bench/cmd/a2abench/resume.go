@@ -30,7 +30,7 @@ func resumeRun(hc *http.Client, base string, n, every int) (resumes, cpus []floa
 	url := fmt.Sprintf("%s/?s=resume&n=%d&every=%d", base, n, every)
 	resumed := 0
 	c, err := stream.NewClient(url, stream.WithHTTPClient(hc), stream.WithVersion(a2a.V03),
-		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 0}),
+		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Nanosecond}), // as good as none: 0 would mean the default
 		stream.WithNotify(func(nt stream.Notice) {
 			if nt.Kind == stream.Resumed {
 				resumed++

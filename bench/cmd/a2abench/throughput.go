@@ -231,7 +231,7 @@ func throughput(cfg *config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	noRetry := stream.WithReconnect(reconnect.Policy{})
+	noRetry := stream.WithReconnect(reconnect.Never())
 	cs := []contender{
 		{"a2astream driver (Send → Next), 0.3", func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, checkParts, noRetry) }},
 		{"a2astream REST driver (Send → Next), 0.3", func() error {

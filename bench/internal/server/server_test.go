@@ -32,7 +32,7 @@ func TestRESTScenariosWithTheRESTClient(t *testing.T) {
 	defer srv.Close()
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
 		t.Run(string(v), func(t *testing.T) {
-			opts := []stream.Option{stream.WithHTTPClient(srv.Client()), stream.WithVersion(v), stream.WithReconnect(reconnect.Policy{})}
+			opts := []stream.Option{stream.WithHTTPClient(srv.Client()), stream.WithVersion(v), stream.WithReconnect(reconnect.Never())}
 
 			c, err := stream.NewRESTClient(srv.URL+"/rest/throughput/n=500", opts...)
 			if err != nil {

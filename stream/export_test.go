@@ -1,0 +1,13 @@
+package stream
+
+import (
+	"context"
+	"time"
+)
+
+// WithSleep replaces the function a stream waits with (backoff, polls), for
+// tests that record the waits. The runtime's clock is injectable this way
+// only in tests; synctest bubbles make the real timer fast.
+func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return optionFunc(func(cfg *config) { cfg.sleep = sleep })
+}

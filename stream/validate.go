@@ -1,0 +1,105 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// ErrInvalidOption is wrapped by every error that refuses an option's value:
+// from NewClient, NewRESTClient and Resolve, or, for a per-call option, as
+// the stream's Err.
+var ErrInvalidOption = errors.New("stream: invalid option")
+
+func invalidOption(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidOption, fmt.Sprintf(format, args...))
+}
+
+// check validates the options applied to cfg. (The reconnect policy's zero
+// fields are read as its defaults by reconnect.NewBudget.) For a per-call configuration, client is the
+// Client's, and options that are Client-wide must not have changed it.
+func (cfg *config) check(client *config) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, invalidOption(format, args...)) }
+	switch {
+	case cfg.httpClient == nil:
+		bad("WithHTTPClient: the client is nil")
+	case cfg.httpClient.Timeout != 0:
+		bad("WithHTTPClient: the client has a Timeout (%s), which cuts long streams; use contexts and WithIdleTimeout", cfg.httpClient.Timeout)
+	}
+	if cfg.version != "" && cfg.version != a2a.V03 && cfg.version != a2a.V10 {
+		bad("WithVersion: unsupported protocol version %q", string(cfg.version))
+	}
+	if cfg.binding != "" && cfg.binding != a2a.BindingJSONRPC && cfg.binding != a2a.BindingHTTPJSON {
+		bad("WithBinding: unsupported binding %q", string(cfg.binding))
+	}
+	for k, vs := range cfg.header {
+		if !validHeaderName(k) {
+			bad("WithHeader: %q is not a valid header name", k)
+		}
+		for _, v := range vs {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				bad("WithHeader: the value of %s holds a line break or NUL", k)
+			}
+		}
+	}
+	if cfg.maxEventSize <= 0 {
+		bad("WithMaxEventSize: the size must be positive, not %d", cfg.maxEventSize)
+	}
+	if cfg.idleTimeout < 0 {
+		bad("WithIdleTimeout: negative duration %s", cfg.idleTimeout)
+	}
+	if cfg.inputTimeout < 0 {
+		bad("WithInputTimeout: negative duration %s", cfg.inputTimeout)
+	}
+	if cfg.stallTimeout < 0 {
+		bad("WithStallTimeout: negative duration %s", cfg.stallTimeout)
+	}
+	if cfg.pollInterval <= 0 {
+		bad("WithPollInterval: the interval must be positive, not %s", cfg.pollInterval)
+	}
+	if cfg.logger == nil {
+		bad("WithLogger: the logger is nil")
+	}
+	if cfg.policy.Backoff < 0 {
+		bad("WithReconnect: negative Backoff %s", cfg.policy.Backoff)
+	}
+	if cfg.sleep == nil {
+		bad("the sleep function is nil")
+	}
+	if client != nil {
+		if cfg.httpClient != client.httpClient {
+			bad("WithHTTPClient is Client-wide: it cannot be given to one call")
+		}
+		if cfg.version != client.version {
+			bad("WithVersion is Client-wide: it cannot be given to one call")
+		}
+		if cfg.binding != client.binding {
+			bad("WithBinding is Client-wide: it cannot be given to one call")
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	cfg.pollInterval = max(cfg.pollInterval, minPollInterval)
+	return nil
+}
+
+// validHeaderName reports whether k is an HTTP token (RFC 9110 §5.6.2).
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
