@@ -205,10 +205,8 @@ func (s *Stream) read() {
 		s.prompt.unconfirmed = false
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
-		// A message answer: the whole reply, with no task.
-		s.out.queue = s.ledger.Apply(s.out.queue, m)
 		s.leg.close()
-		s.phase = phaseDone
+		s.answered(m)
 		return
 	}
 	if err := s.checkOwner(ev); err != nil {

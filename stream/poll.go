@@ -29,9 +29,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 	s.c.remember(s.v)
 	s.prompt.unconfirmed = false
 	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
-		// A message answer: the whole reply, with no task.
-		s.out.queue = s.ledger.Apply(s.out.queue, msg)
-		s.phase = phaseDone
+		s.answered(msg)
 		return
 	}
 	if err := s.checkOwner(ev); err != nil {

@@ -32,6 +32,7 @@ import (
 type Stream struct {
 	c      *Client
 	cfg    *config // the Client's options, with the per-call ones applied
+	answer *a2a.Message
 	ctx    context.Context
 	log    *slog.Logger
 	msg    *a2a.Message // the message to send; nil for Subscribe
@@ -156,7 +157,9 @@ func (s *Stream) Close() error {
 }
 
 // Wait drains the stream and returns the assembled task with Err. The task
-// may be non-nil together with an error (for example a terminal error).
+// may be non-nil together with an error (for example a terminal error). When
+// the agent answered with a message and no task, the task is nil and Answer
+// returns the message.
 func (s *Stream) Wait() (*a2a.Task, error) {
 	for s.Next() {
 	}
@@ -194,6 +197,21 @@ func (s *Stream) fail(err error) {
 	s.err = err
 	s.phase = phaseDone
 }
+
+// answered ends the stream with a message answer: the whole reply, with no
+// task. It is yielded, and kept for Answer.
+func (s *Stream) answered(m *a2a.Message) {
+	s.out.queue = s.ledger.Apply(s.out.queue, m)
+	s.answer = m
+	s.phase = phaseDone
+}
+
+// Answer returns the agent's message answer: the Message it replied with
+// when it answered without creating a task (Task is then nil). It is nil
+// while none was received, and for a stream of a task. Like Task, it stays
+// readable after the stream ended, so that Wait's caller can read either.
+// It must not be modified.
+func (s *Stream) Answer() *a2a.Message { return s.answer }
 
 // snapshot returns a copy of the assembled task for errors to carry.
 func (s *Stream) snapshot() *a2a.Task { return s.ledger.Task().Clone() }

@@ -66,6 +66,7 @@ func TestCumulativeStatusMessage(t *testing.T) {
 		require.Equal(t, []string{"lo", ", wor", "ld."}, added)
 		require.Equal(t, "Hello, world.", got.shown["m-1"])
 		require.Equal(t, "Hello, world.", s.Task().Status.Message.Text())
+		require.Nil(t, s.Answer(), "a task's stream has no message answer")
 		require.Equal(t, []a2a.TaskState{a2a.StateWorking, a2a.StateCompleted}, got.states)
 	})
 }
