@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -107,6 +109,49 @@ func TestInStreamErrorAfterATaskIsKnown(t *testing.T) {
 				require.ErrorAs(t, err, &te)
 				require.Equal(t, "model failed", stream.TaskOf(err).Status.Message.Text())
 				require.Equal(t, rpcErr.Error(), err.Error(), "the wrapper keeps the RPC error's text")
+			})
+		})
+	}
+}
+
+// A server in the wild (issue 12) sends no keep-alives and falls silent for
+// seconds while it retries its model. Without an idle timeout (the default)
+// the stream waits through the silence on the same connection; with one
+// shorter than the silence, the silence is a drop, and a server that cannot
+// resubscribe is followed by polling to the same result.
+func TestSilenceWithoutKeepAlives(t *testing.T) {
+	script := func() []a2atest.Step {
+		return []a2atest.Step{
+			a2atest.Working("thinking"), a2atest.Chunk("a1", "first ", false, false),
+			a2atest.Pause(5 * time.Second), // the model is retried; not a byte is sent
+			a2atest.Chunk("a1", "second", true, true), a2atest.Finish(a2a.StateCompleted, "done"),
+		}
+	}
+	for _, v := range versions {
+		t.Run(string(v)+"/no idle timeout", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutResubscribe(), a2atest.WithScript(script()...))
+				start := time.Now()
+				s := newClient(t, agent, v).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, 5*time.Second, time.Since(start))
+				requireSameAsServer(t, agent, s, got)
+				require.Len(t, agent.Requests(), 1, "one connection, kept through the silence")
+			})
+		})
+		t.Run(string(v)+"/idle timeout shorter than the silence", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutResubscribe(), a2atest.WithScript(script()...))
+				var kinds []stream.NoticeKind
+				s := newClient(t, agent, v, stream.WithIdleTimeout(2*time.Second),
+					stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Contains(t, kinds, stream.Polling, "the server cannot resubscribe: the stream polls")
+				require.Equal(t, "first second", got.text("a1"))
+				require.NotZero(t, gets(agent))
 			})
 		})
 	}
