@@ -40,8 +40,6 @@ func New() *Ledger {
 // keeps ownership: callers must not modify it.
 func (l *Ledger) Task() *a2a.Task { return l.task }
 
-// Seen reports whether a message with this ID was delivered or recorded.
-func (l *Ledger) Seen(messageID string) bool { return l.msgs.known(messageID) }
 
 // OpenReplayWindow starts a replay window. Call it when a resubscribe
 // succeeds.
@@ -62,8 +60,6 @@ func (l *Ledger) CloseReplayWindow() {
 // live event may yield several deltas: the versions, then the event.
 func (l *Ledger) Pending() int { return len(l.win.pending) }
 
-// InReplayWindow reports whether the replay window is open.
-func (l *Ledger) InReplayWindow() bool { return l.win.open }
 
 // RecordSent records a message the client sent (the user's request or a
 // reply to a prompt): it joins the history and its ID is marked as seen, so

@@ -30,49 +30,6 @@ func Default() Policy { return Policy{MaxAttempts: 3, Backoff: 500 * time.Millis
 // stream in an *Error with no attempt.
 func Never() Policy { return Policy{MaxAttempts: -1} }
 
-// Budget counts reconnect attempts against a Policy. The zero Budget allows
-// no attempt. A Budget is not safe for concurrent use.
-type Budget struct {
-	policy   Policy
-	attempts int
-}
-
-// NewBudget returns a full budget for p, its zero fields read as the
-// defaults.
-func NewBudget(p Policy) Budget {
-	d := Default()
-	switch {
-	case p.MaxAttempts == 0:
-		p.MaxAttempts = d.MaxAttempts
-	case p.MaxAttempts < 0:
-		p.MaxAttempts = 0
-	}
-	if p.Backoff == 0 {
-		p.Backoff = d.Backoff
-	}
-	return Budget{policy: p}
-}
-
-// Policy returns the policy the budget counts against, with its defaults
-// filled in; MaxAttempts is 0 when it never reconnects.
-func (b *Budget) Policy() Policy { return b.policy }
-
-// Next reports whether another attempt is allowed. If it is, it counts the
-// attempt and returns the wait that must come before it.
-func (b *Budget) Next() (wait time.Duration, ok bool) {
-	if b.attempts >= b.policy.MaxAttempts {
-		return 0, false
-	}
-	b.attempts++
-	return max(b.policy.Backoff, 0), true
-}
-
-// Progress resets the count: something new was delivered.
-func (b *Budget) Progress() { b.attempts = 0 }
-
-// Attempts returns the number of attempts counted since the last progress.
-func (b *Budget) Attempts() int { return b.attempts }
-
 // Sleep waits for d or until ctx is done, whichever comes first, and returns
 // ctx's error in the second case. It is the default sleep function of a
 // stream; inside a testing/synctest bubble it runs on the fake clock.

@@ -21,54 +21,6 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-func TestBudget(t *testing.T) {
-	b := reconnect.NewBudget(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second})
-	var waits []time.Duration
-	for {
-		w, ok := b.Next()
-		if !ok {
-			break
-		}
-		waits = append(waits, w)
-	}
-	require.Equal(t, []time.Duration{time.Second, time.Second}, waits)
-	require.Equal(t, 2, b.Attempts())
-	b.Progress()
-	require.Equal(t, 0, b.Attempts())
-	_, ok := b.Next()
-	require.True(t, ok, "progress must restore the budget")
-
-	never := reconnect.NewBudget(reconnect.Never())
-	_, ok = never.Next()
-	require.False(t, ok, "Never never reconnects")
-	require.Equal(t, 0, never.Policy().MaxAttempts)
-	var zero reconnect.Budget
-	_, ok = zero.Next()
-	require.False(t, ok)
-}
-
-func TestZeroFieldsMeanTheDefaults(t *testing.T) {
-	for _, c := range []struct {
-		in, want reconnect.Policy
-	}{
-		{reconnect.Policy{}, reconnect.Default()},
-		{reconnect.Policy{Backoff: time.Second}, reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}},
-		{reconnect.Policy{MaxAttempts: 5}, reconnect.Policy{MaxAttempts: 5, Backoff: 500 * time.Millisecond}},
-		{reconnect.Policy{MaxAttempts: -1, Backoff: time.Second}, reconnect.Policy{MaxAttempts: 0, Backoff: time.Second}},
-	} {
-		b := reconnect.NewBudget(c.in)
-		require.Equal(t, c.want, b.Policy(), "%+v", c.in)
-		n := 0
-		for {
-			if _, ok := b.Next(); !ok {
-				break
-			}
-			n++
-		}
-		require.Equal(t, c.want.MaxAttempts, n, "%+v", c.in)
-	}
-}
-
 func TestSleepUsesTheClockAndTheContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/reconnect"
 )
 
@@ -45,7 +46,7 @@ type config struct {
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
 // Client accepts unless WithMaxEventSize says otherwise.
-const DefaultMaxEventSize = 16 << 20
+const DefaultMaxEventSize = sse.DefaultMaxEventSize // 16 MiB
 
 func defaultConfig() config {
 	return config{

@@ -8,7 +8,6 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
-	"github.com/a2astream/a2astream/reconnect"
 )
 
 // prompt is what the stream knows of the prompt it answered.
@@ -58,7 +57,7 @@ func (s *Stream) askHuman() {
 	s.prompt.answered = promptKey(&t.Status)
 	s.prompt.reply = reply
 	s.ledger.RecordSent(reply)
-	s.rec.budget = reconnect.NewBudget(s.cfg.policy)
+	s.rec.budget = newBudget(s.cfg.policy)
 	s.phase = phaseReply
 }
 

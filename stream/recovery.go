@@ -10,7 +10,7 @@ import (
 
 // recovery is the state of healing a dropped connection.
 type recovery struct {
-	budget     reconnect.Budget
+	budget     budget
 	cause      error         // the last cause of a drop
 	retryAfter time.Duration // the wait the server asked for, if any
 	// gap: resubscribed since the last snapshot or get-task, so output may
@@ -30,19 +30,19 @@ var errStillRunning = errors.New("the task is still running but the server refus
 
 // backoff waits the backoff and subscribes, if the budget allows.
 func (s *Stream) backoff() {
-	wait, ok := s.rec.budget.Next()
+	wait, ok := s.rec.budget.next()
 	if !ok {
 		if s.deliverHeldFinal(s.rec.cause) {
 			return
 		}
-		s.fail(&reconnect.Error{Attempts: s.rec.budget.Attempts(), Err: s.rec.cause, Task: s.snapshot()})
+		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, Task: s.snapshot()})
 		return
 	}
 	// A server that said when to come back (Retry-After on 429 or 503) is
 	// given that long, up to maxRetryAfter, if it is more than the backoff.
 	wait, s.rec.retryAfter = max(wait, s.rec.retryAfter), 0
-	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(),
-		MaxAttempts: s.rec.budget.Policy().MaxAttempts, Wait: wait, Cause: s.rec.cause})
+	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.rec.budget.attempts,
+		MaxAttempts: s.rec.budget.max, Wait: wait, Cause: s.rec.cause})
 	if err := s.cfg.sleep(s.ctx, wait); err != nil {
 		if ctxErr := s.ctx.Err(); ctxErr != nil {
 			err = ctxErr
@@ -69,8 +69,8 @@ func (s *Stream) subscribe() {
 	s.rec.gap = true
 	s.ledger.OpenReplayWindow()
 	s.setLeg(l, opSubscribe)
-	if s.rec.budget.Attempts() > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.rec.budget.Policy().MaxAttempts})
+	if s.rec.budget.attempts > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
 	}
 }
 
@@ -96,7 +96,7 @@ func (s *Stream) fetch() {
 	s.reconcile(t, foldAuthoritative, s.rec.final)
 	s.rec.final = nil
 	if s.phase == phaseRecover || s.phase == phaseQuiet {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.Attempts(), MaxAttempts: s.rec.budget.Policy().MaxAttempts})
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
 	}
 	st := &s.ledger.Task().Status
 	switch {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
-	"github.com/a2astream/a2astream/reconnect"
 )
 
 // Stream is the uninterrupted stream of one task, as the application sees
@@ -73,7 +72,7 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	}
 	s.cfg, s.log = cfg, cfg.logger
 	s.ctx = context.WithValue(ctx, configKey{}, cfg)
-	s.rec.budget = reconnect.NewBudget(cfg.policy)
+	s.rec.budget = newBudget(cfg.policy)
 	s.v, s.nego = c.currentVersion()
 	s.feed = feedStream
 	if cfg.noStreaming {
@@ -239,7 +238,7 @@ func (s *Stream) emit(ev a2a.Event) {
 // reset, and the stall clock restarts.
 func (s *Stream) progress() {
 	s.leg.progress = true
-	s.rec.budget.Progress()
+	s.rec.budget.progress()
 	s.rec.lastProgress = time.Now()
 }
 

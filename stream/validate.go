@@ -17,9 +17,10 @@ func invalidOption(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidOption, fmt.Sprintf(format, args...))
 }
 
-// check validates the options applied to cfg. (The reconnect policy's zero
-// fields are read as its defaults by reconnect.NewBudget.) For a per-call configuration, client is the
-// Client's, and options that are Client-wide must not have changed it.
+// check validates the options applied to cfg (a reconnect policy's zero
+// fields are read as its defaults by newBudget). For a per-call
+// configuration, client is the Client's, and options that are Client-wide
+// must not have changed it.
 func (cfg *config) check(client *config) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, invalidOption(format, args...)) }
