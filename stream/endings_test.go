@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -128,6 +129,75 @@ func TestCancelWhileStreaming(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Stream.Cancel asks the agent to cancel, and the stream ends in
+// *terminal.CanceledError at once, with the task as the agent reported it.
+func TestStreamCancel(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...))
+				s := newClient(t, agent, v).Send(background(), hello(), stream.WithHeader("Authorization", "Bearer u"))
+				defer s.Close()
+				events := 0
+				for s.Next() {
+					events++
+					if s.Task() != nil && s.Task().Artifact("a1") != nil && s.Task().Status.State == a2a.StateWorking {
+						require.NoError(t, s.Cancel(background()))
+					}
+				}
+				var e *terminal.CanceledError
+				require.ErrorAs(t, s.Err(), &e)
+				require.Equal(t, "one ", e.Task.Artifact("a1").Text())
+				require.Equal(t, a2a.StateCanceled, agent.Task(e.Task.ID).Status.State)
+				reqs := agent.Requests()
+				last := reqs[len(reqs)-1]
+				require.Contains(t, []string{"tasks/cancel", "CancelTask"}, last.Method)
+				require.Equal(t, "Bearer u", last.Header.Get("Authorization"), "the cancel carries the stream's options")
+			})
+		})
+	}
+}
+
+// After Ctrl-C (the stream's context ended), Cancel cancels the task on the
+// agent and the stream's ending becomes the task's; before any task is
+// known it sends nothing.
+func TestStreamCancelAfterItsContextEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...))
+		ctx, interrupt := context.WithCancel(context.Background())
+		defer interrupt()
+		s := newClient(t, agent, a2a.V10).Send(ctx, hello())
+		for s.Next() {
+			if s.Task() != nil && s.Task().Status.State == a2a.StateWorking {
+				interrupt()
+			}
+		}
+		require.ErrorIs(t, s.Err(), context.Canceled)
+		require.Equal(t, a2a.StateWorking, agent.Task(s.Task().ID).Status.State, "Close or a context is local only")
+
+		require.NoError(t, s.Cancel(background()))
+		require.True(t, s.Next(), "the canceled status is yielded")
+		require.Equal(t, a2a.StateCanceled, s.Event().(*a2a.StatusUpdate).Status.State)
+		require.False(t, s.Next())
+		var e *terminal.CanceledError
+		require.ErrorAs(t, s.Err(), &e)
+		require.Equal(t, a2a.StateCanceled, agent.Task(s.Task().ID).Status.State)
+		require.Equal(t, a2a.StateCanceled, s.Task().Status.State)
+
+		// The agent refuses to cancel an ended task: Cancel returns its error
+		// and the stream's ending stays.
+		var rpcErr *a2a.RPCError
+		require.ErrorAs(t, s.Cancel(background()), &rpcErr)
+		require.ErrorAs(t, s.Err(), &e)
+
+		fresh := newClient(t, agent, a2a.V10).Send(background(), hello())
+		n := len(agent.Requests())
+		require.Error(t, fresh.Cancel(background()), "no task known yet")
+		require.Len(t, agent.Requests(), n, "nothing sent")
+		fresh.Close()
+	})
 }
 
 // rpcServer is a hand-written hostile server: it answers each streaming

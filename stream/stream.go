@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // Stream is the uninterrupted stream of one task, as the application sees
@@ -147,6 +148,8 @@ func (s *Stream) Task() *a2a.Task {
 
 // Close ends the stream and releases its connection. It is idempotent and
 // always returns nil. Err stays nil unless an error ended the stream first.
+// Close is local only: the agent's task runs on; Cancel asks the agent to
+// stop it.
 func (s *Stream) Close() error {
 	s.leg.close()
 	s.phase = phaseDone
@@ -195,6 +198,43 @@ func (s *Stream) fail(err error) {
 	s.leg.close()
 	s.err = err
 	s.phase = phaseDone
+}
+
+// Cancel asks the agent to cancel the stream's task (tasks/cancel in 0.3,
+// CancelTask in 1.0), with the stream's options, and returns the agent's
+// refusal or failure, if any. When the agent reports the task ended, the
+// stream ends as the task did: the next calls of Next yield what the
+// reported task holds that was not delivered yet, and Err is then the
+// terminal error (*terminal.CanceledError for a canceled task). When it
+// reports the task still running (a cancel may take effect later), a live
+// stream goes on and sees the ending on the wire.
+//
+// Cancel also works on a stream that its context ended (after Ctrl-C, say),
+// whose Err then becomes the task's ending; it needs a known task, or it
+// returns an error and sends nothing. Like Next, it must not be called
+// concurrently with the stream's other methods. Close, by contrast, is local
+// only: it releases the connection and leaves the task running on the agent.
+func (s *Stream) Cancel(ctx context.Context) error {
+	if s.taskID == "" {
+		return errors.New("stream: Cancel needs a task, and none is known yet")
+	}
+	t, err := s.c.Cancel(context.WithValue(ctx, configKey{}, s.cfg), s.taskID)
+	if err != nil {
+		return err
+	}
+	st := t.Status.State
+	if !st.Terminal() {
+		return nil
+	}
+	s.leg.close()
+	s.reconcile(t, foldAuthoritative, nil)
+	s.err = nil
+	if end := terminal.FromTask(s.snapshot()); end != nil {
+		s.fail(end)
+		return nil
+	}
+	s.phase = phaseDone
+	return nil
 }
 
 // answered ends the stream with a message answer: the whole reply, with no

@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
@@ -122,6 +123,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		c.show(s.Event(), s.Task())
 	}
 	c.endLine()
+	if ctx.Err() != nil && s.Task() != nil {
+		// Ctrl-C: the stream stopped here; ask the agent to stop too, or the
+		// task would run on without anyone reading it.
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.Cancel(cctx); err != nil {
+			fmt.Fprintf(stderr, "chat: could not cancel the agent's task: %v\n", err)
+		} else {
+			fmt.Fprintln(stderr, "chat: asked the agent to cancel the task")
+		}
+	}
 	return report(ctx, stderr, s.Err())
 }
 

@@ -146,7 +146,7 @@ func TestInterrupt(t *testing.T) {
 		defer interrupt()
 		stdin, typing := io.Pipe()
 		defer typing.Close()
-		out := &watchWriter{want: "you> ", seen: make(chan struct{})}
+		out := &watchWriter{want: "agent asks: ", seen: make(chan struct{})}
 		var errOut strings.Builder
 		done := make(chan int)
 		go func() { done <- run(ctx, nil, stdin, out, &errOut) }()
@@ -154,7 +154,8 @@ func TestInterrupt(t *testing.T) {
 		<-out.seen // the human is being asked
 		interrupt()
 		require.Equal(t, exitInterrupt, <-done)
-		require.Equal(t, "canceled\n", errOut.String())
+		// The task is known, so Ctrl-C cancels it on the agent too.
+		require.Equal(t, "chat: asked the agent to cancel the task\ncanceled\n", errOut.String())
 	})
 }
 
