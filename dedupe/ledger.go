@@ -40,7 +40,6 @@ func New() *Ledger {
 // keeps ownership: callers must not modify it.
 func (l *Ledger) Task() *a2a.Task { return l.task }
 
-
 // OpenReplayWindow starts a replay window. Call it when a resubscribe
 // succeeds.
 func (l *Ledger) OpenReplayWindow() {
@@ -59,7 +58,6 @@ func (l *Ledger) CloseReplayWindow() {
 // the replay shows whether they are old or new. While it is not zero, one
 // live event may yield several deltas: the versions, then the event.
 func (l *Ledger) Pending() int { return len(l.win.pending) }
-
 
 // RecordSent records a message the client sent (the user's request or a
 // reply to a prompt): it joins the history and its ID is marked as seen, so
