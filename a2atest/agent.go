@@ -225,7 +225,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
-	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && (!a.cfg.rest || isCardPath(r.URL.Path)):
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && (!a.cfg.rest || isCardPath(r.URL.Path) || r.URL.Path == a.cfg.habits.cardPath):
 		a.serveCard(w, r)
 		return
 	case r.Method == http.MethodPost && a.cfg.jsonrpc:

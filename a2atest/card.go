@@ -73,7 +73,12 @@ func (a *Agent) Card(host string) a2a.AgentCard {
 func isCardPath(p string) bool { return p == cardPath || p == legacyCardPath }
 
 func (a *Agent) serveCard(w http.ResponseWriter, r *http.Request) {
-	switch {
+	switch p := a.cfg.habits.cardPath; {
+	case p != "":
+		if r.URL.Path != p {
+			http.NotFound(w, r)
+			return
+		}
 	case r.URL.Path == legacyCardPath:
 	case r.URL.Path == cardPath && !a.cfg.noWellKnown:
 	default:
@@ -86,8 +91,14 @@ func (a *Agent) serveCard(w http.ResponseWriter, r *http.Request) {
 
 	body := a.cfg.cardJSON
 	if body == nil {
+		card := a.Card(r.Host)
+		if a.cfg.habits.bareCard {
+			// WithBareCard: no version, no transport, no interfaces.
+			card = a2a.AgentCard{Name: card.Name, Description: card.Description, Version: card.Version,
+				URL: "http://" + r.Host + "/", Capabilities: card.Capabilities}
+		}
 		var err error
-		body, err = json.Marshal(a.Card(r.Host))
+		body, err = json.Marshal(card)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return

@@ -64,6 +64,14 @@ type answers interface {
 
 func (x *exchange) ctx() context.Context { return x.sk.ctx }
 
+// binding is the binding the exchange answers in.
+func (x *exchange) binding() a2a.Binding {
+	if _, ok := x.w.(*rpcAnswers); ok {
+		return a2a.BindingJSONRPC
+	}
+	return a2a.BindingHTTPJSON
+}
+
 func (x *exchange) beginStream() { x.w.beginStream() }
 
 // writeEvent sends one stream event and reports whether the stream may go
@@ -167,6 +175,7 @@ func (x *exchange) send(c call) {
 
 	now := time.Now()
 	t := newTask(msg, now)
+	t.cumulative = a.cfg.habits.cumulative
 	t.schedule(steps, now)
 	a.mu.Lock()
 	a.tasks[t.id] = t
@@ -391,12 +400,17 @@ func (x *exchange) pump(t *task, o pumpOpts) {
 			nextDue bool
 			wait    time.Duration = -1
 			changed               = t.changed
+			out     a2a.Event
 		)
 		if o.cursor < len(t.entries) {
 			if due := t.entries[o.cursor].due; !due.After(now) {
 				e, have = t.entries[o.cursor], true
 				o.cursor++
 				nextDue = o.cursor < len(t.entries) && !t.entries[o.cursor].due.After(now)
+				out = e.ev
+				if a.cfg.habits.snapshots && x.binding() == a2a.BindingJSONRPC && e.kind == entryEvent {
+					out = t.fold(o.cursor) // WithSnapshotResults
+				}
 			} else {
 				wait = due.Sub(now)
 			}
@@ -407,7 +421,15 @@ func (x *exchange) pump(t *task, o pumpOpts) {
 			if e.kind == entryFollowUp && !o.emitFollowUps {
 				continue
 			}
-			if !x.writeEvent(e.ev) {
+			if r, ok := x.w.(*rpcAnswers); ok && a.cfg.habits.inStreamFailure {
+				if su, ok := e.ev.(*a2a.StatusUpdate); ok && su.Status.State == a2a.StateFailed {
+					// WithInStreamFailure: the task is failed, the stream says
+					// only that something went wrong.
+					r.failStream(a2a.CodeInternalError, "internal error: "+su.Status.Message.Text())
+					return
+				}
+			}
+			if !x.writeEvent(out) {
 				return
 			}
 			if su, ok := e.ev.(*a2a.StatusUpdate); ok {

@@ -186,7 +186,26 @@ func (r *rpcAnswers) unary(body []byte) {
 }
 
 func (r *rpcAnswers) fail(code int, message string) {
-	r.unary(errorJSON(r.x.v, r.id, code, message))
+	status := http.StatusOK
+	if s := r.x.a.cfg.habits.errorStatus; s != 0 {
+		status = s
+	}
+	r.x.sk.begin(status, r.x.a.cfg.unaryCT, false)
+	r.x.sk.event(errorJSON(r.x.v, r.id, code, message))
+}
+
+// frame wraps a payload as an SSE event, after a record separator when the
+// agent has that habit ([WithRecordSeparator]).
+func (r *rpcAnswers) frame(payload []byte, errorEvent bool) []byte {
+	if r.x.a.cfg.habits.recordSeparator {
+		payload = append([]byte{0x1e}, payload...)
+	}
+	return sseFrame(payload, errorEvent)
+}
+
+// failStream ends a stream that has begun with a JSON-RPC error event.
+func (r *rpcAnswers) failStream(code int, message string) {
+	r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, code, message), false))
 }
 
 // refuseStream sends a 0.3 refusal as the only event of a stream, as a2a-go
@@ -195,18 +214,26 @@ func (r *rpcAnswers) refuseStream(code int, message string) { r.errorStream(code
 
 func (r *rpcAnswers) errorStream(code int, message string, errorField bool) {
 	r.beginStream()
-	r.x.sk.event(sseFrame(errorJSON(r.x.v, r.id, code, message), errorField))
+	r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, code, message), errorField))
 }
 
 func (r *rpcAnswers) beginStream() { r.x.sk.begin(http.StatusOK, "text/event-stream", true) }
 
 func (r *rpcAnswers) event(ev a2a.Event) bool {
-	raw, err := a2a.MarshalEvent(r.x.v, ev)
+	var (
+		raw []byte
+		err error
+	)
+	if t, ok := ev.(*a2a.Task); ok && r.x.v == a2a.V03 && r.x.a.cfg.habits.snapshots {
+		raw, err = untypedTask(t)
+	} else {
+		raw, err = a2a.MarshalEvent(r.x.v, ev)
+	}
 	if err != nil {
-		r.x.sk.event(sseFrame(errorJSON(r.x.v, r.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
+		r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
 		return false
 	}
-	return r.x.sk.event(sseFrame(resultJSON(r.id, raw), false))
+	return r.x.sk.event(r.frame(resultJSON(r.id, raw), false))
 }
 
 func (r *rpcAnswers) sent(ev a2a.Event) {

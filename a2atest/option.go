@@ -36,6 +36,7 @@ type config struct {
 	bindings      []a2a.Binding // served, in the card's order
 	jsonrpc, rest bool          // whether bindings holds each
 	restBase      string        // restBasePath form
+	habits        habits        // of servers outside the official SDKs; see wild.go
 }
 
 func defaultConfig() config {

@@ -69,6 +69,7 @@ type Step struct {
 	lastChunk  bool
 	finish     bool
 	d          time.Duration
+	msgID      string // a status message's ID; "" for a fresh one
 }
 
 // Working is a working status update. A non-empty text adds an agent status

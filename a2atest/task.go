@@ -42,6 +42,7 @@ type task struct {
 	entries       []entry
 	pending       []Step        // the script after an AskInput, waiting for a follow-up
 	changed       chan struct{} // closed and replaced when the timeline changes
+	cumulative    bool          // WithCumulativeMessage: each turn's text in one status message
 }
 
 func newTask(user *a2a.Message, now time.Time) *task {
@@ -109,8 +110,15 @@ func applyEvent(cur *a2a.Task, ev a2a.Event) {
 	case *a2a.StatusUpdate:
 		cur.Status = x.Status
 		cur.Status.Message = x.Status.Message.Clone()
-		if x.Status.Message != nil {
-			cur.History = append(cur.History, *x.Status.Message.Clone())
+		if m := x.Status.Message; m != nil {
+			// A message sent again under its ID (WithCumulativeMessage) is
+			// a new version of it: the history keeps the latest, once.
+			// It is always the latest entry: a turn's own message.
+			if n := len(cur.History); n > 0 && cur.History[n-1].ID == m.ID {
+				cur.History[n-1] = *m.Clone()
+			} else {
+				cur.History = append(cur.History, *m.Clone())
+			}
 		}
 	case *a2a.Message:
 		cur.History = append(cur.History, *x.Clone())
@@ -147,7 +155,11 @@ func applyArtifact(cur *a2a.Task, u *a2a.ArtifactUpdate) {
 func (t *task) schedule(steps []Step, base time.Time) {
 	at := base
 	t.pending = nil
-	for i, s := range steps {
+	run := steps
+	if t.cumulative {
+		run = cumulative(steps, uuid.NewString())
+	}
+	for i, s := range run {
 		switch s.kind {
 		case stepPause:
 			at = at.Add(max(s.d, 0))
@@ -155,7 +167,7 @@ func (t *task) schedule(steps []Step, base time.Time) {
 			t.add(at, &a2a.StatusUpdate{
 				TaskID:    t.id,
 				ContextID: t.contextID,
-				Status:    a2a.TaskStatus{State: s.state, Message: t.agentMessage(s.text), Timestamp: at},
+				Status:    a2a.TaskStatus{State: s.state, Message: t.agentMessage(s.text, s.msgID), Timestamp: at},
 			})
 			switch {
 			case s.finish || s.state.Terminal():
@@ -184,14 +196,17 @@ func (t *task) add(at time.Time, ev a2a.Event) {
 	t.entries = append(t.entries, entry{kind: entryEvent, due: at, ev: ev})
 }
 
-// agentMessage is an agent message in the task with a fresh ID, or nil for
-// an empty text.
-func (t *task) agentMessage(text string) *a2a.Message {
+// agentMessage is an agent message in the task with ID id (a fresh one if
+// empty), or nil for an empty text.
+func (t *task) agentMessage(text, id string) *a2a.Message {
 	if text == "" {
 		return nil
 	}
 	m := a2a.NewTextMessage(a2a.RoleAgent, text)
 	m.TaskID, m.ContextID = t.id, t.contextID
+	if id != "" {
+		m.ID = id
+	}
 	return m
 }
 
