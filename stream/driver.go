@@ -161,8 +161,9 @@ func (s *Stream) handle(op operation, err error, started bool) {
 			return
 		}
 		var rpcErr *a2a.RPCError
-		if started && s.taskID != "" && s.phase != phaseAfterError && errors.As(err, &rpcErr) {
-			// An error in the middle of a stream may stand for an ending the
+		if s.taskID != "" && s.phase != phaseAfterError && errors.As(err, &rpcErr) {
+			// An RPC error once the task is known, in the middle of a stream
+			// or as the first event of a reply's, may stand for an ending the
 			// server did not send as an event (a model failure ending the
 			// stream with -32603 while the task says failed): ask the task.
 			s.rec.streamErr = err

@@ -26,17 +26,13 @@ type recovery struct {
 	streamErr error
 }
 
-var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
-
-// backoff waits the backoff and subscribes, if the budget allows.
-func (s *Stream) backoff() {
+// waitAttempt counts a reconnect attempt and waits its backoff, telling
+// WithNotify. It reports false when the budget is spent, and when the wait
+// was cut, after which the stream has ended.
+func (s *Stream) waitAttempt() bool {
 	wait, ok := s.rec.budget.next()
 	if !ok {
-		if s.deliverHeldFinal(s.rec.cause) {
-			return
-		}
-		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, Task: s.snapshot()})
-		return
+		return false
 	}
 	// A server that said when to come back (Retry-After on 429 or 503) is
 	// given that long, up to maxRetryAfter, if it is more than the backoff.
@@ -48,6 +44,20 @@ func (s *Stream) backoff() {
 			err = ctxErr
 		}
 		s.fail(err)
+		return false
+	}
+	return true
+}
+
+var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
+
+// backoff waits the backoff and subscribes, if the budget allows.
+func (s *Stream) backoff() {
+	if !s.waitAttempt() {
+		if s.phase == phaseDone || s.deliverHeldFinal(s.rec.cause) {
+			return
+		}
+		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, Task: s.snapshot()})
 		return
 	}
 	if s.feed == feedPoll {
@@ -84,6 +94,14 @@ func (s *Stream) fetch() {
 	}
 	if err != nil {
 		if s.phase == phaseAfterError {
+			// The get-task that asks whether the task ended goes by the
+			// budget rules: a drop is retried while attempts are left.
+			if o := classify(opGet, err, false, s.nego); o.kind == outDrop && s.ctx.Err() == nil {
+				s.rec.cause, s.rec.retryAfter = o.err, o.retryAfter
+				if s.waitAttempt() || s.phase == phaseDone {
+					return
+				}
+			}
 			s.fail(s.rec.streamErr)
 			return
 		}

@@ -54,6 +54,11 @@ type soakCase struct {
 	// rest: the agent serves only the HTTP+JSON binding, and the client
 	// speaks it.
 	rest bool
+	// wild: the agent has every habit of the server in the wild
+	// (a2atest.WithWildHabits): 0.3 JSON-RPC, record separators, untyped
+	// snapshots only, its answer as one growing status message per turn,
+	// errors with HTTP 400, a failure as an in-stream error, no resubscribe.
+	wild bool
 }
 
 const (
@@ -94,6 +99,9 @@ func (c *soakCase) String() string {
 	}
 	if c.rest {
 		ability += " binding=HTTP+JSON"
+	}
+	if c.wild {
+		ability += " agent=WithWildHabits"
 	}
 	return fmt.Sprintf("seed=%d version=%s %s%s hitl=%v policy=%d×%v\n  script: %s\n  artifacts: %s\n  faults: %s\n  get faults: %s",
 		c.seed, c.version, style, ability, c.hitl, c.policy.MaxAttempts, c.policy.Backoff,
@@ -204,21 +212,27 @@ func newSoakCase(seed uint64) *soakCase {
 	}
 	// One seed in three speaks HTTP+JSON, drawn from a fourth generator.
 	c.rest = rand.New(rand.NewPCG(seed, 0x4e57)).IntN(3) == 0
+	// One seed in six has the habits of the server in the wild, drawn from
+	// a fifth generator: it speaks 0.3 JSON-RPC only.
+	if rand.New(rand.NewPCG(seed, 0x3117)).IntN(6) == 0 {
+		c.wild, c.rest, c.version = true, false, a2a.V03
+	}
 	return c
 }
 
 // soakStats counts the outcomes of a soak.
 type soakStats struct {
-	runs, mixed, polled, rest, completed, failedTask, budgetSpent, noTaskID, sendRefused int
-	resubscribes, gets, asks                                                             int
-	replacements, heals, healedParts, stray                                              int
+	runs, mixed, polled, rest, wild, completed, failedTask, budgetSpent, noTaskID, sendRefused int
+	unconfirmedFailure                                                                         int
+	resubscribes, gets, asks                                                                   int
+	replacements, heals, healedParts, stray                                                    int
 }
 
 func (s *soakStats) String() string {
-	return fmt.Sprintf("runs %d (mixed-style %d, agent that cannot stream or subscribe %d, HTTP+JSON %d): completed %d, failed task %d, budget spent %d, dropped before the task ID %d, send refused %d; "+
+	return fmt.Sprintf("runs %d (mixed-style %d, agent that cannot stream or subscribe %d, HTTP+JSON %d, wild habits %d): completed %d, failed task %d (and %d in-stream failures whose task could not be read), budget spent %d, dropped before the task ID %d, send refused %d; "+
 		"resubscribes %d, get-tasks %d, human inputs %d; real replacements delivered %d, "+
 		"live-only heals %d (%d parts delivered again), parts delivered on a live-only hole %d",
-		s.runs, s.mixed, s.polled, s.rest, s.completed, s.failedTask, s.budgetSpent, s.noTaskID, s.sendRefused,
+		s.runs, s.mixed, s.polled, s.rest, s.wild, s.completed, s.failedTask, s.unconfirmedFailure, s.budgetSpent, s.noTaskID, s.sendRefused,
 		s.resubscribes, s.gets, s.asks, s.replacements, s.heals, s.healedParts, s.stray)
 }
 
@@ -263,6 +277,10 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		agentOpts = append(agentOpts, a2atest.WithoutStreaming())
 	case soakNoResubscribe:
 		agentOpts = append(agentOpts, a2atest.WithoutResubscribe())
+	}
+	if c.wild {
+		agentOpts = append(agentOpts, a2atest.WithWildHabits("soak"))
+		st.wild++
 	}
 	agent := a2atest.NewAgent(agentOpts...)
 	asks := 0
@@ -335,6 +353,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		re      *reconnect.Error
 		httpErr *stream.HTTPError
 		failed  *terminal.FailedError
+		rpcErr  *a2a.RPCError
 	)
 	switch {
 	case errors.As(err, &re) && re.Attempts == 0 && re.Task == nil:
@@ -355,21 +374,30 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		// the message may have been accepted.
 		reqs := agent.Requests()
 		last := reqs[len(reqs)-1]
-		if c.rest && httpErr.Err == nil && !last.Fault.IsZero() && httpErr.StatusCode == 400 {
-			// Over HTTP+JSON a refusal is a 400 with an error body; a fault
-			// that closes the answer before its first event leaves the bare
-			// status, which the stream cannot tell from a bad request.
+		if (c.rest || c.wild) && httpErr.Err == nil && !last.Fault.IsZero() && httpErr.StatusCode == 400 {
+			// Over HTTP+JSON, and from the wild agent over JSON-RPC, a
+			// refusal is a 400 with an error body; a fault that closes the
+			// answer before its first event leaves the bare status, which
+			// the stream cannot tell from a bad request.
 			st.sendRefused++
 			return
 		}
 		if !cutRefusal {
-			require.Equal(t, 503, httpErr.StatusCode)
+			require.Equal(t, 503, httpErr.StatusCode, "%v; requests: %s", err, requestTrace(agent))
 		}
 		require.Contains(t, []string{"message/stream", "SendStreamingMessage"}, last.Method)
 		st.sendRefused++
 		return
 	case errors.As(err, &failed):
 		st.failedTask++
+	case c.wild && errors.As(err, &rpcErr) && rpcErr.Code == a2a.CodeInternalError:
+		// The wild agent's failure as an in-stream error, and every get-task
+		// that would have shown the failed task dropped until the budget
+		// ran out: the RPC error stays the ending, with the last task.
+		require.Equal(t, a2a.StateFailed, agent.Task(s.Task().ID).Status.State)
+		require.NotNil(t, stream.TaskOf(err))
+		st.unconfirmedFailure++
+		return
 	default:
 		require.NoError(t, err)
 		st.completed++
@@ -381,6 +409,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	for _, m := range server.History {
 		if m.Role == a2a.RoleAgent {
 			require.Contains(t, got.messages, m.ID, "agent message %q", m.Text())
+			require.Equal(t, m.Text(), got.shown[m.ID], "the application shows the server's last version of each message")
 		}
 	}
 }

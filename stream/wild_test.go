@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -155,4 +158,71 @@ func TestSilenceWithoutKeepAlives(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The wild agent's failure as an in-stream error, found by the soak (seeds
+// 1335, 2303, 3690 and 6054 of -soak 10000): the error may be the first
+// event of a reply's stream, and the get-task that asks whether the task
+// ended may fail on the network; it is retried by the budget rules.
+func TestInStreamFailureOfAWildAgent(t *testing.T) {
+	t.Run("first event of the reply's stream", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithWildHabits("bot"), a2atest.WithScript(
+				a2atest.Working("on it"), a2atest.AskInput("which city?"), a2atest.Finish(a2a.StateFailed, "upstream failed")))
+			hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text("Lisbon"), nil })
+			_, err := drain(t, newClient(t, agent, a2a.V03, stream.WithHumanInput(hook)).Send(background(), hello()))
+			var failed *terminal.FailedError
+			require.ErrorAs(t, err, &failed)
+			require.Contains(t, failed.Task.Status.Message.Text(), "upstream failed")
+		})
+	})
+	t.Run("get-task dropped, then answered", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithWildHabits("bot"),
+				a2atest.WithScript(a2atest.Working("on it"), a2atest.Finish(a2a.StateFailed, "upstream failed")),
+				a2atest.WithGetFaults(a2atest.HTTPStatus(503, "busy")))
+			start := time.Now()
+			_, err := drain(t, newClient(t, agent, a2a.V03,
+				stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).Send(background(), hello()))
+			var failed *terminal.FailedError
+			require.ErrorAs(t, err, &failed)
+			require.Equal(t, time.Second, time.Since(start), "one backoff before the second get-task")
+			require.Equal(t, 2, gets(agent))
+		})
+	})
+}
+
+// The whole wild agent through a2atest: Resolve reads its bare card at its
+// own path, the stream is cut twice, the server cannot resubscribe, and the
+// answer is one growing status message. The application ends with the
+// server's text, each version shown once.
+func TestWildAgentThroughResolve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithWildHabits("bot-7"), a2atest.WithScript(
+			a2atest.Working("Let me look. "), a2atest.Pause(time.Second), a2atest.Chunk("a1", "Lisbon ", false, false),
+			a2atest.Pause(time.Second), a2atest.Chunk("a1", "is sunny ", true, false),
+			a2atest.Pause(3*time.Second), a2atest.Chunk("a1", "all week.", true, true), a2atest.Finish(a2a.StateCompleted, "")),
+			a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+		c, err := stream.Resolve(background(), "http://agent.test/.well-known/bot-7/agent-card.json", stream.WithHTTPClient(agent.Client()),
+			stream.WithPollInterval(500*time.Millisecond))
+		require.NoError(t, err)
+		require.Equal(t, a2a.V03, c.Version())
+		var kinds []stream.NoticeKind
+		s := c.Send(background(), hello(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) }))
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		require.Contains(t, kinds, stream.Polling, "no resubscribe: polled")
+		server := agent.Task(s.Task().ID)
+		id := server.Status.Message.ID
+		require.Equal(t, "Let me look. Lisbon is sunny all week.", got.shown[id])
+		require.Equal(t, server.Status.Message.Text(), s.Task().Status.Message.Text())
+		require.Empty(t, s.Task().Artifacts)
+		revisions := 0
+		for _, ev := range got.events {
+			if _, ok := ev.(*a2a.MessageRevision); ok {
+				revisions++
+			}
+		}
+		require.NotZero(t, revisions)
+	})
 }
