@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -140,4 +144,81 @@ func Example_perCallOptions() {
 	// ended: completed <nil>
 	// SendStreamingMessage travel Bearer user-42
 	// SendStreamingMessage travel Bearer user-42
+}
+
+// Example_progress shows reconnects to the user with WithNotify, and logs
+// them with WithLogger: the agent cuts the first connection after two
+// events, and the stream resubscribes on its own.
+func Example_progress() {
+	agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == "task" {
+				return slog.Attr{} // keep the output stable
+			}
+			return a
+		},
+	}))
+	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()), stream.WithLogger(logger),
+		stream.WithReconnect(reconnect.Policy{Backoff: 10 * time.Millisecond}))
+
+	show := func(n stream.Notice) {
+		switch n.Kind {
+		case stream.Reconnecting:
+			fmt.Printf("connection lost: retrying (%d/%d) in %s\n", n.Attempt, n.MaxAttempts, n.Wait)
+		case stream.Resumed:
+			fmt.Println("resumed")
+		}
+	}
+	task, err := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"), stream.WithNotify(show)).Wait()
+	fmt.Println(task.Status.State, task.Artifact("a1").Text(), err)
+	// Output:
+	// level=INFO msg="a2a: reconnecting" attempt=1 max=3 wait=10ms
+	// connection lost: retrying (1/3) in 10ms
+	// resumed
+	// completed hello world <nil>
+}
+
+// ExampleStream_Cancel stops the agent's task, not only the local stream:
+// Close and the end of the context leave the task running on the agent.
+func ExampleStream_Cancel() {
+	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working("thinking"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
+	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+
+	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "write a novel"))
+	defer s.Close()
+	for s.Next() {
+		if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.State == a2a.StateWorking {
+			if err := s.Cancel(context.Background()); err != nil {
+				fmt.Println("cancel:", err)
+			}
+		}
+	}
+	state, _ := terminal.StateOf(s.Err())
+	fmt.Println("ended:", state)
+	fmt.Println("on the agent:", agent.Task(s.Task().ID).Status.State)
+	// Output:
+	// ended: canceled
+	// on the agent: canceled
+}
+
+// ExampleClient_Subscribe follows a task another process started, by its
+// ID, with GetTask for its state first.
+func ExampleClient_Subscribe() {
+	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(300*time.Millisecond), // long enough for GetTask to see it working
+		a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "")))
+	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	// Another process sent the message and kept the task ID.
+	first := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
+	first.Next()
+	id := first.Task().ID
+	first.Close()
+
+	t, err := client.GetTask(context.Background(), id)
+	fmt.Println("now:", t.Status.State, err)
+	task, err := client.Subscribe(context.Background(), id).Wait()
+	fmt.Println("at the end:", task.Status.State, task.Artifact("a1").Text(), err)
+	// Output:
+	// now: working <nil>
+	// at the end: completed done <nil>
 }
