@@ -318,10 +318,29 @@ func TestClone(t *testing.T) {
 		t.Parallel()
 		c := (&a2a.Task{ID: "t"}).Clone()
 		require.Equal(t, &a2a.Task{ID: "t"}, c)
-		p := a2a.Part{Raw: []byte{}, Data: json.RawMessage{}}.Clone()
+		p := (&a2a.Part{Raw: []byte{}, Data: json.RawMessage{}}).Clone()
 		if p.Raw == nil || p.Data == nil {
 			t.Errorf("Clone of empty Raw, Data = %#v, %#v; want empty, not nil", p.Raw, p.Data)
 		}
+	})
+	t.Run("clone leaves the original alone", func(t *testing.T) {
+		t.Parallel()
+		orig := a2a.Part{Raw: []byte("r"), Data: json.RawMessage(`{}`), Metadata: map[string]any{"k": "v"}}
+		raw, data := orig.Raw, orig.Data
+		c := orig.Clone()
+		c.Raw[0], c.Data[0], c.Metadata["k"] = 'x', '[', "w"
+		require.Equal(t, "r", string(orig.Raw))
+		require.Equal(t, "{}", string(orig.Data))
+		require.Equal(t, "v", orig.Metadata["k"])
+		require.Same(t, &raw[0], &orig.Raw[0], "the original keeps its own slices")
+		require.Same(t, &data[0], &orig.Data[0])
+
+		art := a2a.Artifact{ID: "a", Parts: []a2a.Part{{Text: "x"}}}
+		parts := art.Parts
+		ca := art.Clone()
+		ca.Parts[0].Text = "y"
+		require.Equal(t, "x", art.Parts[0].Text)
+		require.Same(t, &parts[0], &art.Parts[0])
 	})
 }
 

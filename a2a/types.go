@@ -45,15 +45,16 @@ func (p *Part) Equal(q *Part) bool {
 }
 
 // Clone returns a deep copy of the part.
-func (p Part) Clone() Part {
-	if p.Data != nil {
-		p.Data = bytes.Clone(p.Data)
+func (p *Part) Clone() Part {
+	c := *p
+	if c.Data != nil {
+		c.Data = bytes.Clone(c.Data)
 	}
-	if p.Raw != nil {
-		p.Raw = bytes.Clone(p.Raw)
+	if c.Raw != nil {
+		c.Raw = bytes.Clone(c.Raw)
 	}
-	p.Metadata = cloneMetadata(p.Metadata)
-	return p
+	c.Metadata = cloneMetadata(c.Metadata)
+	return c
 }
 
 // TextPart returns a text part.
@@ -114,10 +115,11 @@ func (a *Artifact) Text() string {
 }
 
 // Clone returns a deep copy of the artifact.
-func (a Artifact) Clone() Artifact {
-	a.Parts = cloneParts(a.Parts)
-	a.Metadata = cloneMetadata(a.Metadata)
-	return a
+func (a *Artifact) Clone() Artifact {
+	c := *a
+	c.Parts = cloneParts(a.Parts)
+	c.Metadata = cloneMetadata(a.Metadata)
+	return c
 }
 
 // TaskStatus is a task's state, with the agent's optional status message.
