@@ -13,11 +13,12 @@ import (
 )
 
 // Option configures a Client (NewClient, NewRESTClient, Resolve) or one
-// stream (Send, Subscribe). A per-call option overrides the Client's for
-// that stream only; WithHTTPClient, WithVersion and WithBinding are
-// Client-wide and are refused per call. When an option is given twice, the
-// last one wins. Bad values are refused with an error that wraps
-// ErrInvalidOption: by the constructor, or, per call, as the stream's Err.
+// call (Send, Subscribe, GetTask, Cancel). A per-call option overrides the
+// Client's for that call only; WithHTTPClient, WithVersion, WithBinding and
+// WithCardCache are Client-wide and are refused per call. When an option is
+// given twice, the last one wins. Bad values are refused with an error that
+// wraps ErrInvalidOption: by the constructor, or, per call, as the stream's
+// Err.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
@@ -42,6 +43,8 @@ type config struct {
 	noStreaming  bool // the agent card says the agent cannot stream
 	canStream    bool // the agent card says the agent streams
 	binding      a2a.Binding
+	cardCache    *CardCache
+	card         *a2a.AgentCard // the card Resolve read
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a

@@ -2,8 +2,6 @@ package stream
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -42,45 +40,11 @@ const maxCardSize = 1 << 20
 // Headers set with WithHeader are sent with the card request, and later only
 // to the chosen endpoint when it has the same origin as baseURL.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
-	base, err := url.Parse(baseURL)
+	base, cfg, err := cardConfig(baseURL, opts)
 	if err != nil {
-		return nil, errors.New("stream: invalid base URL: the URL does not parse")
-	}
-	if (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", redactURL(base))
-	}
-	cfg := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&cfg)
-		}
-	}
-	if err := cfg.check(nil); err != nil {
 		return nil, err
 	}
-	hc := originOnlyHeaders(cfg.httpClient, origin(base), cfg.header)
-	var (
-		card    *a2a.AgentCard
-		cardURL string
-	)
-	paths := []string{strings.TrimSuffix(base.Path, "/") + CardPath, strings.TrimSuffix(base.Path, "/") + LegacyCardPath}
-	if strings.HasSuffix(base.Path, ".json") {
-		// The URL of a card itself, such as /.well-known/<agent-id>/agent-card.json.
-		paths = []string{base.Path}
-	}
-	for _, p := range paths {
-		u := *base
-		u.Path = p
-		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-		cardURL = redactURL(&u)
-		fetchURL := u.String()
-		card, err = fetchCard(ctx, hc, fetchURL, cardURL, origin(base), cfg.header)
-		var httpErr *HTTPError
-		if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound {
-			continue
-		}
-		break
-	}
+	card, cardURL, err := readCard(ctx, base, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -103,40 +67,8 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		// the card points.
 		all = append(all, optionFunc(func(c *config) { c.header = http.Header{} }))
 	}
+	all = append(all, optionFunc(func(c *config) { c.card = card }))
 	return newClient(endpointURL.String(), in.binding, all)
-}
-
-// fetchCard reads the card at cardURL; shownURL is the same URL redacted
-// (redactURL), for error texts.
-func fetchCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrigin string, h http.Header) (*a2a.AgentCard, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
-	if err != nil {
-		return nil, fmt.Errorf("stream: building card request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("A2A-Version", string(a2a.V10))
-	addHeaders(req, baseOrigin, h)
-	resp, err := hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, redactError(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := readLimited(resp.Body, maxErrorBody)
-		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
-	}
-	raw, err := readLimited(resp.Body, maxCardSize)
-	if err != nil {
-		return nil, &InvalidCardError{URL: shownURL, Reason: "reading the card", Err: err}
-	}
-	var card a2a.AgentCard
-	if err := json.Unmarshal(raw, &card); err != nil {
-		return nil, &InvalidCardError{URL: shownURL, Reason: "malformed JSON", Err: err}
-	}
-	return &card, nil
 }
 
 // iface is one usable interface of an agent card.

@@ -80,6 +80,9 @@ func (cfg *config) check(client *config) error {
 		if cfg.binding != client.binding {
 			bad("WithBinding is Client-wide: it cannot be given to one call")
 		}
+		if cfg.cardCache != client.cardCache {
+			bad("WithCardCache is Client-wide: it cannot be given to one call")
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -1,0 +1,122 @@
+package stream_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+func TestClientCardAndFetchCard(t *testing.T) {
+	agent := a2atest.NewAgent(a2atest.WithName("travel agent"))
+	c, err := stream.Resolve(background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	require.NoError(t, err)
+	require.NotNil(t, c.Card())
+	require.Equal(t, "travel agent", c.Card().Name)
+
+	card, err := stream.FetchCard(background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	require.NoError(t, err)
+	require.Equal(t, "travel agent", card.Name)
+	require.Equal(t, 2, agent.CardRequests(), "no cache: one request each")
+
+	plain, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	require.NoError(t, err)
+	require.Nil(t, plain.Card(), "no card was read")
+
+	_, err = stream.FetchCard(background(), "http://agent.test/", stream.WithMaxEventSize(0))
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
+	_, err = drain(t, c.Send(background(), hello(), stream.WithCardCache(stream.NewCardCache())))
+	require.ErrorIs(t, err, stream.ErrInvalidOption, "the cache is Client-wide")
+}
+
+// a2atest serves its card with Cache-Control: public, max-age=3600 and no
+// ETag: Clients sharing a cache read it once an hour.
+func TestCardCacheMaxAge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent()
+		cache := stream.NewCardCache()
+		opts := []stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithCardCache(cache)}
+		for range 3 {
+			_, err := stream.Resolve(background(), "http://agent.test/", opts...)
+			require.NoError(t, err)
+		}
+		require.Equal(t, 1, agent.CardRequests())
+		require.NoError(t, reconnect.Sleep(background(), time.Hour)) // fake time: the bubble's clock
+		_, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+		require.NoError(t, err)
+		require.Equal(t, 2, agent.CardRequests(), "stale after max-age")
+	})
+}
+
+// cardServer serves a card with the given Cache-Control and ETag headers,
+// answering 304 to a matching If-None-Match, and counts what it answered.
+type cardServer struct {
+	mu                 sync.Mutex
+	cacheControl, etag string
+	full, notModified  int
+	conditional        []string
+}
+
+func (s *cardServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conditional = append(s.conditional, r.Header.Get("If-None-Match"))
+	if s.cacheControl != "" {
+		w.Header().Set("Cache-Control", s.cacheControl)
+	}
+	if s.etag != "" {
+		w.Header().Set("ETag", s.etag)
+		if r.Header.Get("If-None-Match") == s.etag {
+			s.notModified++
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	s.full++
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"name":"etag agent","url":"http://agent.test/","protocolVersion":"0.3.0","capabilities":{"streaming":true}}`))
+}
+
+func TestCardCacheRevalidatesWithETag(t *testing.T) {
+	srv := &cardServer{cacheControl: "no-cache", etag: `"v1"`}
+	cache := stream.NewCardCache()
+	opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(cache)}
+	for range 3 {
+		c, err := stream.Resolve(context.Background(), "http://agent.test/", opts...)
+		require.NoError(t, err)
+		require.Equal(t, "etag agent", c.Card().Name)
+		require.Equal(t, a2a.V03, c.Version())
+	}
+	require.Equal(t, 1, srv.full)
+	require.Equal(t, 2, srv.notModified, "revalidated each time (no-cache), and kept on 304")
+	require.Equal(t, []string{"", `"v1"`, `"v1"`}, srv.conditional)
+
+	srv.etag = `"v2"` // the agent changed its card
+	_, err := stream.FetchCard(context.Background(), "http://agent.test/", opts...)
+	require.NoError(t, err)
+	require.Equal(t, 2, srv.full)
+}
+
+func TestCardCacheKeepsNothingUncacheable(t *testing.T) {
+	for _, cc := range []string{"no-store", "", "max-age=0"} {
+		t.Run(cc, func(t *testing.T) {
+			srv := &cardServer{cacheControl: cc}
+			opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+			for range 2 {
+				_, err := stream.FetchCard(context.Background(), "http://agent.test/", opts...)
+				require.NoError(t, err)
+			}
+			require.Equal(t, 2, srv.full)
+			require.Equal(t, []string{"", ""}, srv.conditional, "no ETag, nothing to revalidate")
+		})
+	}
+}
