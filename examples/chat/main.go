@@ -305,10 +305,6 @@ func (c *chat) endLine() {
 // status. err is nil after a completed task.
 func report(ctx context.Context, w io.Writer, err error) int {
 	var (
-		auth     *terminal.AuthRequiredError
-		failed   *terminal.FailedError
-		rejected *terminal.RejectedError
-		canceled *terminal.CanceledError
 		noAnswer *hitl.Error
 		gaveUp   *reconnect.Error
 		rpcErr   *a2a.RPCError
@@ -317,23 +313,19 @@ func report(ctx context.Context, w io.Writer, err error) int {
 		protoErr *stream.ProtocolError
 	)
 	const hint = "the agent needs credentials: pass -header 'Authorization: Bearer …'"
+	state, ended := terminal.StateOf(err)
 	switch {
 	case err == nil:
 		return exitOK
 	case ctx.Err() != nil:
 		fmt.Fprintln(w, "canceled")
 		return exitInterrupt
-	case errors.As(err, &auth):
-		fmt.Fprintf(w, "chat: the agent wants you to sign in: %s\n%s\n", orElse(statusText(auth.Task), "no reason given"), hint)
-		return exitTask
-	case errors.As(err, &failed):
-		fmt.Fprintf(w, "chat: the task failed: %s\n", orElse(statusText(failed.Task), "no reason given"))
-		return exitTask
-	case errors.As(err, &rejected):
-		fmt.Fprintf(w, "chat: the agent rejected the task: %s\n", orElse(statusText(rejected.Task), "no reason given"))
-		return exitTask
-	case errors.As(err, &canceled):
-		fmt.Fprintf(w, "chat: the agent canceled the task: %s\n", orElse(statusText(canceled.Task), "no reason given"))
+	case ended:
+		why := orElse(statusText(stream.TaskOf(err)), "no reason given")
+		fmt.Fprintf(w, "chat: %s: %s\n", ending(state), why)
+		if state == a2a.StateAuthRequired {
+			fmt.Fprintln(w, hint)
+		}
 		return exitTask
 	case errors.As(err, &noAnswer):
 		why := noAnswer.Err.Error()
@@ -367,6 +359,19 @@ func report(ctx context.Context, w io.Writer, err error) int {
 		fmt.Fprintf(w, "chat: %v\n", err)
 		return exitUsage
 	}
+}
+
+// ending says how a typed ending reads.
+func ending(state a2a.TaskState) string {
+	switch state {
+	case a2a.StateFailed:
+		return "the task failed"
+	case a2a.StateRejected:
+		return "the agent rejected the task"
+	case a2a.StateCanceled:
+		return "the agent canceled the task"
+	}
+	return "the agent wants you to sign in" // auth-required
 }
 
 // statusText returns the text of a task's status message, or "".

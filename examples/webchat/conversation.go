@@ -235,8 +235,14 @@ func (c *conversation) end(task *a2a.Task, err error) {
 // style, a plain title, and the error's own text.
 func describe(err error) errorEvent {
 	out := errorEvent{Kind: "error", Title: "Something went wrong.", Text: err.Error()}
+	if state, ok := terminal.StateOf(err); ok {
+		out.Kind, out.Title = string(state), endingTitle(state)
+		if t := stream.TaskOf(err); t != nil && t.Status.Message.Text() != "" {
+			out.Text = t.Status.Message.Text() // the agent's reason, without a task ID
+		}
+		return out
+	}
 	var (
-		term     terminal.Error
 		lost     *reconnect.Error
 		noAnswer *hitl.Error
 		rpc      *a2a.RPCError
@@ -244,24 +250,6 @@ func describe(err error) errorEvent {
 		proto    *stream.ProtocolError
 	)
 	switch {
-	case errors.As(err, &term):
-		var state a2a.TaskState
-		if t := term.FinalTask(); t != nil {
-			state = t.Status.State
-		}
-		out.Kind = string(state)
-		switch state {
-		case a2a.StateFailed:
-			out.Title = "The task failed."
-		case a2a.StateRejected:
-			out.Title = "The agent turned the task down."
-		case a2a.StateCanceled:
-			out.Title = "The task was canceled."
-		case a2a.StateAuthRequired:
-			out.Title = "The agent needs you to sign in first."
-		default:
-			out.Kind, out.Title = "ended", "The task ended."
-		}
 	case errors.As(err, &noAnswer):
 		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
 	case errors.As(err, &lost):
@@ -276,4 +264,17 @@ func describe(err error) errorEvent {
 		out.Kind, out.Title = "stopped", "The chat server stopped this conversation."
 	}
 	return out
+}
+
+// endingTitle is the headline of a typed ending.
+func endingTitle(state a2a.TaskState) string {
+	switch state {
+	case a2a.StateFailed:
+		return "The task failed."
+	case a2a.StateRejected:
+		return "The agent turned the task down."
+	case a2a.StateCanceled:
+		return "The task was canceled."
+	}
+	return "The agent needs you to sign in first." // auth-required
 }

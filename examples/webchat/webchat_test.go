@@ -270,7 +270,7 @@ func TestEndings(t *testing.T) {
 			name:  "auth-required",
 			agent: demo.SecuredAgent,
 			kind:  "auth-required",
-			text:  "Sign in to the calendar",
+			text:  "Sign in to the calendar to continue.",
 		},
 		{
 			name: "retries spent",
@@ -294,6 +294,10 @@ func TestEndings(t *testing.T) {
 				require.Equal(t, tt.kind, last["kind"])
 				require.NotEmpty(t, last["title"])
 				require.Contains(t, last["text"], tt.text)
+				if tt.kind != "connection-lost" {
+					// The agent's reason alone: no task ID, not twice.
+					require.Equal(t, tt.text, last["text"])
+				}
 			})
 		})
 	}
