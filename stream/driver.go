@@ -93,6 +93,7 @@ func (s *Stream) send() {
 		s.prompt.reply = s.msg
 	}
 	s.ledger.CloseReplayWindow()
+	s.pollIfCardSays()
 	if s.feed == feedPoll {
 		s.sendUnary(s.msg)
 		return

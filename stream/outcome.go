@@ -96,6 +96,8 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 	case errors.As(err, &httpErr):
 		code := httpErr.StatusCode
 		switch {
+		case negotiating && isVersionRefusal(err):
+			return outcome{kind: outDowngrade, err: err}
 		case op != opGet && (code == http.StatusMethodNotAllowed || code == http.StatusNotImplemented),
 			op == opSubscribe && code == http.StatusNotFound:
 			return outcome{kind: outUnsupported, err: err}
@@ -124,10 +126,19 @@ func isRefusal(code int) bool {
 }
 
 // isVersionRefusal reports the errors with which a server refuses a 1.0 call
-// it does not speak.
+// it does not speak: method-not-found and version-not-supported, or a bare
+// 404 with no A2A error in it, the answer of an HTTP+JSON server that has no
+// 1.0 route (a 0.3 server serves only /v1/…). Over JSON-RPC a bare 404 means
+// a wrong endpoint, and the 0.3 call made then fails the same way.
 func isVersionRefusal(err error) bool {
-	var rpc *a2a.RPCError
-	return errors.As(err, &rpc) && (rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported)
+	var (
+		rpc     *a2a.RPCError
+		httpErr *HTTPError
+	)
+	if errors.As(err, &rpc) {
+		return rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported
+	}
+	return errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound && httpErr.Err == nil
 }
 
 // retryableStatus reports the HTTP statuses that count as a failed attempt.

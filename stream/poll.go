@@ -17,6 +17,15 @@ func (s *Stream) startPolling(cause error) {
 	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.cfg.pollInterval, Cause: cause})
 }
 
+// pollIfCardSays starts polling, with its notice, when the agent card said
+// the agent cannot stream: the first step of a stream, on the goroutine
+// that calls Next (where WithNotify is called).
+func (s *Stream) pollIfCardSays() {
+	if s.cfg.noStreaming && s.feed != feedPoll {
+		s.startPolling(nil)
+	}
+}
+
 // sendUnary sends a message (the first one or a reply) with a unary call
 // that returns at once, then follows the task by polling.
 func (s *Stream) sendUnary(m *a2a.Message) {

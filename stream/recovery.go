@@ -69,8 +69,14 @@ func (s *Stream) backoff() {
 	s.subscribe()
 }
 
-// subscribe opens a subscribe leg.
+// subscribe opens a subscribe leg; a stream that polls fetches instead.
 func (s *Stream) subscribe() {
+	s.pollIfCardSays()
+	if s.feed == feedPoll {
+		s.phase = phaseRecover
+		s.fetch()
+		return
+	}
 	l, err := s.c.b.subscribe(s.ctx, s.v, s.taskID)
 	if err != nil {
 		s.handle(opSubscribe, err, false)

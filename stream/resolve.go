@@ -48,15 +48,11 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	if err != nil {
 		return nil, err
 	}
-	in, err := pickInterface(card, cfg.version, cfg.binding)
+	in, err := pickInterface(card, cfg.version, cfg.binding, base)
 	if err != nil {
 		return nil, &InvalidCardError{URL: cardURL, Reason: err.Error()}
 	}
-	ref, err := url.Parse(in.url)
-	if err != nil {
-		return nil, &InvalidCardError{URL: cardURL, Reason: "interface URL does not parse", Err: err}
-	}
-	endpointURL := base.ResolveReference(ref)
+	endpointURL := in.endpoint
 	all := append(append([]Option{}, opts...), WithVersion(in.v), withTenant(in.tenant))
 	if s := card.Capabilities.Streaming; s != nil {
 		streams := *s
@@ -73,18 +69,38 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 
 // iface is one usable interface of an agent card.
 type iface struct {
-	url     string
-	v       a2a.Version
-	binding a2a.Binding
-	tenant  string
+	url      string
+	endpoint *url.URL // url resolved against the card's base URL
+	v        a2a.Version
+	binding  a2a.Binding
+	tenant   string
 }
 
 // pickInterface chooses the interface to use from a card: of those with a
 // binding and version this module speaks (restricted to version want, when
 // set), the first with the preferred binding when one is set, else the first
 // JSON-RPC one, else the first HTTP+JSON one, in the card's order.
-func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding) (iface, error) {
-	all := cardInterfaces(card, want)
+func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding, base *url.URL) (iface, error) {
+	var (
+		all     []iface
+		skipped string // the first unusable URL, redacted, for the error
+	)
+	for _, in := range cardInterfaces(card, want) {
+		// An interface whose URL does not resolve to an absolute http or
+		// https URL (ftp://…, http:///…, host:port/… with no scheme) is
+		// unusable: skip it for the next.
+		ref, err := url.Parse(in.url)
+		if err != nil {
+			continue
+		}
+		u := base.ResolveReference(ref)
+		if (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+			in.endpoint = u
+			all = append(all, in)
+		} else if skipped == "" {
+			skipped = redactURL(u)
+		}
+	}
 	order := []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
 	if prefer != "" {
 		order = append([]a2a.Binding{prefer}, order...)
@@ -99,6 +115,9 @@ func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding) (i
 	what := "0.3 or 1.0"
 	if want != "" {
 		what = string(want)
+	}
+	if skipped != "" {
+		return iface{}, fmt.Errorf("no JSON-RPC or HTTP+JSON interface of protocol version %s with an http or https URL (%q is not one)", what, skipped)
 	}
 	return iface{}, fmt.Errorf("no JSON-RPC or HTTP+JSON interface of protocol version %s", what)
 }

@@ -76,9 +76,6 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	s.rec.budget = newBudget(cfg.policy)
 	s.v, s.nego = c.currentVersion()
 	s.feed = feedStream
-	if cfg.noStreaming {
-		s.feed = feedPoll
-	}
 	return s
 }
 
