@@ -124,6 +124,8 @@ func TestBrowserChat(t *testing.T) {
 	}
 	require.Equal(t, 1, strings.Count(transcript, "Day two:"), "no word twice")
 	require.Contains(t, status, "completed")
+	require.Contains(t, status, "finished", "the connection status says the stream ended")
+	require.NotContains(t, status, "resumed", "not the last notice")
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -129,12 +129,14 @@ function follow(id) {
   on("done", (d) => {
     if (d.contextId) contextId = d.contextId;
     setStatus("state", d.state || "answered", "good");
+    setStatus("conn", "finished", "good"); // not the last notice, such as "resumed"
     if (d.text) turnNote(conv.turn, d.text);
     addEntry("done", "", "✓ " + (d.state || "answered"));
     finish();
   });
   on("stream-error", (x) => {
     setStatus("state", x.kind, "bad");
+    setStatus("conn", x.kind === "connection-lost" ? "gave up" : "closed", "bad"); // not "reconnecting (3/3)"
     const li = addEntry("error", "Error");
     li.append(el("strong", "", x.title), el("div", "", x.text));
     finish();
