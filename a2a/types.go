@@ -162,9 +162,10 @@ func (t *Task) Clone() *Task {
 	return &c
 }
 
-// Artifact returns the task's artifact with the given ID, or nil.
+// Artifact returns the task's artifact with the given ID, or nil. It scans
+// from the newest artifact, the one updates most often name.
 func (t *Task) Artifact(id string) *Artifact {
-	for i := range t.Artifacts {
+	for i := len(t.Artifacts) - 1; i >= 0; i-- {
 		if t.Artifacts[i].ID == id {
 			return &t.Artifacts[i]
 		}

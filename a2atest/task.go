@@ -1,7 +1,6 @@
 package a2atest
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -106,47 +105,9 @@ func (t *task) fold(n int) *a2a.Task {
 }
 
 func applyEvent(cur *a2a.Task, ev a2a.Event) {
-	switch x := ev.(type) {
-	case *a2a.StatusUpdate:
-		cur.Status = x.Status
-		cur.Status.Message = x.Status.Message.Clone()
-		if m := x.Status.Message; m != nil {
-			// A message sent again under its ID (WithCumulativeMessage) is
-			// a new version of it: the history keeps the latest, once.
-			// It is always the latest entry: a turn's own message.
-			if n := len(cur.History); n > 0 && cur.History[n-1].ID == m.ID {
-				cur.History[n-1] = *m.Clone()
-			} else {
-				cur.History = append(cur.History, *m.Clone())
-			}
-		}
-	case *a2a.Message:
-		cur.History = append(cur.History, *x.Clone())
-	case *a2a.ArtifactUpdate:
-		applyArtifact(cur, x)
-	}
-}
-
-// applyArtifact applies an artifact update the way A2A defines it: append
-// adds the parts to the artifact of the same ID (and merges its metadata);
-// otherwise the artifact is replaced, or added if new.
-func applyArtifact(cur *a2a.Task, u *a2a.ArtifactUpdate) {
-	art := u.Artifact.Clone()
-	held := cur.Artifact(art.ID)
-	switch {
-	case held == nil:
-		cur.Artifacts = append(cur.Artifacts, art)
-	case u.Append:
-		held.Parts = append(held.Parts, art.Parts...)
-		if len(art.Metadata) > 0 {
-			if held.Metadata == nil {
-				held.Metadata = make(map[string]any, len(art.Metadata))
-			}
-			maps.Copy(held.Metadata, art.Metadata)
-		}
-	default:
-		*held = art
-	}
+	// A message sent again under its ID (WithCumulativeMessage) is a new
+	// version of it: the history keeps the latest, once, as Apply does.
+	cur.Apply(ev)
 }
 
 // schedule turns steps into entries from base on. It stops after a settling

@@ -330,7 +330,7 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 		c := l.arts.cursorOf(st)
 		switch c.ver {
 		case verPending:
-			l.win.extend(u.Artifact.ID, parts)
+			l.win.extend(u)
 			return dst
 		case verCurrent:
 			for start < len(parts) && c.pos < len(a.Parts) && parts[start].Equal(&a.Parts[c.pos]) {
@@ -351,14 +351,17 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 			return dst
 		}
 	}
+	// The delta is the unseen tail, with the update's name, description and
+	// metadata, folded into the held artifact by the rules an application
+	// folds it by.
 	tail := parts[start:]
-	a.Parts = appendClones(a.Parts, tail)
+	u.Artifact.Parts = tail
+	a.Apply(u)
 	if l.win.open {
 		// What follows in this window comes after these new parts.
 		l.arts.setCursor(st, verCurrent, len(a.Parts))
 	}
 	l.newContent(len(tail))
-	u.Artifact.Parts = tail
 	return append(dst, u)
 }
 

@@ -105,26 +105,7 @@ func newFuzzServer(c *choices) *fuzzServer {
 func (s *fuzzServer) task(k int) *a2a.Task {
 	t := s.events[0].(*a2a.Task).Clone()
 	for _, ev := range s.events[1:k] {
-		switch e := ev.(type) {
-		case *a2a.ArtifactUpdate:
-			a := t.Artifact(e.Artifact.ID)
-			switch {
-			case a == nil:
-				t.Artifacts = append(t.Artifacts, e.Artifact.Clone())
-			case e.Append:
-				a.Parts = append(a.Parts, e.Artifact.Clone().Parts...)
-			default:
-				*a = e.Artifact.Clone()
-			}
-		case *a2a.Message:
-			t.History = append(t.History, *e.Clone())
-		case *a2a.StatusUpdate:
-			t.Status = e.Status
-			t.Status.Message = e.Status.Message.Clone()
-			if e.Status.Message != nil {
-				t.History = append(t.History, *e.Status.Message.Clone())
-			}
-		}
+		t.Apply(ev)
 	}
 	return t
 }

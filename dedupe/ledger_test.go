@@ -13,6 +13,9 @@ import (
 
 // app is what an application builds by applying the yielded deltas.
 type app struct {
+	// task is the deltas folded by a2a.Task.Apply; artifacts is its
+	// Artifacts.
+	task      a2a.Task
 	artifacts []a2a.Artifact
 	messages  []string
 	statuses  []a2a.TaskState
@@ -32,18 +35,13 @@ func (a *app) show(t *testing.T, m *a2a.Message) {
 func (a *app) apply(t *testing.T, evs []a2a.Event) {
 	t.Helper()
 	for _, ev := range evs {
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			require.False(t, u.Append && a.task.Artifact(u.Artifact.ID) == nil, "append to an artifact the application never saw: %s", u.Artifact.ID)
+		}
+		a.task.Apply(ev)
+		a.artifacts = a.task.Artifacts
 		switch e := ev.(type) {
 		case *a2a.ArtifactUpdate:
-			i := a.find(e.Artifact.ID)
-			switch {
-			case i < 0:
-				require.False(t, e.Append, "append to an artifact the application never saw: %s", e.Artifact.ID)
-				a.artifacts = append(a.artifacts, e.Artifact.Clone())
-			case e.Append:
-				a.artifacts[i].Parts = append(a.artifacts[i].Parts, e.Artifact.Clone().Parts...)
-			default:
-				a.artifacts[i] = e.Artifact.Clone()
-			}
 		case *a2a.Message:
 			a.messages = append(a.messages, e.ID)
 			a.show(t, e)
@@ -93,11 +91,10 @@ func (a *app) check(t *testing.T, l *dedupe.Ledger) {
 	if l.Task() != nil {
 		want = l.Task().Artifacts
 	}
+	// The deltas rebuild the ledger's artifacts exactly, order included.
 	require.Equal(t, len(want), len(a.artifacts), "artifact count")
 	for i := range want {
-		j := a.find(want[i].ID)
-		require.GreaterOrEqual(t, j, 0, "artifact %s missing", want[i].ID)
-		require.Equal(t, want[i].Parts, a.artifacts[j].Parts, "artifact %s", want[i].ID)
+		require.Equal(t, want[i], a.artifacts[i], "artifact %d (%s)", i, want[i].ID)
 	}
 	seen := map[string]bool{}
 	for _, id := range a.messages {
@@ -153,6 +150,61 @@ func TestLiveStream(t *testing.T) {
 	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses)
 	require.Equal(t, a2a.StateCompleted, l.Task().Status.State)
 	require.Equal(t, "thinking", l.Task().History[0].Text(), "status messages join the history")
+}
+
+// An append's name, description and metadata reach the ledger's task by the
+// fold the application uses (a2a.Artifact.Apply), live and after a replay;
+// a replayed append changes nothing, and a version held pending in the
+// window keeps what the appends to it carried.
+func TestAppendsCarryNamesAndMetadata(t *testing.T) {
+	named := func(u *a2a.ArtifactUpdate, name string, md map[string]any) *a2a.ArtifactUpdate {
+		u.Artifact.Name, u.Artifact.Description, u.Artifact.Metadata = name, name+" (described)", md
+		return u
+	}
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "one ")))
+	a.apply(t, l.Apply(nil, named(chunk("a1", true, false, "two "), "draft", map[string]any{"step": 1.0, "kept": "yes"})))
+	a.check(t, l)
+	held := l.Task().Artifact("a1")
+	require.Equal(t, "draft", held.Name)
+	require.Equal(t, "draft (described)", held.Description)
+	require.Equal(t, map[string]any{"step": 1.0, "kept": "yes"}, held.Metadata)
+
+	// A replay of the same append, renamed, is a replay: nothing changes.
+	l.OpenReplayWindow()
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "one ")))
+	a.apply(t, l.Apply(nil, named(chunk("a1", true, false, "two "), "renamed in replay", map[string]any{"step": 9.0})))
+	a.apply(t, l.Apply(nil, named(chunk("a1", true, true, "three"), "final", map[string]any{"step": 2.0})))
+	a.check(t, l)
+	held = l.Task().Artifact("a1")
+	require.Equal(t, "one two three", held.Text())
+	require.Equal(t, "final", held.Name)
+	require.Equal(t, map[string]any{"step": 2.0, "kept": "yes"}, held.Metadata)
+
+	// A version never seen, in a replay that has not reached the current
+	// version, is held pending; an append with a name extends it, and the
+	// version the window lets out carries both.
+	a.apply(t, l.Apply(nil, chunk("a2", false, false, "v1")))
+	a.apply(t, l.Apply(nil, chunk("a2", false, false, "v3")))
+	l.OpenReplayWindow()
+	var out []a2a.Event
+	for _, ev := range []a2a.Event{
+		chunk("a2", false, false, "v1"),
+		chunk("a2", false, false, "v4 "),
+		named(chunk("a2", true, false, "more"), "second", map[string]any{"v": 2.0}),
+	} {
+		out = l.Apply(out, ev)
+	}
+	require.Empty(t, out, "the new version waits in the window")
+	require.Equal(t, 1, l.Pending())
+	done := status(a2a.StateCompleted, "", "")
+	done.Status.Timestamp = time.Unix(100, 0).UTC()
+	a.apply(t, l.Apply(nil, done))
+	a.check(t, l)
+	require.Equal(t, "second", l.Task().Artifact("a2").Name)
+	require.Equal(t, map[string]any{"v": 2.0}, l.Task().Artifact("a2").Metadata)
+	require.Equal(t, "v4 more", l.Task().Artifact("a2").Text())
 }
 
 func TestRepeatedTextsAtDifferentPositionsSurvive(t *testing.T) {

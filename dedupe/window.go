@@ -40,11 +40,11 @@ func (w *window) hold(a a2a.Artifact) {
 	w.pending = append(w.pending, a)
 }
 
-// extend appends parts to the version held for the artifact.
-func (w *window) extend(id string, parts []a2a.Part) {
+// extend folds an append into the version held for its artifact.
+func (w *window) extend(u *a2a.ArtifactUpdate) {
 	for i := range w.pending {
-		if w.pending[i].ID == id {
-			w.pending[i].Parts = appendClones(w.pending[i].Parts, parts)
+		if w.pending[i].ID == u.Artifact.ID {
+			w.pending[i].Apply(u)
 			return
 		}
 	}

@@ -385,25 +385,6 @@ func errKind(err error) string {
 	return fmt.Sprintf("%T: %v", err, err)
 }
 
-// applyEvent rebuilds artifacts from the stream's deltas, as an application
-// would: append adds parts, anything else replaces the artifact.
-func applyEvent(arts []a2a.Artifact, u *a2a.ArtifactUpdate) []a2a.Artifact {
-	for i := range arts {
-		if arts[i].ID == u.Artifact.ID {
-			if u.Append {
-				arts[i].Parts = append(arts[i].Parts, u.Artifact.Clone().Parts...)
-				if u.Artifact.Name != "" {
-					arts[i].Name = u.Artifact.Name
-				}
-			} else {
-				arts[i] = u.Artifact.Clone()
-			}
-			return arts
-		}
-	}
-	return append(arts, u.Artifact.Clone())
-}
-
 func view(arts []a2a.Artifact) []artifact {
 	var out []artifact
 	for _, a := range arts {
@@ -439,6 +420,7 @@ func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
 
 	var (
 		arts     []a2a.Artifact
+		folded   a2a.Task // the events folded as an application folds them
 		messages []string
 		canceled bool
 		trace    []string
@@ -474,7 +456,8 @@ func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
 		trace = append(trace, describe(s.Event()))
 		switch ev := s.Event().(type) {
 		case *a2a.ArtifactUpdate:
-			arts = applyEvent(arts, ev)
+			folded.Apply(ev)
+			arts = folded.Artifacts
 			cancelTask(ev.TaskID)
 		case *a2a.Message:
 			messages = append(messages, ev.Text())

@@ -26,8 +26,11 @@ func newClient(t *testing.T, agent *a2atest.Agent, v a2a.Version, opts ...stream
 
 // collected is what a test application saw.
 type collected struct {
-	events    []a2a.Event
-	artifacts []a2a.Artifact
+	events []a2a.Event
+	// task is the events folded by a2a.Task.Apply, as an application folds
+	// them; its artifacts must equal the stream's Task().Artifacts.
+	task      a2a.Task
+	artifacts []a2a.Artifact // task.Artifacts
 	messages  []string
 	states    []a2a.TaskState
 	shown     map[string]string // each message's text as the application shows it
@@ -42,18 +45,13 @@ func drain(t *testing.T, s *stream.Stream) (*collected, error) {
 	for s.Next() {
 		ev := s.Event()
 		c.events = append(c.events, ev)
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			require.False(t, u.Append && c.task.Artifact(u.Artifact.ID) == nil, "append to unknown artifact %s", u.Artifact.ID)
+		}
+		c.task.Apply(ev)
+		c.artifacts = c.task.Artifacts
 		switch e := ev.(type) {
 		case *a2a.ArtifactUpdate:
-			i := c.find(e.Artifact.ID)
-			switch {
-			case i < 0:
-				require.False(t, e.Append, "append to unknown artifact %s", e.Artifact.ID)
-				c.artifacts = append(c.artifacts, e.Artifact.Clone())
-			case e.Append:
-				c.artifacts[i].Parts = append(c.artifacts[i].Parts, e.Artifact.Clone().Parts...)
-			default:
-				c.artifacts[i] = e.Artifact.Clone()
-			}
 		case *a2a.StatusUpdate:
 			c.states = append(c.states, e.Status.State)
 			if m := e.Status.Message; m != nil {
@@ -75,7 +73,11 @@ func drain(t *testing.T, s *stream.Stream) (*collected, error) {
 			t.Fatalf("stream yielded %T; it must yield deltas only", ev)
 		}
 		if task := s.Task(); task != nil {
-			c.requireArtifacts(t, task.Artifacts, "after each event")
+			// The deltas rebuild Task().Artifacts exactly, order included.
+			require.Equal(t, len(task.Artifacts), len(c.artifacts), "after each event: artifact count")
+			for i := range task.Artifacts {
+				require.Equal(t, task.Artifacts[i], c.artifacts[i], "after each event: artifact %d", i)
+			}
 		}
 	}
 	seen := map[string]bool{}
@@ -102,15 +104,17 @@ func (c *collected) text(id string) string {
 	return ""
 }
 
-// requireArtifacts asserts that the application's artifacts equal want, part
-// for part.
+// requireArtifacts asserts that the application's artifacts equal want,
+// each with the same parts, name, description and metadata. The order may
+// differ: after a gap the application learns of artifacts in the order the
+// stream reveals them.
 func (c *collected) requireArtifacts(t *testing.T, want []a2a.Artifact, msg string) {
 	t.Helper()
 	require.Equal(t, len(want), len(c.artifacts), "%s: artifact count", msg)
 	for i := range want {
 		j := c.find(want[i].ID)
 		require.GreaterOrEqual(t, j, 0, "%s: artifact %s missing", msg, want[i].ID)
-		require.Equal(t, want[i].Parts, c.artifacts[j].Parts, "%s: parts of %s", msg, want[i].ID)
+		require.Equal(t, want[i], c.artifacts[j], "%s: artifact %s", msg, want[i].ID)
 	}
 }
 

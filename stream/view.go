@@ -27,24 +27,17 @@ func newView(held []a2a.Artifact) *view {
 	return v
 }
 
-// apply applies one yielded delta.
+// apply applies one yielded delta by the fold an application uses,
+// [a2a.Artifact.Apply], finding the artifact through the index.
 func (v *view) apply(ev a2a.Event) {
 	u, ok := ev.(*a2a.ArtifactUpdate)
 	if !ok {
 		return
 	}
-	i, ok := v.index[u.Artifact.ID]
-	switch {
-	case !ok:
-		v.index[u.Artifact.ID] = len(v.arts)
-		a := u.Artifact
-		a.Parts = slices.Clip(a.Parts)
-		v.arts = append(v.arts, a)
-	case u.Append:
-		v.arts[i].Parts = append(v.arts[i].Parts, u.Artifact.Parts...)
-	default:
-		a := u.Artifact
-		a.Parts = slices.Clip(a.Parts)
-		v.arts[i] = a
+	if i, ok := v.index[u.Artifact.ID]; ok {
+		v.arts[i].Apply(u)
+		return
 	}
+	v.index[u.Artifact.ID] = len(v.arts)
+	v.arts = append(v.arts, u.Artifact.Clone())
 }

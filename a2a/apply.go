@@ -1,0 +1,95 @@
+package a2a
+
+// Apply folds one update of this artifact into it. Without Append the update
+// is a new version: it replaces the artifact whole. With Append its parts are
+// added after the parts held; a name or description it carries replaces the
+// one held, and its metadata is merged in, key by key, its values winning.
+// These are the rules of the official A2A SDKs.
+//
+// Apply copies what it takes from u, so u may be changed or reused after. It
+// does not check IDs: the caller has found the artifact u names. To fold an
+// update into a task, finding or adding its artifact, use [Task.Apply].
+func (a *Artifact) Apply(u *ArtifactUpdate) {
+	if !u.Append {
+		*a = u.Artifact.Clone()
+		return
+	}
+	n := &u.Artifact
+	a.Parts = append(a.Parts, cloneParts(n.Parts)...)
+	if n.Name != "" {
+		a.Name = n.Name
+	}
+	if n.Description != "" {
+		a.Description = n.Description
+	}
+	if len(n.Metadata) > 0 {
+		if a.Metadata == nil {
+			a.Metadata = make(map[string]any, len(n.Metadata))
+		}
+		for k, v := range n.Metadata {
+			a.Metadata[k] = cloneValue(v)
+		}
+	}
+}
+
+// Apply folds one event into the task, the way a client builds a task from
+// what its stream yields:
+//
+//   - a *Task replaces t whole (a deep copy);
+//   - a *StatusUpdate sets the status, and its message joins the history;
+//   - a *Message joins the history;
+//   - a *MessageRevision replaces the message of its ID in the history;
+//   - an *ArtifactUpdate is applied to the artifact of its ID by
+//     [Artifact.Apply], or, if the task has no such artifact, adds it as
+//     new (an append included: its parts are the first the client holds).
+//
+// A message whose ID the history already holds is a new version of it and
+// replaces that entry; a message without an ID is always added. Apply keeps
+// copies: the event may be changed or reused after.
+//
+// Folding every event a stream yields, in order, into an empty task rebuilds
+// the stream's Task().Artifacts exactly, and the agent's messages of its
+// history. The user's own messages are not events; the stream's Task holds
+// them too.
+//
+// Apply finds an artifact or message by scanning from the newest, so its cost
+// grows with the number of artifacts (or messages) held: fine for a task of
+// hundreds. An application that holds many thousands should index them by ID
+// and call [Artifact.Apply] itself.
+func (t *Task) Apply(ev Event) {
+	switch e := ev.(type) {
+	case *Task:
+		*t = *e.Clone()
+	case *StatusUpdate:
+		t.Status = e.Status
+		t.Status.Message = e.Status.Message.Clone()
+		if m := e.Status.Message; m != nil {
+			t.addMessage(m)
+		}
+	case *Message:
+		t.addMessage(e)
+	case *MessageRevision:
+		if e.Message != nil {
+			t.addMessage(e.Message)
+		}
+	case *ArtifactUpdate:
+		if a := t.Artifact(e.Artifact.ID); a != nil {
+			a.Apply(e)
+			return
+		}
+		t.Artifacts = append(t.Artifacts, e.Artifact.Clone())
+	}
+}
+
+// addMessage adds m to the history, or replaces the entry of its ID.
+func (t *Task) addMessage(m *Message) {
+	if m.ID != "" {
+		for i := len(t.History) - 1; i >= 0; i-- {
+			if t.History[i].ID == m.ID {
+				t.History[i] = *m.Clone()
+				return
+			}
+		}
+	}
+	t.History = append(t.History, *m.Clone())
+}
