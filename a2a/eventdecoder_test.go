@@ -41,13 +41,17 @@ func TestEventDecoderDialect(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, u.(*a2a.StatusUpdate).Final, "1.0 has no final")
 
-	// Over JSON-RPC, the decoder reads bare results too, as UnmarshalEvent.
+	// Over JSON-RPC, the decoder reads the result in its response, as
+	// UnmarshalEvent reads it bare; a bare result is not a response.
 	res := []byte(`{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"data","data":{"data":1}}]}}`)
 	want, err := a2a.UnmarshalEvent(res)
 	require.NoError(t, err)
-	got, err := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC).Decode(res)
+	d := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
+	got, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"r","result":` + string(res) + `}`))
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	_, err = d.Decode(res)
+	require.ErrorIs(t, err, a2a.ErrUnknownResult, "a bare result has no result member")
 }
 
 func TestEventDecoderRejects(t *testing.T) {

@@ -175,26 +175,39 @@ func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, 
 		k.close()
 		return nil, err
 	}
-	rdec := a2a.NewResponseDecoder()
-	return b.c.newLeg(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(rdec, data, id) })
+	dec := a2a.NewEventDecoder(v, a2a.BindingJSONRPC)
+	return b.c.newLeg(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
 }
 
 // decodeEvent decodes one JSON-RPC response carrying a stream result.
-func decodeEvent(d *a2a.ResponseDecoder, data []byte, reqID string) (a2a.Event, error) {
-	resp, err := d.Decode(data)
+func decodeEvent(d *a2a.EventDecoder, data []byte, reqID string) (a2a.Event, error) {
+	ev, err := d.Decode(data)
+	var rpcErr *a2a.RPCError
 	switch {
 	case errors.Is(err, a2a.ErrNotAResponse):
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+	case errors.As(err, &rpcErr):
 	case err != nil:
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
-	if !jsonrpc.IDMatches(resp.ID, reqID) {
-		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", quote(resp.ID), reqID)}
+	if err := responseError(d.ResponseID(), reqID, rpcErr); err != nil {
+		return nil, err
 	}
-	if resp.Error != nil {
-		return nil, resp.Error
+	return ev, nil
+}
+
+// responseError is the error a JSON-RPC response makes of its ID and error
+// member, or nil: a *ProtocolError when it answers another request, else the
+// RPC error it carries.
+func responseError(respID json.RawMessage, reqID string, rpcErr *a2a.RPCError) error {
+	var mismatch *jsonrpc.IDMismatchError
+	switch err := jsonrpc.Check(respID, reqID, rpcErr); {
+	case errors.As(err, &mismatch):
+		return &ProtocolError{Reason: mismatch.Error()}
+	case err != nil:
+		return err
 	}
-	return resp.Event, nil
+	return nil
 }
 
 // unary makes a non-streaming call and returns its JSON-RPC result.
@@ -213,11 +226,8 @@ func (b jsonrpcBinding) unary(ctx context.Context, v a2a.Version, m rpcMethod, p
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	}
-	if !jsonrpc.IDMatches(r.ID, id) {
-		return nil, &ProtocolError{Reason: fmt.Sprintf("response ID %s does not match request ID %q", quote(r.ID), id)}
-	}
-	if r.Error != nil {
-		return nil, r.Error
+	if err := responseError(r.ID, id, r.Error); err != nil {
+		return nil, err
 	}
 	return r.Result, nil
 }

@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -31,38 +30,53 @@ type Response struct {
 }
 
 type wireResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result"`
-	Error   *wireError      `json:"error"`
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *a2a.RPCError   `json:"error"`
 }
 
-type wireError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-// ErrInvalidResponse is wrapped by DecodeResponse's errors for JSON that is
-// not a JSON-RPC response.
-var ErrInvalidResponse = errors.New("jsonrpc: invalid response")
-
-// DecodeResponse decodes one response object.
+// DecodeResponse decodes one response object. Its errors wrap
+// a2a.ErrNotAResponse, as a2a.EventDecoder's do for stream responses.
 func DecodeResponse(data []byte) (*Response, error) {
 	var w wireResponse
 	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidResponse, err)
+		return nil, fmt.Errorf("%w: %w", a2a.ErrNotAResponse, err)
 	}
 	r := &Response{ID: w.ID}
 	switch {
 	case w.Error != nil:
-		r.Error = &a2a.RPCError{Code: w.Error.Code, Message: w.Error.Message, Data: w.Error.Data}
+		r.Error = w.Error
 	case len(w.Result) > 0 && !bytes.Equal(w.Result, []byte("null")):
 		r.Result = w.Result
 	default:
-		return nil, fmt.Errorf("%w: neither result nor error", ErrInvalidResponse)
+		return nil, fmt.Errorf("%w: neither result nor error", a2a.ErrNotAResponse)
 	}
 	return r, nil
+}
+
+// IDMismatchError reports a response that answers another request.
+type IDMismatchError struct {
+	Got  json.RawMessage // the response's id member, as sent
+	Want string          // the request's ID
+}
+
+func (e *IDMismatchError) Error() string {
+	// The ID is server data: its text is cut at 64 runes.
+	return fmt.Sprintf("response ID %.64s does not match request ID %q", e.Got, e.Want)
+}
+
+// Check is what a response makes of its ID and error member, for the
+// request reqID, stream results and unary responses alike: an
+// *IDMismatchError when it answers another request, else rpcErr when it
+// carries one, else nil.
+func Check(respID json.RawMessage, reqID string, rpcErr *a2a.RPCError) error {
+	if !IDMatches(respID, reqID) {
+		return &IDMismatchError{Got: respID, Want: reqID}
+	}
+	if rpcErr != nil {
+		return rpcErr
+	}
+	return nil
 }
 
 // IDMatches reports whether a response ID is the request's string ID, or is

@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,7 +23,7 @@ func TestDecodeResponse(t *testing.T) {
 
 	for _, bad := range []string{`{"jsonrpc":"2.0","id":1}`, `{"jsonrpc":"2.0","id":1,"result":null}`, `[1]`, `{"id":`} {
 		_, err := DecodeResponse([]byte(bad))
-		require.ErrorIs(t, err, ErrInvalidResponse, bad)
+		require.ErrorIs(t, err, a2a.ErrNotAResponse, bad)
 	}
 }
 
@@ -37,6 +38,25 @@ func TestIDMatches(t *testing.T) {
 		if got := IDMatches(json.RawMessage(c.raw), "r1"); got != c.want {
 			t.Errorf("IDMatches(%q) = %v; want %v", c.raw, got, c.want)
 		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	rpcErr := &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "task not found"}
+	require.NoError(t, Check(json.RawMessage(`"r1"`), "r1", nil))
+	require.Same(t, rpcErr, Check(json.RawMessage(`"r1"`), "r1", rpcErr))
+	require.Same(t, rpcErr, Check(nil, "r1", rpcErr), "a server that could not read the request sends no ID")
+
+	// Another request's answer is a mismatch, error member or not, and the
+	// server's ID is cut in the text.
+	long := json.RawMessage(`"` + strings.Repeat("x", 500) + `"`)
+	for _, rpc := range []*a2a.RPCError{nil, rpcErr} {
+		err := Check(long, "r1", rpc)
+		var mismatch *IDMismatchError
+		require.ErrorAs(t, err, &mismatch)
+		require.Equal(t, "r1", mismatch.Want)
+		require.Equal(t, long, mismatch.Got)
+		require.Less(t, len(err.Error()), 120, err.Error())
 	}
 }
 

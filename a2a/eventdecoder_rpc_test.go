@@ -10,8 +10,8 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-func TestResponseDecoder(t *testing.T) {
-	d := a2a.NewResponseDecoder()
+func TestJSONRPCEventDecoder(t *testing.T) {
+	d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
 	// One decoder serves a whole stream of mixed responses, in either version.
 	inputs := []string{
 		`{"jsonrpc":"2.0","id":"r1","result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"submitted"}}}`,
@@ -21,31 +21,31 @@ func TestResponseDecoder(t *testing.T) {
 	}
 	var got []string
 	for _, in := range inputs {
-		r, err := d.Decode([]byte(in))
-		require.NoError(t, err, in)
-		switch {
-		case r.Error != nil:
-			require.Equal(t, a2a.CodeTaskNotFound, r.Error.Code)
-			require.JSONEq(t, `{"error":"x"}`, string(r.Error.Data))
-			require.Equal(t, "7", string(r.ID))
+		ev, err := d.Decode([]byte(in))
+		var rpcErr *a2a.RPCError
+		if errors.As(err, &rpcErr) {
+			require.Equal(t, a2a.CodeTaskNotFound, rpcErr.Code)
+			require.JSONEq(t, `{"error":"x"}`, string(rpcErr.Data))
+			require.Equal(t, "7", string(d.ResponseID()))
 			got = append(got, "error")
-		default:
-			require.Equal(t, `"r1"`, string(r.ID))
-			switch e := r.Event.(type) {
-			case *a2a.Task:
-				got = append(got, "task "+string(e.Status.State))
-			case *a2a.StatusUpdate:
-				got = append(got, "status "+string(e.Status.State))
-			case *a2a.ArtifactUpdate:
-				require.True(t, e.Append)
-				got = append(got, "artifact "+e.Artifact.Text())
-			}
+			continue
+		}
+		require.NoError(t, err, in)
+		require.Equal(t, `"r1"`, string(d.ResponseID()))
+		switch e := ev.(type) {
+		case *a2a.Task:
+			got = append(got, "task "+string(e.Status.State))
+		case *a2a.StatusUpdate:
+			got = append(got, "status "+string(e.Status.State))
+		case *a2a.ArtifactUpdate:
+			require.True(t, e.Append)
+			got = append(got, "artifact "+e.Artifact.Text())
 		}
 	}
 	require.Equal(t, []string{"task submitted", "status working", "artifact hi", "error"}, got)
 }
 
-func TestResponseDecoderRejects(t *testing.T) {
+func TestJSONRPCEventDecoderRejects(t *testing.T) {
 	cases := map[string]string{
 		"truncated":                `{"jsonrpc":"2.0","id":1,"result":{"kind":`,
 		"two objects":              `{"jsonrpc":"2.0","id":1,"error":{"code":1}}{"jsonrpc":"2.0"}`,
@@ -57,46 +57,46 @@ func TestResponseDecoderRejects(t *testing.T) {
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
-			d := a2a.NewResponseDecoder()
+			d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
 			_, err := d.Decode([]byte(in))
 			require.Error(t, err)
 			require.True(t, errors.Is(err, a2a.ErrNotAResponse) || errors.Is(err, a2a.ErrUnknownResult), "%v", err)
 			// The decoder recovers: the next good response decodes.
-			r, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[]}}`))
+			ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[]}}`))
 			require.NoError(t, err)
-			require.IsType(t, &a2a.Message{}, r.Event)
+			require.IsType(t, &a2a.Message{}, ev)
 		})
 	}
 }
 
-func TestResponseDecoderBigResponses(t *testing.T) {
-	d := a2a.NewResponseDecoder()
+func TestJSONRPCEventDecoderBigResponses(t *testing.T) {
+	d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
 	big := strings.Repeat("x", 200<<10)
 	for range 2 {
-		r, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"` + big + `"}]}}}`))
+		ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"` + big + `"}]}}}`))
 		require.NoError(t, err)
-		require.Equal(t, big, r.Event.(*a2a.ArtifactUpdate).Artifact.Text())
-		r, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"small"}]}}`))
+		require.Equal(t, big, ev.(*a2a.ArtifactUpdate).Artifact.Text())
+		ev, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"small"}]}}`))
 		require.NoError(t, err, "small and big responses alternate on one decoder")
-		require.Equal(t, "small", r.Event.(*a2a.Message).Text())
+		require.Equal(t, "small", ev.(*a2a.Message).Text())
 	}
 	_, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"message","messageId":"` + big + `"`))
 	require.ErrorIs(t, err, a2a.ErrNotAResponse)
 }
 
-func TestResponseDecoderMatchesUnmarshalEvent(t *testing.T) {
+func TestJSONRPCEventDecoderMatchesUnmarshalEvent(t *testing.T) {
 	// The single-pass decoder and the two-step path agree on every capture
 	// result (the capture tests feed UnmarshalEvent; this ties the two).
 	results := [][]byte{
 		[]byte(`{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"input-required","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"q?"}]},"timestamp":"2026-11-22T02:52:45.330535456Z"},"final":true}`),
 		[]byte(`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x","mediaType":"text/plain","metadata":{}},{"data":{"k":[1,2]}},{"raw":"aGk="},{"url":"https://x/y"}]},"append":true,"lastChunk":true,"metadata":{}}}`),
 	}
-	d := a2a.NewResponseDecoder()
+	d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
 	for _, res := range results {
 		want, err := a2a.UnmarshalEvent(res)
 		require.NoError(t, err)
-		r, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":` + string(res) + `}`))
+		ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":` + string(res) + `}`))
 		require.NoError(t, err)
-		require.Equal(t, want, r.Event)
+		require.Equal(t, want, ev)
 	}
 }
