@@ -48,7 +48,7 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 			o.apply(&cfg)
 		}
 	}
-	if err := cfg.check(nil); err != nil {
+	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
 	return base, &cfg, nil
@@ -57,7 +57,7 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 // readCard reads the card under base and returns it with its URL, redacted
 // for error texts.
 func readCard(ctx context.Context, base *url.URL, cfg *config) (*a2a.AgentCard, string, error) {
-	hc := originOnlyHeaders(cfg.httpClient, origin(base), cfg.header)
+	hc := originOnlyHeaders(cfg.httpClient, origin(base), func(context.Context) http.Header { return cfg.header })
 	paths := []string{strings.TrimSuffix(base.Path, "/") + CardPath, strings.TrimSuffix(base.Path, "/") + LegacyCardPath}
 	if strings.HasSuffix(base.Path, ".json") {
 		// The URL of a card itself, such as /.well-known/<agent-id>/agent-card.json.
@@ -156,7 +156,7 @@ func NewCardCache() *CardCache { return &CardCache{entries: map[string]cachedCar
 // cache; see CardCache. Without it every call fetches the card. It is
 // Client-wide.
 func WithCardCache(cache *CardCache) Option {
-	return optionFunc(func(cfg *config) { cfg.cardCache = cache })
+	return clientOption{"WithCardCache", func(cfg *config) { cfg.cardCache = cache }}
 }
 
 // lookup returns what the cache holds for u, and whether it is fresh.

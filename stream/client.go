@@ -57,11 +57,11 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option) (*Client, er
 			o.apply(&cfg)
 		}
 	}
-	if err := cfg.check(nil); err != nil {
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	c := &Client{endpoint: u.String(), origin: origin(u), cfg: cfg, version: cfg.version}
-	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, cfg.header)
+	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
@@ -176,7 +176,7 @@ func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string, op
 		if err != nil {
 			return nil, err
 		}
-		ctx = context.WithValue(ctx, configKey{}, cfg)
+		ctx = c.withConfig(ctx, cfg)
 	}
 	v, negotiable := c.currentVersion()
 	t, err := checkedTask(ctx, call, v, taskID)

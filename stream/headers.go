@@ -1,25 +1,22 @@
 package stream
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 )
 
 // originOnlyHeaders returns a shallow copy of hc whose redirects to another
-// origin do not carry the headers set with WithHeader: h, or those of the
-// request's call when it has its own (a per-call WithHeader). The copy
-// shares hc's transport and cookie jar.
-func originOnlyHeaders(hc *http.Client, origin string, h http.Header) *http.Client {
+// origin do not carry the headers set with WithHeader: those headers returns
+// for the request's context (the Client's, or its call's). The copy shares
+// hc's transport and cookie jar.
+func originOnlyHeaders(hc *http.Client, origin string, headers func(context.Context) http.Header) *http.Client {
 	c := *hc
 	next := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if !sameOrigin(req.URL, origin) {
-			strip := h
-			if cfg, ok := req.Context().Value(configKey{}).(*config); ok {
-				strip = cfg.header
-			}
-			for k := range strip {
+			for k := range headers(req.Context()) {
 				req.Header.Del(k)
 			}
 		}

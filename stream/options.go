@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -24,6 +25,15 @@ type Option interface{ apply(*config) }
 type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
+
+// clientOption is an option that configures a Client only: a call refuses
+// it, whatever its value.
+type clientOption struct {
+	name string // the option's function, for the refusal
+	f    func(*config)
+}
+
+func (o clientOption) apply(c *config) { o.f(c) }
 
 type config struct {
 	httpClient   *http.Client
@@ -75,29 +85,59 @@ const minPollInterval = time.Millisecond
 
 // configKey is the context key under which a stream's calls find the
 // stream's configuration: the Client's, with the per-call options applied.
+// The value is a scopedConfig, which only its own Client reads.
 type configKey struct{}
 
-// configFor returns the configuration of the calls made with ctx.
+// scopedConfig is a call's configuration and the Client it belongs to. A
+// context that carries it may reach other code (the human-input hook gets
+// the stream's caller's context, not this one, but a context may still be
+// passed on); another Client must not send this Client's headers.
+type scopedConfig struct {
+	owner *Client
+	cfg   *config
+}
+
+// withConfig returns ctx carrying cfg for c's calls.
+func (c *Client) withConfig(ctx context.Context, cfg *config) context.Context {
+	return context.WithValue(ctx, configKey{}, scopedConfig{owner: c, cfg: cfg})
+}
+
+// configFor returns the configuration of c's calls made with ctx.
 func (c *Client) configFor(ctx context.Context) *config {
-	if cfg, ok := ctx.Value(configKey{}).(*config); ok {
-		return cfg
+	if sc, ok := ctx.Value(configKey{}).(scopedConfig); ok && sc.owner == c {
+		return sc.cfg
 	}
 	return &c.cfg
 }
 
-// callConfig returns the Client's configuration with opts applied, checked
-// against the Client's.
+// callConfig returns the Client's configuration with opts applied, checked.
+// Client-wide options are refused. A header set per call replaces the
+// Client's values of that header name; the Client's other headers stay.
 func (c *Client) callConfig(opts []Option) (*config, error) {
 	cfg := c.cfg
 	if len(opts) == 0 {
 		return &cfg, nil
 	}
+	var errs []error
+	cfg.header = http.Header{}
 	for _, o := range opts {
-		if o != nil {
+		switch o := o.(type) {
+		case nil:
+		case clientOption:
+			errs = append(errs, invalidOption("%s is Client-wide: it cannot be given to one call", o.name))
+		default:
 			o.apply(&cfg)
 		}
 	}
-	if err := cfg.check(&c.cfg); err != nil {
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	perCall := cfg.header
+	cfg.header = c.cfg.header.Clone()
+	for k, vs := range perCall {
+		cfg.header[k] = vs
+	}
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	return &cfg, nil
@@ -128,7 +168,7 @@ func WithStallTimeout(d time.Duration) Option {
 // churn: use contexts and WithIdleTimeout instead. The default is
 // http.DefaultClient. It is Client-wide.
 func WithHTTPClient(c *http.Client) Option {
-	return optionFunc(func(cfg *config) { cfg.httpClient = c })
+	return clientOption{"WithHTTPClient", func(cfg *config) { cfg.httpClient = c }}
 }
 
 // WithVersion fixes the protocol version. Without it the Client negotiates:
@@ -136,13 +176,16 @@ func WithHTTPClient(c *http.Client) Option {
 // method-not-found or version-not-supported. It must be a2a.V03 or a2a.V10,
 // and is Client-wide.
 func WithVersion(v a2a.Version) Option {
-	return optionFunc(func(cfg *config) { cfg.version = v })
+	return clientOption{"WithVersion", func(cfg *config) { cfg.version = v }}
 }
 
 // WithHeader adds a header to every request sent to the agent's own origin
 // (the scheme and host of its endpoint), for example an Authorization
 // header. Headers are never sent to another host. The key must be a valid
-// header name and the value must hold no line break.
+// header name and the value must hold no line break. Given twice with one
+// name at the same level, it sends both values; given per call, it replaces
+// the Client's values of that name for the call (a user's token in place of
+// a service's).
 func WithHeader(key, value string) Option {
 	return optionFunc(func(cfg *config) {
 		h := cfg.header.Clone()
@@ -208,7 +251,7 @@ func WithNotify(f func(Notice)) Option {
 // without it Resolve prefers JSON-RPC. NewClient and NewRESTClient ignore it.
 // It is Client-wide.
 func WithBinding(b a2a.Binding) Option {
-	return optionFunc(func(cfg *config) { cfg.binding = b })
+	return clientOption{"WithBinding", func(cfg *config) { cfg.binding = b }}
 }
 
 // withTenant is set by Resolve from the chosen 1.0 interface.

@@ -139,6 +139,53 @@ func TestPerCallOptionsOverrideTheClients(t *testing.T) {
 	})
 }
 
+// A stream's per-call options are for its own calls. The hook gets the
+// caller's context, so the Client's own GetTask from the hook sends the
+// Client's headers; and a context that carries a stream's options (here
+// taken from a request by the transport, as middleware could) makes no
+// other Client send them.
+func TestPerCallOptionsStayWithTheirStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+		var c *stream.Client
+		var hookSaw string
+		hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+			if _, err := c.GetTask(ctx, req.Task.ID); err != nil {
+				return nil, err
+			}
+			reqs := agent.Requests()
+			hookSaw = reqs[len(reqs)-1].Header.Get("Authorization")
+			return hitl.Text("yes"), nil
+		})
+		var leaked context.Context
+		capture := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if leaked == nil {
+				leaked = r.Context()
+			}
+			return agent.Client().Transport.RoundTrip(r)
+		})}
+		var err error
+		c, err = stream.NewClient("http://agent.test/", stream.WithHTTPClient(capture), stream.WithVersion(a2a.V10),
+			stream.WithHeader("Authorization", "Bearer service"))
+		require.NoError(t, err)
+		_, err = drain(t, c.Send(background(), hello(), stream.WithHumanInput(hook), stream.WithHeader("Authorization", "Bearer user")))
+		require.NoError(t, err)
+		require.Equal(t, "Bearer service", hookSaw, "the hook's calls are not the stream's")
+
+		other := a2atest.NewAgent()
+		done, err := newClient(t, other, a2a.V10).Send(background(), hello()).Wait()
+		require.NoError(t, err)
+		oc, err := stream.NewClient("http://other.test/", stream.WithHTTPClient(other.Client()), stream.WithVersion(a2a.V10),
+			stream.WithHeader("Authorization", "Bearer other"))
+		require.NoError(t, err)
+		require.NotNil(t, leaked)
+		_, err = oc.GetTask(context.WithoutCancel(leaked), done.ID)
+		require.NoError(t, err)
+		reqs := other.Requests()
+		require.Equal(t, []string{"Bearer other"}, reqs[len(reqs)-1].Header.Values("Authorization"))
+	})
+}
+
 // A per-call reconnect policy and notify function: the stream reconnects
 // as the call says and tells the call's function.
 func TestPerCallReconnectPolicy(t *testing.T) {
@@ -187,3 +234,8 @@ func TestPerCallCredentialsDoNotFollowRedirects(t *testing.T) {
 		spy.requireCredentials(t, target, false)
 	})
 }
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -31,7 +31,9 @@ func (s *Stream) askHuman() {
 		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook})
 		return
 	}
-	ctx := s.ctx
+	// The hook gets the caller's context: the stream's per-call options
+	// are for the stream's own calls, not for calls the hook makes.
+	ctx := s.caller
 	if d := s.cfg.inputTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)

@@ -33,7 +33,8 @@ type Stream struct {
 	c      *Client
 	cfg    *config // the Client's options, with the per-call ones applied
 	answer *a2a.Message
-	ctx    context.Context
+	ctx    context.Context // the caller's, carrying cfg for the Client's calls
+	caller context.Context // the caller's, as given: the hook's
 	log    *slog.Logger
 	msg    *a2a.Message // the message to send; nil for Subscribe
 	taskID string       // the task, once known
@@ -65,14 +66,14 @@ type delivery struct {
 // newStream returns a stream of c with opts applied for it; a stream whose
 // options are refused has ended with the refusal.
 func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
-	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
+	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
 	cfg, err := c.callConfig(opts)
 	if err != nil {
 		s.fail(err)
 		return s
 	}
 	s.cfg, s.log = cfg, cfg.logger
-	s.ctx = context.WithValue(ctx, configKey{}, cfg)
+	s.ctx, s.caller = c.withConfig(ctx, cfg), ctx
 	s.rec.budget = newBudget(cfg.policy)
 	s.v, s.nego = c.currentVersion()
 	s.feed = feedStream
@@ -215,7 +216,7 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	if s.taskID == "" {
 		return errors.New("stream: Cancel needs a task, and none is known yet")
 	}
-	t, err := s.c.Cancel(context.WithValue(ctx, configKey{}, s.cfg), s.taskID)
+	t, err := s.c.Cancel(s.c.withConfig(ctx, s.cfg), s.taskID)
 	if err != nil {
 		return err
 	}

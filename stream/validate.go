@@ -18,10 +18,8 @@ func invalidOption(format string, args ...any) error {
 }
 
 // check validates the options applied to cfg (a reconnect policy's zero
-// fields are read as its defaults by newBudget). For a per-call
-// configuration, client is the Client's, and options that are Client-wide
-// must not have changed it.
-func (cfg *config) check(client *config) error {
+// fields are read as its defaults by newBudget).
+func (cfg *config) check() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, invalidOption(format, args...)) }
 	switch {
@@ -69,20 +67,6 @@ func (cfg *config) check(client *config) error {
 	}
 	if cfg.sleep == nil {
 		bad("the sleep function is nil")
-	}
-	if client != nil {
-		if cfg.httpClient != client.httpClient {
-			bad("WithHTTPClient is Client-wide: it cannot be given to one call")
-		}
-		if cfg.version != client.version {
-			bad("WithVersion is Client-wide: it cannot be given to one call")
-		}
-		if cfg.binding != client.binding {
-			bad("WithBinding is Client-wide: it cannot be given to one call")
-		}
-		if cfg.cardCache != client.cardCache {
-			bad("WithCardCache is Client-wide: it cannot be given to one call")
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
