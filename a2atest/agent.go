@@ -268,6 +268,10 @@ func (a *Agent) admit(rec Request, o op, counted bool) Request {
 		)
 		switch o {
 		case opStream, opSubscribe:
+			if o == opStream && rec.TaskID == "" && a.cfg.newTaskFault != (Fault{}) {
+				rec.Fault = a.cfg.newTaskFault
+				break
+			}
 			list, n = a.cfg.faults, &a.nStream
 			if o == opSubscribe {
 				rec.Style = a.cfg.styles[min(a.nSub, len(a.cfg.styles)-1)]

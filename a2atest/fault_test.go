@@ -425,3 +425,34 @@ func TestPollingThroughRandomGetFaults(t *testing.T) {
 		})
 	}
 }
+
+// WithNewTaskFault cuts every new task's first stream, however many came
+// before, and leaves resubscribes and follow-ups to WithFaults.
+func TestNewTaskFault(t *testing.T) {
+	for _, v := range bothVersions() {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), pausedScript(),
+					a2atest.WithNewTaskFault(a2atest.CutAfterEvents(1)),
+					a2atest.WithFaults(a2atest.CloseAfterEvents(2)))
+				for range 3 {
+					evs, err := readStream(t, call(t.Context(), t, agent.Client(), v, "stream", sendParams(t, v, "hi", "")))
+					require.ErrorIs(t, err, io.ErrUnexpectedEOF, "every new task's stream is cut")
+					require.Equal(t, []string{"T(submitted)"}, kinds(evs))
+				}
+				ids := agent.TaskIDs()
+				require.Len(t, ids, 3)
+				// The first resubscribe takes WithFaults' first fault: the
+				// new tasks' sends did not count toward it.
+				evs, err := readStream(t, call(t.Context(), t, agent.Client(), v, "subscribe", idParams(ids[0])))
+				require.NoError(t, err, "a clean close, not a cut")
+				require.Len(t, evs, 2)
+				for _, r := range agent.Requests() {
+					if r.TaskID == "" {
+						require.Equal(t, a2atest.CutAfterEvents(1), r.Fault)
+					}
+				}
+			})
+		})
+	}
+}

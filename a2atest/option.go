@@ -25,6 +25,7 @@ type config struct {
 	faults        []Fault
 	getFaults     []Fault
 	sendFaults    []Fault
+	newTaskFault  Fault
 	tenant        string
 	unaryCT       string
 	stayOpen      bool
@@ -156,6 +157,16 @@ func WithFaults(fs ...Fault) Option {
 func WithGetFaults(fs ...Fault) Option {
 	fs = slices.Clone(fs)
 	return optionFunc(func(c *config) { c.getFaults = fs })
+}
+
+// WithNewTaskFault gives f to every streaming send of a new message (one
+// without a task ID), the request that starts a task, so that each
+// conversation with the agent meets it, however many came before: a demo
+// whose every answer is cut half-way, say. Those sends then take no fault
+// from [WithFaults] and do not count toward it; resubscribes and the
+// streaming sends of follow-ups still do.
+func WithNewTaskFault(f Fault) Option {
+	return optionFunc(func(c *config) { c.newTaskFault = f })
 }
 
 // WithSendFaults is [WithFaults] for unary sends (message/send,

@@ -228,6 +228,24 @@ func TestTripConversation(t *testing.T) {
 	})
 }
 
+// TestEveryConversationIsCut: the demo cuts each conversation's answer
+// half-way, not only the first one the process serves.
+func TestEveryConversationIsCut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, web := newTestServer(t, t.Context(), demo.TripAgent())
+		for i := range 3 {
+			id := send(t, web, "Plan a trip")
+			evs := openEvents(t, web, id, "")
+			var tr transcript
+			tr.apply(evs.until(evInput))
+			require.Equal(t, []string{"reconnecting (1/3)…", "resumed"}, tr.notices, "conversation %d", i+1)
+			require.Equal(t, http.StatusNoContent, answer(t, web, id, "Lisbon"))
+			tr.apply(evs.until(evDone))
+			require.Equal(t, tripPlan, tr.artifacts["answer"], "conversation %d", i+1)
+		}
+	})
+}
+
 // TestContextCarriesOver sends a second message in the first one's context.
 func TestContextCarriesOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -27,12 +27,13 @@ const Answer = "Lisbon"
 // Delay is the pause between two streamed words of the trip agent.
 const Delay = 60 * time.Millisecond
 
-// CutAfter is the number of events after which the trip agent's first
-// connection is cut, in the middle of its answer.
+// CutAfter is the number of events after which the trip agent cuts the
+// first connection of every conversation, in the middle of its answer.
 const CutAfter = 8
 
-// TripAgent streams a short travel plan word by word. Its first connection
-// is cut mid-answer, so the stream has to resume by itself; half-way it asks
+// TripAgent streams a short travel plan word by word. The first connection
+// of each conversation is cut mid-answer, so the stream has to resume by
+// itself; half-way it asks
 // the human a question, and it ends with a completed task and a summary
 // artifact.
 func TripAgent() *a2atest.Agent {
@@ -41,7 +42,7 @@ func TripAgent() *a2atest.Agent {
 		a2atest.WithVersions(a2a.V10, a2a.V03),
 		a2atest.WithStyle(a2atest.SnapshotFirst),
 		a2atest.WithScriptFunc(tripScript),
-		a2atest.WithFaults(a2atest.CutAfterEvents(CutAfter)),
+		a2atest.WithNewTaskFault(a2atest.CutAfterEvents(CutAfter)),
 	)
 }
 
