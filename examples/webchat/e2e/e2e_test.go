@@ -110,8 +110,8 @@ func TestBrowserChat(t *testing.T) {
 
 	for _, want := range []string{
 		"Plan a three-day trip",
-		"Here is a three-day plan. Day one:", // before the cut …
-		"then the night market.",             // … and after it, with no gap
+		"Here is a three-day plan. Day", // before the cut …
+		"then the night market.",        // … and after it, with no gap
 		"connection dropped, reconnecting (1/3)…",
 		"resumed",
 		demo.Question,
@@ -123,6 +123,28 @@ func TestBrowserChat(t *testing.T) {
 		require.Contains(t, transcript, want)
 	}
 	require.Equal(t, 1, strings.Count(transcript, "Day two:"), "no word twice")
+
+	// The drop's notices sit where the cut happened: in the first agent
+	// turn, the answer's text before them and the rest of it after them,
+	// which together make the first part of the plan, whole.
+	turn, err := chromedp.Run(browser, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll("#log li.agent")[0].children, e => e.className + "|" + e.textContent)`))
+	require.NoError(t, err)
+	var layout, answer []string
+	for _, child := range turn {
+		class, text, _ := strings.Cut(child, "|")
+		switch {
+		case strings.HasPrefix(class, "artifact answer") || class == "artifact continued answer":
+			layout = append(layout, "answer")
+			answer = append(answer, text)
+		case strings.HasPrefix(class, "notice"):
+			layout = append(layout, class)
+		}
+	}
+	require.Equal(t, []string{"answer", "notice reconnecting", "notice resumed", "answer"}, layout, "%q", turn)
+	require.NotEmpty(t, answer[0], "the answer began before the cut")
+	require.Equal(t, "Here is a three-day plan. Day one: a walk through the old town and a long lunch by the river. "+
+		"Day two: the museum quarter, then the night market. ", strings.Join(answer, ""))
 	require.Contains(t, status, "completed")
 	require.Contains(t, status, "finished", "the connection status says the stream ended")
 	require.NotContains(t, status, "resumed", "not the last notice")

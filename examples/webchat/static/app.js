@@ -66,18 +66,43 @@ function turnNote(turn, text) {
   turn.li.append(el("p", "note", text));
 }
 
+function artifactBox(turn, className) {
+  const box = el("div", className);
+  box.body = el("span");
+  box.append(box.body);
+  turn.li.append(box);
+  return box;
+}
+
+// An artifact is shown in one box, or, when the connection dropped while
+// it was being written, in a box before the drop's notice and another
+// after it, so that the notice sits where the cut happened.
 function turnArtifact(turn, a) {
-  let box = turn.artifacts.get(a.id);
-  if (!box) {
-    box = el("div", "artifact " + a.id);
-    if (turn.artifacts.size > 0) box.append(el("div", "artifact-name", a.name || a.id));
-    box.body = el("span");
-    box.append(box.body);
-    turn.artifacts.set(a.id, box);
-    turn.li.append(box);
+  let art = turn.artifacts.get(a.id);
+  if (!art) {
+    art = { boxes: [], cut: false };
+    const box = artifactBox(turn, "artifact " + a.id);
+    if (turn.artifacts.size > 0) box.prepend(el("div", "artifact-name", a.name || a.id));
+    art.boxes.push(box);
+    turn.artifacts.set(a.id, art);
+  } else if (!a.append) {
+    // A new version replaces the artifact whole, in its first box.
+    for (const b of art.boxes.slice(1)) b.remove();
+    art.boxes.length = 1;
+    art.boxes[0].body.textContent = "";
+  } else if (art.cut) {
+    art.boxes.push(artifactBox(turn, "artifact continued " + a.id));
   }
-  box.body.textContent = a.append ? box.body.textContent + a.text : a.text;
+  art.cut = false;
+  const box = art.boxes[art.boxes.length - 1];
+  box.body.textContent += a.text;
   turn.li.scrollIntoView({ block: "nearest" });
+}
+
+// cutArtifacts marks the turn's artifacts as cut by a connection drop: what
+// comes next goes below the notice.
+function cutArtifacts(turn) {
+  for (const art of turn.artifacts.values()) art.cut = true;
 }
 
 const stateTone = {
@@ -110,6 +135,7 @@ function follow(id) {
   });
   on("notice", (n) => {
     setStatus("conn", n.text, n.kind === "resumed" ? "good" : "warn");
+    cutArtifacts(conv.turn);
     conv.turn.li.append(el("p", "notice " + n.kind, n.kind === "resumed"
       ? "✓ resumed: the stream picked up where it left off"
       : "⟳ connection dropped, " + n.text));
