@@ -6,9 +6,9 @@
 // whatever arrives into deltas, so that the application sees each message
 // and each artifact part once and in order.
 //
-// The ledger is the assembled task itself: the parts held for each artifact
-// are exactly those an application has built by applying the deltas yielded
-// so far (append:true appends parts, anything else replaces the artifact).
+// The ledger is the assembled task itself: its artifacts are exactly those
+// an application has built by folding the deltas yielded so far with
+// [a2a.Task.Apply], the fold the ledger uses too.
 // Around it the ledger keeps:
 //
 //   - the ID of every message delivered or recorded, covering Message
@@ -39,4 +39,19 @@
 // artifact. That replacement is the only case in which parts are delivered
 // twice, and it happens only when a server that resends nothing (live-only)
 // left a gap.
+//
+// # A ledger in your own client
+//
+// Package stream drives a ledger for each stream; a client of another
+// transport can drive one the same way. Record what the client sends
+// ([Ledger.RecordSent]) and fold every event of every connection with
+// [Ledger.Apply]. When a resubscribe succeeds, open the replay window
+// ([Ledger.OpenReplayWindow]) and fold the subscription's first Task with
+// [Ledger.ReconcileSnapshot]; when a connection that replays nothing starts
+// (the stream of a reply), close it ([Ledger.CloseReplayWindow]). A get-task
+// result closes a gap: fold it with [Ledger.Reconcile] as authoritative.
+// [Ledger.Covers], [Ledger.ChangesStatus] and [Ledger.Pending] answer the
+// questions a driver asks on the way: whether a snapshot closes the gap,
+// whether an event would move the task on, and whether one event may yield
+// several deltas.
 package dedupe

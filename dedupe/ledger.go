@@ -12,8 +12,9 @@ import (
 //
 // Every Apply and Reconcile method appends the deltas it computed to dst and
 // returns the extended slice. Deltas are *a2a.StatusUpdate,
-// *a2a.ArtifactUpdate and *a2a.Message values, never *a2a.Task. They share
-// part values with the ledger; callers must not modify them.
+// *a2a.ArtifactUpdate, *a2a.Message and *a2a.MessageRevision values, never
+// *a2a.Task. They share part values with the ledger; callers must not modify
+// them.
 type Ledger struct {
 	task *a2a.Task
 	sent []a2a.Message // sent before any task was known
