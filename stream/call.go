@@ -60,14 +60,19 @@ func (k *call) body(resp *http.Response) io.ReadCloser {
 }
 
 // transportErr maps an error of the exchange: the caller's context error
-// when it is done, ErrIdleTimeout (wrapping err) when the idle timer cut the
-// call, else err.
+// when it is done, ErrIdleTimeout when the idle timer cut the call (wrapping
+// err unless err is only the cancel the timer caused), else err.
 func (k *call) transportErr(err error) error {
 	if perr := k.parent.Err(); perr != nil {
 		return perr
 	}
 	err = redactError(err)
 	if context.Cause(k.ctx) == errIdle {
+		if errors.Is(err, context.Canceled) {
+			// The cancel was the idle timer's, not the caller's: a
+			// caller testing for its own cancel must not match it.
+			return ErrIdleTimeout
+		}
 		return fmt.Errorf("%w: %w", ErrIdleTimeout, err)
 	}
 	return err

@@ -183,6 +183,7 @@ func TestSilentServerStillSpendsTheBudget(t *testing.T) {
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, 3, re.Attempts)
 		require.ErrorIs(t, err, stream.ErrIdleTimeout)
+		require.NotErrorIs(t, err, context.Canceled, "the caller canceled nothing: the idle timer cut the call")
 		require.Equal(t, 3*(500*time.Millisecond+time.Second), time.Since(start))
 		require.Equal(t, 3, gets(agent))
 	})

@@ -430,6 +430,7 @@ func TestSlowDrip(t *testing.T) {
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
 				require.ErrorIs(t, err, stream.ErrIdleTimeout)
+				require.NotErrorIs(t, err, context.Canceled, "the caller canceled nothing")
 				require.Equal(t, 0, re.Attempts, "no byte of the first event arrived in time, so no task is known")
 			})
 		})
