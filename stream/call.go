@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -68,9 +69,14 @@ func (k *call) transportErr(err error) error {
 	}
 	err = redactError(err)
 	if context.Cause(k.ctx) == errIdle {
-		if errors.Is(err, context.Canceled) {
-			// The cancel was the idle timer's, not the caller's: a
-			// caller testing for its own cancel must not match it.
+		// The cancel was the idle timer's, not the caller's: a caller
+		// testing for its own cancel must not match it. The request's
+		// method and (redacted) URL stay in the text.
+		var ue *url.Error
+		switch {
+		case errors.As(err, &ue) && errors.Is(ue.Err, context.Canceled):
+			return &url.Error{Op: ue.Op, URL: ue.URL, Err: ErrIdleTimeout}
+		case errors.Is(err, context.Canceled):
 			return ErrIdleTimeout
 		}
 		return fmt.Errorf("%w: %w", ErrIdleTimeout, err)
