@@ -1,7 +1,6 @@
 package reconnect
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"time"
@@ -29,23 +28,6 @@ func Default() Policy { return Policy{MaxAttempts: 3, Backoff: 500 * time.Millis
 // Never returns the policy that never reconnects: the first drop ends the
 // stream in an *Error with no attempt.
 func Never() Policy { return Policy{MaxAttempts: -1} }
-
-// Sleep waits for d or until ctx is done, whichever comes first, and returns
-// ctx's error in the second case. It is the default sleep function of a
-// stream; inside a testing/synctest bubble it runs on the fake clock.
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // ErrNoTask matches, with errors.Is, the *Error of a stream whose connection
 // dropped before any task ID was known: there was nothing to reconnect to,

@@ -1,11 +1,9 @@
 package reconnect_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -19,25 +17,6 @@ func TestDefault(t *testing.T) {
 	if got := reconnect.Default(); got != want {
 		t.Fatalf("got %+v; want %+v", got, want)
 	}
-}
-
-func TestSleepUsesTheClockAndTheContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		require.NoError(t, reconnect.Sleep(context.Background(), 1500*time.Millisecond))
-		if got := time.Since(start); got != 1500*time.Millisecond {
-			t.Fatalf("slept %v; want exactly 1.5s", got)
-		}
-
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		defer cancel()
-		start = time.Now()
-		err := reconnect.Sleep(ctx, time.Hour)
-		require.ErrorIs(t, err, context.DeadlineExceeded)
-		if got := time.Since(start); got != 200*time.Millisecond {
-			t.Fatalf("cancelled after %v; want exactly 200ms", got)
-		}
-	})
 }
 
 func TestError(t *testing.T) {

@@ -11,3 +11,6 @@ import (
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return optionFunc(func(cfg *config) { cfg.sleep = sleep })
 }
+
+// Sleep is the stream's own sleep function, for tests that wrap it.
+var Sleep = sleep

@@ -68,7 +68,7 @@ func defaultConfig() config {
 		maxEventSize: DefaultMaxEventSize,
 		logger:       slog.New(slog.DiscardHandler),
 		policy:       reconnect.Default(),
-		sleep:        reconnect.Sleep,
+		sleep:        sleep,
 		pollInterval: DefaultPollInterval,
 		stallTimeout: DefaultStallTimeout,
 	}

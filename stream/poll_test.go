@@ -141,7 +141,7 @@ type sleeps struct{ waits []time.Duration }
 func (s *sleeps) option() stream.Option {
 	return stream.WithSleep(func(ctx context.Context, d time.Duration) error {
 		s.waits = append(s.waits, d)
-		return reconnect.Sleep(ctx, d)
+		return stream.Sleep(ctx, d)
 	})
 }
 
