@@ -1,0 +1,51 @@
+package terminal_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// ExampleStateOf reads the four unsuccessful endings: StateOf names the
+// state through any wrapping, FinalTask (of the Error interface) gives the
+// task, and errors.As on a concrete type picks the application's response.
+func ExampleStateOf() {
+	for _, state := range []a2a.TaskState{a2a.StateFailed, a2a.StateRejected, a2a.StateCanceled, a2a.StateAuthRequired} {
+		err := fmt.Errorf("booking: %w", terminal.FromTask(&a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: state}}))
+		got, _ := terminal.StateOf(err)
+		var te terminal.Error
+		errors.As(err, &te)
+		fmt.Printf("%s (task %s): %s\n", got, te.FinalTask().ID, respond(err))
+	}
+	_, ok := terminal.StateOf(errors.New("connection refused"))
+	fmt.Println("other errors:", ok)
+	// Output:
+	// failed (task t-1): show the agent's reason, offer a retry
+	// rejected (task t-1): the agent will not do this; rephrase
+	// canceled (task t-1): say it stopped
+	// auth-required (task t-1): sign in, then send again
+	// other errors: false
+}
+
+// respond picks what an application does about each ending.
+func respond(err error) string {
+	var (
+		failed   *terminal.FailedError
+		rejected *terminal.RejectedError
+		canceled *terminal.CanceledError
+		auth     *terminal.AuthRequiredError
+	)
+	switch {
+	case errors.As(err, &failed):
+		return "show the agent's reason, offer a retry"
+	case errors.As(err, &rejected):
+		return "the agent will not do this; rephrase"
+	case errors.As(err, &canceled):
+		return "say it stopped"
+	case errors.As(err, &auth):
+		return "sign in, then send again"
+	}
+	return "unexpected"
+}
