@@ -19,7 +19,7 @@ func ExampleLedger() {
 	}
 	working := &a2a.StatusUpdate{TaskID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.StateWorking}}
 
-	l := dedupe.New()
+	var l *dedupe.Ledger = dedupe.New()
 	var shown a2a.Task
 	deliver := func(deltas []a2a.Event) {
 		for _, d := range deltas {
@@ -70,7 +70,7 @@ func ExampleLedger_ReconcileSnapshot() {
 	l.OpenReplayWindow()
 	now := task.Clone()
 	now.Artifacts[0].Parts = []a2a.Part{a2a.TextPart("final")}
-	fmt.Println("status changes:", l.ChangesStatus(now))
+	fmt.Println("status changes:", l.ChangesStatus(now), "holds all the ledger holds:", l.Covers(now))
 	for _, d := range l.ReconcileSnapshot(nil, now) {
 		u := d.(*a2a.ArtifactUpdate)
 		fmt.Printf("append=%v %q\n", u.Append, u.Artifact.Text())
@@ -79,7 +79,7 @@ func ExampleLedger_ReconcileSnapshot() {
 	// A reply's stream replays nothing: its first event is news.
 	l.CloseReplayWindow()
 	// Output:
-	// status changes: false
+	// status changes: false holds all the ledger holds: false
 	// append=false "final"
 	// versions held back: 0
 }

@@ -18,7 +18,7 @@ import (
 func Example_options() {
 	agent := a2atest.NewAgent(a2atest.WithoutStreaming(), a2atest.WithScript(
 		a2atest.Working("checking"), a2atest.Pause(5*time.Millisecond), a2atest.Finish(a2a.StateCompleted, "done")))
-	var notices []string
+	var notices []stream.NoticeKind
 	opts := []stream.Option{
 		stream.WithHTTPClient(agent.Client()),
 		stream.WithVersion(a2a.V10),
@@ -27,7 +27,7 @@ func Example_options() {
 		stream.WithPollInterval(time.Millisecond),           // for agents that cannot stream; default 1 s
 		stream.WithStallTimeout(time.Minute),                // polled tasks that show nothing new
 		stream.WithInputTimeout(10 * time.Minute),           // how long the human may take
-		stream.WithNotify(func(n stream.Notice) { notices = append(notices, n.Kind.String()) }),
+		stream.WithNotify(func(n stream.Notice) { notices = append(notices, n.Kind) }),
 	}
 	client, err := stream.NewClient("http://agent.test/", opts...)
 	if err != nil {
@@ -83,4 +83,20 @@ func ExampleWithInputTimeout() {
 	// Output:
 	// Which city? true input-required
 	// no hook: true
+}
+
+// ExampleNewRESTClient talks to an agent over HTTP+JSON without reading its
+// card: here an A2A 0.3 agent, whose routes are under /v1.
+func ExampleNewRESTClient() {
+	agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithBindings(a2a.BindingHTTPJSON))
+	client, err := stream.NewRESTClient("http://agent.test/", stream.WithHTTPClient(agent.Client()), stream.WithVersion(a2a.V03))
+	if err != nil {
+		panic(err)
+	}
+	task, err := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello")).Wait()
+	fmt.Println(task.Status.State, err, task.Artifact("a1").Text())
+	fmt.Println(agent.Requests()[0].HTTPMethod, agent.Requests()[0].Path)
+	// Output:
+	// completed <nil> hello world
+	// POST /v1/message:stream
 }
