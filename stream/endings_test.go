@@ -9,13 +9,11 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
-	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -305,133 +303,6 @@ func TestRPCErrorMidStream(t *testing.T) {
 				var rpcErr *a2a.RPCError
 				require.ErrorAs(t, err, &rpcErr)
 				require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
-			})
-		})
-	}
-}
-
-func TestResponseShapes(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				// Non-2xx: the status, at most 4 KiB of the body.
-				var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "text/html")
-					w.WriteHeader(http.StatusRequestEntityTooLarge)
-					fmt.Fprint(w, "<html>"+strings.Repeat("x", 10000)+"</html>")
-				})
-				_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
-				var he *stream.HTTPError
-				require.ErrorAs(t, err, &he)
-				require.Equal(t, 413, he.StatusCode)
-				require.Len(t, he.Body, 4096)
-				require.Equal(t, "stream: HTTP 413 Request Entity Too Large", he.Error())
-
-				// Another content type.
-				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "text/html")
-					fmt.Fprint(w, "<html>hello</html>")
-				})
-				_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
-				var pe *stream.ProtocolError
-				require.ErrorAs(t, err, &pe)
-				require.Contains(t, pe.Reason, "unexpected content type")
-
-				// A single JSON result (not an error) stands for a one-event stream.
-				h = rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
-					raw, _ := a2a.MarshalEvent(v, &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}})
-					w.Header().Set("Content-Type", "application/json")
-					fmt.Fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, raw)
-				})
-				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
-				require.NoError(t, err)
-				require.Len(t, got.events, 1)
-			})
-		})
-	}
-}
-
-func TestTextPlainUnaryResponses(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// a2a-go answers unary calls with text/plain.
-		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithUnaryContentType(""),
-			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
-			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
-		c := newClient(t, agent, a2a.V03)
-		s := c.Send(background(), hello())
-		got, err := drain(t, s)
-		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
-		require.Equal(t, 1, gets(agent))
-		task, err := c.GetTask(background(), s.Task().ID)
-		require.NoError(t, err)
-		require.Equal(t, a2a.StateCompleted, task.Status.State)
-	})
-}
-
-func TestNegotiation(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v))
-				c, err := stream.NewClient(endpoint, stream.WithHTTPClient(agent.Client()))
-				require.NoError(t, err)
-				require.Equal(t, a2a.Version(""), c.Version())
-				_, err = drain(t, c.Send(background(), hello()))
-				require.NoError(t, err)
-				require.Equal(t, v, c.Version(), "the choice is remembered")
-				_, err = drain(t, c.Send(background(), hello()))
-				require.NoError(t, err)
-				var methods []string
-				for _, r := range agent.Requests() {
-					methods = append(methods, r.Method)
-				}
-				if v == a2a.V03 {
-					require.Equal(t, []string{"SendStreamingMessage", "message/stream", "message/stream"}, methods,
-						"1.0 first, then 0.3 once, then 0.3 straight away")
-					require.Equal(t, "1.0", agent.Requests()[0].Version)
-				} else {
-					require.Equal(t, []string{"SendStreamingMessage", "SendStreamingMessage"}, methods)
-				}
-			})
-		})
-	}
-}
-
-func TestReconnectErrorCarriesCause(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...),
-			a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CutAfterBytes(0)))
-		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1})).Send(background(), hello()))
-		var re *reconnect.Error
-		require.ErrorAs(t, err, &re)
-		require.Equal(t, 1, re.Attempts)
-		require.Contains(t, err.Error(), "gave up after 1 attempts")
-	})
-}
-
-func TestSlowDrip(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				// One byte every 10 ms is slow but alive: with a 1 s idle
-				// timeout nothing is dropped and every event arrives whole.
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(10*time.Millisecond)))
-				s := newClient(t, agent, v, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
-				got, err := drain(t, s)
-				require.NoError(t, err)
-				require.Equal(t, "hello world", got.text("a1"))
-				require.Equal(t, 0, resubscribes(agent))
-
-				// One byte every 2 s against the same timeout is a drop.
-				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(2*time.Second)))
-				s = newClient(t, agent, v, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
-				_, err = drain(t, s)
-				var re *reconnect.Error
-				require.ErrorAs(t, err, &re)
-				require.ErrorIs(t, err, stream.ErrIdleTimeout)
-				require.NotErrorIs(t, err, context.Canceled, "the caller canceled nothing")
-				require.Equal(t, 0, re.Attempts, "no byte of the first event arrived in time, so no task is known")
 			})
 		})
 	}

@@ -1,9 +1,7 @@
 package stream_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -206,32 +204,6 @@ func TestPerCallReconnectPolicy(t *testing.T) {
 		require.Equal(t, 2*time.Second, notices[0].Wait)
 		require.Equal(t, 3, notices[0].MaxAttempts, "zero MaxAttempts is the default")
 		require.GreaterOrEqual(t, time.Since(start), 2*time.Second)
-	})
-}
-
-// A per-call header does not follow a redirect to another origin, as the
-// Client's headers do not.
-func TestPerCallCredentialsDoNotFollowRedirects(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		target := "http://elsewhere.test"
-		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(paced()...),
-			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-		home := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if !bytes.Contains(body, []byte(`"message"`)) {
-				http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
-				return
-			}
-			agent.ServeHTTP(w, r)
-		})
-		spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
-		c, err := stream.NewClient("http://agent.test/", stream.WithVersion(a2a.V10), stream.WithHTTPClient(&http.Client{Transport: spy}))
-		require.NoError(t, err)
-		_, err = drain(t, c.Send(background(), hello(), withSecretHeaders()...))
-		require.NoError(t, err)
-		spy.requireCredentials(t, "http://agent.test", true)
-		spy.requireCredentials(t, target, false)
 	})
 }
 

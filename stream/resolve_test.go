@@ -176,62 +176,6 @@ func (h *headerSpy) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-func TestHeadersStayOnTheAgentsOrigin(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// The card points to an endpoint on another host: the credential
-		// goes with the card request only.
-		agent := a2atest.NewAgent()
-		card := `{"name":"x","supportedInterfaces":[{"url":"http://elsewhere.test/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`
-		cardAgent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
-		spy := &headerSpy{seen: map[string][]string{}, next: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
-			if r.URL.Host == "agent.test" {
-				return a2atest.NewTransport(cardAgent).RoundTrip(r)
-			}
-			return a2atest.NewTransport(agent).RoundTrip(r)
-		})}
-		client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: spy}),
-			stream.WithHeader("Authorization", "Bearer secret"))
-		require.NoError(t, err)
-		_, err = drain(t, client.Send(background(), hello()))
-		require.NoError(t, err)
-		require.Equal(t, []string{"Bearer secret"}, spy.seen["agent.test"])
-		require.Equal(t, []string{""}, spy.seen["elsewhere.test"], "no credential to another host")
-
-		// Same origin: every request carries it.
-		spy.seen = map[string][]string{}
-		same, err := stream.NewClient("http://elsewhere.test/", stream.WithHTTPClient(&http.Client{Transport: spy}),
-			stream.WithHeader("Authorization", "Bearer secret"))
-		require.NoError(t, err)
-		_, err = drain(t, same.Send(background(), hello()))
-		require.NoError(t, err)
-		require.Equal(t, []string{"Bearer secret"}, spy.seen["elsewhere.test"])
-	})
-}
-
-func TestHeadersAreDroppedOnCrossOriginRedirects(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent()
-		redirector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, "http://elsewhere.test/", http.StatusTemporaryRedirect)
-		})
-		spy := &headerSpy{seen: map[string][]string{}, next: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
-			if r.URL.Host == "agent.test" {
-				return a2atest.NewTransport(redirector).RoundTrip(r)
-			}
-			return a2atest.NewTransport(agent).RoundTrip(r)
-		})}
-		c, err := stream.NewClient("http://agent.test/", stream.WithVersion(a2a.V10),
-			stream.WithHTTPClient(&http.Client{Transport: spy}), stream.WithHeader("X-Api-Key", "k"))
-		require.NoError(t, err)
-		_, err = drain(t, c.Send(background(), hello()))
-		require.NoError(t, err)
-		require.Len(t, spy.seen["elsewhere.test"], 1)
-		for _, r := range agent.Requests() {
-			require.Empty(t, r.Header.Get("X-Api-Key"), "a custom header must not follow a redirect to another host")
-		}
-	})
-}
-
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -188,25 +187,5 @@ func TestRESTSubscribeToAnEndedTaskIsARefusal(t *testing.T) {
 		require.ErrorAs(t, err, &hitlErr, "refused, fetched: the task waits on a prompt and there is no hook")
 		require.Equal(t, "chunk-1 chunk-2", hitlErr.Task.Artifacts[0].Text())
 		require.Equal(t, []string{"POST /tasks/" + id + ":subscribe", "GET /tasks/" + id}, r.calls)
-	})
-}
-
-func TestRESTNegotiatesDownOnAVersionRefusal(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// A 0.3 server asked in 1.0: 400 VERSION_NOT_SUPPORTED, as js 1.3.0
-		// answers a request without the version it wants.
-		noVersion := restCapture(t, "js-1.3.0-rest-no-version.txt")
-		r := &restReplay{t: t, routes: map[string]func(http.ResponseWriter, []byte){
-			"POST /message:stream":    serve("application/a2a+json", 400, noVersion),
-			"POST /v1/message:stream": serve("text/event-stream", 200, restCapture(t, "js-0.3.14-rest-stream-hello.txt")),
-		}}
-		client, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(a2atest.NewClient(r)))
-		require.NoError(t, err)
-		_, err = drain(t, client.Send(background(), hello()))
-		var hitlErr *hitl.Error
-		require.ErrorAs(t, err, &hitlErr)
-		require.Equal(t, a2a.V03, client.Version())
-		require.Equal(t, []string{"POST /message:stream", "POST /v1/message:stream"}, r.calls)
-		require.False(t, errors.Is(err, stream.ErrInvalidMessage))
 	})
 }

@@ -1,10 +1,8 @@
 package stream_test
 
 import (
-	"net/http"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,26 +11,6 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
-
-func TestRetryAfterIsHonoured(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
-			a2atest.WithFaults(a2atest.CutAfterEvents(3),
-				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"4"}}),
-				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"3600"}})))
-		var waits []time.Duration
-		s := newClient(t, agent, a2a.V10, stream.WithNotify(func(n stream.Notice) {
-			if n.Kind == stream.Reconnecting {
-				waits = append(waits, n.Wait)
-			}
-		})).Send(background(), hello())
-		got, err := drain(t, s)
-		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
-		require.Equal(t, []time.Duration{500 * time.Millisecond, 4 * time.Second, 30 * time.Second}, waits,
-			"the backoff, then the server's Retry-After, capped at 30 s")
-	})
-}
 
 func TestSubscribeToARunningTask(t *testing.T) {
 	for _, v := range versions {

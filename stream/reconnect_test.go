@@ -1,5 +1,8 @@
 package stream_test
 
+// Reconnecting: drops, idle timeouts, the retry budget and its resets,
+// refused resubscribes and the get-task that follows them.
+
 import (
 	"context"
 	"errors"
@@ -19,81 +22,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
-
-var styles = []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
-
-const tick = 100 * time.Millisecond
-
-// paced is a script whose events are 100 ms apart, so that a cut leaves
-// events to be produced while the client is away. Its send stream carries 8
-// events: the task, working, three chunks of a1, a message, a2, completed.
-func paced() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(tick), a2atest.Say("aside"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "three", true, true),
-		a2atest.Pause(tick), a2atest.Chunk("a2", "x", false, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-const pacedEvents = 8
-
-// countMethod counts the requests with one of the given methods.
-func countMethod(agent *a2atest.Agent, methods ...string) int {
-	n := 0
-	for _, r := range agent.Requests() {
-		for _, m := range methods {
-			if r.Method == m {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func sends(agent *a2atest.Agent) int {
-	return countMethod(agent, "message/stream", "SendStreamingMessage")
-}
-
-func resubscribes(agent *a2atest.Agent) int {
-	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
-}
-
-func gets(agent *a2atest.Agent) int { return countMethod(agent, "tasks/get", "GetTask") }
-
-// partsDelivered counts the artifact parts the stream delivered.
-func partsDelivered(c *collected) int {
-	n := 0
-	for _, ev := range c.events {
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			n += len(u.Artifact.Parts)
-		}
-	}
-	return n
-}
-
-func serverParts(t *a2a.Task) int {
-	n := 0
-	for _, a := range t.Artifacts {
-		n += len(a.Parts)
-	}
-	return n
-}
-
-// requireSameAsServer checks the no-loss guarantee: the application's
-// artifacts equal the server's final ones and the final state matches.
-func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *collected) *a2a.Task {
-	t.Helper()
-	require.NotNil(t, s.Task())
-	server := agent.Task(s.Task().ID)
-	require.NotNil(t, server)
-	got.requireArtifacts(t, server.Artifacts, "against the server's final task")
-	require.Equal(t, server.Status.State, s.Task().Status.State)
-	return server
-}
 
 func TestDropsAreHealed(t *testing.T) {
 	drops := []struct {
@@ -125,6 +53,48 @@ func TestDropsAreHealed(t *testing.T) {
 					require.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond)
 				})
 			})
+		}
+	}
+}
+
+// TestCutAnywhere is the no-loss test: the send stream is cut at every event
+// boundary and at random byte offsets, against all three server styles, and
+// the application must end with the server's artifacts, each message once,
+// and (except to heal a live-only gap) no part twice.
+func TestCutAnywhere(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, v := range versions {
+		for _, style := range styles {
+			var faults []a2atest.Fault
+			for k := 1; k < pacedEvents; k++ {
+				faults = append(faults, a2atest.CutAfterEvents(k), a2atest.CloseAfterEvents(k))
+			}
+			for range 12 {
+				faults = append(faults, a2atest.CutAfterBytes(200+rng.IntN(2400)))
+			}
+			for _, f := range faults {
+				t.Run(fmt.Sprintf("%s/%s/%s", v, style, f), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style),
+							a2atest.WithScript(paced()...), a2atest.WithFaults(f))
+						s := newClient(t, agent, v).Send(background(), hello())
+						got, err := drain(t, s)
+						if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, stream.ErrEndedEarly) {
+							var re *reconnect.Error
+							if errors.As(err, &re) && re.Attempts == 0 {
+								return // cut before the task ID was known: nothing to resume
+							}
+						}
+						require.NoError(t, err)
+						server := requireSameAsServer(t, agent, s, got)
+						require.Equal(t, 1, sends(agent))
+						if style != a2atest.LiveOnly {
+							require.Equal(t, serverParts(server), partsDelivered(got), "no part delivered twice")
+						}
+						require.Contains(t, got.messages, server.Status.Message.ID, "the final status message arrives")
+					})
+				})
+			}
 		}
 	}
 }
@@ -171,6 +141,22 @@ func TestIdleTimeoutIsADrop(t *testing.T) {
 	}
 }
 
+func TestSlowConsumerIsNotAnIdleServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The application spends 5 s on each event, far beyond the 1 s idle
+		// timeout, while the server has sent everything: nothing is dropped.
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...))
+		s := newClient(t, agent, a2a.V10, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
+		defer s.Close()
+		for s.Next() {
+			work := time.NewTimer(5 * time.Second) // the application at work, on the fake clock
+			<-work.C
+		}
+		require.NoError(t, s.Err())
+		require.Equal(t, 0, resubscribes(agent))
+	})
+}
+
 func TestSilentServerStillSpendsTheBudget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// Every resubscribe hangs and the task makes no progress: each
@@ -187,6 +173,33 @@ func TestSilentServerStillSpendsTheBudget(t *testing.T) {
 		require.Equal(t, 3*(500*time.Millisecond+time.Second), time.Since(start))
 		require.Equal(t, 3, gets(agent))
 	})
+}
+
+func TestSlowDrip(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// One byte every 10 ms is slow but alive: with a 1 s idle
+				// timeout nothing is dropped and every event arrives whole.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(10*time.Millisecond)))
+				s := newClient(t, agent, v, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, "hello world", got.text("a1"))
+				require.Equal(t, 0, resubscribes(agent))
+
+				// One byte every 2 s against the same timeout is a drop.
+				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(2*time.Second)))
+				s = newClient(t, agent, v, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
+				_, err = drain(t, s)
+				var re *reconnect.Error
+				require.ErrorAs(t, err, &re)
+				require.ErrorIs(t, err, stream.ErrIdleTimeout)
+				require.NotErrorIs(t, err, context.Canceled, "the caller canceled nothing")
+				require.Equal(t, 0, re.Attempts, "no byte of the first event arrived in time, so no task is known")
+			})
+		})
+	}
 }
 
 func TestBudgetSpentEndsInReconnectError(t *testing.T) {
@@ -220,6 +233,18 @@ func TestBudgetSpentEndsInReconnectError(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestReconnectErrorCarriesCause(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CutAfterBytes(0)))
+		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1})).Send(background(), hello()))
+		var re *reconnect.Error
+		require.ErrorAs(t, err, &re)
+		require.Equal(t, 1, re.Attempts)
+		require.Contains(t, err.Error(), "gave up after 1 attempts")
+	})
 }
 
 func TestTransportErrorsOnResubscribeCountAsAttempts(t *testing.T) {
@@ -320,72 +345,34 @@ func TestDropBeforeTaskIDIsAttemptsZero(t *testing.T) {
 	}
 }
 
-func TestInitialSendErrorsAreReturnedAsIs(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.HTTPStatus(503, "down")))
-				_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
-				var httpErr *stream.HTTPError
-				require.ErrorAs(t, err, &httpErr)
-				require.Equal(t, 503, httpErr.StatusCode)
-				require.Equal(t, 1, sends(agent), "a send is never retried: the message may have been accepted")
-
-				for _, shape := range []a2atest.ErrorShape{a2atest.ErrorAsJSON, a2atest.ErrorAsEvent, a2atest.ErrorAsErrorEvent} {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v),
-						a2atest.WithFaults(a2atest.RPCError(a2a.CodeInternalError, "boom", shape)))
-					_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
-					var rpcErr *a2a.RPCError
-					require.ErrorAs(t, err, &rpcErr, shape.String())
-					require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
-					require.Equal(t, "boom", rpcErr.Message)
-					require.Equal(t, 1, sends(agent))
-				}
-			})
+func TestEmptyJSONAnswerToAResubscribeIsADrop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A 200 application/json with an empty body ends like an empty event
+		// stream: a failed attempt, then a resume.
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
+			a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		n := 0
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n++
+			if n == 2 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(200)
+				return
+			}
+			agent.ServeHTTP(w, r)
 		})
-	}
-}
-
-// TestCutAnywhere is the no-loss test: the send stream is cut at every event
-// boundary and at random byte offsets, against all three server styles, and
-// the application must end with the server's artifacts, each message once,
-// and (except to heal a live-only gap) no part twice.
-func TestCutAnywhere(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, v := range versions {
-		for _, style := range styles {
-			var faults []a2atest.Fault
-			for k := 1; k < pacedEvents; k++ {
-				faults = append(faults, a2atest.CutAfterEvents(k), a2atest.CloseAfterEvents(k))
+		var causes []error
+		s := hostileClient(t, h, a2a.V10, stream.WithNotify(func(no stream.Notice) {
+			if no.Kind == stream.Reconnecting {
+				causes = append(causes, no.Cause)
 			}
-			for range 12 {
-				faults = append(faults, a2atest.CutAfterBytes(200+rng.IntN(2400)))
-			}
-			for _, f := range faults {
-				t.Run(fmt.Sprintf("%s/%s/%s", v, style, f), func(t *testing.T) {
-					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style),
-							a2atest.WithScript(paced()...), a2atest.WithFaults(f))
-						s := newClient(t, agent, v).Send(background(), hello())
-						got, err := drain(t, s)
-						if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, stream.ErrEndedEarly) {
-							var re *reconnect.Error
-							if errors.As(err, &re) && re.Attempts == 0 {
-								return // cut before the task ID was known: nothing to resume
-							}
-						}
-						require.NoError(t, err)
-						server := requireSameAsServer(t, agent, s, got)
-						require.Equal(t, 1, sends(agent))
-						if style != a2atest.LiveOnly {
-							require.Equal(t, serverParts(server), partsDelivered(got), "no part delivered twice")
-						}
-						require.Contains(t, got.messages, server.Status.Message.ID, "the final status message arrives")
-					})
-				})
-			}
-		}
-	}
+		})).Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Len(t, causes, 2)
+		require.ErrorIs(t, causes[1], stream.ErrEndedEarly)
+	})
 }
 
 func TestResubscribeRefusalsFallBackToGetTask(t *testing.T) {
@@ -494,89 +481,40 @@ func TestGetTaskTransportFailureIsAnAttempt(t *testing.T) {
 	})
 }
 
-func TestContextCancellation(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
-					a2atest.WithFaults(a2atest.Hang()))
-				ctx, cancel := context.WithTimeout(background(), 3*time.Second)
-				defer cancel()
-				start := time.Now()
-				_, err := drain(t, newClient(t, agent, v).Send(ctx, hello()))
-				require.ErrorIs(t, err, context.DeadlineExceeded)
-				require.Equal(t, 3*time.Second, time.Since(start))
-
-				// Cancelled during the backoff.
-				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
-					a2atest.WithFaults(a2atest.CutAfterEvents(2)))
-				ctx, cancel = context.WithCancel(background())
-				s := newClient(t, agent, v, stream.WithNotify(func(n stream.Notice) {
-					if n.Kind == stream.Reconnecting {
-						cancel()
-					}
-				})).Send(ctx, hello())
-				_, err = drain(t, s)
-				require.ErrorIs(t, err, context.Canceled)
-				require.Equal(t, 0, resubscribes(agent))
-			})
-		})
-	}
-}
-
-func TestBreakingOutOfAllClosesTheStream(t *testing.T) {
+func TestRetryAfterOnGetTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...))
-		s := newClient(t, agent, a2a.V10).Send(background(), hello())
-		n := 0
-		for ev, err := range s.All() {
-			require.NoError(t, err)
-			require.NotNil(t, ev)
-			n++
-			if n == 2 {
-				break
+		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)),
+			a2atest.WithGetFaults(a2atest.HTTPStatusWithHeader(503, "", http.Header{"Retry-After": {"9"}})))
+		var waits []time.Duration
+		s := newClient(t, agent, a2a.V10, stream.WithNotify(func(n stream.Notice) {
+			if n.Kind == stream.Reconnecting {
+				waits = append(waits, n.Wait)
 			}
-		}
-		require.Equal(t, 2, n)
-		require.False(t, s.Next(), "the stream is closed")
-		require.NoError(t, s.Err(), "the caller's own close is not an error")
-		require.NoError(t, s.Close(), "Close is idempotent")
-		// synctest.Test fails if the agent's handler were still running.
+		})).Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Equal(t, []time.Duration{500 * time.Millisecond, 9 * time.Second}, waits)
 	})
 }
 
-func TestAllYieldsTheErrorLast(t *testing.T) {
+func TestRetryAfterIsHonoured(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Finish(a2a.StateRejected, "not my job")))
-		var errs []error
-		events := 0
-		for ev, err := range newClient(t, agent, a2a.V10).Send(background(), hello()).All() {
-			if err != nil {
-				require.Nil(t, ev)
-				errs = append(errs, err)
-				continue
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
+			a2atest.WithFaults(a2atest.CutAfterEvents(3),
+				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"4"}}),
+				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"3600"}})))
+		var waits []time.Duration
+		s := newClient(t, agent, a2a.V10, stream.WithNotify(func(n stream.Notice) {
+			if n.Kind == stream.Reconnecting {
+				waits = append(waits, n.Wait)
 			}
-			events++
-		}
-		require.Len(t, errs, 1)
-		var rejected *terminal.RejectedError
-		require.ErrorAs(t, errs[0], &rejected)
-		require.Equal(t, 3, events)
+		})).Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Equal(t, []time.Duration{500 * time.Millisecond, 4 * time.Second, 30 * time.Second}, waits,
+			"the backoff, then the server's Retry-After, capped at 30 s")
 	})
-}
-
-// failingTransport fails chosen requests before they reach the agent, the way
-// a reset connection does.
-type failingTransport struct {
-	next http.RoundTripper
-	fail func(n int, r *http.Request) bool
-	n    int
-}
-
-func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.n++
-	if f.fail(f.n, r) {
-		return nil, errors.New("connection reset by peer")
-	}
-	return f.next.RoundTrip(r)
 }

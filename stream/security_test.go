@@ -1,6 +1,6 @@
 package stream_test
 
-// Credentials: headers set with WithHeader go to the agent's own origin only
+// Security. Credentials: headers set with WithHeader go to the agent's own origin only
 // (scheme, host and port), and no error text or log line of the library
 // carries a header value, a request body, a URL password or the value of a
 // URL query parameter (an API key in the endpoint's query string).
@@ -891,4 +891,120 @@ func TestCredentialsDoNotFollowRedirectsOfAnyCall(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestHeadersStayOnTheAgentsOrigin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The card points to an endpoint on another host: the credential
+		// goes with the card request only.
+		agent := a2atest.NewAgent()
+		card := `{"name":"x","supportedInterfaces":[{"url":"http://elsewhere.test/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`
+		cardAgent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
+		spy := &headerSpy{seen: map[string][]string{}, next: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Host == "agent.test" {
+				return a2atest.NewTransport(cardAgent).RoundTrip(r)
+			}
+			return a2atest.NewTransport(agent).RoundTrip(r)
+		})}
+		client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: spy}),
+			stream.WithHeader("Authorization", "Bearer secret"))
+		require.NoError(t, err)
+		_, err = drain(t, client.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, []string{"Bearer secret"}, spy.seen["agent.test"])
+		require.Equal(t, []string{""}, spy.seen["elsewhere.test"], "no credential to another host")
+
+		// Same origin: every request carries it.
+		spy.seen = map[string][]string{}
+		same, err := stream.NewClient("http://elsewhere.test/", stream.WithHTTPClient(&http.Client{Transport: spy}),
+			stream.WithHeader("Authorization", "Bearer secret"))
+		require.NoError(t, err)
+		_, err = drain(t, same.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, []string{"Bearer secret"}, spy.seen["elsewhere.test"])
+	})
+}
+
+func TestHeadersAreDroppedOnCrossOriginRedirects(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent()
+		redirector := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "http://elsewhere.test/", http.StatusTemporaryRedirect)
+		})
+		spy := &headerSpy{seen: map[string][]string{}, next: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Host == "agent.test" {
+				return a2atest.NewTransport(redirector).RoundTrip(r)
+			}
+			return a2atest.NewTransport(agent).RoundTrip(r)
+		})}
+		c, err := stream.NewClient("http://agent.test/", stream.WithVersion(a2a.V10),
+			stream.WithHTTPClient(&http.Client{Transport: spy}), stream.WithHeader("X-Api-Key", "k"))
+		require.NoError(t, err)
+		_, err = drain(t, c.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Len(t, spy.seen["elsewhere.test"], 1)
+		for _, r := range agent.Requests() {
+			require.Empty(t, r.Header.Get("X-Api-Key"), "a custom header must not follow a redirect to another host")
+		}
+	})
+}
+
+// A per-call header does not follow a redirect to another origin, as the
+// Client's headers do not.
+func TestPerCallCredentialsDoNotFollowRedirects(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		target := "http://elsewhere.test"
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(paced()...),
+			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		home := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if !bytes.Contains(body, []byte(`"message"`)) {
+				http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
+				return
+			}
+			agent.ServeHTTP(w, r)
+		})
+		spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
+		c, err := stream.NewClient("http://agent.test/", stream.WithVersion(a2a.V10), stream.WithHTTPClient(&http.Client{Transport: spy}))
+		require.NoError(t, err)
+		_, err = drain(t, c.Send(background(), hello(), withSecretHeaders()...))
+		require.NoError(t, err)
+		spy.requireCredentials(t, "http://agent.test", true)
+		spy.requireCredentials(t, target, false)
+	})
+}
+
+func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// With WithHeader the client installs its own redirect policy; it
+		// must stop after 10 redirects with an error, as net/http's default
+		// does, not hand back the 11th redirect as if it were the answer.
+		hops := 0
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hops++
+			http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
+		})
+		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
+		require.Error(t, err)
+		var httpErr *stream.HTTPError
+		require.False(t, errors.As(err, &httpErr), "a redirect is not the agent's answer: %v", err)
+		var re *reconnect.Error
+		require.ErrorAs(t, err, &re, "no response: the message may not have arrived, and no task is known")
+		require.Equal(t, 10, hops, "the original request and 9 redirects, as net/http counts")
+	})
+}
+
+func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		huge := strings.Repeat("i", 1<<20)
+		h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+			sseHeaders(w)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%q,\"result\":{\"kind\":\"message\"}}\n\n", huge)
+		})
+		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
+		var pe *stream.ProtocolError
+		require.ErrorAs(t, err, &pe)
+		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
+	})
 }

@@ -1,0 +1,129 @@
+package stream_test
+
+// Negotiation: the protocol version (1.0 first, 0.3 on a refusal) and the
+// response shapes and content types each version and binding may use.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/stream"
+)
+
+func TestNegotiation(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v))
+				c, err := stream.NewClient(endpoint, stream.WithHTTPClient(agent.Client()))
+				require.NoError(t, err)
+				require.Equal(t, a2a.Version(""), c.Version())
+				_, err = drain(t, c.Send(background(), hello()))
+				require.NoError(t, err)
+				require.Equal(t, v, c.Version(), "the choice is remembered")
+				_, err = drain(t, c.Send(background(), hello()))
+				require.NoError(t, err)
+				var methods []string
+				for _, r := range agent.Requests() {
+					methods = append(methods, r.Method)
+				}
+				if v == a2a.V03 {
+					require.Equal(t, []string{"SendStreamingMessage", "message/stream", "message/stream"}, methods,
+						"1.0 first, then 0.3 once, then 0.3 straight away")
+					require.Equal(t, "1.0", agent.Requests()[0].Version)
+				} else {
+					require.Equal(t, []string{"SendStreamingMessage", "SendStreamingMessage"}, methods)
+				}
+			})
+		})
+	}
+}
+
+func TestRESTNegotiatesDownOnAVersionRefusal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A 0.3 server asked in 1.0: 400 VERSION_NOT_SUPPORTED, as js 1.3.0
+		// answers a request without the version it wants.
+		noVersion := restCapture(t, "js-1.3.0-rest-no-version.txt")
+		r := &restReplay{t: t, routes: map[string]func(http.ResponseWriter, []byte){
+			"POST /message:stream":    serve("application/a2a+json", 400, noVersion),
+			"POST /v1/message:stream": serve("text/event-stream", 200, restCapture(t, "js-0.3.14-rest-stream-hello.txt")),
+		}}
+		client, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(a2atest.NewClient(r)))
+		require.NoError(t, err)
+		_, err = drain(t, client.Send(background(), hello()))
+		var hitlErr *hitl.Error
+		require.ErrorAs(t, err, &hitlErr)
+		require.Equal(t, a2a.V03, client.Version())
+		require.Equal(t, []string{"POST /message:stream", "POST /v1/message:stream"}, r.calls)
+		require.False(t, errors.Is(err, stream.ErrInvalidMessage))
+	})
+}
+
+func TestResponseShapes(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// Non-2xx: the status, at most 4 KiB of the body.
+				var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(http.StatusRequestEntityTooLarge)
+					fmt.Fprint(w, "<html>"+strings.Repeat("x", 10000)+"</html>")
+				})
+				_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				var he *stream.HTTPError
+				require.ErrorAs(t, err, &he)
+				require.Equal(t, 413, he.StatusCode)
+				require.Len(t, he.Body, 4096)
+				require.Equal(t, "stream: HTTP 413 Request Entity Too Large", he.Error())
+
+				// Another content type.
+				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html")
+					fmt.Fprint(w, "<html>hello</html>")
+				})
+				_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				var pe *stream.ProtocolError
+				require.ErrorAs(t, err, &pe)
+				require.Contains(t, pe.Reason, "unexpected content type")
+
+				// A single JSON result (not an error) stands for a one-event stream.
+				h = rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					raw, _ := a2a.MarshalEvent(v, &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}})
+					w.Header().Set("Content-Type", "application/json")
+					fmt.Fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, raw)
+				})
+				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				require.NoError(t, err)
+				require.Len(t, got.events, 1)
+			})
+		})
+	}
+}
+
+func TestTextPlainUnaryResponses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// a2a-go answers unary calls with text/plain.
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithUnaryContentType(""),
+			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
+		c := newClient(t, agent, a2a.V03)
+		s := c.Send(background(), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		require.Equal(t, 1, gets(agent))
+		task, err := c.GetTask(background(), s.Task().ID)
+		require.NoError(t, err)
+		require.Equal(t, a2a.StateCompleted, task.Status.State)
+	})
+}

@@ -1,0 +1,208 @@
+package stream_test
+
+// The Stream itself: errors of the first send, the caller's context, and
+// ranging with All.
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+var styles = []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
+
+const tick = 100 * time.Millisecond
+
+// paced is a script whose events are 100 ms apart, so that a cut leaves
+// events to be produced while the client is away. Its send stream carries 8
+// events: the task, working, three chunks of a1, a message, a2, completed.
+func paced() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("thinking"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "two ", true, false),
+		a2atest.Pause(tick), a2atest.Say("aside"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "three", true, true),
+		a2atest.Pause(tick), a2atest.Chunk("a2", "x", false, true),
+		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+const pacedEvents = 8
+
+// countMethod counts the requests with one of the given methods.
+func countMethod(agent *a2atest.Agent, methods ...string) int {
+	n := 0
+	for _, r := range agent.Requests() {
+		for _, m := range methods {
+			if r.Method == m {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func sends(agent *a2atest.Agent) int {
+	return countMethod(agent, "message/stream", "SendStreamingMessage")
+}
+
+func resubscribes(agent *a2atest.Agent) int {
+	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
+}
+
+func gets(agent *a2atest.Agent) int { return countMethod(agent, "tasks/get", "GetTask") }
+
+// partsDelivered counts the artifact parts the stream delivered.
+func partsDelivered(c *collected) int {
+	n := 0
+	for _, ev := range c.events {
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			n += len(u.Artifact.Parts)
+		}
+	}
+	return n
+}
+
+func serverParts(t *a2a.Task) int {
+	n := 0
+	for _, a := range t.Artifacts {
+		n += len(a.Parts)
+	}
+	return n
+}
+
+// requireSameAsServer checks the no-loss guarantee: the application's
+// artifacts equal the server's final ones and the final state matches.
+func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *collected) *a2a.Task {
+	t.Helper()
+	require.NotNil(t, s.Task())
+	server := agent.Task(s.Task().ID)
+	require.NotNil(t, server)
+	got.requireArtifacts(t, server.Artifacts, "against the server's final task")
+	require.Equal(t, server.Status.State, s.Task().Status.State)
+	return server
+}
+
+func TestInitialSendErrorsAreReturnedAsIs(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.HTTPStatus(503, "down")))
+				_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
+				var httpErr *stream.HTTPError
+				require.ErrorAs(t, err, &httpErr)
+				require.Equal(t, 503, httpErr.StatusCode)
+				require.Equal(t, 1, sends(agent), "a send is never retried: the message may have been accepted")
+
+				for _, shape := range []a2atest.ErrorShape{a2atest.ErrorAsJSON, a2atest.ErrorAsEvent, a2atest.ErrorAsErrorEvent} {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v),
+						a2atest.WithFaults(a2atest.RPCError(a2a.CodeInternalError, "boom", shape)))
+					_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
+					var rpcErr *a2a.RPCError
+					require.ErrorAs(t, err, &rpcErr, shape.String())
+					require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
+					require.Equal(t, "boom", rpcErr.Message)
+					require.Equal(t, 1, sends(agent))
+				}
+			})
+		})
+	}
+}
+
+func TestContextCancellation(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.Hang()))
+				ctx, cancel := context.WithTimeout(background(), 3*time.Second)
+				defer cancel()
+				start := time.Now()
+				_, err := drain(t, newClient(t, agent, v).Send(ctx, hello()))
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				require.Equal(t, 3*time.Second, time.Since(start))
+
+				// Cancelled during the backoff.
+				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+				ctx, cancel = context.WithCancel(background())
+				s := newClient(t, agent, v, stream.WithNotify(func(n stream.Notice) {
+					if n.Kind == stream.Reconnecting {
+						cancel()
+					}
+				})).Send(ctx, hello())
+				_, err = drain(t, s)
+				require.ErrorIs(t, err, context.Canceled)
+				require.Equal(t, 0, resubscribes(agent))
+			})
+		})
+	}
+}
+
+func TestBreakingOutOfAllClosesTheStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...))
+		s := newClient(t, agent, a2a.V10).Send(background(), hello())
+		n := 0
+		for ev, err := range s.All() {
+			require.NoError(t, err)
+			require.NotNil(t, ev)
+			n++
+			if n == 2 {
+				break
+			}
+		}
+		require.Equal(t, 2, n)
+		require.False(t, s.Next(), "the stream is closed")
+		require.NoError(t, s.Err(), "the caller's own close is not an error")
+		require.NoError(t, s.Close(), "Close is idempotent")
+		// synctest.Test fails if the agent's handler were still running.
+	})
+}
+
+func TestAllYieldsTheErrorLast(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Finish(a2a.StateRejected, "not my job")))
+		var errs []error
+		events := 0
+		for ev, err := range newClient(t, agent, a2a.V10).Send(background(), hello()).All() {
+			if err != nil {
+				require.Nil(t, ev)
+				errs = append(errs, err)
+				continue
+			}
+			events++
+		}
+		require.Len(t, errs, 1)
+		var rejected *terminal.RejectedError
+		require.ErrorAs(t, errs[0], &rejected)
+		require.Equal(t, 3, events)
+	})
+}
+
+// failingTransport fails chosen requests before they reach the agent, the way
+// a reset connection does.
+type failingTransport struct {
+	next http.RoundTripper
+	fail func(n int, r *http.Request) bool
+	n    int
+}
+
+func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	f.n++
+	if f.fail(f.n, r) {
+		return nil, errors.New("connection reset by peer")
+	}
+	return f.next.RoundTrip(r)
+}
