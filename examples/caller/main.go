@@ -65,9 +65,9 @@ func main() {
 type agent struct {
 	name   string
 	client *stream.Client // shared by every question to this agent
-	// signIn returns the agent's Client with credentials. It makes it on
-	// first use and then shares it; nil when there are no credentials.
-	signIn func() (*stream.Client, error)
+	// token is the Authorization header value to sign in with when the
+	// agent asks for credentials; "" when there is none.
+	token  string
 	cached string // the answer to fall back on when the agent is unreachable
 	err    error  // why the agent could not be set up, if it could not
 }
@@ -162,12 +162,10 @@ func ask(ctx context.Context, a *agent, question string) outcome {
 
 	var auth *terminal.AuthRequiredError
 	signedIn := false
-	if errors.As(err, &auth) && a.signIn != nil {
-		client, serr := a.signIn()
-		if serr != nil {
-			return outcome{text: "needs credentials; signing in failed: " + serr.Error()}
-		}
-		answer, err = send(ctx, client, question) // once: no loop
+	if errors.As(err, &auth) && a.token != "" {
+		// Once, with the credentials on this call only: no loop, and
+		// no second Client.
+		answer, err = send(ctx, a.client, question, stream.WithHeader("Authorization", a.token))
 		signedIn = true
 	}
 
@@ -203,11 +201,11 @@ func ask(ctx context.Context, a *agent, question string) outcome {
 	}
 }
 
-// send asks one question on its own stream and returns the answer: the text
-// of the task's artifacts, or of the agent's message when it answered with
-// a message instead of a task.
-func send(ctx context.Context, c *stream.Client, question string) (string, error) {
-	s := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, question))
+// send asks one question on its own stream, with opts for that stream only,
+// and returns the answer: the text of the task's artifacts, or of the
+// agent's message when it answered with a message instead of a task.
+func send(ctx context.Context, c *stream.Client, question string, opts ...stream.Option) (string, error) {
+	s := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, question), opts...)
 	defer s.Close()
 	var reply string
 	for s.Next() {
@@ -236,10 +234,7 @@ func send(ctx context.Context, c *stream.Client, question string) (string, error
 func demoAgents(questions int) []*agent {
 	demoAgent := func(name string, hc *http.Client, cached string) *agent {
 		client, err := stream.NewClient(demo.URL, stream.WithHTTPClient(hc))
-		signIn := sync.OnceValues(func() (*stream.Client, error) {
-			return stream.NewClient(demo.URL, stream.WithHTTPClient(hc), stream.WithHeader("Authorization", demo.Token))
-		})
-		return &agent{name: name, client: client, signIn: signIn, cached: cached, err: err}
+		return &agent{name: name, client: client, token: demo.Token, cached: cached, err: err}
 	}
 	return []*agent{
 		demoAgent("weather", demo.QuickAgent().Client(), ""),
@@ -250,19 +245,14 @@ func demoAgents(questions int) []*agent {
 	}
 }
 
-// remoteAgent resolves the agent at baseURL. With a token, signing in
-// resolves it again with an Authorization header.
+// remoteAgent resolves the agent at baseURL. With a token, signing in sends
+// the question again with an Authorization header, on the same Client.
 func remoteAgent(ctx context.Context, baseURL, token string) *agent {
-	a := &agent{name: baseURL}
+	a := &agent{name: baseURL, token: token}
 	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
 		a.name = u.Host
 	}
 	a.client, a.err = stream.Resolve(ctx, baseURL)
-	if token != "" {
-		a.signIn = sync.OnceValues(func() (*stream.Client, error) {
-			return stream.Resolve(ctx, baseURL, stream.WithHeader("Authorization", token))
-		})
-	}
 	return a
 }
 

@@ -53,25 +53,20 @@ type server struct {
 	mu     sync.Mutex
 	closed bool
 	convs  map[string]*conversation
-	order  []*conversation          // in creation order, for pruning
-	byTask map[string]*conversation // running conversations by task ID, for notices
+	order  []*conversation // in creation order, for pruning
 }
 
 // newServer returns a server whose conversations live at most as long as ctx.
-// dial builds the stream.Client from the options the server needs (its
-// human-input hook and reconnect notices); it adds its own, such as the HTTP
-// client or the agent's URL.
+// dial builds the stream.Client from the options the server needs (the time
+// a human has to answer); it adds its own, such as the HTTP client or the
+// agent's URL. Each conversation's stream gets its own human-input hook and
+// notice function, as per-call options.
 func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Client, error)) (*server, error) {
 	s := &server{
-		mux:    http.NewServeMux(),
-		convs:  make(map[string]*conversation),
-		byTask: make(map[string]*conversation),
+		mux:   http.NewServeMux(),
+		convs: make(map[string]*conversation),
 	}
-	client, err := dial(
-		stream.WithHumanInput(hitl.Func(s.ask)),
-		stream.WithInputTimeout(inputTimeout),
-		stream.WithNotify(s.notify),
-	)
+	client, err := dial(stream.WithInputTimeout(inputTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +125,6 @@ func (s *server) start(msg *a2a.Message) (*conversation, error) {
 	s.convs[c.id] = c
 	s.order = append(s.order, c)
 	ctx, cancel := context.WithCancel(s.ctx)
-	ctx = context.WithValue(ctx, conversationKey{}, c)
 	s.wg.Go(func() {
 		defer cancel()
 		s.drive(ctx, c, msg)
@@ -165,62 +159,23 @@ func (s *server) lookup(id string) *conversation {
 	return s.convs[id]
 }
 
-// drive runs one conversation: it sends msg, relays every event of the
-// stream to c, and ends c with the stream's outcome.
+// drive runs one conversation: it sends msg with the conversation's own
+// hook and notice function, relays every event of the stream to c, and
+// ends c with the stream's outcome.
 func (s *server) drive(ctx context.Context, c *conversation, msg *a2a.Message) {
-	st := s.client.Send(ctx, msg)
+	ask := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+		answer, err := c.ask(ctx, req.Text())
+		if err != nil {
+			return nil, err
+		}
+		return hitl.Text(answer), nil
+	})
+	st := s.client.Send(ctx, msg, stream.WithHumanInput(ask), stream.WithNotify(c.notice))
 	defer st.Close()
-
-	var taskID string
-	defer func() {
-		if taskID != "" {
-			s.mu.Lock()
-			delete(s.byTask, taskID)
-			s.mu.Unlock()
-		}
-	}()
 	for st.Next() {
-		if t := st.Task(); t != nil && t.ID != taskID {
-			// Notices carry only a task ID: remember which conversation
-			// it belongs to.
-			s.mu.Lock()
-			delete(s.byTask, taskID)
-			taskID = t.ID
-			s.byTask[taskID] = c
-			s.mu.Unlock()
-		}
 		c.relay(st.Event())
 	}
 	c.end(st.Task(), st.Err())
-}
-
-// notify relays a reconnect notice to the conversation of its task. It runs
-// on that conversation's goroutine, inside Stream.Next.
-func (s *server) notify(n stream.Notice) {
-	s.mu.Lock()
-	c := s.byTask[n.TaskID]
-	s.mu.Unlock()
-	if c != nil {
-		c.notice(n)
-	}
-}
-
-// conversationKey is the context key under which a conversation's stream
-// context carries the conversation, for the human-input hook.
-type conversationKey struct{}
-
-// ask is the human-input hook: it shows the question on the page and waits
-// for the answer posted back, or for the context to end.
-func (s *server) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
-	c, ok := ctx.Value(conversationKey{}).(*conversation)
-	if !ok {
-		return nil, errors.New("webchat: question outside a conversation")
-	}
-	answer, err := c.ask(ctx, req.Text())
-	if err != nil {
-		return nil, err
-	}
-	return hitl.Text(answer), nil
 }
 
 var (
