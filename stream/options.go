@@ -15,11 +15,12 @@ import (
 
 // Option configures a Client (NewClient, NewRESTClient, Resolve) or one
 // call (Send, Subscribe, GetTask, Cancel). A per-call option overrides the
-// Client's for that call only; WithHTTPClient, WithVersion, WithBinding and
-// WithCardCache are Client-wide and are refused per call. When an option is
-// given twice, the last one wins. Bad values are refused with an error that
-// wraps ErrInvalidOption: by the constructor, or, per call, as the stream's
-// Err.
+// Client's for that call only (a per-call WithHeader replaces the Client's
+// values of its header name); WithHTTPClient, WithVersion, WithBinding and
+// WithCardCache are Client-wide and are refused per call, whatever their
+// value. When an option is given twice, the last one wins, except that
+// WithHeader adds a value. Bad values are refused with an error that wraps
+// ErrInvalidOption: by the constructor, or, per call, as the stream's Err.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
