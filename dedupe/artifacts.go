@@ -3,6 +3,7 @@ package dedupe
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"reflect"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -249,14 +250,26 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
 	case isPrefix(a.Parts, sa.Parts):
 		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		if len(a.Parts) == len(sa.Parts) {
+		// The task's artifact is as new as the one held, or newer: the
+		// delta carries its name, description and metadata with the unseen
+		// tail, folded in as an append, so that those changed by appends
+		// the client missed are not lost. With no new part the task may
+		// still be stale in them (an append of metadata alone), so only a
+		// trusted task changes them then.
+		if trusted && !labelsReach(a, sa) {
+			// Labels an append cannot take away (a replacement with
+			// the same parts and fewer labels): the present wins whole.
+			break
+		}
+		if len(a.Parts) == len(sa.Parts) && (!trusted || !labelsChange(a, sa)) {
 			return dst
 		}
 		tail := sa.Parts[len(a.Parts):]
-		a.Parts = appendClones(a.Parts, tail)
+		u := &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
+			Artifact: a2a.Artifact{ID: sa.ID, Name: sa.Name, Description: sa.Description, Metadata: sa.Metadata, Parts: tail}}
+		a.Apply(u)
 		l.newContent(len(tail))
-		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
-			Artifact: a2a.Artifact{ID: sa.ID, Parts: tail}})
+		return append(dst, u)
 	case !trusted && isPrefix(sa.Parts, a.Parts):
 		l.arts.setCursor(st, verCurrent, len(sa.Parts))
 		l.win.replayed() // a snapshot older than what is held
@@ -311,7 +324,7 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 				return dst
 			}
 		}
-		if partsEqual(parts, a.Parts) {
+		if partsEqual(parts, a.Parts) && labelsEqual(a, &u.Artifact) {
 			return dst
 		}
 		l.arts.replace(st, a, u.Artifact.Clone())
@@ -347,7 +360,11 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 		if start > 0 && anchored {
 			l.win.replayed()
 		}
-		if start == len(parts) {
+		// An append of labels alone (a name, a description, metadata) has
+		// no parts to place: after every part held, one that changes
+		// something is new; anywhere else it is a replay.
+		labelsOnly := len(parts) == 0 && c.ver == verCurrent && c.pos == len(a.Parts) && labelsChange(a, &u.Artifact)
+		if start == len(parts) && !labelsOnly {
 			return dst
 		}
 	}
@@ -366,3 +383,40 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 }
 
 func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
+
+// labelsChange reports whether folding next's name, description and
+// metadata into held, as an append does, would change held.
+func labelsChange(held, next *a2a.Artifact) bool {
+	if next.Name != "" && next.Name != held.Name || next.Description != "" && next.Description != held.Description {
+		return true
+	}
+	for k, v := range next.Metadata {
+		if hv, ok := held.Metadata[k]; !ok || !reflect.DeepEqual(hv, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelsReach reports whether folding next's labels into held, as an append
+// does, leaves held with exactly next's: held has no label next lacks.
+func labelsReach(held, next *a2a.Artifact) bool {
+	if held.Name != "" && next.Name == "" || held.Description != "" && next.Description == "" {
+		return false
+	}
+	for k := range held.Metadata {
+		if _, ok := next.Metadata[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// labelsEqual reports whether two artifacts have the same name, description
+// and metadata (no metadata and an empty map are the same).
+func labelsEqual(a, b *a2a.Artifact) bool {
+	if a.Name != b.Name || a.Description != b.Description || len(a.Metadata) != len(b.Metadata) {
+		return false
+	}
+	return len(a.Metadata) == 0 || reflect.DeepEqual(a.Metadata, b.Metadata)
+}

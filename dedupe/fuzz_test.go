@@ -2,6 +2,7 @@ package dedupe_test
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -73,10 +74,20 @@ func newFuzzServer(c *choices) *fuzzServer {
 				// artifact never announced.
 				u.Append = c.intn(6) == 0
 			}
+			if u.Append && i%3 == 0 {
+				// Labels on an append, without drawing a choice (the
+				// corpus keeps its meaning): a new name, metadata, and
+				// every seventh event no part at all.
+				u.Artifact.Name = fmt.Sprint("n", i)
+				u.Artifact.Metadata = map[string]any{"k": float64(i), fmt.Sprint("at", i): true}
+				if i%7 == 6 {
+					u.Artifact.Parts = nil
+				}
+			}
 			exists[a] = true
 			u.LastChunk = c.intn(2) == 1
 			s.events = append(s.events, u)
-			s.log = append(s.log, fmt.Sprintf("%s append=%v %q", u.Artifact.ID, u.Append, partTexts(u.Artifact.Parts)))
+			s.log = append(s.log, fmt.Sprintf("%s append=%v %q %s%v", u.Artifact.ID, u.Append, partTexts(u.Artifact.Parts), u.Artifact.Name, u.Artifact.Metadata))
 		case k == 5:
 			m := &a2a.Message{ID: fmt.Sprint("m-", i), TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent,
 				Parts: []a2a.Part{{Text: "aside"}}}
@@ -299,6 +310,10 @@ func FuzzLedger(f *testing.F) {
 			sa := &final.Artifacts[i]
 			serverParts += len(sa.Parts)
 			j := c.app.find(sa.ID)
+			if j >= 0 && (sa.Name != c.app.artifacts[j].Name || !reflect.DeepEqual(sa.Metadata, c.app.artifacts[j].Metadata)) {
+				t.Fatalf("artifact %s: application labels %q %v, server %q %v\n%s", sa.ID,
+					c.app.artifacts[j].Name, c.app.artifacts[j].Metadata, sa.Name, sa.Metadata, c.trace())
+			}
 			if j < 0 || !partsEq(sa.Parts, c.app.artifacts[j].Parts) {
 				got := []string(nil)
 				if j >= 0 {

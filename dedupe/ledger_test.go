@@ -207,6 +207,46 @@ func TestAppendsCarryNamesAndMetadata(t *testing.T) {
 	require.Equal(t, "v4 more", l.Task().Artifact("a2").Text())
 }
 
+// Labels (name, description, metadata) that change without parts: a live
+// replacement with the same parts, an append of labels alone after the
+// parts held in a replay window (new) or before them (a replay), and a
+// get-task whose artifact has fewer labels than held (the agent replaced
+// it: the present wins whole).
+func TestLabelsWithoutParts(t *testing.T) {
+	labels := func(u *a2a.ArtifactUpdate, name string, md map[string]any) *a2a.ArtifactUpdate {
+		u.Artifact.Name, u.Artifact.Metadata = name, md
+		return u
+	}
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, labels(chunk("a2", false, false, "p"), "v1", nil)))
+	evs := l.Apply(nil, labels(chunk("a2", false, false, "p"), "v2", map[string]any{"k": 1.0}))
+	require.Len(t, evs, 1, "a replacement that changes the labels alone is delivered")
+	a.apply(t, evs)
+	a.apply(t, l.Apply(nil, labels(chunk("a1", false, false, "x"), "v2", map[string]any{"k": 1.0})))
+	a.apply(t, l.Apply(nil, chunk("a1", true, false, "y")))
+	a.check(t, l)
+
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, labels(chunk("a1", false, false, "x"), "v2", map[string]any{"k": 1.0})))
+	require.Empty(t, l.Apply(nil, labels(chunk("a1", true, false), "", map[string]any{"k": 0.5})),
+		"labels alone before the parts held end: a replay")
+	require.Empty(t, l.Apply(nil, chunk("a1", true, false, "y")))
+	evs = l.Apply(nil, labels(chunk("a1", true, false), "", map[string]any{"done": true}))
+	require.Len(t, evs, 1, "labels alone after every part held: new")
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, map[string]any{"k": 1.0, "done": true}, l.Task().Artifact("a1").Metadata)
+
+	// The agent replaced the artifact with the same parts and no labels.
+	now := l.Task().Clone()
+	stripped := now.Artifact("a1")
+	stripped.Name, stripped.Metadata = "", nil
+	a.apply(t, l.Reconcile(nil, now, true))
+	a.check(t, l)
+	require.Equal(t, *stripped, *l.Task().Artifact("a1"))
+}
+
 func TestRepeatedTextsAtDifferentPositionsSurvive(t *testing.T) {
 	l := dedupe.New()
 	var a app
