@@ -100,3 +100,30 @@ func TestJSONRPCEventDecoderMatchesUnmarshalEvent(t *testing.T) {
 		require.Equal(t, want, ev)
 	}
 }
+
+// The envelope's corners over JSON-RPC: an error member wins over a result,
+// a null result is no result, and ResponseID always names the response just
+// decoded (nil after data that was not one).
+func TestJSONRPCEventDecoderEnvelopes(t *testing.T) {
+	d := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
+	msg := `{"kind":"message","messageId":"m","role":"agent","parts":[]}`
+
+	_, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"a","result":` + msg + `,"error":{"code":-32603,"message":"boom"}}`))
+	var rpcErr *a2a.RPCError
+	require.ErrorAs(t, err, &rpcErr, "an error member wins")
+	require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
+	require.Equal(t, `"a"`, string(d.ResponseID()))
+
+	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":2,"result":null}`))
+	require.ErrorIs(t, err, a2a.ErrUnknownResult, "a null result is no result")
+	require.Equal(t, "2", string(d.ResponseID()))
+
+	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","error":{"code":"not a number","message":"x"}}`))
+	require.ErrorIs(t, err, a2a.ErrNotAResponse)
+	require.Nil(t, d.ResponseID(), "no ID is left over from the response before")
+
+	ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","result":` + msg + `}`))
+	require.NoError(t, err)
+	require.IsType(t, &a2a.Message{}, ev)
+	require.Nil(t, d.ResponseID(), "a response without an id")
+}
