@@ -421,10 +421,3 @@ func isPrefix(p, q []a2a.Part) bool {
 }
 
 func partsEqual(p, q []a2a.Part) bool { return len(p) == len(q) && isPrefix(p, q) }
-
-func appendClones(dst, src []a2a.Part) []a2a.Part {
-	for i := range src {
-		dst = append(dst, src[i].Clone())
-	}
-	return dst
-}
