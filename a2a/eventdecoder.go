@@ -82,7 +82,13 @@ func (d *EventDecoder) Decode(data []byte) (Event, error) {
 		if d.env.Error != nil {
 			return nil, d.env.Error
 		}
-		return d.env.Result.event(d.d)
+		ev, err := d.env.Result.event(d.d)
+		if err != nil && !hasResult(data) {
+			// Not an unknown result: no result at all (a bare result, a
+			// request, {}, null, or "result": null).
+			return nil, fmt.Errorf("%w: neither result nor error", ErrNotAResponse)
+		}
+		return ev, err
 	}
 	d.w = wireObject{}
 	if err := d.decode(data, &d.w); err != nil {
@@ -119,6 +125,19 @@ func (d *EventDecoder) decode(data []byte, v any) error {
 		return errors.New("data after the object")
 	}
 	return nil
+}
+
+// hasResult reports whether data, a JSON object, has a result member that
+// is not null. Decode asks only when the result did not decode, so the
+// second read costs nothing on the way of a good stream.
+func hasResult(data []byte) bool {
+	var probe struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(data, &probe) != nil {
+		return false
+	}
+	return len(probe.Result) > 0 && string(probe.Result) != "null"
 }
 
 // bigResponse is the size above which Decode unmarshals in place.

@@ -115,8 +115,23 @@ func TestJSONRPCEventDecoderEnvelopes(t *testing.T) {
 	require.Equal(t, `"a"`, string(d.ResponseID()))
 
 	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":2,"result":null}`))
-	require.ErrorIs(t, err, a2a.ErrUnknownResult, "a null result is no result")
+	require.ErrorIs(t, err, a2a.ErrNotAResponse, "a null result is no result, as for unary responses")
 	require.Equal(t, "2", string(d.ResponseID()))
+	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`))
+	require.ErrorIs(t, err, a2a.ErrUnknownResult, "an empty result is a result this client does not know")
+	require.NotErrorIs(t, err, a2a.ErrNotAResponse)
+
+	// What is not a response at all.
+	for _, in := range []string{
+		`{"kind":"message","messageId":"m","role":"agent","parts":[]}`,   // a bare 0.3 result
+		`{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[]}}`,   // a bare 1.0 result
+		`{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{}}`, // a request
+		`{}`, `{"jsonrpc":"2.0","id":1}`, `null`,
+	} {
+		_, err = d.Decode([]byte(in))
+		require.ErrorIs(t, err, a2a.ErrNotAResponse, in)
+		require.NotErrorIs(t, err, a2a.ErrUnknownResult, in)
+	}
 
 	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","error":{"code":"not a number","message":"x"}}`))
 	require.ErrorIs(t, err, a2a.ErrNotAResponse)

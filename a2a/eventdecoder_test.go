@@ -51,7 +51,7 @@ func TestEventDecoderDialect(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 	_, err = d.Decode(res)
-	require.ErrorIs(t, err, a2a.ErrUnknownResult, "a bare result has no result member")
+	require.ErrorIs(t, err, a2a.ErrNotAResponse, "a bare result is not a response")
 }
 
 func TestEventDecoderRejects(t *testing.T) {
