@@ -18,11 +18,14 @@ import (
 // consumer.
 type Client struct {
 	endpoint string
-	origin   string
-	cfg      config
-	httpc    *http.Client
-	b        binding
-	binding  a2a.Binding
+	// origin is the origin the caller named: the endpoint's for NewClient
+	// and NewRESTClient, the base URL's for Resolve. Headers, the Client's
+	// and each call's, go to it only.
+	origin  string
+	cfg     config
+	httpc   *http.Client
+	b       binding
+	binding a2a.Binding
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -31,7 +34,7 @@ type Client struct {
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.
 // Without WithVersion it negotiates the protocol version on first use.
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
-	return newClient(endpoint, a2a.BindingJSONRPC, opts)
+	return newClient(endpoint, a2a.BindingJSONRPC, opts, "")
 }
 
 // NewRESTClient returns a client for the HTTP+JSON (REST) binding of an
@@ -40,10 +43,12 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 // that @a2a-js/sdk 0.3 serves. Without WithVersion it negotiates the
 // protocol version on first use, as NewClient does.
 func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
-	return newClient(baseURL, a2a.BindingHTTPJSON, opts)
+	return newClient(baseURL, a2a.BindingHTTPJSON, opts, "")
 }
 
-func newClient(endpoint string, binding a2a.Binding, opts []Option) (*Client, error) {
+// newClient makes a Client of endpoint. named is the origin the caller
+// named, to which alone headers go; "" means the endpoint's.
+func newClient(endpoint string, binding a2a.Binding, opts []Option, named string) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
@@ -60,7 +65,10 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option) (*Client, er
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Client{endpoint: u.String(), origin: origin(u), cfg: cfg, version: cfg.version}
+	if named == "" {
+		named = origin(u)
+	}
+	c := &Client{endpoint: u.String(), origin: named, cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
 	c.binding = binding
 	switch binding {

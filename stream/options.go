@@ -180,9 +180,13 @@ func WithVersion(v a2a.Version) Option {
 	return clientOption{"WithVersion", func(cfg *config) { cfg.version = v }}
 }
 
-// WithHeader adds a header to every request sent to the agent's own origin
-// (the scheme and host of its endpoint), for example an Authorization
-// header. Headers are never sent to another host. The key must be a valid
+// WithHeader adds a header to every request sent to the origin the caller
+// named (the scheme, host and port of NewClient's endpoint or
+// NewRESTClient's base URL, or of Resolve's baseURL), for example an
+// Authorization header. Headers are never sent to another origin: not to an
+// endpoint on another host that an agent card names, not from https down
+// to http, and not across a redirect. A per-call header follows the same
+// rule. The key must be a valid
 // header name and the value must hold no line break. Given twice with one
 // name at the same level, it sends both values; given per call, it replaces
 // the Client's values of that name for the call (a user's token in place of

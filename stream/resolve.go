@@ -3,7 +3,6 @@ package stream
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -37,8 +36,11 @@ const maxCardSize = 1 << 20
 // WithPollInterval). A card with no usable interface ends in an
 // *InvalidCardError.
 //
-// Headers set with WithHeader are sent with the card request, and later only
-// to the chosen endpoint when it has the same origin as baseURL.
+// Headers set with WithHeader, given to Resolve or to one call of the
+// Client, go only to the origin of baseURL (its scheme, host and port): the
+// card request carries Resolve's, and the calls carry them only when the
+// chosen endpoint has that origin. A card that names another host, another
+// port, or http where baseURL is https gets no header at all.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	base, cfg, err := cardConfig(baseURL, opts)
 	if err != nil {
@@ -58,13 +60,10 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		streams := *s
 		all = append(all, optionFunc(func(c *config) { c.noStreaming, c.canStream = !streams, streams }))
 	}
-	if endpointURL.Scheme+"://"+endpointURL.Host != origin(base) {
-		// Credentials belong to the origin the caller named, not to wherever
-		// the card points.
-		all = append(all, optionFunc(func(c *config) { c.header = http.Header{} }))
-	}
 	all = append(all, optionFunc(func(c *config) { c.card = card }))
-	return newClient(endpointURL.String(), in.binding, all)
+	// Credentials belong to the origin the caller named, not to wherever the
+	// card points: a Client's headers and its calls' go to that origin only.
+	return newClient(endpointURL.String(), in.binding, all, origin(base))
 }
 
 // iface is one usable interface of an agent card.

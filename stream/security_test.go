@@ -1008,3 +1008,77 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
 	})
 }
+
+// cardOf returns a card of version v whose only interface is endpoint, in
+// binding b.
+func cardOf(v a2a.Version, b a2a.Binding, endpoint string) string {
+	if v == a2a.V03 {
+		return fmt.Sprintf(`{"name":"x","url":%q,"preferredTransport":%q,"protocolVersion":"0.3.0"}`, endpoint, string(b))
+	}
+	return fmt.Sprintf(`{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":%q,"protocolVersion":"1.0"}]}`, endpoint, string(b))
+}
+
+// Headers given to one call follow the Client's origin rule: they go only to
+// the origin the caller named in Resolve, never to another origin that the
+// card names, and never from https down to http on the same host. Every
+// call of the stream (send, resubscribe, get-task) and GetTask and Cancel
+// are checked, on both bindings and both versions.
+func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
+	const named = "https://agent.test"
+	endpoints := []struct {
+		endpoint, origin string
+		same             bool
+	}{
+		{"https://evil.test/", "https://evil.test", false},
+		{"http://agent.test/", "http://agent.test", false},
+		{"https://agent.test:8443/", "https://agent.test:8443", false},
+		{"https://agent.test/", named, true},
+	}
+	for _, v := range versions {
+		for _, b := range r4Bindings {
+			for _, e := range endpoints {
+				t.Run(string(v)+"/"+string(b)+"/"+e.endpoint, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(paced()...),
+							a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+						home := http.NewServeMux()
+						home.Handle(stream.CardPath, serveCard(cardOf(v, b, e.endpoint)))
+						home.Handle("/", agent)
+						spy := &originSpy{routes: map[string]http.Handler{named: home}, fall: agent}
+						client, err := stream.Resolve(background(), named, stream.WithHTTPClient(&http.Client{Transport: spy}))
+						require.NoError(t, err)
+						require.Equal(t, b, client.Binding())
+						s := client.Send(background(), hello(), withSecretHeaders()...)
+						got, err := drain(t, s)
+						require.NoError(t, err)
+						requireSameAsServer(t, agent, s, got)
+						require.Equal(t, 1, resubscribes(agent))
+						_, err = client.GetTask(background(), s.Task().ID, withSecretHeaders()...)
+						require.NoError(t, err)
+						_, _ = client.Cancel(background(), s.Task().ID, withSecretHeaders()...)
+
+						spy.mu.Lock()
+						defer spy.mu.Unlock()
+						n := 0
+						for _, r := range spy.seen {
+							if r.path == stream.CardPath {
+								require.Empty(t, r.auth, "the card request was given no header")
+								continue
+							}
+							n++
+							require.Equal(t, e.origin, r.origin, "every call goes to the card's endpoint")
+							if e.same {
+								require.Equal(t, "Bearer "+secretToken, r.auth, "%s%s", r.origin, r.path)
+								require.Equal(t, secretKey, r.key, "%s%s", r.origin, r.path)
+							} else {
+								require.Empty(t, r.auth, "no credential to %s%s", r.origin, r.path)
+								require.Empty(t, r.key, "no credential to %s%s", r.origin, r.path)
+							}
+						}
+						require.Equal(t, 5, n, "send, resubscribe, get-task, GetTask and Cancel")
+					})
+				})
+			}
+		}
+	}
+}
