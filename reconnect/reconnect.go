@@ -36,12 +36,15 @@ var ErrNoTask = errors.New("reconnect: connection lost before any task was known
 
 // Error ends a stream whose retry budget is spent, whose policy allows no
 // reconnect, or whose connection dropped before any task ID was known
-// (errors.Is(err, ErrNoTask) then holds, and Task is nil). Attempts counts
-// the reconnects made since the last progress; Err is the last cause; Task
-// is the last known state of the task.
+// (errors.Is(err, ErrNoTask) then holds, and TaskID is empty). Attempts
+// counts the reconnects made since the last progress; Err is the last
+// cause. TaskID is the task's ID whenever one was known, even when none of
+// its state was (a Subscribe that never connected); Task is the last known
+// state of the task, nil when none was seen.
 type Error struct {
 	Attempts int
 	Err      error
+	TaskID   string
 	Task     *a2a.Task
 }
 
@@ -51,13 +54,13 @@ type Error struct {
 // before any task was known: unexpected EOF".
 func (e *Error) Error() string {
 	var s string
-	switch {
-	case e.Task == nil:
+	switch id := e.taskID(); {
+	case id == "" && e.Task == nil:
 		s = ErrNoTask.Error()
 	case e.Attempts == 0:
-		s = "reconnect: task " + e.Task.ID + ": connection lost, and the policy allows no reconnect"
+		s = "reconnect: task " + id + ": connection lost, and the policy allows no reconnect"
 	default:
-		s = "reconnect: task " + e.Task.ID + ": gave up after " + strconv.Itoa(e.Attempts) + " attempts"
+		s = "reconnect: task " + id + ": gave up after " + strconv.Itoa(e.Attempts) + " attempts"
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
@@ -65,8 +68,18 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Is reports whether target is ErrNoTask and the stream knew no task.
-func (e *Error) Is(target error) bool { return target == ErrNoTask && e.Task == nil }
+// taskID is TaskID, or the ID of Task for an Error built without TaskID.
+func (e *Error) taskID() string {
+	if e.TaskID == "" && e.Task != nil {
+		return e.Task.ID
+	}
+	return e.TaskID
+}
+
+// Is reports whether target is ErrNoTask and the stream knew no task ID.
+func (e *Error) Is(target error) bool {
+	return target == ErrNoTask && e.TaskID == "" && e.Task == nil
+}
 
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }

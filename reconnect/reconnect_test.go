@@ -38,3 +38,14 @@ func TestError(t *testing.T) {
 	require.Equal(t, "reconnect: task t-1: connection lost, and the policy allows no reconnect: unexpected EOF", off.Error())
 	require.NotErrorIs(t, off, reconnect.ErrNoTask, "a task was known; the policy said never")
 }
+
+// An Error that knows only the task's ID (a Subscribe that never connected)
+// names it, and is not ErrNoTask.
+func TestErrorWithATaskIDOnly(t *testing.T) {
+	e := &reconnect.Error{Attempts: 3, Err: io.ErrUnexpectedEOF, TaskID: "t-1"}
+	require.Equal(t, "reconnect: task t-1: gave up after 3 attempts: unexpected EOF", e.Error())
+	require.NotErrorIs(t, e, reconnect.ErrNoTask)
+	off := &reconnect.Error{Err: io.ErrUnexpectedEOF, TaskID: "t-1"}
+	require.Equal(t, "reconnect: task t-1: connection lost, and the policy allows no reconnect: unexpected EOF", off.Error())
+	require.NotErrorIs(t, off, reconnect.ErrNoTask)
+}

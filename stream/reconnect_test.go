@@ -518,3 +518,33 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 			"the backoff, then the server's Retry-After, capped at 30 s")
 	})
 }
+
+// A Subscribe knows its task from the start, by ID: when it never connects,
+// it spends its budget and ends in a *reconnect.Error that names the task,
+// not in reconnect.ErrNoTask, on every wire.
+func TestSubscribeThatNeverConnectsNamesItsTask(t *testing.T) {
+	for _, v := range versions {
+		for _, b := range r4Bindings {
+			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b))
+					down := &resetTransport{next: a2atest.NewTransport(agent)}
+					c := r4Client(t, agent, v, b, stream.WithHTTPClient(&http.Client{Transport: down}))
+					start := time.Now()
+					s := c.Subscribe(background(), "t-1")
+					_, err := drain(t, s)
+					var re *reconnect.Error
+					require.ErrorAs(t, err, &re)
+					require.NotErrorIs(t, err, reconnect.ErrNoTask, "the task was known by its ID")
+					require.Equal(t, "t-1", re.TaskID)
+					require.Equal(t, 3, re.Attempts)
+					require.ErrorIs(t, err, errReset)
+					require.Contains(t, err.Error(), "reconnect: task t-1: gave up after 3 attempts")
+					require.Equal(t, 4, down.n, "the subscribe and three attempts")
+					require.Equal(t, 3*reconnect.Default().Backoff, time.Since(start))
+					require.Nil(t, stream.TaskOf(err), "no state of the task was ever seen")
+				})
+			})
+		}
+	}
+}

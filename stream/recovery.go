@@ -57,7 +57,7 @@ func (s *Stream) backoff() {
 		if s.phase == phaseDone || s.deliverHeldFinal(s.rec.cause) {
 			return
 		}
-		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, Task: s.snapshot()})
+		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()})
 		return
 	}
 	if s.feed == feedPoll {
