@@ -31,7 +31,8 @@ import (
 
 // defectReq is one JSON-RPC request a hand-written server received.
 type defectReq struct {
-	n      int // 1 for the first request
+	ctx    context.Context // the request's
+	n      int             // 1 for the first request
 	id     json.RawMessage
 	method string
 	taskID string       // params.id
@@ -71,7 +72,7 @@ func (s *defectServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(body, &req)
-	r := defectReq{id: req.ID, method: req.Method, taskID: req.Params.ID}
+	r := defectReq{ctx: hr.Context(), id: req.ID, method: req.Method, taskID: req.Params.ID}
 	if len(req.Params.Message) > 0 {
 		if m, err := a2a.UnmarshalMessage(req.Params.Message); err == nil {
 			r.msg = m

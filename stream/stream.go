@@ -253,20 +253,34 @@ func (s *Stream) Answer() *a2a.Message { return s.answer }
 // snapshot returns a copy of the assembled task for errors to carry.
 func (s *Stream) snapshot() *a2a.Task { return s.ledger.Task().Clone() }
 
-// emit applies a live event to the ledger and queues its deltas; progress
-// resets the reconnect budget.
+// emit applies a live event to the ledger and queues its deltas.
 func (s *Stream) emit(ev a2a.Event) {
+	// Only held versions coming out first make one live event yield
+	// several deltas that touch artifacts.
+	s.deliver(s.ledger.Pending() > 0, func(dst []a2a.Event) []a2a.Event { return s.ledger.Apply(dst, ev) })
+}
+
+// deliver runs one ledger operation that queues deltas; many says that it
+// may queue several that touch artifacts. Task stays the fold of the deltas
+// yielded: while more than one waits to be yielded, the view holds the
+// artifacts as the application has built them (begun from the ledger's as
+// they were before the operation, or kept when a batch is still being
+// yielded, as when Cancel comes between two deltas). New deltas reset the
+// reconnect budget.
+func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
+	o := &s.out
 	var before []a2a.Artifact
-	if lt := s.ledger.Task(); lt != nil && s.ledger.Pending() > 0 {
-		// Held versions may come out first: keep the artifacts as they are.
-		before = slices.Clone(lt.Artifacts)
+	if many && o.view == nil {
+		if lt := s.ledger.Task(); lt != nil {
+			before = slices.Clone(lt.Artifacts)
+		}
 	}
-	n := len(s.out.queue)
-	s.out.queue = s.ledger.Apply(s.out.queue, ev)
-	if len(s.out.queue)-n > 1 && before != nil {
-		s.out.view = newView(before)
+	n := len(o.queue)
+	o.queue = op(o.queue)
+	if many && o.view == nil && len(o.queue)-o.head > 1 {
+		o.view = newView(before)
 	}
-	if len(s.out.queue) > n {
+	if len(o.queue) > n {
 		s.progress()
 	}
 	s.promptMovedOn()
@@ -290,31 +304,20 @@ const (
 )
 
 // reconcile folds a whole task into the ledger, then applies then (a
-// settling event held back), if any. When that yields several deltas, it
-// keeps the artifacts as they were, for Task to report until the
-// application has seen them all.
+// settling event held back), if any.
 func (s *Stream) reconcile(t *a2a.Task, how fold, then a2a.Event) {
-	var before []a2a.Artifact
-	if lt := s.ledger.Task(); lt != nil {
-		before = slices.Clone(lt.Artifacts)
-	}
-	n := len(s.out.queue)
-	switch how {
-	case foldSnapshot:
-		s.out.queue = s.ledger.ReconcileSnapshot(s.out.queue, t)
-	default:
-		s.out.queue = s.ledger.Reconcile(s.out.queue, t, how == foldAuthoritative)
-	}
-	if then != nil {
-		s.out.queue = s.ledger.Apply(s.out.queue, then)
-	}
-	if len(s.out.queue)-n > 1 {
-		s.out.view = newView(before)
-	}
-	if len(s.out.queue) > n {
-		s.progress()
-	}
-	s.promptMovedOn()
+	s.deliver(true, func(dst []a2a.Event) []a2a.Event {
+		switch how {
+		case foldSnapshot:
+			dst = s.ledger.ReconcileSnapshot(dst, t)
+		default:
+			dst = s.ledger.Reconcile(dst, t, how == foldAuthoritative)
+		}
+		if then != nil {
+			dst = s.ledger.Apply(dst, then)
+		}
+		return dst
+	})
 }
 
 func (s *Stream) notify(n Notice) {

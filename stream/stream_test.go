@@ -206,3 +206,53 @@ func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return f.next.RoundTrip(r)
 }
+
+// Task() is the fold of the events yielded, also when Cancel comes between
+// two deltas of one task event: the deltas still queued are not in Task()
+// until they are yielded, and the cancel's own deltas come after them.
+func TestCancelBetweenDeltasKeepsTaskTheFoldOfTheYielded(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				part := func(s string) a2a.Part { return a2a.TextPart(s) }
+				first := r4Task(a2a.StateWorking, nil,
+					a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two ")}},
+					a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}})
+				canceled := r4Task(a2a.StateCanceled, nil,
+					a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two "), part("three")}},
+					a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}},
+					a2a.Artifact{ID: "a3", Parts: []a2a.Part{part("y")}})
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					switch {
+					case r.isSend():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, first)
+						<-r.ctx.Done()
+					case r.method == "tasks/cancel" || r.method == "CancelTask":
+						unaryTask(w, r.id, v, canceled)
+					default:
+						jsonRPCError(w, r.id, a2a.CodeTaskNotFound, "no")
+					}
+				})
+				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				var app a2a.Task
+				requireFold := func(when string) {
+					t.Helper()
+					require.Equal(t, app.Artifacts, s.Task().Artifacts, "Task() is the fold of the yielded events, %s", when)
+				}
+				require.True(t, s.Next())
+				app.Apply(s.Event())
+				requireFold("after the first delta")
+				require.NoError(t, s.Cancel(background()))
+				requireFold("after Cancel")
+				for s.Next() {
+					app.Apply(s.Event())
+					requireFold("after each later delta")
+				}
+				var ce *terminal.CanceledError
+				require.ErrorAs(t, s.Err(), &ce)
+				require.Equal(t, canceled.Artifacts, app.Artifacts, "every part delivered once, in order")
+			})
+		})
+	}
+}
