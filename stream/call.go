@@ -27,6 +27,9 @@ type call struct {
 	idle   *time.Timer
 	d      time.Duration
 	cfg    *config
+	// answered: the response's status line arrived, so the request reached
+	// the server, which may have acted on it.
+	answered bool
 }
 
 func (c *Client) newCall(parent context.Context) *call {
@@ -48,6 +51,7 @@ func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, k.transportErr(err)
 	}
+	k.answered = true
 	return resp, nil
 }
 
@@ -62,11 +66,21 @@ func (k *call) body(resp *http.Response) io.ReadCloser {
 
 // transportErr maps an error of the exchange: the caller's context error
 // when it is done, ErrIdleTimeout when the idle timer cut the call (wrapping
-// err unless err is only the cancel the timer caused), else err.
+// err unless err is only the cancel the timer caused), else err; an error
+// after the response's status line comes as an *answeredError.
 func (k *call) transportErr(err error) error {
 	if perr := k.parent.Err(); perr != nil {
 		return perr
 	}
+	err = k.lost(err)
+	if k.answered {
+		return &answeredError{err}
+	}
+	return err
+}
+
+// lost maps a transport error as transportErr says.
+func (k *call) lost(err error) error {
 	err = redactError(err)
 	if context.Cause(k.ctx) == errIdle {
 		// The cancel was the idle timer's, not the caller's: a caller
@@ -160,6 +174,23 @@ func readLimited(r io.Reader, limit int) ([]byte, error) {
 		return nil, errTooLarge
 	}
 	return b, nil
+}
+
+// answeredError is a transport error that came after the response's status
+// line: the body was cut, but the request reached the server, which may have
+// acted on it (taken a message). Only classify and the calls that return
+// errors to the caller see it; they unwrap it.
+type answeredError struct{ err error }
+
+func (e *answeredError) Error() string { return e.err.Error() }
+func (e *answeredError) Unwrap() error { return e.err }
+
+// unanswered returns err without its *answeredError, and whether it had one.
+func unanswered(err error) (error, bool) {
+	if a, ok := err.(*answeredError); ok {
+		return a.err, true
+	}
+	return err, false
 }
 
 // isTooLarge reports an event or body over the size limit.

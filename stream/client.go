@@ -193,6 +193,7 @@ func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string, op
 		t, err = checkedTask(ctx, call, v, taskID)
 	}
 	if err != nil {
+		err, _ = unanswered(err)
 		return nil, err
 	}
 	c.remember(v)

@@ -94,11 +94,18 @@ func (s *Stream) send() {
 	}
 	s.ledger.CloseReplayWindow()
 	s.pollIfCardSays()
+	s.sendMessage(s.msg)
+}
+
+// sendMessage sends m, the first message or the reply, as the stream
+// follows its task: with a streaming call, or a unary one when it polls.
+func (s *Stream) sendMessage(m *a2a.Message) {
 	if s.feed == feedPoll {
-		s.sendUnary(s.msg)
+		s.sendUnary(m)
 		return
 	}
-	l, err := s.c.b.sendStream(s.ctx, s.v, s.msg)
+	l, err := s.c.b.sendStream(s.ctx, s.v, m)
+	s.prompt.heard(err)
 	if err != nil {
 		s.handle(opSend, err, false)
 		return
@@ -118,16 +125,17 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		return
 	}
 	o := classify(op, err, started, s.nego)
+	err = o.err
 	switch o.kind {
 	case outDowngrade:
 		// The phase that made the call makes it again, in 0.3.
 		s.log.Debug("a2a: server refused protocol 1.0, falling back to 0.3", "err", err)
 		s.v, s.nego = a2a.V03, false
 	case outDrop:
-		s.rec.cause = o.err
+		s.rec.cause = err
 		s.rec.retryAfter = o.retryAfter
 		if s.taskID == "" {
-			s.fail(&reconnect.Error{Attempts: 0, Err: o.err})
+			s.fail(&reconnect.Error{Attempts: 0, Err: err})
 			return
 		}
 		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", o.err)
@@ -202,9 +210,6 @@ func (s *Stream) read() {
 		// The first event of a leg proves the version works.
 		s.nego = false
 		s.c.remember(s.v)
-	}
-	if s.leg.op == opSend && s.prompt.reply != nil {
-		s.prompt.unconfirmed = false
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		s.leg.close()

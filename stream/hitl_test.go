@@ -315,3 +315,75 @@ func TestUnknownStateIsNotSettled(t *testing.T) {
 		})
 	}
 }
+
+// A reply whose send got a response, even one whose body was then cut, may
+// have been taken: it is never sent again, even while the agent, slow to
+// act on it and listing no user messages in its history, still shows the
+// prompt. Polling (a unary send), and streaming (a 200 JSON answer in place
+// of a stream), on every wire.
+func TestReplyWithACutAnswerIsNotSentAgain(t *testing.T) {
+	prompt := &a2a.Message{ID: "p-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Which city?")}}
+	asking := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt}}
+	done := snap(a2a.StateCompleted, "Lisbon it is")
+	cut := func(w *wireWriter) {
+		raw, err := a2a.MarshalEventFor(w.a.v, w.a.b, asking)
+		if err != nil {
+			panic(err)
+		}
+		w.cutAfter(12, raw)
+	}
+	polls := func(w *wireWriter, c wireCall) {
+		if c.n < 3 {
+			w.task(asking) // the agent has not acted on the reply yet
+			return
+		}
+		w.task(done)
+	}
+	for _, w := range wires() {
+		for _, streaming := range []bool{false, true} {
+			name := w.String() + "/polling"
+			if streaming {
+				name = w.String() + "/streaming"
+			}
+			t.Run(name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					on := map[callKind]func(*wireWriter, wireCall){kindGet: polls}
+					if streaming {
+						// The subscribe route is missing: the stream polls
+						// after the cut.
+						on[kindStream] = func(w *wireWriter, c wireCall) {
+							if c.n == 0 {
+								w.sse()
+								w.event(asking)
+								return
+							}
+							cut(w)
+						}
+					} else {
+						on[kindStream] = func(w *wireWriter, _ wireCall) { w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+						on[kindSend] = func(w *wireWriter, c wireCall) {
+							if c.n == 0 {
+								w.result(asking)
+								return
+							}
+							cut(w)
+						}
+					}
+					agent := newWireAgent(w, on)
+					hook := &r4Answer{text: "Lisbon"}
+					s := agent.client(t, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					require.Equal(t, 1, hook.asked)
+					sends := agent.count(kindSend)
+					if streaming {
+						sends = agent.count(kindStream)
+					}
+					require.Equal(t, 2, sends, "the message and the reply, each once")
+					require.Equal(t, 4, agent.count(kindGet), "polled until the task moved on")
+					require.Equal(t, "Lisbon it is", got.task.Artifact("a1").Text())
+				})
+			})
+		}
+	}
+}

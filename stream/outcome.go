@@ -44,7 +44,7 @@ const (
 // outcome is a classified failure.
 type outcome struct {
 	kind       outcomeKind
-	err        error
+	err        error         // the error to act on and report
 	retryAfter time.Duration // the wait the server asked for, capped; 0 if none
 }
 
@@ -72,7 +72,11 @@ const maxRetryAfter = 30 * time.Second
 //     fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is quiet.
+//
+// A transport error after the response's status line (an *answeredError)
+// is sorted as the error it wraps.
 func classify(op operation, err error, started, negotiating bool) outcome {
+	err, _ = unanswered(err)
 	var (
 		rpcErr  *a2a.RPCError
 		httpErr *HTTPError

@@ -30,13 +30,13 @@ func (s *Stream) pollIfCardSays() {
 // that returns at once, then follows the task by polling.
 func (s *Stream) sendUnary(m *a2a.Message) {
 	ev, err := s.c.b.sendUnary(s.ctx, s.v, m)
+	s.prompt.heard(err)
 	if err != nil {
 		s.handle(opSend, err, false)
 		return
 	}
 	s.nego = false
 	s.c.remember(s.v)
-	s.prompt.unconfirmed = false
 	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		s.answered(msg)
 		return

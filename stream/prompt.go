@@ -18,8 +18,20 @@ type prompt struct {
 	// reply is the answer sent: the hook's, or the message of a Send that
 	// continues a task.
 	reply *a2a.Message
-	// unconfirmed: the reply's send got no response yet.
+	// unconfirmed: the reply's last send got no response, so the agent
+	// cannot have taken it; set when the reply is sent, cleared by heard and
+	// confirmFrom.
 	unconfirmed bool
+}
+
+// heard clears unconfirmed when the call that sent a message got a
+// response: its result, or an error that came after the response's status
+// line (a body cut short). The agent may then have taken the message, which
+// is never sent again. A send that got no response keeps unconfirmed.
+func (p *prompt) heard(err error) {
+	if _, answered := unanswered(err); err == nil || answered {
+		p.unconfirmed = false
+	}
 }
 
 // askHuman calls the human-input hook and sends its reply on the same task.
@@ -80,19 +92,7 @@ func (s *Stream) sendReply() {
 	s.prompt.unconfirmed = true
 	s.rec.gap = false
 	s.ledger.CloseReplayWindow()
-	if s.feed == feedPoll {
-		s.sendUnary(s.prompt.reply)
-		return
-	}
-	l, err := s.c.b.sendStream(s.ctx, s.v, s.prompt.reply)
-	if err != nil {
-		s.handle(opSend, err, false)
-		return
-	}
-	// The agent answered: it has the reply, even if this leg dies before its
-	// first event. Only a send that got no response at all is sent again.
-	s.prompt.unconfirmed = false
-	s.setLeg(l, opSend)
+	s.sendMessage(s.prompt.reply)
 }
 
 // confirmFrom clears the pending reply once a task from the server lists it
