@@ -360,7 +360,9 @@ func TestReplyWithACutAnswerIsNotSentAgain(t *testing.T) {
 							cut(w)
 						}
 					} else {
-						on[kindStream] = func(w *wireWriter, _ wireCall) { w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+						on[kindStream] = func(w *wireWriter, _ wireCall) {
+							w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+						}
 						on[kindSend] = func(w *wireWriter, c wireCall) {
 							if c.n == 0 {
 								w.result(asking)
