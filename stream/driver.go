@@ -142,6 +142,7 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		s.phase = phaseBackoff
 	case outRefused:
 		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
+		s.rec.cause = err
 		s.phase = phaseRecover
 	case outUnsupported:
 		var rpcErr *a2a.RPCError

@@ -379,26 +379,37 @@ func TestResubscribeRefusalsFallBackToGetTask(t *testing.T) {
 	cases := []struct {
 		name  string
 		fault a2atest.Fault
+		polls bool // the refusal means the server cannot stream the task
 	}{
-		{"-32001 JSON", a2atest.RPCError(a2a.CodeTaskNotFound, "task not found", a2atest.ErrorAsJSON)},
-		{"-32001 first event", a2atest.RPCError(a2a.CodeTaskNotFound, "task not found", a2atest.ErrorAsEvent)},
-		{"-32004 JSON", a2atest.RPCError(a2a.CodeUnsupportedOperation, "terminal", a2atest.ErrorAsJSON)},
-		{"-32602 error frame", a2atest.RPCError(a2a.CodeInvalidParams, "invalid", a2atest.ErrorAsErrorEvent)},
+		{"-32001 JSON", a2atest.RPCError(a2a.CodeTaskNotFound, "task not found", a2atest.ErrorAsJSON), false},
+		{"-32001 first event", a2atest.RPCError(a2a.CodeTaskNotFound, "task not found", a2atest.ErrorAsEvent), false},
+		{"-32004 JSON", a2atest.RPCError(a2a.CodeUnsupportedOperation, "not supported", a2atest.ErrorAsJSON), true},
+		{"-32602 error frame", a2atest.RPCError(a2a.CodeInvalidParams, "invalid", a2atest.ErrorAsErrorEvent), false},
 	}
 	for _, v := range versions {
 		for _, c := range cases {
 			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					// Refused while the task still runs: get-task says working,
-					// so the stream waits and resubscribes as its next attempt.
+					// so the stream waits and resubscribes as its next attempt;
+					// after -32004 (unsupported operation), which 1.0 servers
+					// answer only for an ended task, it polls instead.
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2), c.fault))
-					s := newClient(t, agent, v).Send(background(), hello())
+					var notes r3notices
+					s := newClient(t, agent, v, notes.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					requireSameAsServer(t, agent, s, got)
+					if c.polls {
+						require.Equal(t, 1, resubscribes(agent))
+						require.Greater(t, gets(agent), 1)
+						require.Equal(t, 1, notes.count(stream.Polling))
+						return
+					}
 					require.GreaterOrEqual(t, gets(agent), 1)
 					require.Equal(t, 2, resubscribes(agent))
+					require.Zero(t, notes.count(stream.Polling))
 				})
 			})
 		}

@@ -117,10 +117,11 @@ func (s *Stream) fetch() {
 	s.learnAnswered(t, false)
 	s.rec.gap = false
 	s.confirmFrom(t)
+	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
 	s.reconcile(t, foldAuthoritative, s.rec.final)
 	s.rec.final = nil
-	if s.phase == phaseRecover || s.phase == phaseQuiet {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
+	if (s.phase == phaseRecover || s.phase == phaseQuiet) && attempt > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
 	}
 	st := &s.ledger.Task().Status
 	switch {
@@ -136,6 +137,11 @@ func (s *Stream) fetch() {
 		s.phase = phaseReply
 	case s.feed == feedPoll:
 		s.pollAgain()
+	case s.phase == phaseRecover && cannotStream(s.rec.cause):
+		// The server refused to stream a task that still runs: it cannot
+		// stream it, now or on the next attempt.
+		s.startPolling(s.rec.cause)
+		s.pollAgain()
 	default:
 		// Still working (or a stale prompt): wait, then resubscribe, as the
 		// next attempt.
@@ -144,6 +150,15 @@ func (s *Stream) fetch() {
 		}
 		s.phase = phaseBackoff
 	}
+}
+
+// cannotStream reports a refused subscribe that, for a task still running,
+// means the server cannot stream it: unsupported operation (-32004), with
+// which 1.0 servers refuse only ended tasks, and agents that cannot stream
+// refuse every subscribe.
+func cannotStream(refusal error) bool {
+	var rpcErr *a2a.RPCError
+	return errors.As(refusal, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation
 }
 
 // deliverHeldFinal delivers the settling event held back while a gap could

@@ -1,6 +1,8 @@
 package stream_test
 
 import (
+	"time"
+
 	"testing"
 	"testing/synctest"
 
@@ -69,4 +71,46 @@ func TestSubscribeToAnUnknownTask(t *testing.T) {
 		require.ErrorAs(t, err, &rpcErr, "get-task says the task does not exist")
 		require.Equal(t, a2a.CodeTaskNotFound, rpcErr.Code)
 	})
+}
+
+// runningThenDone answers get-task with the same working task four times,
+// then with the task completed.
+func runningThenDone(w *wireWriter, c wireCall) {
+	if c.n < 4 {
+		w.task(snap(a2a.StateWorking, "one "))
+		return
+	}
+	w.task(snap(a2a.StateCompleted, "one ", "two"))
+}
+
+// A Subscribe without a card, to an agent that cannot stream: the server
+// refuses the subscribe with -32004 (unsupported operation), and get-task
+// shows the task running. The server cannot stream it, now or on the next
+// attempt: the stream polls, at no cost to the budget, on every wire.
+func TestSubscribeToAnAgentThatCannotStreamPolls(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+					kindStream: func(w *wireWriter, _ wireCall) {
+						w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+					},
+					kindSubscribe: func(w *wireWriter, _ wireCall) {
+						w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+					},
+					kindGet: runningThenDone,
+				})
+				var notes r3notices
+				start := time.Now()
+				s := agent.client(t, notes.option()).Subscribe(bounded(t), "t-1")
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, "one two", got.task.Artifact("a1").Text())
+				require.Equal(t, 1, agent.count(kindSubscribe), "refused once: not asked again")
+				require.Equal(t, 5, agent.count(kindGet))
+				require.Equal(t, 4*stream.DefaultPollInterval, time.Since(start), "four poll intervals, no backoff")
+				require.Equal(t, []stream.NoticeKind{stream.Polling}, notes.kinds())
+			})
+		})
+	}
 }
