@@ -21,6 +21,7 @@ const (
 	phaseBackoff                 // the connection dropped: wait, then subscribe
 	phaseSubscribe               // subscribe to the task
 	phaseRecover                 // fetch the task: a subscribe was refused
+	phaseProbe                   // fetch the task in 1.0: a 1.0 subscribe was refused while negotiating
 	phaseQuiet                   // fetch the task: a subscription stayed silent
 	phaseCloseGap                // fetch the task before delivering a held final event
 	phaseAfterError              // fetch the task after an error in the middle of a stream
@@ -70,7 +71,7 @@ func (s *Stream) step() {
 		s.backoff()
 	case phaseSubscribe:
 		s.subscribe()
-	case phaseRecover, phaseQuiet, phaseCloseGap, phaseAfterError:
+	case phaseRecover, phaseProbe, phaseQuiet, phaseCloseGap, phaseAfterError:
 		s.fetch()
 	case phasePollWait:
 		s.pollWait()
@@ -128,9 +129,17 @@ func (s *Stream) handle(op operation, err error, started bool) {
 	err = o.err
 	switch o.kind {
 	case outDowngrade:
-		// The phase that made the call makes it again, in 0.3.
+		// The phase that made the call makes it again, in 0.3; a refused
+		// probe subscribes in 0.3.
 		s.log.Debug("a2a: server refused protocol 1.0, falling back to 0.3", "err", err)
 		s.v, s.nego = a2a.V03, false
+		if s.phase == phaseProbe {
+			s.phase = phaseSubscribe
+		}
+	case outProbe:
+		s.log.Debug("a2a: subscribe refused in 1.0, fetching the task to learn the version", "task", s.taskID, "err", err)
+		s.rec.cause = err
+		s.phase = phaseProbe
 	case outDrop:
 		s.rec.cause = err
 		s.rec.retryAfter = o.retryAfter

@@ -127,3 +127,49 @@ func TestTextPlainUnaryResponses(t *testing.T) {
 		require.Equal(t, a2a.StateCompleted, task.Status.State)
 	})
 }
+
+// A negotiating Client whose first call is Subscribe: a refusal of the 1.0
+// subscribe (-32601, or a bare 404 over HTTP+JSON) does not tell a 0.3
+// server from a 1.0 server that cannot subscribe. A 1.0 get-task tells
+// them apart: the 1.0 server is polled in 1.0, and the 0.3 server is
+// subscribed to in 0.3. On both bindings.
+func TestNegotiatingSubscribeTellsAServerThatCannotSubscribeFromA03Server(t *testing.T) {
+	streamTask := func(w *wireWriter, _ wireCall) {
+		w.sse()
+		w.event(snap(a2a.StateWorking, "one "))
+		w.event(artEvent("a1", true, "two"))
+		w.event(statusEvent(w.a.v, a2a.StateCompleted, nil))
+	}
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				on := map[callKind]func(*wireWriter, wireCall){kindGet: runningThenDone}
+				if w.v == a2a.V03 {
+					on[kindSubscribe] = streamTask
+				}
+				agent := newWireAgent(w, on)
+				var notes r3notices
+				c := agent.clientOf(t, stream.WithHTTPClient(a2atest.NewClient(agent)), notes.option())
+				got, err := drain(t, c.Subscribe(bounded(t), "t-1"))
+				require.NoError(t, err)
+				require.Equal(t, "one two", got.task.Artifact("a1").Text())
+				require.Equal(t, w.v, c.Version(), "the version is learnt")
+				var methods []string
+				for _, call := range agent.received() {
+					methods = append(methods, call.method)
+				}
+				subscribe, get, subscribe03 := "SubscribeToTask", "GetTask", "tasks/resubscribe"
+				if w.b == a2a.BindingHTTPJSON {
+					subscribe, get, subscribe03 = "POST /tasks/t-1:subscribe", "GET /tasks/t-1", "POST /v1/tasks/t-1:subscribe"
+				}
+				if w.v == a2a.V10 {
+					require.Equal(t, []string{subscribe, get, get, get, get, get}, methods, "polled in 1.0 until the task completed")
+					require.Equal(t, 1, notes.count(stream.Polling))
+					return
+				}
+				require.Equal(t, []string{subscribe, get, subscribe03}, methods, "the 1.0 get-task is refused too: 0.3")
+				require.Zero(t, notes.count(stream.Polling))
+			})
+		})
+	}
+}

@@ -39,6 +39,10 @@ const (
 	// outUnsupported: the server cannot make this kind of call at all (a
 	// streaming send, or a subscribe); follow the task by polling instead.
 	outUnsupported
+	// outProbe: a 1.0 subscribe refused while the version is negotiated. A
+	// 0.3 server and a 1.0 server that cannot subscribe refuse it alike:
+	// fetch the task in 1.0 to learn which.
+	outProbe
 )
 
 // outcome is a classified failure.
@@ -58,9 +62,10 @@ const maxRetryAfter = 30 * time.Second
 //
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
 //     are fatal, never retried. (The caller's context is checked before.)
+//   - Before any event, while negotiating, a version refusal (see
+//     isVersionRefusal) downgrades, except on a subscribe, which probes.
 //   - A JSON-RPC error (or an A2A error body that a binding mapped onto one)
-//     is fatal, except before any event: method-not-found or
-//     version-not-supported while negotiating (downgrade); on a streaming
+//     is fatal, except before any event: on a streaming
 //     send, -32004 or method-not-found (unsupported: send unary and poll);
 //     on a subscribe, method-not-found (unsupported: poll) and the refusals
 //     -32001 (a2a-go once a turn is over), -32004 (1.0 terminal tasks) and
@@ -85,11 +90,14 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 	switch {
 	case errors.As(err, &protErr), errors.Is(err, ErrInvalidMessage):
 		return outcome{kind: outFatal, err: err}
+	case !started && negotiating && isVersionRefusal(err):
+		if op == opSubscribe {
+			return outcome{kind: outProbe, err: err}
+		}
+		return outcome{kind: outDowngrade, err: err}
 	case errors.As(err, &rpcErr):
 		switch {
 		case started || op == opGet:
-		case negotiating && isVersionRefusal(err):
-			return outcome{kind: outDowngrade, err: err}
 		case rpcErr.Code == a2a.CodeMethodNotFound,
 			op == opSend && rpcErr.Code == a2a.CodeUnsupportedOperation:
 			return outcome{kind: outUnsupported, err: err}
@@ -100,8 +108,6 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 	case errors.As(err, &httpErr):
 		code := httpErr.StatusCode
 		switch {
-		case negotiating && isVersionRefusal(err):
-			return outcome{kind: outDowngrade, err: err}
 		case op != opGet && (code == http.StatusMethodNotAllowed || code == http.StatusNotImplemented),
 			op == opSubscribe && code == http.StatusNotFound:
 			return outcome{kind: outUnsupported, err: err}

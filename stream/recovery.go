@@ -91,8 +91,10 @@ func (s *Stream) subscribe() {
 }
 
 // fetch fetches the task and continues from the state it returns: after a
-// refused or silent subscribe (phaseRecover), or to close a gap before the
-// held final event (phaseCloseGap).
+// refused subscribe (phaseRecover, or phaseProbe when the refusal did not
+// tell the version) or a silent one (phaseQuiet), to close a gap before the
+// held final event (phaseCloseGap), after an error in the middle of a stream
+// (phaseAfterError), or to poll.
 func (s *Stream) fetch() {
 	t, err := checkedTask(s.ctx, s.c.b.getTask, s.v, s.taskID)
 	if err == nil {
@@ -113,6 +115,15 @@ func (s *Stream) fetch() {
 		}
 		s.handle(opGet, err, false)
 		return
+	}
+	// A task fetched in this version proves the version.
+	s.nego = false
+	s.c.remember(s.v)
+	if s.phase == phaseProbe {
+		// The server speaks 1.0 and refused the subscribe: it cannot
+		// subscribe; follow the task by polling.
+		s.startPolling(s.rec.cause)
+		s.phase = phaseRecover
 	}
 	s.learnAnswered(t, false)
 	s.rec.gap = false
