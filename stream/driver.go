@@ -273,18 +273,48 @@ func (s *Stream) read() {
 // that names a task sets the stream's.
 func (s *Stream) checkOwner(ev a2a.Event) error {
 	id, contextID := eventOwner(ev)
+	var reason string
 	switch {
 	case s.taskID == "" && s.msg != nil && s.msg.TaskID != "" && id != "" && id != s.msg.TaskID:
-		return &ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream continuing task %q", quote([]byte(id)), s.msg.TaskID)}
+		reason = fmt.Sprintf("event for task %q on the stream continuing task %q", quote([]byte(id)), s.msg.TaskID)
 	case s.taskID == "":
 		s.taskID = id
 	case id != "" && id != s.taskID:
-		return &ProtocolError{Reason: fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID)}
+		reason = fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID)
 	}
-	if lt := s.ledger.Task(); lt != nil && contextID != "" && lt.ContextID != "" && contextID != lt.ContextID {
-		return &ProtocolError{Reason: fmt.Sprintf("event in context %q for task %q of context %q", quote([]byte(contextID)), s.taskID, lt.ContextID)}
+	if lt := s.ledger.Task(); reason == "" && lt != nil && contextID != "" && lt.ContextID != "" && contextID != lt.ContextID {
+		reason = fmt.Sprintf("event in context %q for task %q of context %q", quote([]byte(contextID)), s.taskID, lt.ContextID)
 	}
-	return nil
+	if reason == "" {
+		return nil
+	}
+	return &ProtocolError{Reason: reason + eventSummary(ev), Event: ev}
+}
+
+// eventSummary describes an event for an error text, with the state and
+// the reason (the status message's text, cut to 64 bytes) a status carries:
+// ` (a status update, failed: "the agent's reason")`.
+func eventSummary(ev a2a.Event) string {
+	var (
+		kind string
+		st   *a2a.TaskStatus
+	)
+	switch e := ev.(type) {
+	case *a2a.Task:
+		kind, st = "a task", &e.Status
+	case *a2a.StatusUpdate:
+		kind, st = "a status update", &e.Status
+	case *a2a.ArtifactUpdate:
+		return " (an artifact update)"
+	case *a2a.Message:
+		return fmt.Sprintf(" (a message: %q)", quote([]byte(e.Text())))
+	default:
+		return ""
+	}
+	if text := st.Message.Text(); text != "" {
+		return fmt.Sprintf(" (%s, %s: %q)", kind, st.State, quote([]byte(text)))
+	}
+	return fmt.Sprintf(" (%s, %s)", kind, st.State)
 }
 
 // settles reports whether applying ev would settle the task: it changes the

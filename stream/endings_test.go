@@ -1,11 +1,13 @@
 package stream_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -306,4 +308,33 @@ func TestRPCErrorMidStream(t *testing.T) {
 			})
 		})
 	}
+}
+
+// @a2a-js/sdk 0.3.14 reports an executor that throws as a failed status
+// under a new, random task ID (testdata/js-0.3.14-stream-executor-error.txt,
+// a byte-exact copy of shared/captures/js-0.3.14-stream-executor-error.txt;
+// real-peers.md §9.7). That is a server bug and keeps its typed ending, a
+// *ProtocolError, but the ending does not lose the agent's reason: the
+// error carries the event, and its text the event's state and reason.
+func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		captured, err := os.ReadFile("testdata/js-0.3.14-stream-executor-error.txt")
+		require.NoError(t, err)
+		const capturedID = `"3c785ac0-68bd-4a38-a698-56e890dbb11c"`
+		h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+			sseHeaders(w)
+			w.Write(bytes.ReplaceAll(captured, []byte(capturedID), id))
+		})
+		s := hostileClient(t, h, a2a.V03).Send(background(), hello())
+		_, err = drain(t, s)
+		var pe *stream.ProtocolError
+		require.ErrorAs(t, err, &pe)
+		su, ok := pe.Event.(*a2a.StatusUpdate)
+		require.True(t, ok, "the event at fault is carried: %T", pe.Event)
+		require.Equal(t, a2a.StateFailed, su.Status.State)
+		require.Equal(t, "Agent execution error: scripted executor error", su.Status.Message.Text())
+		require.Equal(t, "stream: protocol error: event for task \"8f1d0958-1960-4b6c-a062-72209bbcb0ea\" on the stream of task "+
+			"\"2f7b5633-5245-4cf7-9afc-6a16e9d68efa\" (a status update, failed: \"Agent execution error: scripted executor error\")", pe.Error())
+		require.Equal(t, "2f7b5633-5245-4cf7-9afc-6a16e9d68efa", pe.Task.ID, "the stream's own task, as last known")
+	})
 }

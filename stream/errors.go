@@ -64,10 +64,16 @@ func (e *HTTPError) RetryAfter() (time.Duration, bool) {
 // an oversized event, an unexpected content type, an event for another task,
 // or a JSON-RPC response with the wrong ID. It is a server bug, not a network
 // fault, so it is never retried. Task is the task as last known, if any.
+// Event is the event at fault when one decoded but breaks the rules (an
+// event for another task or context), else nil: a server may report the
+// agent's failure that way (@a2a-js/sdk 0.3.14 sends a failed status under
+// a new task ID when its executor throws), and the reason stays readable
+// there and, up to its first 64 bytes, in the error text.
 type ProtocolError struct {
 	Reason string
 	Err    error
 	Task   *a2a.Task
+	Event  a2a.Event
 }
 
 // Error reads like "stream: protocol error: malformed JSON: …".

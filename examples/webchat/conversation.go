@@ -259,11 +259,37 @@ func describe(err error) errorEvent {
 	case errors.As(err, &status):
 		out.Kind, out.Title = "http-error", "The agent's server answered with an HTTP error."
 	case errors.As(err, &proto):
+		if st, reason, ok := reportedEnding(proto.Event); ok {
+			// The agent's server broke the protocol while reporting an
+			// ending (a failure under another task ID, say): the person
+			// reads the ending and the agent's reason.
+			out.Kind, out.Title, out.Text = string(st), endingTitle(st), reason
+			break
+		}
 		out.Kind, out.Title = "protocol-error", "The agent sent something this client cannot read."
 	case errors.Is(err, context.Canceled):
 		out.Kind, out.Title = "stopped", "The chat server stopped this conversation."
 	}
 	return out
+}
+
+// reportedEnding returns the ending a status event reports, with the
+// agent's reason, when it reports one.
+func reportedEnding(ev a2a.Event) (a2a.TaskState, string, bool) {
+	var st a2a.TaskStatus
+	switch e := ev.(type) {
+	case *a2a.StatusUpdate:
+		st = e.Status
+	case *a2a.Task:
+		st = e.Status
+	default:
+		return "", "", false
+	}
+	reason := st.Message.Text()
+	if !st.State.Terminal() || st.State == a2a.StateCompleted || reason == "" {
+		return "", "", false
+	}
+	return st.State, reason, true
 }
 
 // endingTitle is the headline of a typed ending.

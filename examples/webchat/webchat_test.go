@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -302,6 +303,15 @@ func TestEndings(t *testing.T) {
 			kind: "connection-lost",
 			text: "gave up after 3 attempts",
 		},
+		{
+			// @a2a-js/sdk 0.3.14 reports an executor that throws as a
+			// failed status under a new task ID: a server bug, but the
+			// person reads the agent's reason, not two task IDs.
+			name:  "failure under another task ID",
+			agent: failsUnderAnotherTaskID,
+			kind:  "failed",
+			text:  "Agent execution error: scripted executor error",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,6 +329,37 @@ func TestEndings(t *testing.T) {
 			})
 		})
 	}
+}
+
+// failsUnderAnotherTaskID is a 0.3 agent whose stream opens task t-1 and
+// then reports a failure under task t-random, as @a2a-js/sdk 0.3.14 does when
+// its executor throws.
+func failsUnderAnotherTaskID() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if req.Method != "message/stream" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, req.ID)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		reason := &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, ContextID: "c-1",
+			Parts: []a2a.Part{a2a.TextPart("Agent execution error: scripted executor error")}}
+		for _, ev := range []a2a.Event{
+			&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}},
+			&a2a.StatusUpdate{TaskID: "t-random", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateFailed, Message: reason}},
+		} {
+			raw, err := a2a.MarshalEvent(a2a.V03, ev)
+			if err != nil {
+				panic(err)
+			}
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", req.ID, raw)
+		}
+	})
 }
 
 // TestUnansweredQuestion leaves the agent's question open: after the input
