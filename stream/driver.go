@@ -44,10 +44,10 @@ const (
 
 // active is the leg being read, with what opened it.
 type active struct {
-	l        *leg
-	op       operation // opSend or opSubscribe
-	from     phase     // the phase that opened it, made again on a downgrade
-	progress bool      // it delivered something new
+	l    *leg
+	op   operation // opSend or opSubscribe
+	from phase     // the phase that opened it, made again on a downgrade
+	news int       // the stream's news count when it opened
 }
 
 func (a *active) close() {
@@ -115,7 +115,7 @@ func (s *Stream) sendMessage(m *a2a.Message) {
 }
 
 func (s *Stream) setLeg(l *leg, op operation) {
-	s.leg = active{l: l, op: op, from: s.phase}
+	s.leg = active{l: l, op: op, from: s.phase, news: s.rec.news.count}
 	s.phase = phaseRead
 }
 
@@ -200,7 +200,7 @@ func (s *Stream) read() {
 	if err != nil {
 		op, started := s.leg.op, l.events > 0
 		s.leg.close()
-		if op == opSubscribe && err == io.EOF && !s.leg.progress {
+		if op == opSubscribe && err == io.EOF && s.rec.news.count == s.leg.news {
 			// A subscription that ended with nothing new (say, a snapshot
 			// whose timestamp reads older than what is held, from a clock
 			// that went back or was truncated) may hide a change: ask the

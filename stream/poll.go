@@ -12,7 +12,7 @@ import (
 // the agent card said so).
 func (s *Stream) startPolling(cause error) {
 	s.feed = feedPoll
-	s.rec.lastProgress = time.Now()
+	s.rec.news.since = time.Now() // the stall clock starts
 	s.log.Debug("a2a: following the task by polling", "task", s.taskID, "cause", cause)
 	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.cfg.pollInterval, Cause: cause})
 }
@@ -67,7 +67,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 // progress for longer than the stall limit (the server may have abandoned
 // it, as some do when a client's connection drops).
 func (s *Stream) pollAgain() {
-	if d := s.cfg.stallTimeout; d > 0 && time.Since(s.rec.lastProgress) >= d {
+	if d := s.cfg.stallTimeout; d > 0 && time.Since(s.rec.news.since) >= d {
 		s.fail(&StalledError{Task: s.snapshot(), After: d})
 		return
 	}

@@ -18,12 +18,25 @@ type recovery struct {
 	gap bool
 	// final is a settling event held back until the gap is closed.
 	final a2a.Event
-	// lastProgress is when something new was last delivered, for the stall
-	// limit of polling.
-	lastProgress time.Time
+	// news is the stream's progress: what was delivered that was new.
+	news news
 	// streamErr is the error that ended a stream in its middle, while the
 	// task is fetched to see whether it ended.
 	streamErr error
+}
+
+// news counts the deliveries that brought something new, and keeps the
+// start of the stall clock of polling: the last of them, or the switch to
+// polling if later.
+type news struct {
+	count int
+	since time.Time
+}
+
+// note records a delivery that brought something new.
+func (n *news) note() {
+	n.count++
+	n.since = time.Now()
 }
 
 // waitAttempt counts a reconnect attempt and waits its backoff, telling

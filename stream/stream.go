@@ -6,7 +6,6 @@ import (
 	"iter"
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
@@ -265,8 +264,7 @@ func (s *Stream) emit(ev a2a.Event) {
 // yielded: while more than one waits to be yielded, the view holds the
 // artifacts as the application has built them (begun from the ledger's as
 // they were before the operation, or kept when a batch is still being
-// yielded, as when Cancel comes between two deltas). New deltas reset the
-// reconnect budget.
+// yielded, as when Cancel comes between two deltas). New deltas are news.
 func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
 	o := &s.out
 	var before []a2a.Artifact
@@ -281,17 +279,11 @@ func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
 		o.view = newView(before)
 	}
 	if len(o.queue) > n {
-		s.progress()
+		// News: the reconnect budget starts again.
+		s.rec.news.note()
+		s.rec.budget.progress()
 	}
 	s.promptMovedOn()
-}
-
-// progress notes that something new was delivered: the reconnect budget is
-// reset, and the stall clock restarts.
-func (s *Stream) progress() {
-	s.leg.progress = true
-	s.rec.budget.progress()
-	s.rec.lastProgress = time.Now()
 }
 
 // fold is how a whole task from the server is folded into the ledger.
