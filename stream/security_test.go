@@ -950,29 +950,34 @@ func TestHeadersAreDroppedOnCrossOriginRedirects(t *testing.T) {
 }
 
 // A per-call header does not follow a redirect to another origin, as the
-// Client's headers do not.
+// Client's headers do not: another host, or the same host over http where
+// the caller named https.
 func TestPerCallCredentialsDoNotFollowRedirects(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		target := "http://elsewhere.test"
-		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(paced()...),
-			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-		home := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if !bytes.Contains(body, []byte(`"message"`)) {
-				http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
-				return
-			}
-			agent.ServeHTTP(w, r)
+	const home = "https://agent.test"
+	for _, target := range []string{"https://elsewhere.test", "http://agent.test"} {
+		t.Run(target, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(paced()...),
+					a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+				redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					body, _ := io.ReadAll(r.Body)
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					if !bytes.Contains(body, []byte(`"message"`)) {
+						http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
+						return
+					}
+					agent.ServeHTTP(w, r)
+				})
+				spy := &originSpy{routes: map[string]http.Handler{home: redirect}, fall: agent}
+				c, err := stream.NewClient(home+"/", stream.WithVersion(a2a.V10), stream.WithHTTPClient(&http.Client{Transport: spy}))
+				require.NoError(t, err)
+				_, err = drain(t, c.Send(background(), hello(), withSecretHeaders()...))
+				require.NoError(t, err)
+				spy.requireCredentials(t, home, true)
+				spy.requireCredentials(t, target, false)
+			})
 		})
-		spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
-		c, err := stream.NewClient("http://agent.test/", stream.WithVersion(a2a.V10), stream.WithHTTPClient(&http.Client{Transport: spy}))
-		require.NoError(t, err)
-		_, err = drain(t, c.Send(background(), hello(), withSecretHeaders()...))
-		require.NoError(t, err)
-		spy.requireCredentials(t, "http://agent.test", true)
-		spy.requireCredentials(t, target, false)
-	})
+	}
 }
 
 func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
