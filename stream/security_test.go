@@ -683,6 +683,22 @@ func TestURLQueryValuesAreRedacted(t *testing.T) {
 			require.ErrorAs(t, err, &ue)
 			return result{err, `"http://user:xxxxx@agent.test/.well-known/agent-card.json"`}
 		}},
+		{"a keyed REST base URL, the send failing", func(t *testing.T) result {
+			c, err := stream.NewRESTClient("http://agent.test/api?code="+secretQuery, stream.WithVersion(a2a.V10),
+				stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+			require.NoError(t, err)
+			_, err = drain(t, c.Send(background(), hello()))
+			require.ErrorIs(t, err, errReset)
+			return result{err, `"http://agent.test/api/message:stream?code=xxxxx"`}
+		}},
+		{"a keyed REST base URL, get-task failing", func(t *testing.T) result {
+			c, err := stream.NewRESTClient("http://agent.test/api?code="+secretQuery, stream.WithVersion(a2a.V03),
+				stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+			require.NoError(t, err)
+			_, err = c.GetTask(background(), "t-1")
+			require.ErrorIs(t, err, errReset)
+			return result{err, `"http://agent.test/api/v1/tasks/t-1?code=xxxxx&historyLength=xxxxx"`}
+		}},
 		{"the card redirected in a loop keeping a query", func(t *testing.T) result {
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, r.URL.Path+"?api_key="+secretQuery, http.StatusFound)
