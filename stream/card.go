@@ -16,10 +16,11 @@ import (
 )
 
 // FetchCard reads the agent card under baseURL as Resolve does (CardPath,
-// then LegacyCardPath on 404; baseURL itself when its path ends in ".json"),
-// without choosing an interface or making a Client. WithHTTPClient,
-// WithHeader and WithCardCache apply; the other options are checked and
-// have no effect. The card must not be modified.
+// then LegacyCardPath on 404, under baseURL's path; baseURL itself when its
+// path ends in ".json"; with baseURL's query either way), without choosing
+// an interface or making a Client. WithHTTPClient, WithHeader and
+// WithCardCache apply; the other options are checked and have no effect.
+// The card must not be modified.
 func FetchCard(ctx context.Context, baseURL string, opts ...Option) (*a2a.AgentCard, error) {
 	base, cfg, err := cardConfig(baseURL, opts)
 	if err != nil {
@@ -55,24 +56,27 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 }
 
 // readCard reads the card under base and returns it with its URL, redacted
-// for error texts.
+// for error texts. The card request keeps base's query: a card's own URL
+// may be signed, and the key of a keyed base URL guards the card under it
+// as it guards the agent's calls.
 func readCard(ctx context.Context, base *url.URL, cfg *config) (*a2a.AgentCard, string, error) {
 	hc := originOnlyHeaders(cfg.httpClient, origin(base), func(context.Context) http.Header { return cfg.header })
-	paths := []string{strings.TrimSuffix(base.Path, "/") + CardPath, strings.TrimSuffix(base.Path, "/") + LegacyCardPath}
+	var urls []*url.URL
 	if strings.HasSuffix(base.Path, ".json") {
 		// The URL of a card itself, such as /.well-known/<agent-id>/agent-card.json.
-		paths = []string{base.Path}
+		urls = append(urls, under(base))
+	} else {
+		for _, p := range []string{CardPath, LegacyCardPath} {
+			urls = append(urls, under(base, strings.Split(p[1:], "/")...))
+		}
 	}
 	var (
 		card    *a2a.AgentCard
 		cardURL string
 		err     error
 	)
-	for _, p := range paths {
-		u := *base
-		u.Path = p
-		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-		cardURL = redactURL(&u)
+	for _, u := range urls {
+		cardURL = redactURL(u)
 		card, err = fetchCard(ctx, hc, cfg.cardCache, u.String(), cardURL, origin(base), cfg.header)
 		var httpErr *HTTPError
 		if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound {

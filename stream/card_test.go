@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -118,4 +119,87 @@ func TestCardCacheKeepsNothingUncacheable(t *testing.T) {
 			require.Equal(t, []string{"", ""}, srv.conditional, "no ETag, nothing to revalidate")
 		})
 	}
+}
+
+// keyedCard serves a JSON-RPC card at path, only to requests whose query is
+// query (a key or a signature): others get 403, as a keyed endpoint or a
+// signed URL answers; other paths get 404.
+func keyedCard(path, query string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.EscapedPath() != path:
+			http.NotFound(w, r)
+		case r.URL.RawQuery != query:
+			http.Error(w, "forbidden", http.StatusForbidden)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, cardFor(a2a.V10, "http://agent.test/rpc"))
+		}
+	})
+}
+
+// TestCardURLKeepsItsQuery: the query of the URL given to Resolve and
+// FetchCard goes with the card request: a card's own URL (one ending in
+// .json) may be signed, and a base URL's key (Azure Functions' ?code=, an
+// API gateway's key) guards the well-known paths under it too. The base's
+// path keeps its escapes.
+func TestCardURLKeepsItsQuery(t *testing.T) {
+	cases := []struct {
+		name, base string
+		serve      http.Handler
+		want       []string // the targets the server saw
+	}{
+		{"a signed card URL", "http://agent.test/cards/x.json?sig=S%2B1&se=2030",
+			keyedCard("/cards/x.json", "sig=S%2B1&se=2030"),
+			[]string{"GET /cards/x.json?sig=S%2B1&se=2030"}},
+		{"a keyed base URL", "http://agent.test/api?code=K",
+			keyedCard("/api/.well-known/agent-card.json", "code=K"),
+			[]string{"GET /api/.well-known/agent-card.json?code=K"}},
+		{"a keyed base URL with a trailing slash", "http://agent.test/api/?code=K",
+			keyedCard("/api/.well-known/agent-card.json", "code=K"),
+			[]string{"GET /api/.well-known/agent-card.json?code=K"}},
+		{"a keyed base URL, the legacy path", "http://agent.test/api?code=K",
+			keyedCard("/api/.well-known/agent.json", "code=K"),
+			[]string{"GET /api/.well-known/agent-card.json?code=K", "GET /api/.well-known/agent.json?code=K"}},
+		{"a keyed base URL with an escaped path", "http://agent.test/a%2Fb?code=K",
+			keyedCard("/a%2Fb/.well-known/agent-card.json", "code=K"),
+			[]string{"GET /a%2Fb/.well-known/agent-card.json?code=K"}},
+		{"a base URL with a fragment", "http://agent.test/api?code=K#top",
+			keyedCard("/api/.well-known/agent-card.json", "code=K"),
+			[]string{"GET /api/.well-known/agent-card.json?code=K"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &targetRecorder{h: c.serve}
+			opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(rec))}
+			card, err := stream.FetchCard(background(), c.base, opts...)
+			require.NoError(t, err)
+			require.Equal(t, "x", card.Name)
+			require.Equal(t, c.want, rec.since(0))
+
+			client, err := stream.Resolve(background(), c.base, opts...)
+			require.NoError(t, err)
+			require.Equal(t, "http://agent.test/rpc", client.Endpoint())
+			require.Equal(t, append(c.want, c.want...), rec.since(0))
+		})
+	}
+}
+
+// TestCardCacheKeysOnTheWholeURL: cards under the same path with other
+// queries (other keys) are other cards.
+func TestCardCacheKeysOnTheWholeURL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &cardServer{cacheControl: "max-age=60"}
+		rec := &targetRecorder{h: srv}
+		opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(rec)), stream.WithCardCache(stream.NewCardCache())}
+		for _, base := range []string{"http://agent.test/?code=A", "http://agent.test/?code=B", "http://agent.test/?code=A", "http://agent.test/"} {
+			_, err := stream.FetchCard(background(), base, opts...)
+			require.NoError(t, err)
+		}
+		require.Equal(t, []string{
+			"GET /.well-known/agent-card.json?code=A",
+			"GET /.well-known/agent-card.json?code=B",
+			"GET /.well-known/agent-card.json",
+		}, rec.since(0))
+	})
 }
