@@ -93,23 +93,37 @@ func fetchCard(ctx context.Context, hc *http.Client, cache *CardCache, cardURL, 
 	if fresh {
 		return held.card, nil
 	}
-	requested := time.Now()
-	resp, err := getCard(ctx, hc, cardURL, baseOrigin, h, held.etag)
-	if err != nil {
-		return nil, err
-	}
-	received := time.Now()
-	if resp.StatusCode == http.StatusNotModified && held.etag != "" {
+	for {
+		requested := time.Now()
+		resp, err := getCard(ctx, hc, cardURL, baseOrigin, h, held.etag)
+		if err != nil {
+			return nil, err
+		}
+		received := time.Now()
+		if resp.StatusCode != http.StatusNotModified || held.etag == "" {
+			card, err := readCardBody(resp, shownURL)
+			resp.Body.Close()
+			if err == nil {
+				cache.store(cardURL, cacheEntry(card, resp.Header.Get("ETag"), resp.Header.Values("Cache-Control"), resp.Header, requested, received))
+			}
+			return card, err
+		}
 		resp.Body.Close()
-		cache.store(cardURL, cacheEntry(held.card, held.etag, resp.Header.Values("Cache-Control"), resp.Header, requested, received))
-		return held.card, nil
+		if etag := resp.Header.Get("ETag"); etag == "" || weakMatch(etag, held.etag) {
+			// The 304's header fields replace the card's (RFC 9111 §4.3.4),
+			// and the card is as old as the 304.
+			cc := resp.Header.Values("Cache-Control")
+			if len(cc) == 0 {
+				cc = held.cacheControl
+			}
+			cache.store(cardURL, cacheEntry(held.card, held.etag, cc, resp.Header, requested, received))
+			return held.card, nil
+		}
+		// A 304 for another representation updates nothing (RFC 9111
+		// §4.3.4): ask for the card whole.
+		cache.store(cardURL, cachedCard{})
+		held = cachedCard{}
 	}
-	card, err := readCardBody(resp, shownURL)
-	resp.Body.Close()
-	if err == nil {
-		cache.store(cardURL, cacheEntry(card, resp.Header.Get("ETag"), resp.Header.Values("Cache-Control"), resp.Header, requested, received))
-	}
-	return card, err
 }
 
 // getCard sends the card request, conditional on etag when it is not "".
@@ -159,15 +173,16 @@ func readCardBody(resp *http.Response, shownURL string) (*a2a.AgentCard, error) 
 // its age when received, the larger of its Age plus the time the request
 // took and the time since its Date. After that it is revalidated with
 // If-None-Match when it came with an ETag: a 304 keeps it, fresh again as
-// the 304's Cache-Control, Age and Date say. Every Cache-Control field line
-// counts. A response with no-store is not kept; one with no-cache, without
-// max-age, or whose max-age is not a number of seconds or is given twice
-// with different values, is revalidated each time. A max-age or Age over
-// 2^31 seconds counts as 2^31. s-maxage (for shared caches), Expires and
-// heuristic freshness are not used, and Vary is not read: cards are keyed by
-// URL (query included) only, so give Clients that send different
-// credentials, and may see different cards, caches of their own. A CardCache
-// is safe for concurrent use; its zero value is not: use NewCardCache.
+// the 304's Cache-Control, Age and Date say (the card's Cache-Control when
+// the 304 has none). Every Cache-Control field line counts. A response with
+// no-store is not kept; one with no-cache, without max-age, or whose max-age
+// is not a number of seconds or is given twice with different values, is
+// revalidated each time. A max-age or Age over 2^31 seconds counts as 2^31.
+// s-maxage (for shared caches), Expires and heuristic freshness are not
+// used, and Vary is not read: cards are keyed by URL (query included) only,
+// so give Clients that send different credentials, and may see different
+// cards, caches of their own. A CardCache is safe for concurrent use; its
+// zero value is not: use NewCardCache.
 type CardCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedCard
@@ -176,9 +191,10 @@ type CardCache struct {
 // cachedCard is a card kept, with what revalidating it needs; the zero
 // value is no card.
 type cachedCard struct {
-	card    *a2a.AgentCard
-	etag    string
-	expires time.Time
+	card         *a2a.AgentCard
+	etag         string
+	cacheControl []string // the Cache-Control field lines that apply to it
+	expires      time.Time
 }
 
 // NewCardCache returns an empty cache.
@@ -225,7 +241,7 @@ func cacheEntry(card *a2a.AgentCard, etag string, cc []string, h http.Header, re
 	if noStore || (lifetime == 0 && etag == "") {
 		return cachedCard{}
 	}
-	return cachedCard{card: card, etag: etag, expires: received.Add(lifetime - initialAge(h, requested, received))}
+	return cachedCard{card: card, etag: etag, cacheControl: cc, expires: received.Add(lifetime - initialAge(h, requested, received))}
 }
 
 // freshnessLifetime reads the Cache-Control field lines cc (RFC 9111 §5.2.2)
@@ -291,6 +307,12 @@ func deltaSeconds(s string) (time.Duration, bool) {
 		}
 	}
 	return time.Duration(min(n, limit)) * time.Second, s != ""
+}
+
+// weakMatch compares two entity tags by the weak comparison of RFC 9110
+// §8.8.3.2: equal once any W/ is taken off.
+func weakMatch(a, b string) bool {
+	return strings.TrimPrefix(a, "W/") == strings.TrimPrefix(b, "W/")
 }
 
 // cacheDirective is one member of a Cache-Control list.

@@ -58,12 +58,13 @@ func TestCardCacheMaxAge(t *testing.T) {
 }
 
 // cardServer serves a card with the given Cache-Control and ETag headers
-// and header's lines, answering 304 to a matching If-None-Match, and counts
-// what it answered.
+// and header's lines, answering 304 to a matching If-None-Match (with the
+// ETag etag304 when set), and counts what it answered.
 type cardServer struct {
 	mu                 sync.Mutex
 	cacheControl, etag string
 	header             http.Header
+	etag304            string
 	full, notModified  int
 	conditional        []string
 }
@@ -83,6 +84,9 @@ func (s *cardServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.etag != "" {
 		w.Header().Set("ETag", s.etag)
 		if r.Header.Get("If-None-Match") == s.etag {
+			if s.etag304 != "" {
+				w.Header().Set("ETag", s.etag304)
+			}
 			s.notModified++
 			w.WriteHeader(http.StatusNotModified)
 			return
@@ -349,4 +353,75 @@ func TestCardCacheDirectives(t *testing.T) {
 		{"max-age with an unterminated quote", cc(`max-age="60`), 0},
 		{`max-age=""`, cc(`max-age=""`), 0},
 	})
+}
+
+// TestCardCacheRevalidationRenewsFreshness: a 304 makes the card fresh
+// again as its own Cache-Control, Age and Date say; a 304 without
+// Cache-Control keeps the directives the card came with (RFC 9111 §4.3.4),
+// and a 304 with no-store drops the card.
+func TestCardCacheRevalidationRenewsFreshness(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := &cardServer{cacheControl: "max-age=60", etag: `"v1"`}
+		opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+		fetch := func() {
+			t.Helper()
+			card, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+			require.NoError(t, err)
+			require.Equal(t, "etag agent", card.Name)
+		}
+		requests := func() int { return srv.full + srv.notModified }
+		// freshFor checks that the card is reused for exactly d, then
+		// revalidated.
+		freshFor := func(d time.Duration) {
+			t.Helper()
+			n := requests()
+			<-time.After(d - time.Nanosecond)
+			fetch()
+			require.Equal(t, n, requests(), "fresh for %v", d)
+			<-time.After(time.Nanosecond)
+			fetch()
+			require.Equal(t, n+1, requests(), "stale after %v", d)
+		}
+		fetch()
+		srv.cacheControl = "max-age=120"
+		freshFor(60 * time.Second) // the 304 says max-age=120
+		srv.cacheControl = ""
+		freshFor(120 * time.Second) // the 304 says nothing: the card's max-age=120 holds
+		srv.cacheControl, srv.header = "max-age=120", http.Header{"Age": {"100"}}
+		freshFor(120 * time.Second) // the 304 is 100 s old
+		srv.cacheControl, srv.header = "no-store", nil
+		freshFor(20 * time.Second)
+		fetch()
+		require.Equal(t, 2, srv.full, "no-store on the 304: the card was dropped")
+		require.Equal(t, 4, srv.notModified)
+		require.Equal(t, []string{"", `"v1"`, `"v1"`, `"v1"`, `"v1"`, ""}, srv.conditional)
+	})
+}
+
+// TestCardCache304ForAnotherETag: a 304 whose ETag is not the one asked
+// about (weakly compared) updates nothing (RFC 9111 §4.3.4): the card is
+// asked for again, whole.
+func TestCardCache304ForAnotherETag(t *testing.T) {
+	cases := []struct {
+		etag304     string
+		full        int
+		conditional []string
+	}{
+		{`"v0"`, 2, []string{"", `"v1"`, ""}},
+		{`W/"v0"`, 2, []string{"", `"v1"`, ""}},
+		{`W/"v1"`, 1, []string{"", `"v1"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.etag304, func(t *testing.T) {
+			srv := &cardServer{cacheControl: "no-cache", etag: `"v1"`, etag304: c.etag304}
+			opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+			for range 2 {
+				card, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+				require.NoError(t, err)
+				require.Equal(t, "etag agent", card.Name)
+			}
+			require.Equal(t, c.full, srv.full)
+			require.Equal(t, c.conditional, srv.conditional)
+		})
+	}
 }
