@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,10 +15,11 @@ import (
 )
 
 // FetchCard reads the agent card under baseURL as Resolve does (CardPath,
-// then LegacyCardPath on 404; baseURL itself when its path ends in ".json"),
-// without choosing an interface or making a Client. WithHTTPClient,
-// WithHeader and WithCardCache apply; the other options are checked and
-// have no effect. The card must not be modified.
+// then LegacyCardPath on 404, under baseURL's path; baseURL itself when its
+// path ends in ".json"; with baseURL's query either way), without choosing
+// an interface or making a Client. WithHTTPClient, WithHeader and
+// WithCardCache apply; the other options are checked and have no effect.
+// The card must not be modified.
 func FetchCard(ctx context.Context, baseURL string, opts ...Option) (*a2a.AgentCard, error) {
 	base, cfg, err := cardConfig(baseURL, opts)
 	if err != nil {
@@ -55,24 +55,27 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 }
 
 // readCard reads the card under base and returns it with its URL, redacted
-// for error texts.
+// for error texts. The card request keeps base's query: a card's own URL
+// may be signed, and the key of a keyed base URL guards the card under it
+// as it guards the agent's calls.
 func readCard(ctx context.Context, base *url.URL, cfg *config) (*a2a.AgentCard, string, error) {
 	hc := originOnlyHeaders(cfg.httpClient, origin(base), func(context.Context) http.Header { return cfg.header })
-	paths := []string{strings.TrimSuffix(base.Path, "/") + CardPath, strings.TrimSuffix(base.Path, "/") + LegacyCardPath}
+	var urls []*url.URL
 	if strings.HasSuffix(base.Path, ".json") {
 		// The URL of a card itself, such as /.well-known/<agent-id>/agent-card.json.
-		paths = []string{base.Path}
+		urls = append(urls, under(base))
+	} else {
+		for _, p := range []string{CardPath, LegacyCardPath} {
+			urls = append(urls, under(base, strings.Split(p[1:], "/")...))
+		}
 	}
 	var (
 		card    *a2a.AgentCard
 		cardURL string
 		err     error
 	)
-	for _, p := range paths {
-		u := *base
-		u.Path = p
-		u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-		cardURL = redactURL(&u)
+	for _, u := range urls {
+		cardURL = redactURL(u)
 		card, err = fetchCard(ctx, hc, cfg.cardCache, u.String(), cardURL, origin(base), cfg.header)
 		var httpErr *HTTPError
 		if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound {
@@ -90,14 +93,49 @@ func fetchCard(ctx context.Context, hc *http.Client, cache *CardCache, cardURL, 
 	if fresh {
 		return held.card, nil
 	}
+	for {
+		requested := time.Now()
+		resp, err := getCard(ctx, hc, cardURL, baseOrigin, h, held.etag)
+		if err != nil {
+			return nil, err
+		}
+		received := time.Now()
+		if resp.StatusCode != http.StatusNotModified || held.etag == "" {
+			card, err := readCardBody(resp, shownURL)
+			resp.Body.Close()
+			if err == nil {
+				cache.store(cardURL, cacheEntry(card, resp.Header.Get("ETag"), resp.Header.Values("Cache-Control"), resp.Header, requested, received))
+			}
+			return card, err
+		}
+		resp.Body.Close()
+		if etag := resp.Header.Get("ETag"); etag == "" || weakMatch(etag, held.etag) {
+			// The 304's header fields replace the card's (RFC 9111 §4.3.4),
+			// and the card is as old as the 304.
+			cc := resp.Header.Values("Cache-Control")
+			if len(cc) == 0 {
+				cc = held.cacheControl
+			}
+			cache.store(cardURL, cacheEntry(held.card, held.etag, cc, resp.Header, requested, received))
+			return held.card, nil
+		}
+		// A 304 for another representation updates nothing (RFC 9111
+		// §4.3.4): ask for the card whole.
+		cache.store(cardURL, cachedCard{})
+		held = cachedCard{}
+	}
+}
+
+// getCard sends the card request, conditional on etag when it is not "".
+func getCard(ctx context.Context, hc *http.Client, cardURL, baseOrigin string, h http.Header, etag string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("stream: building card request: %w", err)
+		return nil, fmt.Errorf("stream: building card request: %w", redactError(err))
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("A2A-Version", string(a2a.V10))
-	if held.etag != "" {
-		req.Header.Set("If-None-Match", held.etag)
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
 	}
 	addHeaders(req, baseOrigin, h)
 	resp, err := hc.Do(req)
@@ -107,11 +145,12 @@ func fetchCard(ctx context.Context, hc *http.Client, cache *CardCache, cardURL, 
 		}
 		return nil, redactError(err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotModified && held.card != nil {
-		cache.store(cardURL, held.card, held.etag, resp.Header)
-		return held.card, nil
-	}
+	return resp, nil
+}
+
+// readCardBody reads the card a 2xx response carries, or the *HTTPError of
+// any other status.
+func readCardBody(resp *http.Response, shownURL string) (*a2a.AgentCard, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := readLimited(resp.Body, maxErrorBody)
 		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
@@ -124,29 +163,38 @@ func fetchCard(ctx context.Context, hc *http.Client, cache *CardCache, cardURL, 
 	if err := json.Unmarshal(raw, &card); err != nil {
 		return nil, &InvalidCardError{URL: shownURL, Reason: "malformed JSON", Err: err}
 	}
-	cache.store(cardURL, &card, resp.Header.Get("ETag"), resp.Header)
 	return &card, nil
 }
 
 // CardCache keeps agent cards for the Resolve and FetchCard calls that are
-// given it with WithCardCache, as HTTP caching allows (A2A 1.0 §8.6.2 asks
-// clients to honour it): a card is used again without a request while its
-// Cache-Control max-age lasts, and after that revalidated with
-// If-None-Match when it came with an ETag (a 304 keeps it). Responses with
-// no-store are not kept, and those with no-cache or without max-age are
-// always revalidated. Cards are keyed by URL only: give Clients that send
-// different credentials, and may see different cards, caches of their own.
-// A CardCache is safe for concurrent use; its zero value is not: use
-// NewCardCache.
+// given it with WithCardCache, as a private HTTP cache does (RFC 9111; A2A
+// 1.0 §8.6.2 asks clients to honour HTTP caching). A card is used again
+// without a request while it is fresh: for its Cache-Control max-age less
+// its age when received, the larger of its Age plus the time the request
+// took and the time since its Date. After that it is revalidated with
+// If-None-Match when it came with an ETag: a 304 keeps it, fresh again as
+// the 304's Cache-Control, Age and Date say (the card's Cache-Control when
+// the 304 has none). Every Cache-Control field line counts. A response with
+// no-store is not kept; one with no-cache, without max-age, or whose max-age
+// is not a number of seconds or is given twice with different values, is
+// revalidated each time. A max-age or Age over 2^31 seconds counts as 2^31.
+// s-maxage (for shared caches), Expires and heuristic freshness are not
+// used, and Vary is not read: cards are keyed by URL (query included) only,
+// so give Clients that send different credentials, and may see different
+// cards, caches of their own. A CardCache is safe for concurrent use; its
+// zero value is not: use NewCardCache.
 type CardCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedCard
 }
 
+// cachedCard is a card kept, with what revalidating it needs; the zero
+// value is no card.
 type cachedCard struct {
-	card    *a2a.AgentCard
-	etag    string
-	expires time.Time
+	card         *a2a.AgentCard
+	etag         string
+	cacheControl []string // the Cache-Control field lines that apply to it
+	expires      time.Time
 }
 
 // NewCardCache returns an empty cache.
@@ -170,40 +218,168 @@ func (c *CardCache) lookup(u string) (cachedCard, bool) {
 	return e, ok && time.Now().Before(e.expires)
 }
 
-// store keeps card as the response's Cache-Control allows.
-func (c *CardCache) store(u string, card *a2a.AgentCard, etag string, h http.Header) {
+// store keeps e under u, or drops what u held when e holds no card.
+func (c *CardCache) store(u string, e cachedCard) {
 	if c == nil {
 		return
 	}
-	maxAge, noStore := cacheControl(h.Get("Cache-Control"))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if noStore || (maxAge <= 0 && etag == "") {
+	if e.card == nil {
 		delete(c.entries, u)
 		return
 	}
-	c.entries[u] = cachedCard{card: card, etag: etag, expires: time.Now().Add(maxAge)}
+	c.entries[u] = e
 }
 
-// cacheControl reads the directives of a Cache-Control header that matter
-// here: max-age (0 when absent, or with no-cache) and no-store.
-func cacheControl(v string) (maxAge time.Duration, noStore bool) {
-	noCache := false
-	for _, d := range strings.Split(v, ",") {
-		name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
-		switch strings.ToLower(name) {
+// cacheEntry returns card as the cache may keep it, or no card when it may
+// not: etag is its ETag, cc the Cache-Control field lines that apply, h the
+// header of the response that brought or revalidated it, requested and
+// received the times its request was sent and its response received.
+func cacheEntry(card *a2a.AgentCard, etag string, cc []string, h http.Header, requested, received time.Time) cachedCard {
+	lifetime, noStore := freshnessLifetime(cc)
+	if noStore || (lifetime == 0 && etag == "") {
+		return cachedCard{}
+	}
+	return cachedCard{card: card, etag: etag, cacheControl: cc, expires: received.Add(lifetime - initialAge(h, requested, received))}
+}
+
+// freshnessLifetime reads the Cache-Control field lines cc (RFC 9111 §5.2.2)
+// as a private cache: the freshness lifetime max-age gives, and whether the
+// response has no-store. The lifetime is 0 (revalidate at once) with
+// no-cache (qualified or not), without max-age, or when a max-age is not
+// delta-seconds or differs from another (§4.2.1: such a response is stale).
+func freshnessLifetime(cc []string) (lifetime time.Duration, noStore bool) {
+	var seen, noCache, invalid bool
+	for _, d := range cacheDirectives(cc) {
+		switch d.name {
 		case "no-store":
 			noStore = true
 		case "no-cache":
 			noCache = true
 		case "max-age":
-			if n, err := strconv.Atoi(strings.Trim(val, `"`)); err == nil && n > 0 {
-				maxAge = time.Duration(n) * time.Second
+			n, ok := deltaSeconds(d.value)
+			if !ok || d.malformed || (seen && n != lifetime) {
+				invalid = true
 			}
+			lifetime, seen = n, true
 		}
 	}
-	if noCache {
-		maxAge = 0
+	if noCache || invalid {
+		lifetime = 0
 	}
-	return maxAge, noStore
+	return lifetime, noStore
+}
+
+// initialAge is the age of a response when received (RFC 9111 §4.2.3,
+// corrected_initial_age): the larger of its Age plus the time its request
+// took, and the time since its Date (0 for a Date in the future).
+func initialAge(h http.Header, requested, received time.Time) time.Duration {
+	age := ageValue(h) + received.Sub(requested)
+	if date, err := http.ParseTime(h.Get("Date")); err == nil {
+		age = max(age, received.Sub(date))
+	}
+	return age
+}
+
+// ageValue reads the Age field: its first member (RFC 9111 §5.1), as
+// delta-seconds; 0 when it is absent or invalid.
+func ageValue(h http.Header) time.Duration {
+	first, _, _ := strings.Cut(h.Get("Age"), ",")
+	age, ok := deltaSeconds(strings.Trim(first, " \t"))
+	if !ok {
+		return 0
+	}
+	return age
+}
+
+// deltaSeconds reads delta-seconds, one or more digits (RFC 9111 §1.2.2); a
+// value over 2^31 seconds counts as 2^31.
+func deltaSeconds(s string) (time.Duration, bool) {
+	const limit = 1 << 31
+	var n int64
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		if n < limit {
+			n = n*10 + int64(s[i]-'0')
+		}
+	}
+	return time.Duration(min(n, limit)) * time.Second, s != ""
+}
+
+// weakMatch compares two entity tags by the weak comparison of RFC 9110
+// §8.8.3.2: equal once any W/ is taken off.
+func weakMatch(a, b string) bool {
+	return strings.TrimPrefix(a, "W/") == strings.TrimPrefix(b, "W/")
+}
+
+// cacheDirective is one member of a Cache-Control list.
+type cacheDirective struct {
+	name      string // lower-cased
+	value     string // unquoted
+	malformed bool   // not token [ "=" ( token / quoted-string ) ]
+}
+
+// cacheDirectives splits Cache-Control field lines into their directives
+// (RFC 9111 §5.2, RFC 9110 §5.3 and §5.6): the lines are one list, commas
+// inside a quoted string separate nothing, and empty members are skipped.
+func cacheDirectives(lines []string) []cacheDirective {
+	s := strings.Join(lines, ",")
+	var out []cacheDirective
+	for i := 0; i < len(s); {
+		if s[i] == ',' || s[i] == ' ' || s[i] == '\t' {
+			i++
+			continue
+		}
+		start := i
+		for i < len(s) && isTokenChar(s[i]) {
+			i++
+		}
+		d := cacheDirective{name: strings.ToLower(s[start:i])}
+		if i < len(s) && s[i] == '=' {
+			i++
+			if i < len(s) && s[i] == '"' {
+				d.value, i, d.malformed = quotedString(s, i)
+			} else {
+				start = i
+				for i < len(s) && isTokenChar(s[i]) {
+					i++
+				}
+				d.value = s[start:i]
+			}
+		}
+		for ; i < len(s) && s[i] != ','; i++ {
+			if s[i] != ' ' && s[i] != '\t' {
+				d.malformed = true
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// quotedString reads the quoted string that starts at s[i], a '"', and
+// returns its content unescaped, the index after it, and whether it lacks
+// its closing quote.
+func quotedString(s string, i int) (string, int, bool) {
+	var b strings.Builder
+	for i++; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return b.String(), i + 1, false
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), i, true
+}
+
+// isTokenChar reports a tchar of RFC 9110 §5.6.2.
+func isTokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

@@ -23,21 +23,83 @@ import (
 // in 0.3 (its proto's paths, and @a2a-js/sdk 0.3's routes). Stream data
 // lines carry bare StreamResponse objects; errors are HTTP statuses with an
 // A2A error body, which the *HTTPError wraps as an *a2a.RPCError.
+//
+// {base} is the base URL's path: the query of the base URL (an API key,
+// Azure Functions' ?code=) goes with every call as it is.
 type restBinding struct{ c *Client }
 
-// path returns the URL of a REST resource under the base.
-func (b restBinding) path(v a2a.Version, rest string) string {
-	base := strings.TrimSuffix(b.c.endpoint, "/")
-	if v == a2a.V03 {
-		return base + "/v1/" + rest
-	}
-	if t := b.c.cfg.tenant; t != "" {
-		base += "/" + url.PathEscape(t)
-	}
-	return base + "/" + rest
+// resource is a REST resource under the base: the segments of its path,
+// unescaped, and the query parameters of its own, encoded ("" for none).
+type resource struct {
+	segs  []string
+	query string
 }
 
-func taskPath(taskID, suffix string) string { return "tasks/" + url.PathEscape(taskID) + suffix }
+// taskResource is the resource of a task, or of an action on it (suffix
+// ":cancel" or ":subscribe"): the task ID stays one path segment.
+func taskResource(taskID, suffix string) resource {
+	return resource{segs: []string{"tasks", taskID + suffix}}
+}
+
+// url returns the URL of r in version v: the base URL with r's path joined
+// under the base's path (after /v1 in 0.3, after the tenant segment in
+// 1.0), and the base's query, byte for byte, with r's query added. A base
+// query parameter that r sets too is replaced by r's.
+func (b restBinding) url(v a2a.Version, r resource) (string, error) {
+	base, err := url.Parse(b.c.endpoint)
+	if err != nil {
+		return "", err
+	}
+	var segs []string
+	if v == a2a.V03 {
+		segs = append(segs, "v1")
+	} else if t := b.c.cfg.tenant; t != "" {
+		segs = append(segs, t)
+	}
+	u := under(base, append(segs, r.segs...)...)
+	u.RawQuery = mergeQuery(u.RawQuery, r.query)
+	return u.String(), nil
+}
+
+// under returns base with the path segments segs (unescaped) joined under
+// its path, one slash between them whatever base's trailing slash, each
+// segment escaped and base's escapes kept. The query is kept; the fragment,
+// which no request carries, is dropped.
+func under(base *url.URL, segs ...string) *url.URL {
+	u := *base
+	u.Path, u.RawPath = base.Path, base.EscapedPath()
+	if strings.HasSuffix(u.RawPath, "/") {
+		u.Path, u.RawPath = u.Path[:len(u.Path)-1], u.RawPath[:len(u.RawPath)-1]
+	}
+	for _, s := range segs {
+		u.Path += "/" + s
+		u.RawPath += "/" + url.PathEscape(s)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return &u
+}
+
+// mergeQuery returns the raw query base with the parameters of the raw
+// query own added at its end. The parameters of base keep their bytes and
+// order, except those own sets, which are left out: own's value is the one
+// the call needs.
+func mergeQuery(base, own string) string {
+	if own == "" || base == "" {
+		return base + own
+	}
+	set := map[string]bool{}
+	for _, p := range strings.Split(own, "&") {
+		k, _, _ := strings.Cut(p, "=")
+		set[k] = true
+	}
+	var kept []string
+	for _, p := range strings.Split(base, "&") {
+		if k, _, _ := strings.Cut(p, "="); !set[k] {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(append(kept, own), "&")
+}
 
 type restSend struct {
 	Message       json.RawMessage `json:"message"`
@@ -65,23 +127,24 @@ func (b restBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Messa
 	if err != nil {
 		return nil, err
 	}
-	return b.stream(ctx, v, http.MethodPost, b.path(v, "message:stream"), body)
+	return b.stream(ctx, v, http.MethodPost, resource{segs: []string{"message:stream"}}, body)
 }
 
 func (b restBinding) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
-	u := b.path(v, taskPath(taskID, ":subscribe"))
-	l, err := b.stream(ctx, v, http.MethodPost, u, nil)
+	r := taskResource(taskID, ":subscribe")
+	l, err := b.stream(ctx, v, http.MethodPost, r, nil)
 	var httpErr *HTTPError
 	if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusMethodNotAllowed {
 		// The proto maps subscribe to GET; some servers route only that.
-		return b.stream(ctx, v, http.MethodGet, u, nil)
+		return b.stream(ctx, v, http.MethodGet, r, nil)
 	}
 	return l, err
 }
 
 func (b restBinding) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	u := b.path(v, taskPath(taskID, "")) + "?historyLength=" + strconv.Itoa(fullHistory)
-	raw, err := b.unary(ctx, v, http.MethodGet, u, nil)
+	r := taskResource(taskID, "")
+	r.query = "historyLength=" + strconv.Itoa(fullHistory)
+	raw, err := b.unary(ctx, v, http.MethodGet, r, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +152,7 @@ func (b restBinding) getTask(ctx context.Context, v a2a.Version, taskID string) 
 }
 
 func (b restBinding) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	raw, err := b.unary(ctx, v, http.MethodPost, b.path(v, taskPath(taskID, ":cancel")), []byte("{}"))
+	raw, err := b.unary(ctx, v, http.MethodPost, taskResource(taskID, ":cancel"), []byte("{}"))
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +164,7 @@ func (b restBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Messag
 	if err != nil {
 		return nil, err
 	}
-	raw, err := b.unary(ctx, v, http.MethodPost, b.path(v, "message:send"), body)
+	raw, err := b.unary(ctx, v, http.MethodPost, resource{segs: []string{"message:send"}}, body)
 	if err != nil {
 		return nil, err
 	}
@@ -120,17 +183,21 @@ func decodeTaskFor(v a2a.Version, b a2a.Binding, raw []byte) (*a2a.Task, error) 
 	return t, nil
 }
 
-// request sends one REST request on k and returns the 2xx response with its
-// body open. Any other status is an *HTTPError, wrapping the A2A error its
-// body carries, if any.
-func (b restBinding) request(k *call, v a2a.Version, method, u string, body []byte, accept string) (*http.Response, error) {
+// request sends one REST request for r on k and returns the 2xx response
+// with its body open. Any other status is an *HTTPError, wrapping the A2A
+// error its body carries, if any.
+func (b restBinding) request(k *call, v a2a.Version, method string, r resource, body []byte, accept string) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
+	u, err := b.url(v, r)
+	if err != nil {
+		return nil, fmt.Errorf("stream: building request: %w", redactError(err))
+	}
 	req, err := http.NewRequestWithContext(k.ctx, method, u, rd)
 	if err != nil {
-		return nil, fmt.Errorf("stream: building request: %w", err)
+		return nil, fmt.Errorf("stream: building request: %w", redactError(err))
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -150,9 +217,9 @@ func (b restBinding) request(k *call, v a2a.Version, method, u string, body []by
 }
 
 // stream makes a streaming call.
-func (b restBinding) stream(ctx context.Context, v a2a.Version, method, u string, body []byte) (*leg, error) {
+func (b restBinding) stream(ctx context.Context, v a2a.Version, method string, r resource, body []byte) (*leg, error) {
 	k := b.c.newCall(ctx)
-	resp, err := b.request(k, v, method, u, body, "text/event-stream")
+	resp, err := b.request(k, v, method, r, body, "text/event-stream")
 	if err != nil {
 		k.close()
 		return nil, err
@@ -177,10 +244,10 @@ func restFrame(dec *a2a.EventDecoder) frameDecoder {
 }
 
 // unary makes a non-streaming call and returns its JSON body.
-func (b restBinding) unary(ctx context.Context, v a2a.Version, method, u string, body []byte) ([]byte, error) {
+func (b restBinding) unary(ctx context.Context, v a2a.Version, method string, r resource, body []byte) ([]byte, error) {
 	k := b.c.newCall(ctx)
 	defer k.close()
-	resp, err := b.request(k, v, method, u, body, "application/json")
+	resp, err := b.request(k, v, method, r, body, "application/json")
 	if err != nil {
 		return nil, err
 	}

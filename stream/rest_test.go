@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -188,4 +190,178 @@ func TestRESTSubscribeToAnEndedTaskIsARefusal(t *testing.T) {
 		require.Equal(t, "chunk-1 chunk-2", hitlErr.Task.Artifacts[0].Text())
 		require.Equal(t, []string{"POST /tasks/" + id + ":subscribe", "GET /tasks/" + id}, r.calls)
 	})
+}
+
+// targetRecorder serves h and records the method and request target (the
+// path and query exactly as sent) of every request. With getSubscribeOnly
+// it answers 405 to a POST to a subscribe route, as a server that routes
+// subscribe on GET only (the proto's mapping) does.
+type targetRecorder struct {
+	h                http.Handler
+	getSubscribeOnly bool
+
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *targetRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.seen = append(s.seen, r.Method+" "+r.RequestURI)
+	s.mu.Unlock()
+	if s.getSubscribeOnly && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":subscribe") {
+		w.Header().Set("Allow", "GET")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	s.h.ServeHTTP(w, r)
+}
+
+// since returns the targets recorded from the n-th on.
+func (s *targetRecorder) since(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen[n:]...)
+}
+
+// TestEndpointQueryKeptOnEveryCall: a key in the query string of a JSON-RPC
+// endpoint or of an HTTP+JSON base URL (Azure Functions' ?code=, an API
+// gateway's key) goes with every call, and the REST paths are joined under
+// the base's path, whatever its trailing slash or escapes, with a task ID
+// kept as one path segment. Each wire streams (cut, then resubscribed, over
+// HTTP+JSON on GET after a 405), polls (an agent that cannot stream), gets
+// and cancels; the server must see exactly these targets.
+func TestEndpointQueryKeptOnEveryCall(t *testing.T) {
+	wires := []struct {
+		name    string
+		binding a2a.Binding
+		v       a2a.Version
+		tenant  string // set: the client is resolved from a card naming it
+		prefix  string // the REST path under the base
+	}{
+		{"JSON-RPC 0.3", a2a.BindingJSONRPC, a2a.V03, "", ""},
+		{"JSON-RPC 1.0", a2a.BindingJSONRPC, a2a.V10, "", ""},
+		{"HTTP+JSON 0.3", a2a.BindingHTTPJSON, a2a.V03, "", "/v1"},
+		{"HTTP+JSON 1.0", a2a.BindingHTTPJSON, a2a.V10, "", ""},
+		{"HTTP+JSON 1.0 with a tenant", a2a.BindingHTTPJSON, a2a.V10, "acme", "/acme"},
+	}
+	bases := []struct {
+		url string
+		// Of the REST calls: the base's path (escaped, without its trailing
+		// slash), and the query of every call but get-task, then of get-task.
+		path, query, getQuery string
+		rpc                   string // the target of every JSON-RPC call
+	}{
+		{"http://agent.test/api/agent?code=K", "/api/agent", "?code=K", "?code=K&historyLength=1048576", "/api/agent?code=K"},
+		{"http://agent.test/api/agent/?code=K&v=2", "/api/agent", "?code=K&v=2", "?code=K&v=2&historyLength=1048576", "/api/agent/?code=K&v=2"},
+		{"http://agent.test/api/a%2Fb?code=K%2B1%3D%3D", "/api/a%2Fb", "?code=K%2B1%3D%3D", "?code=K%2B1%3D%3D&historyLength=1048576", "/api/a%2Fb?code=K%2B1%3D%3D"},
+		{"http://agent.test?code=K", "", "?code=K", "?code=K&historyLength=1048576", "/?code=K"},
+		{"http://agent.test/api/agent", "/api/agent", "", "?historyLength=1048576", "/api/agent"},
+		// A historyLength of the caller's gives way to the one get-task needs.
+		{"http://agent.test/api/agent?historyLength=5&code=K", "/api/agent", "?historyLength=5&code=K", "?code=K&historyLength=1048576", "/api/agent?historyLength=5&code=K"},
+	}
+	const oddID = "a/b c?d#e" // escaped: a%2Fb%20c%3Fd%23e
+	for _, w := range wires {
+		for _, b := range bases {
+			for _, streaming := range []bool{true, false} {
+				name := w.name + "/" + b.url + "/streaming"
+				if !streaming {
+					name = w.name + "/" + b.url + "/polling"
+				}
+				t.Run(name, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						opts := []a2atest.Option{
+							a2atest.WithVersions(w.v), a2atest.WithBindings(w.binding),
+							a2atest.WithScript(a2atest.Working("on it"), a2atest.Pause(time.Second),
+								a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "")),
+						}
+						if streaming {
+							opts = append(opts, a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+						} else {
+							opts = append(opts, a2atest.WithoutStreaming())
+						}
+						if w.binding == a2a.BindingHTTPJSON {
+							opts = append(opts, a2atest.WithRESTBase(b.path), a2atest.WithTenant(w.tenant))
+						}
+						if w.tenant != "" {
+							opts = append(opts, a2atest.WithCardJSON(fmt.Appendf(nil,
+								`{"name":"keyed","capabilities":{"streaming":%t},"supportedInterfaces":[{"url":%q,"protocolBinding":"HTTP+JSON","protocolVersion":"1.0","tenant":%q}]}`,
+								streaming, b.url, w.tenant)))
+						}
+						agent := a2atest.NewAgent(opts...)
+						rec := &targetRecorder{h: agent, getSubscribeOnly: w.binding == a2a.BindingHTTPJSON}
+						hc := stream.WithHTTPClient(a2atest.NewClient(rec))
+						var (
+							client *stream.Client
+							err    error
+						)
+						switch {
+						case w.tenant != "":
+							client, err = stream.Resolve(background(), "http://agent.test", hc)
+						case w.binding == a2a.BindingHTTPJSON:
+							client, err = stream.NewRESTClient(b.url, hc, stream.WithVersion(w.v))
+						default:
+							client, err = stream.NewClient(b.url, hc, stream.WithVersion(w.v))
+						}
+						require.NoError(t, err)
+						require.Equal(t, b.url, client.Endpoint())
+						start := len(rec.since(0))
+
+						got, err := drain(t, client.Send(background(), hello()))
+						require.NoError(t, err)
+						require.Equal(t, "done", got.text("a1"))
+						ids := agent.TaskIDs()
+						require.Len(t, ids, 1)
+						id := ids[0]
+						_, err = client.GetTask(background(), id)
+						require.NoError(t, err)
+						_, err = client.Cancel(background(), id)
+						var rpcErr *a2a.RPCError
+						require.ErrorAs(t, err, &rpcErr, "the agent's own answer: a completed task cannot be canceled")
+						require.Equal(t, a2a.CodeTaskNotCancelable, rpcErr.Code)
+						for _, call := range []func() error{
+							func() error { _, err := client.GetTask(background(), oddID); return err },
+							func() error { _, err := client.Cancel(background(), oddID); return err },
+						} {
+							require.ErrorAs(t, call(), &rpcErr, "the agent read the task ID")
+							require.Equal(t, a2a.CodeTaskNotFound, rpcErr.Code)
+						}
+
+						if w.binding == a2a.BindingJSONRPC {
+							seen := rec.since(start)
+							require.GreaterOrEqual(t, len(seen), 5, "send, resubscribe or poll, get, cancel, get, cancel")
+							for _, got := range seen {
+								require.Equal(t, "POST "+b.rpc, got)
+							}
+							return
+						}
+						q, getQ, p := b.query, b.getQuery, b.path+w.prefix
+						var want []string
+						if streaming {
+							want = []string{
+								"POST " + p + "/message:stream" + q,
+								"POST " + p + "/tasks/" + id + ":subscribe" + q,
+								"GET " + p + "/tasks/" + id + ":subscribe" + q,
+							}
+						} else {
+							if w.tenant == "" {
+								want = append(want, "POST "+p+"/message:stream"+q) // refused: the agent cannot stream
+							}
+							want = append(want,
+								"POST "+p+"/message:send"+q,
+								"GET "+p+"/tasks/"+id+getQ)
+						}
+						want = append(want,
+							"GET "+p+"/tasks/"+id+getQ,
+							"POST "+p+"/tasks/"+id+":cancel"+q,
+							"GET "+p+"/tasks/a%2Fb%20c%3Fd%23e"+getQ,
+							"POST "+p+"/tasks/a%2Fb%20c%3Fd%23e:cancel"+q)
+						require.Equal(t, want, rec.since(start))
+						for _, r := range agent.Requests()[len(agent.Requests())-2:] {
+							require.Equal(t, oddID, r.TaskID, "one path segment")
+						}
+					})
+				})
+			}
+		}
+	}
 }

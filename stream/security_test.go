@@ -651,8 +651,9 @@ func TestCardErrorsHideURLPasswords(t *testing.T) {
 }
 
 // TestURLQueryValuesAreRedacted: an API key in the query string of a base
-// URL, or of the endpoint a card names, is a credential like a password. No
-// error text of NewClient or Resolve carries it; the keys stay readable.
+// URL, of a card's URL, or of the endpoint a card names, is a credential
+// like a password. No error text of a Client, Resolve or FetchCard carries
+// it; the keys stay readable.
 func TestURLQueryValuesAreRedacted(t *testing.T) {
 	const secretBase = "http://user:" + secretToken + "@agent.test/?api_key=" + secretQuery + "&x&=" + secretKey
 	type result struct {
@@ -681,7 +682,35 @@ func TestURLQueryValuesAreRedacted(t *testing.T) {
 			require.ErrorIs(t, err, errReset)
 			var ue *url.Error
 			require.ErrorAs(t, err, &ue)
-			return result{err, `"http://user:xxxxx@agent.test/.well-known/agent-card.json"`}
+			return result{err, `"http://user:xxxxx@agent.test/.well-known/agent-card.json?api_key=xxxxx&xxxxx&=xxxxx"`}
+		}},
+		{"a signed card URL, the card malformed", func(t *testing.T) result {
+			rec := &targetRecorder{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `{"name":`)
+			})}
+			_, err := stream.FetchCard(background(), "http://agent.test/cards/x.json?sig="+secretQuery, stream.WithHTTPClient(a2atest.NewClient(rec)))
+			require.Equal(t, []string{"GET /cards/x.json?sig=" + secretQuery}, rec.since(0), "the card request keeps its signature")
+			var invalid *stream.InvalidCardError
+			require.ErrorAs(t, err, &invalid)
+			require.Equal(t, "http://agent.test/cards/x.json?sig=xxxxx", invalid.URL)
+			return result{err, "http://agent.test/cards/x.json?sig=xxxxx: malformed JSON"}
+		}},
+		{"a keyed REST base URL, the send failing", func(t *testing.T) result {
+			c, err := stream.NewRESTClient("http://agent.test/api?code="+secretQuery, stream.WithVersion(a2a.V10),
+				stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+			require.NoError(t, err)
+			_, err = drain(t, c.Send(background(), hello()))
+			require.ErrorIs(t, err, errReset)
+			return result{err, `"http://agent.test/api/message:stream?code=xxxxx"`}
+		}},
+		{"a keyed REST base URL, get-task failing", func(t *testing.T) result {
+			c, err := stream.NewRESTClient("http://agent.test/api?code="+secretQuery, stream.WithVersion(a2a.V03),
+				stream.WithHTTPClient(&http.Client{Transport: &resetTransport{}}))
+			require.NoError(t, err)
+			_, err = c.GetTask(background(), "t-1")
+			require.ErrorIs(t, err, errReset)
+			return result{err, `"http://agent.test/api/v1/tasks/t-1?code=xxxxx&historyLength=xxxxx"`}
 		}},
 		{"the card redirected in a loop keeping a query", func(t *testing.T) result {
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
