@@ -38,9 +38,10 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 }
 
 // NewRESTClient returns a client for the HTTP+JSON (REST) binding of an
-// agent, under baseURL: requests go to baseURL+"/message:stream" and so on
-// in A2A 1.0, and under baseURL+"/v1/" in 0.3, whose JSON is the proto-JSON
-// that @a2a-js/sdk 0.3 serves. Without WithVersion it negotiates the
+// agent, under baseURL: requests go to "message:stream" and so on under
+// baseURL's path in A2A 1.0, and under its "v1/" in 0.3, whose JSON is the
+// proto-JSON that @a2a-js/sdk 0.3 serves; baseURL's query (an API key) goes
+// with every call. Without WithVersion it negotiates the
 // protocol version on first use, as NewClient does.
 func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
 	return newClient(baseURL, a2a.BindingHTTPJSON, opts, "")

@@ -20,9 +20,10 @@ const (
 const maxCardSize = 1 << 20
 
 // Resolve reads the agent card under baseURL (CardPath, falling back to
-// LegacyCardPath on 404), picks an interface, and returns a Client for it.
-// A baseURL whose path ends in ".json" is taken as the URL of the card
-// itself, for agents that serve it elsewhere. A card with no protocol
+// LegacyCardPath on 404, with baseURL's query), picks an interface, and
+// returns a Client for it. A baseURL whose path ends in ".json" is taken as
+// the URL of the card itself, query included, for agents that serve it
+// elsewhere. A card with no protocol
 // version and no preferred transport is read as a 0.3 JSON-RPC card.
 //
 // The interfaces considered are the card's 1.0 supportedInterfaces, then a
