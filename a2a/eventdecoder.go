@@ -29,7 +29,6 @@ type EventDecoder struct {
 	dec  *json.Decoder
 	w    wireObject
 	env  envelope
-	fed  int64 // bytes handed to dec since it was made
 }
 
 // envelope is a JSON-RPC response carrying a stream result.
@@ -39,8 +38,12 @@ type envelope struct {
 	Error  *RPCError       `json:"error"`
 }
 
-// feeder hands one event at a time to the json.Decoder.
-type feeder struct{ b []byte }
+// feeder hands one event at a time to the json.Decoder, and counts the
+// bytes the decoder has taken from it.
+type feeder struct {
+	b    []byte
+	read int64 // bytes read since the decoder was made
+}
 
 func (f *feeder) Read(p []byte) (int, error) {
 	if len(f.b) == 0 {
@@ -48,6 +51,7 @@ func (f *feeder) Read(p []byte) (int, error) {
 	}
 	n := copy(p, f.b)
 	f.b = f.b[n:]
+	f.read += int64(n)
 	return n, nil
 }
 
@@ -65,8 +69,9 @@ func NewEventDecoder(v Version, b Binding) *EventDecoder {
 // JSON-RPC, for data that is not one JSON-RPC response object.
 var ErrNotAResponse = errors.New("a2a: not a JSON-RPC response")
 
-// Decode decodes one stream result. data must hold exactly one JSON object;
-// it is not retained. It returns a *Task, *Message, *StatusUpdate or
+// Decode decodes one stream result. data must hold exactly one JSON object,
+// which white space may precede and follow; it is not retained. Nothing of
+// one call's data is read by the next. It returns a *Task, *Message, *StatusUpdate or
 // *ArtifactUpdate.
 //
 // Over JSON-RPC, a response that carries an error is returned as that
@@ -103,14 +108,21 @@ func (d *EventDecoder) Decode(data []byte) (Event, error) {
 func (d *EventDecoder) ResponseID() json.RawMessage { return d.env.ID }
 
 // decode reads the one JSON object in data into v.
+//
+// The json.Decoder reads ahead: it may stop reading from the feeder before
+// the end of an event, or keep bytes it has read but not used in its buffer.
+// Either would carry bytes of one event into the next. So the decoder is
+// given the event without its trailing white space, which JSON allows and
+// which means nothing, and must take every byte of that: the object then
+// ends the event exactly, the feeder is empty and the buffer fully used.
+// Anything else is data after the object, and the decoder starts afresh.
 func (d *EventDecoder) decode(data []byte, v any) error {
 	if len(data) > bigResponse {
 		// A big event is decoded in place: going through the json.Decoder
 		// would copy it into a buffer that then stays as large.
 		return json.Unmarshal(data, v)
 	}
-	d.feed.b = data
-	d.fed += int64(len(data))
+	d.feed.b = trimBlankRight(data)
 	if err := d.dec.Decode(v); err != nil {
 		d.reset()
 		if errors.Is(err, io.EOF) {
@@ -118,12 +130,11 @@ func (d *EventDecoder) decode(data []byte, v any) error {
 		}
 		return err
 	}
-	// Only white space may follow the object: the decoder must not carry
-	// anything over into the next event.
-	if rest := d.fed - d.dec.InputOffset(); rest > 0 && !blank(data[int64(len(data))-rest:]) {
+	if len(d.feed.b) > 0 || d.dec.InputOffset() != d.feed.read {
 		d.reset()
 		return errors.New("data after the object")
 	}
+	d.feed.b = nil // data is not retained
 	return nil
 }
 
@@ -143,17 +154,22 @@ func hasResult(data []byte) bool {
 // bigResponse is the size above which Decode unmarshals in place.
 const bigResponse = 64 << 10
 
-// reset drops a decoder left in an error state.
+// reset drops a decoder left in an error state, or holding bytes of an
+// event it did not use.
 func (d *EventDecoder) reset() {
-	d.feed.b, d.fed = nil, 0
+	d.feed = feeder{}
 	d.dec = json.NewDecoder(&d.feed)
 }
 
-func blank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
+// trimBlankRight returns b without the JSON white space at its end.
+func trimBlankRight(b []byte) []byte {
+	for len(b) > 0 {
+		switch b[len(b)-1] {
+		case ' ', '\t', '\n', '\r':
+			b = b[:len(b)-1]
+		default:
+			return b
 		}
 	}
-	return true
+	return b
 }

@@ -99,3 +99,84 @@ func TestEventDecoderBigEvents(t *testing.T) {
 	_, err := d.Decode([]byte(`{"message":{"messageId":"` + big + `"`))
 	require.Error(t, err)
 }
+
+// sizedEvent is the data of an artifact update of exactly size bytes in
+// version v over binding b (in its response, over JSON-RPC), ending in ws,
+// and the text of its one part. ok is false when the event cannot be that
+// small.
+func sizedEvent(t *testing.T, v a2a.Version, b a2a.Binding, size int, ws string) (data []byte, text string, ok bool) {
+	t.Helper()
+	frame := func(text string) []byte {
+		ev := &a2a.ArtifactUpdate{TaskID: "t", ContextID: "c", Artifact: a2a.Artifact{ID: "a", Parts: []a2a.Part{{Text: text}}}}
+		raw, err := a2a.MarshalEventFor(v, b, ev)
+		require.NoError(t, err)
+		if b == a2a.BindingJSONRPC {
+			raw = []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(raw) + `}`)
+		}
+		return append(raw, ws...)
+	}
+	pad := size - len(frame("x"))
+	if pad < 0 {
+		return nil, "", false
+	}
+	text = strings.Repeat("x", 1+pad)
+	data = frame(text)
+	require.Len(t, data, size)
+	return data, text, true
+}
+
+// TestEventDecoderTrailingWhiteSpace decodes events whose data ends in white
+// space, of sizes around those where the decoder's buffer fills (512 bytes
+// at first, then larger) and where events are decoded in place (64 KiB),
+// each followed by other events on the same decoder. The white space
+// belongs to its event: nothing of one event may reach the next.
+func TestEventDecoderTrailingWhiteSpace(t *testing.T) {
+	t.Parallel()
+	var sizes []int
+	for _, around := range []int{512, 4096, 65536} {
+		for n := around - 8; n <= around+8; n++ {
+			sizes = append(sizes, n)
+		}
+	}
+	spaces := []string{" ", "\n", "\r\n", "\t", "  ", " \t\r\n ", strings.Repeat(" \n", 300)}
+	for _, p := range []struct {
+		v a2a.Version
+		b a2a.Binding
+	}{
+		{a2a.V03, a2a.BindingJSONRPC}, {a2a.V03, a2a.BindingHTTPJSON},
+		{a2a.V10, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingHTTPJSON},
+	} {
+		t.Run(string(p.v)+"/"+p.b.String(), func(t *testing.T) {
+			t.Parallel()
+			small, smallText, _ := sizedEvent(t, p.v, p.b, 200, "")
+			decode := func(d *a2a.EventDecoder, data []byte, text string) {
+				t.Helper()
+				ev, err := d.Decode(data)
+				require.NoError(t, err, "%d bytes ending in %q", len(data), data[max(0, len(data)-8):])
+				require.Equal(t, text, ev.(*a2a.ArtifactUpdate).Artifact.Text())
+			}
+			// One decoder for a whole stream of such events, as the stream
+			// keeps one per connection.
+			long := a2a.NewEventDecoder(p.v, p.b)
+			for _, ws := range spaces {
+				for _, size := range sizes {
+					data, text, ok := sizedEvent(t, p.v, p.b, size, ws)
+					if !ok {
+						continue
+					}
+					// A fresh decoder, whose first buffer the event may
+					// overrun, then the same event and another one.
+					d := a2a.NewEventDecoder(p.v, p.b)
+					for range 2 {
+						decode(d, data, text)
+						decode(d, small, smallText)
+					}
+					decode(d, data, text)
+					decode(d, data, text)
+					decode(long, data, text)
+					decode(long, small, smallText)
+				}
+			}
+		})
+	}
+}

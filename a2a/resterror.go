@@ -16,20 +16,29 @@ import (
 //   - A2A 0.3 (@a2a-js/sdk 0.3.x): the bare JSON-RPC error object,
 //     {"code":-32001,"message":…}, as application/json.
 //   - Some servers: a whole JSON-RPC error response, {"jsonrpc":"2.0",
-//     "id":…,"error":{…}}, often with status 400; or {"message":…} alone
-//     (a2a-python 0.3); or an RFC 9457 problem, {"type","title","status",
-//     "detail"}.
+//     "id":…,"error":{…}}, often with status 400; or an RFC 9457 problem
+//     whose type names the A2A error.
+//
+// A server's web framework or gateway answers too, before any A2A code runs:
+// a route the server does not have gets a 404 whose body may well be JSON,
+// {"error":"Not Found"}, {"detail":"Not Found"}, {"message":"Not Found"},
+// Spring Boot's {"timestamp","status":404,"error":"Not Found","path"}, an
+// RFC 9457 problem of type about:blank, or grpc-gateway's google.rpc.Status
+// without details. Such a body names no A2A error, and a 404 of it means "no
+// such route", not "no such task".
 
 // reasonCodes maps ErrorInfo reasons to error codes: the nine of A2A 1.0
 // (S10 §5.4), the name 0.3 gave to -32007, and the UPPER_SNAKE_CASE names of
 // the JSON-RPC errors that SDKs send as reasons (@a2a-js/sdk 1.x sends
-// INVALID_PARAMS for a malformed request and INTERNAL_ERROR by default).
+// INVALID_PARAMS for a malformed request and INTERNAL_ERROR by default), and
+// the name a2a-go (v2) gives to -32005.
 var reasonCodes = map[string]int{
 	"TASK_NOT_FOUND":                             CodeTaskNotFound,
 	"TASK_NOT_CANCELABLE":                        CodeTaskNotCancelable,
 	"PUSH_NOTIFICATION_NOT_SUPPORTED":            CodePushNotificationNotSupported,
 	"UNSUPPORTED_OPERATION":                      CodeUnsupportedOperation,
 	"CONTENT_TYPE_NOT_SUPPORTED":                 CodeContentTypeNotSupported,
+	"UNSUPPORTED_CONTENT_TYPE":                   CodeContentTypeNotSupported,
 	"INVALID_AGENT_RESPONSE":                     CodeInvalidAgentResponse,
 	"EXTENDED_AGENT_CARD_NOT_CONFIGURED":         CodeExtendedAgentCardNotConfigured,
 	"AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED": CodeExtendedAgentCardNotConfigured,
@@ -87,8 +96,8 @@ var grpcStatuses = map[string]int{
 	"DEADLINE_EXCEEDED":   504,
 }
 
-// statusCode is the fallback of ParseHTTPError for an error body that names
-// no A2A error: the code an HTTP status stands for in A2A, if any.
+// statusCode is the code an HTTP status stands for in A2A, if any: the code
+// of an A2A error whose ErrorInfo reason this package does not know.
 //
 //   - 404: task not found, the only A2A error that 1.0 sends as 404.
 //   - 405 and 501: method not found. The server has no such operation at
@@ -126,7 +135,7 @@ type restErrorBody struct {
 	Message json.RawMessage `json:"message"`
 	Data    json.RawMessage `json:"data"`
 	Error   json.RawMessage `json:"error"`
-	Status  json.RawMessage `json:"status"` // a google.rpc.Code name, or an RFC 9457 HTTP status
+	Status  json.RawMessage `json:"status"` // a google.rpc.Code name
 	Details json.RawMessage `json:"details"`
 	// RFC 9457.
 	Type   json.RawMessage `json:"type"`
@@ -135,33 +144,41 @@ type restErrorBody struct {
 }
 
 // ParseHTTPError reads the error body of an HTTP+JSON response, of either
-// version, as an [RPCError]. status is the response's HTTP status; pass 0
-// when there is none (the data of an "event: error" inside a stream, whose
-// body then gives the status). It reads, in this order:
+// version, as an [RPCError]. It reports false for a body that is not an A2A
+// error. An A2A error is one of:
 //
 //   - a JSON-RPC error response, {"jsonrpc":"2.0","id":…,"error":{"code",
 //     "message","data"}}: its error as it is;
-//   - a google.rpc.Status, {"error":{"code","status","message","details"}}:
-//     the code of the reason of its first ErrorInfo detail (TASK_NOT_FOUND
-//     is [CodeTaskNotFound], and so on for every A2A 1.0 reason), with the
-//     details as Data;
-//   - a bare error object, {"code":-32001,"message":…}, as A2A 0.3 servers
-//     send it: any negative code is taken as it is, with its "data";
-//   - an RFC 9457 problem, {"type","title","status","detail"}, whose
-//     message is its title and detail;
-//   - {"message":…} alone, as a2a-python 0.3 sends it (or with an HTTP
-//     status as its "code").
+//   - a JSON-RPC error object with a negative code, bare, {"code":-32001,
+//     "message":…}, as A2A 0.3 servers send it, or as {"error":{…}}: the
+//     code as it is, with its "data";
+//   - a google.rpc.Status, {"error":{"code","status","message","details"}}
+//     (or without the "error" wrapper, as grpc-gateway writes it), whose
+//     first ErrorInfo detail with a reason has an A2A reason: the code of
+//     that reason (TASK_NOT_FOUND is [CodeTaskNotFound], and so on for
+//     every A2A 1.0 reason), with the details as Data. The names of
+//     JSON-RPC's own errors (INVALID_PARAMS, INTERNAL_ERROR, …), which other
+//     APIs use too, count only in the domain "a2a-protocol.org". An
+//     ErrorInfo of that domain with a reason this package does not know is
+//     an A2A error too; its code comes from the HTTP status, where A2A gives
+//     it one meaning: 404 is task not found, 405 and 501 method not found,
+//     400 and 422 invalid params, 409 task not cancelable and 415 content
+//     type not supported (any other status reports false);
+//   - an RFC 9457 problem, {"type","title","status","detail"}, whose type
+//     names an error A2A defines in its last segment (".../task-not-found"),
+//     with its title and detail as the message.
 //
-// When the body names no A2A error (no JSON-RPC code, no known reason) the
-// code comes from the HTTP status, where A2A gives it one meaning: 404 is
-// task not found, 405 and 501 method not found, 400 and 422 invalid params,
-// 409 task not cancelable and 415 content type not supported. For any other
-// status such a body reports false, so that the caller handles the response
-// as the plain HTTP failure it is (a 503 stays retryable).
+// Any other body names no A2A error, whatever the HTTP status, and the
+// caller handles the response as the plain HTTP failure it is: a web
+// framework's or a gateway's JSON answer ({"error":"Not Found"},
+// {"detail":…}, {"message":…} alone, Spring Boot's error body, a problem of
+// type about:blank, a google.rpc.Status without an A2A ErrorInfo), HTML
+// pages, plain text, a success body, empty input. A 404 of such a body means
+// the server has no such route, not that the task does not exist.
 //
-// Message is the server's message in full. ParseHTTPError reports false for
-// a body that is none of these shapes: HTML pages, plain text, a success
-// body, empty input.
+// status is the response's HTTP status; pass 0 when there is none (the data
+// of an "event: error" inside a stream, whose google.rpc.Status then gives
+// the status). Message is the server's message in full.
 func ParseHTTPError(status int, body []byte) (*RPCError, bool) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
@@ -174,8 +191,7 @@ func ParseHTTPError(status int, body []byte) (*RPCError, bool) {
 	if status < 400 {
 		status = 0
 	}
-	switch {
-	case isObject(b.Error):
+	if isObject(b.Error) {
 		var inner restErrorBody
 		if json.Unmarshal(b.Error, &inner) != nil {
 			return nil, false
@@ -184,9 +200,6 @@ func ParseHTTPError(status int, body []byte) (*RPCError, bool) {
 			return &RPCError{Code: code, Message: stringOf(inner.Message), Data: inner.Data}, true
 		}
 		return googleStatus(status, &inner)
-	case isString(b.Error):
-		// {"error":"Not Found"}, as many web frameworks write it.
-		return byStatus(status, stringOf(b.Error), nil)
 	}
 	if code, ok := intOf(b.Code); ok && code < 0 {
 		return &RPCError{Code: code, Message: stringOf(b.Message), Data: b.Data}, true
@@ -195,32 +208,37 @@ func ParseHTTPError(status int, body []byte) (*RPCError, bool) {
 		// A google.rpc.Status without its "error" wrapper (grpc-gateway).
 		return googleStatus(status, &b)
 	}
-	if isString(b.Title) || isString(b.Type) {
-		return problem(status, &b)
-	}
-	if msg := stringOf(b.Message); msg != "" {
-		// {"message":…} alone, or with an HTTP status as its code.
-		if c, ok := intOf(b.Code); status == 0 && ok && c >= 400 && c <= 599 {
-			status = c
-		}
-		return byStatus(status, msg, nil)
+	if isString(b.Type) {
+		return problem(&b)
 	}
 	return nil, false
 }
 
-// googleStatus reads a google.rpc.Status: its ErrorInfo reason, or failing
-// that its HTTP status.
+// a2aDomain is the ErrorInfo domain of A2A errors.
+const a2aDomain = "a2a-protocol.org"
+
+// isA2ACode reports the codes A2A itself defines (-32001 to -32009), as
+// opposed to JSON-RPC's own, whose names other APIs use too.
+func isA2ACode(code int) bool {
+	return code >= CodeVersionNotSupported && code <= CodeTaskNotFound
+}
+
+// googleStatus reads a google.rpc.Status: an A2A error when its first
+// ErrorInfo with a reason is of the A2A domain or has a reason only A2A
+// uses.
 func googleStatus(status int, s *restErrorBody) (*RPCError, bool) {
+	if !isArray(s.Details) {
+		return nil, false
+	}
+	reason, domain := errorInfo(s.Details)
 	msg := stringOf(s.Message)
-	var data json.RawMessage
-	if isArray(s.Details) && !isEmptyArray(s.Details) {
-		data = s.Details
+	if code, ok := reasonCodes[reason]; ok && (domain == a2aDomain || isA2ACode(code)) {
+		return &RPCError{Code: code, Message: msg, Data: s.Details}, true
 	}
-	if data != nil {
-		if code, ok := reasonCodes[(&RPCError{Data: data}).Reason()]; ok {
-			return &RPCError{Code: code, Message: msg, Data: data}, true
-		}
+	if reason == "" || domain != a2aDomain {
+		return nil, false
 	}
+	// An A2A error this package does not know: what its status means.
 	if status == 0 {
 		if c, ok := intOf(s.Code); ok && c >= 400 && c <= 599 {
 			status = c
@@ -228,15 +246,42 @@ func googleStatus(status int, s *restErrorBody) (*RPCError, bool) {
 			status = c
 		}
 	}
-	if msg == "" && len(s.Code) == 0 && len(s.Status) == 0 && len(s.Details) == 0 {
-		return nil, false // {"error":{}} says nothing
+	code, ok := statusCode(status)
+	if !ok {
+		return nil, false
 	}
-	return byStatus(status, msg, data)
+	return &RPCError{Code: code, Message: msg, Data: s.Details}, true
 }
 
-// problem reads an RFC 9457 problem. Its type may name an A2A error in its
-// last path segment ("…/task-not-found").
-func problem(status int, p *restErrorBody) (*RPCError, bool) {
+// errorInfo returns the reason and domain of the first entry of a
+// google.rpc.Status's details that has a reason, as [RPCError.Reason] picks
+// it.
+func errorInfo(details json.RawMessage) (reason, domain string) {
+	var entries []json.RawMessage
+	if json.Unmarshal(details, &entries) != nil {
+		return "", ""
+	}
+	for _, raw := range entries {
+		var info struct {
+			Reason string `json:"reason"`
+			Domain string `json:"domain"`
+		}
+		if json.Unmarshal(raw, &info) == nil && info.Reason != "" {
+			return info.Reason, info.Domain
+		}
+	}
+	return "", ""
+}
+
+// problem reads an RFC 9457 problem: an A2A error when the last path
+// segment of its type names one that A2A defines ("…/task-not-found").
+func problem(p *restErrorBody) (*RPCError, bool) {
+	t := stringOf(p.Type)
+	slug := t[strings.LastIndexAny(t, "/#:")+1:]
+	code, ok := reasonCodes[strings.ToUpper(strings.ReplaceAll(slug, "-", "_"))]
+	if !ok || !isA2ACode(code) {
+		return nil, false
+	}
 	msg := stringOf(p.Title)
 	if d := stringOf(p.Detail); d != "" {
 		if msg != "" {
@@ -244,27 +289,7 @@ func problem(status int, p *restErrorBody) (*RPCError, bool) {
 		}
 		msg += d
 	}
-	if t := stringOf(p.Type); t != "" {
-		slug := t[strings.LastIndexAny(t, "/#:")+1:]
-		if code, ok := reasonCodes[strings.ToUpper(strings.ReplaceAll(slug, "-", "_"))]; ok {
-			return &RPCError{Code: code, Message: msg}, true
-		}
-	}
-	if status == 0 {
-		if c, ok := intOf(p.Status); ok && c >= 400 && c <= 599 {
-			status = c
-		}
-	}
-	return byStatus(status, msg, nil)
-}
-
-// byStatus is the last resort: the code of the HTTP status, if it has one.
-func byStatus(status int, msg string, data json.RawMessage) (*RPCError, bool) {
-	code, ok := statusCode(status)
-	if !ok {
-		return nil, false
-	}
-	return &RPCError{Code: code, Message: msg, Data: data}, true
+	return &RPCError{Code: code, Message: msg}, true
 }
 
 // MarshalHTTPError writes e as an HTTP+JSON server of version v answers it,
@@ -354,10 +379,6 @@ func mustMarshal(e *RPCError, body func(data json.RawMessage) any) []byte {
 func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
 func isArray(raw json.RawMessage) bool  { return len(raw) > 0 && raw[0] == '[' }
 func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
-
-func isEmptyArray(raw json.RawMessage) bool {
-	return isArray(raw) && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
-}
 
 // stringOf returns a raw JSON string's value, or "" for anything else.
 func stringOf(raw json.RawMessage) string {

@@ -42,47 +42,64 @@ func TestParseHTTPError(t *testing.T) {
 		{"js 1.x malformed request", 400, googleStatus(400, "INVALID_ARGUMENT", "INVALID_PARAMS"), a2a.CodeInvalidParams, "m", ""},
 		{"js 1.x default reason", 500, googleStatus(500, "INTERNAL", "INTERNAL_ERROR"), a2a.CodeInternalError, "m", ""},
 		{"reason wins over status", 404, googleStatus(404, "NOT_FOUND", "UNSUPPORTED_OPERATION"), a2a.CodeUnsupportedOperation, "m", ""},
+		{"A2A reason of another domain", 404, `{"error":{"code":404,"status":"NOT_FOUND","message":"m","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"example.com"}]}}`, a2a.CodeTaskNotFound, "m", ""},
 		{"first ErrorInfo with a reason", 400, `{"error":{"code":400,"message":"m","details":[{"@type":"type.googleapis.com/google.rpc.DebugInfo"},` + fmt.Sprintf(info, "TASK_NOT_FOUND") + `]}}`, a2a.CodeTaskNotFound, "m", ""},
 		{"stream error event", 0, googleStatus(404, "NOT_FOUND", "TASK_NOT_FOUND"), a2a.CodeTaskNotFound, "m", ""},
 
-		// google.rpc.Status without a reason: the HTTP status decides.
-		{"404 without details", 404, googleStatus(404, "NOT_FOUND", ""), a2a.CodeTaskNotFound, "m", ""},
-		{"405 unknown reason", 405, googleStatus(405, "UNIMPLEMENTED", "SOMETHING_ELSE"), a2a.CodeMethodNotFound, "m", "[" + fmt.Sprintf(info, "SOMETHING_ELSE") + "]"},
-		{"501", 501, googleStatus(501, "UNIMPLEMENTED", ""), a2a.CodeMethodNotFound, "m", ""},
-		{"400", 400, googleStatus(400, "INVALID_ARGUMENT", ""), a2a.CodeInvalidParams, "m", ""},
-		{"status from the body", 0, googleStatus(501, "UNIMPLEMENTED", ""), a2a.CodeMethodNotFound, "m", ""},
-		{"status name only", 0, `{"error":{"status":"NOT_FOUND","message":"m"}}`, a2a.CodeTaskNotFound, "m", ""},
-		{"500 is no A2A error", 500, googleStatus(500, "INTERNAL", ""), 0, "", ""},
-		{"503 is no A2A error", 503, googleStatus(503, "UNAVAILABLE", ""), 0, "", ""},
-		{"401 is no A2A error", 401, googleStatus(401, "UNAUTHENTICATED", ""), 0, "", ""},
-		{"429 is no A2A error", 429, googleStatus(429, "RESOURCE_EXHAUSTED", ""), 0, "", ""},
-		{"bare Status (grpc-gateway)", 404, `{"code":5,"message":"m","details":[]}`, a2a.CodeTaskNotFound, "m", ""},
+		// An ErrorInfo of the A2A domain whose reason this package does not
+		// know: an A2A error, whose code the HTTP status gives.
+		{"405 unknown A2A reason", 405, googleStatus(405, "UNIMPLEMENTED", "SOMETHING_ELSE"), a2a.CodeMethodNotFound, "m", "[" + fmt.Sprintf(info, "SOMETHING_ELSE") + "]"},
+		{"404 unknown A2A reason", 404, googleStatus(404, "NOT_FOUND", "SOMETHING_ELSE"), a2a.CodeTaskNotFound, "m", ""},
+		{"unknown A2A reason, status from the body", 0, googleStatus(501, "UNIMPLEMENTED", "SOMETHING_ELSE"), a2a.CodeMethodNotFound, "m", ""},
+		{"unknown A2A reason, 500", 500, googleStatus(500, "INTERNAL", "SOMETHING_ELSE"), 0, "", ""},
+		// a2a-go (v2, internal/rest): its own reason for content types, and
+		// 501 UNIMPLEMENTED for unsupported operations, with metadata.
+		{"a2a-go content type", 400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"m","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UNSUPPORTED_CONTENT_TYPE","domain":"a2a-protocol.org","metadata":{"timestamp":"2026-11-23T00:19:34Z"}}]}}`, a2a.CodeContentTypeNotSupported, "m", ""},
+		{"a2a-go unsupported operation", 501, `{"error":{"code":501,"status":"UNIMPLEMENTED","message":"m","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UNSUPPORTED_OPERATION","domain":"a2a-protocol.org","metadata":{"taskId":"t-1"}}]}}`, a2a.CodeUnsupportedOperation, "m", ""},
 		{"bare Status with a reason", 400, `{"code":9,"message":"m","details":[` + fmt.Sprintf(info, "VERSION_NOT_SUPPORTED") + `]}`, a2a.CodeVersionNotSupported, "m", ""},
 
 		// JSON-RPC.
 		{"0.3 bare", 404, `{"code":-32001,"message":"Task not found: nope"}`, a2a.CodeTaskNotFound, "Task not found: nope", ""},
 		{"0.3 bare with data", 400, `{"code":-32602,"message":"m","data":{"field":"role"}}`, a2a.CodeInvalidParams, "m", `{"field":"role"}`},
 		{"0.3 bare, code wins over status", 500, `{"code":-32004,"message":"m"}`, a2a.CodeUnsupportedOperation, "m", ""},
+		{"0.3 bare, stream error event", 0, `{"code":-32001,"message":"m"}`, a2a.CodeTaskNotFound, "m", ""},
+		{"error object without the envelope", 404, `{"error":{"code":-32001,"message":"m"}}`, a2a.CodeTaskNotFound, "m", ""},
 		{"JSON-RPC response with 400", 400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`, a2a.CodeMethodNotFound, "Method not found", ""},
 		{"JSON-RPC response with 1.0 data", 200, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"m","data":[` + fmt.Sprintf(info, "TASK_NOT_FOUND") + `]}}`, a2a.CodeTaskNotFound, "m", "[" + fmt.Sprintf(info, "TASK_NOT_FOUND") + "]"},
 		{"JSON-RPC application code", 400, `{"jsonrpc":"2.0","id":1,"error":{"code":7,"message":"m"}}`, 7, "m", ""},
 		{"server-defined negative code", 400, `{"code":-1,"message":"m"}`, -1, "m", ""},
-
-		// Others.
-		{"a2a-python 0.3", 404, `{"message":"Task not found"}`, a2a.CodeTaskNotFound, "Task not found", ""},
-		{"a2a-python 0.3, 409", 409, `{"message":"Task cannot be canceled"}`, a2a.CodeTaskNotCancelable, "Task cannot be canceled", ""},
-		{"a2a-python 0.3, 415", 415, `{"message":"m"}`, a2a.CodeContentTypeNotSupported, "m", ""},
-		{"a2a-python 0.3, 422", 422, `{"message":"m"}`, a2a.CodeInvalidParams, "m", ""},
-		{"HTTP status as code", 0, `{"code":404,"message":"m"}`, a2a.CodeTaskNotFound, "m", ""},
-		{"problem", 404, `{"type":"about:blank","title":"Not Found","status":404,"detail":"no task t-1"}`, a2a.CodeTaskNotFound, "Not Found: no task t-1", ""},
-		{"problem, status in the body", 0, `{"title":"Method Not Allowed","status":405}`, a2a.CodeMethodNotFound, "Method Not Allowed", ""},
-		{"problem naming an A2A error", 400, `{"type":"https://a2a-protocol.org/errors/version-not-supported","title":"Version not supported","status":400}`, a2a.CodeVersionNotSupported, "Version not supported", ""},
-		{"problem, 503", 503, `{"title":"Service Unavailable","status":503}`, 0, "", ""},
-		{"error string", 404, `{"error":"Not Found"}`, a2a.CodeTaskNotFound, "Not Found", ""},
 		{"message of a wrong type", 404, `{"code":-32001,"message":17}`, a2a.CodeTaskNotFound, "", ""},
 
+		// An RFC 9457 problem whose type names an A2A error.
+		{"problem naming an A2A error", 400, `{"type":"https://a2a-protocol.org/errors/version-not-supported","title":"Version not supported","status":400}`, a2a.CodeVersionNotSupported, "Version not supported", ""},
+		{"problem naming an A2A error, with detail", 404, `{"type":"urn:a2a:task-not-found","title":"Not Found","status":404,"detail":"no task t-1"}`, a2a.CodeTaskNotFound, "Not Found: no task t-1", ""},
+
+		// Error bodies that name no A2A error: the HTTP status alone does not
+		// make them one.
+		{"google.rpc.Status without details", 404, googleStatus(404, "NOT_FOUND", ""), 0, "", ""},
+		{"google.rpc.Status, 501", 501, googleStatus(501, "UNIMPLEMENTED", ""), 0, "", ""},
+		{"google.rpc.Status, 400", 400, googleStatus(400, "INVALID_ARGUMENT", ""), 0, "", ""},
+		{"google.rpc.Status, status from the body", 0, googleStatus(501, "UNIMPLEMENTED", ""), 0, "", ""},
+		{"google.rpc.Status, status name only", 0, `{"error":{"status":"NOT_FOUND","message":"m"}}`, 0, "", ""},
+		{"google.rpc.Status, 500", 500, googleStatus(500, "INTERNAL", ""), 0, "", ""},
+		{"google.rpc.Status, 503", 503, googleStatus(503, "UNAVAILABLE", ""), 0, "", ""},
+		{"google.rpc.Status, 401", 401, googleStatus(401, "UNAUTHENTICATED", ""), 0, "", ""},
+		{"google.rpc.Status, 429", 429, googleStatus(429, "RESOURCE_EXHAUSTED", ""), 0, "", ""},
+		{"JSON-RPC reason of another domain", 500, `{"error":{"code":500,"status":"INTERNAL","message":"m","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"example.com"}]}}`, 0, "", ""},
+		{"problem, JSON-RPC name", 500, `{"type":"https://example.com/problems/internal-error","title":"Internal Server Error","status":500}`, 0, "", ""},
+		{"unknown reason of another domain", 404, `{"error":{"code":404,"message":"m","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"SERVICE_DISABLED","domain":"googleapis.com"}]}}`, 0, "", ""},
+		{"bare google.rpc.Status (grpc-gateway)", 404, `{"code":5,"message":"m","details":[]}`, 0, "", ""},
+		{"message alone", 404, `{"message":"Task not found"}`, 0, "", ""},
+		{"message alone, 409", 409, `{"message":"Task cannot be canceled"}`, 0, "", ""},
+		{"message alone, 422", 422, `{"message":"m"}`, 0, "", ""},
+		{"HTTP status as code", 0, `{"code":404,"message":"m"}`, 0, "", ""},
+		{"problem", 404, `{"type":"about:blank","title":"Not Found","status":404,"detail":"no task t-1"}`, 0, "", ""},
+		{"problem, status in the body", 0, `{"title":"Method Not Allowed","status":405}`, 0, "", ""},
+		{"problem, 503", 503, `{"title":"Service Unavailable","status":503}`, 0, "", ""},
+		{"error string", 404, `{"error":"Not Found"}`, 0, "", ""},
+		{"code out of range", 404, `{"code":-99999999999,"message":"m"}`, 0, "", ""},
+
 		// Not error bodies.
-		{"FastAPI", 404, `{"detail":"Not Found"}`, 0, "", ""},
 		{"HTML", 404, `<!DOCTYPE html><html><body><pre>Cannot POST /v1/tasks/t:subscribe</pre></body></html>`, 0, "", ""},
 		{"Express text", 404, `Cannot GET /v1/tasks/t`, 0, "", ""},
 		{"empty", 405, ``, 0, "", ""},
@@ -92,7 +109,6 @@ func TestParseHTTPError(t *testing.T) {
 		{"a task", 404, `{"id":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}`, 0, "", ""},
 		{"null error", 400, `{"jsonrpc":"2.0","id":1,"error":null,"result":{}}`, 0, "", ""},
 		{"empty error object", 400, `{"error":{}}`, 0, "", ""},
-		{"code out of range", 404, `{"code":-99999999999,"message":"m"}`, a2a.CodeTaskNotFound, "m", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,6 +124,42 @@ func TestParseHTTPError(t *testing.T) {
 			require.Equal(t, tc.msg, e.Message)
 			if tc.data != "" {
 				require.JSONEq(t, tc.data, string(e.Data))
+			}
+		})
+	}
+}
+
+// TestParseHTTPErrorFrameworkBodies reads the JSON bodies with which web
+// frameworks and gateways answer a route they do not have (or a request they
+// refuse) before any A2A code runs. None is an A2A error, whatever the HTTP
+// status: a 404 among them means "no such route", not "no such task".
+func TestParseHTTPErrorFrameworkBodies(t *testing.T) {
+	t.Parallel()
+	bodies := map[string]string{
+		"error string":           `{"error":"Not Found"}`,
+		"Spring Boot":            `{"timestamp":"2026-11-23T00:19:41.295+00:00","status":404,"error":"Not Found","path":"/tasks/t-1:subscribe"}`,
+		"Spring Boot problem":    `{"type":"about:blank","title":"Not Found","status":404,"detail":"No static resource tasks/t-1:subscribe.","instance":"/tasks/t-1:subscribe"}`,
+		"ASP.NET Core problem":   `{"type":"https://tools.ietf.org/html/rfc9110#section-15.5.5","title":"Not Found","status":404,"traceId":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00"}`,
+		"FastAPI":                `{"detail":"Not Found"}`,
+		"Django REST framework":  `{"detail":"Not found."}`,
+		"express and others":     `{"message":"Not Found"}`,
+		"NestJS":                 `{"message":"Cannot POST /tasks/t-1:subscribe","error":"Not Found","statusCode":404}`,
+		"hapi":                   `{"statusCode":404,"error":"Not Found","message":"Not Found"}`,
+		"Rails":                  `{"status":404,"error":"Not Found"}`,
+		"grpc-gateway":           `{"code":5,"message":"Not Found","details":[]}`,
+		"Google API gateway":     `{"error":{"code":404,"message":"The requested URL was not found on this server.","status":"NOT_FOUND"}}`,
+		"code and message":       `{"code":404,"message":"Not Found"}`,
+		"Method Not Allowed":     `{"timestamp":"2026-11-23T00:19:41.295+00:00","status":405,"error":"Method Not Allowed","path":"/tasks/t-1:subscribe"}`,
+		"validation":             `{"error":"Bad Request","message":"Validation failed"}`,
+		"Spring Boot, no status": `{"timestamp":"2026-11-23T00:19:41.295+00:00","error":"Not Found","path":"/v1/message:stream"}`,
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, status := range []int{0, 400, 404, 405, 409, 415, 422, 501} {
+				e, ok := a2a.ParseHTTPError(status, []byte(body))
+				require.False(t, ok, "HTTP %d: %v", status, e)
+				require.Nil(t, e)
 			}
 		})
 	}
@@ -182,7 +234,9 @@ func TestMarshalHTTPError(t *testing.T) {
 }
 
 // ExampleParseHTTPError reads the body with which @a2a-js/sdk 1.3.0 refuses
-// to subscribe to a task that has ended.
+// to subscribe to a task that has ended, then the 404 answers of servers
+// that have no subscribe route: express's page and Spring Boot's JSON body.
+// Neither is an A2A error (not task-not-found): the route is missing.
 func ExampleParseHTTPError() {
 	body := []byte(`{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"Task t-1 is in a terminal state",` +
 		`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UNSUPPORTED_OPERATION","domain":"a2a-protocol.org"}]}}`)
@@ -190,7 +244,10 @@ func ExampleParseHTTPError() {
 	fmt.Println(ok, e.Code == a2a.CodeUnsupportedOperation, e.Reason())
 	_, ok = a2a.ParseHTTPError(404, []byte("<html>Cannot POST /v1/tasks/t-1:subscribe</html>"))
 	fmt.Println(ok)
+	_, ok = a2a.ParseHTTPError(404, []byte(`{"timestamp":"2026-11-23T00:19:41.295+00:00","status":404,"error":"Not Found","path":"/tasks/t-1:subscribe"}`))
+	fmt.Println(ok)
 	// Output:
 	// true true UNSUPPORTED_OPERATION
+	// false
 	// false
 }

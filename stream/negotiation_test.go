@@ -69,6 +69,42 @@ func TestRESTNegotiatesDownOnAVersionRefusal(t *testing.T) {
 	})
 }
 
+// TestRESTNegotiationReachesA03OnlyServer: a 0.3-only HTTP+JSON server
+// serves only /v1/…, and answers the 1.0 paths with its framework's 404,
+// whose body (HTML or JSON) is no A2A error. A negotiating REST client takes
+// that for a version refusal: its first message goes to /v1/message:stream,
+// once, and the stream completes.
+func TestRESTNegotiationReachesA03OnlyServer(t *testing.T) {
+	for _, nf := range frameworkNotFound {
+		t.Run(nf.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithScript(paced()...))
+				var refused []string
+				h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if !strings.HasPrefix(r.URL.Path, "/v1/") {
+						refused = append(refused, r.Method+" "+r.URL.Path)
+						notFound(w, r, nf.contentType, nf.body)
+						return
+					}
+					agent.ServeHTTP(w, r)
+				})
+				c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(a2atest.NewClient(h)))
+				require.NoError(t, err)
+				s := c.Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, a2a.V03, c.Version())
+				require.Equal(t, []string{"POST /message:stream"}, refused, "one 1.0 try")
+				require.Equal(t, 1, sends(agent), "the message is sent once")
+				require.Equal(t, "/v1/message:stream", agent.Requests()[0].Path)
+				require.Len(t, agent.TaskIDs(), 1)
+			})
+		})
+	}
+}
+
 func TestResponseShapes(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {

@@ -331,6 +331,72 @@ func TestServerThatCannotSubscribeIsPolled(t *testing.T) {
 	}
 }
 
+// frameworkNotFound are 404 answers of web frameworks for a route the
+// server does not have: express's HTML page, and JSON bodies that name no
+// A2A error.
+var frameworkNotFound = []struct {
+	name, contentType, body string
+}{
+	{"express HTML", "text/html; charset=utf-8", "<!DOCTYPE html><html><body><pre>Cannot POST %s</pre></body></html>"},
+	{"error string", "application/json", `{"error":"Not Found"}`},
+	{"Spring Boot", "application/json", `{"timestamp":"2026-11-23T00:19:41.295+00:00","status":404,"error":"Not Found","path":"%s"}`},
+	{"FastAPI", "application/json", `{"detail":"Not Found"}`},
+	{"message", "application/json; charset=utf-8", `{"message":"Not Found"}`},
+}
+
+// notFound answers r as a framework does for a route it lacks: 404 with
+// body, which may quote the path (%s).
+func notFound(w http.ResponseWriter, r *http.Request, contentType, body string) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusNotFound)
+	if strings.Contains(body, "%s") {
+		body = fmt.Sprintf(body, r.URL.Path)
+	}
+	io.WriteString(w, body)
+}
+
+// TestRESTServerWithoutSubscribeRouteIsPolled: an HTTP+JSON server with no
+// subscribe route answers it with its framework's 404, whose JSON body is no
+// A2A error (not task-not-found). After a cut the stream polls, with a
+// Polling notice and no reconnect attempt past the drop, and gets the whole
+// task.
+func TestRESTServerWithoutSubscribeRouteIsPolled(t *testing.T) {
+	for _, v := range versions {
+		for _, nf := range frameworkNotFound {
+			t.Run(string(v)+"/"+nf.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+						a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+					var subscribes int
+					h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						if strings.HasSuffix(r.URL.Path, ":subscribe") {
+							subscribes++
+							notFound(w, r, nf.contentType, nf.body)
+							return
+						}
+						agent.ServeHTTP(w, r)
+					})
+					var kinds []stream.NoticeKind
+					c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(a2atest.NewClient(h)),
+						stream.WithVersion(v), stream.WithPollInterval(tick),
+						stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) }),
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: tick}))
+					require.NoError(t, err)
+					s := c.Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Equal(t, 1, subscribes, "no second subscribe: the stream polls")
+					require.GreaterOrEqual(t, gets(agent), 2)
+					require.Equal(t, 1, sends(agent))
+					require.Equal(t, []stream.NoticeKind{stream.Reconnecting, stream.Polling, stream.Resumed}, kinds,
+						"polling costs no attempt: one drop, one switch, one resume")
+				})
+			})
+		}
+	}
+}
+
 func TestPollingEndsTyped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		snaps := progression(a2a.StateFailed, "partial")

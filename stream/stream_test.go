@@ -5,8 +5,12 @@ package stream_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,6 +19,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -189,6 +194,93 @@ func TestAllYieldsTheErrorLast(t *testing.T) {
 		require.ErrorAs(t, errs[0], &rejected)
 		require.Equal(t, 3, events)
 	})
+}
+
+// TestEventDataEndingInWhiteSpace: a server whose SSE data ends in white
+// space (JSON allows it after the object; a data field may end in spaces
+// or tabs, and in line feeds when the data spans lines) with events of
+// about 512 bytes, the event decoder's first buffer, from 513 bytes on.
+// Every chunk is delivered and the stream reaches the task's end, on every
+// wire.
+func TestEventDataEndingInWhiteSpace(t *testing.T) {
+	for _, b := range []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
+		for _, v := range versions {
+			t.Run(b.String()+"/"+string(v), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					var (
+						sent  []string // the chunks, in order
+						wrong []int    // sizes of events not padded as asked
+					)
+					h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						var req struct {
+							ID json.RawMessage `json:"id"`
+						}
+						body, _ := io.ReadAll(r.Body)
+						_ = json.Unmarshal(body, &req)
+						// data writes ev as the SSE data of one event, then
+						// ws, padding its one text part (if any) to size
+						// bytes.
+						data := func(ev a2a.Event, size int, ws string) {
+							frame := func() string {
+								raw, err := a2a.MarshalEventFor(v, b, ev)
+								if err != nil {
+									panic(err)
+								}
+								if b == a2a.BindingJSONRPC {
+									raw = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, raw)
+								}
+								return string(raw) + ws
+							}
+							if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+								p := &u.Artifact.Parts[0]
+								p.Text += strings.Repeat("x", size-len(frame()))
+								sent = append(sent, p.Text)
+							}
+							d := frame()
+							if size > 0 && len(d) != size {
+								wrong = append(wrong, len(d))
+							}
+							for line := range strings.SplitSeq(d, "\n") {
+								fmt.Fprintf(w, "data: %s\n", line)
+							}
+							fmt.Fprint(w, "\n")
+							w.(http.Flusher).Flush()
+						}
+						sseHeaders(w)
+						data(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}, 0, "")
+						spaces := []string{" ", "  ", "\t", "\n", " \n", "\t\n\n"}
+						for i, size := range []int{513, 514, 515, 516, 517, 518, 519, 520, 509, 510, 511, 512} {
+							data(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: i > 0,
+								Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: fmt.Sprint(i)}}}},
+								size, spaces[i%len(spaces)])
+						}
+						data(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: v == a2a.V03,
+							Status: a2a.TaskStatus{State: a2a.StateCompleted}}, 0, " \n")
+					})
+					opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v),
+						stream.WithReconnect(reconnect.Never())}
+					var (
+						c   *stream.Client
+						err error
+					)
+					if b == a2a.BindingJSONRPC {
+						c, err = stream.NewClient(endpoint, opts...)
+					} else {
+						c, err = stream.NewRESTClient("http://agent.test", opts...)
+					}
+					require.NoError(t, err)
+					s := c.Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					require.Empty(t, wrong, "events of the sizes asked")
+					require.Len(t, sent, 12)
+					require.Equal(t, strings.Join(sent, ""), got.text("a1"), "every chunk, once, in order")
+					require.Len(t, got.task.Artifact("a1").Parts, 12)
+					require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				})
+			})
+		}
+	}
 }
 
 // failingTransport fails chosen requests before they reach the agent, the way
