@@ -71,8 +71,8 @@ var ErrNotAResponse = errors.New("a2a: not a JSON-RPC response")
 
 // Decode decodes one stream result. data must hold exactly one JSON object,
 // which white space may precede and follow; it is not retained. Nothing of
-// one call's data is read by the next. It returns a *Task, *Message, *StatusUpdate or
-// *ArtifactUpdate.
+// one call's data is read by the next. It returns a *Task, *Message,
+// *StatusUpdate or *ArtifactUpdate.
 //
 // Over JSON-RPC, a response that carries an error is returned as that
 // *RPCError, and data that is not a response object as an error wrapping
