@@ -71,7 +71,9 @@ const maxRetryAfter = 30 * time.Second
 //     -32001 (a2a-go once a turn is over), -32004 (1.0 terminal tasks) and
 //     -32602 (fetch the task).
 //   - An HTTP error without an A2A error in it: 405 and 501 on a send or a
-//     subscribe, and 404 on a subscribe, mean the call is unsupported. Any
+//     subscribe, and 404 on a subscribe, mean the call is unsupported; 409
+//     and 422 on a subscribe are refusals (a2a-python 0.3 answers 422 for an
+//     ended task) and fetch the task. Any
 //     other on a send is fatal: the message may have been taken. Elsewhere
 //     408, 429 and 5xx are drops (with their Retry-After), and the rest is
 //     fatal.
@@ -111,6 +113,8 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 		case op != opGet && (code == http.StatusMethodNotAllowed || code == http.StatusNotImplemented),
 			op == opSubscribe && code == http.StatusNotFound:
 			return outcome{kind: outUnsupported, err: err}
+		case op == opSubscribe && httpErr.Err == nil && plainRefusal(code):
+			return outcome{kind: outRefused, err: err}
 		case op == opSend:
 			return outcome{kind: outFatal, err: err}
 		case retryableStatus(httpErr.StatusCode):
@@ -133,6 +137,14 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 // resubscribe although the task may exist.
 func isRefusal(code int) bool {
 	return code == a2a.CodeTaskNotFound || code == a2a.CodeUnsupportedOperation || code == a2a.CodeInvalidParams
+}
+
+// plainRefusal reports the statuses with which a server that sends no A2A
+// error body may refuse a subscribe to a task that exists but will not
+// stream (it has ended): 409 Conflict and 422 Unprocessable Content. A 400
+// says the request is malformed, and stays fatal.
+func plainRefusal(code int) bool {
+	return code == http.StatusConflict || code == http.StatusUnprocessableEntity
 }
 
 // isVersionRefusal reports the errors with which a server refuses a 1.0 call

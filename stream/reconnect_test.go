@@ -559,3 +559,36 @@ func TestSubscribeThatNeverConnectsNamesItsTask(t *testing.T) {
 		}
 	}
 }
+
+// A subscribe refused with HTTP 409 or 422 and no A2A error (a body such as
+// a2a-python 0.3's {"message": …}) may mean that the task has ended: the
+// stream fetches the task rather than lose the ending. Over HTTP+JSON in both
+// versions. (A 400 stays fatal: TestFatalResubscribeErrors.)
+func TestSubscribeRefusedWithAPlainClientErrorFetchesTheTask(t *testing.T) {
+	for _, v := range versions {
+		for _, status := range []int{http.StatusConflict, http.StatusUnprocessableEntity} {
+			t.Run(fmt.Sprintf("%s/%d", v, status), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := newWireAgent(wire{v, a2a.BindingHTTPJSON}, map[callKind]func(*wireWriter, wireCall){
+						kindStream: func(w *wireWriter, _ wireCall) {
+							w.sse()
+							w.event(snap(a2a.StateWorking, "one "))
+							panic(http.ErrAbortHandler)
+						},
+						kindSubscribe: func(w *wireWriter, _ wireCall) {
+							w.w.Header().Set("Content-Type", "application/json")
+							w.w.WriteHeader(status)
+							fmt.Fprint(w.w, `{"message":"Task t-1 is in a terminal state"}`)
+						},
+						kindGet: func(w *wireWriter, _ wireCall) { w.task(snap(a2a.StateCompleted, "one ", "two")) },
+					})
+					got, err := drain(t, agent.client(t).Send(bounded(t), hello()))
+					require.NoError(t, err)
+					require.Equal(t, "one two", got.task.Artifact("a1").Text())
+					require.Equal(t, 1, agent.count(kindSubscribe))
+					require.Equal(t, 1, agent.count(kindGet))
+				})
+			})
+		}
+	}
+}
