@@ -38,7 +38,11 @@
 // healed with a single append:false replacement carrying the server's whole
 // artifact. That replacement is the only case in which parts are delivered
 // twice, and it happens only when a server that resends nothing (live-only)
-// left a gap.
+// left a gap, or when the agent truncated an artifact or restored an
+// earlier version of it while the client was away: a task that holds fewer
+// parts than were delivered, or a version since replaced, is taken for one
+// that lags unless it is authoritative (a store may lag its event bus), so
+// only the get-task that closes the gap delivers such a change.
 //
 // # A ledger in your own client
 //

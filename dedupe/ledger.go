@@ -120,10 +120,16 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 }
 
 // ReconcileSnapshot folds the first Task of a subscription, which is the
-// server's task as it is now (A2A 1.0 requires it; a2a-js sends it). Unlike
-// Reconcile(dst, t, false), it trusts the parts: an artifact it holds
-// shorter than the ledger does, or in a version since replaced, was
-// truncated or restored by the agent, and is delivered as a replacement.
+// server's task as it is now (A2A 1.0 requires it; a2a-js sends it), as its
+// store has it: a store may lag the events the client received. Unlike
+// Reconcile(dst, t, false), it trusts what was never delivered: an artifact
+// version the client never held is delivered as a replacement, the
+// artifacts' names, descriptions and metadata are the present's, and a
+// message may go back to a shorter version. What was delivered is not news:
+// an artifact it holds as a strict prefix of the parts held, or in a version
+// since replaced, lags, and the events that follow are taken as a replay. A
+// truncation or a restore is delivered when it comes as its own event, or
+// with a get-task result (Reconcile with authoritative true).
 // Its status is still checked for a replay. When the task lacks an artifact
 // held (artifacts are never removed), or its status is older than the
 // newest status seen, or one seen before that is not the current one, the
@@ -157,10 +163,12 @@ func (l *Ledger) lacksArtifact(t *a2a.Task) bool {
 	return false
 }
 
-// reconcile folds a whole task; trustParts makes its artifacts win every
-// disagreement.
-func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustParts bool) []a2a.Event {
-	if !trustParts && l.win.open && !l.Covers(t) {
+// reconcile folds a whole task. A present task is the server's task as it
+// is now, not the start of a replay: its artifact versions never delivered,
+// its labels and its messages win. Only an authoritative one takes back
+// parts delivered or goes back to a version replaced.
+func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present bool) []a2a.Event {
+	if !present && l.win.open && !l.Covers(t) {
 		// A snapshot older than what is held: the server is replaying.
 		l.win.replayed()
 	}
@@ -174,7 +182,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustPar
 		lt.Metadata = t.Metadata
 	}
 	for i := range t.Artifacts {
-		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], trustParts)
+		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative, present)
 	}
 	statusMsg := messageID(t.Status.Message)
 	for i := range t.History {
@@ -186,7 +194,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustPar
 		}
 		if m.ID != "" && l.msgs.known(m.ID) {
 			if m.Role != a2a.RoleUser {
-				dst = l.revise(dst, lt, m, l.win.open && !trustParts)
+				dst = l.revise(dst, lt, m, l.win.open && !present)
 			}
 			continue
 		}
@@ -199,7 +207,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustPar
 		}
 	}
 	checkReplay := l.win.open && !authoritative && !l.listsSentAfter(t)
-	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !trustParts)
+	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present)
 }
 
 // listsSentAfter reports whether t's history lists the message the client

@@ -638,3 +638,143 @@ func TestArtifactMissedInAGapIsAddedLast(t *testing.T) {
 	require.Equal(t, "story", l.Task().Artifacts[1].ID)
 	require.Equal(t, server.Artifact("story").Parts, l.Task().Artifact("story").Parts)
 }
+
+// deltas describes deltas for failure messages.
+func deltas(evs []a2a.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *a2a.ArtifactUpdate:
+			out = append(out, fmt.Sprintf("%s append=%v %q", e.Artifact.ID, e.Append, partTexts(e.Artifact.Parts)))
+		case *a2a.StatusUpdate:
+			out = append(out, fmt.Sprintf("status %s %q", e.Status.State, e.Status.Message.Text()))
+		case *a2a.Message:
+			out = append(out, fmt.Sprintf("message %q %q", e.ID, e.Text()))
+		case *a2a.MessageRevision:
+			out = append(out, fmt.Sprintf("revision %q %q", e.Message.ID, e.Message.Text()))
+		}
+	}
+	return out
+}
+
+// grows applies evs to a and requires that no artifact of the application
+// shrinks: a snapshot that lags what was delivered must not take parts back
+// to give them again.
+func (a *app) grows(t *testing.T, evs []a2a.Event) {
+	t.Helper()
+	before := map[string]int{}
+	for _, art := range a.artifacts {
+		before[art.ID] = len(art.Parts)
+	}
+	a.apply(t, evs)
+	for _, art := range a.artifacts {
+		require.GreaterOrEqual(t, len(art.Parts), before[art.ID], "artifact %s shrank", art.ID)
+	}
+}
+
+// The first Task of a subscription may lag what was delivered: a store
+// behind its event bus (a2a-js 1.3.0's follow-up snapshot) shows a prefix of
+// the parts, or a version the agent has since replaced, and the events from
+// that point follow. What the snapshot shows is not news, the events that
+// replay what was delivered yield nothing, and the parts after them are
+// delivered once.
+func TestLaggingSnapshotIsNotNews(t *testing.T) {
+	tests := []struct {
+		name string
+		// live is what the first connections delivered, with a replay
+		// window opened at each nil.
+		live []a2a.Event
+		snap *a2a.Task
+		// tail is the events after the snapshot: those up to replayed
+		// are a replay; the rest are new.
+		tail     []a2a.Event
+		replayed int
+		want     string
+	}{
+		{
+			name: "prefix",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"), chunk("a1", true, false, "c")},
+			snap: task(a2a.StateWorking, map[string][]string{"a1": {"a"}}, "a1"),
+			tail: []a2a.Event{chunk("a1", true, false, "b"), chunk("a1", true, false, "c"), chunk("a1", true, false, "d"),
+				chunk("a1", true, true, "e")},
+			replayed: 2, want: "abcde",
+		},
+		{
+			// The seeded run: cut; full replay; cut; lagging snapshot.
+			name: "after a full replay",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"),
+				nil, task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"),
+				chunk("a1", true, false, "c"), chunk("a1", true, false, "d")},
+			snap:     task(a2a.StateWorking, map[string][]string{"a1": {"a", "b"}}, "a1"),
+			tail:     []a2a.Event{chunk("a1", true, false, "c"), chunk("a1", true, false, "d"), chunk("a1", true, true, "e")},
+			replayed: 2, want: "abcde",
+		},
+		{
+			name: "whole replacement after it",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"), chunk("a1", true, false, "c")},
+			snap: task(a2a.StateWorking, map[string][]string{"a1": {"a", "b"}}, "a1"),
+			// A server whose events carry the whole artifact each time.
+			tail:     []a2a.Event{chunk("a1", false, false, "a", "b", "c"), chunk("a1", true, false, "d")},
+			replayed: 1, want: "abcd",
+		},
+		{
+			name: "a replaced version",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "x"), chunk("a1", true, false, "y"),
+				chunk("a1", false, false, "v2"), chunk("a1", true, false, "w")},
+			snap:     task(a2a.StateWorking, map[string][]string{"a1": {"x", "y"}}, "a1"),
+			tail:     []a2a.Event{chunk("a1", false, false, "v2"), chunk("a1", true, false, "w"), chunk("a1", true, false, "!")},
+			replayed: 2, want: "v2w!",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := dedupe.New()
+			var a app
+			for _, ev := range tc.live {
+				if ev == nil {
+					l.OpenReplayWindow()
+					continue
+				}
+				a.apply(t, l.Apply(nil, ev))
+			}
+			l.OpenReplayWindow()
+			require.False(t, l.Covers(tc.snap), "a lagging snapshot does not close the gap")
+			evs := l.ReconcileSnapshot(nil, tc.snap)
+			require.Empty(t, deltas(evs), "what was delivered is not news")
+			for i, ev := range tc.tail {
+				evs := l.Apply(nil, ev)
+				if i < tc.replayed {
+					require.Empty(t, deltas(evs), "event %d replays what was delivered", i)
+				} else {
+					require.NotEmpty(t, evs, "event %d is new", i)
+				}
+				a.grows(t, evs)
+			}
+			a.check(t, l)
+			require.Equal(t, tc.want, a.text("a1"))
+		})
+	}
+}
+
+// A truncation the agent made while the client was away does not come with
+// the snapshot, which cannot be told from one that lags: the get-task that
+// closes the gap delivers it, as a replacement carrying the server's whole
+// artifact.
+func TestTruncationInAGapArrivesWithTheGetTask(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	for _, ev := range []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b", "c")} {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	l.OpenReplayWindow()
+	now := task(a2a.StateWorking, map[string][]string{"a1": {"a"}}, "a1")
+	require.Empty(t, deltas(l.ReconcileSnapshot(nil, now)))
+	require.Equal(t, "abc", l.Task().Artifact("a1").Text(), "held until the gap is closed")
+	evs := l.Reconcile(nil, task(a2a.StateCompleted, map[string][]string{"a1": {"a"}}, "a1"), true)
+	require.Len(t, evs, 2, "the replacement, then the status")
+	require.False(t, evs[0].(*a2a.ArtifactUpdate).Append)
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "a", a.text("a1"))
+}
+

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -517,4 +518,116 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		require.Equal(t, []time.Duration{500 * time.Millisecond, 4 * time.Second, 30 * time.Second}, waits,
 			"the backoff, then the server's Retry-After, capped at 30 s")
 	})
+}
+
+// wires are the four wires a hand-written agent speaks: JSON-RPC and
+// HTTP+JSON, in A2A 0.3 and 1.0.
+var wires = []struct {
+	v a2a.Version
+	b a2a.Binding
+}{{a2a.V03, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingJSONRPC}, {a2a.V03, a2a.BindingHTTPJSON}, {a2a.V10, a2a.BindingHTTPJSON}}
+
+// legAgent is a client of a hand-written agent over binding b in version v:
+// the streaming send, then each subscribe, is answered with the events of
+// the next leg (the last one from then on), a nil event dropping the
+// connection; get-task answers get.
+func legAgent(t *testing.T, v a2a.Version, b a2a.Binding, get *a2a.Task, legs ...[]a2a.Event) *stream.Client {
+	t.Helper()
+	var mu sync.Mutex
+	next := 0
+	leg := func() []a2a.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		l := legs[min(next, len(legs)-1)]
+		next++
+		return l
+	}
+	if b == a2a.BindingHTTPJSON {
+		srv := &restServer{v: v}
+		play := func(w http.ResponseWriter) {
+			sseHeaders(w)
+			for _, ev := range leg() {
+				if ev == nil {
+					cutHere()
+				}
+				srv.event(w, ev)
+			}
+		}
+		srv.stream = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) { play(w) }
+		srv.sub = func(w http.ResponseWriter, _ *http.Request, _ int) { play(w) }
+		srv.get = func(w http.ResponseWriter, _ *http.Request, _ int) { srv.task(w, get) }
+		return restClient(t, srv, v)
+	}
+	srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+		switch {
+		case r.isSend(), r.isSubscribe():
+			sseHeaders(w)
+			for _, ev := range leg() {
+				if ev == nil {
+					cutHere()
+				}
+				sseEvent(w, r.id, v, ev)
+			}
+		case r.isGet():
+			unaryTask(w, r.id, v, get)
+		default:
+			jsonRPCError(w, r.id, a2a.CodeMethodNotFound, "unexpected "+r.method)
+		}
+	})
+	return hostileClient(t, srv, v)
+}
+
+// After a cut, the first Task of the subscription lags what was delivered
+// (a store behind its event bus, as a2a-js 1.3.0's follow-up snapshot is):
+// it holds a prefix of the parts, and the events from that point follow.
+// The application's artifact never shrinks, no part is delivered twice, and
+// it ends as the server's. The mixed run (cut; full replay; cut; lagging
+// snapshot) ends the same way.
+func TestLaggingSnapshotAfterACutDeliversNothingTwice(t *testing.T) {
+	chunkOf := func(appendChunk bool, texts ...string) *a2a.ArtifactUpdate {
+		return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appendChunk, Artifact: a2a.Artifact{ID: "a1", Parts: textParts(texts...)}}
+	}
+	for _, w := range wires {
+		done := statusEvent(w.v, a2a.StateCompleted, nil)
+		server := snap(a2a.StateCompleted, "a", "b", "c", "d", "e")
+		scenarios := []struct {
+			name string
+			legs [][]a2a.Event
+		}{
+			{"lagging snapshot", [][]a2a.Event{
+				{snap(a2a.StateWorking), chunkOf(false, "a"), chunkOf(true, "b"), chunkOf(true, "c"), nil},
+				{snap(a2a.StateWorking, "a"), chunkOf(true, "b"), chunkOf(true, "c"), chunkOf(true, "d"), chunkOf(true, "e"), done},
+			}},
+			{"full replay then lagging snapshot", [][]a2a.Event{
+				{snap(a2a.StateWorking), chunkOf(false, "a"), chunkOf(true, "b"), nil},
+				{snap(a2a.StateWorking), chunkOf(false, "a"), chunkOf(true, "b"), chunkOf(true, "c"), chunkOf(true, "d"), nil},
+				{snap(a2a.StateWorking, "a", "b"), chunkOf(true, "c"), chunkOf(true, "d"), chunkOf(true, "e"), done},
+			}},
+		}
+		for _, sc := range scenarios {
+			t.Run(fmt.Sprintf("%s/%s/%s", w.b, w.v, sc.name), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					s := legAgent(t, w.v, w.b, server, sc.legs...).Send(background(), hello())
+					defer s.Close()
+					var app a2a.Task
+					held, delivered := 0, 0
+					for s.Next() {
+						app.Apply(s.Event())
+						u, ok := s.Event().(*a2a.ArtifactUpdate)
+						if !ok {
+							continue
+						}
+						delivered += len(u.Artifact.Parts)
+						n := len(app.Artifact("a1").Parts)
+						require.GreaterOrEqual(t, n, held, "the artifact shrank: append=%v %q", u.Append, u.Artifact.Text())
+						held = n
+					}
+					require.NoError(t, s.Err())
+					require.Equal(t, server.Artifacts, app.Artifacts, "the application holds the server's artifact")
+					require.Equal(t, server.Artifacts, s.Task().Artifacts)
+					require.Equal(t, 5, delivered, "each part once")
+				})
+			})
+		}
+	}
 }
