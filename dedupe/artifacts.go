@@ -258,10 +258,12 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 		// tail, folded in as an append, so that those changed by appends
 		// the client missed are not lost. With no new part the task may
 		// still be stale in them (an append of metadata alone), so only a
-		// trusted task changes them then.
-		if present && !labelsReach(a, sa) {
+		// present task changes them then.
+		if authoritative && !labelsReach(a, sa) {
 			// Labels an append cannot take away (a replacement with
-			// the same parts and fewer labels): the present wins whole.
+			// the same parts and fewer labels): the truth wins whole.
+			// Any other task that lacks labels held may lag, as it
+			// may lag in parts.
 			break
 		}
 		if len(a.Parts) == len(sa.Parts) && (!present || !labelsChange(a, sa)) {

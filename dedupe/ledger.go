@@ -123,23 +123,31 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 // server's task as it is now (A2A 1.0 requires it; a2a-js sends it), as its
 // store has it: a store may lag the events the client received. Unlike
 // Reconcile(dst, t, false), it trusts what was never delivered: an artifact
-// version the client never held is delivered as a replacement, the
-// artifacts' names, descriptions and metadata are the present's, and a
-// message may go back to a shorter version. What was delivered is not news:
-// an artifact it holds as a strict prefix of the parts held, or in a version
-// since replaced, lags, and the events that follow are taken as a replay. A
-// truncation or a restore is delivered when it comes as its own event, or
-// with a get-task result (Reconcile with authoritative true).
+// version the client never held is delivered as a replacement, a name,
+// description or metadata value it changes is delivered, and a message may
+// go back to a shorter version. What was delivered is not news: an artifact
+// it holds as a strict prefix of the parts held, or in a version since
+// replaced, or without a label held, lags, and the events that follow are
+// taken as a replay. A truncation or a restore is delivered when it comes
+// as its own event, or with a get-task result (Reconcile with authoritative
+// true).
 // Its status is still checked for a replay. When the task lacks an artifact
 // held (artifacts are never removed), or its status is older than the
 // newest status seen, or one seen before that is not the current one, the
 // task is the start of a replay (the first event of a server that replays
-// from the start), not the present, and it is folded as
-// Reconcile(dst, t, false) folds it.
+// from the start), not the present: it is folded as Reconcile(dst, t, false)
+// folds it, and the replay window stays open for the rest of the
+// connection.
 func (l *Ledger) ReconcileSnapshot(dst []a2a.Event, t *a2a.Task) []a2a.Event {
 	st := &t.Status
 	current := l.task != nil && st.State == l.task.Status.State && sameMessage(st.Message, l.task.Status.Message)
 	past := l.statuses.older(st) || (!current && l.task != nil && l.statusReplayed(st)) || l.lacksArtifact(t)
+	if past {
+		// The start of a replay, or a store that lags: what follows on
+		// this connection may be old too, even after a part that looks
+		// new (a version since replaced may extend the current one).
+		l.win.replayed()
+	}
 	return l.reconcile(dst, t, false, !past)
 }
 
@@ -258,9 +266,11 @@ func (l *Ledger) ChangesStatus(ev a2a.Event) bool {
 }
 
 // Covers reports whether t holds everything the ledger holds: every
-// artifact held is in t, and the parts held are a prefix of t's. A snapshot
+// artifact held is in t, the parts held are a prefix of t's, and t's
+// artifact has every name, description and metadata key held. A snapshot
 // that covers the ledger closes a gap; one that does not is stale (for
-// example the first event of a server that replays from the start).
+// example the first event of a server that replays from the start, or a
+// store that lags), or shows a truncation that only a get-task can tell.
 func (l *Ledger) Covers(t *a2a.Task) bool {
 	if l.task == nil {
 		return true
@@ -275,7 +285,7 @@ func (l *Ledger) Covers(t *a2a.Task) bool {
 	for i := range l.task.Artifacts {
 		a := &l.task.Artifacts[i]
 		j, ok := index[a.ID]
-		if !ok || !isPrefix(a.Parts, t.Artifacts[j].Parts) {
+		if !ok || !isPrefix(a.Parts, t.Artifacts[j].Parts) || !labelsReach(a, &t.Artifacts[j]) {
 			return false
 		}
 	}

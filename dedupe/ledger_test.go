@@ -726,6 +726,23 @@ func TestLaggingSnapshotIsNotNews(t *testing.T) {
 			replayed: 2, want: "v2w!",
 		},
 	}
+	labelled := chunk("a1", true, false)
+	labelled.Artifact.Name, labelled.Artifact.Metadata = "trip", map[string]any{"days": 3.0}
+	tests = append(tests, struct {
+		name     string
+		live     []a2a.Event
+		snap     *a2a.Task
+		tail     []a2a.Event
+		replayed int
+		want     string
+	}{
+		// An append of labels alone, which the store has not taken yet.
+		name:     "a label held",
+		live:     []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), labelled},
+		snap:     task(a2a.StateWorking, map[string][]string{"a1": {"a"}}, "a1"),
+		tail:     []a2a.Event{labelled, chunk("a1", true, false, "b")},
+		replayed: 1, want: "ab",
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := dedupe.New()
@@ -742,7 +759,7 @@ func TestLaggingSnapshotIsNotNews(t *testing.T) {
 			evs := l.ReconcileSnapshot(nil, tc.snap)
 			require.Empty(t, deltas(evs), "what was delivered is not news")
 			for i, ev := range tc.tail {
-				evs := l.Apply(nil, ev)
+				evs := l.Apply(nil, fresh(ev))
 				if i < tc.replayed {
 					require.Empty(t, deltas(evs), "event %d replays what was delivered", i)
 				} else {
@@ -754,6 +771,32 @@ func TestLaggingSnapshotIsNotNews(t *testing.T) {
 			require.Equal(t, tc.want, a.text("a1"))
 		})
 	}
+}
+
+// The first Task of a subscription that shows a status seen before, not
+// the current one, is the start of a replay or a store that lags: what
+// follows on that connection may be old even after a part that looks new,
+// so the replay window stays open and a replayed status is not delivered
+// again.
+func TestFirstTaskThatShowsThePastKeepsTheWindowOpen(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	stepped := status(a2a.StateWorking, "", "")
+	stepped.Status.Message = &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "step 1"}}} // no ID
+	for _, ev := range []a2a.Event{task(a2a.StateSubmitted, nil), status(a2a.StateWorking, "", ""), stepped,
+		chunk("a1", false, false, "a"), status(a2a.StateInputRequired, "m-1", "which day?")} {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	l.OpenReplayWindow()
+	past := task(a2a.StateWorking, map[string][]string{"a1": {"a", "b"}}, "a1")
+	evs := l.ReconcileSnapshot(nil, past)
+	require.Equal(t, []string{`a1 append=true ["b"]`}, deltas(evs), "the part missed in the gap; the status is a past one")
+	a.apply(t, evs)
+	require.True(t, l.InReplayWindow(), "a connection that shows the past may replay more")
+	require.Empty(t, deltas(l.Apply(nil, fresh(stepped))), "a replayed status")
+	a.check(t, l)
+	require.Equal(t, a2a.StateInputRequired, l.Task().Status.State)
+	require.Len(t, l.Task().History, 2, "step 1 and the prompt, once each")
 }
 
 // A truncation the agent made while the client was away does not come with
@@ -777,4 +820,3 @@ func TestTruncationInAGapArrivesWithTheGetTask(t *testing.T) {
 	a.check(t, l)
 	require.Equal(t, "a", a.text("a1"))
 }
-
