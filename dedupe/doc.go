@@ -15,6 +15,10 @@
 //     events, status messages and history in snapshots. It is not capped:
 //     every such message is in the assembled history anyway, and a capped
 //     set turns an overflow into a redelivery of the whole history;
+//   - for messages without an ID, how many of each content (role and
+//     parts) the assembled history holds: a task's history that lists them
+//     again is matched by place, so that a poll delivers none of them twice
+//     while the same text said twice stays two messages;
 //   - a status cursor: the newest status timestamp seen, and the statuses
 //     without a message ID, used to recognise replayed status updates;
 //   - per artifact, an index entry, one replay cursor, and the part hashes
@@ -22,7 +26,8 @@
 //     so that a replay of a replaced version is recognised.
 //
 // Memory is therefore the size of the assembled task plus a map entry per
-// message and artifact, and 8 bytes per replaced part.
+// message (per distinct content for messages without an ID) and artifact,
+// and 8 bytes per replaced part.
 //
 // The replay window opens when the stream resubscribes and closes at the
 // first new part. Inside it an append:false whose parts are a prefix of the

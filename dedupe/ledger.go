@@ -74,6 +74,7 @@ func (l *Ledger) RecordSent(m *a2a.Message) {
 		}
 		l.sentAfter = m.ID
 	}
+	l.msgs.holdWithoutID(m, false)
 	*held = append(*held, *m.Clone())
 }
 
@@ -97,7 +98,7 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)
 		}
-		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open)
+		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open, false)
 	case *a2a.ArtifactUpdate:
 		return l.applyArtifact(dst, e)
 	case *a2a.Message:
@@ -193,29 +194,70 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative, present)
 	}
 	statusMsg := messageID(t.Status.Message)
+	statusCopy := l.statusCopyWithoutID(t)
+	statusHeld := false       // the status message has no ID, and its copy is held
+	var places map[uint64]int // messages without an ID met so far, by content
 	for i := range t.History {
 		m := &t.History[i]
-		if m.ID != "" && m.ID == statusMsg {
+		if m.ID == "" {
+			// Told apart by content and place: the k-th message of a
+			// content is held when the history holds k. The status
+			// message's copy travels with the status update.
+			k := l.msgs.contentKey(m)
+			if places == nil {
+				places = map[uint64]int{}
+			}
+			places[k]++
+			held := places[k] <= l.msgs.withoutID[k].held
+			if i == statusCopy {
+				statusHeld = held
+			}
+			if held || i == statusCopy {
+				continue
+			}
+			l.msgs.holdWithoutID(m, false)
+			lt.History = append(lt.History, *m.Clone())
+			if m.Role != a2a.RoleUser {
+				dst = append(dst, m)
+			}
+			continue
+		}
+		if m.ID == statusMsg {
 			// The current status message travels with the status update, as
 			// it does on a live stream, not as a Message of its own.
 			continue
 		}
-		if m.ID != "" && l.msgs.known(m.ID) {
+		if l.msgs.known(m.ID) {
 			if m.Role != a2a.RoleUser {
 				dst = l.revise(dst, lt, m, l.win.open && !present)
 			}
 			continue
 		}
-		if m.ID != "" {
-			l.msgs.add(m.ID, len(lt.History))
-		}
+		l.msgs.add(m.ID, len(lt.History))
 		lt.History = append(lt.History, *m.Clone())
 		if m.Role != a2a.RoleUser {
 			dst = append(dst, m)
 		}
 	}
 	checkReplay := l.win.open && !authoritative && !l.listsSentAfter(t)
-	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present)
+	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present, statusHeld)
+}
+
+// statusCopyWithoutID returns the index in t's history of the last copy of
+// t's status message when that message has no ID (a2a-js lists the status
+// message in the history too), or -1.
+func (l *Ledger) statusCopyWithoutID(t *a2a.Task) int {
+	sm := t.Status.Message
+	if sm == nil || sm.ID != "" {
+		return -1
+	}
+	k := l.msgs.contentKey(sm)
+	for i := len(t.History) - 1; i >= 0; i-- {
+		if m := &t.History[i]; m.ID == "" && l.msgs.contentKey(m) == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // listsSentAfter reports whether t's history lists the message the client
@@ -306,7 +348,9 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 // applyStatus folds a status. checkReplay drops it when it is a replay;
 // inWindow applies the replay window's rules to its message, when the
 // message was delivered before (an older version of it is a replay).
-func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow bool) []a2a.Event {
+// heldCopy says that its message, without an ID, is one the history holds
+// (the task's history lists it at a place held).
+func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow, heldCopy bool) []a2a.Event {
 	if checkReplay && l.statusReplayed(&st) {
 		return dst
 	}
@@ -326,6 +370,13 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 		}
 		l.msgs.markStatus(m.ID)
 	}
+	if m := st.Message; m != nil && m.ID == "" && (heldCopy || sameMessage(m, t.Status.Message)) {
+		// A message without an ID is told apart by its content (and its
+		// place in the task's history): this is a message held, the
+		// status message or one listed before, delivered before. The
+		// status carries it without delivering it again.
+		out.Message = nil
+	}
 	if st.State == t.Status.State && sameMessage(st.Message, t.Status.Message) {
 		return dst
 	}
@@ -334,6 +385,7 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 			l.msgs.add(m.ID, len(t.History))
 			l.msgs.markStatus(m.ID)
 		}
+		l.msgs.holdWithoutID(m, true)
 		t.History = append(t.History, *m.Clone())
 	}
 	t.Status = st
@@ -355,6 +407,7 @@ func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
 	at := -1
 	if l.task != nil {
 		at = len(l.task.History)
+		l.msgs.holdWithoutID(m, false)
 		l.task.History = append(l.task.History, *m.Clone())
 	}
 	if m.ID != "" {
@@ -382,7 +435,9 @@ func (l *Ledger) revise(dst []a2a.Event, t *a2a.Task, m *a2a.Message, inWindow b
 // message was seen, or when its message was delivered before and this is
 // not news: an older version of it, or the version held, unless the
 // message travelled in a status before (a server that keeps one message
-// across states, as it moves on, sends it again in the new state).
+// across states, as it moves on, sends it again in the new state). A
+// message without an ID was delivered before when the history holds its
+// content.
 func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 	if replayed, decided := l.statuses.byTime(st); decided {
 		return replayed
@@ -391,6 +446,10 @@ func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 		return true
 	}
 	m := st.Message
+	if m != nil && m.ID == "" {
+		cs := l.msgs.withoutID[l.msgs.contentKey(m)]
+		return cs.held > 0 && !cs.inStatus
+	}
 	if m == nil || !l.msgs.known(m.ID) {
 		return false
 	}

@@ -820,3 +820,95 @@ func TestTruncationInAGapArrivesWithTheGetTask(t *testing.T) {
 	a.check(t, l)
 	require.Equal(t, "a", a.text("a1"))
 }
+
+// withoutID returns an agent message without an ID.
+func withoutID(parts ...a2a.Part) *a2a.Message {
+	return &a2a.Message{Role: a2a.RoleAgent, Parts: parts}
+}
+
+// polled returns the task a get-task returns: in state st, with status
+// message sm (nil for none) and the history the user's message then hs.
+func polled(st a2a.TaskState, sm *a2a.Message, hs ...*a2a.Message) *a2a.Task {
+	t := task(st, nil)
+	t.Status.Message = sm.Clone()
+	t.History = []a2a.Message{{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}}}
+	for _, m := range hs {
+		t.History = append(t.History, *m.Clone())
+	}
+	return t
+}
+
+// A message without an ID is told apart by its content and, among messages
+// of the same content, by its place. Polled again and again (each get-task
+// folded as authoritative), a message without an ID that was delivered is
+// not delivered again, nor held again in the history, whether the task shows
+// it in its status, in its history or in both; the same text twice in the
+// history is two messages; a new text is news.
+func TestMessagesWithoutIDAcrossPolls(t *testing.T) {
+	step1, step2, note := withoutID(a2a.TextPart("step 1")), withoutID(a2a.TextPart("step 2")), withoutID(a2a.TextPart("ok"))
+	tests := []struct {
+		name    string
+		polls   []*a2a.Task // each polled 11 times
+		want    []string    // the deltas of all polls
+		history []string    // the texts of Task().History at the end
+	}{
+		{"in the status and the history", []*a2a.Task{polled(a2a.StateWorking, step1, step1)},
+			[]string{`status working "step 1"`}, []string{"hi", "step 1"}},
+		{"in the status only", []*a2a.Task{polled(a2a.StateWorking, step1)},
+			[]string{`status working "step 1"`}, []string{"hi", "step 1"}},
+		{"in the history only", []*a2a.Task{polled(a2a.StateWorking, nil, note)},
+			[]string{`message "" "ok"`, `status working ""`}, []string{"hi", "ok"}},
+		{"the same text twice in the history", []*a2a.Task{polled(a2a.StateWorking, nil, note, note), polled(a2a.StateWorking, nil, note, note, note)},
+			[]string{`message "" "ok"`, `message "" "ok"`, `status working ""`, `message "" "ok"`}, []string{"hi", "ok", "ok", "ok"}},
+		{"step 1 then step 2 in the same state", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateWorking, step2, step1, step2)},
+			[]string{`status working "step 1"`, `status working "step 2"`}, []string{"hi", "step 1", "step 2"}},
+		{"step 1 again after step 2", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateWorking, step2, step1, step2),
+			polled(a2a.StateWorking, step1, step1, step2, step1)},
+			[]string{`status working "step 1"`, `status working "step 2"`, `status working "step 1"`}, []string{"hi", "step 1", "step 2", "step 1"}},
+		{"a new state with the same message", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateCompleted, step1, step1)},
+			[]string{`status working "step 1"`, `status completed ""`}, []string{"hi", "step 1"}},
+		{"back to the message held", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateWorking, nil, step1),
+			polled(a2a.StateWorking, step1, step1)},
+			[]string{`status working "step 1"`, `status working ""`, `status working ""`}, []string{"hi", "step 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := dedupe.New()
+			l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
+			var a app
+			a.apply(t, l.Reconcile(nil, polled(a2a.StateSubmitted, nil), true))
+			var got []string
+			for _, p := range tc.polls {
+				for range 11 {
+					evs := l.Reconcile(nil, p.Clone(), true)
+					got = append(got, deltas(evs)...)
+					a.apply(t, evs)
+				}
+			}
+			require.Equal(t, tc.want, got)
+			var history []string
+			for _, m := range l.Task().History {
+				history = append(history, m.Text())
+			}
+			require.Equal(t, tc.history, history)
+			require.Equal(t, tc.polls[len(tc.polls)-1].Status.Message.Text(), l.Task().Status.Message.Text())
+		})
+	}
+}
+
+// A message without an ID delivered from a task's history (its status had
+// moved on), then met again in a status inside the replay window: a replay
+// of the status that brought it, not a new message.
+func TestMessageWithoutIDFromTheHistoryThenInAReplayedStatus(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+	evs := l.Reconcile(nil, polled(a2a.StateWorking, nil, withoutID(a2a.TextPart("step 1"))), true)
+	require.Equal(t, []string{`message "" "step 1"`, `status working ""`}, deltas(evs))
+	a.apply(t, evs)
+	l.OpenReplayWindow()
+	replayed := status(a2a.StateWorking, "", "")
+	replayed.Status.Message = withoutID(a2a.TextPart("step 1"))
+	require.Empty(t, deltas(l.Apply(nil, replayed)))
+	require.Len(t, l.Task().History, 2, "the user's message and step 1")
+}
