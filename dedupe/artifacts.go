@@ -209,7 +209,8 @@ func hashPrefix(p, q []uint64) bool {
 	return true
 }
 
-// hashPart hashes a part's content, media type and file name. Metadata is
+// hashPart hashes a part's content, media type and file name; data by its
+// JSON value (a2a.CanonicalJSON), as a2a.Part.Equal compares it. Metadata is
 // left out: two versions that differ only in part metadata count as equal
 // when a replay is matched against a retired version.
 func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
@@ -222,7 +223,15 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 		h.WriteString(s)
 	}
 	field(p.Text)
-	field(string(p.Data))
+	if p.Data != nil {
+		d := a2a.CanonicalJSON(p.Data)
+		var n [8]byte
+		putUint64(n[:], uint64(len(d)))
+		h.Write(n[:])
+		h.Write(d)
+	} else {
+		field("")
+	}
 	field(p.URL)
 	field(string(p.Raw))
 	field(p.MediaType)

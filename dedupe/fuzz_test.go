@@ -1,6 +1,7 @@
 package dedupe_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -49,6 +50,20 @@ type fuzzServer struct {
 	events   []a2a.Event
 	rewrites bool // an append:false replaced an artifact that already existed
 	log      []string
+	tasks    int // tasks given out so far
+}
+
+// dataForm returns a data part holding value v (0 or 1), written in one of
+// three forms: as events carry it, then as a server that keeps its tasks
+// as JSON in a database gives it back (keys in another order, numbers and
+// white space written otherwise).
+func dataForm(v, form int) a2a.Part {
+	raw := [...]string{
+		`{"v":%d,"k":"x","n":[1,2.5]}`,
+		`{"n":[1.0,25e-1],"k":"x","v":%d}`,
+		`{ "k" : "x" , "v" : %de0 , "n" : [ 10E-1 , 2.50 ] }`,
+	}[form%3]
+	return a2a.Part{Data: json.RawMessage(fmt.Sprintf(raw, v))}
 }
 
 func newFuzzServer(c *choices) *fuzzServer {
@@ -67,6 +82,12 @@ func newFuzzServer(c *choices) *fuzzServer {
 			u := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: fmt.Sprint("a", a)}}
 			for range 1 + c.intn(2) {
 				u.Artifact.Parts = append(u.Artifact.Parts, a2a.Part{Text: fuzzTexts[c.intn(len(fuzzTexts))]})
+			}
+			if i%5 == 4 {
+				// A data part, without drawing a choice: the server's
+				// tasks give it back in another form each time (see
+				// task).
+				u.Artifact.Parts = append(u.Artifact.Parts, dataForm(i%2, 0))
 			}
 			if exists[a] {
 				// Mostly appends; now and then a real replacement.
@@ -124,10 +145,23 @@ func newFuzzServer(c *choices) *fuzzServer {
 }
 
 // task folds the first k events, the way the agent keeps its task.
+// Its data parts come in another form each time.
 func (s *fuzzServer) task(k int) *a2a.Task {
 	t := s.events[0].(*a2a.Task).Clone()
 	for _, ev := range s.events[1:k] {
 		t.Apply(ev)
+	}
+	s.tasks++
+	for i := range t.Artifacts {
+		for j, p := range t.Artifacts[i].Parts {
+			if p.Data != nil {
+				var d struct{ V int }
+				if err := json.Unmarshal(p.Data, &d); err != nil {
+					panic(err)
+				}
+				t.Artifacts[i].Parts[j] = dataForm(d.V, 1+s.tasks%2)
+			}
+		}
 	}
 	return t
 }
@@ -156,6 +190,9 @@ func partTexts(ps []a2a.Part) []string {
 	out := make([]string, len(ps))
 	for i := range ps {
 		out[i] = ps[i].Text
+		if ps[i].Data != nil {
+			out[i] = string(ps[i].Data)
+		}
 	}
 	return out
 }
@@ -256,7 +293,9 @@ func partsEq(p, q []a2a.Part) bool {
 // sometimes with a get-task in between; and at last the server's final
 // task, authoritatively.
 //
-// Some status messages have no ID, and their texts repeat.
+// Some status messages have no ID, and their texts repeat. Some chunks
+// carry a data part, which the server's tasks (snapshots and get-task
+// results) give back with its keys in another order each time.
 //
 // It checks that applying the deltas reproduces the ledger's artifacts after
 // every call, that the end result is the server's, part for part, that no

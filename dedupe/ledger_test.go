@@ -1,6 +1,7 @@
 package dedupe_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -911,4 +912,68 @@ func TestMessageWithoutIDFromTheHistoryThenInAReplayedStatus(t *testing.T) {
 	replayed.Status.Message = withoutID(a2a.TextPart("step 1"))
 	require.Empty(t, deltas(l.Apply(nil, replayed)))
 	require.Len(t, l.Task().History, 2, "the user's message and step 1")
+}
+
+func dataPart(raw string) a2a.Part { return a2a.Part{Data: json.RawMessage(raw)} }
+
+// Data parts compare by JSON value: a server that keeps the task as JSON in
+// a database (jsonb) returns an object's keys in another order, and white
+// space and numbers in another form, on each get-task. That is not news,
+// in an artifact, a status message without an ID or a message revision;
+// a changed value is.
+func TestDataPartsCompareByValue(t *testing.T) {
+	forms := []string{
+		`{"city":"Lisbon","days":3,"tags":["sun","sea"],"at":{"lat":38.72,"lon":-9.14}}`,
+		`{"tags":["sun","sea"],"at":{"lon":-9.14,"lat":38.72},"days":3,"city":"Lisbon"}`,
+		`{ "at" : { "lat" : 38.720, "lon" : -9.14 }, "city" : "Lisbon", "days" : 3.0, "tags" : [ "sun", "sea" ] }`,
+		`{"days":3e0,"city":"Lisb\u006fn","at":{"lon":-914e-2,"lat":3872E-2},"tags":["sun","sea"]}`,
+	}
+	at := func(i int, st a2a.TaskState) *a2a.Task {
+		d := dataPart(forms[i%len(forms)])
+		tk := polled(st, withoutID(d), withoutID(d))
+		tk.Artifacts = []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{a2a.TextPart("trip"), d}}}
+		tk.History = append(tk.History, a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{d}})
+		return tk
+	}
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Reconcile(nil, at(0, a2a.StateWorking), true))
+	for i := 1; i <= 10; i++ {
+		require.Empty(t, deltas(l.Reconcile(nil, at(i, a2a.StateWorking), true)), "poll %d: the same values", i)
+	}
+	changed := at(0, a2a.StateWorking)
+	other := `{"city":"Lisbon","days":4,"tags":["sun","sea"],"at":{"lat":38.72,"lon":-9.14}}`
+	changed.Artifacts[0].Parts[1] = dataPart(other)
+	evs := l.Reconcile(nil, changed, true)
+	require.Equal(t, []string{fmt.Sprintf("a1 append=false %q", []string{"trip", other})}, deltas(evs), "another value is news")
+	a.apply(t, evs)
+	a.check(t, l)
+
+	// Inside a replay window: a replaced version, and a status, whose data
+	// come back in another order are replays.
+	l = dedupe.New()
+	a = app{}
+	d1 := withoutID(dataPart(`{"step":1,"of":3}`))
+	for _, ev := range []a2a.Event{
+		task(a2a.StateWorking, nil),
+		&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: d1}},
+		&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{dataPart(`{"v":1,"draft":true}`)}}},
+		chunk("a1", false, false, "v2"),
+	} {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	l.OpenReplayWindow()
+	for _, ev := range []a2a.Event{
+		&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
+			Message: withoutID(dataPart(`{"of":3,"step":1}`))}},
+		&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{dataPart(`{"draft":true,"v":1}`)}}},
+		chunk("a1", false, false, "v2"),
+	} {
+		require.Empty(t, deltas(l.Apply(nil, ev)), "a replay")
+	}
+	evs = l.Apply(nil, chunk("a1", true, false, "!"))
+	require.Equal(t, []string{`a1 append=true ["!"]`}, deltas(evs))
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "v2!", a.text("a1"))
 }

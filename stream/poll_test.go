@@ -425,3 +425,42 @@ func TestPolledMessageWithoutIDIsDeliveredOnce(t *testing.T) {
 		})
 	}
 }
+
+// A polled task whose data part comes back with its keys in another order,
+// other white space and numbers written otherwise on every poll (a server
+// that keeps JSON in a database): the same value, delivered once; with
+// nothing new the stall limit ends the stream.
+func TestPolledDataPartInAnotherKeyOrderIsDeliveredOnce(t *testing.T) {
+	forms := []string{
+		`{"city":"Lisbon","days":3,"at":{"lat":38.72,"lon":-9.14}}`,
+		`{"at":{"lon":-9.14,"lat":38.72},"days":3,"city":"Lisbon"}`,
+		`{"days":3.0,"at":{"lat":38.720,"lon":-914e-2},"city":"Lisbon"}`,
+	}
+	for _, w := range wires {
+		t.Run(fmt.Sprintf("%s/%s", w.b, w.v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				snaps := []*a2a.Task{{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}}
+				for i := range 30 {
+					snaps = append(snaps, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking},
+						Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{{Data: json.RawMessage(forms[i%len(forms)])}}}}})
+				}
+				ctx, cancel := context.WithTimeout(background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				s := pollingAgent(t, w.v, w.b, snaps, stream.WithStallTimeout(10*time.Second)).Send(ctx, hello())
+				got, err := drain(t, s)
+				var stalled *stream.StalledError
+				require.ErrorAs(t, err, &stalled)
+				updates := 0
+				for _, ev := range got.events {
+					if _, ok := ev.(*a2a.ArtifactUpdate); ok {
+						updates++
+					}
+				}
+				require.Equal(t, 1, updates, "the artifact is delivered once")
+				require.Equal(t, 11*time.Second, time.Since(start), "nothing new after the first poll, at 1 s")
+				require.JSONEq(t, forms[0], string(s.Task().Artifact("a1").Parts[0].Data))
+			})
+		})
+	}
+}
