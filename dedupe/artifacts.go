@@ -248,9 +248,9 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 }
 
 // reconcileArtifact folds one artifact of a whole task into the ledger.
-// Only an authoritative task takes back parts delivered or goes back to a
-// version replaced; a present one (see Ledger.reconcile) also wins with its
-// labels.
+// Only an authoritative task takes back parts or labels delivered, or goes
+// back to a version replaced; a present one (see Ledger.reconcile) also
+// delivers the label values it changes.
 func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
 	a, st := l.arts.lookup(lt, sa.ID)
 	switch {

@@ -174,8 +174,9 @@ func (l *Ledger) lacksArtifact(t *a2a.Task) bool {
 
 // reconcile folds a whole task. A present task is the server's task as it
 // is now, not the start of a replay: its artifact versions never delivered,
-// its labels and its messages win. Only an authoritative one takes back
-// parts delivered or goes back to a version replaced.
+// the label values it changes and its messages win. Only an authoritative
+// one takes back parts or labels delivered, or goes back to a version
+// replaced.
 func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present bool) []a2a.Event {
 	if !present && l.win.open && !l.Covers(t) {
 		// A snapshot older than what is held: the server is replaying.
@@ -437,7 +438,7 @@ func (l *Ledger) revise(dst []a2a.Event, t *a2a.Task, m *a2a.Message, inWindow b
 // message travelled in a status before (a server that keeps one message
 // across states, as it moves on, sends it again in the new state). A
 // message without an ID was delivered before when the history holds its
-// content.
+// content, and travelled in a status before when one of that content did.
 func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 	if replayed, decided := l.statuses.byTime(st); decided {
 		return replayed
