@@ -27,6 +27,7 @@ targets=(
 	"FuzzDecode ./internal/sse"
 	"FuzzUnmarshalEvent ./a2a"
 	"FuzzUnmarshalEventFor ./a2a"
+	"FuzzCanonicalJSON ./a2a"
 	"FuzzLedger ./dedupe"
 	"FuzzRevisions ./dedupe"
 )
