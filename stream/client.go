@@ -213,5 +213,3 @@ func checkedTask(ctx context.Context, call taskCall, v a2a.Version, taskID strin
 	}
 	return t, nil
 }
-
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }

@@ -3,22 +3,32 @@ package stream
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // originOnlyHeaders returns a shallow copy of hc whose redirects to another
 // origin do not carry the headers set with WithHeader: those headers returns
-// for the request's context (the Client's, or its call's). The copy shares
-// hc's transport and cookie jar.
+// for the request's context (the Client's, or its call's). Nor do they carry
+// the Referer that net/http adds, which would give the previous URL, and an
+// API key in its query, to the other origin. A redirect that would change
+// the method (a POST answered 301, 302 or 303, which net/http follows with a
+// GET) is not followed: the server has the request, and its answer is the
+// redirect. The copy shares hc's transport and cookie jar.
 func originOnlyHeaders(hc *http.Client, origin string, headers func(context.Context) http.Header) *http.Client {
 	c := *hc
 	next := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.Method != via[0].Method {
+			return http.ErrUseLastResponse
+		}
 		if !sameOrigin(req.URL, origin) {
 			for k := range headers(req.Context()) {
 				req.Header.Del(k)
 			}
+			req.Header.Del("Referer")
 		}
 		if next != nil {
 			return next(req, via)
@@ -33,7 +43,24 @@ func originOnlyHeaders(hc *http.Client, origin string, headers func(context.Cont
 
 var errTooManyRedirects = errors.New("stopped after 10 redirects")
 
-func sameOrigin(u *url.URL, origin string) bool { return u.Scheme+"://"+u.Host == origin }
+// origin returns the origin of u as RFC 6454 compares them: the scheme and
+// the host in lower case, and the port unless it is the scheme's default.
+func origin(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	if port != "" {
+		return scheme + "://" + net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 literal
+	}
+	return scheme + "://" + host
+}
+
+// sameOrigin reports whether u has the origin origin, as origin returns it.
+func sameOrigin(u *url.URL, o string) bool { return origin(u) == o }
 
 // addHeaders adds h to req when req goes to origin, and nothing otherwise.
 func addHeaders(req *http.Request, origin string, h http.Header) {
