@@ -1,0 +1,253 @@
+package stream_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// sgSends counts the sends the agent received of a new message (first) and
+// of follow-ups (replies), refused ones included: what went on the wire.
+func sgSends(agent *a2atest.Agent) (first, replies int) {
+	return sgSendsOf(agent, false)
+}
+
+// sgSendsOf is sgSends; with unaryOnly it counts unary sends only (for an
+// agent that refuses every streaming send, which a client not told so
+// tries first: a refused streaming call was not taken).
+func sgSendsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
+	for _, r := range agent.Requests() {
+		if r.Message == nil {
+			continue
+		}
+		if unaryOnly && r.Method != "message/send" && r.Method != "SendMessage" {
+			continue
+		}
+		if r.Message.TaskID == "" {
+			first++
+		} else {
+			replies++
+		}
+	}
+	return first, replies
+}
+
+func sgStyleName(s a2atest.ResubscribeStyle) string { return s.String() }
+
+var sgStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
+
+// sgChunkyScript: a task that streams a few chunks over time and completes.
+func sgChunkyScript() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("on it"),
+		a2atest.Chunk("a1", "one ", false, false),
+		a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "two ", true, false),
+		a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "three", true, true),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+func sgNewClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	all := append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(w.v),
+		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}), stream.WithPollInterval(100 * time.Millisecond)}, opts...)
+	var (
+		c   *stream.Client
+		err error
+	)
+	if w.b == a2a.BindingJSONRPC {
+		c, err = stream.NewClient("http://agent.test/", all...)
+	} else {
+		c, err = stream.NewRESTClient("http://agent.test", all...)
+	}
+	require.NoError(t, err)
+	return c
+}
+
+// TestStrangerFirstSendCutAtEveryByteIsNotResent: the streaming send of a
+// new message answered 200 and cut at any byte offset (inside or after the
+// first event) is never sent again, whatever style the server resubscribes
+// in: the stream either ends in reconnect.ErrNoTask (no task ID was seen)
+// or follows the task to its end with the uncut run's artifacts.
+func TestStrangerFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
+	for _, w := range wires() {
+		for _, style := range sgStyles {
+			step := 1
+			if style != a2atest.SnapshotFirst {
+				step = 5
+			}
+			for n := 0; n < 900; n += step {
+				t.Run(fmt.Sprintf("%s/%s/%d", w, style, n), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgChunkyScript()...),
+							a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterBytes(n)))
+						c := sgNewClient(t, w, agent)
+						col, err := drain(t, c.Send(context.Background(), hello()))
+						first, _ := sgSends(agent)
+						require.Equal(t, 1, first, "the message went out once")
+						if err != nil {
+							require.ErrorIs(t, err, reconnect.ErrNoTask, "an ending other than no-task: %v", err)
+							return
+						}
+						require.Equal(t, "one two three", col.text("a1"))
+					})
+				})
+			}
+		}
+	}
+}
+
+var (
+	_ = errors.Is
+	_ = http.StatusOK
+)
+
+// sgAskScript: a task that asks a question and, once answered, finishes.
+func sgAskScript() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("on it"),
+		a2atest.AskInput("Which city?"),
+		a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "plan", false, true),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+// sgSendFaults are answers to a send that may have been taken (or that got
+// a response, which is enough not to send again).
+func sgSendFaults() map[string]a2atest.Fault {
+	f := map[string]a2atest.Fault{
+		"200-no-event-eof": a2atest.CloseAfterEvents(0),
+		"200-no-event-cut": a2atest.CutAfterEvents(0),
+		"cut-after-first":  a2atest.CutAfterEvents(1),
+		"500":              a2atest.HTTPStatus(500, "<html>boom</html>"),
+		"502":              a2atest.HTTPStatus(502, "bad gateway"),
+		"503-retry-after":  a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"1"}}),
+		"504":              a2atest.HTTPStatus(504, "timeout"),
+	}
+	for _, n := range []int{1, 10, 17, 40, 80, 120, 200} {
+		f[fmt.Sprintf("cut-at-%d", n)] = a2atest.CutAfterBytes(n)
+	}
+	return f
+}
+
+// TestStrangerFirstSendNeverResent: a new message whose send (streamed, or
+// unary for an agent that cannot stream) got any response is sent once.
+func TestStrangerFirstSendNeverResent(t *testing.T) {
+	for _, w := range wires() {
+		for _, polled := range []bool{false, true} {
+			for name, f := range sgSendFaults() {
+				t.Run(fmt.Sprintf("%s/polled=%v/%s", w, polled, name), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgChunkyScript()...)}
+						if polled {
+							opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(f))
+						} else {
+							opts = append(opts, a2atest.WithFaults(f))
+						}
+						agent := a2atest.NewAgent(opts...)
+						c := sgNewClient(t, w, agent)
+						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+						defer cancel()
+						_, _ = drain(t, c.Send(ctx, hello()))
+						first, _ := sgSendsOf(agent, polled)
+						require.Equal(t, 1, first, "the message went out once")
+					})
+				})
+			}
+		}
+	}
+}
+
+// TestStrangerReplyNeverResent: a human's reply whose send got any
+// response (streamed, or unary for an agent that cannot stream) is never
+// sent again, and the human is asked once, whatever the server's style.
+func TestStrangerReplyNeverResent(t *testing.T) {
+	for _, w := range wires() {
+		for _, polled := range []bool{false, true} {
+			for _, style := range sgStyles {
+				for name, f := range sgSendFaults() {
+					t.Run(fmt.Sprintf("%s/polled=%v/%s/%s", w, polled, style, name), func(t *testing.T) {
+						synctest.Test(t, func(t *testing.T) {
+							opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgAskScript()...), a2atest.WithStyle(style)}
+							if polled {
+								opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, f))
+							} else {
+								opts = append(opts, a2atest.WithFaults(a2atest.Fault{}, f))
+							}
+							agent := a2atest.NewAgent(opts...)
+							asked := 0
+							hook := hitlFunc(func() { asked++ })
+							c := sgNewClient(t, w, agent, stream.WithHumanInput(hook))
+							ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+							defer cancel()
+							_, err := drain(t, c.Send(ctx, hello()))
+							first, replies := sgSendsOf(agent, polled)
+							require.Equal(t, 1, first, "the message went out once")
+							require.Equal(t, 1, replies, "the reply went out once (ended in %v)", err)
+							require.Equal(t, 1, asked, "the human was asked once")
+							hit := false
+							for _, r := range agent.Requests() {
+								hit = hit || r.Message != nil && r.Message.TaskID != "" && r.Fault == f
+							}
+							require.True(t, hit, "the fault fell on the reply")
+						})
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestStrangerCardNoStreamingSendsUnaryOnce: a client resolved from a card
+// that says streaming false never tries a streaming call, and its unary
+// send (first message and reply), damaged in any way, goes out once.
+func TestStrangerCardNoStreamingSendsUnaryOnce(t *testing.T) {
+	for _, w := range wires() {
+		for name, f := range sgSendFaults() {
+			for _, onReply := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/reply=%v", w, name, onReply), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						faults := []a2atest.Fault{f}
+						if onReply {
+							faults = []a2atest.Fault{{}, f}
+						}
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgAskScript()...),
+							a2atest.WithoutStreaming(), a2atest.WithSendFaults(faults...))
+						asked := 0
+						c, err := stream.Resolve(context.Background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()),
+							stream.WithHumanInput(hitlFunc(func() { asked++ })), stream.WithPollInterval(100*time.Millisecond),
+							stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}))
+						require.NoError(t, err)
+						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+						defer cancel()
+						_, _ = drain(t, c.Send(ctx, hello()))
+						for _, r := range agent.Requests() {
+							require.NotContains(t, []string{"message/stream", "SendStreamingMessage", "tasks/resubscribe", "SubscribeToTask"}, r.Method)
+						}
+						first, replies := sgSends(agent)
+						require.Equal(t, 1, first)
+						require.LessOrEqual(t, replies, 1)
+						if onReply {
+							require.Equal(t, 1, replies)
+							require.Equal(t, 1, asked)
+						}
+					})
+				})
+			}
+		}
+	}
+}
