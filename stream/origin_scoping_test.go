@@ -68,10 +68,10 @@ func sgEveryCall(t *testing.T, c *stream.Client) {
 // sgForeign are endpoints an agent card may name that are not the
 // origin https://agent.test the caller named.
 var sgForeign = []string{
-	"https://other.test/",          // another host
-	"http://agent.test/",           // https down to http
-	"https://agent.test:8443/",     // another port
-	"https://sub.agent.test/",      // a subdomain (net/http forwards Authorization there on redirects)
+	"https://other.test/",           // another host
+	"http://agent.test/",            // https down to http
+	"https://agent.test:8443/",      // another port
+	"https://sub.agent.test/",       // a subdomain (net/http forwards Authorization there on redirects)
 	"https://agent.test.evil.test/", // a look-alike
 	"https://agent.test@evil.test/", // userinfo that looks like the host
 }
@@ -134,7 +134,7 @@ var _ = http.StatusOK
 // point at; none is the origin the caller named.
 var sgRedirectTargets = []string{
 	"https://evil.test",
-	"http://agent.test",      // https down to http
+	"http://agent.test",       // https down to http
 	"https://agent.test:8443", // another port
 	"https://sub.agent.test",  // net/http's own rule forwards Authorization to a subdomain
 }

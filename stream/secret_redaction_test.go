@@ -149,11 +149,13 @@ func TestStrangerCardErrorsHoldNoSecret(t *testing.T) {
 		"https://user:pw-secret@agent.test/",
 	}
 	answers := map[string]http.HandlerFunc{
-		"404":       http.NotFound,
-		"html-500":  func(w http.ResponseWriter, r *http.Request) { http.Error(w, "<html>oops</html>", 500) },
-		"not-json":  func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) },
-		"no-iface":  func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"name":"x","supportedInterfaces":[]}`)) },
-		"redirects": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, r.URL.RequestURI(), http.StatusFound) },
+		"404":      http.NotFound,
+		"html-500": func(w http.ResponseWriter, r *http.Request) { http.Error(w, "<html>oops</html>", 500) },
+		"not-json": func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) },
+		"no-iface": func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"name":"x","supportedInterfaces":[]}`)) },
+		"redirects": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, r.URL.RequestURI(), http.StatusFound)
+		},
 		"unknown-host": nil,
 	}
 	for _, base := range bases {

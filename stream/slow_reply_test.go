@@ -204,7 +204,9 @@ func TestStrangerSlowAgentReplyNotResent(t *testing.T) {
 							slow := &sgSlow{}
 							h := slow.handlers(damage, style)
 							if polled { // an agent that cannot stream, as @a2a-js/sdk refuses
-								refuse := func(w *wireWriter, c wireCall) { w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+								refuse := func(w *wireWriter, c wireCall) {
+									w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+								}
 								h[kindStream], h[kindSubscribe] = refuse, refuse
 							}
 							agent := newWireAgent(w, h)
