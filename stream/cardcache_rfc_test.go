@@ -25,7 +25,7 @@ type sgCardOrigin struct {
 	mu      sync.Mutex
 	reqs    []*http.Request
 	answer  func(n int, r *http.Request, w http.ResponseWriter) // n counts card requests from 0
-	version int                                                  // bumped by a test to change the card
+	version int                                                 // bumped by a test to change the card
 }
 
 func (o *sgCardOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
