@@ -22,6 +22,8 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // sgHop is one request the client sent, as it left the client.
@@ -221,4 +223,55 @@ func hitlFunc(count func()) hitl.Hook {
 		count()
 		return hitl.Text("Lisbon"), nil
 	})
+}
+
+// terminalState returns the state a terminal ending names.
+func terminalState(err error) (a2a.TaskState, bool) { return terminal.StateOf(err) }
+
+// sgDrain runs the stream to its end as drain does (checking after each
+// event that Task().Artifacts is the fold of the events), without drain's
+// checks on message IDs, which messages without an ID or with data parts
+// only do not fit.
+func sgDrain(t *testing.T, s *stream.Stream) (*collected, error) {
+	t.Helper()
+	c := &collected{shown: map[string]string{}}
+	defer s.Close()
+	for s.Next() {
+		ev := s.Event()
+		c.events = append(c.events, ev)
+		c.task.Apply(ev)
+		c.artifacts = c.task.Artifacts
+		if u, ok := ev.(*a2a.StatusUpdate); ok {
+			c.states = append(c.states, u.Status.State)
+		}
+		if task := s.Task(); task != nil {
+			require.Equal(t, len(task.Artifacts), len(c.artifacts), "after each event: artifact count")
+			for i := range task.Artifacts {
+				require.Equal(t, task.Artifacts[i], c.artifacts[i], "after each event: artifact %d", i)
+			}
+		}
+	}
+	return c, s.Err()
+}
+
+// sgDescribe is a short account of events, for failure messages.
+func sgDescribe(evs []a2a.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *a2a.StatusUpdate:
+			fmt.Fprintf(&b, "[status %s", e.Status.State)
+			if e.Status.Message != nil {
+				fmt.Fprintf(&b, " %q", e.Status.Message.Text())
+			}
+			b.WriteString("] ")
+		case *a2a.ArtifactUpdate:
+			fmt.Fprintf(&b, "[artifact %s append=%v parts=%d %q] ", e.Artifact.ID, e.Append, len(e.Artifact.Parts), e.Artifact.Text())
+		case *a2a.Message:
+			fmt.Fprintf(&b, "[message %s %q] ", e.ID, e.Text())
+		case *a2a.MessageRevision:
+			fmt.Fprintf(&b, "[revision %s %q] ", e.Message.ID, e.Message.Text())
+		}
+	}
+	return b.String()
 }
