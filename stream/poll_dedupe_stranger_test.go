@@ -21,7 +21,9 @@ import (
 // with -32004 as @a2a-js/sdk does) whose get-task answers poll(n) for the
 // n-th poll, from 0.
 func sgPolledAgent(w wire, poll func(n int) *a2a.Task) *wireAgent {
-	refuse := func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+	refuse := func(ww *wireWriter, c wireCall) {
+		ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+	}
 	return newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 		kindStream:    refuse,
 		kindSubscribe: refuse,
@@ -371,7 +373,9 @@ func TestStrangerResubscribeSnapshotControl(t *testing.T) { sgResubscribeSnapsho
 // TestStrangerResubscribeSnapshotReorderedDataKeys: a data part is a JSON
 // object; the same object with its keys in another order (a map-backed
 // server) is the same part, not a new version of the artifact.
-func TestStrangerResubscribeSnapshotReorderedDataKeys(t *testing.T) { sgResubscribeSnapshot(t, true, false) }
+func TestStrangerResubscribeSnapshotReorderedDataKeys(t *testing.T) {
+	sgResubscribeSnapshot(t, true, false)
+}
 
 // DEFECT: agent messages without a messageId that a snapshot or get-task lists again are delivered again, on each listing.
 // TestStrangerResubscribeSnapshotRelistsMessagesWithoutID: messages

@@ -102,7 +102,9 @@ func TestStrangerUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 									Artifacts: []a2a.Artifact{sgText("a1", text)}}
 							}
 							agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
-								kindStream: func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") },
+								kindStream: func(ww *wireWriter, c wireCall) {
+									ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+								},
 								kindSend: func(ww *wireWriter, c wireCall) {
 									raw, _ := a2a.MarshalEventFor(ww.a.v, ww.a.b, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}})
 									pad(ww, raw, nil)
