@@ -251,3 +251,105 @@ func TestStrangerCardNoStreamingSendsUnaryOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangerNegotiatingSendNotResentInOtherVersion: a negotiating Client
+// (no WithVersion) whose first streaming send got a response that is not a
+// version refusal (a 5xx, a 503 with Retry-After, a 200 cut before or
+// after the first event, an empty 200 stream) does not try the message
+// again in the other version, nor in the same one, on either binding,
+// against a 1.0-only, a 0.3-only or a hybrid server.
+func TestStrangerNegotiatingSendNotResentInOtherVersion(t *testing.T) {
+	faults := map[string]a2atest.Fault{
+		"500":             a2atest.HTTPStatus(500, "<html>boom</html>"),
+		"503-retry-after": a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"1"}}),
+		"cut-at-10":       a2atest.CutAfterBytes(10),
+		"cut-headers":     a2atest.CutAfterEvents(0),
+		"cut-after-first": a2atest.CutAfterEvents(1),
+		"empty-200":       a2atest.CloseAfterEvents(0),
+	}
+	for _, b := range []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
+		for _, vs := range [][]a2a.Version{{a2a.V10}, {a2a.V03}, {a2a.V03, a2a.V10}} {
+			for name, f := range faults {
+				t.Run(fmt.Sprintf("%s/%v/%s", b, vs, name), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(vs...), a2atest.WithBindings(b), a2atest.WithScript(sgChunkyScript()...),
+							a2atest.WithNewTaskFault(f))
+						c := sgNegotiating(t, b, agent.Client())
+						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+						defer cancel()
+						_, _ = sgDrain(t, c.Send(ctx, hello()))
+						// The fault falls on the first try (1.0 first): it is no
+						// version refusal, so nothing else is sent.
+						first, _ := sgSends(agent)
+						require.Equal(t, 1, first, "the message went out once: %v", agent.Requests())
+					})
+				})
+			}
+		}
+	}
+}
+
+// TestStrangerStylesPerReconnectNoResend: cuts of the first stream, of the
+// reply's stream and of resubscribes, against a server whose style changes
+// at each resubscribe (a load balancer over live-only, snapshot-first and
+// full-replay servers): each message goes out once, the human is asked
+// once, and the artifacts end as the server's.
+func TestStrangerStylesPerReconnectNoResend(t *testing.T) {
+	perms := [][]a2atest.ResubscribeStyle{}
+	for _, a := range sgStyles {
+		for _, b := range sgStyles {
+			for _, c := range sgStyles {
+				perms = append(perms, []a2atest.ResubscribeStyle{a, b, c})
+			}
+		}
+	}
+	script := []a2atest.Step{
+		a2atest.Working("on it"),
+		a2atest.Chunk("a1", "one ", false, false),
+		a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "two ", true, false),
+		a2atest.AskInput("Which city?"),
+		a2atest.Working("thanks"),
+		a2atest.Chunk("a1", "three ", true, false),
+		a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "four", true, true),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+	for _, w := range wires() {
+		for _, styles := range perms {
+			for _, cuts := range [][]a2atest.Fault{
+				{a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(1), a2atest.CutAfterEvents(1), a2atest.CutAfterEvents(1)},
+				{a2atest.Fault{}, a2atest.CutAfterEvents(1), a2atest.CutAfterEvents(1), a2atest.CutAfterBytes(30)},
+				{a2atest.CutAfterEvents(3), a2atest.CutAfterBytes(25), a2atest.CutAfterEvents(2)},
+			} {
+				t.Run(fmt.Sprintf("%s/%v/%v", w, styles, cuts), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(script...),
+							a2atest.WithStyles(styles...), a2atest.WithFaults(cuts...))
+						asked := 0
+						c := sgNewClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })),
+							stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: 100 * time.Millisecond}))
+						var notes []string
+						c2 := stream.WithNotify(func(n stream.Notice) { notes = append(notes, fmt.Sprintf("%s(%d %v)", n.Kind, n.Attempt, n.Cause)) })
+						col, err := sgDrain(t, c.Send(context.Background(), hello(), c2))
+						if err != nil {
+							for _, r := range agent.Requests() {
+								t.Logf("req %s task=%s style=%v fault=%v", r.Method, r.TaskID, r.Style, r.Fault)
+							}
+							t.Logf("events %s", sgDescribe(col.events))
+							t.Logf("notes %v", notes)
+							t.Logf("agent task %+v", agent.Task(agent.TaskIDs()[0]).Status)
+						}
+						require.NoError(t, err)
+						first, replies := sgSends(agent)
+						require.Equal(t, 1, first)
+						require.Equal(t, 1, replies)
+						require.Equal(t, 1, asked)
+						final := agent.Task(agent.TaskIDs()[0])
+						col.requireArtifacts(t, final.Artifacts, "the end")
+					})
+				})
+			}
+		}
+	}
+}

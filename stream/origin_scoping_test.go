@@ -413,3 +413,76 @@ func sgRedirectPathOnly(v a2a.Version, b a2a.Binding, k callKind, target string,
 		next.ServeHTTP(w, r)
 	})
 }
+
+// TestStrangerPerCallHeaderReplacesCaseInsensitively: a per-call header
+// replaces the Client's values of that header name, whatever the case the
+// two were written in (header names are case-insensitive, RFC 9110 §5.1):
+// the user's token goes instead of the service's, never both.
+func TestStrangerPerCallHeaderReplacesCaseInsensitively(t *testing.T) {
+	for _, w := range wires() {
+		for _, names := range [][2]string{{"Authorization", "authorization"}, {"authorization", "AUTHORIZATION"}, {"x-api-key", "X-Api-Key"}} {
+			t.Run(w.String()+"/"+names[0]+"/"+names[1], func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := sgAgent(w)
+					mo := newSGOrigins().serve("https://agent.test", agent)
+					opts := []stream.Option{stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v), stream.WithHeader(names[0], "service-secret")}
+					var (
+						c   *stream.Client
+						err error
+					)
+					if w.b == a2a.BindingJSONRPC {
+						c, err = stream.NewClient("https://agent.test/", opts...)
+					} else {
+						c, err = stream.NewRESTClient("https://agent.test", opts...)
+					}
+					require.NoError(t, err)
+					_, err = c.Send(context.Background(), hello(), stream.WithHeader(names[1], "user-secret")).Wait()
+					require.NoError(t, err)
+					_, err = c.GetTask(context.Background(), agent.TaskIDs()[0], stream.WithHeader(names[1], "user-secret"))
+					require.NoError(t, err)
+					for _, h := range mo.recorded() {
+						require.Equal(t, []string{"user-secret"}, h.header.Values(names[0]), "%s %s: %v", h.method, h.url, h.header)
+					}
+				})
+			})
+		}
+	}
+}
+
+// DEFECT: an endpoint on the origin named but spelled with the default port made explicit (:443, :80) or the host in upper case gets no header.
+// TestStrangerSameOriginSpelledOtherwiseGetsHeaders: WithHeader adds its
+// header "to every request sent to the origin the caller named": an
+// endpoint that a card spells with the default port made explicit, or the
+// host or scheme in upper case, is that origin (RFC 6454 §4: scheme and
+// host are compared lower-cased, the default port filled in); and so is
+// the card's endpoint without the port when the base URL had it.
+func TestStrangerSameOriginSpelledOtherwiseGetsHeaders(t *testing.T) {
+	for _, w := range wires() {
+		for _, tc := range []struct{ base, endpoint string }{
+			{"https://agent.test", "https://agent.test:443/"},
+			{"https://agent.test", "https://AGENT.test/"},
+			{"https://agent.test", "HTTPS://agent.test/"},
+			{"https://agent.test:443", "https://agent.test/"},
+			{"https://Agent.Test", "https://agent.test/"},
+			{"http://agent.test", "http://agent.test:80/"},
+		} {
+			t.Run(w.String()+"/"+tc.base+"->"+tc.endpoint, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := sgAgent(w)
+					mo := newSGOrigins()
+					mo.serve(tc.base, sgCardServer(sgCardJSON(w.v, w.b, tc.endpoint, true), agent))
+					c, err := stream.Resolve(context.Background(), tc.base, stream.WithHTTPClient(mo.client()),
+						stream.WithHeader("X-Api-Key", "key-secret"))
+					require.NoError(t, err)
+					_, err = c.Send(context.Background(), hello()).Wait()
+					require.NoError(t, err)
+					hops := mo.recorded()
+					require.Greater(t, len(hops), 1)
+					for _, h := range hops {
+						require.Equal(t, "key-secret", h.header.Get("X-Api-Key"), "%s %s is the origin named (%s)", h.method, h.url, tc.base)
+					}
+				})
+			})
+		}
+	}
+}
