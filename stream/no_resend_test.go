@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -347,6 +349,54 @@ func TestStrangerStylesPerReconnectNoResend(t *testing.T) {
 						require.Equal(t, 1, asked)
 						final := agent.Task(agent.TaskIDs()[0])
 						col.requireArtifacts(t, final.Artifacts, "the end")
+					})
+				})
+			}
+		}
+	}
+}
+
+// DEFECT: a streaming send answered with 301/302/303 (followed by net/http as a GET) whose GET gets 405/501 is taken for "cannot stream", and the message is sent again unary.
+// TestStrangerSendRedirectedToGetNotResent: a server that takes the
+// message and answers its POST with a redirect that net/http follows as a
+// GET (301, 302, 303: the POST-redirect-GET pattern) makes the client see
+// the GET's answer: a 405 (or 404, or 501) there is no refusal of the
+// send, which may have been taken: the message is not sent again, unary
+// or streamed.
+func TestStrangerSendRedirectedToGetNotResent(t *testing.T) {
+	for _, w := range wires() {
+		for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther} {
+			for _, getAnswer := range []int{http.StatusMethodNotAllowed, http.StatusNotImplemented, http.StatusNotFound} {
+				t.Run(fmt.Sprintf("%s/%d/%d", w, code, getAnswer), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						taken := 0
+						agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
+							kindStream: func(ww *wireWriter, c wireCall) {
+								taken++
+								http.Redirect(ww.w, &http.Request{Method: http.MethodPost, URL: &url.URL{Path: "/"}}, "/tasks-created/t-1", code)
+							},
+							kindSend: func(ww *wireWriter, c wireCall) {
+								taken++
+								ww.result(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+							},
+							kindGet: func(ww *wireWriter, c wireCall) {
+								ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+							},
+						})
+						h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+							if strings.HasPrefix(r.URL.Path, "/tasks-created/") {
+								rw.WriteHeader(getAnswer)
+								return
+							}
+							agent.ServeHTTP(rw, r)
+						})
+						var opts []stream.Option
+						opts = append(opts, stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(w.v))
+						c := agent.clientOf(t, opts...)
+						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+						defer cancel()
+						_, err := sgDrain(t, c.Send(ctx, hello()))
+						require.Equal(t, 1, taken, "the message was sent %d times (ended in %v)", taken, err)
 					})
 				})
 			}
