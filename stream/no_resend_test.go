@@ -403,3 +403,62 @@ func TestStrangerSendRedirectedToGetNotResent(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangerCannotStreamWithoutCardSendsOnce: an agent that cannot
+// stream, reached without a card, refuses the streaming send (-32601 once
+// the version is settled, -32004, HTTP 405 or 501): the message goes out
+// once, unary, and the task is polled to its end with one Polling notice.
+func TestStrangerCannotStreamWithoutCardSendsOnce(t *testing.T) {
+	for _, w := range wires() {
+		refusals := map[string]func(ww *wireWriter, r wireCall){
+			"-32004": func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") },
+		}
+		if w.b == a2a.BindingJSONRPC {
+			refusals["-32601"] = func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeMethodNotFound, "Method not found") }
+		} else {
+			for _, code := range []int{http.StatusMethodNotAllowed, http.StatusNotImplemented} {
+				refusals[fmt.Sprint(code)] = func(ww *wireWriter, c wireCall) {
+					ww.w.Header().Set("Content-Type", "text/html")
+					ww.w.WriteHeader(code)
+					ww.w.Write([]byte("<html>no</html>"))
+				}
+			}
+		}
+		for name, refuse := range refusals {
+			t.Run(w.String()+"/"+name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					polls := 0
+					agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
+						kindStream:    refuse,
+						kindSubscribe: refuse,
+						kindSend: func(ww *wireWriter, c wireCall) {
+							ww.result(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}})
+						},
+						kindGet: func(ww *wireWriter, c wireCall) {
+							polls++
+							st := a2a.StateWorking
+							if polls >= 3 {
+								st = a2a.StateCompleted
+							}
+							ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}, Artifacts: []a2a.Artifact{sgText("a1", "done")}})
+						},
+					})
+					var notices []stream.Notice
+					c := agent.client(t, stream.WithPollInterval(time.Second), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
+					col, err := sgDrain(t, c.Send(context.Background(), hello()))
+					require.NoError(t, err)
+					require.Equal(t, "done", col.text("a1"))
+					require.Equal(t, 1, agent.count(kindSend), "one unary send")
+					require.Equal(t, 1, agent.count(kindStream), "one refused streaming send")
+					polling := 0
+					for _, n := range notices {
+						if n.Kind == stream.Polling {
+							polling++
+						}
+					}
+					require.Equal(t, 1, polling)
+				})
+			})
+		}
+	}
+}
