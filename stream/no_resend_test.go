@@ -411,7 +411,9 @@ func TestStrangerSendRedirectedToGetNotResent(t *testing.T) {
 func TestStrangerCannotStreamWithoutCardSendsOnce(t *testing.T) {
 	for _, w := range wires() {
 		refusals := map[string]func(ww *wireWriter, r wireCall){
-			"-32004": func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") },
+			"-32004": func(ww *wireWriter, c wireCall) {
+				ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+			},
 		}
 		if w.b == a2a.BindingJSONRPC {
 			refusals["-32601"] = func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeMethodNotFound, "Method not found") }
