@@ -83,3 +83,54 @@ func TestStrangerCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangerCancelStillRunningKeepsTheFold: a cancel whose answer shows
+// the task still running (with an artifact the stream has not delivered
+// yet) leaves Task() the fold of the events yielded so far; the live
+// stream goes on and ends canceled.
+func TestStrangerCancelStillRunningKeepsTheFold(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				canceled := make(chan struct{})
+				snapshot := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking},
+					Artifacts: []a2a.Artifact{sgText("a1", "one"), sgText("a2", "two")}}
+				agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
+					kindStream: func(ww *wireWriter, c wireCall) {
+						ww.sse()
+						ww.event(snapshot)
+						select {
+						case <-canceled:
+						case <-c.ctx.Done():
+							return
+						}
+						ww.event(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: sgText("a3", "three")})
+						ww.event(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCanceled}, Final: true})
+					},
+					kindCancel: func(ww *wireWriter, c wireCall) {
+						running := snapshot.Clone()
+						running.Artifacts = append(running.Artifacts, sgText("a3", "three"))
+						ww.task(running)
+						close(canceled)
+					},
+				})
+				s := agent.client(t).Send(context.Background(), hello())
+				defer s.Close()
+				fold := &a2a.Task{}
+				require.True(t, s.Next())
+				fold.Apply(s.Event())
+				require.NoError(t, s.Cancel(context.Background()))
+				sgRequireFold(t, fold, s.Task(), "right after Cancel, before Next")
+				for s.Next() {
+					fold.Apply(s.Event())
+					sgRequireFold(t, fold, s.Task(), "after a delta that followed Cancel")
+				}
+				state, ok := terminal.StateOf(s.Err())
+				require.True(t, ok, "ended in %v", s.Err())
+				require.Equal(t, a2a.StateCanceled, state)
+				require.Len(t, fold.Artifacts, 3)
+				require.Equal(t, "three", fold.Artifact("a3").Text(), "a3 once, whole")
+			})
+		})
+	}
+}

@@ -383,3 +383,48 @@ func TestStrangerResubscribeSnapshotReorderedDataKeys(t *testing.T) {
 func TestStrangerResubscribeSnapshotRelistsMessagesWithoutID(t *testing.T) {
 	sgResubscribeSnapshot(t, false, true)
 }
+
+// TestStrangerPollRetryAfterLengthensOneWait: a poll answered 503 with
+// Retry-After (seconds, or an HTTP date) makes the next poll wait that long
+// instead of the poll interval, once; the polls after it keep the interval.
+func TestStrangerPollRetryAfterLengthensOneWait(t *testing.T) {
+	for _, w := range wires() {
+		for _, form := range []string{"seconds", "date"} {
+			t.Run(w.String()+"/"+form, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					var at []time.Duration
+					start := time.Now()
+					refuse := func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+					agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
+						kindStream:    refuse,
+						kindSubscribe: refuse,
+						kindSend: func(ww *wireWriter, c wireCall) {
+							ww.result(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}})
+						},
+						kindGet: func(ww *wireWriter, c wireCall) {
+							at = append(at, time.Since(start))
+							if c.n == 1 {
+								if form == "seconds" {
+									ww.w.Header().Set("Retry-After", "7")
+								} else {
+									ww.w.Header().Set("Retry-After", time.Now().Add(7*time.Second).UTC().Format(http.TimeFormat))
+								}
+								ww.w.WriteHeader(http.StatusServiceUnavailable)
+								return
+							}
+							st := a2a.StateWorking
+							if c.n >= 3 {
+								st = a2a.StateCompleted
+							}
+							ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}})
+						},
+					})
+					_, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
+					require.NoError(t, err)
+					require.Len(t, at, 4)
+					require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 9 * time.Second, 10 * time.Second}, at, "poll times")
+				})
+			})
+		}
+	}
+}
