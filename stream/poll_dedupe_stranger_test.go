@@ -394,7 +394,9 @@ func TestStrangerPollRetryAfterLengthensOneWait(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					var at []time.Duration
 					start := time.Now()
-					refuse := func(ww *wireWriter, c wireCall) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+					refuse := func(ww *wireWriter, c wireCall) {
+						ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+					}
 					agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 						kindStream:    refuse,
 						kindSubscribe: refuse,
