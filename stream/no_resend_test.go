@@ -464,3 +464,38 @@ func TestStrangerCannotStreamWithoutCardSendsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangerDroppedReplyResentWithSameID: a reply whose send died before
+// any response (dropped, never processed) is sent again, once, with the
+// same message ID, and the human is asked once; streamed or polled.
+func TestStrangerDroppedReplyResentWithSameID(t *testing.T) {
+	for _, w := range wires() {
+		for _, polled := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/polled=%v", w, polled), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgAskScript()...)}
+					if polled {
+						opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, a2atest.Drop()))
+					} else {
+						opts = append(opts, a2atest.WithFaults(a2atest.Fault{}, a2atest.Drop()))
+					}
+					agent := a2atest.NewAgent(opts...)
+					asked := 0
+					c := sgNewClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })))
+					col, err := sgDrain(t, c.Send(context.Background(), hello()))
+					require.NoError(t, err)
+					require.Equal(t, "plan", col.text("a1"))
+					var ids []string
+					for _, r := range agent.Requests() {
+						if r.Message != nil && r.Message.TaskID != "" && (!polled || r.Method == "message/send" || r.Method == "SendMessage") {
+							ids = append(ids, r.Message.ID)
+						}
+					}
+					require.Len(t, ids, 2, "the dropped reply and its one re-send")
+					require.Equal(t, ids[0], ids[1], "the same message ID")
+					require.Equal(t, 1, asked)
+				})
+			})
+		}
+	}
+}

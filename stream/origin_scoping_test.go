@@ -486,3 +486,56 @@ func TestStrangerSameOriginSpelledOtherwiseGetsHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangerHookCallsCarryNoOtherClientsHeaders: a human-input hook that
+// calls another Client (another agent, on another origin) with the context
+// it was given sends that Client's headers only: never the headers of the
+// Client or the call whose stream asked the hook.
+func TestStrangerHookCallsCarryNoOtherClientsHeaders(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agentA, agentB := sgAgent(w), sgAgent(w)
+				mo := newSGOrigins().serve("https://a.test", agentA).serve("https://b.test", agentB)
+				mk := func(base string, opts ...stream.Option) *stream.Client {
+					all := append([]stream.Option{stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v)}, opts...)
+					var (
+						c   *stream.Client
+						err error
+					)
+					if w.b == a2a.BindingJSONRPC {
+						c, err = stream.NewClient(base+"/", all...)
+					} else {
+						c, err = stream.NewRESTClient(base, all...)
+					}
+					require.NoError(t, err)
+					return c
+				}
+				a := mk("https://a.test", stream.WithHeader("X-Api-Key", "a-secret"))
+				b := mk("https://b.test", stream.WithHeader("X-Api-Key", "b-key"))
+				hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+					task, err := b.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "what city?")).Wait()
+					if err != nil {
+						return nil, err
+					}
+					if _, err := b.GetTask(ctx, task.ID); err != nil {
+						return nil, err
+					}
+					return hitl.Text("Lisbon"), nil
+				})
+				_, err := a.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "ask me"), stream.WithHumanInput(hook),
+					stream.WithHeader("Authorization", "Bearer a-user-secret")).Wait()
+				require.NoError(t, err)
+				sawB := 0
+				for _, h := range mo.recorded() {
+					if h.url.Host == "b.test" {
+						sawB++
+						require.Equal(t, []string{"b-key"}, h.header.Values("X-Api-Key"), "%s %s", h.method, h.url)
+						require.Empty(t, h.header.Values("Authorization"), "%s %s", h.method, h.url)
+					}
+				}
+				require.GreaterOrEqual(t, sawB, 2)
+			})
+		})
+	}
+}

@@ -19,9 +19,12 @@ import (
 // sgRESTRecorder answers every REST call of version v under any base with a
 // canned success, and records each request's method, escaped path and query.
 type sgRESTRecorder struct {
-	v    a2a.Version
-	mu   sync.Mutex
-	seen []string // "METHOD escaped-path?raw-query"
+	v a2a.Version
+	// getSubscribe makes a POST to a subscribe route get 405, as servers
+	// that route subscribe as GET only (a2a-python 0.3) answer.
+	getSubscribe bool
+	mu           sync.Mutex
+	seen         []string // "METHOD escaped-path?raw-query"
 }
 
 func (h *sgRESTRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -31,6 +34,8 @@ func (h *sgRESTRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ww := &wireWriter{w: w, a: &wireAgent{wire: wire{h.v, a2a.BindingHTTPJSON}}}
 	task := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted}}
 	switch {
+	case h.getSubscribe && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":subscribe"):
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	case strings.HasSuffix(r.URL.Path, "message:stream"), strings.HasSuffix(r.URL.Path, ":subscribe"):
 		ww.sse()
 		ww.event(task)
@@ -143,6 +148,40 @@ func TestStrangerTaskIDIsEscapedInRESTPaths(t *testing.T) {
 						require.NoError(t, err)
 						require.Equal(t, id, un, "%s: the task ID, escaped as %q", g, seg)
 					}
+				})
+			})
+		}
+	}
+}
+
+// TestStrangerRESTSubscribeGetFallbackKeepsBase: the GET that follows a
+// subscribe POST refused with 405 goes to the same path under the base,
+// with the base URL's query.
+func TestStrangerRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
+	for _, v := range versions {
+		prefix := ""
+		if v == a2a.V03 {
+			prefix = "v1/"
+		}
+		for _, base := range []string{"http://agent.test/api?code=K1", "http://agent.test/api/?code=K1&x=1&x=2"} {
+			t.Run(string(v)+"/"+base, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					rec := &sgRESTRecorder{v: v, getSubscribe: true}
+					c, err := stream.NewRESTClient(base, stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					require.NoError(t, err)
+					_, err = c.Subscribe(context.Background(), "t-1").Wait()
+					require.NoError(t, err)
+					got := rec.requests()
+					require.GreaterOrEqual(t, len(got), 2, "%v", got)
+					bu, _ := url.Parse(base)
+					for _, g := range got[:2] {
+						p, q, _ := strings.Cut(g, "?")
+						require.True(t, strings.HasSuffix(p, "/api/"+prefix+"tasks/t-1:subscribe"), g)
+						vals, _ := url.ParseQuery(q)
+						require.Equal(t, bu.Query(), vals, g)
+					}
+					require.True(t, strings.HasPrefix(got[0], "POST "), got[0])
+					require.True(t, strings.HasPrefix(got[1], "GET "), got[1])
 				})
 			})
 		}
