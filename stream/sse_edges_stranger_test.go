@@ -128,3 +128,50 @@ func TestStrangerUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 		}
 	}
 }
+
+// TestStrangerStreamAnsweredWithPlainErrorNear513Bytes: a streaming send
+// answered with a plain JSON error (no stream) around 512 bytes long that
+// ends in white space, as application/json, text/plain or with no
+// Content-Type, ends the stream in that *a2a.RPCError, message whole.
+func TestStrangerStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
+	for _, w := range wires() {
+		for _, ct := range []string{"application/json", "text/plain; charset=utf-8", ""} {
+			for _, ws := range []string{" ", "\n", "\r\n", " \t\n"} {
+				for target := 505; target <= 520; target++ {
+					t.Run(fmt.Sprintf("%s/ct=%q/ws=%q/%d", w, ct, ws, target), func(t *testing.T) {
+						synctest.Test(t, func(t *testing.T) {
+							var msg string
+							agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
+								kindStream: func(ww *wireWriter, c wireCall) {
+									body := func(m string) []byte {
+										if ww.a.b == a2a.BindingJSONRPC {
+											return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%q}}`, ww.idOrNull(), m)
+										}
+										_, _, b := a2a.MarshalHTTPError(ww.a.v, &a2a.RPCError{Code: -32603, Message: m})
+										return b
+									}
+									n := target - len(body("")) - len(ws)
+									msg = strings.Repeat("e", max(n, 1))
+									status := 200
+									if ww.a.b == a2a.BindingHTTPJSON {
+										status, _, _ = a2a.MarshalHTTPError(ww.a.v, &a2a.RPCError{Code: -32603, Message: msg})
+									}
+									if ct != "" {
+										ww.w.Header().Set("Content-Type", ct)
+									}
+									ww.w.WriteHeader(status)
+									ww.w.Write(append(body(msg), ws...))
+								},
+							})
+							_, err := sgDrain(t, agent.client(t).Send(context.Background(), hello()))
+							var rpc *a2a.RPCError
+							require.ErrorAs(t, err, &rpc, "ended in %v", err)
+							require.Equal(t, -32603, rpc.Code)
+							require.Equal(t, msg, rpc.Message)
+						})
+					})
+				}
+			}
+		}
+	}
+}
