@@ -285,6 +285,22 @@ func ExamplePart_Equal() {
 	// true true false
 }
 
+// ExampleCanonicalJSON shows one value in two forms, as a server that keeps
+// JSON in a database may give it back poll after poll, and the canonical
+// encoding they share: data parts holding them are equal.
+func ExampleCanonicalJSON() {
+	a := json.RawMessage(`{"city":"Lisbon","days":3,"price":12.50}`)
+	b := json.RawMessage(`{ "price": 1250e-2, "days": 3.0, "city": "Lisb\u006fn" }`)
+	fmt.Println(string(a2a.CanonicalJSON(a)))
+	fmt.Println(string(a2a.CanonicalJSON(b)))
+	p, q := a2a.Part{Data: a}, a2a.Part{Data: b}
+	fmt.Println(p.Equal(&q))
+	// Output:
+	// {"city":"Lisbon","days":3,"price":125e-1}
+	// {"city":"Lisbon","days":3,"price":125e-1}
+	// true
+}
+
 // ExampleParseVersion reads the protocol version of an agent card or an
 // A2A-Version header.
 func ExampleParseVersion() {

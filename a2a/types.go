@@ -30,12 +30,14 @@ type Part struct {
 func (p *Part) IsText() bool { return p.Data == nil && p.URL == "" && p.Raw == nil }
 
 // Equal reports whether two parts have the same content, media type, file
-// name and metadata.
+// name and metadata. Data compares by JSON value, as [CanonicalJSON]
+// encodes it: the order of an object's members, white space, escapes in
+// strings and the way a number is written do not matter.
 func (p *Part) Equal(q *Part) bool {
 	if p.Text != q.Text || p.URL != q.URL || p.MediaType != q.MediaType || p.Filename != q.Filename {
 		return false
 	}
-	if (p.Data == nil) != (q.Data == nil) || !bytes.Equal(p.Data, q.Data) {
+	if (p.Data != nil || q.Data != nil) && (p.Data == nil || q.Data == nil || !dataEqual(p.Data, q.Data)) {
 		return false
 	}
 	if (p.Raw == nil) != (q.Raw == nil) || !bytes.Equal(p.Raw, q.Raw) {

@@ -209,7 +209,8 @@ func hashPrefix(p, q []uint64) bool {
 	return true
 }
 
-// hashPart hashes a part's content, media type and file name. Metadata is
+// hashPart hashes a part's content, media type and file name; data by its
+// JSON value (a2a.CanonicalJSON), as a2a.Part.Equal compares it. Metadata is
 // left out: two versions that differ only in part metadata count as equal
 // when a replay is matched against a retired version.
 func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
@@ -222,7 +223,15 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 		h.WriteString(s)
 	}
 	field(p.Text)
-	field(string(p.Data))
+	if p.Data != nil {
+		d := a2a.CanonicalJSON(p.Data)
+		var n [8]byte
+		putUint64(n[:], uint64(len(d)))
+		h.Write(n[:])
+		h.Write(d)
+	} else {
+		field("")
+	}
 	field(p.URL)
 	field(string(p.Raw))
 	field(p.MediaType)
@@ -239,7 +248,10 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 }
 
 // reconcileArtifact folds one artifact of a whole task into the ledger.
-func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, trusted bool) []a2a.Event {
+// Only an authoritative task takes back parts or labels delivered, or goes
+// back to a version replaced; a present one (see Ledger.reconcile) also
+// delivers the label values it changes.
+func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
 	a, st := l.arts.lookup(lt, sa.ID)
 	switch {
 	case a == nil:
@@ -255,13 +267,15 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 		// tail, folded in as an append, so that those changed by appends
 		// the client missed are not lost. With no new part the task may
 		// still be stale in them (an append of metadata alone), so only a
-		// trusted task changes them then.
-		if trusted && !labelsReach(a, sa) {
+		// present task changes them then.
+		if authoritative && !labelsReach(a, sa) {
 			// Labels an append cannot take away (a replacement with
-			// the same parts and fewer labels): the present wins whole.
+			// the same parts and fewer labels): the truth wins whole.
+			// Any other task that lacks labels held may lag, as it
+			// may lag in parts.
 			break
 		}
-		if len(a.Parts) == len(sa.Parts) && (!trusted || !labelsChange(a, sa)) {
+		if len(a.Parts) == len(sa.Parts) && (!present || !labelsChange(a, sa)) {
 			return dst
 		}
 		tail := sa.Parts[len(a.Parts):]
@@ -270,12 +284,16 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifa
 		a.Apply(u)
 		l.newContent(len(tail))
 		return append(dst, u)
-	case !trusted && isPrefix(sa.Parts, a.Parts):
+	case !authoritative && isPrefix(sa.Parts, a.Parts):
+		// Fewer parts than delivered: a snapshot older than what is held,
+		// or the first Task of a subscription from a store that lags its
+		// event bus. Not news; the events that follow replay the rest.
 		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		l.win.replayed() // a snapshot older than what is held
+		l.win.replayed()
 		return dst
-	case !trusted:
-		// A stale snapshot may hold a version the agent has since replaced.
+	case !authoritative:
+		// A version the agent has since replaced: the task lags just the
+		// same (a replacement reaches the store after its event).
 		if v := l.arts.matchRetired(st, sa.Parts); v >= 0 {
 			l.arts.setCursor(st, v, len(sa.Parts))
 			l.win.replayed()

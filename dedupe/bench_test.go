@@ -1,6 +1,7 @@
 package dedupe_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -44,6 +45,7 @@ func BenchmarkLedger(b *testing.B) {
 	b.Run("replay-window", benchReplay)
 	b.Run("reconcile/covering-snapshot", benchReconcileSame)
 	b.Run("reconcile/new-tail", benchReconcileTail)
+	b.Run("reconcile/data-in-another-order", benchReconcileData)
 }
 
 // benchLive applies evs to a fresh ledger per iteration.
@@ -126,6 +128,41 @@ func benchReconcileTail(b *testing.B) {
 		b.StartTimer()
 		if dst = l.Reconcile(dst[:0], cur, true); len(dst) != 10 {
 			b.Fatalf("got %d deltas; want 10", len(dst))
+		}
+	}
+}
+
+// benchReconcileData polls a task of 10 artifacts of 10 data parts each,
+// whose keys come back in another order on every poll (a server that keeps
+// JSON in a database): nothing is new, and every part is compared by value.
+func benchReconcileData(b *testing.B) {
+	form := func(p, order int) a2a.Part {
+		if order == 0 {
+			return a2a.Part{Data: json.RawMessage(fmt.Sprintf(`{"step":%d,"city":"Lisbon","days":[1,2,3],"price":12.5}`, p))}
+		}
+		return a2a.Part{Data: json.RawMessage(fmt.Sprintf(`{"price":12.50,"days":[1,2,3],"city":"Lisbon","step":%d}`, p))}
+	}
+	tasks := [2]*a2a.Task{}
+	for order := range tasks {
+		t := &a2a.Task{ID: benchTask, ContextID: "ctx", Status: a2a.TaskStatus{State: a2a.StateWorking}}
+		for a := range 10 {
+			art := a2a.Artifact{ID: fmt.Sprintf("artifact-%d", a)}
+			for p := range 10 {
+				art.Parts = append(art.Parts, form(p, order))
+			}
+			t.Artifacts = append(t.Artifacts, art)
+		}
+		tasks[order] = t
+	}
+	l := dedupe.New()
+	l.Reconcile(nil, tasks[0], true)
+	b.ReportAllocs()
+	var dst []a2a.Event
+	i := 0
+	for b.Loop() {
+		i++
+		if dst = l.Reconcile(dst[:0], tasks[i%2], true); len(dst) != 0 {
+			b.Fatalf("a poll with the same values yielded %d deltas", len(dst))
 		}
 	}
 }

@@ -15,6 +15,10 @@
 //     events, status messages and history in snapshots. It is not capped:
 //     every such message is in the assembled history anyway, and a capped
 //     set turns an overflow into a redelivery of the whole history;
+//   - for messages without an ID, how many of each content (role and
+//     parts) the assembled history holds: a task's history that lists them
+//     again is matched by place, so that a poll delivers none of them twice
+//     while the same text said twice stays two messages;
 //   - a status cursor: the newest status timestamp seen, and the statuses
 //     without a message ID, used to recognise replayed status updates;
 //   - per artifact, an index entry, one replay cursor, and the part hashes
@@ -22,7 +26,8 @@
 //     so that a replay of a replaced version is recognised.
 //
 // Memory is therefore the size of the assembled task plus a map entry per
-// message and artifact, and 8 bytes per replaced part.
+// message (per distinct content for messages without an ID) and artifact,
+// and 8 bytes per replaced part.
 //
 // The replay window opens when the stream resubscribes and closes at the
 // first new part. Inside it an append:false whose parts are a prefix of the
@@ -38,7 +43,11 @@
 // healed with a single append:false replacement carrying the server's whole
 // artifact. That replacement is the only case in which parts are delivered
 // twice, and it happens only when a server that resends nothing (live-only)
-// left a gap.
+// left a gap, or when the agent truncated an artifact or restored an
+// earlier version of it while the client was away: a task that holds fewer
+// parts than were delivered, or a version since replaced, is taken for one
+// that lags unless it is authoritative (a store may lag its event bus), so
+// only the get-task that closes the gap delivers such a change.
 //
 // # A ledger in your own client
 //

@@ -58,14 +58,21 @@ func ExampleLedger() {
 }
 
 // ExampleLedger_ReconcileSnapshot shows the first Task of a subscription,
-// the server's task as it is now, trusted over what the ledger holds: the
-// agent shortened its artifact while the client was away, and the
-// application gets the new version whole.
+// the server's task as its store has it. A store that lags what was
+// delivered shows a prefix of the parts: that is not news. One that shows a
+// version the client never held is the present: the agent rewrote its
+// artifact while the client was away, and the application gets the new
+// version whole.
 func ExampleLedger_ReconcileSnapshot() {
 	l := dedupe.New()
 	task := &a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.StateWorking},
 		Artifacts: []a2a.Artifact{{ID: "a", Parts: []a2a.Part{a2a.TextPart("draft, "), a2a.TextPart("long")}}}}
 	l.Reconcile(nil, task, false)
+
+	l.OpenReplayWindow()
+	lagging := task.Clone()
+	lagging.Artifacts[0].Parts = lagging.Artifacts[0].Parts[:1]
+	fmt.Println("lagging snapshot, deltas:", len(l.ReconcileSnapshot(nil, lagging)))
 
 	l.OpenReplayWindow()
 	now := task.Clone()
@@ -79,6 +86,7 @@ func ExampleLedger_ReconcileSnapshot() {
 	// A reply's stream replays nothing: its first event is news.
 	l.CloseReplayWindow()
 	// Output:
+	// lagging snapshot, deltas: 0
 	// status changes: false holds all the ledger holds: false
 	// append=false "final"
 	// versions held back: 0

@@ -1,6 +1,7 @@
 package dedupe_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -17,9 +18,12 @@ const (
 	liveOnly = iota
 	snapshotFirst
 	fullReplay
+	// polling is not drawn: every fuzzed server is also polled (see
+	// checkPolling).
+	polling
 )
 
-var styleNames = [...]string{"live-only", "snapshot-first", "full-replay"}
+var styleNames = [...]string{"live-only", "snapshot-first", "full-replay", "polling"}
 
 // fuzzTexts is the alphabet of part texts: short and repetitive on purpose,
 // so that identical parts at different positions are common.
@@ -46,6 +50,20 @@ type fuzzServer struct {
 	events   []a2a.Event
 	rewrites bool // an append:false replaced an artifact that already existed
 	log      []string
+	tasks    int // tasks given out so far
+}
+
+// dataForm returns a data part holding value v (0 or 1), written in one of
+// three forms: as events carry it, then as a server that keeps its tasks
+// as JSON in a database gives it back (keys in another order, numbers and
+// white space written otherwise).
+func dataForm(v, form int) a2a.Part {
+	raw := [...]string{
+		`{"v":%d,"k":"x","n":[1,2.5]}`,
+		`{"n":[1.0,25e-1],"k":"x","v":%d}`,
+		`{ "k" : "x" , "v" : %de0 , "n" : [ 10E-1 , 2.50 ] }`,
+	}[form%3]
+	return a2a.Part{Data: json.RawMessage(fmt.Sprintf(raw, v))}
 }
 
 func newFuzzServer(c *choices) *fuzzServer {
@@ -64,6 +82,12 @@ func newFuzzServer(c *choices) *fuzzServer {
 			u := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: fmt.Sprint("a", a)}}
 			for range 1 + c.intn(2) {
 				u.Artifact.Parts = append(u.Artifact.Parts, a2a.Part{Text: fuzzTexts[c.intn(len(fuzzTexts))]})
+			}
+			if i%5 == 4 {
+				// A data part, without drawing a choice: the server's
+				// tasks give it back in another form each time (see
+				// task).
+				u.Artifact.Parts = append(u.Artifact.Parts, dataForm(i%2, 0))
 			}
 			if exists[a] {
 				// Mostly appends; now and then a real replacement.
@@ -93,6 +117,14 @@ func newFuzzServer(c *choices) *fuzzServer {
 				Parts: []a2a.Part{{Text: "aside"}}}
 			s.events = append(s.events, m)
 			s.log = append(s.log, "message "+m.ID)
+		case k == 6 && i%4 == 2:
+			// A status message without an ID, without drawing a choice:
+			// told apart by its content, which repeats across the
+			// history ("step 0", "step 1", "step 0", ...).
+			text := fmt.Sprint("step ", i/4%2)
+			s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
+				Message: &a2a.Message{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}}})
+			s.log = append(s.log, fmt.Sprintf("working %q", text))
 		case k == 6:
 			u := &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
 				Message: &a2a.Message{ID: fmt.Sprint("s-", i), TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent,
@@ -113,10 +145,23 @@ func newFuzzServer(c *choices) *fuzzServer {
 }
 
 // task folds the first k events, the way the agent keeps its task.
+// Its data parts come in another form each time.
 func (s *fuzzServer) task(k int) *a2a.Task {
 	t := s.events[0].(*a2a.Task).Clone()
 	for _, ev := range s.events[1:k] {
 		t.Apply(ev)
+	}
+	s.tasks++
+	for i := range t.Artifacts {
+		for j, p := range t.Artifacts[i].Parts {
+			if p.Data != nil {
+				var d struct{ V int }
+				if err := json.Unmarshal(p.Data, &d); err != nil {
+					panic(err)
+				}
+				t.Artifacts[i].Parts[j] = dataForm(d.V, 1+s.tasks%2)
+			}
+		}
 	}
 	return t
 }
@@ -145,6 +190,9 @@ func partTexts(ps []a2a.Part) []string {
 	out := make([]string, len(ps))
 	for i := range ps {
 		out[i] = ps[i].Text
+		if ps[i].Data != nil {
+			out[i] = string(ps[i].Data)
+		}
 	}
 	return out
 }
@@ -204,11 +252,22 @@ func (c *fuzzClient) step(what string, evs []a2a.Event, authoritative bool, stri
 	}
 	seen := map[string]bool{}
 	for _, id := range c.app.messages {
-		if seen[id] {
+		if id != "" && seen[id] {
 			t.Fatalf("%s: message %s delivered twice\n%s", what, id, c.trace())
 		}
 		seen[id] = true
 	}
+}
+
+// idlessTexts counts the agent messages without an ID of a history, by text.
+func idlessTexts(history []a2a.Message) map[string]int {
+	n := map[string]int{}
+	for _, m := range history {
+		if m.ID == "" && m.Role == a2a.RoleAgent {
+			n[m.Text()]++
+		}
+	}
+	return n
 }
 
 func (c *fuzzClient) trace() string { return "client: " + strings.Join(c.log, "; ") }
@@ -229,14 +288,21 @@ func partsEq(p, q []a2a.Part) bool {
 // history of chunks for a few artifacts (with append, replacements and
 // repeated texts), messages and statuses; a client that receives a prefix,
 // then in one or more rounds resubscribes (OpenReplayWindow) and gets the
-// live tail only, a snapshot then the tail, or everything again from the
-// start, sometimes with a get-task in between; and at last the server's
-// final task, authoritatively.
+// live tail only, a snapshot (ReconcileSnapshot; now and then one that lags
+// what was delivered) then the tail, or everything again from the start,
+// sometimes with a get-task in between; and at last the server's final
+// task, authoritatively.
+//
+// Some status messages have no ID, and their texts repeat. Some chunks
+// carry a data part, which the server's tasks (snapshots and get-task
+// results) give back with its keys in another order each time.
 //
 // It checks that applying the deltas reproduces the ledger's artifacts after
 // every call, that the end result is the server's, part for part, that no
-// message is delivered twice and none is lost, and that no part is
-// delivered twice except through the heal of a live-only gap.
+// message is delivered twice and none is lost (messages without an ID: the
+// ledger holds each text the server's history holds, never more often),
+// that no part is delivered twice except through the heal of a live-only
+// gap, and that polling the settled task again yields nothing.
 func FuzzLedger(f *testing.F) {
 	// style, artifacts, events, then per event its choices, then the client.
 	f.Add([]byte{0, 0, 6, 0, 0, 1, 1, 0, 1, 0, 1, 0, 3, 0, 1, 0, 1, 2, 3, 1, 2, 1, 3, 2})
@@ -276,13 +342,15 @@ func FuzzLedger(f *testing.F) {
 					c.step(fmt.Sprintf("live %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
 				}
 			case snapshotFirst:
-				// Mostly a snapshot as of now; sometimes an older one, with
-				// the events since then replayed after it.
+				// Mostly a snapshot as of now; sometimes an older one (a
+				// store that lags its event bus), with the events since
+				// then replayed after it. The stream folds the first Task
+				// of a subscription as the present, with ReconcileSnapshot.
 				q := now
 				if in.intn(4) == 0 {
 					q = 1 + in.intn(now)
 				}
-				c.step(fmt.Sprintf("snapshot %d", q), l.Apply(nil, srv.task(q)), false, strict)
+				c.step(fmt.Sprintf("snapshot %d", q), l.ReconcileSnapshot(nil, srv.task(q)), false, strict)
 				for i := q; i < end; i++ {
 					c.step(fmt.Sprintf("tail %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
 				}
@@ -331,10 +399,24 @@ func FuzzLedger(f *testing.F) {
 			delivered[id] = true
 		}
 		for _, m := range final.History {
-			if m.Role == a2a.RoleAgent && !delivered[m.ID] {
+			if m.Role == a2a.RoleAgent && m.ID != "" && !delivered[m.ID] {
 				t.Fatalf("message %s never delivered\n%s", m.ID, c.trace())
 			}
 		}
+		// Messages without an ID: none is lost. (Without timestamps, a
+		// status the client never saw cannot be told from a new one, so
+		// one may be held twice; see checkPolling for the bound.)
+		held := idlessTexts(l.Task().History)
+		for text, n := range idlessTexts(final.History) {
+			if held[text] == 0 {
+				t.Fatalf("message %q: the server's history holds it %d times, the ledger never\n%s", text, n, c.trace())
+			}
+		}
+		// Polling the settled task again (a stream that polls folds each
+		// get-task as authoritative) is never news, and holds nothing
+		// more.
+		repoll(c, srv.task(n), "the settled task")
+		checkPolling(t, srv, strict)
 		if strict {
 			// Every part once, apart from those a heal delivered again.
 			if c.delivered-c.redone != serverParts {
@@ -343,6 +425,57 @@ func FuzzLedger(f *testing.F) {
 			}
 		}
 	})
+}
+
+// repoll folds task as a get-task result twice more, and fails if that
+// delivers anything or changes the history held.
+func repoll(c *fuzzClient, task *a2a.Task, what string) {
+	kept := len(c.l.Task().History)
+	for i := range 2 {
+		if evs := c.l.Reconcile(nil, task.Clone(), true); len(evs) != 0 {
+			c.t.Fatalf("poll %d more of %s delivered %q\n%s", i+1, what, deltas(evs), c.trace())
+		}
+		if got := len(c.l.Task().History); got != kept {
+			c.t.Fatalf("poll %d more of %s: a history of %d messages, was %d\n%s", i+1, what, got, kept, c.trace())
+		}
+	}
+}
+
+// checkPolling follows the fuzzed server the way a stream follows an agent
+// that cannot stream: a get-task after each event, each folded as
+// authoritative and polled again. It checks that polling again never
+// delivers anything, that the deltas rebuild the ledger's artifacts, that
+// the end is the server's, and that the ledger holds each text of the
+// server's messages without an ID at least once and never more often than
+// the server's history does.
+func checkPolling(t *testing.T, srv *fuzzServer, strict bool) {
+	l := dedupe.New()
+	c := &fuzzClient{t: t, l: l, style: polling}
+	c.log = append(c.log, "server: "+strings.Join(srv.log, "; "), "style polling")
+	l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
+	for k := 1; k <= len(srv.events); k++ {
+		task := srv.task(k)
+		c.step(fmt.Sprintf("poll %d", k), l.Reconcile(nil, task.Clone(), true), true, strict)
+		repoll(c, task, fmt.Sprint("poll ", k))
+	}
+	final := srv.task(len(srv.events))
+	for i := range final.Artifacts {
+		sa := &final.Artifacts[i]
+		if j := c.app.find(sa.ID); j < 0 || !partsEq(sa.Parts, c.app.artifacts[j].Parts) {
+			t.Fatalf("polling: artifact %s is not the server's\n%s", sa.ID, c.trace())
+		}
+	}
+	server, held := idlessTexts(final.History), idlessTexts(l.Task().History)
+	for text, n := range server {
+		if held[text] == 0 || held[text] > n {
+			t.Fatalf("polling: message %q held %d times, %d in the server's history\n%s", text, held[text], n, c.trace())
+		}
+	}
+	for text, n := range held {
+		if server[text] == 0 {
+			t.Fatalf("polling: message %q held %d times, never in the server's history\n%s", text, n, c.trace())
+		}
+	}
 }
 
 // TestReplayOfArtifactStartedByAnAppend is the regression test of the first

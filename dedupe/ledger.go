@@ -74,6 +74,7 @@ func (l *Ledger) RecordSent(m *a2a.Message) {
 		}
 		l.sentAfter = m.ID
 	}
+	l.msgs.holdWithoutID(m, false)
 	*held = append(*held, *m.Clone())
 }
 
@@ -97,7 +98,7 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)
 		}
-		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open)
+		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open, false)
 	case *a2a.ArtifactUpdate:
 		return l.applyArtifact(dst, e)
 	case *a2a.Message:
@@ -120,20 +121,34 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 }
 
 // ReconcileSnapshot folds the first Task of a subscription, which is the
-// server's task as it is now (A2A 1.0 requires it; a2a-js sends it). Unlike
-// Reconcile(dst, t, false), it trusts the parts: an artifact it holds
-// shorter than the ledger does, or in a version since replaced, was
-// truncated or restored by the agent, and is delivered as a replacement.
+// server's task as it is now (A2A 1.0 requires it; a2a-js sends it), as its
+// store has it: a store may lag the events the client received. Unlike
+// Reconcile(dst, t, false), it trusts what was never delivered: an artifact
+// version the client never held is delivered as a replacement, a name,
+// description or metadata value it changes is delivered, and a message may
+// go back to a shorter version. What was delivered is not news: an artifact
+// it holds as a strict prefix of the parts held, or in a version since
+// replaced, or without a label held, lags, and the events that follow are
+// taken as a replay. A truncation or a restore is delivered when it comes
+// as its own event, or with a get-task result (Reconcile with authoritative
+// true).
 // Its status is still checked for a replay. When the task lacks an artifact
 // held (artifacts are never removed), or its status is older than the
 // newest status seen, or one seen before that is not the current one, the
 // task is the start of a replay (the first event of a server that replays
-// from the start), not the present, and it is folded as
-// Reconcile(dst, t, false) folds it.
+// from the start), not the present: it is folded as Reconcile(dst, t, false)
+// folds it, and the replay window stays open for the rest of the
+// connection.
 func (l *Ledger) ReconcileSnapshot(dst []a2a.Event, t *a2a.Task) []a2a.Event {
 	st := &t.Status
 	current := l.task != nil && st.State == l.task.Status.State && sameMessage(st.Message, l.task.Status.Message)
 	past := l.statuses.older(st) || (!current && l.task != nil && l.statusReplayed(st)) || l.lacksArtifact(t)
+	if past {
+		// The start of a replay, or a store that lags: what follows on
+		// this connection may be old too, even after a part that looks
+		// new (a version since replaced may extend the current one).
+		l.win.replayed()
+	}
 	return l.reconcile(dst, t, false, !past)
 }
 
@@ -157,10 +172,13 @@ func (l *Ledger) lacksArtifact(t *a2a.Task) bool {
 	return false
 }
 
-// reconcile folds a whole task; trustParts makes its artifacts win every
-// disagreement.
-func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustParts bool) []a2a.Event {
-	if !trustParts && l.win.open && !l.Covers(t) {
+// reconcile folds a whole task. A present task is the server's task as it
+// is now, not the start of a replay: its artifact versions never delivered,
+// the label values it changes and its messages win. Only an authoritative
+// one takes back parts or labels delivered, or goes back to a version
+// replaced.
+func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present bool) []a2a.Event {
+	if !present && l.win.open && !l.Covers(t) {
 		// A snapshot older than what is held: the server is replaying.
 		l.win.replayed()
 	}
@@ -174,32 +192,73 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, trustPar
 		lt.Metadata = t.Metadata
 	}
 	for i := range t.Artifacts {
-		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], trustParts)
+		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative, present)
 	}
 	statusMsg := messageID(t.Status.Message)
+	statusCopy := l.statusCopyWithoutID(t)
+	statusHeld := false       // the status message has no ID, and its copy is held
+	var places map[uint64]int // messages without an ID met so far, by content
 	for i := range t.History {
 		m := &t.History[i]
-		if m.ID != "" && m.ID == statusMsg {
+		if m.ID == "" {
+			// Told apart by content and place: the k-th message of a
+			// content is held when the history holds k. The status
+			// message's copy travels with the status update.
+			k := l.msgs.contentKey(m)
+			if places == nil {
+				places = map[uint64]int{}
+			}
+			places[k]++
+			held := places[k] <= l.msgs.withoutID[k].held
+			if i == statusCopy {
+				statusHeld = held
+			}
+			if held || i == statusCopy {
+				continue
+			}
+			l.msgs.holdWithoutID(m, false)
+			lt.History = append(lt.History, *m.Clone())
+			if m.Role != a2a.RoleUser {
+				dst = append(dst, m)
+			}
+			continue
+		}
+		if m.ID == statusMsg {
 			// The current status message travels with the status update, as
 			// it does on a live stream, not as a Message of its own.
 			continue
 		}
-		if m.ID != "" && l.msgs.known(m.ID) {
+		if l.msgs.known(m.ID) {
 			if m.Role != a2a.RoleUser {
-				dst = l.revise(dst, lt, m, l.win.open && !trustParts)
+				dst = l.revise(dst, lt, m, l.win.open && !present)
 			}
 			continue
 		}
-		if m.ID != "" {
-			l.msgs.add(m.ID, len(lt.History))
-		}
+		l.msgs.add(m.ID, len(lt.History))
 		lt.History = append(lt.History, *m.Clone())
 		if m.Role != a2a.RoleUser {
 			dst = append(dst, m)
 		}
 	}
 	checkReplay := l.win.open && !authoritative && !l.listsSentAfter(t)
-	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !trustParts)
+	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present, statusHeld)
+}
+
+// statusCopyWithoutID returns the index in t's history of the last copy of
+// t's status message when that message has no ID (a2a-js lists the status
+// message in the history too), or -1.
+func (l *Ledger) statusCopyWithoutID(t *a2a.Task) int {
+	sm := t.Status.Message
+	if sm == nil || sm.ID != "" {
+		return -1
+	}
+	k := l.msgs.contentKey(sm)
+	for i := len(t.History) - 1; i >= 0; i-- {
+		if m := &t.History[i]; m.ID == "" && l.msgs.contentKey(m) == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // listsSentAfter reports whether t's history lists the message the client
@@ -250,9 +309,11 @@ func (l *Ledger) ChangesStatus(ev a2a.Event) bool {
 }
 
 // Covers reports whether t holds everything the ledger holds: every
-// artifact held is in t, and the parts held are a prefix of t's. A snapshot
+// artifact held is in t, the parts held are a prefix of t's, and t's
+// artifact has every name, description and metadata key held. A snapshot
 // that covers the ledger closes a gap; one that does not is stale (for
-// example the first event of a server that replays from the start).
+// example the first event of a server that replays from the start, or a
+// store that lags), or shows a truncation that only a get-task can tell.
 func (l *Ledger) Covers(t *a2a.Task) bool {
 	if l.task == nil {
 		return true
@@ -267,7 +328,7 @@ func (l *Ledger) Covers(t *a2a.Task) bool {
 	for i := range l.task.Artifacts {
 		a := &l.task.Artifacts[i]
 		j, ok := index[a.ID]
-		if !ok || !isPrefix(a.Parts, t.Artifacts[j].Parts) {
+		if !ok || !isPrefix(a.Parts, t.Artifacts[j].Parts) || !labelsReach(a, &t.Artifacts[j]) {
 			return false
 		}
 	}
@@ -288,7 +349,9 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 // applyStatus folds a status. checkReplay drops it when it is a replay;
 // inWindow applies the replay window's rules to its message, when the
 // message was delivered before (an older version of it is a replay).
-func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow bool) []a2a.Event {
+// heldCopy says that its message, without an ID, is one the history holds
+// (the task's history lists it at a place held).
+func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow, heldCopy bool) []a2a.Event {
 	if checkReplay && l.statusReplayed(&st) {
 		return dst
 	}
@@ -308,6 +371,13 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 		}
 		l.msgs.markStatus(m.ID)
 	}
+	if m := st.Message; m != nil && m.ID == "" && (heldCopy || sameMessage(m, t.Status.Message)) {
+		// A message without an ID is told apart by its content (and its
+		// place in the task's history): this is a message held, the
+		// status message or one listed before, delivered before. The
+		// status carries it without delivering it again.
+		out.Message = nil
+	}
 	if st.State == t.Status.State && sameMessage(st.Message, t.Status.Message) {
 		return dst
 	}
@@ -316,6 +386,7 @@ func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 			l.msgs.add(m.ID, len(t.History))
 			l.msgs.markStatus(m.ID)
 		}
+		l.msgs.holdWithoutID(m, true)
 		t.History = append(t.History, *m.Clone())
 	}
 	t.Status = st
@@ -337,6 +408,7 @@ func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
 	at := -1
 	if l.task != nil {
 		at = len(l.task.History)
+		l.msgs.holdWithoutID(m, false)
 		l.task.History = append(l.task.History, *m.Clone())
 	}
 	if m.ID != "" {
@@ -364,7 +436,9 @@ func (l *Ledger) revise(dst []a2a.Event, t *a2a.Task, m *a2a.Message, inWindow b
 // message was seen, or when its message was delivered before and this is
 // not news: an older version of it, or the version held, unless the
 // message travelled in a status before (a server that keeps one message
-// across states, as it moves on, sends it again in the new state).
+// across states, as it moves on, sends it again in the new state). A
+// message without an ID was delivered before when the history holds its
+// content, and travelled in a status before when one of that content did.
 func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 	if replayed, decided := l.statuses.byTime(st); decided {
 		return replayed
@@ -373,6 +447,10 @@ func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 		return true
 	}
 	m := st.Message
+	if m != nil && m.ID == "" {
+		cs := l.msgs.withoutID[l.msgs.contentKey(m)]
+		return cs.held > 0 && !cs.inStatus
+	}
 	if m == nil || !l.msgs.known(m.ID) {
 		return false
 	}

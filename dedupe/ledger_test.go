@@ -1,6 +1,7 @@
 package dedupe_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -637,4 +638,342 @@ func TestArtifactMissedInAGapIsAddedLast(t *testing.T) {
 	require.Equal(t, "summary", l.Task().Artifacts[0].ID)
 	require.Equal(t, "story", l.Task().Artifacts[1].ID)
 	require.Equal(t, server.Artifact("story").Parts, l.Task().Artifact("story").Parts)
+}
+
+// deltas describes deltas for failure messages.
+func deltas(evs []a2a.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *a2a.ArtifactUpdate:
+			out = append(out, fmt.Sprintf("%s append=%v %q", e.Artifact.ID, e.Append, partTexts(e.Artifact.Parts)))
+		case *a2a.StatusUpdate:
+			out = append(out, fmt.Sprintf("status %s %q", e.Status.State, e.Status.Message.Text()))
+		case *a2a.Message:
+			out = append(out, fmt.Sprintf("message %q %q", e.ID, e.Text()))
+		case *a2a.MessageRevision:
+			out = append(out, fmt.Sprintf("revision %q %q", e.Message.ID, e.Message.Text()))
+		}
+	}
+	return out
+}
+
+// grows applies evs to a and requires that no artifact of the application
+// shrinks: a snapshot that lags what was delivered must not take parts back
+// to give them again.
+func (a *app) grows(t *testing.T, evs []a2a.Event) {
+	t.Helper()
+	before := map[string]int{}
+	for _, art := range a.artifacts {
+		before[art.ID] = len(art.Parts)
+	}
+	a.apply(t, evs)
+	for _, art := range a.artifacts {
+		require.GreaterOrEqual(t, len(art.Parts), before[art.ID], "artifact %s shrank", art.ID)
+	}
+}
+
+// The first Task of a subscription may lag what was delivered: a store
+// behind its event bus (a2a-js 1.3.0's follow-up snapshot) shows a prefix of
+// the parts, or a version the agent has since replaced, and the events from
+// that point follow. What the snapshot shows is not news, the events that
+// replay what was delivered yield nothing, and the parts after them are
+// delivered once.
+func TestLaggingSnapshotIsNotNews(t *testing.T) {
+	tests := []struct {
+		name string
+		// live is what the first connections delivered, with a replay
+		// window opened at each nil.
+		live []a2a.Event
+		snap *a2a.Task
+		// tail is the events after the snapshot: those up to replayed
+		// are a replay; the rest are new.
+		tail     []a2a.Event
+		replayed int
+		want     string
+	}{
+		{
+			name: "prefix",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"), chunk("a1", true, false, "c")},
+			snap: task(a2a.StateWorking, map[string][]string{"a1": {"a"}}, "a1"),
+			tail: []a2a.Event{chunk("a1", true, false, "b"), chunk("a1", true, false, "c"), chunk("a1", true, false, "d"),
+				chunk("a1", true, true, "e")},
+			replayed: 2, want: "abcde",
+		},
+		{
+			// The seeded run: cut; full replay; cut; lagging snapshot.
+			name: "after a full replay",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"),
+				nil, task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"),
+				chunk("a1", true, false, "c"), chunk("a1", true, false, "d")},
+			snap:     task(a2a.StateWorking, map[string][]string{"a1": {"a", "b"}}, "a1"),
+			tail:     []a2a.Event{chunk("a1", true, false, "c"), chunk("a1", true, false, "d"), chunk("a1", true, true, "e")},
+			replayed: 2, want: "abcde",
+		},
+		{
+			name: "whole replacement after it",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b"), chunk("a1", true, false, "c")},
+			snap: task(a2a.StateWorking, map[string][]string{"a1": {"a", "b"}}, "a1"),
+			// A server whose events carry the whole artifact each time.
+			tail:     []a2a.Event{chunk("a1", false, false, "a", "b", "c"), chunk("a1", true, false, "d")},
+			replayed: 1, want: "abcd",
+		},
+		{
+			name: "a replaced version",
+			live: []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "x"), chunk("a1", true, false, "y"),
+				chunk("a1", false, false, "v2"), chunk("a1", true, false, "w")},
+			snap:     task(a2a.StateWorking, map[string][]string{"a1": {"x", "y"}}, "a1"),
+			tail:     []a2a.Event{chunk("a1", false, false, "v2"), chunk("a1", true, false, "w"), chunk("a1", true, false, "!")},
+			replayed: 2, want: "v2w!",
+		},
+	}
+	labelled := chunk("a1", true, false)
+	labelled.Artifact.Name, labelled.Artifact.Metadata = "trip", map[string]any{"days": 3.0}
+	tests = append(tests, struct {
+		name     string
+		live     []a2a.Event
+		snap     *a2a.Task
+		tail     []a2a.Event
+		replayed int
+		want     string
+	}{
+		// An append of labels alone, which the store has not taken yet.
+		name:     "a label held",
+		live:     []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), labelled},
+		snap:     task(a2a.StateWorking, map[string][]string{"a1": {"a"}}, "a1"),
+		tail:     []a2a.Event{labelled, chunk("a1", true, false, "b")},
+		replayed: 1, want: "ab",
+	})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := dedupe.New()
+			var a app
+			for _, ev := range tc.live {
+				if ev == nil {
+					l.OpenReplayWindow()
+					continue
+				}
+				a.apply(t, l.Apply(nil, ev))
+			}
+			l.OpenReplayWindow()
+			require.False(t, l.Covers(tc.snap), "a lagging snapshot does not close the gap")
+			evs := l.ReconcileSnapshot(nil, tc.snap)
+			require.Empty(t, deltas(evs), "what was delivered is not news")
+			for i, ev := range tc.tail {
+				evs := l.Apply(nil, fresh(ev))
+				if i < tc.replayed {
+					require.Empty(t, deltas(evs), "event %d replays what was delivered", i)
+				} else {
+					require.NotEmpty(t, evs, "event %d is new", i)
+				}
+				a.grows(t, evs)
+			}
+			a.check(t, l)
+			require.Equal(t, tc.want, a.text("a1"))
+		})
+	}
+}
+
+// The first Task of a subscription that shows a status seen before, not
+// the current one, is the start of a replay or a store that lags: what
+// follows on that connection may be old even after a part that looks new,
+// so the replay window stays open and a replayed status is not delivered
+// again.
+func TestFirstTaskThatShowsThePastKeepsTheWindowOpen(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	stepped := status(a2a.StateWorking, "", "")
+	stepped.Status.Message = &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "step 1"}}} // no ID
+	for _, ev := range []a2a.Event{task(a2a.StateSubmitted, nil), status(a2a.StateWorking, "", ""), stepped,
+		chunk("a1", false, false, "a"), status(a2a.StateInputRequired, "m-1", "which day?")} {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	l.OpenReplayWindow()
+	past := task(a2a.StateWorking, map[string][]string{"a1": {"a", "b"}}, "a1")
+	evs := l.ReconcileSnapshot(nil, past)
+	require.Equal(t, []string{`a1 append=true ["b"]`}, deltas(evs), "the part missed in the gap; the status is a past one")
+	a.apply(t, evs)
+	require.True(t, l.InReplayWindow(), "a connection that shows the past may replay more")
+	require.Empty(t, deltas(l.Apply(nil, fresh(stepped))), "a replayed status")
+	a.check(t, l)
+	require.Equal(t, a2a.StateInputRequired, l.Task().Status.State)
+	require.Len(t, l.Task().History, 2, "step 1 and the prompt, once each")
+}
+
+// A truncation the agent made while the client was away does not come with
+// the snapshot, which cannot be told from one that lags: the get-task that
+// closes the gap delivers it, as a replacement carrying the server's whole
+// artifact.
+func TestTruncationInAGapArrivesWithTheGetTask(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	for _, ev := range []a2a.Event{task(a2a.StateWorking, nil), chunk("a1", false, false, "a"), chunk("a1", true, false, "b", "c")} {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	l.OpenReplayWindow()
+	now := task(a2a.StateWorking, map[string][]string{"a1": {"a"}}, "a1")
+	require.Empty(t, deltas(l.ReconcileSnapshot(nil, now)))
+	require.Equal(t, "abc", l.Task().Artifact("a1").Text(), "held until the gap is closed")
+	evs := l.Reconcile(nil, task(a2a.StateCompleted, map[string][]string{"a1": {"a"}}, "a1"), true)
+	require.Len(t, evs, 2, "the replacement, then the status")
+	require.False(t, evs[0].(*a2a.ArtifactUpdate).Append)
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "a", a.text("a1"))
+}
+
+// withoutID returns an agent message without an ID.
+func withoutID(parts ...a2a.Part) *a2a.Message {
+	return &a2a.Message{Role: a2a.RoleAgent, Parts: parts}
+}
+
+// polled returns the task a get-task returns: in state st, with status
+// message sm (nil for none) and the history the user's message then hs.
+func polled(st a2a.TaskState, sm *a2a.Message, hs ...*a2a.Message) *a2a.Task {
+	t := task(st, nil)
+	t.Status.Message = sm.Clone()
+	t.History = []a2a.Message{{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}}}
+	for _, m := range hs {
+		t.History = append(t.History, *m.Clone())
+	}
+	return t
+}
+
+// A message without an ID is told apart by its content and, among messages
+// of the same content, by its place. Polled again and again (each get-task
+// folded as authoritative), a message without an ID that was delivered is
+// not delivered again, nor held again in the history, whether the task shows
+// it in its status, in its history or in both; the same text twice in the
+// history is two messages; a new text is news.
+func TestMessagesWithoutIDAcrossPolls(t *testing.T) {
+	step1, step2, note := withoutID(a2a.TextPart("step 1")), withoutID(a2a.TextPart("step 2")), withoutID(a2a.TextPart("ok"))
+	tests := []struct {
+		name    string
+		polls   []*a2a.Task // each polled 11 times
+		want    []string    // the deltas of all polls
+		history []string    // the texts of Task().History at the end
+	}{
+		{"in the status and the history", []*a2a.Task{polled(a2a.StateWorking, step1, step1)},
+			[]string{`status working "step 1"`}, []string{"hi", "step 1"}},
+		{"in the status only", []*a2a.Task{polled(a2a.StateWorking, step1)},
+			[]string{`status working "step 1"`}, []string{"hi", "step 1"}},
+		{"in the history only", []*a2a.Task{polled(a2a.StateWorking, nil, note)},
+			[]string{`message "" "ok"`, `status working ""`}, []string{"hi", "ok"}},
+		{"the same text twice in the history", []*a2a.Task{polled(a2a.StateWorking, nil, note, note), polled(a2a.StateWorking, nil, note, note, note)},
+			[]string{`message "" "ok"`, `message "" "ok"`, `status working ""`, `message "" "ok"`}, []string{"hi", "ok", "ok", "ok"}},
+		{"step 1 then step 2 in the same state", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateWorking, step2, step1, step2)},
+			[]string{`status working "step 1"`, `status working "step 2"`}, []string{"hi", "step 1", "step 2"}},
+		{"step 1 again after step 2", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateWorking, step2, step1, step2),
+			polled(a2a.StateWorking, step1, step1, step2, step1)},
+			[]string{`status working "step 1"`, `status working "step 2"`, `status working "step 1"`}, []string{"hi", "step 1", "step 2", "step 1"}},
+		{"a new state with the same message", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateCompleted, step1, step1)},
+			[]string{`status working "step 1"`, `status completed ""`}, []string{"hi", "step 1"}},
+		{"back to the message held", []*a2a.Task{polled(a2a.StateWorking, step1, step1), polled(a2a.StateWorking, nil, step1),
+			polled(a2a.StateWorking, step1, step1)},
+			[]string{`status working "step 1"`, `status working ""`, `status working ""`}, []string{"hi", "step 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := dedupe.New()
+			l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
+			var a app
+			a.apply(t, l.Reconcile(nil, polled(a2a.StateSubmitted, nil), true))
+			var got []string
+			for _, p := range tc.polls {
+				for range 11 {
+					evs := l.Reconcile(nil, p.Clone(), true)
+					got = append(got, deltas(evs)...)
+					a.apply(t, evs)
+				}
+			}
+			require.Equal(t, tc.want, got)
+			var history []string
+			for _, m := range l.Task().History {
+				history = append(history, m.Text())
+			}
+			require.Equal(t, tc.history, history)
+			require.Equal(t, tc.polls[len(tc.polls)-1].Status.Message.Text(), l.Task().Status.Message.Text())
+		})
+	}
+}
+
+// A message without an ID delivered from a task's history (its status had
+// moved on), then met again in a status inside the replay window: a replay
+// of the status that brought it, not a new message.
+func TestMessageWithoutIDFromTheHistoryThenInAReplayedStatus(t *testing.T) {
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Apply(nil, task(a2a.StateSubmitted, nil)))
+	evs := l.Reconcile(nil, polled(a2a.StateWorking, nil, withoutID(a2a.TextPart("step 1"))), true)
+	require.Equal(t, []string{`message "" "step 1"`, `status working ""`}, deltas(evs))
+	a.apply(t, evs)
+	l.OpenReplayWindow()
+	replayed := status(a2a.StateWorking, "", "")
+	replayed.Status.Message = withoutID(a2a.TextPart("step 1"))
+	require.Empty(t, deltas(l.Apply(nil, replayed)))
+	require.Len(t, l.Task().History, 2, "the user's message and step 1")
+}
+
+func dataPart(raw string) a2a.Part { return a2a.Part{Data: json.RawMessage(raw)} }
+
+// Data parts compare by JSON value: a server that keeps the task as JSON in
+// a database (jsonb) returns an object's keys in another order, and white
+// space and numbers in another form, on each get-task. That is not news,
+// in an artifact, a status message without an ID or a message revision;
+// a changed value is.
+func TestDataPartsCompareByValue(t *testing.T) {
+	forms := []string{
+		`{"city":"Lisbon","days":3,"tags":["sun","sea"],"at":{"lat":38.72,"lon":-9.14}}`,
+		`{"tags":["sun","sea"],"at":{"lon":-9.14,"lat":38.72},"days":3,"city":"Lisbon"}`,
+		`{ "at" : { "lat" : 38.720, "lon" : -9.14 }, "city" : "Lisbon", "days" : 3.0, "tags" : [ "sun", "sea" ] }`,
+		`{"days":3e0,"city":"Lisb\u006fn","at":{"lon":-914e-2,"lat":3872E-2},"tags":["sun","sea"]}`,
+	}
+	at := func(i int, st a2a.TaskState) *a2a.Task {
+		d := dataPart(forms[i%len(forms)])
+		tk := polled(st, withoutID(d), withoutID(d))
+		tk.Artifacts = []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{a2a.TextPart("trip"), d}}}
+		tk.History = append(tk.History, a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{d}})
+		return tk
+	}
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Reconcile(nil, at(0, a2a.StateWorking), true))
+	for i := 1; i <= 10; i++ {
+		require.Empty(t, deltas(l.Reconcile(nil, at(i, a2a.StateWorking), true)), "poll %d: the same values", i)
+	}
+	changed := at(0, a2a.StateWorking)
+	other := `{"city":"Lisbon","days":4,"tags":["sun","sea"],"at":{"lat":38.72,"lon":-9.14}}`
+	changed.Artifacts[0].Parts[1] = dataPart(other)
+	evs := l.Reconcile(nil, changed, true)
+	require.Equal(t, []string{fmt.Sprintf("a1 append=false %q", []string{"trip", other})}, deltas(evs), "another value is news")
+	a.apply(t, evs)
+	a.check(t, l)
+
+	// Inside a replay window: a replaced version, and a status, whose data
+	// come back in another order are replays.
+	l = dedupe.New()
+	a = app{}
+	d1 := withoutID(dataPart(`{"step":1,"of":3}`))
+	for _, ev := range []a2a.Event{
+		task(a2a.StateWorking, nil),
+		&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: d1}},
+		&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{dataPart(`{"v":1,"draft":true}`)}}},
+		chunk("a1", false, false, "v2"),
+	} {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	l.OpenReplayWindow()
+	for _, ev := range []a2a.Event{
+		&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
+			Message: withoutID(dataPart(`{"of":3,"step":1}`))}},
+		&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{dataPart(`{"draft":true,"v":1}`)}}},
+		chunk("a1", false, false, "v2"),
+	} {
+		require.Empty(t, deltas(l.Apply(nil, ev)), "a replay")
+	}
+	evs = l.Apply(nil, chunk("a1", true, false, "!"))
+	require.Equal(t, []string{`a1 append=true ["!"]`}, deltas(evs))
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Equal(t, "v2!", a.text("a1"))
 }

@@ -22,6 +22,17 @@ type messages struct {
 	// retired holds, for messages revised at least once, the content
 	// hashes of the versions replaced, oldest first.
 	retired map[string][]uint64
+	// withoutID records the messages without an ID that the assembled
+	// history holds, by content (see contentKey).
+	withoutID map[uint64]contentState
+}
+
+// contentState is the ledger's record of the messages without an ID of one
+// content. A task's history is matched against it by place: the k-th
+// message of a content in it is held when the history holds k.
+type contentState struct {
+	held     int  // in the assembled history
+	inStatus bool // one travelled as a status message
 }
 
 type messageState struct {
@@ -30,7 +41,32 @@ type messageState struct {
 }
 
 func newMessages(seed maphash.Seed) messages {
-	return messages{seed: seed, byID: map[string]messageState{}, retired: map[string][]uint64{}}
+	return messages{seed: seed, byID: map[string]messageState{}, retired: map[string][]uint64{}, withoutID: map[uint64]contentState{}}
+}
+
+// contentKey identifies a message without an ID by its content: its role
+// and its parts, compared as hashPart compares them.
+func (ms *messages) contentKey(m *a2a.Message) uint64 {
+	var h maphash.Hash
+	h.SetSeed(ms.seed)
+	h.WriteString(string(m.Role))
+	h.WriteByte(0)
+	var b [8]byte
+	putUint64(b[:], hashParts(ms.seed, m.Parts))
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// holdWithoutID records that the history now holds one more message
+// without an ID of m's content; inStatus when it came as a status message.
+func (ms *messages) holdWithoutID(m *a2a.Message, inStatus bool) {
+	if m.ID == "" {
+		k := ms.contentKey(m)
+		cs := ms.withoutID[k]
+		cs.held++
+		cs.inStatus = cs.inStatus || inStatus
+		ms.withoutID[k] = cs
+	}
 }
 
 // add records a message ID held at index at of the history (-1 for none),

@@ -431,3 +431,102 @@ func TestUnsupportedOperationIsNotAStreamingRefusalWhenTheCardSaysItStreams(t *t
 		require.Empty(t, p.sends, "no unary send after the refusal")
 	})
 }
+
+// pollingAgent is a client of a hand-written agent that cannot stream, over
+// binding b in version v: streaming calls are refused (-32004), the unary
+// send answers snaps[0], and get-task number i (from 0) snaps[i+1], the
+// last one from then on.
+func pollingAgent(t *testing.T, v a2a.Version, b a2a.Binding, snaps []*a2a.Task, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	if b == a2a.BindingHTTPJSON {
+		polls := make([]func(w http.ResponseWriter, s *restServer), len(snaps)-1)
+		for i := range polls {
+			polls[i] = answer(snaps[i+1])
+		}
+		return restClient(t, pollSeq(v, snaps[0], polls...), v, opts...)
+	}
+	return hostileClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
+}
+
+// A polled task whose status message has no ID, and which the server also
+// lists in the history: it is delivered once, Task().History holds it once
+// however many polls show it, and with nothing new the stall limit ends the
+// stream ("A status message without an ID is told apart by its content").
+func TestPolledMessageWithoutIDIsDeliveredOnce(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(fmt.Sprintf("%s/%s", w.b, w.v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				step := &a2a.Message{Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "step 1"}}}
+				working := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: step},
+					History: []a2a.Message{*step}}
+				snaps := []*a2a.Task{{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}, working}
+				ctx, cancel := context.WithTimeout(background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				s := pollingAgent(t, w.v, w.b, snaps, stream.WithStallTimeout(10*time.Second)).Send(ctx, hello())
+				defer s.Close()
+				shown := 0
+				for s.Next() {
+					switch e := s.Event().(type) {
+					case *a2a.StatusUpdate:
+						if e.Status.Message != nil {
+							shown++
+						}
+					case *a2a.Message:
+						shown++
+					}
+				}
+				require.Equal(t, 1, shown, "the message is delivered once")
+				var stalled *stream.StalledError
+				require.ErrorAs(t, s.Err(), &stalled)
+				require.Equal(t, 11*time.Second, time.Since(start), "nothing new after the first poll, at 1 s")
+				held := 0
+				for _, m := range s.Task().History {
+					if m.Text() == "step 1" {
+						held++
+					}
+				}
+				require.Equal(t, 1, held, "Task().History holds it once")
+			})
+		})
+	}
+}
+
+// A polled task whose data part comes back with its keys in another order,
+// other white space and numbers written otherwise on every poll (a server
+// that keeps JSON in a database): the same value, delivered once; with
+// nothing new the stall limit ends the stream.
+func TestPolledDataPartInAnotherKeyOrderIsDeliveredOnce(t *testing.T) {
+	forms := []string{
+		`{"city":"Lisbon","days":3,"at":{"lat":38.72,"lon":-9.14}}`,
+		`{"at":{"lon":-9.14,"lat":38.72},"days":3,"city":"Lisbon"}`,
+		`{"days":3.0,"at":{"lat":38.720,"lon":-914e-2},"city":"Lisbon"}`,
+	}
+	for _, w := range wires() {
+		t.Run(fmt.Sprintf("%s/%s", w.b, w.v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				snaps := []*a2a.Task{{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}}
+				for i := range 30 {
+					snaps = append(snaps, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking},
+						Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{{Data: json.RawMessage(forms[i%len(forms)])}}}}})
+				}
+				ctx, cancel := context.WithTimeout(background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				s := pollingAgent(t, w.v, w.b, snaps, stream.WithStallTimeout(10*time.Second)).Send(ctx, hello())
+				got, err := drain(t, s)
+				var stalled *stream.StalledError
+				require.ErrorAs(t, err, &stalled)
+				updates := 0
+				for _, ev := range got.events {
+					if _, ok := ev.(*a2a.ArtifactUpdate); ok {
+						updates++
+					}
+				}
+				require.Equal(t, 1, updates, "the artifact is delivered once")
+				require.Equal(t, 11*time.Second, time.Since(start), "nothing new after the first poll, at 1 s")
+				require.JSONEq(t, forms[0], string(s.Task().Artifact("a1").Parts[0].Data))
+			})
+		})
+	}
+}

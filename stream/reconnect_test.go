@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -587,6 +588,90 @@ func TestSubscribeRefusedWithAPlainClientErrorFetchesTheTask(t *testing.T) {
 					require.Equal(t, "one two", got.task.Artifact("a1").Text())
 					require.Equal(t, 1, agent.count(kindSubscribe))
 					require.Equal(t, 1, agent.count(kindGet))
+				})
+			})
+		}
+	}
+}
+
+// legAgent is a client of a hand-written agent over binding b in version v:
+// the streaming send, then each subscribe, is answered with the events of
+// the next leg (the last one from then on), a nil event dropping the
+// connection; get-task answers get.
+func legAgent(t *testing.T, v a2a.Version, b a2a.Binding, get *a2a.Task, legs ...[]a2a.Event) *stream.Client {
+	t.Helper()
+	var mu sync.Mutex
+	next := 0
+	play := func(w *wireWriter, _ wireCall) {
+		mu.Lock()
+		l := legs[min(next, len(legs)-1)]
+		next++
+		mu.Unlock()
+		w.sse()
+		for _, ev := range l {
+			if ev == nil {
+				cutHere()
+			}
+			w.event(ev)
+		}
+	}
+	agent := newWireAgent(wire{v, b}, map[callKind]func(*wireWriter, wireCall){
+		kindStream:    play,
+		kindSubscribe: play,
+		kindGet:       func(w *wireWriter, _ wireCall) { w.task(get) },
+	})
+	return agent.client(t)
+}
+
+// After a cut, the first Task of the subscription lags what was delivered
+// (a store behind its event bus, as a2a-js 1.3.0's follow-up snapshot is):
+// it holds a prefix of the parts, and the events from that point follow.
+// The application's artifact never shrinks, no part is delivered twice, and
+// it ends as the server's. The mixed run (cut; full replay; cut; lagging
+// snapshot) ends the same way.
+func TestLaggingSnapshotAfterACutDeliversNothingTwice(t *testing.T) {
+	chunkOf := func(appendChunk bool, texts ...string) *a2a.ArtifactUpdate {
+		return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appendChunk, Artifact: a2a.Artifact{ID: "a1", Parts: textParts(texts...)}}
+	}
+	for _, w := range wires() {
+		done := statusEvent(w.v, a2a.StateCompleted, nil)
+		server := snap(a2a.StateCompleted, "a", "b", "c", "d", "e")
+		scenarios := []struct {
+			name string
+			legs [][]a2a.Event
+		}{
+			{"lagging snapshot", [][]a2a.Event{
+				{snap(a2a.StateWorking), chunkOf(false, "a"), chunkOf(true, "b"), chunkOf(true, "c"), nil},
+				{snap(a2a.StateWorking, "a"), chunkOf(true, "b"), chunkOf(true, "c"), chunkOf(true, "d"), chunkOf(true, "e"), done},
+			}},
+			{"full replay then lagging snapshot", [][]a2a.Event{
+				{snap(a2a.StateWorking), chunkOf(false, "a"), chunkOf(true, "b"), nil},
+				{snap(a2a.StateWorking), chunkOf(false, "a"), chunkOf(true, "b"), chunkOf(true, "c"), chunkOf(true, "d"), nil},
+				{snap(a2a.StateWorking, "a", "b"), chunkOf(true, "c"), chunkOf(true, "d"), chunkOf(true, "e"), done},
+			}},
+		}
+		for _, sc := range scenarios {
+			t.Run(fmt.Sprintf("%s/%s/%s", w.b, w.v, sc.name), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					s := legAgent(t, w.v, w.b, server, sc.legs...).Send(background(), hello())
+					defer s.Close()
+					var app a2a.Task
+					held, delivered := 0, 0
+					for s.Next() {
+						app.Apply(s.Event())
+						u, ok := s.Event().(*a2a.ArtifactUpdate)
+						if !ok {
+							continue
+						}
+						delivered += len(u.Artifact.Parts)
+						n := len(app.Artifact("a1").Parts)
+						require.GreaterOrEqual(t, n, held, "the artifact shrank: append=%v %q", u.Append, u.Artifact.Text())
+						held = n
+					}
+					require.NoError(t, s.Err())
+					require.Equal(t, server.Artifacts, app.Artifacts, "the application holds the server's artifact")
+					require.Equal(t, server.Artifacts, s.Task().Artifacts)
+					require.Equal(t, 5, delivered, "each part once")
 				})
 			})
 		}

@@ -1475,9 +1475,8 @@ func (m *runtimeMem) read() {
 // More polling behaviours.
 
 // The agent replaces an artifact and then restores its first version:
-// [x], [y], [x]. README: "an artifact it holds ... in an earlier version,
-// was truncated or restored by the agent, and is delivered as a
-// replacement"; a get-task result is the task as it is now.
+// [x], [y], [x]. A get-task result is the task as it is now: it wins every
+// disagreement (dedupe.Ledger.Reconcile), a restore included.
 func TestRedteam3_PolledArtifactRestoredToAnEarlierVersion(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {

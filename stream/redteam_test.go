@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -935,6 +936,54 @@ func emittedParts(evs []a2a.Event) (map[string][]string, int) {
 	return out, total
 }
 
+// shrunkInAGap reports whether the agent truncated an artifact, or restored
+// one of its earlier versions, while the client was away before a
+// snapshot-first leg (or the snapshot-first tail): at the gap's end the
+// artifact holds no part that is new since the gap's start, and does not
+// extend what it held then. Such a snapshot cannot be told from one that
+// lags what was delivered, so the stream delivers the truncation when it
+// closes the gap, by a replacement that carries parts again.
+func shrunkInAGap(m *mixServer) bool {
+	shrunk := func(from, to int) bool {
+		seen := map[string]bool{}
+		for _, ev := range m.events[:from] {
+			if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+				for _, p := range u.Artifact.Parts {
+					seen[p.Text] = true
+				}
+			}
+		}
+		before := m.fold(from)
+		for _, a := range m.fold(to).Artifacts {
+			b := before.Artifact(a.ID)
+			if b == nil || len(b.Parts) <= len(a.Parts) && slices.EqualFunc(b.Parts, a.Parts[:len(b.Parts)], func(p, q a2a.Part) bool { return p.Text == q.Text }) {
+				continue
+			}
+			old := true
+			for _, p := range a.Parts {
+				old = old && seen[p.Text]
+			}
+			if old {
+				return true
+			}
+		}
+		return false
+	}
+	n := len(m.events)
+	p := min(m.legs[0].send, n)
+	for _, l := range m.legs[1:] {
+		from := p
+		p = min(p+l.away, n)
+		if l.style == a2atest.SnapshotFirst && shrunk(from, p) {
+			return true
+		}
+		if p = n; l.send >= 0 {
+			p = min(min(from+l.away, n)+l.send, n)
+		}
+	}
+	return m.tail == a2atest.SnapshotFirst && shrunk(p, n)
+}
+
 func TestRedteam_MixedStylesPerReconnect(t *testing.T) {
 	seeds := *redteamSeeds
 	allStyles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
@@ -979,7 +1028,7 @@ func TestRedteam_MixedStylesPerReconnect(t *testing.T) {
 						if replayOnly {
 							require.Equal(t, want, deliveredParts(got), "%s: a full-replay server lets the client deliver every part exactly once", name)
 						}
-						if !anyGapLive {
+						if !anyGapLive && !shrunkInAGap(srv) {
 							require.LessOrEqual(t, partsDelivered(got), total,
 								"%s: with snapshot-first and replaying servers no part is ever delivered twice", name)
 						}

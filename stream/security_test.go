@@ -884,6 +884,21 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 	}
 }
 
+// redirectAllButSends serves the sends of agent and redirects every other
+// JSON-RPC call (the resubscribe, the get-task) to target with a 307, which
+// keeps the method and the body.
+func redirectAllButSends(agent http.Handler, target string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if !bytes.Contains(body, []byte(`"message"`)) {
+			http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
+			return
+		}
+		agent.ServeHTTP(w, r)
+	})
+}
+
 func TestCredentialsDoNotFollowRedirectsOfAnyCall(t *testing.T) {
 	targets := []string{"http://elsewhere.test", "http://api.agent.test", "http://agent.test:8443", "https://agent.test"}
 	for _, v := range versions {
@@ -894,15 +909,7 @@ func TestCredentialsDoNotFollowRedirectsOfAnyCall(t *testing.T) {
 					// (a 307 keeps method and body) to another origin.
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
 						a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-					home := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-						body, _ := io.ReadAll(r.Body)
-						r.Body = io.NopCloser(bytes.NewReader(body))
-						if !bytes.Contains(body, []byte(`"message"`)) {
-							http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
-							return
-						}
-						agent.ServeHTTP(w, r)
-					})
+					home := redirectAllButSends(agent, target)
 					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
 					c, err := stream.NewClient("http://agent.test/", append(withSecretHeaders(), stream.WithVersion(v),
 						stream.WithHTTPClient(&http.Client{Transport: spy}))...)
@@ -988,16 +995,7 @@ func TestPerCallCredentialsDoNotFollowRedirects(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(paced()...),
 					a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-				redirect := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					body, _ := io.ReadAll(r.Body)
-					r.Body = io.NopCloser(bytes.NewReader(body))
-					if !bytes.Contains(body, []byte(`"message"`)) {
-						http.Redirect(w, r, target+"/", http.StatusTemporaryRedirect)
-						return
-					}
-					agent.ServeHTTP(w, r)
-				})
-				spy := &originSpy{routes: map[string]http.Handler{home: redirect}, fall: agent}
+				spy := &originSpy{routes: map[string]http.Handler{home: redirectAllButSends(agent, target)}, fall: agent}
 				c, err := stream.NewClient(home+"/", stream.WithVersion(a2a.V10), stream.WithHTTPClient(&http.Client{Transport: spy}))
 				require.NoError(t, err)
 				_, err = drain(t, c.Send(background(), hello(), withSecretHeaders()...))

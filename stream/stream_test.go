@@ -301,32 +301,29 @@ func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // Task() is the fold of the events yielded, also when Cancel comes between
 // two deltas of one task event: the deltas still queued are not in Task()
-// until they are yielded, and the cancel's own deltas come after them.
+// until they are yielded, and the cancel's own deltas come after them. On
+// every wire.
 func TestCancelBetweenDeltasKeepsTaskTheFoldOfTheYielded(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
+	part := func(s string) a2a.Part { return a2a.TextPart(s) }
+	first := r4Task(a2a.StateWorking, nil,
+		a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two ")}},
+		a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}})
+	canceled := r4Task(a2a.StateCanceled, nil,
+		a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two "), part("three")}},
+		a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}},
+		a2a.Artifact{ID: "a3", Parts: []a2a.Part{part("y")}})
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				part := func(s string) a2a.Part { return a2a.TextPart(s) }
-				first := r4Task(a2a.StateWorking, nil,
-					a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two ")}},
-					a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}})
-				canceled := r4Task(a2a.StateCanceled, nil,
-					a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two "), part("three")}},
-					a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}},
-					a2a.Artifact{ID: "a3", Parts: []a2a.Part{part("y")}})
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
-					switch {
-					case r.isSend():
-						sseHeaders(w)
-						sseEvent(w, r.id, v, first)
-						<-r.ctx.Done()
-					case r.method == "tasks/cancel" || r.method == "CancelTask":
-						unaryTask(w, r.id, v, canceled)
-					default:
-						jsonRPCError(w, r.id, a2a.CodeTaskNotFound, "no")
-					}
+				agent := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+					kindStream: func(w *wireWriter, c wireCall) {
+						w.sse()
+						w.event(first)
+						<-c.ctx.Done()
+					},
+					kindCancel: func(w *wireWriter, _ wireCall) { w.task(canceled) },
 				})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				s := agent.client(t).Send(bounded(t), hello())
 				var app a2a.Task
 				requireFold := func(when string) {
 					t.Helper()
@@ -344,6 +341,7 @@ func TestCancelBetweenDeltasKeepsTaskTheFoldOfTheYielded(t *testing.T) {
 				var ce *terminal.CanceledError
 				require.ErrorAs(t, s.Err(), &ce)
 				require.Equal(t, canceled.Artifacts, app.Artifacts, "every part delivered once, in order")
+				require.Equal(t, 1, agent.count(kindCancel))
 			})
 		})
 	}
