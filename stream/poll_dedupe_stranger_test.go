@@ -67,7 +67,7 @@ func sgCount(col *collected) (artifacts, statuses, messages, revisions int) {
 	return
 }
 
-// DEFECT: a polled data part whose keys come back in another order is re-delivered on every poll (artifact replaced, status message revised).
+// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: a polled data part whose keys come back in another order is re-delivered on every poll (artifact replaced, status message revised).
 // TestStrangerPolledDataKeyOrderIsNotNews: an agent whose get-task writes a
 // data part's keys in another order on each poll (as a map-backed server
 // does) sent its artifact and its status message once: reordered keys are
@@ -97,7 +97,7 @@ func TestStrangerPolledDataKeyOrderIsNotNews(t *testing.T) {
 	}
 }
 
-// DEFECT: a polled task that only reorders a data part's keys never stalls: every poll counts as progress, the stall limit never fires.
+// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: a polled task that only reorders a data part's keys never stalls: every poll counts as progress, the stall limit never fires.
 // TestStrangerPolledDataKeyOrderStalls: a polled task that stays working
 // and only reorders a data part's keys shows nothing new: it ends in a
 // *stream.StalledError at the stall limit.
@@ -123,7 +123,7 @@ func TestStrangerPolledDataKeyOrderStalls(t *testing.T) {
 	}
 }
 
-// DEFECT: agent messages without a messageId in a polled task's history are delivered again on every poll, and such a task never stalls.
+// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: agent messages without a messageId in a polled task's history are delivered again on every poll, and such a task never stalls.
 // TestStrangerPolledMessagesWithoutIDOnce: a server that lists agent
 // messages without a messageId in its history, on every poll, has each
 // delivered once; and a task that shows only those, unchanged, stalls.
@@ -175,7 +175,7 @@ func TestStrangerPolledMessagesWithoutIDOnce(t *testing.T) {
 	}
 }
 
-// DEFECT: a poll from a lagging replica (older status timestamp, shorter artifact) replaces the artifact with the shorter one, so parts are delivered twice.
+// DEFECT: a poll from a lagging replica (status older by its timestamp, shorter artifact) is taken as a truncation: p1, p2 are delivered twice.
 // TestStrangerPolledSnapshotLagsDelivered: a poll answered by a lagging
 // replica (an older status, by its timestamp, and an artifact shorter than
 // delivered) neither takes back nor re-delivers what was delivered: each
@@ -369,7 +369,7 @@ func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 // and the same key order delivers each thing once (the control).
 func TestStrangerResubscribeSnapshotControl(t *testing.T) { sgResubscribeSnapshot(t, false, false) }
 
-// DEFECT: a snapshot that writes a data part's keys in another order re-delivers the artifact (append:false) after a resubscribe and after the final get-task.
+// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: a snapshot that writes a data part's keys in another order re-delivers the artifact (append:false) after a resubscribe and after the final get-task.
 // TestStrangerResubscribeSnapshotReorderedDataKeys: a data part is a JSON
 // object; the same object with its keys in another order (a map-backed
 // server) is the same part, not a new version of the artifact.
@@ -377,7 +377,7 @@ func TestStrangerResubscribeSnapshotReorderedDataKeys(t *testing.T) {
 	sgResubscribeSnapshot(t, true, false)
 }
 
-// DEFECT: agent messages without a messageId that a snapshot or get-task lists again are delivered again, on each listing.
+// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: agent messages without a messageId that a snapshot or get-task lists again are delivered again, on each listing.
 // TestStrangerResubscribeSnapshotRelistsMessagesWithoutID: messages
 // without an ID that a snapshot lists again after a drop are not new.
 func TestStrangerResubscribeSnapshotRelistsMessagesWithoutID(t *testing.T) {
