@@ -112,12 +112,25 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 // the artifacts' missing parts, the unseen agent messages of the history,
 // then the status if it is new.
 //
-// An authoritative task (a get-task result) wins every disagreement. A
-// non-authoritative one may be stale: an artifact of which it holds only a
-// prefix of the parts held, or an earlier version, is left alone, and
-// inside the replay window a status already seen is not delivered again.
+// An authoritative task (a get-task result) wins every disagreement, unless
+// it lags (see lags): it is then folded as a non-authoritative one, and its
+// status is not delivered. A non-authoritative one may be stale: an
+// artifact of which it holds only a prefix of the parts held, or an earlier
+// version, is left alone, and inside the replay window a status already
+// seen is not delivered again.
 func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a2a.Event {
+	if authoritative && l.lags(&t.Status) {
+		authoritative = false
+	}
 	return l.reconcile(dst, t, authoritative, authoritative)
+}
+
+// lags reports whether a task with status st comes from a store or a
+// replica behind what was delivered: its state was seen before, and its
+// timestamp is older than the newest seen. A state never seen is news,
+// however old its timestamp (a server clock that went back).
+func (l *Ledger) lags(st *a2a.TaskStatus) bool {
+	return l.statuses.older(st) && l.statuses.sawState(st.State)
 }
 
 // ReconcileSnapshot folds the first Task of a subscription, which is the
@@ -240,7 +253,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 			dst = append(dst, m)
 		}
 	}
-	checkReplay := l.win.open && !authoritative && !l.listsSentAfter(t)
+	checkReplay := l.lags(&t.Status) || l.win.open && !authoritative && !l.listsSentAfter(t)
 	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present, statusHeld)
 }
 

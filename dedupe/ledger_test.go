@@ -977,3 +977,38 @@ func TestDataPartsCompareByValue(t *testing.T) {
 	a.check(t, l)
 	require.Equal(t, "v2!", a.text("a1"))
 }
+
+// A get-task result that lags what was delivered (a state seen before,
+// under a timestamp older than the newest seen: a replica behind) wins
+// nothing: it takes back no part, delivers no status, and the next result
+// that is current delivers only what is new. A state never seen, however
+// old its timestamp (a server clock that went back), is news.
+func TestGetTaskThatLagsIsNotNews(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(tk *a2a.Task, sec int) *a2a.Task {
+		tk.Status.Timestamp = t0.Add(time.Duration(sec) * time.Second)
+		return tk
+	}
+	l := dedupe.New()
+	var a app
+	a.apply(t, l.Reconcile(nil, at(task(a2a.StateSubmitted, nil), 0), true))
+	a.apply(t, l.Reconcile(nil, at(task(a2a.StateWorking, map[string][]string{"a1": {"p1", "p2"}}, "a1"), 2), true))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking}, a.statuses)
+
+	for _, lagging := range []*a2a.Task{
+		at(task(a2a.StateWorking, map[string][]string{"a1": {"p1"}}, "a1"), 1),
+		at(task(a2a.StateSubmitted, nil), 0),
+	} {
+		require.Empty(t, l.Reconcile(nil, lagging, true), "a lagging result is not news")
+		a.check(t, l)
+	}
+	require.Equal(t, "p1p2", a.text("a1"))
+	require.Equal(t, a2a.StateWorking, l.Task().Status.State)
+
+	evs := l.Reconcile(nil, at(task(a2a.StateCompleted, map[string][]string{"a1": {"p1", "p2", "p3"}}, "a1"), 1), true)
+	a.apply(t, evs)
+	a.check(t, l)
+	require.Len(t, evs, 2, "the new part and the new state, though stamped before the newest status")
+	require.Equal(t, "p1p2p3", a.text("a1"))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses)
+}

@@ -2,6 +2,7 @@ package dedupe
 
 import (
 	"hash/maphash"
+	"slices"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -13,13 +14,14 @@ import (
 // whose message has no ID, are remembered by state and message (its ID and
 // its content); the ledger also asks its message record about the others
 // (see Ledger.statusReplayed). Its memory is one timestamp, the few
-// statuses seen at that instant, and one hash per distinct status of the
-// other kinds.
+// statuses seen at that instant, one hash per distinct status of the other
+// kinds, and the few states seen.
 type statusCursor struct {
 	seed     maphash.Seed
 	latest   time.Time           // the newest status timestamp seen
 	atLatest map[uint64]struct{} // statuses seen with that timestamp
 	seen     map[uint64]struct{} // statuses seen without a timestamp or a message ID
+	states   []a2a.TaskState     // the states seen, each once
 }
 
 func newStatusCursor(seed maphash.Seed) statusCursor {
@@ -59,8 +61,14 @@ func (c *statusCursor) newer(st *a2a.TaskStatus) bool {
 	return !st.Timestamp.IsZero() && st.Timestamp.After(c.latest)
 }
 
+// sawState reports whether a status in state s was seen.
+func (c *statusCursor) sawState(s a2a.TaskState) bool { return slices.Contains(c.states, s) }
+
 // note records st as seen.
 func (c *statusCursor) note(st *a2a.TaskStatus) {
+	if !c.sawState(st.State) {
+		c.states = append(c.states, st.State)
+	}
 	k := c.key(st)
 	if ts := st.Timestamp; !ts.IsZero() {
 		switch {

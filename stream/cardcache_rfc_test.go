@@ -113,7 +113,7 @@ func sgNeverReused(t *testing.T, lines ...string) {
 	}
 }
 
-func TestStrangerCardCacheMaxAge(t *testing.T) {
+func TestCardCacheFreshForMaxAge(t *testing.T) {
 	for name, tc := range map[string]struct {
 		fresh time.Duration
 		lines []string
@@ -147,9 +147,9 @@ func TestStrangerCardCacheMaxAge(t *testing.T) {
 	}
 }
 
-// TestStrangerCardCacheNotReused: responses a private cache must not
+// TestCardCacheNotReused: responses a private cache must not
 // reuse without a request (RFC 9111 §3, §4.2.1, §5.2.2).
-func TestStrangerCardCacheNotReused(t *testing.T) {
+func TestCardCacheNotReused(t *testing.T) {
 	for name, lines := range map[string][]string{
 		"no-cache-control":         nil,
 		"no-store":                 {"Cache-Control: no-store"},
@@ -187,10 +187,10 @@ func TestStrangerCardCacheNotReused(t *testing.T) {
 	}
 }
 
-// TestStrangerCardCacheRequestDelayCountsInAge: the age of a card is its
+// TestCardCacheRequestDelayCountsInAge: the age of a card is its
 // Age plus the time its request took (RFC 9111 §4.2.3,
 // corrected_age_value = age_value + response_delay).
-func TestStrangerCardCacheRequestDelayCountsInAge(t *testing.T) {
+func TestCardCacheRequestDelayCountsInAge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgWait(5 * time.Second)
@@ -208,11 +208,11 @@ func TestStrangerCardCacheRequestDelayCountsInAge(t *testing.T) {
 	})
 }
 
-// TestStrangerCardCacheRevalidation: a stale card with an ETag is
+// TestCardCacheRevalidation: a stale card with an ETag is
 // revalidated with If-None-Match; a 304 keeps it, fresh again for the
 // 304's max-age (or the stored one when the 304 has none), and the card
 // read is the stored one.
-func TestStrangerCardCacheRevalidation(t *testing.T) {
+func TestCardCacheRevalidation(t *testing.T) {
 	for name, tc := range map[string]struct {
 		etag       string   // the card's ETag
 		notMod     []string // the 304's header lines
@@ -258,10 +258,10 @@ func TestStrangerCardCacheRevalidation(t *testing.T) {
 	}
 }
 
-// TestStrangerCardCacheNoCacheRevalidatesEachTime: no-cache (or no
+// TestCardCacheNoCacheRevalidatesEachTime: no-cache (or no
 // freshness) with an ETag: every read revalidates, and a 304 serves the
 // stored card; a 200 replaces it.
-func TestStrangerCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
+func TestCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
 	for name, cc := range map[string]string{
 		"no-cache":  "Cache-Control: no-cache",
 		"max-age-0": "Cache-Control: max-age=0",
@@ -293,9 +293,9 @@ func TestStrangerCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
 	}
 }
 
-// TestStrangerCardCacheNoStoreNeverRevalidates: a card served with
+// TestCardCacheNoStoreNeverRevalidates: a card served with
 // no-store is not kept at all, so no later request is conditional.
-func TestStrangerCardCacheNoStoreNeverRevalidates(t *testing.T) {
+func TestCardCacheNoStoreNeverRevalidates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := sgFixedCard(`ETag: "v1"`, "Cache-Control: no-store, max-age=60")
 		cache := stream.NewCardCache()
@@ -306,9 +306,9 @@ func TestStrangerCardCacheNoStoreNeverRevalidates(t *testing.T) {
 	})
 }
 
-// TestStrangerCardCacheKeyedByQuery: a card URL with a query is its own
+// TestCardCacheKeyedByQuery: a card URL with a query is its own
 // cache entry: another query is another card.
-func TestStrangerCardCacheKeyedByQuery(t *testing.T) {
+func TestCardCacheKeyedByQuery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgServeCard(w, "for-"+r.URL.Query().Get("tenant"), "Cache-Control: max-age=60")
@@ -325,9 +325,9 @@ func TestStrangerCardCacheKeyedByQuery(t *testing.T) {
 	})
 }
 
-// TestStrangerCardCacheErrorsNotKept: a 404, a 500 and a card that is not
+// TestCardCacheErrorsNotKept: a 404, a 500 and a card that is not
 // JSON are not kept, whatever their Cache-Control.
-func TestStrangerCardCacheErrorsNotKept(t *testing.T) {
+func TestCardCacheErrorsNotKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			w.Header().Set("Cache-Control", "max-age=600")
@@ -356,9 +356,9 @@ func TestStrangerCardCacheErrorsNotKept(t *testing.T) {
 	})
 }
 
-// TestStrangerCardCacheConcurrent: many Resolve and FetchCard calls share
+// TestCardCacheConcurrent: many Resolve and FetchCard calls share
 // one cache from many goroutines (run with -race); each gets the card.
-func TestStrangerCardCacheConcurrent(t *testing.T) {
+func TestCardCacheConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgServeCard(w, "card", "Cache-Control: max-age=1", `ETag: "v"`)
@@ -390,11 +390,11 @@ func TestStrangerCardCacheConcurrent(t *testing.T) {
 
 var _ = a2a.V10
 
-// TestStrangerCardCacheRevalidationEdges: a 304 with no-store leaves
+// TestCardCacheRevalidationEdges: a 304 with no-store leaves
 // nothing kept; a 304 whose strong ETag names another representation does
 // not make the stored card fresh (RFC 9111 §4.3.4); a 200 to a
 // revalidation replaces the card.
-func TestStrangerCardCacheRevalidationEdges(t *testing.T) {
+func TestCardCacheRevalidationEdges(t *testing.T) {
 	t.Run("304-no-store", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
@@ -490,9 +490,9 @@ func TestStrangerCardCacheRevalidationEdges(t *testing.T) {
 	})
 }
 
-// TestStrangerCardCacheResolveKeyedByQuery: Resolve under base URLs that
+// TestCardCacheResolveKeyedByQuery: Resolve under base URLs that
 // differ only in their query reads two cards, each cached on its own.
-func TestStrangerCardCacheResolveKeyedByQuery(t *testing.T) {
+func TestCardCacheResolveKeyedByQuery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgServeCard(w, "for-"+r.URL.Query().Get("code"), "Cache-Control: max-age=60")

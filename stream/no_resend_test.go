@@ -79,12 +79,12 @@ func sgNewClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Opti
 	return c
 }
 
-// TestStrangerFirstSendCutAtEveryByteIsNotResent: the streaming send of a
+// TestFirstSendCutAtEveryByteIsNotResent: the streaming send of a
 // new message answered 200 and cut at any byte offset (inside or after the
 // first event) is never sent again, whatever style the server resubscribes
 // in: the stream either ends in reconnect.ErrNoTask (no task ID was seen)
 // or follows the task to its end with the uncut run's artifacts.
-func TestStrangerFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
+func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
 	for _, w := range wires() {
 		for _, style := range sgStyles {
 			step := 1
@@ -146,9 +146,9 @@ func sgSendFaults() map[string]a2atest.Fault {
 	return f
 }
 
-// TestStrangerFirstSendNeverResent: a new message whose send (streamed, or
+// TestFirstSendNeverResent: a new message whose send (streamed, or
 // unary for an agent that cannot stream) got any response is sent once.
-func TestStrangerFirstSendNeverResent(t *testing.T) {
+func TestFirstSendNeverResent(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			for name, f := range sgSendFaults() {
@@ -174,10 +174,10 @@ func TestStrangerFirstSendNeverResent(t *testing.T) {
 	}
 }
 
-// TestStrangerReplyNeverResent: a human's reply whose send got any
+// TestReplyNeverResent: a human's reply whose send got any
 // response (streamed, or unary for an agent that cannot stream) is never
 // sent again, and the human is asked once, whatever the server's style.
-func TestStrangerReplyNeverResent(t *testing.T) {
+func TestReplyNeverResent(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			for _, style := range sgStyles {
@@ -214,10 +214,10 @@ func TestStrangerReplyNeverResent(t *testing.T) {
 	}
 }
 
-// TestStrangerCardNoStreamingSendsUnaryOnce: a client resolved from a card
+// TestCardNoStreamingSendsUnaryOnce: a client resolved from a card
 // that says streaming false never tries a streaming call, and its unary
 // send (first message and reply), damaged in any way, goes out once.
-func TestStrangerCardNoStreamingSendsUnaryOnce(t *testing.T) {
+func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
 	for _, w := range wires() {
 		for name, f := range sgSendFaults() {
 			for _, onReply := range []bool{false, true} {
@@ -254,13 +254,13 @@ func TestStrangerCardNoStreamingSendsUnaryOnce(t *testing.T) {
 	}
 }
 
-// TestStrangerNegotiatingSendNotResentInOtherVersion: a negotiating Client
+// TestNegotiatingSendNotResentInOtherVersion: a negotiating Client
 // (no WithVersion) whose first streaming send got a response that is not a
 // version refusal (a 5xx, a 503 with Retry-After, a 200 cut before or
 // after the first event, an empty 200 stream) does not try the message
 // again in the other version, nor in the same one, on either binding,
 // against a 1.0-only, a 0.3-only or a hybrid server.
-func TestStrangerNegotiatingSendNotResentInOtherVersion(t *testing.T) {
+func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 	faults := map[string]a2atest.Fault{
 		"500":             a2atest.HTTPStatus(500, "<html>boom</html>"),
 		"503-retry-after": a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"1"}}),
@@ -291,12 +291,12 @@ func TestStrangerNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 	}
 }
 
-// TestStrangerStylesPerReconnectNoResend: cuts of the first stream, of the
+// TestStylesPerReconnectNoResend: cuts of the first stream, of the
 // reply's stream and of resubscribes, against a server whose style changes
 // at each resubscribe (a load balancer over live-only, snapshot-first and
 // full-replay servers): each message goes out once, the human is asked
 // once, and the artifacts end as the server's.
-func TestStrangerStylesPerReconnectNoResend(t *testing.T) {
+func TestStylesPerReconnectNoResend(t *testing.T) {
 	perms := [][]a2atest.ResubscribeStyle{}
 	for _, a := range sgStyles {
 		for _, b := range sgStyles {
@@ -356,14 +356,13 @@ func TestStrangerStylesPerReconnectNoResend(t *testing.T) {
 	}
 }
 
-// DEFECT: a streaming send answered with 301/302/303 (followed by net/http as a GET) whose GET gets 405/501 is taken for "cannot stream", and the message is sent again unary.
-// TestStrangerSendRedirectedToGetNotResent: a server that takes the
+// TestSendRedirectedToGetNotResent: a server that takes the
 // message and answers its POST with a redirect that net/http follows as a
 // GET (301, 302, 303: the POST-redirect-GET pattern) makes the client see
 // the GET's answer: a 405 (or 404, or 501) there is no refusal of the
 // send, which may have been taken: the message is not sent again, unary
 // or streamed.
-func TestStrangerSendRedirectedToGetNotResent(t *testing.T) {
+func TestSendRedirectedToGetNotResent(t *testing.T) {
 	for _, w := range wires() {
 		for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther} {
 			for _, getAnswer := range []int{http.StatusMethodNotAllowed, http.StatusNotImplemented, http.StatusNotFound} {
@@ -404,11 +403,11 @@ func TestStrangerSendRedirectedToGetNotResent(t *testing.T) {
 	}
 }
 
-// TestStrangerCannotStreamWithoutCardSendsOnce: an agent that cannot
+// TestCannotStreamWithoutCardSendsOnce: an agent that cannot
 // stream, reached without a card, refuses the streaming send (-32601 once
 // the version is settled, -32004, HTTP 405 or 501): the message goes out
 // once, unary, and the task is polled to its end with one Polling notice.
-func TestStrangerCannotStreamWithoutCardSendsOnce(t *testing.T) {
+func TestCannotStreamWithoutCardSendsOnce(t *testing.T) {
 	for _, w := range wires() {
 		refusals := map[string]func(ww *wireWriter, r wireCall){
 			"-32004": func(ww *wireWriter, c wireCall) {
@@ -465,10 +464,10 @@ func TestStrangerCannotStreamWithoutCardSendsOnce(t *testing.T) {
 	}
 }
 
-// TestStrangerDroppedReplyResentWithSameID: a reply whose send died before
+// TestDroppedReplyResentWithSameID: a reply whose send died before
 // any response (dropped, never processed) is sent again, once, with the
 // same message ID, and the human is asked once; streamed or polled.
-func TestStrangerDroppedReplyResentWithSameID(t *testing.T) {
+func TestDroppedReplyResentWithSameID(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/polled=%v", w, polled), func(t *testing.T) {

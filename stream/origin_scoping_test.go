@@ -76,10 +76,10 @@ var sgForeign = []string{
 	"https://agent.test@evil.test/", // userinfo that looks like the host
 }
 
-// TestStrangerCardNamesForeignEndpointGetsNoHeader: Resolve's headers and
+// TestCardNamesForeignEndpointGetsNoHeader: Resolve's headers and
 // every call's go only to the origin given to Resolve; a card that names
 // another origin gets none, on every call kind and every wire.
-func TestStrangerCardNamesForeignEndpointGetsNoHeader(t *testing.T) {
+func TestCardNamesForeignEndpointGetsNoHeader(t *testing.T) {
 	for _, w := range wires() {
 		for _, foreign := range sgForeign {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
@@ -103,9 +103,9 @@ func TestStrangerCardNamesForeignEndpointGetsNoHeader(t *testing.T) {
 	}
 }
 
-// TestStrangerSameOriginEndpointGetsHeaders is the control: an endpoint on
+// TestSameOriginEndpointGetsHeaders is the control: an endpoint on
 // the origin named gets the Client's headers and each call's.
-func TestStrangerSameOriginEndpointGetsHeaders(t *testing.T) {
+func TestSameOriginEndpointGetsHeaders(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -139,12 +139,12 @@ var sgRedirectTargets = []string{
 	"https://sub.agent.test",  // net/http's own rule forwards Authorization to a subdomain
 }
 
-// TestStrangerRedirectToAnotherOriginCarriesNoHeader: no header follows a
+// TestRedirectToAnotherOriginCarriesNoHeader: no header follows a
 // redirect to another origin, whatever the call: the card request, a
 // streamed send, a unary send (agent that cannot stream), a subscribe,
 // a get-task, a cancel; for a Client from Resolve and one from
 // NewClient/NewRESTClient.
-func TestStrangerRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
+func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
 	kinds := []callKind{"card", kindStream, kindSend, kindSubscribe, kindGet, kindCancel}
 	for _, w := range wires() {
 		for _, k := range kinds {
@@ -218,10 +218,10 @@ func sgEveryCallLoose(t *testing.T, c *stream.Client) {
 	}
 }
 
-// TestStrangerForeignPolledEndpointGetsNoHeader: an agent that cannot
+// TestForeignPolledEndpointGetsNoHeader: an agent that cannot
 // stream, named by its card on another origin, is sent to and polled with
 // no header.
-func TestStrangerForeignPolledEndpointGetsNoHeader(t *testing.T) {
+func TestForeignPolledEndpointGetsNoHeader(t *testing.T) {
 	for _, w := range wires() {
 		for _, foreign := range sgForeign {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
@@ -243,10 +243,10 @@ func TestStrangerForeignPolledEndpointGetsNoHeader(t *testing.T) {
 	}
 }
 
-// TestStrangerCardRedirectsCarryNoHeader: the legacy card path (after a
+// TestCardRedirectsCarryNoHeader: the legacy card path (after a
 // 404 on the current one) redirected to another origin gets no header; nor
 // does a card URL ending in .json.
-func TestStrangerCardRedirectsCarryNoHeader(t *testing.T) {
+func TestCardRedirectsCarryNoHeader(t *testing.T) {
 	for _, tc := range []struct{ name, base string }{
 		{"legacy", "https://agent.test"},
 		{"legacy-under-path", "https://agent.test/agents/a"},
@@ -283,10 +283,10 @@ func TestStrangerCardRedirectsCarryNoHeader(t *testing.T) {
 	}
 }
 
-// TestStrangerSubscribeGetFallbackRedirectCarriesNoHeader: over HTTP+JSON,
+// TestSubscribeGetFallbackRedirectCarriesNoHeader: over HTTP+JSON,
 // a subscribe whose POST gets 405 is sent again as GET; a redirect of that
 // GET to another origin gets no header.
-func TestStrangerSubscribeGetFallbackRedirectCarriesNoHeader(t *testing.T) {
+func TestSubscribeGetFallbackRedirectCarriesNoHeader(t *testing.T) {
 	for _, v := range versions {
 		for _, target := range sgRedirectTargets {
 			t.Run(string(v)+"/"+target, func(t *testing.T) {
@@ -328,10 +328,10 @@ func TestStrangerSubscribeGetFallbackRedirectCarriesNoHeader(t *testing.T) {
 	}
 }
 
-// TestStrangerKeyedBaseQueryStaysHome: the query of the URL given to
+// TestKeyedBaseQueryStaysHome: the query of the URL given to
 // Resolve (an API key, ?code=) goes with the card request; it must not go
 // to an endpoint on another origin that the card names, on any wire.
-func TestStrangerKeyedBaseQueryStaysHome(t *testing.T) {
+func TestKeyedBaseQueryStaysHome(t *testing.T) {
 	for _, w := range wires() {
 		for _, foreign := range sgForeign[:3] {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
@@ -351,12 +351,11 @@ func TestStrangerKeyedBaseQueryStaysHome(t *testing.T) {
 	}
 }
 
-// DEFECT: a keyed URL's query (?code=, a signed card's ?sig=) goes to another origin in the Referer that net/http sets on a redirect.
-// TestStrangerRedirectRefererCarriesNoKey: the query of a keyed URL is a
+// TestRedirectRefererCarriesNoKey: the query of a keyed URL is a
 // credential (the library redacts it from errors and logs); a redirect to
 // another origin must not hand it over, in the Referer that net/http's
 // client adds to a redirected request or anywhere else, on any call kind.
-func TestStrangerRedirectRefererCarriesNoKey(t *testing.T) {
+func TestRedirectRefererCarriesNoKey(t *testing.T) {
 	kinds := []callKind{"card", kindStream, kindSend, kindSubscribe, kindGet, kindCancel}
 	for _, w := range wires() {
 		for _, k := range kinds {
@@ -414,11 +413,11 @@ func sgRedirectPathOnly(v a2a.Version, b a2a.Binding, k callKind, target string,
 	})
 }
 
-// TestStrangerPerCallHeaderReplacesCaseInsensitively: a per-call header
+// TestPerCallHeaderReplacesCaseInsensitively: a per-call header
 // replaces the Client's values of that header name, whatever the case the
 // two were written in (header names are case-insensitive, RFC 9110 §5.1):
 // the user's token goes instead of the service's, never both.
-func TestStrangerPerCallHeaderReplacesCaseInsensitively(t *testing.T) {
+func TestPerCallHeaderReplacesCaseInsensitively(t *testing.T) {
 	for _, w := range wires() {
 		for _, names := range [][2]string{{"Authorization", "authorization"}, {"authorization", "AUTHORIZATION"}, {"x-api-key", "X-Api-Key"}} {
 			t.Run(w.String()+"/"+names[0]+"/"+names[1], func(t *testing.T) {
@@ -449,14 +448,13 @@ func TestStrangerPerCallHeaderReplacesCaseInsensitively(t *testing.T) {
 	}
 }
 
-// DEFECT: an endpoint on the origin named but spelled with the default port made explicit (:443, :80) or the host in upper case gets no header.
-// TestStrangerSameOriginSpelledOtherwiseGetsHeaders: WithHeader adds its
+// TestSameOriginSpelledOtherwiseGetsHeaders: WithHeader adds its
 // header "to every request sent to the origin the caller named": an
 // endpoint that a card spells with the default port made explicit, or the
 // host or scheme in upper case, is that origin (RFC 6454 §4: scheme and
 // host are compared lower-cased, the default port filled in); and so is
 // the card's endpoint without the port when the base URL had it.
-func TestStrangerSameOriginSpelledOtherwiseGetsHeaders(t *testing.T) {
+func TestSameOriginSpelledOtherwiseGetsHeaders(t *testing.T) {
 	for _, w := range wires() {
 		for _, tc := range []struct{ base, endpoint string }{
 			{"https://agent.test", "https://agent.test:443/"},
@@ -487,11 +485,11 @@ func TestStrangerSameOriginSpelledOtherwiseGetsHeaders(t *testing.T) {
 	}
 }
 
-// TestStrangerHookCallsCarryNoOtherClientsHeaders: a human-input hook that
+// TestHookCallsCarryNoOtherClientsHeaders: a human-input hook that
 // calls another Client (another agent, on another origin) with the context
 // it was given sends that Client's headers only: never the headers of the
 // Client or the call whose stream asked the hook.
-func TestStrangerHookCallsCarryNoOtherClientsHeaders(t *testing.T) {
+func TestHookCallsCarryNoOtherClientsHeaders(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -72,12 +72,12 @@ func sgKeyedClient(t *testing.T, w wire, hc *http.Client, log *sgLog, extra ...s
 	return c
 }
 
-// TestStrangerErrorsAndLogsHoldNoSecret: whatever the failure (no such
+// TestErrorsAndLogsHoldNoSecret: whatever the failure (no such
 // host, a 5xx page, a 503 with Retry-After, a cut, malformed JSON, a wrong
 // content type, a redirect loop), no error text and no log line holds a
 // header value, a URL password or a query value, on every call kind and
 // wire.
-func TestStrangerErrorsAndLogsHoldNoSecret(t *testing.T) {
+func TestErrorsAndLogsHoldNoSecret(t *testing.T) {
 	failures := map[string]http.HandlerFunc{
 		"html-500": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
@@ -138,10 +138,10 @@ func TestStrangerErrorsAndLogsHoldNoSecret(t *testing.T) {
 	}
 }
 
-// TestStrangerCardErrorsHoldNoSecret: Resolve and FetchCard of a keyed or
+// TestCardErrorsHoldNoSecret: Resolve and FetchCard of a keyed or
 // signed card URL (a .json URL with ?sig=, a base URL with ?code=, a URL
 // password) that fails hold no secret in their error text or logs.
-func TestStrangerCardErrorsHoldNoSecret(t *testing.T) {
+func TestCardErrorsHoldNoSecret(t *testing.T) {
 	bases := []string{
 		"https://agent.test/cards/a.json?sig=sig-secret",
 		"https://agent.test/?code=code-secret",
@@ -187,9 +187,9 @@ func TestStrangerCardErrorsHoldNoSecret(t *testing.T) {
 	}
 }
 
-// TestStrangerInvalidHeaderErrorHoldsNoValue: a header value refused for a
+// TestInvalidHeaderErrorHoldsNoValue: a header value refused for a
 // line break is not quoted in the refusal, from a constructor or per call.
-func TestStrangerInvalidHeaderErrorHoldsNoValue(t *testing.T) {
+func TestInvalidHeaderErrorHoldsNoValue(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			agent := sgAgent(w)

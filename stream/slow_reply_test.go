@@ -188,13 +188,13 @@ func (a *sgSlow) handlers(damage string, style string) map[callKind]func(w *wire
 	}
 }
 
-// TestStrangerSlowAgentReplyNotResent: the reply's send got a response
+// TestSlowAgentReplyNotResent: the reply's send got a response
 // (200 then a cut, a 200 with no event, a stale snapshot then a cut, a 503)
 // from an agent that lists no user message in its history and is slow to
 // act on the reply. The reply is never sent again and the human is never
 // asked again, streamed or polled, whatever the server's subscribe style;
 // the stream follows the task until it completes.
-func TestStrangerSlowAgentReplyNotResent(t *testing.T) {
+func TestSlowAgentReplyNotResent(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			for _, damage := range []string{"headers-then-cut", "no-event-eof", "stale-snapshot-then-cut", "503"} {

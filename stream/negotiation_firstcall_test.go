@@ -49,11 +49,11 @@ func sgStartTask(t *testing.T, w wire, agent *a2atest.Agent) string {
 	return s.Task().ID
 }
 
-// TestStrangerNegotiationFirstCallIsNotSend: a negotiating Client whose
+// TestNegotiationFirstCallIsNotSend: a negotiating Client whose
 // first call is GetTask, Cancel or Subscribe finds the version of a
 // 0.3-only or a 1.0-only server, over either binding, with or without a
 // subscribe route.
-func TestStrangerNegotiationFirstCallIsNotSend(t *testing.T) {
+func TestNegotiationFirstCallIsNotSend(t *testing.T) {
 	for _, w := range wires() {
 		for _, noSub := range []bool{false, true} {
 			for _, first := range []string{"get", "cancel", "subscribe"} {
@@ -98,10 +98,10 @@ func TestStrangerNegotiationFirstCallIsNotSend(t *testing.T) {
 	}
 }
 
-// TestStrangerSubscribeNeverConnectsNamesTask: a Subscribe whose every
+// TestSubscribeNeverConnectsNamesTask: a Subscribe whose every
 // request fails on the network ends in a *reconnect.Error that names the
 // task, not reconnect.ErrNoTask, fixed version or negotiating.
-func TestStrangerSubscribeNeverConnectsNamesTask(t *testing.T) {
+func TestSubscribeNeverConnectsNamesTask(t *testing.T) {
 	for _, w := range wires() {
 		for _, negotiate := range []bool{false, true} {
 			for _, fault := range []string{"drop", "503", "cut-headers"} {
@@ -139,12 +139,12 @@ func TestStrangerSubscribeNeverConnectsNamesTask(t *testing.T) {
 	}
 }
 
-// TestStrangerFrameworkNotFoundOnRESTRoutes: a REST server without a
+// TestFrameworkNotFoundOnRESTRoutes: a REST server without a
 // subscribe route that answers with a web framework's JSON 404 is polled;
 // a get-task answered so is a plain *stream.HTTPError, not task-not-found;
 // a negotiating Client of a 0.3-only server behind such a framework finds
 // 0.3 under /v1/.
-func TestStrangerFrameworkNotFoundOnRESTRoutes(t *testing.T) {
+func TestFrameworkNotFoundOnRESTRoutes(t *testing.T) {
 	bodies := map[string]string{
 		"error-not-found": `{"error":"Not Found"}`,
 		"spring-boot":     `{"timestamp":"2024-01-01T00:00:00.000+00:00","status":404,"error":"Not Found","path":"%s"}`,

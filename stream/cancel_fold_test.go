@@ -30,13 +30,13 @@ func sgRequireFold(t *testing.T, fold *a2a.Task, got *a2a.Task, when string) {
 	}
 }
 
-// TestStrangerCancelBetweenDeltasKeepsTheFold: Stream.Cancel called
+// TestCancelBetweenDeltasKeepsTheFold: Stream.Cancel called
 // between two deltas of one server event (a Task that brings two
 // artifacts and a status message) leaves Task() the fold of the events
 // yielded so far, before the next Next and after each one; the cancel's
 // task (with one more artifact) is delivered as deltas, and the stream
 // ends canceled.
-func TestStrangerCancelBetweenDeltasKeepsTheFold(t *testing.T) {
+func TestCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 	for _, w := range wires() {
 		for _, after := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s/after-%d", w, after), func(t *testing.T) {
@@ -84,11 +84,11 @@ func TestStrangerCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 	}
 }
 
-// TestStrangerCancelStillRunningKeepsTheFold: a cancel whose answer shows
+// TestCancelStillRunningKeepsTheFold: a cancel whose answer shows
 // the task still running (with an artifact the stream has not delivered
 // yet) leaves Task() the fold of the events yielded so far; the live
 // stream goes on and ends canceled.
-func TestStrangerCancelStillRunningKeepsTheFold(t *testing.T) {
+func TestCancelStillRunningKeepsTheFold(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -12,10 +12,10 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// TestStrangerEventsNear513BytesEndingInWhiteSpace: events whose data line
+// TestEventsNear513BytesEndingInWhiteSpace: events whose data line
 // is around 512 bytes long and whose JSON ends in white space (spaces,
 // tabs), with LF, CRLF or CR line ends, decode whole on every wire.
-func TestStrangerEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
+func TestEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
 	for _, w := range wires() {
 		for _, eol := range []string{"\n", "\r\n", "\r"} {
 			for _, ws := range []string{" ", "\t", " \t  ", strings.Repeat(" ", 64)} {
@@ -66,12 +66,12 @@ func TestStrangerEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
 	}
 }
 
-// TestStrangerUnaryNear513BytesEndingInWhiteSpace: unary answers (a
+// TestUnaryNear513BytesEndingInWhiteSpace: unary answers (a
 // streaming send refused with a plain JSON error, a unary send, get-task
 // polls) around 512 bytes long that end in white space, sent as
 // application/json, as text/plain (a2a-go) or with no Content-Type at all,
 // are read whole on every wire.
-func TestStrangerUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
+func TestUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 	for _, w := range wires() {
 		for _, ct := range []string{"application/json", "text/plain; charset=utf-8", ""} {
 			for _, ws := range []string{" ", "\n", "\r\n", "\t \n"} {
@@ -129,11 +129,11 @@ func TestStrangerUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 	}
 }
 
-// TestStrangerStreamAnsweredWithPlainErrorNear513Bytes: a streaming send
+// TestStreamAnsweredWithPlainErrorNear513Bytes: a streaming send
 // answered with a plain JSON error (no stream) around 512 bytes long that
 // ends in white space, as application/json, text/plain or with no
 // Content-Type, ends the stream in that *a2a.RPCError, message whole.
-func TestStrangerStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
+func TestStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
 	for _, w := range wires() {
 		for _, ct := range []string{"application/json", "text/plain; charset=utf-8", ""} {
 			for _, ws := range []string{" ", "\n", "\r\n", " \t\n"} {

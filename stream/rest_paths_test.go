@@ -55,10 +55,10 @@ func (h *sgRESTRecorder) requests() []string {
 	return append([]string(nil), h.seen...)
 }
 
-// TestStrangerRESTBaseURLOnEveryCall: the path and the query of a REST base
+// TestRESTBaseURLOnEveryCall: the path and the query of a REST base
 // URL go with every call, exactly: no doubled or lost slash, the query
 // kept whole (repeated keys, escaped values), historyLength added to it.
-func TestStrangerRESTBaseURLOnEveryCall(t *testing.T) {
+func TestRESTBaseURLOnEveryCall(t *testing.T) {
 	for _, v := range versions {
 		prefix := ""
 		if v == a2a.V03 {
@@ -116,10 +116,10 @@ func TestStrangerRESTBaseURLOnEveryCall(t *testing.T) {
 	}
 }
 
-// TestStrangerTaskIDIsEscapedInRESTPaths: a task ID holding '/', '?', '#',
+// TestTaskIDIsEscapedInRESTPaths: a task ID holding '/', '?', '#',
 // '%' or a space is one escaped path segment on every REST call: it cannot
 // change the route nor add to the query.
-func TestStrangerTaskIDIsEscapedInRESTPaths(t *testing.T) {
+func TestTaskIDIsEscapedInRESTPaths(t *testing.T) {
 	for _, v := range versions {
 		for _, id := range []string{"a/b", "x?code=evil", "x#frag", "50%done", "a b", "../../admin"} {
 			t.Run(fmt.Sprintf("%s/%q", v, id), func(t *testing.T) {
@@ -154,10 +154,10 @@ func TestStrangerTaskIDIsEscapedInRESTPaths(t *testing.T) {
 	}
 }
 
-// TestStrangerRESTSubscribeGetFallbackKeepsBase: the GET that follows a
+// TestRESTSubscribeGetFallbackKeepsBase: the GET that follows a
 // subscribe POST refused with 405 goes to the same path under the base,
 // with the base URL's query.
-func TestStrangerRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
+func TestRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
 	for _, v := range versions {
 		prefix := ""
 		if v == a2a.V03 {

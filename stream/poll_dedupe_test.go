@@ -67,12 +67,11 @@ func sgCount(col *collected) (artifacts, statuses, messages, revisions int) {
 	return
 }
 
-// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: a polled data part whose keys come back in another order is re-delivered on every poll (artifact replaced, status message revised).
-// TestStrangerPolledDataKeyOrderIsNotNews: an agent whose get-task writes a
+// TestPolledDataKeyOrderIsNotNews: an agent whose get-task writes a
 // data part's keys in another order on each poll (as a map-backed server
 // does) sent its artifact and its status message once: reordered keys are
 // the same part, and the same message, not a replacement or a revision.
-func TestStrangerPolledDataKeyOrderIsNotNews(t *testing.T) {
+func TestPolledDataKeyOrderIsNotNews(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -97,11 +96,10 @@ func TestStrangerPolledDataKeyOrderIsNotNews(t *testing.T) {
 	}
 }
 
-// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: a polled task that only reorders a data part's keys never stalls: every poll counts as progress, the stall limit never fires.
-// TestStrangerPolledDataKeyOrderStalls: a polled task that stays working
+// TestPolledDataKeyOrderStalls: a polled task that stays working
 // and only reorders a data part's keys shows nothing new: it ends in a
 // *stream.StalledError at the stall limit.
-func TestStrangerPolledDataKeyOrderStalls(t *testing.T) {
+func TestPolledDataKeyOrderStalls(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -123,11 +121,10 @@ func TestStrangerPolledDataKeyOrderStalls(t *testing.T) {
 	}
 }
 
-// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: agent messages without a messageId in a polled task's history are delivered again on every poll, and such a task never stalls.
-// TestStrangerPolledMessagesWithoutIDOnce: a server that lists agent
+// TestPolledMessagesWithoutIDOnce: a server that lists agent
 // messages without a messageId in its history, on every poll, has each
 // delivered once; and a task that shows only those, unchanged, stalls.
-func TestStrangerPolledMessagesWithoutIDOnce(t *testing.T) {
+func TestPolledMessagesWithoutIDOnce(t *testing.T) {
 	for _, w := range wires() {
 		for _, finish := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/finishes=%v", w, finish), func(t *testing.T) {
@@ -175,12 +172,11 @@ func TestStrangerPolledMessagesWithoutIDOnce(t *testing.T) {
 	}
 }
 
-// DEFECT: a poll from a lagging replica (status older by its timestamp, shorter artifact) is taken as a truncation: p1, p2 are delivered twice.
-// TestStrangerPolledSnapshotLagsDelivered: a poll answered by a lagging
+// TestPolledSnapshotLagsDelivered: a poll answered by a lagging
 // replica (an older status, by its timestamp, and an artifact shorter than
 // delivered) neither takes back nor re-delivers what was delivered: each
 // part reaches the application once and the end equals the server's task.
-func TestStrangerPolledSnapshotLagsDelivered(t *testing.T) {
+func TestPolledSnapshotLagsDelivered(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -207,11 +203,10 @@ func TestStrangerPolledSnapshotLagsDelivered(t *testing.T) {
 	}
 }
 
-// DEFECT: a poll whose status is older by the server's timestamps than the newest seen is delivered as a new status (working -> submitted).
-// TestStrangerPolledOlderStatusIsNotNews: a poll whose status is older,
+// TestPolledOlderStatusIsNotNews: a poll whose status is older,
 // by the server's timestamps, than the newest status seen is a replay (a
 // lagging replica): its state is not delivered again.
-func TestStrangerPolledOlderStatusIsNotNews(t *testing.T) {
+func TestPolledOlderStatusIsNotNews(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -240,10 +235,10 @@ func TestStrangerPolledOlderStatusIsNotNews(t *testing.T) {
 	}
 }
 
-// TestStrangerResubscribeSnapshotLagsDelivered: a subscription whose first
+// TestResubscribeSnapshotLagsDelivered: a subscription whose first
 // Task lags what was delivered (an older status, by its timestamp, and an
 // artifact shorter than delivered), then goes on live, re-delivers no part.
-func TestStrangerResubscribeSnapshotLagsDelivered(t *testing.T) {
+func TestResubscribeSnapshotLagsDelivered(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -365,29 +360,27 @@ func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 	}
 }
 
-// TestStrangerResubscribeSnapshotControl: the same run with message IDs
+// TestResubscribeSnapshotControl: the same run with message IDs
 // and the same key order delivers each thing once (the control).
-func TestStrangerResubscribeSnapshotControl(t *testing.T) { sgResubscribeSnapshot(t, false, false) }
+func TestResubscribeSnapshotControl(t *testing.T) { sgResubscribeSnapshot(t, false, false) }
 
-// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: a snapshot that writes a data part's keys in another order re-delivers the artifact (append:false) after a resubscribe and after the final get-task.
-// TestStrangerResubscribeSnapshotReorderedDataKeys: a data part is a JSON
+// TestResubscribeSnapshotReorderedDataKeys: a data part is a JSON
 // object; the same object with its keys in another order (a map-backed
 // server) is the same part, not a new version of the artifact.
-func TestStrangerResubscribeSnapshotReorderedDataKeys(t *testing.T) {
+func TestResubscribeSnapshotReorderedDataKeys(t *testing.T) {
 	sgResubscribeSnapshot(t, true, false)
 }
 
-// Failed before the dedupe fixes merged from main (f48f59d); holds since. Was: agent messages without a messageId that a snapshot or get-task lists again are delivered again, on each listing.
-// TestStrangerResubscribeSnapshotRelistsMessagesWithoutID: messages
+// TestResubscribeSnapshotRelistsMessagesWithoutID: messages
 // without an ID that a snapshot lists again after a drop are not new.
-func TestStrangerResubscribeSnapshotRelistsMessagesWithoutID(t *testing.T) {
+func TestResubscribeSnapshotRelistsMessagesWithoutID(t *testing.T) {
 	sgResubscribeSnapshot(t, false, true)
 }
 
-// TestStrangerPollRetryAfterLengthensOneWait: a poll answered 503 with
+// TestPollRetryAfterLengthensOneWait: a poll answered 503 with
 // Retry-After (seconds, or an HTTP date) makes the next poll wait that long
 // instead of the poll interval, once; the polls after it keep the interval.
-func TestStrangerPollRetryAfterLengthensOneWait(t *testing.T) {
+func TestPollRetryAfterLengthensOneWait(t *testing.T) {
 	for _, w := range wires() {
 		for _, form := range []string{"seconds", "date"} {
 			t.Run(w.String()+"/"+form, func(t *testing.T) {

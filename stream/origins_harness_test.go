@@ -1,6 +1,6 @@
 package stream_test
 
-// Harness of the stranger (red-team) tests: a transport that serves several
+// Harness of tests that need several origins: a transport that serves several
 // origins in process and records every sgHop the client makes (its scheme,
 // host, port, path and headers), so that a test can see where a credential
 // went, redirects included.
