@@ -24,9 +24,10 @@ import (
 //     is kept, as encoding/json and JavaScript's JSON.parse keep it;
 //   - an array keeps its order;
 //   - a string is written with the fewest escapes: \" and \\, the short
-//     escapes \b \f \n \r \t, \u00XX for the other control characters, and
-//     \uXXXX for a surrogate that is not part of a pair; every other
-//     character is itself, so "\u00e9" and "é" are the same string;
+//     escapes \b \f \n \r \t, and \u00XX for the other control
+//     characters; every other character is itself, so "\u00e9" and "é" are
+//     the same string; invalid UTF-8 and a surrogate that is not part of a
+//     pair are U+FFFD, as encoding/json reads them;
 //   - a number is written by its exact decimal value, as its significant
 //     digits and a power of ten (1.5 as 15e-1, 100 as 1e2, -0 as 0): 1, 1.0,
 //     1e0 and 10E-1 are the same number, and 9007199254740993 is not
@@ -277,6 +278,13 @@ func (c *canonicalizer) str() bool {
 			return true
 		case b < 0x20:
 			return false
+		case b >= utf8.RuneSelf:
+			// Invalid UTF-8 reads as U+FFFD, as encoding/json reads it: two
+			// names that differ only there are one name.
+			r, size := utf8.DecodeRune(c.in[c.pos:])
+			c.out = utf8.AppendRune(c.out, r)
+			c.pos += size
+			continue
 		case b != '\\':
 			c.out = append(c.out, b)
 			c.pos++
@@ -300,13 +308,14 @@ func (c *canonicalizer) str() bool {
 			return false
 		}
 		if utf16.IsSurrogate(r) {
-			r2, ok := c.lowSurrogate(r)
-			if !ok {
-				c.out = append(c.out, `\u`...)
-				c.out = strconv.AppendUint(c.out, uint64(r), 16)
-				continue
+			// A surrogate that is not part of a pair reads as U+FFFD, as
+			// encoding/json reads it.
+			high := r
+			low, ok := c.lowSurrogate(high)
+			r = utf8.RuneError
+			if ok {
+				r = utf16.DecodeRune(high, low)
 			}
-			r = utf16.DecodeRune(r, r2)
 		}
 		c.char(r)
 	}
