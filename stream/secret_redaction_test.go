@@ -1,14 +1,11 @@
 package stream_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -20,31 +17,9 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// sgLog is a concurrency-safe log sink at debug level.
-type sgLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *sgLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *sgLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-func (l *sgLog) logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug - 8}))
-}
-
 // sgRequireNoSecret asserts that neither err's text (nor that of any error
 // in its chain) nor the log holds a secret.
-func sgRequireNoSecret(t *testing.T, err error, log *sgLog, what string) {
+func sgRequireNoSecret(t *testing.T, err error, log *logCapture, what string) {
 	t.Helper()
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		require.NotContains(t, e.Error(), "secret", "%s: error text", what)
@@ -54,7 +29,7 @@ func sgRequireNoSecret(t *testing.T, err error, log *sgLog, what string) {
 
 // sgKeyedClient returns a Client of wire w for https://agent.test under a
 // keyed URL (?code=, a URL password) with secret headers, logging to log.
-func sgKeyedClient(t *testing.T, w wire, hc *http.Client, log *sgLog, extra ...stream.Option) *stream.Client {
+func sgKeyedClient(t *testing.T, w wire, hc *http.Client, log *logCapture, extra ...stream.Option) *stream.Client {
 	t.Helper()
 	opts := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(w.v), stream.WithLogger(log.logger()),
 		stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"),
@@ -116,7 +91,7 @@ func TestErrorsAndLogsHoldNoSecret(t *testing.T) {
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
-					log := &sgLog{}
+					log := &logCapture{}
 					c := sgKeyedClient(t, w, mo.client(), log)
 					ctx := context.Background()
 					_, err := c.Send(ctx, hello(), stream.WithHeader("X-Call-Token", "call-secret")).Wait()
@@ -166,7 +141,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
-					log := &sgLog{}
+					log := &logCapture{}
 					_, err := stream.Resolve(context.Background(), base, stream.WithHTTPClient(mo.client()), stream.WithLogger(log.logger()),
 						stream.WithHeader("Authorization", "Bearer service-secret"))
 					require.Error(t, err)
