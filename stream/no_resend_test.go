@@ -66,17 +66,7 @@ func sgNewClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Opti
 	t.Helper()
 	all := append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(w.v),
 		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}), stream.WithPollInterval(100 * time.Millisecond)}, opts...)
-	var (
-		c   *stream.Client
-		err error
-	)
-	if w.b == a2a.BindingJSONRPC {
-		c, err = stream.NewClient("http://agent.test/", all...)
-	} else {
-		c, err = stream.NewRESTClient("http://agent.test", all...)
-	}
-	require.NoError(t, err)
-	return c
+	return bindingClient(t, w.b, "http://agent.test", all...)
 }
 
 // TestFirstSendCutAtEveryByteIsNotResent: the streaming send of a

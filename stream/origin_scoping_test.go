@@ -424,18 +424,9 @@ func TestPerCallHeaderReplacesCaseInsensitively(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := sgAgent(w)
 					mo := newSGOrigins().serve("https://agent.test", agent)
-					opts := []stream.Option{stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v), stream.WithHeader(names[0], "service-secret")}
-					var (
-						c   *stream.Client
-						err error
-					)
-					if w.b == a2a.BindingJSONRPC {
-						c, err = stream.NewClient("https://agent.test/", opts...)
-					} else {
-						c, err = stream.NewRESTClient("https://agent.test", opts...)
-					}
-					require.NoError(t, err)
-					_, err = c.Send(context.Background(), hello(), stream.WithHeader(names[1], "user-secret")).Wait()
+					c := bindingClient(t, w.b, "https://agent.test",
+						stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v), stream.WithHeader(names[0], "service-secret"))
+					_, err := c.Send(context.Background(), hello(), stream.WithHeader(names[1], "user-secret")).Wait()
 					require.NoError(t, err)
 					_, err = c.GetTask(context.Background(), agent.TaskIDs()[0], stream.WithHeader(names[1], "user-secret"))
 					require.NoError(t, err)
@@ -496,18 +487,7 @@ func TestHookCallsCarryNoOtherClientsHeaders(t *testing.T) {
 				agentA, agentB := sgAgent(w), sgAgent(w)
 				mo := newSGOrigins().serve("https://a.test", agentA).serve("https://b.test", agentB)
 				mk := func(base string, opts ...stream.Option) *stream.Client {
-					all := append([]stream.Option{stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v)}, opts...)
-					var (
-						c   *stream.Client
-						err error
-					)
-					if w.b == a2a.BindingJSONRPC {
-						c, err = stream.NewClient(base+"/", all...)
-					} else {
-						c, err = stream.NewRESTClient(base, all...)
-					}
-					require.NoError(t, err)
-					return c
+					return bindingClient(t, w.b, base, append([]stream.Option{stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v)}, opts...)...)
 				}
 				a := mk("https://a.test", stream.WithHeader("X-Api-Key", "a-secret"))
 				b := mk("https://b.test", stream.WithHeader("X-Api-Key", "b-key"))

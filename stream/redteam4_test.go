@@ -36,18 +36,7 @@ var r4Bindings = []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
 // r4Client returns a client of agent in binding b, fixed to version v.
 func r4Client(t *testing.T, agent *a2atest.Agent, v a2a.Version, b a2a.Binding, opts ...stream.Option) *stream.Client {
 	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(v)}, opts...)
-	var (
-		c   *stream.Client
-		err error
-	)
-	if b == a2a.BindingHTTPJSON {
-		c, err = stream.NewRESTClient("http://agent.test/", all...)
-	} else {
-		c, err = stream.NewClient(endpoint, all...)
-	}
-	require.NoError(t, err)
-	return c
+	return bindingClient(t, b, "http://agent.test", append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(v)}, opts...)...)
 }
 
 // r4Answer is a hook that answers every prompt with text and counts.

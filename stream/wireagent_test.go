@@ -89,14 +89,21 @@ func (a *wireAgent) client(t *testing.T, opts ...stream.Option) *stream.Client {
 // negotiating one unless opts fix the version).
 func (a *wireAgent) clientOf(t *testing.T, opts ...stream.Option) *stream.Client {
 	t.Helper()
+	return bindingClient(t, a.b, "http://agent.test", opts...)
+}
+
+// bindingClient returns a Client of binding b for the agent at base (a
+// scheme and host): NewRESTClient under base, or NewClient for base+"/".
+func bindingClient(t *testing.T, b a2a.Binding, base string, opts ...stream.Option) *stream.Client {
+	t.Helper()
 	var (
 		c   *stream.Client
 		err error
 	)
-	if a.b == a2a.BindingHTTPJSON {
-		c, err = stream.NewRESTClient("http://agent.test", opts...)
+	if b == a2a.BindingHTTPJSON {
+		c, err = stream.NewRESTClient(base, opts...)
 	} else {
-		c, err = stream.NewClient("http://agent.test/", opts...)
+		c, err = stream.NewClient(base+"/", opts...)
 	}
 	require.NoError(t, err)
 	return c
