@@ -22,10 +22,9 @@ import (
 // sgCardOrigin serves an agent card whose response headers a test sets for
 // each request, and records the card requests.
 type sgCardOrigin struct {
-	mu      sync.Mutex
-	reqs    []*http.Request
-	answer  func(n int, r *http.Request, w http.ResponseWriter) // n counts card requests from 0
-	version int                                                 // bumped by a test to change the card
+	mu     sync.Mutex
+	reqs   []*http.Request
+	answer func(n int, r *http.Request, w http.ResponseWriter) // n counts card requests from 0
 }
 
 func (o *sgCardOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -45,8 +45,6 @@ func sgSendsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
 	return first, replies
 }
 
-func sgStyleName(s a2atest.ResubscribeStyle) string { return s.String() }
-
 var sgStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
 
 // sgChunkyScript: a task that streams a few chunks over time and completes.
