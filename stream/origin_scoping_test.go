@@ -174,13 +174,10 @@ func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
 									c   *stream.Client
 									err error
 								)
-								switch {
-								case !direct:
+								if direct {
+									c = bindingClient(t, w.b, "https://agent.test", append(opts, stream.WithVersion(w.v))...)
+								} else {
 									c, err = stream.Resolve(context.Background(), "https://agent.test", opts...)
-								case w.b == a2a.BindingJSONRPC:
-									c, err = stream.NewClient("https://agent.test/", append(opts, stream.WithVersion(w.v))...)
-								default:
-									c, err = stream.NewRESTClient("https://agent.test", append(opts, stream.WithVersion(w.v))...)
 								}
 								if err == nil {
 									sgEveryCallLoose(t, c)

@@ -48,6 +48,23 @@ func sgDataPart(i int) a2a.Part {
 }
 
 // sgCount counts the events of each type and each message ID delivered.
+// sgMessageTexts counts the texts of the messages the application was
+// given, as Message events and in statuses.
+func sgMessageTexts(col *collected) map[string]int {
+	texts := map[string]int{}
+	for _, ev := range col.events {
+		switch e := ev.(type) {
+		case *a2a.Message:
+			texts[e.Text()]++
+		case *a2a.StatusUpdate:
+			if e.Status.Message != nil {
+				texts[e.Status.Message.Text()]++
+			}
+		}
+	}
+	return texts
+}
+
 func sgCount(col *collected) (artifacts, statuses, messages, revisions int) {
 	for _, ev := range col.events {
 		switch e := ev.(type) {
@@ -146,17 +163,7 @@ func TestPolledMessagesWithoutIDOnce(t *testing.T) {
 					ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 					defer cancel()
 					col, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second), stream.WithStallTimeout(10*time.Second)).Send(ctx, hello()))
-					texts := map[string]int{}
-					for _, ev := range col.events {
-						switch e := ev.(type) {
-						case *a2a.Message:
-							texts[e.Text()]++
-						case *a2a.StatusUpdate:
-							if e.Status.Message != nil {
-								texts[e.Status.Message.Text()]++
-							}
-						}
-					}
+					texts := sgMessageTexts(col)
 					require.Equal(t, 1, texts["step 1"], "step 1 once: %v", texts)
 					require.Equal(t, 1, texts["step 2"], "step 2 once: %v", texts)
 					require.Zero(t, texts["hello"], "the user's own message is not an event")
@@ -343,17 +350,7 @@ func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 				artifacts, _, _, revisions := sgCount(col)
 				require.Equal(t, 1, artifacts, "the artifact once: %s", sgDescribe(col.events))
 				require.Zero(t, revisions, "%s", sgDescribe(col.events))
-				texts := map[string]int{}
-				for _, ev := range col.events {
-					switch e := ev.(type) {
-					case *a2a.Message:
-						texts[e.Text()]++
-					case *a2a.StatusUpdate:
-						if e.Status.Message != nil {
-							texts[e.Status.Message.Text()]++
-						}
-					}
-				}
+				texts := sgMessageTexts(col)
 				require.Equal(t, map[string]int{"step 1": 1, "note": 1}, texts, "%s", sgDescribe(col.events))
 			})
 		})
