@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -204,6 +205,47 @@ func FuzzCanonicalJSON(f *testing.F) {
 		var vb any
 		if json.Unmarshal(b, &vb) == nil && errA == nil && !reflect.DeepEqual(va, vb) {
 			t.Fatalf("%q and %q share the canonical form %q but are other values: %#v and %#v", a, b, ca, va, vb)
+		}
+	})
+}
+
+// FuzzRetryHint reads retry hints from any error data and any HTTP+JSON
+// error body: no panic, a delay within [0, MaxRetryHint], no delay without
+// retryability, and the same hint from an error's data as from the bare
+// error object that carries it.
+func FuzzRetryHint(f *testing.F) {
+	for _, s := range []string{
+		`{"retryable":true,"retryAfter":5}`, `{"retryAfter":"1e9"}`, `{"retryable":false}`,
+		`[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]`,
+		`[{"@type":"x/google.rpc.RetryInfo","retryDelay":{"seconds":"3","nanos":999999999}}]`,
+		`{"error":{"code":503,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2s"}]}}`,
+		`null`, `"x"`, `[1,{}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		check := func(what string, ok bool, d time.Duration) {
+			if d < 0 || d > a2a.MaxRetryHint {
+				t.Fatalf("%s of %q: delay %v out of range", what, data, d)
+			}
+			if !ok && d != 0 {
+				t.Fatalf("%s of %q: delay %v without retryability", what, data, d)
+			}
+		}
+		e := &a2a.RPCError{Code: a2a.CodeInternalError, Data: data}
+		ok, d := e.Retryable(), e.RetryAfter()
+		check("RPCError", ok, d)
+		hok, hd := a2a.ParseHTTPRetry(data)
+		check("ParseHTTPRetry", hok, hd)
+		if !json.Valid(data) {
+			return
+		}
+		body, err := json.Marshal(map[string]json.RawMessage{"code": []byte("-32603"), "data": data})
+		if err != nil {
+			return
+		}
+		if bok, bd := a2a.ParseHTTPRetry(body); bok != ok || bd != d {
+			t.Fatalf("data %q: RPCError says (%v, %v), its bare object (%v, %v)", data, ok, d, bok, bd)
 		}
 	})
 }

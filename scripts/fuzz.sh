@@ -28,6 +28,7 @@ targets=(
 	"FuzzUnmarshalEvent ./a2a"
 	"FuzzUnmarshalEventFor ./a2a"
 	"FuzzCanonicalJSON ./a2a"
+	"FuzzRetryHint ./a2a"
 	"FuzzLedger ./dedupe"
 	"FuzzRevisions ./dedupe"
 )

@@ -1,0 +1,210 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry hints. A server may say that a failed call is worth making again,
+// and when:
+//
+//   - A2A 0.3 over JSON-RPC (and the bare error objects of 0.3 HTTP+JSON
+//     servers): the error's data is an object with "retryable" (a boolean)
+//     and "retryAfter" (a delay in seconds), as A2A's error-handling guide
+//     writes them: {"retryable":true,"retryAfter":5}.
+//   - A2A 1.0, over JSON-RPC (the data array) and HTTP+JSON (the details of
+//     a google.rpc.Status): an entry of type google.rpc.RetryInfo, whose
+//     "retryDelay" is a protobuf Duration, "5s" in JSON, or the object
+//     {"seconds":5,"nanos":0} that some encoders write.
+//
+// A delay alone, without "retryable", also says the call may be retried; an
+// explicit "retryable": false says it may not, whatever delay comes with it.
+// Delays that are negative, not numbers, or not finite are ignored; a delay
+// over MaxRetryHint is cut to it.
+
+// MaxRetryHint is the longest delay RetryAfter and ParseHTTPRetry report.
+// A caller applies its own, shorter, cap.
+const MaxRetryHint = 24 * time.Hour
+
+// Retryable reports whether the server said the call may be made again:
+// its data carries "retryable": true, a "retryAfter" delay, or a
+// google.rpc.RetryInfo entry (see the package's retry hints).
+func (e *RPCError) Retryable() bool {
+	ok, _ := retryHint(e.Data)
+	return ok
+}
+
+// RetryAfter returns the delay the server asked for before the call is made
+// again, or 0 when it named none (or said the call may not be retried).
+func (e *RPCError) RetryAfter() time.Duration {
+	_, d := retryHint(e.Data)
+	return d
+}
+
+// ParseHTTPRetry reads the retry hint of an HTTP+JSON error body: the
+// google.rpc.RetryInfo among a google.rpc.Status's details (with or without
+// the "error" wrapper), or the data of a JSON-RPC error object (bare, in an
+// "error" member, or in a whole JSON-RPC response). It reads a body that
+// names no A2A error too (a 503 whose google.rpc.Status carries only a
+// RetryInfo). It reports false and 0 for any other body. The HTTP
+// Retry-After header is the caller's to read.
+func ParseHTTPRetry(body []byte) (retryable bool, after time.Duration) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' {
+		return false, 0
+	}
+	var b restErrorBody
+	if json.Unmarshal(body, &b) != nil {
+		return false, 0
+	}
+	if isObject(b.Error) {
+		var inner restErrorBody
+		if json.Unmarshal(b.Error, &inner) != nil {
+			return false, 0
+		}
+		b = inner
+	}
+	if isArray(b.Details) {
+		return retryHint(b.Details)
+	}
+	return retryHint(b.Data)
+}
+
+// retryHint reads a retry hint from an error's data: an object (0.3) or an
+// array of details (1.0).
+func retryHint(data json.RawMessage) (retryable bool, after time.Duration) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return false, 0
+	}
+	switch data[0] {
+	case '{':
+		return objectHint(data)
+	case '[':
+		var entries []json.RawMessage
+		if json.Unmarshal(data, &entries) != nil {
+			return false, 0
+		}
+		for _, raw := range entries {
+			if ok, d := detailHint(raw); ok {
+				return true, d
+			}
+		}
+	}
+	return false, 0
+}
+
+// objectHint reads {"retryable":…,"retryAfter":…}.
+func objectHint(raw json.RawMessage) (bool, time.Duration) {
+	var o struct {
+		Retryable  json.RawMessage `json:"retryable"`
+		RetryAfter json.RawMessage `json:"retryAfter"`
+	}
+	if json.Unmarshal(raw, &o) != nil {
+		return false, 0
+	}
+	d, hasDelay := seconds(o.RetryAfter)
+	switch string(bytes.TrimSpace(o.Retryable)) {
+	case "true":
+		return true, d
+	case "false":
+		return false, 0
+	}
+	return hasDelay, d
+}
+
+// detailHint reads one entry of a 1.0 details array: a google.rpc.RetryInfo,
+// or an object that carries the 0.3 members.
+func detailHint(raw json.RawMessage) (bool, time.Duration) {
+	var d struct {
+		Type       string          `json:"@type"`
+		RetryDelay json.RawMessage `json:"retryDelay"`
+	}
+	if !isObject(bytes.TrimSpace(raw)) || json.Unmarshal(raw, &d) != nil {
+		return false, 0
+	}
+	if d.Type == "type.googleapis.com/google.rpc.RetryInfo" || strings.HasSuffix(d.Type, "/google.rpc.RetryInfo") {
+		after, _ := protoDuration(d.RetryDelay)
+		return true, after
+	}
+	return objectHint(raw)
+}
+
+// seconds reads a delay in seconds: a JSON number, or a string holding one.
+func seconds(raw json.RawMessage) (time.Duration, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	var s string
+	if raw[0] == '"' {
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+	} else {
+		s = string(raw)
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, false
+	}
+	return fromSeconds(f)
+}
+
+// protoDuration reads a google.protobuf.Duration in JSON: "1.5s", or the
+// object {"seconds":1,"nanos":500000000}.
+func protoDuration(raw json.RawMessage) (time.Duration, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0, false
+	}
+	if raw[0] == '{' {
+		var o struct {
+			Seconds json.RawMessage `json:"seconds"`
+			Nanos   json.RawMessage `json:"nanos"`
+		}
+		if json.Unmarshal(raw, &o) != nil {
+			return 0, false
+		}
+		secs, ok := seconds(o.Seconds)
+		if !ok {
+			return 0, false
+		}
+		var nanos int64
+		if n := bytes.TrimSpace(o.Nanos); len(n) > 0 {
+			if json.Unmarshal(n, &nanos) != nil || nanos < 0 || nanos >= int64(time.Second) {
+				return 0, false
+			}
+		}
+		return min(secs+time.Duration(nanos), MaxRetryHint), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(strings.TrimSpace(s), "s")
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, false
+	}
+	return fromSeconds(f)
+}
+
+// fromSeconds converts a count of seconds, ignoring what is negative or not
+// finite and cutting what is over MaxRetryHint.
+func fromSeconds(f float64) (time.Duration, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		return 0, false
+	}
+	if f >= MaxRetryHint.Seconds() {
+		return MaxRetryHint, true
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
