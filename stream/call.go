@@ -42,14 +42,20 @@ func (c *Client) newCall(parent context.Context) *call {
 	return k
 }
 
-// do sends req (built on k.ctx) with the Client's headers for its origin.
-// It returns the response whatever its status, or the transport's error
-// mapped by transportErr.
+// do sends req (built on k.ctx) with the Client's headers for its origin,
+// under the connect timeout. It returns the response whatever its status, or
+// the transport's error mapped by transportErr, as an *unsentError when the
+// request never left.
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	addHeaders(req, c.origin, k.cfg.header)
-	resp, err := c.httpc.Do(req)
-	if err != nil {
-		return nil, k.transportErr(err)
+	r := &reach{d: k.cfg.connectTimeout, cancel: k.cancel}
+	resp, err := c.httpc.Do(req.WithContext(r.trace(req.Context())))
+	if unsent := r.done(err); err != nil {
+		err = k.transportErr(err)
+		if unsent && k.parent.Err() == nil {
+			err = &unsentError{err}
+		}
+		return nil, err
 	}
 	k.answered = true
 	return resp, nil
@@ -82,6 +88,9 @@ func (k *call) transportErr(err error) error {
 // lost maps a transport error as transportErr says.
 func (k *call) lost(err error) error {
 	err = redactError(err)
+	if context.Cause(k.ctx) == errConnect {
+		return connectTimeoutErr(k.cfg.connectTimeout, err)
+	}
 	if context.Cause(k.ctx) == errIdle {
 		// The cancel was the idle timer's, not the caller's: a caller
 		// testing for its own cancel must not match it. The request's

@@ -28,6 +28,7 @@ const (
 	phasePollWait                // wait the poll interval, then fetch the task
 	phaseSettle                  // the task settled: finish, or ask the human
 	phaseReply                   // (re)send the reply to the answered prompt
+	phaseResend                  // a send did not reach the agent: wait, then make it again
 	phaseDone                    // the stream has ended
 )
 
@@ -79,6 +80,8 @@ func (s *Stream) step() {
 		s.settle()
 	case phaseReply:
 		s.sendReply()
+	case phaseResend:
+		s.resend()
 	}
 }
 
@@ -112,6 +115,16 @@ func (s *Stream) sendMessage(m *a2a.Message) {
 		return
 	}
 	s.setLeg(l, opSend)
+	s.resumedBySend()
+}
+
+// resumedBySend tells WithNotify that a send made again after a failed
+// attempt got through.
+func (s *Stream) resumedBySend() {
+	if s.rec.resent {
+		s.rec.resent = false
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
+	}
 }
 
 func (s *Stream) setLeg(l *leg, op operation) {
@@ -127,7 +140,20 @@ func (s *Stream) handle(op operation, err error, started bool) {
 	}
 	o := classify(op, err, started, s.nego)
 	err = o.err
+	if o.kind == outBusy {
+		o.kind = outFatal
+		if s.cfg.idempotentSends {
+			o.kind = outResend
+		}
+	}
 	switch o.kind {
+	case outResend:
+		// Only the send phases send; they are where the failed send left
+		// the driver.
+		s.log.Debug("a2a: the send did not reach the agent, sending it again", "task", s.taskID, "cause", err)
+		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
+		s.rec.resend = s.phase
+		s.phase = phaseResend
 	case outDowngrade:
 		// The phase that made the call makes it again, in 0.3; a refused
 		// probe subscribes in 0.3.

@@ -56,6 +56,10 @@ type config struct {
 	binding      a2a.Binding
 	cardCache    *CardCache
 	card         *a2a.AgentCard // the card Resolve read
+	// idempotentSends: a send answered "busy" (429, 503, a retryable
+	// error) may be made again; see WithIdempotentSends.
+	idempotentSends bool
+	connectTimeout  time.Duration
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
@@ -64,14 +68,15 @@ const DefaultMaxEventSize = sse.DefaultMaxEventSize // 16 MiB
 
 func defaultConfig() config {
 	return config{
-		httpClient:   http.DefaultClient,
-		header:       http.Header{},
-		maxEventSize: DefaultMaxEventSize,
-		logger:       slog.New(slog.DiscardHandler),
-		policy:       reconnect.Default(),
-		sleep:        sleep,
-		pollInterval: DefaultPollInterval,
-		stallTimeout: DefaultStallTimeout,
+		httpClient:     http.DefaultClient,
+		header:         http.Header{},
+		maxEventSize:   DefaultMaxEventSize,
+		logger:         slog.New(slog.DiscardHandler),
+		policy:         reconnect.Default(),
+		sleep:          sleep,
+		pollInterval:   DefaultPollInterval,
+		stallTimeout:   DefaultStallTimeout,
+		connectTimeout: DefaultConnectTimeout,
 	}
 }
 
@@ -144,6 +149,25 @@ func (c *Client) callConfig(opts []Option) (*config, error) {
 	return &cfg, nil
 }
 
+// WithIdempotentSends lets a stream send its message again, with the same
+// message ID, when the agent answered the send with 429 Too Many Requests,
+// 503 Service Unavailable, or an error it marked retryable (see
+// [a2a.RPCError.Retryable]), within the reconnect budget and after the
+// wait the agent asked for. It applies to the first message and to a reply
+// to a prompt.
+//
+// It is off by default because such an answer does not prove that the agent
+// did not take the message: an agent may have started the task and then
+// failed. Turn it on only for an agent that treats a message ID it has
+// already seen as the same message, and does not act on it twice (A2A asks
+// clients to give each message a unique ID, but does not require agents to
+// deduplicate by it). A send that provably never reached the agent (the
+// connection was refused, or timed out, before any byte was sent) is sent
+// again whether or not this is on.
+func WithIdempotentSends() Option {
+	return optionFunc(func(c *config) { c.idempotentSends = true })
+}
+
 // WithPollInterval sets how often a stream polls get-task when it follows a
 // task by polling: for an agent that cannot stream (its card says
 // capabilities.streaming false, or it refuses a streaming send) or a server
@@ -213,6 +237,21 @@ func WithMaxEventSize(n int) Option {
 // longest silence. It must not be negative.
 func WithIdleTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.idleTimeout = d })
+}
+
+// WithConnectTimeout bounds the making of each call's connection: the
+// dial (name resolution included), a proxy's CONNECT and the TLS handshake,
+// apart from the idle timeout (WithIdleTimeout), which measures silence once
+// connected, and from the caller's context, which bounds the whole stream.
+// A call whose connection is not made in time fails with ErrConnectTimeout;
+// nothing was sent, so a send is made again within the reconnect budget.
+// The default is DefaultConnectTimeout; zero leaves the dial to the
+// transport's own limits. It must not be negative.
+//
+// It applies to net/http's Transport (the default), and to any
+// RoundTripper that reports net/http/httptrace's GetConn and GotConn.
+func WithConnectTimeout(d time.Duration) Option {
+	return optionFunc(func(cfg *config) { cfg.connectTimeout = d })
 }
 
 // WithLogger sets the logger. The default discards everything. Neither logs

@@ -43,6 +43,14 @@ const (
 	// 0.3 server and a 1.0 server that cannot subscribe refuse it alike:
 	// fetch the task in 1.0 to learn which.
 	outProbe
+	// outResend: a send that never left: wait, then send the same message
+	// again.
+	outResend
+	// outBusy: a send answered "busy" (429, 503, or an error the server
+	// marked retryable) before any event. The agent may have taken the
+	// message, so it is sent again only for a caller who said the agent
+	// deduplicates by message ID (WithIdempotentSends); otherwise fatal.
+	outBusy
 )
 
 // outcome is a classified failure.
@@ -52,7 +60,8 @@ type outcome struct {
 	retryAfter time.Duration // the wait the server asked for, capped; 0 if none
 }
 
-// maxRetryAfter caps the wait a Retry-After header can impose.
+// maxRetryAfter caps the wait a server can impose: a Retry-After header or
+// the retry hint of an error.
 const maxRetryAfter = 30 * time.Second
 
 // classify sorts the error of one call, in one place for every binding.
@@ -62,6 +71,7 @@ const maxRetryAfter = 30 * time.Second
 //
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
 //     are fatal, never retried. (The caller's context is checked before.)
+//   - A call that never left (see reach) is a drop; a send is made again.
 //   - Before any event, while negotiating, a version refusal (see
 //     isVersionRefusal) downgrades, except on a subscribe, which probes.
 //   - A JSON-RPC error (or an A2A error body that a binding mapped onto one)
@@ -69,19 +79,21 @@ const maxRetryAfter = 30 * time.Second
 //     send, -32004 or method-not-found (unsupported: send unary and poll);
 //     on a subscribe, method-not-found (unsupported: poll) and the refusals
 //     -32001 (a2a-go once a turn is over), -32004 (1.0 terminal tasks) and
-//     -32602 (fetch the task).
+//     -32602 (fetch the task). Past those, an error the server marked
+//     retryable (see retryable) is a drop, or busy on a send before any
+//     event.
 //   - An HTTP error without an A2A error in it: 405 and 501 on a send or a
 //     subscribe, and 404 on a subscribe, mean the call is unsupported; 409
 //     and 422 on a subscribe are refusals (a2a-python 0.3 answers 422 for an
-//     ended task) and fetch the task. Any
-//     other on a send is fatal: the message may have been taken. Elsewhere
-//     408, 429 and 5xx are drops (with their Retry-After), and the rest is
-//     fatal.
+//     ended task) and fetch the task. On a send, 429 and 503 are busy, and
+//     any other is fatal: the message may have been taken. Elsewhere 408,
+//     429, 5xx and a body marked retryable are drops, and the rest is fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is quiet.
 //
-// A transport error after the response's status line (an *answeredError)
-// is sorted as the error it wraps.
+// A drop or busy outcome carries the wait the server asked for (see
+// retryDelay). A transport error after the response's status line (an
+// *answeredError) is sorted as the error it wraps.
 func classify(op operation, err error, started, negotiating bool) outcome {
 	err, _ = unanswered(err)
 	var (
@@ -92,6 +104,11 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 	switch {
 	case errors.As(err, &protErr), errors.Is(err, ErrInvalidMessage):
 		return outcome{kind: outFatal, err: err}
+	case isUnsent(err):
+		if op == opSend {
+			return outcome{kind: outResend, err: err}
+		}
+		return outcome{kind: outDrop, err: err}
 	case !started && negotiating && isVersionRefusal(err):
 		if op == opSubscribe {
 			return outcome{kind: outProbe, err: err}
@@ -106,6 +123,14 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 		case op == opSubscribe && isRefusal(rpcErr.Code):
 			return outcome{kind: outRefused, err: err}
 		}
+		switch {
+		case retryable(rpcErr) && op == opSend && !started:
+			return outcome{kind: outBusy, err: err, retryAfter: retryDelay(err)}
+		case retryable(rpcErr):
+			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
+		case op == opSend && !started && errors.As(err, &httpErr) && busyStatus(httpErr.StatusCode) && !callersError(rpcErr.Code):
+			return outcome{kind: outBusy, err: err, retryAfter: retryDelay(err)}
+		}
 		return outcome{kind: outFatal, err: err}
 	case errors.As(err, &httpErr):
 		code := httpErr.StatusCode
@@ -115,14 +140,12 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 			return outcome{kind: outUnsupported, err: err}
 		case op == opSubscribe && httpErr.Err == nil && plainRefusal(code):
 			return outcome{kind: outRefused, err: err}
+		case op == opSend && !started && busyStatus(code):
+			return outcome{kind: outBusy, err: err, retryAfter: retryDelay(err)}
 		case op == opSend:
 			return outcome{kind: outFatal, err: err}
-		case retryableStatus(httpErr.StatusCode):
-			o := outcome{kind: outDrop, err: err}
-			if d, ok := httpErr.RetryAfter(); ok {
-				o.retryAfter = min(d, maxRetryAfter)
-			}
-			return o
+		case retryableStatus(code), bodyRetryable(httpErr):
+			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
 		return outcome{kind: outFatal, err: err}
 	case err == io.EOF:
@@ -131,6 +154,59 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 		return outcome{kind: outQuiet, err: err}
 	}
 	return outcome{kind: outDrop, err: err}
+}
+
+// retryable reports an A2A error the server marked retryable, unless it
+// says the request itself was wrong (callersError): sending it again cannot
+// help.
+func retryable(e *a2a.RPCError) bool {
+	return e.Retryable() && !callersError(e.Code)
+}
+
+// callersError reports the JSON-RPC codes that blame the request: parse
+// error, invalid request, method not found, invalid params.
+func callersError(code int) bool {
+	switch code {
+	case a2a.CodeParseError, a2a.CodeInvalidRequest, a2a.CodeMethodNotFound, a2a.CodeInvalidParams:
+		return true
+	}
+	return false
+}
+
+// busyStatus reports the statuses with which a server says it cannot take a
+// message now: 429 Too Many Requests and 503 Service Unavailable.
+func busyStatus(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable
+}
+
+// bodyRetryable reports an HTTP error whose body, naming no A2A error,
+// still says the call may be retried (a google.rpc.Status with a
+// google.rpc.RetryInfo).
+func bodyRetryable(e *HTTPError) bool {
+	ok, _ := a2a.ParseHTTPRetry(e.Body)
+	return ok
+}
+
+// retryDelay returns the wait the server asked for before the call is made
+// again, up to maxRetryAfter: the longest of the HTTP Retry-After header,
+// the retry hint of the A2A error, and that of an HTTP error's body.
+func retryDelay(err error) time.Duration {
+	var (
+		d       time.Duration
+		rpcErr  *a2a.RPCError
+		httpErr *HTTPError
+	)
+	if errors.As(err, &rpcErr) {
+		d = rpcErr.RetryAfter()
+	}
+	if errors.As(err, &httpErr) {
+		if h, ok := httpErr.RetryAfter(); ok {
+			d = max(d, h)
+		}
+		_, b := a2a.ParseHTTPRetry(httpErr.Body)
+		d = max(d, b)
+	}
+	return min(d, maxRetryAfter)
 }
 
 // isRefusal reports the JSON-RPC codes with which servers refuse a

@@ -35,6 +35,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 		s.handle(opSend, err, false)
 		return
 	}
+	s.resumedBySend()
 	s.nego = false
 	s.c.remember(s.v)
 	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {

@@ -23,6 +23,12 @@ type recovery struct {
 	// streamErr is the error that ended a stream in its middle, while the
 	// task is fetched to see whether it ended.
 	streamErr error
+	// resend is the send phase (phaseSend or phaseReply) that phaseResend
+	// makes again.
+	resend phase
+	// resent: a send was made again after a failed attempt, and its
+	// success is to be told (a Resumed notice).
+	resent bool
 }
 
 // news counts the deliveries that brought something new, and keeps the
@@ -80,6 +86,19 @@ func (s *Stream) backoff() {
 	}
 	s.phase = phaseSubscribe
 	s.subscribe()
+}
+
+// resend waits the backoff and makes the failed send again, unchanged, if
+// the budget allows.
+func (s *Stream) resend() {
+	if !s.waitAttempt() {
+		if s.phase != phaseDone {
+			s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()})
+		}
+		return
+	}
+	s.phase = s.rec.resend
+	s.rec.resent = true
 }
 
 // subscribe opens a subscribe leg; a stream that polls fetches instead.

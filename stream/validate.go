@@ -50,6 +50,9 @@ func (cfg *config) check() error {
 	if cfg.idleTimeout < 0 {
 		bad("WithIdleTimeout: negative duration %s", cfg.idleTimeout)
 	}
+	if cfg.connectTimeout < 0 {
+		bad("WithConnectTimeout: negative duration %s", cfg.connectTimeout)
+	}
 	if cfg.inputTimeout < 0 {
 		bad("WithInputTimeout: negative duration %s", cfg.inputTimeout)
 	}

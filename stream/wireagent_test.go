@@ -314,3 +314,54 @@ func (w *wireWriter) idOrNull() json.RawMessage {
 	}
 	return w.id
 }
+
+// rpcErrorData answers with the wire's error for code, carrying data: the
+// JSON-RPC error's data, or, over HTTP+JSON, the 0.3 error object's data or
+// the 1.0 google.rpc.Status's details (data must then be an array).
+func (w *wireWriter) rpcErrorData(code int, msg string, data json.RawMessage) {
+	if w.a.b == a2a.BindingJSONRPC {
+		w.w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w.w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q,"data":%s}}`, w.idOrNull(), code, msg, data)
+		return
+	}
+	status, ct, body := a2a.MarshalHTTPError(w.a.v, &a2a.RPCError{Code: code, Message: msg, Data: data})
+	w.w.Header().Set("Content-Type", ct)
+	w.w.WriteHeader(status)
+	w.w.Write(body)
+}
+
+// streamError writes an error inside an open event stream: a JSON-RPC error
+// response as an event's data, or, over HTTP+JSON, the wire's error body as
+// an "event: error".
+func (w *wireWriter) streamError(code int, msg string, data json.RawMessage) {
+	if w.a.b == a2a.BindingJSONRPC {
+		fmt.Fprintf(w.w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":%d,\"message\":%q,\"data\":%s}}\n\n", w.idOrNull(), code, msg, data)
+	} else {
+		_, _, body := a2a.MarshalHTTPError(w.a.v, &a2a.RPCError{Code: code, Message: msg, Data: data})
+		fmt.Fprintf(w.w, "event: error\ndata: %s\n\n", body)
+	}
+	w.w.(http.Flusher).Flush()
+}
+
+// retryData is the data with which the wire's server says an internal error
+// may be retried after secs seconds: A2A 0.3's {"retryable","retryAfter"}
+// object, or 1.0's details, an ErrorInfo and a google.rpc.RetryInfo.
+func retryData(v a2a.Version, secs int) json.RawMessage {
+	return retryDataFor(v, a2a.CodeInternalError, secs)
+}
+
+// retryDataFor is retryData for an error of the given code, whose 1.0
+// ErrorInfo names it (over HTTP+JSON the reason, not the status, says
+// which error it is).
+func retryDataFor(v a2a.Version, code, secs int) json.RawMessage {
+	if v == a2a.V03 {
+		return json.RawMessage(fmt.Sprintf(`{"retryable":true,"retryAfter":%d}`, secs))
+	}
+	reasons := map[int]string{
+		a2a.CodeParseError: "PARSE_ERROR", a2a.CodeInvalidRequest: "INVALID_REQUEST",
+		a2a.CodeInvalidParams: "INVALID_PARAMS", a2a.CodeInternalError: "INTERNAL_ERROR",
+		a2a.CodeTaskNotFound: "TASK_NOT_FOUND", a2a.CodeUnsupportedOperation: "UNSUPPORTED_OPERATION",
+	}
+	return json.RawMessage(fmt.Sprintf(`[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":%q,"domain":"a2a-protocol.org"},`+
+		`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"%ds"}]`, reasons[code], secs))
+}
