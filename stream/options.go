@@ -11,6 +11,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // Option configures a Client (NewClient, NewRESTClient, Resolve) or one
@@ -56,6 +57,7 @@ type config struct {
 	binding      a2a.Binding
 	cardCache    *CardCache
 	card         *a2a.AgentCard // the card Resolve read
+	readFailure  terminal.Reader
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
