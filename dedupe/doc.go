@@ -49,6 +49,16 @@
 // that lags unless it is authoritative (a store may lag its event bus), so
 // only the get-task that closes the gap delivers such a change.
 //
+// The task's metadata is folded from the metadata of every status update
+// and every Task, key by key: a later value wins, and no key is taken away
+// (the status message keeps its own metadata). A status update recognised
+// as a replay folds nothing. A Task that may be the past (one inside the
+// replay window that is not the server's current task, or a get-task
+// result that lags) only adds the keys the ledger lacks. Folding an event
+// twice changes nothing, so a redelivery cannot break exactly-once. A
+// status update that changes only metadata is not delivered again: Task
+// holds its metadata.
+//
 // # A ledger in your own client
 //
 // Package stream drives a ledger for each stream; a client of another

@@ -122,34 +122,50 @@ func newFuzzServer(c *choices) *fuzzServer {
 			// told apart by its content, which repeats across the
 			// history ("step 0", "step 1", "step 0", ...).
 			text := fmt.Sprint("step ", i/4%2)
-			s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
-				Message: &a2a.Message{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}}})
+			s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Metadata: stepMetadata(i),
+				Status: a2a.TaskStatus{State: a2a.StateWorking,
+					Message: &a2a.Message{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}}})
 			s.log = append(s.log, fmt.Sprintf("working %q", text))
 		case k == 6:
-			u := &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
+			u := &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Metadata: stepMetadata(i), Status: a2a.TaskStatus{State: a2a.StateWorking,
 				Message: &a2a.Message{ID: fmt.Sprint("s-", i), TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent,
 					Parts: []a2a.Part{{Text: "working"}}}}}
 			s.events = append(s.events, u)
 			s.log = append(s.log, "working "+u.Status.Message.ID)
 		default:
-			s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1",
+			s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Metadata: stepMetadata(i),
 				Status: a2a.TaskStatus{State: a2a.StateWorking}})
 			s.log = append(s.log, "working")
 		}
 	}
-	s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true,
+	s.events = append(s.events, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Metadata: stepMetadata(n),
 		Status: a2a.TaskStatus{State: a2a.StateCompleted, Message: &a2a.Message{ID: "s-final", TaskID: "t-1",
 			ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "done"}}}}})
 	s.log = append(s.log, "completed s-final")
 	return s
 }
 
-// task folds the first k events, the way the agent keeps its task.
-// Its data parts come in another form each time.
+// stepMetadata is the metadata of the status update of event i: a step
+// that each status update replaces, and a key of its own that stays.
+func stepMetadata(i int) map[string]any {
+	return map[string]any{"step": float64(i), fmt.Sprint("s", i): true}
+}
+
+// task folds the first k events, the way the agent keeps its task: its
+// metadata is that of the status updates, merged key by key. Its data parts
+// come in another form each time.
 func (s *fuzzServer) task(k int) *a2a.Task {
 	t := s.events[0].(*a2a.Task).Clone()
 	for _, ev := range s.events[1:k] {
 		t.Apply(ev)
+		if u, ok := ev.(*a2a.StatusUpdate); ok {
+			if t.Metadata == nil {
+				t.Metadata = map[string]any{}
+			}
+			for key, v := range u.Metadata {
+				t.Metadata[key] = v
+			}
+		}
 	}
 	s.tasks++
 	for i := range t.Artifacts {
@@ -293,7 +309,9 @@ func partsEq(p, q []a2a.Part) bool {
 // sometimes with a get-task in between; and at last the server's final
 // task, authoritatively.
 //
-// Some status messages have no ID, and their texts repeat. Some chunks
+// Some status messages have no ID, and their texts repeat. Every status
+// update carries metadata (a step each replaces, a key of its own), which
+// the server's tasks hold merged. Some chunks
 // carry a data part, which the server's tasks (snapshots and get-task
 // results) give back with its keys in another order each time.
 //
@@ -302,7 +320,8 @@ func partsEq(p, q []a2a.Part) bool {
 // message is delivered twice and none is lost (messages without an ID: the
 // ledger holds each text the server's history holds, never more often),
 // that no part is delivered twice except through the heal of a live-only
-// gap, and that polling the settled task again yields nothing.
+// gap, that the task's metadata follows the live status updates and ends as
+// the server's, and that polling the settled task again yields nothing.
 func FuzzLedger(f *testing.F) {
 	// style, artifacts, events, then per event its choices, then the client.
 	f.Add([]byte{0, 0, 6, 0, 0, 1, 1, 0, 1, 0, 1, 0, 3, 0, 1, 0, 1, 2, 3, 1, 2, 1, 3, 2})
@@ -330,6 +349,9 @@ func FuzzLedger(f *testing.F) {
 		pos := 1 + in.intn(n)
 		for i := range pos {
 			c.step(fmt.Sprintf("live %d", i), l.Apply(nil, fresh(srv.events[i])), false, strict)
+			if u, ok := srv.events[i].(*a2a.StatusUpdate); ok && l.Task().Metadata["step"] != u.Metadata["step"] {
+				t.Fatalf("live %d: the task's step is %v, the status update's %v\n%s", i, l.Task().Metadata["step"], u.Metadata["step"], c.trace())
+			}
 		}
 		for round := range 1 + in.intn(3) {
 			now := min(pos+in.intn(4), n) // the server went on while the client was away
@@ -389,6 +411,9 @@ func FuzzLedger(f *testing.F) {
 				}
 				t.Fatalf("artifact %s: application %q, server %q\n%s", sa.ID, got, partTexts(sa.Parts), c.trace())
 			}
+		}
+		if !reflect.DeepEqual(l.Task().Metadata, final.Metadata) {
+			t.Fatalf("metadata %v, the server's %v\n%s", l.Task().Metadata, final.Metadata, c.trace())
 		}
 		if got := l.Task().Status.State; got != a2a.StateCompleted {
 			t.Fatalf("final state %s, want completed\n%s", got, c.trace())

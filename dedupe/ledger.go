@@ -98,6 +98,10 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)
 		}
+		// A status update that is not a replay is news: its metadata
+		// folds into the task's, its values winning, even when the status
+		// itself is the one held.
+		foldMetadata(t, e.Metadata, true)
 		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open, false)
 	case *a2a.ArtifactUpdate:
 		return l.applyArtifact(dst, e)
@@ -191,6 +195,10 @@ func (l *Ledger) lacksArtifact(t *a2a.Task) bool {
 // one takes back parts or labels delivered, or goes back to a version
 // replaced.
 func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present bool) []a2a.Event {
+	// Its metadata wins when it is the task as it is now: authoritative,
+	// present, or met on a live connection and not lagging. Otherwise it
+	// may be the past, and only adds keys.
+	metadataWins := authoritative || present || !l.win.open && !l.lags(&t.Status)
 	if !present && l.win.open && !l.Covers(t) {
 		// A snapshot older than what is held: the server is replaying.
 		l.win.replayed()
@@ -201,9 +209,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 		// held pending are moot.
 		l.win.close()
 	}
-	if lt.Metadata == nil && t.Metadata != nil {
-		lt.Metadata = t.Metadata
-	}
+	foldMetadata(lt, t.Metadata, metadataWins)
 	for i := range t.Artifacts {
 		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative, present)
 	}

@@ -1012,3 +1012,92 @@ func TestGetTaskThatLagsIsNotNews(t *testing.T) {
 	require.Equal(t, "p1p2p3", a.text("a1"))
 	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses)
 }
+
+// The metadata of status updates folds into the task's, key by key, a later
+// value winning and no key taken away, whether or not the status changes.
+// The ledger keeps a map of its own: the events it was given, and the
+// deltas it yielded, are left as they were.
+func TestStatusMetadataFoldsIntoTheTask(t *testing.T) {
+	l := dedupe.New()
+	first := task(a2a.StateWorking, nil)
+	first.Metadata = map[string]any{"session": "s-1", "step": "1"}
+	l.Apply(nil, first)
+	same := status(a2a.StateWorking, "", "")
+	same.Metadata = map[string]any{"step": "2", "trace": "x"}
+	require.Empty(t, l.Apply(nil, same), "the same status is not news")
+	require.Equal(t, map[string]any{"session": "s-1", "step": "2", "trace": "x"}, l.Task().Metadata)
+	failed := status(a2a.StateFailed, "resp-1", "validation failed")
+	failed.Metadata = map[string]any{"step": "3", "error_code": "REMOTE_VALIDATION_FAILED"}
+	evs := l.Apply(nil, failed)
+	require.Len(t, evs, 1)
+	require.Equal(t, map[string]any{"step": "3", "error_code": "REMOTE_VALIDATION_FAILED"}, evs[0].(*a2a.StatusUpdate).Metadata,
+		"the delta carries the event's metadata, not the task's")
+	require.Equal(t, map[string]any{"session": "s-1", "step": "3", "trace": "x", "error_code": "REMOTE_VALIDATION_FAILED"}, l.Task().Metadata)
+	require.Equal(t, map[string]any{"session": "s-1", "step": "1"}, first.Metadata, "the first task's map is not the ledger's")
+	require.Equal(t, map[string]any{"step": "2", "trace": "x"}, same.Metadata)
+
+	// Folding the same update again changes nothing: the merge is
+	// idempotent, as exactly-once needs.
+	again := status(a2a.StateFailed, "resp-1", "validation failed")
+	again.Metadata = map[string]any{"step": "3", "error_code": "REMOTE_VALIDATION_FAILED"}
+	require.Empty(t, l.Apply(nil, again))
+	require.Equal(t, map[string]any{"session": "s-1", "step": "3", "trace": "x", "error_code": "REMOTE_VALIDATION_FAILED"}, l.Task().Metadata)
+}
+
+// A status update recognised as a replay (after a resubscribe) folds none of
+// its metadata: an older value does not come back.
+func TestReplayedStatusLeavesMetadataAlone(t *testing.T) {
+	l := dedupe.New()
+	step := func(id, n string) *a2a.StatusUpdate {
+		u := status(a2a.StateWorking, id, "step "+n)
+		u.Metadata = map[string]any{"step": n}
+		return u
+	}
+	require.Len(t, l.Apply(nil, step("m-1", "1")), 1)
+	require.Len(t, l.Apply(nil, step("m-2", "2")), 1)
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, step("m-1", "1")), "a replay")
+	require.Equal(t, map[string]any{"step": "2"}, l.Task().Metadata)
+	require.Empty(t, l.Apply(nil, step("m-2", "2")), "a replay")
+	evs := l.Apply(nil, step("m-3", "3"))
+	require.Len(t, evs, 1, "news")
+	require.Equal(t, map[string]any{"step": "3"}, l.Task().Metadata)
+}
+
+// A Task's metadata folds in key by key too. Its values win when it is the
+// task as it is now: a get-task result, the first Task of a subscription
+// that is current, a Task on a live connection. When it may be the past (a
+// Task inside the replay window that is not current, or a get-task result
+// that lags), it only adds the keys the ledger lacks.
+func TestTaskMetadataFoldsIntoTheTask(t *testing.T) {
+	withMD := func(tk *a2a.Task, kv ...string) *a2a.Task {
+		tk.Metadata = map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			tk.Metadata[kv[i]] = kv[i+1]
+		}
+		return tk
+	}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(tk *a2a.Task, sec int) *a2a.Task {
+		tk.Status.Timestamp = t0.Add(time.Duration(sec) * time.Second)
+		return tk
+	}
+	l := dedupe.New()
+	l.Apply(nil, withMD(at(task(a2a.StateSubmitted, nil), 0), "a", "1"))
+	l.Apply(nil, withMD(at(task(a2a.StateWorking, nil), 1), "a", "2", "b", "2"))
+	require.Equal(t, map[string]any{"a": "2", "b": "2"}, l.Task().Metadata, "a live Task: its values win")
+
+	require.Empty(t, l.Reconcile(nil, withMD(at(task(a2a.StateSubmitted, nil), 0), "a", "0", "c", "0"), true))
+	require.Equal(t, map[string]any{"a": "2", "b": "2", "c": "0"}, l.Task().Metadata, "a get-task that lags only adds")
+
+	l.OpenReplayWindow()
+	l.ReconcileSnapshot(nil, withMD(at(task(a2a.StateSubmitted, nil), 0), "b", "0", "d", "0"))
+	require.Equal(t, map[string]any{"a": "2", "b": "2", "c": "0", "d": "0"}, l.Task().Metadata, "the start of a replay only adds")
+
+	l.OpenReplayWindow()
+	l.ReconcileSnapshot(nil, withMD(at(task(a2a.StateWorking, nil), 1), "b", "3"))
+	require.Equal(t, map[string]any{"a": "2", "b": "3", "c": "0", "d": "0"}, l.Task().Metadata, "a current snapshot wins")
+
+	l.Reconcile(nil, withMD(at(task(a2a.StateWorking, nil), 2), "a", "4"), true)
+	require.Equal(t, map[string]any{"a": "4", "b": "3", "c": "0", "d": "0"}, l.Task().Metadata, "a get-task result wins")
+}

@@ -385,7 +385,7 @@ func (s *Stream) settle() {
 	case st == a2a.StateCompleted:
 		s.phase = phaseDone
 	case st.Terminal(), st == a2a.StateAuthRequired:
-		s.fail(terminal.FromTask(s.snapshot()))
+		s.fail(terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure))
 	case st == a2a.StateInputRequired:
 		s.askHuman()
 	default:

@@ -11,6 +11,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // Option configures a Client (NewClient, NewRESTClient, Resolve) or one
@@ -55,7 +56,8 @@ type config struct {
 	canStream    bool // the agent card says the agent streams
 	binding      a2a.Binding
 	cardCache    *CardCache
-	card         *a2a.AgentCard // the card Resolve read
+	card         *a2a.AgentCard  // the card Resolve read
+	readFailure  terminal.Reader // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
 	// error) may be made again; see WithIdempotentSends.
 	idempotentSends bool

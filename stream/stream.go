@@ -226,7 +226,7 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	s.leg.close()
 	s.reconcile(t, foldAuthoritative, nil)
 	s.err = nil
-	if end := terminal.FromTask(s.snapshot()); end != nil {
+	if end := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure); end != nil {
 		s.fail(end)
 		return nil
 	}

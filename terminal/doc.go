@@ -13,4 +13,18 @@
 //
 // Every type implements [Error], so errors.As with a terminal.Error target
 // catches all four.
+//
+// # Structured failures
+//
+// Some agents say why a task ended in fields a program can branch on, not
+// only in text. [FailureOf] returns them as a [Failure]: the error's type,
+// code and message. [ReadStructured] reads the tRPC-Agent-Go convention
+// (error_type, error_code and error_message in the metadata of the status
+// update, mirrored in the status message's), which every error of this
+// package reads unless it was built with [FromTaskWith] and another
+// [Reader]:
+//
+//	if f, ok := terminal.FailureOf(err); ok && f.Code == "REMOTE_VALIDATION_FAILED" {
+//		// fix the input, then send again
+//	}
 package terminal

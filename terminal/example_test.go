@@ -49,3 +49,28 @@ func respond(err error) string {
 	}
 	return "unexpected"
 }
+
+// ExampleFailureOf reads a structured failure in the tRPC-Agent-Go
+// convention: the agent's status update carried error_type, error_code and
+// error_message in its metadata, which the stream folded into the task's.
+// The code is for the program, the message for a person.
+func ExampleFailureOf() {
+	tk := &a2a.Task{ID: "t-1",
+		Status: a2a.TaskStatus{State: a2a.StateFailed, Message: &a2a.Message{ID: "resp-1", Role: a2a.RoleAgent,
+			Parts: []a2a.Part{{Text: "validation failed"}}}},
+		Metadata: map[string]any{"object_type": "error", "error_type": "flow_error",
+			"error_code": "REMOTE_VALIDATION_FAILED", "error_message": "validation failed", "task_state": "failed"},
+	}
+	err := fmt.Errorf("booking: %w", terminal.FromTask(tk))
+	if f, ok := terminal.FailureOf(err); ok {
+		fmt.Printf("type %s, code %s: %s\n", f.Type, f.Code, f.Message)
+		if f.Code == "REMOTE_VALIDATION_FAILED" {
+			fmt.Println("fix the input, then send again")
+		}
+	}
+	fmt.Println(err)
+	// Output:
+	// type flow_error, code REMOTE_VALIDATION_FAILED: validation failed
+	// fix the input, then send again
+	// booking: terminal: task t-1 ended in state failed: REMOTE_VALIDATION_FAILED: validation failed
+}

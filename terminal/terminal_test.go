@@ -106,3 +106,125 @@ func TestStateOf(t *testing.T) {
 		require.Equal(t, c.state, state, "%v", c.err)
 	}
 }
+
+// structured returns a failed task whose metadata (md) and status message's
+// metadata (mirror) are as given, with the status message's text.
+func structured(md, mirror map[string]any, text string) *a2a.Task {
+	tk := &a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: a2a.StateFailed}, Metadata: md}
+	if text != "" || mirror != nil {
+		tk.Status.Message = &a2a.Message{ID: "resp-1", Role: a2a.RoleAgent, Metadata: mirror, Parts: []a2a.Part{{Text: text}}}
+	}
+	return tk
+}
+
+// tRPC-Agent-Go's structured failure: read from the task's metadata first,
+// then the status message's, key by key; the message falls back to the
+// status message's text; a task without the convention has none.
+func TestReadStructured(t *testing.T) {
+	full := map[string]any{"object_type": "error", "error_type": "flow_error", "error_code": "REMOTE_VALIDATION_FAILED",
+		"error_message": "validation failed", "task_state": "failed", "llm_response_id": "resp-1"}
+	want := terminal.Failure{ObjectType: "error", Type: "flow_error", Code: "REMOTE_VALIDATION_FAILED", Message: "validation failed", TaskState: "failed"}
+	tests := []struct {
+		name string
+		task *a2a.Task
+		want terminal.Failure
+		ok   bool
+	}{
+		{"task metadata", structured(full, nil, "validation failed"), want, true},
+		{"status message metadata only", structured(nil, full, "validation failed"), want, true},
+		{"the task's key wins, the mirror fills in",
+			structured(map[string]any{"error_code": "A"}, map[string]any{"error_code": "B", "error_type": "flow_error"}, "x"),
+			terminal.Failure{Type: "flow_error", Code: "A", Message: "x"}, true},
+		{"no error_message: the status text", structured(map[string]any{"error_code": "E1"}, nil, "upstream API timed out"),
+			terminal.Failure{Code: "E1", Message: "upstream API timed out"}, true},
+		{"error_message wins over the text", structured(map[string]any{"error_message": "quota exceeded"}, nil, "failed"),
+			terminal.Failure{Message: "quota exceeded"}, true},
+		{"object_type error alone", structured(map[string]any{"object_type": "error"}, nil, "boom"),
+			terminal.Failure{ObjectType: "error", Message: "boom"}, true},
+		{"a numeric code", structured(map[string]any{"error_code": float64(1003)}, nil, ""),
+			terminal.Failure{Code: "1003"}, true},
+		{"values of other types are absent", structured(map[string]any{"error_code": true, "error_type": map[string]any{}, "error_message": ""}, nil, "x"),
+			terminal.Failure{}, false},
+		{"another object type", structured(map[string]any{"object_type": "chat.completion", "task_state": "failed"}, nil, "x"),
+			terminal.Failure{}, false},
+		{"text only", structured(nil, nil, "upstream API timed out"), terminal.Failure{}, false},
+		{"no task", nil, terminal.Failure{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := terminal.ReadStructured(tt.task)
+			require.Equal(t, tt.ok, ok)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// Each terminal error reports the structured failure its task carries,
+// through any wrapping: read with ReadStructured by FromTask (and for an
+// error built by hand), with the given Reader by FromTaskWith, once.
+func TestFailureOf(t *testing.T) {
+	md := map[string]any{"error_type": "flow_error", "error_code": "REMOTE_VALIDATION_FAILED", "error_message": "validation failed"}
+	want := terminal.Failure{Type: "flow_error", Code: "REMOTE_VALIDATION_FAILED", Message: "validation failed"}
+	for _, state := range []a2a.TaskState{a2a.StateFailed, a2a.StateRejected, a2a.StateCanceled, a2a.StateAuthRequired} {
+		t.Run(string(state), func(t *testing.T) {
+			tk := &a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: state}, Metadata: md}
+			got, ok := terminal.FailureOf(fmt.Errorf("booking: %w", terminal.FromTask(tk)))
+			require.True(t, ok)
+			require.Equal(t, want, got)
+
+			calls := 0
+			other := terminal.Failure{Code: "E42", Message: "from the error part"}
+			err := terminal.FromTaskWith(tk, func(got *a2a.Task) (terminal.Failure, bool) {
+				calls++
+				require.Same(t, tk, got)
+				return other, true
+			})
+			got, ok = terminal.FailureOf(err)
+			require.True(t, ok)
+			require.Equal(t, other, got)
+			_ = err.Error()
+			require.Equal(t, 1, calls, "the reader is called once, when the error is built")
+
+			none := terminal.FromTaskWith(tk, func(*a2a.Task) (terminal.Failure, bool) { return terminal.Failure{Code: "ignored"}, false })
+			got, ok = terminal.FailureOf(none)
+			require.False(t, ok, "the reader found none: ReadStructured is not asked")
+			require.Equal(t, terminal.Failure{}, got)
+		})
+	}
+	for _, err := range []error{&terminal.FailedError{Task: structured(md, nil, "")}, &terminal.RejectedError{Task: structured(md, nil, "")},
+		&terminal.CanceledError{Task: structured(md, nil, "")}, &terminal.AuthRequiredError{Task: structured(md, nil, "")}} {
+		got, ok := terminal.FailureOf(err)
+		require.True(t, ok, "%T built by hand reads with ReadStructured", err)
+		require.Equal(t, want, got)
+	}
+	_, ok := terminal.FailureOf(terminal.FromTask(task(a2a.StateFailed, "upstream API timed out")))
+	require.False(t, ok, "a text alone is no structured failure")
+	_, ok = terminal.FailureOf(errors.New("terminal: task t-1 ended in state failed: E1: x"))
+	require.False(t, ok)
+	_, ok = terminal.FailureOf(nil)
+	require.False(t, ok)
+}
+
+// A terminal error's text names the structured failure's code and message
+// when the task carries one; otherwise the status message's text, as before.
+func TestErrorTextNamesTheStructuredFailure(t *testing.T) {
+	for _, c := range []struct {
+		md   map[string]any
+		text string
+		want string
+	}{
+		{map[string]any{"error_code": "REMOTE_VALIDATION_FAILED", "error_message": "validation failed"}, "validation failed",
+			"terminal: task t-1 ended in state failed: REMOTE_VALIDATION_FAILED: validation failed"},
+		{map[string]any{"error_code": "REMOTE_VALIDATION_FAILED"}, "the reason",
+			"terminal: task t-1 ended in state failed: REMOTE_VALIDATION_FAILED: the reason"},
+		{map[string]any{"error_code": "REMOTE_VALIDATION_FAILED"}, "",
+			"terminal: task t-1 ended in state failed: REMOTE_VALIDATION_FAILED"},
+		{map[string]any{"error_message": "quota exceeded"}, "failed",
+			"terminal: task t-1 ended in state failed: quota exceeded"},
+		{map[string]any{"object_type": "error"}, "",
+			"terminal: task t-1 ended in state failed"},
+		{nil, "upstream API timed out", "terminal: task t-1 ended in state failed: upstream API timed out"},
+	} {
+		require.EqualError(t, terminal.FromTask(structured(c.md, nil, c.text)), c.want)
+	}
+}
