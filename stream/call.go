@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
@@ -30,6 +31,8 @@ type call struct {
 	// answered: the response's status line arrived, so the request reached
 	// the server, which may have acted on it.
 	answered bool
+	// rpcMethod and rpcID name a JSON-RPC request in the debug log.
+	rpcMethod, rpcID string
 }
 
 func (c *Client) newCall(parent context.Context) *call {
@@ -50,6 +53,7 @@ func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	addHeaders(req, c.origin, k.cfg.header)
 	r := &reach{d: k.cfg.connectTimeout, cancel: k.cancel}
 	resp, err := c.httpc.Do(req.WithContext(r.trace(req.Context())))
+	k.logRequest(req, resp, err)
 	if unsent := r.done(err); err != nil {
 		err = k.transportErr(err)
 		if unsent && k.parent.Err() == nil {
@@ -59,6 +63,27 @@ func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	}
 	k.answered = true
 	return resp, nil
+}
+
+// logRequest logs one attempt at debug level: the HTTP method and the URL
+// (redacted), the JSON-RPC method and request ID, and the response's status
+// or the transport's error, so that a task's attempts can be found in the
+// server's logs.
+func (k *call) logRequest(req *http.Request, resp *http.Response, err error) {
+	log := k.cfg.logger
+	if !log.Enabled(k.parent, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", req.Method), slog.String("url", redactURL(req.URL))}
+	if k.rpcID != "" {
+		attrs = append(attrs, slog.String("rpc", k.rpcMethod), slog.String("id", k.rpcID))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.Any("err", redactError(err)))
+	} else {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	}
+	log.LogAttrs(k.parent, slog.LevelDebug, "a2a: request", attrs...)
 }
 
 // body returns the response body, read under the idle timer.

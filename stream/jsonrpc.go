@@ -157,6 +157,7 @@ func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, ac
 	if v == a2a.V10 {
 		req.Header.Set("A2A-Version", string(a2a.V10))
 	}
+	k.rpcMethod, k.rpcID = m.name(v), id
 	resp, err := b.c.do(k, req)
 	if err != nil {
 		return nil, "", err

@@ -59,6 +59,7 @@ type wireCall struct {
 	msg    *a2a.Message // the message of a send
 	taskID string       // the task of a subscribe, get or cancel
 	method string       // the JSON-RPC method, or the HTTP method and path
+	rpcID  string       // the JSON-RPC request's ID, as a string
 	header http.Header
 }
 
@@ -158,6 +159,7 @@ func (a *wireAgent) parseRPC(body []byte, c *wireCall, w *wireWriter) {
 	}
 	_ = json.Unmarshal(body, &req)
 	w.id, c.method, c.taskID = req.ID, req.Method, req.Params.ID
+	_ = json.Unmarshal(req.ID, &c.rpcID)
 	kinds := map[string]callKind{
 		"message/stream": kindStream, "SendStreamingMessage": kindStream,
 		"message/send": kindSend, "SendMessage": kindSend,
