@@ -36,6 +36,7 @@ type exchange struct {
 	v     a2a.Version
 	op    op               // zero if the method is unknown
 	style ResubscribeStyle // a subscribe request's, chosen on arrival
+	retry retryHint        // the hint of a RetryableError fault it answers
 }
 
 // answers writes the answers of one binding (JSON-RPC: [rpcAnswers],
@@ -105,6 +106,7 @@ func (x *exchange) applyPreResponse(f Fault) {
 		x.sk.w.WriteHeader(f.n)
 		_, _ = io.WriteString(x.sk.w, f.text)
 	case faultRPC:
+		x.retry = f.retry
 		switch f.shape {
 		case ErrorAsEvent:
 			x.w.errorStream(f.n, f.text, false)
@@ -120,6 +122,10 @@ func (x *exchange) applyPreResponse(f Fault) {
 		<-x.ctx().Done()
 	case faultDrop:
 		x.sk.drop()
+	case faultRefuse:
+		if !refuseConn(x.ctx()) {
+			x.sk.drop()
+		}
 	}
 }
 

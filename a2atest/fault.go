@@ -21,6 +21,7 @@ const (
 	faultHang
 	faultDrip
 	faultDrop
+	faultRefuse
 )
 
 // Fault is a misbehaviour an [Agent] applies to one request (see
@@ -43,6 +44,7 @@ type Fault struct {
 	header *http.Header
 	shape  ErrorShape
 	every  time.Duration
+	retry  retryHint
 }
 
 // ErrorShape is how an [RPCError] fault sends its error. Over HTTP+JSON the
@@ -113,6 +115,26 @@ func RPCError(code int, message string, shape ErrorShape) Fault {
 	return Fault{kind: faultRPC, n: code, text: message, shape: shape}
 }
 
+// RetryableError is [RPCError] with the hint that the call may be made
+// again after the given delay, in the shape of the version it answers in,
+// as A2A's error-handling guide writes it: in 0.3 the error's data is
+// {"retryable":true,"retryAfter":seconds}; in 1.0 its data (over HTTP+JSON,
+// the google.rpc.Status's details) holds the code's ErrorInfo and a
+// google.rpc.RetryInfo, {"retryDelay":"1.5s"}. A negative delay is taken
+// as zero.
+func RetryableError(code int, message string, after time.Duration, shape ErrorShape) Fault {
+	return Fault{kind: faultRPC, n: code, text: message, shape: shape, retry: retryHint{on: true, after: max(after, 0)}}
+}
+
+// Refuse refuses the request's connection: through this package's
+// transport ([NewTransport], [NewClient], [Agent.Client]) the client's
+// RoundTrip fails as a dial to a closed port does, with a *net.OpError
+// (Op "dial") wrapping syscall.ECONNREFUSED, before any byte of the request
+// was sent. It is recorded in [Agent.Requests] with its Fault, like every
+// faulted request, but the agent does not process it. Served by net/http's
+// server, whose connection is already accepted, it acts as [Drop].
+func Refuse() Fault { return Fault{kind: faultRefuse} }
+
 // Hang answers a streaming request with 200 and a text/event-stream
 // header, flushed, and then sends nothing until the client goes away. A
 // unary request (a unary send, a get-task) gets nothing at all, not even a
@@ -182,6 +204,9 @@ func (f Fault) String() string {
 		}
 		return "HTTPStatus(" + s + ")"
 	case faultRPC:
+		if f.retry.on {
+			return "RetryableError(" + strconv.Itoa(f.n) + ", " + strconv.Quote(f.text) + ", " + f.retry.after.String() + ", " + f.shape.String() + ")"
+		}
 		return "RPCError(" + strconv.Itoa(f.n) + ", " + strconv.Quote(f.text) + ", " + f.shape.String() + ")"
 	case faultHang:
 		return "Hang()"
@@ -189,6 +214,8 @@ func (f Fault) String() string {
 		return "Drip(" + f.every.String() + ")"
 	case faultDrop:
 		return "Drop()"
+	case faultRefuse:
+		return "Refuse()"
 	}
 	return "none"
 }
@@ -211,7 +238,7 @@ func headerString(h http.Header) string {
 // preResponse reports whether f replaces the answer, so that the request is
 // not processed.
 func (f Fault) preResponse() bool {
-	return f.kind == faultHTTP || f.kind == faultRPC || f.kind == faultHang || f.kind == faultDrop
+	return f.kind == faultHTTP || f.kind == faultRPC || f.kind == faultHang || f.kind == faultDrop || f.kind == faultRefuse
 }
 
 // sink writes one response through a fault. Events are whole SSE events,

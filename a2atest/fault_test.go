@@ -233,6 +233,8 @@ func TestFaultString(t *testing.T) {
 		{a2atest.Hang(), "Hang()"},
 		{a2atest.Drip(time.Millisecond), "Drip(1ms)"},
 		{a2atest.Drop(), "Drop()"},
+		{a2atest.RetryableError(-32603, "x", 1500*time.Millisecond, a2atest.ErrorAsJSON), `RetryableError(-32603, "x", 1.5s, ErrorAsJSON)`},
+		{a2atest.Refuse(), "Refuse()"},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, tt.f.String())

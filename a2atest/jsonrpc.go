@@ -191,7 +191,16 @@ func (r *rpcAnswers) fail(code int, message string) {
 		status = s
 	}
 	r.x.sk.begin(status, r.x.a.cfg.unaryCT, false)
-	r.x.sk.event(errorJSON(r.x.v, r.id, code, message))
+	r.x.sk.event(r.errorJSON(code, message))
+}
+
+// errorJSON encodes the exchange's error response, with the retry hint of
+// a RetryableError fault when it answers one.
+func (r *rpcAnswers) errorJSON(code int, message string) []byte {
+	if r.x.retry.on {
+		return errorJSONData(r.id, rpcErrorObject{Code: code, Message: message, Data: r.x.retry.data(r.x.v, code)})
+	}
+	return errorJSON(r.x.v, r.id, code, message)
 }
 
 // frame wraps a payload as an SSE event, after a record separator when the
@@ -205,7 +214,7 @@ func (r *rpcAnswers) frame(payload []byte, errorEvent bool) []byte {
 
 // failStream ends a stream that has begun with a JSON-RPC error event.
 func (r *rpcAnswers) failStream(code int, message string) {
-	r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, code, message), false))
+	r.x.sk.event(r.frame(r.errorJSON(code, message), false))
 }
 
 // refuseStream sends a 0.3 refusal as the only event of a stream, as a2a-go
@@ -214,7 +223,7 @@ func (r *rpcAnswers) refuseStream(code int, message string) { r.errorStream(code
 
 func (r *rpcAnswers) errorStream(code int, message string, errorField bool) {
 	r.beginStream()
-	r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, code, message), errorField))
+	r.x.sk.event(r.frame(r.errorJSON(code, message), errorField))
 }
 
 func (r *rpcAnswers) beginStream() { r.x.sk.begin(http.StatusOK, "text/event-stream", true) }
@@ -295,6 +304,11 @@ func errorJSON(v a2a.Version, id json.RawMessage, code int, message string) []by
 			obj.Data = []errorInfo{{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: r, Domain: "a2a-protocol.org"}}
 		}
 	}
+	return errorJSONData(id, obj)
+}
+
+// errorJSONData encodes a JSON-RPC error response carrying obj.
+func errorJSONData(id json.RawMessage, obj rpcErrorObject) []byte {
 	b, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`

@@ -498,7 +498,11 @@ func (r *restAnswers) unary(status int, body []byte) {
 }
 
 func (r *restAnswers) errorBody(code int, message string) (int, []byte) {
-	status, _, body := a2a.MarshalHTTPError(r.x.v, &a2a.RPCError{Code: code, Message: message})
+	e := &a2a.RPCError{Code: code, Message: message}
+	if r.x.retry.on {
+		e.Data = r.x.retry.data(r.x.v, code)
+	}
+	status, _, body := a2a.MarshalHTTPError(r.x.v, e)
 	return status, body
 }
 

@@ -79,7 +79,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 
-	hctx, cancel := context.WithCancel(reqCtx)
+	refused := &refuser{}
+	hctx, cancel := context.WithCancel(context.WithValue(reqCtx, refuseKey{}, refused))
 	pr, pw := io.Pipe()
 	rw := &responseWriter{
 		header:   make(http.Header),
@@ -89,6 +90,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		done:     make(chan struct{}),
 		cancel:   cancel,
 		clientRq: req,
+		refused:  refused,
 	}
 	rw.body = &pipeBody{pr: pr, cancel: cancel, done: rw.done}
 	// When the client's context ends, reads fail with its error at once, even
@@ -180,6 +182,7 @@ type responseWriter struct {
 	body     *pipeBody
 	clientRq *http.Request
 	cancel   context.CancelFunc
+	refused  *refuser // set by a Refuse fault
 
 	status      int  // status passed to WriteHeader, 0 before
 	wroteHeader bool // WriteHeader (or an implicit one) happened
@@ -204,6 +207,8 @@ func (rw *responseWriter) serve(h http.Handler, sreq *http.Request, reqCtx conte
 					// The client gave up before any response: it gets
 					// its context's error, not an empty 200.
 					rw.failure = err
+				} else if rw.refused.refused {
+					rw.failure = dialRefused(rw.clientRq.URL.Host)
 				} else {
 					rw.WriteHeader(http.StatusOK)
 					rw.release(nil)
