@@ -48,6 +48,7 @@ type Stream struct {
 	out    delivery
 	rec    recovery
 	prompt prompt
+	auth   auth
 }
 
 // delivery is what the application is handed: the queue of deltas computed
@@ -284,6 +285,7 @@ func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
 		s.rec.budget.progress()
 	}
 	s.promptMovedOn()
+	s.authMovedOn()
 }
 
 // fold is how a whole task from the server is folded into the ledger.
