@@ -61,15 +61,15 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // When the task enters auth-required, the stream yields the status, then
 // calls the hook from Next with the task and the agent's message, under the
 // caller's context bounded by WithInputTimeout. The headers the hook returns
-// are added to every later call of the stream (subscribe, get-task,
-// Stream.Cancel), replacing the stream's values of the same header names,
-// and, like WithHeader's, go only to the origin the caller named: never to
-// an endpoint on another origin that an agent card names, nor across a
-// redirect. The stream then continues the same task: it subscribes again,
-// or polls get-task when it follows the task by polling. The user's message
-// is never sent again. A hook may return no header at all when the
-// credentials went to the agent another way (the user signed in on the
-// agent's page).
+// are added to every later call of the stream (subscribe, get-task, the
+// reply to a later input-required prompt, Stream.Cancel), replacing the
+// stream's values of the same header names, and, like WithHeader's, go only
+// to the origin the caller named: never to an endpoint on another origin
+// that an agent card names, nor across a redirect. The stream then
+// continues the same task: it subscribes again, or polls get-task when it
+// follows the task by polling. The user's message is never sent again. A
+// hook may return no header at all when the credentials went to the agent
+// another way (the user signed in on the agent's page).
 //
 // The auth-required status answered is not asked again while the agent
 // still shows it (a stale snapshot or get-task); an agent that asks again

@@ -182,6 +182,54 @@ func TestAuthRequiredContinuesWithCredentials(t *testing.T) {
 	}
 }
 
+// TestAuthRequiredSubscribeContinues: a stream made by Subscribe, which
+// sends no message, continues through auth-required the same way.
+func TestAuthRequiredSubscribeContinues(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := authAgent(w)
+				hook := &authHook{tokens: []string{authToken}}
+				task, err := agent.client(t, stream.WithCredentials(hook)).Subscribe(bounded(t), "t-1").Wait()
+				require.NoError(t, err)
+				require.Equal(t, a2a.StateCompleted, task.Status.State)
+				require.Equal(t, "report", task.Artifact("a1").Text())
+				require.Len(t, hook.requests, 1)
+				require.Equal(t, 2, agent.count(kindSubscribe))
+				require.Zero(t, agent.count(kindStream)+agent.count(kindSend), "no message is sent")
+				calls := agent.received()
+				require.Empty(t, calls[0].header.Values("Authorization"))
+				require.True(t, authorized(calls[1], authToken))
+			})
+		})
+	}
+}
+
+// TestAuthHookCallerCancelEnds: when the caller's context ends while the
+// hook runs, the stream ends with the context's error, as it does during
+// the human-input hook, and sends nothing more.
+func TestAuthHookCallerCancelEnds(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := authAgent(w)
+				ctx, cancel := context.WithCancel(bounded(t))
+				defer cancel()
+				hook := stream.CredentialsFunc(func(hctx context.Context, _ *stream.AuthRequest) (http.Header, error) {
+					cancel()
+					<-hctx.Done()
+					return nil, errors.New("the user closed the sign-in page")
+				})
+				_, err := agent.client(t, stream.WithCredentials(hook)).Send(ctx, hello()).Wait()
+				require.ErrorIs(t, err, context.Canceled)
+				var auth *terminal.AuthRequiredError
+				require.False(t, errors.As(err, &auth), "the caller's cancel is not the agent's ending: %v", err)
+				require.Zero(t, agent.count(kindSubscribe)+agent.count(kindGet))
+			})
+		})
+	}
+}
+
 // TestAuthCredentialsGoWithStreamCancel: Stream.Cancel, a later call of
 // the stream, carries the hook's headers too.
 func TestAuthCredentialsGoWithStreamCancel(t *testing.T) {
