@@ -205,6 +205,50 @@ func TestAuthRequiredSubscribeContinues(t *testing.T) {
 	}
 }
 
+// TestAuthCredentialsGoWithReply: the reply to an input-required prompt
+// that comes after auth-required carries the credentials too.
+func TestAuthCredentialsGoWithReply(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				prompt := authMessage("m-prompt", "Which city?")
+				agent := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+					kindStream: func(ww *wireWriter, c wireCall) {
+						if c.n == 0 {
+							authAskingSend(ww, c)
+							return
+						}
+						ww.sse()
+						if authorized(c, authToken) && c.msg != nil && c.msg.Text() == "Lisbon" {
+							ww.event(authTask(a2a.StateWorking, nil))
+							ww.event(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: authReport, LastChunk: true})
+							ww.event(authStatus(a2a.StateCompleted, nil))
+						}
+					},
+					kindSubscribe: func(ww *wireWriter, c wireCall) {
+						ww.sse()
+						ww.event(authTask(a2a.StateAuthRequired, authSignIn))
+						if authorized(c, authToken) {
+							ww.event(authStatus(a2a.StateWorking, nil))
+							ww.event(authStatus(a2a.StateInputRequired, prompt))
+						}
+					},
+				})
+				hook := &authHook{tokens: []string{authToken}}
+				task, err := agent.client(t, stream.WithCredentials(hook), stream.WithHumanInput(sgLisbon)).Send(bounded(t), hello()).Wait()
+				require.NoError(t, err)
+				require.Equal(t, a2a.StateCompleted, task.Status.State)
+				require.Equal(t, 2, agent.count(kindStream), "the message, then the reply")
+				calls := agent.received()
+				last := calls[len(calls)-1]
+				require.Equal(t, kindStream, last.kind)
+				require.Equal(t, "Lisbon", last.msg.Text())
+				require.True(t, authorized(last, authToken), "the reply carries the credentials: %v", last.header.Values("Authorization"))
+			})
+		})
+	}
+}
+
 // TestAuthHookCallerCancelEnds: when the caller's context ends while the
 // hook runs, the stream ends with the context's error, as it does during
 // the human-input hook, and sends nothing more.
