@@ -364,30 +364,36 @@ func (s *Stream) settled() bool {
 	return t != nil && s.settledStatus(&t.Status)
 }
 
-// settledStatus: terminal, auth-required, or input-required with a prompt
-// not answered yet. The answered prompt, still shown by a stale snapshot, is
-// not a new question.
+// settledStatus: terminal, or input-required or auth-required with a prompt
+// not answered yet. The answered prompt (or the auth-required status
+// answered with credentials), still shown by a stale snapshot, is not a new
+// question.
 func (s *Stream) settledStatus(st *a2a.TaskStatus) bool {
 	switch {
-	case st.State.Terminal(), st.State == a2a.StateAuthRequired:
+	case st.State.Terminal():
 		return true
 	case st.State == a2a.StateInputRequired:
 		return promptKey(st) != s.prompt.answered
+	case st.State == a2a.StateAuthRequired:
+		return promptKey(st) != s.auth.answered
 	}
 	return false
 }
 
-// settle ends the stream or asks the human, once the queue is drained
-// (Next only steps with an empty queue, so the prompt was yielded first).
+// settle ends the stream, asks the human or asks for credentials, once the
+// queue is drained (Next only steps with an empty queue, so the prompt was
+// yielded first).
 func (s *Stream) settle() {
 	t := s.ledger.Task()
 	switch st := t.Status.State; {
 	case st == a2a.StateCompleted:
 		s.phase = phaseDone
-	case st.Terminal(), st == a2a.StateAuthRequired:
+	case st.Terminal():
 		s.fail(terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure))
 	case st == a2a.StateInputRequired:
 		s.askHuman()
+	case st == a2a.StateAuthRequired:
+		s.authRequired()
 	default:
 		s.fail(fmt.Errorf("stream: internal error: settled in state %s", st))
 	}

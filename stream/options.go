@@ -46,6 +46,7 @@ type config struct {
 	logger       *slog.Logger
 	policy       reconnect.Policy
 	hook         hitl.Hook
+	credentials  CredentialsHook
 	inputTimeout time.Duration
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
@@ -278,9 +279,9 @@ func WithHumanInput(h hitl.Hook) Option {
 	return optionFunc(func(cfg *config) { cfg.hook = h })
 }
 
-// WithInputTimeout bounds each call of the human-input hook. Zero, the
-// default, means no bound beyond the stream's context; it must not be
-// negative.
+// WithInputTimeout bounds each call of the human-input hook, and of the
+// credentials hook (WithCredentials). Zero, the default, means no bound
+// beyond the stream's context; it must not be negative.
 func WithInputTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.inputTimeout = d })
 }

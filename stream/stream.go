@@ -48,6 +48,7 @@ type Stream struct {
 	out    delivery
 	rec    recovery
 	prompt prompt
+	auth   auth
 }
 
 // delivery is what the application is handed: the queue of deltas computed
@@ -82,7 +83,8 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 // Next advances to the next event, which Event then returns. It returns
 // false when the stream has ended, after which Err reports why (nil for a
 // completed task or a message answer). Next may block on the network, on
-// reconnect backoff, and on the human-input hook, which it calls itself.
+// reconnect backoff, and on the human-input and credentials hooks, which it
+// calls itself.
 //
 //	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 //	defer s.Close()
@@ -284,6 +286,7 @@ func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
 		s.rec.budget.progress()
 	}
 	s.promptMovedOn()
+	s.authMovedOn()
 }
 
 // fold is how a whole task from the server is folded into the ledger.

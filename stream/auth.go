@@ -1,0 +1,202 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// AuthRequest is an agent's request for credentials: its task entered
+// auth-required.
+type AuthRequest struct {
+	// Task is the task as assembled so far, in auth-required.
+	Task *a2a.Task
+	// Message is the agent's status message that says what it needs (a
+	// sign-in link, a scope). It may be nil when the agent sent none.
+	Message *a2a.Message
+	// Attempt counts the calls of the hook on this stream, from 1: a
+	// second call means the agent asked again after the first credentials
+	// (they may have been refused, or have expired).
+	Attempt int
+}
+
+// Text returns the text of the agent's message, or "" when there is none.
+func (r *AuthRequest) Text() string { return r.Message.Text() }
+
+// CredentialsHook gives the credentials an agent asks for when its task
+// enters auth-required: headers such as a fresh "Authorization: Bearer …".
+// See WithCredentials.
+type CredentialsHook interface {
+	Credentials(ctx context.Context, req *AuthRequest) (http.Header, error)
+}
+
+// CredentialsFunc adapts a function to a [CredentialsHook].
+type CredentialsFunc func(ctx context.Context, req *AuthRequest) (http.Header, error)
+
+// Credentials calls f.
+func (f CredentialsFunc) Credentials(ctx context.Context, req *AuthRequest) (http.Header, error) {
+	return f(ctx, req)
+}
+
+// MaxCredentialsCalls is how many times one stream calls its credentials
+// hook at most. An agent that asks for credentials once more after that
+// ends the stream with a *terminal.AuthRequiredError that also matches
+// ErrCredentialsLimit.
+const MaxCredentialsCalls = 5
+
+// ErrCredentialsLimit is joined with the *terminal.AuthRequiredError that
+// ends a stream whose agent asked for credentials again after the hook had
+// given them MaxCredentialsCalls times.
+var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentication after %d calls of the credentials hook", MaxCredentialsCalls)
+
+// WithCredentials sets the hook that gives credentials when a task enters
+// auth-required. Without it, auth-required ends the stream with a
+// *terminal.AuthRequiredError.
+//
+// When the task enters auth-required, the stream yields the status, then
+// calls the hook from Next with the task and the agent's message, under the
+// caller's context bounded by WithInputTimeout. The headers the hook returns
+// are added to every later call of the stream (subscribe, get-task, the
+// reply to a later input-required prompt, Stream.Cancel), replacing the
+// stream's values of the same header names, and, like WithHeader's, go only
+// to the origin the caller named: never to an endpoint on another origin
+// that an agent card names, nor across a redirect. The stream then
+// continues the same task: it subscribes again, or polls get-task when it
+// follows the task by polling. The user's message is never sent again. A
+// hook may return no header at all when the credentials went to the agent
+// another way (the user signed in on the agent's page).
+//
+// The auth-required status answered is not asked again while the agent
+// still shows it (a stale snapshot or get-task); an agent that asks again
+// with another status message, or after the task moved on, calls the hook
+// again, up to MaxCredentialsCalls times per stream. If the agent never
+// moves on, the stream ends when the reconnect budget is spent.
+//
+// A hook that fails, runs out of time or returns a header that cannot be
+// sent (an invalid name, a line break or NUL in a value) ends the stream
+// with a *terminal.AuthRequiredError joined with the cause: errors.As finds
+// the former, errors.Is the latter (context.DeadlineExceeded for a
+// timeout). When the stream's context ends during the call, the stream ends
+// with the context's error. Header values never appear in errors or logs.
+func WithCredentials(h CredentialsHook) Option {
+	return optionFunc(func(cfg *config) { cfg.credentials = h })
+}
+
+// auth is what the stream knows of the credentials it gave.
+type auth struct {
+	// answered is the key (as promptKey makes it) of the auth-required
+	// status the hook answered, while the task still shows it; "" once the
+	// task has moved on.
+	answered string
+	// calls counts the hook's calls on this stream.
+	calls int
+}
+
+// authRequired settles the stream in auth-required: it asks the
+// credentials hook, then continues the task with the credentials, or ends
+// with a *terminal.AuthRequiredError.
+func (s *Stream) authRequired() {
+	t := s.ledger.Task()
+	ended := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure)
+	hook := s.cfg.credentials
+	switch {
+	case hook == nil:
+		s.fail(ended)
+		return
+	case s.auth.calls >= MaxCredentialsCalls:
+		s.fail(fmt.Errorf("%w: %w", ended, ErrCredentialsLimit))
+		return
+	}
+	s.auth.calls++
+	// As the human-input hook, the credentials hook gets the caller's
+	// context: the stream's headers are not for calls the hook makes.
+	ctx := s.caller
+	if d := s.cfg.inputTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	h, err := hook.Credentials(ctx, &AuthRequest{Task: s.snapshot(), Message: t.Status.Message.Clone(), Attempt: s.auth.calls})
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = checkCredentials(h)
+	}
+	if err != nil {
+		if s.ctx.Err() != nil {
+			s.fail(s.ctx.Err())
+			return
+		}
+		s.fail(fmt.Errorf("%w: stream: credentials hook: %w", ended, err))
+		return
+	}
+	s.useCredentials(h)
+	s.auth.answered = promptKey(&t.Status)
+	s.log.Debug("a2a: credentials given, continuing the task", "task", s.taskID, "attempt", s.auth.calls)
+	// The time the hook took is neither a stall nor a drop.
+	s.rec.budget = newBudget(s.cfg.policy)
+	s.rec.news.since = time.Now()
+	if s.feed == feedPoll {
+		s.phase = phaseRecover
+		return
+	}
+	s.phase = phaseSubscribe
+}
+
+// checkCredentials refuses headers that cannot be sent: a name that is not
+// an HTTP token, a value with a line break or NUL. The error names the
+// header, never its value.
+func checkCredentials(h http.Header) error {
+	for k, vs := range h {
+		if !validHeaderName(k) {
+			return fmt.Errorf("stream: credentials hook: %q is not a valid header name", k)
+		}
+		for _, v := range vs {
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return fmt.Errorf("stream: credentials hook: the value of %s holds a line break or NUL", k)
+			}
+		}
+	}
+	return nil
+}
+
+// useCredentials adds h to the stream's headers for its later calls,
+// replacing the values of the same names: the stream's calls read them
+// from its context, as they read a per-call WithHeader, so they go to the
+// origin named only, redirects included.
+func (s *Stream) useCredentials(h http.Header) {
+	if len(h) == 0 {
+		return
+	}
+	creds := http.Header{}
+	for k, vs := range h {
+		for _, v := range vs {
+			creds.Add(k, v)
+		}
+	}
+	cfg := *s.cfg
+	cfg.header = s.cfg.header.Clone()
+	for k, vs := range creds {
+		cfg.header[k] = vs
+	}
+	s.cfg = &cfg
+	s.ctx = s.c.withConfig(s.caller, &cfg)
+}
+
+// authMovedOn forgets the answered auth-required status once the task has
+// left auth-required: a later one is a new request even if it looks the
+// same.
+func (s *Stream) authMovedOn() {
+	if s.auth.answered == "" {
+		return
+	}
+	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateAuthRequired && t.Status.State != a2a.StateUnknown {
+		s.auth.answered = ""
+	}
+}
