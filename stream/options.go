@@ -56,6 +56,7 @@ type config struct {
 	binding      a2a.Binding
 	cardCache    *CardCache
 	card         *a2a.AgentCard // the card Resolve read
+	breaker      Breaker
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
