@@ -58,6 +58,7 @@ type config struct {
 	binding      a2a.Binding
 	cardCache    *CardCache
 	card         *a2a.AgentCard  // the card Resolve read
+	breaker      Breaker         // WithBreaker
 	readFailure  terminal.Reader // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
 	// error) may be made again; see WithIdempotentSends.
