@@ -154,6 +154,8 @@ func TestBreakerRefusedSendIsNotRetried(t *testing.T) {
 				before := b.askedCount()
 				_, err := c.Send(background(), hello()).Wait()
 				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				var re *reconnect.Error
+				require.False(t, errors.As(err, &re), "it fails fast, not as a connection lost: %v", err)
 				require.Equal(t, before+1, b.askedCount(), "asked once: no retry, no other version")
 			}
 			require.Empty(t, agent.received(), "nothing reached the agent")

@@ -146,6 +146,12 @@ func (s *Stream) handle(op operation, err error, started bool) {
 			o.kind = outResend
 		}
 	}
+	if o.kind == outResend && s.phase == phaseSend && errors.Is(err, ErrCircuitOpen) {
+		// An open circuit fails the first message fast: there is no task
+		// yet to keep. A reply waits for the circuit, within the budget.
+		s.fail(err)
+		return
+	}
 	switch o.kind {
 	case outResend:
 		// Only the send phases send; they are where the failed send left
