@@ -59,6 +59,11 @@ type soakCase struct {
 	// snapshots only, its answer as one growing status message per turn,
 	// errors with HTTP 400, a failure as an in-stream error, no resubscribe.
 	wild bool
+	// agentFails: the agent fails rather than its connection: the first
+	// send's connection may be refused (an agent restarting), and a
+	// streaming request after it answers an error marked retryable; polls
+	// may too. The client sends with WithIdempotentSends.
+	agentFails bool
 }
 
 const (
@@ -102,6 +107,9 @@ func (c *soakCase) String() string {
 	}
 	if c.wild {
 		ability += " agent=WithWildHabits"
+	}
+	if c.agentFails {
+		ability += " agent-fails (WithIdempotentSends)"
 	}
 	return fmt.Sprintf("seed=%d version=%s %s%s hitl=%v policy=%d×%v\n  script: %s\n  artifacts: %s\n  faults: %s\n  get faults: %s",
 		c.seed, c.version, style, ability, c.hitl, c.policy.MaxAttempts, c.policy.Backoff,
@@ -217,23 +225,47 @@ func newSoakCase(seed uint64) *soakCase {
 	if rand.New(rand.NewPCG(seed, 0x3117)).IntN(6) == 0 {
 		c.wild, c.rest, c.version = true, false, a2a.V03
 	}
+	// One seed in four has an agent that fails rather than its connection,
+	// drawn from a sixth generator: half of them refuse the first send's
+	// connection (the agent restarting), and each has one streaming request
+	// after the send (a subscribe, a send made again, or a reply) answered
+	// with an error marked retryable; the polls of one that polls fail with
+	// retryable errors too.
+	if fails := rand.New(rand.NewPCG(seed, 0xfa11)); fails.IntN(4) == 0 {
+		c.agentFails = true
+		if fails.IntN(2) == 0 {
+			c.faults = append([]a2atest.Fault{a2atest.Refuse()}, c.faults...)
+		}
+		at := 1 + fails.IntN(len(c.faults)+1)
+		for len(c.faults) < at {
+			c.faults = append(c.faults, a2atest.Fault{})
+		}
+		shape := []a2atest.ErrorShape{a2atest.ErrorAsJSON, a2atest.ErrorAsEvent, a2atest.ErrorAsErrorEvent}[fails.IntN(3)]
+		retry := a2atest.RetryableError(a2a.CodeInternalError, "model overloaded", time.Duration(1+fails.IntN(3))*time.Second, shape)
+		c.faults = slices.Insert(c.faults, at, retry)
+		if c.ability != 0 {
+			c.getFaults = a2atest.RandomFaults(seed, 12, 0.3, a2atest.Drop(),
+				a2atest.RetryableError(a2a.CodeInternalError, "database busy", time.Second, a2atest.ErrorAsJSON), a2atest.CutAfterBytes(20))
+		}
+	}
 	return c
 }
 
 // soakStats counts the outcomes of a soak.
 type soakStats struct {
-	runs, mixed, polled, rest, wild, completed, failedTask, budgetSpent, noTaskID, sendRefused int
-	unconfirmedFailure                                                                         int
-	resubscribes, gets, asks                                                                   int
-	replacements, heals, healedParts, stray                                                    int
+	runs, mixed, polled, rest, wild, agentFails, completed, failedTask, budgetSpent, noTaskID, sendRefused int
+	unconfirmedFailure                                                                                     int
+	resubscribes, gets, asks                                                                               int
+	refusedDials, retryableErrors                                                                          int
+	replacements, heals, healedParts, stray                                                                int
 }
 
 func (s *soakStats) String() string {
-	return fmt.Sprintf("runs %d (mixed-style %d, agent that cannot stream or subscribe %d, HTTP+JSON %d, wild habits %d): completed %d, failed task %d (and %d in-stream failures whose task could not be read), budget spent %d, dropped before the task ID %d, send refused %d; "+
-		"resubscribes %d, get-tasks %d, human inputs %d; real replacements delivered %d, "+
+	return fmt.Sprintf("runs %d (mixed-style %d, agent that cannot stream or subscribe %d, HTTP+JSON %d, wild habits %d, agent that fails %d): completed %d, failed task %d (and %d in-stream failures whose task could not be read), budget spent %d, dropped before the task ID %d, send refused %d; "+
+		"resubscribes %d, get-tasks %d, human inputs %d, refused dials %d, retryable errors %d; real replacements delivered %d, "+
 		"live-only heals %d (%d parts delivered again), parts delivered on a live-only hole %d",
-		s.runs, s.mixed, s.polled, s.rest, s.wild, s.completed, s.failedTask, s.unconfirmedFailure, s.budgetSpent, s.noTaskID, s.sendRefused,
-		s.resubscribes, s.gets, s.asks, s.replacements, s.heals, s.healedParts, s.stray)
+		s.runs, s.mixed, s.polled, s.rest, s.wild, s.agentFails, s.completed, s.failedTask, s.unconfirmedFailure, s.budgetSpent, s.noTaskID, s.sendRefused,
+		s.resubscribes, s.gets, s.asks, s.refusedDials, s.retryableErrors, s.replacements, s.heals, s.healedParts, s.stray)
 }
 
 // TestSoak is the chaos soak: each seed draws a scenario (newSoakCase) and
@@ -285,6 +317,10 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	agent := a2atest.NewAgent(agentOpts...)
 	asks := 0
 	opts := []stream.Option{stream.WithReconnect(c.policy)}
+	if c.agentFails {
+		opts = append(opts, stream.WithIdempotentSends())
+		st.agentFails++
+	}
 	if c.hitl {
 		opts = append(opts, stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
 			asks++
@@ -312,6 +348,14 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		st.polled++
 	}
 	st.resubscribes += resubscribes(agent)
+	for _, r := range agent.Requests() {
+		switch {
+		case r.Fault == a2atest.Refuse():
+			st.refusedDials++
+		case strings.HasPrefix(r.Fault.String(), "RetryableError"):
+			st.retryableErrors++
+		}
+	}
 	st.gets += gets(agent)
 	st.asks += asks
 
@@ -320,7 +364,11 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		// An agent that cannot stream refuses the streaming send without
 		// taking the message; the stream then sends it unary, once.
 		refused := c.ability == soakNoStreaming && (r.Method == "message/stream" || r.Method == "SendStreamingMessage")
-		if r.Message != nil && r.Message.ID == msg.ID && !refused {
+		// A refused connection never reached the agent; with
+		// WithIdempotentSends a send whose answer a fault replaced (the
+		// agent did not take it) is made again.
+		unsent := r.Fault == a2atest.Refuse() || c.agentFails && replacesAnswer(r.Fault)
+		if r.Message != nil && r.Message.ID == msg.ID && !refused && !unsent {
 			n++
 		}
 	}
@@ -334,7 +382,10 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	)
 	cutRefusal := c.ability == soakNoStreaming && n == 0 &&
 		(errors.As(err, &re0) && re0.Attempts == 0 || errors.As(err, &http0) && http0.Err == nil)
-	if !cutRefusal {
+	// The agent refused or answered "busy" to every send until the budget
+	// was spent: it never took the message.
+	neverTaken := c.agentFails && n == 0 && errors.As(err, &re0) && re0.Task == nil && re0.Attempts == c.policy.MaxAttempts
+	if !cutRefusal && !neverTaken {
 		require.Equal(t, 1, n, "the user's message is sent once (stream ended with %v)", err)
 	}
 	requireRepliesOnce(t, agent)
@@ -360,6 +411,10 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		// Cut before the task ID was known: nothing to resume.
 		require.Nil(t, s.Task())
 		st.noTaskID++
+		return
+	case neverTaken:
+		require.Nil(t, s.Task())
+		st.sendRefused++
 		return
 	case errors.As(err, &re):
 		require.Equal(t, c.policy.MaxAttempts, re.Attempts, "the budget is spent")
@@ -449,7 +504,8 @@ func requestTrace(agent *a2atest.Agent) string {
 // request was never processed.
 func replacesAnswer(f a2atest.Fault) bool {
 	s := f.String()
-	return strings.HasPrefix(s, "HTTPStatus") || strings.HasPrefix(s, "RPCError") || s == "Hang()"
+	return strings.HasPrefix(s, "HTTPStatus") || strings.HasPrefix(s, "RPCError") || strings.HasPrefix(s, "RetryableError") ||
+		s == "Hang()" || s == "Refuse()"
 }
 
 // requireRepliesOnce checks that the agent took each reply to a prompt once:
