@@ -108,9 +108,10 @@ func (e *InvalidCardError) Error() string {
 // Unwrap returns Err.
 func (e *InvalidCardError) Unwrap() error { return e.Err }
 
-// StalledError ends a stream that follows its task by polling when the task
-// showed nothing new for longer than the stall limit (WithStallTimeout).
-// Task is the task as last polled.
+// StalledError ends a stream whose task showed nothing new for longer than
+// the stall limit (WithStallTimeout): a polled task, or a streamed one whose
+// subscriptions stayed silent while get-task showed it working. Task is the
+// task as last fetched.
 type StalledError struct {
 	Task  *a2a.Task
 	After time.Duration

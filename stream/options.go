@@ -182,11 +182,14 @@ func WithPollInterval(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.pollInterval = d })
 }
 
-// WithStallTimeout bounds how long a polled task may show nothing new
-// (no status change, part or message) before the stream ends with a
-// *StalledError carrying the task: a server may abandon a task, for example
-// when a client's connection drops, and leave it working forever. Zero
-// disables the limit; it must not be negative. The default is
+// WithStallTimeout bounds how long a task may show nothing new (no status
+// change, part or message) before the stream ends with a *StalledError
+// carrying the task: a server may abandon a task, for example when a
+// client's connection drops, and leave it working forever. It applies to a
+// polled task, and to a streamed one whose subscriptions stay silent past
+// the idle timeout (WithIdleTimeout) while get-task shows it working or
+// submitted: such silence costs no reconnect attempt, so this limit is what
+// ends it. Zero disables the limit; it must not be negative. The default is
 // DefaultStallTimeout.
 func WithStallTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.stallTimeout = d })

@@ -68,11 +68,20 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 // progress for longer than the stall limit (the server may have abandoned
 // it, as some do when a client's connection drops).
 func (s *Stream) pollAgain() {
-	if d := s.cfg.stallTimeout; d > 0 && time.Since(s.rec.news.since) >= d {
-		s.fail(&StalledError{Task: s.snapshot(), After: d})
+	if s.stalled() {
 		return
 	}
 	s.phase = phasePollWait
+}
+
+// stalled ends the stream with a *StalledError when the task has shown
+// nothing new for the stall limit, and reports whether it did.
+func (s *Stream) stalled() bool {
+	if d := s.cfg.stallTimeout; d > 0 && time.Since(s.rec.news.since) >= d {
+		s.fail(&StalledError{Task: s.snapshot(), After: d})
+		return true
+	}
+	return false
 }
 
 // pollWait waits the poll interval (longer when the server asked for it

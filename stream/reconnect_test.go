@@ -158,21 +158,24 @@ func TestSlowConsumerIsNotAnIdleServer(t *testing.T) {
 	})
 }
 
-func TestSilentServerStillSpendsTheBudget(t *testing.T) {
+func TestSilentServerIsBoundedByTheStallLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		// Every resubscribe hangs and the task makes no progress: each
-		// silent cycle (idle timeout, get-task) costs an attempt.
+		// Every resubscribe hangs while get-task shows the task working:
+		// each silent cycle (idle timeout, get-task) costs no attempt, and
+		// the first get-task past the stall limit ends the stream.
 		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")),
-			a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.Hang(), a2atest.Hang(), a2atest.Hang()))
+			a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.Hang(), a2atest.Hang(), a2atest.Hang(), a2atest.Hang()))
 		start := time.Now()
-		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithIdleTimeout(time.Second)).Send(background(), hello()))
+		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithIdleTimeout(time.Second), stream.WithStallTimeout(5*time.Second)).Send(background(), hello()))
+		var stalled *stream.StalledError
+		require.ErrorAs(t, err, &stalled)
+		require.Equal(t, 5*time.Second, stalled.After)
 		var re *reconnect.Error
-		require.ErrorAs(t, err, &re)
-		require.Equal(t, 3, re.Attempts)
-		require.ErrorIs(t, err, stream.ErrIdleTimeout)
-		require.NotErrorIs(t, err, context.Canceled, "the caller canceled nothing: the idle timer cut the call")
-		require.Equal(t, 3*(500*time.Millisecond+time.Second), time.Since(start))
-		require.Equal(t, 3, gets(agent))
+		require.False(t, errors.As(err, &re), "not a spent budget: %v", err)
+		// Cycles of 500 ms backoff and 1 s of silence, from the cut at 0:
+		// get-tasks at 1.5, 3, 4.5 and 6 s, the last past the limit.
+		require.Equal(t, 4*(500*time.Millisecond+time.Second), time.Since(start))
+		require.Equal(t, 4, gets(agent))
 	})
 }
 

@@ -185,8 +185,19 @@ func (s *Stream) fetch() {
 		// stream it, now or on the next attempt.
 		s.startPolling(s.rec.cause)
 		s.pollAgain()
+	case s.phase == phaseQuiet && errors.Is(s.rec.cause, ErrIdleTimeout) && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
+		// The subscription was silent past the idle timeout, but the agent
+		// answers and the task runs: quiet, not failing. Waiting on it
+		// costs no attempt; the stall limit bounds a task that never moves
+		// again. (A subscription the server closed with nothing new is a
+		// failed attempt.)
+		if s.stalled() {
+			return
+		}
+		s.rec.budget.progress()
+		s.phase = phaseBackoff
 	default:
-		// Still working (or a stale prompt): wait, then resubscribe, as the
+		// Still working, or a stale prompt: wait, then resubscribe, as the
 		// next attempt.
 		if s.phase != phaseQuiet {
 			s.rec.cause = errStillRunning
