@@ -46,9 +46,9 @@ import (
 // small, by ChainError and ChainOf alike:
 //
 //   - at most [MaxChainLinks] links; the deepest are dropped first;
-//   - messages cut to 256 bytes, agent names, reasons and states to 64, on
-//     a UTF-8 boundary and ending in "…"; control characters other than
-//     newline and tab, and invalid UTF-8, read as U+FFFD;
+//   - messages cut to 256 bytes, agent names and reasons to 64, on a UTF-8
+//     boundary and ending in "…"; control characters other than newline
+//     and tab, and invalid UTF-8, read as U+FFFD;
 //   - an agent name that is a URL ("https://user:pw@host/path?token=…") is
 //     cut to its origin ("https://host"), and dropped when that origin is
 //     longer than 64 bytes; callers should name agents by a name, not a URL;
@@ -392,6 +392,14 @@ func atoi32(s string) (int, bool) {
 	}
 	return int(n), true
 }
+
+// Bounded returns l bounded as the package's chain bounds say, as
+// [ChainError] writes it and [ChainOf] reads it: an agent's name that is a
+// URL cut to its origin, text cut and cleaned, a delay in whole seconds,
+// and so on. A bounded link is its own bounded form. An agent that quotes a
+// name or a message of a link elsewhere (in its own message) quotes the
+// bounded one.
+func (l ChainLink) Bounded() ChainLink { return tidyLink(l) }
 
 // tidyLink bounds a link as the package's chain bounds say. It is
 // idempotent: a tidy link is its own tidy form.

@@ -337,3 +337,24 @@ func TestChainOfHostileData(t *testing.T) {
 		})
 	}
 }
+
+func TestChainLinkBoundedIsWhatChainErrorWrites(t *testing.T) {
+	t.Parallel()
+	for _, l := range []a2a.ChainLink{
+		{Agent: "https://bot:pw@flights.example/a2a?token=t#f", Message: "ok"},
+		{Agent: "flights\x00\x7f", Message: strings.Repeat("x", 300) + "\xff", RetryAfter: time.Second, HTTPStatus: 700},
+		{Agent: "https://" + strings.Repeat("h", 80) + ".example/", Retryable: true, RetryAfter: 100 * time.Millisecond, State: "TASK_STATE_WORKING"},
+		{Agent: "x://[bad", TaskID: "t\n1"},
+	} {
+		b := l.Bounded()
+		require.Equal(t, b, b.Bounded(), "idempotent")
+		for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+			require.Equal(t, []a2a.ChainLink{{Agent: "a", Code: a2a.CodeInternalError}, b},
+				a2a.ChainOf(a2a.ChainError(v, []a2a.ChainLink{{Agent: "a", Code: a2a.CodeInternalError}, l})), "%s", v)
+		}
+	}
+	require.Equal(t, "https://flights.example", a2a.ChainLink{Agent: "https://bot:pw@flights.example/a2a?token=t#f"}.Bounded().Agent)
+	require.Empty(t, a2a.ChainLink{Agent: "https://" + strings.Repeat("h", 80) + ".example/"}.Bounded().Agent, "an origin too long to keep")
+	require.Empty(t, a2a.ChainLink{Agent: "x://[bad"}.Bounded().Agent, "a URL that does not parse")
+	require.Equal(t, "flights\uFFFD\uFFFD", a2a.ChainLink{Agent: "flights\x00\x7f"}.Bounded().Agent)
+}
