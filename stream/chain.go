@@ -49,7 +49,9 @@ import (
 //   - *HTTPError without an A2A error: code 0, "HTTP 503 Service
 //     Unavailable" (the status text of the code, not the server's), the
 //     status; retryable for the statuses the stream counts as a failed
-//     attempt (408, 429 and 5xx), after the Retry-After header's delay.
+//     attempt (408, 429 and 5xx), and for a body whose retry hint says so
+//     ([a2a.ParseHTTPRetry]: a google.rpc.RetryInfo, a 0.3 "retryable"),
+//     after the Retry-After header's delay, else the body's.
 //   - terminal errors: code 0, "task ID ended in state STATE", and the
 //     task's status message, the task's ID and state; not retryable.
 //   - *hitl.Error: code 0, "task ID needs input", the task's ID and state;
@@ -171,7 +173,8 @@ func taskLink(t *a2a.Task, what string) a2a.ChainLink {
 }
 
 // httpLinks describes a response with a non-2xx status: the A2A error it
-// carried, if any, with its status. An A2A error's own retry hint rules, as
+// carried, if any, with its status; without one, the status and the
+// body's retry hint. An A2A error's own retry hint rules, as
 // the more specific answer (a 0.3 HTTP+JSON server sends every error it has
 // no status for as a 500); a Retry-After header on a status the stream
 // retries makes it retryable all the same, and gives the delay it lacks.
@@ -180,6 +183,12 @@ func httpLinks(e *HTTPError) []a2a.ChainLink {
 	after, _ := e.RetryAfter()
 	var rpcErr *a2a.RPCError
 	if !errors.As(e.Err, &rpcErr) {
+		if ok, d := a2a.ParseHTTPRetry(e.Body); ok {
+			retryable = true
+			if after == 0 {
+				after = d
+			}
+		}
 		l := a2a.ChainLink{Message: "HTTP " + strconv.Itoa(e.StatusCode), HTTPStatus: e.StatusCode, Retryable: retryable, RetryAfter: after}
 		if text := http.StatusText(e.StatusCode); text != "" {
 			l.Message += " " + text
