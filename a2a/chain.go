@@ -12,56 +12,6 @@ import (
 	"unicode/utf8"
 )
 
-// Errors across agent chains. An agent that calls another agent, its
-// downstream, and fails because that call failed answers its own caller
-// with an error object that says so: [ChainError] writes it from a list of
-// [ChainLink]s, one per agent, this agent's own first, and [ChainOf] reads
-// the list back out of the error the caller received, through any number
-// of hops and whatever version each hop spoke.
-//
-// In A2A 0.3 the error's data is an object; each agent's link nests the
-// error object of the next agent under "downstream", and each level carries
-// the 0.3 retry hint ("retryable", "retryAfter" in seconds), so generic
-// clients read it at the top:
-//
-//	{"code":-32603,"message":"downstream agent flights failed: model overloaded",
-//	 "data":{"agent":"planner","downstreamAgent":"flights","retryable":true,"retryAfter":5,
-//	  "downstream":{"code":-32603,"message":"model overloaded",
-//	   "data":{"agent":"flights","httpStatus":503,"retryable":true,"retryAfter":5}}}}
-//
-// In A2A 1.0 the data is the usual array of details: first the A2A
-// ErrorInfo of the error's code (reason "INTERNAL_ERROR" for -32603, domain
-// "a2a-protocol.org"), then a google.rpc.RetryInfo when the error is
-// retryable, then one ErrorInfo per link, in order, with reason
-// "DOWNSTREAM_AGENT_ERROR", domain "github.com/a2astream/a2astream" and the
-// link in its string metadata: "agent", "downstreamAgent", "code",
-// "message", "reason", "httpStatus", "taskId", "state", "retryable" ("true"
-// or "false") and "retryAfter" (a protobuf Duration, "5s"). The first
-// link's code and message are the error's own, so its metadata leaves them
-// out.
-//
-// Bounds. A chain is meant to cross trust boundaries, so it copies only
-// what a link holds, never a downstream error's data as it came (which may
-// hold request dumps, headers or tokens), and every link is made safe and
-// small, by ChainError and ChainOf alike:
-//
-//   - at most [MaxChainLinks] links; the deepest are dropped first;
-//   - messages cut to 256 bytes, agent names and reasons to 64, on a UTF-8
-//     boundary and ending in "…"; control characters other than newline
-//     and tab, and invalid UTF-8, read as U+FFFD;
-//   - an agent name that is a URL ("https://user:pw@host/path?token=…") is
-//     cut to its origin ("https://host"), and dropped when that origin is
-//     longer than 64 bytes; callers should name agents by a name, not a URL;
-//   - a task ID over 256 bytes, or with control characters, is left out
-//     rather than cut into the ID of another task; a state is read as
-//     [TaskState] spellings are (anything else is [StateUnknown]);
-//   - an HTTP status outside 100…599 is left out; a delay is kept only on a
-//     retryable link, in whole seconds rounded up, at most [MaxRetryHint];
-//   - the data ChainError writes is at most [MaxChainData] bytes: links
-//     are dropped from the deep end until it fits.
-//
-// So ChainOf(ChainError(v, links)) returns links as ChainError kept them.
-
 // MaxChainLinks is the most links [ChainError] writes and [ChainOf] reads.
 const MaxChainLinks = 8
 
@@ -80,9 +30,14 @@ const (
 	retryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
 )
 
-// ChainLink is one agent's error in a chain: the error an agent answered
-// its caller with, and who that agent is. The zero value of each field
-// means "not known".
+// ChainLink is one agent's error in a chain of agents: the error an agent
+// answered its caller with, and who that agent is. An agent that calls
+// another agent, its downstream, and fails because that call failed
+// answers its own caller with an error object that says so: [ChainError]
+// writes it from the links, one per agent, its own first, and [ChainOf]
+// reads them back out of the error its caller received, through any number
+// of hops and whatever version each hop spoke. The zero value of each
+// field means "not known".
 type ChainLink struct {
 	// Agent names the agent, by the name its caller gave it (an agent
 	// names itself in the first link).
@@ -109,13 +64,40 @@ type ChainLink struct {
 	RetryAfter time.Duration
 }
 
-// ChainError writes links as an error object of version v (see the chain
-// shapes above): links[0] is the error of the agent that answers it (its
-// Code, or [CodeInternalError] when that is 0, and its Message are the
-// error's code and message, and its retry hint the error's), and each
-// following link is the error of the agent the one before it called. An
-// unknown version is written as 1.0. With no links, the result is a plain
-// internal error.
+// ChainError writes links as an error object of version v: links[0] is the
+// error of the agent that answers it (its Code, or [CodeInternalError] when
+// that is 0, and its Message are the error's code and message, and its
+// retry hint the error's), and each following link is the error of the
+// agent the one before it called. An unknown version is written as 1.0.
+// With no links, the result is a plain internal error.
+//
+// In A2A 0.3 the error's data is an object; each agent's link nests the
+// error object of the next agent under "downstream", and each level carries
+// the 0.3 retry hint ("retryable", "retryAfter" in seconds), so that any
+// client reads it at the top:
+//
+//	{"code":-32603,"message":"downstream agent flights failed: model overloaded",
+//	 "data":{"agent":"planner","downstreamAgent":"flights","retryable":true,"retryAfter":5,
+//	  "downstream":{"code":-32603,"message":"model overloaded",
+//	   "data":{"agent":"flights","httpStatus":503,"retryable":true,"retryAfter":5}}}}
+//
+// Each level's data also carries, when known, "reason", "taskId" and
+// "state"; "agent" is always there, if empty, to mark the object as a link.
+//
+// In A2A 1.0 the data is the usual array of details: first the A2A
+// ErrorInfo of the error's code (reason "INTERNAL_ERROR" for -32603, domain
+// "a2a-protocol.org"), then a google.rpc.RetryInfo when the error is
+// retryable ("retryDelay":"5s"), then one ErrorInfo per link, in order,
+// with reason "DOWNSTREAM_AGENT_ERROR", domain
+// "github.com/a2astream/a2astream" and the link in its string metadata:
+// "agent", "downstreamAgent", "code", "message", "reason", "httpStatus",
+// "taskId", "state", "retryable" ("true" or "false") and "retryAfter" (a
+// protobuf Duration, "5s"). The first link's code and message are the
+// error's own, so its metadata leaves them out.
+//
+// Only what the links hold is written, each link as [ChainLink.Bounded]
+// gives it, and at most [MaxChainLinks] links: the deepest are dropped
+// first, also until the data is at most [MaxChainData] bytes.
 //
 // Over HTTP+JSON, write the result with [MarshalHTTPError]: in 1.0 its A2A
 // ErrorInfo comes first, so that [ParseHTTPError] reads it as the A2A error
@@ -150,9 +132,10 @@ func ChainError(v Version, links []ChainLink) *RPCError {
 // links in order; for any other error object, one link, without an Agent,
 // with its code, message, 1.0 reason and retry hint. It returns nil when
 // err is no *RPCError. The first link's code, message and retry hint are
-// always the error object's own. Links are bounded as the package's chain
-// bounds say, whatever the data holds; data that is not a chain, or not
-// valid JSON, is read as no chain.
+// always the error object's own. Whatever the data holds, at most
+// [MaxChainLinks] links are read, each as [ChainLink.Bounded] gives it;
+// data that is not a chain, or not valid JSON, is read as no chain. So
+// ChainOf(ChainError(v, links)) returns links as ChainError kept them.
 func ChainOf(err error) []ChainLink {
 	var e *RPCError
 	if !errors.As(err, &e) || e == nil {
@@ -393,15 +376,28 @@ func atoi32(s string) (int, bool) {
 	return int(n), true
 }
 
-// Bounded returns l bounded as the package's chain bounds say, as
-// [ChainError] writes it and [ChainOf] reads it: an agent's name that is a
-// URL cut to its origin, text cut and cleaned, a delay in whole seconds,
-// and so on. A bounded link is its own bounded form. An agent that quotes a
-// name or a message of a link elsewhere (in its own message) quotes the
-// bounded one.
+// Bounded returns l as [ChainError] writes it and [ChainOf] reads it. A
+// chain is meant to cross trust boundaries, so a link copies nothing of a
+// downstream error's data as it came (which may hold request dumps,
+// headers or tokens), and every link is made safe and small:
+//
+//   - its message is cut to 256 bytes, its agent name and reason to 64, on
+//     a UTF-8 boundary and ending in "…"; control characters other than
+//     newline and tab, and invalid UTF-8, read as U+FFFD;
+//   - an agent name that is a URL ("https://user:pw@host/path?token=…") is
+//     cut to its origin ("https://host"), and dropped when that does not
+//     parse or is over 64 bytes; name agents by names, not URLs;
+//   - a task ID over 256 bytes, or with control characters, is dropped
+//     rather than cut into the ID of another task; a state is read as
+//     [TaskState] spellings are (anything else is [StateUnknown]);
+//   - an HTTP status outside 100…599 is dropped; a delay is kept only on a
+//     retryable link, in whole seconds rounded up, at most [MaxRetryHint].
+//
+// A bounded link is its own bounded form. An agent that quotes a link's
+// name or message elsewhere (in its own message) quotes the bounded one.
 func (l ChainLink) Bounded() ChainLink { return tidyLink(l) }
 
-// tidyLink bounds a link as the package's chain bounds say. It is
+// tidyLink bounds a link as [ChainLink.Bounded] documents it. It is
 // idempotent: a tidy link is its own tidy form.
 func tidyLink(l ChainLink) ChainLink {
 	l.Agent = agentName(l.Agent)

@@ -28,8 +28,9 @@ import (
 // and in the message, as [a2a.ChainLink.Bounded] cuts it). Nothing of
 // the downstream call is copied but what its link holds: no header, no
 // response body, no URL, no error data as it came, no transport error
-// text; messages are cut to 256 bytes and the whole data to 4 KiB, as
-// package a2a's chain bounds say.
+// text; each link is bounded as [a2a.ChainLink.Bounded] says (messages cut
+// to 256 bytes), at most [a2a.MaxChainLinks] links are kept and the whole
+// data is at most [a2a.MaxChainData] (4 KiB).
 //
 // This agent's error is always -32603 (internal error), with the message
 // "downstream agent NAME failed: " and the downstream link's message. No
