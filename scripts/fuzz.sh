@@ -29,6 +29,7 @@ targets=(
 	"FuzzUnmarshalEventFor ./a2a"
 	"FuzzCanonicalJSON ./a2a"
 	"FuzzRetryHint ./a2a"
+	"FuzzChainOf ./a2a"
 	"FuzzLedger ./dedupe"
 	"FuzzRevisions ./dedupe"
 )

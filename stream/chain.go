@@ -1,0 +1,219 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// ChainError returns the JSON-RPC error object that an agent named self
+// answers its own caller with when a call it made to the agent it names
+// downstream failed with err, an error this package returned; nil for a nil
+// err. The object is of version v, as [a2a.ChainError] writes it, and
+// [a2a.ChainOf] reads its links back: this agent's, then the downstream
+// agent's, then, when the downstream agent answered such a chain itself,
+// the links of the agents behind it.
+//
+// Name the downstream agent by a name of your own, not by its URL: a URL
+// may carry a token (a URL is cut to its origin all the same, in the links
+// and in the message, as [a2a.ChainLink.Bounded] cuts it). Nothing of
+// the downstream call is copied but what its link holds: no header, no
+// response body, no URL, no error data as it came, no transport error
+// text; each link is bounded as [a2a.ChainLink.Bounded] says (messages cut
+// to 256 bytes), at most [a2a.MaxChainLinks] links are kept and the whole
+// data is at most [a2a.MaxChainData] (4 KiB).
+//
+// This agent's error is always -32603 (internal error), with the message
+// "downstream agent NAME failed: " and the downstream link's message. No
+// other code would be true: the downstream agent's code describes the call
+// this agent made, not the one its caller made (its -32001, task not found,
+// is about a task of the downstream agent's), and an error this agent
+// answers over HTTP+JSON must carry a code A2A defines. The downstream
+// code, when there is one, is in the downstream link. This agent's error is
+// retryable, with the same delay, exactly when the downstream link is.
+//
+// The downstream link says, for each error of this package:
+//
+//   - *a2a.RPCError (also inside an *HTTPError): its code, message, 1.0
+//     reason and retry hint, and the HTTP status when one came with it
+//     (retryable also when that status is one the stream retries and came
+//     with a Retry-After header); if it was a chain, the chain follows.
+//   - *HTTPError without an A2A error: code 0, "HTTP 503 Service
+//     Unavailable" (the status text of the code, not the server's), the
+//     status; retryable for the statuses the stream counts as a failed
+//     attempt (408, 429 and 5xx), and for a body whose retry hint says so
+//     ([a2a.ParseHTTPRetry]: a google.rpc.RetryInfo, a 0.3 "retryable"),
+//     after the Retry-After header's delay, else the body's.
+//   - terminal errors: code 0, "task ID ended in state STATE", and the
+//     task's status message, the task's ID and state; not retryable.
+//   - *hitl.Error: code 0, "task ID needs input", the task's ID and state;
+//     not retryable (the prompt is not copied).
+//   - *reconnect.Error: code 0, "connection lost" (and after how many
+//     attempts), the task's ID and state, the HTTP status and Retry-After
+//     delay of the last failure if it was an *HTTPError; retryable.
+//   - *ProtocolError: code 0, "protocol error: " and its reason; not
+//     retryable.
+//   - *StalledError: code 0, "task ID made no progress for D"; not
+//     retryable.
+//   - ErrIdleTimeout, a transport error (*url.Error, net.Error, an
+//     unexpected EOF, ErrEndedEarly): code 0, "no data within the idle
+//     timeout" or "connection failed"; retryable.
+//   - context.DeadlineExceeded: "deadline exceeded", retryable (the
+//     downstream agent may answer in time on another try);
+//     context.Canceled: "canceled", not retryable.
+//   - ErrInvalidMessage, ErrInvalidOption, *InvalidCardError: "invalid
+//     message", "invalid option", "invalid agent card"; not retryable
+//     (this agent's own mistake, or the card's).
+//   - any other error: "call failed", not retryable; its text is not
+//     copied.
+func ChainError(err error, v a2a.Version, self, downstream string) *a2a.RPCError {
+	if err == nil {
+		return nil
+	}
+	down := downstreamLinks(err)
+	down[0].Agent = downstream
+	down[0] = down[0].Bounded() // the message quotes its name and message as the link holds them
+	msg := "downstream agent failed"
+	if down[0].Agent != "" {
+		msg = "downstream agent " + down[0].Agent + " failed"
+	}
+	if down[0].Message != "" {
+		msg += ": " + down[0].Message
+	}
+	own := a2a.ChainLink{Agent: self, Code: a2a.CodeInternalError, Message: msg,
+		Retryable: down[0].Retryable, RetryAfter: down[0].RetryAfter}
+	return a2a.ChainError(v, append([]a2a.ChainLink{own}, down...))
+}
+
+// downstreamLinks describes err as the downstream agent's link, followed by
+// the links of the agents behind it when its error was a chain.
+func downstreamLinks(err error) []a2a.ChainLink {
+	var (
+		final    terminal.Error
+		lost     *reconnect.Error
+		input    *hitl.Error
+		httpErr  *HTTPError
+		rpcErr   *a2a.RPCError
+		protoErr *ProtocolError
+		stalled  *StalledError
+		cardErr  *InvalidCardError
+	)
+	switch {
+	case errors.As(err, &final):
+		state, _ := terminal.StateOf(final)
+		t := final.FinalTask()
+		l := taskLink(t, "ended in state "+string(state))
+		l.State = state
+		if t != nil {
+			if text := t.Status.Message.Text(); text != "" {
+				l.Message += ": " + text
+			}
+		}
+		return []a2a.ChainLink{l}
+	case errors.As(err, &input):
+		return []a2a.ChainLink{taskLink(input.Task, "needs input")}
+	case errors.As(err, &lost):
+		l := a2a.ChainLink{Message: "connection lost", Retryable: true}
+		if lost.Attempts > 0 {
+			l.Message += "; gave up after " + strconv.Itoa(lost.Attempts) + " attempts"
+		}
+		l.TaskID = lost.TaskID
+		if lost.Task != nil {
+			if l.TaskID == "" {
+				l.TaskID = lost.Task.ID
+			}
+			l.State = lost.Task.Status.State
+		}
+		if errors.As(lost.Err, &httpErr) {
+			l.HTTPStatus = httpErr.StatusCode
+			l.RetryAfter, _ = httpErr.RetryAfter()
+		}
+		return []a2a.ChainLink{l}
+	case errors.As(err, &httpErr):
+		return httpLinks(httpErr)
+	case errors.As(err, &rpcErr):
+		return a2a.ChainOf(rpcErr)
+	case errors.As(err, &protoErr):
+		return []a2a.ChainLink{{Message: "protocol error: " + protoErr.Reason}}
+	case errors.As(err, &stalled):
+		return []a2a.ChainLink{taskLink(stalled.Task, "made no progress for "+stalled.After.String())}
+	case errors.Is(err, ErrInvalidMessage):
+		return []a2a.ChainLink{{Message: "invalid message"}}
+	case errors.Is(err, ErrInvalidOption):
+		return []a2a.ChainLink{{Message: "invalid option"}}
+	case errors.As(err, &cardErr):
+		return []a2a.ChainLink{{Message: "invalid agent card", Retryable: transport(cardErr.Err)}}
+	case errors.Is(err, context.DeadlineExceeded):
+		return []a2a.ChainLink{{Message: "deadline exceeded", Retryable: true}}
+	case errors.Is(err, context.Canceled):
+		return []a2a.ChainLink{{Message: "canceled"}}
+	case errors.Is(err, ErrIdleTimeout):
+		return []a2a.ChainLink{{Message: "no data within the idle timeout", Retryable: true}}
+	case transport(err):
+		return []a2a.ChainLink{{Message: "connection failed", Retryable: true}}
+	}
+	return []a2a.ChainLink{{Message: "call failed"}}
+}
+
+// taskLink is the link of a downstream task: "task ID what", with its ID
+// and state.
+func taskLink(t *a2a.Task, what string) a2a.ChainLink {
+	if t == nil {
+		return a2a.ChainLink{Message: "task " + what}
+	}
+	return a2a.ChainLink{Message: "task " + t.ID + " " + what, TaskID: t.ID, State: t.Status.State}
+}
+
+// httpLinks describes a response with a non-2xx status: the A2A error it
+// carried, if any, with its status; without one, the status and the
+// body's retry hint. An A2A error's own retry hint rules, as
+// the more specific answer (a 0.3 HTTP+JSON server sends every error it has
+// no status for as a 500); a Retry-After header on a status the stream
+// retries makes it retryable all the same, and gives the delay it lacks.
+func httpLinks(e *HTTPError) []a2a.ChainLink {
+	retryable := retryableStatus(e.StatusCode)
+	after, _ := e.RetryAfter()
+	var rpcErr *a2a.RPCError
+	if !errors.As(e.Err, &rpcErr) {
+		if ok, d := a2a.ParseHTTPRetry(e.Body); ok {
+			retryable = true
+			if after == 0 {
+				after = d
+			}
+		}
+		l := a2a.ChainLink{Message: "HTTP " + strconv.Itoa(e.StatusCode), HTTPStatus: e.StatusCode, Retryable: retryable, RetryAfter: after}
+		if text := http.StatusText(e.StatusCode); text != "" {
+			l.Message += " " + text
+		}
+		return []a2a.ChainLink{l}
+	}
+	links := a2a.ChainOf(rpcErr)
+	links[0].HTTPStatus = e.StatusCode
+	_, asked := e.RetryAfter()
+	if !links[0].Retryable && retryable && asked {
+		links[0].Retryable = true
+	}
+	if links[0].Retryable && links[0].RetryAfter == 0 {
+		links[0].RetryAfter = after
+	}
+	return links
+}
+
+// transport reports a failure of the connection itself.
+func transport(err error) bool {
+	var (
+		ue *url.Error
+		ne net.Error
+	)
+	return errors.As(err, &ue) || errors.As(err, &ne) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, ErrEndedEarly)
+}
