@@ -134,6 +134,7 @@ var errorTable = []struct {
 	{errRetryable(a2a.CodeTaskNotFound, 2), ends | busy, asks | busy, fetches, retries, retries, returns},
 	{errRetryable(a2a.CodeUnsupportedOperation, 2), polls, polls, polls, retries, retries, returns},
 	{errRetryable(a2a.CodeParseError, 2), ends, asks, asks, asks, asks, returns},
+	{errRetryable(a2a.CodeInvalidRequest, 2), ends, asks, asks, asks, asks, returns},
 	{errRetryable(a2a.CodeInvalidParams, 2), ends, asks, fetches, asks, asks, returns},
 
 	{errStatus(http.StatusBadRequest), ends, ends, ends, ends, ends, returns},
@@ -145,6 +146,7 @@ var errorTable = []struct {
 	{errStatus(http.StatusConflict), ends, ends, fetches, ends, ends, returns},
 	{errStatus(http.StatusRequestEntityTooLarge), ends, ends, ends, ends, ends, returns},
 	{errStatus(http.StatusUnsupportedMediaType), ends, ends, ends, ends, ends, returns},
+	{errStatus(http.StatusUnprocessableEntity), ends, ends, fetches, ends, ends, returns},
 	{errStatus(http.StatusTooManyRequests), ends | busy, ends | busy, retries, retries, retries, returns},
 	{errStatus(http.StatusInternalServerError), ends, ends, retries, retries, retries, returns},
 	{errStatus(http.StatusNotImplemented), polls, polls, polls, retries, retries, returns},
@@ -234,8 +236,8 @@ func failures(w wire, call string, a failure) int {
 	return 1
 }
 
-// expect returns what the scenario of call must observe when the runtime
-// does act about failure a on wire w.
+// expect returns what the scenario of call must observe on wire w when the
+// runtime's action on failure a is act.
 func expect(w wire, call string, act action, a failure, idempotent bool) expectation {
 	wait := max(backoff, time.Duration(a.retrySecs)*time.Second)
 	poll := stream.DefaultPollInterval
