@@ -77,22 +77,37 @@ func requireRetryable(t *testing.T, w wire, n stream.Notice) {
 }
 
 func TestRetryableErrorOnSubscribeAfterACutWaitsTheDelayAndGoesOn(t *testing.T) {
-	eachWire(t, []string{"-subscribe-errors", "1"}, func(t *testing.T, w wire, p *peer) {
-		sc := scenarioNamed(t, "stream")
-		got, rl := run(t, p, sc, faults{plan: []proxy.Fault{cut(2, 0)}})
-		logRun(t, rl)
-		require.Equal(t, withText(sc.want), got)
-		require.True(t, rl.px.Records()[0].Fired, "the cut fired")
-		checkSends(t, rl.px, sc)
-		c := p.counts(t)
-		require.Len(t, c.Sends, 1)
-		require.Equal(t, 2, c.Subscribes, "the first subscribe was answered with the retryable error, the second served")
-		require.Len(t, rl.notices, 3)
-		require.Equal(t, stream.Reconnecting, rl.notices[0].Kind)
-		require.Equal(t, reconnectBackoff, rl.notices[0].Wait, "the cut waits the backoff")
-		requireRetryable(t, w, rl.notices[1])
-		require.Equal(t, stream.Resumed, rl.notices[2].Kind)
-	})
+	// The first subscribe is answered with the retryable error: as a JSON
+	// body, or as the first event of an SSE stream.
+	for _, how := range []struct {
+		name  string
+		flags []string
+	}{
+		{"body", []string{"-subscribe-errors", "1"}},
+		{"event", []string{"-subscribe-errors", "1", "-errors-in-stream"}},
+	} {
+		t.Run(how.name, func(t *testing.T) {
+			eachWire(t, how.flags, func(t *testing.T, w wire, p *peer) {
+				sc := scenarioNamed(t, "stream")
+				got, rl := run(t, p, sc, faults{plan: []proxy.Fault{cut(2, 0)}})
+				logRun(t, rl)
+				require.Equal(t, withText(sc.want), got)
+				require.True(t, rl.px.Records()[0].Fired, "the cut fired")
+				checkSends(t, rl.px, sc)
+				c := p.counts(t)
+				require.Len(t, c.Sends, 1)
+				require.Equal(t, 2, c.Subscribes, "the first subscribe was answered with the retryable error, the second served")
+				// A subscribe answered 200 says Resumed as its stream opens,
+				// before the error event comes: the "event" runs have one
+				// Resumed more. The reconnects are the same.
+				re := reconnects(rl.notices)
+				require.Len(t, re, 2)
+				require.Equal(t, reconnectBackoff, re[0].Wait, "the cut waits the backoff")
+				requireRetryable(t, w, re[1])
+				require.Equal(t, stream.Resumed, rl.notices[len(rl.notices)-1].Kind)
+			})
+		})
+	}
 }
 
 func TestRetryableErrorOnGetTaskIsAFailedAttempt(t *testing.T) {
@@ -109,6 +124,12 @@ func TestRetryableErrorOnGetTaskIsAFailedAttempt(t *testing.T) {
 		c := p.counts(t)
 		require.Len(t, c.Sends, 1)
 		require.GreaterOrEqual(t, c.Gets, 2, "the get-task answered with the error, and one after it")
+		// The get-task that failed is an attempt like a failed subscribe:
+		// after the wait the stream subscribes again, is refused again, and
+		// reads the task.
+		kinds := requestKinds(rl.px)
+		require.GreaterOrEqual(t, len(kinds), 6)
+		require.Equal(t, []proxy.Kind{proxy.Card, proxy.Send, proxy.Subscribe, proxy.Poll, proxy.Subscribe, proxy.Poll}, kinds[:6])
 		require.GreaterOrEqual(t, len(rl.notices), 3)
 		require.Equal(t, stream.Reconnecting, rl.notices[0].Kind)
 		require.Equal(t, reconnectBackoff, rl.notices[0].Wait, "the cut waits the backoff")
@@ -148,14 +169,22 @@ func TestRetryableErrorInsideAStreamResubscribes(t *testing.T) {
 		c := p.counts(t)
 		require.Len(t, c.Sends, 1)
 		require.Equal(t, 1, c.Subscribes)
-		kinds := requestKinds(rl.px)
-		require.GreaterOrEqual(t, len(kinds), 3)
-		require.Equal(t, []proxy.Kind{proxy.Card, proxy.Send, proxy.Subscribe}, kinds[:3],
-			"a retryable error is a drop: the stream subscribes again at once, it does not first ask whether the task ended")
+		require.Zero(t, c.Gets, "a retryable error is a drop: the stream subscribes again, it does not ask whether the task ended")
 		require.Len(t, rl.notices, 2)
 		requireRetryable(t, w, rl.notices[0])
 		require.Equal(t, stream.Resumed, rl.notices[1].Kind)
 	})
+}
+
+// reconnects returns the Reconnecting notices of ns.
+func reconnects(ns []stream.Notice) []stream.Notice {
+	var out []stream.Notice
+	for _, n := range ns {
+		if n.Kind == stream.Reconnecting {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // requestKinds returns the kinds of the requests the proxy saw, in order.

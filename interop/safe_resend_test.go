@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/interop/proxy"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -75,6 +76,28 @@ func TestBusySendIsSentAgainWithIdempotentSends(t *testing.T) {
 		require.Equal(t, stream.Reconnecting, rl.notices[0].Kind)
 		require.Equal(t, busyWait(w), rl.notices[0].Wait)
 		require.Equal(t, stream.Resumed, rl.notices[1].Kind)
+	})
+}
+
+func TestBusySendsSpendTheBudget(t *testing.T) {
+	// Busy five times: the send and three more (MaxAttempts 3), all with
+	// the same message ID, then the stream ends.
+	eachWire(t, []string{"-busy", "5"}, func(t *testing.T, w wire, p *peer) {
+		sc := scenarioNamed(t, "stream")
+		_, rl := run(t, p, sc, faults{client: []stream.Option{stream.WithIdempotentSends()}})
+		logRun(t, rl)
+		var re *reconnect.Error
+		require.ErrorAs(t, rl.err, &re)
+		require.Equal(t, 3, re.Attempts)
+		ids := sentIDs(rl.px)
+		require.Len(t, ids, 4)
+		require.Equal(t, []string{ids[0], ids[0], ids[0], ids[0]}, ids)
+		require.Equal(t, ids, p.counts(t).Sends)
+		require.Len(t, rl.notices, 3)
+		for _, n := range rl.notices {
+			require.Equal(t, stream.Reconnecting, n.Kind)
+			require.Equal(t, busyWait(w), n.Wait)
+		}
 	})
 }
 

@@ -26,6 +26,9 @@
 // Faults, each counted over the whole process:
 //
 //	-subscribe-errors N  the first N subscribes are answered with a retryable error
+//	-errors-in-stream    those errors come as the first event of an SSE stream
+//	                     (as @a2a-js/sdk 0.3 answers a resubscribe it refuses),
+//	                     not as a JSON body
 //	-subscribe-refuse    every subscribe is refused with task-not-found, so the
 //	                     client reads the task with get-task
 //	-get-errors N        the first N get-tasks (reads and polls) are answered
@@ -58,6 +61,7 @@ func main() {
 	delay := flag.Duration("delay", 60*time.Millisecond, "pause between events")
 	var f faults
 	flag.IntVar(&f.subscribeErrors, "subscribe-errors", 0, "answer the first N subscribes with a retryable error")
+	flag.BoolVar(&f.errorsInStream, "errors-in-stream", false, "send the subscribe errors as the first event of an SSE stream")
 	flag.BoolVar(&f.subscribeRefuse, "subscribe-refuse", false, "refuse every subscribe with task-not-found")
 	flag.IntVar(&f.getErrors, "get-errors", 0, "answer the first N get-tasks with a retryable error")
 	flag.IntVar(&f.streamErrorAt, "stream-error-at", -1, "end the first streaming send's stream with a retryable error after K events")
@@ -94,6 +98,7 @@ func main() {
 // faults are the scripted failures, counted over the whole process.
 type faults struct {
 	subscribeErrors int
+	errorsInStream  bool
 	subscribeRefuse bool
 	getErrors       int
 	streamErrorAt   int // -1: none

@@ -175,7 +175,13 @@ func (a *agent) subscribe(r *http.Request, rp replier, id string) {
 		rp.fail(a.plainError(codeUnsupported, "streaming is not supported"))
 		return
 	case a.take(&a.faults.subscribeErrors):
-		rp.fail(a.retryError("the event store is unavailable; subscribe again"))
+		e := a.retryError("the event store is unavailable; subscribe again")
+		if a.faults.errorsInStream {
+			rp.open()
+			rp.streamError(e)
+			return
+		}
+		rp.fail(e)
 		return
 	case a.faults.subscribeRefuse:
 		rp.fail(a.plainError(codeTaskNotFound, "no live stream for task "+id))
