@@ -45,7 +45,7 @@ func scenarioNamed(t *testing.T, name string) scenario {
 	return scenario{}
 }
 
-// noticeLog is the notices of a run, one "kind wait" per line.
+// noticeLog renders a run's notices for the failure log, "kind wait" each.
 func noticeLog(ns []stream.Notice) []string {
 	var out []string
 	for _, n := range ns {

@@ -186,11 +186,11 @@ func wholeSeconds(d time.Duration) int {
 // shapes of A2A's error-handling guides:
 //
 //   - 0.3: the JSON-RPC error's data is {"retryable":true,"retryAfter":N},
-//     N in whole seconds (the guide's "Retryable errors" example);
-//   - 1.0: the data is an array of details, a google.rpc.ErrorInfo with
-//     reason INTERNAL_ERROR in the a2a-protocol.org domain and a
-//     google.rpc.RetryInfo with its retryDelay (the AIP-193 pattern the 1.0
-//     specification's error model follows, §5.4 and §9.5).
+//     N in whole seconds, as the guide writes it;
+//   - 1.0: the data is an array of details (google.protobuf.Any objects,
+//     A2A 1.0 §9.5), a google.rpc.ErrorInfo with reason INTERNAL_ERROR in
+//     the a2a-protocol.org domain (§5.4) and a google.rpc.RetryInfo with its
+//     retryDelay.
 func (a *agent) retryError(message string) rpcError {
 	e := rpcError{code: codeInternal, message: message}
 	if a.d.v10 {
