@@ -162,12 +162,21 @@ type faults struct {
 	plan  []proxy.Fault
 	polls func(n int) proxy.Drop
 	seed  uint64 // the seed polls was made from, for the log
+	// down makes the proxy stop listening once the client has read the
+	// card, and listen again at the first Reconnecting notice: the send
+	// finds the agent down, and the agent is back for the next attempt.
+	down bool
+	// client adds options to the run's client.
+	client []stream.Option
 }
 
 func (f faults) String() string {
 	s := fmt.Sprint(f.plan)
 	if f.polls != nil {
 		s += fmt.Sprintf(" polls(seed %d)", f.seed)
+	}
+	if f.down {
+		s += " down-at-send"
 	}
 	return s
 }
@@ -278,6 +287,9 @@ func skipVariant(p peerDef, sc scenario, v variant) string {
 // unanswered that long.
 const idleTimeout = 2 * time.Second
 
+// reconnectBackoff is the clients' wait before each reconnect attempt.
+const reconnectBackoff = 100 * time.Millisecond
+
 // pollInterval is the clients' poll interval: agents that cannot stream are
 // followed by polling, and the peers' events are 60 ms apart.
 const pollInterval = 100 * time.Millisecond
@@ -315,7 +327,7 @@ func newClient(t *testing.T, px *proxy.Proxy, p *peer, prompts *[]string, extra 
 		return hitl.Text(answer), nil
 	})
 	opts := append([]stream.Option{
-		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}),
+		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: reconnectBackoff}),
 		stream.WithIdleTimeout(idleTimeout),
 		stream.WithPollInterval(pollInterval),
 		stream.WithHumanInput(hook),
@@ -397,21 +409,42 @@ func view(arts []a2a.Artifact) []artifact {
 	return out
 }
 
+// runLog is what a run leaves besides its outcome: its proxy, the notices
+// the stream gave, and the error it ended with.
+type runLog struct {
+	px      *proxy.Proxy
+	notices []stream.Notice
+	err     error
+}
+
 // run sends the scenario's message through a fresh proxy that applies f,
 // and returns what the application saw.
-func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
+func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *runLog) {
 	t.Helper()
 	px := newProxy(t, p, f.plan)
 	px.DropPolls(f.polls)
+	rl := &runLog{px: px}
 	var prompts []string
 	var onResume func(taskID string)
 	var notices []string
-	client := newClient(t, px, p, &prompts, stream.WithNotify(func(n stream.Notice) {
-		notices = append(notices, fmt.Sprintf("%s attempt %d cause %v", n.Kind, n.Attempt, n.Cause))
+	opts := append([]stream.Option{stream.WithNotify(func(n stream.Notice) {
+		notices = append(notices, fmt.Sprintf("%s attempt %d wait %s cause %v", n.Kind, n.Attempt, n.Wait, n.Cause))
+		rl.notices = append(rl.notices, n)
+		if n.Kind == stream.Reconnecting && f.down {
+			if err := px.Listen(); err != nil {
+				t.Errorf("the proxy cannot listen again on %s: %v", px.Addr(), err)
+			}
+		}
 		if n.Kind == stream.Resumed && onResume != nil {
 			onResume(n.TaskID)
 		}
-	}))
+	})}, f.client...)
+	client := newClient(t, px, p, &prompts, opts...)
+	if f.down {
+		if err := px.StopListening(); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -442,6 +475,9 @@ func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
 		}
 	}
 	onResume = func(taskID string) {
+		if !sc.cancel || canceled {
+			return // no get-task of the test's own to muddle the request log
+		}
 		// Only once the agent has written its chunk, as the chunk trigger.
 		if task, err := client.GetTask(ctx, taskID); err == nil && len(task.Artifacts) > 0 {
 			cancelTask(taskID)
@@ -464,6 +500,7 @@ func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
 		}
 	}
 	err := s.Err()
+	rl.err = err
 	if sc.cancel && !canceled {
 		t.Errorf("neither the first chunk nor a resume came, so the test never canceled (stream ended with %v)", err)
 	}
@@ -479,7 +516,7 @@ func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *proxy.Proxy) {
 			t.Errorf("artifacts rebuilt from events differ from Task().Artifacts:\nevents: %v\ntask:   %v", view(arts), view(task.Artifacts))
 		}
 	}
-	return withText(o), px
+	return withText(o), rl
 }
 
 // normalize makes nil and empty slices compare equal.
@@ -499,11 +536,11 @@ func TestMatrix(t *testing.T) {
 		for _, sc := range scenarios {
 			t.Run(sc.name, func(t *testing.T) {
 				t.Parallel()
-				uncut, px := run(t, p, sc, faults{})
+				uncut, rl := run(t, p, sc, faults{})
 				if want := withText(sc.want); !reflect.DeepEqual(uncut, want) {
 					t.Fatalf("uncut run:\n got: %v\nwant: %v", uncut, want)
 				}
-				checkSends(t, px, sc)
+				checkSends(t, rl.px, sc)
 				for _, v := range variantsFor(p.def) {
 					t.Run(v.name, func(t *testing.T) {
 						if why := skipVariant(p.def, sc, v); why != "" {
@@ -518,7 +555,8 @@ func TestMatrix(t *testing.T) {
 							f.seed = cellSeed(t.Name())
 							f.polls = v.polls(f.seed)
 						}
-						got, px := run(t, p, sc, f)
+						got, rl := run(t, p, sc, f)
+						px := rl.px
 						recs := px.Records()
 						t.Logf("faults %v; streams: %+v; requests:\n%s", f, recs, requestLog(px))
 						if len(f.plan) > 0 && (len(recs) == 0 || !recs[0].Fired) {

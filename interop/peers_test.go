@@ -3,17 +3,22 @@ package interop_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -22,10 +27,13 @@ import (
 // that arrive over time; "slow" scripts use five times this.
 const peerDelay = 60 * time.Millisecond
 
-// a2agoBin is the a2a-go peer built by TestMain, or "" with a2agoErr set.
+// a2agoBin is the a2a-go peer built by TestMain, or "" with a2agoErr set;
+// retryBin the same for the retry peer.
 var (
 	a2agoBin string
 	a2agoErr error
+	retryBin string
+	retryErr error
 )
 
 func TestMain(m *testing.M) {
@@ -44,24 +52,25 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	a2agoBin, a2agoErr = buildA2AGo(dir)
+	a2agoBin, a2agoErr = buildPeer(dir, "a2ago")
+	retryBin, retryErr = buildPeer(dir, "retry")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// buildA2AGo builds the a2a-go peer (package ./peers/a2ago of this module).
-func buildA2AGo(dir string) (string, error) {
-	bin := filepath.Join(dir, "a2ago")
+// buildPeer builds a Go peer (package ./peers/NAME of this module) into dir.
+func buildPeer(dir, name string) (string, error) {
+	bin := filepath.Join(dir, name)
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./peers/a2ago")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./peers/"+name)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build ./peers/a2ago: %v\n%s", err, out)
+		return "", fmt.Errorf("go build ./peers/%s: %v\n%s", name, err, out)
 	}
 	return bin, nil
 }
@@ -275,4 +284,77 @@ func eachPeerWhere(t *testing.T, want func(peerDef) bool, f func(t *testing.T, p
 			f(t, p)
 		})
 	}
+}
+
+// wire is one binding in one protocol version. "Every wire" is the four of
+// them: JSON-RPC and HTTP+JSON, in A2A 0.3 and 1.0.
+type wire struct {
+	v a2a.Version
+	b a2a.Binding
+}
+
+func (w wire) String() string {
+	if w.b == a2a.BindingHTTPJSON {
+		return "rest-" + string(w.v)
+	}
+	return "jsonrpc-" + string(w.v)
+}
+
+var wires = []wire{
+	{a2a.V03, a2a.BindingJSONRPC},
+	{a2a.V10, a2a.BindingJSONRPC},
+	{a2a.V03, a2a.BindingHTTPJSON},
+	{a2a.V10, a2a.BindingHTTPJSON},
+}
+
+// retryDelay is the delay the retry peer's retryable errors ask for on a
+// wire: 0.3's retryAfter counts whole seconds, 1.0's RetryInfo takes
+// "0.2s".
+func retryDelay(w wire) time.Duration {
+	if w.v == a2a.V10 {
+		return 200 * time.Millisecond
+	}
+	return time.Second
+}
+
+// retryPeer is the retry peer (peers/retry) serving wire w with the faults
+// that flags give (see its package doc), and the delay retryDelay(w).
+func retryPeer(w wire, flags ...string) peerDef {
+	binding := "jsonrpc"
+	if w.b == a2a.BindingHTTPJSON {
+		binding = "rest"
+	}
+	mode := streams
+	if slices.Contains(flags, "-no-streaming") {
+		mode = noStreaming
+	}
+	return peerDef{
+		name: "retry-" + w.String(), version: w.v, binding: w.b, mode: mode,
+		command: func() (*exec.Cmd, error) {
+			if retryErr != nil {
+				return nil, retryErr
+			}
+			args := append([]string{"-addr", "127.0.0.1:0", "-delay", peerDelay.String(),
+				"-binding", binding, "-version", string(w.v), "-retry-after", retryDelay(w).String()}, flags...)
+			return exec.Command(retryBin, args...), nil
+		},
+	}
+}
+
+// agentCounts is what the retry peer says it received (GET /counts,
+// straight to the peer, not through the proxy).
+type agentCounts struct {
+	Sends      []string `json:"sends"` // the message IDs of the sends, in order
+	Subscribes int      `json:"subscribes"`
+	Gets       int      `json:"gets"`
+}
+
+func (p *peer) counts(t *testing.T) agentCounts {
+	t.Helper()
+	resp, err := http.Get(p.url + "counts")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var c agentCounts
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&c))
+	return c
 }

@@ -58,6 +58,14 @@
 // open, as a dead network path would, until the client gives up and closes
 // its end (the proxy then closes the server side) or Close is called.
 //
+// # Refusing connections
+//
+// StopListening closes the listener and Listen opens it again on the same
+// address: in between a dial to Addr is refused, as when an agent is down,
+// so the client knows its request never left. (A connection the proxy
+// accepted and then reset would not do: the client had a connection, and
+// the request may have gone out on it.)
+//
 // Use it with an HTTP client that does not reuse connections
 // (http.Transport.DisableKeepAlives), so that each request is one connection:
 // only the first request and response of a connection are read.
@@ -133,10 +141,11 @@ type Record struct {
 
 // Proxy forwards TCP connections from its listener to a target address.
 type Proxy struct {
-	ln     net.Listener
+	addr   string // the address it listens on, kept across StopListening
 	target string
 
 	mu         sync.Mutex
+	ln         net.Listener // nil while not listening (see StopListening)
 	plan       []Fault
 	records    []*Record
 	requests   []*Request
@@ -157,14 +166,15 @@ func New(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, done: make(chan struct{})}
+	p := &Proxy{addr: ln.Addr().String(), ln: ln, target: target, conns: map[net.Conn]struct{}{}, done: make(chan struct{})}
 	p.wg.Add(1)
-	go p.serve()
+	go p.serve(ln)
 	return p, nil
 }
 
-// Addr returns the host:port the proxy listens on.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+// Addr returns the host:port the proxy listens on (or will listen on again,
+// see StopListening).
+func (p *Proxy) Addr() string { return p.addr }
 
 // Plan replaces the queue of faults: faults[i] applies to the i-th streaming
 // response from now on.
@@ -237,7 +247,11 @@ func (p *Proxy) Close() error {
 	}
 	p.closed = true
 	close(p.done)
-	err := p.ln.Close()
+	var err error
+	if p.ln != nil {
+		err = p.ln.Close()
+		p.ln = nil
+	}
 	for c := range p.conns {
 		c.Close()
 	}
@@ -246,10 +260,10 @@ func (p *Proxy) Close() error {
 	return err
 }
 
-func (p *Proxy) serve() {
+func (p *Proxy) serve(ln net.Listener) {
 	defer p.wg.Done()
 	for {
-		c, err := p.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}

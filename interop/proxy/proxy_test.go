@@ -5,12 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -340,4 +343,45 @@ func TestFaultString(t *testing.T) {
 			t.Errorf("%#v.String() = %q, want %q", f, got, want)
 		}
 	}
+}
+
+// TestStopListeningRefusesDialsUntilListen: between StopListening and
+// Listen nothing listens on the proxy's port, so a dial is refused (the
+// client's request provably never left); afterwards the same address
+// serves again, and a connection accepted before goes on.
+func TestStopListeningRefusesDialsUntilListen(t *testing.T) {
+	srv := server(t)
+	p := startProxy(t, srv.URL)
+	ctx := context.Background()
+	got, err := get(ctx, t, "http://"+p.Addr()+"/json")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"ok":true}`, string(got))
+
+	// A connection accepted before the listener closes keeps working.
+	held, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer held.Close()
+
+	require.NoError(t, p.StopListening())
+	require.NoError(t, p.StopListening(), "stopping twice is harmless")
+	_, err = net.Dial("tcp", p.Addr())
+	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+	_, err = get(ctx, t, "http://"+p.Addr()+"/json")
+	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+
+	_, err = io.WriteString(held, "GET /json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	require.NoError(t, err)
+	reply, err := io.ReadAll(held)
+	require.NoError(t, err)
+	require.Contains(t, string(reply), `{"ok":true}`)
+
+	require.NoError(t, p.Listen())
+	require.NoError(t, p.Listen(), "listening twice is harmless")
+	got, err = get(ctx, t, "http://"+p.Addr()+"/json")
+	require.NoError(t, err)
+	require.JSONEq(t, `{"ok":true}`, string(got))
+	require.Len(t, p.Requests(), 3, "the refused dials never reached the proxy")
+
+	require.NoError(t, p.Close())
+	require.Error(t, p.Listen(), "a closed proxy does not listen again")
 }
