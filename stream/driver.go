@@ -212,11 +212,12 @@ func (s *Stream) handle(op operation, err error, started bool) {
 			return
 		}
 		var rpcErr *a2a.RPCError
-		if s.taskID != "" && s.phase != phaseAfterError && errors.As(err, &rpcErr) {
+		if op != opGet && s.taskID != "" && s.phase != phaseAfterError && errors.As(err, &rpcErr) {
 			// An RPC error once the task is known, in the middle of a stream
 			// or as the first event of a reply's, may stand for an ending the
 			// server did not send as an event (a model failure ending the
 			// stream with -32603 while the task says failed): ask the task.
+			// A get-task's own error is not asked about again.
 			s.rec.streamErr = err
 			s.phase = phaseAfterError
 			return

@@ -241,7 +241,9 @@ func isVersionRefusal(err error) bool {
 	return errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound && httpErr.Err == nil
 }
 
-// retryableStatus reports the HTTP statuses that count as a failed attempt.
+// retryableStatus reports the HTTP statuses that count as a failed attempt:
+// 408, 429 and 5xx but 501, with which a server says it does not implement
+// the call at all.
 func retryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500 && code != http.StatusNotImplemented
 }
