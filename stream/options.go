@@ -317,7 +317,10 @@ const (
 	// Reconnecting: the connection dropped and the stream will resubscribe
 	// after Wait. Attempt counts from 1.
 	Reconnecting NoticeKind = iota + 1
-	// Resumed: a resubscribe or get-task succeeded after a drop.
+	// Resumed: after a failed attempt, a resubscribe's stream opened, a
+	// get-task answered, or a send made again got through. A stream that
+	// opened may still carry an error as its first event, which a
+	// Reconnecting notice then follows.
 	Resumed
 	// Polling: the server cannot stream this task (or cannot subscribe to
 	// it), so the stream follows it by polling get-task every Wait. Cause
