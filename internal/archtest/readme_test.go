@@ -11,11 +11,12 @@ import (
 )
 
 // TestReadmeCodeMatchesExamples keeps the README honest: every Go block in it
-// must appear, line for line, in an Example function that go test runs.
+// must appear, line for line, in an Example function that go test runs (the
+// packages' example*_test.go files).
 func TestReadmeCodeMatchesExamples(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
-	examples, err := filepath.Glob("../../*/example_test.go")
+	examples, err := filepath.Glob("../../*/example*_test.go")
 	require.NoError(t, err)
 	require.NotEmpty(t, examples)
 	var corpus []string
