@@ -32,8 +32,10 @@ type CanceledError struct {
 }
 
 // AuthRequiredError reports a task that needs credentials the client has not
-// given. The stream ends at once; the caller may supply credentials and
-// continue the task by sending a message with its ID.
+// given. Without a credentials hook (stream.WithCredentials), or when the
+// hook fails, the stream ends here; the caller may supply credentials and
+// continue the task by subscribing to it, or by sending a message with its
+// ID.
 type AuthRequiredError struct {
 	Task *a2a.Task
 	read reading
