@@ -1,5 +1,7 @@
-// Command breaker asks three agents the same question at once and needs two
-// answers. It shows circuit breaking for callers:
+// Command breaker is an agent, digest, that asks three agents the same
+// question at once and needs two answers (in one round, all three). It
+// shows circuit breaking and quorums for callers, and what an agent
+// answers its own caller when its quorum is out of reach:
 //
 //   - each agent has one circuit breaker, gobreaker's TwoStepCircuitBreaker
 //     (github.com/sony/gobreaker/v2), given to its Client with
@@ -7,26 +9,39 @@
 //     two failures in a row the circuit opens, and calls to the agent fail
 //     at once with stream.ErrCircuitOpen, without a request; a minute later
 //     one probe goes through (half-open);
-//   - stream.FanOut runs the calls concurrently, returns as soon as two
-//     succeeded (or as soon as two can no longer succeed), cancels the calls
-//     it no longer needs, and reports every failure: the program sorts them
-//     by type with errors.Is and errors.As.
+//   - stream.FanOut runs the calls concurrently, returns as soon as enough
+//     succeeded (or as soon as that is out of reach), cancels the calls it
+//     no longer needs, and reports every failure: the program sorts them
+//     by type with errors.Is and errors.As;
+//   - when the quorum is out of reach, digest answers its own caller with
+//     the JSON-RPC error that stream.ChainError builds from the failure
+//     that decided it: an internal error whose data names digest and the
+//     downstream agent, with the downstream agent's HTTP status and retry
+//     hint. Its caller decodes the error as any JSON-RPC client would and
+//     reads the chain back with a2a.ChainOf. The error is written in A2A
+//     0.3, whose data nests one link in the next; in 1.0 the same links are
+//     google.rpc.ErrorInfo details.
 //
-// The agents run in process: weather and news answer after a short pause,
-// flaky answers every request with HTTP 503. Run it from this directory (it
-// is a module of its own, so that the library does not depend on gobreaker):
+// The agents run in process: flaky answers every request with HTTP 503 and
+// Retry-After: 60; weather and news answer once flaky's call of the round
+// has ended, but in the round that needs all three they think longer than
+// anyone waits (so every run ends the same way). Run it
+// from this directory (it is a module of its own, so that the library does
+// not depend on gobreaker):
 //
 //	go run .
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,9 +61,45 @@ func main() {
 	}
 }
 
-// pause is how long the answering agents think before they answer: far
-// longer than flaky takes to fail, so the rounds always end the same way.
-const pause = 100 * time.Millisecond
+// thinking holds the answers of weather and news, so that every run ends
+// the same way: in a round, they answer once flaky's call has ended (its
+// request failed, or its breaker refused it), and in a slow round not at
+// all (they are cancelled first). Without
+// it, which call ends first, and so which calls a round needs, would be up
+// to the scheduler.
+type thinking struct {
+	mu   sync.Mutex
+	done chan struct{} // closed when the answers of the round may go out
+}
+
+// newRound starts a round: the answers are held.
+func (t *thinking) newRound() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.done = make(chan struct{})
+}
+
+// stop lets the answers of the round go out.
+func (t *thinking) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	close(t.done)
+}
+
+// hold returns h, answering once the round's thinking stopped, and not at
+// all when the request is cancelled first.
+func (t *thinking) hold(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.mu.Lock()
+		done := t.done
+		t.mu.Unlock()
+		select {
+		case <-done:
+			h.ServeHTTP(w, r)
+		case <-r.Context().Done():
+		}
+	})
+}
 
 // agent is one agent the program asks, with its Client and its breaker.
 type agent struct {
@@ -82,17 +133,18 @@ func newAgent(name string, h http.Handler) (*agent, error) {
 	return &agent{name: name, breaker: b, client: c, served: served}, nil
 }
 
-// answering is an agent that answers text after pause.
+// answering is an agent that answers text.
 func answering(text string) http.Handler {
 	return a2atest.NewAgent(a2atest.WithScript(
-		a2atest.Pause(pause),
 		a2atest.Chunk("answer", text, false, true),
 		a2atest.Finish(a2a.StateCompleted, ""),
 	))
 }
 
-// unavailable is an agent that answers every request with HTTP 503.
+// unavailable is an agent that answers every request with HTTP 503,
+// asking to be called again in a minute.
 var unavailable = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Retry-After", "60")
 	http.Error(w, "overloaded", http.StatusServiceUnavailable)
 })
 
@@ -112,16 +164,22 @@ func (a *agent) ask(question string) func(context.Context) (string, error) {
 	}
 }
 
-// run makes four rounds of questions, the first three needing two answers
-// and the last all three, and prints how each call ended.
+// self is this agent's name in the errors it answers its own caller with.
+const self = "digest"
+
+// run makes three rounds of questions, needing two answers, then all
+// three, then two, and prints how each call ended and, when the quorum was
+// out of reach, the error digest answers its caller with and the chain the
+// caller reads in it.
 func run(ctx context.Context, w io.Writer) error {
+	think := new(thinking)
 	var agents []*agent
 	for _, spec := range []struct {
 		name string
 		h    http.Handler
 	}{
-		{"weather", answering("Sunny, 24°C.")},
-		{"news", answering("Markets are calm.")},
+		{"weather", think.hold(answering("Sunny, 24°C."))},
+		{"news", think.hold(answering("Markets are calm."))},
 		{"flaky", unavailable},
 	} {
 		a, err := newAgent(spec.name, spec.h)
@@ -131,31 +189,102 @@ func run(ctx context.Context, w io.Writer) error {
 		agents = append(agents, a)
 	}
 
-	for round, need := range []int{2, 2, 2, 3} {
+	rounds := []struct {
+		need int
+		slow bool // weather and news think longer than anyone waits
+	}{{need: 2}, {need: 3, slow: true}, {need: 2}}
+	for n, round := range rounds {
+		think.newRound()
 		calls := make([]func(context.Context) (string, error), len(agents))
 		for i, a := range agents {
 			calls[i] = a.ask("What is new today?")
 		}
-		results, err := stream.FanOut(ctx, need, calls...)
-		fmt.Fprintf(w, "round %d, %d answers needed: %s\n", round+1, need, verdict(err))
-		for i, r := range results {
-			fmt.Fprintf(w, "  %-8s circuit %-7s %s\n", agents[i].name, agents[i].breaker.State(), describe(r))
+		if !round.slow {
+			askFlaky := calls[2]
+			calls[2] = func(ctx context.Context) (string, error) {
+				defer think.stop()
+				return askFlaky(ctx)
+			}
+		}
+		results, err := stream.FanOut(ctx, round.need, calls...)
+		fmt.Fprintf(w, "round %d, %d answers needed: %s\n", n+1, round.need, verdict(err))
+		for i, res := range results {
+			fmt.Fprintf(w, "  %-8s circuit %-7s %s\n", agents[i].name, agents[i].breaker.State(), describe(res))
+		}
+		if err == nil {
+			continue
+		}
+		i := decisive(results)
+		if i < 0 {
+			return err
+		}
+		if err := answerCaller(w, n+1, stream.ChainError(results[i].Err, a2a.V03, self, agents[i].name)); err != nil {
+			return err
 		}
 	}
 	flaky := agents[2]
-	fmt.Fprintf(w, "%s received %d requests in 4 rounds\n", flaky.name, flaky.served.Load())
+	fmt.Fprintf(w, "%s received %d requests in %d rounds\n", flaky.name, flaky.served.Load(), len(rounds))
+	return nil
+}
+
+// decisive returns the index of the failure that put a quorum out of
+// reach: the first call, in the order of the calls, that failed by itself
+// rather than being cancelled as not needed; -1 when there is none (the
+// fan-out's own context ended).
+func decisive(results []stream.Result[string]) int {
+	for i, r := range results {
+		if r.Err != nil && !errors.Is(r.Err, stream.ErrNotNeeded) && !errors.Is(r.Err, context.Canceled) {
+			return i
+		}
+	}
+	return -1
+}
+
+// response is a JSON-RPC error response.
+type response struct {
+	JSONRPC string        `json:"jsonrpc"`
+	ID      int           `json:"id"`
+	Error   *a2a.RPCError `json:"error"`
+}
+
+// answerCaller prints the JSON-RPC response digest answers request id of
+// its caller with, and then the chain that caller reads in it: it decodes
+// the response as any JSON-RPC client would, and a2a.ChainOf reads the
+// links.
+func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
+	body, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Error: answer})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  %s answers its caller: %s\n", self, body)
+
+	var got struct {
+		Error *a2a.RPCError `json:"error"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "  the caller reads the chain:")
+	for _, l := range a2a.ChainOf(got.Error) {
+		fmt.Fprintf(w, "    %s: code %d, %q", l.Agent, l.Code, l.Message)
+		if l.HTTPStatus != 0 {
+			fmt.Fprintf(w, ", HTTP %d", l.HTTPStatus)
+		}
+		if l.Retryable {
+			fmt.Fprintf(w, ", retryable after %v", l.RetryAfter)
+		}
+		fmt.Fprintln(w)
+	}
 	return nil
 }
 
 // verdict says how a fan-out ended.
 func verdict(err error) string {
 	var qe *stream.QuorumError
-	switch {
-	case err == nil:
+	if err == nil {
 		return "quorum reached"
-	case errors.As(err, &qe) && errors.Is(err, stream.ErrCircuitOpen):
-		return fmt.Sprintf("quorum not reached, %d answered (an open circuit among the causes)", qe.Succeeded)
-	case errors.As(err, &qe):
+	}
+	if errors.As(err, &qe) {
 		return fmt.Sprintf("quorum not reached, %d answered", qe.Succeeded)
 	}
 	return "error: " + err.Error()
