@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -64,6 +65,11 @@ import (
 //     retryable.
 //   - *StalledError: code 0, "task ID made no progress for D"; not
 //     retryable.
+//   - ErrCircuitOpen (the breaker refused the call): "circuit open: nothing
+//     sent"; ErrConnectTimeout: "no connection within the connect timeout";
+//     both retryable.
+//   - *QuorumError: "quorum not reached: N of M answers", none of its
+//     errors copied; retryable when one of them is (ErrNotNeeded aside).
 //   - ErrIdleTimeout, a transport error (*url.Error, net.Error, an
 //     unexpected EOF, ErrEndedEarly): code 0, "no data within the idle
 //     timeout" or "connection failed"; retryable.
@@ -106,8 +112,19 @@ func downstreamLinks(err error) []a2a.ChainLink {
 		protoErr *ProtocolError
 		stalled  *StalledError
 		cardErr  *InvalidCardError
+		quorum   *QuorumError
 	)
 	switch {
+	case errors.As(err, &quorum):
+		// Several downstream calls: none of their texts is copied; the
+		// quorum may be reached on another try when one of them may be.
+		l := a2a.ChainLink{Message: fmt.Sprintf("quorum not reached: %d of %d answers", quorum.Succeeded, quorum.Need)}
+		for _, e := range quorum.Errs {
+			if e != nil && !errors.Is(e, ErrNotNeeded) && downstreamLinks(e)[0].Retryable {
+				l.Retryable = true
+			}
+		}
+		return []a2a.ChainLink{l}
 	case errors.As(err, &final):
 		state, _ := terminal.StateOf(final)
 		t := final.FinalTask()
@@ -138,6 +155,10 @@ func downstreamLinks(err error) []a2a.ChainLink {
 			l.RetryAfter, _ = httpErr.RetryAfter()
 		}
 		return []a2a.ChainLink{l}
+	case errors.Is(err, ErrCircuitOpen):
+		return []a2a.ChainLink{{Message: "circuit open: nothing sent", Retryable: true}}
+	case errors.Is(err, ErrConnectTimeout):
+		return []a2a.ChainLink{{Message: "no connection within the connect timeout", Retryable: true}}
 	case errors.As(err, &httpErr):
 		return httpLinks(httpErr)
 	case errors.As(err, &rpcErr):
