@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -300,6 +301,41 @@ func TestSendOverHTTP2ResetWithProtocolErrorIsNotRepeatedByTheTransport(t *testi
 				_, err := drain(t, c.Send(background(), hello()))
 				require.Equal(t, 1, srv.count(), "the server read the whole send once; it must not get it again")
 				require.Error(t, err)
+			})
+		})
+	}
+}
+
+// WithConnectTimeout "bounds the making of each call's connection": a
+// redirect's hop makes a connection of the call too. The first hop got its
+// connection and stopped the timer; the hop to a black-holed origin must
+// still be cut after the connect timeout, and the send, which reached the
+// agent on the first hop, not made again.
+func TestConnectTimeoutBoundsARedirectsDial(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := redirectingAgent(w)
+				p := &pipeServer{h: a}
+				var hole blackHole
+				tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					if addr == "moved.test:80" {
+						return hole.dial(ctx, network, addr)
+					}
+					return p.dial(ctx, network, addr)
+				}}
+				defer p.close()
+				defer tr.CloseIdleConnections()
+				ctx, cancel := context.WithTimeout(background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				c := a.clientOf(t, stream.WithHTTPClient(&http.Client{Transport: tr}), stream.WithVersion(w.v),
+					stream.WithConnectTimeout(2*time.Second))
+				_, err := drain(t, c.Send(ctx, hello()))
+				require.Equal(t, int32(1), hole.n.Load(), "the redirect was followed")
+				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.Equal(t, 2*time.Second, time.Since(start))
+				require.Equal(t, 1, a.count(kindStream))
 			})
 		})
 	}
