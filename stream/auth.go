@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -78,7 +77,7 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // moves on, the stream ends when the reconnect budget is spent.
 //
 // A hook that fails, runs out of time or returns a header that cannot be
-// sent (an invalid name, a line break or NUL in a value) ends the stream
+// sent (an invalid name, a control character other than a tab in a value) ends the stream
 // with a *terminal.AuthRequiredError joined with the cause: errors.As finds
 // the former, errors.Is the latter (context.DeadlineExceeded for a
 // timeout). When the stream's context ends during the call, the stream ends
@@ -149,19 +148,10 @@ func (s *Stream) authRequired() {
 	s.phase = phaseSubscribe
 }
 
-// checkCredentials refuses headers that cannot be sent: a name that is not
-// an HTTP token, a value with a line break or NUL. The error names the
-// header, never its value.
+// checkCredentials refuses headers that cannot be sent (checkHeader).
 func checkCredentials(h http.Header) error {
-	for k, vs := range h {
-		if !validHeaderName(k) {
-			return fmt.Errorf("stream: credentials hook: %q is not a valid header name", k)
-		}
-		for _, v := range vs {
-			if strings.ContainsAny(v, "\r\n\x00") {
-				return fmt.Errorf("stream: credentials hook: the value of %s holds a line break or NUL", k)
-			}
-		}
+	if err := checkHeader(h); err != nil {
+		return fmt.Errorf("stream: credentials hook: %w", err)
 	}
 	return nil
 }

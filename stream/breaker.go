@@ -24,6 +24,8 @@ import (
 //   - the transport's error when no response arrived: refused or reset
 //     connections, DNS and TLS failures;
 //   - ErrIdleTimeout when no response arrived within WithIdleTimeout;
+//   - ErrConnectTimeout when no connection was made within
+//     WithConnectTimeout (a black-holed agent);
 //   - context.Canceled or context.DeadlineExceeded when the caller's context
 //     ended the request before a response arrived. That says nothing about
 //     the agent (FanOut cancels the calls it no longer needs): tell the
@@ -102,6 +104,8 @@ func breakerResult(ctx context.Context, resp *http.Response, err error) error {
 		return nil
 	case context.Cause(ctx) == errIdle:
 		return ErrIdleTimeout
+	case context.Cause(ctx) == errConnect:
+		return ErrConnectTimeout
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

@@ -52,7 +52,9 @@ func (c *Client) newCall(parent context.Context) *call {
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	addHeaders(req, c.origin, k.cfg.header)
 	r := &reach{d: k.cfg.connectTimeout, cancel: k.cancel}
-	resp, err := c.httpc.Do(req.WithContext(r.trace(req.Context())))
+	req = req.WithContext(r.trace(req.Context()))
+	r.guardBody(req)
+	resp, err := c.httpc.Do(req)
 	k.logRequest(req, resp, err)
 	if unsent := r.done(err); err != nil {
 		err = k.transportErr(err)

@@ -71,7 +71,7 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, named string
 	}
 	c := &Client{endpoint: u.String(), origin: named, cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
-	c.httpc = withBreaker(c.httpc, cfg.breaker)
+	c.httpc = recordAnswers(withBreaker(c.httpc, cfg.breaker))
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:

@@ -218,7 +218,7 @@ func WithVersion(v a2a.Version) Option {
 // endpoint on another host that an agent card names, not from https down
 // to http, and not across a redirect. A per-call header follows the same
 // rule. The key must be a valid
-// header name and the value must hold no line break. Given twice with one
+// header name and the value must hold no control character but a tab. Given twice with one
 // name at the same level, it sends both values; given per call, it replaces
 // the Client's values of that name for the call (a user's token in place of
 // a service's).
@@ -256,7 +256,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // transport's own limits. It must not be negative.
 //
 // It applies to net/http's Transport (the default), and to any
-// RoundTripper that reports net/http/httptrace's GetConn and GotConn.
+// RoundTripper that reports net/http/httptrace's GetConn and GotConn; each
+// redirect's connection is timed anew. It counts from GetConn, so with a
+// Transport that caps its connections to a host (MaxConnsPerHost) it also
+// bounds the wait for a free one; a call cut there was not sent either.
 func WithConnectTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.connectTimeout = d })
 }

@@ -71,9 +71,10 @@ const maxRetryAfter = 30 * time.Second
 //
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
 //     are fatal, never retried. (The caller's context is checked before.)
-//   - A call that never left (see reach) is a drop; a send is made again.
-//     A send the circuit breaker refused never left either (see handle for
-//     the first message's).
+//   - A call that never left (see reach: a refused or timed-out connection,
+//     or the circuit breaker's refusal, before any hop was answered) is a
+//     drop; a send is made again (see handle for a first message the
+//     breaker refused).
 //   - Before any event, while negotiating, a version refusal (see
 //     isVersionRefusal) downgrades, except on a subscribe, which probes.
 //   - A JSON-RPC error (or an A2A error body that a binding mapped onto one)
@@ -106,7 +107,7 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 	switch {
 	case errors.As(err, &protErr), errors.Is(err, ErrInvalidMessage):
 		return outcome{kind: outFatal, err: err}
-	case isUnsent(err), op == opSend && errors.Is(err, ErrCircuitOpen):
+	case isUnsent(err):
 		if op == opSend {
 			return outcome{kind: outResend, err: err}
 		}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,25 +34,35 @@ var ErrConnectTimeout = errors.New("stream: no connection within the connect tim
 // errConnect is the cancel cause of a call whose connect timer fired.
 var errConnect = errors.New("connect timeout")
 
-// reach follows one request through the Transport's connection steps, and
-// runs the connect timer between them.
+// reach follows one request (with the redirects the http.Client follows
+// for it) through the Transport's connection steps, runs the connect timer
+// between them, and notes whether any hop was answered.
 type reach struct {
-	mu     sync.Mutex
-	asked  bool // GetConn: the Transport began to get a connection
-	got    bool // GotConn: it had one, and the request went out on it
-	timer  *time.Timer
-	d      time.Duration
-	cancel context.CancelCauseFunc
+	mu       sync.Mutex
+	asked    bool // GetConn: the Transport began to get a connection
+	got      bool // GotConn: it had one, and the request went out on it
+	answered bool // a hop got a response: the agent has seen the request
+	timer    *time.Timer
+	d        time.Duration
+	cancel   context.CancelCauseFunc
 }
 
-// trace returns ctx with r's hooks added to any trace ctx carries.
+// reachKey is the context key under which a request's *reach travels to
+// the RoundTripper that records answers (answerRecorder).
+type reachKey struct{}
+
+// trace returns ctx with r's hooks added to any trace ctx carries, and r
+// itself for answerRecorder. Each hop's connection gets its own connect
+// timer.
 func (r *reach) trace(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, reachKey{}, r)
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GetConn: func(string) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.asked = true
-			if r.d > 0 && r.timer == nil && !r.got {
+			r.stop()
+			if r.d > 0 {
 				r.timer = time.AfterFunc(r.d, func() { r.cancel(errConnect) })
 			}
 		},
@@ -69,19 +82,102 @@ func (r *reach) stop() {
 	}
 }
 
+// answer notes that a hop of the request got a response.
+func (r *reach) answer() {
+	r.mu.Lock()
+	r.answered = true
+	r.mu.Unlock()
+}
+
+// wasAnswered reports whether a hop of the request got a response.
+func (r *reach) wasAnswered() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.answered
+}
+
 // done stops the connect timer and reports whether the request provably
-// never left, given the error the exchange failed with.
+// never left, given the error the exchange failed with: no hop was
+// answered, and the Transport failed before it had a connection (or the
+// breaker refused the request, or a transport that reports no connection
+// steps says its dial failed).
 func (r *reach) done(err error) (unsent bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.stop()
-	if err == nil {
+	switch {
+	case err == nil, r.answered:
 		return false
-	}
-	if r.asked {
+	case errors.Is(err, ErrCircuitOpen):
+		return true
+	case r.asked:
 		return !r.got
 	}
 	return dialFailed(err)
+}
+
+// guardBody keeps net/http from sending req's body a second time before
+// any answer. net/http's Transport may repeat a request on its own (HTTP/2
+// does after some stream resets, golang/go#47635), rewinding the body with
+// GetBody; a redirect rewinds it too, after an answer. GetBody now gives
+// the body again only once a hop was answered (a 307 or 308 redirect), or
+// while not a byte of it was taken (nothing of the message was sent).
+func (r *reach) guardBody(req *http.Request) {
+	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
+		return
+	}
+	body := &countingBody{ReadCloser: req.Body}
+	get := req.GetBody
+	req.Body = body
+	req.GetBody = func() (io.ReadCloser, error) {
+		if r.wasAnswered() || body.n.Load() == 0 {
+			return get()
+		}
+		return nil, errBodySent
+	}
+}
+
+// errBodySent is what GetBody answers a Transport that would send a body
+// again before any answer.
+var errBodySent = errors.New("stream: the request's body was sent without an answer; it is not sent again")
+
+// countingBody counts the bytes the Transport took from a request's body.
+type countingBody struct {
+	io.ReadCloser
+	n atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// answerRecorder is the RoundTripper that notes, for the request's reach,
+// each hop that got a response. It wraps the Client's transport, breaker
+// included.
+type answerRecorder struct{ next http.RoundTripper }
+
+func (a answerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := a.next.RoundTrip(req)
+	if resp != nil {
+		if r, ok := req.Context().Value(reachKey{}).(*reach); ok {
+			r.answer()
+		}
+	}
+	return resp, err
+}
+
+// recordAnswers returns hc with its transport wrapped in an answerRecorder.
+// hc is the Client's own copy.
+func recordAnswers(hc *http.Client) *http.Client {
+	c := *hc
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = answerRecorder{next: next}
+	return &c
 }
 
 // dialFailed reports an error of a transport that says it could not

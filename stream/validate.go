@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -34,15 +35,8 @@ func (cfg *config) check() error {
 	if cfg.binding != "" && cfg.binding != a2a.BindingJSONRPC && cfg.binding != a2a.BindingHTTPJSON {
 		bad("WithBinding: unsupported binding %q", string(cfg.binding))
 	}
-	for k, vs := range cfg.header {
-		if !validHeaderName(k) {
-			bad("WithHeader: %q is not a valid header name", k)
-		}
-		for _, v := range vs {
-			if strings.ContainsAny(v, "\r\n\x00") {
-				bad("WithHeader: the value of %s holds a line break or NUL", k)
-			}
-		}
+	if err := checkHeader(cfg.header); err != nil {
+		bad("WithHeader: %s", err)
 	}
 	if cfg.maxEventSize <= 0 {
 		bad("WithMaxEventSize: the size must be positive, not %d", cfg.maxEventSize)
@@ -76,6 +70,34 @@ func (cfg *config) check() error {
 	}
 	cfg.pollInterval = max(cfg.pollInterval, minPollInterval)
 	return nil
+}
+
+// checkHeader refuses a header that cannot be sent: a name that is not an
+// HTTP token, a value with a control character other than a tab (RFC 9110
+// §5.5; net/http refuses such a value at every call). The error names the
+// header, never its value.
+func checkHeader(h http.Header) error {
+	for k, vs := range h {
+		if !validHeaderName(k) {
+			return fmt.Errorf("%q is not a valid header name", k)
+		}
+		for _, v := range vs {
+			if !validHeaderValue(v) {
+				return fmt.Errorf("the value of %s holds a control character", k)
+			}
+		}
+	}
+	return nil
+}
+
+// validHeaderValue reports whether v holds no control character but tabs.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // validHeaderName reports whether k is an HTTP token (RFC 9110 §5.6.2).
