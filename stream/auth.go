@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -11,13 +12,19 @@ import (
 )
 
 // AuthRequest is an agent's request for credentials: its task entered
-// auth-required.
+// auth-required, or it refused a call of the stream with 401 Unauthorized
+// (the credentials expired in the middle of the task).
 type AuthRequest struct {
-	// Task is the task as assembled so far, in auth-required.
+	// Task is the task as assembled so far: in auth-required, or in the
+	// state it was in when the agent refused the call.
 	Task *a2a.Task
 	// Message is the agent's status message that says what it needs (a
-	// sign-in link, a scope). It may be nil when the agent sent none.
+	// sign-in link, a scope). It may be nil when the agent sent none, and is
+	// nil for a refused call.
 	Message *a2a.Message
+	// Cause is the refusal of a call (an *HTTPError with status 401), or
+	// nil when the task entered auth-required.
+	Cause error
 	// Attempt counts the calls of the hook on this stream, from 1: a
 	// second call means the agent asked again after the first credentials
 	// (they may have been refused, or have expired).
@@ -76,6 +83,13 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // again, up to MaxCredentialsCalls times per stream. If the agent never
 // moves on, the stream ends when the reconnect budget is spent.
 //
+// Credentials that expire in the middle of the task are renewed the same
+// way: a resubscribe, get-task or poll that the agent refuses with 401
+// Unauthorized calls the hook (AuthRequest.Cause holds the refusal), and
+// the call is made again with the new headers. A send refused with 401 is
+// not made again. Every call of the hook counts toward MaxCredentialsCalls;
+// past it, the 401 ends the stream, joined with ErrCredentialsLimit.
+//
 // A hook that fails, runs out of time or returns a header that cannot be
 // sent (an invalid name, a control character other than a tab in a value) ends the stream
 // with a *terminal.AuthRequiredError joined with the cause: errors.As finds
@@ -102,14 +116,40 @@ type auth struct {
 func (s *Stream) authRequired() {
 	t := s.ledger.Task()
 	ended := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure)
-	hook := s.cfg.credentials
-	switch {
-	case hook == nil:
+	if s.cfg.credentials == nil {
 		s.fail(ended)
 		return
-	case s.auth.calls >= MaxCredentialsCalls:
-		s.fail(fmt.Errorf("%w: %w", ended, ErrCredentialsLimit))
+	}
+	if !s.askCredentials(ended, t.Status.Message.Clone(), nil) {
 		return
+	}
+	s.auth.answered = promptKey(&t.Status)
+}
+
+// refusedCredentials acts on a call the agent refused with 401
+// Unauthorized once the task is known, when the stream has a credentials
+// hook: the hook is asked for fresh credentials, and the stream resubscribes
+// (or polls) with them. It reports whether it acted. A send is not made
+// again that way: the message may have reached the agent.
+func (s *Stream) refusedCredentials(op operation, err error) bool {
+	var httpErr *HTTPError
+	if op == opSend || s.cfg.credentials == nil || s.taskID == "" ||
+		!errors.As(err, &httpErr) || httpErr.StatusCode != http.StatusUnauthorized {
+		return false
+	}
+	s.askCredentials(err, nil, err)
+	return true
+}
+
+// askCredentials calls the credentials hook for msg (the auth-required
+// status message) or cause (a refused call) and, on success, adds the
+// headers and continues the task: it subscribes again, or polls. Otherwise
+// it ends the stream with ending, joined with the hook's failure or
+// ErrCredentialsLimit, and reports false.
+func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) bool {
+	if s.auth.calls >= MaxCredentialsCalls {
+		s.fail(fmt.Errorf("%w: %w", ending, ErrCredentialsLimit))
+		return false
 	}
 	s.auth.calls++
 	// As the human-input hook, the credentials hook gets the caller's
@@ -120,7 +160,7 @@ func (s *Stream) authRequired() {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	h, err := hook.Credentials(ctx, &AuthRequest{Task: s.snapshot(), Message: t.Status.Message.Clone(), Attempt: s.auth.calls})
+	h, err := s.cfg.credentials.Credentials(ctx, &AuthRequest{Task: s.snapshot(), Message: msg, Cause: cause, Attempt: s.auth.calls})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -130,31 +170,26 @@ func (s *Stream) authRequired() {
 	if err != nil {
 		if s.ctx.Err() != nil {
 			s.fail(s.ctx.Err())
-			return
+			return false
 		}
-		s.fail(fmt.Errorf("%w: stream: credentials hook: %w", ended, err))
-		return
+		s.fail(fmt.Errorf("%w: stream: credentials hook: %w", ending, err))
+		return false
 	}
 	s.useCredentials(h)
-	s.auth.answered = promptKey(&t.Status)
 	s.log.Debug("a2a: credentials given, continuing the task", "task", s.taskID, "attempt", s.auth.calls)
 	// The time the hook took is neither a stall nor a drop.
 	s.rec.budget = newBudget(s.cfg.policy)
 	s.rec.news.since = time.Now()
 	if s.feed == feedPoll {
 		s.phase = phaseRecover
-		return
+	} else {
+		s.phase = phaseSubscribe
 	}
-	s.phase = phaseSubscribe
+	return true
 }
 
 // checkCredentials refuses headers that cannot be sent (checkHeader).
-func checkCredentials(h http.Header) error {
-	if err := checkHeader(h); err != nil {
-		return fmt.Errorf("stream: credentials hook: %w", err)
-	}
-	return nil
-}
+func checkCredentials(h http.Header) error { return checkHeader(h) }
 
 // useCredentials adds h to the stream's headers for its later calls,
 // replacing the values of the same names: the stream's calls read them

@@ -138,6 +138,9 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		s.fail(ctxErr)
 		return
 	}
+	if s.refusedCredentials(op, err) {
+		return
+	}
 	o := classify(op, err, started, s.nego)
 	err = o.err
 	if o.kind == outBusy {
