@@ -344,17 +344,45 @@ func retryPeer(w wire, flags ...string) peerDef {
 // agentCounts is what the retry peer says it received (GET /counts,
 // straight to the peer, not through the proxy).
 type agentCounts struct {
-	Sends      []string `json:"sends"` // the message IDs of the sends, in order
-	Subscribes int      `json:"subscribes"`
-	Gets       int      `json:"gets"`
+	Sends      []string    `json:"sends"` // the message IDs of the sends, in order
+	Subscribes int         `json:"subscribes"`
+	Gets       int         `json:"gets"`
+	Calls      []agentCall `json:"calls"` // sends, subscribes and get-tasks, in order
+}
+
+// agentCall is one send, subscribe or get-task the retry peer received.
+type agentCall struct {
+	Call          string `json:"call"`          // "send", "subscribe" or "get"
+	Authorization string `json:"authorization"` // the header it carried, or ""
 }
 
 func (p *peer) counts(t *testing.T) agentCounts {
 	t.Helper()
-	resp, err := http.Get(p.url + "counts")
+	c, err := p.readCounts(t.Context())
 	require.NoError(t, err)
-	defer resp.Body.Close()
-	var c agentCounts
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&c))
 	return c
+}
+
+// calls returns the calls the retry peer has received so far.
+func (p *peer) calls(ctx context.Context) ([]agentCall, error) {
+	c, err := p.readCounts(ctx)
+	return c.Calls, err
+}
+
+// readCounts reads GET /counts of the retry peer.
+func (p *peer) readCounts(ctx context.Context) (agentCounts, error) {
+	var c agentCounts
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url+"counts", nil)
+	if err != nil {
+		return c, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return c, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return c, fmt.Errorf("GET %scounts: %s", p.url, resp.Status)
+	}
+	return c, json.NewDecoder(resp.Body).Decode(&c)
 }

@@ -23,6 +23,16 @@
 // -delay apart: the Task (submitted), working, the artifact "story" in three
 // chunks (append, lastChunk), the artifact "summary", completed.
 //
+// With -auth TOKEN the task stops after the first chunk of "story" in
+// auth-required, with the agent's status message "Please sign in", and
+// stays there until a subscribe or a get-task of the task carries
+// "Authorization: Bearer TOKEN"; then it goes on at once (working, the other
+// chunks, "summary", completed), served on that call. Calls without the
+// token see auth-required again. In 0.3 a stream ends after auth-required
+// (final: true), and a subscribe without the token gets the snapshot alone;
+// in 1.0 streams stay open through it. GET /counts lists every send,
+// subscribe and get-task with the Authorization header it carried.
+//
 // Faults, each counted over the whole process:
 //
 //	-subscribe-errors N  the first N subscribes are answered with a retryable error
@@ -40,6 +50,7 @@
 //	-retry-after D       the delay those errors ask for (default 1s)
 //	-no-streaming        the card says capabilities.streaming false, and
 //	                     streaming calls are refused as unsupported
+//	-auth TOKEN          the task asks for the bearer token TOKEN (above)
 //
 // See retryError for the shapes of the errors.
 package main
@@ -68,6 +79,7 @@ func main() {
 	flag.IntVar(&f.busy, "busy", 0, "answer the first N sends busy")
 	flag.DurationVar(&f.retryAfter, "retry-after", time.Second, "the delay the retryable errors ask for")
 	noStreaming := flag.Bool("no-streaming", false, "say capabilities.streaming false and refuse streaming calls")
+	token := flag.String("auth", "", "stop the task in auth-required until a subscribe or get-task carries Authorization: Bearer TOKEN")
 	flag.Parse()
 
 	d := dialect{rest: *binding == "rest", v10: *version == "1.0"}
@@ -85,6 +97,7 @@ func main() {
 		delay:     *delay,
 		faults:    f,
 		streaming: !*noStreaming,
+		token:     *token,
 		tasks:     map[string]*task{},
 	}
 	a.card = card(d, base, a.streaming)

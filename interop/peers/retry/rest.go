@@ -84,7 +84,7 @@ func (a *agent) serveREST(w http.ResponseWriter, r *http.Request) {
 		}
 		a.send(r, rp, body, path == "message:stream")
 	case strings.HasPrefix(path, "tasks/") && action == "" && r.Method == http.MethodGet:
-		a.get(rp, id)
+		a.get(r, rp, id)
 	case strings.HasPrefix(path, "tasks/") && action == "subscribe" && (r.Method == http.MethodGet || r.Method == http.MethodPost):
 		a.subscribe(r, rp, id)
 	default:

@@ -68,7 +68,7 @@ func (a *agent) serveRPC(w http.ResponseWriter, r *http.Request) {
 	case "stream":
 		a.send(r, rp, req.Params, true)
 	case "get":
-		a.get(rp, task.ID)
+		a.get(r, rp, task.ID)
 	case "subscribe":
 		a.subscribe(r, rp, task.ID)
 	default:

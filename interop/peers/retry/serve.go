@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -16,6 +17,8 @@ type agent struct {
 	delay     time.Duration
 	streaming bool
 	card      string
+	// token, when set, is the bearer token the -auth mode asks for.
+	token string
 
 	mu          sync.Mutex
 	faults      faults // the counts left of each fault
@@ -26,13 +29,22 @@ type agent struct {
 }
 
 // counts is what the agent received, served as JSON on GET /counts:
-// {"sends":["m-1","m-1"],"subscribes":2,"gets":1}. A send is counted with
-// its message ID whatever the answer (busy too); so are subscribes and
-// get-tasks, refused or not.
+// {"sends":["m-1","m-1"],"subscribes":2,"gets":1,"calls":[…]}. A send is
+// counted with its message ID whatever the answer (busy too); so are
+// subscribes and get-tasks, refused or not. calls lists the three kinds in
+// the order they arrived, each with the Authorization header it carried:
+// {"call":"send","authorization":""}.
 type counts struct {
 	sends      []string
 	subscribes int
 	gets       int
+	calls      []call
+}
+
+// call is one send, subscribe or get-task the agent received.
+type call struct {
+	kind          string // "send", "subscribe" or "get"
+	authorization string // its Authorization header, or ""
 }
 
 func (c counts) json() string {
@@ -40,7 +52,48 @@ func (c counts) json() string {
 	for i, id := range c.sends {
 		ids[i] = str(id)
 	}
-	return `{"sends":[` + strings.Join(ids, ",") + `],"subscribes":` + strconv.Itoa(c.subscribes) + `,"gets":` + strconv.Itoa(c.gets) + `}`
+	calls := make([]string, len(c.calls))
+	for i, cl := range c.calls {
+		calls[i] = `{"call":` + str(cl.kind) + `,"authorization":` + str(cl.authorization) + `}`
+	}
+	return `{"sends":[` + strings.Join(ids, ",") + `],"subscribes":` + strconv.Itoa(c.subscribes) + `,"gets":` + strconv.Itoa(c.gets) +
+		`,"calls":[` + strings.Join(calls, ",") + `]}`
+}
+
+// record counts one call of that kind, and the Authorization header it carried.
+func (a *agent) record(r *http.Request, kind string, f func(*counts)) {
+	a.count(func(c *counts) {
+		f(c)
+		c.calls = append(c.calls, call{kind: kind, authorization: r.Header.Get("Authorization")})
+	})
+}
+
+// signedIn reports whether r carries the token the -auth mode asks for, as
+// "Authorization: Bearer TOKEN" (RFC 6750 §2.1).
+func (a *agent) signedIn(r *http.Request) bool {
+	return a.token != "" && r.Header.Get("Authorization") == "Bearer "+a.token
+}
+
+// errInterrupted ends a stream after a final event of a task that has not
+// ended.
+var errInterrupted = errors.New("the task is interrupted")
+
+// writer writes the task's events on a stream. An event marked final of a
+// task that has not ended ends the stream, as a 0.3 server ends it after
+// "final": true, and sets *interrupted: in the -auth mode of 0.3,
+// auth-required does, while 1.0 keeps the stream open through it, as the
+// 1.0 specification asks (§7.6) and @a2a-js/sdk 1.3.0 does.
+func (a *agent) writer(rp replier, interrupted *bool) func(event, taskView) error {
+	return func(e event, v taskView) error {
+		if err := rp.event(a.d.event(e, v)); err != nil {
+			return err
+		}
+		if e.final && !v.terminal() {
+			*interrupted = true
+			return errInterrupted
+		}
+		return nil
+	}
 }
 
 // take uses one of the n faults left, and reports whether there was one.
@@ -133,7 +186,7 @@ func (a *agent) send(r *http.Request, rp replier, body []byte, stream bool) {
 		rp.fail(a.plainError(codeInvalidParams, "a send needs a message with a messageId"))
 		return
 	}
-	a.count(func(c *counts) { c.sends = append(c.sends, m.id) })
+	a.record(r, "send", func(c *counts) { c.sends = append(c.sends, m.id) })
 	if a.take(&a.faults.busy) {
 		rp.busy(a.retryError("the agent is busy; try again later"))
 		return
@@ -154,8 +207,9 @@ func (a *agent) send(r *http.Request, rp replier, body []byte, stream bool) {
 	}
 	a.mu.Unlock()
 	rp.open()
-	ended := t.follow(r.Context(), 0, stop, func(e event, v taskView) error { return rp.event(a.d.event(e, v)) })
-	if !ended && stop >= 0 && r.Context().Err() == nil {
+	interrupted := false
+	ended := t.follow(r.Context(), 0, stop, a.writer(rp, &interrupted))
+	if !ended && !interrupted && stop >= 0 && r.Context().Err() == nil {
 		rp.streamError(a.retryError("the model stream broke; subscribe again"))
 	}
 }
@@ -164,8 +218,15 @@ func (a *agent) send(r *http.Request, rp replier, body []byte, stream bool) {
 // they come (A2A 1.0 §3.1.6; 0.3 leaves the first event open). A task that
 // has ended is refused in 1.0 (-32004, §3.1.6) and is its snapshot alone in
 // 0.3 (the v0.3 proto's TaskSubscription).
+//
+// In the -auth mode, a subscribe that carries the token lets a task waiting
+// in auth-required go on after the snapshot, so the rest of the task comes
+// on it. Without the token, the snapshot shows auth-required again; 1.0
+// keeps the stream open (nothing more comes until the token does), 0.3
+// ends it after the snapshot, as @a2a-js/sdk 0.3 ends a resubscribe to a
+// task whose turn has ended.
 func (a *agent) subscribe(r *http.Request, rp replier, id string) {
-	a.count(func(c *counts) { c.subscribes++ })
+	a.record(r, "subscribe", func(c *counts) { c.subscribes++ })
 	t := a.lookup(id)
 	switch {
 	case t == nil:
@@ -197,12 +258,20 @@ func (a *agent) subscribe(r *http.Request, rp replier, id string) {
 	if rp.event(a.d.event(event{kind: evTask}, v)) != nil || v.terminal() {
 		return
 	}
-	t.follow(r.Context(), n, -1, func(e event, v taskView) error { return rp.event(a.d.event(e, v)) })
+	if a.signedIn(r) {
+		t.authorize()
+	}
+	if !a.d.v10 && t.waiting(n) {
+		return
+	}
+	t.follow(r.Context(), n, -1, a.writer(rp, new(bool)))
 }
 
-// get answers a get-task with the task as it is now.
-func (a *agent) get(rp replier, id string) {
-	a.count(func(c *counts) { c.gets++ })
+// get answers a get-task with the task as it is now. In the -auth mode, a
+// get-task that carries the token lets a task waiting in auth-required go
+// on first, so it answers working.
+func (a *agent) get(r *http.Request, rp replier, id string) {
+	a.record(r, "get", func(c *counts) { c.gets++ })
 	if a.take(&a.faults.getErrors) {
 		rp.fail(a.retryError("the task store is unavailable; try again"))
 		return
@@ -211,6 +280,9 @@ func (a *agent) get(rp replier, id string) {
 	if t == nil {
 		rp.fail(a.plainError(codeTaskNotFound, "no task "+id))
 		return
+	}
+	if a.signedIn(r) {
+		t.authorize()
 	}
 	n, _ := t.progress()
 	rp.result(a.d.task(t.view(n)))

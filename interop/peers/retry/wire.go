@@ -62,16 +62,28 @@ func (d dialect) parts(texts []string) string {
 	return "[" + strings.Join(out, ",") + "]"
 }
 
-// message writes the user's message, as the task's history holds it.
-func (d dialect) message(m userMessage, taskID, contextID string) string {
-	ids := `"messageId":` + str(m.id) + `,"taskId":` + str(taskID) + `,"contextId":` + str(contextID)
+// message writes a message of one text part: the user's, as the task's
+// history holds it, or the agent's, as a status holds it. role is "user"
+// or "agent".
+func (d dialect) message(role, id, text, taskID, contextID string) string {
+	ids := `"messageId":` + str(id) + `,"taskId":` + str(taskID) + `,"contextId":` + str(contextID)
 	switch {
 	case d.flat():
-		return `{"kind":"message","role":"user",` + ids + `,"parts":` + d.parts([]string{m.text}) + `}`
+		return `{"kind":"message","role":` + str(role) + `,` + ids + `,"parts":` + d.parts([]string{text}) + `}`
 	case !d.v10: // 0.3 proto-JSON: the parts are the message's "content"
-		return `{"role":"ROLE_USER",` + ids + `,"content":` + d.parts([]string{m.text}) + `}`
+		return `{"role":` + str("ROLE_"+strings.ToUpper(role)) + `,` + ids + `,"content":` + d.parts([]string{text}) + `}`
 	}
-	return `{"role":"ROLE_USER",` + ids + `,"parts":` + d.parts([]string{m.text}) + `}`
+	return `{"role":` + str("ROLE_"+strings.ToUpper(role)) + `,` + ids + `,"parts":` + d.parts([]string{text}) + `}`
+}
+
+// status writes a task status: its state, and the agent's message when
+// there is one.
+func (d dialect) status(t taskView) string {
+	s := `{"state":` + d.state(t.state)
+	if t.message != "" {
+		s += `,"message":` + d.message("agent", t.messageID, t.message, t.id, t.contextID)
+	}
+	return s + "}"
 }
 
 // artifact writes an artifact (or one chunk of it).
@@ -89,8 +101,8 @@ func (d dialect) task(t taskView) string {
 	if d.flat() {
 		s += `"kind":"task",`
 	}
-	s += `"id":` + str(t.id) + `,"contextId":` + str(t.contextID) + `,"status":{"state":` + d.state(t.state) + `}`
-	s += `,"history":[` + d.message(t.user, t.id, t.contextID) + `]`
+	s += `"id":` + str(t.id) + `,"contextId":` + str(t.contextID) + `,"status":` + d.status(t)
+	s += `,"history":[` + d.message("user", t.user.id, t.user.text, t.id, t.contextID) + `]`
 	if len(t.artifacts) > 0 {
 		arts := make([]string, len(t.artifacts))
 		for i, a := range t.artifacts {
@@ -112,7 +124,7 @@ func (d dialect) event(e event, view taskView) string {
 		}
 		return `{"task":` + d.task(view) + `}`
 	case evStatus:
-		s := ids + `,"status":{"state":` + d.state(e.state) + `}`
+		s := ids + `,"status":` + d.status(view)
 		if d.flat() {
 			return `{"kind":"status-update",` + s + `,"final":` + strconv.FormatBool(e.final) + `}`
 		}
