@@ -159,8 +159,10 @@ func TestRetryableErrorOnAPollIsAFailedAttempt(t *testing.T) {
 }
 
 func TestRetryableErrorInsideAStreamResubscribes(t *testing.T) {
-	// The first stream sends three events, then the retryable error.
-	eachWire(t, []string{"-stream-error-at", "3"}, func(t *testing.T, w wire, p *peer) {
+	// The first stream sends three events, then the retryable error. Events
+	// 300 ms apart leave the task running well past the resubscribe, even
+	// on a loaded machine: a task that ended before it would be fetched.
+	eachWire(t, []string{"-stream-error-at", "3", "-delay", "300ms"}, func(t *testing.T, w wire, p *peer) {
 		sc := scenarioNamed(t, "stream")
 		got, rl := run(t, p, sc, faults{})
 		logRun(t, rl)

@@ -81,7 +81,9 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // still shows it (a stale snapshot or get-task); an agent that asks again
 // with another status message, or after the task moved on, calls the hook
 // again, up to MaxCredentialsCalls times per stream. If the agent never
-// moves on, the stream ends when the reconnect budget is spent.
+// moves on, a stream that subscribes ends when the reconnect budget is
+// spent, and one that polls ends with a *StalledError at the stall limit
+// (WithStallTimeout).
 //
 // Credentials that expire in the middle of the task are renewed the same
 // way: a resubscribe, get-task or poll that the agent refuses with 401
