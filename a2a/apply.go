@@ -36,7 +36,9 @@ func (a *Artifact) Apply(u *ArtifactUpdate) {
 // what its stream yields:
 //
 //   - a *Task replaces t whole (a deep copy);
-//   - a *StatusUpdate sets the status, and its message joins the history;
+//   - a *StatusUpdate sets the status, its message joins the history, and
+//     its metadata folds into the task's, key by key, a later value winning
+//     (as the stream's Task holds it);
 //   - a *Message joins the history;
 //   - a *MessageRevision replaces the message of its ID in the history;
 //   - an *ArtifactUpdate is applied to the artifact of its ID by
@@ -65,6 +67,12 @@ func (t *Task) Apply(ev Event) {
 		t.Status.Message = e.Status.Message.Clone()
 		if m := e.Status.Message; m != nil {
 			t.addMessage(m)
+		}
+		for k, v := range e.Metadata {
+			if t.Metadata == nil {
+				t.Metadata = make(map[string]any, len(e.Metadata))
+			}
+			t.Metadata[k] = cloneValue(v)
 		}
 	case *Message:
 		t.addMessage(e)

@@ -155,3 +155,15 @@ func ExampleTask_Apply() {
 	fmt.Printf("%s: %q (%s)\n", shown.Artifacts[0].Name, shown.Artifacts[0].Text(), shown.Status.State)
 	// Output: plan: "Day one: museums." (completed)
 }
+
+func TestTaskApplyFoldsStatusMetadata(t *testing.T) {
+	t.Parallel()
+	var task a2a.Task
+	task.Apply(&a2a.Task{ID: "t1", Metadata: map[string]any{"session": "s-1", "step": "0"}})
+	md := map[string]any{"step": "1", "error_code": "E1"}
+	task.Apply(&a2a.StatusUpdate{TaskID: "t1", Status: a2a.TaskStatus{State: a2a.StateWorking}, Metadata: md})
+	task.Apply(&a2a.StatusUpdate{TaskID: "t1", Status: a2a.TaskStatus{State: a2a.StateFailed}, Metadata: map[string]any{"step": "2"}})
+	require.Equal(t, map[string]any{"session": "s-1", "step": "2", "error_code": "E1"}, task.Metadata, "a later key wins, none is taken away")
+	md["step"] = "changed"
+	require.Equal(t, "2", task.Metadata["step"], "the task keeps its own map")
+}
