@@ -1,0 +1,114 @@
+package stream_test
+
+// FanOut at scale: one answer needed of a hundred calls, some of which
+// ignore their context (FanOut "waits for them to return: no goroutine
+// outlives it"), and a QuorumError of a hundred endings through which
+// errors.Is and errors.As reach every kind.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+func TestFanOutOneOfAHundredWaitsForCallsThatIgnoreTheirContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const winner = 57
+		calls := make([]func(context.Context) (int, error), 100)
+		for i := range calls {
+			calls[i] = func(ctx context.Context) (int, error) {
+				switch {
+				case i == winner:
+					time.Sleep(time.Second)
+					return i, nil
+				case i%3 == 0: // returns the context's error
+					<-ctx.Done()
+					return 0, ctx.Err()
+				case i%3 == 1: // wraps the cause
+					<-ctx.Done()
+					return 0, fmt.Errorf("call %d: %w", i, context.Cause(ctx))
+				default: // ignores its context, and succeeds late
+					time.Sleep(time.Hour)
+					return i, nil
+				}
+			}
+		}
+		start := time.Now()
+		results, err := stream.FanOut(background(), 1, calls...)
+		require.NoError(t, err)
+		require.Equal(t, time.Hour, time.Since(start), "FanOut waits for the calls that ignore their context")
+		require.Len(t, results, 100)
+		require.Equal(t, stream.Result[int]{Value: winner}, results[winner])
+		for i, r := range results {
+			switch {
+			case i == winner:
+			case i%3 == 0, i%3 == 1:
+				require.ErrorIs(t, r.Err, stream.ErrNotNeeded, "call %d", i)
+			default:
+				require.Equal(t, stream.Result[int]{Value: i}, r, "call %d: as it returned", i)
+			}
+		}
+	})
+}
+
+func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
+	endings := []error{
+		&terminal.FailedError{Task: snap(a2a.StateFailed)},
+		&reconnect.Error{Attempts: 3, Err: stream.ErrEndedEarly, TaskID: "t-1"},
+		fmt.Errorf("skipped: %w", stream.ErrCircuitOpen),
+		&stream.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
+		&stream.StalledError{Task: snap(a2a.StateWorking), After: time.Minute},
+	}
+	calls := make([]func(context.Context) (int, error), 100)
+	for i := range calls {
+		calls[i] = func(context.Context) (int, error) {
+			if i == 99 {
+				return i, nil
+			}
+			return 0, endings[i%len(endings)]
+		}
+	}
+	results, err := stream.FanOut(background(), 2, calls...)
+	var qe *stream.QuorumError
+	require.ErrorAs(t, err, &qe)
+	require.Equal(t, 2, qe.Need)
+	require.LessOrEqual(t, qe.Succeeded, 1)
+	require.Len(t, qe.Errs, 100)
+	var (
+		failed  *terminal.FailedError
+		gaveUp  *reconnect.Error
+		httpErr *stream.HTTPError
+		stalled *stream.StalledError
+	)
+	require.ErrorAs(t, err, &failed)
+	require.ErrorAs(t, err, &gaveUp)
+	require.ErrorAs(t, err, &httpErr)
+	require.ErrorAs(t, err, &stalled)
+	require.ErrorIs(t, err, stream.ErrCircuitOpen)
+	require.ErrorIs(t, err, stream.ErrEndedEarly)
+	require.Len(t, results, 100)
+	for i, r := range results[:99] {
+		if !errors.Is(r.Err, stream.ErrNotNeeded) {
+			require.Equal(t, endings[i%len(endings)], r.Err, "call %d", i)
+		}
+	}
+	// The chain an agent answers with names the quorum, copies none of its
+	// errors, and is retryable: some of them are.
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		links := a2a.ChainOf(stream.ChainError(err, v, "planner", "fan-out"))
+		require.Len(t, links, 2)
+		require.True(t, links[0].Retryable)
+		require.True(t, links[1].Retryable)
+		require.Contains(t, links[1].Message, "quorum not reached")
+	}
+}
