@@ -31,12 +31,14 @@ func Never() Policy { return Policy{MaxAttempts: -1} }
 
 // ErrNoTask matches, with errors.Is, the *Error of a stream whose connection
 // dropped before any task ID was known: there was nothing to reconnect to,
-// so the stream ended at once, whatever the policy.
+// so the stream ended at once, whatever the policy. It does not match the
+// *Error of a send made again until the budget was spent (its Attempts is
+// not 0): that one read "gave up".
 var ErrNoTask = errors.New("reconnect: connection lost before any task was known")
 
 // Error ends a stream whose retry budget is spent, whose policy allows no
 // reconnect, or whose connection dropped before any task ID was known
-// (errors.Is(err, ErrNoTask) then holds, and TaskID is empty). Attempts
+// (errors.Is(err, ErrNoTask) then holds, TaskID is empty and Attempts 0). Attempts
 // counts the reconnects made since the last progress; Err is the last
 // cause. TaskID is the task's ID whenever one was known, even when none of
 // its state was (a Subscribe that never connected); Task is the last known
@@ -55,8 +57,10 @@ type Error struct {
 func (e *Error) Error() string {
 	var s string
 	switch id := e.taskID(); {
-	case id == "" && e.Task == nil:
+	case id == "" && e.Task == nil && e.Attempts == 0:
 		s = ErrNoTask.Error()
+	case id == "" && e.Task == nil:
+		s = "reconnect: gave up after " + strconv.Itoa(e.Attempts) + " attempts, before any task was known"
 	case e.Attempts == 0:
 		s = "reconnect: task " + id + ": connection lost, and the policy allows no reconnect"
 	default:
@@ -76,9 +80,10 @@ func (e *Error) taskID() string {
 	return e.TaskID
 }
 
-// Is reports whether target is ErrNoTask and the stream knew no task ID.
+// Is reports whether target is ErrNoTask, the stream knew no task ID, and
+// it ended at once (no attempt).
 func (e *Error) Is(target error) bool {
-	return target == ErrNoTask && e.TaskID == "" && e.Task == nil
+	return target == ErrNoTask && e.TaskID == "" && e.Task == nil && e.Attempts == 0
 }
 
 // Unwrap returns Err.

@@ -139,7 +139,13 @@ func (s *Stream) refusedCredentials(op operation, err error) bool {
 		!errors.As(err, &httpErr) || httpErr.StatusCode != http.StatusUnauthorized {
 		return false
 	}
-	s.askCredentials(err, nil, err)
+	ending := err
+	if t := s.ledger.Task(); t != nil && t.Status.State == a2a.StateAuthRequired {
+		// The task still waits in auth-required: its ending, with the
+		// refusal.
+		ending = fmt.Errorf("%w: %w", terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure), err)
+	}
+	s.askCredentials(ending, nil, err)
 	return true
 }
 
