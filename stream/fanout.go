@@ -74,7 +74,9 @@ func (e *QuorumError) Unwrap() []error {
 // through the *QuorumError.
 //
 // need must be at least 1 and at most len(calls), and no call may be nil;
-// otherwise FanOut calls nothing and returns an error.
+// otherwise FanOut calls nothing and returns an error. FanOut waits for a
+// call that ignores its context, and does not recover a call's panic: like
+// any goroutine's, it ends the program.
 func FanOut[T any](ctx context.Context, need int, calls ...func(context.Context) (T, error)) ([]Result[T], error) {
 	if need < 1 || need > len(calls) {
 		return nil, fmt.Errorf("stream: FanOut needs between 1 and %d successes (the number of calls), not %d", len(calls), need)
