@@ -237,13 +237,15 @@ func decide(ctx context.Context, a *agent, answer string, signedIn bool, err err
 		return outcome{text: "answered: " + answer, answered: true}
 	case ctx.Err() != nil:
 		return outcome{text: "canceled"}
+	case signedIn && errors.As(err, &httpErr) &&
+		(httpErr.StatusCode == http.StatusUnauthorized || httpErr.StatusCode == http.StatusForbidden):
+		// The agent refused the token itself (the stream asked the hook
+		// again on each 401, up to its limit).
+		return outcome{text: "credentials refused: HTTP " + httpErr.Status}
 	case errors.As(err, &auth) && errors.Is(err, stream.ErrCredentialsLimit):
 		return outcome{text: "still needs credentials after signing in: " + statusText(auth.Task)}
 	case errors.As(err, &auth):
 		return outcome{text: "needs credentials (pass -token): " + statusText(auth.Task)}
-	case signedIn && errors.As(err, &httpErr) &&
-		(httpErr.StatusCode == http.StatusUnauthorized || httpErr.StatusCode == http.StatusForbidden):
-		return outcome{text: "credentials refused: HTTP " + httpErr.Status}
 	case errors.As(err, &failed):
 		return outcome{text: "failed: " + statusText(failed.Task)}
 	case errors.As(err, &rejected):
