@@ -99,7 +99,12 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // timeout). When the stream's context ends during the call, the stream ends
 // with the context's error. Header values never appear in errors or logs.
 func WithCredentials(h CredentialsHook) Option {
-	return optionFunc(func(cfg *config) { cfg.credentials = h })
+	return optionFunc(func(cfg *config) {
+		if f, isFunc := h.(CredentialsFunc); h == nil || isFunc && f == nil {
+			cfg.refuse("WithCredentials: the hook is nil")
+		}
+		cfg.credentials = h
+	})
 }
 
 // auth is what the stream knows of the credentials it gave.

@@ -42,11 +42,7 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 		return nil, nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", redactURL(base))
 	}
 	cfg := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&cfg)
-		}
-	}
+	cfg.applyOptions(opts)
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}

@@ -58,11 +58,7 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, named string
 		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", redactURL(u))
 	}
 	cfg := defaultConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&cfg)
-		}
-	}
+	cfg.applyOptions(opts)
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

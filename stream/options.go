@@ -20,7 +20,8 @@ import (
 // values of its header name); WithHTTPClient, WithVersion, WithBinding and
 // WithCardCache are Client-wide and are refused per call, whatever their
 // value. When an option is given twice, the last one wins, except that
-// WithHeader adds a value. Bad values are refused with an error that wraps
+// WithHeader adds a value. Bad values, a nil Option and a nil hook or
+// notify function among them, are refused with an error that wraps
 // ErrInvalidOption: by the constructor, or, per call, as the stream's Err.
 type Option interface{ apply(*config) }
 
@@ -64,6 +65,9 @@ type config struct {
 	// error) may be made again; see WithIdempotentSends.
 	idempotentSends bool
 	connectTimeout  time.Duration
+	// refusals are the options refused as they were applied (a nil Option,
+	// a nil hook); check reports them.
+	refusals []string
 }
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
@@ -133,6 +137,7 @@ func (c *Client) callConfig(opts []Option) (*config, error) {
 	for _, o := range opts {
 		switch o := o.(type) {
 		case nil:
+			cfg.refuse("a nil Option")
 		case clientOption:
 			errs = append(errs, invalidOption("%s is Client-wide: it cannot be given to one call", o.name))
 		default:
@@ -283,7 +288,12 @@ func WithReconnect(p reconnect.Policy) Option {
 
 // WithHumanInput sets the hook that answers input-required prompts.
 func WithHumanInput(h hitl.Hook) Option {
-	return optionFunc(func(cfg *config) { cfg.hook = h })
+	return optionFunc(func(cfg *config) {
+		if f, isFunc := h.(hitl.Func); h == nil || isFunc && f == nil {
+			cfg.refuse("WithHumanInput: the hook is nil")
+		}
+		cfg.hook = h
+	})
 }
 
 // WithInputTimeout bounds each call of the human-input hook, and of the
@@ -297,7 +307,12 @@ func WithInputTimeout(d time.Duration) Option {
 // to show "reconnecting (1/3)…" in a user interface. It is called on the
 // goroutine that calls Stream.Next and must not block.
 func WithNotify(f func(Notice)) Option {
-	return optionFunc(func(cfg *config) { cfg.notify = f })
+	return optionFunc(func(cfg *config) {
+		if f == nil {
+			cfg.refuse("WithNotify: the function is nil")
+		}
+		cfg.notify = f
+	})
 }
 
 // WithBinding makes Resolve prefer interfaces of binding b

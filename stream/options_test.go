@@ -33,6 +33,12 @@ func badOptions() map[string]stream.Option {
 		"unknown binding":           stream.WithBinding("GRPC"),
 		"header name with a space":  stream.WithHeader("X Key", "v"),
 		"header value with a break": stream.WithHeader("X-Key", "v\r\nX-Evil: 1"),
+		"nil option":                nil,
+		"nil human-input hook":      stream.WithHumanInput(nil),
+		"nil human-input func":      stream.WithHumanInput(hitl.Func(nil)),
+		"nil notify function":       stream.WithNotify(nil),
+		"nil credentials hook":      stream.WithCredentials(nil),
+		"nil credentials func":      stream.WithCredentials(stream.CredentialsFunc(nil)),
 	}
 }
 

@@ -18,11 +18,30 @@ func invalidOption(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidOption, fmt.Sprintf(format, args...))
 }
 
+// refuse notes an option refused as it was applied, for check to report.
+func (cfg *config) refuse(reason string) {
+	cfg.refusals = append(cfg.refusals, reason)
+}
+
+// applyOptions applies opts to cfg; a nil Option is refused.
+func (cfg *config) applyOptions(opts []Option) {
+	for _, o := range opts {
+		if o == nil {
+			cfg.refuse("a nil Option")
+			continue
+		}
+		o.apply(cfg)
+	}
+}
+
 // check validates the options applied to cfg (a reconnect policy's zero
 // fields are read as its defaults by newBudget).
 func (cfg *config) check() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, invalidOption(format, args...)) }
+	for _, r := range cfg.refusals {
+		bad("%s", r)
+	}
 	switch {
 	case cfg.httpClient == nil:
 		bad("WithHTTPClient: the client is nil")
