@@ -260,7 +260,10 @@ func (k *call) httpError(resp *http.Response) error {
 	if err != nil {
 		return k.transportErr(err)
 	}
-	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
+	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b, Call: k.rpcMethod}
+	if r := resp.Request; r != nil && r.URL != nil {
+		e.Method, e.URL = r.Method, redactURL(r.URL)
+	}
 	if rpcErr, ok := a2a.ParseHTTPError(resp.StatusCode, b); ok {
 		e.Err = rpcErr
 	}

@@ -148,7 +148,8 @@ func getCard(ctx context.Context, hc *http.Client, cardURL, baseOrigin string, h
 func readCardBody(resp *http.Response, shownURL string) (*a2a.AgentCard, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		b, _ := readLimited(resp.Body, maxErrorBody)
-		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b}
+		return nil, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b,
+			Method: http.MethodGet, URL: shownURL}
 	}
 	raw, err := readLimited(resp.Body, maxCardSize)
 	if err != nil {

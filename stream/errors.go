@@ -19,22 +19,37 @@ const maxErrorBody = 4 << 10
 // HTTP+JSON error body), Err is that error as an *a2a.RPCError, so that
 // errors.As finds it through the HTTPError and the same rules apply as to an
 // RPC error sent with HTTP 200.
+//
+// Method and URL name the request that got the response (the last hop of a
+// redirect), the URL redacted as in every error text (no password, no
+// query value); Call is its JSON-RPC method ("" over HTTP+JSON, whose URL
+// names the call). An HTTPError built without them reads without them.
 type HTTPError struct {
 	StatusCode int
 	Status     string
 	Header     http.Header
 	Body       []byte
 	Err        error
+	Method     string
+	URL        string
+	Call       string
 }
 
-// Error reads like "stream: HTTP 502 Bad Gateway", followed by the A2A
-// error the body carried, if any.
+// Error reads like "stream: HTTP 502 Bad Gateway from POST
+// https://agent.example/a2a (message/stream)", followed by the A2A error the
+// body carried, if any.
 func (e *HTTPError) Error() string {
 	s := e.Status
 	if s == "" {
 		s = strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode)
 	}
 	s = "stream: HTTP " + strings.TrimSpace(s)
+	if e.URL != "" {
+		s += " from " + strings.TrimSpace(e.Method+" "+e.URL)
+	}
+	if e.Call != "" {
+		s += " (" + e.Call + ")"
+	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}

@@ -142,7 +142,9 @@ func TestHostileHTMLBadGatewayOnSend(t *testing.T) {
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 502, he.StatusCode)
 				require.Equal(t, []byte(page[:4096]), he.Body, "the first 4 KiB of the page are kept")
-				require.Equal(t, "stream: HTTP 502 Bad Gateway", err.Error(), "the page is not part of the text")
+				method := map[a2a.Version]string{a2a.V03: "message/stream", a2a.V10: "SendStreamingMessage"}[v]
+				require.Equal(t, "stream: HTTP 502 Bad Gateway from POST http://agent.test/ ("+method+")", err.Error(),
+					"the request is named, the page is not part of the text")
 				require.Equal(t, 1, sends(agent), "a send is never retried")
 				require.Len(t, agent.Requests(), 1)
 				require.Nil(t, s.Task())

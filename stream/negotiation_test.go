@@ -120,7 +120,8 @@ func TestResponseShapes(t *testing.T) {
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 413, he.StatusCode)
 				require.Len(t, he.Body, 4096)
-				require.Equal(t, "stream: HTTP 413 Request Entity Too Large", he.Error())
+				method := map[a2a.Version]string{a2a.V03: "message/stream", a2a.V10: "SendStreamingMessage"}[v]
+				require.Equal(t, "stream: HTTP 413 Request Entity Too Large from POST http://agent.test/ ("+method+")", he.Error())
 
 				// Another content type.
 				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

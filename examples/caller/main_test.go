@@ -38,7 +38,7 @@ func TestDemoOutcomes(t *testing.T) {
 		code, out, errOut := callerRun(t.Context())
 		require.Equal(t, exitOK, code, errOut)
 		require.Empty(t, errOut)
-		const unreachable = "unreachable after 3 attempts (stream: HTTP 503 Service Unavailable); using cached answer: Probably yes (cached yesterday)."
+		const unreachable = "unreachable after 3 attempts (stream: HTTP 503 Service Unavailable from POST http://demo.agent/ (SubscribeToTask)); using cached answer: Probably yes (cached yesterday)."
 		require.Equal(t, strings.Join([]string{
 			"q1: What should I do on Saturday?",
 			"q2: What should I do on Sunday?",
@@ -158,7 +158,7 @@ func TestUnreachableWithoutCacheAnsweredRetryable(t *testing.T) {
 		client, err := stream.NewClient(demo.URL, stream.WithHTTPClient(demo.UnreachableAgent(1).Client()))
 		require.NoError(t, err)
 		o := ask(t.Context(), &agent{name: "oracle", client: client}, "yes?")
-		require.Equal(t, "unreachable after 3 attempts (stream: HTTP 503 Service Unavailable); no cached answer", o.text)
+		require.Equal(t, "unreachable after 3 attempts (stream: HTTP 503 Service Unavailable from POST http://demo.agent/ (SubscribeToTask)); no cached answer", o.text)
 		require.Equal(t, "-32603 downstream agent oracle failed: connection lost; gave up after 3 attempts (retryable)", reportText(o.report))
 	})
 }

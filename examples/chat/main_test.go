@@ -222,7 +222,7 @@ func TestDemoEndings(t *testing.T) {
 			out: "⟳ connection lost — reconnecting (1/3)…\n" +
 				"⟳ connection lost — reconnecting (2/3)…\n" +
 				"⟳ connection lost — reconnecting (3/3)…\n",
-			stderr: "chat: the agent is unreachable: gave up after 3 reconnect attempts: stream: HTTP 503 Service Unavailable\n",
+			stderr: "chat: the agent is unreachable: gave up after 3 reconnect attempts: stream: HTTP 503 Service Unavailable from POST http://demo.agent/ (SubscribeToTask)\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
