@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,16 +70,19 @@ func readCard(ctx context.Context, base *url.URL, cfg *config) (*a2a.AgentCard, 
 		cardURL string
 		err     error
 	)
+	var tried []string
 	for _, u := range urls {
 		cardURL = redactURL(u)
+		tried = append(tried, cardURL)
 		card, err = fetchCard(ctx, hc, cfg.cardCache, u.String(), cardURL, origin(base), cfg.header)
 		var httpErr *HTTPError
-		if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound {
+		if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound && httpErr.Err == nil {
 			continue
 		}
-		break
+		return card, cardURL, err
 	}
-	return card, cardURL, err
+	// Every card URL answered 404: not an agent, or not its base URL.
+	return nil, cardURL, &InvalidCardError{URL: cardURL, Reason: "no agent card", Err: err, Tried: tried}
 }
 
 // fetchCard reads the card at cardURL, through cache when it is not nil;
@@ -157,7 +161,11 @@ func readCardBody(resp *http.Response, shownURL string) (*a2a.AgentCard, error) 
 	}
 	var card a2a.AgentCard
 	if err := json.Unmarshal(raw, &card); err != nil {
-		return nil, &InvalidCardError{URL: shownURL, Reason: "malformed JSON", Err: err}
+		reason := "malformed JSON"
+		if mt := mediaType(resp); mt == "text/html" || len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '<' {
+			reason = "an HTML page, not a card: " + notAnAgent
+		}
+		return nil, &InvalidCardError{URL: shownURL, Reason: reason, Err: err}
 	}
 	return &card, nil
 }
