@@ -178,7 +178,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = checkCredentials(h)
+		err = checkHeader(h)
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -200,9 +200,6 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 	}
 	return true
 }
-
-// checkCredentials refuses headers that cannot be sent (checkHeader).
-func checkCredentials(h http.Header) error { return checkHeader(h) }
 
 // useCredentials adds h to the stream's headers for its later calls,
 // replacing the values of the same names: the stream's calls read them

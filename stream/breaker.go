@@ -63,13 +63,7 @@ func withBreaker(hc *http.Client, b Breaker) *http.Client {
 	if b == nil {
 		return hc
 	}
-	c := *hc
-	next := hc.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	c.Transport = breakerTransport{b: b, next: next}
-	return &c
+	return wrapTransport(hc, func(next http.RoundTripper) http.RoundTripper { return breakerTransport{b: b, next: next} })
 }
 
 // breakerTransport asks its Breaker before each round trip and reports the

@@ -202,15 +202,10 @@ func taskLink(t *a2a.Task, what string) a2a.ChainLink {
 // retries makes it retryable all the same, and gives the delay it lacks.
 func httpLinks(e *HTTPError) []a2a.ChainLink {
 	retryable := retryableStatus(e.StatusCode)
-	after, _ := e.RetryAfter()
 	var rpcErr *a2a.RPCError
 	if !errors.As(e.Err, &rpcErr) {
-		if ok, d := a2a.ParseHTTPRetry(e.Body); ok {
-			retryable = true
-			if after == 0 {
-				after = d
-			}
-		}
+		hinted, after := e.bodyHint()
+		retryable = retryable || hinted
 		l := a2a.ChainLink{Message: "HTTP " + strconv.Itoa(e.StatusCode), HTTPStatus: e.StatusCode, Retryable: retryable, RetryAfter: after}
 		if text := http.StatusText(e.StatusCode); text != "" {
 			l.Message += " " + text
@@ -219,7 +214,7 @@ func httpLinks(e *HTTPError) []a2a.ChainLink {
 	}
 	links := a2a.ChainOf(rpcErr)
 	links[0].HTTPStatus = e.StatusCode
-	_, asked := e.RetryAfter()
+	after, asked := e.RetryAfter()
 	if !links[0].Retryable && retryable && asked {
 		links[0].Retryable = true
 	}

@@ -75,6 +75,25 @@ func (e *HTTPError) RetryAfter() (time.Duration, bool) {
 	return 0, false
 }
 
+// bodyHint reads the retry hint of an error body that names no A2A error
+// (a google.rpc.Status with a google.rpc.RetryInfo, a 0.3 "retryable"),
+// and the wait asked for: the longer of the Retry-After header and the
+// body's delay. An A2A error in the body carries its own hint (Err).
+func (e *HTTPError) bodyHint() (retryable bool, after time.Duration) {
+	retryable, after = a2a.ParseHTTPRetry(e.Body)
+	if h, ok := e.RetryAfter(); ok {
+		after = max(after, h)
+	}
+	return retryable, after
+}
+
+// hasBodyHint reports an error body, naming no A2A error, that still says
+// the call may be retried.
+func (e *HTTPError) hasBodyHint() bool {
+	ok, _ := e.bodyHint()
+	return ok
+}
+
 // ProtocolError reports a response the runtime cannot use: malformed JSON,
 // an oversized event, an unexpected content type, an event for another task,
 // or a JSON-RPC response with the wrong ID. It is a server bug, not a network

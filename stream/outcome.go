@@ -147,7 +147,7 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 			return outcome{kind: outBusy, err: err, retryAfter: retryDelay(err)}
 		case op == opSend:
 			return outcome{kind: outFatal, err: err}
-		case retryableStatus(code), bodyRetryable(httpErr):
+		case retryableStatus(code), httpErr.hasBodyHint():
 			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
 		return outcome{kind: outFatal, err: err}
@@ -182,14 +182,6 @@ func busyStatus(code int) bool {
 	return code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable
 }
 
-// bodyRetryable reports an HTTP error whose body, naming no A2A error,
-// still says the call may be retried (a google.rpc.Status with a
-// google.rpc.RetryInfo).
-func bodyRetryable(e *HTTPError) bool {
-	ok, _ := a2a.ParseHTTPRetry(e.Body)
-	return ok
-}
-
 // retryDelay returns the wait the server asked for before the call is made
 // again, up to maxRetryAfter: the longest of the HTTP Retry-After header,
 // the retry hint of the A2A error, and that of an HTTP error's body.
@@ -203,11 +195,8 @@ func retryDelay(err error) time.Duration {
 		d = rpcErr.RetryAfter()
 	}
 	if errors.As(err, &httpErr) {
-		if h, ok := httpErr.RetryAfter(); ok {
-			d = max(d, h)
-		}
-		_, b := a2a.ParseHTTPRetry(httpErr.Body)
-		d = max(d, b)
+		_, after := httpErr.bodyHint()
+		d = max(d, after)
 	}
 	return min(d, maxRetryAfter)
 }

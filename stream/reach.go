@@ -171,12 +171,18 @@ func (a answerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // recordAnswers returns hc with its transport wrapped in an answerRecorder.
 // hc is the Client's own copy.
 func recordAnswers(hc *http.Client) *http.Client {
+	return wrapTransport(hc, func(next http.RoundTripper) http.RoundTripper { return answerRecorder{next: next} })
+}
+
+// wrapTransport returns a copy of hc whose transport is wrap of hc's
+// (net/http's default when hc has none). hc is not modified.
+func wrapTransport(hc *http.Client, wrap func(next http.RoundTripper) http.RoundTripper) *http.Client {
 	c := *hc
 	next := hc.Transport
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	c.Transport = answerRecorder{next: next}
+	c.Transport = wrap(next)
 	return &c
 }
 
