@@ -20,6 +20,9 @@
 //   - cut: answers as in answer, but drops the connection in the middle of
 //     every task's first stream, so that the client has to resume.
 //
+// Exit status: 0 once stopped, 1 when it cannot listen (the port is taken,
+// say), 2 for bad flags.
+//
 // With -nostream its card says it cannot stream: clients send with a unary
 // send and poll. The agent keeps its tasks in memory and forgets them when
 // it stops. SIGINT (Ctrl-C) or SIGTERM stops it: it stops accepting
@@ -42,10 +45,12 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout)
 	stop()
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case err != nil:
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2) // the flag set has said what was wrong
+	default:
 		fmt.Fprintln(os.Stderr, "agent:", err)
-		os.Exit(2)
+		os.Exit(1)
 	}
 }
 
