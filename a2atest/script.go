@@ -54,7 +54,8 @@ const (
 
 // Step is one step of an [Agent]'s script. Build steps with [Working],
 // [Status], [Chunk], [ArtifactChunk], [Say], [AskInput], [AskAuth], [Finish],
-// [Pause] and [Reply]; the zero Step does nothing.
+// [Pause] and [Reply], and give a step's event metadata with
+// [Step.WithMetadata]; the zero Step does nothing.
 //
 // A script becomes a timeline when its task is created: every step but
 // Pause yields one event, due after the sum of the Pause durations before it.
