@@ -693,3 +693,46 @@ func TestAgentConcurrentStreams(t *testing.T) {
 		require.Len(t, agent.Requests(), n+1)
 	})
 }
+
+// A step's metadata rides on the event it yields, over both bindings and
+// versions, and the status update's is folded into the task's metadata.
+func TestAgentStepMetadata(t *testing.T) {
+	md := map[string]any{"error_type": "upstream_error", "error_code": "UPSTREAM_TIMEOUT"}
+	script := a2atest.WithScript(
+		a2atest.Working("").WithMetadata(map[string]any{"step": "w"}),
+		a2atest.Chunk("a1", "x", false, true).WithMetadata(map[string]any{"step": "a"}),
+		a2atest.Say("hi").WithMetadata(map[string]any{"step": "m"}),
+		a2atest.Finish(a2a.StateFailed, "upstream API timed out").WithMetadata(md),
+	)
+	for _, b := range []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
+		for _, v := range bothVersions() {
+			t.Run(string(b)+"/"+string(v), func(t *testing.T) {
+				var evs []a2a.Event
+				var agent *a2atest.Agent
+				if b == a2a.BindingHTTPJSON {
+					agent = restAgent(v, script)
+					evs = readAllRESTStream(t, v, restStream(t.Context(), t, agent, v, "hi"))
+				} else {
+					agent = a2atest.NewAgent(a2atest.WithVersions(v), script)
+					evs = readAllStream(t, call(t.Context(), t, agent.Client(), v, "stream", sendParams(t, v, "hi", "")))
+				}
+				require.Len(t, evs, 5)
+				require.Equal(t, map[string]any{"step": "w"}, evs[1].(*a2a.StatusUpdate).Metadata)
+				require.Equal(t, map[string]any{"step": "a"}, evs[2].(*a2a.ArtifactUpdate).Metadata)
+				require.Equal(t, map[string]any{"step": "m"}, evs[3].(*a2a.Message).Metadata)
+				require.Equal(t, md, evs[4].(*a2a.StatusUpdate).Metadata)
+
+				got := agent.Task(evs[0].(*a2a.Task).ID)
+				require.Equal(t, "upstream_error", got.Metadata["error_type"])
+				require.Equal(t, "UPSTREAM_TIMEOUT", got.Metadata["error_code"])
+				require.Equal(t, "w", got.Metadata["step"])
+			})
+		}
+	}
+	// The step keeps its own copy: changing the map afterwards changes nothing.
+	step := a2atest.Finish(a2a.StateFailed, "").WithMetadata(md)
+	md["error_code"] = "CHANGED"
+	agent := a2atest.NewAgent(a2atest.WithScript(step))
+	id, _ := startTask(t.Context(), t, agent, a2a.V10)
+	require.Equal(t, "UPSTREAM_TIMEOUT", agent.Task(id).Metadata["error_code"])
+}

@@ -47,6 +47,18 @@
 //		})
 //	}
 //
-// Nothing in this package is meant for production code: it exists for
-// tests, and only they should import it.
+// # What it is for
+//
+// The package is for tests and demos: the tests of A2A clients, and
+// programs that show a client at work against an agent that behaves as
+// told (the repository's examples, and the demo agent of examples/agent,
+// which serves an [Agent] on a real listener with net/http: an Agent is an
+// [http.Handler], and its card names the URL each request reached it at).
+// It is not for production agents: it keeps every task and every request
+// in memory for as long as it lives and never forgets them, it runs a
+// fixed script instead of doing work, it trusts every request (no
+// authentication, no limits on tasks, bodies or streams), and it cuts
+// connections and answers with errors on purpose when given faults. Only
+// _test.go files and the examples import it; the library's own packages
+// never do, and a test checks that they do not.
 package a2atest

@@ -167,6 +167,7 @@ func (x *exchange) send(c call) {
 	if len(steps) == 1 && steps[0].kind == stepReply {
 		reply := a2a.NewTextMessage(a2a.RoleAgent, steps[0].text)
 		reply.ContextID = msg.ContextID
+		reply.Metadata = steps[0].eventMetadata()
 		if reply.ContextID == "" {
 			reply.ContextID = uuid.NewString()
 		}

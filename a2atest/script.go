@@ -54,7 +54,8 @@ const (
 
 // Step is one step of an [Agent]'s script. Build steps with [Working],
 // [Status], [Chunk], [ArtifactChunk], [Say], [AskInput], [AskAuth], [Finish],
-// [Pause] and [Reply]; the zero Step does nothing.
+// [Pause] and [Reply], and give a step's event metadata with
+// [Step.WithMetadata]; the zero Step does nothing.
 //
 // A script becomes a timeline when its task is created: every step but
 // Pause yields one event, due after the sum of the Pause durations before it.
@@ -69,7 +70,8 @@ type Step struct {
 	lastChunk  bool
 	finish     bool
 	d          time.Duration
-	msgID      string // a status message's ID; "" for a fresh one
+	msgID      string         // a status message's ID; "" for a fresh one
+	metadata   map[string]any // WithMetadata: the event's metadata
 }
 
 // Working is a working status update. A non-empty text adds an agent status
@@ -129,6 +131,25 @@ func Pause(d time.Duration) Step { return Step{kind: stepPause, d: d} }
 // closes, and no task is created. It must be the only step of the script;
 // in a longer script it acts as [Say].
 func Reply(text string) Step { return Step{kind: stepReply, text: text} }
+
+// WithMetadata returns a copy of s whose event carries md as its metadata:
+// a status update's (which a client folds into the task's metadata, where
+// [terminal.ReadStructured] reads a structured failure), an artifact
+// update's or an agent message's. The step keeps a deep copy of md. It has
+// no effect on [Pause], and on [Reply] it sets the reply's metadata.
+func (s Step) WithMetadata(md map[string]any) Step {
+	s.metadata = (&a2a.Message{Metadata: md}).Clone().Metadata
+	return s
+}
+
+// eventMetadata is a fresh deep copy of the step's metadata, nil if none, so
+// that no two events share a map.
+func (s Step) eventMetadata() map[string]any {
+	if len(s.metadata) == 0 {
+		return nil
+	}
+	return (&a2a.Message{Metadata: s.metadata}).Clone().Metadata
+}
 
 // String describes the step, for test failure messages.
 func (s Step) String() string {

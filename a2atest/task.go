@@ -129,6 +129,7 @@ func (t *task) schedule(steps []Step, base time.Time) {
 				TaskID:    t.id,
 				ContextID: t.contextID,
 				Status:    a2a.TaskStatus{State: s.state, Message: t.agentMessage(s.text, s.msgID), Timestamp: at},
+				Metadata:  s.eventMetadata(),
 			})
 			switch {
 			case s.finish || s.state.Terminal():
@@ -144,10 +145,12 @@ func (t *task) schedule(steps []Step, base time.Time) {
 				Artifact:  s.artifact.Clone(),
 				Append:    s.appendPart,
 				LastChunk: s.lastChunk,
+				Metadata:  s.eventMetadata(),
 			})
 		case stepSay, stepReply:
 			m := a2a.NewTextMessage(a2a.RoleAgent, s.text)
 			m.TaskID, m.ContextID = t.id, t.contextID
+			m.Metadata = s.eventMetadata()
 			t.add(at, m)
 		}
 	}

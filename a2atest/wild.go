@@ -144,7 +144,7 @@ func cumulative(steps []Step, id string) []Step {
 			} else {
 				text += s.text
 			}
-			out = append(out, Step{kind: stepStatus, state: a2a.StateWorking, text: text, msgID: id})
+			out = append(out, Step{kind: stepStatus, state: a2a.StateWorking, text: text, msgID: id, metadata: s.metadata})
 		default:
 			out = append(out, s)
 		}

@@ -48,9 +48,9 @@ func TripAgent() *a2atest.Agent {
 
 func tripScript(msg *a2a.Message) []a2atest.Step {
 	steps := []a2atest.Step{a2atest.Working("Planning your trip…")}
-	steps = append(steps, words("answer", true, "Here is a three-day plan. Day one: a walk through the old town and a long lunch by the river. Day two: the museum quarter, then the night market. ")...)
+	steps = append(steps, Words("answer", true, PlanStart, Delay)...)
 	steps = append(steps, a2atest.Pause(Delay), a2atest.AskInput(Question))
-	steps = append(steps, words("answer", false, "Day three: a train to the coast from your starting city, a swim, and dinner by the harbour.")...)
+	steps = append(steps, Words("answer", false, PlanEnd, Delay)...)
 	steps = append(steps,
 		a2atest.Pause(Delay),
 		a2atest.Chunk("summary", "3 days · old town · museums · coast", false, true),
@@ -59,15 +59,23 @@ func tripScript(msg *a2a.Message) []a2atest.Step {
 	return steps
 }
 
-// words streams text into artifact id one word at a time. With open, the
-// first chunk opens the artifact; every other chunk is appended.
-func words(id string, open bool, text string) []a2atest.Step {
+// PlanStart and PlanEnd are the two halves of the trip agent's answer,
+// before and after its question; the answer is PlanStart+PlanEnd.
+const (
+	PlanStart = "Here is a three-day plan. Day one: a walk through the old town and a long lunch by the river. Day two: the museum quarter, then the night market. "
+	PlanEnd   = "Day three: a train to the coast from your starting city, a swim, and dinner by the harbour."
+)
+
+// Words streams text into artifact id one word at a time, each word after
+// a pause of delay. With open, the first chunk opens the artifact; every
+// other chunk is appended.
+func Words(id string, open bool, text string, delay time.Duration) []a2atest.Step {
 	var steps []a2atest.Step
 	for _, w := range strings.SplitAfter(text, " ") {
 		if w == "" {
 			continue
 		}
-		steps = append(steps, a2atest.Pause(Delay), a2atest.Chunk(id, w, !open, false))
+		steps = append(steps, a2atest.Pause(delay), a2atest.Chunk(id, w, !open, false))
 		open = false
 	}
 	return steps
