@@ -76,12 +76,16 @@ type Text struct {
 	// Role is the role of the message the text comes from; empty for
 	// artifact text, which is the agent's output.
 	Role a2a.Role
+	// Opens says that this is the first event of its pane: a UI makes the
+	// pane, or writes a label. It is always set for a message without an
+	// ID.
+	Opens bool
 	// Replace says that what the pane showed is out of date: clear it,
 	// then show Content. It is set for an artifact chunk that replaces an
 	// artifact already opened (Append false, after a gap the artifact as
 	// the server holds it), and for a message the agent sent again with
 	// other text than an extension of the one shown. Content may then be
-	// empty: the new version has no text.
+	// empty: the new version has no text. It is never set with Opens.
 	Replace bool
 	// Content is the text to add to the pane: the text parts of an
 	// artifact chunk, of a message or status message, or what a revision
@@ -97,7 +101,7 @@ func (sc *Screen) Add(ev a2a.Event) Text {
 	case *a2a.ArtifactUpdate:
 		p := Pane{Kind: PaneArtifact, ID: ev.Artifact.ID}
 		opened := sc.open(p)
-		return Text{Pane: p, Replace: opened && !ev.Append, Content: ev.Artifact.Text()}
+		return Text{Pane: p, Opens: !opened, Replace: opened && !ev.Append, Content: ev.Artifact.Text()}
 	case *a2a.Message:
 		return sc.message(ev, PaneMessage)
 	case *a2a.StatusUpdate:
@@ -114,11 +118,11 @@ func (sc *Screen) Add(ev a2a.Event) Text {
 		if sc.status[m.ID] {
 			p.Kind = PaneStatus
 		}
-		sc.open(p)
+		opened := sc.open(p)
 		if ev.Extends {
-			return Text{Pane: p, Role: m.Role, Content: (&a2a.Message{Parts: ev.Added}).Text()}
+			return Text{Pane: p, Role: m.Role, Opens: !opened, Content: (&a2a.Message{Parts: ev.Added}).Text()}
 		}
-		return Text{Pane: p, Role: m.Role, Replace: true, Content: m.Text()}
+		return Text{Pane: p, Role: m.Role, Opens: !opened, Replace: opened, Content: m.Text()}
 	}
 	return Text{}
 }
@@ -132,8 +136,8 @@ func (sc *Screen) message(m *a2a.Message, k PaneKind) Text {
 		}
 		sc.status[m.ID] = true
 	}
-	opened := m.ID != "" && sc.open(p)
-	return Text{Pane: p, Role: m.Role, Replace: opened, Content: m.Text()}
+	opened := sc.open(p)
+	return Text{Pane: p, Role: m.Role, Opens: !opened, Replace: opened, Content: m.Text()}
 }
 
 // open notes that p met an event, and reports whether it had before.

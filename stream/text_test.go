@@ -31,6 +31,9 @@ func (u *screenUI) show(t *testing.T, ev a2a.Event) {
 		require.Empty(t, tx.Content, "text outside any pane")
 		return
 	}
+	if _, had := u.panes[tx.Pane]; tx.Pane.ID != "" || tx.Pane.Kind == stream.PaneArtifact {
+		require.Equal(t, !had, tx.Opens, "Opens on the first event of a pane only")
+	}
 	if tx.Replace {
 		u.replaces++
 		u.panes[tx.Pane] = ""
@@ -172,9 +175,9 @@ func TestScreenAdd(t *testing.T) {
 	}{
 		{"a status without a message adds nothing", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking}}, stream.Text{}},
 		{"a status message", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking, Message: agentMsg("s1", "thinking")}},
-			stream.Text{Pane: status("s1"), Role: a2a.RoleAgent, Content: "thinking"}},
+			stream.Text{Pane: status("s1"), Role: a2a.RoleAgent, Opens: true, Content: "thinking"}},
 		{"the first chunk of an artifact, not appended", &a2a.ArtifactUpdate{Artifact: art("a1", text("Hello"))},
-			stream.Text{Pane: artifact("a1"), Content: "Hello"}},
+			stream.Text{Pane: artifact("a1"), Opens: true, Content: "Hello"}},
 		{"an appended chunk", &a2a.ArtifactUpdate{Artifact: art("a1", text(", "), data, text("world")), Append: true},
 			stream.Text{Pane: artifact("a1"), Content: ", world"}},
 		{"a chunk of data only", &a2a.ArtifactUpdate{Artifact: art("a1", data), Append: true},
@@ -184,10 +187,10 @@ func TestScreenAdd(t *testing.T) {
 		{"a replacement without text", &a2a.ArtifactUpdate{Artifact: art("a1", data)},
 			stream.Text{Pane: artifact("a1"), Replace: true}},
 		{"another artifact's first chunk", &a2a.ArtifactUpdate{Artifact: art("a2", text("x"))},
-			stream.Text{Pane: artifact("a2"), Content: "x"}},
-		{"a message", agentMsg("m1", "a note"), stream.Text{Pane: message("m1"), Role: a2a.RoleAgent, Content: "a note"}},
-		{"a message without an ID", agentMsg("", "anon"), stream.Text{Pane: message(""), Role: a2a.RoleAgent, Content: "anon"}},
-		{"another message without an ID", agentMsg("", "anon"), stream.Text{Pane: message(""), Role: a2a.RoleAgent, Content: "anon"}},
+			stream.Text{Pane: artifact("a2"), Opens: true, Content: "x"}},
+		{"a message", agentMsg("m1", "a note"), stream.Text{Pane: message("m1"), Role: a2a.RoleAgent, Opens: true, Content: "a note"}},
+		{"a message without an ID", agentMsg("", "anon"), stream.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
+		{"another message without an ID", agentMsg("", "anon"), stream.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
 		{"a revision that extends a message", &a2a.MessageRevision{Message: agentMsg("m1", "a note, longer"), Extends: true, Added: []a2a.Part{text(", longer")}},
 			stream.Text{Pane: message("m1"), Role: a2a.RoleAgent, Content: ", longer"}},
 		{"a revision that rewrites a message", &a2a.MessageRevision{Message: agentMsg("m1", "other")},
@@ -195,9 +198,11 @@ func TestScreenAdd(t *testing.T) {
 		{"a revision of the status message stays in its pane", &a2a.MessageRevision{Message: agentMsg("s1", "thinking hard"), Extends: true, Added: []a2a.Part{text(" hard")}},
 			stream.Text{Pane: status("s1"), Role: a2a.RoleAgent, Content: " hard"}},
 		{"a status message missed in a gap comes back as a message", agentMsg("s2", "missed"),
-			stream.Text{Pane: message("s2"), Role: a2a.RoleAgent, Content: "missed"}},
+			stream.Text{Pane: message("s2"), Role: a2a.RoleAgent, Opens: true, Content: "missed"}},
 		{"a user's message", &a2a.Message{ID: "u1", Role: a2a.RoleUser, Parts: []a2a.Part{text("hi")}},
-			stream.Text{Pane: message("u1"), Role: a2a.RoleUser, Content: "hi"}},
+			stream.Text{Pane: message("u1"), Role: a2a.RoleUser, Opens: true, Content: "hi"}},
+		{"a revision of a message never met opens its pane, with nothing to clear", &a2a.MessageRevision{Message: agentMsg("m9", "late")},
+			stream.Text{Pane: message("m9"), Role: a2a.RoleAgent, Opens: true, Content: "late"}},
 		{"a task snapshot adds nothing", &a2a.Task{ID: "t"}, stream.Text{}},
 		{"nil adds nothing", nil, stream.Text{}},
 	}
