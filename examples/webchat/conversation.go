@@ -8,10 +8,8 @@ import (
 	"sync"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // The events relayed to the browser. Each is one SSE event whose name is
@@ -212,18 +210,18 @@ func (c *conversation) answer(text string) bool {
 }
 
 // end appends the last event: done, or the error the stream ended with.
-func (c *conversation) end(task *a2a.Task, err error) {
+func (c *conversation) end(e stream.Ending) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err != nil {
-		c.publishLocked(evError, describe(err))
+	if e.Err != nil {
+		c.publishLocked(evError, describe(e))
 	} else {
-		out := doneEvent{}
-		if task != nil {
-			out.State, out.ContextID = task.Status.State, task.ContextID
-			if m := task.Status.Message; m != nil {
-				out.Text = m.Text()
-			}
+		out := doneEvent{State: e.State}
+		switch {
+		case e.Task != nil:
+			out.ContextID, out.Text = e.Task.ContextID, e.Task.Status.Message.Text()
+		case e.Answer != nil:
+			out.ContextID = e.Answer.ContextID
 		}
 		c.publishLocked(evDone, out)
 	}
@@ -231,27 +229,31 @@ func (c *conversation) end(task *a2a.Task, err error) {
 	c.asking = false
 }
 
-// describe explains how a stream ended, for a person: a kind the page can
-// style, a plain title, and the error's own text.
-func describe(err error) errorEvent {
+// describe explains how a stream ended in an error, for a person: a kind
+// the page can style, a plain title, and the error's own text. The task's
+// own endings read from e.State, the others from the error.
+func describe(e stream.Ending) errorEvent {
+	err := e.Err
 	out := errorEvent{Kind: "error", Title: "Something went wrong.", Text: err.Error()}
-	if state, ok := terminal.StateOf(err); ok {
-		out.Kind, out.Title = string(state), endingTitle(state)
-		if t := stream.TaskOf(err); t != nil && t.Status.Message.Text() != "" {
-			out.Text = t.Status.Message.Text() // the agent's reason, without a task ID
+	switch e.State {
+	case "":
+	case a2a.StateInputRequired:
+		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
+		return out
+	default:
+		out.Kind, out.Title = string(e.State), endingTitle(e.State)
+		if why := statusText(e.Task); why != "" {
+			out.Text = why // the agent's reason, without a task ID
 		}
 		return out
 	}
 	var (
-		lost     *reconnect.Error
-		noAnswer *hitl.Error
-		rpc      *a2a.RPCError
-		status   *stream.HTTPError
-		proto    *stream.ProtocolError
+		lost   *reconnect.Error
+		rpc    *a2a.RPCError
+		status *stream.HTTPError
+		proto  *stream.ProtocolError
 	)
 	switch {
-	case errors.As(err, &noAnswer):
-		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
 	case errors.As(err, &lost):
 		out.Kind, out.Title = "connection-lost", "The connection to the agent was lost and could not be resumed."
 	case errors.As(err, &rpc):
@@ -271,6 +273,14 @@ func describe(err error) errorEvent {
 		out.Kind, out.Title = "stopped", "The chat server stopped this conversation."
 	}
 	return out
+}
+
+// statusText returns the text of a task's status message, or "".
+func statusText(t *a2a.Task) string {
+	if t == nil {
+		return ""
+	}
+	return t.Status.Message.Text()
 }
 
 // reportedEnding returns the ending a status event reports, with the

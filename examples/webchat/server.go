@@ -175,7 +175,7 @@ func (s *server) drive(ctx context.Context, c *conversation, msg *a2a.Message) {
 	for st.Next() {
 		c.relay(st.Event())
 	}
-	c.end(st.Task(), st.Err())
+	c.end(st.Ending())
 }
 
 var (

@@ -264,6 +264,21 @@ func TestContextCarriesOver(t *testing.T) {
 	})
 }
 
+// TestMessageAnswerCarriesItsContext: an agent that answers with a message
+// and no task ends the conversation with done, without a state, and with
+// the answer's context, so that the next message continues it.
+func TestMessageAnswerCarriesItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, web := newTestServer(t, t.Context(), a2atest.NewAgent(a2atest.WithScript(a2atest.Reply("Hi there!"))))
+		evs := openEvents(t, web, send(t, web, "hello"), "").until(evDone)
+		done := evs[len(evs)-1].Data
+		require.NotContains(t, done, "state")
+		ctxID, _ := done["contextId"].(string)
+		require.NotEmpty(t, ctxID)
+		require.Equal(t, "Hi there!", evs[len(evs)-2].Data["text"])
+	})
+}
+
 // TestEndings checks that each typed ending reaches the browser as one
 // plain stream-error event.
 func TestEndings(t *testing.T) {
