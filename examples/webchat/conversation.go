@@ -28,6 +28,7 @@ const (
 type statusEvent struct {
 	State     a2a.TaskState `json:"state"`
 	Text      string        `json:"text,omitempty"` // the agent's status message
+	ID        string        `json:"id,omitempty"`   // its ID, which later versions (message events) name
 	TaskID    string        `json:"taskId,omitempty"`
 	ContextID string        `json:"contextId,omitempty"`
 }
@@ -40,9 +41,12 @@ type artifactEvent struct {
 }
 
 type messageEvent struct {
-	ID       string `json:"id,omitempty"`
-	Text     string `json:"text"`
-	Revision bool   `json:"revision,omitempty"` // replaces the message with this ID
+	ID   string `json:"id,omitempty"`
+	Text string `json:"text"`
+	// Append adds Text to the message (or status note) of this ID shown
+	// before. Otherwise Text is a new message, or, when one of this ID is
+	// shown, its new version: it replaces it.
+	Append bool `json:"append,omitempty"`
 }
 
 type noticeEvent struct {
@@ -79,7 +83,8 @@ type relayed struct {
 // server.drive) appends to the log; any number of event streams read it.
 type conversation struct {
 	id      string
-	answers chan string // holds at most the one answer to the open question
+	answers chan string   // holds at most the one answer to the open question
+	screen  stream.Screen // what each event adds; used by the driving goroutine only
 
 	mu      sync.Mutex
 	events  []relayed
@@ -135,26 +140,26 @@ func (c *conversation) publishLocked(name string, v any) {
 	c.changed = make(chan struct{})
 }
 
-// relay turns one stream event into a browser event.
-func (c *conversation) relay(ev a2a.Event) {
-	switch ev := ev.(type) {
-	case *a2a.StatusUpdate:
-		out := statusEvent{State: ev.Status.State, TaskID: ev.TaskID, ContextID: ev.ContextID}
-		if m := ev.Status.Message; m != nil {
-			out.Text = m.Text()
+// relay turns one stream event into a browser event: what stream.Screen
+// says it adds, and the task's state when it is a status update. task is
+// the stream's task after the event, for the artifact's name.
+func (c *conversation) relay(ev a2a.Event, task *a2a.Task) {
+	t := c.screen.Add(ev)
+	if su, ok := ev.(*a2a.StatusUpdate); ok {
+		c.publish(evStatus, statusEvent{State: su.Status.State, Text: t.Content, ID: t.Pane.ID, TaskID: su.TaskID, ContextID: su.ContextID})
+		return
+	}
+	switch t.Pane.Kind {
+	case stream.PaneArtifact:
+		out := artifactEvent{ID: t.Pane.ID, Text: t.Content, Append: !t.Replace}
+		if task != nil {
+			if art := task.Artifact(t.Pane.ID); art != nil {
+				out.Name = art.Name
+			}
 		}
-		c.publish(evStatus, out)
-	case *a2a.ArtifactUpdate:
-		c.publish(evArtifact, artifactEvent{
-			ID:     ev.Artifact.ID,
-			Name:   ev.Artifact.Name,
-			Text:   ev.Artifact.Text(),
-			Append: ev.Append,
-		})
-	case *a2a.Message:
-		c.publish(evMessage, messageEvent{ID: ev.ID, Text: ev.Text()})
-	case *a2a.MessageRevision:
-		c.publish(evMessage, messageEvent{ID: ev.Message.ID, Text: ev.Message.Text(), Revision: true})
+		c.publish(evArtifact, out)
+	case stream.PaneMessage, stream.PaneStatus:
+		c.publish(evMessage, messageEvent{ID: t.Pane.ID, Text: t.Content, Append: !t.Opens && !t.Replace})
 	}
 }
 
