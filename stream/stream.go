@@ -147,6 +147,24 @@ func (s *Stream) Task() *a2a.Task {
 	return &c
 }
 
+// Ending returns how the stream ended, in one value: the state its task
+// ended in, the final task, the message answer, the structured failure and
+// Err (see [Ending] for each field, and its String method for one line to
+// show). Call it once Next has returned false, or after Wait; before that it
+// reports the task as assembled so far and Err (nil), with no State unless
+// the task has completed. The task and the answer must not be modified.
+func (s *Stream) Ending() Ending {
+	e := EndingOf(s.err)
+	if e.Task == nil {
+		e.Task = s.Task()
+	}
+	e.Answer = s.answer
+	if s.err == nil && e.Task != nil && e.Task.Status.State == a2a.StateCompleted {
+		e.State = a2a.StateCompleted
+	}
+	return e
+}
+
 // Close ends the stream and releases its connection. It is idempotent and
 // always returns nil. Err stays nil unless an error ended the stream first.
 // Close is local only: the agent's task runs on; Cancel asks the agent to

@@ -35,7 +35,6 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // Exit statuses.
@@ -89,7 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 
-	c := &chat{out: stdout, answer: *answer, in: newLineReader(stdin), tty: isTerminal(stdin), printed: map[string]string{}}
+	c := &chat{out: stdout, answer: *answer, in: newLineReader(stdin), tty: isTerminal(stdin)}
 	opts := []stream.Option{
 		stream.WithNotify(c.notice),
 		stream.WithHumanInput(hitl.Func(c.ask)),
@@ -113,7 +112,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		c.fallback = demo.Answer
 	}
 	if err != nil {
-		return report(ctx, stderr, err)
+		return report(ctx, stderr, stream.EndingOf(err))
 	}
 
 	c.line("you> %s", *message)
@@ -123,7 +122,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		c.show(s.Event(), s.Task())
 	}
 	c.endLine()
-	if ctx.Err() != nil && s.Task() != nil {
+	end := s.Ending()
+	if ctx.Err() != nil && end.Task != nil {
 		// Ctrl-C: the stream stopped here; ask the agent to stop too, or the
 		// task would run on without anyone reading it.
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -134,7 +134,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stderr, "chat: asked the agent to cancel the task")
 		}
 	}
-	return report(ctx, stderr, s.Err())
+	return report(ctx, stderr, end)
 }
 
 // chat renders one conversation on out. Stream.Next calls its notice and ask
@@ -147,98 +147,78 @@ type chat struct {
 	fallback string // the demo's answer when stdin is closed; "" for a real agent
 	midLine  bool   // the last thing written did not end its line
 
-	printed  map[string]string // text of each artifact written so far, by ID
-	first    string            // ID of the task's first artifact: the answer, shown bare
-	current  string            // ID of the artifact being written on the current line
-	state    a2a.TaskState     // the last state shown
-	prompted bool              // the input-required prompt was shown
+	screen   stream.Screen // what each event adds to the screen
+	first    string        // ID of the task's first artifact: the answer, shown bare
+	current  stream.Pane   // the pane whose text is on the current line
+	state    a2a.TaskState // the last state shown
+	prompted bool          // the input-required prompt was shown
 }
 
-// show writes one stream event.
+// show writes what one stream event adds: its text, as stream.Screen says
+// where it goes, and the task's state when it changes. The text of one pane
+// (an artifact, a message, a status message) runs on one line while nothing
+// else is written; it starts a line of its own, with a label, otherwise.
 func (c *chat) show(ev a2a.Event, task *a2a.Task) {
-	switch ev := ev.(type) {
-	case *a2a.ArtifactUpdate:
-		c.showArtifact(ev.Artifact.ID, task)
-	case *a2a.StatusUpdate:
-		c.showStatus(ev.Status)
-	case *a2a.Message:
-		if ev.Role == a2a.RoleUser {
-			return // our own words: already on screen
-		}
-		c.line("agent: %s", ev.Text())
-	case *a2a.MessageRevision:
-		c.showRevision(ev)
-	}
-}
-
-// showArtifact writes whatever part of an artifact's text is not on screen
-// yet. It works from the assembled task, so appended chunks and the rare
-// replacement (after a gap the server's whole artifact) read the same way.
-func (c *chat) showArtifact(id string, task *a2a.Task) {
-	if task == nil {
+	t := c.screen.Add(ev)
+	if su, ok := ev.(*a2a.StatusUpdate); ok {
+		c.showStatus(su.Status.State, t)
 		return
 	}
-	art := task.Artifact(id)
-	if art == nil {
-		return
+	if t.Role == a2a.RoleUser || t.Content == "" && !t.Replace {
+		return // our own words (already on screen), or no text
 	}
-	text, seen := art.Text(), c.printed[id]
-	if c.first == "" {
-		c.first = id
-	}
-	delta, fresh := strings.CutPrefix(text, seen)
-	if !fresh { // replaced: show it again from the start
-		delta = text
-	}
-	c.printed[id] = text
-	if delta == "" {
-		return
-	}
-	if !fresh || !c.midLine || c.current != id {
+	if t.Pane != c.current || t.Replace || !c.midLine {
 		c.endLine()
-		if id != c.first {
-			label := art.Name
-			if label == "" {
-				label = id
-			}
-			fmt.Fprintf(c.out, "%s: ", label)
-		}
+		fmt.Fprint(c.out, c.label(t, task))
 	}
-	fmt.Fprint(c.out, delta)
-	c.midLine, c.current = true, id
+	fmt.Fprint(c.out, t.Content)
+	c.midLine, c.current = true, t.Pane
 }
 
-// showStatus writes a state change, with the agent's status message if any.
-func (c *chat) showStatus(st a2a.TaskStatus) {
-	var text string
-	if st.Message != nil {
-		text = st.Message.Text()
+// label is what starts a line of text t: nothing for the answer (the
+// task's first artifact), the name of any other artifact, "agent: " for a
+// new message, and a mark for a message continued or rewritten.
+func (c *chat) label(t stream.Text, task *a2a.Task) string {
+	switch {
+	case t.Pane.Kind == stream.PaneArtifact:
+		if c.first == "" {
+			c.first = t.Pane.ID
+		}
+		if t.Pane.ID == c.first {
+			return ""
+		}
+		if art := artifact(task, t.Pane.ID); art != nil && art.Name != "" {
+			return art.Name + ": "
+		}
+		return t.Pane.ID + ": "
+	case t.Replace:
+		return "· revised: "
+	case t.Opens:
+		return "agent: "
 	}
-	if st.State == c.state && text == "" {
+	return "  … "
+}
+
+// showStatus writes a state change, with the agent's status message if any
+// (t is what the status update adds). A later version of the message that
+// only adds to it continues the line.
+func (c *chat) showStatus(state a2a.TaskState, t stream.Text) {
+	text := t.Content
+	if state == c.state && text == "" {
 		return
 	}
-	c.state = st.State
+	c.state = state
+	c.endLine()
 	switch {
-	case st.State == a2a.StateInputRequired && text != "":
-		c.line("agent asks: %s", text)
+	case state == a2a.StateInputRequired && text != "":
+		fmt.Fprintf(c.out, "agent asks: %s", text)
 		c.prompted = true
 	case text != "":
-		c.line("· %s: %s", st.State, text)
+		fmt.Fprintf(c.out, "· %s: %s", state, text)
 	default:
-		c.line("· %s", st.State)
+		fmt.Fprintf(c.out, "· %s", state)
 	}
-}
-
-// showRevision writes a message the agent sent again with other parts:
-// what it adds when it only adds, or the whole new text.
-func (c *chat) showRevision(r *a2a.MessageRevision) {
-	if r.Extends {
-		if added := (&a2a.Message{Parts: r.Added}).Text(); added != "" {
-			c.line("  … %s", added)
-		}
-		return
-	}
-	c.line("· revised: %s", r.Message.Text())
+	c.midLine, c.current = true, t.Pane
 }
 
 // notice writes a reconnect or resume notice; see stream.WithNotify.
@@ -302,8 +282,9 @@ func (c *chat) endLine() {
 }
 
 // report explains how the conversation ended on w and returns the exit
-// status. err is nil after a completed task.
-func report(ctx context.Context, w io.Writer, err error) int {
+// status. The task's own endings read from e.State; the others from the
+// error, matched with errors.As.
+func report(ctx context.Context, w io.Writer, e stream.Ending) int {
 	var (
 		noAnswer *hitl.Error
 		gaveUp   *reconnect.Error
@@ -313,26 +294,25 @@ func report(ctx context.Context, w io.Writer, err error) int {
 		protoErr *stream.ProtocolError
 	)
 	const hint = "the agent needs credentials: pass -header 'Authorization: Bearer …'"
-	state, ended := terminal.StateOf(err)
+	err := e.Err
 	switch {
 	case err == nil:
 		return exitOK
 	case ctx.Err() != nil:
 		fmt.Fprintln(w, "canceled")
 		return exitInterrupt
-	case ended:
-		why := orElse(statusText(stream.TaskOf(err)), "no reason given")
-		fmt.Fprintf(w, "chat: %s: %s\n", ending(state), why)
-		if state == a2a.StateAuthRequired {
-			fmt.Fprintln(w, hint)
-		}
-		return exitTask
-	case errors.As(err, &noAnswer):
+	case e.State == a2a.StateInputRequired && errors.As(err, &noAnswer):
 		why := noAnswer.Err.Error()
 		if errors.Is(noAnswer.Err, context.DeadlineExceeded) {
 			why = "no answer within -timeout"
 		}
 		fmt.Fprintf(w, "chat: the agent's question went unanswered: %s\n", why)
+		return exitTask
+	case e.State != "":
+		fmt.Fprintf(w, "chat: %s: %s\n", ending(e.State), orElse(statusText(e.Task), "no reason given"))
+		if e.State == a2a.StateAuthRequired {
+			fmt.Fprintln(w, hint)
+		}
 		return exitTask
 	case errors.As(err, &gaveUp) && errors.Is(err, reconnect.ErrNoTask):
 		fmt.Fprintf(w, "chat: the connection dropped before the agent started a task: %v\n", gaveUp.Err)
@@ -372,6 +352,15 @@ func ending(state a2a.TaskState) string {
 		return "the agent canceled the task"
 	}
 	return "the agent wants you to sign in" // auth-required
+}
+
+// artifact returns the task's artifact of that ID, or nil; nil for a nil
+// task.
+func artifact(t *a2a.Task, id string) *a2a.Artifact {
+	if t == nil {
+		return nil
+	}
+	return t.Artifact(id)
 }
 
 // statusText returns the text of a task's status message, or "".

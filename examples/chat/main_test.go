@@ -281,3 +281,16 @@ func TestAgentFlag(t *testing.T) {
 	require.Empty(t, out)
 	require.Contains(t, errOut, "chat: no usable agent card at "+broken.URL+"/.well-known/agent-card.json: ")
 }
+
+// An agent that streams its answer as one status message, sent again
+// longer each time, is shown word by word on one line: each version adds
+// what stream.Screen says it adds, and nothing is written twice.
+func TestGrowingStatusMessageContinuesItsLine(t *testing.T) {
+	t.Cleanup(http.DefaultClient.CloseIdleConnections)
+	growing := httptest.NewServer(a2atest.NewAgent(a2atest.WithCumulativeMessage(), a2atest.WithScript(
+		a2atest.Working("Hel"), a2atest.Working("lo, "), a2atest.Working("wor"), a2atest.Finish(a2a.StateCompleted, "ld."))))
+	defer growing.Close()
+	code, out, errOut := chatRun(t.Context(), strings.NewReader(""), "-agent", growing.URL)
+	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, "you> Plan a weekend trip\n· submitted\n· working: Hello, world.\n· completed\n", out)
+}

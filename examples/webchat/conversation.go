@@ -8,10 +8,8 @@ import (
 	"sync"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // The events relayed to the browser. Each is one SSE event whose name is
@@ -30,6 +28,7 @@ const (
 type statusEvent struct {
 	State     a2a.TaskState `json:"state"`
 	Text      string        `json:"text,omitempty"` // the agent's status message
+	ID        string        `json:"id,omitempty"`   // its ID, which later versions (message events) name
 	TaskID    string        `json:"taskId,omitempty"`
 	ContextID string        `json:"contextId,omitempty"`
 }
@@ -42,9 +41,12 @@ type artifactEvent struct {
 }
 
 type messageEvent struct {
-	ID       string `json:"id,omitempty"`
-	Text     string `json:"text"`
-	Revision bool   `json:"revision,omitempty"` // replaces the message with this ID
+	ID   string `json:"id,omitempty"`
+	Text string `json:"text"`
+	// Append adds Text to the message (or status note) of this ID shown
+	// before. Otherwise Text is a new message, or, when one of this ID is
+	// shown, its new version: it replaces it.
+	Append bool `json:"append,omitempty"`
 }
 
 type noticeEvent struct {
@@ -81,7 +83,8 @@ type relayed struct {
 // server.drive) appends to the log; any number of event streams read it.
 type conversation struct {
 	id      string
-	answers chan string // holds at most the one answer to the open question
+	answers chan string   // holds at most the one answer to the open question
+	screen  stream.Screen // what each event adds; used by the driving goroutine only
 
 	mu      sync.Mutex
 	events  []relayed
@@ -137,26 +140,26 @@ func (c *conversation) publishLocked(name string, v any) {
 	c.changed = make(chan struct{})
 }
 
-// relay turns one stream event into a browser event.
-func (c *conversation) relay(ev a2a.Event) {
-	switch ev := ev.(type) {
-	case *a2a.StatusUpdate:
-		out := statusEvent{State: ev.Status.State, TaskID: ev.TaskID, ContextID: ev.ContextID}
-		if m := ev.Status.Message; m != nil {
-			out.Text = m.Text()
+// relay turns one stream event into a browser event: what stream.Screen
+// says it adds, and the task's state when it is a status update. task is
+// the stream's task after the event, for the artifact's name.
+func (c *conversation) relay(ev a2a.Event, task *a2a.Task) {
+	t := c.screen.Add(ev)
+	if su, ok := ev.(*a2a.StatusUpdate); ok {
+		c.publish(evStatus, statusEvent{State: su.Status.State, Text: t.Content, ID: t.Pane.ID, TaskID: su.TaskID, ContextID: su.ContextID})
+		return
+	}
+	switch t.Pane.Kind {
+	case stream.PaneArtifact:
+		out := artifactEvent{ID: t.Pane.ID, Text: t.Content, Append: !t.Replace}
+		if task != nil {
+			if art := task.Artifact(t.Pane.ID); art != nil {
+				out.Name = art.Name
+			}
 		}
-		c.publish(evStatus, out)
-	case *a2a.ArtifactUpdate:
-		c.publish(evArtifact, artifactEvent{
-			ID:     ev.Artifact.ID,
-			Name:   ev.Artifact.Name,
-			Text:   ev.Artifact.Text(),
-			Append: ev.Append,
-		})
-	case *a2a.Message:
-		c.publish(evMessage, messageEvent{ID: ev.ID, Text: ev.Text()})
-	case *a2a.MessageRevision:
-		c.publish(evMessage, messageEvent{ID: ev.Message.ID, Text: ev.Message.Text(), Revision: true})
+		c.publish(evArtifact, out)
+	case stream.PaneMessage, stream.PaneStatus:
+		c.publish(evMessage, messageEvent{ID: t.Pane.ID, Text: t.Content, Append: !t.Opens && !t.Replace})
 	}
 }
 
@@ -212,18 +215,18 @@ func (c *conversation) answer(text string) bool {
 }
 
 // end appends the last event: done, or the error the stream ended with.
-func (c *conversation) end(task *a2a.Task, err error) {
+func (c *conversation) end(e stream.Ending) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err != nil {
-		c.publishLocked(evError, describe(err))
+	if e.Err != nil {
+		c.publishLocked(evError, describe(e))
 	} else {
-		out := doneEvent{}
-		if task != nil {
-			out.State, out.ContextID = task.Status.State, task.ContextID
-			if m := task.Status.Message; m != nil {
-				out.Text = m.Text()
-			}
+		out := doneEvent{State: e.State}
+		switch {
+		case e.Task != nil:
+			out.ContextID, out.Text = e.Task.ContextID, e.Task.Status.Message.Text()
+		case e.Answer != nil:
+			out.ContextID = e.Answer.ContextID
 		}
 		c.publishLocked(evDone, out)
 	}
@@ -231,27 +234,31 @@ func (c *conversation) end(task *a2a.Task, err error) {
 	c.asking = false
 }
 
-// describe explains how a stream ended, for a person: a kind the page can
-// style, a plain title, and the error's own text.
-func describe(err error) errorEvent {
+// describe explains how a stream ended in an error, for a person: a kind
+// the page can style, a plain title, and the error's own text. The task's
+// own endings read from e.State, the others from the error.
+func describe(e stream.Ending) errorEvent {
+	err := e.Err
 	out := errorEvent{Kind: "error", Title: "Something went wrong.", Text: err.Error()}
-	if state, ok := terminal.StateOf(err); ok {
-		out.Kind, out.Title = string(state), endingTitle(state)
-		if t := stream.TaskOf(err); t != nil && t.Status.Message.Text() != "" {
-			out.Text = t.Status.Message.Text() // the agent's reason, without a task ID
+	switch e.State {
+	case "":
+	case a2a.StateInputRequired:
+		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
+		return out
+	default:
+		out.Kind, out.Title = string(e.State), endingTitle(e.State)
+		if why := statusText(e.Task); why != "" {
+			out.Text = why // the agent's reason, without a task ID
 		}
 		return out
 	}
 	var (
-		lost     *reconnect.Error
-		noAnswer *hitl.Error
-		rpc      *a2a.RPCError
-		status   *stream.HTTPError
-		proto    *stream.ProtocolError
+		lost   *reconnect.Error
+		rpc    *a2a.RPCError
+		status *stream.HTTPError
+		proto  *stream.ProtocolError
 	)
 	switch {
-	case errors.As(err, &noAnswer):
-		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
 	case errors.As(err, &lost):
 		out.Kind, out.Title = "connection-lost", "The connection to the agent was lost and could not be resumed."
 	case errors.As(err, &rpc):
@@ -271,6 +278,14 @@ func describe(err error) errorEvent {
 		out.Kind, out.Title = "stopped", "The chat server stopped this conversation."
 	}
 	return out
+}
+
+// statusText returns the text of a task's status message, or "".
+func statusText(t *a2a.Task) string {
+	if t == nil {
+		return ""
+	}
+	return t.Status.Message.Text()
 }
 
 // reportedEnding returns the ending a status event reports, with the

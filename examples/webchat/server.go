@@ -173,9 +173,9 @@ func (s *server) drive(ctx context.Context, c *conversation, msg *a2a.Message) {
 	st := s.client.Send(ctx, msg, stream.WithHumanInput(ask), stream.WithNotify(c.notice))
 	defer st.Close()
 	for st.Next() {
-		c.relay(st.Event())
+		c.relay(st.Event(), st.Task())
 	}
-	c.end(st.Task(), st.Err())
+	c.end(st.Ending())
 }
 
 var (

@@ -264,6 +264,58 @@ func TestContextCarriesOver(t *testing.T) {
 	})
 }
 
+// TestGrowingStatusMessageIsSentOnce: an agent that streams its answer as
+// one status message, sent again longer each time, reaches the browser as
+// the status note and then only what each version adds, under the note's
+// ID: every word once, as the page rebuilds it.
+func TestGrowingStatusMessageIsSentOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithCumulativeMessage(), a2atest.WithScript(
+			a2atest.Working("Hel"), a2atest.Pause(time.Second), a2atest.Working("lo, "), a2atest.Pause(time.Second),
+			a2atest.Working("wor"), a2atest.Finish(a2a.StateCompleted, "ld.")))
+		_, web := newTestServer(t, t.Context(), agent)
+		evs := openEvents(t, web, send(t, web, "hello"), "").until(evDone)
+		notes := map[string]string{} // what app.js shows, by ID
+		var added []string
+		for _, ev := range evs {
+			id, _ := ev.Data["id"].(string)
+			text, _ := ev.Data["text"].(string)
+			switch ev.Name {
+			case evStatus:
+				if text != "" {
+					require.NotEmpty(t, id, "a status note carries its ID")
+					notes[id] = text
+				}
+			case evMessage:
+				require.Contains(t, notes, id, "a later version of the note")
+				require.Equal(t, true, ev.Data["append"])
+				notes[id] += text
+				added = append(added, text)
+			}
+		}
+		require.Equal(t, []string{"lo, ", "wor", "ld."}, added)
+		require.Len(t, notes, 1)
+		for _, text := range notes {
+			require.Equal(t, "Hello, world.", text)
+		}
+	})
+}
+
+// TestMessageAnswerCarriesItsContext: an agent that answers with a message
+// and no task ends the conversation with done, without a state, and with
+// the answer's context, so that the next message continues it.
+func TestMessageAnswerCarriesItsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, web := newTestServer(t, t.Context(), a2atest.NewAgent(a2atest.WithScript(a2atest.Reply("Hi there!"))))
+		evs := openEvents(t, web, send(t, web, "hello"), "").until(evDone)
+		done := evs[len(evs)-1].Data
+		require.NotContains(t, done, "state")
+		ctxID, _ := done["contextId"].(string)
+		require.NotEmpty(t, ctxID)
+		require.Equal(t, "Hi there!", evs[len(evs)-2].Data["text"])
+	})
+}
+
 // TestEndings checks that each typed ending reaches the browser as one
 // plain stream-error event.
 func TestEndings(t *testing.T) {

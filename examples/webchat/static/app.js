@@ -60,10 +60,14 @@ function newTurn() {
   return { li, artifacts: new Map(), lastNote: "" };
 }
 
-function turnNote(turn, text) {
+// turnNote shows a status message, under its ID when it has one, so that
+// its later versions (message events) find it.
+function turnNote(turn, text, id) {
   if (!text || text === turn.lastNote) return;
   turn.lastNote = text;
-  turn.li.append(el("p", "note", text));
+  const p = el("p", "note", text);
+  if (id) p.dataset.id = id;
+  turn.li.append(p);
 }
 
 function artifactBox(turn, className) {
@@ -119,14 +123,16 @@ function follow(id) {
   on("status", (s) => {
     setStatus("state", s.state, stateTone[s.state]);
     if (s.contextId) contextId = s.contextId;
-    if (s.state !== "input-required") turnNote(conv.turn, s.text);
+    if (s.state !== "input-required") turnNote(conv.turn, s.text, s.id);
   });
   on("artifact", (a) => turnArtifact(conv.turn, a));
   on("message", (m) => {
-    // A revision replaces the message shown under its ID.
-    const old = m.id && conv.turn.li.querySelector(`p[data-id="${CSS.escape(m.id)}"]`);
-    if (m.revision && old) {
-      old.textContent = m.text;
+    // A later version of a message (or status note) shown under its ID adds
+    // to it, or replaces it.
+    const old = m.id && log.querySelector(`p[data-id="${CSS.escape(m.id)}"]`);
+    if (old) {
+      old.textContent = m.append ? old.textContent + m.text : m.text;
+      if (old.classList.contains("note") && conv.turn.li.contains(old)) conv.turn.lastNote = old.textContent;
       return;
     }
     const p = el("p", "", m.text);

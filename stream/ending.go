@@ -1,0 +1,115 @@
+package stream
+
+import (
+	"errors"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// Ending is how a stream ended, read in one call: the state its task ended
+// in, the final task, the message answer, the structured failure and the
+// error. [Stream.Ending] gives it; [EndingOf] reads one from an error alone.
+// It is built from [Stream.Task], [TaskOf], [Stream.Answer],
+// [terminal.StateOf] and [terminal.FailureOf], which stay.
+//
+// A UI prints one line about any ending with its String method, or
+// switches on State for a line of its own:
+//
+//	e := s.Ending()
+//	fmt.Println("agent:", e) // "completed", "failed: quota exceeded", ...
+//	if e.Err != nil && e.State == "" { … the connection, the agent's HTTP or RPC error, ctx … }
+type Ending struct {
+	// State is the state the task ended in: completed, failed, rejected,
+	// canceled, auth-required (the credentials hook was absent or gave up),
+	// or input-required (the human-input hook was absent, failed or timed
+	// out). It is empty when the stream ended without its task ending: a
+	// message answer (Answer is set), or an ending of the transport, the
+	// protocol, the caller's context or Close (Err says which; Task is the
+	// task as last known, if any).
+	State a2a.TaskState
+	// Task is the final task, or the task as last known when the task did
+	// not end; nil for a message answer and when no task was known.
+	Task *a2a.Task
+	// Answer is the agent's message answer, when it answered with a
+	// message and no task.
+	Answer *a2a.Message
+	// Failure is the structured failure the task carries (error type, code
+	// and message), read by the stream's failure reader
+	// ([WithFailureReader]); nil when it carries none or the task did not
+	// end in an error state.
+	Failure *terminal.Failure
+	// Err is the error that ended the stream, as Stream.Err returns it: nil
+	// for a completed task and a message answer. Match it with errors.As
+	// and errors.Is for the details State does not give.
+	Err error
+}
+
+// EndingOf returns the ending err reports: its State, its Task (the one
+// [TaskOf] finds), its Failure and err itself. Use it on an error whose
+// stream is gone, such as Wait's or a FanOut call's; a nil err says nothing
+// about the task, and gives the zero Ending with no State. With the stream
+// at hand, [Stream.Ending] also knows a completed task and a message answer.
+func EndingOf(err error) Ending {
+	e := Ending{Err: err, Task: TaskOf(err)}
+	if st, ok := terminal.StateOf(err); ok {
+		e.State = st
+	} else if he := (*hitl.Error)(nil); errors.As(err, &he) {
+		e.State = a2a.StateInputRequired
+	}
+	if f, ok := terminal.FailureOf(err); ok {
+		e.Failure = &f
+	}
+	return e
+}
+
+// String returns one line about the ending, for a person: "completed",
+// "answered", the state and its reason ("failed: QUOTA: quota exceeded",
+// the failure's code and message or the status message's text, as
+// terminal errors read), "input-required: " and why no answer came, or
+// "ended: " and the error's text when the task did not end. A stream
+// closed by its caller before its task ended reads "closed", and the zero
+// Ending "not ended".
+func (e Ending) String() string {
+	switch {
+	case e.Err == nil && e.Answer != nil:
+		return "answered"
+	case e.Err == nil && e.State == a2a.StateCompleted:
+		return "completed"
+	case e.Err == nil && e.Task != nil:
+		return "closed"
+	case e.Err == nil:
+		return "not ended"
+	case e.State == a2a.StateInputRequired:
+		var he *hitl.Error
+		if errors.As(e.Err, &he) && he.Err != nil {
+			return "input-required: no answer: " + he.Err.Error()
+		}
+		return "input-required: no answer"
+	case e.State != "":
+		if why := e.reason(); why != "" {
+			return string(e.State) + ": " + why
+		}
+		return string(e.State)
+	}
+	return "ended: " + e.Err.Error()
+}
+
+// reason is why the task ended: the failure's code and message, or the
+// status message's text.
+func (e Ending) reason() string {
+	if f := e.Failure; f != nil && (f.Code != "" || f.Message != "") {
+		if f.Code == "" {
+			return f.Message
+		}
+		if f.Message == "" {
+			return f.Code
+		}
+		return f.Code + ": " + f.Message
+	}
+	if e.Task != nil && e.Task.Status.Message != nil {
+		return e.Task.Status.Message.Text()
+	}
+	return ""
+}
