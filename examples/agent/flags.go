@@ -21,20 +21,10 @@ const defaultAddr = "127.0.0.1:9999"
 // errUsage reports bad flags; the flag set has already said what was wrong.
 var errUsage = errors.New("usage")
 
-// mode is what the agent does with each new message.
-type mode string
-
-const (
-	modeAnswer mode = "answer" // a streamed answer, completed
-	modeAsk    mode = "ask"    // half an answer, a question, the other half
-	modeFail   mode = "fail"   // working, then failed with a structured failure
-	modeCut    mode = "cut"    // answer, with each task's first stream cut mid-answer
-)
-
 // config is what the flags ask for.
 type config struct {
 	addr     string
-	mode     mode
+	mode     demo.Mode
 	versions []a2a.Version // in the card's order
 	bindings []a2a.Binding // in the card's order, the first preferred
 	noStream bool
@@ -47,7 +37,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	fs.SetOutput(out)
 	addr := fs.String("addr", defaultAddr, "listen on `host:port`; port 0 picks a free one")
-	modeName := fs.String("mode", string(modeAsk), "what the agent does with each message: answer, ask, fail or cut")
+	modeName := fs.String("mode", string(demo.ModeAsk), "what the agent does with each message: answer, ask, fail or cut")
 	version := fs.String("version", "both", "A2A protocol version to speak: 0.3, 1.0 or both")
 	binding := fs.String("binding", "both", "protocol binding to serve: jsonrpc, rest (HTTP+JSON) or both")
 	noStream := fs.Bool("nostream", false, "serve an agent that cannot stream: its card says so, and clients poll")
@@ -71,7 +61,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
-	cfg := config{addr: *addr, mode: mode(*modeName), noStream: *noStream, delay: *delay}
+	cfg := config{addr: *addr, mode: demo.Mode(*modeName), noStream: *noStream, delay: *delay}
 	switch *version {
 	case "both":
 		cfg.versions = []a2a.Version{a2a.V10, a2a.V03}
@@ -93,9 +83,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return bad("-binding %q: want jsonrpc, rest or both", *binding)
 	}
 	switch {
-	case !slices.Contains([]mode{modeAnswer, modeAsk, modeFail, modeCut}, cfg.mode):
+	case !slices.Contains(demo.Modes(), cfg.mode):
 		return bad("-mode %q: want answer, ask, fail or cut", *modeName)
-	case cfg.mode == modeCut && cfg.noStream:
+	case cfg.mode == demo.ModeCut && cfg.noStream:
 		return bad("-mode cut cuts a stream: it needs an agent that streams (drop -nostream)")
 	case cfg.delay < 0:
 		return bad("-delay %v: must not be negative", cfg.delay)

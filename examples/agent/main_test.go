@@ -217,14 +217,14 @@ func TestAgentFailsWithAStructuredFailureOnEveryWire(t *testing.T) {
 			var failed *terminal.FailedError
 			require.ErrorAs(t, err, &failed)
 			require.Equal(t, a2a.StateFailed, task.Status.State)
-			require.Equal(t, failReason, task.Status.Message.Text())
+			require.Equal(t, demo.FailReason, task.Status.Message.Text())
 			f, ok := failed.Failure()
 			require.True(t, ok, "a structured failure")
 			require.Equal(t, terminal.Failure{
 				ObjectType: "error",
-				Type:       failType,
-				Code:       failCode,
-				Message:    failReason,
+				Type:       demo.FailType,
+				Code:       demo.FailCode,
+				Message:    demo.FailReason,
 				TaskState:  "failed",
 			}, f)
 		})

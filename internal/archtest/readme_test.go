@@ -11,14 +11,25 @@ import (
 )
 
 // TestReadmeCodeMatchesExamples keeps the README honest: every Go block in it
-// must appear, line for line, in an Example function that go test runs (the
-// packages' example*_test.go files).
+// must appear, line for line, in code that an Example function runs: the
+// packages' example*_test.go files, or the example programs' main.go, whose
+// own example_test.go runs them (the first program's recipe is its run
+// function).
 func TestReadmeCodeMatchesExamples(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	examples, err := filepath.Glob("../../*/example*_test.go")
 	require.NoError(t, err)
 	require.NotEmpty(t, examples)
+	programs, err := filepath.Glob("../../examples/*/main.go")
+	require.NoError(t, err)
+	for _, p := range programs {
+		tested, err := filepath.Glob(filepath.Join(filepath.Dir(p), "example*_test.go"))
+		require.NoError(t, err)
+		if len(tested) > 0 {
+			examples = append(examples, p)
+		}
+	}
 	var corpus []string
 	for _, f := range examples {
 		b, err := os.ReadFile(f)
