@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
 )
 
@@ -109,6 +108,7 @@ func (s *Stream) sendMessage(m *a2a.Message) {
 		return
 	}
 	l, err := s.c.b.sendStream(s.ctx, s.v, m)
+	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
 		s.handle(opSend, err, false)
@@ -179,7 +179,7 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		s.rec.cause = err
 		s.rec.retryAfter = o.retryAfter
 		if s.taskID == "" {
-			s.fail(&reconnect.Error{Attempts: 0, Err: err})
+			s.fail(s.gaveUp(0))
 			return
 		}
 		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", o.err)

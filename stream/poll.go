@@ -30,6 +30,7 @@ func (s *Stream) pollIfCardSays() {
 // that returns at once, then follows the task by polling.
 func (s *Stream) sendUnary(m *a2a.Message) {
 	ev, err := s.c.b.sendUnary(s.ctx, s.v, m)
+	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
 		s.handle(opSend, err, false)

@@ -29,6 +29,30 @@ type recovery struct {
 	// resent: a send was made again after a failed attempt, and its
 	// success is to be told (a Resumed notice).
 	resent bool
+	// reached: a call of the stream connected to the agent (it answered,
+	// or the request may have reached it). A stream that ends without
+	// one says it could not connect.
+	reached bool
+}
+
+// noteReach records the result of a call: any but an error whose request
+// never left shows that the agent could be reached.
+func (r *recovery) noteReach(err error) {
+	if err == nil || !isUnsent(err) {
+		r.reached = true
+	}
+}
+
+// gaveUp is the *reconnect.Error that ends a stream after attempts
+// reconnects for s.rec.cause: its budget is spent, or its connection was
+// lost before any task was known. It names the agent's URL when no call of
+// the stream could connect.
+func (s *Stream) gaveUp(attempts int) error {
+	e := &reconnect.Error{Attempts: attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()}
+	if !s.rec.reached && isUnsent(s.rec.cause) {
+		e.Unreachable = redactRawURL(s.c.endpoint)
+	}
+	return e
 }
 
 // news counts the deliveries that brought something new, and keeps the
@@ -76,7 +100,7 @@ func (s *Stream) backoff() {
 		if s.phase == phaseDone || s.deliverHeldFinal(s.rec.cause) {
 			return
 		}
-		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()})
+		s.fail(s.gaveUp(s.rec.budget.attempts))
 		return
 	}
 	if s.feed == feedPoll {
@@ -93,7 +117,7 @@ func (s *Stream) backoff() {
 func (s *Stream) resend() {
 	if !s.waitAttempt() {
 		if s.phase != phaseDone {
-			s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()})
+			s.fail(s.gaveUp(s.rec.budget.attempts))
 		}
 		return
 	}
@@ -110,6 +134,7 @@ func (s *Stream) subscribe() {
 		return
 	}
 	l, err := s.c.b.subscribe(s.ctx, s.v, s.taskID)
+	s.rec.noteReach(err)
 	if err != nil {
 		s.handle(opSubscribe, err, false)
 		return
@@ -129,6 +154,7 @@ func (s *Stream) subscribe() {
 // (phaseAfterError), or to poll.
 func (s *Stream) fetch() {
 	t, err := checkedTask(s.ctx, s.c.b.getTask, s.v, s.taskID)
+	s.rec.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
 	}
