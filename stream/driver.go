@@ -190,7 +190,7 @@ func (s *Stream) handle(op operation, err error, started bool) {
 		s.phase = phaseRecover
 	case outUnsupported:
 		var rpcErr *a2a.RPCError
-		if s.feed == feedPoll || op == opSend && s.cfg.canStream && errors.As(err, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation {
+		if s.feed == feedPoll || op == opSend && s.cfg.streaming == streamingYes && errors.As(err, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation {
 			// A unary call cannot be unsupported too; and an agent whose card
 			// says it streams refuses this message, not streaming (a2a-js
 			// answers -32004 to a message for a task that has ended).

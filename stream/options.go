@@ -54,8 +54,7 @@ type config struct {
 	tenant       string
 	pollInterval time.Duration
 	stallTimeout time.Duration
-	noStreaming  bool // the agent card says the agent cannot stream
-	canStream    bool // the agent card says the agent streams
+	streaming    streaming // what the agent card says of streaming
 	binding      a2a.Binding
 	cardCache    *CardCache
 	card         *a2a.AgentCard  // the card Resolve read
@@ -69,6 +68,15 @@ type config struct {
 	// a nil hook); check reports them.
 	refusals []string
 }
+
+// streaming is what the agent card says of the agent's ability to stream.
+type streaming int
+
+const (
+	streamingUnknown streaming = iota // no card read, or it does not say
+	streamingYes                      // capabilities.streaming true
+	streamingNo                       // capabilities.streaming false: poll
+)
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
 // Client accepts unless WithMaxEventSize says otherwise.

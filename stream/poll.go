@@ -21,7 +21,7 @@ func (s *Stream) startPolling(cause error) {
 // the agent cannot stream: the first step of a stream, on the goroutine
 // that calls Next (where WithNotify is called).
 func (s *Stream) pollIfCardSays() {
-	if s.cfg.noStreaming && s.feed != feedPoll {
+	if s.cfg.streaming == streamingNo && s.feed != feedPoll {
 		s.startPolling(nil)
 	}
 }

@@ -58,8 +58,11 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	endpointURL := in.endpoint
 	all := append(append([]Option{}, opts...), WithVersion(in.v), withTenant(in.tenant))
 	if s := card.Capabilities.Streaming; s != nil {
-		streams := *s
-		all = append(all, optionFunc(func(c *config) { c.noStreaming, c.canStream = !streams, streams }))
+		says := streamingNo
+		if *s {
+			says = streamingYes
+		}
+		all = append(all, optionFunc(func(c *config) { c.streaming = says }))
 	}
 	all = append(all, optionFunc(func(c *config) { c.card = card }))
 	// Credentials belong to the origin the caller named, not to wherever the
