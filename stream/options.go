@@ -51,13 +51,10 @@ type config struct {
 	inputTimeout time.Duration
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
-	tenant       string
 	pollInterval time.Duration
 	stallTimeout time.Duration
-	streaming    streaming // what the agent card says of streaming
 	binding      a2a.Binding
 	cardCache    *CardCache
-	card         *a2a.AgentCard  // the card Resolve read
 	breaker      Breaker         // WithBreaker
 	readFailure  terminal.Reader // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
@@ -67,6 +64,11 @@ type config struct {
 	// refusals are the options refused as they were applied (a nil Option,
 	// a nil hook); check reports them.
 	refusals []string
+
+	// Set by Resolve from the agent card (fromCard), never by an Option:
+	tenant    string         // the chosen 1.0 interface's tenant
+	streaming streaming      // what the card says of streaming
+	card      *a2a.AgentCard // the card Resolve read
 }
 
 // streaming is what the agent card says of the agent's ability to stream.
@@ -329,11 +331,6 @@ func WithNotify(f func(Notice)) Option {
 // It is Client-wide.
 func WithBinding(b a2a.Binding) Option {
 	return clientOption{"WithBinding", func(cfg *config) { cfg.binding = b }}
-}
-
-// withTenant is set by Resolve from the chosen 1.0 interface.
-func withTenant(t string) Option {
-	return optionFunc(func(cfg *config) { cfg.tenant = t })
 }
 
 // NoticeKind says what a Notice reports.
