@@ -109,15 +109,15 @@ func WithCredentials(h CredentialsHook) Option {
 
 // auth is what the stream knows of the credentials it gave.
 type auth struct {
-	// answered is the key (as promptKey makes it) of the auth-required
-	// status the hook answered, while the task still shows it; "" once the
-	// task has moved on.
-	answered string
+	// given is the key (as promptKey makes it) of the auth-required status
+	// the hook gave credentials for, while the task still shows it; "" once
+	// the task has moved on.
+	given string
 	// calls counts the hook's calls on this stream.
 	calls int
 }
 
-// authRequired settles the stream in auth-required: it asks the
+// authRequired acts on a task halted in auth-required: it asks the
 // credentials hook, then continues the task with the credentials, or ends
 // with a *terminal.AuthRequiredError.
 func (s *Stream) authRequired() {
@@ -130,7 +130,7 @@ func (s *Stream) authRequired() {
 	if !s.askCredentials(ended, t.Status.Message.Clone(), nil) {
 		return
 	}
-	s.auth.answered = promptKey(&t.Status)
+	s.auth.given = promptKey(&t.Status)
 }
 
 // refusedCredentials acts on a call the agent refused with 401
@@ -224,14 +224,14 @@ func (s *Stream) useCredentials(h http.Header) {
 	s.ctx = s.c.withConfig(s.caller, &cfg)
 }
 
-// authMovedOn forgets the answered auth-required status once the task has
+// authMovedOn forgets the auth-required status credentials were given for once the task has
 // left auth-required: a later one is a new request even if it looks the
 // same.
 func (s *Stream) authMovedOn() {
-	if s.auth.answered == "" {
+	if s.auth.given == "" {
 		return
 	}
 	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateAuthRequired && t.Status.State != a2a.StateUnknown {
-		s.auth.answered = ""
+		s.auth.given = ""
 	}
 }

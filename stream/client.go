@@ -24,8 +24,8 @@ type Client struct {
 	origin  string
 	cfg     config
 	httpc   *http.Client
-	b       binding
-	binding a2a.Binding
+	calls   binding     // the calls of its binding
+	binding a2a.Binding // which binding it speaks
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -74,9 +74,9 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.b = restBinding{c}
+		c.calls = restBinding{c}
 	default:
-		c.b = jsonrpcBinding{c}
+		c.calls = jsonrpcBinding{c}
 	}
 	return c, nil
 }
@@ -167,13 +167,13 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 // the Client's options for this call only; those that concern streams have
 // no effect.
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.b.getTask, taskID, opts)
+	return c.unaryTask(ctx, c.calls.getTask, taskID, opts)
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
 // 1.0) and returns the task as the agent reports it. opts are as GetTask's.
 func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.b.cancel, taskID, opts)
+	return c.unaryTask(ctx, c.calls.cancel, taskID, opts)
 }
 
 // taskCall is a binding's get-task or cancel.

@@ -25,8 +25,8 @@ const (
 	phaseCloseGap                // fetch the task before delivering a held final event
 	phaseAfterError              // fetch the task after an error in the middle of a stream
 	phasePollWait                // wait the poll interval, then fetch the task
-	phaseSettle                  // the task settled: finish, or ask the human
-	phaseReply                   // (re)send the reply to the answered prompt
+	phaseHalted                  // the task halted: finish, or ask the human or the credentials hook
+	phaseReply                   // (re)send the reply to the prompt
 	phaseResend                  // a send did not reach the agent: wait, then make it again
 	phaseDone                    // the stream has ended
 )
@@ -75,8 +75,8 @@ func (s *Stream) step() {
 		s.fetch()
 	case phasePollWait:
 		s.pollWait()
-	case phaseSettle:
-		s.settle()
+	case phaseHalted:
+		s.onHalt()
 	case phaseReply:
 		s.sendReply()
 	case phaseResend:
@@ -90,9 +90,9 @@ func (s *Stream) send() {
 		s.ledger.RecordSent(s.msg)
 	}
 	if s.msg.TaskID != "" {
-		// The message continues a task, most likely answering its prompt:
-		// the stream must know that prompt as answered when the server
-		// shows it again.
+		// The message continues a task, most likely replying to its
+		// prompt: the stream must know that prompt as replied to when the
+		// server shows it again.
 		s.prompt.reply = s.msg
 	}
 	s.ledger.CloseReplayWindow()
@@ -107,7 +107,7 @@ func (s *Stream) sendMessage(m *a2a.Message) {
 		s.sendUnary(m)
 		return
 	}
-	l, err := s.c.b.sendStream(s.ctx, s.v, m)
+	l, err := s.c.calls.sendStream(s.ctx, s.v, m)
 	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
@@ -259,7 +259,7 @@ func (s *Stream) read() {
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		s.leg.close()
-		s.answered(m)
+		s.endWithAnswer(m)
 		return
 	}
 	if err := s.checkOwner(ev); err != nil {
@@ -268,14 +268,14 @@ func (s *Stream) read() {
 	}
 	t, isTask := ev.(*a2a.Task)
 	if isTask {
-		s.learnAnswered(t, s.leg.op == opSend && l.events == 1)
+		s.learnReplied(t, s.leg.op == opSend && l.events == 1)
 		if s.leg.op == opSubscribe && l.events == 1 && s.ledger.Covers(t) {
 			// A snapshot that covers what is held closes the gap, and
 			// supersedes any final event held back.
 			s.rec.gap, s.rec.final = false, nil
 		}
 	}
-	if s.rec.gap && s.settles(ev) {
+	if s.rec.gap && s.wouldHalt(ev) {
 		// First recover what the gap hid, then deliver the final event.
 		s.rec.final = ev
 		s.leg.close()
@@ -293,10 +293,10 @@ func (s *Stream) read() {
 		s.emit(ev)
 	}
 	switch {
-	case s.settled():
+	case s.halted():
 		s.leg.close()
-		s.phase = phaseSettle
-	case s.leg.op == opSubscribe && s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
+		s.phase = phaseHalted
+	case s.leg.op == opSubscribe && s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
 		// The reply never reached the agent, which still shows the prompt:
 		// send the same reply again instead of waiting on this subscription.
 		s.leg.close()
@@ -353,9 +353,9 @@ func eventSummary(ev a2a.Event) string {
 	return fmt.Sprintf(" (%s, %s)", kind, st.State)
 }
 
-// settles reports whether applying ev would settle the task: it changes the
-// status (a replayed one does not) to a settled one.
-func (s *Stream) settles(ev a2a.Event) bool {
+// wouldHalt reports whether applying ev would halt the task: it changes the
+// status (a replayed one does not) to one the task halts at.
+func (s *Stream) wouldHalt(ev a2a.Event) bool {
 	var st *a2a.TaskStatus
 	switch e := ev.(type) {
 	case *a2a.StatusUpdate:
@@ -365,35 +365,36 @@ func (s *Stream) settles(ev a2a.Event) bool {
 	default:
 		return false
 	}
-	return s.settledStatus(st) && s.ledger.ChangesStatus(ev)
+	return s.haltsAt(st) && s.ledger.ChangesStatus(ev)
 }
 
-// settled reports whether the assembled task is settled.
-func (s *Stream) settled() bool {
+// halted reports whether the assembled task has halted.
+func (s *Stream) halted() bool {
 	t := s.ledger.Task()
-	return t != nil && s.settledStatus(&t.Status)
+	return t != nil && s.haltsAt(&t.Status)
 }
 
-// settledStatus: terminal, or input-required or auth-required with a prompt
-// not answered yet. The answered prompt (or the auth-required status
-// answered with credentials), still shown by a stale snapshot, is not a new
-// question.
-func (s *Stream) settledStatus(st *a2a.TaskStatus) bool {
+// haltsAt reports whether a task halts at status st: the stream stops
+// reading and acts (onHalt). A task halts at a terminal state, and at
+// input-required or auth-required with a question not handled yet. The
+// prompt replied to (or the auth-required status credentials were given
+// for), still shown by a stale snapshot, is not a new question.
+func (s *Stream) haltsAt(st *a2a.TaskStatus) bool {
 	switch {
 	case st.State.Terminal():
 		return true
 	case st.State == a2a.StateInputRequired:
-		return promptKey(st) != s.prompt.answered
+		return promptKey(st) != s.prompt.replied
 	case st.State == a2a.StateAuthRequired:
-		return promptKey(st) != s.auth.answered
+		return promptKey(st) != s.auth.given
 	}
 	return false
 }
 
-// settle ends the stream, asks the human or asks for credentials, once the
+// onHalt ends the stream, asks the human or asks for credentials, once the
 // queue is drained (Next only steps with an empty queue, so the prompt was
 // yielded first).
-func (s *Stream) settle() {
+func (s *Stream) onHalt() {
 	t := s.ledger.Task()
 	switch st := t.Status.State; {
 	case st == a2a.StateCompleted:
@@ -405,7 +406,7 @@ func (s *Stream) settle() {
 	case st == a2a.StateAuthRequired:
 		s.authRequired()
 	default:
-		s.fail(fmt.Errorf("stream: internal error: settled in state %s", st))
+		s.fail(fmt.Errorf("stream: internal error: halted in state %s", st))
 	}
 }
 

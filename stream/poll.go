@@ -29,7 +29,7 @@ func (s *Stream) pollIfCardSays() {
 // sendUnary sends a message (the first one or a reply) with a unary call
 // that returns at once, then follows the task by polling.
 func (s *Stream) sendUnary(m *a2a.Message) {
-	ev, err := s.c.b.sendUnary(s.ctx, s.v, m)
+	ev, err := s.c.calls.sendUnary(s.ctx, s.v, m)
 	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
@@ -40,7 +40,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 	s.nego = false
 	s.c.remember(s.v)
 	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
-		s.answered(msg)
+		s.endWithAnswer(msg)
 		return
 	}
 	if err := s.checkOwner(ev); err != nil {
@@ -48,7 +48,7 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 		return
 	}
 	if t, ok := ev.(*a2a.Task); ok {
-		s.learnAnswered(t, true)
+		s.learnReplied(t, true)
 		s.confirmFrom(t)
 		s.reconcile(t, foldAuthoritative, nil)
 	} else {
@@ -58,8 +58,8 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 		s.fail(&ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)})
 		return
 	}
-	if s.settled() {
-		s.phase = phaseSettle
+	if s.halted() {
+		s.phase = phaseHalted
 		return
 	}
 	s.pollAgain()

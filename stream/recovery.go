@@ -16,7 +16,7 @@ type recovery struct {
 	// gap: resubscribed since the last snapshot or get-task, so output may
 	// have been missed.
 	gap bool
-	// final is a settling event held back until the gap is closed.
+	// final is a halting event held back until the gap is closed.
 	final a2a.Event
 	// news is the stream's progress: what was delivered that was new.
 	news news
@@ -133,7 +133,7 @@ func (s *Stream) subscribe() {
 		s.fetch()
 		return
 	}
-	l, err := s.c.b.subscribe(s.ctx, s.v, s.taskID)
+	l, err := s.c.calls.subscribe(s.ctx, s.v, s.taskID)
 	s.rec.noteReach(err)
 	if err != nil {
 		s.handle(opSubscribe, err, false)
@@ -153,7 +153,7 @@ func (s *Stream) subscribe() {
 // held final event (phaseCloseGap), after an error in the middle of a stream
 // (phaseAfterError), or to poll.
 func (s *Stream) fetch() {
-	t, err := checkedTask(s.ctx, s.c.b.getTask, s.v, s.taskID)
+	t, err := checkedTask(s.ctx, s.c.calls.getTask, s.v, s.taskID)
 	s.rec.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
@@ -183,7 +183,7 @@ func (s *Stream) fetch() {
 		s.startPolling(s.rec.cause)
 		s.phase = phaseRecover
 	}
-	s.learnAnswered(t, false)
+	s.learnReplied(t, false)
 	s.rec.gap = false
 	s.confirmFrom(t)
 	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
@@ -196,12 +196,12 @@ func (s *Stream) fetch() {
 	switch {
 	case s.phase == phaseAfterError && st.State.Terminal():
 		// The task ended: its typed ending, not the stream's error.
-		s.phase = phaseSettle
+		s.phase = phaseHalted
 	case s.phase == phaseAfterError:
 		s.fail(s.rec.streamErr)
-	case s.settledStatus(st):
-		s.phase = phaseSettle
-	case s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
+	case s.haltsAt(st):
+		s.phase = phaseHalted
+	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
 		// The reply never reached the agent: send it again, unchanged.
 		s.phase = phaseReply
 	case s.feed == feedPoll:
@@ -241,11 +241,11 @@ func cannotStream(refusal error) bool {
 	return errors.As(refusal, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation
 }
 
-// deliverHeldFinal delivers the settling event held back while a gap could
+// deliverHeldFinal delivers the halting event held back while a gap could
 // not be closed, so that an ending the server reported is never lost. What
 // the gap hid from a live-only server (parts the agent produced while the
 // client was away) is then missing from Task. It reports whether the task
-// settled.
+// halted.
 func (s *Stream) deliverHeldFinal(cause error) bool {
 	if s.rec.final == nil {
 		return false
@@ -254,9 +254,9 @@ func (s *Stream) deliverHeldFinal(cause error) bool {
 	final := s.rec.final
 	s.rec.final = nil
 	s.emit(final)
-	if !s.settled() {
+	if !s.halted() {
 		return false
 	}
-	s.phase = phaseSettle
+	s.phase = phaseHalted
 	return true
 }

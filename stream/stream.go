@@ -238,9 +238,9 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	return nil
 }
 
-// answered ends the stream with a message answer: the whole reply, with no
+// endWithAnswer ends the stream with a message answer: the whole reply, with no
 // task. It is yielded, and kept for Answer.
-func (s *Stream) answered(m *a2a.Message) {
+func (s *Stream) endWithAnswer(m *a2a.Message) {
 	s.out.queue = s.ledger.Apply(s.out.queue, m)
 	s.answer = m
 	s.phase = phaseDone
@@ -301,7 +301,7 @@ const (
 )
 
 // reconcile folds a whole task into the ledger, then applies then (a
-// settling event held back), if any.
+// halting event held back), if any.
 func (s *Stream) reconcile(t *a2a.Task, how fold, then a2a.Event) {
 	s.deliver(true, func(dst []a2a.Event) []a2a.Event {
 		switch how {
