@@ -282,16 +282,11 @@ func (s *Stream) read() {
 		s.phase = phaseCloseGap
 		return
 	}
-	if isTask {
-		s.confirmFrom(t)
-		how := foldStale
-		if s.leg.op == opSubscribe && l.events == 1 {
-			how = foldSnapshot
-		}
-		s.reconcile(t, how, nil)
-	} else {
-		s.emit(ev)
+	how := foldStale
+	if isTask && s.leg.op == opSubscribe && l.events == 1 {
+		how = foldSnapshot
 	}
+	s.deliver(ev, how, nil)
 	switch {
 	case s.halted():
 		s.leg.close()

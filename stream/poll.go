@@ -49,11 +49,8 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 	}
 	if t, ok := ev.(*a2a.Task); ok {
 		s.learnReplied(t, true)
-		s.confirmFrom(t)
-		s.reconcile(t, foldAuthoritative, nil)
-	} else {
-		s.emit(ev)
 	}
+	s.deliver(ev, foldAuthoritative, nil)
 	if s.ledger.Task() == nil {
 		s.fail(&ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)})
 		return

@@ -185,9 +185,8 @@ func (s *Stream) fetch() {
 	}
 	s.learnReplied(t, false)
 	s.rec.gap = false
-	s.confirmFrom(t)
 	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
-	s.reconcile(t, foldAuthoritative, s.rec.final)
+	s.deliver(t, foldAuthoritative, s.rec.final)
 	s.rec.final = nil
 	if (s.phase == phaseRecover || s.phase == phaseQuiet) && attempt > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
@@ -253,7 +252,7 @@ func (s *Stream) deliverHeldFinal(cause error) bool {
 	s.log.Debug("a2a: could not close the gap, delivering the final event as received", "task", s.taskID, "cause", cause)
 	final := s.rec.final
 	s.rec.final = nil
-	s.emit(final)
+	s.deliver(final, foldStale, nil)
 	if !s.halted() {
 		return false
 	}
