@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -133,17 +132,10 @@ func (s *Stream) authRequired() {
 	s.auth.given = promptKey(&t.Status)
 }
 
-// refusedCredentials acts on a call the agent refused with 401
-// Unauthorized once the task is known, when the stream has a credentials
-// hook: the hook is asked for fresh credentials, and the stream resubscribes
-// (or polls) with them. It reports whether it acted. A send is not made
-// again that way: the message may have reached the agent.
-func (s *Stream) refusedCredentials(op operation, err error) bool {
-	var httpErr *HTTPError
-	if op == opSend || s.cfg.credentials == nil || s.taskID == "" ||
-		!errors.As(err, &httpErr) || httpErr.StatusCode != http.StatusUnauthorized {
-		return false
-	}
+// renewCredentials acts on a call the agent refused with 401 Unauthorized
+// (see classify's outCredentials): the hook is asked for fresh credentials,
+// and the stream resubscribes (or polls) with them.
+func (s *Stream) renewCredentials(err error) {
 	ending := err
 	if t := s.ledger.Task(); t != nil && t.Status.State == a2a.StateAuthRequired {
 		// The task still waits in auth-required: its ending, with the
@@ -151,7 +143,6 @@ func (s *Stream) refusedCredentials(op operation, err error) bool {
 		ending = fmt.Errorf("%w: %w", terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure), err)
 	}
 	s.askCredentials(ending, nil, err)
-	return true
 }
 
 // askCredentials calls the credentials hook for msg (the auth-required
@@ -193,11 +184,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 	// The time the hook took is neither a stall nor a drop.
 	s.rec.budget = newBudget(s.cfg.policy)
 	s.rec.news.since = time.Now()
-	if s.feed == feedPoll {
-		s.phase = phaseRecover
-	} else {
-		s.phase = phaseSubscribe
-	}
+	s.phase = s.route.resume
 	return true
 }
 

@@ -159,7 +159,6 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 		return s
 	}
 	s.taskID = taskID
-	s.phase = phaseSubscribe
 	return s
 }
 

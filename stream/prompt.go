@@ -72,7 +72,7 @@ func (s *Stream) askHuman() {
 	s.prompt.reply = reply
 	s.ledger.RecordSent(reply)
 	s.rec.budget = newBudget(s.cfg.policy)
-	s.phase = phaseReply
+	s.phase = s.route.reply
 }
 
 // validReply checks that a hook's reply can be sent: it has parts, and it
@@ -87,12 +87,25 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 	return nil
 }
 
-// sendReply sends (or re-sends, unchanged) the reply to the prompt.
+// sendReply sends (or sends again, unchanged) the reply to the prompt with
+// a streaming call.
 func (s *Stream) sendReply() {
+	s.readyReply()
+	s.sendStreaming(phaseReply, s.prompt.reply)
+}
+
+// pollReply sends (or sends again, unchanged) the reply to the prompt with
+// a unary call, then polls.
+func (s *Stream) pollReply() {
+	s.readyReply()
+	s.sendUnary(phasePollReply, s.prompt.reply)
+}
+
+// readyReply prepares each send of the reply.
+func (s *Stream) readyReply() {
 	s.prompt.unconfirmed = true
 	s.rec.gap = false
 	s.ledger.CloseReplayWindow()
-	s.sendMessage(s.prompt.reply)
 }
 
 // confirmFrom clears the pending reply once a task from the server lists it

@@ -44,7 +44,7 @@ type Stream struct {
 	err    error
 
 	phase  phase
-	feed   feed
+	route  route
 	leg    active
 	out    delivery
 	rec    recovery
@@ -67,7 +67,7 @@ type delivery struct {
 // newStream returns a stream of c with opts applied for it; a stream whose
 // options are refused has ended with the refusal.
 func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
-	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
+	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseBegin, route: streamingRoute()}
 	cfg, err := c.callConfig(opts)
 	if err != nil {
 		s.fail(err)
@@ -78,7 +78,6 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	s.rec.budget = newBudget(cfg.policy)
 	s.rec.news.since = time.Now() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
-	s.feed = feedStream
 	return s
 }
 
