@@ -48,10 +48,11 @@ func (r *recovery) noteReach(err error) {
 // gaveUp is the *reconnect.Error that ends a stream after attempts
 // reconnects for s.rec.cause: its budget is spent, or its connection was
 // lost before any task was known. It names the agent's URL when no call of
-// the stream could connect.
+// the stream could connect: none reached the agent, and the last one tried
+// to connect and failed (the breaker's refusal tried nothing).
 func (s *Stream) gaveUp(attempts int) error {
 	e := &reconnect.Error{Attempts: attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()}
-	if !s.rec.reached && isUnsent(s.rec.cause) {
+	if !s.rec.reached && isUnsent(s.rec.cause) && !errors.Is(s.rec.cause, ErrCircuitOpen) {
 		e.Unreachable = redactRawURL(s.c.endpoint)
 	}
 	return e
@@ -122,6 +123,7 @@ func (s *Stream) backoff() {
 func (s *Stream) giveUp() {
 	switch r := s.rec.retry; {
 	case r == phaseSend, r == phaseReply, r == phasePollSend, r == phasePollReply:
+		// A send made again until the budget is spent ends in it as is.
 	case r == phaseFetch && s.rec.why == fetchAfterError:
 		s.fail(s.rec.streamErr)
 		return
