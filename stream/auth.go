@@ -76,8 +76,8 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // hook may return no header at all when the credentials went to the agent
 // another way (the user signed in on the agent's page).
 //
-// The auth-required status answered is not asked again while the agent
-// still shows it (a stale snapshot or get-task); an agent that asks again
+// The hook is not called again for the auth-required status it gave
+// credentials for while the agent still shows it (a stale snapshot or get-task); an agent that asks again
 // with another status message, or after the task moved on, calls the hook
 // again, up to MaxCredentialsCalls times per stream. If the agent never
 // moves on, a stream that subscribes ends when the reconnect budget is

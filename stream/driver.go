@@ -30,7 +30,7 @@ const (
 	phasePollReply              // send the reply to the prompt (again, unchanged) with a unary call
 	phasePollWait               // wait the poll interval
 	phasePoll                   // fetch the task: the next poll
-	phaseCatchUp                // fetch the task at once: polling began, or an attempt was waited for
+	phaseCatchUp                // fetch the task at once: polling began, an attempt was waited for, or credentials given
 	phaseBackoff                // wait the backoff of one attempt, then enter s.rec.retry
 	phaseHalted                 // the task halted: finish, or ask the human or the credentials hook
 	phaseDone                   // the stream has ended
