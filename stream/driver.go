@@ -16,7 +16,7 @@ import (
 // streaming (phaseSend, phaseReply, phaseRead, phaseSubscribe, phaseFetch)
 // until it finds that the agent cannot stream, then by polling
 // (phasePollSend, phasePollReply, phasePollWait, phasePoll, phaseCatchUp)
-// for good. s.route names the phases of the way in use.
+// for good. s.route names the phases of the route in use.
 type phase int
 
 const (
