@@ -36,27 +36,48 @@ func Never() Policy { return Policy{MaxAttempts: -1} }
 // not 0): that one read "gave up".
 var ErrNoTask = errors.New("reconnect: connection lost before any task was known")
 
+// ErrCouldNotConnect matches, with errors.Is, the *Error of a stream none of
+// whose calls could connect to the agent (every dial was refused or timed
+// out): the agent is down or unreachable, and its Unreachable field names
+// the URL. Such an Error does not match ErrNoTask: no connection was lost.
+var ErrCouldNotConnect = errors.New("reconnect: could not connect")
+
 // Error ends a stream whose retry budget is spent, whose policy allows no
 // reconnect, or whose connection dropped before any task ID was known
 // (errors.Is(err, ErrNoTask) then holds, TaskID is empty and Attempts 0). Attempts
 // counts the reconnects made since the last progress; Err is the last
 // cause. TaskID is the task's ID whenever one was known, even when none of
 // its state was (a Subscribe that never connected); Task is the last known
-// state of the task, nil when none was seen.
+// state of the task, nil when none was seen. Unreachable is set when no
+// call of the stream could connect at all (errors.Is(err,
+// ErrCouldNotConnect) then holds): the URL of the agent, with its password
+// and query values redacted.
 type Error struct {
-	Attempts int
-	Err      error
-	TaskID   string
-	Task     *a2a.Task
+	Attempts    int
+	Err         error
+	TaskID      string
+	Task        *a2a.Task
+	Unreachable string
 }
 
 // Error reads like "reconnect: task t-1: gave up after 3 attempts:
 // unexpected EOF", "reconnect: task t-1: connection lost, and the policy
-// allows no reconnect: unexpected EOF" or "reconnect: connection lost
-// before any task was known: unexpected EOF".
+// allows no reconnect: unexpected EOF", "reconnect: connection lost
+// before any task was known: unexpected EOF" or "reconnect: could not
+// connect to http://agent.example/a2a, gave up after 3 attempts: Post …:
+// dial tcp …: connect: connection refused".
 func (e *Error) Error() string {
 	var s string
 	switch id := e.taskID(); {
+	case e.Unreachable != "":
+		s = "reconnect: "
+		if id != "" {
+			s += "task " + id + ": "
+		}
+		s += "could not connect to " + e.Unreachable
+		if e.Attempts > 0 {
+			s += ", gave up after " + strconv.Itoa(e.Attempts) + " attempts"
+		}
 	case id == "" && e.Task == nil && e.Attempts == 0:
 		s = ErrNoTask.Error()
 	case id == "" && e.Task == nil:
@@ -80,10 +101,17 @@ func (e *Error) taskID() string {
 	return e.TaskID
 }
 
-// Is reports whether target is ErrNoTask, the stream knew no task ID, and
-// it ended at once (no attempt).
+// Is reports whether target is ErrCouldNotConnect and Unreachable is set,
+// or target is ErrNoTask, a connection was made, the stream knew no task ID,
+// and it ended at once (no attempt).
 func (e *Error) Is(target error) bool {
-	return target == ErrNoTask && e.TaskID == "" && e.Task == nil && e.Attempts == 0
+	switch target {
+	case ErrCouldNotConnect:
+		return e.Unreachable != ""
+	case ErrNoTask:
+		return e.Unreachable == "" && e.TaskID == "" && e.Task == nil && e.Attempts == 0
+	}
+	return false
 }
 
 // Unwrap returns Err.

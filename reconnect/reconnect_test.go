@@ -49,3 +49,27 @@ func TestErrorWithATaskIDOnly(t *testing.T) {
 	require.Equal(t, "reconnect: task t-1: connection lost, and the policy allows no reconnect: unexpected EOF", off.Error())
 	require.NotErrorIs(t, off, reconnect.ErrNoTask)
 }
+
+func TestErrorOfAnAgentNeverConnectedTo(t *testing.T) {
+	cases := []struct {
+		name string
+		e    *reconnect.Error
+		want string
+	}{
+		{"no task, no reconnect", &reconnect.Error{Err: io.ErrUnexpectedEOF, Unreachable: "http://agent.test/a2a"},
+			"reconnect: could not connect to http://agent.test/a2a: unexpected EOF"},
+		{"no task, budget spent", &reconnect.Error{Attempts: 3, Err: io.ErrUnexpectedEOF, Unreachable: "http://agent.test/a2a"},
+			"reconnect: could not connect to http://agent.test/a2a, gave up after 3 attempts: unexpected EOF"},
+		{"a task", &reconnect.Error{Attempts: 3, Err: io.ErrUnexpectedEOF, TaskID: "t-1", Unreachable: "http://agent.test/a2a"},
+			"reconnect: task t-1: could not connect to http://agent.test/a2a, gave up after 3 attempts: unexpected EOF"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, tc.e.Error())
+			require.ErrorIs(t, tc.e, reconnect.ErrCouldNotConnect)
+			require.NotErrorIs(t, tc.e, reconnect.ErrNoTask)
+			require.ErrorIs(t, tc.e, io.ErrUnexpectedEOF)
+		})
+	}
+	require.NotErrorIs(t, &reconnect.Error{Err: io.ErrUnexpectedEOF}, reconnect.ErrCouldNotConnect)
+}

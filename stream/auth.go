@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -77,8 +76,8 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // hook may return no header at all when the credentials went to the agent
 // another way (the user signed in on the agent's page).
 //
-// The auth-required status answered is not asked again while the agent
-// still shows it (a stale snapshot or get-task); an agent that asks again
+// The hook is not called again for the auth-required status it gave
+// credentials for while the agent still shows it (a stale snapshot or get-task); an agent that asks again
 // with another status message, or after the task moved on, calls the hook
 // again, up to MaxCredentialsCalls times per stream. If the agent never
 // moves on, a stream that subscribes ends when the reconnect budget is
@@ -109,15 +108,15 @@ func WithCredentials(h CredentialsHook) Option {
 
 // auth is what the stream knows of the credentials it gave.
 type auth struct {
-	// answered is the key (as promptKey makes it) of the auth-required
-	// status the hook answered, while the task still shows it; "" once the
-	// task has moved on.
-	answered string
+	// given is the key (as promptKey makes it) of the auth-required status
+	// the hook gave credentials for, while the task still shows it; "" once
+	// the task has moved on.
+	given string
 	// calls counts the hook's calls on this stream.
 	calls int
 }
 
-// authRequired settles the stream in auth-required: it asks the
+// authRequired acts on a task halted in auth-required: it asks the
 // credentials hook, then continues the task with the credentials, or ends
 // with a *terminal.AuthRequiredError.
 func (s *Stream) authRequired() {
@@ -130,20 +129,13 @@ func (s *Stream) authRequired() {
 	if !s.askCredentials(ended, t.Status.Message.Clone(), nil) {
 		return
 	}
-	s.auth.answered = promptKey(&t.Status)
+	s.auth.given = promptKey(&t.Status)
 }
 
-// refusedCredentials acts on a call the agent refused with 401
-// Unauthorized once the task is known, when the stream has a credentials
-// hook: the hook is asked for fresh credentials, and the stream resubscribes
-// (or polls) with them. It reports whether it acted. A send is not made
-// again that way: the message may have reached the agent.
-func (s *Stream) refusedCredentials(op operation, err error) bool {
-	var httpErr *HTTPError
-	if op == opSend || s.cfg.credentials == nil || s.taskID == "" ||
-		!errors.As(err, &httpErr) || httpErr.StatusCode != http.StatusUnauthorized {
-		return false
-	}
+// renewCredentials acts on a call the agent refused with 401 Unauthorized
+// (see classify's outCredentials): the hook is asked for fresh credentials,
+// and the stream resubscribes (or polls) with them.
+func (s *Stream) renewCredentials(err error) {
 	ending := err
 	if t := s.ledger.Task(); t != nil && t.Status.State == a2a.StateAuthRequired {
 		// The task still waits in auth-required: its ending, with the
@@ -151,7 +143,6 @@ func (s *Stream) refusedCredentials(op operation, err error) bool {
 		ending = fmt.Errorf("%w: %w", terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure), err)
 	}
 	s.askCredentials(ending, nil, err)
-	return true
 }
 
 // askCredentials calls the credentials hook for msg (the auth-required
@@ -193,11 +184,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 	// The time the hook took is neither a stall nor a drop.
 	s.rec.budget = newBudget(s.cfg.policy)
 	s.rec.news.since = time.Now()
-	if s.feed == feedPoll {
-		s.phase = phaseRecover
-	} else {
-		s.phase = phaseSubscribe
-	}
+	s.phase = s.route.resume
 	return true
 }
 
@@ -224,14 +211,14 @@ func (s *Stream) useCredentials(h http.Header) {
 	s.ctx = s.c.withConfig(s.caller, &cfg)
 }
 
-// authMovedOn forgets the answered auth-required status once the task has
+// authMovedOn forgets the auth-required status credentials were given for once the task has
 // left auth-required: a later one is a new request even if it looks the
 // same.
 func (s *Stream) authMovedOn() {
-	if s.auth.answered == "" {
+	if s.auth.given == "" {
 		return
 	}
 	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateAuthRequired && t.Status.State != a2a.StateUnknown {
-		s.auth.answered = ""
+		s.auth.given = ""
 	}
 }

@@ -415,6 +415,30 @@ func TestBreakerRefusedResubscribeIsAFailedAttempt(t *testing.T) {
 	}
 }
 
+// A stream whose every call the breaker refused tried no connection: it
+// ends as a spent budget with ErrCircuitOpen, and does not say it could not
+// connect. On every wire.
+func TestBreakerRefusingEverySubscribeIsNotCouldNotConnect(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){})
+				b := &tripBreaker{threshold: 0, cooldown: time.Hour} // open from the start
+				b.openUntil = time.Now().Add(time.Hour)
+				c := agent.client(t, stream.WithBreaker(b), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
+				_, err := c.Subscribe(bounded(t), "t-1").Wait()
+				var re *reconnect.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 2, re.Attempts)
+				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				require.NotErrorIs(t, err, reconnect.ErrCouldNotConnect)
+				require.Empty(t, re.Unreachable)
+				require.Empty(t, agent.received(), "nothing reached the agent")
+			})
+		})
+	}
+}
+
 // WithBreaker is Client-wide: a call refuses it. The Client does not modify
 // the http.Client it was given.
 func TestWithBreakerIsClientWide(t *testing.T) {

@@ -58,8 +58,9 @@ import (
 //     task's status message, the task's ID and state; not retryable.
 //   - *hitl.Error: code 0, "task ID needs input", the task's ID and state;
 //     not retryable (the prompt is not copied).
-//   - *reconnect.Error: code 0, "connection lost" (and after how many
-//     attempts), the task's ID and state, the HTTP status and Retry-After
+//   - *reconnect.Error: code 0, "connection lost", or "could not connect"
+//     when no call could connect (and after how many attempts), the
+//     task's ID and state, the HTTP status and Retry-After
 //     delay of the last failure if it was an *HTTPError; retryable.
 //   - *ProtocolError: code 0, "protocol error: " and its reason; not
 //     retryable.
@@ -140,6 +141,11 @@ func downstreamLinks(err error) []a2a.ChainLink {
 		return []a2a.ChainLink{taskLink(input.Task, "needs input")}
 	case errors.As(err, &lost):
 		l := a2a.ChainLink{Message: "connection lost", Retryable: true}
+		if lost.Unreachable != "" {
+			// The URL stays out: it is this agent's business, not its
+			// caller's.
+			l.Message = "could not connect"
+		}
 		if lost.Attempts > 0 {
 			l.Message += "; gave up after " + strconv.Itoa(lost.Attempts) + " attempts"
 		}

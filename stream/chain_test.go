@@ -220,6 +220,8 @@ func TestChainErrorDescribesEachError(t *testing.T) {
 				HTTPStatus: 503, Retryable: true, RetryAfter: 7 * time.Second}}},
 		{"connection lost before any task", &reconnect.Error{Err: fmt.Errorf("%w: %w", reconnect.ErrNoTask, dialErr)},
 			[]a2a.ChainLink{{Message: "connection lost", Retryable: true}}},
+		{"could not connect", &reconnect.Error{Attempts: 3, Err: dialErr, Unreachable: "https://flights.test/?code=xxxxx"},
+			[]a2a.ChainLink{{Message: "could not connect; gave up after 3 attempts", Retryable: true}}},
 		{"circuit open", &url.Error{Op: "Post", URL: "https://flights.test/?code=code-secret",
 			Err: fmt.Errorf("%w: %w", stream.ErrCircuitOpen, errors.New("circuit breaker is open"))},
 			[]a2a.ChainLink{{Message: "circuit open: nothing sent", Retryable: true}}},

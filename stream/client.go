@@ -24,8 +24,8 @@ type Client struct {
 	origin  string
 	cfg     config
 	httpc   *http.Client
-	b       binding
-	binding a2a.Binding
+	calls   binding     // the calls of its binding
+	binding a2a.Binding // which binding it speaks
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -34,7 +34,7 @@ type Client struct {
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.
 // Without WithVersion it negotiates the protocol version on first use.
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
-	return newClient(endpoint, a2a.BindingJSONRPC, opts, "")
+	return newClient(endpoint, a2a.BindingJSONRPC, opts, nil)
 }
 
 // NewRESTClient returns a client for the HTTP+JSON (REST) binding of an
@@ -44,12 +44,13 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 // with every call. Without WithVersion it negotiates the
 // protocol version on first use, as NewClient does.
 func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
-	return newClient(baseURL, a2a.BindingHTTPJSON, opts, "")
+	return newClient(baseURL, a2a.BindingHTTPJSON, opts, nil)
 }
 
-// newClient makes a Client of endpoint. named is the origin the caller
-// named, to which alone headers go; "" means the endpoint's.
-func newClient(endpoint string, binding a2a.Binding, opts []Option, named string) (*Client, error) {
+// newClient makes a Client of endpoint with opts. learned is what Resolve
+// read in the agent card, nil for NewClient and NewRESTClient; without it,
+// headers go to the endpoint's origin.
+func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fromCard) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
@@ -62,8 +63,10 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, named string
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if named == "" {
-		named = origin(u)
+	named := origin(u)
+	if learned != nil {
+		named = learned.origin
+		cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
 	}
 	c := &Client{endpoint: u.String(), origin: named, cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
@@ -71,9 +74,9 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, named string
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.b = restBinding{c}
+		c.calls = restBinding{c}
 	default:
-		c.b = jsonrpcBinding{c}
+		c.calls = jsonrpcBinding{c}
 	}
 	return c, nil
 }
@@ -156,7 +159,6 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 		return s
 	}
 	s.taskID = taskID
-	s.phase = phaseSubscribe
 	return s
 }
 
@@ -164,13 +166,13 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 // the Client's options for this call only; those that concern streams have
 // no effect.
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.b.getTask, taskID, opts)
+	return c.unaryTask(ctx, c.calls.getTask, taskID, opts)
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
 // 1.0) and returns the task as the agent reports it. opts are as GetTask's.
 func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.b.cancel, taskID, opts)
+	return c.unaryTask(ctx, c.calls.cancel, taskID, opts)
 }
 
 // taskCall is a binding's get-task or cancel.

@@ -12,7 +12,10 @@
 //     before the task settled, or silence longer than the idle timeout makes
 //     the stream wait the backoff and resubscribe by task ID. The user's
 //     message is never sent again once it may have reached the agent; a send
-//     that provably never left (refused or timed-out dial) is made again.
+//     that provably never left (refused or timed-out dial) is made again,
+//     and a stream none of whose calls could connect ends in a
+//     *reconnect.Error matching reconnect.ErrCouldNotConnect that names the
+//     agent's URL.
 //   - An agent that fails is treated as A2A's error-handling guidance asks:
 //     errors it marks retryable ([a2a.RPCError.Retryable]) are failed
 //     attempts that wait the delay asked for; busy sends are made again only
@@ -48,4 +51,75 @@
 // The package starts no goroutine of its own per stream: all work happens in
 // Next, on the consumer's goroutine. FanOut runs each of its calls on a
 // goroutine of its own, and waits for all of them before it returns.
+//
+// # How the driver works
+//
+// A Stream is a phase machine (driver.go). Next yields the deltas queued so
+// far and, when none is left, calls step, which runs the handler of the
+// current phase. Each phase has one meaning and one handler; the handler
+// makes at most one call to the agent (or one wait) and sets the next
+// phase:
+//
+//   - phaseBegin chooses the route: the streaming one, or the polling one
+//     when the agent card says the agent cannot stream. A route is the
+//     phases that send, reply and resume: phaseSend, phaseReply and
+//     phaseSubscribe while streaming; phasePollSend, phasePollReply and
+//     phaseCatchUp once polling (startPolling switches, for good).
+//   - phaseRead reads the next event of the open leg (a streaming send or a
+//     subscription). phaseFetch fetches the task once for a reason
+//     (fetchRefused, fetchProbe, fetchQuiet, fetchGap, fetchAfterError),
+//     which decides what follows. phasePollWait and phasePoll poll.
+//     phaseBackoff waits one attempt of the reconnect budget, then enters
+//     the phase that makes the call again. phaseHalted acts on a task that
+//     ended or asks something (the human-input or credentials hook).
+//
+// A failed call, or the end of a leg, goes to handle with the phase that
+// made it. classify (outcome.go) decides, in one place, what it means:
+// classifyCall sorts the error itself (a drop, a refusal, unsupported,
+// busy, fatal...), and classify adds what the stream's situation says
+// (the task is known, the stream polls, the card says it streams, sends
+// are idempotent, the call asks about an earlier error). handle then only
+// acts on the outcome.
+//
+// Everything the server sends reaches the application through deliver
+// (stream.go), which folds it into the ledger (package dedupe): the
+// ledger keeps the task as the application has seen it, and turns each
+// event or whole task into the deltas not yet delivered, so replays and
+// snapshots after a reconnect are deduplicated and gaps filled.
+//
+// # Where things are
+//
+// One concept per file:
+//
+//   - client.go: the Client, its constructors, GetTask and Cancel.
+//   - resolve.go: Resolve, reading the card and picking an interface.
+//   - card.go, cardcache.go: fetching an agent card; caching it by HTTP
+//     freshness.
+//   - options.go, validate.go: the options and their defaults; checking
+//     them (ErrInvalidOption).
+//   - stream.go: the Stream as the application sees it (Next, Err, Task,
+//     Close, Cancel) and deliver, the one way events reach it.
+//   - view.go: the artifacts as yielded so far, while one fold's deltas are
+//     being yielded.
+//   - driver.go: the phases, step, handle and read.
+//   - outcome.go: classify, where a new error rule goes.
+//   - recovery.go: healing a drop: backoff, subscribe, fetch and its
+//     reasons.
+//   - budget.go: counting reconnect attempts against the policy.
+//   - poll.go: following a task by polling: unary sends and get-task.
+//   - prompt.go: input-required: the human-input hook and its reply.
+//   - auth.go: auth-required and 401: the credentials hook.
+//   - binding.go: what a binding provides; jsonrpc.go and rest.go: the
+//     JSON-RPC and HTTP+JSON bindings, where a new server quirk of a
+//     binding goes; leg.go: one response read as events.
+//   - call.go: one HTTP exchange of a binding; reach.go: whether a request
+//     left, and the connect timeout; headers.go: headers go only to the
+//     origin named, redirects included; redact.go: secrets kept out of
+//     error texts and logs.
+//   - errors.go: HTTPError, ProtocolError, InvalidCardError and the
+//     sentinels; taskof.go: TaskError and TaskOf; task_failure.go:
+//     WithFailureReader.
+//   - breaker.go: WithBreaker and ErrCircuitOpen; fanout.go: FanOut and
+//     quorums; chain.go: ChainError, an error for one's own caller.
+//   - sleep.go: the default sleep the driver waits with.
 package stream

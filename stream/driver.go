@@ -1,47 +1,55 @@
 package stream
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
 )
 
 // phase is where the driver stands between two calls of step. Each phase
-// makes at most one call; what follows is decided where its outcome is
-// known.
+// has one handler, which makes at most one call (or one wait) and sets the
+// next phase itself; a failed call goes to handle, which acts on the
+// outcome classify decides.
+//
+// How the stream follows its task is which phases it goes through: by
+// streaming (phaseSend, phaseReply, phaseRead, phaseSubscribe, phaseFetch)
+// until it finds that the agent cannot stream, then by polling
+// (phasePollSend, phasePollReply, phasePollWait, phasePoll, phaseCatchUp)
+// for good. s.route names the phases of the route in use.
 type phase int
 
 const (
-	phaseSend       phase = iota // send the message (Send) with a streaming call
-	phaseRead                    // read the next event of the current leg
-	phaseBackoff                 // the connection dropped: wait, then subscribe
-	phaseSubscribe               // subscribe to the task
-	phaseRecover                 // fetch the task: a subscribe was refused
-	phaseProbe                   // fetch the task in 1.0: a 1.0 subscribe was refused while negotiating
-	phaseQuiet                   // fetch the task: a subscription stayed silent
-	phaseCloseGap                // fetch the task before delivering a held final event
-	phaseAfterError              // fetch the task after an error in the middle of a stream
-	phasePollWait                // wait the poll interval, then fetch the task
-	phaseSettle                  // the task settled: finish, or ask the human
-	phaseReply                   // (re)send the reply to the answered prompt
-	phaseResend                  // a send did not reach the agent: wait, then make it again
-	phaseDone                    // the stream has ended
+	phaseBegin     phase = iota // choose the route (the agent card may say poll), then send or subscribe
+	phaseSend                   // send the message with a streaming call
+	phaseReply                  // send the reply to the prompt (again, unchanged) with a streaming call
+	phaseRead                   // read the next event of the current leg
+	phaseSubscribe              // subscribe to the task
+	phaseFetch                  // fetch the task once, for the reason in s.rec.why
+	phasePollSend               // send the message with a unary call
+	phasePollReply              // send the reply to the prompt (again, unchanged) with a unary call
+	phasePollWait               // wait the poll interval
+	phasePoll                   // fetch the task: the next poll
+	phaseCatchUp                // fetch the task at once: polling began, an attempt was waited for, or credentials given
+	phaseBackoff                // wait the backoff of one attempt, then enter s.rec.retry
+	phaseHalted                 // the task halted: finish, or ask the human or the credentials hook
+	phaseDone                   // the stream has ended
 )
 
-// feed is how the stream follows its task.
-type feed int
+// route is the phases by which the stream follows its task: the
+// streaming one, then, once the agent or server showed it cannot stream or
+// subscribe, the polling one for good (startPolling).
+type route struct {
+	send   phase // sends the message
+	reply  phase // sends the reply to a prompt
+	resume phase // picks the task up again: after a drop, credentials, or a refused subscribe
+}
 
-const (
-	// feedStream: streaming calls, healed by subscribing again.
-	feedStream feed = iota
-	// feedPoll: unary sends, then get-task at the poll interval, for agents
-	// that cannot stream or servers that cannot subscribe.
-	feedPoll
-)
+func streamingRoute() route { return route{send: phaseSend, reply: phaseReply, resume: phaseSubscribe} }
+
+func pollingRoute() route {
+	return route{send: phasePollSend, reply: phasePollReply, resume: phaseCatchUp}
+}
 
 // active is the leg being read, with what opened it.
 type active struct {
@@ -64,57 +72,82 @@ func (s *Stream) step() {
 		return
 	}
 	switch s.phase {
+	case phaseBegin:
+		s.begin()
 	case phaseSend:
 		s.send()
-	case phaseRead:
-		s.read()
-	case phaseBackoff:
-		s.backoff()
-	case phaseSubscribe:
-		s.subscribe()
-	case phaseRecover, phaseProbe, phaseQuiet, phaseCloseGap, phaseAfterError:
-		s.fetch()
-	case phasePollWait:
-		s.pollWait()
-	case phaseSettle:
-		s.settle()
 	case phaseReply:
 		s.sendReply()
-	case phaseResend:
-		s.resend()
+	case phaseRead:
+		s.read()
+	case phaseSubscribe:
+		s.subscribe()
+	case phaseFetch:
+		s.fetch()
+	case phasePollSend:
+		s.pollSend()
+	case phasePollReply:
+		s.pollReply()
+	case phasePollWait:
+		s.pollWait()
+	case phasePoll:
+		s.poll()
+	case phaseCatchUp:
+		s.catchUp()
+	case phaseBackoff:
+		s.backoff()
+	case phaseHalted:
+		s.onHalt()
 	}
+}
+
+// begin chooses how the stream follows its task, on the goroutine that
+// calls Next (where WithNotify is called): by polling when the agent card
+// said the agent cannot stream, else by streaming. Then it sends the
+// message, or, for Subscribe, picks the task up.
+func (s *Stream) begin() {
+	if s.cfg.streaming == streamingNo {
+		s.startPolling(nil)
+	}
+	if s.msg != nil {
+		s.phase = s.route.send
+		return
+	}
+	s.phase = s.route.resume
 }
 
 // send opens the first leg: the streaming send of the message.
 func (s *Stream) send() {
+	s.readyMessage()
+	s.sendStreaming(phaseSend, s.msg)
+}
+
+// readyMessage prepares each send of the message (the first one, or the
+// same again).
+func (s *Stream) readyMessage() {
 	if s.ledger.Task() == nil {
 		s.ledger.RecordSent(s.msg)
 	}
 	if s.msg.TaskID != "" {
-		// The message continues a task, most likely answering its prompt:
-		// the stream must know that prompt as answered when the server
-		// shows it again.
+		// The message continues a task, most likely replying to its
+		// prompt: the stream must know that prompt as replied to when the
+		// server shows it again.
 		s.prompt.reply = s.msg
 	}
 	s.ledger.CloseReplayWindow()
-	s.pollIfCardSays()
-	s.sendMessage(s.msg)
 }
 
-// sendMessage sends m, the first message or the reply, as the stream
-// follows its task: with a streaming call, or a unary one when it polls.
-func (s *Stream) sendMessage(m *a2a.Message) {
-	if s.feed == feedPoll {
-		s.sendUnary(m)
-		return
-	}
-	l, err := s.c.b.sendStream(s.ctx, s.v, m)
+// sendStreaming sends m, the message or the reply, with a streaming call
+// for phase from, and reads the leg it opens.
+func (s *Stream) sendStreaming(from phase, m *a2a.Message) {
+	l, err := s.c.calls.sendStream(s.ctx, s.v, m)
+	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
-		s.handle(opSend, err, false)
+		s.handle(failure{from: from, op: opSend, err: err})
 		return
 	}
-	s.setLeg(l, opSend)
+	s.setLeg(l, opSend, from)
 	s.resumedBySend()
 }
 
@@ -127,105 +160,130 @@ func (s *Stream) resumedBySend() {
 	}
 }
 
-func (s *Stream) setLeg(l *leg, op operation) {
-	s.leg = active{l: l, op: op, from: s.phase, news: s.rec.news.count}
+func (s *Stream) setLeg(l *leg, op operation, from phase) {
+	s.leg = active{l: l, op: op, from: from, news: s.rec.news.count}
 	s.phase = phaseRead
 }
 
-// handle acts on a failed call or a leg's end, classified once by classify.
-func (s *Stream) handle(op operation, err error, started bool) {
-	if ctxErr := s.ctx.Err(); ctxErr != nil {
-		s.fail(ctxErr)
-		return
+// fetchFor fetches the task next, for why.
+func (s *Stream) fetchFor(why fetchReason) {
+	s.rec.why = why
+	s.phase = phaseFetch
+}
+
+// proveVersion records that the version in use works: a call made in it
+// was answered.
+func (s *Stream) proveVersion() {
+	s.nego = false
+	s.c.remember(s.v)
+}
+
+// failure is a failed call, or the end of a leg, as handle gets it.
+type failure struct {
+	from    phase // the phase that made the call (for a leg, that opened it)
+	op      operation
+	err     error
+	started bool // the call had produced an event before it failed
+	// nothingNew: a leg that ended having brought nothing new.
+	nothingNew bool
+}
+
+// situation is what classify needs to know of the stream besides the
+// failed call itself.
+func (s *Stream) situation(f failure) situation {
+	sit := situation{
+		started:         f.started,
+		nothingNew:      f.nothingNew,
+		negotiating:     s.nego,
+		ctxErr:          s.ctx.Err(),
+		taskKnown:       s.taskID != "",
+		polling:         s.route == pollingRoute(),
+		firstMessage:    f.from == phaseSend || f.from == phasePollSend,
+		cardStreams:     s.cfg.streaming == streamingYes,
+		idempotentSends: s.cfg.idempotentSends,
+		credentials:     s.cfg.credentials != nil,
 	}
-	if s.refusedCredentials(op, err) {
-		return
-	}
-	o := classify(op, err, started, s.nego)
-	err = o.err
-	if o.kind == outBusy {
-		o.kind = outFatal
-		if s.cfg.idempotentSends {
-			o.kind = outResend
+	if f.from == phaseFetch {
+		sit.probing = s.rec.why == fetchProbe
+		if s.rec.why == fetchAfterError {
+			sit.askedAbout = s.rec.streamErr
 		}
 	}
-	if o.kind == outResend && s.phase == phaseSend && errors.Is(err, ErrCircuitOpen) {
-		// An open circuit fails the first message fast: there is no task
-		// yet to keep. A reply waits for the circuit, within the budget.
-		s.fail(err)
-		return
-	}
+	return sit
+}
+
+// handle acts on a failed call or a leg's end, as classify decides; it
+// decides nothing itself.
+func (s *Stream) handle(f failure) {
+	o := classify(f.op, f.err, s.situation(f))
+	err := o.err
 	switch o.kind {
-	case outResend:
-		// Only the send phases send; they are where the failed send left
-		// the driver.
-		s.log.Debug("a2a: the send did not reach the agent, sending it again", "task", s.taskID, "cause", err)
+	case outEnd:
+		s.fail(err)
+	case outFatal:
+		if !s.deliverHeldFinal(err) {
+			s.fail(err)
+		}
+	case outAskTask:
+		if s.deliverHeldFinal(err) {
+			return
+		}
+		s.rec.streamErr = err
+		s.fetchFor(fetchAfterError)
+	case outCredentials:
+		s.renewCredentials(err)
+	case outLost:
 		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
-		s.rec.resend = s.phase
-		s.phase = phaseResend
+		s.fail(s.gaveUp(0))
+	case outDrop:
+		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", err)
+		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
+		s.retryAfterWait(s.route.resume)
+	case outRetry:
+		if f.op == opSend {
+			s.log.Debug("a2a: the send did not reach the agent, sending it again", "task", s.taskID, "cause", err)
+			s.rec.resent = true
+		}
+		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
+		s.retryAfterWait(f.from)
 	case outDowngrade:
-		// The phase that made the call makes it again, in 0.3; a refused
-		// probe subscribes in 0.3.
 		s.log.Debug("a2a: server refused protocol 1.0, falling back to 0.3", "err", err)
 		s.v, s.nego = a2a.V03, false
-		if s.phase == phaseProbe {
-			s.phase = phaseSubscribe
-		}
+		s.phase = f.from
+	case outSpeaks03:
+		s.log.Debug("a2a: server refused protocol 1.0, subscribing in 0.3", "err", err)
+		s.v, s.nego = a2a.V03, false
+		s.phase = phaseSubscribe
 	case outProbe:
 		s.log.Debug("a2a: subscribe refused in 1.0, fetching the task to learn the version", "task", s.taskID, "err", err)
 		s.rec.cause = err
-		s.phase = phaseProbe
-	case outDrop:
-		s.rec.cause = err
-		s.rec.retryAfter = o.retryAfter
-		if s.taskID == "" {
-			s.fail(&reconnect.Error{Attempts: 0, Err: err})
-			return
-		}
-		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", o.err)
-		s.phase = phaseBackoff
+		s.fetchFor(fetchProbe)
 	case outRefused:
 		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
 		s.rec.cause = err
-		s.phase = phaseRecover
+		s.fetchFor(fetchRefused)
 	case outUnsupported:
-		var rpcErr *a2a.RPCError
-		if s.feed == feedPoll || op == opSend && s.cfg.canStream && errors.As(err, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation {
-			// A unary call cannot be unsupported too; and an agent whose card
-			// says it streams refuses this message, not streaming (a2a-js
-			// answers -32004 to a message for a task that has ended).
-			s.fail(err)
-			return
-		}
+		// The call that cannot be made is made the polling way: a unary
+		// send, or, for a subscribe, a get-task at once.
 		s.startPolling(err)
-		if op == opSubscribe {
-			// Catch up at once; the send phases make their call again, unary.
-			s.phase = phaseRecover
+		switch f.from {
+		case phaseSend:
+			s.phase = s.route.send
+		case phaseReply:
+			s.phase = s.route.reply
+		default:
+			s.phase = s.route.resume
 		}
 	case outQuiet:
 		// A live-only server (a2a-go) sends nothing, not even headers, until
 		// its agent writes again, while output from before the resubscribe
 		// may be waiting on the server: fetch the task to recover it. The
 		// cycle still costs an attempt unless the task brought something new.
-		s.log.Debug("a2a: subscription silent, fetching the task", "task", s.taskID, "err", err)
+		s.log.Debug("a2a: subscription silent or ended with nothing new, fetching the task", "task", s.taskID, "err", err)
 		s.rec.cause = err
-		s.phase = phaseQuiet
+		s.fetchFor(fetchQuiet)
 	default:
-		if s.deliverHeldFinal(err) {
-			return
-		}
-		var rpcErr *a2a.RPCError
-		if op != opGet && s.taskID != "" && s.phase != phaseAfterError && errors.As(err, &rpcErr) {
-			// An RPC error once the task is known, in the middle of a stream
-			// or as the first event of a reply's, may stand for an ending the
-			// server did not send as an event (a model failure ending the
-			// stream with -32603 while the task says failed): ask the task.
-			// A get-task's own error is not asked about again.
-			s.rec.streamErr = err
-			s.phase = phaseAfterError
-			return
-		}
-		s.fail(err)
+		s.fail(fmt.Errorf("stream: internal error: outcome %d", o.kind))
 	}
 }
 
@@ -234,32 +292,18 @@ func (s *Stream) read() {
 	l := s.leg.l
 	ev, err := l.next()
 	if err != nil {
-		op, started := s.leg.op, l.events > 0
+		f := failure{from: s.leg.from, op: s.leg.op, err: err, started: l.events > 0, nothingNew: s.rec.news.count == s.leg.news}
 		s.leg.close()
-		if op == opSubscribe && err == io.EOF && s.rec.news.count == s.leg.news {
-			// A subscription that ended with nothing new (say, a snapshot
-			// whose timestamp reads older than what is held, from a clock
-			// that went back or was truncated) may hide a change: ask the
-			// task itself before subscribing again.
-			s.log.Debug("a2a: subscription ended with nothing new, fetching the task", "task", s.taskID)
-			s.rec.cause = ErrEndedEarly
-			s.phase = phaseQuiet
-			return
-		}
-		// Only a downgrade, which happens before any event, keeps this
-		// phase: the call that opened the leg is made again in 0.3.
-		s.phase = s.leg.from
-		s.handle(op, err, started)
+		s.handle(f)
 		return
 	}
 	if l.events == 1 {
 		// The first event of a leg proves the version works.
-		s.nego = false
-		s.c.remember(s.v)
+		s.proveVersion()
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		s.leg.close()
-		s.answered(m)
+		s.endWithAnswer(m)
 		return
 	}
 	if err := s.checkOwner(ev); err != nil {
@@ -268,39 +312,34 @@ func (s *Stream) read() {
 	}
 	t, isTask := ev.(*a2a.Task)
 	if isTask {
-		s.learnAnswered(t, s.leg.op == opSend && l.events == 1)
+		s.learnReplied(t, s.leg.op == opSend && l.events == 1)
 		if s.leg.op == opSubscribe && l.events == 1 && s.ledger.Covers(t) {
 			// A snapshot that covers what is held closes the gap, and
 			// supersedes any final event held back.
 			s.rec.gap, s.rec.final = false, nil
 		}
 	}
-	if s.rec.gap && s.settles(ev) {
+	if s.rec.gap && s.wouldHalt(ev) {
 		// First recover what the gap hid, then deliver the final event.
 		s.rec.final = ev
 		s.leg.close()
-		s.phase = phaseCloseGap
+		s.fetchFor(fetchGap)
 		return
 	}
-	if isTask {
-		s.confirmFrom(t)
-		how := foldStale
-		if s.leg.op == opSubscribe && l.events == 1 {
-			how = foldSnapshot
-		}
-		s.reconcile(t, how, nil)
-	} else {
-		s.emit(ev)
+	how := foldStale
+	if isTask && s.leg.op == opSubscribe && l.events == 1 {
+		how = foldSnapshot
 	}
+	s.deliver(ev, how, nil)
 	switch {
-	case s.settled():
+	case s.halted():
 		s.leg.close()
-		s.phase = phaseSettle
-	case s.leg.op == opSubscribe && s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
+		s.phase = phaseHalted
+	case s.leg.op == opSubscribe && s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
 		// The reply never reached the agent, which still shows the prompt:
 		// send the same reply again instead of waiting on this subscription.
 		s.leg.close()
-		s.phase = phaseReply
+		s.phase = s.route.reply
 	}
 }
 
@@ -353,9 +392,9 @@ func eventSummary(ev a2a.Event) string {
 	return fmt.Sprintf(" (%s, %s)", kind, st.State)
 }
 
-// settles reports whether applying ev would settle the task: it changes the
-// status (a replayed one does not) to a settled one.
-func (s *Stream) settles(ev a2a.Event) bool {
+// wouldHalt reports whether applying ev would halt the task: it changes the
+// status (a replayed one does not) to one the task halts at.
+func (s *Stream) wouldHalt(ev a2a.Event) bool {
 	var st *a2a.TaskStatus
 	switch e := ev.(type) {
 	case *a2a.StatusUpdate:
@@ -365,35 +404,36 @@ func (s *Stream) settles(ev a2a.Event) bool {
 	default:
 		return false
 	}
-	return s.settledStatus(st) && s.ledger.ChangesStatus(ev)
+	return s.haltsAt(st) && s.ledger.ChangesStatus(ev)
 }
 
-// settled reports whether the assembled task is settled.
-func (s *Stream) settled() bool {
+// halted reports whether the assembled task has halted.
+func (s *Stream) halted() bool {
 	t := s.ledger.Task()
-	return t != nil && s.settledStatus(&t.Status)
+	return t != nil && s.haltsAt(&t.Status)
 }
 
-// settledStatus: terminal, or input-required or auth-required with a prompt
-// not answered yet. The answered prompt (or the auth-required status
-// answered with credentials), still shown by a stale snapshot, is not a new
-// question.
-func (s *Stream) settledStatus(st *a2a.TaskStatus) bool {
+// haltsAt reports whether a task halts at status st: the stream stops
+// reading and acts (onHalt). A task halts at a terminal state, and at
+// input-required or auth-required with a question not handled yet. The
+// prompt replied to (or the auth-required status credentials were given
+// for), still shown by a stale snapshot, is not a new question.
+func (s *Stream) haltsAt(st *a2a.TaskStatus) bool {
 	switch {
 	case st.State.Terminal():
 		return true
 	case st.State == a2a.StateInputRequired:
-		return promptKey(st) != s.prompt.answered
+		return promptKey(st) != s.prompt.replied
 	case st.State == a2a.StateAuthRequired:
-		return promptKey(st) != s.auth.answered
+		return promptKey(st) != s.auth.given
 	}
 	return false
 }
 
-// settle ends the stream, asks the human or asks for credentials, once the
+// onHalt ends the stream, asks the human or asks for credentials, once the
 // queue is drained (Next only steps with an empty queue, so the prompt was
 // yielded first).
-func (s *Stream) settle() {
+func (s *Stream) onHalt() {
 	t := s.ledger.Task()
 	switch st := t.Status.State; {
 	case st == a2a.StateCompleted:
@@ -405,7 +445,7 @@ func (s *Stream) settle() {
 	case st == a2a.StateAuthRequired:
 		s.authRequired()
 	default:
-		s.fail(fmt.Errorf("stream: internal error: settled in state %s", st))
+		s.fail(fmt.Errorf("stream: internal error: halted in state %s", st))
 	}
 }
 

@@ -51,14 +51,10 @@ type config struct {
 	inputTimeout time.Duration
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
-	tenant       string
 	pollInterval time.Duration
 	stallTimeout time.Duration
-	noStreaming  bool // the agent card says the agent cannot stream
-	canStream    bool // the agent card says the agent streams
 	binding      a2a.Binding
 	cardCache    *CardCache
-	card         *a2a.AgentCard  // the card Resolve read
 	breaker      Breaker         // WithBreaker
 	readFailure  terminal.Reader // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
@@ -68,7 +64,21 @@ type config struct {
 	// refusals are the options refused as they were applied (a nil Option,
 	// a nil hook); check reports them.
 	refusals []string
+
+	// Set by Resolve from the agent card (fromCard), never by an Option:
+	tenant    string         // the chosen 1.0 interface's tenant
+	streaming streaming      // what the card says of streaming
+	card      *a2a.AgentCard // the card Resolve read
 }
+
+// streaming is what the agent card says of the agent's ability to stream.
+type streaming int
+
+const (
+	streamingUnknown streaming = iota // no card read, or it does not say
+	streamingYes                      // capabilities.streaming true
+	streamingNo                       // capabilities.streaming false: poll
+)
 
 // DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
 // Client accepts unless WithMaxEventSize says otherwise.
@@ -321,11 +331,6 @@ func WithNotify(f func(Notice)) Option {
 // It is Client-wide.
 func WithBinding(b a2a.Binding) Option {
 	return clientOption{"WithBinding", func(cfg *config) { cfg.binding = b }}
-}
-
-// withTenant is set by Resolve from the chosen 1.0 interface.
-func withTenant(t string) Option {
-	return optionFunc(func(cfg *config) { cfg.tenant = t })
 }
 
 // NoticeKind says what a Notice reports.

@@ -21,21 +21,38 @@ const (
 )
 
 // outcomeKind is what the driver does about a failed call or a leg's end.
+// classify decides it; handle does it.
 type outcomeKind int
 
 const (
-	// outFatal ends the stream with the error.
+	// outFatal ends the stream with the error, after delivering a halting
+	// event held back, if any (which may end the stream as the task did).
 	outFatal outcomeKind = iota
-	// outDrop is a lost connection: a failed attempt, then a subscribe.
+	// outEnd ends the stream with the error at once.
+	outEnd
+	// outLost: the connection was lost before any task was known: nothing
+	// to reconnect to; the stream ends in a *reconnect.Error.
+	outLost
+	// outDrop is a lost connection: a failed attempt, then the route's
+	// resume (a subscribe, or a poll at once).
 	outDrop
+	// outRetry: wait an attempt, then make the failed call again,
+	// unchanged: a send that never left, a busy send with
+	// WithIdempotentSends, or the get-task that asks whether an error ended
+	// the task.
+	outRetry
 	// outRefused: the server will not stream the task now, though it may
 	// exist; fetch it instead.
 	outRefused
-	// outQuiet: a subscription stayed silent past the idle timeout while
-	// output may wait on the server; fetch the task.
+	// outQuiet: a subscription stayed silent past the idle timeout, or
+	// ended having brought nothing new, while output may wait on the
+	// server; fetch the task.
 	outQuiet
 	// outDowngrade: the server does not speak 1.0; make the same call in 0.3.
 	outDowngrade
+	// outSpeaks03: the get-task of a probe was refused as 0.3 servers
+	// refuse 1.0: subscribe in 0.3.
+	outSpeaks03
 	// outUnsupported: the server cannot make this kind of call at all (a
 	// streaming send, or a subscribe); follow the task by polling instead.
 	outUnsupported
@@ -43,13 +60,18 @@ const (
 	// 0.3 server and a 1.0 server that cannot subscribe refuse it alike:
 	// fetch the task in 1.0 to learn which.
 	outProbe
-	// outResend: a send that never left: wait, then send the same message
-	// again.
-	outResend
+	// outAskTask: an RPC error ended a call once the task was known; it may
+	// stand for an ending the server did not send as an event: fetch the
+	// task to see.
+	outAskTask
+	// outCredentials: the agent refused a call with 401 once the task was
+	// known: ask the credentials hook, then resume with the credentials.
+	outCredentials
 	// outBusy: a send answered "busy" (429, 503, or an error the server
 	// marked retryable) before any event. The agent may have taken the
 	// message, so it is sent again only for a caller who said the agent
 	// deduplicates by message ID (WithIdempotentSends); otherwise fatal.
+	// Only classifyCall returns it; classify turns it into one of those.
 	outBusy
 )
 
@@ -64,17 +86,110 @@ type outcome struct {
 // the retry hint of an error.
 const maxRetryAfter = 30 * time.Second
 
-// classify sorts the error of one call, in one place for every binding.
-// started says whether the call had produced an event before it failed (an
-// error in the middle of a stream); negotiating whether the version may
-// still fall back to 0.3.
+// situation is what classify needs to know of the stream besides the
+// failed call.
+type situation struct {
+	started     bool // the call had produced an event before it failed
+	nothingNew  bool // a subscription's leg that ended having brought nothing new
+	negotiating bool // the version may still fall back to 0.3
+	ctxErr      error
+	taskKnown   bool // the stream knows its task's ID
+	polling     bool // the stream follows its task by polling: its sends are unary
+	// firstMessage: the call sends the stream's message, not a reply.
+	firstMessage bool
+	// cardStreams: the agent card says the agent streams.
+	cardStreams     bool
+	idempotentSends bool // WithIdempotentSends
+	credentials     bool // WithCredentials
+	// probing: the call is the get-task of a probe (fetchProbe).
+	probing bool
+	// askedAbout is, for the get-task that asks whether an error ended the
+	// task (fetchAfterError), that error; nil otherwise.
+	askedAbout error
+}
+
+// classify decides, in one place for every binding and every phase, what
+// the driver does about the error of one call or the end of a leg (see
+// classifyCall for the error itself), given the stream's situation:
+//
+//   - The get-task that asks whether an error ended the task goes by the
+//     budget rules: a drop is made again while attempts are left; any other
+//     failure, and a drop once the caller's context ended, ends the stream
+//     in the error asked about.
+//   - A subscription that ended cleanly having brought nothing new (say, a
+//     snapshot whose timestamp reads older than what is held, from a clock
+//     that went back or was truncated) may hide a change: quiet, with
+//     ErrEndedEarly.
+//   - The caller's context ended: its error ends the stream.
+//   - A 401 once the task is known, on anything but a send, with a
+//     credentials hook: ask for credentials. A send is not made again that
+//     way: the message may have reached the agent.
+//   - A busy send is made again only with WithIdempotentSends; otherwise
+//     it is fatal.
+//   - The first message refused by an open circuit breaker fails fast:
+//     there is no task yet to keep. A reply waits for the circuit, within
+//     the budget.
+//   - A drop before any task is known is lost: nothing to reconnect to.
+//   - An unsupported call is fatal when the stream already polls (a unary
+//     call cannot be unsupported too), and for -32004 on a streaming send
+//     to an agent whose card says it streams: the agent refuses this
+//     message, not streaming (a2a-js answers -32004 to a message for a
+//     task that has ended).
+//   - A version refusal of a probe says the server speaks 0.3.
+//   - A fatal RPC error on a send or a subscribe once the task is known may
+//     stand for an ending the server did not send as an event: ask the
+//     task.
+func classify(op operation, err error, sit situation) outcome {
+	if sit.askedAbout != nil {
+		if o := classifyCall(op, err, false, sit.negotiating); o.kind == outDrop && sit.ctxErr == nil {
+			o.kind = outRetry
+			return o
+		}
+		return outcome{kind: outEnd, err: sit.askedAbout}
+	}
+	if op == opSubscribe && err == io.EOF && sit.nothingNew {
+		return outcome{kind: outQuiet, err: ErrEndedEarly}
+	}
+	if sit.ctxErr != nil {
+		return outcome{kind: outEnd, err: sit.ctxErr}
+	}
+	var httpErr *HTTPError
+	if op != opSend && sit.credentials && sit.taskKnown && errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusUnauthorized {
+		return outcome{kind: outCredentials, err: err}
+	}
+	o := classifyCall(op, err, sit.started, sit.negotiating)
+	var rpcErr *a2a.RPCError
+	switch {
+	case o.kind == outBusy && sit.idempotentSends:
+		o.kind = outRetry
+	case o.kind == outBusy:
+		o.kind = outFatal
+	case o.kind == outRetry && sit.firstMessage && errors.Is(o.err, ErrCircuitOpen):
+		o.kind = outEnd
+	case o.kind == outDrop && !sit.taskKnown:
+		o.kind = outLost
+	case o.kind == outUnsupported && (sit.polling ||
+		op == opSend && sit.cardStreams && errors.As(o.err, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation):
+		o.kind = outEnd
+	case o.kind == outDowngrade && sit.probing:
+		o.kind = outSpeaks03
+	}
+	if o.kind == outFatal && op != opGet && sit.taskKnown && errors.As(o.err, &rpcErr) {
+		o.kind = outAskTask
+	}
+	return o
+}
+
+// classifyCall sorts the error of one call by the error alone, in one
+// place for every binding. started says whether the call had produced an
+// event before it failed (an error in the middle of a stream); negotiating
+// whether the version may still fall back to 0.3.
 //
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
-//     are fatal, never retried. (The caller's context is checked before.)
+//     are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
 //     or the circuit breaker's refusal, before any hop was answered) is a
-//     drop; a send is made again (see handle for a first message the
-//     breaker refused).
+//     drop; a send is made again (outRetry).
 //   - Before any event, while negotiating, a version refusal (see
 //     isVersionRefusal) downgrades, except on a subscribe, which probes.
 //   - A JSON-RPC error (or an A2A error body that a binding mapped onto one)
@@ -97,7 +212,7 @@ const maxRetryAfter = 30 * time.Second
 // A drop or busy outcome carries the wait the server asked for (see
 // retryDelay). A transport error after the response's status line (an
 // *answeredError) is sorted as the error it wraps.
-func classify(op operation, err error, started, negotiating bool) outcome {
+func classifyCall(op operation, err error, started, negotiating bool) outcome {
 	err, _ = unanswered(err)
 	var (
 		rpcErr  *a2a.RPCError
@@ -109,7 +224,7 @@ func classify(op operation, err error, started, negotiating bool) outcome {
 		return outcome{kind: outFatal, err: err}
 	case isUnsent(err):
 		if op == opSend {
-			return outcome{kind: outResend, err: err}
+			return outcome{kind: outRetry, err: err}
 		}
 		return outcome{kind: outDrop, err: err}
 	case !started && negotiating && isVersionRefusal(err):

@@ -7,39 +7,36 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// startPolling switches the stream to polling for the rest of the task:
-// cause is what showed that the server cannot stream or subscribe (nil when
-// the agent card said so).
+// startPolling switches the stream to the polling route for the rest of
+// the task: cause is what showed that the server cannot stream or
+// subscribe (nil when the agent card said so).
 func (s *Stream) startPolling(cause error) {
-	s.feed = feedPoll
+	s.route = pollingRoute()
 	s.rec.news.since = time.Now() // the stall clock starts
 	s.log.Debug("a2a: following the task by polling", "task", s.taskID, "cause", cause)
 	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.cfg.pollInterval, Cause: cause})
 }
 
-// pollIfCardSays starts polling, with its notice, when the agent card said
-// the agent cannot stream: the first step of a stream, on the goroutine
-// that calls Next (where WithNotify is called).
-func (s *Stream) pollIfCardSays() {
-	if s.cfg.noStreaming && s.feed != feedPoll {
-		s.startPolling(nil)
-	}
+// pollSend sends the message with a unary call, then polls.
+func (s *Stream) pollSend() {
+	s.readyMessage()
+	s.sendUnary(phasePollSend, s.msg)
 }
 
-// sendUnary sends a message (the first one or a reply) with a unary call
-// that returns at once, then follows the task by polling.
-func (s *Stream) sendUnary(m *a2a.Message) {
-	ev, err := s.c.b.sendUnary(s.ctx, s.v, m)
+// sendUnary sends m, the message or the reply, with a unary call for phase
+// from, which returns at once; the task is then followed by polling.
+func (s *Stream) sendUnary(from phase, m *a2a.Message) {
+	ev, err := s.c.calls.sendUnary(s.ctx, s.v, m)
+	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
-		s.handle(opSend, err, false)
+		s.handle(failure{from: from, op: opSend, err: err})
 		return
 	}
 	s.resumedBySend()
-	s.nego = false
-	s.c.remember(s.v)
+	s.proveVersion()
 	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
-		s.answered(msg)
+		s.endWithAnswer(msg)
 		return
 	}
 	if err := s.checkOwner(ev); err != nil {
@@ -47,18 +44,15 @@ func (s *Stream) sendUnary(m *a2a.Message) {
 		return
 	}
 	if t, ok := ev.(*a2a.Task); ok {
-		s.learnAnswered(t, true)
-		s.confirmFrom(t)
-		s.reconcile(t, foldAuthoritative, nil)
-	} else {
-		s.emit(ev)
+		s.learnReplied(t, true)
 	}
+	s.deliver(ev, foldAuthoritative, nil)
 	if s.ledger.Task() == nil {
 		s.fail(&ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)})
 		return
 	}
-	if s.settled() {
-		s.phase = phaseSettle
+	if s.halted() {
+		s.phase = phaseHalted
 		return
 	}
 	s.pollAgain()
@@ -85,7 +79,7 @@ func (s *Stream) stalled() bool {
 }
 
 // pollWait waits the poll interval (longer when the server asked for it
-// with Retry-After), then fetches the task.
+// with Retry-After) before the next poll.
 func (s *Stream) pollWait() {
 	wait := max(s.cfg.pollInterval, s.rec.retryAfter)
 	s.rec.retryAfter = 0
@@ -96,5 +90,51 @@ func (s *Stream) pollWait() {
 		s.fail(err)
 		return
 	}
-	s.fetch()
+	s.phase = phasePoll
+}
+
+// poll fetches the task: the next poll.
+func (s *Stream) poll() {
+	t, err := s.getTask()
+	if err != nil {
+		s.handle(failure{from: phasePoll, op: opGet, err: err})
+		return
+	}
+	s.proveVersion()
+	s.polled(t, false)
+}
+
+// catchUp fetches the task at once: polling began, or a failed attempt
+// was waited for (whose end it tells WithNotify).
+func (s *Stream) catchUp() {
+	t, err := s.getTask()
+	if err != nil {
+		s.handle(failure{from: phaseCatchUp, op: opGet, err: err})
+		return
+	}
+	s.proveVersion()
+	s.polled(t, true)
+}
+
+// polled continues from a task a poll fetched: the task halted, the reply
+// is to be sent again, or the next poll waits. tellResumed tells
+// WithNotify that the poll ended a failed attempt, if it did.
+func (s *Stream) polled(t *a2a.Task, tellResumed bool) {
+	s.learnReplied(t, false)
+	s.rec.gap = false
+	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
+	s.deliver(t, foldAuthoritative, s.rec.final)
+	s.rec.final = nil
+	if tellResumed && attempt > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
+	}
+	switch {
+	case s.halted():
+		s.phase = phaseHalted
+	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
+		// The reply never reached the agent: send it again, unchanged.
+		s.phase = s.route.reply
+	default:
+		s.pollAgain()
+	}
 }

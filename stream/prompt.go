@@ -10,11 +10,11 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 )
 
-// prompt is what the stream knows of the prompt it answered.
+// prompt is what the stream knows of the prompt it replied to.
 type prompt struct {
-	// answered is the key of the prompt already answered, while the task
+	// replied is the key of the prompt already replied to, while the task
 	// still shows it; "" once the task has moved on.
-	answered string
+	replied string
 	// reply is the answer sent: the hook's, or the message of a Send that
 	// continues a task.
 	reply *a2a.Message
@@ -29,7 +29,7 @@ type prompt struct {
 // line (a body cut short). The agent may then have taken the message, which
 // is never sent again. A send that got no response keeps unconfirmed.
 func (p *prompt) heard(err error) {
-	if _, answered := unanswered(err); err == nil || answered {
+	if _, responded := unanswered(err); err == nil || responded {
 		p.unconfirmed = false
 	}
 }
@@ -68,11 +68,11 @@ func (s *Stream) askHuman() {
 		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: err})
 		return
 	}
-	s.prompt.answered = promptKey(&t.Status)
+	s.prompt.replied = promptKey(&t.Status)
 	s.prompt.reply = reply
 	s.ledger.RecordSent(reply)
 	s.rec.budget = newBudget(s.cfg.policy)
-	s.phase = phaseReply
+	s.phase = s.route.reply
 }
 
 // validReply checks that a hook's reply can be sent: it has parts, and it
@@ -87,12 +87,25 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 	return nil
 }
 
-// sendReply sends (or re-sends, unchanged) the reply to the answered prompt.
+// sendReply sends (or sends again, unchanged) the reply to the prompt with
+// a streaming call.
 func (s *Stream) sendReply() {
+	s.readyReply()
+	s.sendStreaming(phaseReply, s.prompt.reply)
+}
+
+// pollReply sends (or sends again, unchanged) the reply to the prompt with
+// a unary call, then polls.
+func (s *Stream) pollReply() {
+	s.readyReply()
+	s.sendUnary(phasePollReply, s.prompt.reply)
+}
+
+// readyReply prepares each send of the reply.
+func (s *Stream) readyReply() {
 	s.prompt.unconfirmed = true
 	s.rec.gap = false
 	s.ledger.CloseReplayWindow()
-	s.sendMessage(s.prompt.reply)
 }
 
 // confirmFrom clears the pending reply once a task from the server lists it
@@ -109,19 +122,21 @@ func (s *Stream) confirmFrom(t *a2a.Task) {
 	}
 }
 
-func (s *Stream) waitsOnAnsweredPrompt() bool {
+// waitsOnRepliedPrompt reports whether the task still shows the prompt the
+// stream replied to.
+func (s *Stream) waitsOnRepliedPrompt() bool {
 	st := &s.ledger.Task().Status
-	return st.State == a2a.StateInputRequired && s.prompt.answered != "" && promptKey(st) == s.prompt.answered
+	return st.State == a2a.StateInputRequired && s.prompt.replied != "" && promptKey(st) == s.prompt.replied
 }
 
-// learnAnswered recognises, in a task from the server, the prompt that the
-// stream's reply answers: the task still shows it, and lists the reply after
+// learnReplied recognises, in a task from the server, the prompt that the
+// stream's reply is for: the task still shows it, and lists the reply after
 // it in its history (a2a-js 1.x opens a follow-up stream with the task as it
 // was when the reply arrived). A server that keeps no user messages in the
 // history gives no such proof; then a Task as the first event of the reply's
 // own stream is taken as that stale view, since a new prompt would arrive as
 // a status update.
-func (s *Stream) learnAnswered(t *a2a.Task, firstOfReply bool) {
+func (s *Stream) learnReplied(t *a2a.Task, firstOfReply bool) {
 	r := s.prompt.reply
 	if r == nil || t.Status.State != a2a.StateInputRequired {
 		return
@@ -144,19 +159,19 @@ func (s *Stream) learnAnswered(t *a2a.Task, firstOfReply bool) {
 		// The reply follows the prompt, or the history does not list the
 		// prompt (a2a-go keeps no status messages there), or, on the
 		// reply's own stream, no user message.
-		s.prompt.answered = promptKey(&t.Status)
+		s.prompt.replied = promptKey(&t.Status)
 	}
 }
 
-// promptMovedOn forgets the answered prompt once the task has left
+// promptMovedOn forgets the prompt replied to once the task has left
 // input-required: a later prompt is a new question even if it looks the
 // same (no message ID, no text, no timestamp).
 func (s *Stream) promptMovedOn() {
-	if s.prompt.answered == "" {
+	if s.prompt.replied == "" {
 		return
 	}
 	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateInputRequired && t.Status.State != a2a.StateUnknown {
-		s.prompt.answered = ""
+		s.prompt.replied = ""
 	}
 }
 

@@ -16,19 +16,46 @@ type recovery struct {
 	// gap: resubscribed since the last snapshot or get-task, so output may
 	// have been missed.
 	gap bool
-	// final is a settling event held back until the gap is closed.
+	// final is a halting event held back until the gap is closed.
 	final a2a.Event
 	// news is the stream's progress: what was delivered that was new.
 	news news
-	// streamErr is the error that ended a stream in its middle, while the
-	// task is fetched to see whether it ended.
+	// streamErr is the error that ended a call once the task was known,
+	// while the task is fetched to see whether it ended.
 	streamErr error
-	// resend is the send phase (phaseSend or phaseReply) that phaseResend
-	// makes again.
-	resend phase
+	// why is the reason of the fetch phaseFetch makes.
+	why fetchReason
+	// retry is the phase phaseBackoff enters once its wait is over: the
+	// route's resume after a drop, or the failed call's own phase.
+	retry phase
 	// resent: a send was made again after a failed attempt, and its
 	// success is to be told (a Resumed notice).
 	resent bool
+	// reached: a call of the stream connected to the agent (it answered,
+	// or the request may have reached it). A stream that ends without
+	// one says it could not connect.
+	reached bool
+}
+
+// noteReach records the result of a call: any but an error whose request
+// never left shows that the agent could be reached.
+func (r *recovery) noteReach(err error) {
+	if err == nil || !isUnsent(err) {
+		r.reached = true
+	}
+}
+
+// gaveUp is the *reconnect.Error that ends a stream after attempts
+// reconnects for s.rec.cause: its budget is spent, or its connection was
+// lost before any task was known. It names the agent's URL when no call of
+// the stream could connect: none reached the agent, and the last one tried
+// to connect and failed (the breaker's refusal tried nothing).
+func (s *Stream) gaveUp(attempts int) error {
+	e := &reconnect.Error{Attempts: attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()}
+	if !s.rec.reached && isUnsent(s.rec.cause) && !errors.Is(s.rec.cause, ErrCircuitOpen) {
+		e.Unreachable = redactRawURL(s.c.endpoint)
+	}
+	return e
 }
 
 // news counts the deliveries that brought something new, and keeps the
@@ -70,122 +97,136 @@ func (s *Stream) waitAttempt() bool {
 
 var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
 
-// backoff waits the backoff and subscribes, if the budget allows.
+// retryAfterWait makes the stream wait the backoff of one attempt, then
+// enter retry.
+func (s *Stream) retryAfterWait(retry phase) {
+	s.rec.retry = retry
+	s.phase = phaseBackoff
+}
+
+// backoff waits the backoff of one attempt, if the budget allows, then
+// enters the phase that makes the call again.
 func (s *Stream) backoff() {
 	if !s.waitAttempt() {
-		if s.phase == phaseDone || s.deliverHeldFinal(s.rec.cause) {
-			return
-		}
-		s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()})
-		return
-	}
-	if s.feed == feedPoll {
-		s.phase = phaseRecover
-		s.fetch()
-		return
-	}
-	s.phase = phaseSubscribe
-	s.subscribe()
-}
-
-// resend waits the backoff and makes the failed send again, unchanged, if
-// the budget allows.
-func (s *Stream) resend() {
-	if !s.waitAttempt() {
 		if s.phase != phaseDone {
-			s.fail(&reconnect.Error{Attempts: s.rec.budget.attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()})
+			s.giveUp()
 		}
 		return
 	}
-	s.phase = s.rec.resend
-	s.rec.resent = true
+	s.phase = s.rec.retry
 }
 
-// subscribe opens a subscribe leg; a stream that polls fetches instead.
-func (s *Stream) subscribe() {
-	s.pollIfCardSays()
-	if s.feed == feedPoll {
-		s.phase = phaseRecover
-		s.fetch()
+// giveUp ends a stream whose budget is spent, as what it waited for says:
+// a send ends in a *reconnect.Error; the get-task that asked whether an
+// error ended the task, in that error; a resume delivers first the
+// halting event held back, if any.
+func (s *Stream) giveUp() {
+	switch r := s.rec.retry; {
+	case r == phaseSend, r == phaseReply, r == phasePollSend, r == phasePollReply:
+		// A send made again until the budget is spent ends in it as is.
+	case r == phaseFetch && s.rec.why == fetchAfterError:
+		s.fail(s.rec.streamErr)
+		return
+	case s.deliverHeldFinal(s.rec.cause):
 		return
 	}
-	l, err := s.c.b.subscribe(s.ctx, s.v, s.taskID)
+	s.fail(s.gaveUp(s.rec.budget.attempts))
+}
+
+// subscribe opens a subscribe leg.
+func (s *Stream) subscribe() {
+	l, err := s.c.calls.subscribe(s.ctx, s.v, s.taskID)
+	s.rec.noteReach(err)
 	if err != nil {
-		s.handle(opSubscribe, err, false)
+		s.handle(failure{from: phaseSubscribe, op: opSubscribe, err: err})
 		return
 	}
 	s.rec.gap = true
 	s.ledger.OpenReplayWindow()
-	s.setLeg(l, opSubscribe)
+	s.setLeg(l, opSubscribe, phaseSubscribe)
 	if s.rec.budget.attempts > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
 	}
 }
 
-// fetch fetches the task and continues from the state it returns: after a
-// refused subscribe (phaseRecover, or phaseProbe when the refusal did not
-// tell the version) or a silent one (phaseQuiet), to close a gap before the
-// held final event (phaseCloseGap), after an error in the middle of a stream
-// (phaseAfterError), or to poll.
-func (s *Stream) fetch() {
-	t, err := checkedTask(s.ctx, s.c.b.getTask, s.v, s.taskID)
+// fetchReason is why phaseFetch fetches the task; what follows the fetch
+// depends on it.
+type fetchReason int
+
+const (
+	// fetchRefused: a subscribe was refused though the task may exist.
+	fetchRefused fetchReason = iota
+	// fetchProbe: a 1.0 subscribe was refused while the version is
+	// negotiated; a 0.3 server and a 1.0 server that cannot subscribe
+	// refuse it alike, and a get-task in 1.0 tells which.
+	fetchProbe
+	// fetchQuiet: a subscription stayed silent past the idle timeout, or
+	// ended having brought nothing new; output may wait on the server.
+	fetchQuiet
+	// fetchGap: a halting event is held back until what the gap before it
+	// hid is recovered.
+	fetchGap
+	// fetchAfterError: an RPC error ended a call once the task was known;
+	// it may stand for an ending the server did not send as an event (a
+	// model failure ending the stream with -32603 while the task says
+	// failed).
+	fetchAfterError
+)
+
+// getTask fetches the stream's task and checks that it is the stream's.
+func (s *Stream) getTask() (*a2a.Task, error) {
+	t, err := checkedTask(s.ctx, s.c.calls.getTask, s.v, s.taskID)
+	s.rec.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
 	}
+	return t, err
+}
+
+// fetch fetches the task for s.rec.why and continues from the state it
+// returns.
+func (s *Stream) fetch() {
+	t, err := s.getTask()
 	if err != nil {
-		if s.phase == phaseAfterError {
-			// The get-task that asks whether the task ended goes by the
-			// budget rules: a drop is retried while attempts are left.
-			if o := classify(opGet, err, false, s.nego); o.kind == outDrop && s.ctx.Err() == nil {
-				s.rec.cause, s.rec.retryAfter = o.err, o.retryAfter
-				if s.waitAttempt() || s.phase == phaseDone {
-					return
-				}
-			}
-			s.fail(s.rec.streamErr)
-			return
-		}
-		s.handle(opGet, err, false)
+		s.handle(failure{from: phaseFetch, op: opGet, err: err})
 		return
 	}
 	// A task fetched in this version proves the version.
-	s.nego = false
-	s.c.remember(s.v)
-	if s.phase == phaseProbe {
+	s.proveVersion()
+	why := s.rec.why
+	if why == fetchProbe {
 		// The server speaks 1.0 and refused the subscribe: it cannot
-		// subscribe; follow the task by polling.
+		// subscribe; follow the task by polling, from this task on.
 		s.startPolling(s.rec.cause)
-		s.phase = phaseRecover
+		s.polled(t, true)
+		return
 	}
-	s.learnAnswered(t, false)
+	s.learnReplied(t, false)
 	s.rec.gap = false
-	s.confirmFrom(t)
 	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
-	s.reconcile(t, foldAuthoritative, s.rec.final)
+	s.deliver(t, foldAuthoritative, s.rec.final)
 	s.rec.final = nil
-	if (s.phase == phaseRecover || s.phase == phaseQuiet) && attempt > 0 {
+	if (why == fetchRefused || why == fetchQuiet) && attempt > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
 	}
 	st := &s.ledger.Task().Status
 	switch {
-	case s.phase == phaseAfterError && st.State.Terminal():
+	case why == fetchAfterError && st.State.Terminal():
 		// The task ended: its typed ending, not the stream's error.
-		s.phase = phaseSettle
-	case s.phase == phaseAfterError:
+		s.phase = phaseHalted
+	case why == fetchAfterError:
 		s.fail(s.rec.streamErr)
-	case s.settledStatus(st):
-		s.phase = phaseSettle
-	case s.prompt.unconfirmed && s.waitsOnAnsweredPrompt():
+	case s.haltsAt(st):
+		s.phase = phaseHalted
+	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
 		// The reply never reached the agent: send it again, unchanged.
-		s.phase = phaseReply
-	case s.feed == feedPoll:
-		s.pollAgain()
-	case s.phase == phaseRecover && cannotStream(s.rec.cause):
+		s.phase = s.route.reply
+	case why == fetchRefused && cannotStream(s.rec.cause):
 		// The server refused to stream a task that still runs: it cannot
 		// stream it, now or on the next attempt.
 		s.startPolling(s.rec.cause)
 		s.pollAgain()
-	case s.phase == phaseQuiet && errors.Is(s.rec.cause, ErrIdleTimeout) && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
+	case why == fetchQuiet && errors.Is(s.rec.cause, ErrIdleTimeout) && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
 		// The subscription was silent past the idle timeout, but the agent
 		// answers and the task runs: quiet, not failing. Waiting on it
 		// costs no attempt; the stall limit bounds a task that never moves
@@ -195,14 +236,14 @@ func (s *Stream) fetch() {
 			return
 		}
 		s.rec.budget.progress()
-		s.phase = phaseBackoff
+		s.retryAfterWait(s.route.resume)
 	default:
 		// Still working, or a stale prompt: wait, then resubscribe, as the
 		// next attempt.
-		if s.phase != phaseQuiet {
+		if why != fetchQuiet {
 			s.rec.cause = errStillRunning
 		}
-		s.phase = phaseBackoff
+		s.retryAfterWait(s.route.resume)
 	}
 }
 
@@ -215,11 +256,11 @@ func cannotStream(refusal error) bool {
 	return errors.As(refusal, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation
 }
 
-// deliverHeldFinal delivers the settling event held back while a gap could
+// deliverHeldFinal delivers the halting event held back while a gap could
 // not be closed, so that an ending the server reported is never lost. What
 // the gap hid from a live-only server (parts the agent produced while the
 // client was away) is then missing from Task. It reports whether the task
-// settled.
+// halted.
 func (s *Stream) deliverHeldFinal(cause error) bool {
 	if s.rec.final == nil {
 		return false
@@ -227,10 +268,10 @@ func (s *Stream) deliverHeldFinal(cause error) bool {
 	s.log.Debug("a2a: could not close the gap, delivering the final event as received", "task", s.taskID, "cause", cause)
 	final := s.rec.final
 	s.rec.final = nil
-	s.emit(final)
-	if !s.settled() {
+	s.deliver(final, foldStale, nil)
+	if !s.halted() {
 		return false
 	}
-	s.phase = phaseSettle
+	s.phase = phaseHalted
 	return true
 }

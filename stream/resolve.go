@@ -55,16 +55,26 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	if err != nil {
 		return nil, &InvalidCardError{URL: cardURL, Reason: err.Error()}
 	}
-	endpointURL := in.endpoint
-	all := append(append([]Option{}, opts...), WithVersion(in.v), withTenant(in.tenant))
+	learned := &fromCard{origin: origin(base), version: in.v, tenant: in.tenant, card: card}
 	if s := card.Capabilities.Streaming; s != nil {
-		streams := *s
-		all = append(all, optionFunc(func(c *config) { c.noStreaming, c.canStream = !streams, streams }))
+		learned.streaming = streamingNo
+		if *s {
+			learned.streaming = streamingYes
+		}
 	}
-	all = append(all, optionFunc(func(c *config) { c.card = card }))
-	// Credentials belong to the origin the caller named, not to wherever the
-	// card points: a Client's headers and its calls' go to that origin only.
-	return newClient(endpointURL.String(), in.binding, all, origin(base))
+	return newClient(in.endpoint.String(), in.binding, opts, learned)
+}
+
+// fromCard is what Resolve learned from the agent card for the Client it
+// makes: settings that no Option sets, applied over the caller's options.
+type fromCard struct {
+	// origin is the origin the caller named (baseURL's), to which alone
+	// headers go: credentials are not for wherever the card points.
+	origin    string
+	version   a2a.Version // the chosen interface's
+	tenant    string      // the chosen 1.0 interface's, sent with every request
+	streaming streaming   // what capabilities.streaming says
+	card      *a2a.AgentCard
 }
 
 // iface is one usable interface of an agent card.

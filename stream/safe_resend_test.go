@@ -162,6 +162,67 @@ func TestConnectTimeoutBoundsEachDial(t *testing.T) {
 	}
 }
 
+// TestAgentThatIsDownEndsInCouldNotConnect: a stream none of whose calls
+// could connect (every dial refused, or every dial past the connect
+// timeout) says it could not connect, naming the URL without its secrets,
+// not that a connection was lost; the transport's cause stays reachable.
+func TestAgentThatIsDownEndsInCouldNotConnect(t *testing.T) {
+	const (
+		endpoint = "http://user:pw@agent.test/a2a?key=secret"
+		shown    = "http://user:xxxxx@agent.test/a2a?key=xxxxx"
+	)
+	cases := []struct {
+		name     string
+		dial     func(context.Context, string, string) (net.Conn, error)
+		policy   reconnect.Policy
+		attempts int
+		cause    error
+		opErr    bool // the dial's *net.OpError is in the chain
+	}{
+		{"refused", (&refusingDialer{}).dial, reconnect.Policy{MaxAttempts: 2}, 2, syscall.ECONNREFUSED, true},
+		{"refused, no reconnect", (&refusingDialer{}).dial, reconnect.Never(), 0, syscall.ECONNREFUSED, true},
+		{"connect timeout", (&blackHole{}).dial, reconnect.Policy{MaxAttempts: 1}, 1, stream.ErrConnectTimeout, false},
+	}
+	for _, w := range wires() {
+		for _, tc := range cases {
+			t.Run(w.String()+"/"+tc.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					tr := &http.Transport{DialContext: tc.dial}
+					defer tr.CloseIdleConnections()
+					opts := []stream.Option{stream.WithHTTPClient(&http.Client{Transport: tr}), stream.WithVersion(w.v),
+						stream.WithConnectTimeout(time.Second), stream.WithReconnect(tc.policy)}
+					var (
+						c   *stream.Client
+						err error
+					)
+					if w.b == a2a.BindingHTTPJSON {
+						c, err = stream.NewRESTClient(endpoint, opts...)
+					} else {
+						c, err = stream.NewClient(endpoint, opts...)
+					}
+					require.NoError(t, err)
+					_, err = drain(t, c.Send(background(), hello()))
+					var re *reconnect.Error
+					require.ErrorAs(t, err, &re)
+					require.Equal(t, shown, re.Unreachable)
+					require.Equal(t, tc.attempts, re.Attempts)
+					require.ErrorIs(t, err, reconnect.ErrCouldNotConnect)
+					require.NotErrorIs(t, err, reconnect.ErrNoTask, "no connection was lost")
+					require.ErrorIs(t, err, tc.cause)
+					if tc.opErr {
+						var opErr *net.OpError
+						require.ErrorAs(t, err, &opErr)
+					}
+					require.Contains(t, err.Error(), "could not connect to "+shown)
+					require.NotContains(t, err.Error(), "connection lost")
+					require.NotContains(t, err.Error(), "secret")
+					require.NotContains(t, err.Error(), ":pw@")
+				})
+			})
+		}
+	}
+}
+
 func TestConnectTimeoutDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var d blackHole

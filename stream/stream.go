@@ -44,7 +44,7 @@ type Stream struct {
 	err    error
 
 	phase  phase
-	feed   feed
+	route  route
 	leg    active
 	out    delivery
 	rec    recovery
@@ -67,7 +67,7 @@ type delivery struct {
 // newStream returns a stream of c with opts applied for it; a stream whose
 // options are refused has ended with the refusal.
 func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
-	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseSend}
+	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseBegin, route: streamingRoute()}
 	cfg, err := c.callConfig(opts)
 	if err != nil {
 		s.fail(err)
@@ -78,7 +78,6 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	s.rec.budget = newBudget(cfg.policy)
 	s.rec.news.since = time.Now() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
-	s.feed = feedStream
 	return s
 }
 
@@ -246,7 +245,7 @@ func (s *Stream) Cancel(ctx context.Context) error {
 		return nil
 	}
 	s.leg.close()
-	s.reconcile(t, foldAuthoritative, nil)
+	s.deliver(t, foldAuthoritative, nil)
 	s.err = nil
 	if end := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure); end != nil {
 		s.fail(end)
@@ -256,9 +255,9 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	return nil
 }
 
-// answered ends the stream with a message answer: the whole reply, with no
+// endWithAnswer ends the stream with a message answer: the whole reply, with no
 // task. It is yielded, and kept for Answer.
-func (s *Stream) answered(m *a2a.Message) {
+func (s *Stream) endWithAnswer(m *a2a.Message) {
 	s.out.queue = s.ledger.Apply(s.out.queue, m)
 	s.answer = m
 	s.phase = phaseDone
@@ -274,20 +273,33 @@ func (s *Stream) Answer() *a2a.Message { return s.answer }
 // snapshot returns a copy of the assembled task for errors to carry.
 func (s *Stream) snapshot() *a2a.Task { return s.ledger.Task().Clone() }
 
-// emit applies a live event to the ledger and queues its deltas.
-func (s *Stream) emit(ev a2a.Event) {
-	// Only held versions coming out first make one live event yield
-	// several deltas that touch artifacts.
-	s.deliver(s.ledger.Pending() > 0, func(dst []a2a.Event) []a2a.Event { return s.ledger.Apply(dst, ev) })
-}
+// fold is how a whole task from the server is folded into the ledger.
+type fold int
 
-// deliver runs one ledger operation that queues deltas; many says that it
-// may queue several that touch artifacts. Task stays the fold of the deltas
-// yielded: while more than one waits to be yielded, the view holds the
-// artifacts as the application has built them (begun from the ledger's as
-// they were before the operation, or kept when a batch is still being
-// yielded, as when Cancel comes between two deltas). New deltas are news.
-func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
+const (
+	foldStale         fold = iota // a task that may be older than what is held
+	foldSnapshot                  // the first event of a subscription: the task as it is now
+	foldAuthoritative             // a get-task or unary send result: the truth
+)
+
+// deliver is the one way what the server sent reaches the application: it
+// folds ev into the ledger, then then (a halting event held back while a gap
+// was open), if any, and queues the deltas. A live event is applied as it
+// is; a whole task confirms the reply it lists (confirmFrom) and is folded
+// as how says (how is for tasks only).
+//
+// Task stays the fold of the deltas yielded: while more than one that may
+// touch artifacts waits to be yielded (a whole task's, or held versions of a
+// message coming out first), the view holds the artifacts as the
+// application has built them (begun from the ledger's as they were before
+// the fold, or kept when a batch is still being yielded, as when Cancel
+// comes between two deltas). New deltas are news.
+func (s *Stream) deliver(ev a2a.Event, how fold, then a2a.Event) {
+	t, isTask := ev.(*a2a.Task)
+	if isTask {
+		s.confirmFrom(t)
+	}
+	many := isTask || then != nil || s.ledger.Pending() > 0
 	o := &s.out
 	var before []a2a.Artifact
 	if many && o.view == nil {
@@ -296,7 +308,17 @@ func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
 		}
 	}
 	n := len(o.queue)
-	o.queue = op(o.queue)
+	switch {
+	case isTask && how == foldSnapshot:
+		o.queue = s.ledger.ReconcileSnapshot(o.queue, t)
+	case isTask:
+		o.queue = s.ledger.Reconcile(o.queue, t, how == foldAuthoritative)
+	default:
+		o.queue = s.ledger.Apply(o.queue, ev)
+	}
+	if then != nil {
+		o.queue = s.ledger.Apply(o.queue, then)
+	}
 	if many && o.view == nil && len(o.queue)-o.head > 1 {
 		o.view = newView(before)
 	}
@@ -307,32 +329,6 @@ func (s *Stream) deliver(many bool, op func(dst []a2a.Event) []a2a.Event) {
 	}
 	s.promptMovedOn()
 	s.authMovedOn()
-}
-
-// fold is how a whole task from the server is folded into the ledger.
-type fold int
-
-const (
-	foldStale         fold = iota // a task that may be older than what is held
-	foldSnapshot                  // the first event of a subscription: the task as it is now
-	foldAuthoritative             // a get-task or unary send result: the truth
-)
-
-// reconcile folds a whole task into the ledger, then applies then (a
-// settling event held back), if any.
-func (s *Stream) reconcile(t *a2a.Task, how fold, then a2a.Event) {
-	s.deliver(true, func(dst []a2a.Event) []a2a.Event {
-		switch how {
-		case foldSnapshot:
-			dst = s.ledger.ReconcileSnapshot(dst, t)
-		default:
-			dst = s.ledger.Reconcile(dst, t, how == foldAuthoritative)
-		}
-		if then != nil {
-			dst = s.ledger.Apply(dst, then)
-		}
-		return dst
-	})
 }
 
 func (s *Stream) notify(n Notice) {
