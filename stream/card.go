@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/reconnect"
 )
 
 // FetchCard reads the agent card under baseURL as Resolve does (CardPath,
@@ -94,7 +95,7 @@ func fetchCard(ctx context.Context, hc *http.Client, cache *CardCache, cardURL, 
 	}
 	for {
 		requested := time.Now()
-		resp, err := getCard(ctx, hc, cardURL, baseOrigin, h, held.etag)
+		resp, err := getCard(ctx, hc, cardURL, shownURL, baseOrigin, h, held.etag)
 		if err != nil {
 			return nil, err
 		}
@@ -125,8 +126,9 @@ func fetchCard(ctx context.Context, hc *http.Client, cache *CardCache, cardURL, 
 	}
 }
 
-// getCard sends the card request, conditional on etag when it is not "".
-func getCard(ctx context.Context, hc *http.Client, cardURL, baseOrigin string, h http.Header, etag string) (*http.Response, error) {
+// getCard sends the card request, conditional on etag when it is not "";
+// shownURL is cardURL redacted, for error texts.
+func getCard(ctx context.Context, hc *http.Client, cardURL, shownURL, baseOrigin string, h http.Header, etag string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cardURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("stream: building card request: %w", redactError(err))
@@ -142,10 +144,28 @@ func getCard(ctx context.Context, hc *http.Client, cardURL, baseOrigin string, h
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if dialFailed(err) {
+			return nil, &cardConnectError{url: shownURL, err: redactError(err)}
+		}
 		return nil, redactError(err)
 	}
 	return resp, nil
 }
+
+// cardConnectError is a card request that could not connect to the agent
+// (a refused dial, a failed name resolution): the agent is down or the URL
+// names no host that answers. It matches reconnect.ErrCouldNotConnect, as
+// the error of a stream that could not connect does.
+type cardConnectError struct {
+	url string // the card URL, redacted
+	err error
+}
+
+func (e *cardConnectError) Error() string {
+	return "stream: could not connect to " + e.url + ": " + e.err.Error()
+}
+
+func (e *cardConnectError) Unwrap() []error { return []error{reconnect.ErrCouldNotConnect, e.err} }
 
 // readCardBody reads the card a 2xx response carries, or the *HTTPError of
 // any other status.
