@@ -314,6 +314,9 @@ func report(ctx context.Context, w io.Writer, e stream.Ending) int {
 			fmt.Fprintln(w, hint)
 		}
 		return exitTask
+	case errors.Is(err, reconnect.ErrCouldNotConnect):
+		fmt.Fprintf(w, "chat: the agent is down or the URL is wrong: %v\n", err)
+		return exitUsage
 	case errors.As(err, &gaveUp) && errors.Is(err, reconnect.ErrNoTask):
 		fmt.Fprintf(w, "chat: the connection dropped before the agent started a task: %v\n", gaveUp.Err)
 		return exitUsage

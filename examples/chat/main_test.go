@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -293,4 +294,16 @@ func TestGrowingStatusMessageContinuesItsLine(t *testing.T) {
 	code, out, errOut := chatRun(t.Context(), strings.NewReader(""), "-agent", growing.URL)
 	require.Equal(t, exitOK, code, errOut)
 	require.Equal(t, "you> Plan a weekend trip\n· submitted\n· working: Hello, world.\n· completed\n", out)
+}
+
+func TestChatSaysWhenTheAgentIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String() + "/"
+	require.NoError(t, ln.Close()) // nothing listens there now
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	code, _, errOut := chatRun(ctx, strings.NewReader(""), "-agent", url)
+	require.Equal(t, exitUsage, code)
+	require.True(t, strings.HasPrefix(errOut, "chat: the agent is down or the URL is wrong: stream: could not connect to "+url+".well-known/agent-card.json"), errOut)
 }
