@@ -41,7 +41,10 @@
 //     error that carries the final task: terminal.Error, *reconnect.Error,
 //     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, *StalledError,
 //     ErrInvalidMessage, ErrCircuitOpen, or ctx.Err(). terminal.FailureOf
-//     reads a structured failure ([WithFailureReader] for other conventions).
+//     reads a structured failure ([WithFailureReader] for other conventions),
+//     and [Stream.Ending] reads all of it in one value.
+//   - [Screen] turns each yielded event into the text it adds to a chat
+//     screen, so that a UI prints each word once without a type switch.
 //
 // The Stream yields deltas only (*a2a.StatusUpdate, *a2a.ArtifactUpdate,
 // *a2a.Message, and *a2a.MessageRevision when an agent sends a message
@@ -101,6 +104,8 @@
 //     Close, Cancel) and deliver, the one way events reach it.
 //   - view.go: the artifacts as yielded so far, while one fold's deltas are
 //     being yielded.
+//   - text.go: Screen, what each yielded event adds to a chat screen;
+//     ending.go: Ending, how a stream ended, in one value.
 //   - driver.go: the phases, step, handle and read.
 //   - outcome.go: classify, where a new error rule goes.
 //   - recovery.go: healing a drop: backoff, subscribe, fetch and its

@@ -89,10 +89,11 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 //
 //	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 //	defer s.Close()
+//	var screen stream.Screen
 //	for s.Next() {
-//		handle(s.Event())
+//		fmt.Print(screen.Add(s.Event()).Content) // or a switch on s.Event()
 //	}
-//	if err := s.Err(); err != nil { … }
+//	fmt.Println(s.Ending()) // or match s.Err() with errors.As
 func (s *Stream) Next() bool {
 	for {
 		if o := &s.out; o.head < len(o.queue) {
