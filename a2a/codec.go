@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // ErrUnknownResult is wrapped by the decoding error for a JSON object that is
@@ -35,7 +37,7 @@ func unmarshalTask(d dialect, data []byte) (*Task, error) {
 		return nil, fmt.Errorf("a2a: decoding task: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "task" {
-		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
+		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip.Text(w.Kind, clip.Field))
 	}
 	if w.ID == "" {
 		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
@@ -52,7 +54,7 @@ func unmarshalMessage(d dialect, data []byte) (*Message, error) {
 		return nil, fmt.Errorf("a2a: decoding message: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "message" {
-		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
+		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip.Text(w.Kind, clip.Field))
 	}
 	return w.message(d), nil
 }
@@ -197,7 +199,7 @@ func (w *wireObject) event(d dialect) (Event, error) {
 		return w.artifactUpdate(d), nil
 	case "":
 	default:
-		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
+		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, clip.Text(w.Kind, clip.Field))
 	}
 	var (
 		ev Event

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // op is what a JSON-RPC method asks for, whatever its version's name for it.
@@ -158,7 +159,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	case req.Method == "":
 		x.w.fail(a2a.CodeInvalidRequest, "invalid request: no method")
 	case !known || !a.speaks(v) || !a.serves(o):
-		x.w.fail(a2a.CodeMethodNotFound, "method not found: "+req.Method)
+		x.w.fail(a2a.CodeMethodNotFound, "method not found: "+clip.Text(req.Method, clip.Field))
 	case v == a2a.V10 && !isV10(r.Header.Get("A2A-Version")):
 		x.w.fail(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")
 	case isNull(req.Params):

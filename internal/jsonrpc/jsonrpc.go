@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // Request is a JSON-RPC 2.0 request with a string ID.
@@ -61,8 +62,8 @@ type IDMismatchError struct {
 }
 
 func (e *IDMismatchError) Error() string {
-	// The ID is server data: its text is cut at 64 runes.
-	return fmt.Sprintf("response ID %.64s does not match request ID %q", e.Got, e.Want)
+	// The ID is server data: its text is cut (see clip.Text).
+	return fmt.Sprintf("response ID %s does not match request ID %q", clip.Text(string(e.Got), clip.Field), e.Want)
 }
 
 // Check is what a response makes of its ID and error member, for the
