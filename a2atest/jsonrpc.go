@@ -126,7 +126,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	c := call{op: o, v: v, binding: a2a.BindingJSONRPC, method: req.Method, taskID: params.ID}
 	if (o == opSend || o == opStream) && !isNull(params.Message) {
-		if m, err := a2a.UnmarshalMessage(params.Message); err == nil {
+		if m, err := (a2a.Codec{}).DecodeMessage(params.Message); err == nil {
 			c.msg, c.taskID = m, m.TaskID
 		}
 	}
@@ -237,7 +237,7 @@ func (r *rpcAnswers) event(ev a2a.Event) bool {
 	if t, ok := ev.(*a2a.Task); ok && r.x.v == a2a.V03 && r.x.a.cfg.habits.snapshots {
 		raw, err = untypedTask(t)
 	} else {
-		raw, err = a2a.MarshalEvent(r.x.v, ev)
+		raw, err = a2a.Codec{Version: r.x.v}.EncodeEvent(ev)
 	}
 	if err != nil {
 		r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
@@ -247,7 +247,7 @@ func (r *rpcAnswers) event(ev a2a.Event) bool {
 }
 
 func (r *rpcAnswers) sent(ev a2a.Event) {
-	raw, err := a2a.MarshalEvent(r.x.v, ev)
+	raw, err := a2a.Codec{Version: r.x.v}.EncodeEvent(ev)
 	if err != nil {
 		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
 		return
@@ -256,7 +256,7 @@ func (r *rpcAnswers) sent(ev a2a.Event) {
 }
 
 func (r *rpcAnswers) task(t *a2a.Task) {
-	raw, err := a2a.MarshalTask(r.x.v, t)
+	raw, err := a2a.Codec{Version: r.x.v}.EncodeTask(t)
 	if err != nil {
 		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
 		return

@@ -68,7 +68,7 @@ func (b jsonrpcBinding) tenant(v a2a.Version) string {
 }
 
 func (b jsonrpcBinding) messageParams(v a2a.Version, m *a2a.Message, unary bool) (any, error) {
-	raw, err := a2a.MarshalMessage(v, m)
+	raw, err := a2a.Codec{Version: v}.EncodeMessage(m)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (b jsonrpcBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Mes
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a2a.UnmarshalEvent(raw)
+	ev, err := a2a.Codec{Version: v}.DecodeEvent(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
@@ -133,7 +133,7 @@ func (b jsonrpcBinding) task(ctx context.Context, v a2a.Version, m rpcMethod, ta
 	if err != nil {
 		return nil, err
 	}
-	t, err := a2a.UnmarshalTask(raw)
+	t, err := a2a.Codec{Version: v}.DecodeTask(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed task", Err: err}
 	}
@@ -176,22 +176,20 @@ func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, 
 		k.close()
 		return nil, err
 	}
-	dec := a2a.NewEventDecoder(v, a2a.BindingJSONRPC)
+	dec := jsonrpc.NewStreamDecoder(v)
 	return b.c.newLeg(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
 }
 
 // decodeEvent decodes one JSON-RPC response carrying a stream result.
-func decodeEvent(d *a2a.EventDecoder, data []byte, reqID string) (a2a.Event, error) {
-	ev, err := d.Decode(data)
-	var rpcErr *a2a.RPCError
+func decodeEvent(d *jsonrpc.StreamDecoder, data []byte, reqID string) (a2a.Event, error) {
+	r, ev, err := d.Decode(data)
 	switch {
-	case errors.Is(err, a2a.ErrNotAResponse):
+	case errors.Is(err, jsonrpc.ErrNotAResponse):
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
-	case errors.As(err, &rpcErr):
 	case err != nil:
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
-	if err := responseError(d.ResponseID(), reqID, rpcErr); err != nil {
+	if err := responseError(r.ID, reqID, r.Error); err != nil {
 		return nil, err
 	}
 	return ev, nil
@@ -223,12 +221,12 @@ func (b jsonrpcBinding) unary(ctx context.Context, v a2a.Version, m rpcMethod, p
 	if err != nil {
 		return nil, err
 	}
-	r, err := jsonrpc.DecodeResponse(raw)
+	r, result, err := jsonrpc.DecodeResponse(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	}
 	if err := responseError(r.ID, id, r.Error); err != nil {
 		return nil, err
 	}
-	return r.Result, nil
+	return result, nil
 }

@@ -107,7 +107,7 @@ type restSend struct {
 }
 
 func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte, error) {
-	raw, err := a2a.MarshalMessageFor(v, a2a.BindingHTTPJSON, m)
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
@@ -168,7 +168,7 @@ func (b restBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Messag
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a2a.UnmarshalEventFor(v, a2a.BindingHTTPJSON, raw)
+	ev, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.DecodeEvent(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
@@ -176,7 +176,7 @@ func (b restBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Messag
 }
 
 func decodeTaskFor(v a2a.Version, b a2a.Binding, raw []byte) (*a2a.Task, error) {
-	t, err := a2a.UnmarshalTaskFor(v, b, raw)
+	t, err := a2a.Codec{Version: v, Binding: b}.DecodeTask(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed task", Err: err}
 	}
@@ -224,7 +224,7 @@ func (b restBinding) stream(ctx context.Context, v a2a.Version, method string, r
 		k.close()
 		return nil, err
 	}
-	dec := a2a.NewEventDecoder(v, a2a.BindingHTTPJSON)
+	dec := a2a.NewEventDecoder(a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON})
 	return b.c.newLeg(k, resp, restFrame(dec))
 }
 
