@@ -71,9 +71,9 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, named string
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.b = restBinding{c}
+		c.b = seam{restBinding{c}}
 	default:
-		c.b = jsonrpcBinding{c}
+		c.b = seam{jsonrpcBinding{c}}
 	}
 	return c, nil
 }

@@ -88,7 +88,7 @@ func unaryConfig(v a2a.Version) *sendConfig {
 	return &sendConfig{ReturnImmediately: true}
 }
 
-func (b jsonrpcBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
+func (b jsonrpcBinding) SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error) {
 	p, err := b.messageParams(v, m, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
@@ -96,19 +96,19 @@ func (b jsonrpcBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Me
 	return b.stream(ctx, v, rpcStream, p)
 }
 
-func (b jsonrpcBinding) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
+func (b jsonrpcBinding) Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error) {
 	return b.stream(ctx, v, rpcSubscribe, idParams{ID: taskID, Tenant: b.tenant(v)})
 }
 
-func (b jsonrpcBinding) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b jsonrpcBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
 	return b.task(ctx, v, rpcGet, taskID)
 }
 
-func (b jsonrpcBinding) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b jsonrpcBinding) Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
 	return b.task(ctx, v, rpcCancel, taskID)
 }
 
-func (b jsonrpcBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
+func (b jsonrpcBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
 	p, err := b.messageParams(v, m, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
@@ -169,7 +169,7 @@ func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, ac
 }
 
 // stream makes a streaming call.
-func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, params any) (*leg, error) {
+func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, params any) (EventReader, error) {
 	k := b.c.newCall(ctx)
 	resp, id, err := b.post(k, v, m, params, "text/event-stream")
 	if err != nil {
@@ -177,7 +177,7 @@ func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, 
 		return nil, err
 	}
 	dec := jsonrpc.NewStreamDecoder(v)
-	return b.c.newLeg(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
+	return b.c.newSSEReader(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
 }
 
 // decodeEvent decodes one JSON-RPC response carrying a stream result.
