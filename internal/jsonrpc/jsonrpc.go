@@ -27,7 +27,7 @@ func NewRequest(id, method string, params any) *Request {
 // [StreamDecoder.Decode] for data that is not one JSON-RPC response object:
 // data that is not one JSON object, or one with neither a result nor an
 // error (see [Response]).
-var ErrNotAResponse = errors.New("not a JSON-RPC response")
+var ErrNotAResponse = errors.New("jsonrpc: not a JSON-RPC response")
 
 // Response is a JSON-RPC 2.0 response: the one envelope of the binding, for
 // unary and streamed responses alike. Result is what the result member
