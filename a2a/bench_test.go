@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/jsonrpc"
 )
 
 // Typical artifact chunks as js 1.3.0 sends them, in each dialect, and as
@@ -15,7 +16,7 @@ var (
 	benchArtifact03REST = []byte(`{"artifactUpdate":{"taskId":"d3129619-12f1-4813-b8db-b884a03f3ea0","contextId":"1dd87d71-a7a9-40dd-acaf-23bde28988cc","artifact":{"artifactId":"48c0be8e-ee1a-4f51-8c73-b2b0448e8bf9","parts":[{"text":"chunk-2 of the streamed report"}]},"append":true,"lastChunk":true}}`)
 )
 
-func BenchmarkUnmarshalEvent(b *testing.B) {
+func BenchmarkDecodeEvent(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		in   []byte
@@ -27,7 +28,7 @@ func BenchmarkUnmarshalEvent(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.in)))
 			for b.Loop() {
-				if _, err := a2a.UnmarshalEvent(bc.in); err != nil {
+				if _, err := (a2a.Codec{}).DecodeEvent(bc.in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -35,9 +36,9 @@ func BenchmarkUnmarshalEvent(b *testing.B) {
 	}
 }
 
-// BenchmarkUnmarshalEventFor decodes the data line of each binding's stream
+// BenchmarkDecodeEventPerWire decodes the data line of each binding's stream
 // with the decoder of that (version, binding).
-func BenchmarkUnmarshalEventFor(b *testing.B) {
+func BenchmarkDecodeEventPerWire(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		v    a2a.Version
@@ -53,7 +54,7 @@ func BenchmarkUnmarshalEventFor(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.in)))
 			for b.Loop() {
-				if _, err := a2a.UnmarshalEventFor(bc.v, bc.bind, bc.in); err != nil {
+				if _, err := (a2a.Codec{Version: bc.v, Binding: bc.bind}).DecodeEvent(bc.in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -73,7 +74,7 @@ func BenchmarkEventDecoder(b *testing.B) {
 		{"artifact-1.0-rest", a2a.V10, benchArtifact10},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			d := a2a.NewEventDecoder(bc.v, a2a.BindingHTTPJSON)
+			d := a2a.NewEventDecoder(a2a.Codec{Version: bc.v, Binding: a2a.BindingHTTPJSON})
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.in)))
 			for b.Loop() {
@@ -86,8 +87,8 @@ func BenchmarkEventDecoder(b *testing.B) {
 }
 
 // BenchmarkJSONRPCEventDecoder is the JSON-RPC counterpart of
-// BenchmarkEventDecoder: the same results in a JSON-RPC envelope, read in
-// the same pass.
+// BenchmarkEventDecoder: the same results in a JSON-RPC envelope, read with
+// it in one pass by the binding's decoder (EventDecoder.DecodeFrame).
 func BenchmarkJSONRPCEventDecoder(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -98,11 +99,11 @@ func BenchmarkJSONRPCEventDecoder(b *testing.B) {
 	} {
 		in := []byte(`{"jsonrpc":"2.0","id":1,"result":` + string(bc.in) + `}`)
 		b.Run(bc.name, func(b *testing.B) {
-			d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
+			d := jsonrpc.NewStreamDecoder(a2a.V10)
 			b.ReportAllocs()
 			b.SetBytes(int64(len(in)))
 			for b.Loop() {
-				if _, err := d.Decode(in); err != nil {
+				if _, _, err := d.Decode(in); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -110,13 +111,13 @@ func BenchmarkJSONRPCEventDecoder(b *testing.B) {
 	}
 }
 
-func BenchmarkMarshalEvent(b *testing.B) {
-	ev, err := a2a.UnmarshalEvent(benchArtifact10)
+func BenchmarkEncodeEvent(b *testing.B) {
+	ev, err := a2a.Codec{}.DecodeEvent(benchArtifact10)
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		out, err := a2a.MarshalEvent(v, ev)
+		out, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -124,13 +125,13 @@ func BenchmarkMarshalEvent(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(out)))
 			for b.Loop() {
-				if _, err := a2a.MarshalEvent(v, ev); err != nil {
+				if _, err := (a2a.Codec{Version: v}).EncodeEvent(ev); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
-	out, err := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, ev)
+	out, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func BenchmarkMarshalEvent(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(out)))
 		for b.Loop() {
-			if _, err := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, ev); err != nil {
+			if _, err := (a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}).EncodeEvent(ev); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,11 +8,18 @@ import "strings"
 //
 // The binding matters to the codecs only in 0.3: its HTTP+JSON binding
 // carries the proto-JSON of the v0.3 proto, not the JSON-RPC shapes (see
-// [MarshalEventFor]). In 1.0 every binding uses the same JSON.
+// [Codec]). In 1.0 every binding uses the same JSON. To compare with a
+// card's string fields, use [ParseBinding], which reads the spellings
+// deployed cards use.
 type Binding string
 
 // The bindings of A2A 0.3 and 1.0, spelled as agent cards spell them.
-// [TransportJSONRPC] is the untyped string form of BindingJSONRPC.
+//
+// BindingGRPC is recognised, not spoken: [ParseBinding] reads it, so that a
+// client choosing among a card's interfaces knows a gRPC interface for what
+// it is and passes over it, and a [Codec] of it reads and writes the JSON of
+// the gRPC proto's messages, as HTTP+JSON carries them; but no package of
+// this module makes gRPC calls. A binding in a module of its own may.
 const (
 	BindingJSONRPC  Binding = "JSONRPC"
 	BindingHTTPJSON Binding = "HTTP+JSON"

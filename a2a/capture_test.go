@@ -29,7 +29,7 @@ func summaryOf(tb testing.TB, events []sseEvent) string {
 			parts = append(parts, fmt.Sprintf("E(%s%d)", prefix, env.Error.Code))
 			continue
 		}
-		ev, err := a2a.UnmarshalEvent(env.Result)
+		ev, err := a2a.Codec{}.DecodeEvent(env.Result)
 		require.NoErrorf(tb, err, "result %s", env.Result)
 		switch x := ev.(type) {
 		case *a2a.Task:
@@ -52,7 +52,7 @@ func summaryOf(tb testing.TB, events []sseEvent) string {
 			}
 			parts = append(parts, fmt.Sprintf("A(%s)", flag))
 		default:
-			tb.Fatalf("UnmarshalEvent returned %T", ev)
+			tb.Fatalf("DecodeEvent returned %T", ev)
 		}
 	}
 	return strings.Join(parts, " ")
@@ -241,7 +241,7 @@ func TestCaptureFields(t *testing.T) {
 				if env.Error != nil {
 					got.code = env.Error.Code
 				} else {
-					ev, err := a2a.UnmarshalEvent(env.Result)
+					ev, err := a2a.Codec{}.DecodeEvent(env.Result)
 					require.NoError(t, err)
 					got = digestOf(t, ev)
 				}

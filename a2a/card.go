@@ -110,8 +110,3 @@ type AgentCapabilities struct {
 	ExtendedAgentCard bool             `json:"extendedAgentCard,omitempty"`
 	Extensions        []AgentExtension `json:"extensions,omitempty"`
 }
-
-// TransportJSONRPC is the binding name of the JSON-RPC transport in both
-// versions' cards, as a string for comparing with the card's fields. See
-// [Binding] and [ParseBinding] for every binding.
-const TransportJSONRPC = string(BindingJSONRPC)

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // MaxChainLinks is the most links [ChainError] writes and [ChainOf] reads.
@@ -401,9 +403,9 @@ func (l ChainLink) Bounded() ChainLink { return tidyLink(l) }
 // idempotent: a tidy link is its own tidy form.
 func tidyLink(l ChainLink) ChainLink {
 	l.Agent = agentName(l.Agent)
-	l.Message = clip(cleanText(l.Message), maxQuotedMessage)
-	l.Reason = clip(cleanText(l.Reason), maxQuotedKind)
-	if len(l.TaskID) > maxQuotedMessage || cleanText(l.TaskID) != l.TaskID {
+	l.Message = clip.Text(cleanText(l.Message), clip.Message)
+	l.Reason = clip.Text(cleanText(l.Reason), clip.Field)
+	if len(l.TaskID) > clip.Message || cleanText(l.TaskID) != l.TaskID {
 		l.TaskID = ""
 	}
 	if l.State != "" {
@@ -429,14 +431,14 @@ func tidyLink(l ChainLink) ChainLink {
 func agentName(s string) string {
 	s = cleanText(s)
 	if !strings.Contains(s, "://") {
-		return clip(s, maxQuotedKind)
+		return clip.Text(s, clip.Field)
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return ""
 	}
 	origin := u.Scheme + "://" + u.Host
-	if len(origin) > maxQuotedKind {
+	if len(origin) > clip.Field {
 		return ""
 	}
 	return origin

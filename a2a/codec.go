@@ -7,35 +7,31 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // ErrUnknownResult is wrapped by the decoding error for a JSON object that is
 // none of the four stream results in either version.
 var ErrUnknownResult = errors.New("a2a: unrecognised stream result")
 
-// UnmarshalEvent decodes one stream result (the "result" member of a JSON-RPC
-// response on a stream, or a 1.0 SendMessage result) of either version: a 0.3
-// object with a "kind", or a 1.0 wrapper. It returns a *Task, *Message,
-// *StatusUpdate or *ArtifactUpdate.
-func UnmarshalEvent(data []byte) (Event, error) {
+// decodeEvent decodes one stream result in dialect d.
+func decodeEvent(d dialect, data []byte) (Event, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)
 	}
-	return w.event(dialectRPC)
+	return w.event(d)
 }
 
-// UnmarshalTask decodes a bare Task, the result of get-task and cancel in both
-// versions.
-func UnmarshalTask(data []byte) (*Task, error) { return unmarshalTask(dialectRPC, data) }
-
-func unmarshalTask(d dialect, data []byte) (*Task, error) {
+// decodeTask decodes a bare Task in dialect d.
+func decodeTask(d dialect, data []byte) (*Task, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding task: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "task" {
-		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
+		return nil, fmt.Errorf("%w: want a task, got kind %q", ErrUnknownResult, clip.Text(w.Kind, clip.Field))
 	}
 	if w.ID == "" {
 		return nil, fmt.Errorf("%w: task without an id", ErrUnknownResult)
@@ -43,16 +39,14 @@ func unmarshalTask(d dialect, data []byte) (*Task, error) {
 	return w.task(d), nil
 }
 
-// UnmarshalMessage decodes a message of either version.
-func UnmarshalMessage(data []byte) (*Message, error) { return unmarshalMessage(dialectRPC, data) }
-
-func unmarshalMessage(d dialect, data []byte) (*Message, error) {
+// decodeMessage decodes a message in dialect d.
+func decodeMessage(d dialect, data []byte) (*Message, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding message: %w", err)
 	}
 	if w.Kind != "" && w.Kind != "message" {
-		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
+		return nil, fmt.Errorf("%w: want a message, got kind %q", ErrUnknownResult, clip.Text(w.Kind, clip.Field))
 	}
 	return w.message(d), nil
 }
@@ -197,7 +191,7 @@ func (w *wireObject) event(d dialect) (Event, error) {
 		return w.artifactUpdate(d), nil
 	case "":
 	default:
-		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, clip(w.Kind, maxQuotedKind))
+		return nil, fmt.Errorf("%w: kind %q", ErrUnknownResult, clip.Text(w.Kind, clip.Field))
 	}
 	var (
 		ev Event

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// MarshalEvent encodes e as a stream result in version v: a flat object with
-// "kind" for 0.3, a {"task"|"message"|"statusUpdate"|"artifactUpdate": …}
-// wrapper for 1.0.
-func MarshalEvent(v Version, e Event) ([]byte, error) {
+// encodeEvent encodes e as a stream result in the JSON-RPC JSON of version
+// v: a flat object with "kind" for 0.3, a
+// {"task"|"message"|"statusUpdate"|"artifactUpdate": …} wrapper for 1.0.
+func encodeEvent(v Version, e Event) ([]byte, error) {
 	if err := checkVersion(v); err != nil {
 		return nil, err
 	}
@@ -53,9 +53,9 @@ func MarshalEvent(v Version, e Event) ([]byte, error) {
 	return marshal(obj)
 }
 
-// MarshalTask encodes a bare Task in version v, the shape of get-task and
-// cancel results.
-func MarshalTask(v Version, t *Task) ([]byte, error) {
+// encodeTask encodes a bare Task in the JSON-RPC JSON of version v, the
+// shape of get-task and cancel results.
+func encodeTask(v Version, t *Task) ([]byte, error) {
 	if err := checkVersion(v); err != nil {
 		return nil, err
 	}
@@ -65,9 +65,9 @@ func MarshalTask(v Version, t *Task) ([]byte, error) {
 	return marshal(encTask(v, t))
 }
 
-// MarshalMessage encodes a message in version v, as it appears in send
-// parameters and in history.
-func MarshalMessage(v Version, m *Message) ([]byte, error) {
+// encodeMessage encodes a message in the JSON-RPC JSON of version v, as it
+// appears in send parameters and in history.
+func encodeMessage(v Version, m *Message) ([]byte, error) {
 	if err := checkVersion(v); err != nil {
 		return nil, err
 	}

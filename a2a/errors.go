@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // JSON-RPC error codes: the standard ones, then those A2A defines (0.3 and
@@ -52,12 +53,6 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// How much server text an error quotes, in bytes.
-const (
-	maxQuotedMessage = 256 // a server's error message (RPCError.Error)
-	maxQuotedKind    = 64  // a short field, such as the kind of a result
-)
-
 // Error returns "a2a: json-rpc error CODE (name): message". A message over
 // 256 bytes is cut there, on a UTF-8 boundary, and ends in "…"; the Message
 // field keeps it whole.
@@ -67,23 +62,9 @@ func (e *RPCError) Error() string {
 		s += " (" + n + ")"
 	}
 	if e.Message != "" {
-		s += ": " + clip(e.Message, maxQuotedMessage)
+		s += ": " + clip.Text(e.Message, clip.Message)
 	}
 	return s
-}
-
-// clip bounds server text quoted in an error: s when it is at most n bytes,
-// else at most its first n bytes, cut before a rune that does not fit, and
-// "…".
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
 }
 
 // Is reports whether target is an *RPCError with the same code, so that

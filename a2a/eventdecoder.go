@@ -8,34 +8,22 @@ import (
 )
 
 // EventDecoder decodes the stream results of one stream, each the data of
-// one SSE event, as its binding frames them:
+// one SSE event, with the rules of one [Codec]: what [Codec.DecodeEvent]
+// reads, a bare {"task"|"message"|"statusUpdate"|"artifactUpdate": …}
+// object, or a 0.3 object with a "kind". It keeps its decoding state from
+// one event to the next, which makes it much cheaper than calling
+// DecodeEvent for each event. An EventDecoder is not safe for concurrent
+// use.
 //
-//   - over HTTP+JSON, a bare {"task"|"message"|"statusUpdate"|"artifactUpdate": …}
-//     object (or the 0.3 proto-JSON form of one);
-//   - over JSON-RPC, a response object, {"jsonrpc":"2.0","id":…,"result":…}
-//     or {…,"error":…}, the envelope and the result read in one pass.
-//
-// It reads what [UnmarshalEventFor] reads for its version and binding, and
-// keeps its decoding state from one event to the next, which makes it much
-// cheaper than calling UnmarshalEventFor for each event. An EventDecoder is
-// not safe for concurrent use.
-//
-// The data of an HTTP+JSON "event: error" is an error body, not a result:
-// read it with [ParseHTTPError].
+// A binding that frames each result in an object of its own, as JSON-RPC
+// frames it in a response, reads the frame and the result in one pass with
+// [EventDecoder.DecodeFrame]. The data of an HTTP+JSON "event: error" is an
+// error body, not a result: read it with [ParseHTTPError].
 type EventDecoder struct {
 	d    dialect
-	rpc  bool // the JSON-RPC binding: each result comes in a response
 	feed feeder
 	dec  *json.Decoder
 	w    wireObject
-	env  envelope
-}
-
-// envelope is a JSON-RPC response carrying a stream result.
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Result wireObject      `json:"result"`
-	Error  *RPCError       `json:"error"`
 }
 
 // feeder hands one event at a time to the json.Decoder, and counts the
@@ -55,46 +43,18 @@ func (f *feeder) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// NewEventDecoder returns a decoder for the stream results of version v
-// over binding b (see [UnmarshalEventFor]).
-func NewEventDecoder(v Version, b Binding) *EventDecoder {
-	d := &EventDecoder{}
-	d.d, _ = dialectOf(v, b)
-	d.rpc = b == BindingJSONRPC
+// NewEventDecoder returns a decoder for the stream results of c's wire.
+func NewEventDecoder(c Codec) *EventDecoder {
+	d := &EventDecoder{d: c.dialect()}
 	d.dec = json.NewDecoder(&d.feed)
 	return d
 }
 
-// ErrNotAResponse is wrapped by the errors of [EventDecoder.Decode], over
-// JSON-RPC, for data that is not one JSON-RPC response object.
-var ErrNotAResponse = errors.New("a2a: not a JSON-RPC response")
-
 // Decode decodes one stream result. data must hold exactly one JSON object,
 // which white space may precede and follow; it is not retained. Nothing of
 // one call's data is read by the next. It returns a *Task, *Message,
-// *StatusUpdate or *ArtifactUpdate.
-//
-// Over JSON-RPC, a response that carries an error is returned as that
-// *RPCError, and data that is not a response object as an error wrapping
-// [ErrNotAResponse]; [EventDecoder.ResponseID] then tells which request the
-// response answers.
+// *StatusUpdate or *ArtifactUpdate, as [Codec.DecodeEvent] does.
 func (d *EventDecoder) Decode(data []byte) (Event, error) {
-	if d.rpc {
-		d.env = envelope{}
-		if err := d.decode(data, &d.env); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNotAResponse, err)
-		}
-		if d.env.Error != nil {
-			return nil, d.env.Error
-		}
-		ev, err := d.env.Result.event(d.d)
-		if err != nil && !hasResult(data) {
-			// Not an unknown result: no result at all (a bare result, a
-			// request, {}, null, or "result": null).
-			return nil, fmt.Errorf("%w: neither result nor error", ErrNotAResponse)
-		}
-		return ev, err
-	}
 	d.w = wireObject{}
 	if err := d.decode(data, &d.w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)
@@ -102,10 +62,32 @@ func (d *EventDecoder) Decode(data []byte) (Event, error) {
 	return d.w.event(d.d)
 }
 
-// ResponseID returns the id member of the last JSON-RPC response decoded,
-// as sent (a JSON string, number or null), or nil when it had none or did
-// not decode. It is always nil over HTTP+JSON.
-func (d *EventDecoder) ResponseID() json.RawMessage { return d.env.ID }
+// A Frame is an object that a binding wraps around each stream result, with
+// members of its own, as a JSON-RPC response holds its result beside its id
+// and error. [EventDecoder.DecodeFrame] reads a frame and the result it
+// holds in one pass. This package defines no frame: a binding does.
+type Frame interface {
+	// Target returns the pointer that encoding/json decodes the frame's
+	// data into, once the frame has set the member that holds its result
+	// (a field of type any) to result. encoding/json then decodes the
+	// result into result itself, or sets the field to nil when the result
+	// is null.
+	Target(result any) any
+}
+
+// DecodeFrame decodes data, one frame holding one stream result, into f and
+// the result, in one pass, as [EventDecoder.Decode] decodes a bare result.
+// It returns an error wrapping [ErrUnknownResult] when the frame decoded
+// but holds none of the four results (none at all included: its member is
+// absent or null), which the binding may judge by the frame's other
+// members; any other error means that data did not decode into the frame.
+func (d *EventDecoder) DecodeFrame(data []byte, f Frame) (Event, error) {
+	d.w = wireObject{}
+	if err := d.decode(data, f.Target(&d.w)); err != nil {
+		return nil, fmt.Errorf("a2a: decoding a frame: %w", err)
+	}
+	return d.w.event(d.d)
+}
 
 // decode reads the one JSON object in data into v.
 //
@@ -136,19 +118,6 @@ func (d *EventDecoder) decode(data []byte, v any) error {
 	}
 	d.feed.b = nil // data is not retained
 	return nil
-}
-
-// hasResult reports whether data, a JSON object, has a result member that
-// is not null. Decode asks only when the result did not decode, so the
-// second read costs nothing on the way of a good stream.
-func hasResult(data []byte) bool {
-	var probe struct {
-		Result json.RawMessage `json:"result"`
-	}
-	if json.Unmarshal(data, &probe) != nil {
-		return false
-	}
-	return len(probe.Result) > 0 && string(probe.Result) != "null"
 }
 
 // bigResponse is the size above which Decode unmarshals in place.

@@ -8,10 +8,10 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// ExampleUnmarshalEvent reads the same status update as a 0.3 server and a
+// ExampleCodec_DecodeEvent reads the same status update as a 0.3 server and a
 // 1.0 server send it. Both decode into one *a2a.StatusUpdate; only the 0.3
 // "final" flag tells them apart.
-func ExampleUnmarshalEvent() {
+func ExampleCodec_DecodeEvent() {
 	v03 := []byte(`{"kind":"status-update","taskId":"trip-7","contextId":"ctx-7","final":true,` +
 		`"status":{"state":"input-required","message":{"kind":"message","messageId":"ask-1","role":"agent",` +
 		`"parts":[{"kind":"text","text":"Which airport?"}]}}}`)
@@ -20,7 +20,7 @@ func ExampleUnmarshalEvent() {
 		`"parts":[{"text":"Which airport?"}]}}}}`)
 
 	for _, data := range [][]byte{v03, v10} {
-		ev, err := a2a.UnmarshalEvent(data)
+		ev, err := a2a.Codec{}.DecodeEvent(data)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -35,7 +35,7 @@ func ExampleUnmarshalEvent() {
 	}
 
 	// An object that is none of the four results in either version.
-	_, err := a2a.UnmarshalEvent([]byte(`{"kind":"heartbeat"}`))
+	_, err := a2a.Codec{}.DecodeEvent([]byte(`{"kind":"heartbeat"}`))
 	fmt.Println(errors.Is(err, a2a.ErrUnknownResult))
 	// Output:
 	// task trip-7: input-required (interrupted: true, final: true) agent: "Which airport?"
@@ -43,15 +43,15 @@ func ExampleUnmarshalEvent() {
 	// true
 }
 
-// ExampleMarshalEvent writes one artifact chunk as a stream result of each
+// ExampleCodec_EncodeEvent writes one artifact chunk as a stream result of each
 // version, as a fake server would send it.
-func ExampleMarshalEvent() {
+func ExampleCodec_EncodeEvent() {
 	u := &a2a.ArtifactUpdate{
 		TaskID: "trip-7", ContextID: "ctx-7", Append: true, LastChunk: true,
 		Artifact: a2a.Artifact{ID: "itinerary", Parts: []a2a.Part{a2a.TextPart("Day 2: the harbour.")}},
 	}
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		data, err := a2a.MarshalEvent(v, u)
+		data, err := a2a.Codec{Version: v}.EncodeEvent(u)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -63,9 +63,9 @@ func ExampleMarshalEvent() {
 	// 1.0 {"artifactUpdate":{"taskId":"trip-7","contextId":"ctx-7","artifact":{"artifactId":"itinerary","parts":[{"text":"Day 2: the harbour."}]},"append":true,"lastChunk":true}}
 }
 
-// ExampleMarshalTask writes the result of a get-task call in A2A 1.0 and
+// ExampleCodec_EncodeTask writes the result of a get-task call in A2A 1.0 and
 // reads it back. A zero timestamp is not written.
-func ExampleMarshalTask() {
+func ExampleCodec_EncodeTask() {
 	task := &a2a.Task{
 		ID: "trip-7", ContextID: "ctx-7",
 		Status: a2a.TaskStatus{State: a2a.StateSubmitted},
@@ -74,14 +74,14 @@ func ExampleMarshalTask() {
 			Parts: []a2a.Part{a2a.TextPart("Plan two days in Lisbon.")},
 		}},
 	}
-	data, err := a2a.MarshalTask(a2a.V10, task)
+	data, err := a2a.Codec{Version: a2a.V10}.EncodeTask(task)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(string(data))
 
-	back, err := a2a.UnmarshalTask(data)
+	back, err := a2a.Codec{}.DecodeTask(data)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -92,10 +92,10 @@ func ExampleMarshalTask() {
 	// submitted user Plan two days in Lisbon.
 }
 
-// ExampleMarshalTaskFor writes the same finished task over the JSON-RPC and
+// ExampleCodec_EncodeTask_httpJSON writes the same finished task over the JSON-RPC and
 // the HTTP+JSON bindings of A2A 0.3, which differ, and reads the HTTP+JSON
-// body back with UnmarshalTaskFor.
-func ExampleMarshalTaskFor() {
+// body back with DecodeTask.
+func ExampleCodec_EncodeTask_httpJSON() {
 	task := &a2a.Task{
 		ID: "trip-7", ContextID: "ctx-7",
 		Status: a2a.TaskStatus{State: a2a.StateCompleted},
@@ -105,7 +105,7 @@ func ExampleMarshalTaskFor() {
 		}},
 	}
 	for _, b := range []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
-		data, err := a2a.MarshalTaskFor(a2a.V03, b, task)
+		data, err := a2a.Codec{Version: a2a.V03, Binding: b}.EncodeTask(task)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -115,7 +115,7 @@ func ExampleMarshalTaskFor() {
 
 	body := []byte(`{"id":"trip-7","contextId":"ctx-7","status":{"state":"TASK_STATE_COMPLETED"},` +
 		`"artifacts":[{"artifactId":"budget","name":"budget","parts":[{"data":{"data":{"eur":420}}}]}]}`)
-	back, err := a2a.UnmarshalTaskFor(a2a.V03, a2a.BindingHTTPJSON, body)
+	back, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeTask(body)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -127,18 +127,18 @@ func ExampleMarshalTaskFor() {
 	// completed true {"eur":420}
 }
 
-// ExampleMarshalMessage converts a message from a 0.3 client into the 1.0
-// shape: UnmarshalMessage reads either version.
-func ExampleMarshalMessage() {
+// ExampleCodec_EncodeMessage converts a message from a 0.3 client into the 1.0
+// shape: DecodeMessage reads either version.
+func ExampleCodec_EncodeMessage() {
 	in := []byte(`{"kind":"message","messageId":"req-2","role":"user","parts":[` +
 		`{"kind":"text","text":"Here is my passport."},` +
 		`{"kind":"file","file":{"uri":"https://files.example/p.pdf","mimeType":"application/pdf","name":"p.pdf"}}]}`)
-	m, err := a2a.UnmarshalMessage(in)
+	m, err := a2a.Codec{}.DecodeMessage(in)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	out, err := a2a.MarshalMessage(a2a.V10, m)
+	out, err := a2a.Codec{Version: a2a.V10}.EncodeMessage(m)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -148,22 +148,22 @@ func ExampleMarshalMessage() {
 	// {"messageId":"req-2","role":"ROLE_USER","parts":[{"text":"Here is my passport."},{"url":"https://files.example/p.pdf","mediaType":"application/pdf","filename":"p.pdf"}]}
 }
 
-// ExampleMarshalMessageFor writes the message of a send request for a 0.3
+// ExampleCodec_EncodeMessage_httpJSON writes the message of a send request for a 0.3
 // HTTP+JSON server, whose proto-JSON puts the parts under "content", and
-// reads such a body with UnmarshalMessageFor.
-func ExampleMarshalMessageFor() {
+// reads such a body with DecodeMessage.
+func ExampleCodec_EncodeMessage_httpJSON() {
 	m := &a2a.Message{
 		ID: "req-3", ContextID: "ctx-7", Role: a2a.RoleUser,
 		Parts: []a2a.Part{a2a.TextPart("Lisbon, from 3 May.")},
 	}
-	out, err := a2a.MarshalMessageFor(a2a.V03, a2a.BindingHTTPJSON, m)
+	out, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(string(out))
 
-	back, err := a2a.UnmarshalMessageFor(a2a.V03, a2a.BindingHTTPJSON, out)
+	back, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeMessage(out)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -175,70 +175,64 @@ func ExampleMarshalMessageFor() {
 }
 
 // ExampleNewEventDecoder decodes the SSE data of one A2A 1.0 stream over
-// JSON-RPC: each event is a whole JSON-RPC response. An error response comes
-// back as an *a2a.RPCError, and data that is no response at all as an error
-// wrapping ErrNotAResponse.
+// HTTP+JSON: each event is a bare stream result. A result of a kind this
+// package does not know wraps ErrUnknownResult, and the stream goes on.
 func ExampleNewEventDecoder() {
-	dec := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
+	dec := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V10, Binding: a2a.BindingHTTPJSON})
 	events := []string{
-		`{"jsonrpc":"2.0","id":7,"result":{"task":{"id":"trip-7","contextId":"ctx-7","status":{"state":"TASK_STATE_WORKING"}}}}`,
-		`{"jsonrpc":"2.0","id":7,"result":{"artifactUpdate":{"taskId":"trip-7","contextId":"ctx-7",` +
-			`"artifact":{"artifactId":"itinerary","parts":[{"text":"Day 1: Alfama."}]}}}}`,
-		`{"jsonrpc":"2.0","id":7,"result":{"ping":{}}}`,
-		`{"jsonrpc":"2.0","id":7,"error":{"code":-32001,"message":"Task trip-7 was purged"}}`,
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
-		`: keep-alive`,
+		`{"task":{"id":"trip-7","contextId":"ctx-7","status":{"state":"TASK_STATE_WORKING"}}}`,
+		`{"ping":{}}`,
+		`{"artifactUpdate":{"taskId":"trip-7","contextId":"ctx-7",` +
+			`"artifact":{"artifactId":"itinerary","parts":[{"text":"Day 1: Alfama."}]}}}`,
 	}
 	for _, data := range events {
 		ev, err := dec.Decode([]byte(data))
-		var rpcErr *a2a.RPCError
 		switch {
-		case errors.As(err, &rpcErr):
-			fmt.Printf("id %s: error %d, task not found: %t, parse error: %t\n", dec.ResponseID(), rpcErr.Code,
-				rpcErr.Code == a2a.CodeTaskNotFound, rpcErr.Code == a2a.CodeParseError)
-		case errors.Is(err, a2a.ErrNotAResponse):
-			fmt.Println("not a response")
 		case errors.Is(err, a2a.ErrUnknownResult):
-			fmt.Printf("id %s: unknown result, skipped\n", dec.ResponseID())
+			fmt.Println("unknown result, skipped")
 		case err != nil:
 			fmt.Println(err)
 		default:
-			fmt.Printf("id %s: %T\n", dec.ResponseID(), ev)
+			fmt.Printf("%T\n", ev)
 		}
 	}
 	// Output:
-	// id 7: *a2a.Task
-	// id 7: *a2a.ArtifactUpdate
-	// id 7: unknown result, skipped
-	// id 7: error -32001, task not found: true, parse error: false
-	// id null: error -32700, task not found: false, parse error: true
-	// not a response
+	// *a2a.Task
+	// unknown result, skipped
+	// *a2a.ArtifactUpdate
 }
 
-// ExampleEventDecoder shows that A2A 1.0 frames one result differently on
-// its two bindings: bare over HTTP+JSON, inside a JSON-RPC response over
-// JSON-RPC. Each binding of a stream needs its own *a2a.EventDecoder.
-func ExampleEventDecoder() {
-	result := `{"statusUpdate":{"taskId":"trip-7","contextId":"ctx-7","status":{"state":"TASK_STATE_COMPLETED"}}}`
-	streams := []struct {
-		dec  *a2a.EventDecoder
-		data string
-	}{
-		{a2a.NewEventDecoder(a2a.V10, a2a.BindingHTTPJSON), result},
-		{a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC), `{"jsonrpc":"2.0","id":"s-1","result":` + result + `}`},
+// sequenced is a made-up framing that a binding might put around each
+// stream result: {"seq":n,"result":…}. A JSON-RPC response is the frame
+// that A2A deploys (its decoder is internal to this module).
+type sequenced struct {
+	Seq    int `json:"seq"`
+	Result any `json:"result"`
+}
+
+// Target makes *sequenced an a2a.Frame: the result member reads into the
+// decoder's target.
+func (f *sequenced) Target(result any) any {
+	f.Result = result
+	return f
+}
+
+// ExampleEventDecoder_DecodeFrame reads a frame and the stream result it
+// holds in one pass: the codec reads the result, the binding's frame the
+// rest.
+func ExampleEventDecoder_DecodeFrame() {
+	dec := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V10})
+	var f sequenced
+	ev, err := dec.DecodeFrame([]byte(`{"seq":41,"result":{"statusUpdate":{"taskId":"trip-7","contextId":"ctx-7",`+
+		`"status":{"state":"TASK_STATE_COMPLETED"}}}}`), &f)
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	for _, s := range streams {
-		ev, err := s.dec.Decode([]byte(s.data))
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		u := ev.(*a2a.StatusUpdate)
-		fmt.Printf("%s terminal=%t id=%s\n", u.Status.State, u.Status.State.Terminal(), s.dec.ResponseID())
-	}
+	u := ev.(*a2a.StatusUpdate)
+	fmt.Printf("#%d %s terminal=%t\n", f.Seq, u.Status.State, u.Status.State.Terminal())
 	// Output:
-	// completed terminal=true id=
-	// completed terminal=true id="s-1"
+	// #41 completed terminal=true
 }
 
 // ExampleTaskState sorts every task state into those that end a task and
@@ -325,7 +319,7 @@ func ExampleParseBinding() {
 	}
 	// A 0.3 card names its transport as a plain string.
 	card := a2a.AgentCard{URL: "https://agent.example/a2a", PreferredTransport: "JSONRPC"}
-	fmt.Println(card.PreferredTransport == a2a.TransportJSONRPC)
+	fmt.Println(card.PreferredTransport == string(a2a.BindingJSONRPC))
 	// Output:
 	// "JSONRPC" -> "JSONRPC" true
 	// " rest " -> "HTTP+JSON" true
@@ -416,7 +410,7 @@ func ExampleAgentCard_build() {
 		Name:     "Trip planner",
 		Provider: &a2a.AgentProvider{Organization: "Example Travel"},
 		SupportedInterfaces: []a2a.AgentInterface{
-			{URL: "https://agent.example/a2a", ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: a2a.V10.String()},
+			{URL: "https://agent.example/a2a", ProtocolBinding: string(a2a.BindingJSONRPC), ProtocolVersion: a2a.V10.String()},
 		},
 		Capabilities: a2a.AgentCapabilities{
 			Streaming:  &streaming,

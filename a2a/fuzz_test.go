@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/jsonrpc"
 )
 
-// FuzzUnmarshalEvent checks that decoding never panics, and that whatever
-// decodes can be written in both versions and read back to a model that
-// writes the very same bytes again.
-func FuzzUnmarshalEvent(f *testing.F) {
+// FuzzDecodeEvent checks that the lenient decoding of the zero Codec never
+// panics, and that whatever decodes can be written in both versions and
+// read back to a model that writes the very same bytes again.
+func FuzzDecodeEvent(f *testing.F) {
 	for _, results := range captureResults(f) {
 		for _, r := range results {
 			f.Add(r)
@@ -39,22 +40,22 @@ func FuzzUnmarshalEvent(f *testing.F) {
 	f.Add([]byte(`{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"file","file":{"bytes":"aGk=","uri":"u","name":"n"}}]}`))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ev, err := a2a.UnmarshalEvent(data)
+		ev, err := a2a.Codec{}.DecodeEvent(data)
 		if err != nil {
 			return
 		}
 		for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-			b1, err := a2a.MarshalEvent(v, ev)
+			b1, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 			if err != nil {
-				t.Fatalf("MarshalEvent(%s) of decoded %s: %v", v, data, err)
+				t.Fatalf("EncodeEvent(%s) of decoded %s: %v", v, data, err)
 			}
-			again, err := a2a.UnmarshalEvent(b1)
+			again, err := a2a.Codec{}.DecodeEvent(b1)
 			if err != nil {
-				t.Fatalf("UnmarshalEvent(%s) of our own %s encoding: %v", b1, v, err)
+				t.Fatalf("DecodeEvent(%s) of our own %s encoding: %v", b1, v, err)
 			}
-			b2, err := a2a.MarshalEvent(v, again)
+			b2, err := a2a.Codec{Version: v}.EncodeEvent(again)
 			if err != nil {
-				t.Fatalf("MarshalEvent(%s) of re-decoded %s: %v", v, b1, err)
+				t.Fatalf("EncodeEvent(%s) of re-decoded %s: %v", v, b1, err)
 			}
 			if !bytes.Equal(b1, b2) {
 				t.Fatalf("round trip in %s not stable:\ninput  %s\ngot    %s\nwant   %s", v, data, b2, b1)
@@ -63,13 +64,14 @@ func FuzzUnmarshalEvent(f *testing.F) {
 	})
 }
 
-// FuzzUnmarshalEventFor decodes any input with the decoders of every
-// (version, binding) pair: UnmarshalEventFor and an EventDecoder, which
-// must agree. Whatever decodes must encode in that pair, and
+// FuzzDecodeEventPerWire decodes any input with the decoders of every
+// Codec, each (version, binding) pair: Codec.DecodeEvent and an
+// EventDecoder (over JSON-RPC, the binding's stream decoder, which reads the
+// result in its response), which must agree. Whatever decodes must encode in that pair, and
 // read back to a model that writes the very same bytes again. The 0.3
 // HTTP+JSON dialect reads nothing it cannot write, so there the model read
 // back must equal the first one too.
-func FuzzUnmarshalEventFor(f *testing.F) {
+func FuzzDecodeEventPerWire(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("testdata", "rest", "js-*"))
 	if err != nil {
 		f.Fatal(err)
@@ -117,41 +119,49 @@ func FuzzUnmarshalEventFor(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, p := range pairs {
-			ev, err := a2a.UnmarshalEventFor(p.v, p.b, data)
+			c := a2a.Codec{Version: p.v, Binding: p.b}
+			ev, err := c.DecodeEvent(data)
 			// An EventDecoder reads the same, and carries nothing over from
 			// one input to the next.
-			d := a2a.NewEventDecoder(p.v, p.b)
+			decode := a2a.NewEventDecoder(c).Decode
 			in := data
 			if p.b == a2a.BindingJSONRPC {
-				// Over JSON-RPC each result comes in its response. Data
-				// that is not one JSON value could make another response
-				// of it (`1,"result":{…}`): it is only decoded, for panics.
+				// Over JSON-RPC each result comes in its response, which
+				// the binding's decoder reads with the result in one pass
+				// (a2a.EventDecoder.DecodeFrame). Data that is not one
+				// JSON value could make another response of it
+				// (`1,"result":{…}`): it is only decoded, for panics.
+				d := jsonrpc.NewStreamDecoder(p.v)
+				decode = func(b []byte) (a2a.Event, error) {
+					_, ev, err := d.Decode(b)
+					return ev, err
+				}
 				in = slices.Concat([]byte(`{"jsonrpc":"2.0","id":1,"result":`), data, []byte(`}`))
 				if !json.Valid(data) {
-					_, _ = d.Decode(in)
+					_, _ = decode(in)
 					continue
 				}
 			}
 			for range 2 {
-				dev, derr := d.Decode(in)
+				dev, derr := decode(in)
 				if (err == nil) != (derr == nil) || !reflect.DeepEqual(ev, dev) {
-					t.Fatalf("EventDecoder(%s, %s) of %q = %#v, %v; UnmarshalEventFor gives %#v, %v", p.v, p.b, data, dev, derr, ev, err)
+					t.Fatalf("EventDecoder(%s, %s) of %q = %#v, %v; DecodeEvent gives %#v, %v", p.v, p.b, data, dev, derr, ev, err)
 				}
 			}
 			if err != nil {
 				continue
 			}
-			b1, err := a2a.MarshalEventFor(p.v, p.b, ev)
+			b1, err := a2a.Codec{Version: p.v, Binding: p.b}.EncodeEvent(ev)
 			if err != nil {
-				t.Fatalf("MarshalEventFor(%s, %s) of decoded %s: %v", p.v, p.b, data, err)
+				t.Fatalf("EncodeEvent(%s, %s) of decoded %s: %v", p.v, p.b, data, err)
 			}
-			again, err := a2a.UnmarshalEventFor(p.v, p.b, b1)
+			again, err := a2a.Codec{Version: p.v, Binding: p.b}.DecodeEvent(b1)
 			if err != nil {
-				t.Fatalf("UnmarshalEventFor(%s, %s) of our own %s: %v", p.v, p.b, b1, err)
+				t.Fatalf("DecodeEvent(%s, %s) of our own %s: %v", p.v, p.b, b1, err)
 			}
-			b2, err := a2a.MarshalEventFor(p.v, p.b, again)
+			b2, err := a2a.Codec{Version: p.v, Binding: p.b}.EncodeEvent(again)
 			if err != nil {
-				t.Fatalf("MarshalEventFor(%s, %s) of re-decoded %s: %v", p.v, p.b, b1, err)
+				t.Fatalf("EncodeEvent(%s, %s) of re-decoded %s: %v", p.v, p.b, b1, err)
 			}
 			if !bytes.Equal(b1, b2) {
 				t.Fatalf("round trip in %s over %s not stable:\ninput  %s\ngot    %s\nwant   %s", p.v, p.b, data, b2, b1)

@@ -13,10 +13,10 @@ import (
 
 func decodeAs[T a2a.Event](tb testing.TB, in string) T {
 	tb.Helper()
-	ev, err := a2a.UnmarshalEvent([]byte(in))
+	ev, err := a2a.Codec{}.DecodeEvent([]byte(in))
 	require.NoError(tb, err, in)
 	x, ok := ev.(T)
-	require.Truef(tb, ok, "UnmarshalEvent(%s) = %T", in, ev)
+	require.Truef(tb, ok, "DecodeEvent(%s) = %T", in, ev)
 	return x
 }
 
@@ -90,7 +90,7 @@ func TestLenientStatus(t *testing.T) {
 				`{"statusUpdate":{"taskId":"t","contextId":"c"` + status + `}}`,
 				`{"kind":"task","id":"t","contextId":"c"` + status + `}`,
 			} {
-				ev, err := a2a.UnmarshalEvent([]byte(in))
+				ev, err := a2a.Codec{}.DecodeEvent([]byte(in))
 				require.NoError(t, err, in)
 				var st a2a.TaskStatus
 				switch x := ev.(type) {
@@ -99,7 +99,7 @@ func TestLenientStatus(t *testing.T) {
 				case *a2a.Task:
 					st = x.Status
 				default:
-					t.Fatalf("UnmarshalEvent(%s) = %T", in, ev)
+					t.Fatalf("DecodeEvent(%s) = %T", in, ev)
 				}
 				if st.State != tc.state {
 					t.Errorf("%s: state = %v; want %v", in, st.State, tc.state)
@@ -139,9 +139,9 @@ func TestLenientMetadata(t *testing.T) {
 	want := map[string]any{"k": "v", "nested": map[string]any{"list": []any{1.0, "two", map[string]any{}}, "empty": map[string]any{}}}
 	require.Equal(t, want, full.Metadata)
 
-	_, err := a2a.UnmarshalEvent([]byte(`{"kind":"message","messageId":"m","role":"agent","metadata":"not an object"}`))
+	_, err := a2a.Codec{}.DecodeEvent([]byte(`{"kind":"message","messageId":"m","role":"agent","metadata":"not an object"}`))
 	if err == nil {
-		t.Errorf("UnmarshalEvent with string metadata: err = nil; want an error")
+		t.Errorf("DecodeEvent with string metadata: err = nil; want an error")
 	}
 }
 
@@ -190,16 +190,16 @@ func TestLenientParts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := `{"messageId":"m","role":"ROLE_AGENT","parts":[` + tc.part + `]}`
-			m, err := a2a.UnmarshalMessage([]byte(in))
+			m, err := a2a.Codec{}.DecodeMessage([]byte(in))
 			require.NoError(t, err)
 			require.Len(t, m.Parts, 1)
 			require.Equal(t, tc.want, m.Parts[0])
 		})
 	}
 
-	_, err := a2a.UnmarshalEvent([]byte(`{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":"*not base64*"}]}}`))
+	_, err := a2a.Codec{}.DecodeEvent([]byte(`{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"raw":"*not base64*"}]}}`))
 	if err == nil {
-		t.Errorf("UnmarshalEvent with bad base64: err = nil; want an error")
+		t.Errorf("DecodeEvent with bad base64: err = nil; want an error")
 	}
 }
 
@@ -217,7 +217,7 @@ func TestLenientRoles(t *testing.T) {
 		{"system", ""},
 	}
 	for _, tc := range tests {
-		m, err := a2a.UnmarshalMessage([]byte(`{"messageId":"m","role":"` + tc.role + `","parts":[]}`))
+		m, err := a2a.Codec{}.DecodeMessage([]byte(`{"messageId":"m","role":"` + tc.role + `","parts":[]}`))
 		require.NoError(t, err)
 		if m.Role != tc.want {
 			t.Errorf("role %q = %q; want %q", tc.role, m.Role, tc.want)
@@ -237,7 +237,7 @@ func TestFinalIgnoredIn10(t *testing.T) {
 	}
 }
 
-func TestUnmarshalEventErrors(t *testing.T) {
+func TestDecodeEventErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -263,9 +263,9 @@ func TestUnmarshalEventErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ev, err := a2a.UnmarshalEvent([]byte(tc.in))
+			ev, err := a2a.Codec{}.DecodeEvent([]byte(tc.in))
 			if err == nil {
-				t.Fatalf("UnmarshalEvent(%s) = %T, nil; want an error", tc.in, ev)
+				t.Fatalf("DecodeEvent(%s) = %T, nil; want an error", tc.in, ev)
 			}
 			if got := errors.Is(err, a2a.ErrUnknownResult); got != tc.unknown {
 				t.Errorf("errors.Is(%v, ErrUnknownResult) = %v; want %v", err, got, tc.unknown)
@@ -274,7 +274,7 @@ func TestUnmarshalEventErrors(t *testing.T) {
 	}
 }
 
-func TestUnmarshalTaskErrors(t *testing.T) {
+func TestDecodeTaskErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -291,19 +291,19 @@ func TestUnmarshalTaskErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			task, err := a2a.UnmarshalTask([]byte(tc.in))
+			task, err := a2a.Codec{}.DecodeTask([]byte(tc.in))
 			if err == nil {
-				t.Errorf("UnmarshalTask(%s) = %+v, nil; want an error", tc.in, task)
+				t.Errorf("DecodeTask(%s) = %+v, nil; want an error", tc.in, task)
 			}
 		})
 	}
 
-	_, err := a2a.UnmarshalMessage([]byte(`{"kind":"task","id":"t"}`))
+	_, err := a2a.Codec{}.DecodeMessage([]byte(`{"kind":"task","id":"t"}`))
 	if !errors.Is(err, a2a.ErrUnknownResult) {
-		t.Errorf("UnmarshalMessage(task) error = %v; want ErrUnknownResult", err)
+		t.Errorf("DecodeMessage(task) error = %v; want ErrUnknownResult", err)
 	}
-	_, err = a2a.UnmarshalMessage([]byte(`{`))
+	_, err = a2a.Codec{}.DecodeMessage([]byte(`{`))
 	if err == nil {
-		t.Errorf("UnmarshalMessage({) error = nil; want an error")
+		t.Errorf("DecodeMessage({) error = nil; want an error")
 	}
 }

@@ -70,7 +70,7 @@ func TestStateEncoding(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for v, want := range map[a2a.Version]string{a2a.V03: tc.v03, a2a.V10: tc.v10} {
-			b, err := a2a.MarshalTask(v, &a2a.Task{ID: "t", Status: a2a.TaskStatus{State: tc.state}})
+			b, err := a2a.Codec{Version: v}.EncodeTask(&a2a.Task{ID: "t", Status: a2a.TaskStatus{State: tc.state}})
 			require.NoError(t, err)
 			var got struct {
 				Status struct{ State string }
@@ -642,7 +642,7 @@ func TestRPCErrorBoundsTheMessage(t *testing.T) {
 func TestUnknownKindIsCutOnARuneBoundary(t *testing.T) {
 	t.Parallel()
 	kind := "a" + strings.Repeat("é", 100) // byte 64 is inside an é
-	_, err := a2a.UnmarshalTask([]byte(`{"kind":"` + kind + `","id":"t"}`))
+	_, err := a2a.Codec{}.DecodeTask([]byte(`{"kind":"` + kind + `","id":"t"}`))
 	require.ErrorIs(t, err, a2a.ErrUnknownResult)
 	require.Contains(t, err.Error(), `"a`+strings.Repeat("é", 31)+`…"`)
 }
@@ -667,7 +667,7 @@ func TestRPCErrorJSON(t *testing.T) {
 	}
 }
 
-func TestMarshalErrors(t *testing.T) {
+func TestEncodeErrors(t *testing.T) {
 	t.Parallel()
 	var (
 		nilTask   *a2a.Task
@@ -679,18 +679,18 @@ func TestMarshalErrors(t *testing.T) {
 		name string
 		f    func() ([]byte, error)
 	}{
-		{"nil event", func() ([]byte, error) { return a2a.MarshalEvent(a2a.V03, nil) }},
-		{"nil task event", func() ([]byte, error) { return a2a.MarshalEvent(a2a.V03, nilTask) }},
-		{"nil message event", func() ([]byte, error) { return a2a.MarshalEvent(a2a.V10, nilMsg) }},
-		{"nil status event", func() ([]byte, error) { return a2a.MarshalEvent(a2a.V10, nilStatus) }},
-		{"nil artifact event", func() ([]byte, error) { return a2a.MarshalEvent(a2a.V03, nilArt) }},
-		{"nil task", func() ([]byte, error) { return a2a.MarshalTask(a2a.V10, nil) }},
-		{"nil message", func() ([]byte, error) { return a2a.MarshalMessage(a2a.V03, nil) }},
-		{"event in 0.2", func() ([]byte, error) { return a2a.MarshalEvent("0.2", &a2a.Task{}) }},
-		{"task in empty version", func() ([]byte, error) { return a2a.MarshalTask("", &a2a.Task{}) }},
-		{"message in 0.3.0", func() ([]byte, error) { return a2a.MarshalMessage("0.3.0", &a2a.Message{}) }},
+		{"nil event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03}.EncodeEvent(nil) }},
+		{"nil task event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03}.EncodeEvent(nilTask) }},
+		{"nil message event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V10}.EncodeEvent(nilMsg) }},
+		{"nil status event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V10}.EncodeEvent(nilStatus) }},
+		{"nil artifact event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03}.EncodeEvent(nilArt) }},
+		{"nil task", func() ([]byte, error) { return a2a.Codec{Version: a2a.V10}.EncodeTask(nil) }},
+		{"nil message", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03}.EncodeMessage(nil) }},
+		{"event in 0.2", func() ([]byte, error) { return a2a.Codec{Version: "0.2"}.EncodeEvent(&a2a.Task{}) }},
+		{"task in empty version", func() ([]byte, error) { return a2a.Codec{Version: ""}.EncodeTask(&a2a.Task{}) }},
+		{"message in 0.3.0", func() ([]byte, error) { return a2a.Codec{Version: "0.3.0"}.EncodeMessage(&a2a.Message{}) }},
 		{"unencodable metadata", func() ([]byte, error) {
-			return a2a.MarshalEvent(a2a.V10, &a2a.Task{Metadata: map[string]any{"c": make(chan int)}})
+			return a2a.Codec{Version: a2a.V10}.EncodeEvent(&a2a.Task{Metadata: map[string]any{"c": make(chan int)}})
 		}},
 	}
 	for _, tc := range tests {

@@ -5,8 +5,7 @@ import (
 	"fmt"
 )
 
-// This file holds the codecs that take a binding as well as a version, and
-// the encoder of the 0.3 HTTP+JSON dialect.
+// This file holds the encoder of the 0.3 HTTP+JSON dialect.
 //
 // The 0.3 HTTP+JSON binding is transcoded from the v0.3 proto, and servers
 // (@a2a-js/sdk 0.3.x, a2a-python 0.3) send the proto-JSON of its messages,
@@ -21,25 +20,9 @@ import (
 // ROLE_USER and ROLE_AGENT, states are TASK_STATE_* with the British
 // TASK_STATE_CANCELLED, and a status update keeps its "final".
 
-// MarshalEventFor encodes e as a stream result of version v over binding b:
-//
-//   - 1.0, any binding: the {"task"|"message"|"statusUpdate"|"artifactUpdate": …}
-//     wrapper (a StreamResponse), exactly as [MarshalEvent] writes it.
-//   - 0.3 over JSON-RPC: the flat object with "kind" of [MarshalEvent].
-//   - 0.3 over HTTP+JSON (and gRPC, whose messages these are): the same
-//     StreamResponse wrapper holding proto-JSON of the v0.3 proto, with
-//     "final" on status updates when it is true.
-//
-// The 0.3 proto-JSON has no media type or file name for text and data
-// parts; they are not written.
-func MarshalEventFor(v Version, b Binding, e Event) ([]byte, error) {
-	d, err := encodingDialect(v, b)
-	if err != nil {
-		return nil, err
-	}
-	if d == dialectRPC {
-		return MarshalEvent(v, e)
-	}
+// encodeEventProto03 encodes e as a 0.3 HTTP+JSON stream result: a
+// StreamResponse wrapper holding proto-JSON.
+func encodeEventProto03(e Event) ([]byte, error) {
 	if isNil(e) {
 		return nil, fmt.Errorf("a2a: cannot encode a nil event (%T)", e)
 	}
@@ -71,86 +54,6 @@ func MarshalEventFor(v Version, b Binding, e Event) ([]byte, error) {
 		return nil, fmt.Errorf("a2a: cannot encode event of type %T", e)
 	}
 	return marshal(obj)
-}
-
-// MarshalTaskFor encodes a bare Task, the result of get-task and cancel, in
-// version v over binding b: the proto-JSON of the v0.3 proto for 0.3 over
-// HTTP+JSON (and gRPC), what [MarshalTask] writes otherwise.
-func MarshalTaskFor(v Version, b Binding, t *Task) ([]byte, error) {
-	d, err := encodingDialect(v, b)
-	if err != nil {
-		return nil, err
-	}
-	if d == dialectRPC {
-		return MarshalTask(v, t)
-	}
-	if t == nil {
-		return nil, fmt.Errorf("a2a: cannot encode a nil task")
-	}
-	return marshal(p3TaskOf(t))
-}
-
-// MarshalMessageFor encodes a message, as it appears in send parameters, in
-// version v over binding b: the proto-JSON of the v0.3 proto for 0.3 over
-// HTTP+JSON (and gRPC), with the parts under "content"; what
-// [MarshalMessage] writes otherwise.
-func MarshalMessageFor(v Version, b Binding, m *Message) ([]byte, error) {
-	d, err := encodingDialect(v, b)
-	if err != nil {
-		return nil, err
-	}
-	if d == dialectRPC {
-		return MarshalMessage(v, m)
-	}
-	if m == nil {
-		return nil, fmt.Errorf("a2a: cannot encode a nil message")
-	}
-	return marshal(p3MessageOf(m))
-}
-
-// UnmarshalEventFor decodes one stream result, or a send result, of version
-// v over binding b. For 0.3 over HTTP+JSON (and gRPC) it reads the
-// proto-JSON of the v0.3 proto: a part {"data":{"data":{…}}} carries the
-// value {…}, and a status update keeps its "final". For every other pair,
-// including an unknown binding, it is [UnmarshalEvent], which reads either
-// version's JSON-RPC shapes. It returns a *Task, *Message, *StatusUpdate or
-// *ArtifactUpdate.
-func UnmarshalEventFor(v Version, b Binding, data []byte) (Event, error) {
-	d, _ := dialectOf(v, b)
-	var w wireObject
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)
-	}
-	return w.event(d)
-}
-
-// UnmarshalTaskFor decodes a bare Task of version v over binding b: the
-// proto-JSON of the v0.3 proto for 0.3 over HTTP+JSON (and gRPC), and what
-// [UnmarshalTask] reads otherwise.
-func UnmarshalTaskFor(v Version, b Binding, data []byte) (*Task, error) {
-	d, _ := dialectOf(v, b)
-	return unmarshalTask(d, data)
-}
-
-// UnmarshalMessageFor decodes a message of version v over binding b: the
-// proto-JSON of the v0.3 proto for 0.3 over HTTP+JSON (and gRPC), and what
-// [UnmarshalMessage] reads otherwise.
-func UnmarshalMessageFor(v Version, b Binding, data []byte) (*Message, error) {
-	d, _ := dialectOf(v, b)
-	return unmarshalMessage(d, data)
-}
-
-// encodingDialect is dialectOf for the encoders, which refuse what they
-// cannot write exactly.
-func encodingDialect(v Version, b Binding) (dialect, error) {
-	if err := checkVersion(v); err != nil {
-		return 0, err
-	}
-	d, ok := dialectOf(v, b)
-	if !ok {
-		return 0, fmt.Errorf("a2a: unsupported protocol binding %q", string(b))
-	}
-	return d, nil
 }
 
 // The proto-JSON of the v0.3 proto, in the proto's field order. As

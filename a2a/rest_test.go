@@ -61,7 +61,7 @@ func restEvents(tb testing.TB, c restCapture) ([]a2a.Event, [][]byte) {
 	)
 	for _, sev := range readSSE(tb, c.body) {
 		require.Empty(tb, sev.typ, "%s: an %q event", c.name, sev.typ)
-		ev, err := a2a.UnmarshalEventFor(c.version, a2a.BindingHTTPJSON, sev.data)
+		ev, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.DecodeEvent(sev.data)
 		require.NoError(tb, err, "%s: %s", c.name, sev.data)
 		evs = append(evs, ev)
 		lines = append(lines, sev.data)
@@ -177,7 +177,7 @@ func TestRESTCaptures(t *testing.T) {
 				}
 			case tc.task != "":
 				require.Equal(t, http.StatusOK, c.status)
-				task, err := a2a.UnmarshalTaskFor(c.version, a2a.BindingHTTPJSON, c.body)
+				task, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.DecodeTask(c.body)
 				require.NoError(t, err)
 				_, ok := a2a.ParseHTTPError(404, c.body)
 				require.False(t, ok, "a task is no error body")
@@ -226,12 +226,12 @@ func TestRESTCapturesReencode(t *testing.T) {
 			c := readRESTCapture(t, file)
 			evs, lines := restEvents(t, c)
 			for i, ev := range evs {
-				b, err := a2a.MarshalEventFor(c.version, a2a.BindingHTTPJSON, ev)
+				b, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 				require.NoError(t, err)
 				if c.version == a2a.V03 {
 					require.Equal(t, string(lines[i]), string(b))
 				}
-				again, err := a2a.UnmarshalEventFor(c.version, a2a.BindingHTTPJSON, b)
+				again, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.DecodeEvent(b)
 				require.NoError(t, err)
 				require.Equal(t, ev, again, "re-decoded %s", b)
 			}
@@ -241,14 +241,14 @@ func TestRESTCapturesReencode(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
 			c := readRESTCapture(t, file)
-			task, err := a2a.UnmarshalTaskFor(c.version, a2a.BindingHTTPJSON, c.body)
+			task, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.DecodeTask(c.body)
 			require.NoError(t, err)
-			b, err := a2a.MarshalTaskFor(c.version, a2a.BindingHTTPJSON, task)
+			b, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.EncodeTask(task)
 			require.NoError(t, err)
 			if c.version == a2a.V03 {
 				require.Equal(t, string(c.body), string(b))
 			}
-			again, err := a2a.UnmarshalTaskFor(c.version, a2a.BindingHTTPJSON, b)
+			again, err := a2a.Codec{Version: c.version, Binding: a2a.BindingHTTPJSON}.DecodeTask(b)
 			require.NoError(t, err)
 			require.Equal(t, task, again)
 		})
@@ -287,11 +287,11 @@ func TestLenientReadsProto03(t *testing.T) {
 	require.Equal(t, want, got)
 
 	want.Final = true
-	ev, err := a2a.UnmarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, []byte(in))
+	ev, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeEvent([]byte(in))
 	require.NoError(t, err)
 	require.Equal(t, want, ev)
 
-	m, err := a2a.UnmarshalMessage([]byte(`{"messageId":"m","role":"ROLE_USER","content":[{"text":"hi"}]}`))
+	m, err := a2a.Codec{}.DecodeMessage([]byte(`{"messageId":"m","role":"ROLE_USER","content":[{"text":"hi"}]}`))
 	require.NoError(t, err)
 	require.Equal(t, "hi", m.Text())
 }
@@ -322,16 +322,16 @@ func TestProto03Parts(t *testing.T) {
 	t.Parallel()
 	want := &a2a.Message{ID: "m", ContextID: "c", TaskID: "t", Role: a2a.RoleAgent, Parts: proto03Parts(), Metadata: map[string]any{"trace": "abc"}}
 
-	m, err := a2a.UnmarshalMessageFor(a2a.V03, a2a.BindingHTTPJSON, []byte(proto03Message))
+	m, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeMessage([]byte(proto03Message))
 	require.NoError(t, err)
 	require.Equal(t, want, m)
 
-	b, err := a2a.MarshalMessageFor(a2a.V03, a2a.BindingHTTPJSON, m)
+	b, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	require.NoError(t, err)
 	require.Equal(t, proto03Message, string(b))
 
 	// The lenient decoder reads "content" the same way.
-	m, err = a2a.UnmarshalMessage([]byte(proto03Message))
+	m, err = a2a.Codec{}.DecodeMessage([]byte(proto03Message))
 	require.NoError(t, err)
 	require.Equal(t, want, m)
 }
@@ -357,7 +357,7 @@ func TestProto03DataParts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := `{"messageId":"m","role":"ROLE_USER","content":[` + tc.part + `]}`
-			m, err := a2a.UnmarshalMessageFor(a2a.V03, a2a.BindingHTTPJSON, []byte(in))
+			m, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeMessage([]byte(in))
 			require.NoError(t, err)
 			require.Len(t, m.Parts, 1)
 			if tc.want == "" {
@@ -384,7 +384,7 @@ func TestProto03DataParts(t *testing.T) {
 		{a2a.V10, a2a.BindingJSONRPC, `{"data":{"k":1}}`},
 		{a2a.V03, "bogus", `{"data":{"k":1}}`},
 	} {
-		ev, err := a2a.UnmarshalEventFor(tc.v, tc.b, in)
+		ev, err := a2a.Codec{Version: tc.v, Binding: tc.b}.DecodeEvent(in)
 		require.NoError(t, err)
 		got := string(ev.(*a2a.ArtifactUpdate).Artifact.Parts[0].Data)
 		require.Equal(t, tc.want, got, "%s over %s", tc.v, tc.b)
@@ -409,7 +409,7 @@ func TestProto03Files(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in := `{"messageId":"m","role":"ROLE_USER","content":[{"file":` + tc.file + `}]}`
-			m, err := a2a.UnmarshalMessageFor(a2a.V03, a2a.BindingHTTPJSON, []byte(in))
+			m, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeMessage([]byte(in))
 			require.NoError(t, err)
 			require.Equal(t, []a2a.Part{tc.want}, m.Parts)
 		})
@@ -434,15 +434,15 @@ func TestRoundTripREST(t *testing.T) {
 	for _, ev := range events {
 		// 0.3 over HTTP+JSON: everything but the media type and file name
 		// of text and data parts.
-		b, err := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, ev)
+		b, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 		require.NoError(t, err)
-		got, err := a2a.UnmarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, b)
+		got, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeEvent(b)
 		require.NoError(t, err)
 		require.Equal(t, lossyProto03(ev), got, "%s", b)
 		require.NotContains(t, string(b), `"kind"`)
 		require.NotContains(t, string(b), `"parts":[{"text":"Write`, "a message's parts are under content")
 
-		// 1.0 over any binding, and 0.3 over JSON-RPC: what MarshalEvent writes.
+		// 1.0 over any binding, and 0.3 over JSON-RPC: what the JSON-RPC codec writes.
 		for _, tc := range []struct {
 			v a2a.Version
 			b a2a.Binding
@@ -450,29 +450,29 @@ func TestRoundTripREST(t *testing.T) {
 			{a2a.V10, a2a.BindingHTTPJSON}, {a2a.V10, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingGRPC},
 			{a2a.V03, a2a.BindingJSONRPC},
 		} {
-			want, err := a2a.MarshalEvent(tc.v, ev)
+			want, err := a2a.Codec{Version: tc.v}.EncodeEvent(ev)
 			require.NoError(t, err)
-			b, err := a2a.MarshalEventFor(tc.v, tc.b, ev)
+			b, err := a2a.Codec{Version: tc.v, Binding: tc.b}.EncodeEvent(ev)
 			require.NoError(t, err)
 			require.Equal(t, string(want), string(b), "%s over %s", tc.v, tc.b)
 		}
 	}
 
 	task := goldenTask()
-	b, err := a2a.MarshalTaskFor(a2a.V03, a2a.BindingHTTPJSON, task)
+	b, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeTask(task)
 	require.NoError(t, err)
-	got, err := a2a.UnmarshalTaskFor(a2a.V03, a2a.BindingHTTPJSON, b)
+	got, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeTask(b)
 	require.NoError(t, err)
 	require.Equal(t, task, got)
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		want, err := a2a.MarshalTask(v, task)
+		want, err := a2a.Codec{Version: v}.EncodeTask(task)
 		require.NoError(t, err)
-		b, err := a2a.MarshalTaskFor(v, a2a.BindingJSONRPC, task)
+		b, err := a2a.Codec{Version: v, Binding: a2a.BindingJSONRPC}.EncodeTask(task)
 		require.NoError(t, err)
 		require.Equal(t, want, b)
-		want, err = a2a.MarshalMessage(v, goldenMessage())
+		want, err = a2a.Codec{Version: v}.EncodeMessage(goldenMessage())
 		require.NoError(t, err)
-		b, err = a2a.MarshalMessageFor(v, a2a.BindingJSONRPC, goldenMessage())
+		b, err = a2a.Codec{Version: v, Binding: a2a.BindingJSONRPC}.EncodeMessage(goldenMessage())
 		require.NoError(t, err)
 		require.Equal(t, want, b)
 	}
@@ -491,15 +491,21 @@ func TestGoldenEncodingREST(t *testing.T) {
 		file   string
 		encode func() ([]byte, error)
 	}{
-		{"statusupdate", func() ([]byte, error) { return a2a.MarshalEventFor(a2a.V03, h, goldenStatusUpdate()) }},
-		{"statusupdate-canceled", func() ([]byte, error) { return a2a.MarshalEventFor(a2a.V03, h, canceled) }},
-		{"artifactupdate", func() ([]byte, error) { return a2a.MarshalEventFor(a2a.V03, h, goldenArtifactUpdate()) }},
-		{"task", func() ([]byte, error) { return a2a.MarshalTaskFor(a2a.V03, h, goldenTask()) }},
-		{"task-event", func() ([]byte, error) { return a2a.MarshalEventFor(a2a.V03, h, goldenTask()) }},
-		{"message", func() ([]byte, error) { return a2a.MarshalMessageFor(a2a.V03, h, goldenMessage()) }},
-		{"message-event", func() ([]byte, error) { return a2a.MarshalEventFor(a2a.V03, h, goldenMessage()) }},
+		{"statusupdate", func() ([]byte, error) {
+			return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeEvent(goldenStatusUpdate())
+		}},
+		{"statusupdate-canceled", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeEvent(canceled) }},
+		{"artifactupdate", func() ([]byte, error) {
+			return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeEvent(goldenArtifactUpdate())
+		}},
+		{"task", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeTask(goldenTask()) }},
+		{"task-event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeEvent(goldenTask()) }},
+		{"message", func() ([]byte, error) {
+			return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeMessage(goldenMessage())
+		}},
+		{"message-event", func() ([]byte, error) { return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeEvent(goldenMessage()) }},
 		{"parts", func() ([]byte, error) {
-			return a2a.MarshalMessageFor(a2a.V03, h, &a2a.Message{ID: "m-p", Role: a2a.RoleAgent, Parts: goldenParts()})
+			return a2a.Codec{Version: a2a.V03, Binding: h}.EncodeMessage(&a2a.Message{ID: "m-p", Role: a2a.RoleAgent, Parts: goldenParts()})
 		}},
 	}
 	for _, tc := range tests {
@@ -550,10 +556,10 @@ func TestParseBinding(t *testing.T) {
 			t.Errorf("ParseBinding(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
-	require.Equal(t, a2a.TransportJSONRPC, a2a.BindingJSONRPC.String())
+	require.Equal(t, string(a2a.BindingJSONRPC), a2a.BindingJSONRPC.String())
 }
 
-func TestMarshalForRefuses(t *testing.T) {
+func TestCodecEncodersRefuseAnUnknownWire(t *testing.T) {
 	t.Parallel()
 	ev := goldenMessage()
 	for _, tc := range []struct {
@@ -562,68 +568,68 @@ func TestMarshalForRefuses(t *testing.T) {
 		b    a2a.Binding
 	}{
 		{"unknown binding", a2a.V03, "SOAP"},
-		{"empty binding", a2a.V10, ""},
+		{"no version", "", a2a.BindingJSONRPC},
 		{"unknown version", "2.0", a2a.BindingHTTPJSON},
 	} {
-		_, err := a2a.MarshalEventFor(tc.v, tc.b, ev)
+		_, err := a2a.Codec{Version: tc.v, Binding: tc.b}.EncodeEvent(ev)
 		require.Error(t, err, tc.name)
-		_, err = a2a.MarshalTaskFor(tc.v, tc.b, goldenTask())
+		_, err = a2a.Codec{Version: tc.v, Binding: tc.b}.EncodeTask(goldenTask())
 		require.Error(t, err, tc.name)
-		_, err = a2a.MarshalMessageFor(tc.v, tc.b, ev)
+		_, err = a2a.Codec{Version: tc.v, Binding: tc.b}.EncodeMessage(ev)
 		require.Error(t, err, tc.name)
 	}
 	// A binding name as a card spells it is understood.
-	_, err := a2a.MarshalEventFor(a2a.V03, "rest", ev)
+	_, err := a2a.Codec{Version: a2a.V03, Binding: "rest"}.EncodeEvent(ev)
 	require.NoError(t, err)
 
 	for _, b := range []a2a.Binding{a2a.BindingHTTPJSON, a2a.BindingJSONRPC} {
-		_, err := a2a.MarshalEventFor(a2a.V03, b, (*a2a.Task)(nil))
+		_, err := a2a.Codec{Version: a2a.V03, Binding: b}.EncodeEvent((*a2a.Task)(nil))
 		require.Error(t, err)
-		_, err = a2a.MarshalEventFor(a2a.V03, b, nil)
+		_, err = a2a.Codec{Version: a2a.V03, Binding: b}.EncodeEvent(nil)
 		require.Error(t, err)
-		_, err = a2a.MarshalTaskFor(a2a.V03, b, nil)
+		_, err = a2a.Codec{Version: a2a.V03, Binding: b}.EncodeTask(nil)
 		require.Error(t, err)
-		_, err = a2a.MarshalMessageFor(a2a.V03, b, nil)
+		_, err = a2a.Codec{Version: a2a.V03, Binding: b}.EncodeMessage(nil)
 		require.Error(t, err)
 	}
 }
 
-func TestUnmarshalForErrors(t *testing.T) {
+func TestCodecDecodeErrorsPerWire(t *testing.T) {
 	t.Parallel()
 	h := a2a.BindingHTTPJSON
 	for _, in := range []string{`[]`, `{`, `{}`, `{"task":{"id":"t"},"message":{"messageId":"m"}}`, `{"kind":"nope"}`} {
-		_, err := a2a.UnmarshalEventFor(a2a.V03, h, []byte(in))
+		_, err := a2a.Codec{Version: a2a.V03, Binding: h}.DecodeEvent([]byte(in))
 		require.Error(t, err, in)
 	}
-	_, err := a2a.UnmarshalEventFor(a2a.V03, h, []byte(`{}`))
+	_, err := a2a.Codec{Version: a2a.V03, Binding: h}.DecodeEvent([]byte(`{}`))
 	require.ErrorIs(t, err, a2a.ErrUnknownResult)
 
 	// "msg", the v0.3 proto's field name, is not read: ProtoJSON writes its
 	// json_name, "message".
-	_, err = a2a.UnmarshalEventFor(a2a.V03, h, []byte(`{"msg":{"messageId":"m"}}`))
+	_, err = a2a.Codec{Version: a2a.V03, Binding: h}.DecodeEvent([]byte(`{"msg":{"messageId":"m"}}`))
 	require.ErrorIs(t, err, a2a.ErrUnknownResult)
 
 	for _, in := range []string{`{"kind":"message","messageId":"m"}`, `{"contextId":"c"}`, `nope`} {
-		_, err := a2a.UnmarshalTaskFor(a2a.V03, h, []byte(in))
+		_, err := a2a.Codec{Version: a2a.V03, Binding: h}.DecodeTask([]byte(in))
 		require.Error(t, err, in)
 	}
 	for _, in := range []string{`{"kind":"task","id":"t"}`, `nope`} {
-		_, err := a2a.UnmarshalMessageFor(a2a.V03, h, []byte(in))
+		_, err := a2a.Codec{Version: a2a.V03, Binding: h}.DecodeMessage([]byte(in))
 		require.Error(t, err, in)
 	}
 }
 
-// ExampleMarshalEventFor shows the 0.3 HTTP+JSON dialect beside 0.3
+// ExampleCodec_EncodeEvent_httpJSON shows the 0.3 HTTP+JSON dialect beside 0.3
 // JSON-RPC.
-func ExampleMarshalEventFor() {
+func ExampleCodec_EncodeEvent_httpJSON() {
 	u := &a2a.StatusUpdate{
 		TaskID: "t-1", ContextID: "c-1", Final: true,
 		Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: &a2a.Message{
 			ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Which dates?")},
 		}},
 	}
-	rest, _ := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, u)
-	rpc, _ := a2a.MarshalEventFor(a2a.V03, a2a.BindingJSONRPC, u)
+	rest, _ := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeEvent(u)
+	rpc, _ := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingJSONRPC}.EncodeEvent(u)
 	fmt.Println(string(rest))
 	fmt.Println(string(rpc))
 	// Output:
@@ -631,12 +637,12 @@ func ExampleMarshalEventFor() {
 	// {"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"input-required","message":{"kind":"message","messageId":"m-1","role":"agent","parts":[{"kind":"text","text":"Which dates?"}]}},"final":true}
 }
 
-// ExampleUnmarshalEventFor reads a data line of a 0.3 HTTP+JSON stream, as
+// ExampleCodec_DecodeEvent_httpJSON reads a data line of a 0.3 HTTP+JSON stream, as
 // @a2a-js/sdk 0.3.14 sends it.
-func ExampleUnmarshalEventFor() {
+func ExampleCodec_DecodeEvent_httpJSON() {
 	line := []byte(`{"artifactUpdate":{"taskId":"t-1","contextId":"c-1","artifact":{"artifactId":"a-1",` +
 		`"parts":[{"data":{"data":{"rows":2}}}]},"lastChunk":true}}`)
-	ev, err := a2a.UnmarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, line)
+	ev, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.DecodeEvent(line)
 	if err != nil {
 		fmt.Println(err)
 		return

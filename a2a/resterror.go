@@ -292,8 +292,10 @@ func problem(p *restErrorBody) (*RPCError, bool) {
 	return &RPCError{Code: code, Message: msg}, true
 }
 
-// MarshalHTTPError writes e as an HTTP+JSON server of version v answers it,
-// for fakes and tests: the HTTP status, the media type and the body.
+// MarshalHTTPError writes e as an HTTP+JSON server of version v answers it:
+// the HTTP status, the media type and the body. It is the counterpart of
+// [ParseHTTPError], for an agent that answers its own caller over HTTP+JSON
+// (with a [ChainError], say) and for fake servers.
 //
 //   - 1.0, as @a2a-js/sdk 1.3.0 writes it: a google.rpc.Status as
 //     application/a2a+json, with the status and google.rpc.Code of S10 §5.4

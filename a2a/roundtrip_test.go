@@ -27,16 +27,16 @@ func TestRoundTripCaptures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, res := range results {
-				ev, err := a2a.UnmarshalEvent(res)
+				ev, err := a2a.Codec{}.DecodeEvent(res)
 				require.NoError(t, err)
-				b1, err := a2a.MarshalEvent(v, ev)
+				b1, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 				require.NoError(t, err)
-				b2, err := a2a.MarshalEvent(v, ev)
+				b2, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 				require.NoError(t, err)
 				if !bytes.Equal(b1, b2) {
 					t.Errorf("second encoding = %s; want %s", b2, b1)
 				}
-				again, err := a2a.UnmarshalEvent(b1)
+				again, err := a2a.Codec{}.DecodeEvent(b1)
 				require.NoError(t, err)
 				require.Equal(t, ev, again, "re-decoded %s", b1)
 			}
@@ -61,11 +61,11 @@ func TestRoundTripUnaryTasks(t *testing.T) {
 		n++
 		t.Run(base, func(t *testing.T) {
 			t.Parallel()
-			task, err := a2a.UnmarshalTask(env.Result)
+			task, err := a2a.Codec{}.DecodeTask(env.Result)
 			require.NoError(t, err)
-			b, err := a2a.MarshalTask(versionOf(base), task)
+			b, err := (a2a.Codec{Version: versionOf(base)}).EncodeTask(task)
 			require.NoError(t, err)
-			again, err := a2a.UnmarshalTask(b)
+			again, err := a2a.Codec{}.DecodeTask(b)
 			require.NoError(t, err)
 			require.Equal(t, task, again, "re-decoded %s", b)
 		})
@@ -88,11 +88,11 @@ func TestCrossVersion(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, res := range results {
-				ev, err := a2a.UnmarshalEvent(res)
+				ev, err := a2a.Codec{}.DecodeEvent(res)
 				require.NoError(t, err)
-				b, err := a2a.MarshalEvent(to, ev)
+				b, err := a2a.Codec{Version: to}.EncodeEvent(ev)
 				require.NoError(t, err)
-				got, err := a2a.UnmarshalEvent(b)
+				got, err := a2a.Codec{}.DecodeEvent(b)
 				require.NoError(t, err)
 				require.Equal(t, lossy(ev, to), got, "re-decoded %s", b)
 			}
@@ -223,15 +223,17 @@ func TestGoldenEncoding(t *testing.T) {
 		file   string
 		encode func(a2a.Version) ([]byte, error)
 	}{
-		{"statusupdate", func(v a2a.Version) ([]byte, error) { return a2a.MarshalEvent(v, goldenStatusUpdate()) }},
-		{"statusupdate-canceled", func(v a2a.Version) ([]byte, error) { return a2a.MarshalEvent(v, canceled) }},
-		{"artifactupdate", func(v a2a.Version) ([]byte, error) { return a2a.MarshalEvent(v, goldenArtifactUpdate()) }},
-		{"task", func(v a2a.Version) ([]byte, error) { return a2a.MarshalTask(v, goldenTask()) }},
-		{"task-event", func(v a2a.Version) ([]byte, error) { return a2a.MarshalEvent(v, goldenTask()) }},
-		{"message", func(v a2a.Version) ([]byte, error) { return a2a.MarshalMessage(v, goldenMessage()) }},
-		{"message-event", func(v a2a.Version) ([]byte, error) { return a2a.MarshalEvent(v, goldenMessage()) }},
+		{"statusupdate", func(v a2a.Version) ([]byte, error) { return a2a.Codec{Version: v}.EncodeEvent(goldenStatusUpdate()) }},
+		{"statusupdate-canceled", func(v a2a.Version) ([]byte, error) { return a2a.Codec{Version: v}.EncodeEvent(canceled) }},
+		{"artifactupdate", func(v a2a.Version) ([]byte, error) {
+			return a2a.Codec{Version: v}.EncodeEvent(goldenArtifactUpdate())
+		}},
+		{"task", func(v a2a.Version) ([]byte, error) { return a2a.Codec{Version: v}.EncodeTask(goldenTask()) }},
+		{"task-event", func(v a2a.Version) ([]byte, error) { return a2a.Codec{Version: v}.EncodeEvent(goldenTask()) }},
+		{"message", func(v a2a.Version) ([]byte, error) { return a2a.Codec{Version: v}.EncodeMessage(goldenMessage()) }},
+		{"message-event", func(v a2a.Version) ([]byte, error) { return a2a.Codec{Version: v}.EncodeEvent(goldenMessage()) }},
 		{"parts", func(v a2a.Version) ([]byte, error) {
-			return a2a.MarshalMessage(v, &a2a.Message{ID: "m-p", Role: a2a.RoleAgent, Parts: goldenParts()})
+			return a2a.Codec{Version: v}.EncodeMessage(&a2a.Message{ID: "m-p", Role: a2a.RoleAgent, Parts: goldenParts()})
 		}},
 	}
 	for _, tc := range tests {
@@ -278,7 +280,7 @@ func TestGoldenDecoding(t *testing.T) {
 				t.Parallel()
 				b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
 				require.NoError(t, err)
-				got, err := a2a.UnmarshalEvent(b)
+				got, err := a2a.Codec{}.DecodeEvent(b)
 				require.NoError(t, err)
 				want := tc.want
 				if v == a2a.V10 {
@@ -291,7 +293,7 @@ func TestGoldenDecoding(t *testing.T) {
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
 		b, err := os.ReadFile(filepath.Join("testdata", "golden", "parts-"+v.String()+".json"))
 		require.NoError(t, err)
-		m, err := a2a.UnmarshalMessage(b)
+		m, err := a2a.Codec{}.DecodeMessage(b)
 		require.NoError(t, err)
 		want := goldenParts()
 		lossyParts(want, v)

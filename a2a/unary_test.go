@@ -11,7 +11,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-func TestUnmarshalTaskCaptures(t *testing.T) {
+func TestDecodeTaskCaptures(t *testing.T) {
 	t.Parallel()
 	const (
 		u = a2a.RoleUser
@@ -53,7 +53,7 @@ func TestUnmarshalTaskCaptures(t *testing.T) {
 			t.Parallel()
 			env := decodeEnvelope(t, readCapture(t, tc.file))
 			require.NotNil(t, env.Result)
-			task, err := a2a.UnmarshalTask(env.Result)
+			task, err := a2a.Codec{}.DecodeTask(env.Result)
 			require.NoError(t, err)
 			if task.ID != tc.id {
 				t.Errorf("ID = %v; want %v", task.ID, tc.id)
@@ -173,15 +173,15 @@ func TestAgentCardCaptures(t *testing.T) {
 		version    string
 		interfaces []a2a.AgentInterface
 	}{
-		{"a2a-go-agent-card.json", "http://127.0.0.1:46335/", a2a.TransportJSONRPC, "0.3.0", nil},
-		{"js-0.3.14-agent-card.json", "http://127.0.0.1:43713/", a2a.TransportJSONRPC, "0.3.0", nil},
+		{"a2a-go-agent-card.json", "http://127.0.0.1:46335/", string(a2a.BindingJSONRPC), "0.3.0", nil},
+		{"js-0.3.14-agent-card.json", "http://127.0.0.1:43713/", string(a2a.BindingJSONRPC), "0.3.0", nil},
 		{"js-1.3.0-agent-card.json", "", "", "", []a2a.AgentInterface{
-			{URL: "http://127.0.0.1:34201/", ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: "1.0"},
+			{URL: "http://127.0.0.1:34201/", ProtocolBinding: string(a2a.BindingJSONRPC), ProtocolVersion: "1.0"},
 		}},
 		// A hybrid card: the 0.3 fields and both interfaces.
-		{"js-1.3.0-compat03-agent-card.json", "http://127.0.0.1:45509/", a2a.TransportJSONRPC, "0.3", []a2a.AgentInterface{
-			{URL: "http://127.0.0.1:45509/", ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: "1.0"},
-			{URL: "http://127.0.0.1:45509/", ProtocolBinding: a2a.TransportJSONRPC, ProtocolVersion: "0.3"},
+		{"js-1.3.0-compat03-agent-card.json", "http://127.0.0.1:45509/", string(a2a.BindingJSONRPC), "0.3", []a2a.AgentInterface{
+			{URL: "http://127.0.0.1:45509/", ProtocolBinding: string(a2a.BindingJSONRPC), ProtocolVersion: "1.0"},
+			{URL: "http://127.0.0.1:45509/", ProtocolBinding: string(a2a.BindingJSONRPC), ProtocolVersion: "0.3"},
 		}},
 	}
 	for _, tc := range tests {

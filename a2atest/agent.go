@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // Agent is a scriptable fake A2A agent: an [http.Handler] that speaks A2A
@@ -302,5 +303,5 @@ func quoteVersion(h string) string {
 	if h == "" {
 		return "'0.3' (no A2A-Version header)"
 	}
-	return "'" + h + "'"
+	return "'" + clip.Text(h, clip.Field) + "'"
 }

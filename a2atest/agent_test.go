@@ -399,7 +399,7 @@ func TestAgentGet(t *testing.T) {
 				require.NotContains(t, string(raw), `"kind"`)
 				require.Contains(t, string(raw), `"state":"TASK_STATE_COMPLETED"`)
 			}
-			task, err := a2a.UnmarshalTask(raw)
+			task, err := a2a.Codec{}.DecodeTask(raw)
 			require.NoError(t, err)
 			require.Equal(t, id, task.ID)
 			require.Equal(t, a2a.StateCompleted, task.Status.State)
@@ -413,7 +413,7 @@ func TestAgentGet(t *testing.T) {
 		id, _ := startTask(t.Context(), t, agent, a2a.V03)
 		resp := call(t.Context(), t, agent.Client(), a2a.V03, "get", idParams(id))
 		require.Equal(t, "text/plain; charset=utf-8", resp.Header.Get("Content-Type"))
-		task, err := a2a.UnmarshalTask(unaryResult(t, resp))
+		task, err := a2a.Codec{}.DecodeTask(unaryResult(t, resp))
 		require.NoError(t, err)
 		require.Equal(t, id, task.ID)
 	})
@@ -433,7 +433,7 @@ func TestAgentCancel(t *testing.T) {
 				require.Equal(t, "A(a1)", kind(readEvent(t, r)))
 				require.Equal(t, time.Second, time.Since(start))
 
-				task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, v, "cancel", idParams(id))))
+				task, err := a2a.Codec{}.DecodeTask(unaryResult(t, call(t.Context(), t, c, v, "cancel", idParams(id))))
 				require.NoError(t, err)
 				require.Equal(t, a2a.StateCanceled, task.Status.State)
 				require.Equal(t, "x", task.Artifacts[0].Text())
@@ -464,7 +464,7 @@ func TestAgentNonStreamingSend(t *testing.T) {
 			} else {
 				require.Contains(t, string(raw), `"kind":"task"`)
 			}
-			ev, err := a2a.UnmarshalEvent(raw)
+			ev, err := a2a.Codec{}.DecodeEvent(raw)
 			require.NoError(t, err)
 			task := ev.(*a2a.Task)
 			require.Equal(t, a2a.StateCompleted, task.Status.State)
@@ -475,7 +475,7 @@ func TestAgentNonStreamingSend(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			agent := a2atest.NewAgent(pausedScript())
 			start := time.Now()
-			ev, err := a2a.UnmarshalEvent(unaryResult(t, call(t.Context(), t, agent.Client(), a2a.V10, "send", sendParams(t, a2a.V10, "hi", ""))))
+			ev, err := a2a.Codec{}.DecodeEvent(unaryResult(t, call(t.Context(), t, agent.Client(), a2a.V10, "send", sendParams(t, a2a.V10, "hi", ""))))
 			require.NoError(t, err)
 			require.Equal(t, a2a.StateCompleted, ev.(*a2a.Task).Status.State)
 			require.Equal(t, 3*time.Second, time.Since(start))
@@ -495,7 +495,7 @@ func TestAgentReply(t *testing.T) {
 			require.Empty(t, m.TaskID)
 			require.Empty(t, agent.TaskIDs())
 
-			ev, err := a2a.UnmarshalEvent(unaryResult(t, call(t.Context(), t, agent.Client(), v, "send", sendParams(t, v, "hi", ""))))
+			ev, err := a2a.Codec{}.DecodeEvent(unaryResult(t, call(t.Context(), t, agent.Client(), v, "send", sendParams(t, v, "hi", ""))))
 			require.NoError(t, err)
 			require.Equal(t, "M(just this)", kind(ev))
 		})

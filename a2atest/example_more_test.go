@@ -322,11 +322,10 @@ func ExampleCloseAfterEvents() {
 	}
 	defer resp.Body.Close()
 
-	dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			ev, err := dec.Decode([]byte(data))
+			ev, err := responseEvent(data)
 			if err != nil {
 				fmt.Println(err)
 				return
@@ -624,7 +623,7 @@ func ExampleAskAuth() {
 		fmt.Println(err)
 		return
 	}
-	task, err := a2a.UnmarshalTask(r.Result)
+	task, err := a2a.Codec{}.DecodeTask(r.Result)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -657,7 +656,6 @@ func ExampleWithStyles() {
 	// sends it all again, SnapshotFirst (@a2a-js/sdk, 0.3) sends the task.
 	for range 3 {
 		resp := post(resub)
-		dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
 		var got []string
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
@@ -665,7 +663,7 @@ func ExampleWithStyles() {
 			if !ok {
 				continue
 			}
-			ev, err := dec.Decode([]byte(data))
+			ev, err := responseEvent(data)
 			var rpcErr *a2a.RPCError
 			if errors.As(err, &rpcErr) {
 				got = append(got, fmt.Sprint("error ", rpcErr.Code))
@@ -705,11 +703,10 @@ func ExampleWithStyle() {
 			return
 		}
 		defer resp.Body.Close()
-		dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
 			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				switch ev, _ := dec.Decode([]byte(data)); ev := ev.(type) {
+				switch ev, _ := responseEvent(data); ev := ev.(type) {
 				case *a2a.Task:
 					fmt.Println("task", ev.Status.State)
 				case *a2a.StatusUpdate:
@@ -759,12 +756,11 @@ func ExampleWithStayOpenOnInterrupt() {
 
 	sub := post(`{"jsonrpc":"2.0","id":2,"method":"tasks/resubscribe","params":{"id":"` + id + `"}}`)
 	defer sub.Body.Close()
-	dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
 	sc := bufio.NewScanner(sub.Body)
 	next := func() bool {
 		for sc.Scan() {
 			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				switch ev, _ := dec.Decode([]byte(data)); ev := ev.(type) {
+				switch ev, _ := responseEvent(data); ev := ev.(type) {
 				case *a2a.Task:
 					fmt.Println("task", ev.Status.State)
 				case *a2a.StatusUpdate:
@@ -1053,14 +1049,13 @@ func ExampleWithCumulativeMessage() {
 		return
 	}
 	defer resp.Body.Close()
-	dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
 			continue
 		}
-		ev, err := dec.Decode([]byte(data))
+		ev, err := responseEvent(data)
 		if err != nil {
 			fmt.Println(err)
 			return
@@ -1114,14 +1109,13 @@ func ExampleWithInStreamFailure() {
 		return
 	}
 	defer resp.Body.Close()
-	dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
 			continue
 		}
-		ev, err := dec.Decode([]byte(data))
+		ev, err := responseEvent(data)
 		if err != nil {
 			fmt.Println("error:", err)
 			continue
@@ -1199,4 +1193,21 @@ func ExampleOption() {
 	// Output:
 	// flaky 0.3.0 true
 	// flaky 0.3.0 false
+}
+
+// responseEvent reads the data of one SSE event of a JSON-RPC stream: a
+// JSON-RPC response, whose result is a stream result of either version, or
+// whose error is an *a2a.RPCError.
+func responseEvent(data string) (a2a.Event, error) {
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *a2a.RPCError   `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		return nil, err
+	}
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	return a2a.Codec{}.DecodeEvent(r.Result)
 }

@@ -93,7 +93,7 @@ func ExampleWithBindings() {
 		if !ok {
 			continue
 		}
-		ev, err := a2a.UnmarshalEventFor(a2a.V10, a2a.BindingHTTPJSON, []byte(data))
+		ev, err := a2a.Codec{Version: a2a.V10, Binding: a2a.BindingHTTPJSON}.DecodeEvent([]byte(data))
 		if err != nil {
 			fmt.Println(err)
 			return

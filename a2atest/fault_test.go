@@ -196,7 +196,7 @@ func TestGetFaults(t *testing.T) {
 
 	resp := call(t.Context(), t, c, a2a.V10, "get", idParams(id))
 	require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
-	task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, a2a.V10, "get", idParams(id))))
+	task, err := a2a.Codec{}.DecodeTask(unaryResult(t, call(t.Context(), t, c, a2a.V10, "get", idParams(id))))
 	require.NoError(t, err)
 	require.Equal(t, id, task.ID)
 	resp = call(t.Context(), t, c, a2a.V10, "get", idParams(id))
@@ -403,7 +403,7 @@ func TestPollingThroughRandomGetFaults(t *testing.T) {
 						failed++
 						continue
 					}
-					got, err := a2a.UnmarshalTask(decodeRPC(t, body).Result)
+					got, err := a2a.Codec{}.DecodeTask(decodeRPC(t, body).Result)
 					require.NoError(t, err)
 					task = got
 				}

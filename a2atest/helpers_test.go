@@ -87,7 +87,7 @@ func sendParams(t *testing.T, v a2a.Version, text, taskID string) string {
 	t.Helper()
 	m := a2a.NewTextMessage(a2a.RoleUser, text)
 	m.TaskID = taskID
-	raw, err := a2a.MarshalMessage(v, m)
+	raw, err := a2a.Codec{Version: v}.EncodeMessage(m)
 	require.NoError(t, err)
 	return `{"message":` + string(raw) + `}`
 }
@@ -201,7 +201,7 @@ func decodeEvent(t *testing.T, ev sseEvent) a2a.Event {
 	resp := decodeRPC(t, []byte(ev.data))
 	require.Nil(t, resp.Error, "error event %s", ev.data)
 	require.JSONEq(t, `"r1"`, string(resp.ID))
-	e, err := a2a.UnmarshalEvent(resp.Result)
+	e, err := a2a.Codec{}.DecodeEvent(resp.Result)
 	require.NoError(t, err)
 	return e
 }

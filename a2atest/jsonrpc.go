@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // op is what a JSON-RPC method asks for, whatever its version's name for it.
@@ -125,7 +126,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	}
 	c := call{op: o, v: v, binding: a2a.BindingJSONRPC, method: req.Method, taskID: params.ID}
 	if (o == opSend || o == opStream) && !isNull(params.Message) {
-		if m, err := a2a.UnmarshalMessage(params.Message); err == nil {
+		if m, err := (a2a.Codec{}).DecodeMessage(params.Message); err == nil {
 			c.msg, c.taskID = m, m.TaskID
 		}
 	}
@@ -158,7 +159,7 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	case req.Method == "":
 		x.w.fail(a2a.CodeInvalidRequest, "invalid request: no method")
 	case !known || !a.speaks(v) || !a.serves(o):
-		x.w.fail(a2a.CodeMethodNotFound, "method not found: "+req.Method)
+		x.w.fail(a2a.CodeMethodNotFound, "method not found: "+clip.Text(req.Method, clip.Field))
 	case v == a2a.V10 && !isV10(r.Header.Get("A2A-Version")):
 		x.w.fail(a2a.CodeVersionNotSupported, "A2A protocol version "+quoteVersion(r.Header.Get("A2A-Version"))+" is not supported")
 	case isNull(req.Params):
@@ -236,7 +237,7 @@ func (r *rpcAnswers) event(ev a2a.Event) bool {
 	if t, ok := ev.(*a2a.Task); ok && r.x.v == a2a.V03 && r.x.a.cfg.habits.snapshots {
 		raw, err = untypedTask(t)
 	} else {
-		raw, err = a2a.MarshalEvent(r.x.v, ev)
+		raw, err = a2a.Codec{Version: r.x.v}.EncodeEvent(ev)
 	}
 	if err != nil {
 		r.x.sk.event(r.frame(errorJSON(r.x.v, r.id, a2a.CodeInternalError, "a2atest: "+err.Error()), false))
@@ -246,7 +247,7 @@ func (r *rpcAnswers) event(ev a2a.Event) bool {
 }
 
 func (r *rpcAnswers) sent(ev a2a.Event) {
-	raw, err := a2a.MarshalEvent(r.x.v, ev)
+	raw, err := a2a.Codec{Version: r.x.v}.EncodeEvent(ev)
 	if err != nil {
 		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
 		return
@@ -255,7 +256,7 @@ func (r *rpcAnswers) sent(ev a2a.Event) {
 }
 
 func (r *rpcAnswers) task(t *a2a.Task) {
-	raw, err := a2a.MarshalTask(r.x.v, t)
+	raw, err := a2a.Codec{Version: r.x.v}.EncodeTask(t)
 	if err != nil {
 		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
 		return

@@ -56,7 +56,7 @@ func TestWithoutStreamingRefusesStreamingMethods(t *testing.T) {
 			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutStreaming(),
 				a2atest.WithScript(a2atest.Working(""), a2atest.AskInput("which one?")))
 			c := agent.Client()
-			ev, err := a2a.UnmarshalEvent(unaryResult(t, call(t.Context(), t, c, v, "send", sendParams(t, v, "hi", ""))))
+			ev, err := a2a.Codec{}.DecodeEvent(unaryResult(t, call(t.Context(), t, c, v, "send", sendParams(t, v, "hi", ""))))
 			require.NoError(t, err)
 			id := ev.(*a2a.Task).ID
 			require.Equal(t, a2a.StateInputRequired, agent.Task(id).Status.State)
@@ -89,7 +89,7 @@ func TestWithoutStreamingRefusesStreamingMethods(t *testing.T) {
 			// cancel answer.
 			unaryResult(t, call(t.Context(), t, c, v, "send", sendParams(t, v, "blue", id)))
 			require.Len(t, agent.Task(id).History, 3)
-			task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
+			task, err := a2a.Codec{}.DecodeTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
 			require.NoError(t, err)
 			require.Equal(t, id, task.ID)
 		})
@@ -171,14 +171,14 @@ func TestWithoutResubscribe(t *testing.T) {
 				refused("nope")
 
 				advance(1500 * time.Millisecond)
-				task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
+				task, err := a2a.Codec{}.DecodeTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
 				require.NoError(t, err)
 				require.Equal(t, a2a.StateWorking, task.Status.State)
 				require.Equal(t, "x", task.Artifacts[0].Text())
 
 				advance(2 * time.Second)
 				refused(id) // completed
-				task, err = a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
+				task, err = a2a.Codec{}.DecodeTask(unaryResult(t, call(t.Context(), t, c, v, "get", idParams(id))))
 				require.NoError(t, err)
 				require.Equal(t, a2a.StateCompleted, task.Status.State)
 				require.Equal(t, "xy", task.Artifacts[0].Text())

@@ -365,7 +365,7 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, rt restRoute) 
 			if v == a2a.V03 {
 				raw = withoutParts(raw)
 			}
-			if m, err := a2a.UnmarshalMessageFor(v, a2a.BindingHTTPJSON, raw); err == nil {
+			if m, err := (a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}).DecodeMessage(raw); err == nil {
 				c.msg, c.taskID = m, m.TaskID
 			}
 		}
@@ -527,7 +527,7 @@ func (r *restAnswers) beginStream() { r.x.sk.begin(http.StatusOK, "text/event-st
 // with the error as an "event: error", as sendStreamResponse does with an
 // error in the middle of a stream.
 func (r *restAnswers) event(ev a2a.Event) bool {
-	raw, err := a2a.MarshalEventFor(r.x.v, a2a.BindingHTTPJSON, ev)
+	raw, err := a2a.Codec{Version: r.x.v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 	if err != nil {
 		_, body := r.errorBody(a2a.CodeInternalError, "a2atest: "+err.Error())
 		r.x.sk.event(sseFrame(body, true))
@@ -540,7 +540,7 @@ func (r *restAnswers) event(ev a2a.Event) bool {
 // {"message": …}: 201 Created in 0.3 (0.3.14's message:send route), 200 OK
 // in 1.0.
 func (r *restAnswers) sent(ev a2a.Event) {
-	raw, err := a2a.MarshalEventFor(r.x.v, a2a.BindingHTTPJSON, ev)
+	raw, err := a2a.Codec{Version: r.x.v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 	if err != nil {
 		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
 		return
@@ -555,7 +555,7 @@ func (r *restAnswers) sent(ev a2a.Event) {
 // task answers with the bare Task: 200 OK, but 202 Accepted for a 0.3
 // cancel (0.3.14's tasks/{id}:cancel route).
 func (r *restAnswers) task(t *a2a.Task) {
-	raw, err := a2a.MarshalTaskFor(r.x.v, a2a.BindingHTTPJSON, t)
+	raw, err := a2a.Codec{Version: r.x.v, Binding: a2a.BindingHTTPJSON}.EncodeTask(t)
 	if err != nil {
 		r.fail(a2a.CodeInternalError, "a2atest: "+err.Error())
 		return

@@ -192,7 +192,7 @@ func TestRESTRoundTrip(t *testing.T) {
 				{URL: "https://example.com/f.txt", MediaType: "text/plain"},
 				{Raw: []byte("bytes"), MediaType: "application/octet-stream"},
 			}}
-			raw, err := a2a.MarshalMessageFor(v, a2a.BindingHTTPJSON, m)
+			raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 			require.NoError(t, err)
 			evs := readAllRESTStream(t, v, rest(t.Context(), t, c, v, http.MethodPost, restPath(v, "message:stream"), `{"message":`+string(raw)+`}`))
 			final := ""

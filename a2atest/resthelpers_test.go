@@ -67,7 +67,7 @@ func restMessage(t *testing.T, v a2a.Version, text, taskID string) string {
 	t.Helper()
 	m := a2a.NewTextMessage(a2a.RoleUser, text)
 	m.TaskID = taskID
-	raw, err := a2a.MarshalMessageFor(v, a2a.BindingHTTPJSON, m)
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	require.NoError(t, err)
 	return string(raw)
 }
@@ -112,7 +112,7 @@ func readRESTStream(t *testing.T, v a2a.Version, resp *http.Response) ([]a2a.Eve
 func decodeRESTEvent(t *testing.T, v a2a.Version, ev sseEvent) a2a.Event {
 	t.Helper()
 	require.Empty(t, ev.event, "data %s", ev.data)
-	e, err := a2a.UnmarshalEventFor(v, a2a.BindingHTTPJSON, []byte(ev.data))
+	e, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.DecodeEvent([]byte(ev.data))
 	require.NoError(t, err, "data %s", ev.data)
 	return e
 }
@@ -169,7 +169,7 @@ func requireRESTError(t *testing.T, v a2a.Version, resp *http.Response, status, 
 func restTask(t *testing.T, v a2a.Version, resp *http.Response, status int) *a2a.Task {
 	t.Helper()
 	body := restBody(t, v, resp, status)
-	task, err := a2a.UnmarshalTaskFor(v, a2a.BindingHTTPJSON, body)
+	task, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.DecodeTask(body)
 	require.NoError(t, err, "body %s", body)
 	return task
 }
@@ -182,7 +182,7 @@ func restResult(t *testing.T, v a2a.Version, resp *http.Response) a2a.Event {
 		status = http.StatusCreated
 	}
 	body := restBody(t, v, resp, status)
-	ev, err := a2a.UnmarshalEventFor(v, a2a.BindingHTTPJSON, body)
+	ev, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.DecodeEvent(body)
 	require.NoError(t, err, "body %s", body)
 	return ev
 }

@@ -36,7 +36,7 @@ func sendParamsWith(t *testing.T, v a2a.Version, text, taskID, config string) st
 // unaryTask decodes a unary send's result, which must be a Task.
 func unaryTask(t *testing.T, resp *http.Response) *a2a.Task {
 	t.Helper()
-	ev, err := a2a.UnmarshalEvent(unaryResult(t, resp))
+	ev, err := a2a.Codec{}.DecodeEvent(unaryResult(t, resp))
 	require.NoError(t, err)
 	task, ok := ev.(*a2a.Task)
 	require.True(t, ok, "result %s", kind(ev))
@@ -46,7 +46,7 @@ func unaryTask(t *testing.T, resp *http.Response) *a2a.Task {
 // getTask polls the task with tasks/get or GetTask.
 func getTask(t *testing.T, agent *a2atest.Agent, v a2a.Version, id string) *a2a.Task {
 	t.Helper()
-	task, err := a2a.UnmarshalTask(unaryResult(t, call(t.Context(), t, agent.Client(), v, "get", idParams(id))))
+	task, err := a2a.Codec{}.DecodeTask(unaryResult(t, call(t.Context(), t, agent.Client(), v, "get", idParams(id))))
 	require.NoError(t, err)
 	return task
 }
@@ -181,7 +181,7 @@ func TestUnarySendBlockingSettles(t *testing.T) {
 	}
 	t.Run("a reply", func(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Reply("just this")))
-		ev, err := a2a.UnmarshalEvent(unaryResult(t, call(t.Context(), t, agent.Client(), a2a.V10, "send", sendParams(t, a2a.V10, "hi", ""))))
+		ev, err := a2a.Codec{}.DecodeEvent(unaryResult(t, call(t.Context(), t, agent.Client(), a2a.V10, "send", sendParams(t, a2a.V10, "hi", ""))))
 		require.NoError(t, err)
 		require.Equal(t, "M(just this)", kind(ev))
 	})

@@ -110,7 +110,7 @@ func WithWildHabits(agentID string) Option {
 
 // untypedTask encodes t as a 0.3 result without its "kind" member.
 func untypedTask(t *a2a.Task) ([]byte, error) {
-	raw, err := a2a.MarshalTask(a2a.V03, t)
+	raw, err := a2a.Codec{Version: a2a.V03}.EncodeTask(t)
 	if err != nil {
 		return nil, err
 	}

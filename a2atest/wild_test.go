@@ -70,9 +70,9 @@ func TestWithSnapshotResults(t *testing.T) {
 				require.NoError(t, err)
 				var task *a2a.Task
 				if v == a2a.V03 {
-					task, err = a2a.UnmarshalTask(raw)
+					task, err = a2a.Codec{}.DecodeTask(raw)
 				} else {
-					task, err = a2a.UnmarshalTask(r.Result["task"])
+					task, err = a2a.Codec{}.DecodeTask(r.Result["task"])
 				}
 				require.NoError(t, err)
 				text := ""
@@ -174,7 +174,7 @@ func TestWithInStreamFailure(t *testing.T) {
 				Result json.RawMessage `json:"result"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(data[0]), &first))
-			ev, err := a2a.UnmarshalEvent(first.Result)
+			ev, err := a2a.Codec{}.DecodeEvent(first.Result)
 			require.NoError(t, err)
 			require.Equal(t, a2a.StateFailed, agent.Task(ev.(*a2a.Task).ID).Status.State, "get-task says failed")
 		})
@@ -224,7 +224,7 @@ func TestWithWildHabits(t *testing.T) {
 			require.NoError(t, json.Unmarshal(r.Result, &top))
 			require.NotContains(t, top, "kind")
 			var err error
-			last, err = a2a.UnmarshalTask(r.Result)
+			last, err = a2a.Codec{}.DecodeTask(r.Result)
 			require.NoError(t, err)
 		}
 		require.Equal(t, a2a.StateCompleted, last.Status.State)

@@ -25,8 +25,8 @@ fi
 
 targets=(
 	"FuzzDecode ./internal/sse"
-	"FuzzUnmarshalEvent ./a2a"
-	"FuzzUnmarshalEventFor ./a2a"
+	"FuzzDecodeEvent ./a2a"
+	"FuzzDecodeEventPerWire ./a2a"
 	"FuzzCanonicalJSON ./a2a"
 	"FuzzRetryHint ./a2a"
 	"FuzzChainOf ./a2a"

@@ -21,14 +21,14 @@ func benchBody(v a2a.Version, n int, binding ...a2a.Binding) []byte {
 	rest := len(binding) > 0 && binding[0] == a2a.BindingHTTPJSON
 	write := func(ev a2a.Event) {
 		if rest {
-			raw, err := a2a.MarshalEventFor(v, a2a.BindingHTTPJSON, ev)
+			raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 			if err != nil {
 				panic(err)
 			}
 			fmt.Fprintf(&b, "data: %s\n\n", raw)
 			return
 		}
-		raw, err := a2a.MarshalEvent(v, ev)
+		raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 		if err != nil {
 			panic(err)
 		}
@@ -104,11 +104,11 @@ func BenchmarkBigEvent(b *testing.B) {
 	for _, mib := range []int{1, 4, 16} {
 		text := strings.Repeat("x", mib<<20)
 		var body bytes.Buffer
-		raw, _ := a2a.MarshalEvent(a2a.V10, &a2a.Task{ID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+		raw, _ := a2a.Codec{Version: a2a.V10}.EncodeEvent(&a2a.Task{ID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.StateWorking}})
 		fmt.Fprintf(&body, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
 		resp := fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{\"artifactUpdate\":{\"taskId\":\"t\",\"contextId\":\"c\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"text\":%q}]}}}}", text)
 		fmt.Fprintf(&body, "data: %s\n\n", resp)
-		raw, _ = a2a.MarshalEvent(a2a.V10, &a2a.StatusUpdate{TaskID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+		raw, _ = a2a.Codec{Version: a2a.V10}.EncodeEvent(&a2a.StatusUpdate{TaskID: "t", ContextID: "c", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 		fmt.Fprintf(&body, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
 		b.Run(fmt.Sprintf("driver/%dMiB", mib), func(b *testing.B) {
 			c, _ := stream.NewClient("http://bench.test/", stream.WithVersion(a2a.V10), stream.WithMaxEventSize(64<<20),
@@ -183,7 +183,7 @@ func BenchmarkManyArtifactsInOneTask(b *testing.B) {
 			for i := range n {
 				t.Artifacts = append(t.Artifacts, a2a.Artifact{ID: fmt.Sprint("artifact-", i), Parts: []a2a.Part{{Text: "x"}}})
 			}
-			raw, err := a2a.MarshalEvent(a2a.V03, t)
+			raw, err := a2a.Codec{Version: a2a.V03}.EncodeEvent(t)
 			if err != nil {
 				b.Fatal(err)
 			}

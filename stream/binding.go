@@ -2,26 +2,164 @@ package stream
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// binding is how a Client speaks to its agent: one implementation per A2A
-// protocol binding (JSON-RPC today). The driver above it is the same for
-// every binding; a binding only makes calls and maps their failures onto the
-// errors the driver classifies (*HTTPError, *a2a.RPCError, *ProtocolError,
-// ErrInvalidMessage, ErrIdleTimeout, ErrEndedEarly, transport errors and
-// the context's). Every method takes the protocol version to speak.
-type binding interface {
-	// sendStream sends a message with a streaming call.
-	sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error)
-	// sendUnary sends a message with a non-streaming call that returns at
+// Binding makes the calls of one A2A protocol binding for a [Client]: the
+// seam between the driver, which is the same for every binding, and the
+// wire. This package has two, JSON-RPC ([NewClient]) and HTTP+JSON
+// ([NewRESTClient]), both over HTTP with Server-Sent Events; another one,
+// gRPC for one, is a type in a module of its own that implements Binding,
+// handed to [NewClientFor]. Nothing in the interface assumes HTTP or SSE:
+// a streaming call returns an [EventReader].
+//
+// Every method takes the protocol version to speak, which the Client
+// negotiates (1.0 first, then 0.3 when the agent refuses 1.0, unless
+// WithVersion fixes it); a binding that speaks one version only refuses the
+// other as an agent would (see below). The context of a call is the
+// caller's: a binding stops the call when it is done and returns its error.
+//
+// What a binding must return, so that the driver sorts each failure as it
+// does for the bindings of this package (a drop is followed by a
+// resubscribe or a fetch of the task, a refusal by a fetch; a fatal error
+// ends the stream):
+//
+//   - The agent's own error, whatever the wire spells it as: an
+//     *a2a.RPCError with the JSON-RPC code A2A gives it (gRPC's NOT_FOUND
+//     with reason TASK_NOT_FOUND is a2a.CodeTaskNotFound, -32001) and its
+//     data, so that its retry hint is read (a2a.RPCError.Retryable). The
+//     codes carry meaning: -32004 (unsupported operation) or -32601 (method
+//     not found) on SendStream say the agent cannot stream, and the Client
+//     sends with SendUnary and polls GetTask; on Subscribe, -32601 says it
+//     cannot subscribe, and -32001, -32004 and -32602 are refusals of a
+//     task it will not stream now, which the Client fetches instead. An
+//     agent that refuses the version answers -32009 (version not
+//     supported), or -32601 for a method of the other version.
+//   - A call whose request never reached the agent (no connection was
+//     made): its error wrapped with [NotSent]. Only then is a send made
+//     again without the caller's leave (WithIdempotentSends): a message the
+//     agent may have taken is never sent twice.
+//   - A connection lost after the request left, or an idle stream: any
+//     other error, wrapping ErrIdleTimeout for silence; it is a drop. A
+//     reader whose stream ends cleanly returns io.EOF from Next: a drop too,
+//     unless the task had ended.
+//   - A server that breaks the protocol (a result that does not decode, an
+//     event of another task): a *ProtocolError, fatal. A message the binding
+//     cannot encode: an error wrapping ErrInvalidMessage, fatal.
+//   - The context's error when the caller's context is done.
+//
+// An HTTP-based binding returns an *HTTPError for a response that is not a
+// success, with the A2A error of its body in Err, as the bindings of this
+// package do; the driver reads its status (429 and 503 are busy, 405, 501
+// and a 404 on a subscribe say the call is unsupported).
+//
+// Credentials and origins: the headers that WithHeader, a call's headers
+// and a WithCredentials hook give, and the HTTP client of WithHTTPClient,
+// reach the bindings of this package only, which send headers to the
+// agent's origin alone. A binding made for NewClientFor carries its own
+// credentials (gRPC metadata, say) and must send them to its agent only.
+type Binding interface {
+	// SendStream sends a message with a streaming call and returns the
+	// reader of its events.
+	SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error)
+	// SendUnary sends a message with a non-streaming call that returns at
 	// once, and returns its result: a *a2a.Task or a *a2a.Message.
+	SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error)
+	// Subscribe opens a stream of an existing task.
+	Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error)
+	// GetTask fetches a task, with its whole history.
+	GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+	// Cancel asks the agent to cancel a task and returns the task.
+	Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+}
+
+// EventReader reads the events of one streaming call. The driver calls
+// Next until it returns an error, and Close once it is done with the call,
+// from one goroutine.
+type EventReader interface {
+	// Next returns the next event (a *a2a.Task, *a2a.Message,
+	// *a2a.StatusUpdate or *a2a.ArtifactUpdate), io.EOF at the stream's
+	// clean end, or the error that ended it (see Binding for which).
+	Next() (a2a.Event, error)
+	// Close stops the call and releases what it holds. It is idempotent,
+	// and makes a Next blocked in another goroutine return.
+	Close()
+}
+
+// NotSent marks err as the error of a call whose request never reached the
+// agent, so that the Client may make it again (see [Binding]). It returns
+// nil for a nil err.
+func NotSent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &unsentError{err}
+}
+
+// NewClientFor returns a Client that makes its calls through b, a binding
+// of another module (see [Binding]). Endpoint and Binding of the Client
+// return "": b knows where it calls. Options that configure HTTP
+// (WithHTTPClient, WithHeader, WithBreaker, ...) are accepted and apply to
+// nothing b does not read itself.
+func NewClientFor(b Binding, opts ...Option) (*Client, error) {
+	if b == nil {
+		return nil, fmt.Errorf("%w: NewClientFor: a nil Binding", ErrInvalidOption)
+	}
+	cfg := defaultConfig()
+	cfg.applyOptions(opts)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	return &Client{cfg: cfg, version: cfg.version, calls: seam{b}}, nil
+}
+
+// agentCalls are a Client's calls to its agent as the driver makes them:
+// its Binding's, with each EventReader coming as a leg, which counts its
+// events.
+type agentCalls interface {
+	sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error)
 	sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error)
-	// subscribe opens a stream of an existing task.
 	subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error)
-	// getTask fetches a task.
 	getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
-	// cancel asks the agent to cancel a task.
 	cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+}
+
+// seam adapts a Binding to the driver.
+type seam struct{ b Binding }
+
+func (s seam) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
+	return legOf(s.b.SendStream(ctx, v, m))
+}
+
+func (s seam) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
+	return legOf(s.b.Subscribe(ctx, v, taskID))
+}
+
+func (s seam) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
+	return s.b.SendUnary(ctx, v, m)
+}
+
+func (s seam) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+	return s.b.GetTask(ctx, v, taskID)
+}
+
+func (s seam) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+	return s.b.Cancel(ctx, v, taskID)
+}
+
+// legOf makes a leg of what a streaming call returned. A reader that comes
+// with an error is closed: the call failed.
+func legOf(r EventReader, err error) (*leg, error) {
+	if err != nil {
+		if r != nil {
+			r.Close()
+		}
+		return nil, err
+	}
+	if r == nil {
+		return nil, &ProtocolError{Reason: "the binding returned no event reader"}
+	}
+	return &leg{r: r}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/internal/sse"
 )
 
@@ -270,11 +271,6 @@ func (k *call) httpError(resp *http.Response) error {
 	return e
 }
 
-// quote cuts server data quoted in an error text to a readable length.
-func quote(b []byte) string {
-	const limit = 64
-	if len(b) <= limit {
-		return string(b)
-	}
-	return string(b[:limit]) + "…"
-}
+// quote cuts server data quoted in an error text to a readable length, on
+// a character boundary (see clip.Text).
+func quote(b []byte) string { return clip.Text(string(b), clip.Field) }

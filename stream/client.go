@@ -24,7 +24,7 @@ type Client struct {
 	origin  string
 	cfg     config
 	httpc   *http.Client
-	calls   binding     // the calls of its binding
+	calls   agentCalls  // the calls of its binding
 	binding a2a.Binding // which binding it speaks
 
 	mu      sync.Mutex
@@ -74,9 +74,9 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.calls = restBinding{c}
+		c.calls = seam{restBinding{c}}
 	default:
-		c.calls = jsonrpcBinding{c}
+		c.calls = seam{jsonrpcBinding{c}}
 	}
 	return c, nil
 }

@@ -74,7 +74,7 @@ func (s *defectServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	_ = json.Unmarshal(body, &req)
 	r := defectReq{ctx: hr.Context(), id: req.ID, method: req.Method, taskID: req.Params.ID}
 	if len(req.Params.Message) > 0 {
-		if m, err := a2a.UnmarshalMessage(req.Params.Message); err == nil {
+		if m, err := (a2a.Codec{}).DecodeMessage(req.Params.Message); err == nil {
 			r.msg = m
 		}
 	}
@@ -492,7 +492,7 @@ func indexOfState(states []a2a.TaskState, st a2a.TaskState) int {
 // withoutMessageID marshals ev and removes every empty messageId.
 func withoutMessageID(t *testing.T, v a2a.Version, ev a2a.Event) []byte {
 	t.Helper()
-	raw, err := a2a.MarshalEvent(v, ev)
+	raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 	require.NoError(t, err)
 	raw = bytes.ReplaceAll(raw, []byte(`"messageId":"",`), nil)
 	require.NotContains(t, string(raw), "messageId")

@@ -216,7 +216,7 @@ func rpcServer(script func(w http.ResponseWriter, id json.RawMessage, n int)) ht
 }
 
 func sseEvent(w http.ResponseWriter, id json.RawMessage, v a2a.Version, ev a2a.Event) {
-	raw, err := a2a.MarshalEvent(v, ev)
+	raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 	if err != nil {
 		panic(err)
 	}
@@ -262,7 +262,7 @@ func TestProtocolErrorsAreNotRetried(t *testing.T) {
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"surprise\":1}}\n\n", id)
 		}, "malformed result"},
 		{"error frame without error", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
-			raw, _ := a2a.MarshalEvent(v, firstChunk)
+			raw, _ := a2a.Codec{Version: v}.EncodeEvent(firstChunk)
 			fmt.Fprintf(w, "event: error\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
 		}, "event: error"},
 	}

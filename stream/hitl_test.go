@@ -326,7 +326,7 @@ func TestReplyWithACutAnswerIsNotSentAgain(t *testing.T) {
 	asking := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt}}
 	done := snap(a2a.StateCompleted, "Lisbon it is")
 	cut := func(w *wireWriter) {
-		raw, err := a2a.MarshalEventFor(w.a.v, w.a.b, asking)
+		raw, err := a2a.Codec{Version: w.a.v, Binding: w.a.b}.EncodeEvent(asking)
 		if err != nil {
 			panic(err)
 		}

@@ -80,7 +80,7 @@ func jsonRPCError(w http.ResponseWriter, id json.RawMessage, code int, msg strin
 
 // unaryTask answers a get-task with t.
 func unaryTask(w http.ResponseWriter, id json.RawMessage, v a2a.Version, t *a2a.Task) {
-	raw, err := a2a.MarshalTask(v, t)
+	raw, err := a2a.Codec{Version: v}.EncodeTask(t)
 	if err != nil {
 		panic(err)
 	}
@@ -400,7 +400,7 @@ func TestHostileEndlessLine(t *testing.T) {
 // placeholder for raw bytes that may not be valid UTF-8 or valid JSON
 // strings.
 func withRawBytes(v a2a.Version, ev a2a.Event, swaps ...string) []byte {
-	raw, err := a2a.MarshalEvent(v, ev)
+	raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
 	if err != nil {
 		panic(err)
 	}
@@ -576,7 +576,7 @@ func TestHostileMismatchedResponseID(t *testing.T) {
 					answers := []func(w http.ResponseWriter){
 						func(w http.ResponseWriter) { sseHeaders(w); sseEvent(w, wid, v, firstTask) },
 						func(w http.ResponseWriter) {
-							raw, _ := a2a.MarshalEvent(v, firstTask)
+							raw, _ := a2a.Codec{Version: v}.EncodeEvent(firstTask)
 							w.Header().Set("Content-Type", "application/json")
 							fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, wid, raw)
 						},

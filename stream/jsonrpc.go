@@ -68,7 +68,7 @@ func (b jsonrpcBinding) tenant(v a2a.Version) string {
 }
 
 func (b jsonrpcBinding) messageParams(v a2a.Version, m *a2a.Message, unary bool) (any, error) {
-	raw, err := a2a.MarshalMessage(v, m)
+	raw, err := a2a.Codec{Version: v}.EncodeMessage(m)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func unaryConfig(v a2a.Version) *sendConfig {
 	return &sendConfig{ReturnImmediately: true}
 }
 
-func (b jsonrpcBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
+func (b jsonrpcBinding) SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error) {
 	p, err := b.messageParams(v, m, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
@@ -96,19 +96,19 @@ func (b jsonrpcBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Me
 	return b.stream(ctx, v, rpcStream, p)
 }
 
-func (b jsonrpcBinding) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
+func (b jsonrpcBinding) Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error) {
 	return b.stream(ctx, v, rpcSubscribe, idParams{ID: taskID, Tenant: b.tenant(v)})
 }
 
-func (b jsonrpcBinding) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b jsonrpcBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
 	return b.task(ctx, v, rpcGet, taskID)
 }
 
-func (b jsonrpcBinding) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b jsonrpcBinding) Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
 	return b.task(ctx, v, rpcCancel, taskID)
 }
 
-func (b jsonrpcBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
+func (b jsonrpcBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
 	p, err := b.messageParams(v, m, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
@@ -117,7 +117,7 @@ func (b jsonrpcBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Mes
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a2a.UnmarshalEvent(raw)
+	ev, err := a2a.Codec{Version: v}.DecodeEvent(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
@@ -133,7 +133,7 @@ func (b jsonrpcBinding) task(ctx context.Context, v a2a.Version, m rpcMethod, ta
 	if err != nil {
 		return nil, err
 	}
-	t, err := a2a.UnmarshalTask(raw)
+	t, err := a2a.Codec{Version: v}.DecodeTask(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed task", Err: err}
 	}
@@ -169,29 +169,27 @@ func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, ac
 }
 
 // stream makes a streaming call.
-func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, params any) (*leg, error) {
+func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, params any) (EventReader, error) {
 	k := b.c.newCall(ctx)
 	resp, id, err := b.post(k, v, m, params, "text/event-stream")
 	if err != nil {
 		k.close()
 		return nil, err
 	}
-	dec := a2a.NewEventDecoder(v, a2a.BindingJSONRPC)
-	return b.c.newLeg(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
+	dec := jsonrpc.NewStreamDecoder(v)
+	return b.c.newSSEReader(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
 }
 
 // decodeEvent decodes one JSON-RPC response carrying a stream result.
-func decodeEvent(d *a2a.EventDecoder, data []byte, reqID string) (a2a.Event, error) {
-	ev, err := d.Decode(data)
-	var rpcErr *a2a.RPCError
+func decodeEvent(d *jsonrpc.StreamDecoder, data []byte, reqID string) (a2a.Event, error) {
+	r, ev, err := d.Decode(data)
 	switch {
-	case errors.Is(err, a2a.ErrNotAResponse):
+	case errors.Is(err, jsonrpc.ErrNotAResponse):
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
-	case errors.As(err, &rpcErr):
 	case err != nil:
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
-	if err := responseError(d.ResponseID(), reqID, rpcErr); err != nil {
+	if err := responseError(r.ID, reqID, r.Error); err != nil {
 		return nil, err
 	}
 	return ev, nil
@@ -223,12 +221,12 @@ func (b jsonrpcBinding) unary(ctx context.Context, v a2a.Version, m rpcMethod, p
 	if err != nil {
 		return nil, err
 	}
-	r, err := jsonrpc.DecodeResponse(raw)
+	r, result, err := jsonrpc.DecodeResponse(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	}
 	if err := responseError(r.ID, id, r.Error); err != nil {
 		return nil, err
 	}
-	return r.Result, nil
+	return result, nil
 }

@@ -19,23 +19,43 @@ const legReadBuffer = 4 << 10
 // its place. Each binding has its own.
 type frameDecoder func(data []byte) (a2a.Event, error)
 
-// leg is one HTTP response of a streaming call (a send or a subscribe): an
-// SSE body, or a single JSON answer standing in for one.
+// leg is one streaming call (a send or a subscribe) as the driver reads it:
+// the binding's EventReader, and how many events it has yielded.
 type leg struct {
+	r      EventReader
+	events int
+}
+
+// next returns the next event of the leg, io.EOF at its clean end, or the
+// error the reader returned (see EventReader).
+func (l *leg) next() (a2a.Event, error) {
+	ev, err := l.r.Next()
+	if err != nil {
+		return nil, err
+	}
+	l.events++
+	return ev, nil
+}
+
+// close releases the leg. It is idempotent.
+func (l *leg) close() { l.r.Close() }
+
+// sseReader is the EventReader of the HTTP bindings: one HTTP response of a
+// streaming call, an SSE body or a single JSON answer standing in for one.
+type sseReader struct {
 	k      *call
 	body   io.ReadCloser
 	dec    *sse.Decoder
 	frame  frameDecoder
 	single a2a.Event // set when the server answered with one JSON document
-	events int
 	done   bool
 }
 
-// newLeg reads a 2xx response of a streaming call. It returns an error, and
-// closes the call, when the response is not a stream the leg can read: a
-// single JSON answer that is an error or empty, or another content type.
-func (c *Client) newLeg(k *call, resp *http.Response, frame frameDecoder) (*leg, error) {
-	l := &leg{k: k, body: k.body(resp), frame: frame}
+// newSSEReader reads a 2xx response of a streaming call. It returns an
+// error, and closes the call, when the response is not a stream it can read:
+// a single JSON answer that is an error or empty, or another content type.
+func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) (EventReader, error) {
+	l := &sseReader{k: k, body: k.body(resp), frame: frame}
 	switch mt := mediaType(resp); {
 	case mt == "text/event-stream":
 		// A 4 KiB read buffer instead of the decoder's default 64 KiB: an
@@ -47,7 +67,7 @@ func (c *Client) newLeg(k *call, resp *http.Response, frame frameDecoder) (*leg,
 		// A single JSON answer instead of a stream: servers answer refused
 		// streaming calls this way, with HTTP 200.
 		raw, err := readLimited(l.body, k.cfg.maxEventSize)
-		l.close()
+		l.Close()
 		if err != nil {
 			return nil, k.readErr(err)
 		}
@@ -63,18 +83,17 @@ func (c *Client) newLeg(k *call, resp *http.Response, frame frameDecoder) (*leg,
 		l.single = ev
 		return l, nil
 	}
-	l.close()
+	l.Close()
 	return nil, contentTypeError(resp)
 }
 
-// next returns the next event of the leg, io.EOF at its clean end, or an
-// error: *a2a.RPCError, *ProtocolError, the parent context's error, or a
+// Next returns the next event of the response, io.EOF at its clean end, or
+// an error: *a2a.RPCError, *ProtocolError, the parent context's error, or a
 // transport error (ErrIdleTimeout wrapped for an idle cut).
-func (l *leg) next() (a2a.Event, error) {
+func (l *sseReader) Next() (a2a.Event, error) {
 	if l.single != nil {
 		ev := l.single
 		l.single, l.done = nil, true
-		l.events++
 		return ev, nil
 	}
 	if l.done {
@@ -91,7 +110,6 @@ func (l *leg) next() (a2a.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.events++
 	return ev, nil
 }
 
@@ -102,9 +120,9 @@ func trimRecordSeparator(b []byte) []byte {
 	return bytes.TrimPrefix(b, []byte{0x1e})
 }
 
-// close releases the leg: stops its timer, cancels its request and closes
-// the body. It is idempotent.
-func (l *leg) close() {
+// Close releases the response: stops its timer, cancels its request and
+// closes the body. It is idempotent.
+func (l *sseReader) Close() {
 	l.k.close()
 	if l.body != nil {
 		l.body.Close()

@@ -135,7 +135,7 @@ func TestResponseShapes(t *testing.T) {
 
 				// A single JSON result (not an error) stands for a one-event stream.
 				h = rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
-					raw, _ := a2a.MarshalEvent(v, &a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}})
+					raw, _ := a2a.Codec{Version: v}.EncodeEvent(&a2a.Message{ID: "m-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "hi"}}})
 					w.Header().Set("Content-Type", "application/json")
 					fmt.Fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, raw)
 				})

@@ -58,7 +58,7 @@ func (p *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, raw)
 	}
 	task := func(t *a2a.Task) json.RawMessage {
-		raw, err := a2a.MarshalTask(p.v, t)
+		raw, err := a2a.Codec{Version: p.v}.EncodeTask(t)
 		if err != nil {
 			panic(err)
 		}
@@ -71,7 +71,7 @@ func (p *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.sends = append(p.sends, req.Params)
 		// The result of a send is a stream result (a 0.3 Task with its kind,
 		// or the 1.0 wrapper): the task as the last get showed it.
-		raw, err := a2a.MarshalEvent(p.v, p.snaps[min(p.gets, len(p.snaps)-1)])
+		raw, err := a2a.Codec{Version: p.v}.EncodeEvent(p.snaps[min(p.gets, len(p.snaps)-1)])
 		if err != nil {
 			panic(err)
 		}

@@ -81,7 +81,7 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 	if len(m.Parts) == 0 {
 		return fmt.Errorf("%w: the hook's reply has no parts", ErrInvalidMessage)
 	}
-	if _, err := a2a.MarshalMessage(v, m); err != nil {
+	if _, err := (a2a.Codec{Version: v}).EncodeMessage(m); err != nil {
 		return fmt.Errorf("%w: the hook's reply does not encode: %w", ErrInvalidMessage, err)
 	}
 	return nil

@@ -148,7 +148,7 @@ func (s *restServer) restError(w http.ResponseWriter, code int, msg string) {
 
 // task answers with a bare Task (get-task).
 func (s *restServer) task(w http.ResponseWriter, t *a2a.Task) {
-	raw, err := a2a.MarshalTaskFor(s.v, a2a.BindingHTTPJSON, t)
+	raw, err := a2a.Codec{Version: s.v, Binding: a2a.BindingHTTPJSON}.EncodeTask(t)
 	if err != nil {
 		panic(err)
 	}
@@ -158,7 +158,7 @@ func (s *restServer) task(w http.ResponseWriter, t *a2a.Task) {
 
 // result answers a unary send with a stream result (the task wrapper).
 func (s *restServer) result(w http.ResponseWriter, ev a2a.Event) {
-	raw, err := a2a.MarshalEventFor(s.v, a2a.BindingHTTPJSON, ev)
+	raw, err := a2a.Codec{Version: s.v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 	if err != nil {
 		panic(err)
 	}
@@ -171,7 +171,7 @@ func (s *restServer) result(w http.ResponseWriter, ev a2a.Event) {
 
 // event writes one bare StreamResponse as an SSE event.
 func (s *restServer) event(w http.ResponseWriter, ev a2a.Event) {
-	raw, err := a2a.MarshalEventFor(s.v, a2a.BindingHTTPJSON, ev)
+	raw, err := a2a.Codec{Version: s.v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 	if err != nil {
 		panic(err)
 	}
@@ -1192,7 +1192,7 @@ func TestRedteam3_PollsInTheOtherDialect(t *testing.T) {
 				done.Artifacts[0].Parts = asking.Artifacts[0].Parts
 				other := func(tk *a2a.Task) func(w http.ResponseWriter, _ *restServer) {
 					return func(w http.ResponseWriter, _ *restServer) {
-						raw, err := a2a.MarshalTaskFor(c.writeV, c.writeBind, tk)
+						raw, err := a2a.Codec{Version: c.writeV, Binding: c.writeBind}.EncodeTask(tk)
 						if err != nil {
 							panic(err)
 						}
@@ -1282,7 +1282,7 @@ func rawPolls(v a2a.Version, first []byte, raws [][]byte) *restServer {
 }
 
 func mustTask(v a2a.Version, t *a2a.Task) []byte {
-	raw, err := a2a.MarshalTaskFor(v, a2a.BindingHTTPJSON, t)
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeTask(t)
 	if err != nil {
 		panic(err)
 	}
@@ -1290,7 +1290,7 @@ func mustTask(v a2a.Version, t *a2a.Task) []byte {
 }
 
 func mustEvent(v a2a.Version, t *a2a.Task) []byte {
-	raw, err := a2a.MarshalEventFor(v, a2a.BindingHTTPJSON, t)
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(t)
 	if err != nil {
 		panic(err)
 	}
@@ -1598,7 +1598,7 @@ func TestRedteam3_SubscribeThatMustPoll(t *testing.T) {
 
 // sendBody is a non-blocking REST send body of version v.
 func sendBody(t *testing.T, v a2a.Version) string {
-	raw, err := a2a.MarshalMessageFor(v, a2a.BindingHTTPJSON, &a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: textParts("go")})
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: textParts("go")})
 	require.NoError(t, err)
 	if v == a2a.V03 {
 		return fmt.Sprintf(`{"message":%s,"configuration":{"blocking":false}}`, raw)
@@ -1651,7 +1651,7 @@ func TestRedteam3_PollAnswersAMessage(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := pollSeq(v, snap(a2a.StateSubmitted), answer(snap(a2a.StateWorking, "kept")),
 					func(w http.ResponseWriter, s *restServer) {
-						raw, err := a2a.MarshalEventFor(v, a2a.BindingHTTPJSON, agentMsg("x", "hello"))
+						raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(agentMsg("x", "hello"))
 						require.NoError(t, err)
 						w.Header().Set("Content-Type", "application/json")
 						w.Write(raw)

@@ -107,7 +107,7 @@ type restSend struct {
 }
 
 func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte, error) {
-	raw, err := a2a.MarshalMessageFor(v, a2a.BindingHTTPJSON, m)
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
@@ -122,7 +122,7 @@ func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte
 	return out, nil
 }
 
-func (b restBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
+func (b restBinding) SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error) {
 	body, err := b.sendBody(v, m, false)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func (b restBinding) sendStream(ctx context.Context, v a2a.Version, m *a2a.Messa
 	return b.stream(ctx, v, http.MethodPost, resource{segs: []string{"message:stream"}}, body)
 }
 
-func (b restBinding) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
+func (b restBinding) Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error) {
 	r := taskResource(taskID, ":subscribe")
 	l, err := b.stream(ctx, v, http.MethodPost, r, nil)
 	var httpErr *HTTPError
@@ -141,7 +141,7 @@ func (b restBinding) subscribe(ctx context.Context, v a2a.Version, taskID string
 	return l, err
 }
 
-func (b restBinding) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b restBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
 	r := taskResource(taskID, "")
 	r.query = "historyLength=" + strconv.Itoa(fullHistory)
 	raw, err := b.unary(ctx, v, http.MethodGet, r, nil)
@@ -151,7 +151,7 @@ func (b restBinding) getTask(ctx context.Context, v a2a.Version, taskID string) 
 	return decodeTaskFor(v, a2a.BindingHTTPJSON, raw)
 }
 
-func (b restBinding) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b restBinding) Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
 	raw, err := b.unary(ctx, v, http.MethodPost, taskResource(taskID, ":cancel"), []byte("{}"))
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (b restBinding) cancel(ctx context.Context, v a2a.Version, taskID string) (
 	return decodeTaskFor(v, a2a.BindingHTTPJSON, raw)
 }
 
-func (b restBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
+func (b restBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
 	body, err := b.sendBody(v, m, true)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (b restBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Messag
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a2a.UnmarshalEventFor(v, a2a.BindingHTTPJSON, raw)
+	ev, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.DecodeEvent(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
@@ -176,7 +176,7 @@ func (b restBinding) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Messag
 }
 
 func decodeTaskFor(v a2a.Version, b a2a.Binding, raw []byte) (*a2a.Task, error) {
-	t, err := a2a.UnmarshalTaskFor(v, b, raw)
+	t, err := a2a.Codec{Version: v, Binding: b}.DecodeTask(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed task", Err: err}
 	}
@@ -217,15 +217,15 @@ func (b restBinding) request(k *call, v a2a.Version, method string, r resource, 
 }
 
 // stream makes a streaming call.
-func (b restBinding) stream(ctx context.Context, v a2a.Version, method string, r resource, body []byte) (*leg, error) {
+func (b restBinding) stream(ctx context.Context, v a2a.Version, method string, r resource, body []byte) (EventReader, error) {
 	k := b.c.newCall(ctx)
 	resp, err := b.request(k, v, method, r, body, "text/event-stream")
 	if err != nil {
 		k.close()
 		return nil, err
 	}
-	dec := a2a.NewEventDecoder(v, a2a.BindingHTTPJSON)
-	return b.c.newLeg(k, resp, restFrame(dec))
+	dec := a2a.NewEventDecoder(a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON})
+	return b.c.newSSEReader(k, resp, restFrame(dec))
 }
 
 // restFrame decodes the data of one SSE event of a REST stream, or a whole

@@ -126,7 +126,7 @@ func (a *sgSlow) handlers(damage string, style string) map[callKind]func(w *wire
 			w.sse()
 		case "stale-snapshot-then-cut":
 			if unary {
-				raw, _ := a2a.MarshalEventFor(w.a.v, w.a.b, a.task())
+				raw, _ := a2a.Codec{Version: w.a.v, Binding: w.a.b}.EncodeEvent(a.task())
 				w.cutAfter(len(raw)/2, raw)
 			}
 			w.sse()

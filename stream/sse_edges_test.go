@@ -28,7 +28,7 @@ func TestEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
 								kindStream: func(ww *wireWriter, c wireCall) {
 									ww.sse()
 									write := func(ev a2a.Event, padTo int) {
-										raw, err := a2a.MarshalEventFor(ww.a.v, ww.a.b, ev)
+										raw, err := a2a.Codec{Version: ww.a.v, Binding: ww.a.b}.EncodeEvent(ev)
 										require.NoError(t, err)
 										if ww.a.b == a2a.BindingJSONRPC {
 											raw = ww.envelope(raw)
@@ -41,7 +41,7 @@ func TestEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
 									write(task, 0)
 									// A chunk whose data line is target bytes long.
 									base := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("")}}, LastChunk: true}
-									raw, _ := a2a.MarshalEventFor(ww.a.v, ww.a.b, base)
+									raw, _ := a2a.Codec{Version: ww.a.v, Binding: ww.a.b}.EncodeEvent(base)
 									if ww.a.b == a2a.BindingJSONRPC {
 										raw = ww.envelope(raw)
 									}
@@ -106,14 +106,14 @@ func TestUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 									ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
 								},
 								kindSend: func(ww *wireWriter, c wireCall) {
-									raw, _ := a2a.MarshalEventFor(ww.a.v, ww.a.b, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}})
+									raw, _ := a2a.Codec{Version: ww.a.v, Binding: ww.a.b}.EncodeEvent(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}})
 									pad(ww, raw, nil)
 								},
 								kindGet: func(ww *wireWriter, c wireCall) {
-									raw, _ := a2a.MarshalTaskFor(ww.a.v, ww.a.b, task(""))
+									raw, _ := a2a.Codec{Version: ww.a.v, Binding: ww.a.b}.EncodeTask(task(""))
 									pad(ww, raw, func(n int) []byte {
 										want = strings.Repeat("y", n-1) + "."
-										raw, _ := a2a.MarshalTaskFor(ww.a.v, ww.a.b, task(want))
+										raw, _ := a2a.Codec{Version: ww.a.v, Binding: ww.a.b}.EncodeTask(task(want))
 										return raw
 									})
 								},

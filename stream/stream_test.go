@@ -222,7 +222,7 @@ func TestEventDataEndingInWhiteSpace(t *testing.T) {
 						// bytes.
 						data := func(ev a2a.Event, size int, ws string) {
 							frame := func() string {
-								raw, err := a2a.MarshalEventFor(v, b, ev)
+								raw, err := a2a.Codec{Version: v, Binding: b}.EncodeEvent(ev)
 								if err != nil {
 									panic(err)
 								}

@@ -170,7 +170,7 @@ func (a *wireAgent) parseRPC(body []byte, c *wireCall, w *wireWriter) {
 	c.kind = kinds[req.Method]
 	if a.v == a2a.V03 && strings.Contains(req.Method, "/") || a.v == a2a.V10 && !strings.Contains(req.Method, "/") {
 		if len(req.Params.Message) > 0 {
-			c.msg, _ = a2a.UnmarshalMessage(req.Params.Message)
+			c.msg, _ = a2a.Codec{}.DecodeMessage(req.Params.Message)
 		}
 		return
 	}
@@ -208,7 +208,7 @@ func (a *wireAgent) parseREST(r *http.Request, body []byte, c *wireCall) {
 			Message json.RawMessage `json:"message"`
 		}
 		if json.Unmarshal(body, &req) == nil && len(req.Message) > 0 {
-			c.msg, _ = a2a.UnmarshalMessageFor(a.v, a2a.BindingHTTPJSON, req.Message)
+			c.msg, _ = a2a.Codec{Version: a.v, Binding: a2a.BindingHTTPJSON}.DecodeMessage(req.Message)
 		}
 	}
 }
@@ -229,7 +229,7 @@ func (w *wireWriter) sse() {
 
 // event writes one stream result.
 func (w *wireWriter) event(ev a2a.Event) {
-	raw, err := a2a.MarshalEventFor(w.a.v, w.a.b, ev)
+	raw, err := a2a.Codec{Version: w.a.v, Binding: w.a.b}.EncodeEvent(ev)
 	if err != nil {
 		panic(err)
 	}
@@ -242,7 +242,7 @@ func (w *wireWriter) event(ev a2a.Event) {
 
 // result answers a unary send with ev.
 func (w *wireWriter) result(ev a2a.Event) {
-	raw, err := a2a.MarshalEventFor(w.a.v, w.a.b, ev)
+	raw, err := a2a.Codec{Version: w.a.v, Binding: w.a.b}.EncodeEvent(ev)
 	if err != nil {
 		panic(err)
 	}
@@ -251,7 +251,7 @@ func (w *wireWriter) result(ev a2a.Event) {
 
 // task answers a get-task or a cancel with t.
 func (w *wireWriter) task(t *a2a.Task) {
-	raw, err := a2a.MarshalTaskFor(w.a.v, w.a.b, t)
+	raw, err := a2a.Codec{Version: w.a.v, Binding: w.a.b}.EncodeTask(t)
 	if err != nil {
 		panic(err)
 	}

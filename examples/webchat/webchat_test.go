@@ -405,7 +405,7 @@ func failsUnderAnotherTaskID() http.Handler {
 			&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}},
 			&a2a.StatusUpdate{TaskID: "t-random", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateFailed, Message: reason}},
 		} {
-			raw, err := a2a.MarshalEvent(a2a.V03, ev)
+			raw, err := a2a.Codec{Version: a2a.V03}.EncodeEvent(ev)
 			if err != nil {
 				panic(err)
 			}

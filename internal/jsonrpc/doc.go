@@ -1,6 +1,8 @@
-// Package jsonrpc encodes JSON-RPC 2.0 requests and decodes unary
-// responses, as A2A's JSON-RPC binding uses them in both protocol versions.
-// It checks every response, streamed or not, the same way (Check). Stream
-// responses are decoded, envelope and result in one pass, by
-// a2a.EventDecoder.
+// Package jsonrpc is the JSON-RPC 2.0 framing of A2A's JSON-RPC binding, in
+// both protocol versions: the request, the one response envelope
+// ([Response]) for unary and streamed responses alike, and the one rule that
+// makes a response a result, an error, or not a response at all
+// ([ErrNotAResponse]). Package a2a holds the JSON of what the envelope
+// carries; [StreamDecoder] reads envelope and stream result in one pass
+// through [a2a.EventDecoder.DecodeFrame].
 package jsonrpc

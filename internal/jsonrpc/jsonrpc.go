@@ -3,9 +3,11 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // Request is a JSON-RPC 2.0 request with a string ID.
@@ -21,37 +23,114 @@ func NewRequest(id, method string, params any) *Request {
 	return &Request{JSONRPC: "2.0", ID: id, Method: method, Params: params}
 }
 
-// Response is a decoded JSON-RPC 2.0 response. Exactly one of Result and
-// Error is set.
-type Response struct {
-	ID     json.RawMessage
-	Result json.RawMessage
-	Error  *a2a.RPCError
-}
+// ErrNotAResponse is wrapped by the errors of [DecodeResponse] and
+// [StreamDecoder.Decode] for data that is not one JSON-RPC response object:
+// data that is not one JSON object, or one with neither a result nor an
+// error (see [Response]).
+var ErrNotAResponse = errors.New("jsonrpc: not a JSON-RPC response")
 
-type wireResponse struct {
+// Response is a JSON-RPC 2.0 response: the one envelope of the binding, for
+// unary and streamed responses alike. Result is what the result member
+// decodes into: a *json.RawMessage for a unary response, the target of an
+// a2a.EventDecoder for a streamed one (see [Response.Target]).
+//
+// The rule for every response: one with an error member (not null) is that
+// error, whatever else it holds; else one with a result that is neither
+// absent nor null is that result; anything else is not a response.
+type Response struct {
 	ID     json.RawMessage `json:"id"`
-	Result json.RawMessage `json:"result"`
+	Result any             `json:"result"`
 	Error  *a2a.RPCError   `json:"error"`
 }
 
-// DecodeResponse decodes one response object. Its errors wrap
-// a2a.ErrNotAResponse, as a2a.EventDecoder's do for stream responses.
-func DecodeResponse(data []byte) (*Response, error) {
-	var w wireResponse
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("%w: %w", a2a.ErrNotAResponse, err)
+// Target sets the field that reads the result to result and returns r: r
+// is an a2a.Frame.
+func (r *Response) Target(result any) any {
+	r.Result = result
+	return r
+}
+
+// check applies the rule of [Response] once the envelope has decoded: nil
+// when the response carries an error, or a result by hasResult; else an
+// error wrapping ErrNotAResponse. The error member is the caller's to
+// return, after [Check] of the ID: another request's error is not this one's.
+func (r *Response) check(hasResult func() bool) error {
+	if r.Error == nil && !hasResult() {
+		return fmt.Errorf("%w: neither result nor error", ErrNotAResponse)
 	}
-	r := &Response{ID: w.ID}
-	switch {
-	case w.Error != nil:
-		r.Error = w.Error
-	case len(w.Result) > 0 && !bytes.Equal(w.Result, []byte("null")):
-		r.Result = w.Result
-	default:
-		return nil, fmt.Errorf("%w: neither result nor error", a2a.ErrNotAResponse)
+	return nil
+}
+
+// isResult reports whether a raw result member is there and not null.
+func isResult(raw json.RawMessage) bool {
+	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
+}
+
+// DecodeResponse decodes one unary response. It returns the response, whose
+// Error is the error it carries, and its result raw (nil with an error). The
+// error wraps ErrNotAResponse.
+func DecodeResponse(data []byte) (*Response, json.RawMessage, error) {
+	var raw json.RawMessage
+	r := &Response{Result: &raw}
+	if err := json.Unmarshal(data, r); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrNotAResponse, err)
 	}
-	return r, nil
+	if err := r.check(func() bool { return r.Result != nil && isResult(raw) }); err != nil {
+		return nil, nil, err
+	}
+	if r.Error != nil {
+		raw = nil
+	}
+	return r, raw, nil
+}
+
+// StreamDecoder decodes the responses of one JSON-RPC stream, each the data
+// of one SSE event: the envelope and the stream result in one pass. It is
+// not safe for concurrent use.
+type StreamDecoder struct {
+	dec *a2a.EventDecoder
+	r   Response
+}
+
+// NewStreamDecoder returns a decoder for the stream responses of version v.
+func NewStreamDecoder(v a2a.Version) *StreamDecoder {
+	return &StreamDecoder{dec: a2a.NewEventDecoder(a2a.Codec{Version: v, Binding: a2a.BindingJSONRPC})}
+}
+
+// Decode decodes one response carrying a stream result. It returns the
+// response, whose Error is the error it carries, and its event (nil with an
+// error). The response is the decoder's, valid until the next call. The
+// error wraps ErrNotAResponse for data that is not a response, and
+// a2a.ErrUnknownResult for a result that is none of the four.
+func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
+	d.r = Response{}
+	ev, err := d.dec.DecodeFrame(data, &d.r)
+	if err != nil && !errors.Is(err, a2a.ErrUnknownResult) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrNotAResponse, err)
+	}
+	// The result is there when it decoded into an event. When it did not,
+	// ask the data: decoding ends in the same error for no result at all
+	// (absent, or null) and for one this client does not know ({}).
+	if err := d.r.check(func() bool { return err == nil || hasResult(data) }); err != nil {
+		return nil, nil, err
+	}
+	if d.r.Error != nil {
+		return &d.r, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return &d.r, ev, nil
+}
+
+// hasResult reports whether data, a JSON object, has a result member that
+// is not null. Decode asks only when the result did not decode, so the
+// second read costs nothing on the way of a good stream.
+func hasResult(data []byte) bool {
+	var probe struct {
+		Result json.RawMessage `json:"result"`
+	}
+	return json.Unmarshal(data, &probe) == nil && isResult(probe.Result)
 }
 
 // IDMismatchError reports a response that answers another request.
@@ -61,8 +140,8 @@ type IDMismatchError struct {
 }
 
 func (e *IDMismatchError) Error() string {
-	// The ID is server data: its text is cut at 64 runes.
-	return fmt.Sprintf("response ID %.64s does not match request ID %q", e.Got, e.Want)
+	// The ID is server data: its text is cut (see clip.Text).
+	return fmt.Sprintf("response ID %s does not match request ID %q", clip.Text(string(e.Got), clip.Field), e.Want)
 }
 
 // Check is what a response makes of its ID and error member, for the

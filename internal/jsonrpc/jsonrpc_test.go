@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -11,19 +12,61 @@ import (
 )
 
 func TestDecodeResponse(t *testing.T) {
-	r, err := DecodeResponse([]byte(`{"jsonrpc":"2.0","id":"r1","result":{"kind":"task"}}`))
+	r, result, err := DecodeResponse([]byte(`{"jsonrpc":"2.0","id":"r1","result":{"kind":"task"}}`))
 	require.NoError(t, err)
-	require.JSONEq(t, `{"kind":"task"}`, string(r.Result))
+	require.JSONEq(t, `{"kind":"task"}`, string(result))
+	require.Equal(t, `"r1"`, string(r.ID))
 	require.Nil(t, r.Error)
 
-	r, err = DecodeResponse([]byte(`{"jsonrpc":"2.0","id":"r1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`))
+	r, result, err = DecodeResponse([]byte(`{"jsonrpc":"2.0","id":"r1","error":{"code":-32001,"message":"task not found","data":[{"reason":"TASK_NOT_FOUND"}]}}`))
 	require.NoError(t, err)
 	require.Equal(t, &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "task not found", Data: json.RawMessage(`[{"reason":"TASK_NOT_FOUND"}]`)}, r.Error)
-	require.Nil(t, r.Result)
+	require.Nil(t, result)
 
 	for _, bad := range []string{`{"jsonrpc":"2.0","id":1}`, `{"jsonrpc":"2.0","id":1,"result":null}`, `[1]`, `{"id":`} {
-		_, err := DecodeResponse([]byte(bad))
-		require.ErrorIs(t, err, a2a.ErrNotAResponse, bad)
+		_, _, err := DecodeResponse([]byte(bad))
+		require.ErrorIs(t, err, ErrNotAResponse, bad)
+	}
+}
+
+// TestUnaryAndStreamResponsesFollowOneRule: a unary response and a streamed
+// one are one envelope, and each of its corners reads the same in both: an
+// error member wins over a result, a null or absent result is no result,
+// and what is not one JSON object is not a response.
+func TestUnaryAndStreamResponsesFollowOneRule(t *testing.T) {
+	msg := `{"kind":"message","messageId":"m","role":"agent","parts":[]}`
+	for _, c := range []struct {
+		in   string
+		want string // "result", "error" or "not a response"
+	}{
+		{`{"jsonrpc":"2.0","id":"a","result":` + msg + `}`, "result"},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"boom"}}`, "error"},
+		{`{"jsonrpc":"2.0","id":"a","result":` + msg + `,"error":{"code":-32603,"message":"boom"}}`, "error"},
+		{`{"jsonrpc":"2.0","id":"a","result":null,"error":{"code":-32603}}`, "error"},
+		{`{"jsonrpc":"2.0","id":"a","result":null}`, "not a response"},
+		{`{"jsonrpc":"2.0","id":"a"}`, "not a response"},
+		{`{"jsonrpc":"2.0","id":"a","error":null}`, "not a response"},
+		{`{}`, "not a response"},
+		{`null`, "not a response"},
+		{`[1]`, "not a response"},
+		{`{"jsonrpc":"2.0","id":"a","result":` + msg, "not a response"},
+		{`{"jsonrpc":"2.0","error":{"code":"x"}}`, "not a response"},
+	} {
+		kind := func(r *Response, err error) string {
+			switch {
+			case errors.Is(err, ErrNotAResponse):
+				return "not a response"
+			case err != nil:
+				return "other: " + err.Error()
+			case r.Error != nil:
+				return "error"
+			}
+			return "result"
+		}
+		r, _, err := DecodeResponse([]byte(c.in))
+		require.Equal(t, c.want, kind(r, err), "unary %s", c.in)
+		sr, _, err := NewStreamDecoder(a2a.V03).Decode([]byte(c.in))
+		require.Equal(t, c.want, kind(sr, err), "stream %s", c.in)
 	}
 }
 

@@ -76,7 +76,7 @@ func TestRenderedEventsDecode(t *testing.T) {
 			render(w, task)
 			var evs []a2a.Event
 			for _, r := range results(t, w.Buf) {
-				ev, err := a2a.UnmarshalEvent(r)
+				ev, err := a2a.Codec{}.DecodeEvent(r)
 				if err != nil {
 					t.Fatalf("UnmarshalEvent: %v\n%s", err, r)
 				}
@@ -112,7 +112,7 @@ func TestRESTEventsDecode(t *testing.T) {
 			w := &Writer{V: v, REST: true, ReqID: []byte(`"ignored"`)}
 			render(w, task)
 			data := restData(t, w.Buf)
-			dec := a2a.NewEventDecoder(a2a.Version(v), a2a.BindingHTTPJSON)
+			dec := a2a.NewEventDecoder(a2a.Codec{Version: a2a.Version(v), Binding: a2a.BindingHTTPJSON})
 			var evs, evsFor []a2a.Event
 			for _, d := range data {
 				if bytes.Contains(d, []byte(`"jsonrpc"`)) || bytes.Contains(d, []byte(`"kind"`)) {
@@ -123,7 +123,7 @@ func TestRESTEventsDecode(t *testing.T) {
 					t.Fatalf("EventDecoder: %v\n%s", err, d)
 				}
 				evs = append(evs, ev)
-				ev, err = a2a.UnmarshalEventFor(a2a.Version(v), a2a.BindingHTTPJSON, d)
+				ev, err = (a2a.Codec{Version: a2a.Version(v), Binding: a2a.BindingHTTPJSON}).DecodeEvent(d)
 				if err != nil {
 					t.Fatalf("UnmarshalEventFor: %v\n%s", err, d)
 				}
@@ -174,13 +174,13 @@ func TestREST03ProtoShape(t *testing.T) {
 		t.Errorf("0.3 REST shapes differ from the capture's:\n%s", bytes.Join(data, []byte("\n")))
 	}
 	// Re-encoding what we decoded gives the same keys: compare key sets.
-	dec := a2a.NewEventDecoder(a2a.V03, a2a.BindingHTTPJSON)
+	dec := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON})
 	for i, d := range data {
 		ev, err := dec.Decode(d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := a2a.MarshalEventFor(a2a.V03, a2a.BindingHTTPJSON, ev)
+		again, err := a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestTaskResponseDecodes(t *testing.T) {
 	if err := json.Unmarshal(w.Buf, &env); err != nil {
 		t.Fatal(err)
 	}
-	tk, err := a2a.UnmarshalTask(env.Result)
+	tk, err := a2a.Codec{}.DecodeTask(env.Result)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-package a2a_test
+package jsonrpc
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -10,8 +11,8 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-func TestJSONRPCEventDecoder(t *testing.T) {
-	d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
+func TestStreamDecoder(t *testing.T) {
+	d := newOne(a2a.V10)
 	// One decoder serves a whole stream of mixed responses, in either version.
 	inputs := []string{
 		`{"jsonrpc":"2.0","id":"r1","result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"submitted"}}}`,
@@ -45,7 +46,7 @@ func TestJSONRPCEventDecoder(t *testing.T) {
 	require.Equal(t, []string{"task submitted", "status working", "artifact hi", "error"}, got)
 }
 
-func TestJSONRPCEventDecoderRejects(t *testing.T) {
+func TestStreamDecoderRejects(t *testing.T) {
 	cases := map[string]string{
 		"truncated":                `{"jsonrpc":"2.0","id":1,"result":{"kind":`,
 		"two objects":              `{"jsonrpc":"2.0","id":1,"error":{"code":1}}{"jsonrpc":"2.0"}`,
@@ -57,10 +58,10 @@ func TestJSONRPCEventDecoderRejects(t *testing.T) {
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
-			d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
+			d := newOne(a2a.V10)
 			_, err := d.Decode([]byte(in))
 			require.Error(t, err)
-			require.True(t, errors.Is(err, a2a.ErrNotAResponse) || errors.Is(err, a2a.ErrUnknownResult), "%v", err)
+			require.True(t, errors.Is(err, ErrNotAResponse) || errors.Is(err, a2a.ErrUnknownResult), "%v", err)
 			// The decoder recovers: the next good response decodes.
 			ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":1,"result":{"kind":"message","messageId":"m","role":"agent","parts":[]}}`))
 			require.NoError(t, err)
@@ -69,8 +70,8 @@ func TestJSONRPCEventDecoderRejects(t *testing.T) {
 	}
 }
 
-func TestJSONRPCEventDecoderBigResponses(t *testing.T) {
-	d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
+func TestStreamDecoderBigResponses(t *testing.T) {
+	d := newOne(a2a.V10)
 	big := strings.Repeat("x", 200<<10)
 	for range 2 {
 		ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"` + big + `"}]}}}`))
@@ -81,19 +82,19 @@ func TestJSONRPCEventDecoderBigResponses(t *testing.T) {
 		require.Equal(t, "small", ev.(*a2a.Message).Text())
 	}
 	_, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":{"kind":"message","messageId":"` + big + `"`))
-	require.ErrorIs(t, err, a2a.ErrNotAResponse)
+	require.ErrorIs(t, err, ErrNotAResponse)
 }
 
-func TestJSONRPCEventDecoderMatchesUnmarshalEvent(t *testing.T) {
+func TestStreamDecoderMatchesDecodeEvent(t *testing.T) {
 	// The single-pass decoder and the two-step path agree on every capture
-	// result (the capture tests feed UnmarshalEvent; this ties the two).
+	// result (the capture tests feed Codec.DecodeEvent; this ties the two).
 	results := [][]byte{
 		[]byte(`{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"input-required","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"q?"}]},"timestamp":"2026-11-22T02:52:45.330535456Z"},"final":true}`),
 		[]byte(`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x","mediaType":"text/plain","metadata":{}},{"data":{"k":[1,2]}},{"raw":"aGk="},{"url":"https://x/y"}]},"append":true,"lastChunk":true,"metadata":{}}}`),
 	}
-	d := a2a.NewEventDecoder(a2a.V10, a2a.BindingJSONRPC)
+	d := newOne(a2a.V10)
 	for _, res := range results {
-		want, err := a2a.UnmarshalEvent(res)
+		want, err := a2a.Codec{}.DecodeEvent(res)
 		require.NoError(t, err)
 		ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"x","result":` + string(res) + `}`))
 		require.NoError(t, err)
@@ -102,10 +103,10 @@ func TestJSONRPCEventDecoderMatchesUnmarshalEvent(t *testing.T) {
 }
 
 // The envelope's corners over JSON-RPC: an error member wins over a result,
-// a null result is no result, and ResponseID always names the response just
+// a null result is no result, and the ID is always the response's just
 // decoded (nil after data that was not one).
-func TestJSONRPCEventDecoderEnvelopes(t *testing.T) {
-	d := a2a.NewEventDecoder(a2a.V03, a2a.BindingJSONRPC)
+func TestStreamDecoderEnvelopes(t *testing.T) {
+	d := newOne(a2a.V03)
 	msg := `{"kind":"message","messageId":"m","role":"agent","parts":[]}`
 
 	_, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"a","result":` + msg + `,"error":{"code":-32603,"message":"boom"}}`))
@@ -115,11 +116,11 @@ func TestJSONRPCEventDecoderEnvelopes(t *testing.T) {
 	require.Equal(t, `"a"`, string(d.ResponseID()))
 
 	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":2,"result":null}`))
-	require.ErrorIs(t, err, a2a.ErrNotAResponse, "a null result is no result, as for unary responses")
-	require.Equal(t, "2", string(d.ResponseID()))
+	require.ErrorIs(t, err, ErrNotAResponse, "a null result is no result, as for unary responses")
+	require.Nil(t, d.ResponseID(), "what is not a response has no ID")
 	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}`))
 	require.ErrorIs(t, err, a2a.ErrUnknownResult, "an empty result is a result this client does not know")
-	require.NotErrorIs(t, err, a2a.ErrNotAResponse)
+	require.NotErrorIs(t, err, ErrNotAResponse)
 
 	// What is not a response at all.
 	for _, in := range []string{
@@ -129,12 +130,12 @@ func TestJSONRPCEventDecoderEnvelopes(t *testing.T) {
 		`{}`, `{"jsonrpc":"2.0","id":1}`, `null`,
 	} {
 		_, err = d.Decode([]byte(in))
-		require.ErrorIs(t, err, a2a.ErrNotAResponse, in)
+		require.ErrorIs(t, err, ErrNotAResponse, in)
 		require.NotErrorIs(t, err, a2a.ErrUnknownResult, in)
 	}
 
 	_, err = d.Decode([]byte(`{"jsonrpc":"2.0","error":{"code":"not a number","message":"x"}}`))
-	require.ErrorIs(t, err, a2a.ErrNotAResponse)
+	require.ErrorIs(t, err, ErrNotAResponse)
 	require.Nil(t, d.ResponseID(), "no ID is left over from the response before")
 
 	ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","result":` + msg + `}`))
@@ -142,3 +143,27 @@ func TestJSONRPCEventDecoderEnvelopes(t *testing.T) {
 	require.IsType(t, &a2a.Message{}, ev)
 	require.Nil(t, d.ResponseID(), "a response without an id")
 }
+
+// oneDecoder reads a stream's responses as stream does: a response's error
+// member is its error, and ResponseID the ID of the response just read.
+type oneDecoder struct {
+	d  *StreamDecoder
+	id json.RawMessage
+}
+
+func newOne(v a2a.Version) *oneDecoder { return &oneDecoder{d: NewStreamDecoder(v)} }
+
+func (o *oneDecoder) Decode(data []byte) (a2a.Event, error) {
+	o.id = nil
+	r, ev, err := o.d.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	o.id = r.ID
+	if r.Error != nil {
+		return nil, r.Error
+	}
+	return ev, nil
+}
+
+func (o *oneDecoder) ResponseID() json.RawMessage { return o.id }
