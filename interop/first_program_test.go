@@ -1,0 +1,174 @@
+package interop_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The README's first hour ends at "a program that does the six things
+// against the demo agent and a real a2a-js agent". These tests build that
+// program (examples/first) as a user would, with go build, and run it as a
+// process against every real peer but the two that cannot resubscribe (an
+// uncut run against them is the same as against their streaming peers):
+// stdin answers the agent's question, SIGINT stands in for Ctrl-C, and the
+// output must hold each piece of the agent's text once and end in one
+// "ended: <state>" line.
+//
+// The peers play the scripts of peers/jsshared/scenarios.mjs (and their
+// copy in peers/a2ago): "input" asks "Which dates?" and books for the
+// answer, "fail" fails, "cancel" waits until it is canceled, "message"
+// answers with a message and no task.
+
+// buildFirstProgram builds examples/first into a temporary directory, from
+// this module, which replaces the library with ../.
+func buildFirstProgram(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "first")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/a2astream/a2astream/examples/first").CombinedOutput()
+	require.NoError(t, err, "go build examples/first:\n%s", out)
+	return bin
+}
+
+// firstRun is one run of the first program: what it was told, what it
+// printed and how it exited.
+type firstRun struct {
+	stdout, stderr string
+	err            error
+}
+
+// split returns the run's output before its last line that is not empty,
+// and that line.
+func (r firstRun) split() (body, last string) {
+	out := strings.TrimSpace(r.stdout)
+	i := strings.LastIndexByte(out, '\n')
+	return out[:i+1], out[i+1:]
+}
+
+// watchWriter collects what a process prints and closes seen once the
+// output holds marker.
+type watchWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	marker string
+	seen   chan struct{}
+	once   sync.Once
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.marker != "" && strings.Contains(w.buf.String(), w.marker) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *watchWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// runFirstProgram runs bin against the agent at url with message, within
+// 30 s. The program reads stdin as a user types it. When interruptAt is
+// set, stdin stays open and the program gets SIGINT (Ctrl-C) once its
+// output holds interruptAt; otherwise stdin is closed after it.
+func runFirstProgram(t *testing.T, bin, url, message, stdin, interruptAt string) firstRun {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-agent", url, "-message", message)
+	cmd.WaitDelay = 5 * time.Second
+	out := &watchWriter{marker: interruptAt, seen: make(chan struct{})}
+	var errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &errOut
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	_, err = io.WriteString(in, stdin)
+	require.NoError(t, err)
+	if interruptAt == "" {
+		require.NoError(t, in.Close())
+	} else {
+		select {
+		case <-out.seen:
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+		case <-ctx.Done():
+		}
+	}
+	err = cmd.Wait()
+	_ = in.Close()
+	require.NoError(t, ctx.Err(), "the first program did not end within 30 s; it printed:\n%s\nstderr:\n%s", out, errOut.String())
+	return firstRun{stdout: out.String(), stderr: errOut.String(), err: err}
+}
+
+// TestFirstProgramOnRealAgents runs the README's first program against
+// a2a-go and @a2a-js/sdk servers: it answers the agent's question from
+// stdin, prints each piece of text once, cancels the task on Ctrl-C, and
+// ends with one line naming the state.
+func TestFirstProgramOnRealAgents(t *testing.T) {
+	bin := buildFirstProgram(t)
+	cases := []struct {
+		name, message, stdin, interruptAt string
+		once                              []string // text printed exactly once
+		never                             []string // text never printed
+		ended                             string   // the last line
+	}{
+		{
+			name: "answers the question from stdin", message: "plan a trip; ask me for input", stdin: "Lisbon\n",
+			once:  []string{"Planning the trip.", "Which dates?", "Booked for Lisbon."},
+			ended: "ended: completed",
+		},
+		{
+			name: "reports a failure", message: "this will fail",
+			once:  []string{"step 1 ok", "upstream API timed out"},
+			ended: "ended: failed: upstream API timed out",
+		},
+		{
+			name: "cancels the task on Ctrl-C", message: "cancel me when you can", interruptAt: "started; ",
+			once:  []string{"started; "},
+			never: []string{"never canceled.", "cancel:"},
+			ended: "ended: canceled",
+		},
+		{
+			name: "prints a message answer", message: "answer with a message",
+			once:  []string{"pong: a message, not a task"},
+			ended: "ended: answered",
+		},
+	}
+	eachPeerWhere(t, func(d peerDef) bool { return d.mode != noSubscribe }, func(t *testing.T, p *peer) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				run := runFirstProgram(t, bin, p.url, tc.message, tc.stdin, tc.interruptAt)
+				require.NoError(t, run.err, "stdout:\n%s\nstderr:\n%s", run.stdout, run.stderr)
+				require.Empty(t, run.stderr)
+				body, last := run.split()
+				require.Equal(t, tc.ended, last, "output:\n%s", run.stdout)
+				for _, s := range tc.once {
+					require.Equal(t, 1, strings.Count(body, s), "%q in:\n%s", s, run.stdout)
+				}
+				for _, s := range tc.never {
+					require.NotContains(t, run.stdout, s)
+				}
+				require.NotContains(t, body, "ended:", "output:\n%s", run.stdout)
+			})
+		}
+	})
+}
