@@ -130,6 +130,7 @@ func TestFirstProgramOnRealAgents(t *testing.T) {
 		once                              []string // text printed exactly once
 		never                             []string // text never printed
 		ended                             string   // the last line
+		exit                              int      // the exit code
 	}{
 		{
 			name: "answers the question from stdin", message: "plan a trip; ask me for input", stdin: "Lisbon\n",
@@ -146,6 +147,7 @@ func TestFirstProgramOnRealAgents(t *testing.T) {
 			once:  []string{"started; "},
 			never: []string{"never canceled.", "cancel:"},
 			ended: "ended: canceled",
+			exit:  130,
 		},
 		{
 			name: "prints a message answer", message: "answer with a message",
@@ -157,7 +159,13 @@ func TestFirstProgramOnRealAgents(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				run := runFirstProgram(t, bin, p.url, tc.message, tc.stdin, tc.interruptAt)
-				require.NoError(t, run.err, "stdout:\n%s\nstderr:\n%s", run.stdout, run.stderr)
+				if tc.exit == 0 {
+					require.NoError(t, run.err, "stdout:\n%s\nstderr:\n%s", run.stdout, run.stderr)
+				} else {
+					var exit *exec.ExitError
+					require.ErrorAs(t, run.err, &exit, "stdout:\n%s\nstderr:\n%s", run.stdout, run.stderr)
+					require.Equal(t, tc.exit, exit.ExitCode())
+				}
 				require.Empty(t, run.stderr)
 				body, last := run.split()
 				require.Equal(t, tc.ended, last, "output:\n%s", run.stdout)

@@ -20,7 +20,7 @@ func Example_firstProgram() {
 	defer cancel()
 
 	var out strings.Builder
-	if err := run(ctx, agent.URL, "Plan a weekend trip", strings.NewReader("Lisbon\n"), &out); err != nil {
+	if err := run(ctx, agent.URL, "Plan a weekend trip", "", strings.NewReader("Lisbon\n"), &out); err != nil {
 		panic(err)
 	}
 	// An Example's output cannot end a line in a space, and the agent's
@@ -28,12 +28,15 @@ func Example_firstProgram() {
 	for line := range strings.Lines(out.String()) {
 		fmt.Println(strings.TrimRight(line, " \n"))
 	}
+	// A terminal shows the answer typed after the "> "; here stdin is not
+	// echoed.
+
 	// Output:
+	// agent: a2astream demo agent (ask) (A2A 1.0 over JSONRPC)
 	// Planning your trip…
 	// Here is a three-day plan. Day one: a walk through the old town and a long lunch by the river. Day two: the museum quarter, then the night market.
 	// Which city should the trip start from?
-	// >
-	// Day three: a train to the coast from your starting city, a swim, and dinner by the harbour.
+	// > Day three: a train to the coast from your starting city, a swim, and dinner by the harbour.
 	// Have a good trip!
 	// ended: completed
 }

@@ -1,11 +1,15 @@
-// Command first is the program the README's first hour builds: it sends
-// one message to an A2A agent, prints the answer as it arrives, answers
-// the agent's questions from stdin, cancels the task on Ctrl-C, and prints
-// one line about how the task ended.
+// Command first is the program the README's first hour builds: it reads an
+// A2A agent's card, sends it one message (with this user's token, when
+// given, on that call only), prints the answer as it arrives, answers the
+// agent's questions from stdin, cancels the task on Ctrl-C, and prints one
+// line about how the task ended.
 //
 //	go run ./examples/agent &   # a demo agent on http://127.0.0.1:9999/
 //	go run ./examples/first
-//	go run ./examples/first -agent https://agent.example/ -message "hello"
+//	go run ./examples/first -agent https://agent.example/ -message "hello" -token "$TOKEN"
+//
+// It exits 0 once the task has ended (however it ended), 1 when it found no
+// agent at the URL, and 130 after Ctrl-C.
 package main
 
 import (
@@ -26,30 +30,37 @@ import (
 func main() {
 	agent := flag.String("agent", "http://127.0.0.1:9999/", "the base URL of an A2A agent")
 	message := flag.String("message", "Plan a weekend trip", "what to ask the agent")
+	token := flag.String("token", "", "a bearer token for the agent, sent with this message only")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *agent, *message, os.Stdin, os.Stdout); err != nil {
+	if err := run(ctx, *agent, *message, *token, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "first:", err)
 		os.Exit(1)
 	}
+	if ctx.Err() != nil {
+		os.Exit(130) // the shell's code for a program that Ctrl-C ended
+	}
 }
 
-// run is the README's recipe: it sends message to the agent at baseURL and
-// prints what the agent says as it arrives, reading answers to its
-// questions from stdin, until the task ends or ctx does (Ctrl-C), in which
-// case it asks the agent to cancel the task. It returns an error only when
-// it could not reach an agent at baseURL.
-func run(ctx context.Context, baseURL, message string, stdin io.Reader, stdout io.Writer) error {
+// run is the README's recipe: it reads the card of the agent at baseURL,
+// sends it message (with token as a bearer token on this call, when it is
+// not ""), and prints what the agent says as it arrives, reading answers to
+// its questions from stdin, until the task ends or ctx does (Ctrl-C), in
+// which case it asks the agent to cancel the task. It returns an error only
+// when it found no agent at baseURL.
+func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, stdout io.Writer) error {
 	answers := make(chan string)
-	go func() { // read stdin apart, so that Ctrl-C is not stuck behind a read
+	go func() { // read stdin apart: the hook must return when ctx ends, and a read does not
 		defer close(answers)
 		for lines := bufio.NewScanner(stdin); lines.Scan(); {
 			answers <- lines.Text()
 		}
 	}()
+	var pane stream.Pane // where the last text went
 	ask := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
-		fmt.Fprint(stdout, "\n> ") // the question itself was printed with the status
+		fmt.Fprint(stdout, "\n> ") // the question itself was printed with its status
+		pane = stream.Pane{}       // the answer typed ends the line
 		select {
 		case answer, ok := <-answers:
 			if !ok {
@@ -63,16 +74,25 @@ func run(ctx context.Context, baseURL, message string, stdin io.Reader, stdout i
 
 	client, err := stream.Resolve(ctx, baseURL, stream.WithHumanInput(ask))
 	if err != nil {
-		return err // the error names the URLs it tried
+		return err // no agent card there, or no connection: the error names the URL
 	}
-	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, message))
+	fmt.Fprintf(stdout, "agent: %s (A2A %s over %s)\n", client.Card().Name, client.Version(), client.Binding())
+	var perCall []stream.Option // this user's credentials, for this call only
+	if token != "" {
+		perCall = append(perCall, stream.WithHeader("Authorization", "Bearer "+token))
+	}
+	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, message), perCall...)
 	defer s.Close()
 	var screen stream.Screen
-	var pane stream.Pane
 	for s.Next() {
 		t := screen.Add(s.Event()) // the text this event adds, and where it goes
-		if t.Pane != pane || t.Replace {
-			fmt.Fprintln(stdout) // a new status, message or artifact, or one rewritten
+		if t.Content == "" && !t.Replace {
+			continue // a state change without a message, or no text part
+		}
+		if t.Pane != pane || t.Replace { // another status, message or artifact, or one rewritten
+			if pane != (stream.Pane{}) {
+				fmt.Fprintln(stdout)
+			}
 			pane = t.Pane
 		}
 		fmt.Fprint(stdout, t.Content)

@@ -53,7 +53,7 @@ func TestFirstProgramPrintsEachWordOnceAcrossACut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out lockedBuffer
-	require.NoError(t, run(ctx, agent.URL, "hi", strings.NewReader(""), &out))
+	require.NoError(t, run(ctx, agent.URL, "hi", "", strings.NewReader(""), &out))
 	require.Equal(t, 1, strings.Count(out.String(), demo.PlanStart+demo.PlanEnd), out.String())
 	require.True(t, strings.HasSuffix(out.String(), "\nended: completed\n"), out.String())
 }
@@ -64,7 +64,7 @@ func TestFirstProgramEndsInOneLineWhenTheTaskFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out lockedBuffer
-	require.NoError(t, run(ctx, agent.URL, "hi", strings.NewReader(""), &out))
+	require.NoError(t, run(ctx, agent.URL, "hi", "", strings.NewReader(""), &out))
 	require.Contains(t, out.String(), "\nended: failed: "+demo.FailCode+": "+demo.FailReason+"\n")
 }
 
@@ -74,7 +74,7 @@ func TestFirstProgramWithoutAnAnswerSaysSo(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out lockedBuffer
-	require.NoError(t, run(ctx, agent.URL, "hi", strings.NewReader(""), &out)) // stdin closed
+	require.NoError(t, run(ctx, agent.URL, "hi", "", strings.NewReader(""), &out)) // stdin closed
 	require.Contains(t, out.String(), "\nended: input-required")
 }
 
@@ -91,7 +91,7 @@ func TestFirstProgramCancelsTheTaskOnInterrupt(t *testing.T) {
 	defer typing()
 	out := lockedBuffer{want: "\n> ", seen: make(chan struct{})}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, agent.URL, "hi", stdin, &out) }()
+	go func() { done <- run(ctx, agent.URL, "hi", "", stdin, &out) }()
 
 	// Interrupt once the program waits on the human.
 	select {
@@ -130,9 +130,36 @@ func TestFirstProgramNamesTheURLsItTriedAtANonAgent(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out lockedBuffer
-	err := run(ctx, site.URL, "hi", strings.NewReader(""), &out)
+	err := run(ctx, site.URL, "hi", "", strings.NewReader(""), &out)
 	var invalid *stream.InvalidCardError
 	require.ErrorAs(t, err, &invalid)
 	require.NotEmpty(t, invalid.Tried)
 	require.Contains(t, err.Error(), site.URL)
+}
+
+// TestFirstProgramSendsTheTokenWithItsCallOnly checks the per-call header:
+// the token goes with the message and with the reply to the agent's
+// question, and not with the card request, which the Client makes for
+// every user.
+func TestFirstProgramSendsTheTokenWithItsCallOnly(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string][]string{} // Authorization values by "METHOD path"
+	served := demo.ServedAgent(demo.ModeAsk, time.Millisecond)
+	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Method+" "+r.URL.Path] = append(seen[r.Method+" "+r.URL.Path], r.Header.Get("Authorization"))
+		mu.Unlock()
+		served.ServeHTTP(w, r)
+	}))
+	defer agent.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out lockedBuffer
+	require.NoError(t, run(ctx, agent.URL, "hi", "t-42", strings.NewReader("Lisbon\n"), &out))
+	require.Contains(t, out.String(), "\nended: completed\n")
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{""}, seen["GET /.well-known/agent-card.json"], "no token on the card request")
+	require.Equal(t, []string{"Bearer t-42", "Bearer t-42"}, seen["POST /"], "the message and the reply carry the token")
 }
