@@ -407,3 +407,16 @@ func TestAgentReportsAnAddressInUse(t *testing.T) {
 	require.False(t, errors.Is(err, errUsage))
 	require.Empty(t, out.String())
 }
+
+func TestAgentLogsThatARequestCarriedAuthorizationButNotItsValue(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	a := startAgent(ctx, t, "-mode", "answer", "-version", "1.0", "-binding", "jsonrpc")
+	w := wire{binding: "jsonrpc", version: "1.0"}
+	client := resolve(ctx, t, a, w)
+	_, err := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), stream.WithHeader("Authorization", "Bearer t-secret")).Wait()
+	require.NoError(t, err)
+	out := a.out.String()
+	require.Contains(t, requests(out), "POST / SendStreamingMessage (A2A-Version: 1.0) with Authorization")
+	require.NotContains(t, out, "t-secret")
+}

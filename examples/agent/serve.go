@@ -98,7 +98,9 @@ func streams(noStream bool) string {
 }
 
 // logRequests writes one line to out for each request h serves: its HTTP
-// method, path and, for JSON-RPC, the method called; and one more when h
+// method, path and, for JSON-RPC, the method called, its A2A-Version, and
+// whether it carried an Authorization header (so that a user sees a
+// per-call token arrive; the value is never written); and one more when h
 // cuts the connection on purpose.
 func logRequests(h http.Handler, out io.Writer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -108,6 +110,9 @@ func logRequests(h http.Handler, out io.Writer) http.Handler {
 		}
 		if v := r.Header.Get("A2A-Version"); v != "" {
 			call += " (A2A-Version: " + v + ")"
+		}
+		if r.Header.Get("Authorization") != "" {
+			call += " with Authorization" // never its value
 		}
 		fmt.Fprintf(out, "← %s\n", call)
 		defer func() {
