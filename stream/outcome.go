@@ -188,7 +188,7 @@ func classify(op operation, err error, sit situation) outcome {
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
 //     are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
-//     or the circuit breaker's refusal, before any hop was answered) is a
+//     or the circuit breaker's refusal, before any hop got a response) is a
 //     drop; a send is made again (outRetry).
 //   - Before any event, while negotiating, a version refusal (see
 //     isVersionRefusal) downgrades, except on a subscribe, which probes.
@@ -211,9 +211,9 @@ func classify(op operation, err error, sit situation) outcome {
 //
 // A drop or busy outcome carries the wait the server asked for (see
 // retryDelay). A transport error after the response's status line (an
-// *answeredError) is sorted as the error it wraps.
+// *respondedError) is sorted as the error it wraps.
 func classifyCall(op operation, err error, started, negotiating bool) outcome {
-	err, _ = unanswered(err)
+	err, _ = unwrapResponded(err)
 	var (
 		rpcErr  *a2a.RPCError
 		httpErr *HTTPError
