@@ -71,8 +71,10 @@
 //     phaseCatchUp once polling (startPolling switches, for good).
 //   - phaseRead reads the next event of the open leg (a streaming send or a
 //     subscription). phaseFetch fetches the task once for a reason
-//     (fetchRefused, fetchProbe, fetchQuiet, fetchGap, fetchAfterError),
-//     which decides what follows. phasePollWait and phasePoll poll.
+//     (fetchRefused, fetchNoStream, fetchProbe, fetchQuiet, fetchSilent,
+//     fetchGap, fetchAfterError), which decides what follows; the reason
+//     comes from classify's outcome, and fetch reads no error itself.
+//     phasePollWait and phasePoll poll.
 //     phaseBackoff waits one attempt of the reconnect budget, then enters
 //     the phase that makes the call again. phaseHalted acts on a task that
 //     ended or asks something (the human-input or credentials hook).
