@@ -207,14 +207,7 @@ func (s *Stream) fetch() {
 		s.polled(t, true)
 		return
 	}
-	s.learnReplied(t, false)
-	s.rec.gap = false
-	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
-	s.deliver(t, foldAuthoritative, s.rec.final)
-	s.rec.final = nil
-	if (why == fetchRefused || why == fetchNoStream || why == fetchQuiet || why == fetchSilent) && attempt > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
-	}
+	s.deliverFetched(t, why == fetchRefused || why == fetchNoStream || why == fetchQuiet || why == fetchSilent)
 	st := &s.ledger.Task().Status
 	switch {
 	case why == fetchAfterError && st.State.Terminal():
@@ -250,6 +243,21 @@ func (s *Stream) fetch() {
 			s.rec.cause = errStillRunning
 		}
 		s.retryAfterWait(s.route.resume)
+	}
+}
+
+// deliverFetched delivers a task a get-task returned (a fetch or a poll),
+// which closes any gap, with the halting event held back, if any, folded
+// after it. tellResumed tells WithNotify that the get-task ended a failed
+// attempt, if it did.
+func (s *Stream) deliverFetched(t *a2a.Task, tellResumed bool) {
+	s.learnReplied(t, false)
+	s.rec.gap = false
+	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
+	s.deliver(t, foldAuthoritative, s.rec.final)
+	s.rec.final = nil
+	if tellResumed && attempt > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
 	}
 }
 
