@@ -74,9 +74,9 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.calls = seam{restBinding{c}}
+		c.calls = seam{b: restBinding{c}}
 	default:
-		c.calls = seam{jsonrpcBinding{c}}
+		c.calls = seam{b: jsonrpcBinding{c}}
 	}
 	return c, nil
 }

@@ -142,9 +142,9 @@
 // with A2A's JSON-RPC codes, so that classify sorts them as it sorts the
 // bindings' of this package (binding.go lists what each failure must be).
 // [a2a.Codec] of the binding reads and writes its JSON where the wire
-// carries JSON. What such a binding does not get: the headers of WithHeader,
-// of a call's options and of a WithCredentials hook, the HTTP client of
-// WithHTTPClient and the breaker of WithBreaker, which only this package's
-// HTTP bindings use; it carries its own credentials, to its agent only.
-// [Resolve] does not choose it from a card.
+// carries JSON. The headers of WithHeader, of a call's options and of a
+// WithCredentials hook reach it through [CallHeader], and it sends them to
+// its agent only; the HTTP client of WithHTTPClient and the breaker of
+// WithBreaker are for this package's HTTP bindings only. [Resolve] does not
+// choose it from a card.
 package stream
