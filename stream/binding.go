@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -56,10 +57,13 @@ import (
 // and a 404 on a subscribe say the call is unsupported).
 //
 // Credentials and origins: the headers that WithHeader, a call's headers
-// and a WithCredentials hook give, and the HTTP client of WithHTTPClient,
-// reach the bindings of this package only, which send headers to the
-// agent's origin alone. A binding made for NewClientFor carries its own
-// credentials (gRPC metadata, say) and must send them to its agent only.
+// and a WithCredentials hook give reach a binding made for NewClientFor
+// through [CallHeader] of each call's context; it sends them to its agent
+// only (as gRPC metadata, say), never to another host. A hook is asked when
+// a call other than a send fails once the task is known with an *HTTPError
+// of status 401, which such a binding returns for the agent's "not
+// authenticated". The HTTP client of WithHTTPClient and the breaker of
+// WithBreaker reach the bindings of this package only.
 type Binding interface {
 	// SendStream sends a message with a streaming call and returns the
 	// reader of its events.
@@ -100,9 +104,10 @@ func NotSent(err error) error {
 
 // NewClientFor returns a Client that makes its calls through b, a binding
 // of another module (see [Binding]). Endpoint and Binding of the Client
-// return "": b knows where it calls. Options that configure HTTP
-// (WithHTTPClient, WithHeader, WithBreaker, ...) are accepted and apply to
-// nothing b does not read itself.
+// return "": b knows where it calls. The headers of WithHeader reach b
+// through [CallHeader]; the options that configure HTTP (WithHTTPClient,
+// WithBreaker, WithConnectTimeout, ...) are accepted and apply to nothing b
+// does not read itself.
 func NewClientFor(b Binding, opts ...Option) (*Client, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: NewClientFor: a nil Binding", ErrInvalidOption)
@@ -112,7 +117,30 @@ func NewClientFor(b Binding, opts ...Option) (*Client, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	return &Client{cfg: cfg, version: cfg.version, calls: seam{b}}, nil
+	c := &Client{cfg: cfg, version: cfg.version}
+	c.calls = seam{b: b, headersOf: c}
+	return c, nil
+}
+
+// callHeaderKey is the context key under which a call of a Binding made
+// for NewClientFor finds its headers (see CallHeader).
+type callHeaderKey struct{}
+
+// CallHeader returns the headers of the call that ctx was given to, for a
+// [Binding] made for [NewClientFor] to send to its agent: those of
+// WithHeader, given to the Client and to the call (which replace the
+// Client's values of the same names), and those a WithCredentials hook
+// gave the stream. It returns a copy, nil when the call has no header, and
+// nil for a context that is not a call's of such a Binding. A context the
+// binding passes on carries them too: the binding must not hand it to
+// another agent's client, except through a Client, whose calls find their
+// own headers. The bindings of this package do not read it.
+func CallHeader(ctx context.Context) http.Header {
+	h, _ := ctx.Value(callHeaderKey{}).(http.Header)
+	if len(h) == 0 {
+		return nil
+	}
+	return h.Clone()
 }
 
 // agentCalls are a Client's calls to its agent as the driver makes them:
@@ -126,27 +154,42 @@ type agentCalls interface {
 	cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
 }
 
-// seam adapts a Binding to the driver.
-type seam struct{ b Binding }
+// seam adapts a Binding to the driver. headersOf is the Client whose
+// headers each call of a Binding made for NewClientFor finds in its context
+// (CallHeader); nil for the bindings of this package, which add them
+// themselves, to the origin named only.
+type seam struct {
+	b         Binding
+	headersOf *Client
+}
+
+// callCtx returns ctx with the headers of the call for CallHeader, always
+// set, so that the headers of an outer call never reach this one.
+func (s seam) callCtx(ctx context.Context) context.Context {
+	if s.headersOf == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, callHeaderKey{}, s.headersOf.configFor(ctx).header)
+}
 
 func (s seam) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
-	return legOf(s.b.SendStream(ctx, v, m))
+	return legOf(s.b.SendStream(s.callCtx(ctx), v, m))
 }
 
 func (s seam) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
-	return legOf(s.b.Subscribe(ctx, v, taskID))
+	return legOf(s.b.Subscribe(s.callCtx(ctx), v, taskID))
 }
 
 func (s seam) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
-	return s.b.SendUnary(ctx, v, m)
+	return s.b.SendUnary(s.callCtx(ctx), v, m)
 }
 
 func (s seam) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	return s.b.GetTask(ctx, v, taskID)
+	return s.b.GetTask(s.callCtx(ctx), v, taskID)
 }
 
 func (s seam) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	return s.b.Cancel(ctx, v, taskID)
+	return s.b.Cancel(s.callCtx(ctx), v, taskID)
 }
 
 // legOf makes a leg of what a streaming call returned. A reader that comes

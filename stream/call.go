@@ -29,9 +29,9 @@ type call struct {
 	idle   *time.Timer
 	d      time.Duration
 	cfg    *config
-	// answered: the response's status line arrived, so the request reached
+	// responded: the response's status line arrived, so the request reached
 	// the server, which may have acted on it.
-	answered bool
+	responded bool
 	// rpcMethod and rpcID name a JSON-RPC request in the debug log.
 	rpcMethod, rpcID string
 }
@@ -64,7 +64,7 @@ func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	k.answered = true
+	k.responded = true
 	return resp, nil
 }
 
@@ -101,14 +101,14 @@ func (k *call) body(resp *http.Response) io.ReadCloser {
 // transportErr maps an error of the exchange: the caller's context error
 // when it is done, ErrIdleTimeout when the idle timer cut the call (wrapping
 // err unless err is only the cancel the timer caused), else err; an error
-// after the response's status line comes as an *answeredError.
+// after the response's status line comes as an *respondedError.
 func (k *call) transportErr(err error) error {
 	if perr := k.parent.Err(); perr != nil {
 		return perr
 	}
 	err = k.lost(err)
-	if k.answered {
-		return &answeredError{err}
+	if k.responded {
+		return &respondedError{err}
 	}
 	return err
 }
@@ -213,18 +213,19 @@ func readLimited(r io.Reader, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// answeredError is a transport error that came after the response's status
+// respondedError is a transport error that came after the response's status
 // line: the body was cut, but the request reached the server, which may have
 // acted on it (taken a message). Only classify and the calls that return
 // errors to the caller see it; they unwrap it.
-type answeredError struct{ err error }
+type respondedError struct{ err error }
 
-func (e *answeredError) Error() string { return e.err.Error() }
-func (e *answeredError) Unwrap() error { return e.err }
+func (e *respondedError) Error() string { return e.err.Error() }
+func (e *respondedError) Unwrap() error { return e.err }
 
-// unanswered returns err without its *answeredError, and whether it had one.
-func unanswered(err error) (error, bool) {
-	if a, ok := err.(*answeredError); ok {
+// unwrapResponded returns err without its *respondedError, and whether it
+// had one.
+func unwrapResponded(err error) (error, bool) {
+	if a, ok := err.(*respondedError); ok {
 		return a.err, true
 	}
 	return err, false

@@ -70,13 +70,13 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	}
 	c := &Client{endpoint: u.String(), origin: named, cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
-	c.httpc = recordAnswers(withBreaker(c.httpc, cfg.breaker))
+	c.httpc = recordResponses(withBreaker(c.httpc, cfg.breaker))
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.calls = seam{restBinding{c}}
+		c.calls = seam{b: restBinding{c}}
 	default:
-		c.calls = seam{jsonrpcBinding{c}}
+		c.calls = seam{b: jsonrpcBinding{c}}
 	}
 	return c, nil
 }
@@ -193,7 +193,7 @@ func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string, op
 		t, err = checkedTask(ctx, call, v, taskID)
 	}
 	if err != nil {
-		err, _ = unanswered(err)
+		err, _ = unwrapResponded(err)
 		return nil, err
 	}
 	c.remember(v)

@@ -3,8 +3,9 @@
 // happens to the connections underneath.
 //
 // A Client speaks A2A 0.3 and 1.0 over JSON-RPC ([NewClient]) or HTTP+JSON
-// ([NewRESTClient]), with Server-Sent Events; [Resolve] picks the binding and
-// the version from the agent card. [Client.Send] returns a [Stream], a pull
+// ([NewRESTClient]), with Server-Sent Events, or over a [Binding] of another
+// module ([NewClientFor]); [Resolve] picks the binding and the version from
+// the agent card. [Client.Send] returns a [Stream], a pull
 // iterator (Next, Event, Err, Close, plus All for range loops and Wait to
 // drain it):
 //
@@ -70,8 +71,10 @@
 //     phaseCatchUp once polling (startPolling switches, for good).
 //   - phaseRead reads the next event of the open leg (a streaming send or a
 //     subscription). phaseFetch fetches the task once for a reason
-//     (fetchRefused, fetchProbe, fetchQuiet, fetchGap, fetchAfterError),
-//     which decides what follows. phasePollWait and phasePoll poll.
+//     (fetchRefused, fetchNoStream, fetchProbe, fetchQuiet, fetchSilent,
+//     fetchGap, fetchAfterError), which decides what follows; the reason
+//     comes from classify's outcome, and fetch reads no error itself.
+//     phasePollWait and phasePoll poll.
 //     phaseBackoff waits one attempt of the reconnect budget, then enters
 //     the phase that makes the call again. phaseHalted acts on a task that
 //     ended or asks something (the human-input or credentials hook).
@@ -114,9 +117,11 @@
 //   - poll.go: following a task by polling: unary sends and get-task.
 //   - prompt.go: input-required: the human-input hook and its reply.
 //   - auth.go: auth-required and 401: the credentials hook.
-//   - binding.go: what a binding provides; jsonrpc.go and rest.go: the
-//     JSON-RPC and HTTP+JSON bindings, where a new server quirk of a
-//     binding goes; leg.go: one response read as events.
+//   - binding.go: Binding, EventReader and NotSent, what a binding must
+//     return, and NewClientFor; jsonrpc.go and rest.go: the JSON-RPC and
+//     HTTP+JSON bindings, where a new server quirk of a binding goes;
+//     leg.go: a streaming call as the driver reads it (leg), and the
+//     EventReader of both HTTP bindings, one SSE response (sseReader).
 //   - call.go: one HTTP exchange of a binding; reach.go: whether a request
 //     left, and the connect timeout; headers.go: headers go only to the
 //     origin named, redirects included; redact.go: secrets kept out of
@@ -127,4 +132,19 @@
 //   - breaker.go: WithBreaker and ErrCircuitOpen; fanout.go: FanOut and
 //     quorums; chain.go: ChainError, an error for one's own caller.
 //   - sleep.go: the default sleep the driver waits with.
+//
+// # Adding a binding
+//
+// A binding of another wire (gRPC, say) is a type that implements [Binding]
+// in a module of its own, handed to [NewClientFor]; nothing in this package
+// changes. Its streaming calls return an [EventReader]; a call whose request
+// never left is wrapped with [NotSent]; the agent's errors are *a2a.RPCError
+// with A2A's JSON-RPC codes, so that classify sorts them as it sorts the
+// bindings' of this package (binding.go lists what each failure must be).
+// [a2a.Codec] of the binding reads and writes its JSON where the wire
+// carries JSON. The headers of WithHeader, of a call's options and of a
+// WithCredentials hook reach it through [CallHeader], and it sends them to
+// its agent only; the HTTP client of WithHTTPClient and the breaker of
+// WithBreaker are for this package's HTTP bindings only. [Resolve] does not
+// choose it from a card.
 package stream

@@ -262,6 +262,10 @@ func (s *Stream) handle(f failure) {
 		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
 		s.rec.cause = err
 		s.fetchFor(fetchRefused)
+	case outNoStream:
+		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
+		s.rec.cause = err
+		s.fetchFor(fetchNoStream)
 	case outUnsupported:
 		// The call that cannot be made is made the polling way: a unary
 		// send, or, for a subscribe, a get-task at once.
@@ -274,14 +278,19 @@ func (s *Stream) handle(f failure) {
 		default:
 			s.phase = s.route.resume
 		}
-	case outQuiet:
+	case outQuiet, outSilent:
 		// A live-only server (a2a-go) sends nothing, not even headers, until
 		// its agent writes again, while output from before the resubscribe
 		// may be waiting on the server: fetch the task to recover it. The
-		// cycle still costs an attempt unless the task brought something new.
+		// cycle still costs an attempt unless the task brought something
+		// new, or, after silence, runs.
 		s.log.Debug("a2a: subscription silent or ended with nothing new, fetching the task", "task", s.taskID, "err", err)
 		s.rec.cause = err
-		s.fetchFor(fetchQuiet)
+		if o.kind == outSilent {
+			s.fetchFor(fetchSilent)
+		} else {
+			s.fetchFor(fetchQuiet)
+		}
 	default:
 		s.fail(fmt.Errorf("stream: internal error: outcome %d", o.kind))
 	}

@@ -42,12 +42,20 @@ const (
 	// the task.
 	outRetry
 	// outRefused: the server will not stream the task now, though it may
-	// exist; fetch it instead.
+	// exist; fetch it instead, and subscribe again while it runs.
 	outRefused
-	// outQuiet: a subscription stayed silent past the idle timeout, or
-	// ended having brought nothing new, while output may wait on the
-	// server; fetch the task.
+	// outNoStream: a subscribe refused with unsupported operation (-32004),
+	// with which 1.0 servers refuse only ended tasks and agents that cannot
+	// stream refuse every subscribe: fetch the task, and follow it by
+	// polling while it runs, since the server cannot stream it.
+	outNoStream
+	// outQuiet: a subscription ended having brought nothing new, while
+	// output may wait on the server; fetch the task.
 	outQuiet
+	// outSilent: a subscription stayed silent past the idle timeout; fetch
+	// the task. A task that still runs is quiet, not failing: waiting on it
+	// again costs no attempt.
+	outSilent
 	// outDowngrade: the server does not speak 1.0; make the same call in 0.3.
 	outDowngrade
 	// outSpeaks03: the get-task of a probe was refused as 0.3 servers
@@ -188,16 +196,17 @@ func classify(op operation, err error, sit situation) outcome {
 //   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
 //     are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
-//     or the circuit breaker's refusal, before any hop was answered) is a
+//     or the circuit breaker's refusal, before any hop got a response) is a
 //     drop; a send is made again (outRetry).
 //   - Before any event, while negotiating, a version refusal (see
 //     isVersionRefusal) downgrades, except on a subscribe, which probes.
 //   - A JSON-RPC error (or an A2A error body that a binding mapped onto one)
 //     is fatal, except before any event: on a streaming
 //     send, -32004 or method-not-found (unsupported: send unary and poll);
-//     on a subscribe, method-not-found (unsupported: poll) and the refusals
-//     -32001 (a2a-go once a turn is over), -32004 (1.0 terminal tasks) and
-//     -32602 (fetch the task). Past those, an error the server marked
+//     on a subscribe, method-not-found (unsupported: poll), -32004 (no
+//     stream: fetch the task, then poll while it runs) and the refusals
+//     -32001 (a2a-go once a turn is over) and -32602 (fetch the task). Past
+//     those, an error the server marked
 //     retryable (see retryable) is a drop, or busy on a send before any
 //     event.
 //   - An HTTP error without an A2A error in it: 405 and 501 on a send or a
@@ -207,13 +216,13 @@ func classify(op operation, err error, sit situation) outcome {
 //     any other is fatal: the message may have been taken. Elsewhere 408,
 //     429, 5xx and a body marked retryable are drops, and the rest is fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
-//     silence on a subscribe is quiet.
+//     silence on a subscribe is outSilent.
 //
 // A drop or busy outcome carries the wait the server asked for (see
 // retryDelay). A transport error after the response's status line (an
-// *answeredError) is sorted as the error it wraps.
+// *respondedError) is sorted as the error it wraps.
 func classifyCall(op operation, err error, started, negotiating bool) outcome {
-	err, _ = unanswered(err)
+	err, _ = unwrapResponded(err)
 	var (
 		rpcErr  *a2a.RPCError
 		httpErr *HTTPError
@@ -238,6 +247,8 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 		case rpcErr.Code == a2a.CodeMethodNotFound,
 			op == opSend && rpcErr.Code == a2a.CodeUnsupportedOperation:
 			return outcome{kind: outUnsupported, err: err}
+		case op == opSubscribe && rpcErr.Code == a2a.CodeUnsupportedOperation:
+			return outcome{kind: outNoStream, err: err}
 		case op == opSubscribe && isRefusal(rpcErr.Code):
 			return outcome{kind: outRefused, err: err}
 		}
@@ -269,7 +280,7 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 	case err == io.EOF:
 		return outcome{kind: outDrop, err: ErrEndedEarly}
 	case op == opSubscribe && errors.Is(err, ErrIdleTimeout):
-		return outcome{kind: outQuiet, err: err}
+		return outcome{kind: outSilent, err: err}
 	}
 	return outcome{kind: outDrop, err: err}
 }

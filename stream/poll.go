@@ -120,14 +120,7 @@ func (s *Stream) catchUp() {
 // is to be sent again, or the next poll waits. tellResumed tells
 // WithNotify that the poll ended a failed attempt, if it did.
 func (s *Stream) polled(t *a2a.Task, tellResumed bool) {
-	s.learnReplied(t, false)
-	s.rec.gap = false
-	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
-	s.deliver(t, foldAuthoritative, s.rec.final)
-	s.rec.final = nil
-	if tellResumed && attempt > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
-	}
+	s.deliverFetched(t, tellResumed)
 	switch {
 	case s.halted():
 		s.phase = phaseHalted

@@ -29,7 +29,7 @@ type prompt struct {
 // line (a body cut short). The agent may then have taken the message, which
 // is never sent again. A send that got no response keeps unconfirmed.
 func (p *prompt) heard(err error) {
-	if _, responded := unanswered(err); err == nil || responded {
+	if _, responded := unwrapResponded(err); err == nil || responded {
 		p.unconfirmed = false
 	}
 }

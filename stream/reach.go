@@ -36,23 +36,23 @@ var errConnect = errors.New("connect timeout")
 
 // reach follows one request (with the redirects the http.Client follows
 // for it) through the Transport's connection steps, runs the connect timer
-// between them, and notes whether any hop was answered.
+// between them, and notes whether any hop got a response.
 type reach struct {
-	mu       sync.Mutex
-	asked    bool // GetConn: the Transport began to get a connection
-	got      bool // GotConn: it had one, and the request went out on it
-	answered bool // a hop got a response: the agent has seen the request
-	timer    *time.Timer
-	d        time.Duration
-	cancel   context.CancelCauseFunc
+	mu        sync.Mutex
+	asked     bool // GetConn: the Transport began to get a connection
+	got       bool // GotConn: it had one, and the request went out on it
+	responded bool // a hop got a response: the agent has seen the request
+	timer     *time.Timer
+	d         time.Duration
+	cancel    context.CancelCauseFunc
 }
 
 // reachKey is the context key under which a request's *reach travels to
-// the RoundTripper that records answers (answerRecorder).
+// the RoundTripper that records responses (responseRecorder).
 type reachKey struct{}
 
 // trace returns ctx with r's hooks added to any trace ctx carries, and r
-// itself for answerRecorder. Each hop's connection gets its own connect
+// itself for responseRecorder. Each hop's connection gets its own connect
 // timer.
 func (r *reach) trace(ctx context.Context) context.Context {
 	ctx = context.WithValue(ctx, reachKey{}, r)
@@ -82,23 +82,23 @@ func (r *reach) stop() {
 	}
 }
 
-// answer notes that a hop of the request got a response.
-func (r *reach) answer() {
+// gotResponse notes that a hop of the request got a response.
+func (r *reach) gotResponse() {
 	r.mu.Lock()
-	r.answered = true
+	r.responded = true
 	r.mu.Unlock()
 }
 
-// wasAnswered reports whether a hop of the request got a response.
-func (r *reach) wasAnswered() bool {
+// hadResponse reports whether a hop of the request got a response.
+func (r *reach) hadResponse() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.answered
+	return r.responded
 }
 
 // done stops the connect timer and reports whether the request provably
-// never left, given the error the exchange failed with: no hop was
-// answered, and the Transport failed before it had a connection (or the
+// never left, given the error the exchange failed with: no hop
+// got a response, and the Transport failed before it had a connection (or the
 // breaker refused the request, or a transport that reports no connection
 // steps says its dial failed).
 func (r *reach) done(err error) (unsent bool) {
@@ -106,7 +106,7 @@ func (r *reach) done(err error) (unsent bool) {
 	defer r.mu.Unlock()
 	r.stop()
 	switch {
-	case err == nil, r.answered:
+	case err == nil, r.responded:
 		return false
 	case errors.Is(err, ErrCircuitOpen):
 		return true
@@ -117,10 +117,10 @@ func (r *reach) done(err error) (unsent bool) {
 }
 
 // guardBody keeps net/http from sending req's body a second time before
-// any answer. net/http's Transport may repeat a request on its own (HTTP/2
+// any response. net/http's Transport may repeat a request on its own (HTTP/2
 // does after some stream resets, golang/go#47635), rewinding the body with
-// GetBody; a redirect rewinds it too, after an answer. GetBody now gives
-// the body again only once a hop was answered (a 307 or 308 redirect), or
+// GetBody; a redirect rewinds it too, after a response. GetBody now gives
+// the body again only once a hop got a response (a 307 or 308 redirect), or
 // while not a byte of it was taken (nothing of the message was sent).
 func (r *reach) guardBody(req *http.Request) {
 	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
@@ -130,7 +130,7 @@ func (r *reach) guardBody(req *http.Request) {
 	get := req.GetBody
 	req.Body = body
 	req.GetBody = func() (io.ReadCloser, error) {
-		if r.wasAnswered() || body.n.Load() == 0 {
+		if r.hadResponse() || body.n.Load() == 0 {
 			return get()
 		}
 		return nil, errBodySent
@@ -138,7 +138,7 @@ func (r *reach) guardBody(req *http.Request) {
 }
 
 // errBodySent is what GetBody answers a Transport that would send a body
-// again before any answer.
+// again before any response.
 var errBodySent = errors.New("stream: the request's body was sent without an answer; it is not sent again")
 
 // countingBody counts the bytes the Transport took from a request's body.
@@ -153,25 +153,25 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// answerRecorder is the RoundTripper that notes, for the request's reach,
+// responseRecorder is the RoundTripper that notes, for the request's reach,
 // each hop that got a response. It wraps the Client's transport, breaker
 // included.
-type answerRecorder struct{ next http.RoundTripper }
+type responseRecorder struct{ next http.RoundTripper }
 
-func (a answerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+func (a responseRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := a.next.RoundTrip(req)
 	if resp != nil {
 		if r, ok := req.Context().Value(reachKey{}).(*reach); ok {
-			r.answer()
+			r.gotResponse()
 		}
 	}
 	return resp, err
 }
 
-// recordAnswers returns hc with its transport wrapped in an answerRecorder.
+// recordResponses returns hc with its transport wrapped in a responseRecorder.
 // hc is the Client's own copy.
-func recordAnswers(hc *http.Client) *http.Client {
-	return wrapTransport(hc, func(next http.RoundTripper) http.RoundTripper { return answerRecorder{next: next} })
+func recordResponses(hc *http.Client) *http.Client {
+	return wrapTransport(hc, func(next http.RoundTripper) http.RoundTripper { return responseRecorder{next: next} })
 }
 
 // wrapTransport returns a copy of hc whose transport is wrap of hc's

@@ -156,13 +156,19 @@ type fetchReason int
 const (
 	// fetchRefused: a subscribe was refused though the task may exist.
 	fetchRefused fetchReason = iota
+	// fetchNoStream: a subscribe was refused with unsupported operation
+	// (outNoStream): a task that still runs is followed by polling.
+	fetchNoStream
 	// fetchProbe: a 1.0 subscribe was refused while the version is
 	// negotiated; a 0.3 server and a 1.0 server that cannot subscribe
 	// refuse it alike, and a get-task in 1.0 tells which.
 	fetchProbe
-	// fetchQuiet: a subscription stayed silent past the idle timeout, or
-	// ended having brought nothing new; output may wait on the server.
+	// fetchQuiet: a subscription ended having brought nothing new; output
+	// may wait on the server.
 	fetchQuiet
+	// fetchSilent: a subscription stayed silent past the idle timeout
+	// (outSilent); output may wait on the server.
+	fetchSilent
 	// fetchGap: a halting event is held back until what the gap before it
 	// hid is recovered.
 	fetchGap
@@ -201,14 +207,7 @@ func (s *Stream) fetch() {
 		s.polled(t, true)
 		return
 	}
-	s.learnReplied(t, false)
-	s.rec.gap = false
-	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
-	s.deliver(t, foldAuthoritative, s.rec.final)
-	s.rec.final = nil
-	if (why == fetchRefused || why == fetchQuiet) && attempt > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
-	}
+	s.deliverFetched(t, why == fetchRefused || why == fetchNoStream || why == fetchQuiet || why == fetchSilent)
 	st := &s.ledger.Task().Status
 	switch {
 	case why == fetchAfterError && st.State.Terminal():
@@ -221,12 +220,12 @@ func (s *Stream) fetch() {
 	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
 		// The reply never reached the agent: send it again, unchanged.
 		s.phase = s.route.reply
-	case why == fetchRefused && cannotStream(s.rec.cause):
+	case why == fetchNoStream:
 		// The server refused to stream a task that still runs: it cannot
 		// stream it, now or on the next attempt.
 		s.startPolling(s.rec.cause)
 		s.pollAgain()
-	case why == fetchQuiet && errors.Is(s.rec.cause, ErrIdleTimeout) && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
+	case why == fetchSilent && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
 		// The subscription was silent past the idle timeout, but the agent
 		// answers and the task runs: quiet, not failing. Waiting on it
 		// costs no attempt; the stall limit bounds a task that never moves
@@ -240,20 +239,26 @@ func (s *Stream) fetch() {
 	default:
 		// Still working, or a stale prompt: wait, then resubscribe, as the
 		// next attempt.
-		if why != fetchQuiet {
+		if why != fetchQuiet && why != fetchSilent {
 			s.rec.cause = errStillRunning
 		}
 		s.retryAfterWait(s.route.resume)
 	}
 }
 
-// cannotStream reports a refused subscribe that, for a task still running,
-// means the server cannot stream it: unsupported operation (-32004), with
-// which 1.0 servers refuse only ended tasks, and agents that cannot stream
-// refuse every subscribe.
-func cannotStream(refusal error) bool {
-	var rpcErr *a2a.RPCError
-	return errors.As(refusal, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation
+// deliverFetched delivers a task a get-task returned (a fetch or a poll),
+// which closes any gap, with the halting event held back, if any, folded
+// after it. tellResumed tells WithNotify that the get-task ended a failed
+// attempt, if it did.
+func (s *Stream) deliverFetched(t *a2a.Task, tellResumed bool) {
+	s.learnReplied(t, false)
+	s.rec.gap = false
+	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
+	s.deliver(t, foldAuthoritative, s.rec.final)
+	s.rec.final = nil
+	if tellResumed && attempt > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
+	}
 }
 
 // deliverHeldFinal delivers the halting event held back while a gap could

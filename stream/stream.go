@@ -256,7 +256,7 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	return nil
 }
 
-// endWithAnswer ends the stream with a message answer: the whole reply, with no
+// endWithAnswer ends the stream with a message answer: the whole of it, with no
 // task. It is yielded, and kept for Answer.
 func (s *Stream) endWithAnswer(m *a2a.Message) {
 	s.out.queue = s.ledger.Apply(s.out.queue, m)
@@ -264,7 +264,7 @@ func (s *Stream) endWithAnswer(m *a2a.Message) {
 	s.phase = phaseDone
 }
 
-// Answer returns the agent's message answer: the Message it replied with
+// Answer returns the agent's message answer: the Message it sent
 // when it answered without creating a task (Task is then nil). It is nil
 // while none was received, and for a stream of a task. Like Task, it stays
 // readable after the stream ended, so that Wait's caller can read either.
