@@ -121,3 +121,30 @@ func (c *collected) requireArtifacts(t *testing.T, want []a2a.Artifact, msg stri
 func hello() *a2a.Message { return a2a.NewTextMessage(a2a.RoleUser, "hello") }
 
 func background() context.Context { return context.Background() }
+
+// deliveredParts returns, per artifact, the texts of the parts the stream
+// delivered, in order.
+func deliveredParts(c *collected) map[string][]string {
+	out := map[string][]string{}
+	for _, ev := range c.events {
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			for _, p := range u.Artifact.Parts {
+				out[u.Artifact.ID] = append(out[u.Artifact.ID], p.Text)
+			}
+		}
+	}
+	return out
+}
+
+func textParts(texts ...string) []a2a.Part {
+	ps := make([]a2a.Part, len(texts))
+	for i, s := range texts {
+		ps[i] = a2a.Part{Text: s}
+	}
+	return ps
+}
+
+func artEvent(id string, appendChunk bool, texts ...string) *a2a.ArtifactUpdate {
+	return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appendChunk,
+		Artifact: a2a.Artifact{ID: id, Parts: textParts(texts...)}}
+}

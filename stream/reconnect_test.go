@@ -680,3 +680,100 @@ func TestLaggingSnapshotAfterACutDeliversNothingTwice(t *testing.T) {
 		}
 	}
 }
+
+// A final event held while the gap-closing get-task fails: the stream still
+// ends as the final event says.
+func TestHeldFinalStatusEndsTheStreamWhenTheGapCannotBeClosed(t *testing.T) {
+	http503 := func(w http.ResponseWriter, r defectReq, k int) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}
+	cases := []struct {
+		name string
+		sub  func(w http.ResponseWriter, r defectReq, k int)
+		get  func(w http.ResponseWriter, r defectReq, k int)
+	}{
+		{"get 503, resubscribe 503", http503, http503},
+		{"get cut, resubscribe cut", func(w http.ResponseWriter, r defectReq, k int) { cutHere() },
+			func(w http.ResponseWriter, r defectReq, k int) { cutHere() }},
+		{"get 500, resubscribe refused -32001 (a2a-go)", func(w http.ResponseWriter, r defectReq, k int) {
+			sseHeaders(w)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32001,\"message\":\"task not found\"}}\n\n", r.id)
+		}, func(w http.ResponseWriter, r defectReq, k int) { http.Error(w, "boom", http.StatusInternalServerError) }},
+		{"get 429, resubscribe 429", func(w http.ResponseWriter, r defectReq, k int) {
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}, func(w http.ResponseWriter, r defectReq, k int) {
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}},
+		{"get 503, then resubscribe answers 403", func(w http.ResponseWriter, r defectReq, k int) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+		}, http503},
+		{"get 503, then resubscribe answers -32603", func(w http.ResponseWriter, r defectReq, k int) {
+			jsonRPCError(w, r.id, a2a.CodeInternalError, "internal error")
+		}, http503},
+		{"get 503, then resubscribe sends an RPC error mid-stream", func(w http.ResponseWriter, r defectReq, k int) {
+			sseHeaders(w)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"internal\"}}\n\n", r.id)
+		}, http503},
+	}
+	finals := []a2a.TaskState{a2a.StateCompleted, a2a.StateFailed}
+	for _, v := range versions {
+		for _, st := range finals {
+			for _, c := range cases {
+				t.Run(string(v)+"/"+string(st)+"/"+c.name, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						final := statusEvent(v, st, agentMessage("m-final", "the end"))
+						srv := heldFinalServer(v, final, c.sub, c.get)
+						s := hostileClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).
+							Send(bounded(t), hello())
+						got, err := drain(t, s)
+						require.NotEmpty(t, got.states)
+						require.Equal(t, st, got.states[len(got.states)-1], "the final status is delivered; err %T: %v", err, err)
+						require.Contains(t, got.messages, "m-final")
+						if st == a2a.StateCompleted {
+							require.NoError(t, err)
+						} else {
+							var fe *terminal.FailedError
+							require.ErrorAs(t, err, &fe, "got %T: %v", err, err)
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// heldFinalServer: the send is cut after working; every resubscribe answers
+// with sub(k) (k counts from 1); every get-task with get(k).
+func heldFinalServer(v a2a.Version, final *a2a.StatusUpdate, sub func(w http.ResponseWriter, r defectReq, k int),
+	get func(w http.ResponseWriter, r defectReq, k int)) *defectServer {
+	var mu sync.Mutex
+	subs, gets := 0, 0
+	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+		switch {
+		case r.n == 1:
+			sseHeaders(w)
+			sseEvent(w, r.id, v, firstTask)
+			sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, agentMessage("m-working", "on it")))
+			cutHere()
+		case r.isSubscribe():
+			mu.Lock()
+			subs++
+			k := subs
+			mu.Unlock()
+			if k == 1 {
+				sseHeaders(w)
+				sseEvent(w, r.id, v, final)
+				return
+			}
+			sub(w, r, k)
+		case r.isGet():
+			mu.Lock()
+			gets++
+			k := gets
+			mu.Unlock()
+			get(w, r, k)
+		default:
+			jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+		}
+	})
+}

@@ -1,0 +1,107 @@
+package stream_test
+
+import (
+	"net/http"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Send with a message that continues task t-1; the server streams another
+// task. The README: an event for another task is a *ProtocolError.
+func TestSendContinuingATaskAnsweredWithAnotherTaskIsAProtocolError(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					sseHeaders(w)
+					sseEvent(w, r.id, v, &a2a.Task{ID: "t-other", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+					sseEvent(w, r.id, v, &a2a.StatusUpdate{TaskID: "t-other", ContextID: "c-1", Final: v == a2a.V03,
+						Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+				})
+				reply := &a2a.Message{ID: "m-reply", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("Oct")}
+				s := hostileClient(t, srv, v).Send(bounded(t), reply)
+				_, err := drain(t, s)
+				requireProtocolError(t, err, "")
+			})
+		})
+	}
+}
+
+// Context IDs: an event in a context other than the task's is a
+// *stream.ProtocolError; events without a context ID are the task's.
+func TestEventsInAnotherContextAreAProtocolError(t *testing.T) {
+	noCtxTask := &a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}
+	cases := []struct {
+		name    string
+		events  []a2a.Event
+		wantErr bool
+	}{
+		{"task without context, events in c-1, then c-2", []a2a.Event{
+			noCtxTask,
+			&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: agentMessage("m-1", "x")}},
+			&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-2", Artifact: a2a.Artifact{ID: "a1", Parts: textParts("y")}},
+		}, true},
+		{"events without context IDs", []a2a.Event{
+			firstTask,
+			&a2a.ArtifactUpdate{TaskID: "t-1", Artifact: a2a.Artifact{ID: "a1", Parts: textParts("y")}},
+			&a2a.StatusUpdate{TaskID: "t-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}},
+		}, false},
+		{"message in another context", []a2a.Event{
+			firstTask,
+			&a2a.Message{ID: "m-x", TaskID: "t-1", ContextID: "c-9", Role: a2a.RoleAgent, Parts: textParts("z")},
+		}, true},
+	}
+	for _, v := range versions {
+		for _, c := range cases {
+			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+						if r.n != 1 {
+							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+							return
+						}
+						sseHeaders(w)
+						for _, ev := range c.events {
+							sseEvent(w, r.id, v, ev)
+						}
+					})
+					s := hostileClient(t, srv, v).Send(bounded(t), hello())
+					_, err := drain(t, s)
+					if c.wantErr {
+						requireProtocolError(t, err, "context")
+						return
+					}
+					require.NoError(t, err)
+					require.Equal(t, "c-1", s.Task().ContextID)
+				})
+			})
+		}
+	}
+}
+
+// A get-task that closes a gap answers the right task in another context.
+func TestGapGetTaskAnsweringTheTaskInAnotherContextIsAProtocolError(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					switch {
+					case r.n == 1:
+						firstLegThenCut(w, r.id, v)
+					case r.isSubscribe():
+						jsonRPCError(w, r.id, a2a.CodeTaskNotFound, "task not found")
+					case r.isGet():
+						unaryTask(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-other", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+					}
+				})
+				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				_, err := drain(t, s)
+				requireProtocolError(t, err, "context")
+			})
+		})
+	}
+}
