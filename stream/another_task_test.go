@@ -105,3 +105,27 @@ func TestGapGetTaskAnsweringTheTaskInAnotherContextIsAProtocolError(t *testing.T
 		})
 	}
 }
+
+// README: "event for another task or another context" is a
+// *stream.ProtocolError, never retried, carrying the last task.
+func TestPollAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
+	for _, v := range versions {
+		for _, c := range []struct {
+			name string
+			bad  *a2a.Task
+		}{
+			{"another task", &a2a.Task{ID: "t-2", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted}}},
+			{"another context", &a2a.Task{ID: "t-1", ContextID: "c-9", Status: a2a.TaskStatus{State: a2a.StateCompleted}}},
+		} {
+			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv := pollSeq(v, snap(a2a.StateSubmitted), answer(snap(a2a.StateWorking, "kept")), answer(c.bad))
+					_, err := drain(t, restClient(t, srv, v).Send(background(), hello()))
+					pe := requireProtocolError(t, err, "")
+					requireKept(t, pe)
+					require.Equal(t, 2, srv.count("get"), "never retried")
+				})
+			})
+		}
+	}
+}

@@ -2,14 +2,17 @@ package stream_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -210,4 +213,82 @@ func BenchmarkManyArtifactsInOneTask(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/artifact")
 		})
 	}
+}
+
+// BenchmarkIdlePoll measures one poll with nothing new, over REST.
+func BenchmarkIdlePoll(b *testing.B) {
+	for _, v := range versions {
+		b.Run(string(v), func(b *testing.B) {
+			working := mustTask(v, busyTask(a2a.StateWorking))
+			done := mustTask(v, busyTask(a2a.StateCompleted))
+			first := mustEvent(v, snap(a2a.StateSubmitted))
+			n := b.N
+			raws := make([][]byte, n+1)
+			for i := range n {
+				raws[i] = working
+			}
+			raws[n] = done
+			b.ReportAllocs()
+			b.ResetTimer()
+			srv := rawPolls(v, first, raws)
+			c, err := stream.NewRESTClient("http://agent.test", stream.WithVersion(v),
+				stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithPollInterval(time.Millisecond), stream.WithStallTimeout(0),
+				stream.WithSleep(func(context.Context, time.Duration) error { return nil }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.Send(background(), hello()).Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if got := srv.count("get"); got != n+1 {
+				b.Fatalf("%d polls, want %d", got, n+1)
+			}
+		})
+	}
+}
+
+// rawPolls serves precomputed get-task bodies: raws[n] for poll n (the last
+// from then on), after a unary send answering first. The bodies are made
+// before the measurement so that only the client's work is counted.
+func rawPolls(v a2a.Version, first []byte, raws [][]byte) *restServer {
+	s := &restServer{v: v}
+	s.stream = s.refuseStreaming
+	s.send = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(first)
+	}
+	s.get = func(w http.ResponseWriter, _ *http.Request, n int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(raws[min(n, len(raws)-1)])
+	}
+	return s
+}
+
+func mustTask(v a2a.Version, t *a2a.Task) []byte {
+	raw, err := a2a.MarshalTaskFor(v, a2a.BindingHTTPJSON, t)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+func mustEvent(v a2a.Version, t *a2a.Task) []byte {
+	raw, err := a2a.MarshalEventFor(v, a2a.BindingHTTPJSON, t)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// busyTask is a working task with some weight: an artifact of 20 parts and
+// 20 agent messages.
+func busyTask(st a2a.TaskState) *a2a.Task {
+	t := snap(st)
+	var parts []string
+	for i := range 20 {
+		parts = append(parts, fmt.Sprintf("part %d ", i))
+		t.History = append(t.History, *agentMsg(fmt.Sprintf("m%d", i), fmt.Sprintf("message %d", i)))
+	}
+	t.Artifacts = []a2a.Artifact{{ID: "a1", Parts: textParts(parts...)}}
+	return t
 }

@@ -2,6 +2,11 @@ package stream_test
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -147,4 +152,187 @@ func textParts(texts ...string) []a2a.Part {
 func artEvent(id string, appendChunk bool, texts ...string) *a2a.ArtifactUpdate {
 	return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appendChunk,
 		Artifact: a2a.Artifact{ID: id, Parts: textParts(texts...)}}
+}
+
+// r3Resolve resolves the client of an a2atest agent from its card.
+func r3Resolve(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	all := append([]stream.Option{stream.WithHTTPClient(agent.Client())}, opts...)
+	c, err := stream.Resolve(background(), "http://agent.test", all...)
+	require.NoError(t, err)
+	return c
+}
+
+// r3notices records notices.
+type r3notices struct{ ns []stream.Notice }
+
+func (n *r3notices) option() stream.Option {
+	return stream.WithNotify(func(x stream.Notice) { n.ns = append(n.ns, x) })
+}
+
+func (n *r3notices) kinds() []stream.NoticeKind {
+	var ks []stream.NoticeKind
+	for _, x := range n.ns {
+		ks = append(ks, x.Kind)
+	}
+	return ks
+}
+
+func (n *r3notices) count(k stream.NoticeKind) int {
+	c := 0
+	for _, x := range n.ns {
+		if x.Kind == k {
+			c++
+		}
+	}
+	return c
+}
+
+// restServer is a hand-written HTTP+JSON agent of version v. Each route is
+// answered by its function with the number of the call to that route (from
+// 0); a nil function answers express's 404 page.
+type restServer struct {
+	v      a2a.Version
+	stream func(w http.ResponseWriter, r *http.Request, body []byte, n int)
+	send   func(w http.ResponseWriter, r *http.Request, body []byte, n int)
+	get    func(w http.ResponseWriter, r *http.Request, n int)
+	sub    func(w http.ResponseWriter, r *http.Request, n int)
+
+	mu     sync.Mutex
+	calls  []string
+	counts map[string]int
+	sends  [][]byte // bodies of unary sends
+	header []http.Header
+}
+
+func (s *restServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	p := r.URL.Path
+	route := ""
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/message:stream"):
+		route = "stream"
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/message:send"):
+		route = "send"
+	case strings.HasSuffix(p, ":subscribe"):
+		route = "sub"
+	case r.Method == http.MethodGet && strings.Contains(p, "/tasks/"):
+		route = "get"
+	}
+	s.mu.Lock()
+	if s.counts == nil {
+		s.counts = map[string]int{}
+	}
+	n := s.counts[route]
+	s.counts[route]++
+	s.calls = append(s.calls, r.Method+" "+r.URL.RequestURI())
+	s.header = append(s.header, r.Header.Clone())
+	if route == "send" {
+		s.sends = append(s.sends, body)
+	}
+	s.mu.Unlock()
+	switch {
+	case route == "stream" && s.stream != nil:
+		s.stream(w, r, body, n)
+	case route == "send" && s.send != nil:
+		s.send(w, r, body, n)
+	case route == "get" && s.get != nil:
+		s.get(w, r, n)
+	case route == "sub" && s.sub != nil:
+		s.sub(w, r, n)
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, "<!DOCTYPE html><html><body><pre>Cannot %s %s</pre></body></html>", r.Method, p)
+	}
+}
+
+func (s *restServer) count(route string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[route]
+}
+
+// restError answers with the binding's error body of code.
+func (s *restServer) restError(w http.ResponseWriter, code int, msg string) {
+	status, ct, body := a2a.MarshalHTTPError(s.v, &a2a.RPCError{Code: code, Message: msg})
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// task answers with a bare Task (get-task).
+func (s *restServer) task(w http.ResponseWriter, t *a2a.Task) {
+	raw, err := a2a.MarshalTaskFor(s.v, a2a.BindingHTTPJSON, t)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(raw)
+}
+
+// result answers a unary send with a stream result (the task wrapper).
+func (s *restServer) result(w http.ResponseWriter, ev a2a.Event) {
+	raw, err := a2a.MarshalEventFor(s.v, a2a.BindingHTTPJSON, ev)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if s.v == a2a.V03 {
+		w.WriteHeader(http.StatusCreated)
+	}
+	w.Write(raw)
+}
+
+// event writes one bare StreamResponse as an SSE event.
+func (s *restServer) event(w http.ResponseWriter, ev a2a.Event) {
+	raw, err := a2a.MarshalEventFor(s.v, a2a.BindingHTTPJSON, ev)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Fprintf(w, "data: %s\n\n", raw)
+	w.(http.Flusher).Flush()
+}
+
+// refuseStreaming answers a streaming call as @a2a-js/sdk does for an agent
+// whose card says streaming false: 400 with -32004.
+func (s *restServer) refuseStreaming(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) {
+	s.restError(w, a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+}
+
+// restClient is a client of version v for h, over HTTP+JSON.
+func restClient(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	all := append([]stream.Option{stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v)}, opts...)
+	c, err := stream.NewRESTClient("http://agent.test", all...)
+	require.NoError(t, err)
+	return c
+}
+
+// snap builds a task t-1 / c-1 in state st with artifact a1 holding parts.
+func snap(st a2a.TaskState, parts ...string) *a2a.Task {
+	t := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}}
+	if len(parts) > 0 {
+		t.Artifacts = []a2a.Artifact{{ID: "a1", Parts: textParts(parts...)}}
+	}
+	return t
+}
+
+// pollSeq is a restServer for an agent that cannot stream: the unary send
+// answers first, each get-task answers polls[n] (the last from then on).
+func pollSeq(v a2a.Version, first *a2a.Task, polls ...func(w http.ResponseWriter, s *restServer)) *restServer {
+	s := &restServer{v: v}
+	s.stream = s.refuseStreaming
+	s.send = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) { s.result(w, first) }
+	s.get = func(w http.ResponseWriter, _ *http.Request, n int) { polls[min(n, len(polls)-1)](w, s) }
+	return s
+}
+
+func answer(t *a2a.Task) func(w http.ResponseWriter, s *restServer) {
+	return func(w http.ResponseWriter, s *restServer) { s.task(w, t) }
+}
+
+// agentMsg is an agent message of t-1 / c-1.
+func agentMsg(id, text string) *a2a.Message {
+	return &a2a.Message{ID: id, Role: a2a.RoleAgent, TaskID: "t-1", ContextID: "c-1", Parts: textParts(text)}
 }

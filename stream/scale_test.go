@@ -3,8 +3,10 @@ package stream_test
 import (
 	"flag"
 	"fmt"
+	"runtime"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -90,3 +92,132 @@ func TestScaleOfOneTask(t *testing.T) {
 // scaleSize is how many steps TestScaleOfOneTask gives one task; CI passes
 // the full size (.ci/run).
 var scaleSize = flag.Int("scale", 5_000, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses (CI: 20,000; 100,000 was run once by hand)")
+
+// README (Polling rules): "a poll with nothing new does neither"; the
+// cost of a poll with nothing new must not grow with the number of polls
+// before it. 10,000 idle polls cost about ten times 1,000.
+func TestIdlePollsCostLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			small := idlePolls(t, v, 1_000)
+			large := idlePolls(t, v, 10_000)
+			ratio := float64(large) / float64(small)
+			t.Logf("%s: mallocs 1,000 polls %d, 10,000 polls %d, ratio %.1f (%.0f per poll)", v, small, large, ratio, float64(large)/10_000)
+			require.Less(t, ratio, 15.0, "linear: about 10")
+		})
+	}
+}
+
+// 10,000 artifacts (and 10,000 history messages) arriving by polling, in
+// ten polls: the client's work is linear in the task's size.
+func TestArtifactsByPollingCostLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large")
+	}
+	for _, v := range versions {
+		for _, messages := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/messages %v", v, messages), func(t *testing.T) {
+				small := growingPolls(t, v, 1_000, messages)
+				large := growingPolls(t, v, 10_000, messages)
+				ratio := float64(large) / float64(small)
+				t.Logf("mallocs 1,000: %d, 10,000: %d, ratio %.1f", small, large, ratio)
+				require.Less(t, ratio, 15.0, "linear: about 10")
+			})
+		}
+	}
+}
+
+// idlePolls runs a stream whose task shows nothing new for n polls (1 ms
+// apart, no stall limit), then completes; it returns the mallocs counted.
+func idlePolls(t *testing.T, v a2a.Version, n int) uint64 {
+	working := mustTask(v, busyTask(a2a.StateWorking))
+	raws := make([][]byte, n+1)
+	for i := range n {
+		raws[i] = working
+	}
+	raws[n] = mustTask(v, busyTask(a2a.StateCompleted))
+	first := mustEvent(v, snap(a2a.StateSubmitted))
+	var before, after runtimeMem
+	var gets int
+	before.read()
+	synctest.Test(t, func(t *testing.T) {
+		srv := rawPolls(v, first, raws)
+		s := restClient(t, srv, v, stream.WithPollInterval(time.Millisecond), stream.WithStallTimeout(0))
+		start := time.Now()
+		_, err := s.Send(background(), hello()).Wait()
+		require.NoError(t, err)
+		require.Equal(t, time.Duration(n+1)*time.Millisecond, time.Since(start))
+		gets = srv.count("get")
+	})
+	after.read()
+	require.Equal(t, n+1, gets)
+	return after.mallocs - before.mallocs
+}
+
+// growingPolls runs a stream whose task gains n/10 artifacts (or history
+// messages) on each of 10 polls, then completes; it returns the mallocs
+// counted and checks that everything arrived once.
+func growingPolls(t *testing.T, v a2a.Version, n int, messages bool) uint64 {
+	build := func(k int, st a2a.TaskState) *a2a.Task {
+		tk := snap(st)
+		for i := range k {
+			if messages {
+				tk.History = append(tk.History, *agentMsg(fmt.Sprintf("m%d", i), "x"))
+			} else {
+				tk.Artifacts = append(tk.Artifacts, a2a.Artifact{ID: fmt.Sprintf("a%d", i), Parts: textParts("x")})
+			}
+		}
+		return tk
+	}
+	var raws [][]byte
+	for p := 1; p <= 10; p++ {
+		raws = append(raws, mustTask(v, build(p*n/10, a2a.StateWorking)))
+	}
+	raws = append(raws, mustTask(v, build(n, a2a.StateCompleted)))
+	first := mustEvent(v, snap(a2a.StateSubmitted))
+	var before, after runtimeMem
+	before.read()
+	var arts, msgs int
+	synctest.Test(t, func(t *testing.T) {
+		s := restClient(t, rawPolls(v, first, raws), v, stream.WithMaxEventSize(256<<20)).Send(background(), hello())
+		defer s.Close()
+		seen := map[string]bool{}
+		for s.Next() {
+			switch e := s.Event().(type) {
+			case *a2a.ArtifactUpdate:
+				require.False(t, seen[e.Artifact.ID], "artifact %s twice", e.Artifact.ID)
+				seen[e.Artifact.ID] = true
+				arts++
+			case *a2a.Message:
+				require.False(t, seen[e.ID], "message %s twice", e.ID)
+				seen[e.ID] = true
+				msgs++
+			}
+		}
+		require.NoError(t, s.Err())
+		if messages {
+			require.Len(t, s.Task().History, n+1, "the agent's messages and the user's")
+		} else {
+			require.Len(t, s.Task().Artifacts, n)
+		}
+	})
+	after.read()
+	if messages {
+		require.Equal(t, n, msgs)
+	} else {
+		require.Equal(t, n, arts)
+	}
+	return after.mallocs - before.mallocs
+}
+
+type runtimeMem struct{ mallocs uint64 }
+
+func (m *runtimeMem) read() {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m.mallocs = ms.Mallocs
+}
