@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -335,4 +336,77 @@ func answer(t *a2a.Task) func(w http.ResponseWriter, s *restServer) {
 // agentMsg is an agent message of t-1 / c-1.
 func agentMsg(id, text string) *a2a.Message {
 	return &a2a.Message{ID: id, Role: a2a.RoleAgent, TaskID: "t-1", ContextID: "c-1", Parts: textParts(text)}
+}
+
+var r4Bindings = []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
+
+// r4Client returns a client of agent in binding b, fixed to version v.
+func r4Client(t *testing.T, agent *a2atest.Agent, v a2a.Version, b a2a.Binding, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	return bindingClient(t, b, "http://agent.test", append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(v)}, opts...)...)
+}
+
+// r4Answer is a hook that answers every prompt with text and counts.
+type r4Answer struct {
+	text  string
+	asked int
+}
+
+func (a *r4Answer) Ask(context.Context, *hitl.Request) ([]a2a.Part, error) {
+	a.asked++
+	return hitl.Text(a.text), nil
+}
+
+// r4RequireMessagesAsServer checks that the application shows, for every
+// agent message of the server's task, the server's last version, and that
+// the stream's Task holds each message once, in its last version.
+func r4RequireMessagesAsServer(t *testing.T, server *a2a.Task, s *stream.Stream, got *collected) {
+	t.Helper()
+	n := 0
+	for _, m := range server.History {
+		if m.Role != a2a.RoleAgent {
+			continue
+		}
+		n++
+		shown, ok := got.shown[m.ID]
+		require.True(t, ok, "agent message %s (%q) never shown", m.ID, m.Text())
+		require.Equal(t, m.Text(), shown, "the application shows the server's last version of %s", m.ID)
+	}
+	require.NotZero(t, n, "the server's task has agent messages")
+	if sm := server.Status.Message; sm != nil {
+		require.Equal(t, sm.Text(), got.shown[sm.ID], "status message as the server's")
+		require.NotNil(t, s.Task().Status.Message)
+		require.Equal(t, sm.Text(), s.Task().Status.Message.Text(), "Task().Status.Message is the last version")
+	}
+	ids := map[string]int{}
+	for _, m := range s.Task().History {
+		ids[m.ID]++
+		require.Equal(t, 1, ids[m.ID], "message %s held twice in Task().History", m.ID)
+		if m.Role == a2a.RoleAgent {
+			require.Equal(t, m.Text(), got.shown[m.ID], "Task().History holds the version shown")
+		}
+	}
+}
+
+// r4FirstSends counts the sends of a new message (not follow-ups).
+func r4FirstSends(agent *a2atest.Agent) int {
+	n := 0
+	for _, r := range agent.Requests() {
+		if r.Message != nil && r.Message.TaskID == "" {
+			n++
+		}
+	}
+	return n
+}
+
+func r4Task(state a2a.TaskState, history []*a2a.Message, arts ...a2a.Artifact) *a2a.Task {
+	var h []a2a.Message
+	for _, m := range history {
+		h = append(h, *m)
+	}
+	return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state}, History: h, Artifacts: arts}
+}
+
+func r4Msg(id string, parts ...a2a.Part) *a2a.Message {
+	return &a2a.Message{ID: id, TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: parts}
 }

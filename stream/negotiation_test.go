@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -243,4 +244,36 @@ func TestRESTNegotiationFallsBackOn404ToA03OnlyAgent(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A Client that negotiates its version, used by many streams at once
+// against a 0.3-only agent: every stream completes (run with -race).
+func TestConcurrentStreamsNegotiateOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithScript(paced()...))
+		c, err := stream.NewClient(endpoint, stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		const n = 6
+		errs := make([]error, n)
+		texts := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				task, err := c.Send(background(), hello()).Wait()
+				errs[i] = err
+				if task != nil {
+					texts[i] = task.Artifact("a1").Text()
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			require.NoError(t, errs[i])
+			require.Equal(t, "one two three", texts[i])
+		}
+		require.Equal(t, a2a.V03, c.Version())
+		require.Equal(t, n, countMethod(agent, "message/stream"), "each message reached the agent once")
+	})
 }
