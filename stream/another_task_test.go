@@ -129,3 +129,31 @@ func TestPollAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 		}
 	}
 }
+
+// A resubscribe for the right task in another context is a protocol error,
+// not retried, and keeps what was delivered.
+func TestSnapshotFromAnotherContextIsAProtocolError(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				elsewhere := &a2a.Task{ID: "t-1", ContextID: "c-other", Status: a2a.TaskStatus{State: a2a.StateWorking},
+					Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{{Text: "kept"}}}}}
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					if r.n == 1 {
+						firstLegThenCut(w, r.id, v)
+					}
+					sseHeaders(w)
+					sseEvent(w, r.id, v, elsewhere)
+				})
+				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				got, err := drain(t, s)
+				pe := requireProtocolError(t, err, "")
+				requireKept(t, pe)
+				require.Equal(t, "c-1", pe.Task.ContextID)
+				require.Equal(t, "kept", got.text("a1"))
+				require.Len(t, srv.requests(), 2, "not retried")
+				require.Equal(t, 1, srv.count(defectReq.isSubscribe))
+			})
+		})
+	}
+}

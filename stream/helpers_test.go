@@ -2,12 +2,14 @@ package stream_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -409,4 +411,105 @@ func r4Task(state a2a.TaskState, history []*a2a.Message, arts ...a2a.Artifact) *
 
 func r4Msg(id string, parts ...a2a.Part) *a2a.Message {
 	return &a2a.Message{ID: id, TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: parts}
+}
+
+// defectReq is one JSON-RPC request a hand-written server received.
+type defectReq struct {
+	ctx    context.Context // the request's
+	n      int             // 1 for the first request
+	id     json.RawMessage
+	method string
+	taskID string       // params.id
+	msg    *a2a.Message // params.message of a send
+}
+
+func (r defectReq) isSend() bool {
+	return r.method == "message/stream" || r.method == "SendStreamingMessage"
+}
+
+func (r defectReq) isSubscribe() bool {
+	return r.method == "tasks/resubscribe" || r.method == "SubscribeToTask"
+}
+
+func (r defectReq) isGet() bool { return r.method == "tasks/get" || r.method == "GetTask" }
+
+// defectServer is a hand-written server that sees each request's method and
+// message, and records every request.
+type defectServer struct {
+	mu     sync.Mutex
+	reqs   []defectReq
+	answer func(w http.ResponseWriter, r defectReq)
+}
+
+func newDefectServer(answer func(w http.ResponseWriter, r defectReq)) *defectServer {
+	return &defectServer{answer: answer}
+}
+
+func (s *defectServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+	body, _ := io.ReadAll(hr.Body)
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ID      string          `json:"id"`
+			Message json.RawMessage `json:"message"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &req)
+	r := defectReq{ctx: hr.Context(), id: req.ID, method: req.Method, taskID: req.Params.ID}
+	if len(req.Params.Message) > 0 {
+		if m, err := a2a.UnmarshalMessage(req.Params.Message); err == nil {
+			r.msg = m
+		}
+	}
+	s.mu.Lock()
+	r.n = len(s.reqs) + 1
+	s.reqs = append(s.reqs, r)
+	s.mu.Unlock()
+	s.answer(w, r)
+}
+
+func (s *defectServer) requests() []defectReq {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]defectReq(nil), s.reqs...)
+}
+
+func (s *defectServer) count(pred func(defectReq) bool) int {
+	n := 0
+	for _, r := range s.requests() {
+		if pred(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// statusEvent is a status update of task t-1, final on the 0.3 wire when the
+// state settles the task.
+func statusEvent(v a2a.Version, state a2a.TaskState, msg *a2a.Message) *a2a.StatusUpdate {
+	return &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state, Message: msg},
+		Final: v == a2a.V03 && (state.Terminal() || state == a2a.StateInputRequired)}
+}
+
+// bounded returns a context that ends after an hour of (fake) time, so that a
+// stream that would wait forever ends with an error instead of deadlocking
+// the bubble.
+func bounded(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(background(), time.Hour)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func agentMessage(id, text string) *a2a.Message {
+	return &a2a.Message{ID: id, TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}
+}
+
+func indexOfState(states []a2a.TaskState, st a2a.TaskState) int {
+	for i := range states {
+		if states[i] == st {
+			return i
+		}
+	}
+	return -1
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"testing"
 	"testing/synctest"
@@ -19,7 +18,8 @@ import (
 )
 
 // A message that is nil, has no parts or does not encode ends the stream in
-// stream.ErrInvalidMessage before any request, and is not a drop.
+// stream.ErrInvalidMessage before any request: a local error, not a network
+// fault, and no task.
 func TestInvalidMessageIsRefusedBeforeAnythingIsSent(t *testing.T) {
 	cases := []struct {
 		name string
@@ -29,9 +29,11 @@ func TestInvalidMessageIsRefusedBeforeAnythingIsSent(t *testing.T) {
 		{"no parts", &a2a.Message{Role: a2a.RoleUser}},
 		{"empty parts slice", &a2a.Message{Role: a2a.RoleUser, Parts: []a2a.Part{}}},
 		{"NaN in message metadata", &a2a.Message{Role: a2a.RoleUser, Parts: textParts("x"), Metadata: map[string]any{"n": math.NaN()}}},
+		{"NaN in part metadata", &a2a.Message{Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "x", Metadata: map[string]any{"score": math.NaN()}}}}},
 		{"Inf in part metadata", &a2a.Message{Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "x", Metadata: map[string]any{"n": math.Inf(1)}}}}},
 		{"channel in metadata", &a2a.Message{Role: a2a.RoleUser, Parts: textParts("x"), Metadata: map[string]any{"c": make(chan int)}}},
 		{"invalid JSON data part", &a2a.Message{Role: a2a.RoleUser, Parts: []a2a.Part{{Data: json.RawMessage(`{"a":`)}}}},
+		{"data part that is not JSON", &a2a.Message{Role: a2a.RoleUser, Parts: []a2a.Part{{Data: json.RawMessage("{not json")}}}},
 	}
 	for _, v := range versions {
 		for _, c := range cases {
@@ -42,34 +44,57 @@ func TestInvalidMessageIsRefusedBeforeAnythingIsSent(t *testing.T) {
 					_, err := drain(t, s)
 					require.ErrorIs(t, err, stream.ErrInvalidMessage, "got %T: %v", err, err)
 					var re *reconnect.Error
-					require.False(t, errors.As(err, &re))
-					require.Empty(t, agent.Requests())
+					require.False(t, errors.As(err, &re), "nothing was lost on the network")
+					require.Empty(t, agent.Requests(), "no request reached the server")
+					require.Nil(t, s.Task())
 				})
 			})
 		}
 	}
 }
 
-// A hook reply that does not encode because of message-level content the
-// hook controls (parts only): NaN, Inf and channels in part metadata.
-func TestHookReplyWithUnencodablePartsEndsInHITLError(t *testing.T) {
-	bad := [][]a2a.Part{
-		{{Text: "x", Metadata: map[string]any{"n": math.Inf(-1)}}},
-		{{Text: "x", Metadata: map[string]any{"c": make(chan int)}}},
-		{{Data: json.RawMessage(`[1,`)}},
+// A hook reply that is not a valid message (no parts, or parts that do not
+// encode: NaN, Inf and channels in part metadata, data that is not JSON) is
+// a local error, not a network fault: the stream ends in *hitl.Error wrapping
+// stream.ErrInvalidMessage with the task still input-required, the human was
+// asked once, nothing is sent again and nothing reconnects.
+func TestHookReplyThatIsNotAValidMessageEndsInHITLError(t *testing.T) {
+	cases := []struct {
+		name  string
+		parts []a2a.Part
+	}{
+		{"no parts", nil},
+		{"data that is not JSON", []a2a.Part{{Data: json.RawMessage("{not json")}}},
+		{"truncated JSON array data", []a2a.Part{{Data: json.RawMessage(`[1,`)}}},
+		{"NaN in part metadata", []a2a.Part{{Text: "x", Metadata: map[string]any{"score": math.NaN()}}}},
+		{"-Inf in part metadata", []a2a.Part{{Text: "x", Metadata: map[string]any{"n": math.Inf(-1)}}}},
+		{"channel in part metadata", []a2a.Part{{Text: "x", Metadata: map[string]any{"c": make(chan int)}}}},
 	}
 	for _, v := range versions {
-		for i, parts := range bad {
-			t.Run(fmt.Sprintf("%s/%d", v, i), func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
-					hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return parts, nil })
-					s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+					asked := 0
+					hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
+						asked++
+						return c.parts, nil
+					})
+					var rec reconnects
+					s := newClient(t, agent, v, stream.WithHumanInput(hook), rec.option()).Send(bounded(t), hello())
 					_, err := drain(t, s)
 					var he *hitl.Error
 					require.ErrorAs(t, err, &he, "got %T: %v", err, err)
 					require.ErrorIs(t, err, stream.ErrInvalidMessage)
+					var re *reconnect.Error
+					require.False(t, errors.As(err, &re), "a local encoding error is not a network fault")
+					require.NotNil(t, he.Task)
+					require.Equal(t, a2a.StateInputRequired, he.Task.Status.State)
+					require.Equal(t, 1, asked)
+					require.Empty(t, rec.causes, "no reconnect")
+					require.Equal(t, 0, resubscribes(agent))
 					require.Empty(t, followUps(agent))
+					require.Len(t, agent.Requests(), 1, "only the first message reached the server")
 				})
 			})
 		}

@@ -5,6 +5,7 @@ package stream_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -776,4 +777,101 @@ func heldFinalServer(v a2a.Version, final *a2a.StatusUpdate, sub func(w http.Res
 			jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 		}
 	})
+}
+
+// A live-only server cuts the send stream, the resubscribe brings the final
+// status, and the get-task meant to close the gap fails. The final status the
+// server did send is not lost.
+func TestFinalEventKeptWhenTheGapGetTaskFails(t *testing.T) {
+	finals := []struct {
+		name  string
+		state a2a.TaskState
+		text  string
+	}{
+		{"completed", a2a.StateCompleted, "all done"},
+		{"failed", a2a.StateFailed, "upstream API timed out"},
+	}
+	getErrors := []struct {
+		name   string
+		answer func(w http.ResponseWriter, id json.RawMessage)
+	}{
+		{"-32603", func(w http.ResponseWriter, id json.RawMessage) {
+			jsonRPCError(w, id, a2a.CodeInternalError, "internal error")
+		}},
+		{"-32601", func(w http.ResponseWriter, id json.RawMessage) {
+			jsonRPCError(w, id, a2a.CodeMethodNotFound, "method not found")
+		}},
+		{"-32001", func(w http.ResponseWriter, id json.RawMessage) {
+			jsonRPCError(w, id, a2a.CodeTaskNotFound, "task not found")
+		}},
+		{"HTTP 400", func(w http.ResponseWriter, id json.RawMessage) {
+			http.Error(w, "bad request", http.StatusBadRequest)
+		}},
+	}
+	for _, v := range versions {
+		for _, f := range finals {
+			for _, g := range getErrors {
+				t.Run(string(v)+"/"+f.name+"/"+g.name, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+							switch {
+							case r.n == 1:
+								sseHeaders(w)
+								sseEvent(w, r.id, v, firstTask)
+								sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, agentMessage("m-working", "on it")))
+								cutHere()
+							case r.isSubscribe():
+								sseHeaders(w)
+								sseEvent(w, r.id, v, statusEvent(v, f.state, agentMessage("m-final", f.text)))
+							case r.isGet():
+								g.answer(w, r.id)
+							default:
+								jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+							}
+						})
+						s := hostileClient(t, srv, v).Send(bounded(t), hello())
+						got, err := drain(t, s)
+						require.Equal(t, 1, srv.count(defectReq.isSubscribe))
+						require.NotEmpty(t, got.states)
+						require.Equal(t, f.state, got.states[len(got.states)-1], "the final status is delivered as an event")
+						require.Contains(t, got.messages, "m-final")
+						if f.state == a2a.StateCompleted {
+							require.NoError(t, err)
+							require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+							return
+						}
+						var failed *terminal.FailedError
+						require.ErrorAs(t, err, &failed, "got %T: %v", err, err)
+						require.Equal(t, a2a.StateFailed, failed.Task.Status.State)
+						require.Equal(t, f.text, failed.Task.Status.Message.Text())
+					})
+				})
+			}
+		}
+	}
+}
+
+// An error from the WithSleep function ends the stream with that error: a
+// local error is not a network fault, and nothing resubscribes.
+func TestSleepErrorEndsTheStream(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				boom := errors.New("sleep broke")
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+				slept := 0
+				sleep := func(context.Context, time.Duration) error {
+					slept++
+					return boom
+				}
+				s := newClient(t, agent, v, stream.WithSleep(sleep)).Send(bounded(t), hello())
+				_, err := drain(t, s)
+				require.Error(t, err, "the stream did not complete")
+				require.ErrorIs(t, err, boom)
+				require.Equal(t, 1, slept)
+				require.Equal(t, 0, resubscribes(agent))
+			})
+		})
+	}
 }

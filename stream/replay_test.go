@@ -1,6 +1,8 @@
 package stream_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
@@ -307,4 +309,223 @@ func tsStatus(v a2a.Version, state a2a.TaskState, msg *a2a.Message, at time.Time
 	e := statusEvent(v, state, msg)
 	e.Status.Timestamp = at
 	return e
+}
+
+// A full-replay server resends an artifact that was really replaced (draft:
+// v1, then v2) and one built by appends (notes: x, +). Neither is delivered
+// again.
+func TestFullReplayAcrossAnArtifactReplacement(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// The send carries the task, working, v1, v2, x and + (six
+				// events) and is cut after "+".
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay), a2atest.WithScript(
+					a2atest.Working(""),
+					a2atest.Chunk("draft", "v1", false, false),
+					a2atest.Chunk("draft", "v2", false, false),
+					a2atest.Chunk("notes", "x", false, false),
+					a2atest.Chunk("notes", "+", true, false),
+					a2atest.Pause(tick), a2atest.Chunk("notes", "y", true, true),
+					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.WithFaults(a2atest.CutAfterEvents(6)))
+				s := newClient(t, agent, v).Send(bounded(t), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, resubscribes(agent))
+
+				delivered := map[string][]string{}
+				for _, ev := range got.events {
+					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+						for _, p := range u.Artifact.Parts {
+							delivered[u.Artifact.ID] = append(delivered[u.Artifact.ID], p.Text)
+						}
+					}
+				}
+				require.Equal(t, []string{"v1", "v2"}, delivered["draft"], "v1 and v2 once each, v1 never after v2")
+				require.Equal(t, []string{"x", "+", "y"}, delivered["notes"], "each part of notes once")
+				require.Equal(t, 5, partsDelivered(got))
+			})
+		})
+	}
+}
+
+// More message IDs than the ledger's capped ID set holds, then a snapshot:
+// each message is delivered once.
+func TestManyMessagesAndASnapshotDeliverEachOnce(t *testing.T) {
+	const n = 5000
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				script := []a2atest.Step{a2atest.Working("")}
+				for i := range n {
+					script = append(script, a2atest.Say(fmt.Sprintf("message %d", i)))
+				}
+				script = append(script, a2atest.Pause(2*time.Second), a2atest.Finish(a2a.StateCompleted, ""))
+				// Cut after the task, working and the 5,000 messages; the
+				// resubscribe opens with a snapshot holding the whole history.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst),
+					a2atest.WithScript(script...), a2atest.WithFaults(a2atest.CutAfterEvents(n+2)))
+				s := newClient(t, agent, v).Send(bounded(t), hello())
+				got, err := drain(t, s) // drain fails on a message delivered twice
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, resubscribes(agent))
+				messages := 0
+				for _, ev := range got.events {
+					if _, ok := ev.(*a2a.Message); ok {
+						messages++
+					}
+				}
+				require.Equal(t, n, messages, "each agent message delivered once")
+				require.Len(t, s.Task().History, n+1, "the user's message and the agent's, once each")
+			})
+		})
+	}
+}
+
+// More statuses than the ledger's capped status set holds, then a full
+// replay: each status is delivered once.
+func TestManyStatusesAndAFullReplayDeliverEachOnce(t *testing.T) {
+	const n = 300
+	script := func() []a2atest.Step {
+		var steps []a2atest.Step
+		for i := range n {
+			steps = append(steps, a2atest.Working(fmt.Sprintf("step %d", i)))
+		}
+		return append(steps, a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""))
+	}
+	run := func(t *testing.T, v a2a.Version, faults ...a2atest.Fault) []a2a.TaskState {
+		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay),
+			a2atest.WithScript(script()...), a2atest.WithFaults(faults...))
+		s := newClient(t, agent, v).Send(bounded(t), hello())
+		got, err := drain(t, s)
+		require.NoError(t, err)
+		requireSameAsServer(t, agent, s, got)
+		return got.states
+	}
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				uncut := run(t, v)
+				require.Len(t, uncut, n+2, "submitted, 300 working, completed")
+				// Cut after the task and the 300 statuses; the resubscribe
+				// replays everything from the start.
+				cut := run(t, v, a2atest.CutAfterEvents(n+1))
+				require.Equal(t, len(uncut), len(cut), "as many status updates as without the cut")
+				require.Equal(t, uncut, cut)
+				working := false
+				for i, st := range cut {
+					working = working || st == a2a.StateWorking
+					require.False(t, working && st == a2a.StateSubmitted, "status %d goes back to submitted", i)
+				}
+			})
+		})
+	}
+}
+
+// The reply's stream is cut right after its headers; the task has moved on
+// from input-required to working when the stream resubscribes. That working
+// status is new although a working status with the same key was seen before
+// the prompt.
+func TestStatusChangeInsideTheReplayWindowIsDelivered(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithScript(
+					a2atest.Working(""),
+					a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
+					a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
+					a2atest.Working(""),
+					a2atest.Pause(time.Second), a2atest.Chunk("a1", "final", true, false),
+					a2atest.Pause(tick), a2atest.Chunk("a2", "notes", false, true),
+					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done")),
+					a2atest.WithFaults(a2a0(), a2atest.CutAfterEvents(0)))
+				hook := &recorder{answers: []string{"Oct 10-17"}}
+				s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				defer s.Close()
+				var states []a2a.TaskState
+				asked := false
+				artifactsAfterPrompt := 0
+				for s.Next() {
+					switch e := s.Event().(type) {
+					case *a2a.StatusUpdate:
+						states = append(states, e.Status.State)
+						asked = asked || e.Status.State == a2a.StateInputRequired
+					case *a2a.ArtifactUpdate:
+						if asked {
+							artifactsAfterPrompt++
+							require.Equal(t, a2a.StateWorking, s.Task().Status.State,
+								"artifact %s arrives while the task works, not while it waits for input", e.Artifact.ID)
+						}
+					}
+				}
+				require.NoError(t, s.Err())
+				require.Len(t, hook.requests, 1)
+				require.Len(t, followUps(agent), 1)
+				require.Equal(t, 1, resubscribes(agent), "the reply's stream was cut once")
+				require.Equal(t, 2, artifactsAfterPrompt)
+				i := indexOfState(states, a2a.StateInputRequired)
+				require.GreaterOrEqual(t, i, 0)
+				require.Contains(t, states[i+1:], a2a.StateWorking, "working is delivered after input-required: %v", states)
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+			})
+		})
+	}
+}
+
+// Two status messages without messageId, in the same state, across a
+// replay: each is delivered once.
+func TestStatusMessagesWithoutIDAreDeliveredOnceAcrossAReplay(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				task := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}
+				step1 := withoutMessageID(t, v, statusEvent(v, a2a.StateWorking, agentMessage("", "step 1")))
+				step2 := withoutMessageID(t, v, statusEvent(v, a2a.StateWorking, agentMessage("", "step 2")))
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					if r.n != 1 {
+						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+						return
+					}
+					sseHeaders(w)
+					sseEvent(w, r.id, v, task)
+					sseRawResult(w, r.id, step1)
+					sseRawResult(w, r.id, step2)
+					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+				})
+				// Not drain: it takes message IDs for identities, and these
+				// messages have none.
+				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				defer s.Close()
+				var texts []string
+				for s.Next() {
+					if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.Message != nil {
+						texts = append(texts, u.Status.Message.Text())
+					}
+				}
+				require.NoError(t, s.Err())
+				require.Equal(t, []string{"step 1", "step 2"}, texts, "both status messages are delivered")
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				require.Len(t, srv.requests(), 1)
+			})
+		})
+	}
+}
+
+// sseRawResult writes one stream result given as raw JSON.
+func sseRawResult(w http.ResponseWriter, id json.RawMessage, raw []byte) {
+	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
+	w.(http.Flusher).Flush()
+}
+
+// withoutMessageID marshals ev and removes every empty messageId.
+func withoutMessageID(t *testing.T, v a2a.Version, ev a2a.Event) []byte {
+	t.Helper()
+	raw, err := a2a.MarshalEvent(v, ev)
+	require.NoError(t, err)
+	raw = bytes.ReplaceAll(raw, []byte(`"messageId":"",`), nil)
+	require.NotContains(t, string(raw), "messageId")
+	return raw
 }
