@@ -1,6 +1,8 @@
 package stream_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -153,6 +155,98 @@ func TestSnapshotFromAnotherContextIsAProtocolError(t *testing.T) {
 				require.Equal(t, "kept", got.text("a1"))
 				require.Len(t, srv.requests(), 2, "not retried")
 				require.Equal(t, 1, srv.count(defectReq.isSubscribe))
+			})
+		})
+	}
+}
+
+// A status, artifact or message for another task, live, in a snapshot or
+// from a get-task, is a *stream.ProtocolError; nothing of it reaches the
+// application.
+func TestEventForAnotherTaskIsAProtocolError(t *testing.T) {
+	other := []a2a.Event{
+		&a2a.StatusUpdate{TaskID: "t-other", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted}},
+		&a2a.ArtifactUpdate{TaskID: "t-other", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: "not yours"}}}},
+		&a2a.Message{ID: "m-x", TaskID: "t-other", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "not yours"}}},
+	}
+	for _, v := range versions {
+		for _, ev := range other {
+			for _, onResubscribe := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%T/resubscribe %v", v, ev, onResubscribe), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						calls := 0
+						h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+							calls++
+							if onResubscribe && n == 1 {
+								firstLegThenCut(w, id, v)
+							}
+							sseHeaders(w)
+							if !onResubscribe {
+								sseEvent(w, id, v, firstTask)
+								sseEvent(w, id, v, firstChunk)
+							}
+							sseEvent(w, id, v, ev)
+						})
+						s := hostileClient(t, h, v).Send(background(), hello())
+						got, err := drain(t, s)
+						pe := requireProtocolError(t, err, `event for task "t-other" on the stream of task "t-1"`)
+						requireKept(t, pe)
+						require.Equal(t, "kept", got.text("a1"), "nothing of the other task reached the application")
+						require.Equal(t, []a2a.TaskState{a2a.StateWorking}, got.states)
+						if onResubscribe {
+							require.Equal(t, 2, calls)
+						} else {
+							require.Equal(t, 1, calls)
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// A resubscribe answered with another task, as a snapshot or from the
+// get-task, is a *stream.ProtocolError, not retried, keeping what was
+// delivered.
+func TestResubscribeAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
+	stranger := &a2a.Task{ID: "t-2", ContextID: "c-9", Status: a2a.TaskStatus{State: a2a.StateCompleted},
+		Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{{Text: "someone else's"}}}}}
+	for _, v := range versions {
+		t.Run(string(v)+"/snapshot", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				calls := 0
+				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					calls++
+					if n == 1 {
+						firstLegThenCut(w, id, v)
+					}
+					sseHeaders(w)
+					sseEvent(w, id, v, stranger)
+				})
+				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				requireKept(t, requireProtocolError(t, err, `event for task "t-2" on the stream of task "t-1"`))
+				require.Equal(t, "kept", got.text("a1"))
+				require.Equal(t, 2, calls, "not retried")
+			})
+		})
+		t.Run(string(v)+"/get-task", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				calls := 0
+				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					calls++
+					switch n {
+					case 1:
+						firstLegThenCut(w, id, v)
+					case 2:
+						jsonRPCError(w, id, a2a.CodeTaskNotFound, "task not found")
+					default:
+						unaryTask(w, id, v, stranger)
+					}
+				})
+				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				requireKept(t, requireProtocolError(t, err, `asked for task "t-1", got task "t-2"`))
+				require.Equal(t, "kept", got.text("a1"))
+				require.Equal(t, 3, calls, "not retried")
 			})
 		})
 	}

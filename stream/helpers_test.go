@@ -3,11 +3,13 @@ package stream_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -512,4 +515,105 @@ func indexOfState(states []a2a.TaskState, st a2a.TaskState) int {
 		}
 	}
 	return -1
+}
+
+// repeatByte is an endless reader of one byte value.
+type repeatByte byte
+
+func (r repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(r)
+	}
+	return len(p), nil
+}
+
+// pour copies src into w until src ends or the client goes away, and adds
+// the bytes w accepted to n.
+func pour(w io.Writer, src io.Reader, n *atomic.Int64) {
+	buf := make([]byte, 32<<10)
+	for {
+		k, rerr := src.Read(buf)
+		if k > 0 {
+			m, werr := w.Write(buf[:k])
+			n.Add(int64(m))
+			if werr != nil {
+				return
+			}
+		}
+		if rerr != nil {
+			return
+		}
+	}
+}
+
+// cutHere aborts the response: the client sees a dropped connection.
+func cutHere() { panic(http.ErrAbortHandler) }
+
+// firstLegThenCut is the first leg of most hand-written scenarios: the task
+// and one chunk ("kept"), then a dropped connection.
+func firstLegThenCut(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+	sseHeaders(w)
+	sseEvent(w, id, v, firstTask)
+	sseEvent(w, id, v, firstChunk)
+	cutHere()
+}
+
+// jsonRPCError answers with a plain JSON-RPC error, HTTP 200.
+func jsonRPCError(w http.ResponseWriter, id json.RawMessage, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, id, code, msg)
+}
+
+// unaryTask answers a get-task with t.
+func unaryTask(w http.ResponseWriter, id json.RawMessage, v a2a.Version, t *a2a.Task) {
+	raw, err := a2a.MarshalTask(v, t)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, raw)
+}
+
+// reconnects records the Reconnecting and Resumed notices, with the fake
+// time each came at.
+type reconnects struct {
+	causes  []error
+	waits   []time.Duration
+	at      []time.Time
+	resumed []time.Time
+}
+
+func (r *reconnects) option() stream.Option {
+	return stream.WithNotify(func(n stream.Notice) {
+		switch n.Kind {
+		case stream.Reconnecting:
+			r.causes = append(r.causes, n.Cause)
+			r.waits = append(r.waits, n.Wait)
+			r.at = append(r.at, time.Now())
+		case stream.Resumed:
+			r.resumed = append(r.resumed, time.Now())
+		}
+	})
+}
+
+func requireProtocolError(t *testing.T, err error, reason string) *stream.ProtocolError {
+	t.Helper()
+	var pe *stream.ProtocolError
+	require.ErrorAs(t, err, &pe, "got %T: %v", err, err)
+	require.Contains(t, pe.Reason, reason)
+	var re *reconnect.Error
+	require.False(t, errors.As(err, &re), "a protocol error is never retried")
+	return pe
+}
+
+// requireKept checks that a protocol error carries the task as last known.
+func requireKept(t *testing.T, pe *stream.ProtocolError) {
+	t.Helper()
+	require.NotNil(t, pe.Task, "the last task is carried")
+	require.Equal(t, "t-1", pe.Task.ID)
+	require.Equal(t, "kept", pe.Task.Artifact("a1").Text())
+}
+
+func rawEvent(w http.ResponseWriter, id json.RawMessage, raw []byte) {
+	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
 }

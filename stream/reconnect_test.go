@@ -4,6 +4,7 @@ package stream_test
 // refused resubscribes and the get-task that follows them.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -874,4 +876,185 @@ func TestSleepErrorEndsTheStream(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A send that goes silent is dropped one idle timeout after its last byte,
+// under every resubscribe style, and the stream resumes.
+func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
+	for _, v := range versions {
+		for _, style := range styles {
+			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					// The send goes silent after the task, working and "one "
+					// (at 100 ms). With a 250 ms idle timeout and a 50 ms
+					// backoff the stream is back at 400 ms, while the agent is
+					// still producing.
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
+					var rec reconnects
+					start := time.Now()
+					s := hostileClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Len(t, rec.causes, 1)
+					require.ErrorIs(t, rec.causes[0], stream.ErrIdleTimeout)
+					require.Equal(t, 350*time.Millisecond, rec.at[0].Sub(start), "dropped one idle timeout after the last byte")
+					require.Equal(t, 1, sends(agent))
+					require.Equal(t, 1, resubscribes(agent))
+				})
+			})
+		}
+	}
+}
+
+// 200 text/event-stream then a clean EOF before any event: on the send it
+// ends in stream.ErrEndedEarly without resending; on a resubscribe it is a
+// failed attempt.
+func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v)+"/send", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// 200 text/event-stream, then a clean EOF before any event.
+				calls := 0
+				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					calls++
+					sseHeaders(w)
+				})
+				s := hostileClient(t, h, v).Send(background(), hello())
+				_, err := drain(t, s)
+				var re *reconnect.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 0, re.Attempts)
+				require.Nil(t, re.Task)
+				require.ErrorIs(t, err, stream.ErrEndedEarly)
+				require.Nil(t, s.Task())
+				require.Equal(t, 1, calls, "the message is never sent twice")
+			})
+		})
+		t.Run(string(v)+"/resubscribe", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// The task still runs when the stream comes back, so the
+				// resubscribe is answered as a stream: 200, headers, EOF.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CloseAfterEvents(0)))
+				var rec reconnects
+				s := newClient(t, agent, v, rec.option(),
+					stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Len(t, rec.causes, 2, "the drop, then the empty resubscribe as a failed attempt")
+				require.ErrorIs(t, rec.causes[1], stream.ErrEndedEarly)
+				require.Equal(t, 2, resubscribes(agent))
+				require.Equal(t, 1, sends(agent))
+			})
+		})
+	}
+}
+
+// One byte a second for minutes, against a 1.5 s idle timeout: slow but
+// alive, never dropped.
+func TestSlowDripIsAlive(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// One byte a second, for minutes of fake time, against a
+				// 1.5 s idle timeout: slow but alive.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(time.Second)))
+				ct := &countingTransport{next: a2atest.NewTransport(agent)}
+				start := time.Now()
+				s := newClient(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: ct}),
+					stream.WithIdleTimeout(1500*time.Millisecond)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, "hello world", got.text("a1"))
+				require.Equal(t, 0, resubscribes(agent))
+				n := ct.n.Load()
+				require.Greater(t, n, int64(100))
+				require.Equal(t, time.Duration(n-1)*time.Second, time.Since(start), "one second per byte after the first")
+			})
+		})
+	}
+}
+
+// TestSlowDripOnGetTaskIsAlive drips the get-task answers too: the idle
+// timeout must treat them as alive, as it does the streams.
+func TestSlowDripOnGetTaskIsAlive(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				drip := a2atest.Drip(time.Second)
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)),
+					a2atest.WithGetFaults(drip, drip, drip, drip, drip))
+				c := newClient(t, agent, v, stream.WithIdleTimeout(1500*time.Millisecond))
+				s := c.Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err, "a get-task that drips one byte a second is alive")
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, gets(agent))
+
+				task, err := c.GetTask(background(), s.Task().ID)
+				require.NoError(t, err)
+				require.Equal(t, a2a.StateCompleted, task.Status.State)
+			})
+		})
+	}
+}
+
+// silentAfter serves agent, but the first streaming request goes silent
+// after n events: the connection stays open and nothing more arrives.
+func silentAfter(agent *a2atest.Agent, n int) http.Handler {
+	var calls atomic.Int32
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w = &silencer{ResponseWriter: w, left: n, done: r.Context().Done()}
+		}
+		agent.ServeHTTP(w, r)
+	})
+}
+
+// countingTransport counts the response body bytes the client read.
+type countingTransport struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.n}
+	}
+	return resp, err
+}
+
+type silencer struct {
+	http.ResponseWriter
+	left int
+	done <-chan struct{}
+}
+
+func (s *silencer) Write(p []byte) (int, error) {
+	if s.left <= 0 {
+		<-s.done
+		return 0, io.ErrClosedPipe
+	}
+	n, err := s.ResponseWriter.Write(p)
+	s.left -= bytes.Count(p[:n], []byte("\n\n"))
+	return n, err
+}
+
+func (s *silencer) Flush() { s.ResponseWriter.(http.Flusher).Flush() }
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }
