@@ -1,6 +1,7 @@
 package dedupe_test
 
-// Red-team minimal reproductions at the ledger level.
+// Replays at the ledger level: a replayed version, current or retired, is
+// old; past the cap of retired parts the oldest versions are new again.
 
 import (
 	"fmt"
@@ -11,6 +12,59 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
 )
+
+// A replaced version that is a prefix of the current one: x + | x y.
+func TestReplayOfAReplacedPrefixOfTheCurrentVersionIsOld(t *testing.T) {
+	parts := replayAll(t, func() []a2a.Event {
+		return []a2a.Event{
+			task(a2a.StateWorking, nil),
+			chunk("d", false, false, "x"),
+			chunk("d", true, false, "+"),
+			chunk("d", false, false, "x"),
+			chunk("d", true, false, "y"),
+		}
+	})
+	require.Zero(t, parts, "a full replay delivers nothing")
+}
+
+// Two replaced versions with the same first part: a b | a c | z.
+func TestReplayOfTwoRetiredVersionsStartingAlikeIsOld(t *testing.T) {
+	parts := replayAll(t, func() []a2a.Event {
+		return []a2a.Event{
+			task(a2a.StateWorking, nil),
+			chunk("d", false, false, "a"),
+			chunk("d", true, false, "b"),
+			chunk("d", false, false, "a"),
+			chunk("d", true, false, "c"),
+			chunk("d", false, false, "z"),
+		}
+	})
+	require.Zero(t, parts, "a full replay delivers nothing")
+}
+
+// Past the 65,536 retired parts the oldest version is forgotten (documented),
+// but its replay closes the window, so every later version is delivered again
+// too: here three versions, of which only the first is forgotten.
+func TestForgottenRetiredVersionMakesLaterVersionsNewAgain(t *testing.T) {
+	const n = 40_000
+	big := func(tag string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s%d", tag, i)
+		}
+		return out
+	}
+	v0, v1 := big("a"), big("b")
+	parts := replayAll(t, func() []a2a.Event {
+		return []a2a.Event{
+			task(a2a.StateWorking, nil),
+			chunk("d", false, false, v0...),
+			chunk("d", false, false, v1...),
+			chunk("d", false, false, "current"),
+		}
+	})
+	require.LessOrEqual(t, parts, n, "only the forgotten version may come again")
+}
 
 // replayAll applies evs live, opens the replay window, applies evs again and
 // returns the artifact parts the replay delivered.
@@ -33,57 +87,4 @@ func replayAll(t *testing.T, evs func() []a2a.Event) int {
 	}
 	a.check(t, l)
 	return parts
-}
-
-// A replaced version that is a prefix of the current one: x + | x y.
-func TestRedteam_LedgerReplayPrefersTheCurrentVersion(t *testing.T) {
-	parts := replayAll(t, func() []a2a.Event {
-		return []a2a.Event{
-			task(a2a.StateWorking, nil),
-			chunk("d", false, false, "x"),
-			chunk("d", true, false, "+"),
-			chunk("d", false, false, "x"),
-			chunk("d", true, false, "y"),
-		}
-	})
-	require.Zero(t, parts, "a full replay delivers nothing")
-}
-
-// Two replaced versions with the same first part: a b | a c | z.
-func TestRedteam_LedgerReplayOfTwoRetiredVersionsAlike(t *testing.T) {
-	parts := replayAll(t, func() []a2a.Event {
-		return []a2a.Event{
-			task(a2a.StateWorking, nil),
-			chunk("d", false, false, "a"),
-			chunk("d", true, false, "b"),
-			chunk("d", false, false, "a"),
-			chunk("d", true, false, "c"),
-			chunk("d", false, false, "z"),
-		}
-	})
-	require.Zero(t, parts, "a full replay delivers nothing")
-}
-
-// Past the 65,536 retired parts the oldest version is forgotten (documented),
-// but its replay closes the window, so every later version is delivered again
-// too: here three versions, of which only the first is forgotten.
-func TestRedteam_LedgerForgottenVersionCascades(t *testing.T) {
-	const n = 40_000
-	big := func(tag string) []string {
-		out := make([]string, n)
-		for i := range out {
-			out[i] = fmt.Sprintf("%s%d", tag, i)
-		}
-		return out
-	}
-	v0, v1 := big("a"), big("b")
-	parts := replayAll(t, func() []a2a.Event {
-		return []a2a.Event{
-			task(a2a.StateWorking, nil),
-			chunk("d", false, false, v0...),
-			chunk("d", false, false, v1...),
-			chunk("d", false, false, "current"),
-		}
-	})
-	require.LessOrEqual(t, parts, n, "only the forgotten version may come again")
 }
