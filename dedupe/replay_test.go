@@ -88,3 +88,41 @@ func replayAll(t *testing.T, evs func() []a2a.Event) int {
 	a.check(t, l)
 	return parts
 }
+
+// A full replay resends an artifact that was really replaced (v1,
+// then v2) and one built by appends (x, then +). Nothing of it is new.
+func TestFullReplayOfAReplacementAndOfAppendsIsOld(t *testing.T) {
+	events := func() []a2a.Event {
+		return []a2a.Event{
+			task(a2a.StateSubmitted, nil),
+			status(a2a.StateWorking, "", ""),
+			chunk("draft", false, false, "v1"),
+			chunk("draft", false, false, "v2"),
+			chunk("notes", false, false, "x"),
+			chunk("notes", true, false, "+"),
+		}
+	}
+	l := dedupe.New()
+	var a app
+	for _, ev := range events() {
+		a.apply(t, l.Apply(nil, ev))
+	}
+	require.Equal(t, "v2", a.text("draft"))
+	require.Equal(t, "x+", a.text("notes"))
+
+	l.OpenReplayWindow()
+	for i, ev := range events() {
+		out := l.Apply(nil, ev)
+		require.Zero(t, len(out), "replayed event %d (%T) is not new", i, ev)
+		a.apply(t, out)
+	}
+	a.check(t, l)
+	require.Equal(t, "v2", l.Task().Artifact("draft").Text())
+	require.Equal(t, "x+", l.Task().Artifact("notes").Text())
+
+	out := l.Apply(nil, chunk("notes", true, true, "y"))
+	require.Len(t, out, 1, "the first new part after the replay")
+	a.apply(t, out)
+	a.check(t, l)
+	require.Equal(t, "x+y", a.text("notes"))
+}
