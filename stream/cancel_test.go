@@ -120,43 +120,49 @@ func TestCancelAfterTheStreamsContextEndedReachesTheAgent(t *testing.T) {
 	}
 }
 
-// Cancel on a finished stream: the agent refuses (the task is completed),
-// Cancel returns the refusal, and the stream's ending stays nil.
-func TestCancelOnACompletedStreamIsRefused(t *testing.T) {
+// Cancel on a stream that already ended, completed or failed: the agent
+// refuses (the task is terminal), Cancel returns the refusal, nothing more
+// is yielded, and the stream's ending stays, on every wire.
+func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
+	cases := []struct {
+		state  a2a.TaskState
+		script []a2atest.Step // nil: a2atest's default, which completes
+		ending func(t *testing.T, err error)
+	}{
+		{a2a.StateCompleted, nil, func(t *testing.T, err error) { require.NoError(t, err) }},
+		{a2a.StateFailed, []a2atest.Step{a2atest.Working("w"), a2atest.Finish(a2a.StateFailed, "boom")},
+			func(t *testing.T, err error) {
+				require.ErrorAs(t, err, new(*terminal.FailedError))
+				state, _ := terminal.StateOf(err)
+				require.Equal(t, a2a.StateFailed, state)
+			}},
+	}
 	for _, v := range versions {
 		for _, b := range r4Bindings {
-			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b))
-					s := r4Client(t, agent, v, b).Send(background(), hello())
-					_, err := s.Wait()
-					require.NoError(t, err)
-					err = s.Cancel(background())
-					require.Error(t, err, "the agent refuses to cancel a completed task")
-					var rpcErr *a2a.RPCError
-					require.ErrorAs(t, err, &rpcErr)
-					require.NoError(t, s.Err(), "the stream's ending stays")
-					require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
-					require.False(t, s.Next())
-					require.Equal(t, 1, r4Cancels(agent))
+			for _, c := range cases {
+				t.Run(string(v)+"/"+string(b)+"/"+string(c.state), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						opts := []a2atest.Option{a2atest.WithVersions(v), a2atest.WithBindings(b)}
+						if c.script != nil {
+							opts = append(opts, a2atest.WithScript(c.script...))
+						}
+						agent := a2atest.NewAgent(opts...)
+						s := r4Client(t, agent, v, b).Send(background(), hello())
+						_, err := s.Wait()
+						c.ending(t, err)
+						err = s.Cancel(background())
+						require.Error(t, err, "the agent refuses to cancel a %s task", c.state)
+						var rpcErr *a2a.RPCError
+						require.ErrorAs(t, err, &rpcErr)
+						c.ending(t, s.Err())
+						require.Equal(t, c.state, s.Task().Status.State)
+						require.False(t, s.Next())
+						require.Equal(t, 1, r4Cancels(agent))
+					})
 				})
-			})
+			}
 		}
 	}
-}
-
-// Cancel on a stream that ended failed: refused, and the ending stays.
-func TestCancelOnAFailedStreamIsRefused(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working("w"), a2atest.Finish(a2a.StateFailed, "boom")))
-		s := newClient(t, agent, a2a.V10).Send(background(), hello())
-		_, err := s.Wait()
-		require.ErrorAs(t, err, new(*terminal.FailedError))
-		require.Error(t, s.Cancel(background()))
-		require.ErrorAs(t, s.Err(), new(*terminal.FailedError))
-		state, _ := terminal.StateOf(s.Err())
-		require.Equal(t, a2a.StateFailed, state)
-	})
 }
 
 // Cancel on a Subscribe stream before its first Next: the task ID is

@@ -18,56 +18,51 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// A version replaced and then restored ("x", "+" | "x", "y"): the replay of
-// the first version's append ("+") must not be delivered again.
-func TestReplayOfARestoredVersionsAppendIsNotDeliveredAgain(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				// The send carries the task and the four chunks, then is cut.
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay), a2atest.WithScript(
-					a2atest.Chunk("draft", "x", false, false),
-					a2atest.Chunk("draft", "+", true, false),
-					a2atest.Chunk("draft", "x", false, false),
-					a2atest.Chunk("draft", "y", true, false),
-					a2atest.Pause(tick), a2atest.Chunk("notes", "z", false, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
-					a2atest.WithFaults(a2atest.CutAfterEvents(5)))
-				s := newClient(t, agent, v).Send(bounded(t), hello())
-				got, err := drain(t, s)
-				require.NoError(t, err)
-				require.Equal(t, 1, resubscribes(agent))
-				require.Equal(t, []string{"x", "+", "x", "y"}, deliveredParts(got)["draft"],
-					"each part of draft once: the replayed '+' belongs to the replaced version")
-				requireSameAsServer(t, agent, s, got)
-			})
-		})
+// A full replay of replaced versions delivers no part of them again: a
+// version replaced and then restored ("x", "+" | "x", "y": the replayed "+"
+// belongs to the replaced version), and two replaced versions that start
+// alike before the current one ("a", "b" | "a", "c" | "z": the replayed "c"
+// is not new).
+func TestReplayOfReplacedVersionsIsNotDeliveredAgain(t *testing.T) {
+	cases := []struct {
+		name   string
+		script []a2atest.Step
+		cut    int // the send carries the task and the chunks before the cut
+		want   []string
+	}{
+		{"a version restored after its append", []a2atest.Step{
+			a2atest.Chunk("draft", "x", false, false),
+			a2atest.Chunk("draft", "+", true, false),
+			a2atest.Chunk("draft", "x", false, false),
+			a2atest.Chunk("draft", "y", true, false),
+			a2atest.Pause(tick), a2atest.Chunk("notes", "z", false, true),
+			a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""),
+		}, 5, []string{"x", "+", "x", "y"}},
+		{"two replaced versions starting alike", []a2atest.Step{
+			a2atest.Chunk("draft", "a", false, false),
+			a2atest.Chunk("draft", "b", true, false),
+			a2atest.Chunk("draft", "a", false, false),
+			a2atest.Chunk("draft", "c", true, false),
+			a2atest.Chunk("draft", "z", false, false),
+			a2atest.Pause(tick), a2atest.Chunk("draft", "!", true, true),
+			a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""),
+		}, 6, []string{"a", "b", "a", "c", "z", "!"}},
 	}
-}
-
-// Two replaced versions that start alike ("a","b" | "a","c") before the
-// current one ("z"): the replay of the second must not deliver "c" again.
-func TestReplayOfTwoReplacedVersionsStartingAlikeIsNotDeliveredAgain(t *testing.T) {
 	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay), a2atest.WithScript(
-					a2atest.Chunk("draft", "a", false, false),
-					a2atest.Chunk("draft", "b", true, false),
-					a2atest.Chunk("draft", "a", false, false),
-					a2atest.Chunk("draft", "c", true, false),
-					a2atest.Chunk("draft", "z", false, false),
-					a2atest.Pause(tick), a2atest.Chunk("draft", "!", true, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
-					a2atest.WithFaults(a2atest.CutAfterEvents(6)))
-				s := newClient(t, agent, v).Send(bounded(t), hello())
-				got, err := drain(t, s)
-				require.NoError(t, err)
-				require.Equal(t, 1, resubscribes(agent))
-				require.Equal(t, []string{"a", "b", "a", "c", "z", "!"}, deliveredParts(got)["draft"])
-				requireSameAsServer(t, agent, s, got)
+		for _, c := range cases {
+			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay),
+						a2atest.WithScript(c.script...), a2atest.WithFaults(a2atest.CutAfterEvents(c.cut)))
+					s := newClient(t, agent, v).Send(bounded(t), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					require.Equal(t, 1, resubscribes(agent))
+					require.Equal(t, c.want, deliveredParts(got)["draft"], "each part of draft once")
+					requireSameAsServer(t, agent, s, got)
+				})
 			})
-		})
+		}
 	}
 }
 
