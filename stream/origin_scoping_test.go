@@ -146,6 +146,7 @@ var sgRedirectTargets = []string{
 // a get-task, a cancel; for a Client from Resolve and one from
 // NewClient/NewRESTClient.
 func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
+	t.Parallel()
 	kinds := []callKind{"card", kindStream, kindSend, kindSubscribe, kindGet, kindCancel}
 	for _, w := range wires() {
 		for _, k := range kinds {

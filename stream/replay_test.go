@@ -349,6 +349,7 @@ func TestFullReplayAcrossAnArtifactReplacement(t *testing.T) {
 // More message IDs than the ledger's capped ID set holds, then a snapshot:
 // each message is delivered once.
 func TestManyMessagesAndASnapshotDeliverEachOnce(t *testing.T) {
+	t.Parallel()
 	const n = 5000
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 // One task of -scale messages, artifacts, statuses or appends, cut in the
 // middle, against each resubscribe style: every step is delivered once.
 func TestScaleOfOneTask(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("large")
 	}
@@ -91,28 +92,34 @@ func TestScaleOfOneTask(t *testing.T) {
 
 // scaleSize is how many steps TestScaleOfOneTask gives one task; CI passes
 // the full size (.ci/run).
-var scaleSize = flag.Int("scale", 5_000, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses (CI: 20,000; 100,000 was run once by hand)")
+var scaleSize = flag.Int("scale", 1_000, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses (CI: 20,000; 100,000 was run once by hand)")
+
+// pollsSize is the large run of the linear-cost polling tests; the small run
+// is a tenth of it. CI passes the full size (.ci/run).
+var pollsSize = flag.Int("polls", 2_000, "how many idle polls, and artifacts or messages by polling, the large run of TestIdlePollsCostLinear and TestArtifactsByPollingCostLinear uses; the small run uses a tenth (CI: 10,000)")
 
 // README (Polling rules): "a poll with nothing new does neither"; the
 // cost of a poll with nothing new must not grow with the number of polls
-// before it. 10,000 idle polls cost about ten times 1,000.
+// before it. -polls idle polls (10,000 in CI) cost about ten times a tenth
+// as many.
 func TestIdlePollsCostLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large")
 	}
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
-			small := idlePolls(t, v, 1_000)
-			large := idlePolls(t, v, 10_000)
+			n := *pollsSize
+			small := idlePolls(t, v, n/10)
+			large := idlePolls(t, v, n)
 			ratio := float64(large) / float64(small)
-			t.Logf("%s: mallocs 1,000 polls %d, 10,000 polls %d, ratio %.1f (%.0f per poll)", v, small, large, ratio, float64(large)/10_000)
+			t.Logf("%s: mallocs %d polls %d, %d polls %d, ratio %.1f (%.0f per poll)", v, n/10, small, n, large, ratio, float64(large)/float64(n))
 			require.Less(t, ratio, 15.0, "linear: about 10")
 		})
 	}
 }
 
-// 10,000 artifacts (and 10,000 history messages) arriving by polling, in
-// ten polls: the client's work is linear in the task's size.
+// -polls artifacts (and as many history messages; 10,000 in CI) arriving by
+// polling, in ten polls: the client's work is linear in the task's size.
 func TestArtifactsByPollingCostLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large")
@@ -120,10 +127,11 @@ func TestArtifactsByPollingCostLinear(t *testing.T) {
 	for _, v := range versions {
 		for _, messages := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/messages %v", v, messages), func(t *testing.T) {
-				small := growingPolls(t, v, 1_000, messages)
-				large := growingPolls(t, v, 10_000, messages)
+				n := *pollsSize
+				small := growingPolls(t, v, n/10, messages)
+				large := growingPolls(t, v, n, messages)
 				ratio := float64(large) / float64(small)
-				t.Logf("mallocs 1,000: %d, 10,000: %d, ratio %.1f", small, large, ratio)
+				t.Logf("mallocs %d: %d, %d: %d, ratio %.1f", n/10, small, n, large, ratio)
 				require.Less(t, ratio, 15.0, "linear: about 10")
 			})
 		}

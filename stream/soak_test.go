@@ -27,7 +27,7 @@ import (
 
 // stylesSeeds is how many seeds TestResubscribeStylesMixedPerReconnect
 // runs per version; CI passes the full size (.ci/run).
-var stylesSeeds = flag.Int("styles.seeds", 600, "how many seeds TestResubscribeStylesMixedPerReconnect runs per version (CI: 3,000)")
+var stylesSeeds = flag.Int("styles.seeds", 150, "how many seeds TestResubscribeStylesMixedPerReconnect runs per version (CI: 3,000)")
 
 var soak = flag.Int("soak", 0, "number of seeds TestSoak runs (0: a small fixed number, for the normal suite)")
 
@@ -910,6 +910,7 @@ func TestSoakAudit(t *testing.T) {
 // task timeline and answers each resubscribe in a style chosen per leg, for
 // -styles.seeds seeds per version.
 func TestResubscribeStylesMixedPerReconnect(t *testing.T) {
+	t.Parallel()
 	seeds := *stylesSeeds
 	allStyles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
 	for _, v := range versions {

@@ -22,6 +22,7 @@ import (
 // is around 512 bytes long and whose JSON ends in white space (spaces,
 // tabs), with LF, CRLF or CR line ends, decode whole on every wire.
 func TestEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, eol := range []string{"\n", "\r\n", "\r"} {
 			for _, ws := range []string{" ", "\t", " \t  ", strings.Repeat(" ", 64)} {
@@ -78,6 +79,7 @@ func TestEventsNear513BytesEndingInWhiteSpace(t *testing.T) {
 // application/json, as text/plain (a2a-go) or with no Content-Type at all,
 // are read whole on every wire.
 func TestUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, ct := range []string{"application/json", "text/plain; charset=utf-8", ""} {
 			for _, ws := range []string{" ", "\n", "\r\n", "\t \n"} {
