@@ -491,6 +491,7 @@ func TestMessageAnswerCreatesNoTask(t *testing.T) {
 }
 
 func TestEveryMessageIDIsKept(t *testing.T) {
+	t.Parallel()
 	// The ledger holds every message in the task's history anyway, so the
 	// ID set is not capped: a snapshot listing 12,288 messages after a cut
 	// delivers none of them again (a capped set once redelivered them all).
@@ -1105,6 +1106,7 @@ func TestTaskMetadataFoldsIntoTheTask(t *testing.T) {
 // More messages than the message-ID set holds, then a snapshot
 // with the whole history.
 func TestHistoryBeyondTheMessageIDSetIsDeliveredOnce(t *testing.T) {
+	t.Parallel()
 	const n = 5000
 	l := dedupe.New()
 	var a app

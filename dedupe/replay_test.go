@@ -46,6 +46,7 @@ func TestReplayOfTwoRetiredVersionsStartingAlikeIsOld(t *testing.T) {
 // but its replay closes the window, so every later version is delivered again
 // too: here three versions, of which only the first is forgotten.
 func TestForgottenRetiredVersionMakesLaterVersionsNewAgain(t *testing.T) {
+	t.Parallel()
 	const n = 40_000
 	big := func(tag string) []string {
 		out := make([]string, n)
