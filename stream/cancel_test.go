@@ -330,23 +330,6 @@ func TestCancelThatTakesEffectLaterEndsCanceledOnTheStream(t *testing.T) {
 
 func r4Cancels(agent *a2atest.Agent) int { return countMethod(agent, "tasks/cancel", "CancelTask") }
 
-// r4Long is a task that works for an hour.
-func r4Long() []a2atest.Step {
-	return []a2atest.Step{a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")}
-}
-
-// r4NextUntilWorking advances s to its first working status update.
-func r4NextUntilWorking(t *testing.T, s *stream.Stream) {
-	t.Helper()
-	for s.Next() {
-		if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.State == a2a.StateWorking {
-			return
-		}
-	}
-	t.Fatalf("the stream ended before working: %v", s.Err())
-}
-
 // r4RequireCanceled checks a stream that ended canceled.
 func r4RequireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err error) {
 	t.Helper()

@@ -617,3 +617,66 @@ func requireKept(t *testing.T, pe *stream.ProtocolError) {
 func rawEvent(w http.ResponseWriter, id json.RawMessage, raw []byte) {
 	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
 }
+
+// rawPolls serves precomputed get-task bodies: raws[n] for poll n (the last
+// from then on), after a unary send answering first. The bodies are made
+// before the measurement so that only the client's work is counted.
+func rawPolls(v a2a.Version, first []byte, raws [][]byte) *restServer {
+	s := &restServer{v: v}
+	s.stream = s.refuseStreaming
+	s.send = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(first)
+	}
+	s.get = func(w http.ResponseWriter, _ *http.Request, n int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(raws[min(n, len(raws)-1)])
+	}
+	return s
+}
+
+func mustTask(v a2a.Version, t *a2a.Task) []byte {
+	raw, err := a2a.MarshalTaskFor(v, a2a.BindingHTTPJSON, t)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+func mustEvent(v a2a.Version, t *a2a.Task) []byte {
+	raw, err := a2a.MarshalEventFor(v, a2a.BindingHTTPJSON, t)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+// busyTask is a working task with some weight: an artifact of 20 parts and
+// 20 agent messages.
+func busyTask(st a2a.TaskState) *a2a.Task {
+	t := snap(st)
+	var parts []string
+	for i := range 20 {
+		parts = append(parts, fmt.Sprintf("part %d ", i))
+		t.History = append(t.History, *agentMsg(fmt.Sprintf("m%d", i), fmt.Sprintf("message %d", i)))
+	}
+	t.Artifacts = []a2a.Artifact{{ID: "a1", Parts: textParts(parts...)}}
+	return t
+}
+
+// r4Long is a task that works for an hour.
+func r4Long() []a2atest.Step {
+	return []a2atest.Step{a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")}
+}
+
+// r4NextUntilWorking advances s to its first working status update.
+func r4NextUntilWorking(t *testing.T, s *stream.Stream) {
+	t.Helper()
+	for s.Next() {
+		if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.State == a2a.StateWorking {
+			return
+		}
+	}
+	t.Fatalf("the stream ended before working: %v", s.Err())
+}
