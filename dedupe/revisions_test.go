@@ -339,6 +339,7 @@ func FuzzRevisions(f *testing.F) {
 // TestRevisionsProperty runs checkRevisions on 3,000 seeded inputs in every
 // ordinary test run.
 func TestRevisionsProperty(t *testing.T) {
+	t.Parallel()
 	for seed := range 3000 {
 		b := make([]byte, 64)
 		x := uint64(seed)*0x9E3779B97F4A7C15 + 1

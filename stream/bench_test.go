@@ -2,14 +2,17 @@ package stream_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -208,6 +211,38 @@ func BenchmarkManyArtifactsInOneTask(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/artifact")
+		})
+	}
+}
+
+// BenchmarkIdlePoll measures one poll with nothing new, over REST.
+func BenchmarkIdlePoll(b *testing.B) {
+	for _, v := range versions {
+		b.Run(string(v), func(b *testing.B) {
+			working := mustTask(v, busyTask(a2a.StateWorking))
+			done := mustTask(v, busyTask(a2a.StateCompleted))
+			first := mustEvent(v, snap(a2a.StateSubmitted))
+			n := b.N
+			raws := make([][]byte, n+1)
+			for i := range n {
+				raws[i] = working
+			}
+			raws[n] = done
+			b.ReportAllocs()
+			b.ResetTimer()
+			srv := rawPolls(v, first, raws)
+			c, err := stream.NewRESTClient("http://agent.test", stream.WithVersion(v),
+				stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithPollInterval(time.Millisecond), stream.WithStallTimeout(0),
+				stream.WithSleep(func(context.Context, time.Duration) error { return nil }))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := c.Send(background(), hello()).Wait(); err != nil {
+				b.Fatal(err)
+			}
+			if got := srv.count("get"); got != n+1 {
+				b.Fatalf("%d polls, want %d", got, n+1)
+			}
 		})
 	}
 }

@@ -156,6 +156,7 @@ var errorTable = []struct {
 }
 
 func TestErrorTableByCallOnEveryWire(t *testing.T) {
+	t.Parallel()
 	for _, row := range errorTable {
 		calls := []struct {
 			name string

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -388,4 +391,315 @@ func TestReplyWithACutAnswerIsNotSentAgain(t *testing.T) {
 			})
 		}
 	}
+}
+
+// Without timestamps: after the resubscribe brought the prompt (and no new
+// part), the reply's own stream says "working" (no message), as the task did
+// before the prompt. It is a new status: the task left input-required.
+func TestWorkingAfterTheReplyIsANewStatusInsideTheReplayWindow(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				prompt := agentMessage("m-prompt", "Which dates?")
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					switch {
+					case r.isSend() && (r.msg == nil || r.msg.TaskID == ""):
+						sseHeaders(w)
+						sseEvent(w, r.id, v, firstTask)
+						sseEvent(w, r.id, v, firstChunk)
+						cutHere()
+					case r.isSubscribe():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateInputRequired, prompt))
+					case r.isGet():
+						unaryTask(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-1",
+							Status:    a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt},
+							Artifacts: []a2a.Artifact{firstChunk.Artifact}})
+					case r.isSend():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
+						sseEvent(w, r.id, v, artEvent("a1", true, " more"))
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+					default:
+						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+					}
+				})
+				hook := &recorder{answers: []string{"Oct"}}
+				s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				defer s.Close()
+				var states []a2a.TaskState
+				for s.Next() {
+					switch e := s.Event().(type) {
+					case *a2a.StatusUpdate:
+						states = append(states, e.Status.State)
+					case *a2a.ArtifactUpdate:
+						if e.Append {
+							require.Equal(t, a2a.StateWorking, s.Task().Status.State,
+								"the appended chunk arrives while the task works, not while it waits for input (states %v)", states)
+						}
+					}
+				}
+				require.NoError(t, s.Err())
+				i := indexOfState(states, a2a.StateInputRequired)
+				require.GreaterOrEqual(t, i, 0)
+				require.Contains(t, states[i+1:], a2a.StateWorking, "states %v", states)
+			})
+		})
+	}
+}
+
+// The server keeps user messages in its history but not status messages: a
+// follow-up stream that opens with the task as it was (still showing the
+// answered prompt) is not a new question.
+func TestAnswerLaterStaleTaskWithoutStatusMessagesIsNotANewQuestion(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				prompt := agentMessage("m-prompt", "Which dates?")
+				reply := &a2a.Message{ID: "m-reply", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("Oct")}
+				user := &a2a.Message{ID: "m-hello", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("hello")}
+				stale := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt},
+					History: []a2a.Message{*user, *reply}}
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					if r.n != 1 {
+						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+						return
+					}
+					sseHeaders(w)
+					sseEvent(w, r.id, v, stale)
+					sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
+					sseEvent(w, r.id, v, firstChunk)
+					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+				})
+				hook := &recorder{answers: []string{"asked again"}}
+				s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+				got, err := drain(t, s)
+				require.Empty(t, hook.requests, "the human is never asked twice for the same prompt")
+				require.NoError(t, err)
+				require.Equal(t, "kept", got.text("a1"))
+				require.Len(t, srv.requests(), 1)
+			})
+		})
+	}
+}
+
+// The reply's own stream opens with the task already asking a NEW question
+// (its history lists the reply before the new prompt): the new question
+// goes to the hook.
+func TestAnswerLaterFollowUpOpeningWithANewPromptAsksTheHook(t *testing.T) {
+	for _, v := range versions {
+		for _, listsUser := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/history lists user messages %v", v, listsUser), func(t *testing.T) {
+				if !listsUser {
+					// A known limitation, documented in the README ("Human in
+					// the loop"): with no user message in the history, a Task
+					// opening the reply's own stream is taken for the task as
+					// it was, so a new prompt in it is not asked.
+					t.Skip("known limitation: a server that lists no user messages gives no way to tell a new prompt from the one answered")
+				}
+				synctest.Test(t, func(t *testing.T) {
+					prompt1 := agentMessage("m-p1", "Which dates?")
+					prompt2 := agentMessage("m-p2", "Which city?")
+					reply := &a2a.Message{ID: "m-reply", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("Oct")}
+					hist := []a2a.Message{*prompt1, *reply, *prompt2}
+					if !listsUser {
+						hist = []a2a.Message{*prompt1, *prompt2}
+					}
+					asking := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt2},
+						History: hist}
+					srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+						switch {
+						case r.n == 1:
+							sseHeaders(w)
+							sseEvent(w, r.id, v, asking)
+						case r.isSend() && r.msg != nil && r.msg.ID != reply.ID:
+							sseHeaders(w)
+							sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
+							sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+						case r.isGet():
+							unaryTask(w, r.id, v, asking)
+						case r.isSubscribe():
+							sseHeaders(w)
+							sseEvent(w, r.id, v, asking)
+						default:
+							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+						}
+					})
+					hook := &recorder{answers: []string{"Lisbon"}}
+					s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+					_, err := drain(t, s)
+					require.NoError(t, err, "got %T: %v", err, err)
+					require.Len(t, hook.requests, 1, "the new question is asked")
+					require.Equal(t, "Which city?", hook.requests[0].Text())
+				})
+			})
+		}
+	}
+}
+
+// A task stopped at input-required without a hook is answered later with
+// Client.Send. The follow-up stream opens with the task as it was (still
+// input-required with the same prompt, as captured from a2a-js): that prompt
+// is the one being answered, not a new question.
+func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
+	for _, c := range followUpCaptures {
+		reply := func() *a2a.Message {
+			return &a2a.Message{ID: c.replyID, TaskID: c.taskID, ContextID: c.contextID, Role: a2a.RoleUser,
+				Parts: []a2a.Part{{Text: "more input"}}}
+		}
+		t.Run(c.name+"/no hook", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := replayServer(t, c)
+				s := hostileClient(t, srv, c.v).Send(bounded(t), reply())
+				got, err := drain(t, s)
+				require.NoError(t, err, "the prompt shown first is the one this message answers")
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				require.Equal(t, "result for follow-up: more input", got.text(c.result), "the follow-up's artifact is delivered")
+				require.Contains(t, got.states, a2a.StateWorking)
+				require.Len(t, srv.requests(), 1)
+			})
+		})
+		t.Run(c.name+"/hook", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := replayServer(t, c)
+				hook := &recorder{answers: []string{"asked again"}}
+				s := hostileClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
+				got, err := drain(t, s)
+				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
+				require.Len(t, srv.requests(), 1, "one follow-up message, no second reply")
+				require.NoError(t, err)
+				require.Equal(t, "result for follow-up: more input", got.text(c.result))
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+			})
+		})
+	}
+
+	// a2atest in 1.0 also repeats the task as it was before the follow-up.
+	for _, withHook := range []bool{false, true} {
+		t.Run(fmt.Sprintf("a2atest 1.0/hook %v", withHook), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithStyle(a2atest.SnapshotFirst),
+					a2atest.WithStayOpenOnInterrupt(), a2atest.WithScript(asking()...))
+				_, err := drain(t, newClient(t, agent, a2a.V10).Send(bounded(t), hello()))
+				var he *hitl.Error
+				require.ErrorAs(t, err, &he)
+				require.ErrorIs(t, err, hitl.ErrNoHook)
+
+				later := a2a.NewTextMessage(a2a.RoleUser, "Oct 10-17")
+				later.TaskID, later.ContextID = he.Task.ID, he.Task.ContextID
+				hook := &recorder{answers: []string{"asked again"}}
+				var opts []stream.Option
+				if withHook {
+					opts = append(opts, stream.WithHumanInput(hook))
+				}
+				s := newClient(t, agent, a2a.V10, opts...).Send(bounded(t), later)
+				got, err := drain(t, s)
+				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
+				fu := followUps(agent)
+				require.Len(t, fu, 1, "only the caller's follow-up was sent")
+				require.Equal(t, later.ID, fu[0].Message.ID)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, "draft final", got.text("a1"))
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+			})
+		})
+	}
+}
+
+// A second input-required with no status message and no timestamp is a new
+// question, not the one already answered.
+func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				inputRequired := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired}}
+				var mu sync.Mutex
+				replies := 0
+				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					switch {
+					case r.isSend() && (r.msg == nil || r.msg.TaskID == ""):
+						sseHeaders(w)
+						sseEvent(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateInputRequired, nil))
+					case r.isSend():
+						mu.Lock()
+						replies++
+						k := replies
+						mu.Unlock()
+						sseHeaders(w)
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
+						switch k {
+						case 1:
+							sseEvent(w, r.id, v, statusEvent(v, a2a.StateInputRequired, nil))
+						case 2:
+							sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+						}
+					case r.isSubscribe():
+						// The task waits for input, as after the first reply.
+						sseHeaders(w)
+						sseEvent(w, r.id, v, inputRequired)
+					case r.isGet():
+						unaryTask(w, r.id, v, inputRequired)
+					default:
+						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+					}
+				})
+				hook := &recorder{answers: []string{"first answer", "second answer"}}
+				s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				_, err := drain(t, s)
+				require.NoError(t, err)
+				require.Len(t, hook.requests, 2, "the hook is asked twice")
+				var sent []*a2a.Message
+				for _, r := range srv.requests() {
+					if r.isSend() && r.msg != nil && r.msg.TaskID != "" {
+						sent = append(sent, r.msg)
+					}
+				}
+				require.Len(t, sent, 2, "each reply sent once")
+				require.Equal(t, "first answer", sent[0].Text())
+				require.Equal(t, "second answer", sent[1].Text())
+				require.NotEqual(t, sent[0].ID, sent[1].ID)
+				require.Equal(t, 0, srv.count(defectReq.isSubscribe))
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+			})
+		})
+	}
+}
+
+var followUpCaptures = []followUpCapture{
+	{"js-1.3.0", "testdata/js-1.3.0-stream-followup.txt", a2a.V10, "6c42fe50-deb3-46c9-90ac-04ce975fd67d",
+		"45cca664-8eb5-41df-a5b8-4751ba90c17b", "dc471aba-e1b1-45fa-9368-8f43db5dcc27",
+		"a2f02210-9a7e-4b07-bd02-4aa2f4d222e9", "c6ab2f9e-f6c8-43da-916f-34f125ad2c03"},
+	{"js-1.3.0-compat03", "testdata/js-1.3.0-compat03-stream-followup.txt", a2a.V03, "ec5718fb-b94a-4a02-b527-567e761b15eb",
+		"6a799648-30b9-4e70-87fa-d9d210d16cc3", "b31c51cb-5a60-40be-ae0c-dbbee0aaf5a3",
+		"241d5a60-674a-4ac5-ac8b-8bd761e1f617", "e6693bc3-4cf5-4ca2-9948-fb0999632c2c"},
+}
+
+// replayServer answers the first send with the captured follow-up stream
+// (its JSON-RPC id rewritten to the request's) and anything else with a
+// JSON-RPC error.
+func replayServer(t *testing.T, c followUpCapture) *defectServer {
+	t.Helper()
+	captured, err := os.ReadFile(c.file)
+	require.NoError(t, err)
+	quoted := []byte(`"` + c.capturedID + `"`)
+	require.Equal(t, 4, bytes.Count(captured, quoted), "four events in the capture")
+	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+		if r.n != 1 || !r.isSend() {
+			jsonRPCError(w, r.id, a2a.CodeInternalError, "only one follow-up was expected")
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		_, _ = w.Write(bytes.ReplaceAll(captured, quoted, r.id))
+	})
+}
+
+type followUpCapture struct {
+	name                               string
+	file                               string
+	v                                  a2a.Version
+	capturedID                         string // the JSON-RPC id in the capture
+	taskID, contextID, replyID, result string // result: the ID of the follow-up's artifact
 }

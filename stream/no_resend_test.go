@@ -73,6 +73,7 @@ func sgNewClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Opti
 // in: the stream either ends in reconnect.ErrNoTask (no task ID was seen)
 // or follows the task to its end with the uncut run's artifacts.
 func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, style := range sgStyles {
 			step := 1
@@ -166,6 +167,7 @@ func TestFirstSendNeverResent(t *testing.T) {
 // response (streamed, or unary for an agent that cannot stream) is never
 // sent again, and the human is asked once, whatever the server's style.
 func TestReplyNeverResent(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			for _, style := range sgStyles {
@@ -285,6 +287,7 @@ func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 // full-replay servers): each message goes out once, the human is asked
 // once, and the artifacts end as the server's.
 func TestStylesPerReconnectNoResend(t *testing.T) {
+	t.Parallel()
 	perms := [][]a2atest.ResubscribeStyle{}
 	for _, a := range sgStyles {
 		for _, b := range sgStyles {

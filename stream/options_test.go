@@ -2,7 +2,9 @@ package stream_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -217,3 +219,216 @@ func TestPerCallReconnectPolicy(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// README: per call, an option "overrides the Client's for that call only: a
+// user's token". A Client with a service token and a call with a user's
+// token should send the user's token alone.
+//
+// DEFECT (fixed): a per-call WithHeader was added to the Client's header of
+// the same name: every request carried both tokens, and
+// Header.Get("Authorization") on the server read the Client's. A per-call
+// header now replaces the Client's values of its name (callConfig).
+func TestPerCallHeaderReplacesTheClients(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		c := newClient(t, agent, a2a.V10, stream.WithHeader("Authorization", "Bearer service"))
+		_, err := drain(t, c.Send(background(), hello(), stream.WithHeader("Authorization", "Bearer user-42")))
+		require.NoError(t, err)
+		for _, r := range agent.Requests() {
+			require.Equal(t, []string{"Bearer user-42"}, r.Header.Values("Authorization"), "%s: the call's token only", r.Method)
+		}
+	})
+}
+
+// A human-input hook is handed a context; a hook that asks another agent
+// (a second Client, with its own credentials) passes it on. The second
+// Client's calls must carry its own headers, never the first stream's.
+//
+// DEFECT (fixed): the hook's context carried the stream's configuration,
+// and Client.GetTask/Cancel without options took their configuration from
+// the context, whichever Client made it. The hook now gets the caller's
+// context, and a Client reads only a configuration it made itself:
+// the other Client sends the first Client's Authorization header to the
+// other agent, and not its own.
+func TestHookContextDoesNotCarryOptionsToAnotherClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		other := a2atest.NewAgent()
+		otherClient, err := stream.NewClient("http://other.test/", stream.WithHTTPClient(other.Client()),
+			stream.WithVersion(a2a.V10), stream.WithHeader("Authorization", "Bearer other-agent"))
+		require.NoError(t, err)
+		done, err := otherClient.Send(background(), hello()).Wait()
+		require.NoError(t, err)
+
+		agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+		hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+			t, err := otherClient.GetTask(ctx, done.ID) // ask the other agent
+			if err != nil {
+				return nil, err
+			}
+			return hitl.Text("the other agent says " + string(t.Status.State)), nil
+		})
+		c := newClient(t, agent, a2a.V10, stream.WithHeader("Authorization", "Bearer first-agent-secret"))
+		_, err = drain(t, c.Send(background(), hello(), stream.WithHumanInput(hook)))
+		require.NoError(t, err)
+		reqs := other.Requests()
+		last := reqs[len(reqs)-1]
+		require.Equal(t, "GetTask", last.Method)
+		require.Equal(t, []string{"Bearer other-agent"}, last.Header.Values("Authorization"),
+			"the other Client sends its own token, never the first stream's")
+	})
+}
+
+// The next stream without per-call options uses the Client's again, for
+// Subscribe and Cancel too.
+func TestPerCallOptionsStayWithTheirCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working("w"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
+		var clientNotices, callNotices int
+		c := newClient(t, agent, a2a.V10, stream.WithHeader("X-Team", "travel"),
+			stream.WithNotify(func(stream.Notice) { clientNotices++ }))
+		first := c.Send(background(), hello())
+		require.True(t, first.Next())
+		id := first.Task().ID
+		first.Close()
+
+		n := len(agent.Requests())
+		sub := c.Subscribe(background(), id, stream.WithHeader("X-User", "u1"),
+			stream.WithNotify(func(stream.Notice) { callNotices++ }))
+		require.True(t, sub.Next())
+		sub.Close()
+		_, err := c.Cancel(background(), id, stream.WithHeader("X-User", "u2"))
+		require.NoError(t, err)
+		_, err = c.GetTask(background(), id)
+		require.NoError(t, err)
+		reqs := agent.Requests()[n:]
+		require.Len(t, reqs, 3)
+		require.Equal(t, []string{"u1"}, reqs[0].Header.Values("X-User"))
+		require.Equal(t, []string{"u2"}, reqs[1].Header.Values("X-User"))
+		require.Empty(t, reqs[2].Header.Values("X-User"), "GetTask without options: the Client's headers only")
+		for _, r := range reqs {
+			require.Equal(t, []string{"travel"}, r.Header.Values("X-Team"))
+		}
+	})
+}
+
+// Client-wide options are refused per call by every call, WithCardCache and
+// Cancel included, with ErrInvalidOption, and nothing is sent.
+func TestClientWideOptionsAreRefusedPerCall(t *testing.T) {
+	agent := a2atest.NewAgent()
+	c := newClient(t, agent, a2a.V10)
+	refused := map[string]stream.Option{
+		"WithHTTPClient": stream.WithHTTPClient(&http.Client{}),
+		"WithVersion":    stream.WithVersion(a2a.V03),
+		"WithBinding":    stream.WithBinding(a2a.BindingHTTPJSON),
+		"WithCardCache":  stream.WithCardCache(stream.NewCardCache()),
+	}
+	for name, o := range refused {
+		t.Run(name, func(t *testing.T) {
+			_, err := drain(t, c.Send(background(), hello(), o))
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			_, err = drain(t, c.Subscribe(background(), "t-1", o))
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			_, err = c.GetTask(background(), "t-1", o)
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			_, err = c.Cancel(background(), "t-1", o)
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			require.Empty(t, agent.Requests())
+		})
+	}
+}
+
+// Bad values are refused per call by Cancel too, before anything is sent.
+func TestBadValuesAreRefusedByCancel(t *testing.T) {
+	agent := a2atest.NewAgent()
+	c := newClient(t, agent, a2a.V10)
+	for name, bad := range badOptions() {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.Cancel(background(), "t-1", bad)
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			require.Empty(t, agent.Requests())
+		})
+	}
+}
+
+// The README and Option's doc: WithHTTPClient, WithVersion, WithBinding and
+// WithCardCache "are Client-wide and are refused per call".
+//
+// DEFECT (fixed): they were refused only when their value differed from
+// the Client's: given the Client's own HTTP client, version or binding, or
+// a nil card cache, per call, they were silently accepted. Client-wide
+// options are now their own type, refused per call whatever their value.
+func TestClientWideOptionsAreRefusedPerCallEvenWithTheClientsValue(t *testing.T) {
+	agent := a2atest.NewAgent()
+	hc := agent.Client()
+	c, err := stream.NewClient(endpoint, stream.WithHTTPClient(hc), stream.WithVersion(a2a.V10))
+	require.NoError(t, err)
+	same := map[string]stream.Option{
+		"WithHTTPClient": stream.WithHTTPClient(hc),
+		"WithVersion":    stream.WithVersion(a2a.V10),
+		"WithBinding":    stream.WithBinding(""),
+		"WithCardCache":  stream.WithCardCache(nil),
+	}
+	for name, o := range same {
+		t.Run(name, func(t *testing.T) {
+			_, err := c.GetTask(background(), "t-1", o)
+			require.ErrorIs(t, err, stream.ErrInvalidOption, "%s is Client-wide: refused per call", name)
+		})
+	}
+}
+
+// Concurrent streams of one Client, each with its own per-call header, hook
+// and notify function, all cut once: no option reaches another stream.
+func TestConcurrentPerCallOptionsDoNotMix(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(asking()...), a2atest.WithStyle(a2atest.FullReplay),
+			a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2),
+				a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2)))
+		c := newClient(t, agent, a2a.V10, stream.WithHeader("X-Team", "travel"),
+			stream.WithReconnect(reconnect.Policy{Backoff: time.Second}))
+		const n = 8
+		taskOf := make([]string, n)
+		notices := make([]int, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				user := fmt.Sprintf("user-%d", i)
+				hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+					return hitl.Text("answer of " + user), nil
+				})
+				s := c.Send(background(), a2a.NewTextMessage(a2a.RoleUser, "hello from "+user), stream.WithHeader("X-User", user),
+					stream.WithHumanInput(hook), stream.WithNotify(func(stream.Notice) { notices[i]++ }))
+				task, err := s.Wait()
+				errs[i] = err
+				if task != nil {
+					taskOf[i] = task.ID
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			require.NoError(t, errs[i])
+			require.NotEmpty(t, taskOf[i])
+		}
+		user := map[string]string{} // task ID -> user
+		for i, id := range taskOf {
+			user[id] = fmt.Sprintf("user-%d", i)
+		}
+		for _, r := range agent.Requests() {
+			require.Equal(t, []string{"travel"}, r.Header.Values("X-Team"))
+			vals := r.Header.Values("X-User")
+			require.Len(t, vals, 1)
+			if r.TaskID != "" {
+				require.Equal(t, user[r.TaskID], vals[0], "%s of task %s", r.Method, r.TaskID)
+			}
+			if r.Message != nil {
+				require.Contains(t, r.Message.Text(), vals[0], "the message of %s goes with its header", vals[0])
+			}
+		}
+		for i := range n {
+			require.NotZero(t, notices[i], "stream %d was told of its own reconnect", i)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -145,6 +146,7 @@ var sgRedirectTargets = []string{
 // a get-task, a cancel; for a Client from Resolve and one from
 // NewClient/NewRESTClient.
 func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
+	t.Parallel()
 	kinds := []callKind{"card", kindStream, kindSend, kindSubscribe, kindGet, kindCancel}
 	for _, w := range wires() {
 		for _, k := range kinds {
@@ -510,6 +512,46 @@ func TestHookCallsCarryNoOtherClientsHeaders(t *testing.T) {
 					}
 				}
 				require.GreaterOrEqual(t, sawB, 2)
+			})
+		})
+	}
+}
+
+// A poll redirected (307) to another host: README: "Headers set with
+// WithHeader ... are never sent to another host."
+func TestPollRedirectedToAnotherHostCarriesNoHeader(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := pollSeq(v, snap(a2a.StateSubmitted), func(w http.ResponseWriter, _ *restServer) {
+					w.Header().Set("Location", "http://evil.test/tasks/t-1")
+					w.WriteHeader(http.StatusTemporaryRedirect)
+				})
+				var evilHeaders []http.Header
+				var mu sync.Mutex
+				evil := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					mu.Lock()
+					evilHeaders = append(evilHeaders, r.Header.Clone())
+					mu.Unlock()
+					srv.task(w, snap(a2a.StateCompleted, "x"))
+				})
+				both := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Host == "evil.test" {
+						evil.ServeHTTP(w, r)
+						return
+					}
+					srv.ServeHTTP(w, r)
+				})
+				c, err := stream.NewRESTClient("http://agent.test", stream.WithVersion(v),
+					stream.WithHTTPClient(a2atest.NewClient(both)),
+					stream.WithHeader("X-Api-Key", "sekrit"), stream.WithHeader("Authorization", "Bearer sekrit"))
+				require.NoError(t, err)
+				_, _ = drain(t, c.Send(background(), hello()))
+				require.Equal(t, "sekrit", srv.header[0].Get("X-Api-Key"), "the agent's own origin gets the header")
+				for _, h := range evilHeaders {
+					require.Empty(t, h.Get("X-Api-Key"))
+					require.Empty(t, h.Get("Authorization"))
+				}
 			})
 		})
 	}

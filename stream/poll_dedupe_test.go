@@ -420,3 +420,161 @@ func TestPollRetryAfterLengthensOneWait(t *testing.T) {
 		}
 	}
 }
+
+// A task that goes backwards (the server lost it and rebuilt it): working
+// with [x y], then submitted with no artifact, then [x y z], completed.
+// README: "Task() always equals what the deltas build"; no part twice.
+func TestPolledTaskGoingBackwardsDeliversNoPartTwice(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := pollSeq(v, snap(a2a.StateSubmitted),
+					answer(snap(a2a.StateWorking, "x", "y")),
+					answer(snap(a2a.StateSubmitted)),
+					answer(snap(a2a.StateWorking, "x", "y", "z")),
+					answer(snap(a2a.StateCompleted, "x", "y", "z")))
+				s := restClient(t, srv, v).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, "xyz", got.text("a1"))
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				require.Equal(t, 1, srv.count("send"))
+			})
+		})
+	}
+}
+
+// Artifacts shrink, then grow: [a b c], [a], [a d]. The shrink is the
+// agent's (a truncation), delivered as a replacement; the final artifact
+// is the server's.
+func TestPolledArtifactShrinkingIsAReplacement(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := pollSeq(v, snap(a2a.StateSubmitted),
+					answer(snap(a2a.StateWorking, "a", "b", "c")),
+					answer(snap(a2a.StateWorking, "a")),
+					answer(snap(a2a.StateWorking, "a", "d")),
+					answer(snap(a2a.StateCompleted, "a", "d")))
+				s := restClient(t, srv, v).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, []a2a.Part{{Text: "a"}, {Text: "d"}}, got.artifacts[got.find("a1")].Parts)
+			})
+		})
+	}
+}
+
+// History reorders between polls: g1 g2, then g2 g1, then g1 g2 g3. Each
+// agent message is delivered once ("Each message is delivered once, by
+// messageId ... history alike").
+func TestPolledHistoryReorderedDeliversEachMessageOnce(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g1, g2, g3 := agentMsg("g1", "one"), agentMsg("g2", "two"), agentMsg("g3", "three")
+				srv := pollSeq(v, snap(a2a.StateSubmitted),
+					answer(withHistory(snap(a2a.StateWorking), g1, g2)),
+					answer(withHistory(snap(a2a.StateWorking), g2, g1)),
+					answer(withHistory(snap(a2a.StateWorking), g1, g2, g3)),
+					answer(withHistory(snap(a2a.StateCompleted), g3, g1, g2)))
+				got, err := drain(t, restClient(t, srv, v).Send(background(), hello()))
+				require.NoError(t, err)
+				n := map[string]int{}
+				for _, id := range got.messages {
+					n[id]++
+				}
+				require.Equal(t, 1, n["g1"])
+				require.Equal(t, 1, n["g2"])
+				require.Equal(t, 1, n["g3"])
+			})
+		})
+	}
+}
+
+// A server whose clock jumps back: working stamped 12:00:10, then the
+// completed task stamped 12:00:05. A get-task result is the task as it is
+// now, and a terminal task ends the stream ("terminal ends the stream").
+func TestPolledTerminalTaskWithAnOlderTimestampEndsTheStream(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+				working := snap(a2a.StateWorking, "x")
+				working.Status.Timestamp = t0.Add(10 * time.Second)
+				done := snap(a2a.StateCompleted, "x", "y")
+				done.Status.Timestamp = t0.Add(5 * time.Second)
+				srv := pollSeq(v, snap(a2a.StateSubmitted), answer(working), answer(done))
+				start := time.Now()
+				s := restClient(t, srv, v, stream.WithStallTimeout(time.Minute)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err, "the polled task is completed")
+				require.Equal(t, "xy", got.text("a1"))
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				require.Equal(t, 2*time.Second, time.Since(start))
+			})
+		})
+	}
+}
+
+// The agent replaces an artifact and then restores its first version:
+// [x], [y], [x]. A get-task result is the task as it is now: it wins every
+// disagreement (dedupe.Ledger.Reconcile), a restore included.
+func TestPolledArtifactRestoredToAnEarlierVersionIsTheServers(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := pollSeq(v, snap(a2a.StateSubmitted),
+					answer(snap(a2a.StateWorking, "x")),
+					answer(snap(a2a.StateWorking, "y")),
+					answer(snap(a2a.StateWorking, "x")),
+					answer(snap(a2a.StateCompleted, "x")))
+				s := restClient(t, srv, v).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Equal(t, "x", got.text("a1"), "the application holds what the server holds")
+				require.Equal(t, "x", s.Task().Artifact("a1").Text())
+			})
+		})
+	}
+}
+
+// Status messages without IDs, in the same state, poll after poll: README:
+// "'step 1' then 'step 2' in the same state are both delivered", and each
+// resets the stall clock.
+func TestPolledStepsWithoutIDsAreDeliveredAndAreProgress(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				step := func(text string) *a2a.Task {
+					tk := snap(a2a.StateWorking)
+					m := agentMsg("", text)
+					tk.Status.Message = m
+					return tk
+				}
+				srv := pollSeq(v, snap(a2a.StateSubmitted),
+					answer(step("step 1")), answer(step("step 1")), answer(step("step 2")), answer(step("step 2")))
+				start := time.Now()
+				s := restClient(t, srv, v, stream.WithStallTimeout(10*time.Second)).Send(background(), hello())
+				var texts []string
+				for s.Next() {
+					if e, ok := s.Event().(*a2a.StatusUpdate); ok && e.Status.Message != nil {
+						texts = append(texts, e.Status.Message.Text())
+					}
+				}
+				var st *stream.StalledError
+				require.ErrorAs(t, s.Err(), &st)
+				require.Equal(t, []string{"step 1", "step 2"}, texts)
+				require.Equal(t, 3*time.Second+10*time.Second, time.Since(start), "step 2 came with the third poll")
+			})
+		})
+	}
+}
+
+// withHistory returns t with history hs.
+func withHistory(t *a2a.Task, hs ...*a2a.Message) *a2a.Task {
+	for _, m := range hs {
+		t.History = append(t.History, *m)
+	}
+	return t
+}

@@ -277,28 +277,6 @@ func TestStalledTaskEndsTyped(t *testing.T) {
 	})
 }
 
-func TestHumanInputWhilePolling(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				snaps := progression(a2a.StateCompleted, "a", "b")
-				asking := *snaps[2]
-				asking.Status = a2a.TaskStatus{State: a2a.StateInputRequired, Message: &a2a.Message{ID: "q-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "which city?"}}}}
-				p := &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
-					snaps: []*a2a.Task{snaps[0], snaps[1], &asking, &asking, snaps[3], snaps[4]}}
-				rec := recorder{answers: []string{"Lisbon"}}
-				s := hostileClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
-				got, err := drain(t, s)
-				require.NoError(t, err)
-				require.Equal(t, "ab", got.text("a1"))
-				require.Len(t, rec.requests, 1, "asked once, though two polls showed the prompt")
-				require.Len(t, p.sends, 2, "the message, then the reply, each unary and once")
-				require.Contains(t, string(p.sends[1]), "Lisbon")
-			})
-		})
-	}
-}
-
 func TestServerThatCannotSubscribeIsPolled(t *testing.T) {
 	faults := []struct {
 		name  string
@@ -530,3 +508,409 @@ func TestPolledDataPartInAnotherKeyOrderIsDeliveredOnce(t *testing.T) {
 		})
 	}
 }
+
+// README: "A card whose capabilities.streaming is false ... makes the stream
+// send with a unary call that returns at once ... and poll get-task every
+// WithPollInterval". Over HTTP+JSON, resolved from the card, in both dialects.
+func TestRESTCardWithoutStreamingPolls(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithRESTBase("/api/rest"), a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
+				var ns r3notices
+				c := r3Resolve(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option())
+				require.Equal(t, a2a.BindingHTTPJSON, c.Binding())
+				require.Equal(t, "http://agent.test/api/rest", strings.TrimSuffix(c.Endpoint(), "/"))
+				start := time.Now()
+				s := c.Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 0, sends(agent), "no streaming call to an agent whose card says it cannot stream")
+				require.Equal(t, 1, unarySends(agent))
+				for _, r := range agent.Requests() {
+					require.Equal(t, a2a.BindingHTTPJSON, r.Binding)
+					require.True(t, strings.HasPrefix(r.Path, "/api/rest/"), r.Path)
+					if r.Method == "message/send" || r.Method == "SendMessage" {
+						require.True(t, r.NonBlocking, "the unary send returns at once")
+					}
+				}
+				// The script ends at 600 ms: polls at 250, 500, 750 ms.
+				require.Equal(t, 3, gets(agent))
+				require.Equal(t, 750*time.Millisecond, time.Since(start))
+				require.Zero(t, ns.count(stream.Reconnecting), "polling costs no attempt")
+			})
+		})
+	}
+}
+
+// DEFECT. The doc of stream.Polling: "the server cannot stream this task
+// (or cannot subscribe to it), so the stream follows it by polling get-task
+// every Wait. Cause is the refusal that showed it, or nil when the agent
+// card said so." A client resolved from a card whose capabilities say
+// streaming false polls, but no Polling notice ever comes.
+// Observed: no notice at all. Expected: one Polling notice, Cause nil,
+// Wait the poll interval.
+func TestCardWithoutStreamingGivesOnePollingNotice(t *testing.T) {
+	for _, b := range []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
+		for _, v := range versions {
+			t.Run(string(b)+"/"+string(v), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b),
+						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
+					var ns r3notices
+					s := r3Resolve(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option()).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Equal(t, 3, gets(agent), "it did poll")
+					require.Equal(t, []stream.NoticeKind{stream.Polling}, ns.kinds())
+					require.NoError(t, ns.ns[0].Cause, "the card said so: no cause")
+					require.Equal(t, 250*time.Millisecond, ns.ns[0].Wait)
+				})
+			})
+		}
+	}
+}
+
+// A REST client that was not told (no card) is refused the streaming send
+// with 400 -32004: it sends once, unary, and polls.
+func TestRESTStreamingRefusedWithoutACardSendsOnceAndPolls(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
+				var ns r3notices
+				c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(agent.Client()), stream.WithVersion(v), ns.option())
+				require.NoError(t, err)
+				s := c.Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Len(t, agent.TaskIDs(), 1, "one task: the message reached the agent once")
+				require.Equal(t, 1, unarySends(agent))
+				require.Equal(t, []stream.NoticeKind{stream.Polling}, ns.kinds())
+				var rpcErr *a2a.RPCError
+				require.ErrorAs(t, ns.ns[0].Cause, &rpcErr, "the refusal is the cause")
+				require.Equal(t, a2a.CodeUnsupportedOperation, rpcErr.Code)
+			})
+		})
+	}
+}
+
+// Polls failing at random (dropped, 503, cut mid-body, 429 with
+// Retry-After) over REST: the same result as the server, one task.
+func TestRESTPollsFailingAtRandomEndAsTheServersTask(t *testing.T) {
+	for _, v := range versions {
+		for seed := range uint64(8) {
+			t.Run(fmt.Sprintf("%s/seed%d", v, seed), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					faults := a2atest.RandomFaults(seed, 40, 0.4,
+						a2atest.Drop(), a2atest.HTTPStatus(503, "<html>busy</html>"), a2atest.CutAfterBytes(20),
+						a2atest.HTTPStatusWithHeader(429, "slow down", http.Header{"Retry-After": {"2"}}))
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...), a2atest.WithGetFaults(faults...))
+					c := r3Resolve(t, agent, stream.WithPollInterval(50*time.Millisecond),
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 10, Backoff: 100 * time.Millisecond}))
+					s := c.Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Equal(t, 1, unarySends(agent))
+					require.Len(t, agent.TaskIDs(), 1)
+				})
+			})
+		}
+	}
+}
+
+// A REST server without a subscribe route (404 HTML), a stream cut twice:
+// one Polling notice, no second subscribe, the server's result.
+func TestRESTWithoutSubscribeRouteCutTwicePollsAfterOneNotice(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutResubscribe(), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(2)),
+					a2atest.WithGetFaults(a2atest.Drop()))
+				var ns r3notices
+				c := r3Resolve(t, agent, ns.option(), stream.WithPollInterval(tick),
+					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: tick}))
+				s := c.Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, resubscribes(agent))
+				require.Equal(t, 1, sends(agent))
+				require.Equal(t, 0, unarySends(agent))
+				require.Equal(t, 1, ns.count(stream.Polling))
+			})
+		})
+	}
+}
+
+// Cancelling the context while the stream waits between polls ends it with
+// ctx's error at once, and a deadline inside a poll wait ends it exactly at
+// the deadline.
+func TestContextEndingDuringAPollWaitEndsTheStream(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v)+"/cancel", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour),
+						a2atest.Finish(a2a.StateCompleted, "")))
+				ctx, cancel := context.WithCancel(background())
+				defer cancel()
+				time.AfterFunc(2500*time.Millisecond, cancel)
+				start := time.Now()
+				_, err := drain(t, r3Resolve(t, agent).Send(ctx, hello()))
+				require.ErrorIs(t, err, context.Canceled)
+				require.Equal(t, 2500*time.Millisecond, time.Since(start))
+				require.Equal(t, 2, gets(agent), "polls at 1 s and 2 s")
+			})
+		})
+		t.Run(string(v)+"/deadline", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour),
+						a2atest.Finish(a2a.StateCompleted, "")))
+				ctx, cancel := context.WithTimeout(background(), 3700*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				_, err := drain(t, r3Resolve(t, agent).Send(ctx, hello()))
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				require.Equal(t, 3700*time.Millisecond, time.Since(start))
+			})
+		})
+	}
+}
+
+// README: "A task that shows nothing new for WithStallTimeout ... ends in
+// *stream.StalledError carrying the task". The default limit is 5 min,
+// counted from the last progress, with the default 1 s polls.
+func TestDefaultStallLimitOverREST(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Working(""), a2atest.Pause(10*time.Second),
+						a2atest.Chunk("a1", "late", false, true), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
+				start := time.Now()
+				s := r3Resolve(t, agent).Send(background(), hello())
+				got, err := drain(t, s)
+				var st *stream.StalledError
+				require.ErrorAs(t, err, &st)
+				require.Equal(t, stream.DefaultStallTimeout, st.After)
+				require.Equal(t, "late", st.Task.Artifact("a1").Text())
+				require.Equal(t, "late", got.text("a1"))
+				require.Equal(t, 10*time.Second+stream.DefaultStallTimeout, time.Since(start),
+					"progress last seen by the poll at 10 s")
+			})
+		})
+	}
+}
+
+// A card that says streaming true, a REST server that refuses the streaming
+// send with 400 -32004 (a message for an ended task, say): the message's
+// refusal, no unary send. README: "from an agent whose card says it
+// streams, that is the message's refusal (*a2a.RPCError), not 'cannot
+// stream', and the message is not sent again".
+func TestRESTRefusalFromAStreamingAgentIsTheMessagesRefusal(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := &restServer{v: v}
+				srv.stream = srv.refuseStreaming
+				srv.send = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) { srv.result(w, snap(a2a.StateCompleted)) }
+				card := `{"name":"n","supportedInterfaces":[{"url":"http://agent.test/r","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}],"capabilities":{"streaming":true}}`
+				if v == a2a.V03 {
+					card = `{"name":"n","url":"http://agent.test/r","preferredTransport":"HTTP+JSON","protocolVersion":"0.3.0","capabilities":{"streaming":true}}`
+				}
+				mux := http.NewServeMux()
+				mux.Handle(stream.CardPath, serveCard(card))
+				mux.Handle("/r/", srv)
+				c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(mux)))
+				require.NoError(t, err)
+				require.Equal(t, a2a.BindingHTTPJSON, c.Binding())
+				_, err = drain(t, c.Send(background(), hello()))
+				var rpcErr *a2a.RPCError
+				require.ErrorAs(t, err, &rpcErr)
+				require.Equal(t, a2a.CodeUnsupportedOperation, rpcErr.Code)
+				require.Equal(t, 0, srv.count("send"))
+				require.Equal(t, 1, srv.count("stream"))
+			})
+		})
+	}
+}
+
+// A server that stamps the status afresh on every get-task (it builds the
+// status when it answers): the task still shows nothing new, so the stall
+// limit applies. README: "A task that shows nothing new for
+// WithStallTimeout ... ends in *stream.StalledError"; WithStallTimeout:
+// "nothing new (no status change, part or message)".
+func TestFreshTimestampAloneIsNotProgress(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := pollSeq(v, snap(a2a.StateSubmitted), func(w http.ResponseWriter, s *restServer) {
+					tk := snap(a2a.StateWorking, "x")
+					tk.Status.Timestamp = time.Now().UTC()
+					s.task(w, tk)
+				})
+				start := time.Now()
+				s := restClient(t, srv, v, stream.WithStallTimeout(time.Minute)).Send(background(), hello())
+				got, err := drain(t, s)
+				var st *stream.StalledError
+				require.ErrorAs(t, err, &st, "got %v after %v, %d events", err, time.Since(start), len(got.events))
+				require.Equal(t, time.Minute+time.Second, time.Since(start), "progress last seen by the first poll")
+			})
+		})
+	}
+}
+
+// README: "a Retry-After lengthens one wait"; "HTTP 408, 429 and 5xx ...
+// are failed attempts". A poll answered 429 with Retry-After: 7 (seconds)
+// and one with an HTTP date 4 s ahead.
+func TestPollRetryAfterInSecondsAndAsADate(t *testing.T) {
+	for _, v := range versions {
+		for _, form := range []string{"seconds", "date"} {
+			t.Run(string(v)+"/"+form, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					start := time.Now()
+					want := 7 * time.Second
+					srv := pollSeq(v, snap(a2a.StateWorking),
+						func(w http.ResponseWriter, s *restServer) {
+							if form == "seconds" {
+								w.Header().Set("Retry-After", "7")
+							} else {
+								// time.Now() is 1 s after start: the date is 8 s after start.
+								w.Header().Set("Retry-After", time.Now().Add(want).UTC().Format(http.TimeFormat))
+							}
+							w.Header().Set("Content-Type", "text/plain")
+							w.WriteHeader(http.StatusTooManyRequests)
+							io.WriteString(w, "slow down")
+						},
+						answer(snap(a2a.StateCompleted, "x")))
+					var rc reconnects
+					got, err := drain(t, restClient(t, srv, v, rc.option()).Send(background(), hello()))
+					require.NoError(t, err)
+					require.Equal(t, "x", got.text("a1"))
+					require.Equal(t, 2, srv.count("get"))
+					require.Equal(t, time.Second+want, time.Since(start), "one poll interval, then the wait the server asked for")
+					require.Len(t, rc.waits, 1)
+					require.Equal(t, want, rc.waits[0])
+				})
+			})
+		}
+	}
+}
+
+// Dialects crossed: a 0.3 REST agent answering polls in 1.0 shapes (parts
+// under "parts"), a 1.0 REST agent answering in the 0.3 JSON-RPC shapes
+// ("kind", lower-case states). The prompt's text reaches the hook and data
+// parts are intact.
+func TestPollsAnsweredInTheOtherDialect(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		client    a2a.Version
+		writeV    a2a.Version
+		writeBind a2a.Binding
+	}{
+		{"0.3 client, 1.0 shapes", a2a.V03, a2a.V10, a2a.BindingHTTPJSON},
+		{"1.0 client, 0.3 JSON-RPC shapes", a2a.V10, a2a.V03, a2a.BindingJSONRPC},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				asking := snap(a2a.StateInputRequired, "x")
+				asking.Artifacts[0].Parts = append(asking.Artifacts[0].Parts, a2a.Part{Data: json.RawMessage(`{"k":1}`)})
+				asking.Status.Message = agentMsg("q-1", "which city?")
+				done := snap(a2a.StateCompleted, "x")
+				done.Artifacts[0].Parts = asking.Artifacts[0].Parts
+				other := func(tk *a2a.Task) func(w http.ResponseWriter, _ *restServer) {
+					return func(w http.ResponseWriter, _ *restServer) {
+						raw, err := a2a.Codec{Version: c.writeV, Binding: c.writeBind}.EncodeTask(tk)
+						if err != nil {
+							panic(err)
+						}
+						w.Header().Set("Content-Type", "application/json")
+						w.Write(raw)
+					}
+				}
+				srv := pollSeq(c.client, snap(a2a.StateSubmitted), other(asking), other(done))
+				var asked []string
+				hook := hitl.Func(func(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
+					asked = append(asked, req.Text())
+					return hitl.Text("Lisbon"), nil
+				})
+				s := restClient(t, srv, c.client, stream.WithHumanInput(hook))
+				got, err := drain(t, s.Send(background(), hello()))
+				require.NoError(t, err)
+				require.Equal(t, []string{"which city?"}, asked)
+				parts := got.artifacts[got.find("a1")].Parts
+				require.Len(t, parts, 2)
+				require.JSONEq(t, `{"k":1}`, string(parts[1].Data))
+			})
+		})
+	}
+}
+
+// An agent that cannot stream answers with a Message (no task): README:
+// "a Message answer (no task) | nil | the Message was yielded; Task() is
+// nil". No poll follows. A send answering a completed task: no poll either.
+func TestUnaryAnswerThatIsDoneNeedsNoPoll(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v)+"/message", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Reply("hi there")))
+				s := r3Resolve(t, agent).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Nil(t, s.Task())
+				require.Len(t, got.events, 1)
+				require.Equal(t, "hi there", got.events[0].(*a2a.Message).Text())
+				require.Equal(t, 0, gets(agent))
+			})
+		})
+		t.Run(string(v)+"/completed", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON), a2atest.WithoutStreaming())
+				s := r3Resolve(t, agent).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, "hello world", got.text("a1"))
+				require.Equal(t, 0, gets(agent))
+			})
+		})
+	}
+}
+
+// WithPollInterval: "It must be positive; values below 1 ms are raised to
+// 1 ms." (Issue 13 made 0 and negative values an error; see
+// TestOptionsAreValidatedByEveryConstructor.)
+func TestPollIntervalBelowAMillisecondIsRaised(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		_, err := stream.NewRESTClient("http://agent.test", stream.WithPollInterval(d))
+		require.ErrorIs(t, err, stream.ErrInvalidOption, "%v", d)
+	}
+	for _, d := range []time.Duration{time.Nanosecond, 999 * time.Microsecond} {
+		t.Run(d.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := pollSeq(a2a.V10, snap(a2a.StateWorking),
+					answer(snap(a2a.StateWorking)), answer(snap(a2a.StateWorking)), answer(snap(a2a.StateCompleted)))
+				start := time.Now()
+				_, err := drain(t, restClient(t, srv, a2a.V10, stream.WithPollInterval(d)).Send(background(), hello()))
+				require.NoError(t, err)
+				require.Equal(t, 3*time.Millisecond, time.Since(start))
+				require.Equal(t, 3, srv.count("get"))
+			})
+		})
+	}
+}
+
+// unarySends counts the unary sends an a2atest agent received.
+func unarySends(agent *a2atest.Agent) int { return countMethod(agent, "message/send", "SendMessage") }

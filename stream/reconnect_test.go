@@ -4,13 +4,16 @@ package stream_test
 // refused resubscribes and the get-task that follows them.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -679,4 +682,379 @@ func TestLaggingSnapshotAfterACutDeliversNothingTwice(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A final event held while the gap-closing get-task fails: the stream still
+// ends as the final event says.
+func TestHeldFinalStatusEndsTheStreamWhenTheGapCannotBeClosed(t *testing.T) {
+	http503 := func(w http.ResponseWriter, r defectReq, k int) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	}
+	cases := []struct {
+		name string
+		sub  func(w http.ResponseWriter, r defectReq, k int)
+		get  func(w http.ResponseWriter, r defectReq, k int)
+	}{
+		{"get 503, resubscribe 503", http503, http503},
+		{"get cut, resubscribe cut", func(w http.ResponseWriter, r defectReq, k int) { cutHere() },
+			func(w http.ResponseWriter, r defectReq, k int) { cutHere() }},
+		{"get 500, resubscribe refused -32001 (a2a-go)", func(w http.ResponseWriter, r defectReq, k int) {
+			sseHeaders(w)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32001,\"message\":\"task not found\"}}\n\n", r.id)
+		}, func(w http.ResponseWriter, r defectReq, k int) { http.Error(w, "boom", http.StatusInternalServerError) }},
+		{"get 429, resubscribe 429", func(w http.ResponseWriter, r defectReq, k int) {
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}, func(w http.ResponseWriter, r defectReq, k int) {
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+		}},
+		{"get 503, then resubscribe answers 403", func(w http.ResponseWriter, r defectReq, k int) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+		}, http503},
+		{"get 503, then resubscribe answers -32603", func(w http.ResponseWriter, r defectReq, k int) {
+			jsonRPCError(w, r.id, a2a.CodeInternalError, "internal error")
+		}, http503},
+		{"get 503, then resubscribe sends an RPC error mid-stream", func(w http.ResponseWriter, r defectReq, k int) {
+			sseHeaders(w)
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"internal\"}}\n\n", r.id)
+		}, http503},
+	}
+	finals := []a2a.TaskState{a2a.StateCompleted, a2a.StateFailed}
+	for _, v := range versions {
+		for _, st := range finals {
+			for _, c := range cases {
+				t.Run(string(v)+"/"+string(st)+"/"+c.name, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						final := statusEvent(v, st, agentMessage("m-final", "the end"))
+						srv := heldFinalServer(v, final, c.sub, c.get)
+						s := hostileClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).
+							Send(bounded(t), hello())
+						got, err := drain(t, s)
+						require.NotEmpty(t, got.states)
+						require.Equal(t, st, got.states[len(got.states)-1], "the final status is delivered; err %T: %v", err, err)
+						require.Contains(t, got.messages, "m-final")
+						if st == a2a.StateCompleted {
+							require.NoError(t, err)
+						} else {
+							var fe *terminal.FailedError
+							require.ErrorAs(t, err, &fe, "got %T: %v", err, err)
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// heldFinalServer: the send is cut after working; every resubscribe answers
+// with sub(k) (k counts from 1); every get-task with get(k).
+func heldFinalServer(v a2a.Version, final *a2a.StatusUpdate, sub func(w http.ResponseWriter, r defectReq, k int),
+	get func(w http.ResponseWriter, r defectReq, k int)) *defectServer {
+	var mu sync.Mutex
+	subs, gets := 0, 0
+	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+		switch {
+		case r.n == 1:
+			sseHeaders(w)
+			sseEvent(w, r.id, v, firstTask)
+			sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, agentMessage("m-working", "on it")))
+			cutHere()
+		case r.isSubscribe():
+			mu.Lock()
+			subs++
+			k := subs
+			mu.Unlock()
+			if k == 1 {
+				sseHeaders(w)
+				sseEvent(w, r.id, v, final)
+				return
+			}
+			sub(w, r, k)
+		case r.isGet():
+			mu.Lock()
+			gets++
+			k := gets
+			mu.Unlock()
+			get(w, r, k)
+		default:
+			jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+		}
+	})
+}
+
+// A live-only server cuts the send stream, the resubscribe brings the final
+// status, and the get-task meant to close the gap fails. The final status the
+// server did send is not lost.
+func TestFinalEventKeptWhenTheGapGetTaskFails(t *testing.T) {
+	finals := []struct {
+		name  string
+		state a2a.TaskState
+		text  string
+	}{
+		{"completed", a2a.StateCompleted, "all done"},
+		{"failed", a2a.StateFailed, "upstream API timed out"},
+	}
+	getErrors := []struct {
+		name   string
+		answer func(w http.ResponseWriter, id json.RawMessage)
+	}{
+		{"-32603", func(w http.ResponseWriter, id json.RawMessage) {
+			jsonRPCError(w, id, a2a.CodeInternalError, "internal error")
+		}},
+		{"-32601", func(w http.ResponseWriter, id json.RawMessage) {
+			jsonRPCError(w, id, a2a.CodeMethodNotFound, "method not found")
+		}},
+		{"-32001", func(w http.ResponseWriter, id json.RawMessage) {
+			jsonRPCError(w, id, a2a.CodeTaskNotFound, "task not found")
+		}},
+		{"HTTP 400", func(w http.ResponseWriter, id json.RawMessage) {
+			http.Error(w, "bad request", http.StatusBadRequest)
+		}},
+	}
+	for _, v := range versions {
+		for _, f := range finals {
+			for _, g := range getErrors {
+				t.Run(string(v)+"/"+f.name+"/"+g.name, func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+							switch {
+							case r.n == 1:
+								sseHeaders(w)
+								sseEvent(w, r.id, v, firstTask)
+								sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, agentMessage("m-working", "on it")))
+								cutHere()
+							case r.isSubscribe():
+								sseHeaders(w)
+								sseEvent(w, r.id, v, statusEvent(v, f.state, agentMessage("m-final", f.text)))
+							case r.isGet():
+								g.answer(w, r.id)
+							default:
+								jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+							}
+						})
+						s := hostileClient(t, srv, v).Send(bounded(t), hello())
+						got, err := drain(t, s)
+						require.Equal(t, 1, srv.count(defectReq.isSubscribe))
+						require.NotEmpty(t, got.states)
+						require.Equal(t, f.state, got.states[len(got.states)-1], "the final status is delivered as an event")
+						require.Contains(t, got.messages, "m-final")
+						if f.state == a2a.StateCompleted {
+							require.NoError(t, err)
+							require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+							return
+						}
+						var failed *terminal.FailedError
+						require.ErrorAs(t, err, &failed, "got %T: %v", err, err)
+						require.Equal(t, a2a.StateFailed, failed.Task.Status.State)
+						require.Equal(t, f.text, failed.Task.Status.Message.Text())
+					})
+				})
+			}
+		}
+	}
+}
+
+// An error from the WithSleep function ends the stream with that error: a
+// local error is not a network fault, and nothing resubscribes.
+func TestSleepErrorEndsTheStream(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				boom := errors.New("sleep broke")
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+				slept := 0
+				sleep := func(context.Context, time.Duration) error {
+					slept++
+					return boom
+				}
+				s := newClient(t, agent, v, stream.WithSleep(sleep)).Send(bounded(t), hello())
+				_, err := drain(t, s)
+				require.Error(t, err, "the stream did not complete")
+				require.ErrorIs(t, err, boom)
+				require.Equal(t, 1, slept)
+				require.Equal(t, 0, resubscribes(agent))
+			})
+		})
+	}
+}
+
+// A send that goes silent is dropped one idle timeout after its last byte,
+// under every resubscribe style, and the stream resumes.
+func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
+	for _, v := range versions {
+		for _, style := range styles {
+			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					// The send goes silent after the task, working and "one "
+					// (at 100 ms). With a 250 ms idle timeout and a 50 ms
+					// backoff the stream is back at 400 ms, while the agent is
+					// still producing.
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
+					var rec reconnects
+					start := time.Now()
+					s := hostileClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Len(t, rec.causes, 1)
+					require.ErrorIs(t, rec.causes[0], stream.ErrIdleTimeout)
+					require.Equal(t, 350*time.Millisecond, rec.at[0].Sub(start), "dropped one idle timeout after the last byte")
+					require.Equal(t, 1, sends(agent))
+					require.Equal(t, 1, resubscribes(agent))
+				})
+			})
+		}
+	}
+}
+
+// 200 text/event-stream then a clean EOF before any event: on the send it
+// ends in stream.ErrEndedEarly without resending; on a resubscribe it is a
+// failed attempt.
+func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v)+"/send", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// 200 text/event-stream, then a clean EOF before any event.
+				calls := 0
+				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+					calls++
+					sseHeaders(w)
+				})
+				s := hostileClient(t, h, v).Send(background(), hello())
+				_, err := drain(t, s)
+				var re *reconnect.Error
+				require.ErrorAs(t, err, &re)
+				require.Equal(t, 0, re.Attempts)
+				require.Nil(t, re.Task)
+				require.ErrorIs(t, err, stream.ErrEndedEarly)
+				require.Nil(t, s.Task())
+				require.Equal(t, 1, calls, "the message is never sent twice")
+			})
+		})
+		t.Run(string(v)+"/resubscribe", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// The task still runs when the stream comes back, so the
+				// resubscribe is answered as a stream: 200, headers, EOF.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CloseAfterEvents(0)))
+				var rec reconnects
+				s := newClient(t, agent, v, rec.option(),
+					stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Len(t, rec.causes, 2, "the drop, then the empty resubscribe as a failed attempt")
+				require.ErrorIs(t, rec.causes[1], stream.ErrEndedEarly)
+				require.Equal(t, 2, resubscribes(agent))
+				require.Equal(t, 1, sends(agent))
+			})
+		})
+	}
+}
+
+// One byte a second for minutes, against a 1.5 s idle timeout: slow but
+// alive, never dropped.
+func TestSlowDripIsAlive(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// One byte a second, for minutes of fake time, against a
+				// 1.5 s idle timeout: slow but alive.
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(time.Second)))
+				ct := &countingTransport{next: a2atest.NewTransport(agent)}
+				start := time.Now()
+				s := newClient(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: ct}),
+					stream.WithIdleTimeout(1500*time.Millisecond)).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, "hello world", got.text("a1"))
+				require.Equal(t, 0, resubscribes(agent))
+				n := ct.n.Load()
+				require.Greater(t, n, int64(100))
+				require.Equal(t, time.Duration(n-1)*time.Second, time.Since(start), "one second per byte after the first")
+			})
+		})
+	}
+}
+
+// TestSlowDripOnGetTaskIsAlive drips the get-task answers too: the idle
+// timeout must treat them as alive, as it does the streams.
+func TestSlowDripOnGetTaskIsAlive(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				drip := a2atest.Drip(time.Second)
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)),
+					a2atest.WithGetFaults(drip, drip, drip, drip, drip))
+				c := newClient(t, agent, v, stream.WithIdleTimeout(1500*time.Millisecond))
+				s := c.Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err, "a get-task that drips one byte a second is alive")
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, gets(agent))
+
+				task, err := c.GetTask(background(), s.Task().ID)
+				require.NoError(t, err)
+				require.Equal(t, a2a.StateCompleted, task.Status.State)
+			})
+		})
+	}
+}
+
+// silentAfter serves agent, but the first streaming request goes silent
+// after n events: the connection stays open and nothing more arrives.
+func silentAfter(agent *a2atest.Agent, n int) http.Handler {
+	var calls atomic.Int32
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w = &silencer{ResponseWriter: w, left: n, done: r.Context().Done()}
+		}
+		agent.ServeHTTP(w, r)
+	})
+}
+
+// countingTransport counts the response body bytes the client read.
+type countingTransport struct {
+	next http.RoundTripper
+	n    atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.n}
+	}
+	return resp, err
+}
+
+type silencer struct {
+	http.ResponseWriter
+	left int
+	done <-chan struct{}
+}
+
+func (s *silencer) Write(p []byte) (int, error) {
+	if s.left <= 0 {
+		<-s.done
+		return 0, io.ErrClosedPipe
+	}
+	n, err := s.ResponseWriter.Write(p)
+	s.left -= bytes.Count(p[:n], []byte("\n\n"))
+	return n, err
+}
+
+func (s *silencer) Flush() { s.ResponseWriter.(http.Flusher).Flush() }
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -186,4 +187,23 @@ func TestRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A 1.0 tenant from the card goes with every request: the send, the polls,
+// the reply.
+func TestRESTTenantOnEveryRequest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithBindings(a2a.BindingHTTPJSON), a2atest.WithTenant("acme"),
+			a2atest.WithoutStreaming(), a2atest.WithScript(asking()...))
+		rec := &recorder{answers: []string{"yes"}}
+		c := r3Resolve(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
+		got, err := drain(t, c.Send(background(), hello()))
+		require.NoError(t, err)
+		require.Equal(t, "draft final", got.text("a1"))
+		reqs := agent.Requests()
+		require.NotEmpty(t, reqs)
+		for _, r := range reqs {
+			require.Equal(t, "acme", r.Tenant, "%s %s", r.HTTPMethod, r.Path)
+		}
+	})
 }

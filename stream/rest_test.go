@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // restCapture reads a byte-exact capture of an @a2a-js/sdk restHandler
@@ -363,5 +364,104 @@ func TestEndpointQueryKeptOnEveryCall(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// A REST unary send answered 200 with an error body (no task, no message):
+// the stream must end in an error, and the message must not go out again.
+func TestRESTUnarySendAnswered200WithAnErrorBodyEndsInAnError(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := &restServer{v: v}
+				srv.stream = srv.refuseStreaming
+				srv.send = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) {
+					_, ct, body := a2a.MarshalHTTPError(v, &a2a.RPCError{Code: a2a.CodeInternalError, Message: "oops"})
+					w.Header().Set("Content-Type", ct)
+					w.Write(body)
+				}
+				_, err := drain(t, restClient(t, srv, v).Send(background(), hello()))
+				require.Error(t, err)
+				require.Equal(t, 1, srv.count("send"), "the message is sent once")
+			})
+		})
+	}
+}
+
+// README: "A JSON-RPC error in the middle of a stream, once the task is
+// known, makes the stream fetch the task: if it ended ..., the stream ends
+// as the task did; otherwise the RPC error is the ending and Task() holds
+// the task as fetched." Over REST, the error is an "event: error".
+func TestRESTErrorEventMidStreamFetchesTheTask(t *testing.T) {
+	for _, v := range versions {
+		for _, final := range []a2a.TaskState{a2a.StateCompleted, a2a.StateFailed, a2a.StateWorking} {
+			t.Run(string(v)+"/"+string(final), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					srv := &restServer{v: v}
+					srv.stream = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) {
+						sseHeaders(w)
+						srv.event(w, snap(a2a.StateWorking))
+						srv.event(w, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: textParts("kept")}})
+						_, _, body := a2a.MarshalHTTPError(v, &a2a.RPCError{Code: a2a.CodeInternalError, Message: "boom"})
+						fmt.Fprintf(w, "event: error\ndata: %s\n\n", body)
+					}
+					srv.get = func(w http.ResponseWriter, _ *http.Request, _ int) { srv.task(w, snap(final, "kept", " and more")) }
+					s := restClient(t, srv, v).Send(background(), hello())
+					got, err := drain(t, s)
+					require.Equal(t, "kept and more", got.text("a1"), "the fetched task's parts")
+					require.Equal(t, final, s.Task().Status.State)
+					switch final {
+					case a2a.StateCompleted:
+						require.NoError(t, err)
+					case a2a.StateFailed:
+						var fe *terminal.FailedError
+						require.ErrorAs(t, err, &fe)
+					default:
+						var rpcErr *a2a.RPCError
+						require.ErrorAs(t, err, &rpcErr)
+						require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
+					}
+					require.Equal(t, 1, srv.count("stream"))
+					require.Equal(t, 1, srv.count("get"))
+				})
+			})
+		}
+	}
+}
+
+// README: "POST {base}/tasks/{id}:cancel and :subscribe (GET when POST gets
+// 405)". A server that only takes GET for subscribe: after a cut, the
+// stream subscribes by GET, and does not take the 405 for "cannot
+// subscribe".
+func TestRESTSubscribeByGETAfter405(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := &restServer{v: v}
+				srv.stream = func(w http.ResponseWriter, _ *http.Request, _ []byte, _ int) {
+					sseHeaders(w)
+					srv.event(w, snap(a2a.StateWorking))
+					srv.event(w, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: textParts("one ")}})
+					cutHere()
+				}
+				srv.sub = func(w http.ResponseWriter, r *http.Request, _ int) {
+					if r.Method != http.MethodGet {
+						http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+						return
+					}
+					sseHeaders(w)
+					srv.event(w, snap(a2a.StateWorking, "one "))
+					srv.event(w, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("two")}})
+					srv.event(w, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+				}
+				var ns r3notices
+				got, err := drain(t, restClient(t, srv, v, ns.option()).Send(background(), hello()))
+				require.NoError(t, err)
+				require.Equal(t, "one two", got.text("a1"))
+				require.Equal(t, 0, ns.count(stream.Polling), "a 405 on POST is not a missing subscribe: GET works")
+				require.Equal(t, 2, srv.count("sub"))
+				require.Equal(t, 0, srv.count("get"))
+			})
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -194,6 +195,67 @@ func TestRetryHintInTheOtherVersionsShapeIsRead(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, []time.Duration{hintBackoff, 4 * time.Second}, ws.all())
 				require.Equal(t, 0, a.count(kindGet))
+			})
+		})
+	}
+}
+
+// Retry-After in seconds or as an HTTP date sets the wait after a 429 or a
+// 503 on a resubscribe; a send is never retried, whatever the server asks.
+func TestRetryAfterHeaderInSecondsOrAsADate(t *testing.T) {
+	// The synctest clock starts at 2000-01-01 00:00:00 UTC.
+	epoch := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name   string
+		code   int
+		header string
+		want   func(at time.Time) time.Duration // the wait, given when it was decided
+	}{
+		{"seconds", 503, "7", func(time.Time) time.Duration { return 7 * time.Second }},
+		{"429 seconds", 429, "2", func(time.Time) time.Duration { return 2 * time.Second }},
+		{"capped at 30 s", 503, "86400", func(time.Time) time.Duration { return 30 * time.Second }},
+		{"HTTP date", 503, epoch.Add(13 * time.Second).Format(http.TimeFormat), func(at time.Time) time.Duration { return epoch.Add(13 * time.Second).Sub(at) }},
+		{"HTTP date far ahead", 503, epoch.Add(time.Hour).Format(http.TimeFormat), func(time.Time) time.Duration { return 30 * time.Second }},
+		{"HTTP date past", 503, epoch.Add(-time.Hour).Format(http.TimeFormat), func(time.Time) time.Duration { return 500 * time.Millisecond }},
+		{"shorter than the backoff", 503, "0", func(time.Time) time.Duration { return 500 * time.Millisecond }},
+		{"negative", 503, "-5", func(time.Time) time.Duration { return 500 * time.Millisecond }},
+		{"garbage", 503, "soon", func(time.Time) time.Duration { return 500 * time.Millisecond }},
+	}
+	for _, v := range versions {
+		for _, c := range cases {
+			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					require.True(t, epoch.Equal(time.Now()))
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+						a2atest.WithFaults(a2atest.CutAfterEvents(3),
+							a2atest.HTTPStatusWithHeader(c.code, "busy", http.Header{"Retry-After": {c.header}})))
+					var rec reconnects
+					s := newClient(t, agent, v, rec.option()).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.Len(t, rec.waits, 2)
+					want := c.want(rec.at[1])
+					require.Equal(t, []time.Duration{500 * time.Millisecond, want}, rec.waits)
+					require.Len(t, rec.resumed, 1)
+					require.Equal(t, want, rec.resumed[0].Sub(rec.at[1]), "the stream really waited that long")
+					var he *stream.HTTPError
+					require.ErrorAs(t, rec.causes[1], &he)
+					require.Equal(t, c.code, he.StatusCode)
+				})
+			})
+		}
+		t.Run(string(v)+"/on the send", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v),
+					a2atest.WithFaults(a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"7"}})))
+				_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
+				var he *stream.HTTPError
+				require.ErrorAs(t, err, &he, "a send is never retried, whatever the server asks")
+				d, ok := he.RetryAfter()
+				require.True(t, ok)
+				require.Equal(t, 7*time.Second, d)
+				require.Equal(t, 1, sends(agent))
 			})
 		})
 	}

@@ -75,6 +75,7 @@ func TestRetryableErrorOpeningEveryResubscribeSpendsTheBudget(t *testing.T) {
 // so the budget is never spent, the task completes, and each part arrives
 // once, in order.
 func TestThousandRetryableErrorsWithProgressBetweenLoseNothing(t *testing.T) {
+	t.Parallel()
 	const n = 1000
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {

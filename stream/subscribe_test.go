@@ -1,6 +1,9 @@
 package stream_test
 
 import (
+	"fmt"
+	"net/http"
+	"strings"
 	"time"
 
 	"testing"
@@ -113,4 +116,50 @@ func TestSubscribeToAnAgentThatCannotStreamPolls(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Subscribe to a running task of a REST server without a subscribe route,
+// and of an agent that cannot stream: both follow the task by polling.
+func TestSubscribeWithoutASubscribeRoutePolls(t *testing.T) {
+	for _, v := range versions {
+		for _, mode := range []string{"without resubscribe", "without streaming"} {
+			t.Run(string(v)+"/"+mode, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					opt := a2atest.WithoutResubscribe()
+					if mode == "without streaming" {
+						opt = a2atest.WithoutStreaming()
+					}
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+						opt, a2atest.WithScript(paced()...))
+					c := r3Resolve(t, agent, stream.WithPollInterval(tick))
+					// Start the task with a unary send of another client, then follow it.
+					req, _ := http.NewRequest(http.MethodPost, "http://agent.test"+map[a2a.Version]string{a2a.V03: "/v1", a2a.V10: ""}[v]+"/message:send",
+						strings.NewReader(sendBody(t, v)))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("A2A-Version", string(v))
+					resp, err := agent.Client().Do(req)
+					require.NoError(t, err)
+					resp.Body.Close()
+					require.Less(t, resp.StatusCode, 300)
+					ids := agent.TaskIDs()
+					require.Len(t, ids, 1)
+					s := c.Subscribe(background(), ids[0])
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					requireSameAsServer(t, agent, s, got)
+					require.GreaterOrEqual(t, gets(agent), 1)
+				})
+			})
+		}
+	}
+}
+
+// sendBody is a non-blocking REST send body of version v.
+func sendBody(t *testing.T, v a2a.Version) string {
+	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: textParts("go")})
+	require.NoError(t, err)
+	if v == a2a.V03 {
+		return fmt.Sprintf(`{"message":%s,"configuration":{"blocking":false}}`, raw)
+	}
+	return fmt.Sprintf(`{"message":%s,"configuration":{"returnImmediately":true}}`, raw)
 }

@@ -226,3 +226,54 @@ func TestWildAgentThroughResolve(t *testing.T) {
 		require.NotZero(t, revisions)
 	})
 }
+
+// The wild agent (0.3, record separators, untyped snapshots, a cumulative
+// message, HTTP 400 errors, in-stream failure, no resubscribe, a bare card at
+// its own path), cut at several points: the stream ends as the server's task
+// did, with the server's last version of every message, no artifact, and
+// the message sent once.
+func TestWildAgentThroughResolveUnderCuts(t *testing.T) {
+	scripts := map[string][]a2atest.Step{
+		"completed": {a2atest.Working("Let me look. "), a2atest.Pause(time.Second), a2atest.Chunk("a1", "Lisbon ", false, false),
+			a2atest.Pause(time.Second), a2atest.Chunk("a1", "is sunny ", true, false), a2atest.Pause(3 * time.Second),
+			a2atest.Chunk("a1", "all week.", true, true), a2atest.Finish(a2a.StateCompleted, "")},
+		"failed": {a2atest.Working("Trying. "), a2atest.Pause(time.Second), a2atest.Chunk("a1", "Almost ", false, false),
+			a2atest.Pause(time.Second), a2atest.Finish(a2a.StateFailed, "model failed")},
+		"input": {a2atest.Working("Where to? "), a2atest.Pause(time.Second), a2atest.AskInput("Which city?"),
+			a2atest.Pause(time.Second), a2atest.Chunk("a1", "Booked ", false, false), a2atest.Pause(time.Second),
+			a2atest.Finish(a2a.StateCompleted, "Done.")},
+	}
+	faults := []a2atest.Fault{{}, a2atest.CutAfterEvents(1), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(3),
+		a2atest.CutAfterEvents(4), a2atest.CutAfterBytes(1000), a2atest.CutAfterBytes(2000), a2atest.CloseAfterEvents(2)}
+	for name, script := range scripts {
+		for _, f := range faults {
+			t.Run(name+"/"+f.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithWildHabits("bot-9"), a2atest.WithScript(script...),
+						a2atest.WithFaults(f, f))
+					c, err := stream.Resolve(background(), "http://agent.test/.well-known/bot-9/agent-card.json",
+						stream.WithHTTPClient(agent.Client()), stream.WithPollInterval(300*time.Millisecond),
+						stream.WithHumanInput(&r4Answer{text: "Lisbon"}))
+					require.NoError(t, err)
+					s := c.Send(background(), hello())
+					got, err := drain(t, s)
+					server := requireSameAsServer(t, agent, s, got)
+					switch server.Status.State {
+					case a2a.StateCompleted:
+						require.NoError(t, err)
+					case a2a.StateFailed:
+						var failed *terminal.FailedError
+						require.ErrorAs(t, err, &failed)
+						require.Contains(t, failed.Task.Status.Message.Text(), "model failed")
+					default:
+						t.Fatalf("server ended in %s", server.Status.State)
+					}
+					r4RequireMessagesAsServer(t, server, s, got)
+					require.Empty(t, s.Task().Artifacts)
+					require.Equal(t, server.Artifacts, s.Task().Artifacts)
+					require.Equal(t, 1, r4FirstSends(agent), "the user's message is sent once")
+				})
+			})
+		}
+	}
+}

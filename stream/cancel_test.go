@@ -1,0 +1,388 @@
+package stream_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// Client.Cancel over REST while another goroutine's stream polls: the
+// stream ends in *terminal.CanceledError at the next poll, with the task.
+func TestCancelWhileAnotherGoroutinePollsOverREST(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Working(""), a2atest.Chunk("a1", "partial", false, false),
+						a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
+				c := r3Resolve(t, agent)
+				var canceled *a2a.Task
+				var cancelErr error
+				time.AfterFunc(1500*time.Millisecond, func() {
+					canceled, cancelErr = c.Cancel(background(), agent.TaskIDs()[0])
+				})
+				start := time.Now()
+				_, err := drain(t, c.Send(background(), hello()))
+				var ce *terminal.CanceledError
+				require.ErrorAs(t, err, &ce)
+				require.Equal(t, "partial", ce.Task.Artifact("a1").Text())
+				require.Equal(t, 2*time.Second, time.Since(start))
+				synctest.Wait()
+				require.NoError(t, cancelErr)
+				require.Equal(t, a2a.StateCanceled, canceled.Status.State)
+			})
+		})
+	}
+}
+
+// After the task is known, Cancel asks the agent, the stream yields the
+// canceled status and ends in *terminal.CanceledError carrying the task,
+// in both versions and both bindings.
+func TestCancelAfterTheTaskIsKnownEndsCanceled(t *testing.T) {
+	for _, v := range versions {
+		for _, b := range r4Bindings {
+			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(r4Long()...))
+					s := r4Client(t, agent, v, b).Send(background(), hello(), stream.WithHeader("Authorization", "Bearer u"))
+					r4NextUntilWorking(t, s)
+					require.NoError(t, s.Cancel(background()))
+					var last *a2a.StatusUpdate
+					for s.Next() {
+						if u, ok := s.Event().(*a2a.StatusUpdate); ok {
+							last = u
+						}
+					}
+					require.NotNil(t, last, "the canceled status is yielded")
+					require.Equal(t, a2a.StateCanceled, last.Status.State)
+					r4RequireCanceled(t, agent, s, s.Err())
+					require.Equal(t, 1, r4Cancels(agent))
+					require.Equal(t, "draft ", s.Task().Artifact("a1").Text(), "the artifact stays")
+					for _, r := range agent.Requests() {
+						if r.Method == "tasks/cancel" || r.Method == "CancelTask" {
+							require.Equal(t, "Bearer u", r.Header.Get("Authorization"), "Cancel uses the stream's options")
+						}
+					}
+				})
+			})
+		}
+	}
+}
+
+// Cancel before any task is known returns an error and sends nothing.
+func TestCancelBeforeAnyTaskIsKnownSendsNothing(t *testing.T) {
+	agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+	c := newClient(t, agent, a2a.V10)
+	s := c.Send(background(), hello())
+	require.Error(t, s.Cancel(background()))
+	require.Empty(t, agent.Requests(), "nothing sent")
+	s.Close()
+
+	refused := c.Send(background(), hello(), stream.WithMaxEventSize(0))
+	require.Error(t, refused.Cancel(background()))
+	require.ErrorIs(t, refused.Err(), stream.ErrInvalidOption, "the refusal stays the ending")
+	require.Empty(t, agent.Requests())
+}
+
+// After the stream's own context ended (Ctrl-C), Cancel still reaches the
+// agent and the stream's Err becomes the canceled ending.
+func TestCancelAfterTheStreamsContextEndedReachesTheAgent(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(r4Long()...))
+				ctx, stop := context.WithCancel(background())
+				s := newClient(t, agent, v).Send(ctx, hello())
+				r4NextUntilWorking(t, s)
+				stop()
+				for s.Next() {
+				}
+				require.ErrorIs(t, s.Err(), context.Canceled)
+				require.Equal(t, a2a.StateWorking, stream.TaskOf(s.Err()).Status.State)
+				require.NoError(t, s.Cancel(background()))
+				for s.Next() {
+				}
+				r4RequireCanceled(t, agent, s, s.Err())
+			})
+		})
+	}
+}
+
+// Cancel on a stream that already ended, completed or failed: the agent
+// refuses (the task is terminal), Cancel returns the refusal, nothing more
+// is yielded, and the stream's ending stays, on every wire.
+func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
+	cases := []struct {
+		state  a2a.TaskState
+		script []a2atest.Step // nil: a2atest's default, which completes
+		ending func(t *testing.T, err error)
+	}{
+		{a2a.StateCompleted, nil, func(t *testing.T, err error) { require.NoError(t, err) }},
+		{a2a.StateFailed, []a2atest.Step{a2atest.Working("w"), a2atest.Finish(a2a.StateFailed, "boom")},
+			func(t *testing.T, err error) {
+				require.ErrorAs(t, err, new(*terminal.FailedError))
+				state, _ := terminal.StateOf(err)
+				require.Equal(t, a2a.StateFailed, state)
+			}},
+	}
+	for _, v := range versions {
+		for _, b := range r4Bindings {
+			for _, c := range cases {
+				t.Run(string(v)+"/"+string(b)+"/"+string(c.state), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						opts := []a2atest.Option{a2atest.WithVersions(v), a2atest.WithBindings(b)}
+						if c.script != nil {
+							opts = append(opts, a2atest.WithScript(c.script...))
+						}
+						agent := a2atest.NewAgent(opts...)
+						s := r4Client(t, agent, v, b).Send(background(), hello())
+						_, err := s.Wait()
+						c.ending(t, err)
+						err = s.Cancel(background())
+						require.Error(t, err, "the agent refuses to cancel a %s task", c.state)
+						var rpcErr *a2a.RPCError
+						require.ErrorAs(t, err, &rpcErr)
+						c.ending(t, s.Err())
+						require.Equal(t, c.state, s.Task().Status.State)
+						require.False(t, s.Next())
+						require.Equal(t, 1, r4Cancels(agent))
+					})
+				})
+			}
+		}
+	}
+}
+
+// Cancel on a Subscribe stream before its first Next: the task ID is
+// known, so the cancel is sent, and the stream yields what the reported
+// task holds and ends canceled.
+func TestCancelOfASubscribeStreamBeforeItsFirstNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+		c := newClient(t, agent, a2a.V10)
+		first := c.Send(background(), hello())
+		r4NextUntilWorking(t, first)
+		id := first.Task().ID
+		first.Close()
+		s := c.Subscribe(background(), id)
+		require.NoError(t, s.Cancel(background()))
+		got, err := drain(t, s)
+		r4RequireCanceled(t, agent, s, err)
+		require.Equal(t, "draft ", got.text("a1"), "the artifact is yielded from the reported task")
+	})
+}
+
+// Cancel after the reconnect budget was spent, and after Close.
+func TestCancelAfterTheBudgetWasSpentOrAfterClose(t *testing.T) {
+	t.Run("budget spent", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+			s := newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello())
+			_, err := s.Wait()
+			require.ErrorAs(t, err, new(*reconnect.Error))
+			require.NoError(t, s.Cancel(background()))
+			for s.Next() {
+			}
+			r4RequireCanceled(t, agent, s, s.Err())
+		})
+	})
+	t.Run("after Close", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+			s := newClient(t, agent, a2a.V10).Send(background(), hello())
+			r4NextUntilWorking(t, s)
+			require.NoError(t, s.Close())
+			require.NoError(t, s.Cancel(background()))
+			for s.Next() {
+			}
+			r4RequireCanceled(t, agent, s, s.Err())
+		})
+	})
+	t.Run("no hook, then Cancel twice", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+			s := newClient(t, agent, a2a.V10).Send(background(), hello())
+			_, err := s.Wait()
+			require.ErrorIs(t, err, hitl.ErrNoHook)
+			require.NoError(t, s.Cancel(background()))
+			for s.Next() {
+			}
+			r4RequireCanceled(t, agent, s, s.Err())
+			err = s.Cancel(background())
+			var rpcErr *a2a.RPCError
+			require.ErrorAs(t, err, &rpcErr, "the second cancel is refused: the task is canceled")
+			r4RequireCanceled(t, agent, s, s.Err())
+			require.Equal(t, 2, r4Cancels(agent))
+		})
+	})
+	t.Run("Cancel's own context done", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+			s := newClient(t, agent, a2a.V10).Send(background(), hello())
+			defer s.Close()
+			r4NextUntilWorking(t, s)
+			ctx, stop := context.WithCancel(background())
+			stop()
+			n := len(agent.Requests())
+			require.ErrorIs(t, s.Cancel(ctx), context.Canceled)
+			require.Len(t, agent.Requests(), n, "nothing sent")
+			require.NoError(t, s.Err(), "the stream goes on")
+			require.Equal(t, a2a.StateWorking, agent.Task(s.Task().ID).Status.State)
+		})
+	})
+}
+
+// Cancel on a stream that follows its task by polling (an agent that cannot
+// stream), over both bindings.
+func TestCancelOfAPolledStream(t *testing.T) {
+	for _, b := range r4Bindings {
+		t.Run(string(b), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithBindings(b), a2atest.WithoutStreaming(), a2atest.WithScript(r4Long()...))
+				c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
+				require.NoError(t, err)
+				s := c.Send(background(), hello())
+				r4NextUntilWorking(t, s)
+				require.NoError(t, s.Cancel(background()))
+				for s.Next() {
+				}
+				r4RequireCanceled(t, agent, s, s.Err())
+				require.Equal(t, "draft ", s.Task().Artifact("a1").Text())
+			})
+		})
+	}
+}
+
+// The agent answers the cancel with the task completed (it finished first)
+// and holding more output than the stream saw: the stream yields the rest
+// and ends as the task did, in nil; the artifacts the events build equal the
+// reported task's.
+func TestCancelAnsweredWithTheTaskCompletedEndsAsTheTaskDid(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				done := r4Task(a2a.StateCompleted, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one "), a2a.TextPart("two")}})
+				srv := r4CancelServer(v, done, nil)
+				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				arts := map[string][]a2a.Part{}
+				for s.Next() {
+					r4Apply(arts, s.Event())
+					if _, ok := s.Event().(*a2a.ArtifactUpdate); ok {
+						break
+					}
+				}
+				require.NoError(t, s.Cancel(background()))
+				var states []a2a.TaskState
+				for s.Next() {
+					r4Apply(arts, s.Event())
+					if u, ok := s.Event().(*a2a.StatusUpdate); ok {
+						states = append(states, u.Status.State)
+					}
+				}
+				require.NoError(t, s.Err(), "the task completed: the stream ends in nil")
+				require.Equal(t, []a2a.TaskState{a2a.StateCompleted}, states)
+				require.Equal(t, done.Artifacts[0].Parts, arts["a1"])
+				require.Equal(t, done.Artifacts[0].Parts, s.Task().Artifact("a1").Parts)
+			})
+		})
+	}
+}
+
+// The agent answers the cancel with the task still working (it cancels
+// later) and then sends the canceled status on the stream: Cancel returns
+// nil, the live stream goes on and ends canceled.
+func TestCancelThatTakesEffectLaterEndsCanceledOnTheStream(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				working := r4Task(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one ")}})
+				srv := r4CancelServer(v, working, []a2a.Event{statusEvent(v, a2a.StateCanceled, r4Msg("m-9", a2a.TextPart("stopped")))})
+				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				for s.Next() {
+					if _, ok := s.Event().(*a2a.ArtifactUpdate); ok {
+						break
+					}
+				}
+				require.NoError(t, s.Cancel(background()))
+				require.NoError(t, s.Err(), "still running")
+				for s.Next() {
+				}
+				var canceled *terminal.CanceledError
+				require.ErrorAs(t, s.Err(), &canceled)
+				require.Equal(t, "stopped", canceled.Task.Status.Message.Text())
+				require.Equal(t, "one ", canceled.Task.Artifact("a1").Text())
+			})
+		})
+	}
+}
+
+func r4Cancels(agent *a2atest.Agent) int { return countMethod(agent, "tasks/cancel", "CancelTask") }
+
+// r4RequireCanceled checks a stream that ended canceled.
+func r4RequireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err error) {
+	t.Helper()
+	var canceled *terminal.CanceledError
+	require.ErrorAs(t, err, &canceled, "got %T: %v", err, err)
+	require.NotNil(t, canceled.Task)
+	require.Equal(t, a2a.StateCanceled, canceled.Task.Status.State)
+	require.Equal(t, s.Task().ID, canceled.Task.ID)
+	state, ok := terminal.StateOf(err)
+	require.True(t, ok)
+	require.Equal(t, a2a.StateCanceled, state)
+	require.Equal(t, a2a.StateCanceled, stream.TaskOf(err).Status.State)
+	require.Equal(t, a2a.StateCanceled, agent.Task(s.Task().ID).Status.State)
+	require.Equal(t, a2a.StateCanceled, s.Task().Status.State)
+}
+
+// r4Apply applies an artifact update to arts, as an application does.
+func r4Apply(arts map[string][]a2a.Part, ev a2a.Event) {
+	if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+		if u.Append {
+			arts[u.Artifact.ID] = append(arts[u.Artifact.ID], u.Artifact.Clone().Parts...)
+		} else {
+			arts[u.Artifact.ID] = u.Artifact.Clone().Parts
+		}
+	}
+}
+
+// r4CancelServer streams a task that works (a1 "one ") and then waits; its
+// cancel answers with cancelAnswer, and, when onCancel is set, the stream
+// writes onCancel's events once the cancel arrived.
+func r4CancelServer(v a2a.Version, cancelAnswer *a2a.Task, onCancel []a2a.Event) *defectServer {
+	canceled := make(chan struct{})
+	var once sync.Once
+	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+		switch {
+		case r.isSend():
+			sseHeaders(w)
+			sseEvent(w, r.id, v, r4Task(a2a.StateSubmitted, []*a2a.Message{r.msg}))
+			sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
+			sseEvent(w, r.id, v, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1",
+				Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one ")}}})
+			select {
+			case <-canceled:
+				for _, ev := range onCancel {
+					sseEvent(w, r.id, v, ev)
+				}
+			case <-time.After(time.Hour):
+			}
+		case r.method == "tasks/cancel" || r.method == "CancelTask":
+			unaryTask(w, r.id, v, cancelAnswer)
+			once.Do(func() { close(canceled) })
+		default:
+			jsonRPCError(w, r.id, a2a.CodeTaskNotFound, "no")
+		}
+	})
+}
