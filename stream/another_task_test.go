@@ -18,14 +18,14 @@ func TestSendContinuingATaskAnsweredWithAnotherTaskIsAProtocolError(t *testing.T
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					sseHeaders(w)
 					sseEvent(w, r.id, v, &a2a.Task{ID: "t-other", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}})
 					sseEvent(w, r.id, v, &a2a.StatusUpdate{TaskID: "t-other", ContextID: "c-1", Final: v == a2a.V03,
 						Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 				})
 				reply := &a2a.Message{ID: "m-reply", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("Oct")}
-				s := hostileClient(t, srv, v).Send(bounded(t), reply)
+				s := handlerClient(t, srv, v).Send(bounded(t), reply)
 				_, err := drain(t, s)
 				requireProtocolError(t, err, "")
 			})
@@ -61,7 +61,7 @@ func TestEventsInAnotherContextAreAProtocolError(t *testing.T) {
 		for _, c := range cases {
 			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 						if r.n != 1 {
 							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 							return
@@ -71,7 +71,7 @@ func TestEventsInAnotherContextAreAProtocolError(t *testing.T) {
 							sseEvent(w, r.id, v, ev)
 						}
 					})
-					s := hostileClient(t, srv, v).Send(bounded(t), hello())
+					s := handlerClient(t, srv, v).Send(bounded(t), hello())
 					_, err := drain(t, s)
 					if c.wantErr {
 						requireProtocolError(t, err, "context")
@@ -90,7 +90,7 @@ func TestGapGetTaskAnsweringTheTaskInAnotherContextIsAProtocolError(t *testing.T
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					switch {
 					case r.n == 1:
 						firstLegThenCut(w, r.id, v)
@@ -100,7 +100,7 @@ func TestGapGetTaskAnsweringTheTaskInAnotherContextIsAProtocolError(t *testing.T
 						unaryTask(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-other", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 					}
 				})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				requireProtocolError(t, err, "context")
 			})
@@ -140,21 +140,21 @@ func TestSnapshotFromAnotherContextIsAProtocolError(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				elsewhere := &a2a.Task{ID: "t-1", ContextID: "c-other", Status: a2a.TaskStatus{State: a2a.StateWorking},
 					Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{{Text: "kept"}}}}}
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					if r.n == 1 {
 						firstLegThenCut(w, r.id, v)
 					}
 					sseHeaders(w)
 					sseEvent(w, r.id, v, elsewhere)
 				})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				pe := requireProtocolError(t, err, "")
 				requireKept(t, pe)
 				require.Equal(t, "c-1", pe.Task.ContextID)
 				require.Equal(t, "kept", got.text("a1"))
 				require.Len(t, srv.requests(), 2, "not retried")
-				require.Equal(t, 1, srv.count(defectReq.isSubscribe))
+				require.Equal(t, 1, srv.count(scriptedReq.isSubscribe))
 			})
 		})
 	}
@@ -187,7 +187,7 @@ func TestEventForAnotherTaskIsAProtocolError(t *testing.T) {
 							}
 							sseEvent(w, id, v, ev)
 						})
-						s := hostileClient(t, h, v).Send(background(), hello())
+						s := handlerClient(t, h, v).Send(background(), hello())
 						got, err := drain(t, s)
 						pe := requireProtocolError(t, err, `event for task "t-other" on the stream of task "t-1"`)
 						requireKept(t, pe)
@@ -223,7 +223,7 @@ func TestResubscribeAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 					sseHeaders(w)
 					sseEvent(w, id, v, stranger)
 				})
-				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				requireKept(t, requireProtocolError(t, err, `event for task "t-2" on the stream of task "t-1"`))
 				require.Equal(t, "kept", got.text("a1"))
 				require.Equal(t, 2, calls, "not retried")
@@ -243,7 +243,7 @@ func TestResubscribeAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 						unaryTask(w, id, v, stranger)
 					}
 				})
-				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				requireKept(t, requireProtocolError(t, err, `asked for task "t-1", got task "t-2"`))
 				require.Equal(t, "kept", got.text("a1"))
 				require.Equal(t, 3, calls, "not retried")

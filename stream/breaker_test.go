@@ -197,7 +197,7 @@ func TestBreakerToldTheStatusesAClientRetries(t *testing.T) {
 				answer func(w *wireWriter)
 				want   int // 0: told nil
 			}{
-				{"a task", func(w *wireWriter) { w.task(r4Task(a2a.StateWorking, nil)) }, 0},
+				{"a task", func(w *wireWriter) { w.task(taskWith(a2a.StateWorking, nil)) }, 0},
 				{"an A2A error", func(w *wireWriter) { w.rpcError(a2a.CodeTaskNotFound, "no such task") }, 0},
 				{"400", func(w *wireWriter) { w.w.WriteHeader(http.StatusBadRequest) }, 0},
 				{"404", func(w *wireWriter) { w.w.WriteHeader(http.StatusNotFound) }, 0},
@@ -320,7 +320,7 @@ func TestBreakerHalfOpenLetsOneProbeThrough(t *testing.T) {
 						if c.n == 1 {
 							<-release // the probe waits for the test
 						}
-						ww.task(r4Task(a2a.StateWorking, nil))
+						ww.task(taskWith(a2a.StateWorking, nil))
 					},
 				})
 				const cooldown = 30 * time.Second
@@ -385,7 +385,7 @@ func TestBreakerRefusedResubscribeIsAFailedAttempt(t *testing.T) {
 							return
 						}
 						ww.sse()
-						ww.event(r4Task(a2a.StateCompleted, nil))
+						ww.event(taskWith(a2a.StateCompleted, nil))
 					},
 				})
 				b := &tripBreaker{threshold: 1, cooldown: 25 * time.Second}
@@ -443,7 +443,7 @@ func TestBreakerRefusingEverySubscribeIsNotCouldNotConnect(t *testing.T) {
 // the http.Client it was given.
 func TestWithBreakerIsClientWide(t *testing.T) {
 	agent := newWireAgent(wire{a2a.V10, a2a.BindingJSONRPC}, map[callKind]func(*wireWriter, wireCall){
-		kindGet: func(w *wireWriter, _ wireCall) { w.task(r4Task(a2a.StateWorking, nil)) },
+		kindGet: func(w *wireWriter, _ wireCall) { w.task(taskWith(a2a.StateWorking, nil)) },
 	})
 	hc := a2atest.NewClient(agent)
 	transport := hc.Transport

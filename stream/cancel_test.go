@@ -27,7 +27,7 @@ func TestCancelWhileAnotherGoroutinePollsOverREST(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Working(""), a2atest.Chunk("a1", "partial", false, false),
 						a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
-				c := r3Resolve(t, agent)
+				c := resolveAgent(t, agent)
 				var canceled *a2a.Task
 				var cancelErr error
 				time.AfterFunc(1500*time.Millisecond, func() {
@@ -52,12 +52,12 @@ func TestCancelWhileAnotherGoroutinePollsOverREST(t *testing.T) {
 // in both versions and both bindings.
 func TestCancelAfterTheTaskIsKnownEndsCanceled(t *testing.T) {
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(r4Long()...))
-					s := r4Client(t, agent, v, b).Send(background(), hello(), stream.WithHeader("Authorization", "Bearer u"))
-					r4NextUntilWorking(t, s)
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(longScript()...))
+					s := clientOn(t, agent, v, b).Send(background(), hello(), stream.WithHeader("Authorization", "Bearer u"))
+					nextUntilWorking(t, s)
 					require.NoError(t, s.Cancel(background()))
 					var last *a2a.StatusUpdate
 					for s.Next() {
@@ -67,8 +67,8 @@ func TestCancelAfterTheTaskIsKnownEndsCanceled(t *testing.T) {
 					}
 					require.NotNil(t, last, "the canceled status is yielded")
 					require.Equal(t, a2a.StateCanceled, last.Status.State)
-					r4RequireCanceled(t, agent, s, s.Err())
-					require.Equal(t, 1, r4Cancels(agent))
+					requireCanceled(t, agent, s, s.Err())
+					require.Equal(t, 1, cancelCalls(agent))
 					require.Equal(t, "draft ", s.Task().Artifact("a1").Text(), "the artifact stays")
 					for _, r := range agent.Requests() {
 						if r.Method == "tasks/cancel" || r.Method == "CancelTask" {
@@ -83,7 +83,7 @@ func TestCancelAfterTheTaskIsKnownEndsCanceled(t *testing.T) {
 
 // Cancel before any task is known returns an error and sends nothing.
 func TestCancelBeforeAnyTaskIsKnownSendsNothing(t *testing.T) {
-	agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+	agent := a2atest.NewAgent(a2atest.WithScript(longScript()...))
 	c := newClient(t, agent, a2a.V10)
 	s := c.Send(background(), hello())
 	require.Error(t, s.Cancel(background()))
@@ -102,10 +102,10 @@ func TestCancelAfterTheStreamsContextEndedReachesTheAgent(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(r4Long()...))
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(longScript()...))
 				ctx, stop := context.WithCancel(background())
 				s := newClient(t, agent, v).Send(ctx, hello())
-				r4NextUntilWorking(t, s)
+				nextUntilWorking(t, s)
 				stop()
 				for s.Next() {
 				}
@@ -114,7 +114,7 @@ func TestCancelAfterTheStreamsContextEndedReachesTheAgent(t *testing.T) {
 				require.NoError(t, s.Cancel(background()))
 				for s.Next() {
 				}
-				r4RequireCanceled(t, agent, s, s.Err())
+				requireCanceled(t, agent, s, s.Err())
 			})
 		})
 	}
@@ -138,7 +138,7 @@ func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
 			}},
 	}
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			for _, c := range cases {
 				t.Run(string(v)+"/"+string(b)+"/"+string(c.state), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -147,7 +147,7 @@ func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
 							opts = append(opts, a2atest.WithScript(c.script...))
 						}
 						agent := a2atest.NewAgent(opts...)
-						s := r4Client(t, agent, v, b).Send(background(), hello())
+						s := clientOn(t, agent, v, b).Send(background(), hello())
 						_, err := s.Wait()
 						c.ending(t, err)
 						err = s.Cancel(background())
@@ -157,7 +157,7 @@ func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
 						c.ending(t, s.Err())
 						require.Equal(t, c.state, s.Task().Status.State)
 						require.False(t, s.Next())
-						require.Equal(t, 1, r4Cancels(agent))
+						require.Equal(t, 1, cancelCalls(agent))
 					})
 				})
 			}
@@ -170,16 +170,16 @@ func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
 // task holds and ends canceled.
 func TestCancelOfASubscribeStreamBeforeItsFirstNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(longScript()...))
 		c := newClient(t, agent, a2a.V10)
 		first := c.Send(background(), hello())
-		r4NextUntilWorking(t, first)
+		nextUntilWorking(t, first)
 		id := first.Task().ID
 		first.Close()
 		s := c.Subscribe(background(), id)
 		require.NoError(t, s.Cancel(background()))
 		got, err := drain(t, s)
-		r4RequireCanceled(t, agent, s, err)
+		requireCanceled(t, agent, s, err)
 		require.Equal(t, "draft ", got.text("a1"), "the artifact is yielded from the reported task")
 	})
 }
@@ -188,26 +188,26 @@ func TestCancelOfASubscribeStreamBeforeItsFirstNext(t *testing.T) {
 func TestCancelAfterTheBudgetWasSpentOrAfterClose(t *testing.T) {
 	t.Run("budget spent", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+			agent := a2atest.NewAgent(a2atest.WithScript(longScript()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 			s := newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello())
 			_, err := s.Wait()
 			require.ErrorAs(t, err, new(*reconnect.Error))
 			require.NoError(t, s.Cancel(background()))
 			for s.Next() {
 			}
-			r4RequireCanceled(t, agent, s, s.Err())
+			requireCanceled(t, agent, s, s.Err())
 		})
 	})
 	t.Run("after Close", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+			agent := a2atest.NewAgent(a2atest.WithScript(longScript()...))
 			s := newClient(t, agent, a2a.V10).Send(background(), hello())
-			r4NextUntilWorking(t, s)
+			nextUntilWorking(t, s)
 			require.NoError(t, s.Close())
 			require.NoError(t, s.Cancel(background()))
 			for s.Next() {
 			}
-			r4RequireCanceled(t, agent, s, s.Err())
+			requireCanceled(t, agent, s, s.Err())
 		})
 	})
 	t.Run("no hook, then Cancel twice", func(t *testing.T) {
@@ -219,20 +219,20 @@ func TestCancelAfterTheBudgetWasSpentOrAfterClose(t *testing.T) {
 			require.NoError(t, s.Cancel(background()))
 			for s.Next() {
 			}
-			r4RequireCanceled(t, agent, s, s.Err())
+			requireCanceled(t, agent, s, s.Err())
 			err = s.Cancel(background())
 			var rpcErr *a2a.RPCError
 			require.ErrorAs(t, err, &rpcErr, "the second cancel is refused: the task is canceled")
-			r4RequireCanceled(t, agent, s, s.Err())
-			require.Equal(t, 2, r4Cancels(agent))
+			requireCanceled(t, agent, s, s.Err())
+			require.Equal(t, 2, cancelCalls(agent))
 		})
 	})
 	t.Run("Cancel's own context done", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			agent := a2atest.NewAgent(a2atest.WithScript(r4Long()...))
+			agent := a2atest.NewAgent(a2atest.WithScript(longScript()...))
 			s := newClient(t, agent, a2a.V10).Send(background(), hello())
 			defer s.Close()
-			r4NextUntilWorking(t, s)
+			nextUntilWorking(t, s)
 			ctx, stop := context.WithCancel(background())
 			stop()
 			n := len(agent.Requests())
@@ -247,18 +247,18 @@ func TestCancelAfterTheBudgetWasSpentOrAfterClose(t *testing.T) {
 // Cancel on a stream that follows its task by polling (an agent that cannot
 // stream), over both bindings.
 func TestCancelOfAPolledStream(t *testing.T) {
-	for _, b := range r4Bindings {
+	for _, b := range bothBindings {
 		t.Run(string(b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithBindings(b), a2atest.WithoutStreaming(), a2atest.WithScript(r4Long()...))
+				agent := a2atest.NewAgent(a2atest.WithBindings(b), a2atest.WithoutStreaming(), a2atest.WithScript(longScript()...))
 				c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
 				require.NoError(t, err)
 				s := c.Send(background(), hello())
-				r4NextUntilWorking(t, s)
+				nextUntilWorking(t, s)
 				require.NoError(t, s.Cancel(background()))
 				for s.Next() {
 				}
-				r4RequireCanceled(t, agent, s, s.Err())
+				requireCanceled(t, agent, s, s.Err())
 				require.Equal(t, "draft ", s.Task().Artifact("a1").Text())
 			})
 		})
@@ -273,12 +273,12 @@ func TestCancelAnsweredWithTheTaskCompletedEndsAsTheTaskDid(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				done := r4Task(a2a.StateCompleted, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one "), a2a.TextPart("two")}})
-				srv := r4CancelServer(v, done, nil)
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				done := taskWith(a2a.StateCompleted, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one "), a2a.TextPart("two")}})
+				srv := cancelServer(v, done, nil)
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				arts := map[string][]a2a.Part{}
 				for s.Next() {
-					r4Apply(arts, s.Event())
+					applyParts(arts, s.Event())
 					if _, ok := s.Event().(*a2a.ArtifactUpdate); ok {
 						break
 					}
@@ -286,7 +286,7 @@ func TestCancelAnsweredWithTheTaskCompletedEndsAsTheTaskDid(t *testing.T) {
 				require.NoError(t, s.Cancel(background()))
 				var states []a2a.TaskState
 				for s.Next() {
-					r4Apply(arts, s.Event())
+					applyParts(arts, s.Event())
 					if u, ok := s.Event().(*a2a.StatusUpdate); ok {
 						states = append(states, u.Status.State)
 					}
@@ -307,9 +307,9 @@ func TestCancelThatTakesEffectLaterEndsCanceledOnTheStream(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				working := r4Task(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one ")}})
-				srv := r4CancelServer(v, working, []a2a.Event{statusEvent(v, a2a.StateCanceled, r4Msg("m-9", a2a.TextPart("stopped")))})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				working := taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one ")}})
+				srv := cancelServer(v, working, []a2a.Event{statusEvent(v, a2a.StateCanceled, agentMsgParts("m-9", a2a.TextPart("stopped")))})
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				for s.Next() {
 					if _, ok := s.Event().(*a2a.ArtifactUpdate); ok {
 						break
@@ -328,10 +328,10 @@ func TestCancelThatTakesEffectLaterEndsCanceledOnTheStream(t *testing.T) {
 	}
 }
 
-func r4Cancels(agent *a2atest.Agent) int { return countMethod(agent, "tasks/cancel", "CancelTask") }
+func cancelCalls(agent *a2atest.Agent) int { return countMethod(agent, "tasks/cancel", "CancelTask") }
 
-// r4RequireCanceled checks a stream that ended canceled.
-func r4RequireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err error) {
+// requireCanceled checks a stream that ended canceled.
+func requireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err error) {
 	t.Helper()
 	var canceled *terminal.CanceledError
 	require.ErrorAs(t, err, &canceled, "got %T: %v", err, err)
@@ -346,8 +346,8 @@ func r4RequireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err
 	require.Equal(t, a2a.StateCanceled, s.Task().Status.State)
 }
 
-// r4Apply applies an artifact update to arts, as an application does.
-func r4Apply(arts map[string][]a2a.Part, ev a2a.Event) {
+// applyParts applies an artifact update to arts, as an application does.
+func applyParts(arts map[string][]a2a.Part, ev a2a.Event) {
 	if u, ok := ev.(*a2a.ArtifactUpdate); ok {
 		if u.Append {
 			arts[u.Artifact.ID] = append(arts[u.Artifact.ID], u.Artifact.Clone().Parts...)
@@ -357,17 +357,17 @@ func r4Apply(arts map[string][]a2a.Part, ev a2a.Event) {
 	}
 }
 
-// r4CancelServer streams a task that works (a1 "one ") and then waits; its
+// cancelServer streams a task that works (a1 "one ") and then waits; its
 // cancel answers with cancelAnswer, and, when onCancel is set, the stream
 // writes onCancel's events once the cancel arrived.
-func r4CancelServer(v a2a.Version, cancelAnswer *a2a.Task, onCancel []a2a.Event) *defectServer {
+func cancelServer(v a2a.Version, cancelAnswer *a2a.Task, onCancel []a2a.Event) *scriptedServer {
 	canceled := make(chan struct{})
 	var once sync.Once
-	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+	return newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 		switch {
 		case r.isSend():
 			sseHeaders(w)
-			sseEvent(w, r.id, v, r4Task(a2a.StateSubmitted, []*a2a.Message{r.msg}))
+			sseEvent(w, r.id, v, taskWith(a2a.StateSubmitted, []*a2a.Message{r.msg}))
 			sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
 			sseEvent(w, r.id, v, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1",
 				Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one ")}}})

@@ -229,7 +229,7 @@ func sseHeaders(w http.ResponseWriter) {
 	w.WriteHeader(200)
 }
 
-func hostileClient(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
+func handlerClient(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
 	t.Helper()
 	all := append([]stream.Option{stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v)}, opts...)
 	c, err := stream.NewClient(endpoint, all...)
@@ -278,7 +278,7 @@ func TestProtocolErrorsAreNotRetried(t *testing.T) {
 						sseEvent(w, id, v, firstChunk)
 						c.after(w, id, v)
 					})
-					s := hostileClient(t, h, v, stream.WithMaxEventSize(4096)).Send(background(), hello())
+					s := handlerClient(t, h, v, stream.WithMaxEventSize(4096)).Send(background(), hello())
 					_, err := drain(t, s)
 					var pe *stream.ProtocolError
 					require.ErrorAs(t, err, &pe)
@@ -301,7 +301,7 @@ func TestRPCErrorMidStream(t *testing.T) {
 					sseEvent(w, id, v, firstTask)
 					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"internal error\"}}\n\n", id)
 				})
-				_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				var rpcErr *a2a.RPCError
 				require.ErrorAs(t, err, &rpcErr)
 				require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
@@ -325,7 +325,7 @@ func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
 			sseHeaders(w)
 			w.Write(bytes.ReplaceAll(captured, []byte(capturedID), id))
 		})
-		s := hostileClient(t, h, a2a.V03).Send(background(), hello())
+		s := handlerClient(t, h, a2a.V03).Send(background(), hello())
 		_, err = drain(t, s)
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)

@@ -137,7 +137,7 @@ func TestFanOutOverAgentsSkipsOpenCircuits(t *testing.T) {
 						kindStream: func(ww *wireWriter, _ wireCall) {
 							<-arrived // so that the slow agent's request is under way when the quorum is reached
 							ww.sse()
-							ww.event(r4Task(a2a.StateCompleted, nil, a2a.Artifact{ID: "a", Parts: []a2a.Part{a2a.TextPart(text)}}))
+							ww.event(taskWith(a2a.StateCompleted, nil, a2a.Artifact{ID: "a", Parts: []a2a.Part{a2a.TextPart(text)}}))
 						},
 					})
 				}

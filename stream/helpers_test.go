@@ -160,8 +160,8 @@ func artEvent(id string, appendChunk bool, texts ...string) *a2a.ArtifactUpdate 
 		Artifact: a2a.Artifact{ID: id, Parts: textParts(texts...)}}
 }
 
-// r3Resolve resolves the client of an a2atest agent from its card.
-func r3Resolve(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
+// resolveAgent resolves the client of an a2atest agent from its card.
+func resolveAgent(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
 	t.Helper()
 	all := append([]stream.Option{stream.WithHTTPClient(agent.Client())}, opts...)
 	c, err := stream.Resolve(background(), "http://agent.test", all...)
@@ -343,29 +343,29 @@ func agentMsg(id, text string) *a2a.Message {
 	return &a2a.Message{ID: id, Role: a2a.RoleAgent, TaskID: "t-1", ContextID: "c-1", Parts: textParts(text)}
 }
 
-var r4Bindings = []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
+var bothBindings = []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
 
-// r4Client returns a client of agent in binding b, fixed to version v.
-func r4Client(t *testing.T, agent *a2atest.Agent, v a2a.Version, b a2a.Binding, opts ...stream.Option) *stream.Client {
+// clientOn returns a client of agent in binding b, fixed to version v.
+func clientOn(t *testing.T, agent *a2atest.Agent, v a2a.Version, b a2a.Binding, opts ...stream.Option) *stream.Client {
 	t.Helper()
 	return bindingClient(t, b, "http://agent.test", append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(v)}, opts...)...)
 }
 
-// r4Answer is a hook that answers every prompt with text and counts.
-type r4Answer struct {
+// pollAnswer is a hook that answers every prompt with text and counts.
+type pollAnswer struct {
 	text  string
 	asked int
 }
 
-func (a *r4Answer) Ask(context.Context, *hitl.Request) ([]a2a.Part, error) {
+func (a *pollAnswer) Ask(context.Context, *hitl.Request) ([]a2a.Part, error) {
 	a.asked++
 	return hitl.Text(a.text), nil
 }
 
-// r4RequireMessagesAsServer checks that the application shows, for every
+// requireMessagesAsServer checks that the application shows, for every
 // agent message of the server's task, the server's last version, and that
 // the stream's Task holds each message once, in its last version.
-func r4RequireMessagesAsServer(t *testing.T, server *a2a.Task, s *stream.Stream, got *collected) {
+func requireMessagesAsServer(t *testing.T, server *a2a.Task, s *stream.Stream, got *collected) {
 	t.Helper()
 	n := 0
 	for _, m := range server.History {
@@ -393,8 +393,8 @@ func r4RequireMessagesAsServer(t *testing.T, server *a2a.Task, s *stream.Stream,
 	}
 }
 
-// r4FirstSends counts the sends of a new message (not follow-ups).
-func r4FirstSends(agent *a2atest.Agent) int {
+// firstSends counts the sends of a new message (not follow-ups).
+func firstSends(agent *a2atest.Agent) int {
 	n := 0
 	for _, r := range agent.Requests() {
 		if r.Message != nil && r.Message.TaskID == "" {
@@ -404,7 +404,7 @@ func r4FirstSends(agent *a2atest.Agent) int {
 	return n
 }
 
-func r4Task(state a2a.TaskState, history []*a2a.Message, arts ...a2a.Artifact) *a2a.Task {
+func taskWith(state a2a.TaskState, history []*a2a.Message, arts ...a2a.Artifact) *a2a.Task {
 	var h []a2a.Message
 	for _, m := range history {
 		h = append(h, *m)
@@ -412,12 +412,12 @@ func r4Task(state a2a.TaskState, history []*a2a.Message, arts ...a2a.Artifact) *
 	return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state}, History: h, Artifacts: arts}
 }
 
-func r4Msg(id string, parts ...a2a.Part) *a2a.Message {
+func agentMsgParts(id string, parts ...a2a.Part) *a2a.Message {
 	return &a2a.Message{ID: id, TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: parts}
 }
 
-// defectReq is one JSON-RPC request a hand-written server received.
-type defectReq struct {
+// scriptedReq is one JSON-RPC request a hand-written server received.
+type scriptedReq struct {
 	ctx    context.Context // the request's
 	n      int             // 1 for the first request
 	id     json.RawMessage
@@ -426,29 +426,29 @@ type defectReq struct {
 	msg    *a2a.Message // params.message of a send
 }
 
-func (r defectReq) isSend() bool {
+func (r scriptedReq) isSend() bool {
 	return r.method == "message/stream" || r.method == "SendStreamingMessage"
 }
 
-func (r defectReq) isSubscribe() bool {
+func (r scriptedReq) isSubscribe() bool {
 	return r.method == "tasks/resubscribe" || r.method == "SubscribeToTask"
 }
 
-func (r defectReq) isGet() bool { return r.method == "tasks/get" || r.method == "GetTask" }
+func (r scriptedReq) isGet() bool { return r.method == "tasks/get" || r.method == "GetTask" }
 
-// defectServer is a hand-written server that sees each request's method and
+// scriptedServer is a hand-written server that sees each request's method and
 // message, and records every request.
-type defectServer struct {
+type scriptedServer struct {
 	mu     sync.Mutex
-	reqs   []defectReq
-	answer func(w http.ResponseWriter, r defectReq)
+	reqs   []scriptedReq
+	answer func(w http.ResponseWriter, r scriptedReq)
 }
 
-func newDefectServer(answer func(w http.ResponseWriter, r defectReq)) *defectServer {
-	return &defectServer{answer: answer}
+func newScriptedServer(answer func(w http.ResponseWriter, r scriptedReq)) *scriptedServer {
+	return &scriptedServer{answer: answer}
 }
 
-func (s *defectServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
+func (s *scriptedServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	body, _ := io.ReadAll(hr.Body)
 	var req struct {
 		ID     json.RawMessage `json:"id"`
@@ -459,7 +459,7 @@ func (s *defectServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(body, &req)
-	r := defectReq{ctx: hr.Context(), id: req.ID, method: req.Method, taskID: req.Params.ID}
+	r := scriptedReq{ctx: hr.Context(), id: req.ID, method: req.Method, taskID: req.Params.ID}
 	if len(req.Params.Message) > 0 {
 		if m, err := (a2a.Codec{}).DecodeMessage(req.Params.Message); err == nil {
 			r.msg = m
@@ -472,13 +472,13 @@ func (s *defectServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	s.answer(w, r)
 }
 
-func (s *defectServer) requests() []defectReq {
+func (s *scriptedServer) requests() []scriptedReq {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]defectReq(nil), s.reqs...)
+	return append([]scriptedReq(nil), s.reqs...)
 }
 
-func (s *defectServer) count(pred func(defectReq) bool) int {
+func (s *scriptedServer) count(pred func(scriptedReq) bool) int {
 	n := 0
 	for _, r := range s.requests() {
 		if pred(r) {
@@ -664,14 +664,14 @@ func busyTask(st a2a.TaskState) *a2a.Task {
 	return t
 }
 
-// r4Long is a task that works for an hour.
-func r4Long() []a2atest.Step {
+// longScript is a task that works for an hour.
+func longScript() []a2atest.Step {
 	return []a2atest.Step{a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
 		a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")}
 }
 
-// r4NextUntilWorking advances s to its first working status update.
-func r4NextUntilWorking(t *testing.T, s *stream.Stream) {
+// nextUntilWorking advances s to its first working status update.
+func nextUntilWorking(t *testing.T, s *stream.Stream) {
 	t.Helper()
 	for s.Next() {
 		if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.State == a2a.StateWorking {

@@ -375,7 +375,7 @@ func TestReplyWithACutAnswerIsNotSentAgain(t *testing.T) {
 						}
 					}
 					agent := newWireAgent(w, on)
-					hook := &r4Answer{text: "Lisbon"}
+					hook := &pollAnswer{text: "Lisbon"}
 					s := agent.client(t, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -401,7 +401,7 @@ func TestWorkingAfterTheReplyIsANewStatusInsideTheReplayWindow(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				prompt := agentMessage("m-prompt", "Which dates?")
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					switch {
 					case r.isSend() && (r.msg == nil || r.msg.TaskID == ""):
 						sseHeaders(w)
@@ -425,7 +425,7 @@ func TestWorkingAfterTheReplyIsANewStatusInsideTheReplayWindow(t *testing.T) {
 					}
 				})
 				hook := &recorder{answers: []string{"Oct"}}
-				s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				defer s.Close()
 				var states []a2a.TaskState
 				for s.Next() {
@@ -460,7 +460,7 @@ func TestAnswerLaterStaleTaskWithoutStatusMessagesIsNotANewQuestion(t *testing.T
 				user := &a2a.Message{ID: "m-hello", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("hello")}
 				stale := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt},
 					History: []a2a.Message{*user, *reply}}
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					if r.n != 1 {
 						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 						return
@@ -472,7 +472,7 @@ func TestAnswerLaterStaleTaskWithoutStatusMessagesIsNotANewQuestion(t *testing.T
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
 				})
 				hook := &recorder{answers: []string{"asked again"}}
-				s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 				got, err := drain(t, s)
 				require.Empty(t, hook.requests, "the human is never asked twice for the same prompt")
 				require.NoError(t, err)
@@ -507,7 +507,7 @@ func TestAnswerLaterFollowUpOpeningWithANewPromptAsksTheHook(t *testing.T) {
 					}
 					asking := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: prompt2},
 						History: hist}
-					srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 						switch {
 						case r.n == 1:
 							sseHeaders(w)
@@ -526,7 +526,7 @@ func TestAnswerLaterFollowUpOpeningWithANewPromptAsksTheHook(t *testing.T) {
 						}
 					})
 					hook := &recorder{answers: []string{"Lisbon"}}
-					s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+					s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 					_, err := drain(t, s)
 					require.NoError(t, err, "got %T: %v", err, err)
 					require.Len(t, hook.requests, 1, "the new question is asked")
@@ -550,7 +550,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 		t.Run(c.name+"/no hook", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
-				s := hostileClient(t, srv, c.v).Send(bounded(t), reply())
+				s := handlerClient(t, srv, c.v).Send(bounded(t), reply())
 				got, err := drain(t, s)
 				require.NoError(t, err, "the prompt shown first is the one this message answers")
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
@@ -563,7 +563,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
 				hook := &recorder{answers: []string{"asked again"}}
-				s := hostileClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
+				s := handlerClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
 				got, err := drain(t, s)
 				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
 				require.Len(t, srv.requests(), 1, "one follow-up message, no second reply")
@@ -616,7 +616,7 @@ func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
 				inputRequired := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired}}
 				var mu sync.Mutex
 				replies := 0
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					switch {
 					case r.isSend() && (r.msg == nil || r.msg.TaskID == ""):
 						sseHeaders(w)
@@ -646,7 +646,7 @@ func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
 					}
 				})
 				hook := &recorder{answers: []string{"first answer", "second answer"}}
-				s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				require.NoError(t, err)
 				require.Len(t, hook.requests, 2, "the hook is asked twice")
@@ -660,7 +660,7 @@ func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
 				require.Equal(t, "first answer", sent[0].Text())
 				require.Equal(t, "second answer", sent[1].Text())
 				require.NotEqual(t, sent[0].ID, sent[1].ID)
-				require.Equal(t, 0, srv.count(defectReq.isSubscribe))
+				require.Equal(t, 0, srv.count(scriptedReq.isSubscribe))
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
 			})
 		})
@@ -679,13 +679,13 @@ var followUpCaptures = []followUpCapture{
 // replayServer answers the first send with the captured follow-up stream
 // (its JSON-RPC id rewritten to the request's) and anything else with a
 // JSON-RPC error.
-func replayServer(t *testing.T, c followUpCapture) *defectServer {
+func replayServer(t *testing.T, c followUpCapture) *scriptedServer {
 	t.Helper()
 	captured, err := os.ReadFile(c.file)
 	require.NoError(t, err)
 	quoted := []byte(`"` + c.capturedID + `"`)
 	require.Equal(t, 4, bytes.Count(captured, quoted), "four events in the capture")
-	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+	return newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 		if r.n != 1 || !r.isSend() {
 			jsonRPCError(w, r.id, a2a.CodeInternalError, "only one follow-up was expected")
 			return

@@ -116,7 +116,7 @@ func TestResponseShapes(t *testing.T) {
 					w.WriteHeader(http.StatusRequestEntityTooLarge)
 					fmt.Fprint(w, "<html>"+strings.Repeat("x", 10000)+"</html>")
 				})
-				_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				var he *stream.HTTPError
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 413, he.StatusCode)
@@ -129,7 +129,7 @@ func TestResponseShapes(t *testing.T) {
 					w.Header().Set("Content-Type", "text/html")
 					fmt.Fprint(w, "<html>hello</html>")
 				})
-				_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				var pe *stream.ProtocolError
 				require.ErrorAs(t, err, &pe)
 				require.Contains(t, pe.Reason, "unexpected content type")
@@ -140,7 +140,7 @@ func TestResponseShapes(t *testing.T) {
 					w.Header().Set("Content-Type", "application/json")
 					fmt.Fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, raw)
 				})
-				got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				require.NoError(t, err)
 				require.Len(t, got.events, 1)
 			})

@@ -31,7 +31,7 @@ func TestHumanInputWhilePolling(t *testing.T) {
 				p := &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 					snaps: []*a2a.Task{snaps[0], snaps[1], &asking, &asking, snaps[3], snaps[4]}}
 				rec := recorder{answers: []string{"Lisbon"}}
-				s := hostileClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
+				s := handlerClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "ab", got.text("a1"))
@@ -55,7 +55,7 @@ func TestRESTHumanInputDiscoveredByPolling(t *testing.T) {
 					// a poll dropped after the prompt, one refused
 					a2atest.WithGetFaults(a2atest.Fault{}, a2atest.Fault{}, a2atest.Drop(), a2atest.HTTPStatus(503, "x")))
 				rec := &recorder{answers: []string{"Oct 10"}}
-				c := r3Resolve(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(30*time.Millisecond))
+				c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(30*time.Millisecond))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
@@ -85,7 +85,7 @@ func TestRESTWithoutSubscribeRouteAsksOnceAndRepliesOnce(t *testing.T) {
 					// the first stream cut before the prompt, the reply's stream cut too
 					a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.Fault{}, a2atest.CutAfterEvents(1)))
 				rec := &recorder{answers: []string{"Oct 10"}}
-				c := r3Resolve(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
+				c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
@@ -155,7 +155,7 @@ func TestReplySendDroppedWhilePollingIsResentOnce(t *testing.T) {
 						a2atest.WithoutStreaming(), a2atest.WithScript(asking()...),
 						a2atest.WithSendFaults(a2atest.Fault{}, f))
 					rec := &recorder{answers: []string{"Oct 10", "again?"}}
-					s := r3Resolve(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick)).Send(background(), hello())
+					s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick)).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					server := requireSameAsServer(t, agent, s, got)
@@ -193,7 +193,7 @@ func TestTwoPromptsByPollingAreAskedOnceEach(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(script...))
 				rec := &recorder{answers: []string{"A", "B", "C"}}
-				s := r3Resolve(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick)).Send(background(), hello())
+				s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				requireSameAsServer(t, agent, s, got)
@@ -210,7 +210,7 @@ func TestTwoPromptsByPollingAreAskedOnceEach(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(asking()...))
-				_, err := drain(t, r3Resolve(t, agent, stream.WithPollInterval(tick)).Send(background(), hello()))
+				_, err := drain(t, resolveAgent(t, agent, stream.WithPollInterval(tick)).Send(background(), hello()))
 				var he *hitl.Error
 				require.ErrorAs(t, err, &he)
 				require.ErrorIs(t, err, hitl.ErrNoHook)

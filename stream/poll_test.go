@@ -162,7 +162,7 @@ func TestAgentThatCannotStreamIsPolled(t *testing.T) {
 					p := &pollServer{v: v, refuse: r.refuse, snaps: progression(a2a.StateCompleted, "one ", "two")}
 					var notices []stream.Notice
 					var sl sleeps
-					s := hostileClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
+					s := handlerClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
 						Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -220,7 +220,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 				snaps: progression(a2a.StateCompleted, "a", "b"), getFault: map[int]int{1: 503}}
 			var sl sleeps
 			var kinds []stream.NoticeKind
-			s := hostileClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
+			s := handlerClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
 				Send(background(), hello())
 			got, err := drain(t, s)
 			require.NoError(t, err)
@@ -238,7 +238,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 			snaps := progression(a2a.StateCompleted, "a")
 			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 				snaps: []*a2a.Task{snaps[0], snaps[1], snaps[1], snaps[1], snaps[1], snaps[1], snaps[2], snaps[3]}, getFault: map[int]int{1: 503, 4: 503}}
-			s := hostileClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+			s := handlerClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
 				Send(background(), hello())
 			_, err := drain(t, s)
 			var re *reconnect.Error
@@ -252,7 +252,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 				snaps: progression(a2a.StateCompleted, "a", "b", "c"), getFault: map[int]int{1: 503, 3: 503, 5: 503}}
-			s := hostileClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+			s := handlerClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
 				Send(background(), hello())
 			got, err := drain(t, s)
 			require.NoError(t, err)
@@ -266,7 +266,7 @@ func TestStalledTaskEndsTyped(t *testing.T) {
 		snaps := progression(a2a.StateCompleted, "a")
 		p := &pollServer{v: a2a.V03, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps[:3]} // never completes
 		start := time.Now()
-		_, err := drain(t, hostileClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
+		_, err := drain(t, handlerClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
 		var stalled *stream.StalledError
 		require.ErrorAs(t, err, &stalled)
 		require.Equal(t, time.Minute, stalled.After)
@@ -379,7 +379,7 @@ func TestPollingEndsTyped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		snaps := progression(a2a.StateFailed, "partial")
 		p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}
-		_, err := drain(t, hostileClient(t, p, a2a.V10).Send(background(), hello()))
+		_, err := drain(t, handlerClient(t, p, a2a.V10).Send(background(), hello()))
 		var failed *terminal.FailedError
 		require.ErrorAs(t, err, &failed)
 		require.Equal(t, "partial", failed.Task.Artifact("a1").Text())
@@ -423,7 +423,7 @@ func pollingAgent(t *testing.T, v a2a.Version, b a2a.Binding, snaps []*a2a.Task,
 		}
 		return restClient(t, pollSeq(v, snaps[0], polls...), v, opts...)
 	}
-	return hostileClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
+	return handlerClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
 }
 
 // A polled task whose status message has no ID, and which the server also
@@ -519,7 +519,7 @@ func TestRESTCardWithoutStreamingPolls(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithRESTBase("/api/rest"), a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
 				var ns r3notices
-				c := r3Resolve(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option())
+				c := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option())
 				require.Equal(t, a2a.BindingHTTPJSON, c.Binding())
 				require.Equal(t, "http://agent.test/api/rest", strings.TrimSuffix(c.Endpoint(), "/"))
 				start := time.Now()
@@ -560,7 +560,7 @@ func TestCardWithoutStreamingGivesOnePollingNotice(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b),
 						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
 					var ns r3notices
-					s := r3Resolve(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option()).Send(background(), hello())
+					s := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					requireSameAsServer(t, agent, s, got)
@@ -612,7 +612,7 @@ func TestRESTPollsFailingAtRandomEndAsTheServersTask(t *testing.T) {
 						a2atest.HTTPStatusWithHeader(429, "slow down", http.Header{"Retry-After": {"2"}}))
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...), a2atest.WithGetFaults(faults...))
-					c := r3Resolve(t, agent, stream.WithPollInterval(50*time.Millisecond),
+					c := resolveAgent(t, agent, stream.WithPollInterval(50*time.Millisecond),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 10, Backoff: 100 * time.Millisecond}))
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
@@ -637,7 +637,7 @@ func TestRESTWithoutSubscribeRouteCutTwicePollsAfterOneNotice(t *testing.T) {
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)),
 					a2atest.WithGetFaults(a2atest.Drop()))
 				var ns r3notices
-				c := r3Resolve(t, agent, ns.option(), stream.WithPollInterval(tick),
+				c := resolveAgent(t, agent, ns.option(), stream.WithPollInterval(tick),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: tick}))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
@@ -666,7 +666,7 @@ func TestContextEndingDuringAPollWaitEndsTheStream(t *testing.T) {
 				defer cancel()
 				time.AfterFunc(2500*time.Millisecond, cancel)
 				start := time.Now()
-				_, err := drain(t, r3Resolve(t, agent).Send(ctx, hello()))
+				_, err := drain(t, resolveAgent(t, agent).Send(ctx, hello()))
 				require.ErrorIs(t, err, context.Canceled)
 				require.Equal(t, 2500*time.Millisecond, time.Since(start))
 				require.Equal(t, 2, gets(agent), "polls at 1 s and 2 s")
@@ -680,7 +680,7 @@ func TestContextEndingDuringAPollWaitEndsTheStream(t *testing.T) {
 				ctx, cancel := context.WithTimeout(background(), 3700*time.Millisecond)
 				defer cancel()
 				start := time.Now()
-				_, err := drain(t, r3Resolve(t, agent).Send(ctx, hello()))
+				_, err := drain(t, resolveAgent(t, agent).Send(ctx, hello()))
 				require.ErrorIs(t, err, context.DeadlineExceeded)
 				require.Equal(t, 3700*time.Millisecond, time.Since(start))
 			})
@@ -699,7 +699,7 @@ func TestDefaultStallLimitOverREST(t *testing.T) {
 					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Working(""), a2atest.Pause(10*time.Second),
 						a2atest.Chunk("a1", "late", false, true), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
 				start := time.Now()
-				s := r3Resolve(t, agent).Send(background(), hello())
+				s := resolveAgent(t, agent).Send(background(), hello())
 				got, err := drain(t, s)
 				var st *stream.StalledError
 				require.ErrorAs(t, err, &st)
@@ -866,7 +866,7 @@ func TestUnaryAnswerThatIsDoneNeedsNoPoll(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Reply("hi there")))
-				s := r3Resolve(t, agent).Send(background(), hello())
+				s := resolveAgent(t, agent).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Nil(t, s.Task())
@@ -878,7 +878,7 @@ func TestUnaryAnswerThatIsDoneNeedsNoPoll(t *testing.T) {
 		t.Run(string(v)+"/completed", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON), a2atest.WithoutStreaming())
-				s := r3Resolve(t, agent).Send(background(), hello())
+				s := resolveAgent(t, agent).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				requireSameAsServer(t, agent, s, got)

@@ -179,7 +179,7 @@ func TestHTMLBadGatewayOnSendIsAnHTTPError(t *testing.T) {
 					w.WriteHeader(http.StatusBadGateway)
 					pour(w, io.MultiReader(strings.NewReader(htmlPage), repeatByte('x')), &written)
 				})
-				_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
+				_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 502, he.StatusCode)
 				require.Len(t, he.Body, 4096)
@@ -245,7 +245,7 @@ func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 						calls++
 						answer(w, c.ct, c.body)
 					})
-					s := hostileClient(t, h, v).Send(background(), hello())
+					s := handlerClient(t, h, v).Send(background(), hello())
 					_, err := drain(t, s)
 					pe := requireProtocolError(t, err, "unexpected content type")
 					require.Nil(t, pe.Task)
@@ -261,7 +261,7 @@ func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 						}
 						answer(w, c.ct, c.body)
 					})
-					_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
+					_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
 					requireKept(t, requireProtocolError(t, err, "unexpected content type"))
 					require.Equal(t, 2, calls)
 
@@ -278,7 +278,7 @@ func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 							answer(w, c.ct, c.body)
 						}
 					})
-					_, err = drain(t, hostileClient(t, h, v).Send(background(), hello()))
+					_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
 					requireKept(t, requireProtocolError(t, err, "unexpected content type"))
 					require.Equal(t, 3, calls)
 				})
@@ -314,7 +314,7 @@ func TestInvalidUTF8IsReadAsReplacementCharacters(t *testing.T) {
 						rawEvent(w, id, raw)
 					}
 				})
-				s := hostileClient(t, h, v).Send(background(), hello())
+				s := handlerClient(t, h, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				// encoding/json turns each invalid byte into U+FFFD.
@@ -353,7 +353,7 @@ func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
 						sseEvent(w, id, v, firstChunk)
 						rawEvent(w, id, deep(v, depth))
 					})
-					got, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+					got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 					pe := requireProtocolError(t, err, "malformed JSON-RPC response")
 					requireKept(t, pe)
 					require.Contains(t, pe.Error(), "exceeded max depth")
@@ -372,7 +372,7 @@ func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
 					rawEvent(w, id, deep(v, 9000))
 					sseEvent(w, id, v, &a2a.StatusUpdate{TaskID: "t-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 				})
-				s := hostileClient(t, h, v).Send(background(), hello())
+				s := handlerClient(t, h, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "kept", got.text("a1"))
@@ -421,7 +421,7 @@ func TestMismatchedJSONRPCResponseIDIsAProtocolError(t *testing.T) {
 					}
 					for i, answer := range answers {
 						h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) { answer(w) })
-						_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+						_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 						pe := requireProtocolError(t, err, "does not match request ID")
 						require.Nil(t, pe.Task, "answer %d", i)
 						var rpcErr *a2a.RPCError
@@ -445,7 +445,7 @@ func TestMismatchedJSONRPCResponseIDIsAProtocolError(t *testing.T) {
 								unaryTask(w, wid, v, firstTask)
 							}
 						})
-						_, err := drain(t, hostileClient(t, h, v).Send(background(), hello()))
+						_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
 						requireKept(t, requireProtocolError(t, err, "does not match request ID"))
 						if getTask {
 							require.Equal(t, 3, calls)

@@ -369,7 +369,7 @@ func TestEmptyJSONAnswerToAResubscribeIsADrop(t *testing.T) {
 			agent.ServeHTTP(w, r)
 		})
 		var causes []error
-		s := hostileClient(t, h, a2a.V10, stream.WithNotify(func(no stream.Notice) {
+		s := handlerClient(t, h, a2a.V10, stream.WithNotify(func(no stream.Notice) {
 			if no.Kind == stream.Reconnecting {
 				causes = append(causes, no.Cause)
 			}
@@ -542,12 +542,12 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 // not in reconnect.ErrNoTask, on every wire.
 func TestSubscribeThatNeverConnectsNamesItsTask(t *testing.T) {
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b))
 					down := &resetTransport{next: a2atest.NewTransport(agent)}
-					c := r4Client(t, agent, v, b, stream.WithHTTPClient(&http.Client{Transport: down}))
+					c := clientOn(t, agent, v, b, stream.WithHTTPClient(&http.Client{Transport: down}))
 					start := time.Now()
 					s := c.Subscribe(background(), "t-1")
 					_, err := drain(t, s)
@@ -687,33 +687,35 @@ func TestLaggingSnapshotAfterACutDeliversNothingTwice(t *testing.T) {
 // A final event held while the gap-closing get-task fails: the stream still
 // ends as the final event says.
 func TestHeldFinalStatusEndsTheStreamWhenTheGapCannotBeClosed(t *testing.T) {
-	http503 := func(w http.ResponseWriter, r defectReq, k int) {
+	http503 := func(w http.ResponseWriter, r scriptedReq, k int) {
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 	}
 	cases := []struct {
 		name string
-		sub  func(w http.ResponseWriter, r defectReq, k int)
-		get  func(w http.ResponseWriter, r defectReq, k int)
+		sub  func(w http.ResponseWriter, r scriptedReq, k int)
+		get  func(w http.ResponseWriter, r scriptedReq, k int)
 	}{
 		{"get 503, resubscribe 503", http503, http503},
-		{"get cut, resubscribe cut", func(w http.ResponseWriter, r defectReq, k int) { cutHere() },
-			func(w http.ResponseWriter, r defectReq, k int) { cutHere() }},
-		{"get 500, resubscribe refused -32001 (a2a-go)", func(w http.ResponseWriter, r defectReq, k int) {
+		{"get cut, resubscribe cut", func(w http.ResponseWriter, r scriptedReq, k int) { cutHere() },
+			func(w http.ResponseWriter, r scriptedReq, k int) { cutHere() }},
+		{"get 500, resubscribe refused -32001 (a2a-go)", func(w http.ResponseWriter, r scriptedReq, k int) {
 			sseHeaders(w)
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32001,\"message\":\"task not found\"}}\n\n", r.id)
-		}, func(w http.ResponseWriter, r defectReq, k int) { http.Error(w, "boom", http.StatusInternalServerError) }},
-		{"get 429, resubscribe 429", func(w http.ResponseWriter, r defectReq, k int) {
+		}, func(w http.ResponseWriter, r scriptedReq, k int) {
+			http.Error(w, "boom", http.StatusInternalServerError)
+		}},
+		{"get 429, resubscribe 429", func(w http.ResponseWriter, r scriptedReq, k int) {
 			http.Error(w, "slow down", http.StatusTooManyRequests)
-		}, func(w http.ResponseWriter, r defectReq, k int) {
+		}, func(w http.ResponseWriter, r scriptedReq, k int) {
 			http.Error(w, "slow down", http.StatusTooManyRequests)
 		}},
-		{"get 503, then resubscribe answers 403", func(w http.ResponseWriter, r defectReq, k int) {
+		{"get 503, then resubscribe answers 403", func(w http.ResponseWriter, r scriptedReq, k int) {
 			http.Error(w, "forbidden", http.StatusForbidden)
 		}, http503},
-		{"get 503, then resubscribe answers -32603", func(w http.ResponseWriter, r defectReq, k int) {
+		{"get 503, then resubscribe answers -32603", func(w http.ResponseWriter, r scriptedReq, k int) {
 			jsonRPCError(w, r.id, a2a.CodeInternalError, "internal error")
 		}, http503},
-		{"get 503, then resubscribe sends an RPC error mid-stream", func(w http.ResponseWriter, r defectReq, k int) {
+		{"get 503, then resubscribe sends an RPC error mid-stream", func(w http.ResponseWriter, r scriptedReq, k int) {
 			sseHeaders(w)
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"internal\"}}\n\n", r.id)
 		}, http503},
@@ -726,7 +728,7 @@ func TestHeldFinalStatusEndsTheStreamWhenTheGapCannotBeClosed(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						final := statusEvent(v, st, agentMessage("m-final", "the end"))
 						srv := heldFinalServer(v, final, c.sub, c.get)
-						s := hostileClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).
+						s := handlerClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).
 							Send(bounded(t), hello())
 						got, err := drain(t, s)
 						require.NotEmpty(t, got.states)
@@ -747,11 +749,11 @@ func TestHeldFinalStatusEndsTheStreamWhenTheGapCannotBeClosed(t *testing.T) {
 
 // heldFinalServer: the send is cut after working; every resubscribe answers
 // with sub(k) (k counts from 1); every get-task with get(k).
-func heldFinalServer(v a2a.Version, final *a2a.StatusUpdate, sub func(w http.ResponseWriter, r defectReq, k int),
-	get func(w http.ResponseWriter, r defectReq, k int)) *defectServer {
+func heldFinalServer(v a2a.Version, final *a2a.StatusUpdate, sub func(w http.ResponseWriter, r scriptedReq, k int),
+	get func(w http.ResponseWriter, r scriptedReq, k int)) *scriptedServer {
 	var mu sync.Mutex
 	subs, gets := 0, 0
-	return newDefectServer(func(w http.ResponseWriter, r defectReq) {
+	return newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 		switch {
 		case r.n == 1:
 			sseHeaders(w)
@@ -815,7 +817,7 @@ func TestFinalEventKeptWhenTheGapGetTaskFails(t *testing.T) {
 			for _, g := range getErrors {
 				t.Run(string(v)+"/"+f.name+"/"+g.name, func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+						srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 							switch {
 							case r.n == 1:
 								sseHeaders(w)
@@ -831,9 +833,9 @@ func TestFinalEventKeptWhenTheGapGetTaskFails(t *testing.T) {
 								jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 							}
 						})
-						s := hostileClient(t, srv, v).Send(bounded(t), hello())
+						s := handlerClient(t, srv, v).Send(bounded(t), hello())
 						got, err := drain(t, s)
-						require.Equal(t, 1, srv.count(defectReq.isSubscribe))
+						require.Equal(t, 1, srv.count(scriptedReq.isSubscribe))
 						require.NotEmpty(t, got.states)
 						require.Equal(t, f.state, got.states[len(got.states)-1], "the final status is delivered as an event")
 						require.Contains(t, got.messages, "m-final")
@@ -892,7 +894,7 @@ func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
 					var rec reconnects
 					start := time.Now()
-					s := hostileClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
+					s := handlerClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -921,7 +923,7 @@ func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
 					calls++
 					sseHeaders(w)
 				})
-				s := hostileClient(t, h, v).Send(background(), hello())
+				s := handlerClient(t, h, v).Send(background(), hello())
 				_, err := drain(t, s)
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)

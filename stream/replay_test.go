@@ -144,7 +144,7 @@ func TestRevertToAnEarlierVersionAfterTheReplyIsAReplacement(t *testing.T) {
 						return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st,
 							Message: promptIf(st)}, Artifacts: []a2a.Artifact{{ID: "a1", Parts: textParts(art...)}}}
 					}
-					srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 						switch {
 						case r.isSend() && (r.msg == nil || r.msg.TaskID == ""):
 							sseHeaders(w)
@@ -167,7 +167,7 @@ func TestRevertToAnEarlierVersionAfterTheReplyIsAReplacement(t *testing.T) {
 						}
 					})
 					hook := &recorder{answers: []string{"go back"}}
-					s := hostileClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+					s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					require.Len(t, hook.requests, 1)
@@ -191,7 +191,7 @@ func TestSnapshotAfterTheServersClockWentBackKeepsTheEnding(t *testing.T) {
 				done := &a2a.Task{ID: "t-1", ContextID: "c-1",
 					Status:    a2a.TaskStatus{State: a2a.StateCompleted, Message: agentMessage("m-done", "done"), Timestamp: t0.Add(-time.Minute)},
 					Artifacts: []a2a.Artifact{firstChunk.Artifact}}
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					switch {
 					case r.n == 1:
 						sseHeaders(w)
@@ -209,7 +209,7 @@ func TestSnapshotAfterTheServersClockWentBackKeepsTheEnding(t *testing.T) {
 						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 					}
 				})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				require.NoError(t, err, "got %T: %v", err, err)
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
@@ -235,7 +235,7 @@ func TestNewStatusesWithoutTimestampsAfterATimestampedOneAreDelivered(t *testing
 		for _, c := range cases {
 			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+					srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 						switch {
 						case r.n == 1:
 							sseHeaders(w)
@@ -256,7 +256,7 @@ func TestNewStatusesWithoutTimestampsAfterATimestampedOneAreDelivered(t *testing
 							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 						}
 					})
-					s := hostileClient(t, srv, v).Send(bounded(t), hello())
+					s := handlerClient(t, srv, v).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					require.Equal(t, []string{"m-1", "m-2", "m-3"}, got.messages)
@@ -480,7 +480,7 @@ func TestStatusMessagesWithoutIDAreDeliveredOnceAcrossAReplay(t *testing.T) {
 				task := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}
 				step1 := withoutMessageID(t, v, statusEvent(v, a2a.StateWorking, agentMessage("", "step 1")))
 				step2 := withoutMessageID(t, v, statusEvent(v, a2a.StateWorking, agentMessage("", "step 2")))
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					if r.n != 1 {
 						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 						return
@@ -493,7 +493,7 @@ func TestStatusMessagesWithoutIDAreDeliveredOnceAcrossAReplay(t *testing.T) {
 				})
 				// Not drain: it takes message IDs for identities, and these
 				// messages have none.
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				defer s.Close()
 				var texts []string
 				for s.Next() {

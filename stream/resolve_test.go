@@ -300,7 +300,7 @@ func TestResolveOfAHybridAgentWorksForEveryChoice(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03, a2a.V10),
 						a2atest.WithBindings(a2a.BindingHTTPJSON, a2a.BindingJSONRPC), a2atest.WithRESTBase("/rest"),
 						a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-					c := r3Resolve(t, agent, stream.WithBinding(b), stream.WithVersion(v))
+					c := resolveAgent(t, agent, stream.WithBinding(b), stream.WithVersion(v))
 					require.Equal(t, b, c.Binding())
 					require.Equal(t, v, c.Version())
 					s := c.Send(background(), hello())

@@ -196,7 +196,7 @@ func TestRESTTenantOnEveryRequest(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithBindings(a2a.BindingHTTPJSON), a2atest.WithTenant("acme"),
 			a2atest.WithoutStreaming(), a2atest.WithScript(asking()...))
 		rec := &recorder{answers: []string{"yes"}}
-		c := r3Resolve(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
+		c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
 		got, err := drain(t, c.Send(background(), hello()))
 		require.NoError(t, err)
 		require.Equal(t, "draft final", got.text("a1"))

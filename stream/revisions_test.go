@@ -30,21 +30,21 @@ func TestCumulativeMessageUnderCutsEndsOnTheServersVersions(t *testing.T) {
 	faults = append(faults, a2atest.CloseAfterEvents(2), a2atest.CutAfterBytes(700), a2atest.CutAfterBytes(1500))
 	styles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			for _, st := range styles {
 				for _, f := range faults {
 					t.Run(fmt.Sprintf("%s/%s/%s/%s", v, b, st, f), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
 							agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
-								a2atest.WithStyle(st), a2atest.WithScript(r4Cumulative()...), a2atest.WithFaults(f, f))
-							hook := &r4Answer{text: "Tuesday"}
-							s := r4Client(t, agent, v, b, stream.WithHumanInput(hook)).Send(background(), hello())
+								a2atest.WithStyle(st), a2atest.WithScript(cumulativeScript()...), a2atest.WithFaults(f, f))
+							hook := &pollAnswer{text: "Tuesday"}
+							s := clientOn(t, agent, v, b, stream.WithHumanInput(hook)).Send(background(), hello())
 							got, err := drain(t, s)
 							require.NoError(t, err)
 							require.Equal(t, 1, hook.asked, "the human is asked once")
 							server := requireSameAsServer(t, agent, s, got)
-							r4RequireMessagesAsServer(t, server, s, got)
-							require.Equal(t, 1, r4FirstSends(agent), "the message is sent once")
+							requireMessagesAsServer(t, server, s, got)
+							require.Equal(t, 1, firstSends(agent), "the message is sent once")
 						})
 					})
 				}
@@ -58,18 +58,18 @@ func TestCumulativeMessageUnderCutsEndsOnTheServersVersions(t *testing.T) {
 // rest of the message.
 func TestCumulativeRevisionsExtendTheVersionBefore(t *testing.T) {
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
 						a2atest.WithScript(a2atest.Working("one "), a2atest.Pause(tick), a2atest.Chunk("a1", "two ", false, false),
 							a2atest.Pause(tick), a2atest.Say("three"), a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")))
-					s := r4Client(t, agent, v, b).Send(background(), hello())
+					s := clientOn(t, agent, v, b).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					server := requireSameAsServer(t, agent, s, got)
-					r4RequireMessagesAsServer(t, server, s, got)
-					rs := r4Revisions(got)
+					requireMessagesAsServer(t, server, s, got)
+					rs := revisionsOf(got)
 					require.NotEmpty(t, rs)
 					var added string
 					for _, r := range rs {
@@ -91,19 +91,19 @@ func TestCumulativeRevisionsExtendTheVersionBefore(t *testing.T) {
 func TestCumulativeMessageTwoCutsInARow(t *testing.T) {
 	styles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			for _, st := range styles {
 				for _, k := range []int{1, 2, 3} {
 					t.Run(fmt.Sprintf("%s/%s/%s/%d", v, b, st, k), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
 							agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
-								a2atest.WithStyle(st), a2atest.WithScript(r4Cumulative()...),
+								a2atest.WithStyle(st), a2atest.WithScript(cumulativeScript()...),
 								a2atest.WithFaults(a2atest.CutAfterEvents(k+1), a2atest.CutAfterEvents(k), a2atest.CutAfterBytes(200)))
-							s := r4Client(t, agent, v, b, stream.WithHumanInput(&r4Answer{text: "Tuesday"})).Send(background(), hello())
+							s := clientOn(t, agent, v, b, stream.WithHumanInput(&pollAnswer{text: "Tuesday"})).Send(background(), hello())
 							got, err := drain(t, s)
 							require.NoError(t, err)
 							server := requireSameAsServer(t, agent, s, got)
-							r4RequireMessagesAsServer(t, server, s, got)
+							requireMessagesAsServer(t, server, s, got)
 						})
 					})
 				}
@@ -116,19 +116,19 @@ func TestCumulativeMessageTwoCutsInARow(t *testing.T) {
 // message, and the terminal error's task holds it in its last version.
 func TestCumulativeMessageInAFailedEnding(t *testing.T) {
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
 						a2atest.WithScript(a2atest.Working("Trying "), a2atest.Pause(tick), a2atest.Chunk("a1", "hard", false, false),
 							a2atest.Pause(tick), a2atest.Finish(a2a.StateFailed, ", but failed.")),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2)))
-					s := r4Client(t, agent, v, b).Send(background(), hello())
+					s := clientOn(t, agent, v, b).Send(background(), hello())
 					got, err := drain(t, s)
 					var failed *terminal.FailedError
 					require.ErrorAs(t, err, &failed)
 					server := requireSameAsServer(t, agent, s, got)
-					r4RequireMessagesAsServer(t, server, s, got)
+					requireMessagesAsServer(t, server, s, got)
 					require.Equal(t, server.Status.Message.Text(), failed.Task.Status.Message.Text())
 					state, ok := terminal.StateOf(err)
 					require.True(t, ok)
@@ -145,14 +145,14 @@ func TestCumulativeMessageInAFailedEnding(t *testing.T) {
 // revise it, and the application ends with the server's version.
 func TestSubscribeToACumulativeTaskRevisesTheMessageSoFar(t *testing.T) {
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
 						a2atest.WithScript(a2atest.Working("a "), a2atest.Pause(tick), a2atest.Chunk("a1", "b ", false, false),
 							a2atest.Pause(tick), a2atest.Chunk("a1", "c ", true, false), a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "d")),
 						a2atest.WithFaults(a2atest.Fault{}, a2atest.CutAfterEvents(2)))
-					c := r4Client(t, agent, v, b)
+					c := clientOn(t, agent, v, b)
 					first := c.Send(background(), hello())
 					for range 3 { // the task, "a ", then "a b " (a revision) in fake time
 						require.True(t, first.Next())
@@ -163,7 +163,7 @@ func TestSubscribeToACumulativeTaskRevisesTheMessageSoFar(t *testing.T) {
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					server := requireSameAsServer(t, agent, s, got)
-					r4RequireMessagesAsServer(t, server, s, got)
+					requireMessagesAsServer(t, server, s, got)
 				})
 			})
 		}
@@ -179,29 +179,29 @@ func TestLiveRevisionsRewriteAndAddParts(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					if !r.isSend() {
 						jsonRPCError(w, r.id, a2a.CodeTaskNotFound, "no")
 						return
 					}
 					sseHeaders(w)
-					sseEvent(w, r.id, v, r4Task(a2a.StateSubmitted, []*a2a.Message{r.msg}))
+					sseEvent(w, r.id, v, taskWith(a2a.StateSubmitted, []*a2a.Message{r.msg}))
 					for _, ev := range []a2a.Event{
-						statusEvent(v, a2a.StateWorking, r4Msg("m-1", a2a.TextPart("Hello wor"))),
-						statusEvent(v, a2a.StateWorking, r4Msg("m-1", a2a.TextPart("Hello world"))),
-						statusEvent(v, a2a.StateWorking, r4Msg("m-1", a2a.TextPart("Hi"))),
-						statusEvent(v, a2a.StateWorking, r4Msg("m-1", a2a.TextPart("Hi"), data)),
-						r4Msg("m-2", a2a.TextPart("A")),
-						r4Msg("m-2", a2a.TextPart("AB")),
-						statusEvent(v, a2a.StateCompleted, r4Msg("m-1", a2a.TextPart("Hi"), data, a2a.TextPart("!"))),
+						statusEvent(v, a2a.StateWorking, agentMsgParts("m-1", a2a.TextPart("Hello wor"))),
+						statusEvent(v, a2a.StateWorking, agentMsgParts("m-1", a2a.TextPart("Hello world"))),
+						statusEvent(v, a2a.StateWorking, agentMsgParts("m-1", a2a.TextPart("Hi"))),
+						statusEvent(v, a2a.StateWorking, agentMsgParts("m-1", a2a.TextPart("Hi"), data)),
+						agentMsgParts("m-2", a2a.TextPart("A")),
+						agentMsgParts("m-2", a2a.TextPart("AB")),
+						statusEvent(v, a2a.StateCompleted, agentMsgParts("m-1", a2a.TextPart("Hi"), data, a2a.TextPart("!"))),
 					} {
 						sseEvent(w, r.id, v, ev)
 					}
 				})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
-				got, err := r4Collect(t, s)
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				got, err := collectAll(t, s)
 				require.NoError(t, err)
-				rs := r4Revisions(got)
+				rs := revisionsOf(got)
 				require.Len(t, rs, 5, "one revision per new version")
 				type rev struct {
 					id      string
@@ -249,7 +249,7 @@ func TestNoRevisionOfTheUsersOwnMessage(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := newDefectServer(func(w http.ResponseWriter, r defectReq) {
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					if !r.isSend() {
 						jsonRPCError(w, r.id, a2a.CodeTaskNotFound, "no")
 						return
@@ -258,14 +258,14 @@ func TestNoRevisionOfTheUsersOwnMessage(t *testing.T) {
 					echo.Parts = []a2a.Part{a2a.TextPart("HELLO (normalized)")}
 					echo.TaskID, echo.ContextID = "t-1", "c-1"
 					sseHeaders(w)
-					sseEvent(w, r.id, v, r4Task(a2a.StateSubmitted, []*a2a.Message{echo}))
+					sseEvent(w, r.id, v, taskWith(a2a.StateSubmitted, []*a2a.Message{echo}))
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
-					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, r4Msg("m-1", a2a.TextPart("ok"))))
+					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, agentMsgParts("m-1", a2a.TextPart("ok"))))
 				})
-				s := hostileClient(t, srv, v).Send(bounded(t), hello())
+				s := handlerClient(t, srv, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				require.Empty(t, r4Revisions(got))
+				require.Empty(t, revisionsOf(got))
 				require.Equal(t, "ok", got.shown["m-1"])
 			})
 		})
@@ -280,7 +280,7 @@ func TestHookIsAskedWithTheCumulativePromptsLastVersion(t *testing.T) {
 			t.Run(string(v)+"/"+f.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithCumulativeMessage(),
-						a2atest.WithScript(r4Cumulative()...), a2atest.WithFaults(f))
+						a2atest.WithScript(cumulativeScript()...), a2atest.WithFaults(f))
 					var prompts []string
 					hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
 						prompts = append(prompts, req.Text())
@@ -306,8 +306,8 @@ func TestHookIsAskedWithTheCumulativePromptsLastVersion(t *testing.T) {
 	}
 }
 
-// r4Revisions returns the revisions the stream yielded.
-func r4Revisions(got *collected) []*a2a.MessageRevision {
+// revisionsOf returns the revisions the stream yielded.
+func revisionsOf(got *collected) []*a2a.MessageRevision {
 	var rs []*a2a.MessageRevision
 	for _, ev := range got.events {
 		if r, ok := ev.(*a2a.MessageRevision); ok {
@@ -317,10 +317,10 @@ func r4Revisions(got *collected) []*a2a.MessageRevision {
 	return rs
 }
 
-// r4Cumulative is a two-turn script for an agent WithCumulativeMessage:
+// cumulativeScript is a two-turn script for an agent WithCumulativeMessage:
 // the first turn's message grows over several steps and asks a question;
 // the second grows again and completes.
-func r4Cumulative() []a2atest.Step {
+func cumulativeScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("Let me look. "),
 		a2atest.Pause(tick), a2atest.Chunk("a1", "Lisbon ", false, false),
@@ -333,9 +333,9 @@ func r4Cumulative() []a2atest.Step {
 	}
 }
 
-// r4Collect drains s like drain, but checks revisions part by part (drain
+// collectAll drains s like drain, but checks revisions part by part (drain
 // compares texts, which a revision that adds a data part leaves equal).
-func r4Collect(t *testing.T, s *stream.Stream) (*collected, error) {
+func collectAll(t *testing.T, s *stream.Stream) (*collected, error) {
 	t.Helper()
 	defer s.Close()
 	c := &collected{shown: map[string]string{}}

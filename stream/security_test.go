@@ -1017,7 +1017,7 @@ func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
 			hops++
 			http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
 		})
-		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
+		_, err := drain(t, handlerClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
 		require.Error(t, err)
 		var httpErr *stream.HTTPError
 		require.False(t, errors.As(err, &httpErr), "a redirect is not the agent's answer: %v", err)
@@ -1034,7 +1034,7 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 			sseHeaders(w)
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%q,\"result\":{\"kind\":\"message\"}}\n\n", huge)
 		})
-		_, err := drain(t, hostileClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
+		_, err := drain(t, handlerClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
@@ -1067,7 +1067,7 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 		{"https://agent.test/", named, true},
 	}
 	for _, v := range versions {
-		for _, b := range r4Bindings {
+		for _, b := range bothBindings {
 			for _, e := range endpoints {
 				t.Run(string(v)+"/"+string(b)+"/"+e.endpoint, func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {

@@ -305,10 +305,10 @@ func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // every wire.
 func TestCancelBetweenDeltasKeepsTaskTheFoldOfTheYielded(t *testing.T) {
 	part := func(s string) a2a.Part { return a2a.TextPart(s) }
-	first := r4Task(a2a.StateWorking, nil,
+	first := taskWith(a2a.StateWorking, nil,
 		a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two ")}},
 		a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}})
-	canceled := r4Task(a2a.StateCanceled, nil,
+	canceled := taskWith(a2a.StateCanceled, nil,
 		a2a.Artifact{ID: "a1", Parts: []a2a.Part{part("one "), part("two "), part("three")}},
 		a2a.Artifact{ID: "a2", Parts: []a2a.Part{part("x")}},
 		a2a.Artifact{ID: "a3", Parts: []a2a.Part{part("y")}})

@@ -65,7 +65,7 @@ func TestResubscribeStylesMixedPerReconnect(t *testing.T) {
 				name := fmt.Sprintf("seed %d legs %+v", seed, legs)
 				ok := t.Run(fmt.Sprint(seed), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						s := hostileClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 8, Backoff: time.Second})).
+						s := handlerClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 8, Backoff: time.Second})).
 							Send(bounded(t), hello())
 						got, err := drain(t, s)
 						require.NoError(t, err, name)

@@ -131,7 +131,7 @@ func TestSubscribeWithoutASubscribeRoutePolls(t *testing.T) {
 					}
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 						opt, a2atest.WithScript(paced()...))
-					c := r3Resolve(t, agent, stream.WithPollInterval(tick))
+					c := resolveAgent(t, agent, stream.WithPollInterval(tick))
 					// Start the task with a unary send of another client, then follow it.
 					req, _ := http.NewRequest(http.MethodPost, "http://agent.test"+map[a2a.Version]string{a2a.V03: "/v1", a2a.V10: ""}[v]+"/message:send",
 						strings.NewReader(sendBody(t, v)))

@@ -74,7 +74,7 @@ func TestNoTaskNoTaskError(t *testing.T) {
 // terminal.StateOf names the terminal state of terminal endings only.
 func TestTaskOfAndStateOfOnEveryEnding(t *testing.T) {
 	for _, v := range versions {
-		for _, e := range r4Endings() {
+		for _, e := range taskOfCases() {
 			if e.wild && v != a2a.V03 {
 				continue // the wild agent speaks 0.3 only
 			}
@@ -114,10 +114,10 @@ func TestTaskOfAndStateOfOnEveryEnding(t *testing.T) {
 	}
 }
 
-func r4Endings() []r4Ending {
+func taskOfCases() []taskOfCase {
 	long := func(opts ...a2atest.Option) func(a2a.Version) *a2atest.Agent {
 		return func(v a2a.Version) *a2atest.Agent {
-			return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(v), a2atest.WithScript(r4Long()...)}, opts...)...)
+			return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(v), a2atest.WithScript(longScript()...)}, opts...)...)
 		}
 	}
 	finish := func(st a2a.TaskState) func(a2a.Version) *a2atest.Agent {
@@ -129,7 +129,7 @@ func r4Endings() []r4Ending {
 	isA := func(target any) func(t *testing.T, err error) {
 		return func(t *testing.T, err error) { require.ErrorAs(t, err, target) }
 	}
-	return []r4Ending{
+	return []taskOfCase{
 		{name: "completed", agent: finish(a2a.StateCompleted), noTask: true,
 			check: func(t *testing.T, err error) { require.NoError(t, err) }},
 		{name: "failed", agent: finish(a2a.StateFailed), state: a2a.StateFailed, check: isA(new(*terminal.FailedError))},
@@ -164,7 +164,7 @@ func r4Endings() []r4Ending {
 		}, opts: []stream.Option{stream.WithMaxEventSize(1500)}, check: isA(new(*stream.ProtocolError))},
 		{name: "context canceled", agent: long(), ctx: func(t *testing.T) (context.Context, func(*stream.Stream)) {
 			ctx, stop := context.WithCancel(background())
-			return ctx, func(s *stream.Stream) { r4NextUntilWorking(t, s); stop() }
+			return ctx, func(s *stream.Stream) { nextUntilWorking(t, s); stop() }
 		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, context.Canceled) }},
 		{name: "context canceled before a task", agent: long(), noTask: true, ctx: func(t *testing.T) (context.Context, func(*stream.Stream)) {
 			ctx, stop := context.WithCancel(background())
@@ -174,8 +174,8 @@ func r4Endings() []r4Ending {
 	}
 }
 
-// r4Ending is one way a stream ends.
-type r4Ending struct {
+// taskOfCase is one way a stream ends.
+type taskOfCase struct {
 	name   string
 	agent  func(v a2a.Version) *a2atest.Agent
 	wild   bool // 0.3 only

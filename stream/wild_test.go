@@ -33,7 +33,7 @@ func TestRecordSeparatorsAndUntypedTaskResults(t *testing.T) {
 				fmt.Fprintf(w, "data: \x1e{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, r)
 			}
 		})
-		got, err := drain(t, hostileClient(t, h, a2a.V03).Send(background(), hello()))
+		got, err := drain(t, handlerClient(t, h, a2a.V03).Send(background(), hello()))
 		require.NoError(t, err)
 		require.Equal(t, []a2a.TaskState{a2a.StateWorking, a2a.StateCompleted}, got.states)
 		// "Hel" then "Hello" is a replacement of the single part: the
@@ -58,7 +58,7 @@ func TestCumulativeStatusMessage(t *testing.T) {
 				fmt.Fprintf(w, "data: \x1e{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, r)
 			}
 		})
-		s := hostileClient(t, h, a2a.V03).Send(background(), hello())
+		s := handlerClient(t, h, a2a.V03).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
 		var added []string
@@ -95,7 +95,7 @@ func TestInStreamErrorAfterATaskIsKnown(t *testing.T) {
 					}
 					unaryTask(w, id, a2a.V10, fetched)
 				})
-				s := hostileClient(t, h, a2a.V10).Send(background(), hello())
+				s := handlerClient(t, h, a2a.V10).Send(background(), hello())
 				_, err := drain(t, s)
 				if state == a2a.StateFailed {
 					var failed *terminal.FailedError
@@ -253,7 +253,7 @@ func TestWildAgentThroughResolveUnderCuts(t *testing.T) {
 						a2atest.WithFaults(f, f))
 					c, err := stream.Resolve(background(), "http://agent.test/.well-known/bot-9/agent-card.json",
 						stream.WithHTTPClient(agent.Client()), stream.WithPollInterval(300*time.Millisecond),
-						stream.WithHumanInput(&r4Answer{text: "Lisbon"}))
+						stream.WithHumanInput(&pollAnswer{text: "Lisbon"}))
 					require.NoError(t, err)
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
@@ -268,10 +268,10 @@ func TestWildAgentThroughResolveUnderCuts(t *testing.T) {
 					default:
 						t.Fatalf("server ended in %s", server.Status.State)
 					}
-					r4RequireMessagesAsServer(t, server, s, got)
+					requireMessagesAsServer(t, server, s, got)
 					require.Empty(t, s.Task().Artifacts)
 					require.Equal(t, server.Artifacts, s.Task().Artifacts)
-					require.Equal(t, 1, r4FirstSends(agent), "the user's message is sent once")
+					require.Equal(t, 1, firstSends(agent), "the user's message is sent once")
 				})
 			})
 		}
