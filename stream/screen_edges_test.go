@@ -365,8 +365,10 @@ func idlessTimeline(same bool) []a2a.Event {
 	if !same {
 		second = "fine"
 	}
+	user := hello()
+	user.ID, user.TaskID, user.ContextID = "u-1", "t-1", "c-1"
 	return []a2a.Event{
-		&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted, Timestamp: at}},
+		&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted, Timestamp: at}, History: []a2a.Message{*user}},
 		status(a2a.StateWorking, 1),
 		msg("ok"),
 		status(a2a.StateWorking, 2),
