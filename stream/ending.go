@@ -2,11 +2,18 @@ package stream
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/terminal"
 )
+
+// MaxEndingLine bounds, in bytes, the line Ending.String returns, its
+// ellipsis included: a line for a person, however much text the agent or
+// the server gave as its reason.
+const MaxEndingLine = 512
 
 // Ending is how a stream ended, read in one call: the state its task ended
 // in, the final task, the message answer, the structured failure and the
@@ -48,10 +55,16 @@ type Ending struct {
 
 // EndingOf returns the ending err reports: its State, its Task (the one
 // [TaskOf] finds), its Failure and err itself. Use it on an error whose
-// stream is gone, such as Wait's or a FanOut call's; a nil err says nothing
-// about the task, and gives the zero Ending with no State. With the stream
-// at hand, [Stream.Ending] also knows a completed task and a message answer.
+// stream is gone, such as Wait's or one FanOut call's ([Result].Err); a nil
+// err says nothing about the task, and gives the zero Ending with no State.
+// A [*QuorumError] (FanOut's own error) is no single task's ending: it
+// gives an Ending with Err alone, and its calls' endings are read one by
+// one from its Errs. With the stream at hand, [Stream.Ending] also knows a
+// completed task and a message answer.
 func EndingOf(err error) Ending {
+	if qe := (*QuorumError)(nil); errors.As(err, &qe) {
+		return Ending{Err: err}
+	}
 	e := Ending{Err: err, Task: TaskOf(err)}
 	if st, ok := terminal.StateOf(err); ok {
 		e.State = st
@@ -70,8 +83,23 @@ func EndingOf(err error) Ending {
 // terminal errors read), "input-required: " and why no answer came, or
 // "ended: " and the error's text when the task did not end. A stream
 // closed by its caller before its task ended reads "closed", and the zero
-// Ending "not ended".
+// Ending "not ended". Line breaks in the reason read as spaces, and the
+// line is cut at [MaxEndingLine] bytes.
 func (e Ending) String() string {
+	return oneLine(e.line(), MaxEndingLine)
+}
+
+// oneLine is s with each line break (CR, LF or CRLF) read as one space, cut
+// at n bytes, ellipsis included, on a character boundary.
+func oneLine(s string, n int) string {
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
+	}
+	return clip.Text(s, n-len(clip.Ellipsis))
+}
+
+// line is String's line before it is made one bounded line.
+func (e Ending) line() string {
 	switch {
 	case e.Err == nil && e.Answer != nil:
 		return "answered"
