@@ -269,7 +269,6 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 // Client.Cancel, Stream.Cancel and a polling stream end in an error, and
 // nothing panics (the house style: no panic on bad input).
 func TestBindingThatReturnsNoTask(t *testing.T) {
-	t.Skip("fails: each of the four panics with a nil pointer dereference in stream.checkedTask (client.go:210), on the caller's goroutine (issue 19 report)")
 	requireNothingIsAnError(t, map[string]func(t *testing.T) error{
 		"GetTask": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{getTask: func(context.Context, string) (*a2a.Task, error) { return nil, nil }},

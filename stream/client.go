@@ -207,6 +207,9 @@ func checkedTask(ctx context.Context, call taskCall, v a2a.Version, taskID strin
 	if err != nil {
 		return nil, err
 	}
+	if t == nil { // a Binding of another module answered with neither
+		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
+	}
 	if t.ID != taskID {
 		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
 	}

@@ -183,7 +183,6 @@ func TestCardOfAnUnresolvableAgentSaysCouldNotConnect(t *testing.T) {
 // fetched because nothing could be connected to, as a stream's send
 // through the same proxy says (TestStreamOfAnUnreachableAgentSaysCouldNotConnect).
 func TestCardThroughARefusingProxySaysCouldNotConnect(t *testing.T) {
-	t.Skip("fails: Resolve returns the bare *url.Error (proxyconnect tcp: dial tcp: connection refused), which does not match ErrCouldNotConnect (issue 19 report)")
 	synctest.Test(t, func(t *testing.T) { requireCardCouldNotConnect(t, refusingProxy(t)) })
 }
 

@@ -187,13 +187,14 @@ func wrapTransport(hc *http.Client, wrap func(next http.RoundTripper) http.Round
 }
 
 // dialFailed reports an error of a transport that says it could not
-// connect: a failed dial or name resolution.
+// connect: a failed dial or name resolution, to the agent or to the proxy
+// that would have reached it (net/http's "proxyconnect").
 func dialFailed(err error) bool {
 	var (
 		opErr  *net.OpError
 		dnsErr *net.DNSError
 	)
-	return errors.As(err, &opErr) && opErr.Op == "dial" || errors.As(err, &dnsErr)
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &dnsErr)
 }
 
 // unsentError is a call's error when its request never left: it may be
