@@ -64,6 +64,15 @@ import (
 // of status 401, which such a binding returns for the agent's "not
 // authenticated". The HTTP client of WithHTTPClient and the breaker of
 // WithBreaker reach the bindings of this package only.
+//
+// What such a binding does itself, since the Client cannot do it for it:
+// time out a silent stream (WithIdleTimeout times the readers of this
+// package's bindings only: return an error wrapping ErrIdleTimeout from
+// Next instead), and return from Next when the call's context ends (the
+// driver reads and closes a reader on one goroutine, so Close is not
+// called while Next blocks). A Client of such a binding has no endpoint,
+// so an agent it never reached ends in a *reconnect.Error that does not
+// match reconnect.ErrCouldNotConnect.
 type Binding interface {
 	// SendStream sends a message with a streaming call and returns the
 	// reader of its events.
@@ -87,8 +96,9 @@ type EventReader interface {
 	// *a2a.StatusUpdate or *a2a.ArtifactUpdate), io.EOF at the stream's
 	// clean end, or the error that ended it (see Binding for which).
 	Next() (a2a.Event, error)
-	// Close stops the call and releases what it holds. It is idempotent,
-	// and makes a Next blocked in another goroutine return.
+	// Close stops the call and releases what it holds. It is idempotent.
+	// The driver calls it after Next has returned, never while Next
+	// blocks: Next must itself return when the call's context ends.
 	Close()
 }
 
@@ -105,9 +115,9 @@ func NotSent(err error) error {
 // NewClientFor returns a Client that makes its calls through b, a binding
 // of another module (see [Binding]). Endpoint and Binding of the Client
 // return "": b knows where it calls. The headers of WithHeader reach b
-// through [CallHeader]; the options that configure HTTP (WithHTTPClient,
-// WithBreaker, WithConnectTimeout, ...) are accepted and apply to nothing b
-// does not read itself.
+// through [CallHeader]; the options that configure HTTP and its timers
+// (WithHTTPClient, WithBreaker, WithConnectTimeout, WithIdleTimeout, ...)
+// are accepted and apply to nothing b does not read itself.
 func NewClientFor(b Binding, opts ...Option) (*Client, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: NewClientFor: a nil Binding", ErrInvalidOption)
