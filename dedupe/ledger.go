@@ -424,6 +424,9 @@ func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
 		}
 		return dst
 	}
+	if m.ID == "" && l.replayedWithoutID(m) {
+		return dst
+	}
 	at := -1
 	if l.task != nil {
 		at = len(l.task.History)
@@ -434,6 +437,24 @@ func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
 		l.msgs.add(m.ID, at)
 	}
 	return append(dst, m)
+}
+
+// replayedWithoutID reports whether m, a message without an ID, is a replay:
+// the server is replaying from the start (an event of this window was a
+// replay) and m is the k-th message of its content met in the window,
+// while the history holds at least k of them. Told apart by content and
+// place, as a history's messages without an ID are. A live server's
+// message, in a window without a replay, is news whatever it says.
+func (l *Ledger) replayedWithoutID(m *a2a.Message) bool {
+	if !l.win.open || !l.win.replaying || l.task == nil {
+		return false
+	}
+	k := l.msgs.contentKey(m)
+	if l.win.withoutID == nil {
+		l.win.withoutID = map[uint64]int{}
+	}
+	l.win.withoutID[k]++
+	return l.win.withoutID[k] <= l.msgs.withoutID[k].held
 }
 
 // revise delivers m, whose ID is known, when it is a revision of the

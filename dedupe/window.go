@@ -19,6 +19,10 @@ type window struct {
 	open      bool
 	replaying bool           // an event of this window was a replay
 	pending   []a2a.Artifact // versions never seen, held, in arrival order
+	// withoutID counts the messages without an ID met in this window, by
+	// content (messages.contentKey): while the server replays, the k-th of
+	// a content is a replay when the history holds k of it.
+	withoutID map[uint64]int
 }
 
 func (w *window) start() { *w = window{open: true, pending: w.pending[:0]} }
