@@ -50,8 +50,8 @@ var ErrCouldNotConnect = errors.New("reconnect: could not connect")
 // its state was (a Subscribe that never connected); Task is the last known
 // state of the task, nil when none was seen. Unreachable is set when no
 // call of the stream could connect at all (errors.Is(err,
-// ErrCouldNotConnect) then holds): the URL of the agent, with its password
-// and query values redacted.
+// ErrCouldNotConnect) then holds): the URL of the agent, with its user name,
+// password and query values redacted.
 type Error struct {
 	Attempts    int
 	Err         error

@@ -21,8 +21,8 @@ const maxErrorBody = 4 << 10
 // RPC error sent with HTTP 200.
 //
 // Method and URL name the request that got the response (the last hop of a
-// redirect), the URL redacted as in every error text (no password, no
-// query value); Call is its JSON-RPC method ("" over HTTP+JSON, whose URL
+// redirect), the URL redacted as in every error text (no user name or
+// password, no query value); Call is its JSON-RPC method ("" over HTTP+JSON, whose URL
 // names the call). An HTTPError built without them reads without them.
 type HTTPError struct {
 	StatusCode int

@@ -280,9 +280,9 @@ func WithConnectTimeout(d time.Duration) Option {
 }
 
 // WithLogger sets the logger. The default discards everything. Neither logs
-// nor error texts ever contain header values, request bodies, URL passwords
-// or the values of URL query parameters (an API key in the endpoint's query
-// reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
+// nor error texts ever contain header values, request bodies, URL user
+// names and passwords or the values of URL query parameters (an API key in
+// the endpoint's query reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
 // server sends (a JSON-RPC error message) is quoted as the server wrote it,
 // up to its first 256 bytes. It must not be nil.
 func WithLogger(l *slog.Logger) Option {

@@ -5,18 +5,22 @@ import (
 	"strings"
 )
 
-// redacted replaces a credential in a URL shown in an error text or a log,
-// as url.URL.Redacted does for a password.
+// redacted replaces a credential in a URL shown in an error text or a log.
 const redacted = "xxxxx"
 
-// redactURL returns u as text with its password, the value of every query
-// parameter and its fragment replaced by "xxxxx". Query keys are kept, so
+// redactURL returns u as text with its user name and password, the value of
+// every query parameter and its fragment replaced by "xxxxx". A user name
+// is often a token itself (https://TOKEN@host/), so it goes too. Query keys are kept, so
 // "?api_key=K&v=1" reads "?api_key=xxxxx&v=xxxxx"; a parameter without "="
 // may be a bare token, so it is replaced whole.
 func redactURL(u *url.URL) string {
 	r := *u
-	if _, has := r.User.Password(); has {
-		r.User = url.UserPassword(r.User.Username(), redacted)
+	if r.User != nil {
+		if _, has := r.User.Password(); has {
+			r.User = url.UserPassword(redacted, redacted)
+		} else {
+			r.User = url.User(redacted)
+		}
 	}
 	if r.RawQuery != "" {
 		params := strings.Split(r.RawQuery, "&")

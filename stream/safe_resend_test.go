@@ -169,7 +169,7 @@ func TestConnectTimeoutBoundsEachDial(t *testing.T) {
 func TestAgentThatIsDownEndsInCouldNotConnect(t *testing.T) {
 	const (
 		endpoint = "http://user:pw@agent.test/a2a?key=secret"
-		shown    = "http://user:xxxxx@agent.test/a2a?key=xxxxx"
+		shown    = "http://xxxxx:xxxxx@agent.test/a2a?key=xxxxx"
 	)
 	cases := []struct {
 		name     string

@@ -670,7 +670,7 @@ func TestURLQueryValuesAreRedacted(t *testing.T) {
 		}},
 		{"Resolve of a non-HTTP base URL", func(t *testing.T) result {
 			_, err := stream.Resolve(background(), "ftp://user:"+secretToken+"@agent.test/?api_key="+secretQuery)
-			return result{err, `"ftp://user:xxxxx@agent.test/?api_key=xxxxx"`}
+			return result{err, `"ftp://xxxxx:xxxxx@agent.test/?api_key=xxxxx"`}
 		}},
 		{"a card naming a non-HTTP endpoint", func(t *testing.T) result {
 			h := serveCard(cardFor(a2a.V10, "ftp://agent.test/rpc?api_key="+secretQuery))
@@ -682,7 +682,7 @@ func TestURLQueryValuesAreRedacted(t *testing.T) {
 			require.ErrorIs(t, err, errReset)
 			var ue *url.Error
 			require.ErrorAs(t, err, &ue)
-			return result{err, `"http://user:xxxxx@agent.test/.well-known/agent-card.json?api_key=xxxxx&xxxxx&=xxxxx"`}
+			return result{err, `"http://xxxxx:xxxxx@agent.test/.well-known/agent-card.json?api_key=xxxxx&xxxxx&=xxxxx"`}
 		}},
 		{"a signed card URL, the card malformed", func(t *testing.T) result {
 			rec := &targetRecorder{h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
