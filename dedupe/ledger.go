@@ -78,6 +78,18 @@ func (l *Ledger) RecordSent(m *a2a.Message) {
 	*held = append(*held, *m.Clone())
 }
 
+// RecordDelivered records a message ID as delivered, without holding the
+// message: one the application was handed before this ledger was made (a
+// stream resumed from a checkpoint) that the task it was seeded from does
+// not list. A message with this ID is then never delivered again; a later
+// version of it is not delivered either, since no version is held to
+// compare it with.
+func (l *Ledger) RecordDelivered(id string) {
+	if id != "" {
+		l.msgs.add(id, -1)
+	}
+}
+
 // Apply folds one live event into the ledger. A *a2a.Task is reconciled as
 // a non-authoritative snapshot; a *a2a.Message outside any task is
 // deduplicated by ID but creates no task.

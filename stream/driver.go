@@ -32,6 +32,7 @@ const (
 	phasePoll                   // fetch the task: the next poll
 	phaseCatchUp                // fetch the task at once: polling began, an attempt was waited for, or credentials given
 	phaseBackoff                // wait the backoff of one attempt, then enter s.rec.retry
+	phaseResume                 // fetch the task a checkpoint names and seed the ledger (Resume): before any other call
 	phaseHalted                 // the task halted: finish, or ask the human or the credentials hook
 	phaseDone                   // the stream has ended
 )
@@ -71,6 +72,9 @@ func (s *Stream) step() {
 		s.fail(err)
 		return
 	}
+	if s.resuming != nil && s.phase.makesCall() {
+		s.phase = phaseResume
+	}
 	switch s.phase {
 	case phaseBegin:
 		s.begin()
@@ -96,6 +100,8 @@ func (s *Stream) step() {
 		s.catchUp()
 	case phaseBackoff:
 		s.backoff()
+	case phaseResume:
+		s.resume()
 	case phaseHalted:
 		s.onHalt()
 	}

@@ -43,6 +43,12 @@ type Stream struct {
 	ledger *dedupe.Ledger
 	err    error
 
+	// seen is what the events yielded hold: the substance of Checkpoint.
+	seen seen
+	// resuming is the checkpoint Resume was given, until its task is
+	// fetched and the ledger seeded: no other call is made before.
+	resuming *Checkpoint
+
 	phase  phase
 	route  route
 	leg    active
@@ -100,6 +106,7 @@ func (s *Stream) Next() bool {
 			o.cur = o.queue[o.head]
 			o.queue[o.head] = nil
 			o.head++
+			s.seen.add(o.cur)
 			if o.view != nil {
 				if o.head == len(o.queue) {
 					o.view = nil

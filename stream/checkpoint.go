@@ -1,0 +1,100 @@
+package stream
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Checkpoint is what a stream's application has been handed, in a small
+// serialisable value: the task it follows (ID, protocol version and
+// binding), how many parts of each artifact it was handed and their digest,
+// the ID and digest of each version of each message, the status shown, and
+// the prompt replied to with its reply. A Client resumes from it
+// ([Client.Resume]), in this process or another, and hands the
+// application only what the checkpoint does not hold.
+//
+// A Checkpoint holds no content: its size grows with the number of
+// messages and artifacts (tens of bytes each), not with their text, and
+// taking one after every event is cheap (see BENCHMARKS.md). Its binary
+// form ([Checkpoint.MarshalBinary]) is versioned and checksummed; parse it
+// with [ParseCheckpoint].
+//
+// A Checkpoint is immutable: later events of its stream do not change it,
+// and it may be used from any goroutine.
+type Checkpoint struct {
+	taskID    string
+	contextID string
+	version   a2a.Version
+	binding   a2a.Binding
+	seen      seen        // its index is nil: see seen.resumeIndex
+	prompt    promptState // the prompt replied to; zero for none
+}
+
+// promptState is the prompt a checkpoint knows as replied to, with the
+// reply and whether its send may not have reached the agent.
+type promptState struct {
+	key         string
+	reply       *a2a.Message
+	unconfirmed bool
+}
+
+// Checkpoint returns the stream's checkpoint: what the events yielded so
+// far hold, and nothing of what waits to be yielded. Take it after Next
+// returned, once the application has done what it does with the event
+// (saved or shown it); resuming from it then hands over every later event
+// exactly once. A stream that knows no task yet returns a checkpoint whose
+// TaskID is "", from which Resume refuses to resume.
+//
+// Its cost does not grow with the text delivered: it copies one small
+// record per artifact and shares the message records with the stream.
+func (s *Stream) Checkpoint() *Checkpoint {
+	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, seen: s.seen}
+	if t := s.ledger.Task(); t != nil {
+		cp.contextID = t.ContextID
+	}
+	cp.seen.index = nil
+	cp.seen.arts = slices.Clone(s.seen.arts)
+	cp.seen.msgs = s.seen.msgs[:len(s.seen.msgs):len(s.seen.msgs)]
+	if s.prompt.reply != nil || s.prompt.replied != "" {
+		cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, unconfirmed: s.prompt.unconfirmed}
+	}
+	return cp
+}
+
+// TaskID returns the ID of the task the checkpoint follows, "" when its
+// stream knew none.
+func (cp *Checkpoint) TaskID() string { return cp.taskID }
+
+// Delivered returns how many events the stream had yielded when the
+// checkpoint was taken, those of the streams it resumed included.
+func (cp *Checkpoint) Delivered() uint64 { return cp.seen.events }
+
+// The reasons a checkpoint is refused, which a *CheckpointError wraps.
+var (
+	// ErrCheckpointCorrupt: the bytes are not a whole checkpoint (cut
+	// short, changed, or their checksum fails).
+	ErrCheckpointCorrupt = errors.New("stream: corrupt checkpoint")
+	// ErrCheckpointForeign: the bytes are not a checkpoint of this
+	// library, or the checkpoint is of another binding than the Client's,
+	// or names no task.
+	ErrCheckpointForeign = errors.New("stream: foreign checkpoint")
+	// ErrCheckpointNewer: the checkpoint was written in a newer format
+	// than this version of the library reads.
+	ErrCheckpointNewer = errors.New("stream: checkpoint in a newer format")
+)
+
+// CheckpointError refuses a checkpoint: Err is ErrCheckpointCorrupt,
+// ErrCheckpointForeign or ErrCheckpointNewer, and Reason says what is
+// wrong. Nothing was resumed.
+type CheckpointError struct {
+	Err    error
+	Reason string
+}
+
+// Error reads like "stream: corrupt checkpoint: checksum mismatch".
+func (e *CheckpointError) Error() string { return e.Err.Error() + ": " + e.Reason }
+
+// Unwrap returns Err.
+func (e *CheckpointError) Unwrap() error { return e.Err }

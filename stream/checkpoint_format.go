@@ -1,0 +1,320 @@
+package stream
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// The binary form of a Checkpoint, format 1:
+//
+//	magic       "a2acp" (5 bytes)
+//	format      uvarint, 1
+//	task        string ID, string context ID, string version, string binding
+//	events      uvarint
+//	status      string state, string message ID, u64 message digest, time
+//	latest      time: the newest status timestamp yielded
+//	artifacts   uvarint n, then n × (string ID, uvarint parts, u64 parts
+//	            digest, u64 name digest, u64 description digest)
+//	messages    uvarint n, then n × (string ID, u64 digest), oldest first
+//	prompt      byte 0 for none, or 1 then string key, string reply (its
+//	            A2A 1.0 JSON, "" for none), byte unconfirmed (0 or 1)
+//	checksum    CRC-32C of everything before it, 4 bytes big-endian
+//
+// A string is a uvarint length then its bytes; a u64 is 8 bytes
+// big-endian; a time is a byte 0 for the zero time, or 1 then varint Unix
+// seconds and uvarint nanoseconds. Digests are 64-bit FNV-1a (see digest).
+// A reader refuses a format above its own (ErrCheckpointNewer), and
+// anything else that does not parse to the end (ErrCheckpointCorrupt).
+const (
+	checkpointMagic  = "a2acp"
+	checkpointFormat = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary returns the checkpoint's binary form.
+func (cp *Checkpoint) MarshalBinary() ([]byte, error) { return cp.AppendBinary(nil) }
+
+// AppendBinary appends the checkpoint's binary form to b: with a buffer kept
+// across calls, writing a checkpoint after every event allocates nothing.
+func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
+	var reply []byte
+	if r := cp.prompt.reply; r != nil {
+		var err error
+		if reply, err = (a2a.Codec{Version: a2a.V10}).EncodeMessage(r); err != nil {
+			return b, fmt.Errorf("stream: checkpoint: the reply does not encode: %w", err)
+		}
+	}
+	start := len(b)
+	b = append(b, checkpointMagic...)
+	b = binary.AppendUvarint(b, checkpointFormat)
+	b = appendString(b, cp.taskID)
+	b = appendString(b, cp.contextID)
+	b = appendString(b, string(cp.version))
+	b = appendString(b, string(cp.binding))
+	w := &cp.seen
+	b = binary.AppendUvarint(b, w.events)
+	b = appendString(b, string(w.status.state))
+	b = appendString(b, w.status.messageID)
+	b = binary.BigEndian.AppendUint64(b, uint64(w.status.message))
+	b = appendTime(b, w.status.at)
+	b = appendTime(b, w.latest)
+	b = binary.AppendUvarint(b, uint64(len(w.arts)))
+	for i := range w.arts {
+		a := &w.arts[i]
+		b = appendString(b, a.id)
+		b = binary.AppendUvarint(b, uint64(a.parts))
+		b = binary.BigEndian.AppendUint64(b, uint64(a.digest))
+		b = binary.BigEndian.AppendUint64(b, uint64(a.name))
+		b = binary.BigEndian.AppendUint64(b, uint64(a.description))
+	}
+	b = binary.AppendUvarint(b, uint64(len(w.msgs)))
+	for _, m := range w.msgs {
+		b = appendString(b, m.id)
+		b = binary.BigEndian.AppendUint64(b, uint64(m.digest))
+	}
+	if p := &cp.prompt; p.key == "" && p.reply == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = appendString(b, p.key)
+		b = binary.AppendUvarint(b, uint64(len(reply)))
+		b = append(b, reply...)
+		b = appendBool(b, p.unconfirmed)
+	}
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(b, 0)
+	}
+	b = binary.AppendVarint(append(b, 1), t.Unix())
+	return binary.AppendUvarint(b, uint64(t.Nanosecond()))
+}
+
+// ParseCheckpoint reads a checkpoint's binary form. It returns a
+// *CheckpointError for bytes that are not a whole checkpoint of a format it
+// reads: never a checkpoint made of part of them.
+func ParseCheckpoint(data []byte) (*Checkpoint, error) {
+	cp := new(Checkpoint)
+	if err := cp.UnmarshalBinary(data); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// UnmarshalBinary sets cp from its binary form, as ParseCheckpoint reads
+// it; on error cp is left as it was.
+func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
+	if len(data) < len(checkpointMagic) || string(data[:len(checkpointMagic)]) != checkpointMagic {
+		return &CheckpointError{Err: ErrCheckpointForeign, Reason: "it does not start as a checkpoint does"}
+	}
+	r := checkpointReader{b: data[len(checkpointMagic):]}
+	// The format comes before the checksum: a newer format may place its
+	// checksum otherwise.
+	f := r.uvarint()
+	switch {
+	case r.err != nil:
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "cut short"}
+	case f > checkpointFormat:
+		return &CheckpointError{Err: ErrCheckpointNewer, Reason: fmt.Sprintf("format %d; this version reads format %d", f, checkpointFormat)}
+	case f != checkpointFormat:
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: fmt.Sprintf("unknown format %d", f)}
+	case len(r.b) < 4:
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "cut short"}
+	}
+	body, sum := data[:len(data)-4], binary.BigEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "checksum mismatch"}
+	}
+	r.b = r.b[:len(r.b)-4]
+	var c Checkpoint
+	c.taskID = r.string()
+	c.contextID = r.string()
+	c.version = a2a.Version(r.string())
+	c.binding = a2a.Binding(r.string())
+	w := &c.seen
+	w.events = r.uvarint()
+	w.status.state = a2a.TaskState(r.string())
+	w.status.messageID = r.string()
+	w.status.message = digest(r.u64())
+	w.status.at = r.time()
+	w.latest = r.time()
+	if n := r.count(1 + 1 + 24); n > 0 {
+		w.arts = make([]artifactMark, n)
+		for i := range w.arts {
+			w.arts[i] = artifactMark{id: r.string(), parts: r.int(), digest: digest(r.u64()), name: digest(r.u64()), description: digest(r.u64())}
+		}
+	}
+	if n := r.count(1 + 8); n > 0 {
+		w.msgs = make([]messageMark, n)
+		for i := range w.msgs {
+			w.msgs[i] = messageMark{id: r.string(), digest: digest(r.u64())}
+		}
+	}
+	if r.byte() == 1 {
+		c.prompt.key = r.string()
+		if reply := r.string(); reply != "" && r.err == nil {
+			m, err := (a2a.Codec{Version: a2a.V10}).DecodeMessage([]byte(reply))
+			if err != nil {
+				return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "the reply does not decode: " + err.Error()}
+			}
+			c.prompt.reply = m
+		}
+		c.prompt.unconfirmed = r.byte() == 1
+	}
+	switch {
+	case r.err != nil:
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: r.err.Error()}
+	case len(r.b) != 0:
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: fmt.Sprintf("%d bytes after its last field", len(r.b))}
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	*cp = c
+	return nil
+}
+
+// check refuses a checkpoint whose fields contradict each other: a
+// checksum does not catch a writer's bug, nor bytes made to pass it.
+func (cp *Checkpoint) check() error {
+	bad := func(reason string) error { return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: reason} }
+	switch {
+	case cp.version != "" && cp.version != a2a.V03 && cp.version != a2a.V10:
+		return bad(fmt.Sprintf("unknown protocol version %q", quote([]byte(cp.version))))
+	case cp.binding != "" && cp.binding != a2a.BindingJSONRPC && cp.binding != a2a.BindingHTTPJSON:
+		return bad(fmt.Sprintf("unknown binding %q", quote([]byte(cp.binding))))
+	}
+	ids := make(map[string]struct{}, len(cp.seen.arts))
+	for _, a := range cp.seen.arts {
+		if a.parts < 0 {
+			return bad("an artifact with a negative number of parts")
+		}
+		if _, dup := ids[a.id]; dup {
+			return bad(fmt.Sprintf("artifact %q listed twice", quote([]byte(a.id))))
+		}
+		ids[a.id] = struct{}{}
+	}
+	return nil
+}
+
+// checkpointReader reads the fields of a checkpoint, keeping the first
+// error: every read after it returns zero values.
+type checkpointReader struct {
+	b   []byte
+	err error
+}
+
+func (r *checkpointReader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%s cut short or malformed", what)
+	}
+	r.b = nil
+}
+
+func (r *checkpointReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail("a number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *checkpointReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail("a number")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// int reads a uvarint that must fit an int.
+func (r *checkpointReader) int() int {
+	v := r.uvarint()
+	if v > 1<<31 {
+		r.fail("a count")
+		return 0
+	}
+	return int(v)
+}
+
+// count reads the number of records that follow, each at least min bytes:
+// a count the bytes left cannot hold is refused before anything is made
+// for it.
+func (r *checkpointReader) count(min int) int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)/min) {
+		r.fail("a list")
+		return 0
+	}
+	return int(n)
+}
+
+func (r *checkpointReader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail("a text")
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *checkpointReader) u64() uint64 {
+	if len(r.b) < 8 {
+		r.fail("a digest")
+		return 0
+	}
+	v := binary.BigEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *checkpointReader) byte() byte {
+	if len(r.b) < 1 {
+		r.fail("a flag")
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *checkpointReader) time() time.Time {
+	switch r.byte() {
+	case 0:
+		return time.Time{}
+	case 1:
+		sec := r.varint()
+		nsec := r.uvarint()
+		if nsec >= 1e9 {
+			r.fail("a time")
+			return time.Time{}
+		}
+		return time.Unix(sec, int64(nsec)).UTC()
+	}
+	r.fail("a time")
+	return time.Time{}
+}

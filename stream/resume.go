@@ -1,0 +1,219 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// Resume follows the task of cp again, from where the application that
+// took cp left it: in another process after a restart, or on another
+// replica. It fetches the task first (get-task), hands over what the task
+// holds that cp does not (the unseen tail of each artifact, the messages
+// not yet handed over, the status if it moved on), then follows the task as
+// Subscribe does, by streaming or by polling as the Client would, on every
+// server style. The stream's Checkpoint then goes on from cp.
+//
+// What the application saw is told apart from what it did not by counts
+// and digests (cp holds no content):
+//
+//   - an artifact whose first parts still match cp's digest gets only the
+//     parts after them; one the agent replaced since (other parts, or
+//     fewer) is handed over whole, as a replacement (Append false);
+//   - a message whose version matches cp's is not handed over again; one
+//     the agent revised since comes as an *a2a.Message with the same ID,
+//     the new version to show in place of the old (a2a.Task.Apply does
+//     so); one the task no longer lists is never handed over again;
+//   - a prompt cp replied to is not asked again: while the task still
+//     shows it, the stream waits for the agent, or, when the reply's send
+//     got no response and the task does not list the reply, sends the same
+//     reply again, as a stream that never stopped would.
+//
+// The stream speaks cp's protocol version. cp must come from a Client of
+// the same binding; a checkpoint that names no task, or of another binding,
+// ends the stream at once in a *CheckpointError (ErrCheckpointForeign), with
+// no call made. The task's metadata and its user messages are taken as the
+// agent holds them, not handed over.
+func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *Stream {
+	s := newStream(ctx, c, opts)
+	if s.phase == phaseDone {
+		return s
+	}
+	switch {
+	case cp == nil:
+		s.fail(&CheckpointError{Err: ErrCheckpointForeign, Reason: "Resume needs a checkpoint, and got nil"})
+		return s
+	case cp.taskID == "":
+		s.fail(&CheckpointError{Err: ErrCheckpointForeign, Reason: "it names no task: its stream knew none yet"})
+		return s
+	case cp.binding != "" && cp.binding != c.binding:
+		s.fail(&CheckpointError{Err: ErrCheckpointForeign, Reason: fmt.Sprintf("it was taken over %s, and this Client speaks %s", cp.binding, c.binding)})
+		return s
+	}
+	s.taskID = cp.taskID
+	if cp.version != "" {
+		s.v, s.nego = cp.version, false
+	}
+	s.seen = cp.seen.resumed()
+	s.prompt = prompt{replied: cp.prompt.key, reply: cp.prompt.reply, unconfirmed: cp.prompt.unconfirmed}
+	s.resuming = cp
+	return s
+}
+
+// resumed returns a copy of w that a resumed stream goes on from: its own
+// artifact records and index, and message records that it appends to
+// without touching the checkpoint's (their capacity is their length).
+func (w seen) resumed() seen {
+	w.arts = slices.Clone(w.arts)
+	w.index = make(map[string]int, len(w.arts))
+	for i := range w.arts {
+		w.index[w.arts[i].id] = i
+	}
+	w.msgs = w.msgs[:len(w.msgs):len(w.msgs)]
+	return w
+}
+
+// makesCall reports whether the phase calls the agent: a resumed stream
+// makes its get-task (phaseResume) before any of these.
+func (p phase) makesCall() bool {
+	switch p {
+	case phaseSend, phaseReply, phaseSubscribe, phaseFetch, phasePollSend, phasePollReply, phasePoll, phaseCatchUp:
+		return true
+	}
+	return false
+}
+
+// resume fetches the task a checkpoint names, seeds the ledger with what
+// the checkpoint says the application holds of it, and hands over the
+// rest; then the stream follows the task.
+func (s *Stream) resume() {
+	t, err := s.getTask()
+	if err != nil {
+		s.handle(failure{from: phaseResume, op: opGet, err: err})
+		return
+	}
+	s.proveVersion()
+	seed, delivered := seedTask(s.resuming, t)
+	s.resuming = nil
+	s.ledger.Reconcile(nil, seed, true)
+	for _, id := range delivered {
+		s.ledger.RecordDelivered(id)
+	}
+	s.deliverFetched(t, true)
+	switch st := &s.ledger.Task().Status; {
+	case s.haltsAt(st):
+		s.phase = phaseHalted
+	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
+		// The reply's send got no response, and the task still shows its
+		// prompt: send it again, unchanged.
+		s.phase = s.route.reply
+	case s.route == pollingRoute():
+		s.pollAgain()
+	default:
+		s.phase = phaseSubscribe
+	}
+}
+
+// seedTask returns t as the application holds it, by cp: the artifacts
+// cut to the parts cp counts (those whose parts or labels cp's digests do
+// not match are left out, to be handed over whole), the messages cp holds
+// in the version it holds, and the status cp shows. It also returns the
+// IDs of the messages cp holds that t does not list: they were handed
+// over, and are never handed over again.
+func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string) {
+	w := &cp.seen
+	last := make(map[string]digest, len(w.msgs)) // each message's last version handed over
+	unnamed := map[digest]int{}                  // messages without an ID handed over, by content
+	for _, m := range w.msgs {
+		if m.id == "" {
+			unnamed[m.digest]++
+		} else {
+			last[m.id] = m.digest
+		}
+	}
+	seed := &a2a.Task{ID: t.ID, ContextID: t.ContextID, Metadata: t.Metadata}
+	listed := make(map[string]bool, len(last))
+	for i := range t.History {
+		m := &t.History[i]
+		switch {
+		case m.Role == a2a.RoleUser:
+			// The stream's own messages: never handed over.
+			seed.History = append(seed.History, *m)
+			listed[m.ID] = true
+		case m.ID == "":
+			if d := messageDigest(m); unnamed[d] > 0 {
+				unnamed[d]--
+				seed.History = append(seed.History, *m)
+			}
+		default:
+			d, held := last[m.ID]
+			if !held {
+				continue
+			}
+			listed[m.ID] = true
+			if d == messageDigest(m) {
+				seed.History = append(seed.History, *m)
+			}
+		}
+	}
+
+	st, cur := &w.status, &t.Status
+	switch {
+	case st.state == "":
+		seed.Status = a2a.TaskStatus{State: a2a.StateUnknown}
+	case st.state == cur.State && st.messageID == messageID(cur.Message) && st.message == statusDigest(cur.Message):
+		seed.Status = *cur
+		seed.Status.Message = cur.Message.Clone()
+		listed[st.messageID] = true
+	default:
+		// The task moved on: the status shown, without its message (the
+		// history holds it, or it is recorded as handed over), at the
+		// newest time shown, so that the statuses a replay brings before
+		// it are known as old.
+		seed.Status = a2a.TaskStatus{State: st.state, Timestamp: w.latest}
+	}
+
+	index := make(map[string]int, len(w.arts))
+	for i := range w.arts {
+		index[w.arts[i].id] = i
+	}
+	for i := range t.Artifacts {
+		a := &t.Artifacts[i]
+		j, held := index[a.ID]
+		if !held {
+			continue
+		}
+		m := &w.arts[j]
+		if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
+			continue
+		}
+		sa := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
+		if digestStart.field(a.Name) == m.name {
+			sa.Name = a.Name
+		}
+		if digestStart.field(a.Description) == m.description {
+			sa.Description = a.Description
+		}
+		seed.Artifacts = append(seed.Artifacts, sa)
+	}
+
+	var delivered []string
+	for id := range last {
+		if !listed[id] {
+			delivered = append(delivered, id)
+		}
+	}
+	slices.Sort(delivered)
+	return seed, delivered
+}
+
+// statusDigest is the digest a status mark holds of its message: 0 for
+// none.
+func statusDigest(m *a2a.Message) digest {
+	if m == nil {
+		return 0
+	}
+	return messageDigest(m)
+}

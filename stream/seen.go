@@ -1,0 +1,102 @@
+package stream
+
+import (
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// seen is what the application was handed, folded one yielded delta at a
+// time: the substance of a checkpoint. It holds no content, only counts and
+// digests, so that taking a checkpoint costs the same after a 50 MB answer
+// as after a word.
+type seen struct {
+	events uint64 // deltas yielded
+	status statusMark
+	latest time.Time // the newest status timestamp yielded
+	arts   []artifactMark
+	index  map[string]int // artifact ID → arts index
+	// msgs is append-only: a message's later version adds a mark that
+	// supersedes the earlier one, so that a checkpoint can share the
+	// slice's prefix with the marks that come after it.
+	msgs []messageMark
+}
+
+// statusMark is the status last yielded.
+type statusMark struct {
+	state     a2a.TaskState
+	messageID string
+	message   digest // of its message, 0 for none
+	at        time.Time
+}
+
+// artifactMark is how much of an artifact was yielded: its first parts,
+// with the digest of those parts and of its labels.
+type artifactMark struct {
+	id          string
+	parts       int
+	digest      digest // of the parts, in order
+	name        digest
+	description digest
+}
+
+// messageMark is one version of a message yielded: its ID ("" for a message
+// without one) and its digest.
+type messageMark struct {
+	id     string
+	digest digest
+}
+
+// add folds one yielded delta.
+func (w *seen) add(ev a2a.Event) {
+	w.events++
+	switch e := ev.(type) {
+	case *a2a.StatusUpdate:
+		st := &e.Status
+		w.status = statusMark{state: st.State, messageID: messageID(st.Message), at: st.Timestamp}
+		if m := st.Message; m != nil {
+			w.status.message = messageDigest(m)
+			w.msgs = append(w.msgs, messageMark{id: m.ID, digest: w.status.message})
+		}
+		if st.Timestamp.After(w.latest) {
+			w.latest = st.Timestamp
+		}
+	case *a2a.Message:
+		w.msgs = append(w.msgs, messageMark{id: e.ID, digest: messageDigest(e)})
+	case *a2a.MessageRevision:
+		if m := e.Message; m != nil {
+			w.msgs = append(w.msgs, messageMark{id: m.ID, digest: messageDigest(m)})
+		}
+	case *a2a.ArtifactUpdate:
+		w.addArtifact(e)
+	}
+}
+
+// addArtifact folds an artifact update as Artifact.Apply folds it: an
+// append adds parts and changes the labels it carries; anything else, or
+// the first update of an artifact, is the artifact whole.
+func (w *seen) addArtifact(u *a2a.ArtifactUpdate) {
+	a := &u.Artifact
+	i, held := w.index[a.ID]
+	if !held {
+		if w.index == nil {
+			w.index = map[string]int{}
+		}
+		i = len(w.arts)
+		w.index[a.ID] = i
+		w.arts = append(w.arts, artifactMark{id: a.ID})
+	}
+	m := &w.arts[i]
+	if !held || !u.Append {
+		*m = artifactMark{id: a.ID, digest: digestStart, name: digestStart.field(a.Name), description: digestStart.field(a.Description)}
+	} else {
+		if a.Name != "" {
+			m.name = digestStart.field(a.Name)
+		}
+		if a.Description != "" {
+			m.description = digestStart.field(a.Description)
+		}
+	}
+	m.parts += len(a.Parts)
+	m.digest = m.digest.parts(a.Parts)
+}
