@@ -32,6 +32,7 @@ targets=(
 	"FuzzChainOf ./a2a"
 	"FuzzLedger ./dedupe"
 	"FuzzRevisions ./dedupe"
+	"FuzzParseCheckpoint ./stream"
 )
 for t in "${targets[@]}"; do
 	read -r name pkg <<<"$t"

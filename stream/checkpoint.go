@@ -8,8 +8,8 @@ import (
 )
 
 // Checkpoint is what a stream's application has been handed, in a small
-// serialisable value: the task it follows (ID, protocol version and
-// binding), how many parts of each artifact it was handed and their digest,
+// serialisable value: the task it follows (ID, protocol version, binding,
+// and whether it is followed by polling), how many parts of each artifact it was handed and their digest,
 // the ID and digest of each version of each message, the status shown, and
 // the prompt replied to with its reply. A Client resumes from it
 // ([Client.Resume]), in this process or another, and hands the
@@ -28,7 +28,8 @@ type Checkpoint struct {
 	contextID string
 	version   a2a.Version
 	binding   a2a.Binding
-	seen      seen        // its index is nil: see seen.resumeIndex
+	polling   bool        // the stream followed its task by polling: the agent cannot stream it
+	seen      seen        // its index is nil (see seen.resumed)
 	prompt    promptState // the prompt replied to; zero for none
 }
 
@@ -50,13 +51,14 @@ type promptState struct {
 // Its cost does not grow with the text delivered: it copies one small
 // record per artifact and shares the message records with the stream.
 func (s *Stream) Checkpoint() *Checkpoint {
-	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, seen: s.seen}
+	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), seen: s.seen}
 	if t := s.ledger.Task(); t != nil {
 		cp.contextID = t.ContextID
 	}
 	cp.seen.index = nil
 	cp.seen.arts = slices.Clone(s.seen.arts)
 	cp.seen.msgs = s.seen.msgs[:len(s.seen.msgs):len(s.seen.msgs)]
+	cp.seen.msgsSum = s.seen.sum()
 	if s.prompt.reply != nil || s.prompt.replied != "" {
 		cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, unconfirmed: s.prompt.unconfirmed}
 	}

@@ -13,13 +13,15 @@ import (
 //
 //	magic       "a2acp" (5 bytes)
 //	format      uvarint, 1
-//	task        string ID, string context ID, string version, string binding
+//	messages    n × (byte 1, string ID, u64 digest), oldest first, then
+//	            byte 0
+//	task        string ID, string context ID, string version, string
+//	            binding, byte polling (0 or 1)
 //	events      uvarint
 //	status      string state, string message ID, u64 message digest, time
 //	latest      time: the newest status timestamp yielded
 //	artifacts   uvarint n, then n × (string ID, uvarint parts, u64 parts
 //	            digest, u64 name digest, u64 description digest)
-//	messages    uvarint n, then n × (string ID, u64 digest), oldest first
 //	prompt      byte 0 for none, or 1 then string key, string reply (its
 //	            A2A 1.0 JSON, "" for none), byte unconfirmed (0 or 1)
 //	checksum    CRC-32C of everything before it, 4 bytes big-endian
@@ -29,6 +31,11 @@ import (
 // seconds and uvarint nanoseconds. Digests are 64-bit FNV-1a (see digest).
 // A reader refuses a format above its own (ErrCheckpointNewer), and
 // anything else that does not parse to the end (ErrCheckpointCorrupt).
+//
+// The message marks come first because they only grow: a stream keeps
+// them in this form with the checksum of the bytes up to their end, so
+// that writing a checkpoint copies them and checksums only the few fields
+// after them.
 const (
 	checkpointMagic  = "a2acp"
 	checkpointFormat = 1
@@ -49,14 +56,17 @@ func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
 			return b, fmt.Errorf("stream: checkpoint: the reply does not encode: %w", err)
 		}
 	}
-	start := len(b)
 	b = append(b, checkpointMagic...)
 	b = binary.AppendUvarint(b, checkpointFormat)
+	w := &cp.seen
+	b = append(b, w.msgs...)
+	rest := len(b)
+	b = append(b, 0)
 	b = appendString(b, cp.taskID)
 	b = appendString(b, cp.contextID)
 	b = appendString(b, string(cp.version))
 	b = appendString(b, string(cp.binding))
-	w := &cp.seen
+	b = appendBool(b, cp.polling)
 	b = binary.AppendUvarint(b, w.events)
 	b = appendString(b, string(w.status.state))
 	b = appendString(b, w.status.messageID)
@@ -72,11 +82,6 @@ func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
 		b = binary.BigEndian.AppendUint64(b, uint64(a.name))
 		b = binary.BigEndian.AppendUint64(b, uint64(a.description))
 	}
-	b = binary.AppendUvarint(b, uint64(len(w.msgs)))
-	for _, m := range w.msgs {
-		b = appendString(b, m.id)
-		b = binary.BigEndian.AppendUint64(b, uint64(m.digest))
-	}
 	if p := &cp.prompt; p.key == "" && p.reply == nil {
 		b = append(b, 0)
 	} else {
@@ -86,7 +91,41 @@ func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
 		b = append(b, reply...)
 		b = appendBool(b, p.unconfirmed)
 	}
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
+	// The checksum of the bytes up to the end of the marks is kept with
+	// them: only the rest is checksummed here.
+	return binary.BigEndian.AppendUint32(b, crc32.Update(w.sum(), castagnoli, b[rest:])), nil
+}
+
+// headSum is the checksum of a checkpoint's first bytes: the magic and the
+// format.
+func headSum() uint32 {
+	var head [len(checkpointMagic) + 1]byte
+	copy(head[:], checkpointMagic)
+	head[len(checkpointMagic)] = checkpointFormat
+	return crc32.Checksum(head[:], castagnoli)
+}
+
+// messageMarks is a list of message marks in the binary form of a
+// checkpoint: for each, a byte 1, the ID as a string and the digest as a
+// u64.
+type messageMarks []byte
+
+// add appends a mark.
+func (ms messageMarks) add(id string, d digest) messageMarks {
+	b := appendString(append(ms, 1), id)
+	return binary.BigEndian.AppendUint64(b, uint64(d))
+}
+
+// all returns the marks, oldest first. The list was written by add, or
+// checked by the reader: it parses.
+func (ms messageMarks) all() []messageMark {
+	var out []messageMark
+	r := checkpointReader{b: ms}
+	for len(r.b) > 0 && r.err == nil {
+		r.byte()
+		out = append(out, messageMark{id: r.string(), digest: digest(r.u64())})
+	}
+	return out
 }
 
 func appendString(b []byte, s string) []byte {
@@ -145,11 +184,24 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 	}
 	r.b = r.b[:len(r.b)-4]
 	var c Checkpoint
+	w := &c.seen
+	marks := r.b
+	for r.err == nil && r.flag() {
+		r.string()
+		r.u64()
+	}
+	if r.err == nil {
+		// The marks end where the byte 0 after them is.
+		w.msgs = messageMarks(marks[: len(marks)-len(r.b)-1 : len(marks)-len(r.b)-1])
+		if len(w.msgs) > 0 {
+			w.msgsSum = crc32.Checksum(data[:len(data)-len(r.b)-5], castagnoli)
+		}
+	}
 	c.taskID = r.string()
 	c.contextID = r.string()
 	c.version = a2a.Version(r.string())
 	c.binding = a2a.Binding(r.string())
-	w := &c.seen
+	c.polling = r.flag()
 	w.events = r.uvarint()
 	w.status.state = a2a.TaskState(r.string())
 	w.status.messageID = r.string()
@@ -162,13 +214,7 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 			w.arts[i] = artifactMark{id: r.string(), parts: r.int(), digest: digest(r.u64()), name: digest(r.u64()), description: digest(r.u64())}
 		}
 	}
-	if n := r.count(1 + 8); n > 0 {
-		w.msgs = make([]messageMark, n)
-		for i := range w.msgs {
-			w.msgs[i] = messageMark{id: r.string(), digest: digest(r.u64())}
-		}
-	}
-	if r.byte() == 1 {
+	if r.flag() {
 		c.prompt.key = r.string()
 		if reply := r.string(); reply != "" && r.err == nil {
 			m, err := (a2a.Codec{Version: a2a.V10}).DecodeMessage([]byte(reply))
@@ -177,7 +223,7 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 			}
 			c.prompt.reply = m
 		}
-		c.prompt.unconfirmed = r.byte() == 1
+		c.prompt.unconfirmed = r.flag()
 	}
 	switch {
 	case r.err != nil:
@@ -300,6 +346,18 @@ func (r *checkpointReader) byte() byte {
 	v := r.b[0]
 	r.b = r.b[1:]
 	return v
+}
+
+// flag reads a byte that must be 0 or 1.
+func (r *checkpointReader) flag() bool {
+	switch r.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	r.fail("a flag")
+	return false
 }
 
 func (r *checkpointReader) time() time.Time {

@@ -109,10 +109,13 @@ func (s *Stream) step() {
 
 // begin chooses how the stream follows its task, on the goroutine that
 // calls Next (where WithNotify is called): by polling when the agent card
-// said the agent cannot stream, else by streaming. Then it sends the
-// message, or, for Subscribe, picks the task up.
+// said the agent cannot stream (or the stream Resume resumes followed its
+// task by polling), else by streaming. Then it sends the message, or, for
+// Subscribe and Resume, picks the task up.
 func (s *Stream) begin() {
-	if s.cfg.streaming == streamingNo {
+	if s.cfg.streaming == streamingNo || s.resuming != nil && s.resuming.polling {
+		// The card says the agent cannot stream, or the stream resumed
+		// found out it cannot.
 		s.startPolling(nil)
 	}
 	if s.msg != nil {

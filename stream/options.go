@@ -49,6 +49,7 @@ type config struct {
 	hook         hitl.Hook
 	credentials  CredentialsHook
 	inputTimeout time.Duration
+	beforeReply  func(context.Context, *Checkpoint) error // WithCheckpointBeforeReply
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
 	pollInterval time.Duration
@@ -303,6 +304,24 @@ func WithHumanInput(h hitl.Hook) Option {
 			cfg.refuse("WithHumanInput: the hook is nil")
 		}
 		cfg.hook = h
+	})
+}
+
+// WithCheckpointBeforeReply sets a function that saves the stream's
+// checkpoint before each send of a reply to a prompt (the first, and any
+// send of the same reply again): the checkpoint records the reply as
+// possibly sent, so that a process that dies while it is in flight resumes
+// knowing it, and never asks the human again nor sends another reply. f
+// gets the caller's context; when it returns an error, the reply is not
+// sent and the stream ends in that error (wrapped). Without it, a process
+// that dies between the human's answer and the next checkpoint it takes
+// itself asks again on Resume if the task still shows the prompt.
+func WithCheckpointBeforeReply(f func(ctx context.Context, cp *Checkpoint) error) Option {
+	return optionFunc(func(cfg *config) {
+		if f == nil {
+			cfg.refuse("WithCheckpointBeforeReply: the function is nil")
+		}
+		cfg.beforeReply = f
 	})
 }
 

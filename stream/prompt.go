@@ -75,6 +75,24 @@ func (s *Stream) askHuman() {
 	s.phase = s.route.reply
 }
 
+// saveBeforeReply gives WithCheckpointBeforeReply's function the checkpoint
+// with the reply about to be sent marked as possibly sent, and reports
+// whether the reply may be sent; when the function fails, the stream has
+// ended in its error.
+func (s *Stream) saveBeforeReply() bool {
+	f := s.cfg.beforeReply
+	if f == nil {
+		return true
+	}
+	cp := s.Checkpoint()
+	cp.prompt.unconfirmed = true
+	if err := f(s.caller, cp); err != nil {
+		s.fail(fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err))
+		return false
+	}
+	return true
+}
+
 // validReply checks that a hook's reply can be sent: it has parts, and it
 // encodes. A reply that cannot is the hook's failure, not the network's.
 func validReply(v a2a.Version, m *a2a.Message) error {
@@ -90,6 +108,9 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 // sendReply sends (or sends again, unchanged) the reply to the prompt with
 // a streaming call.
 func (s *Stream) sendReply() {
+	if !s.saveBeforeReply() {
+		return
+	}
 	s.readyReply()
 	s.sendStreaming(phaseReply, s.prompt.reply)
 }
@@ -97,6 +118,9 @@ func (s *Stream) sendReply() {
 // pollReply sends (or sends again, unchanged) the reply to the prompt with
 // a unary call, then polls.
 func (s *Stream) pollReply() {
+	if !s.saveBeforeReply() {
+		return
+	}
 	s.readyReply()
 	s.sendUnary(phasePollReply, s.prompt.reply)
 }

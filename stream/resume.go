@@ -13,8 +13,8 @@ import (
 // replica. It fetches the task first (get-task), hands over what the task
 // holds that cp does not (the unseen tail of each artifact, the messages
 // not yet handed over, the status if it moved on), then follows the task as
-// Subscribe does, by streaming or by polling as the Client would, on every
-// server style. The stream's Checkpoint then goes on from cp.
+// Subscribe does, on every server style: by polling when the stream cp was
+// taken from polled, else by streaming. The stream's Checkpoint then goes on from cp.
 //
 // What the application saw is told apart from what it did not by counts
 // and digests (cp holds no content):
@@ -126,7 +126,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string) {
 	w := &cp.seen
 	last := make(map[string]digest, len(w.msgs)) // each message's last version handed over
 	unnamed := map[digest]int{}                  // messages without an ID handed over, by content
-	for _, m := range w.msgs {
+	for _, m := range w.msgs.all() {
 		if m.id == "" {
 			unnamed[m.digest]++
 		} else {

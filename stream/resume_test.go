@@ -197,3 +197,59 @@ func parts0(events []a2a.Event, e *a2a.ArtifactUpdate) []a2a.Part {
 	}
 	return ps
 }
+
+// An artifact the agent replaced after the checkpoint (other parts than
+// the application holds) is handed over whole, as a replacement: the
+// application ends up with the agent's artifact, on every wire.
+func TestResumeHandsOverWhatChangedSinceWhole(t *testing.T) {
+	t.Parallel()
+	script := []a2atest.Step{
+		a2atest.Chunk("a1", "one ", false, false), a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "two ", true, false), a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "new", false, false), a2atest.Pause(time.Second),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithVersions(w.v), a2atest.WithBindings(w.b))
+				s := clientOn(t, agent, w.v, w.b).Send(bounded(t), hello())
+				var before []a2a.Event
+				var saved []byte
+				for s.Next() {
+					ev := s.Event()
+					if u, ok := ev.(*a2a.ArtifactUpdate); ok && u.Artifact.Parts[0].Text == "new" {
+						break // the replacement: lost with the process
+					}
+					before = append(before, ev)
+					if u, ok := ev.(*a2a.ArtifactUpdate); ok && u.Artifact.Parts[0].Text == "two " {
+						var err error
+						saved, err = s.Checkpoint().MarshalBinary()
+						require.NoError(t, err)
+					}
+				}
+				s.Close()
+				cp, err := stream.ParseCheckpoint(saved)
+				require.NoError(t, err)
+				before = before[:cp.Delivered()]
+				after, err := drainResumed(t, clientOn(t, agent, w.v, w.b).Resume(bounded(t), cp), before)
+				require.NoError(t, err)
+				var app a2a.Task
+				for _, ev := range append(before, after...) {
+					app.Apply(ev)
+				}
+				require.Equal(t, agent.Task(cp.TaskID()).Artifacts[0].Parts, app.Artifact("a1").Parts)
+				var replaced *a2a.ArtifactUpdate
+				for _, ev := range after {
+					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+						require.Nil(t, replaced, "one update of a1 after the resume")
+						replaced = u
+					}
+				}
+				require.NotNil(t, replaced)
+				require.False(t, replaced.Append, "the new version replaces the one held")
+				require.Equal(t, "new", replaced.Artifact.Text())
+			})
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"hash/crc32"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -16,10 +17,14 @@ type seen struct {
 	latest time.Time // the newest status timestamp yielded
 	arts   []artifactMark
 	index  map[string]int // artifact ID → arts index
-	// msgs is append-only: a message's later version adds a mark that
-	// supersedes the earlier one, so that a checkpoint can share the
-	// slice's prefix with the marks that come after it.
-	msgs []messageMark
+	// msgs holds a mark per version of a message yielded, already in the
+	// binary form a checkpoint writes (see messageMarks), and msgsSum the
+	// running checksum of the checkpoint's bytes up to their end. Both
+	// only grow (a later version adds a mark that supersedes the earlier
+	// one), so a checkpoint shares them instead of copying, and writing
+	// one copies them once and checksums only what follows them.
+	msgs    messageMarks
+	msgsSum uint32
 }
 
 // statusMark is the status last yielded.
@@ -47,6 +52,25 @@ type messageMark struct {
 	digest digest
 }
 
+// mark adds a message mark, keeping the running checksum.
+func (w *seen) mark(id string, d digest) {
+	if len(w.msgs) == 0 {
+		w.msgsSum = headSum()
+	}
+	n := len(w.msgs)
+	w.msgs = w.msgs.add(id, d)
+	w.msgsSum = crc32.Update(w.msgsSum, castagnoli, w.msgs[n:])
+}
+
+// sum returns the checksum of a checkpoint's bytes up to the end of the
+// message marks.
+func (w *seen) sum() uint32 {
+	if len(w.msgs) == 0 {
+		return headSum()
+	}
+	return w.msgsSum
+}
+
 // add folds one yielded delta.
 func (w *seen) add(ev a2a.Event) {
 	w.events++
@@ -56,16 +80,16 @@ func (w *seen) add(ev a2a.Event) {
 		w.status = statusMark{state: st.State, messageID: messageID(st.Message), at: st.Timestamp}
 		if m := st.Message; m != nil {
 			w.status.message = messageDigest(m)
-			w.msgs = append(w.msgs, messageMark{id: m.ID, digest: w.status.message})
+			w.mark(m.ID, w.status.message)
 		}
 		if st.Timestamp.After(w.latest) {
 			w.latest = st.Timestamp
 		}
 	case *a2a.Message:
-		w.msgs = append(w.msgs, messageMark{id: e.ID, digest: messageDigest(e)})
+		w.mark(e.ID, messageDigest(e))
 	case *a2a.MessageRevision:
 		if m := e.Message; m != nil {
-			w.msgs = append(w.msgs, messageMark{id: m.ID, digest: messageDigest(m)})
+			w.mark(m.ID, messageDigest(m))
 		}
 	case *a2a.ArtifactUpdate:
 		w.addArtifact(e)
