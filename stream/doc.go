@@ -93,6 +93,14 @@
 // event or whole task into the deltas not yet delivered, so replays and
 // snapshots after a reconnect are deduplicated and gaps filled.
 //
+// Next folds each delta it yields into the stream's seen record: counts
+// and digests, no content, which Checkpoint copies. Resume starts a stream
+// in phaseResume, which every call phase becomes until it succeeds: it
+// fetches the task, builds from it the task as the checkpoint says the
+// application holds it, folds that into a new ledger without delivering
+// anything, then delivers the task fetched as a get-task result, so the
+// ledger hands over only the rest.
+//
 // # Where things are
 //
 // One concept per file:
@@ -132,6 +140,11 @@
 //   - breaker.go: WithBreaker and ErrCircuitOpen; fanout.go: FanOut and
 //     quorums; chain.go: ChainError, an error for one's own caller.
 //   - sleep.go: the default sleep the driver waits with.
+//   - checkpoint.go: Checkpoint and CheckpointError; checkpoint_format.go:
+//     its binary form; seen.go: what the events yielded hold, folded one
+//     at a time (a checkpoint's substance); digest.go: the content digests
+//     a checkpoint holds; resume.go: Resume, seeding the ledger from a
+//     checkpoint and the task fetched.
 //
 // # Adding a binding
 //

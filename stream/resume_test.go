@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"fmt"
+	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -249,6 +250,65 @@ func TestResumeHandsOverWhatChangedSinceWhole(t *testing.T) {
 				require.NotNil(t, replaced)
 				require.False(t, replaced.Append, "the new version replaces the one held")
 				require.Equal(t, "new", replaced.Artifact.Text())
+			})
+		})
+	}
+}
+
+// A message the agent revised after the checkpoint comes as a message of
+// the same ID in its new version, which the application shows in place of
+// the old; a message the task does not list is not handed over again when
+// a server replays it, nor is the old version.
+func TestResumeHandsOverARevisedMessageInItsNewVersion(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				working := a2a.TaskStatus{State: a2a.StateWorking}
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+					switch {
+					case r.isSend():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: working})
+						sseEvent(w, r.id, v, agentMsg("m-1", "Lisbon is"))
+						sseEvent(w, r.id, v, agentMsg("m-unlisted", "a note"))
+						<-r.ctx.Done()
+					case r.isGet():
+						unaryTask(w, r.id, v, taskWith(a2a.StateWorking, []*a2a.Message{agentMsg("m-1", "Lisbon is lovely")}))
+					case r.isSubscribe():
+						// A server that replays from the start: the old
+						// version, the unlisted message, then the end.
+						sseHeaders(w)
+						sseEvent(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: working})
+						sseEvent(w, r.id, v, agentMsg("m-1", "Lisbon is"))
+						sseEvent(w, r.id, v, agentMsg("m-unlisted", "a note"))
+						sseEvent(w, r.id, v, agentMsg("m-1", "Lisbon is lovely"))
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+					default:
+						jsonRPCError(w, r.id, -32601, "no such method")
+					}
+				})
+				c := handlerClient(t, srv, v)
+				s := c.Send(bounded(t), hello())
+				var before []a2a.Event
+				for range 3 { // working, m-1, m-unlisted
+					require.True(t, s.Next(), "%v", s.Err())
+					before = append(before, s.Event())
+				}
+				require.IsType(t, &a2a.Message{}, before[2])
+				cp := s.Checkpoint()
+				s.Close()
+				after, err := drainResumed(t, c.Resume(bounded(t), cp), before)
+				require.NoError(t, err)
+				var msgs []*a2a.Message
+				for _, ev := range after {
+					if m, ok := ev.(*a2a.Message); ok {
+						msgs = append(msgs, m)
+					}
+				}
+				require.Len(t, msgs, 1, "only the new version of m-1")
+				require.Equal(t, "m-1", msgs[0].ID)
+				require.Equal(t, "Lisbon is lovely", msgs[0].Text())
+				require.Equal(t, 1, srv.count(scriptedReq.isSubscribe), "the resumed stream followed the task")
 			})
 		})
 	}
