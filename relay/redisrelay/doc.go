@@ -1,0 +1,2 @@
+// Package redisrelay keeps relay logs in Redis.
+package redisrelay
