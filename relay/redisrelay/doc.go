@@ -50,7 +50,7 @@
 // # When Redis loses the data
 //
 // When the epoch key is gone (FLUSHALL, a restart without persistence, an
-// eviction, a failover to a replica that had not received it), every call
+// eviction), every call
 // of a Log opened before fails with [ErrLost]; nothing is written again
 // and nothing is numbered from 1 again under the old epoch. A new Open of
 // the key starts an empty log under a new epoch (dropping whatever keys of
@@ -58,6 +58,16 @@
 // recognised as foreign and answered with the new log's snapshot, not
 // misread. What the lost log held is not delivered again: the loss shows
 // as an error, not as a re-delivery.
+//
+// The epoch catches the loss of a whole log, not of its last writes. A
+// restart with appendfsync everysec (Redis's default when AOF is on) may
+// lose up to a second of acknowledged writes, and a failover to a replica
+// that lags may lose what it had not received (replication is
+// asynchronous; this store does not call WAIT): the epoch survives, the
+// tail goes back, and the lost entries' Seqs are appended again, with
+// what the new driver produces, under the same event IDs a browser may
+// already have seen. Use appendfsync always on a single server for the
+// guarantee above.
 //
 // # Waiting
 //
