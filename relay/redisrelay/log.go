@@ -27,13 +27,11 @@ func (l *log) Epoch() string { return l.epoch }
 func fenceValue(f relay.Fence) string { return strconv.FormatUint(f.Term, 10) + ":" + f.Owner }
 
 // Append adds the entries with explicit stream IDs "0-<seq>", all or none,
-// in one script that checks the epoch, the fence and the sequence. An
+// in one script that checks the epoch, the fence and the sequence (with no
+// entries, it checks the epoch and the fence). An
 // Append whose reply was lost (the connection or Redis died) may have
 // been applied: sent again, it fails with [relay.ErrDuplicate] if it was.
 func (l *log) Append(ctx context.Context, fence relay.Fence, entries ...relay.Entry) error {
-	if len(entries) == 0 {
-		return nil
-	}
 	args := make([]any, 0, 2+3*len(entries))
 	args = append(args, l.epoch, fenceValue(fence))
 	for _, e := range entries {
@@ -45,11 +43,8 @@ func (l *log) Append(ctx context.Context, fence relay.Fence, entries ...relay.En
 }
 
 // Read returns up to max entries after after, with XRANGE from the
-// exclusive start "(0-<after>".
+// exclusive start "(0-<after>"; none when max is not positive.
 func (l *log) Read(ctx context.Context, after uint64, max int) ([]relay.Entry, error) {
-	if max <= 0 {
-		return nil, nil
-	}
 	reply, err := run(ctx, l.store.client, l.store.scripts.read, relay.ErrGone,
 		[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch, strconv.FormatUint(after, 10), max)
 	if err != nil {

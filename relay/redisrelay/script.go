@@ -71,6 +71,7 @@ const readSrc = luaPrelude + `
 if lost() then return {1} end
 local trimmed = tonumber(redis.call('GET', KEYS[2]) or '0')
 if tonumber(ARGV[2]) < trimmed then return {5} end
+if tonumber(ARGV[3]) <= 0 then return {0, {}} end
 return {0, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[2], '+', 'COUNT', ARGV[3])}
 `
 

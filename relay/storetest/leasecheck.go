@@ -42,6 +42,7 @@ func (suite) leaseHeld(t *testing.T, st relay.Store) {
 	}
 	isError(t, a.Renew(t.Context(), fa, longTTL), relay.ErrStale, "Renew of a's released fence")
 	isError(t, a.Append(t.Context(), fa, entry(1)), relay.ErrStale, "Append with a's released fence")
+	isError(t, a.Append(t.Context(), fa), relay.ErrStale, "Append of no entry with a's released fence")
 	noError(t, b.Append(t.Context(), fb, entry(1)), "Append with b's fence")
 	// A fence that was never handed out is stale too.
 	for _, f := range []relay.Fence{{}, {Owner: "replica-a", Term: fb.Term}, {Owner: "replica-b", Term: fb.Term + 1}} {

@@ -21,6 +21,8 @@ func (suite) appendContinuesTheTail(t *testing.T, st relay.Store) {
 	noError(t, err, "Read of an empty log")
 	equal(t, len(got), 0, "entries of an empty log")
 
+	noError(t, l.Append(t.Context(), f), "Append of no entry")
+	tail(t, l, 0, "after an Append of no entry")
 	noError(t, l.Append(t.Context(), f, entry(1)), "Append 1")
 	tail(t, l, 1, "after 1")
 	noError(t, l.Append(t.Context(), f, entries(2, 5)...), "Append 2..5")
