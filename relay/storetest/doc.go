@@ -1,0 +1,20 @@
+// Package storetest is the conformance suite of [relay.Store]: the rules
+// that relay/store.go documents, as subtests that any store must pass.
+// It is a test helper, imported by tests only, as a2atest is:
+//
+//	func TestMemoryStoreConforms(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) relay.Store { return relay.NewMemoryStore() })
+//	}
+//
+// Run calls open once for each subtest and expects a store that holds no
+// log yet (or none under the keys the subtest uses). A store shared by
+// replicas is tested as its replicas see it: two Open calls of the same
+// key on one store are two replicas' views of one log.
+//
+// By default every subtest runs inside a [testing/synctest] bubble, and
+// the suite lets a lease expire by sleeping past its ttl there, which takes
+// no wall time: right for a store whose clock is the process's (time.Now),
+// opened by open inside the bubble. A store with a clock of its own, such
+// as Redis, passes [Expiry]: its subtests then run outside any bubble, with
+// a short real ttl whose end the store's test waits for.
+package storetest

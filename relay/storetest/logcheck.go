@@ -1,0 +1,248 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/a2astream/a2astream/relay"
+)
+
+// appendContinuesTheTail: an empty log has tail 0; entries from 1 on, one
+// Append or several, extend it, and Read returns them as appended.
+func (suite) appendContinuesTheTail(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	tail(t, l, 0, "of an empty log")
+	got, err := l.Read(t.Context(), 0, 10)
+	noError(t, err, "Read of an empty log")
+	equal(t, len(got), 0, "entries of an empty log")
+
+	noError(t, l.Append(t.Context(), f), "Append of no entry")
+	tail(t, l, 0, "after an Append of no entry")
+	noError(t, l.Append(t.Context(), f, entry(1)), "Append 1")
+	tail(t, l, 1, "after 1")
+	noError(t, l.Append(t.Context(), f, entries(2, 5)...), "Append 2..5")
+	tail(t, l, 5, "after 2..5")
+	sameEntries(t, all(t, l, 0), entries(1, 5), "Read after 0")
+	// Another Open of the key sees the same log.
+	tail(t, open(t, st, "task-1"), 5, "seen by another Open")
+	sameEntries(t, all(t, open(t, st, "task-1"), 0), entries(1, 5), "Read by another Open")
+}
+
+// appendDuplicate: an entry at or before the tail fails with ErrDuplicate.
+func (suite) appendDuplicate(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	isError(t, l.Append(t.Context(), f, relay.Entry{Seq: 0, Name: "delta", Data: []byte(`{}`)}), relay.ErrDuplicate, "Append 0 to an empty log")
+	noError(t, l.Append(t.Context(), f, entries(1, 3)...), "Append 1..3")
+	for _, seq := range []uint64{1, 2, 3} {
+		isError(t, l.Append(t.Context(), f, entry(seq)), relay.ErrDuplicate, "Append %d again", seq)
+	}
+	isError(t, l.Append(t.Context(), f, entries(3, 4)...), relay.ErrDuplicate, "Append 3..4 on tail 3")
+	tail(t, l, 3, "after the duplicates")
+	sameEntries(t, all(t, l, 0), entries(1, 3), "entries after the duplicates")
+}
+
+// appendGap: an entry past the tail plus one fails with ErrGap.
+func (suite) appendGap(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	isError(t, l.Append(t.Context(), f, entry(2)), relay.ErrGap, "Append 2 to an empty log")
+	noError(t, l.Append(t.Context(), f, entries(1, 3)...), "Append 1..3")
+	isError(t, l.Append(t.Context(), f, entry(5)), relay.ErrGap, "Append 5 on tail 3")
+	tail(t, l, 3, "after the gaps")
+	sameEntries(t, all(t, l, 0), entries(1, 3), "entries after the gaps")
+}
+
+// failedAppendAppendsNothing: a batch fails whole, whichever of its entries
+// breaks the rule, and appends none of the others.
+func (suite) failedAppendAppendsNothing(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	noError(t, l.Append(t.Context(), f, entries(1, 3)...), "Append 1..3")
+	for _, c := range []struct {
+		name  string
+		batch []relay.Entry
+		want  error
+	}{
+		{"a gap inside", []relay.Entry{entry(4), entry(5), entry(7)}, relay.ErrGap},
+		{"a repeat inside", []relay.Entry{entry(4), entry(5), entry(5)}, relay.ErrDuplicate},
+		{"going back inside", []relay.Entry{entry(4), entry(5), entry(2)}, relay.ErrDuplicate},
+		{"a gap first", []relay.Entry{entry(5), entry(6)}, relay.ErrGap},
+	} {
+		isError(t, l.Append(t.Context(), f, c.batch...), c.want, "Append of %s", c.name)
+		tail(t, l, 3, "after a batch with "+c.name)
+		sameEntries(t, all(t, l, 0), entries(1, 3), "entries after a batch with %s", c.name)
+	}
+	noError(t, l.Append(t.Context(), f, entries(4, 6)...), "Append 4..6 after the failures")
+	sameEntries(t, all(t, l, 0), entries(1, 6), "entries after the failures")
+}
+
+// concurrentAppends: two replicas' views of one log appending the same
+// entries with one fence at once: each Seq is appended once.
+func (s suite) concurrentAppends(t *testing.T, st relay.Store) {
+	l1, f := driven(t, st, "task-1")
+	l2 := open(t, st, "task-1")
+	var wg sync.WaitGroup
+	errs := make([][]error, 2)
+	for i, l := range []relay.Log{l1, l2} {
+		wg.Go(func() {
+			for seq := uint64(1); seq <= 20; seq++ {
+				errs[i] = append(errs[i], l.Append(t.Context(), f, entry(seq)))
+			}
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i := range errs {
+		for _, err := range errs[i] {
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, relay.ErrDuplicate), errors.Is(err, relay.ErrGap):
+			default:
+				t.Fatalf("a concurrent Append failed with %v; want nil, ErrDuplicate or ErrGap", err)
+			}
+		}
+	}
+	equal(t, won, 20, "Appends that succeeded, of 20 entries appended by two replicas each")
+	tail(t, l1, 20, "after the concurrent appends")
+	sameEntries(t, all(t, l1, 0), entries(1, 20), "entries after the concurrent appends")
+}
+
+// readPages: Read returns up to max entries after after, in order, and
+// none after the tail.
+func (suite) readPages(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	noError(t, l.Append(t.Context(), f, entries(1, 10)...), "Append 1..10")
+	for _, c := range []struct {
+		after    uint64
+		max      int
+		from, to uint64
+	}{
+		{0, 3, 1, 3}, {3, 3, 4, 6}, {6, 3, 7, 9}, {9, 3, 10, 10}, {0, 100, 1, 10}, {4, 1, 5, 5},
+	} {
+		got, err := l.Read(t.Context(), c.after, c.max)
+		noError(t, err, "Read(%d, %d)", c.after, c.max)
+		sameEntries(t, got, entries(c.from, c.to), "Read(%d, %d)", c.after, c.max)
+	}
+	for _, after := range []uint64{10, 11, 1 << 40, math.MaxUint64} {
+		got, err := l.Read(t.Context(), after, 3)
+		noError(t, err, "Read after %d, the tail 10", after)
+		equal(t, len(got), 0, "entries read after %d, the tail 10", after)
+	}
+}
+
+// readTrimmedIsGone: after Trim, a Read after a Seq before the trimmed
+// ones' end fails with ErrGone; a Read from the trim point on works.
+func (suite) readTrimmedIsGone(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	noError(t, l.Append(t.Context(), f, entries(1, 10)...), "Append 1..10")
+	noError(t, l.SaveSnapshot(t.Context(), f, relay.Snapshot{Seq: 6, Data: []byte(`{"text":"six"}`)}), "SaveSnapshot at 6")
+	noError(t, l.Trim(t.Context(), 4), "Trim through 4")
+	for _, after := range []uint64{0, 1, 3} {
+		_, err := l.Read(t.Context(), after, 5)
+		isError(t, err, relay.ErrGone, "Read after %d, trimmed through 4", after)
+	}
+	sameEntries(t, all(t, l, 4), entries(5, 10), "Read after 4, trimmed through 4")
+	// Another replica sees the trim too.
+	_, err := open(t, st, "task-1").Read(t.Context(), 2, 5)
+	isError(t, err, relay.ErrGone, "Read after 2 by another Open")
+	// Appending goes on from the tail.
+	noError(t, l.Append(t.Context(), f, entry(11)), "Append 11 after the trim")
+	tail(t, l, 11, "after the trim and 11")
+}
+
+// trimStopsAtSnapshot: Trim never drops entries past the snapshot's Seq,
+// so a reader sent away with ErrGone starts again from the snapshot.
+func (suite) trimStopsAtSnapshot(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	noError(t, l.Append(t.Context(), f, entries(1, 10)...), "Append 1..10")
+	noError(t, l.Trim(t.Context(), 8), "Trim through 8 without a snapshot")
+	sameEntries(t, all(t, l, 0), entries(1, 10), "entries after a Trim without a snapshot")
+
+	noError(t, l.SaveSnapshot(t.Context(), f, relay.Snapshot{Seq: 3, Data: []byte(`{"text":"three"}`)}), "SaveSnapshot at 3")
+	noError(t, l.Trim(t.Context(), 8), "Trim through 8 with the snapshot at 3")
+	sameEntries(t, all(t, l, 3), entries(4, 10), "Read after the snapshot's Seq")
+	_, err := l.Read(t.Context(), 2, 5)
+	isError(t, err, relay.ErrGone, "Read after 2, the snapshot at 3")
+	snap, err := l.LoadSnapshot(t.Context())
+	noError(t, err, "LoadSnapshot")
+	equal(t, snap.Seq, 3, "snapshot Seq")
+	equal(t, string(snap.Data), `{"text":"three"}`, "snapshot Data")
+}
+
+// waitWakesOnAppend: Wait returns at once when the log holds an entry
+// after after, and otherwise when one is appended, from another Open too.
+func (s suite) waitWakesOnAppend(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	noError(t, l.Append(t.Context(), f, entries(1, 2)...), "Append 1..2")
+	noError(t, l.Wait(t.Context(), 1), "Wait after 1 with 2 in the log")
+	noError(t, l.Wait(t.Context(), 0), "Wait after 0 with 2 in the log")
+
+	reader := open(t, st, "task-1")
+	done := make(chan error, 1)
+	go func() { done <- reader.Wait(t.Context(), 2) }()
+	if s.cfg.bubble {
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Wait after the tail returned %v before an append", err)
+		default:
+		}
+	}
+	noError(t, l.Append(t.Context(), f, entry(3)), "Append 3")
+	noError(t, <-done, "Wait after 2, woken by the append of 3")
+}
+
+// waitEndsWithContext: a Wait with nothing to wait for ends with its
+// context's error.
+func (s suite) waitEndsWithContext(t *testing.T, st relay.Store) {
+	l, f := driven(t, st, "task-1")
+	noError(t, l.Append(t.Context(), f, entry(1)), "Append 1")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(ctx, 1) }()
+	if s.cfg.bubble {
+		synctest.Wait()
+	}
+	cancel()
+	isError(t, <-done, context.Canceled, "Wait canceled")
+
+	start := time.Now()
+	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	isError(t, l.Wait(ctx, 1), context.DeadlineExceeded, "Wait past its deadline")
+	if s.cfg.bubble {
+		equal(t, time.Since(start), 50*time.Millisecond, "time Wait took with a 50 ms deadline")
+	}
+
+	ctx, cancel = context.WithCancel(t.Context())
+	cancel()
+	isError(t, l.Wait(ctx, 1), context.Canceled, "Wait with a canceled context")
+}
+
+// epoch: two Opens of a key share an epoch; another key's log and a log
+// made afresh in a new store have another.
+func (s suite) epoch(t *testing.T, st relay.Store) {
+	a1 := open(t, st, "task-1")
+	a2 := open(t, st, "task-1")
+	b := open(t, st, "task-2")
+	if a1.Epoch() == "" {
+		t.Fatalf("Epoch is empty")
+	}
+	equal(t, a2.Epoch(), a1.Epoch(), "Epoch of a second Open of the key")
+	if b.Epoch() == a1.Epoch() {
+		t.Fatalf("two keys' logs have one epoch %q", b.Epoch())
+	}
+	// After appends, a third Open still has the epoch.
+	f, err := a1.Acquire(t.Context(), "driver", longTTL)
+	noError(t, err, "Acquire")
+	noError(t, a1.Append(t.Context(), f, entries(1, 3)...), "Append 1..3")
+	equal(t, open(t, st, "task-1").Epoch(), a1.Epoch(), "Epoch of an Open after appends")
+	if fresh := open(t, s.open(t), "task-1"); fresh.Epoch() == a1.Epoch() {
+		t.Fatalf("the key's log in a fresh store has the old log's epoch %q", fresh.Epoch())
+	}
+}

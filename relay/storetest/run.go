@@ -1,0 +1,89 @@
+package storetest
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/a2astream/a2astream/relay"
+)
+
+// Run runs the conformance suite against the stores that open returns, one
+// fresh store for each subtest. open is called inside the subtest (inside
+// its synctest bubble, unless [Expiry] is given) and may use t.Cleanup.
+func Run(t *testing.T, open func(t *testing.T) relay.Store, opts ...Option) {
+	t.Helper()
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	s := suite{cfg: cfg, open: open}
+	for _, c := range []struct {
+		name string
+		run  func(t *testing.T, st relay.Store)
+	}{
+		{"AppendContinuesTheTail", s.appendContinuesTheTail},
+		{"AppendAtOrBeforeTheTailIsDuplicate", s.appendDuplicate},
+		{"AppendPastTheTailIsGap", s.appendGap},
+		{"FailedAppendAppendsNothing", s.failedAppendAppendsNothing},
+		{"ConcurrentAppendsOfOneSeqOneWins", s.concurrentAppends},
+		{"ReadPagesInOrder", s.readPages},
+		{"ReadAfterTrimmedSeqIsGone", s.readTrimmedIsGone},
+		{"TrimStopsAtTheSnapshot", s.trimStopsAtSnapshot},
+		{"WaitWakesOnAppend", s.waitWakesOnAppend},
+		{"WaitEndsWithItsContext", s.waitEndsWithContext},
+		{"EpochStableAcrossOpensAndNewForFreshLogs", s.epoch},
+		{"LeaseHeldUntilReleased", s.leaseHeld},
+		{"LeaseExpiresAndNextOwnerFencesTheStale", s.leaseExpires},
+		{"LeaseRenewExtends", s.leaseRenews},
+		{"StaleFenceWritesNothing", s.staleWritesNothing},
+		{"ReleaseOfStaleFenceLeavesNewOwner", s.staleRelease},
+		{"CheckpointRoundTrip", s.checkpoint},
+		{"SnapshotRoundTrip", s.snapshot},
+		{"AnswerFirstWinsAndSameKeyIsIdempotent", s.answerFirstWins},
+		{"AwaitAnswerSeesAnotherOpensPost", s.awaitAnswer},
+		{"AwaitCancelSeesAnotherOpensRequest", s.awaitCancel},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if !cfg.bubble {
+				c.run(t, open(t))
+				return
+			}
+			synctest.Test(t, func(t *testing.T) { c.run(t, open(t)) })
+		})
+	}
+}
+
+// suite holds the subtests of Run.
+type suite struct {
+	cfg  config
+	open func(t *testing.T) relay.Store
+}
+
+// expire returns once the lease acquired on l with the suite's ttl has
+// expired in the store's clock.
+func (s suite) expire(t *testing.T, l relay.Log) {
+	t.Helper()
+	if s.cfg.expire != nil {
+		s.cfg.expire(t, l)
+		return
+	}
+	time.Sleep(s.cfg.ttl + time.Millisecond)
+}
+
+// open opens the log of key on st.
+func open(t *testing.T, st relay.Store, key string) relay.Log {
+	t.Helper()
+	l, err := st.Open(t.Context(), key)
+	noError(t, err, "Open(%q)", key)
+	return l
+}
+
+// driven opens the log of key and acquires its lease for owner "driver".
+func driven(t *testing.T, st relay.Store, key string) (relay.Log, relay.Fence) {
+	t.Helper()
+	l := open(t, st, key)
+	f, err := l.Acquire(t.Context(), "driver", longTTL)
+	noError(t, err, "Acquire")
+	return l, f
+}
