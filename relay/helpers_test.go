@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +42,9 @@ type rigConfig struct {
 	store   []relay.StoreOption
 	drive   []relay.DriveOption
 	handler []relay.HandlerOption
+	// rest makes the stream's client speak HTTP+JSON (the agent must serve
+	// it); JSON-RPC otherwise.
+	rest bool
 }
 
 // newRig starts Drive on a fresh log of key "k", relaying the agent's
@@ -54,7 +59,12 @@ func newRig(t *testing.T, c rigConfig) *rig {
 	require.NoError(t, err)
 	fence, err := r.log.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
-	client, err := stream.NewClient("http://agent.test/", append([]stream.Option{stream.WithHTTPClient(r.agent.Client())}, c.stream...)...)
+	streamOpts := append([]stream.Option{stream.WithHTTPClient(r.agent.Client())}, c.stream...)
+	newClient := stream.NewClient
+	if c.rest {
+		newClient = stream.NewRESTClient
+	}
+	client, err := newClient("http://agent.test/", streamOpts...)
 	require.NoError(t, err)
 	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
 		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
@@ -268,4 +278,28 @@ func longAnswer(n int, pause func(i int) a2atest.Step) ([]a2atest.Step, string) 
 		steps = append(steps, pause(i), a2atest.Chunk("a1", part, i > 0, i == n-1))
 	}
 	return append(steps, a2atest.Finish(a2a.StateCompleted, "done")), text.String()
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// wire returns the agent options that serve version v over JSON-RPC, or
+// over HTTP+JSON when rest is set, with opts.
+func wire(v a2a.Version, rest bool, opts ...a2atest.Option) []a2atest.Option {
+	b := a2a.BindingJSONRPC
+	if rest {
+		b = a2a.BindingHTTPJSON
+	}
+	return append([]a2atest.Option{a2atest.WithVersions(v), a2atest.WithBindings(b)}, opts...)
+}
+
+// events yields the events to the end of the response.
+func (rd *reader) events() iter.Seq[event] {
+	return func(yield func(event) bool) {
+		for {
+			ev, ok := rd.next()
+			if !ok || !yield(ev) {
+				return
+			}
+		}
+	}
 }
