@@ -30,6 +30,7 @@ type rig struct {
 	agent  *a2atest.Agent
 	store  *relay.MemoryStore
 	log    relay.Log
+	fence  relay.Fence // Drive's
 	client *http.Client
 	done   chan struct{} // closed when Drive returned
 	err    error         // what Drive returned, once done is closed
@@ -42,6 +43,8 @@ type rigConfig struct {
 	store   []relay.StoreOption
 	drive   []relay.DriveOption
 	handler []relay.HandlerOption
+	// wrap, when set, wraps the log Drive writes to.
+	wrap func(relay.Log) relay.Log
 	// rest makes the stream's client speak HTTP+JSON (the agent must serve
 	// it); JSON-RPC otherwise.
 	rest bool
@@ -59,6 +62,7 @@ func newRig(t *testing.T, c rigConfig) *rig {
 	require.NoError(t, err)
 	fence, err := r.log.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
+	r.fence = fence
 	streamOpts := append([]stream.Option{stream.WithHTTPClient(r.agent.Client())}, c.stream...)
 	newClient := stream.NewClient
 	if c.rest {
@@ -69,9 +73,13 @@ func newRig(t *testing.T, c rigConfig) *rig {
 	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
 		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
 	}
+	driven := r.log
+	if c.wrap != nil {
+		driven = c.wrap(r.log)
+	}
 	go func() {
 		defer close(r.done)
-		r.err = relay.Drive(ctx, r.log, fence, start, c.drive...)
+		r.err = relay.Drive(ctx, driven, fence, start, c.drive...)
 	}()
 	t.Cleanup(func() {
 		cancel()
