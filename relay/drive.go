@@ -42,10 +42,11 @@ type driveConfig struct {
 	trim        bool // trim through the previous snapshot
 	chunk       int  // bytes of text per entry, at most
 	page        int  // entries per Read
+	maxSnap     int  // bytes of a snapshot, at most
 }
 
 func defaultDriveConfig() driveConfig {
-	return driveConfig{snapEntries: 1024, snapBytes: 1 << 20, trim: true, chunk: 16 << 10, page: 64}
+	return driveConfig{snapEntries: 1024, snapBytes: 1 << 20, trim: true, chunk: 16 << 10, page: 64, maxSnap: 1 << 20}
 }
 
 // WithSnapshotEvery sets how often Drive saves a snapshot: after this many
@@ -61,6 +62,21 @@ func WithSnapshotEvery(entries, bytes int) DriveOption {
 		}
 		if bytes > 0 {
 			c.snapBytes = bytes
+		}
+	})
+}
+
+// WithMaxSnapshot bounds the snapshots Drive saves, in bytes of text and
+// panes (1 MiB by default; 0 or less keeps the default). While the screen
+// is bigger, Drive saves none: the log cannot trim past the last snapshot,
+// so the store keeps the entries after it, and a reader sent away with
+// EventGone replays them, in pages, after that snapshot. The bound keeps
+// the driver's memory (it builds each snapshot in memory) and the gone
+// event's size independent of the answer's size.
+func WithMaxSnapshot(bytes int) DriveOption {
+	return driveOptionFunc(func(c *driveConfig) {
+		if bytes > 0 {
+			c.maxSnap = bytes
 		}
 	})
 }
@@ -94,7 +110,10 @@ func WithChunkSize(bytes int) DriveOption {
 // Nothing a reader does cancels the task.
 //
 // Drive saves a snapshot of the screen now and then (WithSnapshotEvery),
-// and trims the log (WithoutTrim). Each write uses fence; when a write
+// while the screen is within a bound (WithMaxSnapshot), and trims the log
+// (WithoutTrim). Between snapshots it holds no text: its memory is one
+// entry, a page of the log while it builds a snapshot, and the snapshot,
+// whatever the size of the answer. Each write uses fence; when a write
 // fails (ErrStale: another driver took the stream over), Drive stops the
 // stream, appends nothing more and returns the error. When ctx ends before
 // the stream does, Drive appends no ending and returns ctx's error: the
@@ -118,6 +137,9 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 		return err
 	}
 	d.next, d.snapSeq, d.snapSize = tail+1, snap.Seq, len(snap.Data)
+	if err := d.measure(snap); err != nil {
+		return err
+	}
 
 	streamCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -166,8 +188,9 @@ type driver struct {
 	cfg   driveConfig
 
 	screen stream.Screen
-	next   uint64 // Seq of the next entry
-	err    error  // the first failed write; nothing is written after it
+	size   screenSize // of the screen after the last entry
+	next   uint64     // Seq of the next entry
+	err    error      // the first failed write; nothing is written after it
 
 	snapSeq      uint64 // Seq of the last snapshot
 	snapSize     int    // its size in bytes
@@ -202,6 +225,7 @@ func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 		}
 		for i, piece := range split(t.Content, d.cfg.chunk) {
 			out.Text, out.Append = piece, appendText || i > 0
+			d.write(out.Pane, piece, out.Append)
 			d.append(EventArtifact, out)
 		}
 	case stream.PaneMessage, stream.PaneStatus:
@@ -212,9 +236,45 @@ func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 		}
 		for i, piece := range split(t.Content, d.cfg.chunk) {
 			out.Text, out.Append = piece, appendText || i > 0
+			d.write(out.Pane, piece, out.Append)
 			d.append(EventMessage, out)
 		}
 	}
+}
+
+// write records, for the screen's size, text written to the pane key by
+// the entry about to be appended. A failed append ends Drive, so the size
+// need not be right after one.
+func (d *driver) write(key, text string, appendText bool) {
+	d.size.write(key, len(text), appendText)
+}
+
+// measure sets the screen's size from the snapshot and the entries after
+// it, read in pages: what a driver that takes a stream over starts from.
+func (d *driver) measure(snap Snapshot) error {
+	sc, err := ParseScreen(snap.Data)
+	if err != nil {
+		return err
+	}
+	d.size.of(sc)
+	for after := snap.Seq; after < d.next-1; {
+		entries, err := d.log.Read(d.ctx, after, d.cfg.page)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			return nil
+		}
+		for _, e := range entries {
+			if err := d.size.apply(e); err != nil {
+				return fmt.Errorf("relay: bad %s entry %d: %w", e.Name, e.Seq, err)
+			}
+			d.sinceEntries++
+			d.sinceBytes += len(e.Name) + len(e.Data)
+		}
+		after = entries[len(entries)-1].Seq
+	}
+	return nil
 }
 
 // notify relays a reconnect or a resume.
@@ -237,6 +297,7 @@ func (d *driver) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error)
 	if err != nil {
 		return nil, err
 	}
+	d.write(answerPane(prompt), a.Text, false)
 	if !d.append(EventAnswered, AnsweredData{Prompt: prompt, Text: a.Text}) {
 		return nil, d.err
 	}
@@ -265,6 +326,12 @@ func (d *driver) append(name string, v any) bool {
 	d.sinceEntries++
 	d.sinceBytes += len(name) + len(data)
 	if d.sinceEntries >= d.cfg.snapEntries || d.sinceBytes >= max(d.cfg.snapBytes, d.snapSize) {
+		if d.size.bytes() > d.cfg.maxSnap {
+			// Too big to build: the log keeps the entries after the
+			// last snapshot. Look again after as many entries.
+			d.sinceEntries, d.sinceBytes = 0, 0
+			return true
+		}
 		d.err = d.snapshot()
 	}
 	return d.err == nil

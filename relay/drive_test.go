@@ -165,3 +165,28 @@ func TestDriveWithAStaleFenceStopsAndWritesNoEnding(t *testing.T) {
 		require.Zero(t, requestsOf(r.agent, "tasks/cancel", "CancelTask"), "nor did it cancel the task")
 	})
 }
+
+func TestSnapshotsStopPastTheirBoundAndGoneStillGivesTheWholeScreen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var rec *recordingLog
+		script, text := longAnswer(300, paused(time.Millisecond))
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(script...)},
+			store: []relay.StoreOption{relay.WithRetention(64)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(8, 1), relay.WithMaxSnapshot(600)},
+			wrap:  func(l relay.Log) relay.Log { rec = &recordingLog{Log: l}; return rec },
+		})
+		require.NoError(t, r.wait())
+		require.NotEmpty(t, rec.snaps)
+		for _, s := range rec.snaps {
+			require.LessOrEqual(t, len(s.Data), 600+200, "snapshot at %d", s.Seq)
+		}
+		last := rec.snaps[len(rec.snaps)-1]
+		require.Less(t, last.Seq+200, uint64(len(rec.entries)), "no snapshot once the screen passed the bound")
+		require.Equal(t, rec.entries[last.Seq:], r.logEntries(last.Seq), "the log keeps every entry after the last snapshot")
+
+		evs := r.connect(relay.ID{Epoch: r.log.Epoch(), Seq: 1}.String()).rest()
+		require.Equal(t, relay.EventGone, evs[0].Name)
+		require.Equal(t, text, fold(t, evs).Pane("artifact:a1").Text())
+	})
+}

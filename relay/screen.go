@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -135,7 +134,7 @@ func (s *Screen) Apply(e Entry) error {
 			if s.Question != nil && s.Question.Prompt == d.Prompt {
 				s.Question = nil
 			}
-			s.pane("answer:"+strconv.FormatUint(d.Prompt, 10), "answer", "", a2a.RoleUser).write(d.Text, false)
+			s.pane(answerPane(d.Prompt), "answer", "", a2a.RoleUser).write(d.Text, false)
 		}
 	case EventEnd, EventError:
 		if !json.Valid(e.Data) {
