@@ -156,11 +156,9 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			after = id.Seq
 		}
 	}
-	if gone == "" && after > 0 && after == tail {
-		if es, err := log.Read(ctx, after-1, 1); err == nil && len(es) == 1 && ended(es[0].Name) {
-			w.WriteHeader(http.StatusNoContent) // all delivered: EventSource stops
-			return
-		}
+	if gone == "" && after > 0 && after == tail && delivered(ctx, log, after) {
+		w.WriteHeader(http.StatusNoContent) // all delivered: EventSource stops
+		return
 	}
 
 	hd := w.Header()
@@ -237,10 +235,8 @@ func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reas
 	if len(screen) == 0 {
 		screen = []byte(`{"seq":0,"panes":[]}`)
 	}
-	var end struct {
-		End json.RawMessage `json:"end"`
-	}
-	if err := json.Unmarshal(screen, &end); err != nil {
+	done, err := screenEnded(screen)
+	if err != nil {
 		sse.err = err
 		return 0, false
 	}
@@ -250,7 +246,39 @@ func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reas
 		return 0, false
 	}
 	sse.event(ID{Epoch: epoch, Seq: snap.Seq}.String(), EventGone, data)
-	return snap.Seq, len(end.End) > 0 && string(end.End) != "null"
+	return snap.Seq, done
+}
+
+// delivered reports whether the entry at Seq seq, the log's tail, is the
+// stream's last: in the log, or, when the log trimmed it, in the snapshot.
+func delivered(ctx context.Context, log Log, seq uint64) bool {
+	es, err := log.Read(ctx, seq-1, 1)
+	if err == nil {
+		return len(es) == 1 && ended(es[0].Name)
+	}
+	if !errors.Is(err, ErrGone) {
+		return false
+	}
+	snap, err := log.LoadSnapshot(ctx)
+	if err != nil || snap.Seq != seq {
+		return false
+	}
+	done, err := screenEnded(snap.Data)
+	return err == nil && done
+}
+
+// screenEnded reports whether a Screen's JSON holds the stream's end.
+func screenEnded(screen []byte) (bool, error) {
+	if len(screen) == 0 {
+		return false, nil
+	}
+	var end struct {
+		End json.RawMessage `json:"end"`
+	}
+	if err := json.Unmarshal(screen, &end); err != nil {
+		return false, err
+	}
+	return len(end.End) > 0 && string(end.End) != "null", nil
 }
 
 // answer stores the answer to a question.

@@ -153,3 +153,30 @@ func TestIDsThatCannotBeReplayedGetGoneWithTheSnapshot(t *testing.T) {
 		}
 	})
 }
+
+func TestResumeAfterTheEndWhenTheEndIsTrimmed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script, text := longAnswer(10, paused(time.Millisecond))
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(script...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		require.NoError(t, r.wait())
+		tail, err := r.log.Tail(context.Background())
+		require.NoError(t, err)
+		_, err = r.log.Read(context.Background(), tail-1, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the ending itself is trimmed: the snapshot holds it")
+
+		rd := r.connect(relay.ID{Epoch: r.log.Epoch(), Seq: tail}.String())
+		require.Equal(t, http.StatusNoContent, rd.status, "the browser saw the end: nothing more to send")
+		rd.close()
+
+		evs := r.connect(relay.ID{Epoch: r.log.Epoch(), Seq: tail - 1}.String()).rest()
+		require.Len(t, evs, 1, "gone, whose screen holds the end, and nothing after")
+		require.Equal(t, relay.EventGone, evs[0].Name)
+		sc := fold(t, evs)
+		require.Equal(t, text, sc.Pane("artifact:a1").Text())
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
