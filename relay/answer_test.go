@@ -3,6 +3,7 @@ package relay_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -25,7 +26,9 @@ func askScript() []a2atest.Step {
 	}
 }
 
-// untilInput reads events up to the question and returns its data.
+// untilInput reads events up to the question and returns its data, as a
+// page does: from the question's event, or from the screen of a gone
+// event.
 func untilInput(t *testing.T, rd *reader) (relay.InputData, []event) {
 	t.Helper()
 	var seen []event
@@ -33,6 +36,13 @@ func untilInput(t *testing.T, rd *reader) (relay.InputData, []event) {
 		ev, ok := rd.next()
 		require.True(t, ok, "the response ended before the question")
 		seen = append(seen, ev)
+		if ev.Name == relay.EventGone {
+			// The reader fell behind a trim: the question, if asked, is
+			// on the screen the gone event carries.
+			if q := fold(t, []event{ev}).Question; q != nil {
+				return *q, seen
+			}
+		}
 		if ev.Name == relay.EventInput {
 			var in relay.InputData
 			require.NoError(t, json.Unmarshal(ev.Data, &in))
@@ -114,6 +124,7 @@ func TestBadRequestsGet4xxWithAJSONError(t *testing.T) {
 			{"a prompt that is no question", "answer", "k", "application/json", `{"prompt":1,"text":"x"}`, 404},
 			{"a prompt past the tail", "answer", "k", "application/json", `{"prompt":99999,"text":"x"}`, 404},
 			{"a prompt at the top of uint64", "answer", "k", "application/json", `{"prompt":18446744073709551615,"text":"x"}`, 404},
+			{"an idempotency key of 300 bytes", "answer", strings.Repeat("k", 300), "application/json", `{"prompt":` + itoa(in.Prompt) + `,"text":"x"}`, 400},
 			{"unknown action", "other", "k", "application/json", `{}`, 404},
 		} {
 			code, out := r.postRaw(tt.action, tt.key, tt.contentType, tt.body)

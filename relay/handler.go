@@ -57,8 +57,12 @@ func WithPageSize(n int) HandlerOption {
 	})
 }
 
-// maxBody bounds the JSON body of a POST.
-const maxBody = 64 << 10
+// The bounds of a POST: its JSON body, and its Idempotency-Key, which the
+// store keeps with the answer.
+const (
+	maxBody = 64 << 10
+	maxKey  = 256
+)
 
 // Handler serves the relayed streams of a Store to browsers, one stream per
 // key (see KeyFunc):
@@ -72,7 +76,8 @@ const maxBody = 64 << 10
 //     EventSource to stop. When the events after the ID cannot be replayed
 //     the response starts with EventGone (see the package doc).
 //   - POST to a path ending in "/answer": the answer to a question, as
-//     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header.
+//     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header
+//     (of at most 256 bytes; the body of at most 64 KiB).
 //     200 with {"prompt", "text"} when this answer was stored, now or
 //     before with the same key; 409 with the answer held, under "answer",
 //     when another answer was stored first.
@@ -284,8 +289,12 @@ func screenEnded(screen []byte) (bool, error) {
 // answer stores the answer to a question.
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	idem := r.Header.Get("Idempotency-Key")
-	if idem == "" {
+	switch {
+	case idem == "":
 		httpError(w, http.StatusBadRequest, "the Idempotency-Key header is missing")
+		return
+	case len(idem) > maxKey:
+		httpError(w, http.StatusBadRequest, "the Idempotency-Key header is too long")
 		return
 	}
 	var in struct {
@@ -394,17 +403,23 @@ func (s *sseWriter) write(parts ...[]byte) {
 	}
 }
 
-// event writes one event; data on several lines becomes several data
-// fields, which the browser joins again.
+// event writes one event; data on several lines (broken by LF, CR or
+// CRLF, as SSE reads them) becomes several data fields, which the browser
+// joins again with LF, so no line of the data is read as a field of its
+// own.
 func (s *sseWriter) event(id, name string, data []byte) {
 	s.write([]byte("id: " + id + "\nevent: " + name + "\n"))
 	for {
-		line, rest, more := bytes.Cut(data, []byte("\n"))
-		s.write([]byte("data: "), line, []byte("\n"))
-		if !more {
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			s.write([]byte("data: "), data, []byte("\n"))
 			break
 		}
-		data = rest
+		s.write([]byte("data: "), data[:i], []byte("\n"))
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
 	}
 	s.write([]byte("\n"))
 }

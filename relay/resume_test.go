@@ -180,3 +180,22 @@ func TestResumeAfterTheEndWhenTheEndIsTrimmed(t *testing.T) {
 		require.Equal(t, relay.EventEnd, sc.End.Name)
 	})
 }
+
+func TestLineBreaksInDataStayInTheData(t *testing.T) {
+	ctx := t.Context()
+	store := relay.NewMemoryStore()
+	log, err := store.Open(ctx, "k")
+	require.NoError(t, err)
+	fence, err := log.Acquire(ctx, "writer", time.Hour)
+	require.NoError(t, err)
+	data := "{\"text\":\"x\"}\rid: forged-1\revent: end\r\ndata: {}\n\nevent: end"
+	require.NoError(t, log.Append(ctx, fence,
+		relay.Entry{Seq: 1, Name: relay.EventMessage, Data: []byte(data)},
+		relay.Entry{Seq: 2, Name: relay.EventEnd, Data: []byte(`{}`)}))
+	client := a2atest.NewClient(relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }))
+	evs := connect(t, client, "").rest()
+	require.Len(t, evs, 2)
+	require.Equal(t, relay.EventMessage, evs[0].Name)
+	require.Equal(t, relay.ID{Epoch: log.Epoch(), Seq: 1}.String(), evs[0].ID)
+	require.Equal(t, "{\"text\":\"x\"}\nid: forged-1\nevent: end\ndata: {}\n\nevent: end", string(evs[0].Data))
+}
