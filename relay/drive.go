@@ -13,9 +13,14 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
+
+// ErrEnded is what Drive returns for a log whose stream has ended already:
+// it appends nothing and starts no stream.
+var ErrEnded = errors.New("relay: the stream has ended")
 
 // StartFunc starts the stream Drive relays: it sends the message (or
 // subscribes to the task) with ctx and opts, which carry the relay's
@@ -119,6 +124,10 @@ func WithChunkSize(bytes int) DriveOption {
 // the stream does, Drive appends no ending and returns ctx's error: the
 // stream is left for another driver to take over.
 //
+// On a log whose stream has ended already (its last entry is EventEnd or
+// EventError, or its snapshot holds the end), Drive starts nothing and
+// returns ErrEnded.
+//
 // Drive does not renew fence's lease; the caller does.
 func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...DriveOption) error {
 	cfg := defaultDriveConfig()
@@ -135,6 +144,9 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 	snap, err := log.LoadSnapshot(ctx)
 	if err != nil {
 		return err
+	}
+	if tail > 0 && delivered(ctx, log, tail) {
+		return ErrEnded
 	}
 	d.next, d.snapSeq, d.snapSize = tail+1, snap.Seq, len(snap.Data)
 	if err := d.measure(snap); err != nil {
@@ -290,7 +302,10 @@ func (d *driver) notify(n stream.Notice) {
 // for the answer stored for it.
 func (d *driver) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
 	prompt := d.next
-	if !d.append(EventInput, InputData{Prompt: prompt, Text: req.Text()}) {
+	// The question is also the status message, in full, in its pane; the
+	// input event carries at most a chunk of it.
+	text := clip.Text(req.Text(), d.cfg.chunk)
+	if !d.append(EventInput, InputData{Prompt: prompt, Text: text}) {
 		return nil, d.err
 	}
 	a, err := d.log.AwaitAnswer(ctx, prompt)

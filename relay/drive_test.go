@@ -70,7 +70,7 @@ func busyScript() []a2atest.Step {
 		a2atest.Chunk("a1", "one", true, false),
 		a2atest.Chunk("a1", "final answer: ", false, false),
 		a2atest.Working("writing"),
-		a2atest.AskInput("Short or long?"),
+		a2atest.AskInput("Short or long? " + strings.Repeat("Say which. ", 200)),
 		a2atest.Chunk("a2", strings.Repeat("é long notes ", 400), true, true),
 		a2atest.Chunk("a1", "42", true, true),
 		a2atest.Finish(a2a.StateCompleted, "done"),
@@ -188,5 +188,28 @@ func TestSnapshotsStopPastTheirBoundAndGoneStillGivesTheWholeScreen(t *testing.T
 		evs := r.connect(relay.ID{Epoch: r.log.Epoch(), Seq: 1}.String()).rest()
 		require.Equal(t, relay.EventGone, evs[0].Name)
 		require.Equal(t, text, fold(t, evs).Pane("artifact:a1").Text())
+	})
+}
+
+func TestDriveOnAStreamThatEndedStartsNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(a2atest.Finish(a2a.StateCompleted, ""))}})
+		require.NoError(t, r.wait())
+		ctx := context.Background()
+		tail, err := r.log.Tail(ctx)
+		require.NoError(t, err)
+		require.NoError(t, r.log.Release(ctx, r.fence))
+		fence, err := r.log.Acquire(ctx, "replica-2", time.Minute)
+		require.NoError(t, err)
+		started := false
+		err = relay.Drive(ctx, r.log, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+			started = true
+			return nil
+		})
+		require.ErrorIs(t, err, relay.ErrEnded)
+		require.False(t, started)
+		after, err := r.log.Tail(ctx)
+		require.NoError(t, err)
+		require.Equal(t, tail, after)
 	})
 }

@@ -86,7 +86,10 @@ type InputData struct {
 	// Prompt names the question in the answer's POST: the Seq of this
 	// event.
 	Prompt uint64 `json:"prompt"`
-	Text   string `json:"text"` // the agent's question; may be empty
+	// Text is the agent's question, cut after 16 KiB (the chunk size) with
+	// an ellipsis; may be empty. The question is also the status message
+	// that comes before, in full.
+	Text string `json:"text"`
 }
 
 // AnsweredData is the data of an EventAnswered event.
