@@ -380,6 +380,9 @@ func (d *driver) snapshot() error {
 			}
 		}
 	}
+	if sc.Panes == nil {
+		sc.Panes = []Pane{} // "panes": [], as in a gone event before any snapshot
+	}
 	data, err := json.Marshal(sc)
 	if err != nil {
 		return err

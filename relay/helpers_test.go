@@ -252,16 +252,6 @@ func fold(t *testing.T, evs []event) *relay.Screen {
 	return sc
 }
 
-// artifactText returns the text of the agent's task's artifact id.
-func artifactText(t *testing.T, agent *a2atest.Agent, taskID, id string) string {
-	t.Helper()
-	task := agent.Task(taskID)
-	require.NotNil(t, task)
-	art := task.Artifact(id)
-	require.NotNil(t, art)
-	return art.Text()
-}
-
 // requestsOf counts the agent's requests of these methods.
 func requestsOf(agent *a2atest.Agent, methods ...string) int {
 	n := 0

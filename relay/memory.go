@@ -17,6 +17,10 @@ import (
 // Log.Trim, or by the byte bound set with WithRetention, never past the
 // log's snapshot. It never forgets a log it opened (see Delete).
 //
+// The entries its logs' Read returns share their Data with the store, as
+// the snapshot LoadSnapshot returns does: callers must not modify them.
+// What callers pass in (entries, snapshots, checkpoints) is copied.
+//
 // It is safe for concurrent use. The zero MemoryStore is not ready for
 // use: call NewMemoryStore.
 type MemoryStore struct {
