@@ -77,3 +77,23 @@ func TestDisconnectDoesNotCancel(t *testing.T) {
 		require.Equal(t, "first part and the rest", fold(t, evs).Pane("artifact:a1").Text())
 	})
 }
+
+func TestCancelWhileTheAgentWaitsForAnAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(askScript()...)}})
+		rd := r.connect("")
+		untilInput(t, rd)
+		code, _ := r.post("cancel", "", map[string]any{})
+		require.Equal(t, http.StatusAccepted, code)
+
+		rest := rd.rest()
+		require.NoError(t, r.wait())
+		require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
+		require.Empty(t, followUps(r.agent), "no answer was sent")
+		last := rest[len(rest)-1]
+		require.Equal(t, relay.EventError, last.Name)
+		var e relay.ErrorData
+		require.NoError(t, json.Unmarshal(last.Data, &e))
+		require.Equal(t, "canceled", e.Kind, e.Text)
+	})
+}

@@ -22,6 +22,10 @@ import (
 // it appends nothing and starts no stream.
 var ErrEnded = errors.New("relay: the stream has ended")
 
+// ErrNoStream is what Drive returns when its StartFunc returns a nil
+// stream.
+var ErrNoStream = errors.New("relay: the StartFunc returned no stream")
+
 // StartFunc starts the stream Drive relays: it sends the message (or
 // subscribes to the task) with ctx and opts, which carry the relay's
 // human-input hook and notice function, for example
@@ -148,7 +152,7 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 	if tail > 0 && delivered(ctx, log, tail) {
 		return ErrEnded
 	}
-	d.next, d.snapSeq, d.snapSize = tail+1, snap.Seq, len(snap.Data)
+	d.next, d.snapSize = tail+1, len(snap.Data)
 	if err := d.measure(snap); err != nil {
 		return err
 	}
@@ -170,6 +174,9 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 	defer unwatch()
 
 	s := start(streamCtx, stream.WithHumanInput(hitl.Func(d.ask)), stream.WithNotify(d.notify))
+	if s == nil {
+		return ErrNoStream
+	}
 	defer s.Close()
 	d.drain(s)
 	var cancelErr error
@@ -204,10 +211,9 @@ type driver struct {
 	next   uint64     // Seq of the next entry
 	err    error      // the first failed write; nothing is written after it
 
-	snapSeq      uint64 // Seq of the last snapshot
-	snapSize     int    // its size in bytes
-	sinceEntries int    // entries appended since it
-	sinceBytes   int    // their bytes
+	snapSize     int // bytes of the last snapshot
+	sinceEntries int // entries appended since it
+	sinceBytes   int // their bytes
 
 	buf bytes.Buffer
 }
@@ -390,7 +396,7 @@ func (d *driver) snapshot() error {
 	if err := d.log.SaveSnapshot(d.ctx, d.fence, Snapshot{Seq: sc.Seq, Data: data}); err != nil {
 		return err
 	}
-	d.snapSeq, d.snapSize, d.sinceEntries, d.sinceBytes = sc.Seq, len(data), 0, 0
+	d.snapSize, d.sinceEntries, d.sinceBytes = len(data), 0, 0
 	if d.cfg.trim && prev.Seq > 0 {
 		return d.log.Trim(d.ctx, prev.Seq)
 	}

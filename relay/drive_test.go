@@ -213,3 +213,16 @@ func TestDriveOnAStreamThatEndedStartsNothing(t *testing.T) {
 		require.Equal(t, tail, after)
 	})
 }
+
+func TestDriveWithAStartFuncThatReturnsNoStreamFails(t *testing.T) {
+	ctx := t.Context()
+	log, err := relay.NewMemoryStore().Open(ctx, "k")
+	require.NoError(t, err)
+	fence, err := log.Acquire(ctx, "d", time.Minute)
+	require.NoError(t, err)
+	err = relay.Drive(ctx, log, fence, func(context.Context, ...stream.Option) *stream.Stream { return nil })
+	require.ErrorIs(t, err, relay.ErrNoStream)
+	tail, err := log.Tail(ctx)
+	require.NoError(t, err)
+	require.Zero(t, tail)
+}
