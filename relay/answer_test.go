@@ -152,3 +152,14 @@ func TestBadRequestsGet4xxWithAJSONError(t *testing.T) {
 		require.Empty(t, followUps(r.agent), "no bad request reached the agent")
 	})
 }
+
+func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
+	for _, h := range []*relay.Handler{
+		relay.NewHandler(nil, func(*http.Request) (string, bool) { return "k", true }),
+		relay.NewHandler(relay.NewMemoryStore(), nil),
+	} {
+		code, out := doJSON(t, a2atest.NewClient(h), http.MethodGet, "http://relay.test/s/k/events")
+		require.Equal(t, http.StatusInternalServerError, code)
+		require.NotEmpty(t, out["error"])
+	}
+}

@@ -93,6 +93,7 @@ type Handler struct {
 }
 
 // NewHandler returns a Handler for the streams of store that key names.
+// With a nil store or key, the Handler answers every request with 500.
 func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
 	cfg := defaultHandlerConfig()
 	for _, o := range opts {
@@ -105,6 +106,10 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.store == nil || h.key == nil {
+		httpError(w, http.StatusInternalServerError, "relay: the handler has no store or no key function")
+		return
+	}
 	key, ok := h.key(r)
 	if !ok {
 		httpError(w, http.StatusNotFound, "no such stream")

@@ -301,3 +301,16 @@ func (rd *reader) events() iter.Seq[event] {
 		}
 	}
 }
+
+// doJSON sends a request without a body and decodes the JSON answer.
+func doJSON(t *testing.T, client *http.Client, method, url string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out), "every answer is JSON")
+	return resp.StatusCode, out
+}
