@@ -9,8 +9,9 @@ import (
 )
 
 // leaseHeld: the first Acquire of a log gets term 1; another owner gets
-// ErrHeld while the lease is held; after Release the next owner gets a
-// higher term, and the released fence is stale.
+// ErrHeld while the lease is held, but the holder itself acquires again
+// with the next term ("no other owner holds" it); after Release the next
+// owner gets a higher term, and the released fence is stale.
 func (suite) leaseHeld(t *testing.T, st relay.Store) {
 	a := open(t, st, "task-1")
 	b := open(t, st, "task-1")
@@ -23,6 +24,15 @@ func (suite) leaseHeld(t *testing.T, st relay.Store) {
 	_, err = b.Acquire(t.Context(), "replica-b", longTTL)
 	isError(t, err, relay.ErrHeld, "Acquire by b after a renewed")
 
+	// The holder acquiring again (a restarted replica with the same name)
+	// gets a new term, and its old fence is stale.
+	fa2, err := b.Acquire(t.Context(), "replica-a", longTTL)
+	noError(t, err, "Acquire by a while a holds the lease")
+	equal(t, fa2, relay.Fence{Owner: "replica-a", Term: 2}, "the fence of a's second Acquire")
+	isError(t, a.Append(t.Context(), fa, entry(1)), relay.ErrStale, "Append with a's first fence after a acquired again")
+	isError(t, a.Renew(t.Context(), fa, longTTL), relay.ErrStale, "Renew of a's first fence after a acquired again")
+	fa = fa2
+
 	noError(t, a.Release(t.Context(), fa), "Release by a")
 	fb, err := b.Acquire(t.Context(), "replica-b", longTTL)
 	noError(t, err, "Acquire by b after a released")
@@ -32,6 +42,7 @@ func (suite) leaseHeld(t *testing.T, st relay.Store) {
 	}
 	isError(t, a.Renew(t.Context(), fa, longTTL), relay.ErrStale, "Renew of a's released fence")
 	isError(t, a.Append(t.Context(), fa, entry(1)), relay.ErrStale, "Append with a's released fence")
+	isError(t, a.Append(t.Context(), fa), relay.ErrStale, "Append of no entry with a's released fence")
 	noError(t, b.Append(t.Context(), fb, entry(1)), "Append with b's fence")
 	// A fence that was never handed out is stale too.
 	for _, f := range []relay.Fence{{}, {Owner: "replica-a", Term: fb.Term}, {Owner: "replica-b", Term: fb.Term + 1}} {

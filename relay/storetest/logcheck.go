@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -20,6 +21,8 @@ func (suite) appendContinuesTheTail(t *testing.T, st relay.Store) {
 	noError(t, err, "Read of an empty log")
 	equal(t, len(got), 0, "entries of an empty log")
 
+	noError(t, l.Append(t.Context(), f), "Append of no entry")
+	tail(t, l, 0, "after an Append of no entry")
 	noError(t, l.Append(t.Context(), f, entry(1)), "Append 1")
 	tail(t, l, 1, "after 1")
 	noError(t, l.Append(t.Context(), f, entries(2, 5)...), "Append 2..5")
@@ -124,9 +127,11 @@ func (suite) readPages(t *testing.T, st relay.Store) {
 		noError(t, err, "Read(%d, %d)", c.after, c.max)
 		sameEntries(t, got, entries(c.from, c.to), "Read(%d, %d)", c.after, c.max)
 	}
-	got, err := l.Read(t.Context(), 10, 3)
-	noError(t, err, "Read at the tail")
-	equal(t, len(got), 0, "entries read at the tail")
+	for _, after := range []uint64{10, 11, 1 << 40, math.MaxUint64} {
+		got, err := l.Read(t.Context(), after, 3)
+		noError(t, err, "Read after %d, the tail 10", after)
+		equal(t, len(got), 0, "entries read after %d, the tail 10", after)
+	}
 }
 
 // readTrimmedIsGone: after Trim, a Read after a Seq before the trimmed

@@ -163,7 +163,7 @@ func (l *refLog) LoadSnapshot(context.Context) (relay.Snapshot, error) {
 
 func (l *refLog) Acquire(_ context.Context, owner string, ttl time.Duration) (relay.Fence, error) {
 	defer l.lock()()
-	if l.owner != "" && time.Now().Before(l.until) {
+	if l.owner != "" && l.owner != owner && time.Now().Before(l.until) {
 		return relay.Fence{}, relay.ErrHeld
 	}
 	l.term++

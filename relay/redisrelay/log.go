@@ -1,0 +1,152 @@
+package redisrelay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/a2astream/a2astream/relay"
+)
+
+// log is the [relay.Log] of one key, as one Open saw it: every call checks,
+// in the same script, that Redis still holds the log of that epoch.
+type log struct {
+	store *store
+	keys  keys
+	epoch string
+}
+
+func (l *log) Epoch() string { return l.epoch }
+
+// fenceValue is how a fence is kept in Redis: "<term>:<owner>".
+func fenceValue(f relay.Fence) string { return strconv.FormatUint(f.Term, 10) + ":" + f.Owner }
+
+// Append adds the entries with explicit stream IDs "0-<seq>", all or none,
+// in one script that checks the epoch, the fence and the sequence (with no
+// entries, it checks the epoch and the fence). An
+// Append whose reply was lost (the connection or Redis died) may have
+// been applied: sent again, it fails with [relay.ErrDuplicate] if it was.
+func (l *log) Append(ctx context.Context, fence relay.Fence, entries ...relay.Entry) error {
+	args := make([]any, 0, 2+3*len(entries))
+	args = append(args, l.epoch, fenceValue(fence))
+	for _, e := range entries {
+		args = append(args, strconv.FormatUint(e.Seq, 10), e.Name, e.Data)
+	}
+	_, err := run(ctx, l.store.client, l.store.scripts.append, relay.ErrStale,
+		[]string{l.keys.epoch, l.keys.fence, l.keys.log}, args...)
+	return err
+}
+
+// Read returns up to max entries after after, with XRANGE from the
+// exclusive start "(0-<after>"; none when max is not positive.
+func (l *log) Read(ctx context.Context, after uint64, max int) ([]relay.Entry, error) {
+	reply, err := run(ctx, l.store.client, l.store.scripts.read, relay.ErrGone,
+		[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch, strconv.FormatUint(after, 10), max)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := reply[0].([]any)
+	out := make([]relay.Entry, 0, len(raw))
+	for _, r := range raw {
+		e, err := entryOf(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// entryOf decodes one XRANGE element: {"0-<seq>", {"n", name, "d", data}}.
+func entryOf(r any) (relay.Entry, error) {
+	pair, _ := r.([]any)
+	if len(pair) != 2 {
+		return relay.Entry{}, fmt.Errorf("redisrelay: a stream entry of %d parts", len(pair))
+	}
+	id, _ := pair[0].(string)
+	ms, seq, ok := strings.Cut(id, "-")
+	n, err := strconv.ParseUint(seq, 10, 64)
+	if !ok || ms != "0" || err != nil {
+		return relay.Entry{}, fmt.Errorf("redisrelay: a stream entry with the ID %q, not 0-<seq>", id)
+	}
+	e := relay.Entry{Seq: n}
+	fields, _ := pair[1].([]any)
+	for i := 0; i+1 < len(fields); i += 2 {
+		name, _ := fields[i].(string)
+		value, _ := fields[i+1].(string)
+		switch name {
+		case "n":
+			e.Name = value
+		case "d":
+			e.Data = []byte(value)
+		}
+	}
+	return e, nil
+}
+
+// Tail returns the stream's last generated ID's seq, which trims keep.
+func (l *log) Tail(ctx context.Context) (uint64, error) {
+	reply, err := run(ctx, l.store.client, l.store.scripts.tail, nil,
+		[]string{l.keys.epoch, l.keys.log}, l.epoch)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := reply[0].(int64)
+	return uint64(n), nil
+}
+
+// Wait blocks in XREAD BLOCK on the log's stream, at most the store's wake
+// interval at a time; between blocks it checks ctx and the epoch.
+func (l *log) Wait(ctx context.Context, after uint64) error {
+	from := "0-" + strconv.FormatUint(after, 10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tail, err := l.Tail(ctx)
+		if err != nil {
+			return err
+		}
+		if tail > after {
+			return nil
+		}
+		if err := l.block(ctx, l.keys.log, from); err != nil {
+			return err
+		}
+	}
+}
+
+// block waits in one XREAD BLOCK for an entry of stream after the ID from,
+// for the wake interval or until ctx's deadline, whichever is sooner.
+// It returns nil when an entry came or the time ran out, for the caller to
+// look again.
+func (l *log) block(ctx context.Context, stream, from string) error {
+	d := l.store.cfg.wake
+	if deadline, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(deadline))
+	}
+	if d < time.Millisecond {
+		d = time.Millisecond // BLOCK 0 would block for ever
+	}
+	err := l.store.client.XRead(ctx, &redis.XReadArgs{Streams: []string{stream, from}, Count: 1, Block: d}).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("redisrelay: %w", err)
+	}
+	return nil
+}
+
+// Trim records the trimmed-through mark and drops the entries up to it
+// with XTRIM MINID, never past the snapshot's Seq.
+func (l *log) Trim(ctx context.Context, through uint64) error {
+	_, err := run(ctx, l.store.client, l.store.scripts.trim, nil,
+		[]string{l.keys.epoch, l.keys.snapshot, l.keys.trim, l.keys.log}, l.epoch, strconv.FormatUint(through, 10))
+	return err
+}

@@ -1,0 +1,219 @@
+package redisrelay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The Lua scripts. Each takes the log's epoch key as KEYS[1] and the epoch
+// the Log was opened on as ARGV[1], and answers {codeLost} when they
+// differ, so that nothing is read from or written to a log made afresh
+// under an old handle. Every reply is a table whose first element is a
+// code (errors.go); a script never answers with an error of its own, so
+// no error text is ever matched.
+//
+// Sequence numbers travel as decimal strings; Lua compares them as
+// numbers, exact up to 2^53.
+
+// luaPrelude is shared by the scripts: the epoch check and the tail, read
+// from the stream's last generated ID (kept by Redis through trims).
+const luaPrelude = `
+local function lost()
+	return redis.call('GET', KEYS[1]) ~= ARGV[1]
+end
+local function tailof(stream)
+	if redis.call('EXISTS', stream) == 0 then return 0 end
+	local info = redis.call('XINFO', 'STREAM', stream)
+	for i = 1, #info, 2 do
+		if info[i] == 'last-generated-id' then
+			return tonumber(string.match(info[i + 1], '^0%-(%d+)$')) or 0
+		end
+	end
+	return 0
+end
+`
+
+// openSrc: KEYS epoch, then every other key of the log; ARGV a new epoch.
+// It creates the epoch when there is none; a log whose epoch key is gone
+// while other keys of it remain (an eviction) is wiped first, so that a
+// new epoch never names old entries.
+const openSrc = `
+local e = redis.call('GET', KEYS[1])
+if e then return e end
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]
+`
+
+// appendSrc: KEYS epoch, fence, log; ARGV epoch, fence value, then a
+// (seq, name, data) triple per entry. All entries are checked before any is
+// added.
+const appendSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
+local tail = tailof(KEYS[3])
+local n = (#ARGV - 2) / 3
+for i = 0, n - 1 do
+	local seq = tonumber(ARGV[3 + 3 * i])
+	if seq < tail + 1 + i then return {3} end
+	if seq > tail + 1 + i then return {4} end
+end
+for i = 0, n - 1 do
+	redis.call('XADD', KEYS[3], '0-' .. ARGV[3 + 3 * i], 'n', ARGV[4 + 3 * i], 'd', ARGV[5 + 3 * i])
+end
+return {0}
+`
+
+// readSrc: KEYS epoch, trim, log; ARGV epoch, after, max.
+const readSrc = luaPrelude + `
+if lost() then return {1} end
+local trimmed = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tonumber(ARGV[2]) < trimmed then return {5} end
+if tonumber(ARGV[3]) <= 0 then return {0, {}} end
+return {0, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[2], '+', 'COUNT', ARGV[3])}
+`
+
+// tailSrc: KEYS epoch, log; ARGV epoch.
+const tailSrc = luaPrelude + `
+if lost() then return {1} end
+return {0, tailof(KEYS[2])}
+`
+
+// trimSrc: KEYS epoch, snapshot, trim, log; ARGV epoch, through.
+const trimSrc = luaPrelude + `
+if lost() then return {1} end
+local through = math.min(tonumber(ARGV[2]), tonumber(redis.call('HGET', KEYS[2], 'seq') or '0'))
+local trimmed = tonumber(redis.call('GET', KEYS[3]) or '0')
+if through <= trimmed then return {0} end
+redis.call('SET', KEYS[3], string.format('%d', through))
+redis.call('XTRIM', KEYS[4], 'MINID', '0-' .. string.format('%d', through + 1))
+return {0}
+`
+
+// acquireSrc: KEYS epoch, lease, term, fence; ARGV epoch, owner, ttl in ms.
+// The lease's value is "<term>:<owner>"; the fence key keeps the newest
+// one handed out, without expiry, for the fenced writes.
+const acquireSrc = luaPrelude + `
+if lost() then return {1} end
+local held = redis.call('GET', KEYS[2])
+if held and string.match(held, '^%d+:(.*)$') ~= ARGV[2] then return {6} end
+local term = redis.call('INCR', KEYS[3])
+local value = term .. ':' .. ARGV[2]
+redis.call('SET', KEYS[2], value, 'PX', ARGV[3])
+redis.call('SET', KEYS[4], value)
+return {0, term}
+`
+
+// renewSrc: KEYS epoch, fence, lease; ARGV epoch, fence value, ttl in ms.
+const renewSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+return {0}
+`
+
+// releaseSrc: KEYS epoch, fence, lease; ARGV epoch, fence value.
+const releaseSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
+if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+return {0}
+`
+
+// setFencedSrc: KEYS epoch, fence, target; ARGV epoch, fence value, then
+// field-value pairs for a hash target, or one value for a string target.
+const setFencedSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
+if #ARGV == 3 then
+	redis.call('SET', KEYS[3], ARGV[3])
+else
+	redis.call('DEL', KEYS[3])
+	redis.call('HSET', KEYS[3], unpack(ARGV, 3))
+end
+return {0}
+`
+
+// getSrc: KEYS epoch, target; ARGV epoch. A hash target answers with its
+// seq and data fields, a string target with its value.
+const getSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('TYPE', KEYS[2]).ok == 'hash' then
+	return {0, redis.call('HMGET', KEYS[2], 'seq', 'data')}
+end
+return {0, redis.call('GET', KEYS[2])}
+`
+
+// postAnswerSrc: KEYS epoch, answers, notes; ARGV epoch, prompt, answer.
+const postAnswerSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 1 then
+	redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'answer', ARGV[2])
+end
+return {0, redis.call('HGET', KEYS[2], ARGV[2])}
+`
+
+// cancelSrc: KEYS epoch, cancel, notes; ARGV epoch.
+const cancelSrc = luaPrelude + `
+if lost() then return {1} end
+if redis.call('SET', KEYS[2], '1', 'NX') then
+	redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'cancel', '1')
+end
+return {0}
+`
+
+// pollSrc: KEYS epoch, notes, then an answers hash and a prompt, or a
+// cancel key; ARGV epoch, the prompt when there is one. It answers with
+// the answer (or the cancel mark, or false) and the notes stream's last
+// ID, from which a waiter blocks for the next note.
+const pollSrc = luaPrelude + `
+if lost() then return {1} end
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
+local id = '0-0'
+if #last > 0 then id = last[1][1] end
+local v
+if #ARGV == 2 then v = redis.call('HGET', KEYS[3], ARGV[2]) else v = redis.call('GET', KEYS[3]) end
+return {0, v, id}
+`
+
+// scripts holds the Lua scripts, hashed once per store.
+type scripts struct {
+	open, append, read, tail, trim           *redis.Script
+	acquire, renew, release                  *redis.Script
+	setFenced, get, postAnswer, cancel, poll *redis.Script
+}
+
+func newScripts() scripts {
+	return scripts{
+		open: redis.NewScript(openSrc), append: redis.NewScript(appendSrc),
+		read: redis.NewScript(readSrc), tail: redis.NewScript(tailSrc), trim: redis.NewScript(trimSrc),
+		acquire: redis.NewScript(acquireSrc), renew: redis.NewScript(renewSrc),
+		release: redis.NewScript(releaseSrc), setFenced: redis.NewScript(setFencedSrc),
+		get: redis.NewScript(getSrc), postAnswer: redis.NewScript(postAnswerSrc),
+		cancel: redis.NewScript(cancelSrc), poll: redis.NewScript(pollSrc),
+	}
+}
+
+// run runs s (EVALSHA, then EVAL when Redis lost its script cache) and
+// splits its reply into the code's error and the rest; also is the relay
+// error a lost log matches here.
+func run(ctx context.Context, c redis.UniversalClient, s *redis.Script, also error, keys []string, args ...any) ([]any, error) {
+	v, err := s.Run(ctx, c, keys, args...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisrelay: %w", err)
+	}
+	reply, ok := v.([]any)
+	if !ok || len(reply) == 0 {
+		return nil, fmt.Errorf("redisrelay: a script answered %T, not a table", v)
+	}
+	code, ok := reply[0].(int64)
+	if !ok {
+		return nil, fmt.Errorf("redisrelay: a script answered with the code %v", reply[0])
+	}
+	if err := errFromCode(code, also); err != nil {
+		return nil, err
+	}
+	return reply[1:], nil
+}
