@@ -202,7 +202,7 @@ func (l *memoryLog) Read(ctx context.Context, after uint64, max int) ([]Entry, e
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if after+1 < l.first {
+	if after < l.first-1 { // first is at least 1; after+1 would overflow
 		return nil, ErrGone
 	}
 	if after >= l.tail || max <= 0 {
