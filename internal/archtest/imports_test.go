@@ -121,6 +121,27 @@ func TestImportDirection(t *testing.T) {
 			}
 		}
 	}
+	// relay is a composer above stream: it may depend on stream and on
+	// what stream depends on, and no library package below it depends on
+	// it (its own store packages, relay/..., do).
+	if _, ok := g["relay"]; !ok {
+		t.Fatalf("package relay not found; the check would be vacuous")
+	}
+	below := deps(g, "stream")
+	below["stream"] = true
+	for imp := range deps(g, "relay") {
+		if !below[imp] {
+			t.Errorf("relay depends on %s; it may depend only on stream and what stream depends on", imp)
+		}
+	}
+	for pkg := range g {
+		if pkg == "relay" || strings.HasPrefix(pkg, "relay/") || strings.HasPrefix(pkg, "examples") {
+			continue
+		}
+		if deps(g, pkg)["relay"] {
+			t.Errorf("%s depends on relay, which composes above it", pkg)
+		}
+	}
 	if deps(g, "a2atest")["stream"] {
 		t.Errorf("a2atest depends on stream; it must stay an independent peer")
 	}

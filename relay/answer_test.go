@@ -1,0 +1,165 @@
+package relay_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/relay"
+)
+
+// askScript asks a question, then writes what it was told and completes.
+func askScript() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("thinking"),
+		a2atest.AskInput("Which city?"),
+		a2atest.Pause(time.Second),
+		a2atest.Chunk("a1", "booked", false, true),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+// untilInput reads events up to the question and returns its data, as a
+// page does: from the question's event, or from the screen of a gone
+// event.
+func untilInput(t *testing.T, rd *reader) (relay.InputData, []event) {
+	t.Helper()
+	var seen []event
+	for {
+		ev, ok := rd.next()
+		require.True(t, ok, "the response ended before the question")
+		seen = append(seen, ev)
+		if ev.Name == relay.EventGone {
+			// The reader fell behind a trim: the question, if asked, is
+			// on the screen the gone event carries.
+			if q := fold(t, []event{ev}).Question; q != nil {
+				return *q, seen
+			}
+		}
+		if ev.Name == relay.EventInput {
+			var in relay.InputData
+			require.NoError(t, json.Unmarshal(ev.Data, &in))
+			require.Equal(t, ev.seq(t), in.Prompt, "a question's prompt is its Seq")
+			return in, seen
+		}
+	}
+}
+
+// followUps counts the messages sent to the agent's task after the first.
+func followUps(agent *a2atest.Agent) []string {
+	var texts []string
+	for _, req := range agent.Requests() {
+		if req.Message != nil && req.Message.TaskID != "" {
+			texts = append(texts, req.Message.Text())
+		}
+	}
+	return texts
+}
+
+func TestAnswerPostedTwiceWithTheSameKeyIsAppliedOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(askScript()...)}})
+		rd := r.connect("")
+		in, seen := untilInput(t, rd)
+		require.Equal(t, "Which city?", in.Text)
+
+		for range 2 {
+			code, out := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+			require.Equal(t, http.StatusOK, code)
+			require.Equal(t, map[string]any{"prompt": float64(in.Prompt), "text": "Paris"}, out)
+		}
+		code, out := r.post("answer", "key-2", map[string]any{"prompt": in.Prompt, "text": "Rome"})
+		require.Equal(t, http.StatusConflict, code, "another key after a first answer")
+		require.Equal(t, map[string]any{"prompt": float64(in.Prompt), "text": "Paris"}, out["answer"], "the 409 carries the answer held")
+
+		rest := rd.rest()
+		require.NoError(t, r.wait())
+		require.Equal(t, []string{"Paris"}, followUps(r.agent), "the agent got the answer once")
+		var answered []relay.AnsweredData
+		for _, ev := range rest {
+			if ev.Name == relay.EventAnswered {
+				var a relay.AnsweredData
+				require.NoError(t, json.Unmarshal(ev.Data, &a))
+				answered = append(answered, a)
+			}
+		}
+		require.Equal(t, []relay.AnsweredData{{Prompt: in.Prompt, Text: "Paris"}}, answered)
+		require.Equal(t, relay.EventEnd, rest[len(rest)-1].Name)
+
+		sc := fold(t, append(seen, rest...))
+		require.Nil(t, sc.Question, "the question is closed")
+		require.Equal(t, "Paris", sc.Pane("answer:"+itoa(in.Prompt)).Text())
+		require.Equal(t, "booked", sc.Pane("artifact:a1").Text())
+
+		// Once answered, the same key still gets its 200, another its 409.
+		code, _ = r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code)
+		code, _ = r.post("answer", "key-3", map[string]any{"prompt": in.Prompt, "text": "Oslo"})
+		require.Equal(t, http.StatusConflict, code)
+	})
+}
+
+func TestBadRequestsGet4xxWithAJSONError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(askScript()...)}})
+		in, _ := untilInput(t, r.connect(""))
+
+		for _, tt := range []struct {
+			name, action, key, contentType, body string
+			code                                 int
+		}{
+			{"no idempotency key", "answer", "", "application/json", `{"prompt":` + itoa(in.Prompt) + `,"text":"x"}`, 400},
+			{"bad JSON", "answer", "k", "application/json", `{"prompt":`, 400},
+			{"a string for the prompt", "answer", "k", "application/json", `{"prompt":"1","text":"x"}`, 400},
+			{"not JSON", "answer", "k", "text/plain", `prompt=1`, 415},
+			{"no prompt", "answer", "k", "application/json", `{"text":"x"}`, 400},
+			{"empty answer", "answer", "k", "application/json", `{"prompt":` + itoa(in.Prompt) + `,"text":"  "}`, 400},
+			{"a prompt that is no question", "answer", "k", "application/json", `{"prompt":1,"text":"x"}`, 404},
+			{"a prompt past the tail", "answer", "k", "application/json", `{"prompt":99999,"text":"x"}`, 404},
+			{"a prompt at the top of uint64", "answer", "k", "application/json", `{"prompt":18446744073709551615,"text":"x"}`, 404},
+			{"an idempotency key of 300 bytes", "answer", strings.Repeat("k", 300), "application/json", `{"prompt":` + itoa(in.Prompt) + `,"text":"x"}`, 400},
+			{"unknown action", "other", "k", "application/json", `{}`, 404},
+		} {
+			code, out := r.postRaw(tt.action, tt.key, tt.contentType, tt.body)
+			require.Equal(t, tt.code, code, tt.name)
+			require.NotEmpty(t, out["error"], tt.name)
+		}
+
+		for _, tt := range []struct {
+			name, method, path string
+			code               int
+		}{
+			{"unknown stream", http.MethodGet, "http://relay.test/s/other/events", 404},
+			{"unknown method", http.MethodPut, "http://relay.test/s/k/events", 405},
+		} {
+			req, err := http.NewRequest(tt.method, tt.path, nil)
+			require.NoError(t, err)
+			resp, err := r.client.Do(req)
+			require.NoError(t, err)
+			var out map[string]any
+			require.NoError(t, json.NewDecoder(resp.Body).Decode(&out), tt.name)
+			require.NoError(t, resp.Body.Close())
+			require.Equal(t, tt.code, resp.StatusCode, tt.name)
+			require.NotEmpty(t, out["error"], tt.name)
+		}
+		require.Empty(t, followUps(r.agent), "no bad request reached the agent")
+	})
+}
+
+func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
+	for _, h := range []*relay.Handler{
+		relay.NewHandler(nil, func(*http.Request) (string, bool) { return "k", true }),
+		relay.NewHandler(relay.NewMemoryStore(), nil),
+	} {
+		code, out := doJSON(t, a2atest.NewClient(h), http.MethodGet, "http://relay.test/s/k/events")
+		require.Equal(t, http.StatusInternalServerError, code)
+		require.NotEmpty(t, out["error"])
+	}
+}

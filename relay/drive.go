@@ -1,0 +1,478 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/clip"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// ErrEnded is what Drive returns for a log whose stream has ended already:
+// it appends nothing and starts no stream.
+var ErrEnded = errors.New("relay: the stream has ended")
+
+// ErrNoStream is what Drive returns when its StartFunc returns a nil
+// stream.
+var ErrNoStream = errors.New("relay: the StartFunc returned no stream")
+
+// StartFunc starts the stream Drive relays: it sends the message (or
+// subscribes to the task) with ctx and opts, which carry the relay's
+// human-input hook and notice function, for example
+//
+//	func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+//		return client.Send(ctx, msg, opts...)
+//	}
+//
+// ctx ends when the stream is to stop: when Drive's context ends, and when
+// a cancel was requested (Drive then cancels the task with Stream.Cancel).
+type StartFunc func(ctx context.Context, opts ...stream.Option) *stream.Stream
+
+// DriveOption configures Drive.
+type DriveOption interface{ applyDrive(*driveConfig) }
+
+type driveOptionFunc func(*driveConfig)
+
+func (f driveOptionFunc) applyDrive(c *driveConfig) { f(c) }
+
+type driveConfig struct {
+	snapEntries int  // entries between snapshots
+	snapBytes   int  // bytes between snapshots, at least
+	trim        bool // trim through the previous snapshot
+	chunk       int  // bytes of text per entry, at most
+	page        int  // entries per Read
+	maxSnap     int  // bytes of a snapshot, at most
+}
+
+func defaultDriveConfig() driveConfig {
+	return driveConfig{snapEntries: 1024, snapBytes: 1 << 20, trim: true, chunk: 16 << 10, page: 64, maxSnap: 1 << 20}
+}
+
+// WithSnapshotEvery sets how often Drive saves a snapshot: after this many
+// entries, or once the entries since the last snapshot hold this many
+// bytes or as many as that snapshot, whichever comes first (1024 entries
+// and 1 MiB by default). The snapshot grows with the screen, so the byte
+// rule keeps the cost of all snapshots linear in the answer's size.
+// Values of 0 or less keep the defaults.
+func WithSnapshotEvery(entries, bytes int) DriveOption {
+	return driveOptionFunc(func(c *driveConfig) {
+		if entries > 0 {
+			c.snapEntries = entries
+		}
+		if bytes > 0 {
+			c.snapBytes = bytes
+		}
+	})
+}
+
+// WithMaxSnapshot bounds the snapshots Drive saves, in bytes of text and
+// panes (1 MiB by default; 0 or less keeps the default). While the screen
+// is bigger, Drive saves none: the log cannot trim past the last snapshot,
+// so the store keeps the entries after it, and a reader sent away with
+// EventGone replays them, in pages, after that snapshot. The bound keeps
+// the driver's memory (it builds each snapshot in memory) and the gone
+// event's size independent of the answer's size.
+func WithMaxSnapshot(bytes int) DriveOption {
+	return driveOptionFunc(func(c *driveConfig) {
+		if bytes > 0 {
+			c.maxSnap = bytes
+		}
+	})
+}
+
+// WithoutTrim keeps Drive from trimming the log. By default, each time it
+// saves a snapshot it trims the log through the snapshot before, so the
+// log keeps the entries of the last interval between snapshots for readers
+// that reconnect, and readers from before it get EventGone.
+func WithoutTrim() DriveOption {
+	return driveOptionFunc(func(c *driveConfig) { c.trim = false })
+}
+
+// WithChunkSize bounds the text of one entry, in bytes (16 KiB by
+// default): longer text is split into entries that append to the same
+// pane, at character boundaries. Values below 64 count as 64.
+func WithChunkSize(bytes int) DriveOption {
+	return driveOptionFunc(func(c *driveConfig) { c.chunk = max(bytes, 64) })
+}
+
+// Drive relays one stream into log: it starts the stream with start and
+// appends one entry per delta the stream yields (see the Event constants),
+// numbered from the log's tail plus one, so a driver that takes a stream
+// over continues its numbering. It appends the stream's last entry,
+// EventEnd or EventError, once, when the stream ends, and returns nil then.
+//
+// Drive answers the agent's questions with the stream's human-input hook:
+// it appends an EventInput entry and waits for the answer stored for it
+// (Log.PostAnswer, from any replica's handler), then appends EventAnswered
+// and sends the answer. It watches Log.AwaitCancel, and on a cancel request
+// cancels the task (Stream.Cancel); the stream then ends as the task did.
+// Nothing a reader does cancels the task.
+//
+// Drive saves a snapshot of the screen now and then (WithSnapshotEvery),
+// while the screen is within a bound (WithMaxSnapshot), and trims the log
+// (WithoutTrim). Between snapshots it holds no text: its memory is one
+// entry, a page of the log while it builds a snapshot, and the snapshot,
+// whatever the size of the answer. Each write uses fence; when a write
+// fails (ErrStale: another driver took the stream over), Drive stops the
+// stream, appends nothing more and returns the error. When ctx ends before
+// the stream does, Drive appends no ending and returns ctx's error: the
+// stream is left for another driver to take over.
+//
+// On a log whose stream has ended already (its last entry is EventEnd or
+// EventError, or its snapshot holds the end), Drive starts nothing and
+// returns ErrEnded.
+//
+// Drive does not renew fence's lease; the caller does.
+func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...DriveOption) error {
+	cfg := defaultDriveConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.applyDrive(&cfg)
+		}
+	}
+	d := &driver{ctx: ctx, log: log, fence: fence, cfg: cfg}
+	tail, err := log.Tail(ctx)
+	if err != nil {
+		return err
+	}
+	snap, err := log.LoadSnapshot(ctx)
+	if err != nil {
+		return err
+	}
+	if tail > 0 && delivered(ctx, log, tail) {
+		return ErrEnded
+	}
+	d.next, d.snapSize = tail+1, len(snap.Data)
+	if err := d.measure(snap); err != nil {
+		return err
+	}
+
+	streamCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		canceled atomic.Bool
+		wg       sync.WaitGroup
+	)
+	watchCtx, unwatch := context.WithCancel(ctx)
+	wg.Go(func() {
+		if log.AwaitCancel(watchCtx) == nil {
+			canceled.Store(true)
+			stop()
+		}
+	})
+	defer wg.Wait()
+	defer unwatch()
+
+	s := start(streamCtx, stream.WithHumanInput(hitl.Func(d.ask)), stream.WithNotify(d.notify))
+	if s == nil {
+		return ErrNoStream
+	}
+	defer s.Close()
+	d.drain(s)
+	var cancelErr error
+	if canceled.Load() && d.err == nil && ctx.Err() == nil {
+		// The stream stopped when its context ended; Cancel makes it end
+		// as the task does, and Next yields what the task holds that was
+		// not delivered yet.
+		if cancelErr = s.Cancel(ctx); cancelErr == nil {
+			d.drain(s)
+		}
+	}
+	if d.err != nil {
+		return d.err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	name, data := ending(s.Ending(), canceled.Load(), cancelErr)
+	d.append(name, data)
+	return d.err
+}
+
+// driver is the state of one Drive.
+type driver struct {
+	ctx   context.Context // for the log's calls
+	log   Log
+	fence Fence
+	cfg   driveConfig
+
+	screen stream.Screen
+	size   screenSize // of the screen after the last entry
+	next   uint64     // Seq of the next entry
+	err    error      // the first failed write; nothing is written after it
+
+	snapSize     int // bytes of the last snapshot
+	sinceEntries int // entries appended since it
+	sinceBytes   int // their bytes
+
+	buf bytes.Buffer
+}
+
+// drain relays the stream's events until it ends or a write fails.
+func (d *driver) drain(s *stream.Stream) {
+	for d.err == nil && s.Next() {
+		d.relay(s.Event(), s.Task())
+	}
+}
+
+// relay appends the entries for one event. task is the stream's task
+// after it, for an artifact's name.
+func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
+	t := d.screen.Add(ev)
+	if su, ok := ev.(*a2a.StatusUpdate); ok {
+		d.append(EventStatus, StatusData{State: su.Status.State, TaskID: su.TaskID, ContextID: su.ContextID})
+	}
+	appendText := !t.Opens && !t.Replace
+	switch t.Pane.Kind {
+	case stream.PaneArtifact:
+		out := ArtifactData{Pane: "artifact:" + t.Pane.ID, ID: t.Pane.ID}
+		if task != nil {
+			if art := task.Artifact(t.Pane.ID); art != nil {
+				out.Name = art.Name
+			}
+		}
+		for i, piece := range split(t.Content, d.cfg.chunk) {
+			out.Text, out.Append = piece, appendText || i > 0
+			d.write(out.Pane, piece, out.Append)
+			d.append(EventArtifact, out)
+		}
+	case stream.PaneMessage, stream.PaneStatus:
+		kind := t.Pane.Kind.String()
+		out := MessageData{Pane: kind + ":" + t.Pane.ID, ID: t.Pane.ID, Kind: kind, Role: t.Role}
+		if t.Pane.ID == "" {
+			out.Pane = kind + "#" + strconv.FormatUint(d.next, 10)
+		}
+		for i, piece := range split(t.Content, d.cfg.chunk) {
+			out.Text, out.Append = piece, appendText || i > 0
+			d.write(out.Pane, piece, out.Append)
+			d.append(EventMessage, out)
+		}
+	}
+}
+
+// write records, for the screen's size, text written to the pane key by
+// the entry about to be appended. A failed append ends Drive, so the size
+// need not be right after one.
+func (d *driver) write(key, text string, appendText bool) {
+	d.size.write(key, len(text), appendText)
+}
+
+// measure sets the screen's size from the snapshot and the entries after
+// it, read in pages: what a driver that takes a stream over starts from.
+func (d *driver) measure(snap Snapshot) error {
+	sc, err := ParseScreen(snap.Data)
+	if err != nil {
+		return err
+	}
+	d.size.of(sc)
+	for after := snap.Seq; after < d.next-1; {
+		entries, err := d.log.Read(d.ctx, after, d.cfg.page)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			return nil
+		}
+		for _, e := range entries {
+			if err := d.size.apply(e); err != nil {
+				return fmt.Errorf("relay: bad %s entry %d: %w", e.Name, e.Seq, err)
+			}
+			d.sinceEntries++
+			d.sinceBytes += len(e.Name) + len(e.Data)
+		}
+		after = entries[len(entries)-1].Seq
+	}
+	return nil
+}
+
+// notify relays a reconnect or a resume.
+func (d *driver) notify(n stream.Notice) {
+	out := NoticeData{Kind: n.Kind.String(), Attempt: n.Attempt, Max: n.MaxAttempts, Text: n.Kind.String()}
+	if n.Kind == stream.Reconnecting {
+		out.Text = fmt.Sprintf("reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
+	}
+	d.append(EventNotice, out)
+}
+
+// ask is the stream's human-input hook: it shows the question and waits
+// for the answer stored for it.
+func (d *driver) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
+	prompt := d.next
+	// The question is also the status message, in full, in its pane; the
+	// input event carries at most a chunk of it.
+	text := clip.Text(req.Text(), d.cfg.chunk)
+	if !d.append(EventInput, InputData{Prompt: prompt, Text: text}) {
+		return nil, d.err
+	}
+	a, err := d.log.AwaitAnswer(ctx, prompt)
+	if err != nil {
+		return nil, err
+	}
+	d.write(answerPane(prompt), a.Text, false)
+	if !d.append(EventAnswered, AnsweredData{Prompt: prompt, Text: a.Text}) {
+		return nil, d.err
+	}
+	return hitl.Text(a.Text), nil
+}
+
+// append appends one entry and reports whether it was. After a failed
+// write it appends nothing.
+func (d *driver) append(name string, v any) bool {
+	if d.err != nil {
+		return false
+	}
+	d.buf.Reset()
+	enc := json.NewEncoder(&d.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		d.err = fmt.Errorf("relay: encode %s: %w", name, err)
+		return false
+	}
+	data := bytes.TrimSuffix(d.buf.Bytes(), []byte("\n"))
+	if err := d.log.Append(d.ctx, d.fence, Entry{Seq: d.next, Name: name, Data: data}); err != nil {
+		d.err = err
+		return false
+	}
+	d.next++
+	d.sinceEntries++
+	d.sinceBytes += len(name) + len(data)
+	if d.sinceEntries >= d.cfg.snapEntries || d.sinceBytes >= max(d.cfg.snapBytes, d.snapSize) {
+		if d.size.bytes() > d.cfg.maxSnap {
+			// Too big to build: the log keeps the entries after the
+			// last snapshot. Look again after as many entries.
+			d.sinceEntries, d.sinceBytes = 0, 0
+			return true
+		}
+		d.err = d.snapshot()
+	}
+	return d.err == nil
+}
+
+// snapshot saves the screen after the last entry: the last snapshot with
+// the entries after it folded in, read from the log in pages, so the
+// driver holds no screen between snapshots. It then trims the log through
+// the snapshot before.
+func (d *driver) snapshot() error {
+	prev, err := d.log.LoadSnapshot(d.ctx)
+	if err != nil {
+		return err
+	}
+	sc, err := ParseScreen(prev.Data)
+	if err != nil {
+		return err
+	}
+	last := d.next - 1
+	for sc.Seq < last {
+		entries, err := d.log.Read(d.ctx, sc.Seq, d.cfg.page)
+		if err != nil {
+			return err
+		}
+		if len(entries) == 0 {
+			return fmt.Errorf("relay: log ends at %d before the driver's %d", sc.Seq, last)
+		}
+		for _, e := range entries {
+			if err := sc.Apply(e); err != nil {
+				return err
+			}
+		}
+	}
+	if sc.Panes == nil {
+		sc.Panes = []Pane{} // "panes": [], as in a gone event before any snapshot
+	}
+	data, err := json.Marshal(sc)
+	if err != nil {
+		return err
+	}
+	if err := d.log.SaveSnapshot(d.ctx, d.fence, Snapshot{Seq: sc.Seq, Data: data}); err != nil {
+		return err
+	}
+	d.snapSize, d.sinceEntries, d.sinceBytes = len(data), 0, 0
+	if d.cfg.trim && prev.Seq > 0 {
+		return d.log.Trim(d.ctx, prev.Seq)
+	}
+	return nil
+}
+
+// split cuts text into pieces of at most n bytes, at character
+// boundaries; "" is one empty piece.
+func split(text string, n int) []string {
+	if len(text) <= n {
+		return []string{text}
+	}
+	var out []string
+	for len(text) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		if cut == 0 {
+			cut = n
+		}
+		out = append(out, text[:cut])
+		text = text[cut:]
+	}
+	if text != "" {
+		out = append(out, text)
+	}
+	return out
+}
+
+// ending returns the last entry for how the stream ended. canceled says a
+// cancel was requested, and cancelErr what Stream.Cancel returned.
+func ending(e stream.Ending, canceled bool, cancelErr error) (string, any) {
+	if e.Err == nil {
+		out := EndData{State: e.State, Text: e.String()}
+		switch {
+		case e.Task != nil:
+			out.TaskID, out.ContextID = e.Task.ID, e.Task.ContextID
+		case e.Answer != nil:
+			out.TaskID, out.ContextID = e.Answer.TaskID, e.Answer.ContextID
+		}
+		return EventEnd, out
+	}
+	out := ErrorData{Kind: errorKind(e), State: e.State, Text: e.String()}
+	if canceled && e.State == "" && cancelErr != nil {
+		out.Text = stream.Ending{Err: fmt.Errorf("relay: cancel: %w", cancelErr)}.String()
+	}
+	return EventError, out
+}
+
+// errorKind names how a stream ended in an error, for a page to style.
+func errorKind(e stream.Ending) string {
+	switch e.State {
+	case "":
+	case a2a.StateInputRequired:
+		return "no-answer"
+	default:
+		return string(e.State)
+	}
+	var (
+		lost   *reconnect.Error
+		rpc    *a2a.RPCError
+		status *stream.HTTPError
+		proto  *stream.ProtocolError
+	)
+	switch {
+	case errors.As(e.Err, &lost):
+		return "connection-lost"
+	case errors.As(e.Err, &rpc):
+		return "agent-error"
+	case errors.As(e.Err, &status):
+		return "http-error"
+	case errors.As(e.Err, &proto):
+		return "protocol-error"
+	case errors.Is(e.Err, context.Canceled), errors.Is(e.Err, context.DeadlineExceeded):
+		return "stopped"
+	}
+	return "error"
+}

@@ -1,0 +1,432 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+// KeyFunc returns the key of the stream a request is about (the store's
+// key, see Store.Open), or false when there is no such stream: the handler
+// then answers 404. It decides who may read which stream: Store.Open
+// creates a log for a key it does not know, so a KeyFunc must not accept
+// keys the application did not make.
+type KeyFunc func(r *http.Request) (key string, ok bool)
+
+// HandlerOption configures a Handler.
+type HandlerOption interface{ applyHandler(*handlerConfig) }
+
+type handlerOptionFunc func(*handlerConfig)
+
+func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
+
+type handlerConfig struct {
+	keepAlive time.Duration
+	page      int
+}
+
+func defaultHandlerConfig() handlerConfig {
+	return handlerConfig{keepAlive: 15 * time.Second, page: 64}
+}
+
+// WithKeepAlive sets how long an idle event stream waits before it sends a
+// comment, so that proxies do not close it (15 s by default; 0 or less
+// keeps the default).
+func WithKeepAlive(d time.Duration) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) {
+		if d > 0 {
+			c.keepAlive = d
+		}
+	})
+}
+
+// WithPageSize sets how many entries one read of the log returns (64 by
+// default; 0 or less keeps the default). A reader holds at most one page,
+// so with the driver's chunk size it bounds the reader's memory.
+func WithPageSize(n int) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) {
+		if n > 0 {
+			c.page = n
+		}
+	})
+}
+
+// The bounds of a POST: its JSON body, and its Idempotency-Key, which the
+// store keeps with the answer.
+const (
+	maxBody = 64 << 10
+	maxKey  = 256
+)
+
+// Handler serves the relayed streams of a Store to browsers, one stream per
+// key (see KeyFunc):
+//
+//   - GET: the stream's events, as Server-Sent Events. A request with a
+//     Last-Event-ID header, or a lastEventId query parameter (for
+//     EventSource's first connection), gets the events after that ID, then
+//     the live ones; one without gets them all. The response ends after the
+//     stream's last event (EventEnd or EventError); a request whose
+//     Last-Event-ID is that event's gets 204 No Content, which tells
+//     EventSource to stop. When the events after the ID cannot be replayed
+//     the response starts with EventGone (see the package doc).
+//   - POST to a path ending in "/answer": the answer to a question, as
+//     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header
+//     (of at most 256 bytes; the body of at most 64 KiB).
+//     200 with {"prompt", "text"} when this answer was stored, now or
+//     before with the same key; 409 with the answer held, under "answer",
+//     when another answer was stored first.
+//   - POST to a path ending in "/cancel": asks the stream's driver to
+//     cancel the task; 202.
+//
+// Errors are JSON {"error": "..."} with a 4xx status for bad requests. A
+// Handler is safe for concurrent use.
+type Handler struct {
+	store Store
+	key   KeyFunc
+	cfg   handlerConfig
+}
+
+// NewHandler returns a Handler for the streams of store that key names.
+// With a nil store or key, the Handler answers every request with 500.
+func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
+	cfg := defaultHandlerConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.applyHandler(&cfg)
+		}
+	}
+	return &Handler{store: store, key: key, cfg: cfg}
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.store == nil || h.key == nil {
+		httpError(w, http.StatusInternalServerError, "relay: the handler has no store or no key function")
+		return
+	}
+	key, ok := h.key(r)
+	if !ok {
+		httpError(w, http.StatusNotFound, "no such stream")
+		return
+	}
+	switch {
+	case r.Method == http.MethodGet:
+		h.events(w, r, key)
+	case r.Method == http.MethodPost && path.Base(r.URL.Path) == "answer":
+		h.answer(w, r, key)
+	case r.Method == http.MethodPost && path.Base(r.URL.Path) == "cancel":
+		h.cancel(w, r, key)
+	case r.Method == http.MethodPost:
+		httpError(w, http.StatusNotFound, "post to .../answer or .../cancel")
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		httpError(w, http.StatusMethodNotAllowed, "use GET or POST")
+	}
+}
+
+// ended reports whether an event of this name is a stream's last.
+func ended(name string) bool { return name == EventEnd || name == EventError }
+
+// events serves the stream's events.
+func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
+	ctx := r.Context()
+	log, err := h.store.Open(ctx, key)
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	}
+	tail, err := log.Tail(ctx)
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	}
+	epoch := log.Epoch()
+	last := r.Header.Get("Last-Event-ID")
+	if last == "" {
+		last = r.URL.Query().Get("lastEventId")
+	}
+	var after uint64
+	gone := ""
+	if last != "" {
+		id, err := ParseID(last)
+		switch {
+		case err != nil:
+			gone = "unparsable"
+		case id.Epoch != epoch:
+			gone = "epoch"
+		case id.Seq > tail:
+			gone = "ahead"
+		default:
+			after = id.Seq
+		}
+	}
+	if gone == "" && after > 0 && after == tail && delivered(ctx, log, after) {
+		w.WriteHeader(http.StatusNoContent) // all delivered: EventSource stops
+		return
+	}
+
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	sse := &sseWriter{w: w}
+	sse.comment("relay")
+	if sse.err != nil || rc.Flush() != nil {
+		return
+	}
+	const maxGone = 3 // gone events in a row before the reader gives up
+	gones := 0
+	for {
+		if gone != "" {
+			if gones++; gones > maxGone {
+				return
+			}
+			var done bool
+			if after, done = h.gone(ctx, sse, log, epoch, gone); sse.err != nil || rc.Flush() != nil || done {
+				return
+			}
+			gone = ""
+		}
+		entries, err := log.Read(ctx, after, h.cfg.page)
+		if errors.Is(err, ErrGone) {
+			gone = "trimmed"
+			continue
+		}
+		if err != nil {
+			return
+		}
+		gones = 0
+		for _, e := range entries {
+			sse.event(ID{Epoch: epoch, Seq: e.Seq}.String(), e.Name, e.Data)
+			after = e.Seq
+			if ended(e.Name) {
+				_ = rc.Flush()
+				return
+			}
+		}
+		if sse.err != nil || (len(entries) > 0 && rc.Flush() != nil) {
+			return
+		}
+		if len(entries) == h.cfg.page {
+			continue
+		}
+		wctx, cancel := context.WithTimeout(ctx, h.cfg.keepAlive)
+		err = log.Wait(wctx, after)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			sse.comment("keep-alive")
+			if sse.err != nil || rc.Flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+// gone writes EventGone with the log's snapshot, and returns the Seq to
+// read after and whether the snapshot holds the stream's end.
+func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, bool) {
+	snap, err := log.LoadSnapshot(ctx)
+	if err != nil {
+		sse.err = err
+		return 0, false
+	}
+	screen := snap.Data
+	if len(screen) == 0 {
+		screen = []byte(`{"seq":0,"panes":[]}`)
+	}
+	done, err := screenEnded(screen)
+	if err != nil {
+		sse.err = err
+		return 0, false
+	}
+	data, err := json.Marshal(GoneData{Reason: reason, Screen: screen})
+	if err != nil {
+		sse.err = err
+		return 0, false
+	}
+	sse.event(ID{Epoch: epoch, Seq: snap.Seq}.String(), EventGone, data)
+	return snap.Seq, done
+}
+
+// delivered reports whether the entry at Seq seq, the log's tail, is the
+// stream's last: in the log, or, when the log trimmed it, in the snapshot.
+func delivered(ctx context.Context, log Log, seq uint64) bool {
+	es, err := log.Read(ctx, seq-1, 1)
+	if err == nil {
+		return len(es) == 1 && ended(es[0].Name)
+	}
+	if !errors.Is(err, ErrGone) {
+		return false
+	}
+	snap, err := log.LoadSnapshot(ctx)
+	if err != nil || snap.Seq != seq {
+		return false
+	}
+	done, err := screenEnded(snap.Data)
+	return err == nil && done
+}
+
+// screenEnded reports whether a Screen's JSON holds the stream's end.
+func screenEnded(screen []byte) (bool, error) {
+	if len(screen) == 0 {
+		return false, nil
+	}
+	var end struct {
+		End json.RawMessage `json:"end"`
+	}
+	if err := json.Unmarshal(screen, &end); err != nil {
+		return false, err
+	}
+	return len(end.End) > 0 && string(end.End) != "null", nil
+}
+
+// answer stores the answer to a question.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
+	idem := r.Header.Get("Idempotency-Key")
+	switch {
+	case idem == "":
+		httpError(w, http.StatusBadRequest, "the Idempotency-Key header is missing")
+		return
+	case len(idem) > maxKey:
+		httpError(w, http.StatusBadRequest, "the Idempotency-Key header is too long")
+		return
+	}
+	var in struct {
+		Prompt uint64 `json:"prompt"`
+		Text   string `json:"text"`
+	}
+	if !readJSON(w, r, &in) {
+		return
+	}
+	if in.Prompt == 0 {
+		httpError(w, http.StatusBadRequest, "the prompt is missing")
+		return
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		httpError(w, http.StatusBadRequest, "the answer is empty")
+		return
+	}
+	ctx := r.Context()
+	log, err := h.store.Open(ctx, key)
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	}
+	es, err := log.Read(ctx, in.Prompt-1, 1)
+	switch {
+	case errors.Is(err, ErrGone):
+		httpError(w, http.StatusGone, "the question is past retention")
+		return
+	case err != nil:
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	case len(es) != 1 || es[0].Name != EventInput:
+		httpError(w, http.StatusNotFound, "no such question")
+		return
+	}
+	held, err := log.PostAnswer(ctx, Answer{Prompt: in.Prompt, Key: idem, Text: in.Text})
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	}
+	out := AnsweredData{Prompt: held.Prompt, Text: held.Text}
+	if held.Key != idem {
+		writeJSON(w, http.StatusConflict, struct {
+			Error  string       `json:"error"`
+			Answer AnsweredData `json:"answer"`
+		}{"the question was answered already", out})
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// cancel asks the stream's driver to cancel the task.
+func (h *Handler) cancel(w http.ResponseWriter, r *http.Request, key string) {
+	ctx := r.Context()
+	log, err := h.store.Open(ctx, key)
+	if err == nil {
+		err = log.RequestCancel(ctx)
+	}
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "cancel requested"})
+}
+
+// readJSON decodes a JSON request body into v. It answers the request
+// itself and returns false when the body is not acceptable. Requiring the
+// JSON content type also keeps other sites from posting: browsers send
+// such cross-origin requests only after a preflight.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if ct != "application/json" {
+		httpError(w, http.StatusUnsupportedMediaType, "send application/json")
+		return false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	if err := dec.Decode(v); err != nil {
+		httpError(w, http.StatusBadRequest, "bad JSON body")
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v) // the client may be gone; nothing to do
+}
+
+func httpError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// sseWriter writes Server-Sent Events and keeps the first write error.
+type sseWriter struct {
+	w   http.ResponseWriter
+	err error
+}
+
+func (s *sseWriter) write(parts ...[]byte) {
+	for _, p := range parts {
+		if s.err != nil {
+			return
+		}
+		_, s.err = s.w.Write(p)
+	}
+}
+
+// event writes one event; data on several lines (broken by LF, CR or
+// CRLF, as SSE reads them) becomes several data fields, which the browser
+// joins again with LF, so no line of the data is read as a field of its
+// own.
+func (s *sseWriter) event(id, name string, data []byte) {
+	s.write([]byte("id: " + id + "\nevent: " + name + "\n"))
+	for {
+		i := bytes.IndexAny(data, "\r\n")
+		if i < 0 {
+			s.write([]byte("data: "), data, []byte("\n"))
+			break
+		}
+		s.write([]byte("data: "), data[:i], []byte("\n"))
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		data = data[i+1:]
+	}
+	s.write([]byte("\n"))
+}
+
+func (s *sseWriter) comment(text string) { s.write([]byte(": " + text + "\n\n")) }

@@ -1,0 +1,103 @@
+package relay_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/relay"
+)
+
+// burst appends n entries to log as fast as it can, in batches of 1 to 16,
+// the last one EventEnd.
+func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand) {
+	seq := uint64(1)
+	for seq <= uint64(n) {
+		var batch []relay.Entry
+		for range 1 + rng.IntN(16) {
+			if seq > uint64(n) {
+				break
+			}
+			name := relay.EventArtifact
+			if seq == uint64(n) {
+				name = relay.EventEnd
+			}
+			batch = append(batch, relay.Entry{Seq: seq, Name: name, Data: fmt.Appendf(nil, `{"n":%d}`, seq)})
+			seq++
+		}
+		if err := log.Append(context.Background(), fence, batch...); err != nil {
+			t.Errorf("append: %v", err)
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
+	const races = 1000
+	var lost, duplicated, reconnects int
+	for seed := range uint64(races) {
+		rng := rand.New(rand.NewPCG(seed, 20))
+		store := relay.NewMemoryStore()
+		log, err := store.Open(t.Context(), "k")
+		require.NoError(t, err)
+		fence, err := log.Acquire(t.Context(), "driver", time.Hour)
+		require.NoError(t, err)
+		client := a2atest.NewClient(relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }, relay.WithPageSize(1+rng.IntN(32))))
+
+		n := 50 + rng.IntN(200)
+		var wg sync.WaitGroup
+		wg.Go(func() { burst(t, log, fence, n, rand.New(rand.NewPCG(seed, 21))) })
+
+		got := map[uint64]int{}
+		last := ""
+		for cut := 0; ; cut++ {
+			rd := connect(t, client, last)
+			require.Equal(t, http.StatusOK, rd.status, "seed %d", seed)
+			// Read a few events, then drop the connection, three times;
+			// then read to the end.
+			take := -1
+			if cut < 3 {
+				take = rng.IntN(n / 2)
+			}
+			ended := false
+			for i := 0; !ended && (take < 0 || i < take); i++ {
+				ev, ok := rd.next()
+				if !ok {
+					ended = true
+					break
+				}
+				got[ev.seq(t)]++
+				last = ev.ID
+				ended = ev.Name == relay.EventEnd
+			}
+			rd.close()
+			if ended {
+				break
+			}
+			reconnects++
+		}
+		wg.Wait()
+		for seq := uint64(1); seq <= uint64(n); seq++ {
+			switch c := got[seq]; {
+			case c == 0:
+				lost++
+			case c > 1:
+				duplicated += c - 1
+			}
+		}
+		require.Len(t, got, n, "seed %d: every event arrived", seed)
+	}
+	t.Logf("%d races, %d reconnects during bursts: %d lost, %d duplicated", races, reconnects, lost, duplicated)
+	require.Zero(t, lost)
+	require.Zero(t, duplicated)
+	require.Greater(t, reconnects, 2*races, "most races reconnect three times")
+}
