@@ -242,11 +242,10 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 // checksum does not catch a writer's bug, nor bytes made to pass it.
 func (cp *Checkpoint) check() error {
 	bad := func(reason string) error { return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: reason} }
-	switch {
-	case cp.version != "" && cp.version != a2a.V03 && cp.version != a2a.V10:
+	// Any binding is one a Client may speak (NewClientFor takes any);
+	// Resume compares it with the Client's.
+	if cp.version != "" && cp.version != a2a.V03 && cp.version != a2a.V10 {
 		return bad(fmt.Sprintf("unknown protocol version %q", quote([]byte(cp.version))))
-	case cp.binding != "" && cp.binding != a2a.BindingJSONRPC && cp.binding != a2a.BindingHTTPJSON:
-		return bad(fmt.Sprintf("unknown binding %q", quote([]byte(cp.binding))))
 	}
 	ids := make(map[string]struct{}, len(cp.seen.arts))
 	for _, a := range cp.seen.arts {
