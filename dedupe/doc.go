@@ -20,7 +20,11 @@
 //     again is matched by place, so that a poll delivers none of them twice
 //     while the same text said twice stays two messages;
 //   - a status cursor: the newest status timestamp seen, and the statuses
-//     without a message ID, used to recognise replayed status updates;
+//     without a message ID, used to recognise replayed status updates. A
+//     whole task shows only the last status of its instant, so once the
+//     newest instant was learnt from one, a status at that instant the
+//     ledger never saw is judged by its message, as a status without a
+//     timestamp is;
 //   - per artifact, an index entry, one replay cursor, and the part hashes
 //     of the versions an append:false replaced (at most 65,536 an artifact),
 //     so that a replay of a replaced version is recognised.
@@ -73,4 +77,7 @@
 // questions a driver asks on the way: whether a snapshot closes the gap,
 // whether an event would move the task on, and whether one event may yield
 // several deltas.
+//
+// A stream resumed from a checkpoint starts from [Resume]: a ledger seeded
+// with the task as the application holds it, which it never delivers.
 package dedupe

@@ -78,16 +78,35 @@ func (l *Ledger) RecordSent(m *a2a.Message) {
 	*held = append(*held, *m.Clone())
 }
 
-// RecordDelivered records a message ID as delivered, without holding the
-// message: one the application was handed before this ledger was made (a
-// stream resumed from a checkpoint) that the task it was seeded from does
-// not list. A message with this ID is then never delivered again; a later
-// version of it is not delivered either, since no version is held to
-// compare it with.
-func (l *Ledger) RecordDelivered(id string) {
-	if id != "" {
-		l.msgs.add(id, -1)
+// Resume returns a ledger for a stream resumed from a checkpoint: it holds
+// t, the task as the application holds it, folded without delivering
+// anything. delivered lists the IDs of messages the application was handed
+// that t does not hold (a server that keeps no status messages in its
+// history): they are never delivered again, nor a later version of them,
+// since no version is held to compare it with. shown lists the statuses the
+// application was shown at the newest time it was shown one, and those
+// without a timestamp: a replay of one of them is recognised.
+//
+// Such a ledger has not seen every status of the past: a status at the
+// newest time seen that it did not see is judged as a status without a
+// timestamp is (by its message), not taken as news for its time alone,
+// until a status newer in time arrives.
+func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
+	l := New()
+	l.Reconcile(nil, t, true)
+	for _, id := range delivered {
+		if id != "" {
+			l.msgs.add(id, -1)
+		}
 	}
+	for i := range shown {
+		l.statuses.note(&shown[i])
+		if m := shown[i].Message; m != nil && l.msgs.known(m.ID) {
+			l.msgs.markStatus(m.ID)
+		}
+	}
+	l.statuses.partial = true
+	return l
 }
 
 // Apply folds one live event into the ledger. A *a2a.Task is reconciled as
@@ -272,7 +291,13 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 		}
 	}
 	checkReplay := l.lags(&t.Status) || l.win.open && !authoritative && !l.listsSentAfter(t)
-	return l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present, statusHeld)
+	dst = l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present, statusHeld)
+	if ts := t.Status.Timestamp; !ts.IsZero() && ts.Equal(l.statuses.latest) {
+		// A whole task shows one status of its instant: others the agent
+		// set at that instant may never have been seen.
+		l.statuses.partial = true
+	}
+	return dst
 }
 
 // statusCopyWithoutID returns the index in t's history of the last copy of

@@ -6,6 +6,7 @@ package dedupe_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -126,4 +127,29 @@ func TestFullReplayOfAReplacementAndOfAppendsIsOld(t *testing.T) {
 	a.apply(t, out)
 	a.check(t, l)
 	require.Equal(t, "x+y", a.text("notes"))
+}
+
+// A get-task shows one status of its instant; a status the agent set at
+// that same instant before it, which the ledger never saw, is old when a
+// replay brings it: its message was delivered from the history. Before,
+// the instant decided alone, and the replayed status was delivered as
+// news, moving the task back.
+func TestReplayedStatusAtTheInstantOfAFetchedTaskIsOld(t *testing.T) {
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	say := func(id, text string) *a2a.Message {
+		return &a2a.Message{ID: id, TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}
+	}
+	working := func(m *a2a.Message) *a2a.StatusUpdate {
+		return &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: m, Timestamp: at}}
+	}
+	l := dedupe.New()
+	fetched := &a2a.Task{ID: "t-1", ContextID: "c-1", History: []a2a.Message{*say("m-8", "step 8"), *say("m-11", "step 11")},
+		Status: a2a.TaskStatus{State: a2a.StateWorking, Message: say("m-11", "step 11"), Timestamp: at}}
+	require.NotEmpty(t, l.Reconcile(nil, fetched, true))
+	l.OpenReplayWindow()
+	require.Empty(t, l.Apply(nil, working(say("m-8", "step 8"))), "a replay of the status before, at the same instant")
+	require.Equal(t, "step 11", l.Task().Status.Message.Text(), "the task did not move back")
+	require.Empty(t, l.Apply(nil, working(say("m-11", "step 11"))), "a replay of the status shown")
+	got := l.Apply(nil, working(say("m-12", "step 12")))
+	require.Len(t, got, 1, "a new status at that instant, with a new message, is news")
 }

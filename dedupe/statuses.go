@@ -22,6 +22,11 @@ type statusCursor struct {
 	atLatest map[uint64]struct{} // statuses seen with that timestamp
 	seen     map[uint64]struct{} // statuses seen without a timestamp or a message ID
 	states   []a2a.TaskState     // the states seen, each once
+	// partial: atLatest may lack statuses set at that instant, because
+	// that instant was learnt from a whole task, which shows only its last
+	// status, or the ledger was made by Resume; a status at that instant
+	// not in atLatest is then not news by its time alone.
+	partial bool
 }
 
 func newStatusCursor(seed maphash.Seed) statusCursor {
@@ -42,6 +47,9 @@ func (c *statusCursor) byTime(st *a2a.TaskStatus) (replayed, decided bool) {
 		return false, true
 	}
 	_, ok := c.atLatest[c.key(st)]
+	if !ok && c.partial {
+		return false, false
+	}
 	return ok, true
 }
 
@@ -74,6 +82,7 @@ func (c *statusCursor) note(st *a2a.TaskStatus) {
 		switch {
 		case ts.After(c.latest):
 			c.latest = ts
+			c.partial = false
 			clear(c.atLatest)
 			c.atLatest[k] = struct{}{}
 		case ts.Equal(c.latest):

@@ -57,6 +57,7 @@ func (s *Stream) Checkpoint() *Checkpoint {
 	}
 	cp.seen.index = nil
 	cp.seen.arts = slices.Clone(s.seen.arts)
+	cp.seen.shown = slices.Clone(s.seen.shown)
 	cp.seen.msgs = s.seen.msgs[:len(s.seen.msgs):len(s.seen.msgs)]
 	cp.seen.msgsSum = s.seen.sum()
 	if s.prompt.reply != nil || s.prompt.replied != "" {

@@ -20,6 +20,9 @@ import (
 //	events      uvarint
 //	status      string state, string message ID, u64 message digest, time
 //	latest      time: the newest status timestamp yielded
+//	shown       uvarint n (at most 64), then n × (string state, string
+//	            message ID, u64 message digest, time): the statuses yielded
+//	            at the newest timestamp, and those without one
 //	artifacts   uvarint n, then n × (string ID, uvarint parts, u64 parts
 //	            digest, u64 name digest, u64 description digest)
 //	prompt      byte 0 for none, or 1 then string key, string reply (its
@@ -73,6 +76,13 @@ func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
 	b = binary.BigEndian.AppendUint64(b, uint64(w.status.message))
 	b = appendTime(b, w.status.at)
 	b = appendTime(b, w.latest)
+	b = binary.AppendUvarint(b, uint64(len(w.shown)))
+	for _, m := range w.shown {
+		b = appendString(b, string(m.state))
+		b = appendString(b, m.messageID)
+		b = binary.BigEndian.AppendUint64(b, uint64(m.message))
+		b = appendTime(b, m.at)
+	}
 	b = binary.AppendUvarint(b, uint64(len(w.arts)))
 	for i := range w.arts {
 		a := &w.arts[i]
@@ -208,6 +218,14 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 	w.status.message = digest(r.u64())
 	w.status.at = r.time()
 	w.latest = r.time()
+	if n := r.count(1 + 1 + 8 + 1); n > maxShown {
+		r.fail("the statuses shown")
+	} else if n > 0 {
+		w.shown = make([]statusMark, n)
+		for i := range w.shown {
+			w.shown[i] = statusMark{state: a2a.TaskState(r.string()), messageID: r.string(), message: digest(r.u64()), at: r.time()}
+		}
+	}
 	if n := r.count(1 + 1 + 24); n > 0 {
 		w.arts = make([]artifactMark, n)
 		for i := range w.arts {

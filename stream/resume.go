@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/dedupe"
 )
 
 // Resume follows the task of cp again, from where the application that
@@ -67,6 +68,7 @@ func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *St
 // without touching the checkpoint's (their capacity is their length).
 func (w seen) resumed() seen {
 	w.arts = slices.Clone(w.arts)
+	w.shown = slices.Clone(w.shown)
 	w.index = make(map[string]int, len(w.arts))
 	for i := range w.arts {
 		w.index[w.arts[i].id] = i
@@ -95,12 +97,9 @@ func (s *Stream) resume() {
 		return
 	}
 	s.proveVersion()
-	seed, delivered := seedTask(s.resuming, t)
+	seed, delivered, shown := seedTask(s.resuming, t)
 	s.resuming = nil
-	s.ledger.Reconcile(nil, seed, true)
-	for _, id := range delivered {
-		s.ledger.RecordDelivered(id)
-	}
+	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
 	switch st := &s.ledger.Task().Status; {
 	case s.haltsAt(st):
@@ -120,9 +119,11 @@ func (s *Stream) resume() {
 // cut to the parts cp counts (those whose parts or labels cp's digests do
 // not match are left out, to be handed over whole), the messages cp holds
 // in the version it holds, and the status cp shows. It also returns the
-// IDs of the messages cp holds that t does not list: they were handed
-// over, and are never handed over again.
-func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string) {
+// IDs of the messages cp holds that t does not list (they were handed
+// over, and are never handed over again), and the statuses cp says were
+// shown at the newest time, with their messages as t holds them, for the
+// ledger to know a replay of them (see dedupe.Resume).
+func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus) {
 	w := &cp.seen
 	last := make(map[string]digest, len(w.msgs)) // each message's last version handed over
 	unnamed := map[digest]int{}                  // messages without an ID handed over, by content
@@ -206,7 +207,41 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string) {
 		}
 	}
 	slices.Sort(delivered)
-	return seed, delivered
+	return seed, delivered, shownStatuses(w.shown, t)
+}
+
+// shownStatuses returns the statuses of marks, each with its message as t
+// holds it; a status whose message t does not hold in the version shown
+// is left out (nothing tells its replay from news then but its message's
+// ID, which the ledger knows as delivered).
+func shownStatuses(marks []statusMark, t *a2a.Task) []a2a.TaskStatus {
+	var out []a2a.TaskStatus
+	for _, m := range marks {
+		st := a2a.TaskStatus{State: m.state, Timestamp: m.at}
+		if m.messageID != "" || m.message != 0 {
+			held := heldMessage(t, m.messageID, m.message)
+			if held == nil {
+				continue
+			}
+			st.Message = held.Clone()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// heldMessage returns the message of t (its status message, or one of its
+// history) with this ID and digest, or nil.
+func heldMessage(t *a2a.Task, id string, d digest) *a2a.Message {
+	if m := t.Status.Message; m != nil && m.ID == id && messageDigest(m) == d {
+		return m
+	}
+	for i := range t.History {
+		if m := &t.History[i]; m.ID == id && messageDigest(m) == d {
+			return m
+		}
+	}
+	return nil
 }
 
 // statusDigest is the digest a status mark holds of its message: 0 for

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"hash/crc32"
+	"slices"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -15,8 +16,12 @@ type seen struct {
 	events uint64 // deltas yielded
 	status statusMark
 	latest time.Time // the newest status timestamp yielded
-	arts   []artifactMark
-	index  map[string]int // artifact ID → arts index
+	// shown holds the statuses yielded at the latest timestamp and those
+	// without one, each once, at most maxShown (the newest): a replay of
+	// one is recognised after a resume.
+	shown []statusMark
+	arts  []artifactMark
+	index map[string]int // artifact ID → arts index
 	// msgs holds a mark per version of a message yielded, already in the
 	// binary form a checkpoint writes (see messageMarks), and msgsSum the
 	// running checksum of the checkpoint's bytes up to their end. Both
@@ -33,6 +38,33 @@ type statusMark struct {
 	messageID string
 	message   digest // of its message, 0 for none
 	at        time.Time
+}
+
+// maxShown bounds seen.shown: statuses without a timestamp that differ
+// (one per status message, say) past it are forgotten, oldest first.
+const maxShown = 64
+
+// noteShown records the status last yielded in shown.
+func (w *seen) noteShown() {
+	st := w.status
+	switch {
+	case st.at.IsZero():
+	case st.at.After(w.latest):
+		// A newer instant: the statuses of the older one go, those
+		// without a timestamp stay.
+		w.shown = slices.DeleteFunc(w.shown, func(m statusMark) bool { return !m.at.IsZero() })
+	case st.at.Before(w.latest):
+		return
+	}
+	for _, m := range w.shown {
+		if m == st {
+			return
+		}
+	}
+	if len(w.shown) == maxShown {
+		w.shown = slices.Delete(w.shown, 0, 1)
+	}
+	w.shown = append(w.shown, st)
 }
 
 // artifactMark is how much of an artifact was yielded: its first parts,
@@ -82,6 +114,7 @@ func (w *seen) add(ev a2a.Event) {
 			w.status.message = messageDigest(m)
 			w.mark(m.ID, w.status.message)
 		}
+		w.noteShown()
 		if st.Timestamp.After(w.latest) {
 			w.latest = st.Timestamp
 		}
