@@ -49,7 +49,8 @@ type promptState struct {
 // TaskID is "", from which Resume refuses to resume.
 //
 // Its cost does not grow with the text delivered: it copies one small
-// record per artifact and shares the message records with the stream.
+// record per artifact and shares the records of messages and statuses
+// with the stream.
 func (s *Stream) Checkpoint() *Checkpoint {
 	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), seen: s.seen}
 	if t := s.ledger.Task(); t != nil {
@@ -57,7 +58,6 @@ func (s *Stream) Checkpoint() *Checkpoint {
 	}
 	cp.seen.index = nil
 	cp.seen.arts = slices.Clone(s.seen.arts)
-	cp.seen.shown = slices.Clone(s.seen.shown)
 	cp.seen.msgs = s.seen.msgs[:len(s.seen.msgs):len(s.seen.msgs)]
 	cp.seen.msgsSum = s.seen.sum()
 	if s.prompt.reply != nil || s.prompt.replied != "" {

@@ -20,7 +20,7 @@ import (
 //	events      uvarint
 //	status      string state, string message ID, u64 message digest, time
 //	latest      time: the newest status timestamp yielded
-//	shown       uvarint n (at most 64), then n × (string state, string
+//	shown       uvarint n (at most 16), then n × (string state, string
 //	            message ID, u64 message digest, time): the statuses yielded
 //	            at the newest timestamp, and those without one
 //	artifacts   uvarint n, then n × (string ID, uvarint parts, u64 parts

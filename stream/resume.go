@@ -68,7 +68,6 @@ func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *St
 // without touching the checkpoint's (their capacity is their length).
 func (w seen) resumed() seen {
 	w.arts = slices.Clone(w.arts)
-	w.shown = slices.Clone(w.shown)
 	w.index = make(map[string]int, len(w.arts))
 	for i := range w.arts {
 		w.index[w.arts[i].id] = i

@@ -18,7 +18,8 @@ type seen struct {
 	latest time.Time // the newest status timestamp yielded
 	// shown holds the statuses yielded at the latest timestamp and those
 	// without one, each once, at most maxShown (the newest): a replay of
-	// one is recognised after a resume.
+	// one is recognised after a resume. Its array is never changed in
+	// place (see noteShown).
 	shown []statusMark
 	arts  []artifactMark
 	index map[string]int // artifact ID → arts index
@@ -40,31 +41,40 @@ type statusMark struct {
 	at        time.Time
 }
 
-// maxShown bounds seen.shown: statuses without a timestamp that differ
-// (one per status message, say) past it are forgotten, oldest first.
-const maxShown = 64
+// maxShown bounds seen.shown: past it the oldest are forgotten. A server
+// sets a handful of statuses at one instant, and a status whose message
+// was delivered is told by its message anyway; only a status without a
+// message, forgotten, may be shown again after a resume.
+const maxShown = 16
 
-// noteShown records the status last yielded in shown.
+// noteShown records the status last yielded in shown. It never changes
+// shown's array in place but makes a new one, so checkpoints share it.
 func (w *seen) noteShown() {
 	st := w.status
+	keep := w.shown
 	switch {
 	case st.at.IsZero():
 	case st.at.After(w.latest):
 		// A newer instant: the statuses of the older one go, those
 		// without a timestamp stay.
-		w.shown = slices.DeleteFunc(w.shown, func(m statusMark) bool { return !m.at.IsZero() })
+		keep = nil
+		for _, m := range w.shown {
+			if m.at.IsZero() {
+				keep = append(keep, m)
+			}
+		}
 	case st.at.Before(w.latest):
 		return
 	}
-	for _, m := range w.shown {
-		if m == st {
-			return
-		}
+	if slices.Contains(keep, st) {
+		return
 	}
-	if len(w.shown) == maxShown {
-		w.shown = slices.Delete(w.shown, 0, 1)
+	if len(keep) == maxShown {
+		keep = keep[1:]
 	}
-	w.shown = append(w.shown, st)
+	next := make([]statusMark, len(keep), len(keep)+1)
+	copy(next, keep)
+	w.shown = append(next, st)
 }
 
 // artifactMark is how much of an artifact was yielded: its first parts,
