@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -192,7 +193,8 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 	}
 	if r.err == nil {
 		// The marks end where the byte 0 after them is.
-		w.msgs = messageMarks(marks[: len(marks)-len(r.b)-1 : len(marks)-len(r.b)-1])
+		// A copy: the caller may reuse data, and a Checkpoint is immutable.
+		w.msgs = messageMarks(slices.Clone(marks[: len(marks)-len(r.b)-1 : len(marks)-len(r.b)-1]))
 		if len(w.msgs) > 0 {
 			w.msgsSum = crc32.Checksum(data[:len(data)-len(r.b)-5], castagnoli)
 		}
@@ -247,6 +249,11 @@ func (cp *Checkpoint) check() error {
 		return bad(fmt.Sprintf("unknown protocol version %q", quote([]byte(cp.version))))
 	case cp.binding != "" && cp.binding != a2a.BindingJSONRPC && cp.binding != a2a.BindingHTTPJSON:
 		return bad(fmt.Sprintf("unknown binding %q", quote([]byte(cp.binding))))
+	}
+	if r := cp.prompt.reply; r != nil && (r.TaskID == "" || cp.taskID != "" && r.TaskID != cp.taskID) {
+		// Resume may send the reply again: never to another task, nor as
+		// a message that starts one.
+		return bad(fmt.Sprintf("the reply is on task %q, not on the checkpoint's task %q", quote([]byte(r.TaskID)), quote([]byte(cp.taskID))))
 	}
 	ids := make(map[string]struct{}, len(cp.seen.arts))
 	for _, a := range cp.seen.arts {
