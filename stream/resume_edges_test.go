@@ -42,6 +42,45 @@ func TestCheckpointParsedKeepsNothingOfTheCallersBytes(t *testing.T) {
 	require.Equal(t, saved, again)
 }
 
+// A get-task that answers the checkpoint's task in another context is not
+// the checkpoint's task: Resume ends in a *ProtocolError and hands over
+// nothing of it.
+func TestResumeRefusesTheTaskInAnotherContext(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				resumed := false
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+					switch {
+					case r.isSend():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, firstTask)
+						sseEvent(w, r.id, v, firstChunk)
+						<-r.ctx.Done()
+					case r.isGet() && resumed:
+						other := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m-x", "another context's")},
+							a2a.Artifact{ID: "a1", Parts: textParts("kept", "secret")})
+						other.ContextID = "c-other"
+						unaryTask(w, r.id, v, other)
+					default:
+						jsonRPCError(w, r.id, -32601, "no such method")
+					}
+				})
+				c := handlerClient(t, srv, v)
+				cp := firstLegCheckpoint(t, c, 2)
+				resumed = true
+				s := c.Resume(bounded(t), cp)
+				var got []a2a.Event
+				for s.Next() {
+					got = append(got, s.Event())
+				}
+				requireProtocolError(t, s.Err(), "context")
+				require.Empty(t, got, "nothing of the other context's task handed over")
+			})
+		})
+	}
+}
+
 // replyCheckpoint returns the binary form of the checkpoint saved before
 // the reply to prompt p-1 of task t-1 was sent: its reply marked as
 // possibly sent.
