@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 // firstLegCheckpoint runs a stream of srv until it yielded n events and
@@ -159,6 +161,196 @@ func TestCheckpointWithAReplyNotOnItsTaskIsRefused(t *testing.T) {
 					require.ErrorIs(t, err, stream.ErrCheckpointCorrupt)
 				})
 			}
+		})
+	}
+}
+
+// resumeAgainst takes a checkpoint after the first leg's task and chunk
+// ("kept" in a1), then resumes it against a server whose get-task answers
+// get, and whose subscription ends the task. It returns what the resumed
+// stream handed over.
+func resumeAgainst(t *testing.T, v a2a.Version, get *a2a.Task, first ...a2a.Event) ([]a2a.Event, *stream.Stream) {
+	t.Helper()
+	resumed := false
+	srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+		switch {
+		case r.isSend():
+			sseHeaders(w)
+			sseEvent(w, r.id, v, firstTask)
+			sseEvent(w, r.id, v, firstChunk)
+			for _, ev := range first {
+				sseEvent(w, r.id, v, ev)
+			}
+			<-r.ctx.Done()
+		case r.isGet() && resumed:
+			unaryTask(w, r.id, v, get)
+		case r.isSubscribe() && resumed:
+			sseHeaders(w)
+			sseEvent(w, r.id, v, get)
+			sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+		default:
+			jsonRPCError(w, r.id, -32601, "no such method")
+		}
+	})
+	c := handlerClient(t, srv, v)
+	cp := firstLegCheckpoint(t, c, 2+len(first))
+	resumed = true
+	s := c.Resume(bounded(t), cp)
+	var got []a2a.Event
+	for s.Next() {
+		got = append(got, s.Event())
+	}
+	return got, s
+}
+
+// A task that lists an artifact twice (a server's bug) is handed over as
+// a stream that never stopped hands it over: the parts after those the
+// checkpoint holds, once.
+func TestResumeHandsOverAnArtifactListedTwiceOnce(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a1 := a2a.Artifact{ID: "a1", Parts: textParts("kept", "more")}
+				get := taskWith(a2a.StateWorking, nil, a1, a1)
+				got, s := resumeAgainst(t, v, get)
+				require.NoError(t, s.Err())
+				var app a2a.Task
+				app.Apply(firstTask)
+				app.Apply(firstChunk)
+				for _, ev := range got {
+					app.Apply(ev)
+				}
+				require.Equal(t, textParts("kept", "more"), app.Artifact("a1").Parts)
+				require.Equal(t, app.Artifact("a1").Parts, s.Task().Artifacts[0].Parts)
+			})
+		})
+	}
+}
+
+// A message without an ID that the task lists three times, which the
+// application held once: the other two are handed over, once each.
+func TestResumeHandsOverARepeatedMessageWithoutAnIDOnce(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				noID := agentMsg("", "tick")
+				get := taskWith(a2a.StateWorking, []*a2a.Message{noID, noID, noID}, a2a.Artifact{ID: "a1", Parts: textParts("kept")})
+				got, s := resumeAgainst(t, v, get, noID)
+				require.NoError(t, s.Err())
+				n := 0
+				for _, ev := range got {
+					if m, ok := ev.(*a2a.Message); ok && m.Text() == "tick" {
+						n++
+					}
+				}
+				require.Equal(t, 2, n, "the application held one of them")
+			})
+		})
+	}
+}
+
+// A checkpoint kept while its stream goes on does not change, and may be
+// written from another goroutine meanwhile (run with -race): each one,
+// written again after the stream ended, is the same bytes, and a stream
+// resumed from one of them leaves it as it was.
+func TestCheckpointKeptWhileTheStreamGoesOnStaysTheSame(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(resumeScript()...))
+		c := newClient(t, agent, a2a.V10)
+		s := c.Send(bounded(t), hello())
+		kept := make(chan *stream.Checkpoint)
+		written := make(chan [][]byte)
+		go func() {
+			var out [][]byte
+			for cp := range kept {
+				b, err := cp.MarshalBinary()
+				if err != nil {
+					b = []byte(err.Error())
+				}
+				out = append(out, b)
+			}
+			written <- out
+		}()
+		var cps []*stream.Checkpoint
+		for s.Next() {
+			cp := s.Checkpoint()
+			cps = append(cps, cp)
+			kept <- cp
+		}
+		require.NoError(t, s.Err())
+		close(kept)
+		first := <-written
+		require.Len(t, first, len(cps))
+		r := c.Resume(bounded(t), cps[2])
+		for r.Next() {
+		}
+		require.NoError(t, r.Err())
+		for i, cp := range cps {
+			again, err := cp.MarshalBinary()
+			require.NoError(t, err)
+			require.Equal(t, first[i], again, "checkpoint %d", i)
+		}
+	})
+}
+
+// A server that lists the status message in the history too (a2a-js
+// does), with the status the checkpoint shows: nothing is handed over
+// again, and the task that ended meanwhile ends the stream.
+func TestResumeWithTheStatusMessageInTheHistoryHandsNothingTwice(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				step := agentMsg("s-1", "step one")
+				get := taskWith(a2a.StateWorking, []*a2a.Message{step}, a2a.Artifact{ID: "a1", Parts: textParts("kept")})
+				get.Status.Message = step
+				got, s := resumeAgainst(t, v, get, statusEvent(v, a2a.StateWorking, step))
+				require.NoError(t, s.Err())
+				for _, ev := range got {
+					if m, ok := ev.(*a2a.Message); ok {
+						t.Fatalf("message %s (%q) handed over again", m.ID, m.Text())
+					}
+					if u, ok := ev.(*a2a.StatusUpdate); ok {
+						require.Equal(t, a2a.StateCompleted, u.Status.State, "only the end is news")
+					}
+					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+						t.Fatalf("artifact %s handed over again", u.Artifact.ID)
+					}
+				}
+				require.NotEmpty(t, got)
+			})
+		})
+	}
+}
+
+// A task that failed while the process was away ends the resumed stream
+// in its terminal error, with the failure's message handed over once.
+func TestResumeOfATaskThatFailedMeanwhileEndsInItsFailure(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				why := agentMsg("f-1", "the model fell over")
+				get := taskWith(a2a.StateFailed, []*a2a.Message{why}, a2a.Artifact{ID: "a1", Parts: textParts("kept", "half")})
+				get.Status.Message = why
+				got, s := resumeAgainst(t, v, get)
+				var te *terminal.FailedError
+				require.ErrorAs(t, s.Err(), &te)
+				n := 0
+				var app a2a.Task
+				app.Apply(firstTask)
+				app.Apply(firstChunk)
+				for _, ev := range got {
+					app.Apply(ev)
+					if u, ok := ev.(*a2a.StatusUpdate); ok && u.Status.Message != nil && u.Status.Message.ID == "f-1" {
+						n++
+					}
+					if m, ok := ev.(*a2a.Message); ok && m.ID == "f-1" {
+						n++
+					}
+				}
+				require.Equal(t, 1, n, "the failure's message, once")
+				require.Equal(t, a2a.StateFailed, app.Status.State)
+				require.Equal(t, textParts("kept", "half"), app.Artifact("a1").Parts)
+			})
 		})
 	}
 }
