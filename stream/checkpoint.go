@@ -51,6 +51,12 @@ type promptState struct {
 // Its cost does not grow with the text delivered: it copies one small
 // record per artifact and shares the message records with the stream.
 func (s *Stream) Checkpoint() *Checkpoint {
+	if s.resuming != nil {
+		// A resumed stream that has not fetched its task yet has handed
+		// nothing over: it is where its checkpoint is (the stream does not
+		// know the context yet, nor, before its first step, that it polls).
+		return s.resuming
+	}
 	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), seen: s.seen}
 	if t := s.ledger.Task(); t != nil {
 		cp.contextID = t.ContextID

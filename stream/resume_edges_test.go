@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -350,6 +351,42 @@ func TestResumeOfATaskThatFailedMeanwhileEndsInItsFailure(t *testing.T) {
 				require.Equal(t, 1, n, "the failure's message, once")
 				require.Equal(t, a2a.StateFailed, app.Status.State)
 				require.Equal(t, textParts("kept", "half"), app.Artifact("a1").Parts)
+			})
+		})
+	}
+}
+
+// A resumed stream that hands nothing over (before its first Next, or when
+// its get-task fails) has the checkpoint it resumed from: saving its
+// Checkpoint then loses nothing, not the context nor that the task is
+// followed by polling.
+func TestResumedStreamThatHandedNothingOverKeepsItsCheckpoint(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithScript(resumeScript()...), a2atest.WithVersions(v), a2atest.WithoutStreaming())
+				s := clientOn(t, agent, v, a2a.BindingJSONRPC, stream.WithPollInterval(250*time.Millisecond)).Send(bounded(t), hello())
+				for range 3 {
+					require.True(t, s.Next(), "%v", s.Err())
+				}
+				saved, err := s.Checkpoint().MarshalBinary()
+				require.NoError(t, err)
+				s.Close()
+				cp, err := stream.ParseCheckpoint(saved)
+				require.NoError(t, err)
+
+				gone := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+					jsonRPCError(w, r.id, -32001, "task not found")
+				})
+				r := handlerClient(t, gone, v).Resume(bounded(t), cp)
+				before, err := r.Checkpoint().MarshalBinary()
+				require.NoError(t, err)
+				require.Equal(t, saved, before, "before the first Next")
+				require.False(t, r.Next())
+				require.Error(t, r.Err())
+				after, err := r.Checkpoint().MarshalBinary()
+				require.NoError(t, err)
+				require.Equal(t, saved, after, "after a get-task that failed")
 			})
 		})
 	}
