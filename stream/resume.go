@@ -96,6 +96,15 @@ func (s *Stream) resume() {
 	}
 	s.proveVersion()
 	seed, delivered := seedTask(s.resuming, t)
+	if st := &t.Status; !st.State.Terminal() && st.Timestamp.Before(s.resuming.seen.latest) && !st.Timestamp.IsZero() {
+		// The task fetched shows a status older than one the application
+		// was shown: a replica or store that lags. The seeded ledger notes
+		// its state as seen, as a stream that never stopped would have, so
+		// that the ledger takes it as the past (a prompt answered is not
+		// asked again) and not as a state never seen. A terminal state is
+		// never the past of a state shown.
+		s.ledger.Reconcile(nil, &a2a.Task{ID: t.ID, ContextID: t.ContextID, Status: a2a.TaskStatus{State: st.State, Timestamp: st.Timestamp}}, true)
+	}
 	s.resuming = nil
 	s.ledger.Reconcile(nil, seed, true)
 	for _, id := range delivered {

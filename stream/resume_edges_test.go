@@ -391,3 +391,64 @@ func TestResumedStreamThatHandedNothingOverKeepsItsCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// A get-task from a replica that lags (it still shows the prompt the
+// human answered, with a timestamp older than the status the checkpoint
+// shows) neither asks the human again nor shows the prompt again.
+func TestResumeFromALaggingReplicaNeverAsksAgain(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				t1 := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+				t3 := t1.Add(time.Minute)
+				prompt := a2a.TaskStatus{State: a2a.StateInputRequired, Message: agentMsg("p-1", "Which city?"), Timestamp: t1}
+				moved := a2a.TaskStatus{State: a2a.StateWorking, Message: agentMsg("s-2", "on it"), Timestamp: t3}
+				resumed := false
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+					switch {
+					case r.isSend() && r.msg != nil && r.msg.TaskID == "":
+						sseHeaders(w)
+						sseEvent(w, r.id, v, firstTask)
+						sseEvent(w, r.id, v, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: prompt, Final: v == a2a.V03})
+					case r.isSend():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: moved})
+						<-r.ctx.Done()
+					case r.isGet() && resumed:
+						lagging := taskWith(a2a.StateInputRequired, nil)
+						lagging.Status = prompt
+						unaryTask(w, r.id, v, lagging)
+					case r.isSubscribe() && resumed:
+						now := taskWith(a2a.StateWorking, nil)
+						now.Status = moved
+						sseHeaders(w)
+						sseEvent(w, r.id, v, now)
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+					default:
+						jsonRPCError(w, r.id, -32601, "no such method")
+					}
+				})
+				c := handlerClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}))
+				cp := firstLegCheckpoint(t, c, 3) // working, the prompt, working again
+				resumed = true
+				s := c.Resume(bounded(t), cp, stream.WithHumanInput(neverAsked(t)))
+				var got []a2a.Event
+				for s.Next() {
+					got = append(got, s.Event())
+				}
+				require.NoError(t, s.Err())
+				for _, ev := range got {
+					switch e := ev.(type) {
+					case *a2a.StatusUpdate:
+						require.NotEqual(t, a2a.StateInputRequired, e.Status.State, "the prompt answered shown again")
+						require.Nil(t, e.Status.Message, "no status message is news")
+					case *a2a.Message:
+						t.Fatalf("message %s handed over again", e.ID)
+					}
+				}
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+				require.Equal(t, 1, srv.count(func(r scriptedReq) bool { return r.isSend() && r.msg != nil && r.msg.TaskID == "t-1" }), "one reply")
+			})
+		})
+	}
+}
