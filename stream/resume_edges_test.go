@@ -47,29 +47,51 @@ func TestCheckpointParsedKeepsNothingOfTheCallersBytes(t *testing.T) {
 
 // A get-task that answers the checkpoint's task in another context is not
 // the checkpoint's task: Resume ends in a *ProtocolError and hands over
-// nothing of it.
+// nothing of it, on every wire.
 func TestResumeRefusesTheTaskInAnotherContext(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
+	other := func() *a2a.Task {
+		o := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m-x", "another context's")},
+			a2a.Artifact{ID: "a1", Parts: textParts("kept", "secret")})
+		o.ContextID = "c-other"
+		return o
+	}
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				resumed := false
-				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
-					switch {
-					case r.isSend():
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstTask)
-						sseEvent(w, r.id, v, firstChunk)
-						<-r.ctx.Done()
-					case r.isGet() && resumed:
-						other := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m-x", "another context's")},
-							a2a.Artifact{ID: "a1", Parts: textParts("kept", "secret")})
-						other.ContextID = "c-other"
-						unaryTask(w, r.id, v, other)
-					default:
-						jsonRPCError(w, r.id, -32601, "no such method")
+				var c *stream.Client
+				if w.b == a2a.BindingHTTPJSON {
+					srv := &restServer{v: w.v}
+					srv.stream = func(rw http.ResponseWriter, r *http.Request, _ []byte, _ int) {
+						sseHeaders(rw)
+						srv.event(rw, firstTask)
+						srv.event(rw, firstChunk)
+						<-r.Context().Done()
 					}
-				})
-				c := handlerClient(t, srv, v)
+					srv.get = func(rw http.ResponseWriter, _ *http.Request, _ int) {
+						if !resumed {
+							srv.restError(rw, a2a.CodeTaskNotFound, "no such task")
+							return
+						}
+						srv.task(rw, other())
+					}
+					c = restClient(t, srv, w.v)
+				} else {
+					srv := newScriptedServer(func(rw http.ResponseWriter, r scriptedReq) {
+						switch {
+						case r.isSend():
+							sseHeaders(rw)
+							sseEvent(rw, r.id, w.v, firstTask)
+							sseEvent(rw, r.id, w.v, firstChunk)
+							<-r.ctx.Done()
+						case r.isGet() && resumed:
+							unaryTask(rw, r.id, w.v, other())
+						default:
+							jsonRPCError(rw, r.id, -32601, "no such method")
+						}
+					})
+					c = handlerClient(t, srv, w.v)
+				}
 				cp := firstLegCheckpoint(t, c, 2)
 				resumed = true
 				s := c.Resume(bounded(t), cp)
