@@ -250,6 +250,9 @@ func (cp *Checkpoint) check() error {
 	case cp.binding != "" && cp.binding != a2a.BindingJSONRPC && cp.binding != a2a.BindingHTTPJSON:
 		return bad(fmt.Sprintf("unknown binding %q", quote([]byte(cp.binding))))
 	}
+	if cp.prompt.unconfirmed && cp.prompt.reply == nil {
+		return bad("a reply marked as possibly sent, and no reply")
+	}
 	if r := cp.prompt.reply; r != nil && (r.TaskID == "" || cp.taskID != "" && r.TaskID != cp.taskID) {
 		// Resume may send the reply again: never to another task, nor as
 		// a message that starts one.

@@ -474,3 +474,19 @@ func TestResumeFromALaggingReplicaNeverAsksAgain(t *testing.T) {
 		})
 	}
 }
+
+// A checkpoint that marks a reply as possibly sent but holds no reply
+// (no library writes one: bytes made to pass the checksum) is refused as
+// corrupt: Resume would have a reply to send again and none to send.
+func TestCheckpointWithAPossiblySentReplyItDoesNotHoldIsRefused(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			crafted := withReply(t, replyCheckpoint(t, v), func([]byte) []byte { return nil })
+			cp, err := stream.ParseCheckpoint(crafted)
+			require.Nil(t, cp)
+			var ce *stream.CheckpointError
+			require.ErrorAs(t, err, &ce)
+			require.ErrorIs(t, err, stream.ErrCheckpointCorrupt)
+		})
+	}
+}
