@@ -490,3 +490,50 @@ func TestCheckpointWithAPossiblySentReplyItDoesNotHoldIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A get-task that lacks an artifact the checkpoint holds (a store that
+// lags; artifacts are never removed) does not make the application's parts
+// news: when the artifact comes back with more parts, only the parts after
+// those held are handed over, as appends.
+func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldHandsOverOnlyItsTail(t *testing.T) {
+	t.Skip("fails: the seeded ledger holds only the artifacts the get-task lists (the checkpoint has no content to seed a1 with), " +
+		"so Task() lacks a1 after the resume and the snapshot's a1 [kept more] is handed over as a replacement, 'kept' a second time; " +
+		"a fix keeps the marks of the artifacts not fetched and seeds each from the first whole task that lists it with matching first parts")
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				resumed := false
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+					switch {
+					case r.isSend():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, firstTask)
+						sseEvent(w, r.id, v, firstChunk)
+						<-r.ctx.Done()
+					case r.isGet() && resumed:
+						unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
+					case r.isSubscribe() && resumed:
+						sseHeaders(w)
+						sseEvent(w, r.id, v, taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: textParts("kept", "more")}))
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+					default:
+						jsonRPCError(w, r.id, -32601, "no such method")
+					}
+				})
+				c := handlerClient(t, srv, v)
+				cp := firstLegCheckpoint(t, c, 2)
+				resumed = true
+				after, err := drainResumed(t, c.Resume(bounded(t), cp), []a2a.Event{firstTask, firstChunk})
+				require.NoError(t, err)
+				var appended []a2a.Part
+				for _, ev := range after {
+					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+						require.True(t, u.Append, "a1 is appended to, not replaced")
+						appended = append(appended, u.Artifact.Parts...)
+					}
+				}
+				require.Equal(t, textParts("more"), appended)
+			})
+		})
+	}
+}
