@@ -15,7 +15,10 @@ import (
 // ([Client.Resume]), in this process or another, and hands the
 // application only what the checkpoint does not hold.
 //
-// A Checkpoint holds no content: its size grows with the number of
+// A Checkpoint holds no content but one message: the reply to the prompt
+// replied to (the human's answer, or the message of a Send that continues
+// a task), whole, since Resume may have to send it again; store it as you
+// would that message. Otherwise its size grows with the number of
 // messages and artifacts (tens of bytes each), not with their text, and
 // taking one after every event is cheap (see BENCHMARKS.md). Its binary
 // form ([Checkpoint.MarshalBinary]) is versioned and checksummed; parse it
