@@ -34,8 +34,11 @@ import (
 // The stream speaks cp's protocol version. cp must come from a Client of
 // the same binding; a checkpoint that names no task, or of another binding,
 // ends the stream at once in a *CheckpointError (ErrCheckpointForeign), with
-// no call made. The task's metadata and its user messages are taken as the
-// agent holds them, not handed over.
+// no call made. A get-task that answers the task in another context than
+// cp's ends the stream in a *ProtocolError; one whose status is older than
+// the newest status cp shows, and not terminal, is taken as from a replica
+// that lags, and its status is not handed over. The task's metadata and
+// its user messages are taken as the agent holds them, not handed over.
 func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *Stream {
 	s := newStream(ctx, c, opts)
 	if s.phase == phaseDone {
