@@ -15,7 +15,10 @@ import (
 // ([Client.Resume]), in this process or another, and hands the
 // application only what the checkpoint does not hold.
 //
-// A Checkpoint holds no content: its size grows with the number of
+// A Checkpoint holds no content but one message: the reply to the prompt
+// replied to (the human's answer, or the message of a Send that continues
+// a task), whole, since Resume may have to send it again; store it as you
+// would that message. Otherwise its size grows with the number of
 // messages and artifacts (tens of bytes each), not with their text, and
 // taking one after every event is cheap (see BENCHMARKS.md). Its binary
 // form ([Checkpoint.MarshalBinary]) is versioned and checksummed; parse it
@@ -52,6 +55,12 @@ type promptState struct {
 // record per artifact and shares the records of messages and statuses
 // with the stream.
 func (s *Stream) Checkpoint() *Checkpoint {
+	if s.resuming != nil {
+		// A resumed stream that has not fetched its task yet has handed
+		// nothing over: it is where its checkpoint is (the stream does not
+		// know the context yet, nor, before its first step, that it polls).
+		return s.resuming
+	}
 	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), seen: s.seen}
 	if t := s.ledger.Task(); t != nil {
 		cp.contextID = t.ContextID

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -202,7 +203,8 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 	}
 	if r.err == nil {
 		// The marks end where the byte 0 after them is.
-		w.msgs = messageMarks(marks[: len(marks)-len(r.b)-1 : len(marks)-len(r.b)-1])
+		// A copy: the caller may reuse data, and a Checkpoint is immutable.
+		w.msgs = messageMarks(slices.Clone(marks[: len(marks)-len(r.b)-1 : len(marks)-len(r.b)-1]))
 		if len(w.msgs) > 0 {
 			w.msgsSum = crc32.Checksum(data[:len(data)-len(r.b)-5], castagnoli)
 		}
@@ -264,6 +266,14 @@ func (cp *Checkpoint) check() error {
 	// Resume compares it with the Client's.
 	if cp.version != "" && cp.version != a2a.V03 && cp.version != a2a.V10 {
 		return bad(fmt.Sprintf("unknown protocol version %q", quote([]byte(cp.version))))
+	}
+	if cp.prompt.unconfirmed && cp.prompt.reply == nil {
+		return bad("a reply marked as possibly sent, and no reply")
+	}
+	if r := cp.prompt.reply; r != nil && (r.TaskID == "" || cp.taskID != "" && r.TaskID != cp.taskID) {
+		// Resume may send the reply again: never to another task, nor as
+		// a message that starts one.
+		return bad(fmt.Sprintf("the reply is on task %q, not on the checkpoint's task %q", quote([]byte(r.TaskID)), quote([]byte(cp.taskID))))
 	}
 	ids := make(map[string]struct{}, len(cp.seen.arts))
 	for _, a := range cp.seen.arts {

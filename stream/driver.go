@@ -375,8 +375,16 @@ func (s *Stream) checkOwner(ev a2a.Event) error {
 	case id != "" && id != s.taskID:
 		reason = fmt.Sprintf("event for task %q on the stream of task %q", quote([]byte(id)), s.taskID)
 	}
-	if lt := s.ledger.Task(); reason == "" && lt != nil && contextID != "" && lt.ContextID != "" && contextID != lt.ContextID {
-		reason = fmt.Sprintf("event in context %q for task %q of context %q", quote([]byte(contextID)), s.taskID, lt.ContextID)
+	// The task's context: the ledger's, or, before a resumed stream has
+	// fetched its task, the checkpoint's.
+	var known string
+	if lt := s.ledger.Task(); lt != nil {
+		known = lt.ContextID
+	} else if s.resuming != nil {
+		known = s.resuming.contextID
+	}
+	if reason == "" && contextID != "" && known != "" && contextID != known {
+		reason = fmt.Sprintf("event in context %q for task %q of context %q", quote([]byte(contextID)), s.taskID, known)
 	}
 	if reason == "" {
 		return nil

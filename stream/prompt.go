@@ -84,9 +84,9 @@ func (s *Stream) saveBeforeReply() bool {
 	if f == nil {
 		return true
 	}
-	cp := s.Checkpoint()
+	cp := *s.Checkpoint() // a copy: Checkpoint may return one it shares
 	cp.prompt.unconfirmed = true
-	if err := f(s.caller, cp); err != nil {
+	if err := f(s.caller, &cp); err != nil {
 		s.fail(fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err))
 		return false
 	}

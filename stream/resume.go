@@ -35,8 +35,11 @@ import (
 // The stream speaks cp's protocol version. cp must come from a Client of
 // the same binding; a checkpoint that names no task, or of another binding,
 // ends the stream at once in a *CheckpointError (ErrCheckpointForeign), with
-// no call made. The task's metadata and its user messages are taken as the
-// agent holds them, not handed over.
+// no call made. A get-task that answers the task in another context than
+// cp's ends the stream in a *ProtocolError; one whose status is older than
+// the newest status cp shows, and not terminal, is taken as from a replica
+// that lags, and its status is not handed over. The task's metadata and
+// its user messages are taken as the agent holds them, not handed over.
 func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *Stream {
 	s := newStream(ctx, c, opts)
 	if s.phase == phaseDone {
@@ -97,6 +100,15 @@ func (s *Stream) resume() {
 	}
 	s.proveVersion()
 	seed, delivered, shown := seedTask(s.resuming, t)
+	if st := &t.Status; !st.State.Terminal() && !st.Timestamp.IsZero() && st.Timestamp.Before(s.resuming.seen.latest) {
+		// The task fetched shows a status older than one the application
+		// was shown: a replica or store that lags. The seeded ledger notes
+		// its state as seen, as a stream that never stopped would have, so
+		// that the ledger takes it as the past (a prompt answered is not
+		// asked again) and not as a state never seen. A terminal state is
+		// never the past of a state shown.
+		shown = append(shown, a2a.TaskStatus{State: st.State, Timestamp: st.Timestamp})
+	}
 	s.resuming = nil
 	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
