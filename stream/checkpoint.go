@@ -69,7 +69,9 @@ func (s *Stream) Checkpoint() *Checkpoint {
 	cp.seen.arts = slices.Clone(s.seen.arts)
 	cp.seen.msgs = s.seen.msgs[:len(s.seen.msgs):len(s.seen.msgs)]
 	cp.seen.msgsSum = s.seen.sum()
-	if s.prompt.reply != nil || s.prompt.replied != "" {
+	if s.prompt.replied != "" || s.prompt.unconfirmed {
+		// Once the task moved on from the prompt, the reply is neither
+		// asked about nor sent again: the checkpoint drops it.
 		cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, unconfirmed: s.prompt.unconfirmed}
 	}
 	return cp

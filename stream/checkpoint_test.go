@@ -139,3 +139,25 @@ func TestResumeRefusesACheckpointItCannotResume(t *testing.T) {
 		})
 	}
 }
+
+// Once the task moved on from the prompt, the reply is neither asked
+// about nor sent again: later checkpoints do not carry it.
+func TestCheckpointDropsTheReplyOnceTheTaskMovedOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithScript(promptScript()...))
+		s := newClient(t, agent, a2a.V10, stream.WithHumanInput(&pollAnswer{text: "Lisbon"})).Send(bounded(t), hello())
+		var whileAsking []byte
+		for s.Next() {
+			if u, ok := s.Event().(*a2a.ArtifactUpdate); ok && u.Artifact.Parts[0].Text == "for the city" {
+				var err error
+				whileAsking, err = s.Checkpoint().MarshalBinary()
+				require.NoError(t, err)
+			}
+		}
+		require.NoError(t, s.Err())
+		require.Contains(t, string(whileAsking), "Lisbon", "while the task shows the prompt, the reply is kept")
+		done, err := s.Checkpoint().MarshalBinary()
+		require.NoError(t, err)
+		require.NotContains(t, string(done), "Lisbon", "once the task completed")
+	})
+}
