@@ -37,12 +37,30 @@ type Checkpoint struct {
 }
 
 // promptState is the prompt a checkpoint knows as replied to, with the
-// reply and whether its send may not have reached the agent.
+// reply and what is known of its last send.
 type promptState struct {
-	key         string
-	reply       *a2a.Message
-	unconfirmed bool
+	key   string
+	reply *a2a.Message
+	sent  replySent
 }
+
+// replySent is what a checkpoint knows of the reply's last send.
+type replySent byte
+
+const (
+	// replyHeard: the send got a response (the agent may have taken the
+	// reply), or the reply is confirmed: it is never sent again.
+	replyHeard replySent = iota
+	// replyUnheard: the send got no response, so the agent cannot have
+	// taken it: while the task shows the prompt and does not list the
+	// reply, the same reply is sent again, as the stream would have.
+	replyUnheard
+	// replyInFlight: saved just before a send (WithCheckpointBeforeReply),
+	// so the reply may have reached the agent. A resumed stream sends it
+	// again only when the task fetched proves it did not: the agent keeps
+	// the user's messages in the history, and the reply is not there.
+	replyInFlight
+)
 
 // Checkpoint returns the stream's checkpoint: what the events yielded so
 // far hold, and nothing of what waits to be yielded. Take it after Next
@@ -72,7 +90,10 @@ func (s *Stream) Checkpoint() *Checkpoint {
 	if s.prompt.replied != "" || s.prompt.unconfirmed {
 		// Once the task moved on from the prompt, the reply is neither
 		// asked about nor sent again: the checkpoint drops it.
-		cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, unconfirmed: s.prompt.unconfirmed}
+		cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply}
+		if s.prompt.unconfirmed {
+			cp.prompt.sent = replyUnheard
+		}
 	}
 	return cp
 }

@@ -27,7 +27,8 @@ import (
 //	artifacts   uvarint n, then n × (string ID, uvarint parts, u64 parts
 //	            digest, u64 name digest, u64 description digest)
 //	prompt      byte 0 for none, or 1 then string key, string reply (its
-//	            A2A 1.0 JSON, "" for none), byte unconfirmed (0 or 1)
+//	            A2A 1.0 JSON, "" for none), byte sent: 0 a response was
+//	            heard, 1 none was, 2 saved before the send (see replySent)
 //	checksum    CRC-32C of everything before it, 4 bytes big-endian
 //
 // A string is a uvarint length then its bytes; a u64 is 8 bytes
@@ -100,7 +101,7 @@ func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
 		b = appendString(b, p.key)
 		b = binary.AppendUvarint(b, uint64(len(reply)))
 		b = append(b, reply...)
-		b = appendBool(b, p.unconfirmed)
+		b = append(b, byte(p.sent))
 	}
 	// The checksum of the bytes up to the end of the marks is kept with
 	// them: only the rest is checksummed here.
@@ -243,7 +244,9 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 			}
 			c.prompt.reply = m
 		}
-		c.prompt.unconfirmed = r.flag()
+		if c.prompt.sent = replySent(r.byte()); c.prompt.sent > replyInFlight {
+			r.fail("the reply's state")
+		}
 	}
 	switch {
 	case r.err != nil:
@@ -267,7 +270,7 @@ func (cp *Checkpoint) check() error {
 	if cp.version != "" && cp.version != a2a.V03 && cp.version != a2a.V10 {
 		return bad(fmt.Sprintf("unknown protocol version %q", quote([]byte(cp.version))))
 	}
-	if cp.prompt.unconfirmed && cp.prompt.reply == nil {
+	if cp.prompt.sent != replyHeard && cp.prompt.reply == nil {
 		return bad("a reply marked as possibly sent, and no reply")
 	}
 	if r := cp.prompt.reply; r != nil && (r.TaskID == "" || cp.taskID != "" && r.TaskID != cp.taskID) {

@@ -311,7 +311,10 @@ func WithHumanInput(h hitl.Hook) Option {
 // checkpoint before each send of a reply to a prompt (the first, and any
 // send of the same reply again): the checkpoint records the reply as
 // possibly sent, so that a process that dies while it is in flight resumes
-// knowing it, and never asks the human again nor sends another reply. f
+// knowing it, and never asks the human again nor sends another reply. The
+// same reply (same message ID) is sent again on Resume only when the task
+// proves the agent never took it: it lists the user's messages, and not
+// the reply; against an agent that keeps none (a2a-go) the stream waits. f
 // gets the caller's context; when it returns an error, the reply is not
 // sent and the stream ends in that error (wrapped). Without it, a process
 // that dies between the human's answer and the next checkpoint it takes

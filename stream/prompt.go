@@ -85,7 +85,7 @@ func (s *Stream) saveBeforeReply() bool {
 		return true
 	}
 	cp := *s.Checkpoint() // a copy: Checkpoint may return one it shares
-	cp.prompt.unconfirmed = true
+	cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
 	if err := f(s.caller, &cp); err != nil {
 		s.fail(fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err))
 		return false

@@ -30,7 +30,10 @@ import (
 //   - a prompt cp replied to is not asked again: while the task still
 //     shows it, the stream waits for the agent, or, when the reply's send
 //     got no response and the task does not list the reply, sends the same
-//     reply again, as a stream that never stopped would.
+//     reply again, as a stream that never stopped would. A reply saved in
+//     flight (WithCheckpointBeforeReply) may have reached the agent: it is
+//     sent again only when the task proves it did not (it lists the user's
+//     messages, and not the reply); otherwise the stream waits.
 //
 // The stream speaks cp's protocol version. cp must come from a Client of
 // the same binding; a checkpoint that names no task, or of another binding,
@@ -61,7 +64,7 @@ func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *St
 		s.v, s.nego = cp.version, false
 	}
 	s.seen = cp.seen.resumed()
-	s.prompt = prompt{replied: cp.prompt.key, reply: cp.prompt.reply, unconfirmed: cp.prompt.unconfirmed}
+	s.prompt = prompt{replied: cp.prompt.key, reply: cp.prompt.reply, unconfirmed: cp.prompt.sent == replyUnheard}
 	s.resuming = cp
 	return s
 }
@@ -99,6 +102,11 @@ func (s *Stream) resume() {
 		return
 	}
 	s.proveVersion()
+	if cp := s.resuming; cp.prompt.sent == replyInFlight {
+		// The reply may have reached the agent: it is sent again only
+		// when the task proves it did not.
+		s.prompt.unconfirmed = provesNotReceived(t, cp.prompt.reply)
+	}
 	seed, delivered, shown := seedTask(s.resuming, t)
 	if st := &t.Status; !st.State.Terminal() && !st.Timestamp.IsZero() && st.Timestamp.Before(s.resuming.seen.latest) {
 		// The task fetched shows a status older than one the application
@@ -124,6 +132,22 @@ func (s *Stream) resume() {
 	default:
 		s.phase = phaseSubscribe
 	}
+}
+
+// provesNotReceived reports whether t proves that the agent never took
+// reply: it keeps the user's messages in the history (it lists one), and
+// reply is not among them. A server that keeps none (a2a-go) proves
+// nothing.
+func provesNotReceived(t *a2a.Task, reply *a2a.Message) bool {
+	keeps := false
+	for i := range t.History {
+		m := &t.History[i]
+		if m.ID == reply.ID {
+			return false
+		}
+		keeps = keeps || m.Role == a2a.RoleUser
+	}
+	return keeps
 }
 
 // seedTask returns t as the application holds it, by cp: the artifacts

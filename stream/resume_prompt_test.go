@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -149,5 +150,59 @@ func TestResumeWhileAPromptIsShownAsksTheHuman(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// A reply saved as in flight, resumed against a server that keeps no user
+// messages in its history (a2a-go), is never sent again: nothing proves
+// that it did not reach the agent. The stream waits for the agent instead.
+func TestResumeNeverResendsAReplyInFlightThatTheTaskCannotDisprove(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				prompt := agentMsg("m-ask", "Which city?")
+				asking := func() *a2a.Task { // no user message in the history
+					t := taskWith(a2a.StateInputRequired, []*a2a.Message{prompt})
+					t.Status.Message = prompt
+					return t
+				}
+				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+					switch {
+					case r.isSend() && r.msg.TaskID == "":
+						sseHeaders(w)
+						sseEvent(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+						sseEvent(w, r.id, v, statusEvent(v, a2a.StateInputRequired, prompt))
+					case r.isGet():
+						unaryTask(w, r.id, v, asking())
+					case r.isSubscribe():
+						sseHeaders(w)
+						sseEvent(w, r.id, v, asking())
+						<-r.ctx.Done()
+					default: // the reply, or anything else
+						jsonRPCError(w, r.id, -32603, "not expected")
+					}
+				})
+				ctx, die := context.WithCancel(bounded(t))
+				var saved []byte
+				s := handlerClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}),
+					stream.WithCheckpointBeforeReply(func(_ context.Context, cp *stream.Checkpoint) error {
+						var err error
+						saved, err = cp.MarshalBinary()
+						die() // the process dies: did the reply leave? Nobody knows.
+						return err
+					})).Send(ctx, hello())
+				_, _ = drain(t, s)
+				require.NotNil(t, saved)
+				cp, err := stream.ParseCheckpoint(saved)
+				require.NoError(t, err)
+
+				waitCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				resumed := handlerClient(t, srv, v, stream.WithHumanInput(neverAsked(t))).Resume(waitCtx, cp)
+				_, err = drain(t, resumed)
+				require.Error(t, err, "the stream waited for the agent until it gave up")
+				require.Zero(t, srv.count(func(r scriptedReq) bool { return r.msg != nil && r.msg.TaskID != "" }), "the reply was never sent again")
+			})
+		})
 	}
 }
