@@ -90,6 +90,12 @@ type InputData struct {
 	// an ellipsis; may be empty. The question is also the status message
 	// that comes before, in full.
 	Text string `json:"text"`
+	// Question names the agent's question, as the stream tells prompts
+	// apart: "id:<status message ID>", or "text:<digest of its text and
+	// the status's timestamp>". A driver that takes the stream over and is
+	// asked the same question again keeps this prompt rather than asking
+	// anew.
+	Question string `json:"question,omitempty"`
 }
 
 // AnsweredData is the data of an EventAnswered event.
