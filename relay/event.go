@@ -118,7 +118,9 @@ type ErrorData struct {
 	// "rejected", "canceled", "auth-required", "no-answer" (the question
 	// was not answered in time), "connection-lost", "agent-error",
 	// "http-error", "protocol-error", "stopped" (the stream was stopped
-	// before its task ended), or "error".
+	// before its task ended), "unresumable" (its driver died before the
+	// stream knew its task, or left a checkpoint that does not parse: see
+	// Run), or "error".
 	Kind  string        `json:"kind"`
 	State a2a.TaskState `json:"state,omitempty"` // the task's state, when it ended
 	Text  string        `json:"text"`            // one line of at most stream.MaxEndingLine bytes
