@@ -436,3 +436,58 @@ func TestTakeoverAfterAKillLosesAndRepeatsNothing(t *testing.T) {
 		runs, len(delays), prompts, delays[len(delays)/2], p99, delays[len(delays)-1])
 	require.LessOrEqual(t, p99, 6*time.Second)
 }
+
+// A driver whose renewals stall past its lease (a zombie: a long pause)
+// goes on driving until its next write, which fails: after the replica
+// that took the lease over appended its first entry, the zombie appended
+// none, and the log holds the agent's answer once.
+func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script, text := longAnswer(40, paused(250*time.Millisecond))
+		agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithStyle(a2atest.LiveOnly))
+		store := relay.NewMemoryStore()
+		shared, err := store.Open(t.Context(), "k")
+		require.NoError(t, err)
+		w := &writes{}
+		a := &replicaLog{Log: shared, name: "A", w: w, renew: func() { time.Sleep(20 * time.Second) }}
+		b := &replicaLog{Log: shared, name: "B", w: w}
+		client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
+		}
+		var errA, errB error
+		var wg sync.WaitGroup
+		wg.Go(func() { errA = relay.Run(t.Context(), a, "A", start, client.Resume) })
+		wg.Go(func() { errB = relay.Run(t.Context(), b, "B", nil, client.Resume) })
+		wg.Wait()
+		require.NoError(t, errA)
+		require.NoError(t, errB)
+
+		bw := w.by("B")
+		require.NotEmpty(t, bw, "B took the stream over")
+		var after int
+		for _, x := range w.by("A") {
+			if !x.at.Before(bw[0].at) {
+				after += len(x.entries)
+			}
+		}
+		require.Zero(t, after, "entries the zombie appended after B's first")
+		require.NotEmpty(t, w.by("A"), "A drove before it stalled")
+
+		var entries []relay.Entry
+		for after := uint64(0); ; {
+			page, err := shared.Read(t.Context(), after, 100)
+			require.NoError(t, err)
+			if len(page) == 0 {
+				break
+			}
+			entries = append(entries, page...)
+			after = page[len(page)-1].Seq
+		}
+		sc := screenAfter(t, entries)
+		require.Equal(t, text, sc.Pane("artifact:a1").Text())
+		require.NotNil(t, sc.End)
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
