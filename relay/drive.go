@@ -29,7 +29,8 @@ var ErrNoStream = errors.New("relay: the StartFunc returned no stream")
 
 // StartFunc starts the stream Drive relays: it sends the message (or
 // subscribes to the task) with ctx and opts, which carry the relay's
-// human-input hook and notice function, for example
+// human-input hook, notice function and checkpoint hook
+// (stream.WithCheckpointBeforeReply), for example
 //
 //	func(ctx context.Context, opts ...stream.Option) *stream.Stream {
 //		return client.Send(ctx, msg, opts...)
@@ -107,15 +108,20 @@ func WithChunkSize(bytes int) DriveOption {
 }
 
 // Drive relays one stream into log: it starts the stream with start and
-// appends one entry per delta the stream yields (see the Event constants),
-// numbered from the log's tail plus one, so a driver that takes a stream
-// over continues its numbering. It appends the stream's last entry,
+// appends the entries of each delta the stream yields (see the Event
+// constants), numbered from the log's tail plus one, so a driver that
+// takes a stream over continues its numbering. The entries of one delta
+// are committed with the stream's checkpoint after it, in one Log.Commit,
+// so that a driver that takes the stream over resumes it from exactly
+// what the log holds (see Run). It appends the stream's last entry,
 // EventEnd or EventError, once, when the stream ends, and returns nil then.
 //
 // Drive answers the agent's questions with the stream's human-input hook:
 // it appends an EventInput entry and waits for the answer stored for it
-// (Log.PostAnswer, from any replica's handler), then appends EventAnswered
-// and sends the answer. It watches Log.AwaitCancel, and on a cancel request
+// (Log.PostAnswer, from any replica's handler), then commits EventAnswered
+// with the checkpoint that marks the reply as possibly sent, and the
+// stream sends the answer. A question the log shows open already (asked
+// again by a stream resumed after its driver died) keeps its prompt. It watches Log.AwaitCancel, and on a cancel request
 // cancels the task (Stream.Cancel); the stream then ends as the task did.
 // Nothing a reader does cancels the task.
 //
