@@ -280,6 +280,9 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 			break
 		}
 		require.Equal(t, http.StatusOK, rd.status, what)
+		// A stream that never ends would keep the browser reading
+		// keep-alives for ever: a minute without its end fails the run.
+		hung := time.AfterFunc(time.Minute, rd.close)
 		keep := 1 + rng.IntN(8)
 		for i := 0; i < keep; i++ {
 			ev, ok := rd.next()
@@ -321,6 +324,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 				break
 			}
 		}
+		require.True(t, hung.Stop(), "%s: a minute passed without the stream's end", what)
 		rd.close()
 	}
 	wg.Wait()
@@ -458,8 +462,10 @@ func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
 		}
 		var errA, errB error
 		var wg sync.WaitGroup
-		wg.Go(func() { errA = relay.Run(t.Context(), a, "A", start, client.Resume) })
-		wg.Go(func() { errB = relay.Run(t.Context(), b, "B", nil, client.Resume) })
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // ample: the answer takes 10 s
+		defer cancel()
+		wg.Go(func() { errA = relay.Run(ctx, a, "A", start, client.Resume) })
+		wg.Go(func() { errB = relay.Run(ctx, b, "B", nil, client.Resume) })
 		wg.Wait()
 		require.NoError(t, errA)
 		require.NoError(t, errB)
@@ -488,6 +494,114 @@ func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
 		sc := screenAfter(t, entries)
 		require.Equal(t, text, sc.Pane("artifact:a1").Text())
 		require.NotNil(t, sc.End)
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
+
+// takeover runs replica A (the starter) until it dies after its commit
+// that dies says, and replica B (a watcher) until the stream ends; post,
+// when set, runs once A died. It returns the log's entries and the
+// writes by replica.
+func takeover(t *testing.T, script []a2atest.Step, dies func([]relay.Entry) bool, post func(relay.Log)) ([]relay.Entry, *writes, time.Time) {
+	t.Helper()
+	agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithStyle(a2atest.LiveOnly))
+	shared, err := relay.NewMemoryStore().Open(t.Context(), "k")
+	require.NoError(t, err)
+	w := &writes{}
+	ctxA, killA := context.WithCancel(t.Context())
+	defer killA()
+	var killed time.Time
+	diedCh := make(chan struct{})
+	a := &replicaLog{Log: shared, name: "A", w: w, onKill: func() { killed = time.Now(); killA(); close(diedCh) }}
+	a.kill = func(es []relay.Entry) (bool, bool) { return false, dies(es) }
+	b := &replicaLog{Log: shared, name: "B", w: w}
+	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	require.NoError(t, err)
+	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
+	}
+	var wg sync.WaitGroup
+	var errB error
+	wg.Go(func() { _ = relay.Run(ctxA, a, "A", start, client.Resume) })
+	// A minute is ample: the stream ends within seconds of the takeover.
+	ctxB, stopB := context.WithTimeout(t.Context(), time.Minute)
+	defer stopB()
+	wg.Go(func() { errB = relay.Run(ctxB, b, "B", nil, client.Resume) })
+	if post != nil {
+		<-diedCh
+		post(shared)
+	}
+	wg.Wait()
+	require.NoError(t, errB, "B's Run: the stream did not end within a minute")
+	require.False(t, killed.IsZero(), "A died")
+	require.NotEmpty(t, w.by("B"), "B took over")
+	var entries []relay.Entry
+	for after := uint64(0); ; {
+		page, err := shared.Read(t.Context(), after, 100)
+		require.NoError(t, err)
+		if len(page) == 0 {
+			return entries, w, killed
+		}
+		entries = append(entries, page...)
+		after = page[len(page)-1].Seq
+	}
+}
+
+// The replica that takes a stream over has seen no pane open; the first
+// chunk it relays of an artifact the browsers show adds to it, as the
+// artifact update says (append true), rather than replacing it.
+func TestTakeoverExtendsThePaneTheBrowsersShow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script, text := longAnswer(12, paused(300*time.Millisecond))
+		entries, w, _ := takeover(t, script, func(es []relay.Entry) bool {
+			return slices.ContainsFunc(es, func(e relay.Entry) bool {
+				return e.Name == relay.EventArtifact && strings.Contains(string(e.Data), `"text":"ccc `)
+			})
+		}, nil)
+		var first relay.ArtifactData
+		require.NoError(t, json.Unmarshal(w.by("B")[0].entries[0].Data, &first), "B's first entry")
+		require.Equal(t, relay.EventArtifact, w.by("B")[0].entries[0].Name)
+		require.True(t, first.Append, "B's first chunk of a1 adds to the pane: %+v", first)
+		require.Equal(t, text, screenAfter(t, entries).Pane("artifact:a1").Text())
+	})
+}
+
+// A driver that dies while its question waits for an answer: the answer
+// is posted while no replica drives; the replica that takes over, asked
+// the same question by the resumed stream, appends no second EventInput,
+// and applies the answer at once (its first entry, when the lease
+// expired).
+func TestTakeoverKeepsTheOpenQuestionAndAppliesAnAnswerPostedMeanwhile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script := []a2atest.Step{a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
+			a2atest.AskInput("Short or long?"), a2atest.Chunk("a1", "final", true, true), a2atest.Finish(a2a.StateCompleted, "done")}
+		var prompt uint64
+		entries, w, killed := takeover(t, script, func(es []relay.Entry) bool {
+			for _, e := range es {
+				if e.Name == relay.EventInput {
+					prompt = e.Seq
+					return true
+				}
+			}
+			return false
+		}, func(l relay.Log) {
+			time.Sleep(time.Second)
+			_, err := l.PostAnswer(context.Background(), relay.Answer{Prompt: prompt, Key: "k1", Text: "long"})
+			require.NoError(t, err)
+		})
+		var inputs []uint64
+		for _, e := range entries {
+			if e.Name == relay.EventInput {
+				inputs = append(inputs, e.Seq)
+			}
+		}
+		require.Equal(t, []uint64{prompt}, inputs, "one input entry")
+		bw := w.by("B")
+		require.Equal(t, relay.EventAnswered, bw[0].entries[0].Name, "B's first entry")
+		require.Equal(t, 5*time.Second, bw[0].at.Sub(killed), "applied when A's lease expired")
+		sc := screenAfter(t, entries)
+		require.Equal(t, "long", sc.Pane("answer:"+itoa(prompt)).Text())
+		require.Equal(t, "draft final", sc.Pane("artifact:a1").Text())
 		require.Equal(t, relay.EventEnd, sc.End.Name)
 	})
 }
