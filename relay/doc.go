@@ -9,12 +9,16 @@
 //
 // # The parts
 //
-//   - [Drive] runs one stream (a [stream.Stream] it starts) and appends an
-//     entry to the log for each delta, numbered from the log's tail plus
-//     one; it answers the agent's questions with the answers browsers post,
-//     cancels the task when asked, and appends one last entry when the
-//     stream ends. Only the holder of the stream's lease ([Log.Acquire])
-//     drives it; its writes carry the lease's [Fence].
+//   - [Run] is what each replica runs for a stream: the replica that holds
+//     the stream's lease ([Log.Acquire]) drives it, renewing the lease; the
+//     others wait, and one of them takes the stream over, from the log's
+//     checkpoint, when the driver dies.
+//   - [Drive] runs one stream (a [stream.Stream] it starts, or resumes)
+//     and appends the entries of each delta to the log, with the stream's
+//     checkpoint after it, numbered from the log's tail plus one; it
+//     answers the agent's questions with the answers browsers post, cancels
+//     the task when asked, and appends one last entry when the stream ends.
+//     Its writes carry the lease's [Fence].
 //   - [Handler] serves the log to browsers: GET for the events, POST for
 //     answers and cancel. Any replica's Handler serves any stream whose log
 //     its Store reaches.
@@ -36,8 +40,8 @@
 // part of the screen. The stream ends with exactly one [EventEnd] (the task
 // completed, or the agent answered with a message) or [EventError] (with a
 // kind: failed, rejected, canceled, auth-required, no-answer,
-// connection-lost, agent-error, http-error, protocol-error, stopped or
-// error). The Handler ends the response after it.
+// connection-lost, agent-error, http-error, protocol-error, stopped,
+// unresumable or error). The Handler ends the response after it.
 //
 // Long text is cut into entries of at most 16 KiB of text
 // ([WithChunkSize]) that append to the same pane, so no entry, and no
@@ -95,17 +99,51 @@
 // driver, wherever it runs, cancels the task, and the stream ends as the
 // task does. A browser that disconnects cancels nothing.
 //
+// # Taking a stream over
+//
+// Drive commits the entries of each delta and the stream's checkpoint
+// after it in one [Log.Commit]: the log and the checkpoint never disagree,
+// whenever the driver dies. Before the stream sends the reply to a
+// question, Drive commits the answered entry with the checkpoint that marks
+// the reply as possibly sent ([stream.WithCheckpointBeforeReply]).
+//
+// [Run] takes the lease when it is free (it tries every ttl/10; the lease
+// is 5 s by default, [WithLease]), and renews it every ttl/3; a driver that
+// cannot renew stops driving at once, and one paused past its lease (a
+// zombie) gets [ErrStale] at its next write, which writes nothing. The
+// replica that takes a stream over resumes it from the log's checkpoint
+// ([stream.Client.Resume], passed as a [ResumeFunc]) and numbers its
+// entries after the log's tail: the resumed stream hands over exactly what
+// the checkpoint does not hold, so every delta reaches the log once. The
+// first entry of a pane adds to it or replaces it as the event says
+// (Append of an artifact update, Extends of a message revision), so a pane
+// the browsers show is extended, not wiped. A question the log shows open
+// (its EventInput has no EventAnswered after it) that the resumed stream
+// asks again keeps its prompt, matched by [InputData.Question]: no second
+// EventInput, and an answer posted while no replica drove is applied at
+// once. With a 5 s lease, the replica that takes over appends its first
+// entry within 6 s of the driver's death at p99 (the figures are in
+// RELIABILITY.md).
+//
 // # Limits
 //
-// Drive does not renew its lease: the caller does, and stops Drive (its
-// context) when the lease is lost; a write after another replica took the
-// lease fails with [ErrStale] and Drive returns it, having appended no
-// ending. When Drive's context ends before the stream does, it appends no
-// ending either: the stream is left for another driver to take over. A
-// driver that takes a stream over starts its stream anew (a StartFunc that
-// subscribes to the task, say) and numbers its entries after the log's
-// tail; the first event of each pane in its stream replaces what that pane
-// showed, so text the browsers saw is replaced rather than repeated, but
-// nothing is deduplicated against what the old driver appended: resuming
-// from the stream's checkpoint is the next step.
+// A driver that dies before its stream knew the task (no checkpoint names
+// one) cannot be resumed: its message may have reached the agent, and is
+// never sent again. Run stores a mark in the checkpoint before it starts a
+// stream, and the replica that takes such a log over appends an EventError
+// of kind "unresumable" (as it does for a checkpoint that does not parse).
+// A watcher (Run with no StartFunc) cannot tell a starter that died before
+// its first write from one that has not started yet: on a log with neither
+// a checkpoint nor an entry it waits, leaving the lease free, for at most
+// [WithStartWait] (30 s), then returns [ErrNotStarted] and appends nothing.
+//
+// [Drive] alone does not renew its lease: its caller does, and stops it
+// when the lease is lost. Drive starts the stream it is given; a caller
+// that takes a stream over without Run must pass a StartFunc that resumes
+// it from the log's checkpoint, or the new stream's events are appended
+// after the old driver's, not deduplicated against them.
+//
+// Each delta is one Commit, whatever its size: an artifact chunk of many
+// megabytes is held by the driver whole (the stream holds it already) and
+// written in one call.
 package relay

@@ -1,0 +1,92 @@
+package relay_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// noResume fails a test that resumes.
+func noResume(t *testing.T) relay.ResumeFunc {
+	return func(context.Context, *stream.Checkpoint, ...stream.Option) *stream.Stream {
+		t.Error("Run resumed a stream it cannot resume")
+		return nil
+	}
+}
+
+// A watcher whose log stays empty leaves the lease free and gives up after
+// the start wait, 30 s by default, with ErrNotStarted; the log stays empty.
+func TestRunAsAWatcherOfAnEmptyLogGivesUpAfterTheStartWait(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []relay.RunOption
+		want time.Duration
+	}{
+		{"default", nil, 30 * time.Second},
+		{"WithStartWait(2s)", []relay.RunOption{relay.WithStartWait(2 * time.Second)}, 2 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				log, err := relay.NewMemoryStore().Open(t.Context(), "k")
+				require.NoError(t, err)
+				began := time.Now()
+				err = relay.Run(t.Context(), log, "watcher", nil, noResume(t), c.opts...)
+				require.ErrorIs(t, err, relay.ErrNotStarted)
+				require.Equal(t, c.want, time.Since(began))
+				f, err := log.Acquire(t.Context(), "starter", time.Second)
+				require.NoError(t, err, "the watcher left the lease free")
+				require.Positive(t, f.Term)
+				tail, err := log.Tail(t.Context())
+				require.NoError(t, err)
+				require.Zero(t, tail)
+			})
+		})
+	}
+}
+
+// A log whose driver died before its stream knew its task (entries, or
+// the mark Run stores before it starts, and no checkpoint of a task)
+// cannot be resumed: the replica that takes it over, once the dead
+// driver's lease expired, appends one EventError of kind "unresumable"
+// and returns nil, and resumes nothing.
+func TestRunTakingOverAStreamWithoutATaskEndsItUnresumable(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dead func(t *testing.T, log relay.Log, f relay.Fence)
+		tail uint64
+	}{
+		{"entries and no checkpoint", func(t *testing.T, log relay.Log, f relay.Fence) {
+			require.NoError(t, log.Append(t.Context(), f, relay.Entry{Seq: 1, Name: relay.EventNotice, Data: []byte(`{"kind":"reconnecting","text":"reconnecting (1/3)…"}`)}))
+		}, 1},
+		{"a checkpoint that does not parse", func(t *testing.T, log relay.Log, f relay.Fence) {
+			require.NoError(t, log.SaveCheckpoint(t.Context(), f, []byte("not a checkpoint")))
+		}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				log, err := relay.NewMemoryStore().Open(t.Context(), "k")
+				require.NoError(t, err)
+				f, err := log.Acquire(t.Context(), "dead", 5*time.Second)
+				require.NoError(t, err)
+				c.dead(t, log, f)
+				began := time.Now()
+				require.NoError(t, relay.Run(t.Context(), log, "taker", nil, noResume(t)))
+				require.Equal(t, 5*time.Second, time.Since(began), "taken over when the dead driver's lease expired")
+				es, err := log.Read(t.Context(), c.tail, 10)
+				require.NoError(t, err)
+				require.Len(t, es, 1)
+				require.Equal(t, relay.EventError, es[0].Name)
+				var e relay.ErrorData
+				require.NoError(t, json.Unmarshal(es[0].Data, &e))
+				require.Equal(t, "unresumable", e.Kind)
+			})
+		})
+	}
+}
