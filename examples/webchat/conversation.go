@@ -2,320 +2,194 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sync"
+	"strings"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
 
-// The events relayed to the browser. Each is one SSE event whose name is
-// the constant and whose data is the JSON of the matching payload type.
 const (
-	evStatus   = "status"       // statusEvent: the task's state changed
-	evArtifact = "artifact"     // artifactEvent: a chunk of an artifact
-	evMessage  = "message"      // messageEvent: a message from the agent
-	evNotice   = "notice"       // noticeEvent: the connection dropped, or resumed
-	evInput    = "input"        // inputEvent: the agent asks a question
-	evAnswered = "answered"     // messageEvent: the question was answered
-	evDone     = "done"         // doneEvent: the conversation ended well (last event)
-	evError    = "stream-error" // errorEvent: the conversation ended in an error (last event)
+	// leaseTTL is how long a replica holds a conversation's lease without
+	// renewing it: how long a dead driver keeps the others from taking
+	// over.
+	leaseTTL = 5 * time.Second
+	// renewEvery is how often the driver renews its lease.
+	renewEvery = leaseTTL / 3
 )
 
-type statusEvent struct {
-	State     a2a.TaskState `json:"state"`
-	Text      string        `json:"text,omitempty"` // the agent's status message
-	ID        string        `json:"id,omitempty"`   // its ID, which later versions (message events) name
-	TaskID    string        `json:"taskId,omitempty"`
-	ContextID string        `json:"contextId,omitempty"`
+// conversationID returns a new conversation ID: a random part and its MAC
+// under secret, so that any replica that knows the secret can tell the IDs
+// the web chat made from others without asking the store (Store.Open
+// would create a log for any key).
+func conversationID(secret []byte) string {
+	nonce := rand.Text()
+	return nonce + "." + mac(secret, nonce)
 }
 
-type artifactEvent struct {
-	ID     string `json:"id"`
-	Name   string `json:"name,omitempty"`
-	Text   string `json:"text"`
-	Append bool   `json:"append"` // append to the artifact, or replace it
+// validID reports whether id is one conversationID made with secret.
+func validID(secret []byte, id string) bool {
+	nonce, sum, ok := strings.Cut(id, ".")
+	return ok && nonce != "" && hmac.Equal([]byte(sum), []byte(mac(secret, nonce)))
 }
 
-type messageEvent struct {
-	ID   string `json:"id,omitempty"`
-	Text string `json:"text"`
-	// Append adds Text to the message (or status note) of this ID shown
-	// before. Otherwise Text is a new message, or, when one of this ID is
-	// shown, its new version: it replaces it.
-	Append bool `json:"append,omitempty"`
+func mac(secret []byte, nonce string) string {
+	h := hmac.New(sha256.New, secret)
+	h.Write([]byte(nonce))
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
 }
 
-type noticeEvent struct {
-	Kind    string `json:"kind"` // "reconnecting" or "resumed"
-	Attempt int    `json:"attempt"`
-	Max     int    `json:"max"`
-	Text    string `json:"text"` // e.g. "reconnecting (1/3)…"
-}
-
-type inputEvent struct {
-	Prompt string `json:"prompt"`
-}
-
-type doneEvent struct {
-	State     a2a.TaskState `json:"state,omitempty"` // empty for a message answer
-	Text      string        `json:"text,omitempty"`
-	ContextID string        `json:"contextId,omitempty"`
-}
-
-type errorEvent struct {
-	Kind  string `json:"kind"`  // e.g. "failed", "connection-lost", "no-answer"
-	Title string `json:"title"` // one plain sentence
-	Text  string `json:"text"`  // the error itself
-}
-
-// relayed is one encoded event.
-type relayed struct {
-	name string
-	data []byte
-}
-
-// conversation is the log of events of one message sent to the agent, and
-// the mailbox for the answers to its questions. Its goroutine (see
-// server.drive) appends to the log; any number of event streams read it.
-type conversation struct {
-	id      string
-	answers chan string   // holds at most the one answer to the open question
-	screen  stream.Screen // what each event adds; used by the driving goroutine only
-
-	mu      sync.Mutex
-	events  []relayed
-	changed chan struct{} // closed and replaced whenever events grows
-	done    bool          // the last event is in the log
-	asking  bool          // a question is open
-}
-
-func newConversation(id string) *conversation {
-	return &conversation{id: id, answers: make(chan string, 1), changed: make(chan struct{})}
-}
-
-// since returns the events from index next on, a channel closed when more
-// arrive, and whether they are the last ones.
-func (c *conversation) since(next int) (evs []relayed, changed <-chan struct{}, last bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if next < len(c.events) {
-		evs = c.events[next:len(c.events):len(c.events)]
-	}
-	return evs, c.changed, c.done
-}
-
-// delivered reports whether a reader who has seen n events has seen them
-// all, and no more will come.
-func (c *conversation) delivered(n int) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.done && n >= len(c.events)
-}
-
-// ended reports whether the conversation is over.
-func (c *conversation) ended() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.done
-}
-
-// publish appends an event to the log and wakes the readers.
-func (c *conversation) publish(name string, v any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.publishLocked(name, v)
-}
-
-func (c *conversation) publishLocked(name string, v any) {
-	if c.done {
-		return
-	}
-	data, _ := json.Marshal(v) // cannot fail: the payloads hold strings, ints and bools
-	c.events = append(c.events, relayed{name: name, data: data})
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-// relay turns one stream event into a browser event: what stream.Screen
-// says it adds, and the task's state when it is a status update. task is
-// the stream's task after the event, for the artifact's name.
-func (c *conversation) relay(ev a2a.Event, task *a2a.Task) {
-	t := c.screen.Add(ev)
-	if su, ok := ev.(*a2a.StatusUpdate); ok {
-		c.publish(evStatus, statusEvent{State: su.Status.State, Text: t.Content, ID: t.Pane.ID, TaskID: su.TaskID, ContextID: su.ContextID})
-		return
-	}
-	switch t.Pane.Kind {
-	case stream.PaneArtifact:
-		out := artifactEvent{ID: t.Pane.ID, Text: t.Content, Append: !t.Replace}
-		if task != nil {
-			if art := task.Artifact(t.Pane.ID); art != nil {
-				out.Name = art.Name
+// drive runs one conversation as the holder of its lease: it relays the
+// stream that start starts into the conversation's log with relay.Drive,
+// renewing the lease meanwhile. It returns once the log holds the
+// stream's ending, or when the lease is lost or ctx ends. With final set
+// (no other replica can take the conversation over), a conversation that
+// ctx stops ends with an error event of kind "stopped", so that its
+// browsers are told.
+func (s *server) drive(ctx context.Context, id string, lg relay.Log, fence relay.Fence, start relay.StartFunc, final bool) error {
+	s.setDriving(id, true)
+	defer s.setDriving(id, false)
+	dctx, stop := context.WithCancel(ctx)
+	defer stop()
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		tick := time.NewTicker(renewEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-dctx.Done():
+				return
+			case <-tick.C:
+				if lg.Renew(dctx, fence, leaseTTL) != nil && dctx.Err() == nil {
+					stop() // lost: another replica drives it now
+					return
+				}
 			}
 		}
-		c.publish(evArtifact, out)
-	case stream.PaneMessage, stream.PaneStatus:
-		c.publish(evMessage, messageEvent{ID: t.Pane.ID, Text: t.Content, Append: !t.Opens && !t.Replace})
-	}
-}
-
-// notice relays a reconnect or resume.
-func (c *conversation) notice(n stream.Notice) {
-	out := noticeEvent{Kind: n.Kind.String(), Attempt: n.Attempt, Max: n.MaxAttempts}
-	switch n.Kind {
-	case stream.Reconnecting:
-		out.Text = fmt.Sprintf("reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
-	default:
-		out.Text = n.Kind.String()
-	}
-	c.publish(evNotice, out)
-}
-
-// ask shows prompt to the person and waits for their answer, or for ctx to
-// end.
-func (c *conversation) ask(ctx context.Context, prompt string) (string, error) {
-	c.mu.Lock()
-	select {
-	case <-c.answers: // a late answer to an earlier question
-	default:
-	}
-	c.asking = true
-	c.publishLocked(evInput, inputEvent{Prompt: prompt})
-	c.mu.Unlock()
-
-	defer func() {
-		c.mu.Lock()
-		c.asking = false
-		c.mu.Unlock()
 	}()
-	select {
-	case a := <-c.answers:
-		c.publish(evAnswered, messageEvent{Text: a})
-		return a, nil
-	case <-ctx.Done():
-		return "", ctx.Err()
+	err := relay.Drive(dctx, lg, fence, start)
+	stop()
+	<-renewed
+	if err != nil && ctx.Err() != nil && final {
+		stopped(lg, fence)
 	}
+	_ = lg.Release(context.WithoutCancel(ctx), fence)
+	return err
 }
 
-// answer delivers the answer to the open question. It reports false when no
-// question is open, or when it was answered already.
-func (c *conversation) answer(text string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.asking {
-		return false
-	}
-	c.asking = false
-	c.answers <- text // never blocks: one answer per question, drained by ask
-	return true
-}
-
-// end appends the last event: done, or the error the stream ended with.
-func (c *conversation) end(e stream.Ending) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e.Err != nil {
-		c.publishLocked(evError, describe(e))
+// setDriving records whether this server holds conversation id's lease.
+func (s *server) setDriving(id string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.driving[id] = struct{}{}
 	} else {
-		out := doneEvent{State: e.State}
+		delete(s.driving, id)
+	}
+}
+
+// stopped appends the ending of a conversation the server stopped.
+func stopped(lg relay.Log, fence relay.Fence) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	tail, err := lg.Tail(ctx)
+	if err != nil {
+		return
+	}
+	data, _ := json.Marshal(relay.ErrorData{Kind: "stopped", Text: "the chat server stopped this conversation"})
+	_ = lg.Append(ctx, fence, relay.Entry{Seq: tail + 1, Name: relay.EventError, Data: data})
+}
+
+// taskOf returns the ID of the task a conversation's log names, "" when it
+// names none yet: the snapshot's, or the last status entry's after it.
+func taskOf(ctx context.Context, lg relay.Log) (string, error) {
+	snap, err := lg.LoadSnapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	sc, err := relay.ParseScreen(snap.Data)
+	if err != nil {
+		return "", err
+	}
+	id, after := sc.TaskID, snap.Seq
+	for {
+		entries, err := lg.Read(ctx, after, 64)
+		if err != nil {
+			return "", err
+		}
+		if len(entries) == 0 {
+			return id, nil
+		}
+		for _, e := range entries {
+			after = e.Seq
+			if e.Name != relay.EventStatus {
+				continue
+			}
+			var d relay.StatusData
+			if json.Unmarshal(e.Data, &d) == nil && d.TaskID != "" {
+				id = d.TaskID
+			}
+		}
+	}
+}
+
+// watch follows a conversation whose driver runs elsewhere, and takes it
+// over when that driver's lease ends: it resubscribes to the task the log
+// names and drives it on. It returns once the log holds the ending, or
+// when ctx ends.
+func (s *server) watchLog(ctx context.Context, id string, lg relay.Log) error {
+	for {
+		fence, err := lg.Acquire(ctx, s.owner, leaseTTL)
 		switch {
-		case e.Task != nil:
-			out.ContextID, out.Text = e.Task.ContextID, e.Task.Status.Message.Text()
-		case e.Answer != nil:
-			out.ContextID = e.Answer.ContextID
+		case errors.Is(err, relay.ErrHeld):
+			t := time.NewTimer(leaseTTL / 5)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+			continue
+		case err != nil:
+			return err
 		}
-		c.publishLocked(evDone, out)
-	}
-	c.done = true
-	c.asking = false
-}
-
-// describe explains how a stream ended in an error, for a person: a kind
-// the page can style, a plain title, and the error's own text. The task's
-// own endings read from e.State, the others from the error.
-func describe(e stream.Ending) errorEvent {
-	err := e.Err
-	out := errorEvent{Kind: "error", Title: "Something went wrong.", Text: err.Error()}
-	switch e.State {
-	case "":
-	case a2a.StateInputRequired:
-		out.Kind, out.Title = "no-answer", "The agent's question was not answered."
-		return out
-	default:
-		out.Kind, out.Title = string(e.State), endingTitle(e.State)
-		if why := statusText(e.Task); why != "" {
-			out.Text = why // the agent's reason, without a task ID
+		taskID, err := taskOf(ctx, lg)
+		if err != nil {
+			_ = lg.Release(context.WithoutCancel(ctx), fence)
+			return err
 		}
-		return out
-	}
-	var (
-		lost   *reconnect.Error
-		rpc    *a2a.RPCError
-		status *stream.HTTPError
-		proto  *stream.ProtocolError
-	)
-	switch {
-	case errors.As(err, &lost):
-		out.Kind, out.Title = "connection-lost", "The connection to the agent was lost and could not be resumed."
-	case errors.As(err, &rpc):
-		out.Kind, out.Title = "agent-error", "The agent answered with an error."
-	case errors.As(err, &status):
-		out.Kind, out.Title = "http-error", "The agent's server answered with an HTTP error."
-	case errors.As(err, &proto):
-		if st, reason, ok := reportedEnding(proto.Event); ok {
-			// The agent's server broke the protocol while reporting an
-			// ending (a failure under another task ID, say): the person
-			// reads the ending and the agent's reason.
-			out.Kind, out.Title, out.Text = string(st), endingTitle(st), reason
-			break
+		if taskID == "" {
+			// The driver died before the agent named the task: there is
+			// nothing to subscribe to.
+			_ = lg.Release(context.WithoutCancel(ctx), fence)
+			return errNoTask
 		}
-		out.Kind, out.Title = "protocol-error", "The agent sent something this client cannot read."
-	case errors.Is(err, context.Canceled):
-		out.Kind, out.Title = "stopped", "The chat server stopped this conversation."
+		err = s.drive(ctx, id, lg, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+			return s.client.Subscribe(ctx, taskID, opts...)
+		}, false)
+		if errors.Is(err, relay.ErrEnded) {
+			return nil
+		}
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		// The lease was lost or a write failed: watch again.
 	}
-	return out
 }
 
-// statusText returns the text of a task's status message, or "".
-func statusText(t *a2a.Task) string {
-	if t == nil {
-		return ""
-	}
-	return t.Status.Message.Text()
-}
+var errNoTask = errors.New("webchat: the conversation's driver died before the agent named a task")
 
-// reportedEnding returns the ending a status event reports, with the
-// agent's reason, when it reports one.
-func reportedEnding(ev a2a.Event) (a2a.TaskState, string, bool) {
-	var st a2a.TaskStatus
-	switch e := ev.(type) {
-	case *a2a.StatusUpdate:
-		st = e.Status
-	case *a2a.Task:
-		st = e.Status
-	default:
-		return "", "", false
-	}
-	reason := st.Message.Text()
-	if !st.State.Terminal() || st.State == a2a.StateCompleted || reason == "" {
-		return "", "", false
-	}
-	return st.State, reason, true
-}
-
-// endingTitle is the headline of a typed ending.
-func endingTitle(state a2a.TaskState) string {
-	switch state {
-	case a2a.StateFailed:
-		return "The task failed."
-	case a2a.StateRejected:
-		return "The agent turned the task down."
-	case a2a.StateCanceled:
-		return "The task was canceled."
-	}
-	return "The agent needs you to sign in first." // auth-required
+// newMessage is the message a POST /api/messages sends.
+func newMessage(text, contextID string) *a2a.Message {
+	msg := a2a.NewTextMessage(a2a.RoleUser, text)
+	msg.ContextID = contextID
+	return msg
 }

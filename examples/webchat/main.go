@@ -1,8 +1,9 @@
 // Command webchat is a small chat page for an A2A agent. A Go server drives
-// the agent's task with a2astream and relays it to the browser over
-// Server-Sent Events: the streamed answer, the task state, reconnects and
-// resumes, the agent's questions (answered in a form on the page) and the
-// typed endings.
+// the agent's task with a2astream and relays it to the browser with package
+// relay, over Server-Sent Events: the streamed answer, the task state,
+// reconnects and resumes, the agent's questions (answered in a form on the
+// page) and the typed endings. A browser that reconnects gets exactly the
+// events it missed (Last-Event-ID).
 //
 //	go run ./examples/webchat                       # the built-in demo trip planner
 //	go run ./examples/webchat -agent https://agent.example
@@ -14,8 +15,12 @@
 // The HTTP API the page uses:
 //
 //	POST /api/messages                    {"text": "...", "contextId": "..."} → 202 {"id": "..."}
-//	GET  /api/conversations/{id}/events   text/event-stream of the conversation
-//	POST /api/conversations/{id}/answer   {"text": "..."} → 204, or 409 when nothing is asked
+//	GET  /api/conversations/{id}/events   text/event-stream of the conversation (relay.Handler)
+//	POST /api/conversations/{id}/answer   {"prompt": <seq>, "text": "..."} + Idempotency-Key (relay.Handler)
+//	POST /api/conversations/{id}/cancel   cancels the task (relay.Handler)
+//	GET  /api/conversations/{id}/driver   200 {"owner", "pid"} when this server drives it, else 404
+//
+// The events' names and data are package relay's (see relay/event.go).
 package main
 
 import (
@@ -78,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		agent := demo.TripAgent()
 		return stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(agent.Client()))...)
 	}
-	app, err := newServer(ctx, dial)
+	app, err := newServer(ctx, dial, serverConfig{})
 	if err != nil {
 		fmt.Fprintln(stderr, "webchat: cannot reach the agent:", err)
 		return 1

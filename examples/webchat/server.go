@@ -6,17 +6,17 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net/http"
-	"strconv"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -24,47 +24,81 @@ import (
 var static embed.FS
 
 const (
-	// maxRunning is how many conversations may run at once.
+	// maxRunning is how many conversations this server may drive at once.
 	maxRunning = 16
-	// maxKept is how many ended conversations are kept, so that a browser
-	// can still reconnect to their event streams.
+	// maxKept is how many ended conversations a server that keeps its logs
+	// in memory keeps, so that a browser can still reconnect to their
+	// event streams.
 	maxKept = 64
 	// maxBody bounds the JSON body of a POST.
 	maxBody = 64 << 10
 	// inputTimeout bounds the wait for the person's answer to a question.
 	inputTimeout = 15 * time.Minute
-	// keepAlive is how often an idle event stream gets a comment, so that
-	// proxies do not close it while the agent waits for an answer.
-	keepAlive = 15 * time.Second
 )
 
-// server is the web chat: it serves the page and the JSON and SSE API, and
-// owns one goroutine per conversation, which drives a stream of the Client.
+// server is the web chat: it serves the page and the JSON and SSE API. Each
+// conversation is one relayed stream (package relay) whose log, kept by the
+// store, is the conversation's events; the server drives the conversations
+// it starts (relay.Drive, holding their leases), and serves the events,
+// answers and cancel of any conversation in the store with a
+// relay.Handler.
+//
+// With a shared store (replicas is true), a server that serves a
+// conversation's events also watches it, so that it takes the conversation
+// over when its driver dies. Without, a conversation the server stops ends
+// with an error event of kind "stopped".
 //
 // Conversations end when their task ends, when the server's context ends, or
 // when Close is called. Close waits for all of them.
 type server struct {
-	ctx    context.Context // parent of every conversation
-	cancel context.CancelFunc
-	client *stream.Client
-	mux    *http.ServeMux
-	wg     sync.WaitGroup // one per conversation goroutine
+	ctx      context.Context // parent of every conversation
+	cancel   context.CancelFunc
+	client   *stream.Client
+	store    relay.Store
+	owner    string // this server's name in the leases
+	secret   []byte // the key of the conversation IDs' MACs
+	replicas bool   // the store is shared with other servers
+	mux      *http.ServeMux
+	wg       sync.WaitGroup // one per conversation goroutine
 
-	mu     sync.Mutex
-	closed bool
-	convs  map[string]*conversation
-	order  []*conversation // in creation order, for pruning
+	mu       sync.Mutex
+	closed   bool
+	running  int                 // conversations this server drives
+	ended    []string            // IDs of ended conversations, oldest first (memory store only)
+	watching map[string]struct{} // conversations this server watches or drives
+	driving  map[string]struct{} // conversations whose lease this server holds
+}
+
+// serverConfig is what newServer needs besides the agent.
+type serverConfig struct {
+	store    relay.Store // nil: a relay.MemoryStore of its own
+	owner    string      // "": a random name
+	secret   []byte      // nil: a random secret
+	replicas bool
 }
 
 // newServer returns a server whose conversations live at most as long as ctx.
 // dial builds the stream.Client from the options the server needs (the time
 // a human has to answer); it adds its own, such as the HTTP client or the
-// agent's URL. Each conversation's stream gets its own human-input hook and
-// notice function, as per-call options.
-func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Client, error)) (*server, error) {
+// agent's URL.
+func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Client, error), cfg serverConfig) (*server, error) {
+	if cfg.store == nil {
+		cfg.store = relay.NewMemoryStore()
+	}
+	if cfg.owner == "" {
+		cfg.owner = "webchat-" + rand.Text()[:8]
+	}
+	if cfg.secret == nil {
+		cfg.secret = []byte(rand.Text())
+	}
 	s := &server{
-		mux:   http.NewServeMux(),
-		convs: make(map[string]*conversation),
+		mux:      http.NewServeMux(),
+		store:    cfg.store,
+		owner:    cfg.owner,
+		secret:   cfg.secret,
+		replicas: cfg.replicas,
+		watching: make(map[string]struct{}),
+		driving:  make(map[string]struct{}),
 	}
 	client, err := dial(stream.WithInputTimeout(inputTimeout))
 	if err != nil {
@@ -77,10 +111,16 @@ func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Cl
 	if err != nil {
 		return nil, err
 	}
+	events := relay.NewHandler(s.store, func(r *http.Request) (string, bool) {
+		id := r.PathValue("id")
+		return id, validID(s.secret, id)
+	})
 	s.mux.Handle("GET /", http.FileServerFS(page))
 	s.mux.HandleFunc("POST /api/messages", s.handleMessage)
-	s.mux.HandleFunc("GET /api/conversations/{id}/events", s.handleEvents)
-	s.mux.HandleFunc("POST /api/conversations/{id}/answer", s.handleAnswer)
+	s.mux.Handle("GET /api/conversations/{id}/events", s.watched(events))
+	s.mux.Handle("POST /api/conversations/{id}/answer", events)
+	s.mux.Handle("POST /api/conversations/{id}/cancel", events)
+	s.mux.HandleFunc("GET /api/conversations/{id}/driver", s.handleDriver)
 	return s, nil
 }
 
@@ -90,6 +130,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
 	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Webchat-Replica", s.owner)
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -103,79 +144,109 @@ func (s *server) Close() {
 	s.wg.Wait()
 }
 
-// start registers a conversation for msg and starts its goroutine.
-func (s *server) start(msg *a2a.Message) (*conversation, error) {
+// start opens a conversation for msg, takes its lease and starts its
+// goroutine.
+func (s *server) start(msg *a2a.Message) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.ctx.Err() != nil {
-		return nil, errShuttingDown
+		return "", errShuttingDown
 	}
-	running := 0
-	for _, c := range s.order {
-		if !c.ended() {
-			running++
-		}
+	if s.running >= maxRunning {
+		return "", errBusy
 	}
-	if running >= maxRunning {
-		return nil, errBusy
+	id := conversationID(s.secret)
+	lg, err := s.store.Open(s.ctx, id)
+	if err != nil {
+		return "", err
 	}
-	s.prune()
-
-	c := newConversation(rand.Text())
-	s.convs[c.id] = c
-	s.order = append(s.order, c)
-	ctx, cancel := context.WithCancel(s.ctx)
+	fence, err := lg.Acquire(s.ctx, s.owner, leaseTTL)
+	if err != nil {
+		return "", err
+	}
+	s.running++
+	s.watching[id] = struct{}{}
 	s.wg.Go(func() {
-		defer cancel()
-		s.drive(ctx, c, msg)
+		err := s.drive(s.ctx, id, lg, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+			return s.client.Send(ctx, msg, opts...)
+		}, !s.replicas)
+		if err != nil && s.ctx.Err() == nil {
+			slog.Default().Warn("webchat: conversation", "id", id, "err", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.running--
+		delete(s.watching, id)
+		if !s.replicas {
+			s.ended = append(s.ended, id)
+			s.prune()
+		}
 	})
-	return c, nil
+	return id, nil
 }
 
-// prune forgets the oldest ended conversations beyond maxKept. s.mu is held.
+// prune deletes the oldest ended conversations beyond maxKept from a
+// memory store. s.mu is held.
 func (s *server) prune() {
-	ended := 0
-	for _, c := range s.order {
-		if c.ended() {
-			ended++
-		}
+	m, ok := s.store.(*relay.MemoryStore)
+	if !ok {
+		return
 	}
-	kept := s.order[:0]
-	for _, c := range s.order {
-		if ended >= maxKept && c.ended() {
-			delete(s.convs, c.id)
-			ended--
-			continue
-		}
-		kept = append(kept, c)
+	for len(s.ended) > maxKept {
+		m.Delete(s.ended[0])
+		s.ended = s.ended[1:]
 	}
-	clear(s.order[len(kept):])
-	s.order = kept
 }
 
-func (s *server) lookup(id string) *conversation {
+// watched wraps the events handler: with a shared store, a server that
+// serves a conversation's events also watches it (see watch), once.
+func (s *server) watched(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.PathValue("id"); s.replicas && validID(s.secret, id) {
+			s.watch(id)
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// watch starts watching conversation id, unless this server watches or
+// drives it already.
+func (s *server) watch(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.convs[id]
+	if _, ok := s.watching[id]; ok || s.closed {
+		return
+	}
+	s.watching[id] = struct{}{}
+	s.wg.Go(func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.watching, id)
+			s.mu.Unlock()
+		}()
+		lg, err := s.store.Open(s.ctx, id)
+		if err == nil {
+			err = s.watchLog(s.ctx, id, lg)
+		}
+		if err != nil && s.ctx.Err() == nil {
+			slog.Default().Warn("webchat: watching a conversation", "id", id, "err", err)
+		}
+	})
 }
 
-// drive runs one conversation: it sends msg with the conversation's own
-// hook and notice function, relays every event of the stream to c, and
-// ends c with the stream's outcome.
-func (s *server) drive(ctx context.Context, c *conversation, msg *a2a.Message) {
-	ask := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
-		answer, err := c.ask(ctx, req.Text())
-		if err != nil {
-			return nil, err
-		}
-		return hitl.Text(answer), nil
-	})
-	st := s.client.Send(ctx, msg, stream.WithHumanInput(ask), stream.WithNotify(c.notice))
-	defer st.Close()
-	for st.Next() {
-		c.relay(st.Event(), st.Task())
+// handleDriver answers whether this server drives a conversation (holds
+// its lease): 200 with {"owner": "...", "pid": n} when it does, 404 when
+// not. The proxy in front of replicas asks each of them.
+func (s *server) handleDriver(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	_, ok := s.driving[id]
+	s.mu.Unlock()
+	if !ok || !validID(s.secret, id) {
+		httpError(w, http.StatusNotFound, "this server does not drive this conversation")
+		return
 	}
-	c.end(st.Ending())
+	writeJSON(w, http.StatusOK, map[string]any{"owner": s.owner, "pid": os.Getpid()})
 }
 
 var (
@@ -198,9 +269,7 @@ func (s *server) handleMessage(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "the message is empty")
 		return
 	}
-	msg := a2a.NewTextMessage(a2a.RoleUser, text)
-	msg.ContextID = in.ContextID
-	c, err := s.start(msg)
+	id, err := s.start(newMessage(text, in.ContextID))
 	switch {
 	case errors.Is(err, errBusy):
 		httpError(w, http.StatusTooManyRequests, err.Error())
@@ -209,100 +278,7 @@ func (s *server) handleMessage(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"id": c.id})
-}
-
-// handleAnswer hands the posted text to the conversation's waiting question.
-func (s *server) handleAnswer(w http.ResponseWriter, r *http.Request) {
-	c := s.lookup(r.PathValue("id"))
-	if c == nil {
-		httpError(w, http.StatusNotFound, "no such conversation")
-		return
-	}
-	var in struct {
-		Text string `json:"text"`
-	}
-	if !readJSON(w, r, &in) {
-		return
-	}
-	text := strings.TrimSpace(in.Text)
-	if text == "" {
-		httpError(w, http.StatusBadRequest, "the answer is empty")
-		return
-	}
-	if !c.answer(text) {
-		httpError(w, http.StatusConflict, "the agent is not waiting for an answer")
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// handleEvents streams a conversation's events as Server-Sent Events, from
-// the start or from after the Last-Event-ID the browser sends when it
-// reconnects. It returns once the conversation's last event is written, or
-// when the request's context ends (the browser went away). When the server
-// stops, its conversations end, and so do their event streams.
-func (s *server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	c := s.lookup(r.PathValue("id"))
-	if c == nil {
-		httpError(w, http.StatusNotFound, "no such conversation")
-		return
-	}
-	next := 0
-	if id := r.Header.Get("Last-Event-ID"); id != "" {
-		n, err := strconv.Atoi(id)
-		if err != nil || n < 0 {
-			httpError(w, http.StatusBadRequest, "bad Last-Event-ID")
-			return
-		}
-		next = n
-	}
-	if c.delivered(next) {
-		// Everything was delivered: 204 tells EventSource to stop
-		// reconnecting.
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	if _, err := fmt.Fprint(w, "retry: 1000\n\n"); err != nil {
-		return
-	}
-	if rc.Flush() != nil {
-		return
-	}
-
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		evs, changed, done := c.since(next)
-		for _, ev := range evs {
-			next++
-			if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", next, ev.name, ev.data); err != nil {
-				return
-			}
-		}
-		if len(evs) > 0 && rc.Flush() != nil {
-			return
-		}
-		if done {
-			return
-		}
-		select {
-		case <-changed:
-		case <-tick.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		}
-	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"id": id})
 }
 
 // readJSON decodes a JSON request body into v. It answers the request itself
