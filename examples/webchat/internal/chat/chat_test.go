@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"bufio"
@@ -512,7 +512,7 @@ func TestRun(t *testing.T) {
 	out, stdout := io.Pipe()
 	exit := make(chan int, 1)
 	go func() {
-		code := run(ctx, []string{"-addr", "127.0.0.1:0"}, stdout, io.Discard)
+		code := Run(ctx, []string{"-addr", "127.0.0.1:0"}, stdout, io.Discard, nil)
 		stdout.Close()
 		exit <- code
 	}()
@@ -573,9 +573,9 @@ func TestPrune(t *testing.T) {
 
 func TestRunBadFlags(t *testing.T) {
 	var stderr strings.Builder
-	require.Equal(t, 2, run(t.Context(), []string{"-nope"}, io.Discard, &stderr))
+	require.Equal(t, 2, Run(t.Context(), []string{"-nope"}, io.Discard, &stderr, nil))
 	require.Contains(t, stderr.String(), "-nope")
-	require.Equal(t, 2, run(t.Context(), []string{"extra"}, io.Discard, io.Discard))
+	require.Equal(t, 2, Run(t.Context(), []string{"extra"}, io.Discard, io.Discard, nil))
 }
 
 func TestPageURL(t *testing.T) {
