@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -112,7 +115,13 @@ type events struct {
 // is not empty. The stream is closed in t.Cleanup.
 func openEvents(t *testing.T, web *http.Client, id, lastID string) *events {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
+	return openEventsCtx(t, context.Background(), web, id, lastID)
+}
+
+// openEventsCtx is openEvents for a request bound to ctx.
+func openEventsCtx(t *testing.T, ctx context.Context, web *http.Client, id, lastID string) *events {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
 	require.NoError(t, err)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
@@ -589,4 +598,112 @@ func TestPageURL(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, pageURL(tcp), addr)
 	}
+}
+
+// TestWatchingServerTakesOverWhenTheDriverStops runs two servers on one
+// shared store, as replicas do: one drives a conversation, the other
+// serves its events, and so watches it. When the driver stops mid-answer,
+// the watcher takes the conversation over (it resubscribes to the task)
+// and the browser, still reading from the watcher, gets the whole answer,
+// each word once, and the end.
+func TestWatchingServerTakesOverWhenTheDriverStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script := append([]a2atest.Step{a2atest.Working("")}, demo.Words("answer", true, "one two three four five six", time.Second)...)
+		agent := a2atest.NewAgent(a2atest.WithScript(append(script, a2atest.Finish(a2a.StateCompleted, "done"))...))
+		store := relay.NewMemoryStore()
+		replica := func(ctx context.Context, owner string) (*server, *http.Client) {
+			srv, err := newServer(ctx, func(opts ...stream.Option) (*stream.Client, error) {
+				return stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(a2atest.NewClient(agent)))...)
+			}, serverConfig{store: store, owner: owner, secret: []byte("shared"), replicas: true})
+			require.NoError(t, err)
+			t.Cleanup(srv.Close)
+			return srv, a2atest.NewClient(srv)
+		}
+		ctxA, stopA := context.WithCancel(t.Context())
+		a, webA := replica(ctxA, "a")
+		_, webB := replica(t.Context(), "b")
+
+		id := send(t, webA, "go")
+		// The script takes 6 s, the takeover at most the lease: a reader
+		// that waits a minute (on the fake clock) waits for nothing.
+		within, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		evs := openEventsCtx(t, within, webB, id, "")
+		var tr transcript
+		for !strings.Contains(tr.artifacts["answer"], "three") {
+			ev, ok := evs.next()
+			require.True(t, ok)
+			tr.apply([]event{ev})
+		}
+		require.Equal(t, http.StatusOK, driverStatus(t, webA, id), "a drives")
+		require.Equal(t, http.StatusNotFound, driverStatus(t, webB, id), "b only watches")
+		stopA()
+		a.Close()
+
+		ev, ok := evs.next()
+		require.True(t, ok)
+		tr.apply([]event{ev})
+		require.Equal(t, http.StatusOK, driverStatus(t, webB, id), "b drives now")
+		rest := evs.until(relay.EventEnd)
+		tr.apply(rest)
+		require.Equal(t, "one two three four five six", tr.artifacts["answer"])
+		require.Equal(t, "completed", rest[len(rest)-1].Data["state"])
+	})
+}
+
+// driverStatus returns the status of GET .../driver on a server.
+func driverStatus(t *testing.T, web *http.Client, id string) int {
+	t.Helper()
+	resp, err := web.Get(base + "/api/conversations/" + id + "/driver")
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestProxySkipsADeadReplicaAndFlushesEvents puts the replicas' proxy in
+// front of a dead backend and a live one: every request, a POST's body
+// included, reaches the live one, and an event stream's first event
+// arrives while its handler still runs.
+func TestProxySkipsADeadReplicaAndFlushesEvents(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := &url.URL{Scheme: "http", Host: ln.Addr().String()}
+	require.NoError(t, ln.Close())
+
+	release := make(chan struct{})
+	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			_, _ = io.Copy(w, r.Body)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: first\n\n")
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer live.Close()
+	liveURL, err := url.Parse(live.URL)
+	require.NoError(t, err)
+	proxy := httptest.NewServer(newProxy([]*url.URL{dead, liveURL}, slog.New(slog.DiscardHandler)))
+	defer proxy.Close()
+
+	for i := range 4 { // round robin: half of them try the dead one first
+		resp, err := http.Post(proxy.URL+"/api/messages", "application/json", strings.NewReader(`{"n":`+strconv.Itoa(i)+`}`))
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, `{"n":`+strconv.Itoa(i)+`}`, string(body))
+	}
+	resp, err := http.Get(proxy.URL + "/api/conversations/x/events")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "data: first\n", line, "flushed before the handler returns")
+	close(release)
 }
