@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -140,6 +141,12 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 			o.applyDrive(&cfg)
 		}
 	}
+	return drive(ctx, log, fence, start, cfg)
+}
+
+// drive is Drive with its options applied; open starts or resumes the
+// stream.
+func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveConfig) error {
 	d := &driver{ctx: ctx, log: log, fence: fence, cfg: cfg}
 	tail, err := log.Tail(ctx)
 	if err != nil {
@@ -173,7 +180,8 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 	defer wg.Wait()
 	defer unwatch()
 
-	s := start(streamCtx, stream.WithHumanInput(hitl.Func(d.ask)), stream.WithNotify(d.notify))
+	s := open(streamCtx, stream.WithHumanInput(hitl.Func(d.ask)), stream.WithNotify(d.notify),
+		stream.WithCheckpointBeforeReply(d.beforeReply))
 	if s == nil {
 		return ErrNoStream
 	}
@@ -195,7 +203,8 @@ func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...D
 		return err
 	}
 	name, data := ending(s.Ending(), canceled.Load(), cancelErr)
-	d.append(name, data)
+	d.add(name, data)
+	d.commit(s.Checkpoint())
 	return d.err
 }
 
@@ -215,13 +224,23 @@ type driver struct {
 	sinceEntries int // entries appended since it
 	sinceBytes   int // their bytes
 
+	// pending are the entries of the delta being relayed, committed
+	// together with the checkpoint after it.
+	pending []Entry
+	// open is the question the log shows open: its EventInput has no
+	// EventAnswered after it. nil when none is.
+	open *InputData
+
 	buf bytes.Buffer
 }
 
-// drain relays the stream's events until it ends or a write fails.
+// drain relays the stream's events until it ends or a write fails: the
+// entries of each event are committed with the stream's checkpoint after
+// it, so that the log and the checkpoint never disagree.
 func (d *driver) drain(s *stream.Stream) {
 	for d.err == nil && s.Next() {
 		d.relay(s.Event(), s.Task())
+		d.commit(s.Checkpoint())
 	}
 }
 
@@ -230,9 +249,19 @@ func (d *driver) drain(s *stream.Stream) {
 func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 	t := d.screen.Add(ev)
 	if su, ok := ev.(*a2a.StatusUpdate); ok {
-		d.append(EventStatus, StatusData{State: su.Status.State, TaskID: su.TaskID, ContextID: su.ContextID})
+		d.add(EventStatus, StatusData{State: su.Status.State, TaskID: su.TaskID, ContextID: su.ContextID})
 	}
-	appendText := !t.Opens && !t.Replace
+	// Whether the first entry adds to its pane or replaces it comes from
+	// the event, not from d.screen: a driver that took the stream over has
+	// seen no pane open, and a pane the browsers show must not be wiped
+	// when the first delta it gets from this driver extends it.
+	appendText := false
+	switch ev := ev.(type) {
+	case *a2a.ArtifactUpdate:
+		appendText = ev.Append
+	case *a2a.MessageRevision:
+		appendText = ev.Extends
+	}
 	switch t.Pane.Kind {
 	case stream.PaneArtifact:
 		out := ArtifactData{Pane: "artifact:" + t.Pane.ID, ID: t.Pane.ID}
@@ -244,7 +273,7 @@ func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 		for i, piece := range split(t.Content, d.cfg.chunk) {
 			out.Text, out.Append = piece, appendText || i > 0
 			d.write(out.Pane, piece, out.Append)
-			d.append(EventArtifact, out)
+			d.add(EventArtifact, out)
 		}
 	case stream.PaneMessage, stream.PaneStatus:
 		kind := t.Pane.Kind.String()
@@ -255,7 +284,7 @@ func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 		for i, piece := range split(t.Content, d.cfg.chunk) {
 			out.Text, out.Append = piece, appendText || i > 0
 			d.write(out.Pane, piece, out.Append)
-			d.append(EventMessage, out)
+			d.add(EventMessage, out)
 		}
 	}
 }
@@ -275,6 +304,7 @@ func (d *driver) measure(snap Snapshot) error {
 		return err
 	}
 	d.size.of(sc)
+	d.open = sc.Question
 	for after := snap.Seq; after < d.next-1; {
 		entries, err := d.log.Read(d.ctx, after, d.cfg.page)
 		if err != nil {
@@ -287,6 +317,9 @@ func (d *driver) measure(snap Snapshot) error {
 			if err := d.size.apply(e); err != nil {
 				return fmt.Errorf("relay: bad %s entry %d: %w", e.Name, e.Seq, err)
 			}
+			if err := d.follow(e); err != nil {
+				return fmt.Errorf("relay: bad %s entry %d: %w", e.Name, e.Seq, err)
+			}
 			d.sinceEntries++
 			d.sinceBytes += len(e.Name) + len(e.Data)
 		}
@@ -295,57 +328,145 @@ func (d *driver) measure(snap Snapshot) error {
 	return nil
 }
 
-// notify relays a reconnect or a resume.
+// follow notes the question an entry of the log opens or closes.
+func (d *driver) follow(e Entry) error {
+	switch e.Name {
+	case EventInput:
+		var in InputData
+		if err := json.Unmarshal(e.Data, &in); err != nil {
+			return err
+		}
+		d.open = &in
+	case EventAnswered:
+		var a AnsweredData
+		if err := json.Unmarshal(e.Data, &a); err != nil {
+			return err
+		}
+		if d.open != nil && d.open.Prompt == a.Prompt {
+			d.open = nil
+		}
+	case EventEnd, EventError:
+		d.open = nil
+	}
+	return nil
+}
+
+// notify relays a reconnect or a resume, at once: it is not part of the
+// screen, and no checkpoint goes with it.
 func (d *driver) notify(n stream.Notice) {
 	out := NoticeData{Kind: n.Kind.String(), Attempt: n.Attempt, Max: n.MaxAttempts, Text: n.Kind.String()}
 	if n.Kind == stream.Reconnecting {
 		out.Text = fmt.Sprintf("reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
 	}
-	d.append(EventNotice, out)
+	d.add(EventNotice, out)
+	d.commit(nil)
 }
 
 // ask is the stream's human-input hook: it shows the question and waits
-// for the answer stored for it.
+// for the answer stored for it. A question the log shows open already
+// (the driver took the stream over while it waited for its answer, and
+// the resumed stream asks it again) is not shown again: its prompt is
+// kept, and an answer posted meanwhile is applied at once. The answered
+// entry is committed with the checkpoint the stream saves before it sends
+// the reply (beforeReply).
 func (d *driver) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
-	prompt := d.next
-	// The question is also the status message, in full, in its pane; the
-	// input event carries at most a chunk of it.
-	text := clip.Text(req.Text(), d.cfg.chunk)
-	if !d.append(EventInput, InputData{Prompt: prompt, Text: text}) {
-		return nil, d.err
+	key := questionKey(req)
+	var prompt uint64
+	if d.open != nil && d.open.Question == key {
+		prompt = d.open.Prompt
+	} else {
+		prompt = d.next
+		// The question is also the status message, in full, in its pane;
+		// the input event carries at most a chunk of it.
+		in := InputData{Prompt: prompt, Text: clip.Text(req.Text(), d.cfg.chunk), Question: key}
+		d.add(EventInput, in)
+		if !d.commit(nil) {
+			return nil, d.err
+		}
+		d.open = &in
 	}
 	a, err := d.log.AwaitAnswer(ctx, prompt)
 	if err != nil {
 		return nil, err
 	}
 	d.write(answerPane(prompt), a.Text, false)
-	if !d.append(EventAnswered, AnsweredData{Prompt: prompt, Text: a.Text}) {
-		return nil, d.err
-	}
+	d.add(EventAnswered, AnsweredData{Prompt: prompt, Text: a.Text})
+	d.open = nil
 	return hitl.Text(a.Text), nil
 }
 
-// append appends one entry and reports whether it was. After a failed
-// write it appends nothing.
-func (d *driver) append(name string, v any) bool {
+// beforeReply commits the answered entry with the checkpoint that marks
+// the reply as possibly sent, before the stream sends it.
+func (d *driver) beforeReply(_ context.Context, cp *stream.Checkpoint) error {
+	if !d.commit(cp) {
+		return d.err
+	}
+	return nil
+}
+
+// questionKey names the question a hook is asked, as the stream tells
+// prompts apart: by its status message's ID, else by a digest of its text
+// and the status's timestamp.
+func questionKey(req *hitl.Request) string {
+	if req.Prompt != nil && req.Prompt.ID != "" {
+		return "id:" + req.Prompt.ID
+	}
+	h := fnv.New64a()
+	h.Write([]byte(req.Text()))
+	h.Write([]byte{0})
+	if req.Task != nil {
+		h.Write([]byte(req.Task.Status.Timestamp.String()))
+	}
+	return "text:" + strconv.FormatUint(h.Sum64(), 16)
+}
+
+// add encodes one entry for the next commit. After a failed write it
+// adds nothing.
+func (d *driver) add(name string, v any) {
 	if d.err != nil {
-		return false
+		return
 	}
 	d.buf.Reset()
 	enc := json.NewEncoder(&d.buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		d.err = fmt.Errorf("relay: encode %s: %w", name, err)
+		return
+	}
+	data := bytes.Clone(bytes.TrimSuffix(d.buf.Bytes(), []byte("\n")))
+	d.pending = append(d.pending, Entry{Seq: d.next, Name: name, Data: data})
+	d.next++
+}
+
+// commit appends the pending entries and stores cp as the checkpoint, in
+// one Log.Commit, and reports whether it did. A nil cp, or one that names
+// no task yet (nothing could resume from it), is not stored. After a
+// failed write it writes nothing.
+func (d *driver) commit(cp *stream.Checkpoint) bool {
+	if d.err != nil {
 		return false
 	}
-	data := bytes.TrimSuffix(d.buf.Bytes(), []byte("\n"))
-	if err := d.log.Append(d.ctx, d.fence, Entry{Seq: d.next, Name: name, Data: data}); err != nil {
+	var b []byte
+	if cp != nil && cp.TaskID() != "" {
+		var err error
+		if b, err = cp.MarshalBinary(); err != nil {
+			d.err = fmt.Errorf("relay: checkpoint: %w", err)
+			return false
+		}
+	}
+	if len(d.pending) == 0 && b == nil {
+		return true
+	}
+	if err := d.log.Commit(d.ctx, d.fence, b, d.pending...); err != nil {
 		d.err = err
 		return false
 	}
-	d.next++
-	d.sinceEntries++
-	d.sinceBytes += len(name) + len(data)
+	for _, e := range d.pending {
+		d.sinceEntries++
+		d.sinceBytes += len(e.Name) + len(e.Data)
+	}
+	clear(d.pending)
+	d.pending = d.pending[:0]
 	if d.sinceEntries >= d.cfg.snapEntries || d.sinceBytes >= max(d.cfg.snapBytes, d.snapSize) {
 		if d.size.bytes() > d.cfg.maxSnap {
 			// Too big to build: the log keeps the entries after the

@@ -27,7 +27,11 @@ type recordingLog struct {
 }
 
 func (l *recordingLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	err := l.Log.Append(ctx, f, es...)
+	return l.Commit(ctx, f, nil, es...)
+}
+
+func (l *recordingLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
+	err := l.Log.Commit(ctx, f, cp, es...)
 	if err == nil {
 		l.mu.Lock()
 		for _, e := range es {

@@ -90,6 +90,12 @@ type InputData struct {
 	// an ellipsis; may be empty. The question is also the status message
 	// that comes before, in full.
 	Text string `json:"text"`
+	// Question names the agent's question, as the stream tells prompts
+	// apart: "id:<status message ID>", or "text:<digest of its text and
+	// the status's timestamp>". A driver that takes the stream over and is
+	// asked the same question again keeps this prompt rather than asking
+	// anew.
+	Question string `json:"question,omitempty"`
 }
 
 // AnsweredData is the data of an EventAnswered event.
@@ -112,7 +118,9 @@ type ErrorData struct {
 	// "rejected", "canceled", "auth-required", "no-answer" (the question
 	// was not answered in time), "connection-lost", "agent-error",
 	// "http-error", "protocol-error", "stopped" (the stream was stopped
-	// before its task ended), or "error".
+	// before its task ended), "unresumable" (its driver died before the
+	// stream knew its task, or left a checkpoint that does not parse: see
+	// Run), or "error".
 	Kind  string        `json:"kind"`
 	State a2a.TaskState `json:"state,omitempty"` // the task's state, when it ended
 	Text  string        `json:"text"`            // one line of at most stream.MaxEndingLine bytes

@@ -165,6 +165,10 @@ func (l *memoryLog) fenced(f Fence) bool {
 }
 
 func (l *memoryLog) Append(ctx context.Context, fence Fence, entries ...Entry) error {
+	return l.Commit(ctx, fence, nil, entries...)
+}
+
+func (l *memoryLog) Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -181,6 +185,9 @@ func (l *memoryLog) Append(ctx context.Context, fence Fence, entries ...Entry) e
 		case e.Seq > want:
 			return ErrGap
 		}
+	}
+	if cp != nil {
+		l.checkpoint = append([]byte(nil), cp...)
 	}
 	if len(entries) == 0 {
 		return nil

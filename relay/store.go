@@ -67,6 +67,13 @@ type Log interface {
 	// fence that is not the newest fails with ErrStale. A failed Append
 	// appends none of the entries.
 	Append(ctx context.Context, fence Fence, entries ...Entry) error
+	// Commit appends entries as Append does and stores cp as the
+	// checkpoint, in one atomic step: both or neither. It fails as Append
+	// does (ErrStale, ErrDuplicate, ErrGap), and then changes neither the
+	// log nor the checkpoint. A nil cp appends the entries only. A driver
+	// commits each delta's entries with the checkpoint taken after it, so
+	// that the log and the checkpoint never disagree.
+	Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error
 	// Read returns, in order, up to max entries whose Seq is after after.
 	// It fails with ErrGone when entries after after were trimmed.
 	Read(ctx context.Context, after uint64, max int) ([]Entry, error)

@@ -33,7 +33,11 @@
 // An Append is one script that checks that the epoch key still holds the
 // Log's epoch, that the fence is the newest one handed out, and that the
 // entries continue the tail, then adds them all; the entries' explicit IDs
-// make Redis itself refuse a second entry at a Seq. SaveSnapshot and
+// make Redis itself refuse a second entry at a Seq. A Commit is the same
+// script, which also sets the checkpoint key after the checks: Redis runs
+// a script whole, so the entries and the checkpoint are stored together,
+// or, when a check fails, neither is, and no replica ever reads a
+// checkpoint that its log does not hold the entries of. SaveSnapshot and
 // SaveCheckpoint are fenced the same way. Acquire sets the lease with PX
 // under a new term, so a lease ends by Redis's clock, never the caller's:
 // a driver paused past its lease (SIGSTOP, a long GC) whose lease another

@@ -32,13 +32,26 @@ func fenceValue(f relay.Fence) string { return strconv.FormatUint(f.Term, 10) + 
 // Append whose reply was lost (the connection or Redis died) may have
 // been applied: sent again, it fails with [relay.ErrDuplicate] if it was.
 func (l *log) Append(ctx context.Context, fence relay.Fence, entries ...relay.Entry) error {
-	args := make([]any, 0, 2+3*len(entries))
+	return l.Commit(ctx, fence, nil, entries...)
+}
+
+// Commit is Append that also sets the checkpoint key, when cp is not nil,
+// in the same script: Redis runs a script whole, so the entries and the
+// checkpoint are stored together or, when a check fails, neither is. A
+// Commit whose reply was lost may have been applied, as an Append may.
+func (l *log) Commit(ctx context.Context, fence relay.Fence, cp []byte, entries ...relay.Entry) error {
+	args := make([]any, 0, 4+3*len(entries))
 	args = append(args, l.epoch, fenceValue(fence))
+	if cp != nil {
+		args = append(args, "1", cp)
+	} else {
+		args = append(args, "0", "")
+	}
 	for _, e := range entries {
 		args = append(args, strconv.FormatUint(e.Seq, 10), e.Name, e.Data)
 	}
 	_, err := run(ctx, l.store.client, l.store.scripts.append, relay.ErrStale,
-		[]string{l.keys.epoch, l.keys.fence, l.keys.log}, args...)
+		[]string{l.keys.epoch, l.keys.fence, l.keys.log, l.keys.checkpoint}, args...)
 	return err
 }
 

@@ -47,22 +47,26 @@ redis.call('SET', KEYS[1], ARGV[1])
 return ARGV[1]
 `
 
-// appendSrc: KEYS epoch, fence, log; ARGV epoch, fence value, then a
-// (seq, name, data) triple per entry. All entries are checked before any is
-// added.
+// appendSrc: KEYS epoch, fence, log, checkpoint; ARGV epoch, fence value,
+// "1" and a checkpoint to store it or "0" and "" to leave it, then a (seq,
+// name, data) triple per entry. All entries are checked before anything is
+// written, so the entries and the checkpoint are stored together or not at
+// all (Redis runs a script whole; a failed write command cannot happen
+// after the checks, the keys' types being the script's own).
 const appendSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
 local tail = tailof(KEYS[3])
-local n = (#ARGV - 2) / 3
+local n = (#ARGV - 4) / 3
 for i = 0, n - 1 do
-	local seq = tonumber(ARGV[3 + 3 * i])
+	local seq = tonumber(ARGV[5 + 3 * i])
 	if seq < tail + 1 + i then return {3} end
 	if seq > tail + 1 + i then return {4} end
 end
 for i = 0, n - 1 do
-	redis.call('XADD', KEYS[3], '0-' .. ARGV[3 + 3 * i], 'n', ARGV[4 + 3 * i], 'd', ARGV[5 + 3 * i])
+	redis.call('XADD', KEYS[3], '0-' .. ARGV[5 + 3 * i], 'n', ARGV[6 + 3 * i], 'd', ARGV[7 + 3 * i])
 end
+if ARGV[3] == '1' then redis.call('SET', KEYS[4], ARGV[4]) end
 return {0}
 `
 

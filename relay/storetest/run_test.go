@@ -88,7 +88,11 @@ func (l *refLog) fenced(f relay.Fence) error {
 
 func (l *refLog) Epoch() string { return l.epoch }
 
-func (l *refLog) Append(_ context.Context, f relay.Fence, es ...relay.Entry) error {
+func (l *refLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
+	return l.Commit(ctx, f, nil, es...)
+}
+
+func (l *refLog) Commit(_ context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
 	defer l.lock()()
 	if err := l.fenced(f); err != nil {
 		return err
@@ -100,6 +104,9 @@ func (l *refLog) Append(_ context.Context, f relay.Fence, es ...relay.Entry) err
 		case e.Seq > want:
 			return relay.ErrGap
 		}
+	}
+	if cp != nil {
+		l.cp = slices.Clone(cp)
 	}
 	for _, e := range es {
 		l.entries = append(l.entries, relay.Entry{Seq: e.Seq, Name: e.Name, Data: slices.Clone(e.Data)})

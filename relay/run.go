@@ -1,0 +1,304 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/a2astream/a2astream/stream"
+)
+
+// ErrNotStarted is what Run returns, as a watcher (start nil), when the
+// log holds neither a checkpoint nor an entry for as long as
+// WithStartWait allows: the replica that was to start the stream never
+// did, or another Run started it on a log this one does not reach.
+var ErrNotStarted = errors.New("relay: no replica started the stream")
+
+// ResumeFunc resumes a stream from a checkpoint: typically client.Resume.
+// Like a StartFunc, it passes opts on: they carry the relay's hooks.
+type ResumeFunc func(ctx context.Context, cp *stream.Checkpoint, opts ...stream.Option) *stream.Stream
+
+// RunOption configures Run.
+type RunOption interface{ applyRun(*runConfig) }
+
+type runOptionFunc func(*runConfig)
+
+func (f runOptionFunc) applyRun(c *runConfig) { f(c) }
+
+type runConfig struct {
+	ttl       time.Duration
+	drive     []DriveOption
+	sleep     func(ctx context.Context, d time.Duration) error
+	startWait time.Duration
+}
+
+func defaultRunConfig() runConfig {
+	return runConfig{ttl: 5 * time.Second, sleep: sleep, startWait: 30 * time.Second}
+}
+
+// WithLease sets the lease Run holds while it drives the stream (5 s by
+// default; 0 or less keeps the default). Run renews it every ttl/3 and
+// tries to take it every ttl/10 while another owner holds it, so a
+// replica takes a stream over at most ttl + ttl/10 after its driver died.
+func WithLease(ttl time.Duration) RunOption {
+	return runOptionFunc(func(c *runConfig) {
+		if ttl > 0 {
+			c.ttl = ttl
+		}
+	})
+}
+
+// WithDrive passes options to the Drive that Run does while it holds the
+// lease.
+func WithDrive(opts ...DriveOption) RunOption {
+	return runOptionFunc(func(c *runConfig) { c.drive = append(c.drive, opts...) })
+}
+
+// WithSleep sets how Run waits between its tries and renewals: f returns
+// after d, or with ctx's error when ctx ends first. By default it waits on
+// a timer, which a testing/synctest bubble's fake clock drives. A nil f
+// keeps the default.
+func WithSleep(f func(ctx context.Context, d time.Duration) error) RunOption {
+	return runOptionFunc(func(c *runConfig) {
+		if f != nil {
+			c.sleep = f
+		}
+	})
+}
+
+// WithStartWait bounds how long Run, as a watcher (start nil), waits for
+// a log that holds neither a checkpoint nor an entry: the replica that
+// starts the stream may not have taken the lease yet. Past the bound, Run
+// returns ErrNotStarted (30 s by default; 0 or less keeps the default).
+func WithStartWait(d time.Duration) RunOption {
+	return runOptionFunc(func(c *runConfig) {
+		if d > 0 {
+			c.startWait = d
+		}
+	})
+}
+
+// sleep waits for d on a timer, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run keeps the stream of log driven: while another owner holds the lease it waits, and takes the
+// lease when it is free; holding it, it drives the stream (start when the log has no checkpoint and
+// start is not nil, else resume from the checkpoint in the log), renews the lease every ttl/3 and
+// stops driving as soon as a renewal fails. It returns nil once the log holds the stream's ending
+// (EventEnd or EventError), ctx's error when ctx ends.
+//
+// Every replica that serves a stream may run Run on its log, with its own
+// owner name: the one that starts the stream passes start, the others
+// (watchers) pass nil. Whichever holds the lease drives (see Drive); when
+// it dies, another takes the lease once it expires and resumes the stream
+// from the checkpoint the log holds, which Drive commits with each delta's
+// entries: the new driver appends exactly what the old one had not, and a
+// question it was waiting on keeps its prompt.
+//
+// Run starts the stream at most once. A log that holds entries but no
+// checkpoint (its driver died before the stream knew its task: the
+// message may have reached the agent, and is never sent again), or whose
+// checkpoint does not parse, cannot be resumed: the replica that takes it
+// over appends an EventError of kind "unresumable" and returns nil. A
+// watcher whose log holds neither a checkpoint nor an entry leaves the
+// lease free for the starter and looks again every ttl/10, for at most
+// WithStartWait (30 s), then returns ErrNotStarted.
+//
+// Run returns the store's error when a call other than a renewal fails,
+// and gives the lease up (Log.Release) when the stream ended or ctx ended
+// while it drove.
+func Run(ctx context.Context, log Log, owner string, start StartFunc, resume ResumeFunc, opts ...RunOption) error {
+	cfg := defaultRunConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.applyRun(&cfg)
+		}
+	}
+	dcfg := defaultDriveConfig()
+	for _, o := range cfg.drive {
+		if o != nil {
+			o.applyDrive(&dcfg)
+		}
+	}
+	r := &runner{cfg: cfg, dcfg: dcfg, log: log, owner: owner, start: start, resume: resume}
+	return r.run(ctx)
+}
+
+// runner is the state of one Run.
+type runner struct {
+	cfg    runConfig
+	dcfg   driveConfig
+	log    Log
+	owner  string
+	start  StartFunc
+	resume ResumeFunc
+
+	started bool // start was called
+}
+
+func (r *runner) run(ctx context.Context) error {
+	poll := max(r.cfg.ttl/10, time.Millisecond)
+	var waited time.Duration // a watcher's wait for a log that is empty
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tail, err := r.log.Tail(ctx)
+		if err != nil {
+			return err
+		}
+		if tail > 0 && delivered(ctx, r.log, tail) {
+			return nil
+		}
+		fence, err := r.log.Acquire(ctx, r.owner, r.cfg.ttl)
+		switch {
+		case errors.Is(err, ErrHeld):
+			if err := r.cfg.sleep(ctx, poll); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		open, err := r.opener(ctx, fence)
+		if errors.Is(err, errUnresumable) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if open == nil {
+			// A watcher on an empty log: leave the lease to the starter.
+			if err := r.log.Release(ctx, fence); err != nil {
+				return err
+			}
+			if waited >= r.cfg.startWait {
+				return ErrNotStarted
+			}
+			if err := r.cfg.sleep(ctx, poll); err != nil {
+				return err
+			}
+			waited += poll
+			continue
+		}
+		waited = 0
+		done, err := r.drive(ctx, fence, open)
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// opener returns how the driver of fence opens the stream: it starts it,
+// or resumes it from the log's checkpoint. When it can do neither, it
+// appends the unresumable ending and fails with errUnresumable. It returns
+// nil for a watcher on an empty log.
+func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
+	cp, err := r.log.LoadCheckpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if string(cp) == startedMark {
+		return r.unresumable(ctx, fence, stoppedEarly)
+	}
+	if cp != nil {
+		parsed, err := stream.ParseCheckpoint(cp)
+		if err != nil {
+			return r.unresumable(ctx, fence, fmt.Sprintf("relay: the stream's checkpoint does not parse: %v", err))
+		}
+		return func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+			return r.resume(ctx, parsed, opts...)
+		}, nil
+	}
+	tail, err := r.log.Tail(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case tail == 0 && r.start != nil && !r.started:
+		// Mark the log as started before the message goes: a replica
+		// that takes it over before the stream knows its task then knows
+		// that the message may have reached the agent.
+		if err := r.log.Commit(ctx, fence, []byte(startedMark)); err != nil {
+			return nil, err
+		}
+		r.started = true
+		return r.start, nil
+	case tail == 0 && r.start == nil:
+		return nil, nil
+	}
+	return r.unresumable(ctx, fence, stoppedEarly)
+}
+
+// startedMark is the checkpoint Run stores before it starts the stream,
+// until the stream's first checkpoint that names a task replaces it. It is
+// not a stream checkpoint, and does not parse as one.
+const startedMark = "a2astream relay: started, no task known yet"
+
+// stoppedEarly is the text of the unresumable ending of a stream whose
+// driver stopped before it knew its task.
+const stoppedEarly = "relay: the stream's driver stopped before the stream knew its task; its message may have reached the agent and is not sent again"
+
+// errUnresumable marks an opener that appended the unresumable ending.
+var errUnresumable = errors.New("relay: unresumable")
+
+// unresumable appends the EventError that ends a stream no checkpoint can
+// resume.
+func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (StartFunc, error) {
+	tail, err := r.log.Tail(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d := &driver{ctx: ctx, log: r.log, fence: fence, cfg: r.dcfg, next: tail + 1}
+	d.add(EventError, ErrorData{Kind: "unresumable", Text: stream.Ending{Err: errors.New(text)}.String()})
+	d.commit(nil)
+	if d.err != nil {
+		return nil, d.err
+	}
+	_ = r.log.Release(ctx, fence)
+	return nil, errUnresumable
+}
+
+// drive drives the stream while the lease holds, renewing it every ttl/3.
+// It reports done when Run is to return (with err), and not done when the
+// lease was lost, for Run to wait for it again.
+func (r *runner) drive(ctx context.Context, fence Fence, open StartFunc) (done bool, err error) {
+	dctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer stop()
+		for r.cfg.sleep(dctx, r.cfg.ttl/3) == nil {
+			if r.log.Renew(dctx, fence, r.cfg.ttl) != nil {
+				return
+			}
+		}
+	})
+	err = drive(dctx, r.log, fence, open, r.dcfg)
+	stop()
+	wg.Wait()
+	switch {
+	case err == nil, errors.Is(err, ErrEnded):
+		_ = r.log.Release(context.WithoutCancel(ctx), fence)
+		return true, nil
+	case ctx.Err() != nil:
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ttl/3)
+		_ = r.log.Release(rctx, fence)
+		cancel()
+		return true, ctx.Err()
+	case errors.Is(err, ErrStale), errors.Is(err, context.Canceled):
+		// The lease was lost: another replica drives, or will.
+		return false, nil
+	}
+	return true, err
+}
