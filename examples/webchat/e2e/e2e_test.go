@@ -224,6 +224,14 @@ func TestBrowserChatSurvivesTheDriversDeath(t *testing.T) {
 		require.Equal(t, 1, strings.Count(transcript, day), "%s once in %q", day, transcript)
 	}
 	require.Equal(t, 1, strings.Count(transcript, "Lisbon"), "the answer once")
+	paras, err := chromedp.Run(browser, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll("#log li.agent > :not(.who)"), e => e.textContent)`))
+	require.NoError(t, err)
+	seen := map[string]bool{}
+	for _, p := range paras {
+		require.False(t, seen[p], "shown twice: %q in %q", p, paras)
+		seen[p] = true
+	}
 	require.Contains(t, status, "completed")
 	require.Empty(t, exceptions(), "the page threw")
 }

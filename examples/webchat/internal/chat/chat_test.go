@@ -603,7 +603,7 @@ func TestPageURL(t *testing.T) {
 // TestWatchingServerTakesOverWhenTheDriverStops runs two servers on one
 // shared store, as replicas do: one drives a conversation, the other
 // serves its events, and so watches it. When the driver stops mid-answer,
-// the watcher takes the conversation over (it resubscribes to the task)
+// the watcher takes the conversation over (it resumes the stream from the log's checkpoint)
 // and the browser, still reading from the watcher, gets the whole answer,
 // each word once, and the end.
 func TestWatchingServerTakesOverWhenTheDriverStops(t *testing.T) {

@@ -39,13 +39,14 @@ const (
 // server is the web chat: it serves the page and the JSON and SSE API. Each
 // conversation is one relayed stream (package relay) whose log, kept by the
 // store, is the conversation's events; the server drives the conversations
-// it starts (relay.Drive, holding their leases), and serves the events,
-// answers and cancel of any conversation in the store with a
+// it starts (relay.Run, which holds and renews their leases), and serves
+// the events, answers and cancel of any conversation in the store with a
 // relay.Handler.
 //
 // With a shared store (replicas is true), a server that serves a
-// conversation's events also watches it, so that it takes the conversation
-// over when its driver dies. Without, a conversation the server stops ends
+// conversation's events also runs relay.Run on it as a watcher, so that it
+// takes the conversation over, resuming it from the log's checkpoint, when
+// its driver dies. Without, a conversation the server stops ends
 // with an error event of kind "stopped".
 //
 // Conversations end when their task ends, when the server's context ends, or
@@ -66,7 +67,7 @@ type server struct {
 	running  int                 // conversations this server drives
 	ended    []string            // IDs of ended conversations, oldest first (memory store only)
 	watching map[string]struct{} // conversations this server watches or drives
-	driving  map[string]struct{} // conversations whose lease this server holds
+	driving  map[string]int      // conversations this server drives (relay.Run started or resumed them here)
 }
 
 // serverConfig is what newServer needs besides the agent.
@@ -98,7 +99,7 @@ func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Cl
 		secret:   cfg.secret,
 		replicas: cfg.replicas,
 		watching: make(map[string]struct{}),
-		driving:  make(map[string]struct{}),
+		driving:  make(map[string]int),
 	}
 	client, err := dial(stream.WithInputTimeout(inputTimeout))
 	if err != nil {
@@ -160,14 +161,10 @@ func (s *server) start(msg *a2a.Message) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fence, err := lg.Acquire(s.ctx, s.owner, leaseTTL)
-	if err != nil {
-		return "", err
-	}
 	s.running++
 	s.watching[id] = struct{}{}
 	s.wg.Go(func() {
-		err := s.drive(s.ctx, id, lg, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+		err := s.run(s.ctx, id, lg, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
 			return s.client.Send(ctx, msg, opts...)
 		}, !s.replicas)
 		if err != nil && s.ctx.Err() == nil {
@@ -199,7 +196,7 @@ func (s *server) prune() {
 }
 
 // watched wraps the events handler: with a shared store, a server that
-// serves a conversation's events also watches it (see watch), once.
+// serves a conversation's events also watches it (see watch).
 func (s *server) watched(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if id := r.PathValue("id"); s.replicas && validID(s.secret, id) {
@@ -209,8 +206,8 @@ func (s *server) watched(h http.Handler) http.Handler {
 	})
 }
 
-// watch starts watching conversation id, unless this server watches or
-// drives it already.
+// watch starts relay.Run on conversation id as a watcher, unless this
+// server runs it already.
 func (s *server) watch(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -226,7 +223,7 @@ func (s *server) watch(id string) {
 		}()
 		lg, err := s.store.Open(s.ctx, id)
 		if err == nil {
-			err = s.watchLog(s.ctx, id, lg)
+			err = s.run(s.ctx, id, lg, nil, false)
 		}
 		if err != nil && s.ctx.Err() == nil {
 			slog.Default().Warn("webchat: watching a conversation", "id", id, "err", err)
