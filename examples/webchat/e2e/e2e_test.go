@@ -74,6 +74,8 @@ func TestBrowserChat(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, question, demo.Question)
 	screenshot(t, browser, "webchat-question.png")
+	id, err := chromedp.Run(browser, chromedp.Evaluate[string](`current.id`))
+	require.NoError(t, err)
 
 	// Answer it and wait for the end of the task.
 	require.NoError(t, chromedp.Do(browser,
@@ -128,6 +130,34 @@ func TestBrowserChat(t *testing.T) {
 	require.Contains(t, status, "completed")
 	require.Contains(t, status, "finished", "the connection status says the stream ended")
 	require.NotContains(t, status, "resumed", "not the last notice")
+
+	// A page that follows the conversation with an event ID the server
+	// cannot read gets a gone event with the snapshot, then the entries
+	// after it: it shows the same conversation again, each part once,
+	// without the notices of the drop (they are not part of the screen,
+	// and the snapshot comes after them).
+	_, err = chromedp.Run(browser, chromedp.Evaluate[bool](`(() => {
+		window.replayed = { id: `+strconv.Quote(id)+`, source: null, view: newView(), prompt: 0, answerKey: "", lastId: "not-an-id", reopened: 0, done: false };
+		open(window.replayed);
+		return true;
+	})()`))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(browser, chromedp.Poll[chromedp.Void](`window.replayed.done`, chromedp.WithPollingInterval(20*time.Millisecond))))
+	rebuilt, err := chromedp.Run(browser, chromedp.Evaluate[[]string](`window.replayed.view.entries.map(li => li.className + "|" + li.textContent)`))
+	require.NoError(t, err)
+	require.Len(t, rebuilt, 4, "agent, the answer, agent, done: %q", rebuilt)
+	require.True(t, strings.HasPrefix(rebuilt[0], "agent|"), rebuilt[0])
+	require.Equal(t, "user|YouLisbon", rebuilt[1])
+	require.Equal(t, "done|✓ completed", rebuilt[3])
+	all := strings.Join(rebuilt, "")
+	require.NotContains(t, all, "connection dropped", "rebuilt from a snapshot, not replayed from the start")
+	for _, once := range []string{"Day two:", "Day three:", "3 days · old town · museums · coast", "Have a good trip!"} {
+		require.Equal(t, 1, strings.Count(all, once), "%s once in %q", once, rebuilt)
+	}
+	replayedAnswer, err := chromedp.Run(browser, chromedp.Evaluate[string](
+		`window.replayed.view.panes.get("artifact:answer").boxes.map(b => b.body.textContent).join("")`))
+	require.NoError(t, err)
+	require.Equal(t, demo.PlanStart+demo.PlanEnd, replayedAnswer)
 
 	require.Empty(t, exceptions(), "the page threw")
 }

@@ -20,6 +20,14 @@ import (
 // driver keeps the others from taking over.
 const leaseTTL = 5 * time.Second
 
+// snapshotEvery is how many entries the driver appends between two
+// snapshots of the screen (relay.WithSnapshotEvery; the relay's default is
+// 1024). A chat's answers are short: with the default, most conversations
+// would have no snapshot, and a page sent away with a gone event would
+// replay them whole. Each snapshot also trims the log through the one
+// before, so a page more than two intervals behind gets gone.
+const snapshotEvery = 32
+
 // conversationID returns a new conversation ID: a random part and its MAC
 // under secret, so that any replica that knows the secret can tell the IDs
 // the web chat made from others without asking the store (Store.Open
@@ -66,7 +74,8 @@ func (s *server) run(ctx context.Context, id string, lg relay.Log, start relay.S
 		driving(ctx)
 		return s.client.Resume(ctx, cp, opts...)
 	}
-	err := relay.Run(ctx, lg, s.owner, start, resume, relay.WithLease(leaseTTL))
+	err := relay.Run(ctx, lg, s.owner, start, resume, relay.WithLease(leaseTTL),
+		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, 0)))
 	if err != nil && ctx.Err() != nil && final {
 		stopped(lg, s.owner)
 	}
