@@ -585,6 +585,17 @@ func TestRunBadFlags(t *testing.T) {
 	require.Equal(t, 2, Run(t.Context(), []string{"-nope"}, io.Discard, &stderr, nil))
 	require.Contains(t, stderr.String(), "-nope")
 	require.Equal(t, 2, Run(t.Context(), []string{"extra"}, io.Discard, io.Discard, nil))
+
+	stderr.Reset()
+	require.Equal(t, 2, Run(t.Context(), []string{"-redis", "127.0.0.1:6379"}, io.Discard, &stderr, nil))
+	require.Contains(t, stderr.String(), "examples/webchat/redis", "a build without Redis says where -redis works")
+	noStore := func(string) (relay.Store, func(), error) { return nil, nil, errors.New("not called") }
+	stderr.Reset()
+	require.Equal(t, 2, Run(t.Context(), []string{"-replicas", "2"}, io.Discard, &stderr, noStore))
+	require.Contains(t, stderr.String(), "give -redis", "replicas share their conversations through Redis")
+	require.Equal(t, 2, Run(t.Context(), []string{"-replicas", "0"}, io.Discard, io.Discard, noStore))
+	t.Setenv(secretEnv, "")
+	require.Equal(t, 2, Run(t.Context(), []string{"-replica"}, io.Discard, io.Discard, noStore), "a replica needs the secret")
 }
 
 func TestPageURL(t *testing.T) {
