@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"bufio"
@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,6 +26,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/internal/sse"
+	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -39,7 +43,7 @@ func newTestServer(t *testing.T, ctx context.Context, agent http.Handler) (*serv
 	t.Helper()
 	srv, err := newServer(ctx, func(opts ...stream.Option) (*stream.Client, error) {
 		return stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(a2atest.NewClient(agent)))...)
-	})
+	}, serverConfig{})
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	return srv, a2atest.NewClient(srv)
@@ -68,10 +72,29 @@ func send(t *testing.T, web *http.Client, text string) string {
 	return out["id"]
 }
 
-func answer(t *testing.T, web *http.Client, id, text string) int {
+// answer posts text as the answer to the question asked by the input
+// event of Seq prompt, with the idempotency key key, and returns the
+// status.
+func answer(t *testing.T, web *http.Client, id string, prompt uint64, key, text string) int {
 	t.Helper()
-	code, _ := postJSON(t, web, "/api/conversations/"+id+"/answer", map[string]string{"text": text})
-	return code
+	b, err := json.Marshal(map[string]any{"prompt": prompt, "text": text})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, base+"/api/conversations/"+id+"/answer", strings.NewReader(string(b)))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := web.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// seq returns the Seq of an event ID.
+func seq(t *testing.T, id string) uint64 {
+	t.Helper()
+	parsed, err := relay.ParseID(id)
+	require.NoError(t, err)
+	return parsed.Seq
 }
 
 // event is one server-sent event as the browser receives it.
@@ -92,7 +115,13 @@ type events struct {
 // is not empty. The stream is closed in t.Cleanup.
 func openEvents(t *testing.T, web *http.Client, id, lastID string) *events {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
+	return openEventsCtx(t, context.Background(), web, id, lastID)
+}
+
+// openEventsCtx is openEvents for a request bound to ctx.
+func openEventsCtx(t *testing.T, ctx context.Context, web *http.Client, id, lastID string) *events {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
 	require.NoError(t, err)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
@@ -147,15 +176,15 @@ func (tr *transcript) apply(evs []event) {
 	}
 	for _, ev := range evs {
 		switch ev.Name {
-		case evArtifact:
+		case relay.EventArtifact:
 			id, text := ev.Data["id"].(string), ev.Data["text"].(string)
-			if ev.Data["append"].(bool) {
+			if appended, _ := ev.Data["append"].(bool); appended {
 				text = tr.artifacts[id] + text
 			}
 			tr.artifacts[id] = text
-		case evNotice:
+		case relay.EventNotice:
 			tr.notices = append(tr.notices, ev.Data["text"].(string))
-		case evStatus:
+		case relay.EventStatus:
 			tr.states = append(tr.states, ev.Data["state"].(string))
 		}
 	}
@@ -178,32 +207,36 @@ func TestTripConversation(t *testing.T) {
 		start := time.Now()
 
 		id := send(t, web, "Plan a trip")
-		require.Equal(t, http.StatusConflict, answer(t, web, id, "too early"), "nothing is asked yet")
+		require.Equal(t, http.StatusNotFound, answer(t, web, id, 1, "k0", "too early"), "nothing is asked yet")
 
 		evs := openEvents(t, web, id, "")
 		var tr transcript
-		before := evs.until(evInput)
+		before := evs.until(relay.EventInput)
 		tr.apply(before)
-		require.Equal(t, demo.Question, before[len(before)-1].Data["prompt"])
+		input := before[len(before)-1]
+		require.Equal(t, demo.Question, input.Data["text"])
+		prompt := seq(t, input.ID)
+		require.Equal(t, float64(prompt), input.Data["prompt"])
 		require.Equal(t, []string{"reconnecting (1/3)…", "resumed"}, tr.notices)
 		require.Equal(t, []string{"submitted", "working", "input-required"}, tr.states)
 		require.Contains(t, tr.artifacts["answer"], "Day two: the museum quarter")
 		require.NotContains(t, tr.artifacts["answer"], "Day three")
 
-		require.Equal(t, http.StatusNoContent, answer(t, web, id, "Lisbon"))
-		require.Equal(t, http.StatusConflict, answer(t, web, id, "Porto"), "answered already")
+		require.Equal(t, http.StatusOK, answer(t, web, id, prompt, "k1", "Lisbon"))
+		require.Equal(t, http.StatusOK, answer(t, web, id, prompt, "k1", "Lisbon"), "the same answer again")
+		require.Equal(t, http.StatusConflict, answer(t, web, id, prompt, "k2", "Porto"), "answered already")
 
-		after := evs.until(evDone)
+		after := evs.until(relay.EventEnd)
 		tr.apply(after)
-		require.Equal(t, evAnswered, after[0].Name)
+		require.Equal(t, relay.EventAnswered, after[0].Name)
 		require.Equal(t, "Lisbon", after[0].Data["text"])
 		require.Equal(t, tripPlan, tr.artifacts["answer"])
 		require.Equal(t, tripSummary, tr.artifacts["summary"])
+		require.Equal(t, "Have a good trip!", after[len(after)-2].Data["text"], "the task's last status message")
 		done := after[len(after)-1].Data
 		require.Equal(t, "completed", done["state"])
-		require.Equal(t, "Have a good trip!", done["text"])
 		_, more := evs.next()
-		require.False(t, more, "the stream ends after done")
+		require.False(t, more, "the stream ends after the end event")
 
 		// The default backoff (500 ms) passed once, on the fake clock.
 		require.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond)
@@ -211,17 +244,17 @@ func TestTripConversation(t *testing.T) {
 		// A browser that reconnects gets what it missed, numbered on;
 		// one that saw everything is told to stop (204).
 		lastID := before[2].ID
-		require.Equal(t, "3", lastID)
+		require.Equal(t, uint64(3), seq(t, lastID))
 		resumed := openEvents(t, web, id, lastID)
 		ev, ok := resumed.next()
 		require.True(t, ok)
-		require.Equal(t, "4", ev.ID)
+		require.Equal(t, uint64(4), seq(t, ev.ID))
 
 		all := len(before) + len(after)
 		req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
 		require.NoError(t, err)
 		req.Header.Set("Last-Event-ID", after[len(after)-1].ID)
-		require.Equal(t, after[len(after)-1].ID, strconv.Itoa(all))
+		require.Equal(t, uint64(all), seq(t, after[len(after)-1].ID))
 		resp, err := web.Do(req)
 		require.NoError(t, err)
 		resp.Body.Close()
@@ -238,10 +271,11 @@ func TestEveryConversationIsCut(t *testing.T) {
 			id := send(t, web, "Plan a trip")
 			evs := openEvents(t, web, id, "")
 			var tr transcript
-			tr.apply(evs.until(evInput))
+			before := evs.until(relay.EventInput)
+			tr.apply(before)
 			require.Equal(t, []string{"reconnecting (1/3)…", "resumed"}, tr.notices, "conversation %d", i+1)
-			require.Equal(t, http.StatusNoContent, answer(t, web, id, "Lisbon"))
-			tr.apply(evs.until(evDone))
+			require.Equal(t, http.StatusOK, answer(t, web, id, seq(t, before[len(before)-1].ID), "k", "Lisbon"))
+			tr.apply(evs.until(relay.EventEnd))
 			require.Equal(t, tripPlan, tr.artifacts["answer"], "conversation %d", i+1)
 		}
 	})
@@ -253,49 +287,47 @@ func TestContextCarriesOver(t *testing.T) {
 		agent := demo.QuickAgent()
 		_, web := newTestServer(t, t.Context(), agent)
 
-		first := openEvents(t, web, send(t, web, "weather?"), "").until(evDone)
+		first := openEvents(t, web, send(t, web, "weather?"), "").until(relay.EventEnd)
 		ctxID, _ := first[len(first)-1].Data["contextId"].(string)
 		require.NotEmpty(t, ctxID)
 
 		code, out := postJSON(t, web, "/api/messages", map[string]string{"text": "and tomorrow?", "contextId": ctxID})
 		require.Equal(t, http.StatusAccepted, code)
-		second := openEvents(t, web, out["id"], "").until(evDone)
+		second := openEvents(t, web, out["id"], "").until(relay.EventEnd)
 		require.Equal(t, ctxID, second[len(second)-1].Data["contextId"])
 	})
 }
 
 // TestGrowingStatusMessageIsSentOnce: an agent that streams its answer as
 // one status message, sent again longer each time, reaches the browser as
-// the status note and then only what each version adds, under the note's
-// ID: every word once, as the page rebuilds it.
+// the status message's pane, opened with the first version, and then only
+// what each version adds, appended to that pane: every word once, as the
+// page rebuilds it.
 func TestGrowingStatusMessageIsSentOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithCumulativeMessage(), a2atest.WithScript(
 			a2atest.Working("Hel"), a2atest.Pause(time.Second), a2atest.Working("lo, "), a2atest.Pause(time.Second),
 			a2atest.Working("wor"), a2atest.Finish(a2a.StateCompleted, "ld.")))
 		_, web := newTestServer(t, t.Context(), agent)
-		evs := openEvents(t, web, send(t, web, "hello"), "").until(evDone)
-		notes := map[string]string{} // what app.js shows, by ID
+		evs := openEvents(t, web, send(t, web, "hello"), "").until(relay.EventEnd)
+		panes := map[string]string{} // what app.js shows, by pane
 		var added []string
 		for _, ev := range evs {
-			id, _ := ev.Data["id"].(string)
-			text, _ := ev.Data["text"].(string)
-			switch ev.Name {
-			case evStatus:
-				if text != "" {
-					require.NotEmpty(t, id, "a status note carries its ID")
-					notes[id] = text
-				}
-			case evMessage:
-				require.Contains(t, notes, id, "a later version of the note")
-				require.Equal(t, true, ev.Data["append"])
-				notes[id] += text
-				added = append(added, text)
+			if ev.Name != relay.EventMessage {
+				continue
 			}
+			require.Equal(t, "status", ev.Data["kind"])
+			pane, text := ev.Data["pane"].(string), ev.Data["text"].(string)
+			if appended, _ := ev.Data["append"].(bool); appended {
+				require.Contains(t, panes, pane, "a later version of the note")
+				text = panes[pane] + text
+			}
+			panes[pane] = text
+			added = append(added, ev.Data["text"].(string))
 		}
-		require.Equal(t, []string{"lo, ", "wor", "ld."}, added)
-		require.Len(t, notes, 1)
-		for _, text := range notes {
+		require.Equal(t, []string{"Hel", "lo, ", "wor", "ld."}, added)
+		require.Len(t, panes, 1)
+		for _, text := range panes {
 			require.Equal(t, "Hello, world.", text)
 		}
 	})
@@ -307,7 +339,7 @@ func TestGrowingStatusMessageIsSentOnce(t *testing.T) {
 func TestMessageAnswerCarriesItsContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, web := newTestServer(t, t.Context(), a2atest.NewAgent(a2atest.WithScript(a2atest.Reply("Hi there!"))))
-		evs := openEvents(t, web, send(t, web, "hello"), "").until(evDone)
+		evs := openEvents(t, web, send(t, web, "hello"), "").until(relay.EventEnd)
 		done := evs[len(evs)-1].Data
 		require.NotContains(t, done, "state")
 		ctxID, _ := done["contextId"].(string)
@@ -358,10 +390,10 @@ func TestEndings(t *testing.T) {
 		{
 			// @a2a-js/sdk 0.3.14 reports an executor that throws as a
 			// failed status under a new task ID: a server bug, but the
-			// person reads the agent's reason, not two task IDs.
+			// person reads the agent's reason.
 			name:  "failure under another task ID",
 			agent: failsUnderAnotherTaskID,
-			kind:  "failed",
+			kind:  "protocol-error",
 			text:  "Agent execution error: scripted executor error",
 		},
 	}
@@ -369,15 +401,10 @@ func TestEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				_, web := newTestServer(t, t.Context(), tt.agent())
-				evs := openEvents(t, web, send(t, web, "go"), "").until(evError)
+				evs := openEvents(t, web, send(t, web, "go"), "").until(relay.EventError)
 				last := evs[len(evs)-1].Data
 				require.Equal(t, tt.kind, last["kind"])
-				require.NotEmpty(t, last["title"])
 				require.Contains(t, last["text"], tt.text)
-				if tt.kind != "connection-lost" {
-					// The agent's reason alone: no task ID, not twice.
-					require.Equal(t, tt.text, last["text"])
-				}
 			})
 		})
 	}
@@ -415,23 +442,20 @@ func failsUnderAnotherTaskID() http.Handler {
 }
 
 // TestUnansweredQuestion leaves the agent's question open: after the input
-// timeout (on the fake clock) the browser is told that it went unanswered,
-// and a late answer is refused.
+// timeout (on the fake clock) the browser is told that it went unanswered.
 func TestUnansweredQuestion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, web := newTestServer(t, t.Context(), demo.TripAgent())
 		id := send(t, web, "Plan a trip")
 		evs := openEvents(t, web, id, "")
-		evs.until(evInput)
+		evs.until(relay.EventInput)
 		asked := time.Now()
 
-		last := evs.until(evError)
+		last := evs.until(relay.EventError)
 		require.Equal(t, inputTimeout, time.Since(asked))
 		end := last[len(last)-1].Data
 		require.Equal(t, "no-answer", end["kind"])
-		require.Contains(t, end["text"], demo.Question)
 		require.Contains(t, end["text"], "deadline exceeded")
-		require.Equal(t, http.StatusConflict, answer(t, web, id, "Lisbon"))
 	})
 }
 
@@ -445,10 +469,10 @@ func TestShutdown(t *testing.T) {
 
 		id := send(t, web, "Plan a trip")
 		evs := openEvents(t, web, id, "")
-		evs.until(evInput)
+		evs.until(relay.EventInput)
 
 		cancel()
-		last := evs.until(evError)
+		last := evs.until(relay.EventError)
 		require.Equal(t, "stopped", last[len(last)-1].Data["kind"])
 		_, more := evs.next()
 		require.False(t, more)
@@ -469,7 +493,8 @@ func TestBadRequests(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, http.StatusNotFound, resp.StatusCode)
 
-		require.Equal(t, http.StatusNotFound, answer(t, web, "nope", "x"))
+		require.Equal(t, http.StatusNotFound, answer(t, web, "nope", 1, "k", "x"))
+		require.Equal(t, http.StatusNotFound, answer(t, web, "nope.forged", 1, "k", "x"))
 
 		code, _ := postJSON(t, web, "/api/messages", map[string]string{"text": "  "})
 		require.Equal(t, http.StatusBadRequest, code)
@@ -480,14 +505,11 @@ func TestBadRequests(t *testing.T) {
 		require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
 
 		id := send(t, web, "weather?")
-		req, err := http.NewRequest(http.MethodGet, base+"/api/conversations/"+id+"/events", nil)
-		require.NoError(t, err)
-		req.Header.Set("Last-Event-ID", "x")
-		resp, err = web.Do(req)
-		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-		openEvents(t, web, id, "").until(evDone)
+		openEvents(t, web, id, "").until(relay.EventEnd)
+		gone, ok := openEvents(t, web, id, "x").next()
+		require.True(t, ok)
+		require.Equal(t, relay.EventGone, gone.Name, "an ID that does not parse gets the snapshot")
+		require.Equal(t, "unparsable", gone.Data["reason"])
 	})
 }
 
@@ -499,7 +521,7 @@ func TestRun(t *testing.T) {
 	out, stdout := io.Pipe()
 	exit := make(chan int, 1)
 	go func() {
-		code := run(ctx, []string{"-addr", "127.0.0.1:0"}, stdout, io.Discard)
+		code := Run(ctx, []string{"-addr", "127.0.0.1:0"}, stdout, io.Discard, nil)
 		stdout.Close()
 		exit <- code
 	}()
@@ -530,33 +552,50 @@ func TestRun(t *testing.T) {
 	require.Equal(t, 0, <-exit)
 }
 
-// TestPrune checks that only ended conversations are forgotten, oldest
-// first, and only beyond maxKept.
+// TestPrune checks that a server on a memory store deletes the oldest
+// ended conversations' logs beyond maxKept, and only those.
 func TestPrune(t *testing.T) {
-	s := &server{convs: make(map[string]*conversation)}
-	const n = 2*maxKept + 10 // maxKept+5 ended, maxKept+5 running
+	store := relay.NewMemoryStore()
+	s := &server{store: store}
+	const n = maxKept + 5
+	epochs := make(map[string]string, n)
 	for i := range n {
-		c := newConversation(strconv.Itoa(i))
-		c.done = i%2 == 0 // every other one has ended
-		s.convs[c.id] = c
-		s.order = append(s.order, c)
+		id := strconv.Itoa(i)
+		lg, err := store.Open(t.Context(), id)
+		require.NoError(t, err)
+		epochs[id] = lg.Epoch()
+		s.ended = append(s.ended, id)
 	}
 	s.prune()
-	// Room is left for one more: maxKept-1 ended ones stay.
-	require.Len(t, s.convs, maxKept-1+maxKept+5)
-	require.Len(t, s.order, len(s.convs))
-	for _, gone := range []string{"0", "2", "4", "6", "8", "10"} {
-		require.NotContains(t, s.convs, gone, "the oldest ended ones go")
+	require.Len(t, s.ended, maxKept)
+	for i := range n {
+		id := strconv.Itoa(i)
+		lg, err := store.Open(t.Context(), id)
+		require.NoError(t, err)
+		if i < 5 {
+			require.NotEqual(t, epochs[id], lg.Epoch(), "the oldest ended ones go: %s", id)
+		} else {
+			require.Equal(t, epochs[id], lg.Epoch(), "newer ended ones stay: %s", id)
+		}
 	}
-	require.Contains(t, s.convs, "1", "running ones stay")
-	require.Contains(t, s.convs, "12", "newer ended ones stay")
 }
 
 func TestRunBadFlags(t *testing.T) {
 	var stderr strings.Builder
-	require.Equal(t, 2, run(t.Context(), []string{"-nope"}, io.Discard, &stderr))
+	require.Equal(t, 2, Run(t.Context(), []string{"-nope"}, io.Discard, &stderr, nil))
 	require.Contains(t, stderr.String(), "-nope")
-	require.Equal(t, 2, run(t.Context(), []string{"extra"}, io.Discard, io.Discard))
+	require.Equal(t, 2, Run(t.Context(), []string{"extra"}, io.Discard, io.Discard, nil))
+
+	stderr.Reset()
+	require.Equal(t, 2, Run(t.Context(), []string{"-redis", "127.0.0.1:6379"}, io.Discard, &stderr, nil))
+	require.Contains(t, stderr.String(), "examples/webchat/redis", "a build without Redis says where -redis works")
+	noStore := func(string) (relay.Store, func(), error) { return nil, nil, errors.New("not called") }
+	stderr.Reset()
+	require.Equal(t, 2, Run(t.Context(), []string{"-replicas", "2"}, io.Discard, &stderr, noStore))
+	require.Contains(t, stderr.String(), "give -redis", "replicas share their conversations through Redis")
+	require.Equal(t, 2, Run(t.Context(), []string{"-replicas", "0"}, io.Discard, io.Discard, noStore))
+	t.Setenv(secretEnv, "")
+	require.Equal(t, 2, Run(t.Context(), []string{"-replica"}, io.Discard, io.Discard, noStore), "a replica needs the secret")
 }
 
 func TestPageURL(t *testing.T) {
@@ -570,4 +609,112 @@ func TestPageURL(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, pageURL(tcp), addr)
 	}
+}
+
+// TestWatchingServerTakesOverWhenTheDriverStops runs two servers on one
+// shared store, as replicas do: one drives a conversation, the other
+// serves its events, and so watches it. When the driver stops mid-answer,
+// the watcher takes the conversation over (it resumes the stream from the log's checkpoint)
+// and the browser, still reading from the watcher, gets the whole answer,
+// each word once, and the end.
+func TestWatchingServerTakesOverWhenTheDriverStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script := append([]a2atest.Step{a2atest.Working("")}, demo.Words("answer", true, "one two three four five six", time.Second)...)
+		agent := a2atest.NewAgent(a2atest.WithScript(append(script, a2atest.Finish(a2a.StateCompleted, "done"))...))
+		store := relay.NewMemoryStore()
+		replica := func(ctx context.Context, owner string) (*server, *http.Client) {
+			srv, err := newServer(ctx, func(opts ...stream.Option) (*stream.Client, error) {
+				return stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(a2atest.NewClient(agent)))...)
+			}, serverConfig{store: store, owner: owner, secret: []byte("shared"), replicas: true})
+			require.NoError(t, err)
+			t.Cleanup(srv.Close)
+			return srv, a2atest.NewClient(srv)
+		}
+		ctxA, stopA := context.WithCancel(t.Context())
+		a, webA := replica(ctxA, "a")
+		_, webB := replica(t.Context(), "b")
+
+		id := send(t, webA, "go")
+		// The script takes 6 s, the takeover at most the lease: a reader
+		// that waits a minute (on the fake clock) waits for nothing.
+		within, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		evs := openEventsCtx(t, within, webB, id, "")
+		var tr transcript
+		for !strings.Contains(tr.artifacts["answer"], "three") {
+			ev, ok := evs.next()
+			require.True(t, ok)
+			tr.apply([]event{ev})
+		}
+		require.Equal(t, http.StatusOK, driverStatus(t, webA, id), "a drives")
+		require.Equal(t, http.StatusNotFound, driverStatus(t, webB, id), "b only watches")
+		stopA()
+		a.Close()
+
+		ev, ok := evs.next()
+		require.True(t, ok)
+		tr.apply([]event{ev})
+		require.Equal(t, http.StatusOK, driverStatus(t, webB, id), "b drives now")
+		rest := evs.until(relay.EventEnd)
+		tr.apply(rest)
+		require.Equal(t, "one two three four five six", tr.artifacts["answer"])
+		require.Equal(t, "completed", rest[len(rest)-1].Data["state"])
+	})
+}
+
+// driverStatus returns the status of GET .../driver on a server.
+func driverStatus(t *testing.T, web *http.Client, id string) int {
+	t.Helper()
+	resp, err := web.Get(base + "/api/conversations/" + id + "/driver")
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestProxySkipsADeadReplicaAndFlushesEvents puts the replicas' proxy in
+// front of a dead backend and a live one: every request, a POST's body
+// included, reaches the live one, and an event stream's first event
+// arrives while its handler still runs.
+func TestProxySkipsADeadReplicaAndFlushesEvents(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := &url.URL{Scheme: "http", Host: ln.Addr().String()}
+	require.NoError(t, ln.Close())
+
+	release := make(chan struct{})
+	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			_, _ = io.Copy(w, r.Body)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: first\n\n")
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer live.Close()
+	liveURL, err := url.Parse(live.URL)
+	require.NoError(t, err)
+	proxy := httptest.NewServer(newProxy([]*url.URL{dead, liveURL}, slog.New(slog.DiscardHandler)))
+	defer proxy.Close()
+
+	for i := range 4 { // round robin: half of them try the dead one first
+		resp, err := http.Post(proxy.URL+"/api/messages", "application/json", strings.NewReader(`{"n":`+strconv.Itoa(i)+`}`))
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, `{"n":`+strconv.Itoa(i)+`}`, string(body))
+	}
+	resp, err := http.Get(proxy.URL + "/api/conversations/x/events")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "data: first\n", line, "flushed before the handler returns")
+	close(release)
 }
