@@ -92,11 +92,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Run keeps the stream of log driven: while another owner holds the lease it waits, and takes the
-// lease when it is free; holding it, it drives the stream (start when the log has no checkpoint and
-// start is not nil, else resume from the checkpoint in the log), renews the lease every ttl/3 and
-// stops driving as soon as a renewal fails. It returns nil once the log holds the stream's ending
-// (EventEnd or EventError), ctx's error when ctx ends.
+// Run keeps the stream of log driven: while another owner holds the
+// lease it waits, and takes the lease when it is free; holding it, it
+// drives the stream (start when the log has no checkpoint and start is not
+// nil, else resume from the checkpoint in the log), renews the lease every
+// ttl/3 and stops driving as soon as a renewal fails. It returns nil once
+// the log holds the stream's ending (EventEnd or EventError), ctx's error
+// when ctx ends.
 //
 // Every replica that serves a stream may run Run on its log, with its own
 // owner name: the one that starts the stream passes start, the others
