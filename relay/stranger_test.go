@@ -380,3 +380,72 @@ func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
 	require.Equal(t, "canceled", kind)
 	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
 }
+
+// EventSource keeps the URL of its first connection, lastEventId query
+// parameter included, and sends Last-Event-ID on each reconnect: the
+// header, which is newer, decides where the events resume.
+func TestLastEventIDHeaderWinsOverTheQueryParameterOnReconnect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script, _ := longAnswer(20, paused(time.Millisecond))
+		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(script...)}, drive: []relay.DriveOption{relay.WithoutTrim()}})
+		require.NoError(t, r.wait())
+		all := r.logEntries(0)
+		epoch := r.log.Epoch()
+		first := relay.ID{Epoch: epoch, Seq: 3}.String()
+		req, err := http.NewRequest(http.MethodGet, "http://relay.test/s/k/events?lastEventId="+url.QueryEscape(first), nil)
+		require.NoError(t, err)
+		req.Header.Set("Last-Event-ID", relay.ID{Epoch: epoch, Seq: 12}.String())
+		resp, err := r.client.Do(req)
+		require.NoError(t, err)
+		rd := &reader{t: t, status: resp.StatusCode, resp: resp, dec: sse.NewDecoder(resp.Body, 1<<20), cancel: func() {}}
+		defer rd.close()
+		requireEntries(t, all[12:], rd.rest())
+	})
+}
+
+// A browser that reconnects with the ID of the last event of a stream
+// that has not ended (a question waits for its answer) is not told to
+// stop: it gets 200 and the events that follow, once they come.
+func TestReconnectAtTheTailOfALiveStreamWaitsForTheNextEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(askScript()...)}})
+		in, seen := untilInput(t, r.connect(""))
+		synctest.Wait()
+		tail, err := r.log.Tail(t.Context())
+		require.NoError(t, err)
+		require.Equal(t, in.Prompt, tail, "the question is the last event while it waits")
+		rd := r.connect(seen[len(seen)-1].ID)
+		require.Equal(t, http.StatusOK, rd.status)
+		code, _ := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code)
+		rest := rd.rest()
+		require.NoError(t, r.wait())
+		requireEntries(t, r.logEntries(tail), rest)
+		require.Equal(t, "booked", fold(t, append(seen, rest...)).Pane("artifact:a1").Text())
+	})
+}
+
+// A question whose EventInput the log trimmed (the snapshot holds the
+// question open) is still answered: a page that got it from the gone
+// event's screen posts the answer, and the agent gets it.
+func TestAQuestionTrimmedFromTheLogIsAnsweredFromTheSnapshot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		in, _ := untilInput(t, r.connect(""))
+		synctest.Wait()
+		_, err := r.log.Read(t.Context(), in.Prompt-1, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the question's entry is trimmed")
+		evs := r.connect(relay.ID{Epoch: r.log.Epoch(), Seq: in.Prompt - 1}.String()).take(1)
+		require.Equal(t, relay.EventGone, evs[0].Name)
+		q := fold(t, evs).Question
+		require.NotNil(t, q, "the gone event's screen holds the question open")
+		code, out := r.post("answer", "key-1", map[string]any{"prompt": q.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code, "%v", out)
+		require.NoError(t, r.wait())
+		require.Equal(t, []string{"Paris"}, followUps(r.agent))
+	})
+}
