@@ -449,3 +449,26 @@ func TestAQuestionTrimmedFromTheLogIsAnsweredFromTheSnapshot(t *testing.T) {
 		require.Equal(t, []string{"Paris"}, followUps(r.agent))
 	})
 }
+
+// A browser whose answer's response was lost posts it again with the same
+// key: "200 ... when this answer was stored, now or before with the same
+// key", even once the question's entry is trimmed and closed.
+func TestAnswerRetriedAfterItsQuestionWasTrimmedGets200(t *testing.T) {
+	t.Skip("fails: the retry gets 410 \"the question is past retention\": the Handler checks the prompt against the log, and once its entry is trimmed and the snapshot shows the question closed, it cannot tell an answered question from none (a Log has no call that reads a stored answer without waiting)")
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		in, _ := untilInput(t, r.connect(""))
+		answer := map[string]any{"prompt": in.Prompt, "text": "Paris"}
+		code, _ := r.post("answer", "key-1", answer)
+		require.Equal(t, http.StatusOK, code)
+		require.NoError(t, r.wait())
+		_, err := r.log.Read(t.Context(), in.Prompt-1, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the question's entry is trimmed")
+		code, out := r.post("answer", "key-1", answer)
+		require.Equal(t, http.StatusOK, code, "%v", out)
+	})
+}
