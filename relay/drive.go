@@ -123,6 +123,9 @@ func WithChunkSize(bytes int) DriveOption {
 // stream sends the answer. A question the log shows open already (asked
 // again by a stream resumed after its driver died) keeps its prompt. It watches Log.AwaitCancel, and on a cancel request
 // cancels the task (Stream.Cancel); the stream then ends as the task did.
+// A cancel requested before the stream knows its task (before the first
+// event of a stream it starts) waits for it: the message may have reached
+// the agent, and a stream stopped then could not cancel the task it made.
 // Nothing a reader does cancels the task.
 //
 // Drive saves a snapshot of the screen now and then (WithSnapshotEvery),
@@ -175,13 +178,25 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 	var (
 		canceled atomic.Bool
 		wg       sync.WaitGroup
+		// known is closed once the stream knows its task. A cancel
+		// waits for it: a stream stopped before it knows its task
+		// cannot cancel it (Stream.Cancel needs one), while its message
+		// may have reached the agent, which would run the task on.
+		known     = make(chan struct{})
+		knownOnce sync.Once
 	)
+	d.known = func() { knownOnce.Do(func() { close(known) }) }
 	watchCtx, unwatch := context.WithCancel(ctx)
 	wg.Go(func() {
-		if log.AwaitCancel(watchCtx) == nil {
-			canceled.Store(true)
-			stop()
+		if log.AwaitCancel(watchCtx) != nil {
+			return
 		}
+		canceled.Store(true)
+		select {
+		case <-known:
+		case <-watchCtx.Done():
+		}
+		stop()
 	})
 	defer wg.Wait()
 	defer unwatch()
@@ -192,6 +207,9 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 		return ErrNoStream
 	}
 	defer s.Close()
+	if s.Checkpoint().TaskID() != "" {
+		d.known() // a resumed stream knows its task from the start
+	}
 	d.drain(s)
 	var cancelErr error
 	if canceled.Load() && d.err == nil && ctx.Err() == nil {
@@ -236,6 +254,9 @@ type driver struct {
 	// open is the question the log shows open: its EventInput has no
 	// EventAnswered after it. nil when none is.
 	open *InputData
+	// known tells Drive's cancel watcher that the stream knows its task;
+	// nil outside Drive.
+	known func()
 
 	buf bytes.Buffer
 }
@@ -246,7 +267,11 @@ type driver struct {
 func (d *driver) drain(s *stream.Stream) {
 	for d.err == nil && s.Next() {
 		d.relay(s.Event(), s.Task())
-		d.commit(s.Checkpoint())
+		cp := s.Checkpoint()
+		d.commit(cp)
+		if d.known != nil && cp.TaskID() != "" {
+			d.known()
+		}
 	}
 }
 

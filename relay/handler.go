@@ -80,7 +80,9 @@ const (
 //     (of at most 256 bytes; the body of at most 64 KiB).
 //     200 with {"prompt", "text"} when this answer was stored, now or
 //     before with the same key; 409 with the answer held, under "answer",
-//     when another answer was stored first.
+//     when another answer was stored first. A question whose entry the log
+//     trimmed is answered while the log's snapshot shows it open (a page
+//     sent away with EventGone shows it from there); otherwise 410.
 //   - POST to a path ending in "/cancel": asks the stream's driver to
 //     cancel the task; 202.
 //
@@ -277,6 +279,22 @@ func delivered(ctx context.Context, log Log, seq uint64) bool {
 	return err == nil && done
 }
 
+// openQuestion returns the prompt of the question the log's snapshot
+// shows open, 0 for none.
+func openQuestion(ctx context.Context, log Log) (uint64, error) {
+	snap, err := log.LoadSnapshot(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var sc struct {
+		Question *InputData `json:"question"`
+	}
+	if len(snap.Data) == 0 || json.Unmarshal(snap.Data, &sc) != nil || sc.Question == nil {
+		return 0, nil
+	}
+	return sc.Question.Prompt, nil
+}
+
 // screenEnded reports whether a Screen's JSON holds the stream's end.
 func screenEnded(screen []byte) (bool, error) {
 	if len(screen) == 0 {
@@ -326,8 +344,17 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	es, err := log.Read(ctx, in.Prompt-1, 1)
 	switch {
 	case errors.Is(err, ErrGone):
-		httpError(w, http.StatusGone, "the question is past retention")
-		return
+		// The question's entry was trimmed; the snapshot, which a page
+		// sent away with EventGone shows, may hold it open still.
+		open, err := openQuestion(ctx, log)
+		if err != nil {
+			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			return
+		}
+		if open != in.Prompt {
+			httpError(w, http.StatusGone, "the question is past retention")
+			return
+		}
 	case err != nil:
 		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
 		return
