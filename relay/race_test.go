@@ -2,10 +2,12 @@ package relay_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -16,9 +18,14 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
+// races is how many seeded races TestReconnectRacesDuringABurstLoseAndDuplicateNothing
+// runs; RELIABILITY.md records 10,000.
+var races = flag.Int("relay.races", 1000, "how many seeded races TestReconnectRacesDuringABurstLoseAndDuplicateNothing runs")
+
 // burst appends n entries to log as fast as it can, in batches of 1 to 16,
-// the last one EventEnd.
-func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand) {
+// the last one EventEnd, and returns how long it took.
+func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand) time.Duration {
+	began := time.Now()
 	seq := uint64(1)
 	for seq <= uint64(n) {
 		var batch []relay.Entry
@@ -35,15 +42,17 @@ func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand
 		}
 		if err := log.Append(context.Background(), fence, batch...); err != nil {
 			t.Errorf("append: %v", err)
-			return
+			return time.Since(began)
 		}
 		runtime.Gosched()
 	}
+	return time.Since(began)
 }
 
 func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
-	const races = 1000
+	races := *races
 	var lost, duplicated, reconnects int
+	rates := make([]float64, 0, races) // events a second of each burst
 	for seed := range uint64(races) {
 		rng := rand.New(rand.NewPCG(seed, 20))
 		store := relay.NewMemoryStore()
@@ -55,7 +64,10 @@ func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
 
 		n := 50 + rng.IntN(200)
 		var wg sync.WaitGroup
-		wg.Go(func() { burst(t, log, fence, n, rand.New(rand.NewPCG(seed, 21))) })
+		wg.Go(func() {
+			took := burst(t, log, fence, n, rand.New(rand.NewPCG(seed, 21)))
+			rates = append(rates, float64(n)/took.Seconds())
+		})
 
 		got := map[uint64]int{}
 		last := ""
@@ -96,7 +108,9 @@ func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
 		}
 		require.Len(t, got, n, "seed %d: every event arrived", seed)
 	}
-	t.Logf("%d races, %d reconnects during bursts: %d lost, %d duplicated", races, reconnects, lost, duplicated)
+	slices.Sort(rates)
+	t.Logf("%d races, %d reconnects during bursts of %.0f events/s at the median (%.0f at the slowest): %d lost, %d duplicated",
+		races, reconnects, rates[len(rates)/2], rates[0], lost, duplicated)
 	require.Zero(t, lost)
 	require.Zero(t, duplicated)
 	require.Greater(t, reconnects, 2*races, "most races reconnect three times")
