@@ -164,11 +164,9 @@ func (l *memoryLog) fenced(f Fence) bool {
 	return l.term > 0 && f.Term == l.term && f.Owner == l.owner
 }
 
-func (l *memoryLog) Append(ctx context.Context, fence Fence, entries ...Entry) error {
-	return l.Commit(ctx, fence, nil, entries...)
-}
-
-func (l *memoryLog) Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error {
+// fencedWrite runs write under l.mu when ctx is live and fence is the
+// newest fence (ErrStale otherwise): the prologue of every fenced write.
+func (l *memoryLog) fencedWrite(ctx context.Context, fence Fence, write func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -177,6 +175,19 @@ func (l *memoryLog) Commit(ctx context.Context, fence Fence, cp []byte, entries 
 	if !l.fenced(fence) {
 		return ErrStale
 	}
+	return write()
+}
+
+func (l *memoryLog) Append(ctx context.Context, fence Fence, entries ...Entry) error {
+	return l.Commit(ctx, fence, nil, entries...)
+}
+
+func (l *memoryLog) Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error {
+	return l.fencedWrite(ctx, fence, func() error { return l.commit(cp, entries) })
+}
+
+// commit is Commit under l.mu, with the fence checked.
+func (l *memoryLog) commit(cp []byte, entries []Entry) error {
 	for i, e := range entries {
 		want := l.tail + 1 + uint64(i)
 		switch {
@@ -279,18 +290,12 @@ func (l *memoryLog) retain() {
 }
 
 func (l *memoryLog) SaveSnapshot(ctx context.Context, fence Fence, s Snapshot) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.fenced(fence) {
-		return ErrStale
-	}
-	s.Data = append([]byte(nil), s.Data...)
-	l.snap = s
-	l.retain()
-	return nil
+	return l.fencedWrite(ctx, fence, func() error {
+		s.Data = append([]byte(nil), s.Data...)
+		l.snap = s
+		l.retain()
+		return nil
+	})
 }
 
 func (l *memoryLog) LoadSnapshot(ctx context.Context) (Snapshot, error) {
@@ -318,16 +323,10 @@ func (l *memoryLog) Acquire(ctx context.Context, owner string, ttl time.Duration
 }
 
 func (l *memoryLog) Renew(ctx context.Context, fence Fence, ttl time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.fenced(fence) {
-		return ErrStale
-	}
-	l.expires = l.cfg.now().Add(ttl)
-	return nil
+	return l.fencedWrite(ctx, fence, func() error {
+		l.expires = l.cfg.now().Add(ttl)
+		return nil
+	})
 }
 
 func (l *memoryLog) Release(ctx context.Context, fence Fence) error {
@@ -343,16 +342,10 @@ func (l *memoryLog) Release(ctx context.Context, fence Fence) error {
 }
 
 func (l *memoryLog) SaveCheckpoint(ctx context.Context, fence Fence, cp []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.fenced(fence) {
-		return ErrStale
-	}
-	l.checkpoint = append([]byte(nil), cp...)
-	return nil
+	return l.fencedWrite(ctx, fence, func() error {
+		l.checkpoint = append([]byte(nil), cp...)
+		return nil
+	})
 }
 
 func (l *memoryLog) LoadCheckpoint(ctx context.Context) ([]byte, error) {
