@@ -109,6 +109,25 @@ func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
 	return l
 }
 
+// Hold records that the application holds a, an artifact of the ledger's
+// task, as it is: nothing is handed over, and what follows is judged
+// against it, as for the artifacts of Resume's task. A resumed stream calls
+// it when an artifact the application holds was missing from the task it
+// was resumed from, and a later task lists it. Hold does nothing, and
+// reports false, when the ledger knows no task or holds an artifact with
+// a's ID already.
+func (l *Ledger) Hold(a a2a.Artifact) bool {
+	if l.task == nil {
+		return false
+	}
+	if held, _ := l.arts.lookup(l.task, a.ID); held != nil {
+		return false
+	}
+	st := l.arts.add(l.task, a.Clone())
+	l.arts.setCursor(st, verCurrent, len(a.Parts))
+	return true
+}
+
 // Apply folds one live event into the ledger. A *a2a.Task is reconciled as
 // a non-authoritative snapshot; a *a2a.Message outside any task is
 // deduplicated by ID but creates no task.

@@ -1185,3 +1185,29 @@ func TestTwoStatusMessagesWithoutIDInTheSameStateAreBothNew(t *testing.T) {
 func agentSays(id, text string) *a2a.Message {
 	return &a2a.Message{ID: id, TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: text}}}
 }
+
+// An artifact the application holds that the ledger was not seeded with
+// (Hold) is judged as a held one: a task that lists it with more parts
+// hands over only those, as an append.
+func TestHeldArtifactHandsOverOnlyThePartsAfterIt(t *testing.T) {
+	text := func(ts ...string) []a2a.Part {
+		var ps []a2a.Part
+		for _, s := range ts {
+			ps = append(ps, a2a.Part{Text: s})
+		}
+		return ps
+	}
+	require.False(t, dedupe.New().Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}), "no task to hold it in")
+	working := a2a.TaskStatus{State: a2a.StateWorking}
+	l := dedupe.Resume(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: working}, nil, nil)
+	require.True(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}))
+	require.False(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("other")}), "held already")
+	got := l.Reconcile(nil, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: working,
+		Artifacts: []a2a.Artifact{{ID: "a1", Parts: text("kept", "more")}}}, false)
+	require.Len(t, got, 1)
+	u, ok := got[0].(*a2a.ArtifactUpdate)
+	require.True(t, ok, "%T", got[0])
+	require.True(t, u.Append)
+	require.Equal(t, text("more"), u.Artifact.Parts)
+	require.Equal(t, text("kept", "more"), l.Task().Artifact("a1").Parts)
+}

@@ -117,6 +117,7 @@ func (s *Stream) resume() {
 		// never the past of a state shown.
 		shown = append(shown, a2a.TaskStatus{State: st.State, Timestamp: st.Timestamp})
 	}
+	s.unfetched = unfetched(s.resuming, t)
 	s.resuming = nil
 	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
@@ -221,18 +222,9 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		if !held {
 			continue
 		}
-		m := &w.arts[j]
-		if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
-			continue
+		if sa, ok := w.arts[j].heldOf(a); ok {
+			seed.Artifacts = append(seed.Artifacts, sa)
 		}
-		sa := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
-		if digestStart.field(a.Name) == m.name {
-			sa.Name = a.Name
-		}
-		if digestStart.field(a.Description) == m.description {
-			sa.Description = a.Description
-		}
-		seed.Artifacts = append(seed.Artifacts, sa)
 	}
 
 	var delivered []string
@@ -286,4 +278,72 @@ func statusDigest(m *a2a.Message) digest {
 		return 0
 	}
 	return messageDigest(m)
+}
+
+// heldOf returns a as the application holds it by m: its first parts, as
+// many as m counts, with the labels m's digests match. It reports false
+// when a's first parts are not those m counts (a has fewer, or the agent
+// replaced it since): a is then to be handed over whole.
+func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
+	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
+		return a2a.Artifact{}, false
+	}
+	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
+	if digestStart.field(a.Name) == m.name {
+		held.Name = a.Name
+	}
+	if digestStart.field(a.Description) == m.description {
+		held.Description = a.Description
+	}
+	return held, true
+}
+
+// unfetched returns the marks of the artifacts cp holds that t, the task
+// fetched on resume, does not list: a store that lags (an agent never
+// removes an artifact). Nil when t lists them all.
+func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
+	var out map[string]artifactMark
+	for _, m := range cp.seen.arts {
+		if slices.ContainsFunc(t.Artifacts, func(a a2a.Artifact) bool { return a.ID == m.id }) {
+			continue
+		}
+		if out == nil {
+			out = map[string]artifactMark{}
+		}
+		out[m.id] = m
+	}
+	return out
+}
+
+// holdUnfetched lets the ledger hold the artifacts the application holds
+// that the task fetched on resume lacked, once ev shows them whole: a task
+// that lists one, or an update that replaces one, whose first parts are
+// those the application holds. Only the parts after them are news then.
+// One whose first parts differ was replaced since, and is handed over
+// whole. A copy with fewer parts than the application holds tells nothing,
+// and the artifact stays unfetched; so does an append, whose place in the
+// artifact nothing tells.
+func (s *Stream) holdUnfetched(ev a2a.Event) {
+	switch e := ev.(type) {
+	case *a2a.Task:
+		for i := range e.Artifacts {
+			s.holdIfHeld(&e.Artifacts[i])
+		}
+	case *a2a.ArtifactUpdate:
+		if !e.Append {
+			s.holdIfHeld(&e.Artifact)
+		}
+	}
+}
+
+// holdIfHeld is holdUnfetched for one artifact.
+func (s *Stream) holdIfHeld(a *a2a.Artifact) {
+	m, ok := s.unfetched[a.ID]
+	if !ok || m.parts > len(a.Parts) {
+		return
+	}
+	delete(s.unfetched, a.ID)
+	if held, ok := m.heldOf(a); ok {
+		s.ledger.Hold(held)
+	}
 }

@@ -48,6 +48,10 @@ type Stream struct {
 	// resuming is the checkpoint Resume was given, until its task is
 	// fetched and the ledger seeded: no other call is made before.
 	resuming *Checkpoint
+	// unfetched holds the marks of the artifacts the application holds
+	// that the task Resume fetched did not list (a store that lags), until
+	// a later task shows them (holdUnfetched).
+	unfetched map[string]artifactMark
 
 	phase  phase
 	route  route
@@ -306,6 +310,9 @@ func (s *Stream) deliver(ev a2a.Event, how fold, then a2a.Event) {
 	t, isTask := ev.(*a2a.Task)
 	if isTask {
 		s.confirmFrom(t)
+	}
+	if len(s.unfetched) > 0 {
+		s.holdUnfetched(ev)
 	}
 	many := isTask || then != nil || s.ledger.Pending() > 0
 	o := &s.out
