@@ -95,9 +95,10 @@
 // keeps the first answer to each prompt ([Log.PostAnswer]), so the agent
 // gets one answer whichever replica's Handler received it, and whatever the
 // retries: the same key gets 200 again, another key 409 with the answer
-// held. A POST to cancel records the request ([Log.RequestCancel]); the
-// driver, wherever it runs, cancels the task, and the stream ends as the
-// task does. A browser that disconnects cancels nothing.
+// held, also once the question's entry is trimmed ([Log.LoadAnswer]). A
+// POST to cancel records the request ([Log.RequestCancel]); the driver,
+// wherever it runs, cancels the task, and the stream ends as the task
+// does. A browser that disconnects cancels nothing.
 //
 // # Taking a stream over
 //

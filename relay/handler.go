@@ -82,7 +82,9 @@ const (
 //     before with the same key; 409 with the answer held, under "answer",
 //     when another answer was stored first. A question whose entry the log
 //     trimmed is answered while the log's snapshot shows it open (a page
-//     sent away with EventGone shows it from there); otherwise 410.
+//     sent away with EventGone shows it from there); once it is closed, a
+//     post gets the answer stored, with 200 or 409 as above, and 410 when
+//     none was stored.
 //   - POST to a path ending in "/cancel": asks the stream's driver to
 //     cancel the task; 202.
 //
@@ -352,7 +354,9 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 			return
 		}
 		if open != in.Prompt {
-			httpError(w, http.StatusGone, "the question is past retention")
+			// Closed: answered, and the answer stored (the question
+			// closes only after that), or never answered at all.
+			answerClosed(ctx, w, log, in.Prompt, idem)
 			return
 		}
 	case err != nil:
@@ -367,6 +371,27 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
 		return
 	}
+	writeAnswer(w, held, idem)
+}
+
+// answerClosed answers a post to a question whose entry the log trimmed and
+// whose snapshot shows it closed: with the answer stored, as a post
+// before the trim would have been answered, or 410 when there is none.
+func answerClosed(ctx context.Context, w http.ResponseWriter, log Log, prompt uint64, idem string) {
+	held, ok, err := log.LoadAnswer(ctx, prompt)
+	switch {
+	case err != nil:
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+	case !ok:
+		httpError(w, http.StatusGone, "the question is past retention")
+	default:
+		writeAnswer(w, held, idem)
+	}
+}
+
+// writeAnswer answers a post with the key idem with the answer held: 200
+// when it is the post's (now or before), 409 with it otherwise.
+func writeAnswer(w http.ResponseWriter, held Answer, idem string) {
 	out := AnsweredData{Prompt: held.Prompt, Text: held.Text}
 	if held.Key != idem {
 		writeJSON(w, http.StatusConflict, struct {

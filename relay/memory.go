@@ -384,6 +384,16 @@ func (l *memoryLog) AwaitAnswer(ctx context.Context, prompt uint64) (Answer, err
 	return a, err
 }
 
+func (l *memoryLog) LoadAnswer(ctx context.Context, prompt uint64) (Answer, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Answer{}, false, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.answers[prompt]
+	return a, ok, nil
+}
+
 func (l *memoryLog) RequestCancel(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err

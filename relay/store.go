@@ -118,6 +118,11 @@ type Log interface {
 	// AwaitAnswer returns the answer to the prompt at Seq prompt once one
 	// is stored, or fails with ctx's error.
 	AwaitAnswer(ctx context.Context, prompt uint64) (Answer, error)
+	// LoadAnswer returns the answer stored to the prompt at Seq prompt,
+	// the first one posted, with its Key, and true; false when none is
+	// stored. It does not wait. Answers are kept after their prompt's entry
+	// is trimmed, so a browser that posts again is told what was stored.
+	LoadAnswer(ctx context.Context, prompt uint64) (Answer, bool, error)
 
 	// RequestCancel records that the stream's task is to be canceled.
 	RequestCancel(ctx context.Context) error

@@ -454,7 +454,6 @@ func TestAQuestionTrimmedFromTheLogIsAnsweredFromTheSnapshot(t *testing.T) {
 // key: "200 ... when this answer was stored, now or before with the same
 // key", even once the question's entry is trimmed and closed.
 func TestAnswerRetriedAfterItsQuestionWasTrimmedGets200(t *testing.T) {
-	t.Skip("fails: the retry gets 410 \"the question is past retention\": the Handler checks the prompt against the log, and once its entry is trimmed and the snapshot shows the question closed, it cannot tell an answered question from none (a Log has no call that reads a stored answer without waiting)")
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, rigConfig{
 			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
@@ -470,5 +469,49 @@ func TestAnswerRetriedAfterItsQuestionWasTrimmedGets200(t *testing.T) {
 		require.ErrorIs(t, err, relay.ErrGone, "the question's entry is trimmed")
 		code, out := r.post("answer", "key-1", answer)
 		require.Equal(t, http.StatusOK, code, "%v", out)
+		require.Equal(t, map[string]any{"prompt": float64(in.Prompt), "text": "Paris"}, out)
+	})
+}
+
+// Another browser answers the same question with its own key once the
+// question was answered and its entry trimmed and closed: 409 with the
+// answer held, as before the trim, not 410.
+func TestAnswerWithAnotherKeyAfterItsQuestionWasTrimmedGets409(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		in, _ := untilInput(t, r.connect(""))
+		code, _ := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code)
+		require.NoError(t, r.wait())
+		_, err := r.log.Read(t.Context(), in.Prompt-1, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the question's entry is trimmed")
+		code, out := r.post("answer", "key-2", map[string]any{"prompt": in.Prompt, "text": "Lyon"})
+		require.Equal(t, http.StatusConflict, code, "%v", out)
+		require.Equal(t, map[string]any{"prompt": float64(in.Prompt), "text": "Paris"}, out["answer"], "the 409 carries the answer held")
+	})
+}
+
+// An answer to a prompt that was never a question, past the log's
+// retention, still gets 410: an answer is looked up, not made up.
+func TestAnswerToATrimmedPromptNeverAnsweredGets410(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		in, _ := untilInput(t, r.connect(""))
+		code, _ := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code)
+		require.NoError(t, r.wait())
+		require.Greater(t, in.Prompt, uint64(1), "an entry before the question")
+		_, err := r.log.Read(t.Context(), in.Prompt-2, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the entry before the question is trimmed")
+		code, out := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt - 1, "text": "Paris"})
+		require.Equal(t, http.StatusGone, code, "%v", out)
 	})
 }

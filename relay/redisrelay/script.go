@@ -159,6 +159,13 @@ end
 return {0, redis.call('HGET', KEYS[2], ARGV[2])}
 `
 
+// loadAnswerSrc: KEYS epoch, answers; ARGV epoch, prompt. It answers with
+// the prompt's field of the answers hash, false for none.
+const loadAnswerSrc = luaPrelude + `
+if lost() then return {1} end
+return {0, redis.call('HGET', KEYS[2], ARGV[2])}
+`
+
 // cancelSrc: KEYS epoch, cancel, notes; ARGV epoch.
 const cancelSrc = luaPrelude + `
 if lost() then return {1} end
@@ -187,6 +194,7 @@ type scripts struct {
 	open, append, read, tail, trim           *redis.Script
 	acquire, renew, release                  *redis.Script
 	setFenced, get, postAnswer, cancel, poll *redis.Script
+	loadAnswer                               *redis.Script
 }
 
 func newScripts() scripts {
@@ -197,6 +205,7 @@ func newScripts() scripts {
 		release: redis.NewScript(releaseSrc), setFenced: redis.NewScript(setFencedSrc),
 		get: redis.NewScript(getSrc), postAnswer: redis.NewScript(postAnswerSrc),
 		cancel: redis.NewScript(cancelSrc), poll: redis.NewScript(pollSrc),
+		loadAnswer: redis.NewScript(loadAnswerSrc),
 	}
 }
 

@@ -105,6 +105,21 @@ func (l *log) AwaitAnswer(ctx context.Context, prompt uint64) (relay.Answer, err
 	}
 }
 
+// LoadAnswer reads the prompt's field of the answers hash, in a script
+// that checks the epoch.
+func (l *log) LoadAnswer(ctx context.Context, prompt uint64) (relay.Answer, bool, error) {
+	reply, err := run(ctx, l.store.client, l.store.scripts.loadAnswer, nil,
+		[]string{l.keys.epoch, l.keys.answers}, l.epoch, strconv.FormatUint(prompt, 10))
+	if err != nil || reply[0] == nil {
+		return relay.Answer{}, false, err
+	}
+	a, err := answerOf(prompt, reply[0])
+	if err != nil {
+		return relay.Answer{}, false, err
+	}
+	return a, true, nil
+}
+
 // RequestCancel sets the cancel mark and notes it, once.
 func (l *log) RequestCancel(ctx context.Context) error {
 	_, err := run(ctx, l.store.client, l.store.scripts.cancel, nil,

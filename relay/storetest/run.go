@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) relay.Store, opts ...Option) {
 		{"StaleCommitWritesNeither", s.staleCommitWritesNeither},
 		{"SnapshotRoundTrip", s.snapshot},
 		{"AnswerFirstWinsAndSameKeyIsIdempotent", s.answerFirstWins},
+		{"LoadAnswerReturnsTheFirstWithoutWaiting", s.loadAnswer},
 		{"AwaitAnswerSeesAnotherOpensPost", s.awaitAnswer},
 		{"AwaitCancelSeesAnotherOpensRequest", s.awaitCancel},
 	} {

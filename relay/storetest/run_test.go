@@ -230,6 +230,12 @@ func (l *refLog) AwaitAnswer(ctx context.Context, prompt uint64) (relay.Answer, 
 	return a, err
 }
 
+func (l *refLog) LoadAnswer(_ context.Context, prompt uint64) (relay.Answer, bool, error) {
+	defer l.lock()()
+	a, ok := l.answers[prompt]
+	return a, ok, nil
+}
+
 func (l *refLog) RequestCancel(context.Context) error {
 	defer l.lock()()
 	l.canceled = true
