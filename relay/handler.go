@@ -186,28 +186,26 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	if sse.err != nil || rc.Flush() != nil {
 		return
 	}
-	const maxGone = 3 // gone events in a row before the reader gives up
-	gones := 0
 	for {
+		var entries []Entry
 		if gone != "" {
-			if gones++; gones > maxGone {
-				return
-			}
 			var done bool
-			if after, done = h.gone(ctx, sse, log, epoch, gone); sse.err != nil || rc.Flush() != nil || done {
+			after, entries, done = h.gone(ctx, sse, log, epoch, gone)
+			if sse.err != nil || rc.Flush() != nil || done {
 				return
 			}
 			gone = ""
+		} else {
+			var err error
+			entries, err = log.Read(ctx, after, h.cfg.page)
+			if errors.Is(err, ErrGone) {
+				gone = "trimmed"
+				continue
+			}
+			if err != nil {
+				return
+			}
 		}
-		entries, err := log.Read(ctx, after, h.cfg.page)
-		if errors.Is(err, ErrGone) {
-			gone = "trimmed"
-			continue
-		}
-		if err != nil {
-			return
-		}
-		gones = 0
 		for _, e := range entries {
 			sse.event(ID{Epoch: epoch, Seq: e.Seq}.String(), e.Name, e.Data)
 			after = e.Seq
@@ -223,7 +221,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.keepAlive)
-		err = log.Wait(wctx, after)
+		err := log.Wait(wctx, after)
 		cancel()
 		if ctx.Err() != nil {
 			return
@@ -237,13 +235,14 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	}
 }
 
-// gone writes EventGone with the log's snapshot, and returns the Seq to
-// read after and whether the snapshot holds the stream's end.
-func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, bool) {
-	snap, err := log.LoadSnapshot(ctx)
+// gone writes EventGone with the log's snapshot, and returns the Seq of
+// the snapshot, the first page of entries after it, read with it in one
+// step (Log.Attach), and whether the snapshot holds the stream's end.
+func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, []Entry, bool) {
+	snap, entries, err := log.Attach(ctx, h.cfg.page)
 	if err != nil {
 		sse.err = err
-		return 0, false
+		return 0, nil, false
 	}
 	screen := snap.Data
 	if len(screen) == 0 {
@@ -252,15 +251,15 @@ func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reas
 	done, err := screenEnded(screen)
 	if err != nil {
 		sse.err = err
-		return 0, false
+		return 0, nil, false
 	}
 	data, err := json.Marshal(GoneData{Reason: reason, Screen: screen})
 	if err != nil {
 		sse.err = err
-		return 0, false
+		return 0, nil, false
 	}
 	sse.event(ID{Epoch: epoch, Seq: snap.Seq}.String(), EventGone, data)
-	return snap.Seq, done
+	return snap.Seq, entries, done
 }
 
 // delivered reports whether the entry at Seq seq, the log's tail, is the

@@ -220,6 +220,11 @@ func (l *memoryLog) Read(ctx context.Context, after uint64, max int) ([]Entry, e
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.read(after, max)
+}
+
+// read is Read under l.mu.
+func (l *memoryLog) read(after uint64, max int) ([]Entry, error) {
 	if after < l.first-1 { // first is at least 1; after+1 would overflow
 		return nil, ErrGone
 	}
@@ -305,6 +310,19 @@ func (l *memoryLog) LoadSnapshot(ctx context.Context) (Snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.snap, nil
+}
+
+func (l *memoryLog) Attach(ctx context.Context, max int) (Snapshot, []Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return Snapshot{}, nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	es, err := l.read(l.snap.Seq, max)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	return l.snap, es, nil
 }
 
 func (l *memoryLog) Acquire(ctx context.Context, owner string, ttl time.Duration) (Fence, error) {

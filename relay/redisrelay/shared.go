@@ -25,7 +25,13 @@ func (l *log) LoadSnapshot(ctx context.Context) (relay.Snapshot, error) {
 	if err != nil {
 		return relay.Snapshot{}, err
 	}
-	fields, _ := reply[0].([]any)
+	return snapshotOf(reply[0])
+}
+
+// snapshotOf decodes the snapshot hash's seq and data fields, as HMGET
+// answers them; none when seq is missing.
+func snapshotOf(v any) (relay.Snapshot, error) {
+	fields, _ := v.([]any)
 	if len(fields) != 2 || fields[0] == nil {
 		return relay.Snapshot{}, nil
 	}

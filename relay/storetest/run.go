@@ -30,6 +30,8 @@ func Run(t *testing.T, open func(t *testing.T) relay.Store, opts ...Option) {
 		{"ReadPagesInOrder", s.readPages},
 		{"ReadAfterTrimmedSeqIsGone", s.readTrimmedIsGone},
 		{"TrimStopsAtTheSnapshot", s.trimStopsAtSnapshot},
+		{"AttachReadsTheSnapshotAndTheEntriesAfterIt", s.attach},
+		{"AttachIsAtomicWhileTheLogTrims", s.attachIsAtomic},
 		{"WaitWakesOnAppend", s.waitWakesOnAppend},
 		{"WaitEndsWithItsContext", s.waitEndsWithContext},
 		{"EpochStableAcrossOpensAndNewForFreshLogs", s.epoch},

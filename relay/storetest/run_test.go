@@ -168,6 +168,17 @@ func (l *refLog) LoadSnapshot(context.Context) (relay.Snapshot, error) {
 	return l.snap, nil
 }
 
+func (l *refLog) Attach(_ context.Context, max int) (relay.Snapshot, []relay.Entry, error) {
+	defer l.lock()()
+	var out []relay.Entry
+	for _, e := range l.entries {
+		if e.Seq > l.snap.Seq && len(out) < max {
+			out = append(out, e)
+		}
+	}
+	return l.snap, out, nil
+}
+
 func (l *refLog) Acquire(_ context.Context, owner string, ttl time.Duration) (relay.Fence, error) {
 	defer l.lock()()
 	if l.owner != "" && l.owner != owner && time.Now().Before(l.until) {
