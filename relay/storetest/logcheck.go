@@ -248,8 +248,9 @@ func (s suite) epoch(t *testing.T, st relay.Store) {
 	}
 }
 
-// attach: Attach returns the snapshot and the entries after it, up to max;
-// with no snapshot, the entries from the first.
+// attach: Attach returns the snapshot and the entries after it, up to max,
+// whatever was trimmed before the snapshot; with no snapshot, the entries
+// from the first.
 func (suite) attach(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
 	snap, got, err := l.Attach(t.Context(), 3)
@@ -264,11 +265,12 @@ func (suite) attach(t *testing.T, st relay.Store) {
 	equal(t, snap.Seq, 0, "snapshot Seq with none saved")
 	sameEntries(t, got, entries(1, 3), "entries attached with no snapshot")
 
+	// The entries follow the snapshot, not the trim point before it.
 	noError(t, l.SaveSnapshot(t.Context(), f, relay.Snapshot{Seq: 6, Data: []byte(`{"text":"six"}`)}), "SaveSnapshot at 6")
-	noError(t, l.Trim(t.Context(), 6), "Trim through 6")
+	noError(t, l.Trim(t.Context(), 4), "Trim through 4")
 	for _, r := range []relay.Log{l, open(t, st, "task-1")} {
 		snap, got, err = r.Attach(t.Context(), 3)
-		noError(t, err, "Attach after the trim")
+		noError(t, err, "Attach after the trim through 4")
 		equal(t, snap.Seq, 6, "snapshot Seq attached")
 		equal(t, string(snap.Data), `{"text":"six"}`, "snapshot Data attached")
 		sameEntries(t, got, entries(7, 9), "entries attached after the snapshot")
