@@ -63,8 +63,11 @@
 // a reason, then every entry after the snapshot. This happens when the ID
 // does not parse ("unparsable"), names another epoch ("epoch": the log was
 // lost and made afresh, or the ID is of another stream), is past the log's
-// tail ("ahead"), or when the entries after it were trimmed ("trimmed"). A
-// page shows the snapshot's screen in place of what it showed, then applies
+// tail ("ahead"), or when the entries after it were trimmed ("trimmed").
+// The snapshot and the first page of entries after it are read in one
+// atomic step ([Log.Attach]): no trim, and no newer snapshot the driver
+// saves meanwhile, comes between them, so the entries start right after
+// the snapshot and the reader is sent away once. A page shows the snapshot's screen in place of what it showed, then applies
 // the events that follow: the screen is then exactly the screen of a page
 // that saw every event. The gone event's ID is the snapshot's, so a
 // reconnect after it resumes after the snapshot.
@@ -95,9 +98,10 @@
 // keeps the first answer to each prompt ([Log.PostAnswer]), so the agent
 // gets one answer whichever replica's Handler received it, and whatever the
 // retries: the same key gets 200 again, another key 409 with the answer
-// held. A POST to cancel records the request ([Log.RequestCancel]); the
-// driver, wherever it runs, cancels the task, and the stream ends as the
-// task does. A browser that disconnects cancels nothing.
+// held, also once the question's entry is trimmed ([Log.LoadAnswer]). A
+// POST to cancel records the request ([Log.RequestCancel]); the driver,
+// wherever it runs, cancels the task, and the stream ends as the task
+// does. A browser that disconnects cancels nothing.
 //
 // # Taking a stream over
 //

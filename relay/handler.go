@@ -82,7 +82,9 @@ const (
 //     before with the same key; 409 with the answer held, under "answer",
 //     when another answer was stored first. A question whose entry the log
 //     trimmed is answered while the log's snapshot shows it open (a page
-//     sent away with EventGone shows it from there); otherwise 410.
+//     sent away with EventGone shows it from there); once it is closed, a
+//     post gets the answer stored, with 200 or 409 as above, and 410 when
+//     none was stored.
 //   - POST to a path ending in "/cancel": asks the stream's driver to
 //     cancel the task; 202.
 //
@@ -184,28 +186,26 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	if sse.err != nil || rc.Flush() != nil {
 		return
 	}
-	const maxGone = 3 // gone events in a row before the reader gives up
-	gones := 0
 	for {
+		var entries []Entry
 		if gone != "" {
-			if gones++; gones > maxGone {
-				return
-			}
 			var done bool
-			if after, done = h.gone(ctx, sse, log, epoch, gone); sse.err != nil || rc.Flush() != nil || done {
+			after, entries, done = h.gone(ctx, sse, log, epoch, gone)
+			if sse.err != nil || rc.Flush() != nil || done {
 				return
 			}
 			gone = ""
+		} else {
+			var err error
+			entries, err = log.Read(ctx, after, h.cfg.page)
+			if errors.Is(err, ErrGone) {
+				gone = "trimmed"
+				continue
+			}
+			if err != nil {
+				return
+			}
 		}
-		entries, err := log.Read(ctx, after, h.cfg.page)
-		if errors.Is(err, ErrGone) {
-			gone = "trimmed"
-			continue
-		}
-		if err != nil {
-			return
-		}
-		gones = 0
 		for _, e := range entries {
 			sse.event(ID{Epoch: epoch, Seq: e.Seq}.String(), e.Name, e.Data)
 			after = e.Seq
@@ -221,7 +221,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.keepAlive)
-		err = log.Wait(wctx, after)
+		err := log.Wait(wctx, after)
 		cancel()
 		if ctx.Err() != nil {
 			return
@@ -235,13 +235,14 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	}
 }
 
-// gone writes EventGone with the log's snapshot, and returns the Seq to
-// read after and whether the snapshot holds the stream's end.
-func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, bool) {
-	snap, err := log.LoadSnapshot(ctx)
+// gone writes EventGone with the log's snapshot, and returns the Seq of
+// the snapshot, the first page of entries after it, read with it in one
+// step (Log.Attach), and whether the snapshot holds the stream's end.
+func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, []Entry, bool) {
+	snap, entries, err := log.Attach(ctx, h.cfg.page)
 	if err != nil {
 		sse.err = err
-		return 0, false
+		return 0, nil, false
 	}
 	screen := snap.Data
 	if len(screen) == 0 {
@@ -250,15 +251,15 @@ func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reas
 	done, err := screenEnded(screen)
 	if err != nil {
 		sse.err = err
-		return 0, false
+		return 0, nil, false
 	}
 	data, err := json.Marshal(GoneData{Reason: reason, Screen: screen})
 	if err != nil {
 		sse.err = err
-		return 0, false
+		return 0, nil, false
 	}
 	sse.event(ID{Epoch: epoch, Seq: snap.Seq}.String(), EventGone, data)
-	return snap.Seq, done
+	return snap.Seq, entries, done
 }
 
 // delivered reports whether the entry at Seq seq, the log's tail, is the
@@ -352,7 +353,9 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 			return
 		}
 		if open != in.Prompt {
-			httpError(w, http.StatusGone, "the question is past retention")
+			// Closed: answered, and the answer stored (the question
+			// closes only after that), or never answered at all.
+			answerClosed(ctx, w, log, in.Prompt, idem)
 			return
 		}
 	case err != nil:
@@ -367,6 +370,27 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
 		return
 	}
+	writeAnswer(w, held, idem)
+}
+
+// answerClosed answers a post to a question whose entry the log trimmed and
+// whose snapshot shows it closed: with the answer stored, as a post
+// before the trim would have been answered, or 410 when there is none.
+func answerClosed(ctx context.Context, w http.ResponseWriter, log Log, prompt uint64, idem string) {
+	held, ok, err := log.LoadAnswer(ctx, prompt)
+	switch {
+	case err != nil:
+		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+	case !ok:
+		httpError(w, http.StatusGone, "the question is past retention")
+	default:
+		writeAnswer(w, held, idem)
+	}
+}
+
+// writeAnswer answers a post with the key idem with the answer held: 200
+// when it is the post's (now or before), 409 with it otherwise.
+func writeAnswer(w http.ResponseWriter, held Answer, idem string) {
 	out := AnsweredData{Prompt: held.Prompt, Text: held.Text}
 	if held.Key != idem {
 		writeJSON(w, http.StatusConflict, struct {

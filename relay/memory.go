@@ -220,6 +220,11 @@ func (l *memoryLog) Read(ctx context.Context, after uint64, max int) ([]Entry, e
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.read(after, max)
+}
+
+// read is Read under l.mu.
+func (l *memoryLog) read(after uint64, max int) ([]Entry, error) {
 	if after < l.first-1 { // first is at least 1; after+1 would overflow
 		return nil, ErrGone
 	}
@@ -307,6 +312,19 @@ func (l *memoryLog) LoadSnapshot(ctx context.Context) (Snapshot, error) {
 	return l.snap, nil
 }
 
+func (l *memoryLog) Attach(ctx context.Context, max int) (Snapshot, []Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return Snapshot{}, nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	es, err := l.read(l.snap.Seq, max)
+	if err != nil {
+		return Snapshot{}, nil, err
+	}
+	return l.snap, es, nil
+}
+
 func (l *memoryLog) Acquire(ctx context.Context, owner string, ttl time.Duration) (Fence, error) {
 	if err := ctx.Err(); err != nil {
 		return Fence{}, err
@@ -382,6 +400,16 @@ func (l *memoryLog) AwaitAnswer(ctx context.Context, prompt uint64) (Answer, err
 		return ok
 	})
 	return a, err
+}
+
+func (l *memoryLog) LoadAnswer(ctx context.Context, prompt uint64) (Answer, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Answer{}, false, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a, ok := l.answers[prompt]
+	return a, ok, nil
 }
 
 func (l *memoryLog) RequestCancel(ctx context.Context) error {

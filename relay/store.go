@@ -94,6 +94,14 @@ type Log interface {
 	// LoadSnapshot returns the snapshot stored last; Seq 0 and nil Data
 	// for none.
 	LoadSnapshot(ctx context.Context) (Snapshot, error)
+	// Attach returns the snapshot stored last (as LoadSnapshot) and, in
+	// order, up to max entries after its Seq (as Read), both read in one
+	// atomic step: the entries start at the snapshot's Seq plus one, however
+	// the log is trimmed and the snapshot replaced meanwhile. It is where a
+	// reader starts that has no usable cursor, or whose cursor is gone. A
+	// log never trims past its snapshot, so Attach does not fail with
+	// ErrGone.
+	Attach(ctx context.Context, max int) (Snapshot, []Entry, error)
 
 	// Acquire makes owner the driver of the stream for ttl, when no other
 	// owner holds an unexpired lease (ErrHeld otherwise). The lease's
@@ -118,6 +126,11 @@ type Log interface {
 	// AwaitAnswer returns the answer to the prompt at Seq prompt once one
 	// is stored, or fails with ctx's error.
 	AwaitAnswer(ctx context.Context, prompt uint64) (Answer, error)
+	// LoadAnswer returns the answer stored to the prompt at Seq prompt,
+	// the first one posted, with its Key, and true; false when none is
+	// stored. It does not wait. Answers are kept after their prompt's entry
+	// is trimmed, so a browser that posts again is told what was stored.
+	LoadAnswer(ctx context.Context, prompt uint64) (Answer, bool, error)
 
 	// RequestCancel records that the stream's task is to be canceled.
 	RequestCancel(ctx context.Context) error

@@ -454,7 +454,6 @@ func TestAQuestionTrimmedFromTheLogIsAnsweredFromTheSnapshot(t *testing.T) {
 // key: "200 ... when this answer was stored, now or before with the same
 // key", even once the question's entry is trimmed and closed.
 func TestAnswerRetriedAfterItsQuestionWasTrimmedGets200(t *testing.T) {
-	t.Skip("fails: the retry gets 410 \"the question is past retention\": the Handler checks the prompt against the log, and once its entry is trimmed and the snapshot shows the question closed, it cannot tell an answered question from none (a Log has no call that reads a stored answer without waiting)")
 	synctest.Test(t, func(t *testing.T) {
 		r := newRig(t, rigConfig{
 			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
@@ -470,5 +469,125 @@ func TestAnswerRetriedAfterItsQuestionWasTrimmedGets200(t *testing.T) {
 		require.ErrorIs(t, err, relay.ErrGone, "the question's entry is trimmed")
 		code, out := r.post("answer", "key-1", answer)
 		require.Equal(t, http.StatusOK, code, "%v", out)
+		require.Equal(t, map[string]any{"prompt": float64(in.Prompt), "text": "Paris"}, out)
 	})
 }
+
+// Another browser answers the same question with its own key once the
+// question was answered and its entry trimmed and closed: 409 with the
+// answer held, as before the trim, not 410.
+func TestAnswerWithAnotherKeyAfterItsQuestionWasTrimmedGets409(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		in, _ := untilInput(t, r.connect(""))
+		code, _ := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code)
+		require.NoError(t, r.wait())
+		_, err := r.log.Read(t.Context(), in.Prompt-1, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the question's entry is trimmed")
+		code, out := r.post("answer", "key-2", map[string]any{"prompt": in.Prompt, "text": "Lyon"})
+		require.Equal(t, http.StatusConflict, code, "%v", out)
+		require.Equal(t, map[string]any{"prompt": float64(in.Prompt), "text": "Paris"}, out["answer"], "the 409 carries the answer held")
+	})
+}
+
+// An answer to a prompt that was never a question, past the log's
+// retention, still gets 410: an answer is looked up, not made up.
+func TestAnswerToATrimmedPromptNeverAnsweredGets410(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, rigConfig{
+			agent: []a2atest.Option{a2atest.WithScript(askScript()...)},
+			store: []relay.StoreOption{relay.WithRetention(1)},
+			drive: []relay.DriveOption{relay.WithSnapshotEvery(1, 1)},
+		})
+		in, _ := untilInput(t, r.connect(""))
+		code, _ := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
+		require.Equal(t, http.StatusOK, code)
+		require.NoError(t, r.wait())
+		require.Greater(t, in.Prompt, uint64(1), "an entry before the question")
+		_, err := r.log.Read(t.Context(), in.Prompt-2, 1)
+		require.ErrorIs(t, err, relay.ErrGone, "the entry before the question is trimmed")
+		code, out := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt - 1, "text": "Paris"})
+		require.Equal(t, http.StatusGone, code, "%v", out)
+	})
+}
+
+// A reader sent away with gone gets the snapshot and the entries right
+// after it, in one gone event, even when the driver saves a newer snapshot
+// and trims through it just after the Handler read the snapshot: the
+// snapshot and the cursor are read in one step (Log.Attach).
+func TestReaderSentAwayWhileTheLogTrimsGetsOneGone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		store := relay.NewMemoryStore()
+		log, err := store.Open(ctx, "k")
+		require.NoError(t, err)
+		fence, err := log.Acquire(ctx, "driver", time.Hour)
+		require.NoError(t, err)
+		var es []relay.Entry
+		for seq := uint64(1); seq <= 6; seq++ {
+			es = append(es, relay.Entry{Seq: seq, Name: relay.EventNotice, Data: []byte(`{"n":` + itoa(seq) + `}`)})
+		}
+		es = append(es, relay.Entry{Seq: 7, Name: relay.EventEnd, Data: []byte(`{}`)})
+		require.NoError(t, log.Append(ctx, fence, es...))
+		require.NoError(t, log.SaveSnapshot(ctx, fence, relay.Snapshot{Seq: 2, Data: []byte(`{"seq":2,"panes":[]}`)}))
+		require.NoError(t, log.Trim(ctx, 2))
+
+		trimming := &trimAfterSnapshotLog{Log: log, fence: fence, snap: relay.Snapshot{Seq: 4, Data: []byte(`{"seq":4,"panes":[]}`)}}
+		mux := http.NewServeMux()
+		mux.Handle("/s/{key}/", relay.NewHandler(logStore{trimming}, func(*http.Request) (string, bool) { return "k", true }))
+		evs := connect(t, a2atest.NewClient(mux), "").rest()
+
+		require.NotEmpty(t, evs)
+		require.Equal(t, relay.EventGone, evs[0].Name)
+		require.Equal(t, relay.ID{Epoch: log.Epoch(), Seq: 2}.String(), evs[0].ID, "the gone event is the snapshot read")
+		var got []string
+		for _, ev := range evs[1:] {
+			got = append(got, ev.Name+"@"+itoa(ev.seq(t)))
+		}
+		want := []string{"notice@3", "notice@4", "notice@5", "notice@6", "end@7"}
+		require.Equal(t, want, got, "the entries right after the snapshot, with no second gone")
+		require.True(t, trimming.trimmed, "the log trimmed after the snapshot was read")
+	})
+}
+
+// trimAfterSnapshotLog saves snap and trims through it once, just after
+// the first read of the snapshot (LoadSnapshot or Attach) returns: a
+// driver that moves on while a reader is sent away.
+type trimAfterSnapshotLog struct {
+	relay.Log
+	fence   relay.Fence
+	snap    relay.Snapshot
+	trimmed bool
+}
+
+func (l *trimAfterSnapshotLog) trim(ctx context.Context) {
+	if l.trimmed {
+		return
+	}
+	l.trimmed = true
+	if err := l.Log.SaveSnapshot(ctx, l.fence, l.snap); err == nil {
+		_ = l.Log.Trim(ctx, l.snap.Seq)
+	}
+}
+
+func (l *trimAfterSnapshotLog) LoadSnapshot(ctx context.Context) (relay.Snapshot, error) {
+	s, err := l.Log.LoadSnapshot(ctx)
+	l.trim(ctx)
+	return s, err
+}
+
+func (l *trimAfterSnapshotLog) Attach(ctx context.Context, max int) (relay.Snapshot, []relay.Entry, error) {
+	s, es, err := l.Log.Attach(ctx, max)
+	l.trim(ctx)
+	return s, es, err
+}
+
+// logStore is a Store of one log, whatever the key.
+type logStore struct{ log relay.Log }
+
+func (s logStore) Open(context.Context, string) (relay.Log, error) { return s.log, nil }

@@ -43,6 +43,16 @@
 // a driver paused past its lease (SIGSTOP, a long GC) whose lease another
 // replica took appends nothing, and gets [relay.ErrStale].
 //
+// # Reads
+//
+// A Read is one script that checks the epoch and the trimmed-through mark,
+// then reads the entries with XRANGE. Attach, where a browser sent away
+// with gone starts again, reads the snapshot hash and the entries after
+// its seq in one script, so no trim and no snapshot saved comes between
+// them: the entries always start right after the snapshot. LoadAnswer
+// reads the answers hash without waiting; answers are kept when the log
+// is trimmed.
+//
 // # When Redis restarts
 //
 // With persistence (appendonly yes; appendfsync always loses no write that

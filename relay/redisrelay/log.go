@@ -63,7 +63,35 @@ func (l *log) Read(ctx context.Context, after uint64, max int) ([]relay.Entry, e
 	if err != nil {
 		return nil, err
 	}
-	raw, _ := reply[0].([]any)
+	return entriesOf(reply[0])
+}
+
+// Attach reads the snapshot hash and XRANGEs the entries after its seq in
+// one script: Redis runs a script whole, so no trim and no snapshot saved
+// comes between the two reads.
+func (l *log) Attach(ctx context.Context, max int) (relay.Snapshot, []relay.Entry, error) {
+	reply, err := run(ctx, l.store.client, l.store.scripts.attach, nil,
+		[]string{l.keys.epoch, l.keys.snapshot, l.keys.trim, l.keys.log}, l.epoch, max)
+	if err != nil {
+		return relay.Snapshot{}, nil, err
+	}
+	if len(reply) != 2 {
+		return relay.Snapshot{}, nil, fmt.Errorf("redisrelay: the attach script answered %d parts", len(reply))
+	}
+	snap, err := snapshotOf(reply[0])
+	if err != nil {
+		return relay.Snapshot{}, nil, err
+	}
+	es, err := entriesOf(reply[1])
+	if err != nil {
+		return relay.Snapshot{}, nil, err
+	}
+	return snap, es, nil
+}
+
+// entriesOf decodes an XRANGE reply.
+func entriesOf(v any) ([]relay.Entry, error) {
+	raw, _ := v.([]any)
 	out := make([]relay.Entry, 0, len(raw))
 	for _, r := range raw {
 		e, err := entryOf(r)

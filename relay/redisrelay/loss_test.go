@@ -50,8 +50,11 @@ func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 	_, errCP := l.LoadCheckpoint(ctx)
 	_, errPost := l.PostAnswer(ctx, relay.Answer{Prompt: 7, Key: "k", Text: "yes"})
 	_, errAcquire := l.Acquire(ctx, "replica-b", time.Hour)
+	_, _, errLoadAnswer := l.LoadAnswer(ctx, 7)
+	_, _, errAttach := l.Attach(ctx, 10)
 	for name, err := range map[string]error{
 		"Tail": errTail, "LoadSnapshot": errSnap, "LoadCheckpoint": errCP, "PostAnswer": errPost,
+		"LoadAnswer": errLoadAnswer, "Attach": errAttach,
 		"Acquire": errAcquire, "Trim": l.Trim(ctx, 2), "RequestCancel": l.RequestCancel(ctx),
 	} {
 		require.ErrorIs(t, err, ErrLost, name)

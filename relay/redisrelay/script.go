@@ -79,6 +79,21 @@ if tonumber(ARGV[3]) <= 0 then return {0, {}} end
 return {0, redis.call('XRANGE', KEYS[3], '(0-' .. ARGV[2], '+', 'COUNT', ARGV[3])}
 `
 
+// attachSrc: KEYS epoch, snapshot, trim, log; ARGV epoch, max. It answers
+// with the snapshot's seq and data (false for none) and the entries after
+// its seq, read in the one script, so no trim and no snapshot saved comes
+// between them. A snapshot older than the trim point (saved after a later
+// one was trimmed through, which the relay never does) answers codeGone
+// rather than a gap.
+const attachSrc = luaPrelude + `
+if lost() then return {1} end
+local snap = redis.call('HMGET', KEYS[2], 'seq', 'data')
+local seq = snap[1] or '0'
+if tonumber(seq) < tonumber(redis.call('GET', KEYS[3]) or '0') then return {5} end
+if tonumber(ARGV[2]) <= 0 then return {0, snap, {}} end
+return {0, snap, redis.call('XRANGE', KEYS[4], '(0-' .. seq, '+', 'COUNT', ARGV[2])}
+`
+
 // tailSrc: KEYS epoch, log; ARGV epoch.
 const tailSrc = luaPrelude + `
 if lost() then return {1} end
@@ -159,6 +174,13 @@ end
 return {0, redis.call('HGET', KEYS[2], ARGV[2])}
 `
 
+// loadAnswerSrc: KEYS epoch, answers; ARGV epoch, prompt. It answers with
+// the prompt's field of the answers hash, false for none.
+const loadAnswerSrc = luaPrelude + `
+if lost() then return {1} end
+return {0, redis.call('HGET', KEYS[2], ARGV[2])}
+`
+
 // cancelSrc: KEYS epoch, cancel, notes; ARGV epoch.
 const cancelSrc = luaPrelude + `
 if lost() then return {1} end
@@ -184,19 +206,21 @@ return {0, v, id}
 
 // scripts holds the Lua scripts, hashed once per store.
 type scripts struct {
-	open, append, read, tail, trim           *redis.Script
+	open, append, read, attach, tail, trim   *redis.Script
 	acquire, renew, release                  *redis.Script
 	setFenced, get, postAnswer, cancel, poll *redis.Script
+	loadAnswer                               *redis.Script
 }
 
 func newScripts() scripts {
 	return scripts{
 		open: redis.NewScript(openSrc), append: redis.NewScript(appendSrc),
-		read: redis.NewScript(readSrc), tail: redis.NewScript(tailSrc), trim: redis.NewScript(trimSrc),
+		read: redis.NewScript(readSrc), attach: redis.NewScript(attachSrc), tail: redis.NewScript(tailSrc), trim: redis.NewScript(trimSrc),
 		acquire: redis.NewScript(acquireSrc), renew: redis.NewScript(renewSrc),
 		release: redis.NewScript(releaseSrc), setFenced: redis.NewScript(setFencedSrc),
 		get: redis.NewScript(getSrc), postAnswer: redis.NewScript(postAnswerSrc),
 		cancel: redis.NewScript(cancelSrc), poll: redis.NewScript(pollSrc),
+		loadAnswer: redis.NewScript(loadAnswerSrc),
 	}
 }
 

@@ -25,7 +25,13 @@ func (l *log) LoadSnapshot(ctx context.Context) (relay.Snapshot, error) {
 	if err != nil {
 		return relay.Snapshot{}, err
 	}
-	fields, _ := reply[0].([]any)
+	return snapshotOf(reply[0])
+}
+
+// snapshotOf decodes the snapshot hash's seq and data fields, as HMGET
+// answers them; none when seq is missing.
+func snapshotOf(v any) (relay.Snapshot, error) {
+	fields, _ := v.([]any)
 	if len(fields) != 2 || fields[0] == nil {
 		return relay.Snapshot{}, nil
 	}
@@ -103,6 +109,21 @@ func (l *log) AwaitAnswer(ctx context.Context, prompt uint64) (relay.Answer, err
 			return answerOf(prompt, v)
 		}
 	}
+}
+
+// LoadAnswer reads the prompt's field of the answers hash, in a script
+// that checks the epoch.
+func (l *log) LoadAnswer(ctx context.Context, prompt uint64) (relay.Answer, bool, error) {
+	reply, err := run(ctx, l.store.client, l.store.scripts.loadAnswer, nil,
+		[]string{l.keys.epoch, l.keys.answers}, l.epoch, strconv.FormatUint(prompt, 10))
+	if err != nil || reply[0] == nil {
+		return relay.Answer{}, false, err
+	}
+	a, err := answerOf(prompt, reply[0])
+	if err != nil {
+		return relay.Answer{}, false, err
+	}
+	return a, true, nil
 }
 
 // RequestCancel sets the cancel mark and notes it, once.

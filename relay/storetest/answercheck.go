@@ -32,6 +32,34 @@ func (suite) answerFirstWins(t *testing.T, st relay.Store) {
 	equal(t, got, first, "answer awaited after it was posted")
 }
 
+// loadAnswer: LoadAnswer returns false while no answer to the prompt is
+// stored, then the first answer posted, with the winner's key, on every
+// Open of the log; it does not wait.
+func (suite) loadAnswer(t *testing.T, st relay.Store) {
+	l := open(t, st, "task-1")
+	got, ok, err := l.LoadAnswer(t.Context(), 4)
+	noError(t, err, "LoadAnswer with none stored")
+	equal(t, ok, false, "LoadAnswer found an answer with none stored (%+v)", got)
+
+	first := relay.Answer{Prompt: 4, Key: "key-1", Text: "Lisbon"}
+	_, err = l.PostAnswer(t.Context(), first)
+	noError(t, err, "PostAnswer first")
+	_, err = open(t, st, "task-1").PostAnswer(t.Context(), relay.Answer{Prompt: 4, Key: "key-2", Text: "Porto"})
+	noError(t, err, "PostAnswer with another key")
+	for _, r := range []relay.Log{l, open(t, st, "task-1")} {
+		got, ok, err = r.LoadAnswer(t.Context(), 4)
+		noError(t, err, "LoadAnswer(4)")
+		equal(t, ok, true, "LoadAnswer(4) found the answer posted")
+		equal(t, got, first, "answer loaded: the first posted, with its key")
+	}
+	got, ok, err = l.LoadAnswer(t.Context(), 5)
+	noError(t, err, "LoadAnswer of another prompt")
+	equal(t, ok, false, "LoadAnswer(5) found an answer to prompt 4's post (%+v)", got)
+	got, ok, err = open(t, st, "task-2").LoadAnswer(t.Context(), 4)
+	noError(t, err, "LoadAnswer of another stream")
+	equal(t, ok, false, "LoadAnswer of task-2 found task-1's answer (%+v)", got)
+}
+
 // awaitAnswer: AwaitAnswer on one Open returns the answer posted on
 // another, and ends with its context's error when none comes.
 func (s suite) awaitAnswer(t *testing.T, st relay.Store) {

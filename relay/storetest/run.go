@@ -30,6 +30,8 @@ func Run(t *testing.T, open func(t *testing.T) relay.Store, opts ...Option) {
 		{"ReadPagesInOrder", s.readPages},
 		{"ReadAfterTrimmedSeqIsGone", s.readTrimmedIsGone},
 		{"TrimStopsAtTheSnapshot", s.trimStopsAtSnapshot},
+		{"AttachReadsTheSnapshotAndTheEntriesAfterIt", s.attach},
+		{"AttachIsAtomicWhileTheLogTrims", s.attachIsAtomic},
 		{"WaitWakesOnAppend", s.waitWakesOnAppend},
 		{"WaitEndsWithItsContext", s.waitEndsWithContext},
 		{"EpochStableAcrossOpensAndNewForFreshLogs", s.epoch},
@@ -44,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) relay.Store, opts ...Option) {
 		{"StaleCommitWritesNeither", s.staleCommitWritesNeither},
 		{"SnapshotRoundTrip", s.snapshot},
 		{"AnswerFirstWinsAndSameKeyIsIdempotent", s.answerFirstWins},
+		{"LoadAnswerReturnsTheFirstWithoutWaiting", s.loadAnswer},
 		{"AwaitAnswerSeesAnotherOpensPost", s.awaitAnswer},
 		{"AwaitCancelSeesAnotherOpensRequest", s.awaitCancel},
 	} {

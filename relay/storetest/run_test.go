@@ -168,6 +168,17 @@ func (l *refLog) LoadSnapshot(context.Context) (relay.Snapshot, error) {
 	return l.snap, nil
 }
 
+func (l *refLog) Attach(_ context.Context, max int) (relay.Snapshot, []relay.Entry, error) {
+	defer l.lock()()
+	var out []relay.Entry
+	for _, e := range l.entries {
+		if e.Seq > l.snap.Seq && len(out) < max {
+			out = append(out, e)
+		}
+	}
+	return l.snap, out, nil
+}
+
 func (l *refLog) Acquire(_ context.Context, owner string, ttl time.Duration) (relay.Fence, error) {
 	defer l.lock()()
 	if l.owner != "" && l.owner != owner && time.Now().Before(l.until) {
@@ -228,6 +239,12 @@ func (l *refLog) AwaitAnswer(ctx context.Context, prompt uint64) (relay.Answer, 
 		return ok
 	})
 	return a, err
+}
+
+func (l *refLog) LoadAnswer(_ context.Context, prompt uint64) (relay.Answer, bool, error) {
+	defer l.lock()()
+	a, ok := l.answers[prompt]
+	return a, ok, nil
 }
 
 func (l *refLog) RequestCancel(context.Context) error {
