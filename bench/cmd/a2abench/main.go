@@ -1,5 +1,6 @@
 // Command a2abench compares a2astream with the a2a-go v0.3.3 client, the
-// r3labs/sse and tmaxmax/go-sse parsers and a decode floor, and prints
+// r3labs/sse and tmaxmax/go-sse parsers and a decode floor, and a2a's
+// event decoder with fast JSON libraries (the decoders suite), and prints
 // markdown tables of medians over interleaved rounds (A B A B …) with
 // ratios against the first contender of each table.
 //
@@ -39,7 +40,7 @@ type config struct {
 func main() {
 	serve := flag.Bool("serve", false, "run as the loopback server (internal)")
 	out := flag.String("out", "", "also write the report into this markdown file, between the a2abench markers")
-	only := flag.String("only", "throughput,big,long,many,resume", "comma-separated suites to run")
+	only := flag.String("only", "throughput,decoders,big,long,many,resume", "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
 	flag.Parse()
@@ -82,6 +83,7 @@ func run(only string, rounds int, quick bool, out string) error {
 		fn   func(*config, io.Writer) error
 	}{
 		{"throughput", throughput},
+		{"decoders", decoders},
 		{"big", bigEvents},
 		{"long", longStream},
 		{"many", manyStreams},

@@ -14,6 +14,7 @@ import (
 	gaclient "github.com/a2aproject/a2a-go/a2aclient"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/bench/internal/decodebench"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -125,36 +126,6 @@ func sendA2AGo(hc *http.Client, url string) (int, error) {
 	return n, nil
 }
 
-// Minimal structs for the decode floor.
-type floor03 struct {
-	ID     string `json:"id"`
-	Result struct {
-		Kind     string `json:"kind"`
-		TaskID   string `json:"taskId"`
-		Artifact struct {
-			ArtifactID string `json:"artifactId"`
-			Parts      []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"artifact"`
-	} `json:"result"`
-}
-
-type floor10 struct {
-	ID     string `json:"id"`
-	Result struct {
-		ArtifactUpdate *struct {
-			TaskID   string `json:"taskId"`
-			Artifact struct {
-				ArtifactID string `json:"artifactId"`
-				Parts      []struct {
-					Text string `json:"text"`
-				} `json:"parts"`
-			} `json:"artifact"`
-		} `json:"artifactUpdate"`
-	} `json:"result"`
-}
-
 // floorRun is the decode floor: the same POST, a bufio line scan, and one
 // encoding/json decode of each data line into a minimal struct.
 func floorRun(hc *http.Client, url string, v a2a.Version, wantEvents int) error {
@@ -184,13 +155,13 @@ func floorRun(hc *http.Client, url string, v a2a.Version, wantEvents int) error 
 		}
 		n++
 		if v == a2a.V03 {
-			var ev floor03
+			var ev decodebench.Floor03
 			if err := json.Unmarshal(line, &ev); err != nil {
 				return err
 			}
 			parts += len(ev.Result.Artifact.Parts)
 		} else {
-			var ev floor10
+			var ev decodebench.Floor10
 			if err := json.Unmarshal(line, &ev); err != nil {
 				return err
 			}
