@@ -10,6 +10,7 @@ require (
 	github.com/bytedance/sonic v1.15.5
 	github.com/go-json-experiment/json v1.27.2
 	github.com/goccy/go-json v0.12.0
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/segmentio/encoding v0.5.4
 	github.com/tmaxmax/go-sse v0.11.0

@@ -33,6 +33,7 @@ import (
 type config struct {
 	rounds int
 	quick  bool
+	cpuTop int    // with > 0, the throughput suite profiles the driver and prints its top functions
 	base   string // http://127.0.0.1:port of the child server
 	hc     *http.Client
 }
@@ -43,6 +44,7 @@ func main() {
 	only := flag.String("only", "throughput,decoders,big,long,many,resume", "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
+	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC driver rounds and print the top `N` functions")
 	flag.Parse()
 	if *serve {
 		if err := server.ServeChild(); err != nil {
@@ -51,13 +53,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*only, *rounds, *quick, *out); err != nil {
+	if err := run(*only, *rounds, *quick, *cpuTop, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "a2abench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(only string, rounds int, quick bool, out string) error {
+func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 	nofile := raiseNoFile()
 	child, base, err := startChild()
 	if err != nil {
@@ -66,7 +68,7 @@ func run(only string, rounds int, quick bool, out string) error {
 	defer child.stop()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	cfg := &config{rounds: rounds, quick: quick, base: base, hc: &http.Client{Transport: tr}}
+	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, base: base, hc: &http.Client{Transport: tr}}
 
 	var rep bytes.Buffer
 	start := time.Now()

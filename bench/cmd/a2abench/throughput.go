@@ -222,10 +222,17 @@ func throughput(cfg *config, w io.Writer) error {
 		}},
 		{"decode floor (bufio scan + json.Unmarshal), 1.0", func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
 	}
+	var prof cpuProfiler
+	if cfg.cpuTop > 0 {
+		for _, i := range []int{0, 4} { // the JSON-RPC drivers, 0.3 and 1.0
+			cs[i].run = prof.wrap(cs[i].name, cs[i].run)
+		}
+	}
 	// One untimed warm-up of each, then the interleaved rounds.
 	if _, err := interleave(1, false, cs); err != nil {
 		return err
 	}
+	prof.on = true
 	ss, err := interleave(cfg.rounds, false, cs)
 	if err != nil {
 		return err
@@ -310,6 +317,9 @@ func throughput(cfg *config, w io.Writer) error {
 	fmt.Fprintf(w, "- REST events/s within 10 %% of JSON-RPC (≥ 0.90×): **%s** in 0.3 (rounds %s), **%s** in 1.0 (rounds %s) — %s\n",
 		measure.Ratio(restX[rest03]), spread(ss[rest03], ss[ours03]), measure.Ratio(restX[rest10]), spread(ss[rest10], ss[ours10]),
 		verdict(restX[rest03] >= 0.9 && restX[rest10] >= 0.9))
+	if cfg.cpuTop > 0 {
+		return prof.write(w, cfg.cpuTop)
+	}
 	return nil
 }
 
