@@ -128,7 +128,8 @@ func (p *cpuProfiler) write(w io.Writer, n int) error {
 	fmt.Fprintf(w, "\nCPU profile of the driver's measured rounds (`-cpuprofile-top %d`): runtime/pprof at its default 100 Hz, "+
 		"one profile per round merged, the whole client process (net/http's goroutines and the collector included, the server is "+
 		"another process). Flat is the time in the function itself, cumulative the time with it on the stack, both as shares of "+
-		"the samples; the left half is sorted by flat, the right by cumulative.\n", n)
+		"the samples; the left half is sorted by flat, the right by cumulative, without the frames above the driver "+
+		"(a2abench's own functions, runtime.main), which are on every stack.\n", n)
 	for _, key := range p.keys {
 		merged, err := profile.Merge(p.profs[key])
 		if err != nil {
@@ -139,13 +140,21 @@ func (p *cpuProfiler) write(w io.Writer, n int) error {
 			key, measure.Dur(time.Duration(total)), pct(shares[0]), pct(shares[1]), pct(shares[2]), pct(shares[3]))
 		byFlat := slices.Clone(costs)
 		slices.SortFunc(byFlat, func(a, b funcCost) int { return cmp.Or(cmp.Compare(b.flat, a.flat), cmp.Compare(a.name, b.name)) })
-		byCum := slices.Clone(costs)
+		// The frames above the driver (a2abench's own, runtime.main) are on
+		// every stack: the cumulative side leaves them out.
+		byCum := slices.DeleteFunc(slices.Clone(costs), func(c funcCost) bool {
+			return strings.HasPrefix(c.name, "main.") || c.name == "runtime.main" || c.name == "runtime.goexit"
+		})
 		slices.SortFunc(byCum, func(a, b funcCost) int { return cmp.Or(cmp.Compare(b.cum, a.cum), cmp.Compare(a.name, b.name)) })
 		t := measure.Table{Head: []string{"#", "function (by flat)", "flat", "cum", "function (by cumulative)", "cum", "flat"},
 			Align: []bool{true, false, true, true, false, true, true}}
-		for i := range min(n, len(costs)) {
-			f, c := byFlat[i], byCum[i]
-			t.Add(fmt.Sprint(i+1), "`"+shortFunc(f.name)+"`", pct(f.flat), pct(f.cum), "`"+shortFunc(c.name)+"`", pct(c.cum), pct(c.flat))
+		for i := range min(n, len(byFlat)) {
+			row := []string{fmt.Sprint(i + 1), "`" + shortFunc(byFlat[i].name) + "`", pct(byFlat[i].flat), pct(byFlat[i].cum), "", "", ""}
+			if i < len(byCum) {
+				c := byCum[i]
+				row[4], row[5], row[6] = "`"+shortFunc(c.name)+"`", pct(c.cum), pct(c.flat)
+			}
+			t.Add(row...)
 		}
 		fmt.Fprintln(w, t.String())
 	}

@@ -72,7 +72,11 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 
 	var rep bytes.Buffer
 	start := time.Now()
-	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d`%s  \n", rounds, map[bool]string{true: " (-quick)"}[quick])
+	profFlag := ""
+	if cpuTop > 0 {
+		profFlag = fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
+	}
+	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, profFlag, map[bool]string{true: " (-quick)"}[quick])
 	fmt.Fprintf(&rep, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s %s/%s, RLIMIT_NOFILE %s, %s.  \n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, nofile, memTotal())
 	fmt.Fprintf(&rep, "Library: %s (the bench module replaces github.com/a2astream/a2astream with ../).  \n", libraryRevision())
