@@ -143,7 +143,7 @@ func decoders(cfg *config, w io.Writer) error {
 		return fmt.Errorf("the floor: %w", rows[0].err)
 	}
 
-	fmt.Fprintf(w, "## Decoders\n\n")
+	fmt.Fprintf(w, "## 1b. JSON decoders on the throughput suite's events\n\n")
 	fmt.Fprintf(w, "Each contender decodes the same event %s times per round, in %d interleaved rounds (event by event, contender by contender) "+
 		"after one warm-up round: the data line of an event of the throughput suite, the JSON-RPC response around its result. "+
 		"The libraries decode into the decode floor's small struct (the throughput suite's); a2a's EventDecoder decodes into a2a's model, "+
