@@ -13,6 +13,7 @@ import (
 	gosse "github.com/tmaxmax/go-sse"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/bench/internal/decodebench"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/bench/internal/memnet"
 	"github.com/a2astream/a2astream/bench/internal/wire"
@@ -65,7 +66,7 @@ func bigEvents(cfg *config, w io.Writer) error {
 		full, event, payload := bigBodies(size)
 		limit := len(event) + 1<<20
 		// The decoded text must have the payload's length minus escapes.
-		var want floor03
+		var want decodebench.Floor03
 		if err := json.Unmarshal(payload, &want); err != nil {
 			return err
 		}
@@ -109,7 +110,7 @@ func bigEvents(cfg *config, w io.Writer) error {
 				return fmt.Errorf("no event")
 			},
 			func() error {
-				var v floor03
+				var v decodebench.Floor03
 				err := json.Unmarshal(payload, &v)
 				if err == nil && len(v.Result.Artifact.Parts[0].Text) != wantText {
 					err = fmt.Errorf("text not decoded")

@@ -1,5 +1,6 @@
 // Command a2abench compares a2astream with the a2a-go v0.3.3 client, the
-// r3labs/sse and tmaxmax/go-sse parsers and a decode floor, and prints
+// r3labs/sse and tmaxmax/go-sse parsers and a decode floor, and a2a's
+// event decoder with fast JSON libraries (the decoders suite), and prints
 // markdown tables of medians over interleaved rounds (A B A B …) with
 // ratios against the first contender of each table.
 //
@@ -32,6 +33,7 @@ import (
 type config struct {
 	rounds int
 	quick  bool
+	cpuTop int    // with > 0, the throughput suite profiles the driver and prints its top functions
 	base   string // http://127.0.0.1:port of the child server
 	hc     *http.Client
 }
@@ -39,9 +41,10 @@ type config struct {
 func main() {
 	serve := flag.Bool("serve", false, "run as the loopback server (internal)")
 	out := flag.String("out", "", "also write the report into this markdown file, between the a2abench markers")
-	only := flag.String("only", "throughput,big,long,many,resume", "comma-separated suites to run")
+	only := flag.String("only", "throughput,decoders,big,long,many,resume", "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
+	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC driver rounds and print the top `N` functions")
 	flag.Parse()
 	if *serve {
 		if err := server.ServeChild(); err != nil {
@@ -50,13 +53,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*only, *rounds, *quick, *out); err != nil {
+	if err := run(*only, *rounds, *quick, *cpuTop, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "a2abench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(only string, rounds int, quick bool, out string) error {
+func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 	nofile := raiseNoFile()
 	child, base, err := startChild()
 	if err != nil {
@@ -65,11 +68,15 @@ func run(only string, rounds int, quick bool, out string) error {
 	defer child.stop()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	cfg := &config{rounds: rounds, quick: quick, base: base, hc: &http.Client{Transport: tr}}
+	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, base: base, hc: &http.Client{Transport: tr}}
 
 	var rep bytes.Buffer
 	start := time.Now()
-	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d`%s  \n", rounds, map[bool]string{true: " (-quick)"}[quick])
+	profFlag := ""
+	if cpuTop > 0 {
+		profFlag = fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
+	}
+	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, profFlag, map[bool]string{true: " (-quick)"}[quick])
 	fmt.Fprintf(&rep, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s %s/%s, RLIMIT_NOFILE %s, %s.  \n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, nofile, memTotal())
 	fmt.Fprintf(&rep, "Library: %s (the bench module replaces github.com/a2astream/a2astream with ../).  \n", libraryRevision())
@@ -82,6 +89,7 @@ func run(only string, rounds int, quick bool, out string) error {
 		fn   func(*config, io.Writer) error
 	}{
 		{"throughput", throughput},
+		{"decoders", decoders},
 		{"big", bigEvents},
 		{"long", longStream},
 		{"many", manyStreams},

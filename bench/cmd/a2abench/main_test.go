@@ -23,9 +23,10 @@ func TestSuitesQuick(t *testing.T) {
 	defer srv.Close()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()
-	cfg := &config{rounds: 1, quick: true, base: srv.URL, hc: &http.Client{Transport: tr}}
+	cfg := &config{rounds: 1, quick: true, cpuTop: 5, base: srv.URL, hc: &http.Client{Transport: tr}}
 	for name, fn := range map[string]func(*config, *bytes.Buffer) error{
 		"throughput": func(c *config, b *bytes.Buffer) error { return throughput(c, b) },
+		"decoders":   func(c *config, b *bytes.Buffer) error { return decoders(c, b) },
 		"big":        func(c *config, b *bytes.Buffer) error { return bigEvents(c, b) },
 		"long":       func(c *config, b *bytes.Buffer) error { return longStream(c, b) },
 		"many":       func(c *config, b *bytes.Buffer) error { return manyStreams(c, b) },
@@ -39,8 +40,11 @@ func TestSuitesQuick(t *testing.T) {
 			if !strings.Contains(b.String(), "| ---") && !strings.Contains(b.String(), "|---") {
 				t.Errorf("no table in the output:\n%s", b.String())
 			}
+			if name == "decoders" && (strings.Contains(b.String(), "failed:") || !strings.Contains(b.String(), "**Why the winner**")) {
+				t.Errorf("a decoder failed, or no winner:\n%s", b.String())
+			}
 			if name == "throughput" {
-				for _, row := range []string{"| a2astream JSON-RPC 0.3 |", "| a2astream REST 0.3 (proto-JSON) |", "| a2astream JSON-RPC 1.0 |", "| a2astream REST 1.0 |", "REST events/s within 10 %"} {
+				for _, row := range []string{"| a2astream JSON-RPC 0.3 |", "| a2astream REST 0.3 (proto-JSON) |", "| a2astream JSON-RPC 1.0 |", "| a2astream REST 1.0 |", "REST events/s within 10 %", "| function (by flat) |"} {
 					if !strings.Contains(b.String(), row) {
 						t.Errorf("no %q in the throughput output:\n%s", row, b.String())
 					}

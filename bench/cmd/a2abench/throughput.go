@@ -14,6 +14,7 @@ import (
 	gaclient "github.com/a2aproject/a2a-go/a2aclient"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/bench/internal/decodebench"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -125,36 +126,6 @@ func sendA2AGo(hc *http.Client, url string) (int, error) {
 	return n, nil
 }
 
-// Minimal structs for the decode floor.
-type floor03 struct {
-	ID     string `json:"id"`
-	Result struct {
-		Kind     string `json:"kind"`
-		TaskID   string `json:"taskId"`
-		Artifact struct {
-			ArtifactID string `json:"artifactId"`
-			Parts      []struct {
-				Text string `json:"text"`
-			} `json:"parts"`
-		} `json:"artifact"`
-	} `json:"result"`
-}
-
-type floor10 struct {
-	ID     string `json:"id"`
-	Result struct {
-		ArtifactUpdate *struct {
-			TaskID   string `json:"taskId"`
-			Artifact struct {
-				ArtifactID string `json:"artifactId"`
-				Parts      []struct {
-					Text string `json:"text"`
-				} `json:"parts"`
-			} `json:"artifact"`
-		} `json:"artifactUpdate"`
-	} `json:"result"`
-}
-
 // floorRun is the decode floor: the same POST, a bufio line scan, and one
 // encoding/json decode of each data line into a minimal struct.
 func floorRun(hc *http.Client, url string, v a2a.Version, wantEvents int) error {
@@ -184,13 +155,13 @@ func floorRun(hc *http.Client, url string, v a2a.Version, wantEvents int) error 
 		}
 		n++
 		if v == a2a.V03 {
-			var ev floor03
+			var ev decodebench.Floor03
 			if err := json.Unmarshal(line, &ev); err != nil {
 				return err
 			}
 			parts += len(ev.Result.Artifact.Parts)
 		} else {
-			var ev floor10
+			var ev decodebench.Floor10
 			if err := json.Unmarshal(line, &ev); err != nil {
 				return err
 			}
@@ -251,10 +222,17 @@ func throughput(cfg *config, w io.Writer) error {
 		}},
 		{"decode floor (bufio scan + json.Unmarshal), 1.0", func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
 	}
+	var prof cpuProfiler
+	if cfg.cpuTop > 0 {
+		for _, i := range []int{0, 4} { // the JSON-RPC drivers, 0.3 and 1.0
+			cs[i].run = prof.wrap(cs[i].name, cs[i].run)
+		}
+	}
 	// One untimed warm-up of each, then the interleaved rounds.
 	if _, err := interleave(1, false, cs); err != nil {
 		return err
 	}
+	prof.on = true
 	ss, err := interleave(cfg.rounds, false, cs)
 	if err != nil {
 		return err
@@ -339,6 +317,9 @@ func throughput(cfg *config, w io.Writer) error {
 	fmt.Fprintf(w, "- REST events/s within 10 %% of JSON-RPC (≥ 0.90×): **%s** in 0.3 (rounds %s), **%s** in 1.0 (rounds %s) — %s\n",
 		measure.Ratio(restX[rest03]), spread(ss[rest03], ss[ours03]), measure.Ratio(restX[rest10]), spread(ss[rest10], ss[ours10]),
 		verdict(restX[rest03] >= 0.9 && restX[rest10] >= 0.9))
+	if cfg.cpuTop > 0 {
+		return prof.write(w, cfg.cpuTop)
+	}
 	return nil
 }
 

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/bench/internal/memnet"
+	"github.com/a2astream/a2astream/bench/internal/server"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// allocsFile keeps the driver's allocations per event, one line per wire:
+// "<binding> <version> <allocs>".
+const allocsFile = "testdata/allocs.txt"
+
+var updateAllocs = flag.Bool("allocs.update", false, "rewrite "+allocsFile+" with the allocations measured")
+
+// allocEvents is the stream's length: the allocations of the call itself
+// (the request, the connection's reuse, the client) spread over it add less
+// than 0.02 per event.
+const allocEvents = 20_000
+
+// preparedServer answers every streaming send with the throughput suite's
+// stream, rendered once by server.Handler: over JSON-RPC (the "/rpc?v="
+// path) with the request's ID put where the rendering has memnet.Marker,
+// over HTTP+JSON under "/rest/". Its own allocations per call are a few
+// dozen whatever the stream's length, so the process's allocations per
+// event are the client's.
+type preparedServer struct {
+	rpc, rest map[string][]byte // by version
+}
+
+func newPreparedServer(t *testing.T, n int) *preparedServer {
+	p := &preparedServer{rpc: map[string][]byte{}, rest: map[string][]byte{}}
+	h := &server.Handler{}
+	for _, v := range []string{"0.3", "1.0"} {
+		method := "SendStreamingMessage"
+		if v == "0.3" {
+			method = "message/stream"
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/?s=throughput&n="+strconv.Itoa(n),
+			strings.NewReader(`{"jsonrpc":"2.0","id":`+memnet.Marker+`,"method":"`+method+`","params":{}}`)))
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		p.rpc[v] = rec.Body.Bytes()
+
+		path := "/rest/throughput/n=" + strconv.Itoa(n) + "/message:stream"
+		if v == "0.3" {
+			path = "/rest/throughput/n=" + strconv.Itoa(n) + "/v1/message:stream"
+		}
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hello"}]}}`))
+		req.Header.Set("A2A-Version", "1.0")
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		p.rest[v] = rec.Body.Bytes()
+	}
+	return p
+}
+
+func (p *preparedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var out []byte
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/rest/"); ok {
+		out = p.rest["1.0"]
+		if strings.HasPrefix(rest, "v1/") {
+			out = p.rest["0.3"]
+		}
+	} else {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		out = bytes.ReplaceAll(p.rpc[r.URL.Query().Get("v")], []byte(memnet.Marker), req.ID)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	_, _ = w.Write(out)
+}
+
+// allocWire is one wire of the guard.
+type allocWire struct {
+	binding string // "jsonrpc" or "rest", as allocs.txt names it
+	v       a2a.Version
+}
+
+func (w allocWire) key() string { return w.binding + " " + w.v.String() }
+
+// benchName is the wire's sub-benchmark of BenchmarkDriverThroughput.
+func (w allocWire) benchName() string {
+	if w.binding == "rest" {
+		return w.v.String() + "-rest"
+	}
+	return w.v.String()
+}
+
+// readKeptAllocs reads allocs.txt: the number kept for each wire.
+func readKeptAllocs(t *testing.T) map[string]float64 {
+	f, err := os.Open(allocsFile)
+	require.NoError(t, err)
+	defer f.Close()
+	kept := map[string]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		require.Len(t, fields, 3, "line %q of %s", line, allocsFile)
+		x, err := strconv.ParseFloat(fields[2], 64)
+		require.NoError(t, err, "line %q of %s", line, allocsFile)
+		kept[fields[0]+" "+fields[1]] = x
+	}
+	require.NoError(t, sc.Err())
+	return kept
+}
+
+// TestDriverAllocationsPerEvent is the allocation guard: the driver's
+// allocations per event (net/http's Transport and a real connection, over
+// an in-memory pipe, included) on each wire must not grow above the number
+// testdata/allocs.txt keeps for it. Allocations are a count, the same on
+// every machine; the average over 20,000 events is exact to 0.1. When the
+// count shrinks, the test says how to lower the kept number (go test -v
+// shows it); -allocs.update rewrites the file with the counts measured.
+func TestDriverAllocationsPerEvent(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items at random: the counts are not the product's")
+	}
+	kept := readKeptAllocs(t)
+	ln := memnet.NewListener()
+	srv := server.NewServer(newPreparedServer(t, allocEvents-3))
+	go srv.Serve(ln)
+	defer srv.Close()
+	tr := &http.Transport{DialContext: ln.Dial}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+
+	wires := []allocWire{{"jsonrpc", a2a.V03}, {"jsonrpc", a2a.V10}, {"rest", a2a.V03}, {"rest", a2a.V10}}
+	measured := map[string]float64{}
+	for _, w := range wires {
+		t.Run(strings.ReplaceAll(w.key(), " ", "-"), func(t *testing.T) {
+			send := func() error {
+				opts := []stream.Option{stream.WithReconnect(reconnect.Never())}
+				if w.binding == "rest" {
+					return sendOursREST(hc, "http://pipe/rest", w.v, allocEvents, nil, opts...)
+				}
+				return sendOurs(hc, "http://pipe/rpc?v="+w.v.String(), w.v, allocEvents, nil, opts...)
+			}
+			require.NoError(t, send()) // warm-up: the connection, the pools
+			runtime.GC()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			require.NoError(t, send())
+			runtime.ReadMemStats(&m1)
+			exact := float64(m1.Mallocs-m0.Mallocs) / allocEvents
+			got := math.Round(exact*10) / 10
+			t.Logf("%s: %.3f allocations per event (%d over %d events)", w.key(), exact, m1.Mallocs-m0.Mallocs, allocEvents)
+			measured[w.key()] = got
+			want, ok := kept[w.key()]
+			if *updateAllocs {
+				return
+			}
+			require.True(t, ok, "%s keeps no number for %q", allocsFile, w.key())
+			require.LessOrEqual(t, got, want,
+				"the driver's allocations per event on %s grew from %.1f (kept in %s) to %.1f. Find the new allocation "+
+					"(go test -run '^$' -bench 'DriverThroughput/%s$' -memprofile mem.out ./cmd/a2abench/, then "+
+					"go tool pprof -sample_index=alloc_objects -top mem.out), or, if it is worth it, raise the number in %s",
+				w.key(), want, allocsFile, got, w.benchName(), allocsFile)
+			if got < want {
+				t.Logf("the driver's allocations per event on %s shrank from %.1f to %.1f: lower the kept number, "+
+					"the line %q of %s, to %.1f (or run go test ./cmd/a2abench/ -run TestDriverAllocationsPerEvent -allocs.update)", w.key(), want, got, w.key()+fmt.Sprintf(" %.1f", want), allocsFile, got)
+			}
+		})
+	}
+	if *updateAllocs && !t.Failed() {
+		var b strings.Builder
+		b.WriteString(allocsHeader)
+		for _, w := range wires {
+			fmt.Fprintf(&b, "%s %.1f\n", w.key(), measured[w.key()])
+		}
+		require.NoError(t, os.WriteFile(allocsFile, []byte(b.String()), 0o644))
+	}
+}
+
+const allocsHeader = `# The driver's allocations per event, net/http included, on each wire: "<binding> <version> <allocs>".
+# TestDriverAllocationsPerEvent (allocs_test.go) fails when a count grows above its number here. When a count
+# shrinks, lower its number (in bench/: go test ./cmd/a2abench/ -run TestDriverAllocationsPerEvent -allocs.update
+# rewrites this file), so that the next growth is seen.
+`
