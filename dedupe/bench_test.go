@@ -3,7 +3,9 @@ package dedupe_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
@@ -59,6 +61,39 @@ func benchLive(b *testing.B, evs []a2a.Event) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
+// BenchmarkLedgerArtifactsRatio states what the number of artifacts costs
+// the ledger: 1,000 events that each open one of 1,000 artifacts against
+// 1,000 appends to one artifact, run in turn in every iteration so that a
+// busy machine slows both alike, each from a collected heap so that neither
+// pays for the other's garbage. The metric "ratio" is the first's time over
+// the second's (issue 21's target: 1.2 at most).
+func BenchmarkLedgerArtifactsRatio(b *testing.B) {
+	one, many := benchChunks(1000, 1), benchChunks(1000, 1000)
+	run := func(evs []a2a.Event, dst []a2a.Event) ([]a2a.Event, time.Duration) {
+		b.StopTimer()
+		runtime.GC()
+		b.StartTimer()
+		start := time.Now()
+		l := dedupe.New()
+		for _, ev := range evs {
+			dst = l.Apply(dst[:0], ev)
+		}
+		return dst, time.Since(start)
+	}
+	b.ReportAllocs()
+	var dst []a2a.Event
+	var tOne, tMany, d time.Duration
+	for b.Loop() {
+		dst, d = run(one, dst)
+		tOne += d
+		dst, d = run(many, dst)
+		tMany += d
+	}
+	b.ReportMetric(float64(tOne.Nanoseconds())/float64(b.N*len(one)), "ns/event-1")
+	b.ReportMetric(float64(tMany.Nanoseconds())/float64(b.N*len(many)), "ns/event-1000")
+	b.ReportMetric(float64(tMany)/float64(tOne), "ratio")
 }
 
 // benchReplay replays a whole artifact of 1,000 parts, from the start,
