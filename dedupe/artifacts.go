@@ -88,6 +88,17 @@ func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactSta
 	return &t.Artifacts[i], &as.states[i]
 }
 
+// lookupAt is lookup for the artifact at index i of a whole task: a server
+// lists its artifacts in the order it made them, as the ledger holds them,
+// so the artifact held at i is tried before the index, which a poll of a
+// task of many artifacts would otherwise hash every ID of.
+func (as *artifacts) lookupAt(t *a2a.Task, i int, id string) (*a2a.Artifact, *artifactState) {
+	if i < len(t.Artifacts) && t.Artifacts[i].ID == id {
+		return &t.Artifacts[i], &as.states[i]
+	}
+	return as.lookup(t, id)
+}
+
 // add appends a new artifact to t.
 func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
 	i := len(t.Artifacts)
@@ -287,12 +298,13 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 	return h.Sum64()
 }
 
-// reconcileArtifact folds one artifact of a whole task into the ledger.
+// reconcileArtifact folds one artifact of a whole task into the ledger: sa,
+// at index at of the task's artifacts.
 // Only an authoritative task takes back parts or labels delivered, or goes
 // back to a version replaced; a present one (see Ledger.reconcile) also
 // delivers the label values it changes.
-func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
-	a, st := l.arts.lookup(lt, sa.ID)
+func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
+	a, st := l.arts.lookupAt(lt, at, sa.ID)
 	switch {
 	case a == nil:
 		// New to the client, but perhaps only missed in a gap: it does not

@@ -48,6 +48,7 @@ func BenchmarkLedger(b *testing.B) {
 	b.Run("reconcile/covering-snapshot", benchReconcileSame)
 	b.Run("reconcile/new-tail", benchReconcileTail)
 	b.Run("reconcile/data-in-another-order", benchReconcileData)
+	b.Run("reconcile/same-10000-artifacts", benchReconcileMany)
 }
 
 // benchLive applies evs to a fresh ledger per iteration.
@@ -148,6 +149,23 @@ func benchReconcileSame(b *testing.B) {
 			b.Fatalf("covering snapshot yielded %d deltas", len(dst))
 		}
 	}
+}
+
+// benchReconcileMany reconciles, as a poll does, a get-task result equal
+// to what the ledger holds: 10,000 artifacts of three parts each, decoded
+// afresh (no string shared with the ledger's).
+func benchReconcileMany(b *testing.B) {
+	held, polled := benchTaskOf(10000, 3, 0), benchTaskOf(10000, 3, 0)
+	l := dedupe.New()
+	l.Reconcile(nil, held, true)
+	b.ReportAllocs()
+	var dst []a2a.Event
+	for b.Loop() {
+		if dst = l.Reconcile(dst[:0], polled, true); len(dst) != 0 {
+			b.Fatalf("an unchanged task yielded %d deltas", len(dst))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10000), "ns/artifact")
 }
 
 // benchReconcileTail reconciles a get-task result with 10 new parts per

@@ -242,7 +242,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 	}
 	foldMetadata(lt, t.Metadata, metadataWins)
 	for i := range t.Artifacts {
-		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative, present)
+		dst = l.reconcileArtifact(dst, lt, i, &t.Artifacts[i], authoritative, present)
 	}
 	statusMsg := messageID(t.Status.Message)
 	statusCopy := l.statusCopyWithoutID(t)
