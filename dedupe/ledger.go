@@ -115,7 +115,9 @@ func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
 //
 // Apply takes ownership of ev: an *a2a.ArtifactUpdate may be changed (its
 // parts cut to the unseen tail, its IDs set to the task's) and yielded as
-// the delta itself, which saves an allocation per event.
+// the delta itself, which saves an allocation per event, and the parts of
+// an artifact it opens or replaces are held by the ledger as they are, not
+// copied.
 func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 	switch e := ev.(type) {
 	case *a2a.Task:
