@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"reflect"
+	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -17,20 +18,40 @@ const maxRetiredParts = 1 << 16
 // artifacts indexes the assembled task's artifacts by ID and keeps, for
 // each, what replay detection needs: the versions it replaced, and its replay
 // cursor.
+//
+// The records are held by value, states[i] for the task's Artifacts[i], so
+// that a new artifact costs a map entry and no allocation of its own: an
+// event that opens an artifact costs about what an append to one does.
 type artifacts struct {
-	seed  maphash.Seed
-	byID  map[string]*artifactState
-	epoch int // the replay window's number; cursors of older windows are void
+	seed   maphash.Seed
+	byID   map[string]int // index in the assembled task's Artifacts and in states
+	states []artifactState
+	epoch  int // the replay window's number; cursors of older windows are void
 }
 
-// artifactState is the ledger's record of one artifact.
+// artifactState is the ledger's record of one artifact. A pointer to one
+// (from lookup or add) is valid until the next add.
 type artifactState struct {
-	index int // in the assembled task's Artifacts
-	// retired holds the part hashes of each version that an append:false (or
-	// a healing snapshot) replaced, oldest first.
-	retired [][]uint64
-	nhashes int // over all retired versions
-	cur     cursor
+	// old holds the part hashes of the versions replaced; nil until an
+	// append:false (or a healing snapshot) replaces one, so that the record
+	// of an artifact never replaced stays small.
+	old *retiredParts
+	cur cursor
+}
+
+// retiredParts is the part hashes of each version of an artifact that an
+// append:false (or a healing snapshot) replaced, oldest first.
+type retiredParts struct {
+	versions [][]uint64
+	n        int // hashes over all versions
+}
+
+// retired returns the part hashes of the versions replaced, oldest first.
+func (st *artifactState) retired() [][]uint64 {
+	if st.old == nil {
+		return nil
+	}
+	return st.old.versions
 }
 
 // cursor is how far a replay has reached in an artifact: in its current
@@ -52,7 +73,7 @@ const (
 )
 
 func newArtifacts(seed maphash.Seed) artifacts {
-	return artifacts{seed: seed, byID: map[string]*artifactState{}}
+	return artifacts{seed: seed, byID: map[string]int{}}
 }
 
 // newWindow voids every replay cursor.
@@ -60,19 +81,45 @@ func (as *artifacts) newWindow() { as.epoch++ }
 
 // lookup returns the artifact held with this ID and its state, or nils.
 func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
-	st, ok := as.byID[id]
+	i, ok := as.byID[id]
 	if !ok {
 		return nil, nil
 	}
-	return &t.Artifacts[st.index], st
+	return &t.Artifacts[i], &as.states[i]
+}
+
+// lookupAt is lookup for the artifact at index i of a whole task: a server
+// lists its artifacts in the order it made them, as the ledger holds them,
+// so the artifact held at i is tried before the index, which a poll of a
+// task of many artifacts would otherwise hash every ID of.
+func (as *artifacts) lookupAt(t *a2a.Task, i int, id string) (*a2a.Artifact, *artifactState) {
+	if i < len(t.Artifacts) && t.Artifacts[i].ID == id {
+		return &t.Artifacts[i], &as.states[i]
+	}
+	return as.lookup(t, id)
 }
 
 // add appends a new artifact to t.
 func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
-	st := &artifactState{index: len(t.Artifacts)}
+	i := len(t.Artifacts)
 	t.Artifacts = append(t.Artifacts, a)
-	as.byID[a.ID] = st
-	return st
+	as.states = append(as.states, artifactState{})
+	as.byID[a.ID] = i
+	return &as.states[i]
+}
+
+// owned returns a, an artifact of an event the ledger took ownership of,
+// as the ledger holds it: its parts shared with the delta it yields (which
+// callers must not modify), their array clipped so that an append to the
+// held artifact copies it rather than writing past the delta's parts; its
+// metadata copied, since appends fold into the held artifact's map.
+func owned(a *a2a.Artifact) a2a.Artifact {
+	c := *a
+	c.Parts = slices.Clip(a.Parts)
+	if a.Metadata != nil {
+		c.Metadata = (&a2a.Artifact{Metadata: a.Metadata}).Clone().Metadata
+	}
+	return c
 }
 
 // replace puts a new version in place of the held one, remembering the part
@@ -84,12 +131,16 @@ func (as *artifacts) replace(st *artifactState, held *a2a.Artifact, next a2a.Art
 		for i := range held.Parts {
 			hs[i] = hashPart(as.seed, &held.Parts[i])
 		}
-		st.retired = append(st.retired, hs)
-		st.nhashes += n
-		for st.nhashes > maxRetiredParts {
-			st.nhashes -= len(st.retired[0])
-			st.retired[0] = nil
-			st.retired = st.retired[1:]
+		if st.old == nil {
+			st.old = &retiredParts{}
+		}
+		r := st.old
+		r.versions = append(r.versions, hs)
+		r.n += n
+		for r.n > maxRetiredParts {
+			r.n -= len(r.versions[0])
+			r.versions[0] = nil
+			r.versions = r.versions[1:]
 		}
 	}
 	*held = next
@@ -107,7 +158,7 @@ func (as *artifacts) cursorOf(st *artifactState) cursor {
 // reachedCurrent reports whether the replay of this window has reached the
 // artifact's current version: whatever version comes after it is new.
 func (as *artifacts) reachedCurrent(st *artifactState) bool {
-	return as.anchored(st) && st.cur.after >= len(st.retired)
+	return as.anchored(st) && st.cur.after >= len(st.retired())
 }
 
 // anchored reports whether the artifact's cursor was set in this window.
@@ -119,7 +170,7 @@ func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
 	case ver == verPending:
 		after = as.cursorOf(st).after
 	case ver == verCurrent:
-		after = len(st.retired)
+		after = len(st.retired())
 	default:
 		after = ver
 	}
@@ -129,12 +180,12 @@ func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
 // matchRetired returns the first retired version of which parts is a
 // prefix, or -1.
 func (as *artifacts) matchRetired(st *artifactState, parts []a2a.Part) int {
-	if len(st.retired) == 0 || len(parts) == 0 {
+	if len(st.retired()) == 0 || len(parts) == 0 {
 		return -1
 	}
 	hs := as.hashes(parts)
-	for v := range st.retired {
-		if hashPrefix(hs, st.retired[v]) {
+	for v := range st.retired() {
+		if hashPrefix(hs, st.retired()[v]) {
 			return v
 		}
 	}
@@ -151,7 +202,7 @@ func (as *artifacts) matchRetired(st *artifactState, parts []a2a.Part) int {
 // version (a retired index, or verCurrent), or ok false.
 func (as *artifacts) matchReplay(st *artifactState, held *a2a.Artifact, parts []a2a.Part) (ver int, ok bool) {
 	c := as.cursorOf(st)
-	n := len(st.retired)
+	n := len(st.retired())
 	at := func(v int) int { // the version's place in time
 		if v == verCurrent {
 			return n
@@ -173,7 +224,7 @@ func (as *artifacts) matchReplay(st *artifactState, held *a2a.Artifact, parts []
 		if hs == nil {
 			hs = as.hashes(parts)
 		}
-		return hashPrefix(hs, st.retired[i])
+		return hashPrefix(hs, st.retired()[i])
 	}
 	if repeat >= 0 && len(parts) >= c.pos && matches(repeat) {
 		return c.ver, true
@@ -247,12 +298,13 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 	return h.Sum64()
 }
 
-// reconcileArtifact folds one artifact of a whole task into the ledger.
+// reconcileArtifact folds one artifact of a whole task into the ledger: sa,
+// at index at of the task's artifacts.
 // Only an authoritative task takes back parts or labels delivered, or goes
 // back to a version replaced; a present one (see Ledger.reconcile) also
 // delivers the label values it changes.
-func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
-	a, st := l.arts.lookup(lt, sa.ID)
+func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
+	a, st := l.arts.lookupAt(lt, at, sa.ID)
 	switch {
 	case a == nil:
 		// New to the client, but perhaps only missed in a gap: it does not
@@ -316,7 +368,7 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 		// so that applying the deltas still reproduces the ledger. New to the
 		// client, but perhaps only missed in a gap: it does not close the
 		// window.
-		st = l.arts.add(t, u.Artifact.Clone())
+		st = l.arts.add(t, owned(&u.Artifact))
 		l.arts.setCursor(st, verCurrent, len(parts))
 		u.Append = false
 		return append(dst, u)
@@ -345,7 +397,7 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Eve
 		if partsEqual(parts, a.Parts) && labelsEqual(a, &u.Artifact) {
 			return dst
 		}
-		l.arts.replace(st, a, u.Artifact.Clone())
+		l.arts.replace(st, a, owned(&u.Artifact))
 		l.arts.setCursor(st, verCurrent, len(parts))
 		l.newContent(len(parts))
 		return append(dst, u)

@@ -3,7 +3,9 @@ package dedupe_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
@@ -46,6 +48,7 @@ func BenchmarkLedger(b *testing.B) {
 	b.Run("reconcile/covering-snapshot", benchReconcileSame)
 	b.Run("reconcile/new-tail", benchReconcileTail)
 	b.Run("reconcile/data-in-another-order", benchReconcileData)
+	b.Run("reconcile/same-10000-artifacts", benchReconcileMany)
 }
 
 // benchLive applies evs to a fresh ledger per iteration.
@@ -59,6 +62,39 @@ func benchLive(b *testing.B, evs []a2a.Event) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+}
+
+// BenchmarkLedgerArtifactsRatio states what the number of artifacts costs
+// the ledger: 1,000 events that each open one of 1,000 artifacts against
+// 1,000 appends to one artifact, run in turn in every iteration so that a
+// busy machine slows both alike, each from a collected heap so that neither
+// pays for the other's garbage. The metric "ratio" is the first's time over
+// the second's (issue 21's target: 1.2 at most).
+func BenchmarkLedgerArtifactsRatio(b *testing.B) {
+	one, many := benchChunks(1000, 1), benchChunks(1000, 1000)
+	run := func(evs []a2a.Event, dst []a2a.Event) ([]a2a.Event, time.Duration) {
+		b.StopTimer()
+		runtime.GC()
+		b.StartTimer()
+		start := time.Now()
+		l := dedupe.New()
+		for _, ev := range evs {
+			dst = l.Apply(dst[:0], ev)
+		}
+		return dst, time.Since(start)
+	}
+	b.ReportAllocs()
+	var dst []a2a.Event
+	var tOne, tMany, d time.Duration
+	for b.Loop() {
+		dst, d = run(one, dst)
+		tOne += d
+		dst, d = run(many, dst)
+		tMany += d
+	}
+	b.ReportMetric(float64(tOne.Nanoseconds())/float64(b.N*len(one)), "ns/event-1")
+	b.ReportMetric(float64(tMany.Nanoseconds())/float64(b.N*len(many)), "ns/event-1000")
+	b.ReportMetric(float64(tMany)/float64(tOne), "ratio")
 }
 
 // benchReplay replays a whole artifact of 1,000 parts, from the start,
@@ -113,6 +149,23 @@ func benchReconcileSame(b *testing.B) {
 			b.Fatalf("covering snapshot yielded %d deltas", len(dst))
 		}
 	}
+}
+
+// benchReconcileMany reconciles, as a poll does, a get-task result equal
+// to what the ledger holds: 10,000 artifacts of three parts each, decoded
+// afresh (no string shared with the ledger's).
+func benchReconcileMany(b *testing.B) {
+	held, polled := benchTaskOf(10000, 3, 0), benchTaskOf(10000, 3, 0)
+	l := dedupe.New()
+	l.Reconcile(nil, held, true)
+	b.ReportAllocs()
+	var dst []a2a.Event
+	for b.Loop() {
+		if dst = l.Reconcile(dst[:0], polled, true); len(dst) != 0 {
+			b.Fatalf("an unchanged task yielded %d deltas", len(dst))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10000), "ns/artifact")
 }
 
 // benchReconcileTail reconciles a get-task result with 10 new parts per

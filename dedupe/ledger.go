@@ -134,7 +134,9 @@ func (l *Ledger) Hold(a a2a.Artifact) bool {
 //
 // Apply takes ownership of ev: an *a2a.ArtifactUpdate may be changed (its
 // parts cut to the unseen tail, its IDs set to the task's) and yielded as
-// the delta itself, which saves an allocation per event.
+// the delta itself, which saves an allocation per event, and the parts of
+// an artifact it opens or replaces are held by the ledger as they are, not
+// copied.
 func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 	switch e := ev.(type) {
 	case *a2a.Task:
@@ -261,7 +263,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 	}
 	foldMetadata(lt, t.Metadata, metadataWins)
 	for i := range t.Artifacts {
-		dst = l.reconcileArtifact(dst, lt, &t.Artifacts[i], authoritative, present)
+		dst = l.reconcileArtifact(dst, lt, i, &t.Artifacts[i], authoritative, present)
 	}
 	statusMsg := messageID(t.Status.Message)
 	statusCopy := l.statusCopyWithoutID(t)

@@ -153,6 +153,42 @@ func TestLiveStream(t *testing.T) {
 	require.Equal(t, "thinking", l.Task().History[0].Text(), "status messages join the history")
 }
 
+// The delta that opens an artifact shares its parts with the ledger, but
+// later events folded into the held artifact never show through it: an
+// append (into an event whose parts array has room to spare) and an
+// append's metadata leave the delta as it was yielded, and so does a
+// replacement.
+func TestYieldedArtifactIsNotChangedByLaterEvents(t *testing.T) {
+	l := dedupe.New()
+	parts := make([]a2a.Part, 1, 8)
+	parts[0] = a2a.TextPart("one ")
+	opening := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1",
+		Artifact: a2a.Artifact{ID: "a1", Parts: parts, Metadata: map[string]any{"step": 1.0}}}
+	out := l.Apply(nil, opening)
+	require.Len(t, out, 1)
+	first := out[0].(*a2a.ArtifactUpdate)
+	want := first.Artifact.Clone()
+
+	more := chunk("a1", true, false, "two ")
+	more.Artifact.Metadata = map[string]any{"step": 2.0, "added": "yes"}
+	require.Len(t, l.Apply(nil, more), 1)
+	require.Len(t, l.Apply(nil, chunk("a1", true, false, "three")), 1)
+	require.Equal(t, want, first.Artifact, "the opening delta after two appends")
+	require.Equal(t, a2a.Part{}, parts[:2][1], "the event's array past its parts")
+	require.Equal(t, a2a.TextPart("two "), l.Task().Artifact("a1").Parts[1])
+	require.Equal(t, "one two three", l.Task().Artifact("a1").Text())
+	require.Equal(t, map[string]any{"step": 2.0, "added": "yes"}, l.Task().Artifact("a1").Metadata)
+
+	replaced := l.Apply(nil, chunk("a1", false, false, "new"))
+	require.Len(t, replaced, 1)
+	second := replaced[0].(*a2a.ArtifactUpdate)
+	wantSecond := second.Artifact.Clone()
+	require.Len(t, l.Apply(nil, chunk("a1", true, false, " tail")), 1)
+	require.Equal(t, wantSecond, second.Artifact, "the replacement delta after an append")
+	require.Equal(t, want, first.Artifact)
+	require.Equal(t, "new tail", l.Task().Artifact("a1").Text())
+}
+
 // An append's name, description and metadata reach the ledger's task by the
 // fold the application uses (a2a.Artifact.Apply), live and after a replay;
 // a replayed append changes nothing, and a version held pending in the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -577,4 +578,65 @@ func withHistory(t *a2a.Task, hs ...*a2a.Message) *a2a.Task {
 		t.History = append(t.History, *m)
 	}
 	return t
+}
+
+// TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged: a polled task of
+// 10,000 artifacts of three parts each. Polls that bring the same task
+// deliver nothing; a poll in which one part of artifact 9,000 changed
+// delivers exactly that artifact, once, as the server now holds it; the
+// task's end comes after. The application's fold of what was delivered is
+// the server's task.
+func TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged(t *testing.T) {
+	const n, changed, changeAt = 10000, 9000, 3 // changeAt: the poll that first shows the change
+	build := func(st a2a.TaskState, change bool) *a2a.Task {
+		tk := manyArtifactsTask(st, n)
+		if change {
+			tk.Artifacts[changed].Parts[1].Text = "words the agent rewrote, "
+		}
+		return tk
+	}
+	before, after, done := build(a2a.StateWorking, false), build(a2a.StateWorking, true), build(a2a.StateCompleted, true)
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var served atomic.Int64 // the last poll answered; -1 before the first
+				served.Store(-1)
+				agent := sgPolledAgent(w, func(p int) *a2a.Task {
+					served.Store(int64(p))
+					switch {
+					case p < changeAt:
+						return before
+					case p < changeAt+2:
+						return after
+					}
+					return done
+				})
+				s := agent.client(t, stream.WithPollInterval(time.Second), stream.WithStallTimeout(0)).Send(context.Background(), hello())
+				defer s.Close()
+				var app a2a.Task
+				perPoll := map[int64][]a2a.Event{}
+				for s.Next() {
+					ev := s.Event()
+					app.Apply(ev)
+					perPoll[served.Load()] = append(perPoll[served.Load()], ev)
+				}
+				require.NoError(t, s.Err())
+				require.Equal(t, 1, len(perPoll[-1]), "the send's answer: submitted")
+				require.Equal(t, n+1, len(perPoll[0]), "the first poll: every artifact, then working")
+				for _, p := range []int64{1, 2, changeAt + 1} {
+					require.Equal(t, 0, len(perPoll[p]), "poll %d brought nothing new", p)
+				}
+				require.Equal(t, 1, len(perPoll[changeAt]), "the poll that shows the change")
+				u, ok := perPoll[changeAt][0].(*a2a.ArtifactUpdate)
+				require.True(t, ok, "got %T", perPoll[changeAt][0])
+				require.Equal(t, after.Artifacts[changed].ID, u.Artifact.ID)
+				require.False(t, u.Append, "the artifact as the server holds it, whole")
+				require.Equal(t, after.Artifacts[changed].Parts, u.Artifact.Parts)
+				require.Equal(t, 1, len(perPoll[changeAt+2]), "the poll that shows the end")
+				require.IsType(t, &a2a.StatusUpdate{}, perPoll[changeAt+2][0])
+				require.Equal(t, done.Artifacts, app.Artifacts, "the application's fold is the server's task")
+				require.Equal(t, done.Artifacts, s.Task().Artifacts)
+			})
+		})
+	}
 }

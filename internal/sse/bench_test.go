@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,4 +103,62 @@ func BenchmarkDecodeBigEvent(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDecodeBigEventPeakHeap decodes one event of 16, 17, 24 and 64 MiB,
+// read in 16 KiB pieces, and reports the most heap it held while doing so,
+// garbage not yet collected included, as a multiple of the event's size
+// (peak/size): the data buffer's growth is what makes it more than 1. The
+// heap is sampled at every read, starting from a collected heap.
+func BenchmarkDecodeBigEventPeakHeap(b *testing.B) {
+	for _, mib := range []int{16, 17, 24, 64} {
+		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
+			payload := strings.Repeat("x", mib<<20)
+			body := []byte("data: " + payload + "\n\n")
+			var peak uint64
+			for b.Loop() {
+				b.StopTimer()
+				runtime.GC()
+				r := &heapSampler{r: &networkReader{body: body, chunk: 16 << 10}}
+				r.base = r.heap()
+				b.StartTimer()
+				ev, err := NewDecoder(r, len(body)).Next()
+				if err != nil {
+					b.Fatalf("Next: got error %v; want nil", err)
+				}
+				if len(ev.Data) != len(payload) {
+					b.Fatalf("len(Data): got %v; want %v", len(ev.Data), len(payload))
+				}
+				r.sample()
+				peak = max(peak, r.peak)
+			}
+			b.ReportMetric(float64(peak)/float64(len(payload)), "peak/size")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+		})
+	}
+}
+
+// heapSampler samples the heap's objects, live and dead, at every read of
+// r, and keeps the most seen above base.
+type heapSampler struct {
+	r          io.Reader
+	base, peak uint64
+	s          [1]metrics.Sample
+}
+
+func (h *heapSampler) heap() uint64 {
+	h.s[0].Name = "/memory/classes/heap/objects:bytes"
+	metrics.Read(h.s[:])
+	return h.s[0].Value.Uint64()
+}
+
+func (h *heapSampler) sample() {
+	if v := h.heap(); v > h.base {
+		h.peak = max(h.peak, v-h.base)
+	}
+}
+
+func (h *heapSampler) Read(p []byte) (int, error) {
+	h.sample()
+	return h.r.Read(p)
 }
