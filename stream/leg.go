@@ -11,8 +11,13 @@ import (
 	"github.com/a2astream/a2astream/internal/sse"
 )
 
-// legReadBuffer is the size of the read buffer of a streaming leg.
-const legReadBuffer = 4 << 10
+// legReadBuffer is the size of the read buffer of a streaming leg. An idle
+// stream holds it for its whole life, so it is small: 1 KiB instead of 4
+// saved 3 KiB per idle stream, and cost no client CPU per event that could
+// be measured (within 1 % over loopback, for events of 200 bytes; +1.4 %
+// for one 4 MiB event, whose line the decoder assembles either way). 512
+// bytes cost 3.6 % on the 4 MiB event.
+const legReadBuffer = 1 << 10
 
 // frameDecoder turns the data of one SSE event (or a whole JSON body that
 // stands in for a stream) into an event, or the error the server sent in
@@ -58,9 +63,9 @@ func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) 
 	l := &sseReader{k: k, body: k.body(resp), frame: frame}
 	switch mt := mediaType(resp); {
 	case mt == "text/event-stream":
-		// A 4 KiB read buffer instead of the decoder's default 64 KiB: an
-		// idle stream holds it for its whole life, and longer lines are
-		// assembled by the decoder anyway.
+		// A small read buffer (legReadBuffer) instead of the decoder's
+		// default 64 KiB: an idle stream holds it for its whole life, and
+		// longer lines are assembled by the decoder anyway.
 		l.dec = sse.NewDecoder(bufio.NewReaderSize(l.body, legReadBuffer), k.cfg.maxEventSize)
 		return l, nil
 	case jsonType(mt):

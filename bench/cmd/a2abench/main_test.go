@@ -19,7 +19,9 @@ func TestSuitesQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a few hundred loopback connections")
 	}
-	srv := httptest.NewServer(&server.Handler{})
+	srv := httptest.NewUnstartedServer(&server.Handler{})
+	srv.Config.Protocols = server.Protocols() // the many suite speaks h2c too
+	srv.Start()
 	defer srv.Close()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()

@@ -19,7 +19,8 @@ import (
 type memSnap struct {
 	heap, stack uint64
 	goroutines  int
-	httpConn    int // goroutines in net/http.(*persistConn) read/write loops
+	httpG       int // goroutines net/http started (connection loops, HTTP/2 request writers)
+	conns       int // connections: their read loops, one per connection in both protocols
 }
 
 func snapshot() memSnap {
@@ -31,11 +32,35 @@ func snapshot() memSnap {
 	buf := make([]byte, 64<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		if bytes.Contains(g, []byte("net/http.(*persistConn).readLoop")) || bytes.Contains(g, []byte("net/http.(*persistConn).writeLoop")) {
-			s.httpConn++
+		if bytes.Contains(g, []byte("\ncreated by net/http.")) {
+			s.httpG++
+		}
+		if bytes.Contains(g, []byte("net/http.(*persistConn).readLoop(")) || bytes.Contains(g, []byte("net/http.(*http2ClientConn).readLoop(")) {
+			s.conns++
 		}
 	}
 	return s
+}
+
+// protocol is one way the many-streams suite reaches the server: a
+// Transport setting.
+type protocol struct {
+	name string
+	set  func(*http.Transport)
+}
+
+// smallBuffers is the HTTP/1.1 variant's ReadBufferSize and
+// WriteBufferSize (net/http's default is 4 KiB each).
+const smallBuffers = 1 << 10
+
+var protocols = []protocol{
+	{"HTTP/1.1", func(*http.Transport) {}},
+	{"HTTP/1.1, 1 KiB buffers", func(tr *http.Transport) { tr.ReadBufferSize, tr.WriteBufferSize = smallBuffers, smallBuffers }},
+	{"HTTP/2 (h2c)", func(tr *http.Transport) {
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		tr.Protocols = &p
+	}},
 }
 
 // openMany opens n streams with a few workers, each through open, and
@@ -124,55 +149,67 @@ func manyStreams(cfg *config, w io.Writer) error {
 		}},
 	}
 	type row struct {
-		name           string
+		proto, name    string
 		mem, heap, stk float64
 		gor, httpG     float64
+		conns          int
 		open           time.Duration
 	}
 	var rows []row
-	for _, c := range contenders {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 64
-		hc := &http.Client{Transport: tr}
-		before := snapshot()
-		t0 := time.Now()
-		closers, err := openMany(n, c.open(hc))
-		elapsed := time.Since(t0)
-		if err != nil {
+	for _, p := range protocols {
+		for _, c := range contenders {
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			tr.MaxIdleConnsPerHost = 64
+			p.set(tr)
+			hc := &http.Client{Transport: tr}
+			before := snapshot()
+			t0 := time.Now()
+			closers, err := openMany(n, c.open(hc))
+			elapsed := time.Since(t0)
+			if err != nil {
+				closeAll(closers, tr)
+				return fmt.Errorf("%s, %s: %w", p.name, c.name, err)
+			}
+			after := snapshot()
+			runtime.KeepAlive(closers)
+			fn := float64(n)
+			rows = append(rows, row{
+				proto: p.name,
+				name:  c.name,
+				mem:   (float64(after.heap+after.stack) - float64(before.heap+before.stack)) / fn,
+				heap:  (float64(after.heap) - float64(before.heap)) / fn,
+				stk:   (float64(after.stack) - float64(before.stack)) / fn,
+				gor:   float64(after.goroutines-before.goroutines-(after.httpG-before.httpG)) / fn,
+				httpG: float64(after.httpG-before.httpG) / fn,
+				conns: after.conns - before.conns,
+				open:  elapsed,
+			})
 			closeAll(closers, tr)
-			return fmt.Errorf("%s: %w", c.name, err)
 		}
-		after := snapshot()
-		runtime.KeepAlive(closers)
-		fn := float64(n)
-		rows = append(rows, row{
-			name:  c.name,
-			mem:   (float64(after.heap+after.stack) - float64(before.heap+before.stack)) / fn,
-			heap:  (float64(after.heap) - float64(before.heap)) / fn,
-			stk:   (float64(after.stack) - float64(before.stack)) / fn,
-			gor:   float64(after.goroutines-before.goroutines-(after.httpConn-before.httpConn)) / fn,
-			httpG: float64(after.httpConn-before.httpConn) / fn,
-			open:  elapsed,
-		})
-		closeAll(closers, tr)
 	}
 	fmt.Fprintf(w, "## 4. Many streams\n\n")
 	fmt.Fprintf(w, "%s concurrent streams on one Client (one http.Transport) against the loopback server, which sends a task "+
 		"and a working status, then stays silent. Each stream is opened with Send and one Next (32 openers), then held. "+
 		"Per stream: (heap + goroutine stacks after − before) / N, each after two GCs; goroutines from runtime.NumGoroutine, "+
-		"with those whose stack is in net/http.(*persistConn).readLoop or writeLoop counted apart. The second row holds the "+
-		"same connections with net/http alone, so the difference is what a2astream adds. One round (the figures are counts, "+
-		"and each round costs %s loopback ports).\n\n", measure.Thousands(int64(n)), measure.Thousands(int64(n)))
-	t := measure.Table{Head: []string{"contender", "memory/stream", "heap/stream", "stacks/stream", "goroutines/stream (excl. net/http conn)", "net/http conn goroutines/stream", "open all"},
-		Align: []bool{false, true, true, true, true, true, true}}
+		"with those net/http started (its connections' read and write loops, HTTP/2's request writers) counted apart. "+
+		"Each protocol's second row holds the same streams with net/http alone, so the difference is what a2astream adds. "+
+		"HTTP/1.1 holds one connection per stream; \"1 KiB buffers\" sets the Transport's ReadBufferSize and WriteBufferSize "+
+		"to 1 KiB (4 KiB by default). HTTP/2 is h2c with prior knowledge (Transport.Protocols with only UnencryptedHTTP2); "+
+		"the server allows Go's default of 250 streams per connection, so the streams share connections 250 to one. "+
+		"One round (the figures are counts, and each HTTP/1.1 row costs %s loopback ports).\n\n", measure.Thousands(int64(n)), measure.Thousands(int64(n)))
+	t := measure.Table{Head: []string{"protocol", "contender", "memory/stream", "heap/stream", "stacks/stream", "goroutines/stream (excl. net/http)", "net/http goroutines/stream", "connections", "open all"},
+		Align: []bool{false, false, true, true, true, true, true, true, true}}
 	for _, r := range rows {
-		t.Add(r.name, kib(r.mem), kib(r.heap), kib(r.stk), fmt.Sprintf("%.3f", r.gor), fmt.Sprintf("%.2f", r.httpG), measure.Dur(r.open))
+		t.Add(r.proto, r.name, kib(r.mem), kib(r.heap), kib(r.stk), fmt.Sprintf("%.3f", r.gor), fmt.Sprintf("%.3f", r.httpG), measure.Thousands(int64(r.conns)), measure.Dur(r.open))
 	}
 	fmt.Fprintln(w, t.String())
-	ours, base := rows[0], rows[1]
-	fmt.Fprintf(w, "a2astream's own share: **%s** per stream (%s heap, %s stacks).\n\n", kib(ours.mem-base.mem), kib(ours.heap-base.heap), kib(ours.stk-base.stk))
-	fmt.Fprintf(w, "Targets: ≤ 16 KiB per stream: %s in all, %s excluding net/http's connection — %s; ≤ 1 goroutine per stream (excl. net/http): %.3f — %s\n",
-		kib(ours.mem), kib(ours.mem-base.mem), verdict(ours.mem <= 16<<10), ours.gor, verdict(ours.gor <= 1))
+	for i := 0; i+1 < len(rows); i += 2 {
+		ours, base := rows[i], rows[i+1]
+		fmt.Fprintf(w, "%s: a2astream's own share **%s** per stream (%s heap, %s stacks); ≤ 16 KiB per stream: %s in all — %s; "+
+			"≤ 1 goroutine per stream (excl. net/http): %.3f — %s  \n",
+			ours.proto, kib(ours.mem-base.mem), kib(ours.heap-base.heap), kib(ours.stk-base.stk),
+			kib(ours.mem), verdict(ours.mem <= 16<<10), ours.gor, verdict(ours.gor <= 1))
+	}
 	return nil
 }
 

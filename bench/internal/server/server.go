@@ -344,9 +344,22 @@ func (h *Handler) big(w http.ResponseWriter, wr *wire.Writer, size int) {
 	flush(w, wr, true)
 }
 
-// NewServer returns an http.Server for h with loopback-friendly limits.
+// NewServer returns an http.Server for h with loopback-friendly limits. It
+// speaks HTTP/1.1 and HTTP/2 cleartext (h2c with prior knowledge, as a
+// Transport whose Protocols hold only UnencryptedHTTP2 speaks it), with
+// Go's default of 250 concurrent streams per HTTP/2 connection.
 func NewServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil, MaxHeaderBytes: 16 << 10}
+	return &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil, MaxHeaderBytes: 16 << 10, Protocols: Protocols()}
+}
+
+// Protocols is what the benchmark's server speaks: HTTP/1.1 and HTTP/2
+// cleartext. An httptest.Server set up with it (Config.Protocols, before
+// Start) serves the suites that use h2c.
+func Protocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
 }
 
 // ServeChild runs the server as the child process of the benchmark: it
