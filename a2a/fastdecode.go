@@ -1,0 +1,534 @@
+package a2a
+
+import (
+	"strings"
+
+	"github.com/a2astream/a2astream/internal/jsonscan"
+)
+
+// This file holds the fast path of [EventDecoder.Decode]: a decoder written
+// for the few shapes that make up almost every stream, the artifact-update
+// and status-update results of both versions, each as the 0.3 object with
+// a "kind" or in its {"artifactUpdate"|"statusUpdate": …} wrapper, with
+// text parts, a status message of text parts, timestamps, "final" and
+// empty "metadata" objects. It reads an event in one pass over its data
+// (jsonscan), then copies every string of it into one buffer sized
+// exactly, so that an artifact update with one text part costs two
+// allocations: the event with its part, and the buffer.
+//
+// It gives exactly what encoding/json gives through wireObject, or nothing:
+// any name it does not know (or that is not spelled exactly, as
+// encoding/json would match it regardless of case, or written with
+// escapes), a name twice, a null, a value of another type, a part that is
+// not text, metadata that is not empty, any other result, or data that is
+// not one JSON object ends the fast path, and the whole event is decoded by
+// encoding/json. Nothing of one event is kept for the next: the fast path
+// works on a fastEvent on the stack.
+
+// The strings of an event, by their index in fastEvent.strs. Part i has
+// three, from fastPart + 3i: its text, media type and file name.
+const (
+	fastTaskID = iota
+	fastContextID
+	fastArtifactID
+	fastName
+	fastDescription
+	fastState
+	fastTimestamp
+	fastMessageID
+	fastMessageContextID
+	fastMessageTaskID
+	fastRole
+	fastPart
+)
+
+// fastMaxParts is the most parts the fast path reads in one event.
+const fastMaxParts = 4
+
+// fastStrings is the number of strings an event may hold.
+const fastStrings = fastPart + 3*fastMaxParts
+
+// fastBigString is the length above which a string gets a buffer of its
+// own, so that an ID kept after the event does not keep a big text alive.
+const fastBigString = 4 << 10
+
+// The results the fast path reads.
+const (
+	fastNone = iota
+	fastArtifactUpdate
+	fastStatusUpdate
+)
+
+// The names an update's object may hold, one bit each.
+const (
+	memberKind = 1 << iota
+	memberTaskID
+	memberContextID
+	memberFinal
+	memberAppend
+	memberLastChunk
+	memberMetadata
+	memberArtifact
+	memberStatus
+	memberArtifactUpdate
+	memberStatusUpdate
+
+	artifactMembers = memberTaskID | memberContextID | memberArtifact | memberAppend | memberLastChunk | memberMetadata
+	statusMembers   = memberTaskID | memberContextID | memberStatus | memberFinal | memberMetadata
+)
+
+// fastEvent is what the scan of one event found.
+type fastEvent struct {
+	strs      [fastStrings]jsonscan.Str
+	result    int  // fastArtifactUpdate or fastStatusUpdate
+	wrapped   bool // the result came in its wrapper, not with a "kind"
+	final     bool
+	append    bool
+	lastChunk bool
+	artifact  bool // "artifact" was there
+	status    bool // "status" was there
+	message   bool // the status had a "message"
+	content   bool // the message's parts came under "content"
+	parts     int
+}
+
+// decodeFast decodes data, one stream result in dialect d, if it is one of
+// the shapes of the fast path; ok is false for anything else.
+func decodeFast(d dialect, data []byte) (ev Event, ok bool) {
+	var f fastEvent
+	s := jsonscan.New(data)
+	if !f.scan(&s) || !s.End() {
+		return nil, false
+	}
+	return f.event(d, data), true
+}
+
+// scan reads the result's object.
+func (f *fastEvent) scan(s *jsonscan.Scanner) bool {
+	seen, ok := f.update(s, true)
+	switch {
+	case !ok:
+		return false
+	case seen == memberArtifactUpdate || seen == memberStatusUpdate:
+		f.wrapped = true
+		return true
+	case seen&memberKind == 0:
+		return false
+	case f.result == fastArtifactUpdate:
+		return seen&^(memberKind|artifactMembers) == 0
+	case f.result == fastStatusUpdate:
+		return seen&^(memberKind|statusMembers) == 0
+	}
+	return false
+}
+
+// update reads the object of an update and returns the names it held. The
+// outer object (top) may hold a "kind" or a wrapper; the object in a
+// wrapper may hold neither.
+func (f *fastEvent) update(s *jsonscan.Scanner, top bool) (seen int, ok bool) {
+	more, ok := s.BeginObject()
+	for ok && more {
+		var name []byte
+		if name, ok = s.Name(); !ok {
+			break
+		}
+		var bit int
+		switch string(name) {
+		case "kind":
+			bit = memberKind
+			var v jsonscan.Str
+			v, ok = s.String()
+			switch {
+			case !top || !ok:
+				ok = false
+			case v.Is(s.Data(), "artifact-update"):
+				f.result = fastArtifactUpdate
+			case v.Is(s.Data(), "status-update"):
+				f.result = fastStatusUpdate
+			default:
+				ok = false
+			}
+		case "taskId":
+			bit = memberTaskID
+			f.strs[fastTaskID], ok = s.String()
+		case "contextId":
+			bit = memberContextID
+			f.strs[fastContextID], ok = s.String()
+		case "final":
+			bit = memberFinal
+			f.final, ok = s.Bool()
+		case "append":
+			bit = memberAppend
+			f.append, ok = s.Bool()
+		case "lastChunk":
+			bit = memberLastChunk
+			f.lastChunk, ok = s.Bool()
+		case "metadata":
+			bit = memberMetadata
+			ok = s.EmptyObject()
+		case "artifact":
+			bit = memberArtifact
+			ok = f.scanArtifact(s)
+		case "status":
+			bit = memberStatus
+			ok = f.scanStatus(s)
+		case "artifactUpdate", "statusUpdate":
+			bit, f.result = memberArtifactUpdate, fastArtifactUpdate
+			want := artifactMembers
+			if name[0] == 's' {
+				bit, f.result, want = memberStatusUpdate, fastStatusUpdate, statusMembers
+			}
+			if !top {
+				return 0, false
+			}
+			var inner int
+			inner, ok = f.update(s, false)
+			ok = ok && inner&^want == 0
+		default:
+			ok = false
+		}
+		if !ok || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		more, ok = s.NextMember()
+	}
+	return seen, ok
+}
+
+// scanArtifact reads an artifact.
+func (f *fastEvent) scanArtifact(s *jsonscan.Scanner) bool {
+	f.artifact = true
+	var seen uint8
+	more, ok := s.BeginObject()
+	for ok && more {
+		var name []byte
+		if name, ok = s.Name(); !ok {
+			break
+		}
+		var bit uint8
+		switch string(name) {
+		case "artifactId":
+			bit = 1
+			f.strs[fastArtifactID], ok = s.String()
+		case "name":
+			bit = 2
+			f.strs[fastName], ok = s.String()
+		case "description":
+			bit = 4
+			f.strs[fastDescription], ok = s.String()
+		case "parts":
+			bit = 8
+			ok = f.scanParts(s)
+		case "metadata":
+			bit = 16
+			ok = s.EmptyObject()
+		default:
+			ok = false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		more, ok = s.NextMember()
+	}
+	return ok
+}
+
+// scanStatus reads a task's status.
+func (f *fastEvent) scanStatus(s *jsonscan.Scanner) bool {
+	f.status = true
+	var seen uint8
+	more, ok := s.BeginObject()
+	for ok && more {
+		var name []byte
+		if name, ok = s.Name(); !ok {
+			break
+		}
+		var bit uint8
+		switch string(name) {
+		case "state":
+			bit = 1
+			f.strs[fastState], ok = s.String()
+		case "timestamp":
+			bit = 2
+			f.strs[fastTimestamp], ok = s.String()
+		case "message":
+			bit = 4
+			ok = f.scanMessage(s)
+		default:
+			ok = false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		more, ok = s.NextMember()
+	}
+	return ok
+}
+
+// scanMessage reads a status's message. Its "kind", which wireObject
+// decodes and message() ignores, may be any string. Its parts are under
+// "parts" or, in the v0.3 proto, under "content"; a message with both, or
+// with an empty "content" (which wireObject reads by other rules), is left
+// to encoding/json.
+func (f *fastEvent) scanMessage(s *jsonscan.Scanner) bool {
+	f.message = true
+	var seen uint8
+	more, ok := s.BeginObject()
+	for ok && more {
+		var name []byte
+		if name, ok = s.Name(); !ok {
+			break
+		}
+		var bit uint8
+		switch string(name) {
+		case "kind":
+			bit = 1
+			_, ok = s.String()
+		case "messageId":
+			bit = 2
+			f.strs[fastMessageID], ok = s.String()
+		case "contextId":
+			bit = 4
+			f.strs[fastMessageContextID], ok = s.String()
+		case "taskId":
+			bit = 8
+			f.strs[fastMessageTaskID], ok = s.String()
+		case "role":
+			bit = 16
+			f.strs[fastRole], ok = s.String()
+		case "parts", "content":
+			// One bit for both: a message with both is not read here.
+			bit = 32
+			f.content = name[0] == 'c'
+			ok = f.scanParts(s) && (!f.content || f.parts > 0)
+		case "metadata":
+			bit = 64
+			ok = s.EmptyObject()
+		default:
+			ok = false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		more, ok = s.NextMember()
+	}
+	return ok
+}
+
+// scanParts reads a list of text parts. An event has one list of parts,
+// its artifact's or its status message's.
+func (f *fastEvent) scanParts(s *jsonscan.Scanner) bool {
+	if f.parts > 0 {
+		return false
+	}
+	more, ok := s.BeginArray()
+	for ok && more {
+		if f.parts == fastMaxParts || !f.scanPart(s, fastPart+3*f.parts) {
+			return false
+		}
+		f.parts++
+		more, ok = s.NextElement()
+	}
+	return ok
+}
+
+// scanPart reads a text part: its strings go from f.strs[i].
+func (f *fastEvent) scanPart(s *jsonscan.Scanner, i int) bool {
+	var seen uint8
+	more, ok := s.BeginObject()
+	for ok && more {
+		var name []byte
+		if name, ok = s.Name(); !ok {
+			break
+		}
+		var bit uint8
+		switch string(name) {
+		case "kind":
+			bit = 1
+			var v jsonscan.Str
+			v, ok = s.String()
+			ok = ok && v.Is(s.Data(), "text")
+		case "text":
+			bit = 2
+			f.strs[i], ok = s.String()
+		case "mediaType":
+			bit = 4
+			f.strs[i+1], ok = s.String()
+		case "filename":
+			bit = 8
+			f.strs[i+2], ok = s.String()
+		case "metadata":
+			bit = 16
+			ok = s.EmptyObject()
+		default:
+			ok = false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		more, ok = s.NextMember()
+	}
+	return ok
+}
+
+// artifactUpdateOfOne is an artifact update with the one part it carries,
+// in one allocation.
+type artifactUpdateOfOne struct {
+	u ArtifactUpdate
+	p [1]Part
+}
+
+// statusUpdateOfOne is a status update with its message and the one part
+// the message carries, in one allocation.
+type statusUpdateOfOne struct {
+	u StatusUpdate
+	m Message
+	p [1]Part
+}
+
+// event builds the event that f found in data, as wireObject.event does
+// in dialect d.
+func (f *fastEvent) event(d dialect, data []byte) Event {
+	// The parts of the v0.3 proto have no media type or file name: they
+	// are not read, so not copied.
+	proto := d == dialectProto03 || f.content
+	var strs fastCopies
+	strs.copy(f, data, proto)
+
+	var ps []Part
+	switch f.result {
+	case fastArtifactUpdate:
+		var u *ArtifactUpdate
+		if f.parts == 1 {
+			one := new(artifactUpdateOfOne)
+			u, ps = &one.u, one.p[:]
+		} else {
+			u = new(ArtifactUpdate)
+		}
+		u.TaskID, u.ContextID, u.Append, u.LastChunk = strs.get(fastTaskID), strs.get(fastContextID), f.append, f.lastChunk
+		if f.artifact {
+			ps = f.textParts(ps, &strs, proto)
+			u.Artifact = Artifact{ID: strs.get(fastArtifactID), Name: strs.get(fastName), Description: strs.get(fastDescription), Parts: ps}
+		}
+		return u
+	default:
+		var (
+			u *StatusUpdate
+			m *Message
+		)
+		switch {
+		case !f.message:
+			u = new(StatusUpdate)
+		case f.parts == 1:
+			one := new(statusUpdateOfOne)
+			u, m, ps = &one.u, &one.m, one.p[:]
+		default:
+			one := new(struct {
+				u StatusUpdate
+				m Message
+			})
+			u, m = &one.u, &one.m
+		}
+		u.TaskID, u.ContextID, u.Final = strs.get(fastTaskID), strs.get(fastContextID), f.final
+		if f.wrapped && d != dialectProto03 {
+			u.Final = false // 1.0 has no "final"; a stray one is ignored.
+		}
+		u.Status.State = StateUnknown
+		if f.status {
+			u.Status.State = parseState(strs.get(fastState))
+			if ts := strs.get(fastTimestamp); ts != "" {
+				u.Status.Timestamp = parseTimestamp(ts)
+			}
+		}
+		if m != nil {
+			*m = Message{
+				ID:        strs.get(fastMessageID),
+				TaskID:    strs.get(fastMessageTaskID),
+				ContextID: strs.get(fastMessageContextID),
+				Role:      parseRole(strs.get(fastRole)),
+				Parts:     f.textParts(ps, &strs, proto),
+			}
+			u.Status.Message = m
+		}
+		return u
+	}
+}
+
+// textParts returns the event's parts in ps, which holds room for one, or
+// in a new slice: nil for none, as parts and protoParts give it.
+func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
+	if f.parts == 0 {
+		return nil
+	}
+	if len(ps) != f.parts {
+		ps = make([]Part, f.parts)
+	}
+	for i := range ps {
+		j := fastPart + 3*i
+		ps[i] = Part{Text: strs.get(j)}
+		if !proto {
+			ps[i].MediaType, ps[i].Filename = strs.get(j+1), strs.get(j+2)
+		}
+	}
+	return ps
+}
+
+// fastCopies holds the strings of an event, copied out of its data: those
+// up to fastBigString bytes in one buffer of their summed length, each
+// longer one in a buffer of its own, so that any of them may outlive the
+// event without keeping a big text alive. Each buffer is written once,
+// then only read: strings.Builder's String shares it, as a string, without
+// a copy.
+type fastCopies struct {
+	all  string              // the short strings, one after another
+	ends [fastStrings]int32  // where each short string ends in all
+	big  [fastStrings]string // the long ones
+}
+
+// copy copies the strings f found in data.
+func (c *fastCopies) copy(f *fastEvent, data []byte, proto bool) {
+	n := fastPart + 3*f.parts
+	if proto {
+		for i := fastPart; i < n; i += 3 {
+			f.strs[i+1], f.strs[i+2] = jsonscan.Str{}, jsonscan.Str{}
+		}
+	}
+	size := 0
+	for i := range n {
+		if l := f.strs[i].Len(); l <= fastBigString {
+			size += l
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i := range n {
+		switch v := &f.strs[i]; {
+		case v.Len() > fastBigString:
+			var big strings.Builder
+			big.Grow(v.Len())
+			v.CopyTo(&big, data)
+			c.big[i] = big.String()
+		case v.Len() > 0:
+			v.CopyTo(&b, data)
+		}
+		c.ends[i] = int32(b.Len())
+	}
+	c.all = b.String()
+}
+
+// get returns string i.
+func (c *fastCopies) get(i int) string {
+	if c.big[i] != "" {
+		return c.big[i]
+	}
+	start := int32(0)
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.all[start:c.ends[i]]
+}
