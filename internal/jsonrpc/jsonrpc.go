@@ -100,9 +100,10 @@ func NewStreamDecoder(v a2a.Version) *StreamDecoder {
 // Decode decodes one response carrying a stream result. It returns the
 // response, whose Error is the error it carries, and its event (nil with an
 // error). The response is the decoder's, valid until the next call, and
-// its ID may share data's memory: valid while data is. The error wraps
-// ErrNotAResponse for data that is not a response, and a2a.ErrUnknownResult
-// for a result that is none of the four.
+// its ID may share data's memory: valid while data is. Its Result is not
+// to be read (the event is the result; the fast path leaves it nil). The
+// error wraps ErrNotAResponse for data that is not a response, and
+// a2a.ErrUnknownResult for a result that is none of the four.
 //
 // The response of almost every event, {"jsonrpc","id","result"} with the
 // result last, is read by a fast path: the envelope by a scan of its own,
