@@ -17,8 +17,8 @@ import (
 //
 // [EventDecoder.Decode] reads the results that make up almost every
 // stream, artifact and status updates with text parts, with a decoder
-// written for them, in one pass and with two allocations for an artifact
-// update; it gives exactly what DecodeEvent gives, and leaves every other
+// written for them, in one pass and with three allocations for an
+// artifact update; it gives exactly what DecodeEvent gives, and leaves every other
 // result, and any field or value it does not know, to encoding/json.
 //
 // A binding that frames each result in an object of its own, as JSON-RPC
@@ -61,9 +61,10 @@ func NewEventDecoder(c Codec) *EventDecoder {
 // one call's data is read by the next. It returns a *Task, *Message,
 // *StatusUpdate or *ArtifactUpdate, as [Codec.DecodeEvent] does.
 //
-// The strings of an artifact or status update read by the fast path share
-// one buffer, but for those over 4 KiB, which have their own: keeping one
-// of them keeps that buffer alive, never a text longer than 4 KiB.
+// The text of a part of an artifact or status update read by the fast
+// path has memory of its own; the event's other strings share one buffer,
+// but for those over 4 KiB: keeping one of them (an ID, a name) keeps the
+// others alive, never a part's text and never more than 4 KiB of any one.
 func (d *EventDecoder) Decode(data []byte) (Event, error) {
 	if ev, ok := decodeFast(d.d, data); ok {
 		return ev, nil

@@ -431,10 +431,10 @@ func TestEventDecoderKeepsNothingOfTheData(t *testing.T) {
 }
 
 // TestEventDecoderAllocations: the fast path decodes an artifact update
-// with one text part in two allocations (the event with its part, and one
-// buffer for its strings), and a status update with a message of one text
-// part in two, on every wire (over JSON-RPC through the binding's
-// StreamDecoder, envelope included).
+// with one text part in three allocations (the event with its part, the
+// text, and one buffer for its other strings), and a status update with a
+// message of one text part in three, on every wire (over JSON-RPC through
+// the binding's StreamDecoder, envelope included).
 func TestEventDecoderAllocations(t *testing.T) {
 	status10 := []byte(`{"statusUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"06325c56-f4d2-49c2-a8ed-1dddcfcdeb6d","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","role":"ROLE_AGENT","parts":[{"text":"working","metadata":{},"mediaType":"text/plain"}],"metadata":{}},"timestamp":"2026-11-22T02:53:03.909Z"},"metadata":{}}}`)
 	status03 := []byte(`{"kind":"status-update","contextId":"01a2012b-974f-76f9-9aea-fd8810f6e4b8","final":false,"status":{"message":{"kind":"message","messageId":"01a2012b-98e0-76dd-8f2f-b24337e26211","contextId":"01a2012b-974f-76f9-9aea-fd8810f6e4b8","parts":[{"kind":"text","text":"working"}],"role":"agent","taskId":"01a2012b-974f-761f-b805-9c1314c44506"},"state":"working","timestamp":"2026-11-22T02:52:44.128482303Z"},"taskId":"01a2012b-974f-761f-b805-9c1314c44506"}`)
@@ -461,7 +461,7 @@ func TestEventDecoderAllocations(t *testing.T) {
 			var err error
 			allocs := testing.AllocsPerRun(100, func() { _, err = decode(data) })
 			require.NoError(t, err)
-			require.Equal(t, 2.0, allocs, "%s/%s: allocations to decode %s", tc.c.Version, tc.c.Binding, data)
+			require.Equal(t, 3.0, allocs, "%s/%s: allocations to decode %s", tc.c.Version, tc.c.Binding, data)
 		}
 	}
 }
@@ -489,4 +489,27 @@ func TestEventDecoderBigTextOneCopy(t *testing.T) {
 		allocated := after.TotalAlloc - before.TotalAlloc
 		require.LessOrEqual(t, allocated, uint64(size)+64<<10, "%s/%s: %d bytes allocated to decode a text of %d", c.Version, c.Binding, allocated, size)
 	}
+}
+
+// TestEventDecoderTextKeepsNoIDsAlive: a stream's task keeps the text of
+// every chunk, and nothing else of its event: the text of a part has a
+// buffer of its own, not one shared with the event's IDs (three UUIDs,
+// 108 bytes, beside a chunk of often a few bytes).
+func TestEventDecoderTextKeepsNoIDsAlive(t *testing.T) {
+	const n = 10000
+	d := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V10, Binding: a2a.BindingHTTPJSON})
+	texts := make([]string, 0, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		ev, err := d.Decode([]byte(`{"artifactUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","artifact":{"artifactId":"ee6201aa-c32c-4c5f-afae-b16d97c60692","parts":[{"text":"tok` + strconv.Itoa(i%10) + `"}]},"append":true}}`))
+		require.NoError(t, err)
+		texts = append(texts, ev.(*a2a.ArtifactUpdate).Artifact.Parts[0].Text)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	require.Less(t, kept, int64(n*32), "%d bytes kept for %d texts of 4 bytes", kept, n)
+	require.Equal(t, "tok9", texts[n-1])
 }

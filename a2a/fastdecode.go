@@ -48,8 +48,8 @@ const fastMaxParts = 4
 // fastStrings is the number of strings an event may hold.
 const fastStrings = fastPart + 3*fastMaxParts
 
-// fastBigString is the length above which a string gets a buffer of its
-// own, so that an ID kept after the event does not keep a big text alive.
+// fastBigString is the length above which any string gets a buffer of its
+// own, so that one kept after the event keeps nothing big alive with it.
 const fastBigString = 4 << 10
 
 // The results the fast path reads.
@@ -205,16 +205,23 @@ func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
 	return ps
 }
 
-// fastCopies holds the strings of an event, copied out of its data: those
-// up to fastBigString bytes in one buffer of their summed length, each
-// longer one in a buffer of its own, so that any of them may outlive the
-// event without keeping a big text alive. Each buffer is written once,
-// then only read: strings.Builder's String shares it, as a string, without
-// a copy.
+// fastCopies holds the strings of an event, copied out of its data. The
+// text of each part has a buffer of its own: a stream's task keeps the text
+// of every chunk, which must not keep the event's IDs alive with it. So has
+// any other string over fastBigString bytes. The rest, the IDs, names,
+// media types, state, role and timestamp, share one buffer of their summed
+// length. Each buffer is written once, then only read: strings.Builder's
+// String shares it, as a string, without a copy.
 type fastCopies struct {
 	all  string              // the short strings, one after another
 	ends [fastStrings]int32  // where each short string ends in all
-	big  [fastStrings]string // the long ones
+	own  [fastStrings]string // the strings with a buffer of their own
+}
+
+// ownBuffer reports whether string i of f gets a buffer of its own.
+func (f *fastEvent) ownBuffer(i int) bool {
+	l := f.strs[i].Len()
+	return l > fastBigString || l > 0 && i >= fastPart && (i-fastPart)%3 == 0
 }
 
 // copy copies the strings f found in data.
@@ -227,19 +234,19 @@ func (c *fastCopies) copy(f *fastEvent, data []byte, proto bool) {
 	}
 	size := 0
 	for i := range n {
-		if l := f.strs[i].Len(); l <= fastBigString {
-			size += l
+		if !f.ownBuffer(i) {
+			size += f.strs[i].Len()
 		}
 	}
 	var b strings.Builder
 	b.Grow(size)
 	for i := range n {
 		switch v := &f.strs[i]; {
-		case v.Len() > fastBigString:
-			var big strings.Builder
-			big.Grow(v.Len())
-			v.CopyTo(&big, data)
-			c.big[i] = big.String()
+		case f.ownBuffer(i):
+			var own strings.Builder
+			own.Grow(v.Len())
+			v.CopyTo(&own, data)
+			c.own[i] = own.String()
 		case v.Len() > 0:
 			v.CopyTo(&b, data)
 		}
@@ -250,8 +257,8 @@ func (c *fastCopies) copy(f *fastEvent, data []byte, proto bool) {
 
 // get returns string i.
 func (c *fastCopies) get(i int) string {
-	if c.big[i] != "" {
-		return c.big[i]
+	if c.own[i] != "" {
+		return c.own[i]
 	}
 	start := int32(0)
 	if i > 0 {
