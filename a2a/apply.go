@@ -1,5 +1,7 @@
 package a2a
 
+import "slices"
+
 // Apply folds one update of this artifact into it. Without Append the update
 // is a new version: it replaces the artifact whole. With Append its parts are
 // added after the parts held; a name or description it carries replaces the
@@ -15,7 +17,13 @@ func (a *Artifact) Apply(u *ArtifactUpdate) {
 		return
 	}
 	n := &u.Artifact
-	a.Parts = append(a.Parts, cloneParts(n.Parts)...)
+	// Each part copied straight into the list: a stream appends one chunk
+	// per event, and a list of copies made first would be one allocation
+	// per event.
+	a.Parts = slices.Grow(a.Parts, len(n.Parts))
+	for i := range n.Parts {
+		a.Parts = append(a.Parts, n.Parts[i].Clone())
+	}
 	if n.Name != "" {
 		a.Name = n.Name
 	}

@@ -72,6 +72,22 @@ func TestArtifactApplyMergesIntoNilMetadata(t *testing.T) {
 
 // Apply keeps copies: changing the update afterwards, as a decoder that
 // reuses its buffers would, changes nothing held.
+// TestArtifactApplyAppendCopiesPartsInPlace: an appended chunk's parts are
+// copied straight into the artifact's list, with no list of copies made
+// first: appending a text part where the list has room allocates nothing
+// (a stream appends one per event).
+func TestArtifactApplyAppendCopiesPartsInPlace(t *testing.T) {
+	a := textArtifact("a1", "x")
+	a.Parts = append(make([]a2a.Part, 0, 8), a.Parts...)
+	u := &a2a.ArtifactUpdate{Append: true, Artifact: textArtifact("a1", "y")}
+	allocs := testing.AllocsPerRun(100, func() {
+		a.Parts = a.Parts[:1]
+		a.Apply(u)
+	})
+	require.Equal(t, 0.0, allocs)
+	require.Equal(t, "xy", a.Text())
+}
+
 func TestApplyKeepsCopies(t *testing.T) {
 	t.Parallel()
 	var task a2a.Task

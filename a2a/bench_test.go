@@ -1,6 +1,7 @@
 package a2a_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -144,4 +145,85 @@ func BenchmarkEncodeEvent(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The decode floor's structs, as bench/cmd/a2abench defines them: the
+// fields of an artifact update a client needs at least, which one
+// json.Unmarshal of each data line decodes.
+type (
+	floor03 struct {
+		ID     string `json:"id"`
+		Result struct {
+			Kind     string `json:"kind"`
+			TaskID   string `json:"taskId"`
+			Artifact struct {
+				ArtifactID string `json:"artifactId"`
+				Parts      []struct {
+					Text string `json:"text"`
+				} `json:"parts"`
+			} `json:"artifact"`
+		} `json:"result"`
+	}
+	floor10 struct {
+		ID     string `json:"id"`
+		Result struct {
+			ArtifactUpdate *struct {
+				TaskID   string `json:"taskId"`
+				Artifact struct {
+					ArtifactID string `json:"artifactId"`
+					Parts      []struct {
+						Text string `json:"text"`
+					} `json:"parts"`
+				} `json:"artifact"`
+			} `json:"artifactUpdate"`
+		} `json:"result"`
+	}
+)
+
+// BenchmarkFastDecodeVsFloor sets the fast decoders, the binding's
+// StreamDecoder over JSON-RPC and the EventDecoder over HTTP+JSON, each
+// reading the whole model of the event, against the decode floor of
+// bench/: one json.Unmarshal of the same data into its small struct.
+func BenchmarkFastDecodeVsFloor(b *testing.B) {
+	rpc := func(res []byte) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":"1faab19d-2b15-47fc-bd65-fee8174ca091","result":` + string(res) + `}`)
+	}
+	for _, bc := range []struct {
+		name  string
+		c     a2a.Codec
+		in    []byte
+		floor func() any
+	}{
+		{"0.3", a2a.Codec{Version: a2a.V03}, rpc(benchArtifact03), func() any { return new(floor03) }},
+		{"1.0", a2a.Codec{Version: a2a.V10}, rpc(benchArtifact10), func() any { return new(floor10) }},
+		{"rest-0.3", a2a.Codec{Version: a2a.V03, Binding: a2a.BindingHTTPJSON}, benchArtifact03REST, func() any { return new(floor10) }},
+		{"rest-1.0", a2a.Codec{Version: a2a.V10, Binding: a2a.BindingHTTPJSON}, benchArtifact10, func() any { return new(floor10) }},
+	} {
+		b.Run(bc.name+"/fast", func(b *testing.B) {
+			decode := a2a.NewEventDecoder(bc.c).Decode
+			if bc.c.Binding != a2a.BindingHTTPJSON {
+				d := jsonrpc.NewStreamDecoder(bc.c.Version)
+				decode = func(data []byte) (a2a.Event, error) {
+					_, ev, err := d.Decode(data)
+					return ev, err
+				}
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				if _, err := decode(bc.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bc.name+"/json.Unmarshal-floor", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.in)))
+			for b.Loop() {
+				if err := json.Unmarshal(bc.in, bc.floor()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

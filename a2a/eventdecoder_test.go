@@ -1,6 +1,12 @@
 package a2a_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -226,4 +232,284 @@ func TestEventDecoderTrailingWhiteSpace(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wires are the four codecs: each version over each binding.
+var wires = []a2a.Codec{
+	{Version: a2a.V03, Binding: a2a.BindingJSONRPC}, {Version: a2a.V03, Binding: a2a.BindingHTTPJSON},
+	{Version: a2a.V10, Binding: a2a.BindingJSONRPC}, {Version: a2a.V10, Binding: a2a.BindingHTTPJSON},
+}
+
+// otherEvent is decoded between two decodings of the same data, so that
+// anything a decoder kept of one event would show in the next.
+var otherEvent = []byte(`{"artifactUpdate":{"taskId":"other-task","contextId":"other-context","artifact":{"artifactId":"other","parts":[{"text":"other text"}]},"append":true}}`)
+
+// requireDecodersAgree decodes data, as a stream result, with each codec's
+// EventDecoder, whose fast path reads the hot shapes, and with
+// Codec.DecodeEvent, which is encoding/json: the events must be equal, or
+// both must fail. One EventDecoder reads data twice, with another event
+// between. Over JSON-RPC, data in a response and data as a response itself
+// go through the binding's StreamDecoder (a fast path for the envelope,
+// then EventDecoder.Decode), whose event and ID must be those of
+// EventDecoder.DecodeFrame with encoding/json reading the whole response.
+func requireDecodersAgree(t *testing.T, data []byte) {
+	t.Helper()
+	for _, c := range wires {
+		want, wantErr := c.DecodeEvent(data)
+		d := a2a.NewEventDecoder(c)
+		for i := range 2 {
+			got, err := d.Decode(data)
+			require.Equal(t, wantErr == nil, err == nil, "%s/%s (round %d) of %q: error %v; DecodeEvent's %v", c.Version, c.Binding, i, data, err, wantErr)
+			require.Equal(t, want, got, "%s/%s (round %d) of %q", c.Version, c.Binding, i, data)
+			_, err = d.Decode(otherEvent)
+			require.NoError(t, err)
+		}
+		if c.Binding != a2a.BindingJSONRPC {
+			continue
+		}
+		sd := jsonrpc.NewStreamDecoder(c.Version)
+		for _, in := range [][]byte{slices.Concat([]byte(`{"jsonrpc":"2.0","id":"r-1","result":`), data, []byte(`}`)), data} {
+			var ref jsonrpc.Response
+			want, wantErr := a2a.NewEventDecoder(c).DecodeFrame(in, &ref)
+			for i := range 2 {
+				r, got, err := sd.Decode(in)
+				if wantErr != nil || ref.Error != nil {
+					require.True(t, err != nil || r.Error != nil, "%s/%s (round %d): response %q decoded: %#v; encoding/json: %v, error member %v", c.Version, c.Binding, i, in, got, wantErr, ref.Error)
+					continue
+				}
+				require.NoError(t, err, "%s/%s (round %d): response %q", c.Version, c.Binding, i, in)
+				require.Nil(t, r.Error)
+				require.Equal(t, want, got, "%s/%s (round %d): response %q", c.Version, c.Binding, i, in)
+				require.Equal(t, ref.ID, r.ID, "%s/%s (round %d): response %q", c.Version, c.Binding, i, in)
+			}
+		}
+	}
+}
+
+// repositoryCaptures returns the data of every SSE event of every stream
+// capture in the repository (a2a's, internal/sse's and stream's testdata),
+// and every unary response body, each a JSON-RPC response or an HTTP+JSON
+// result.
+func repositoryCaptures(t testing.TB) map[string][][]byte {
+	t.Helper()
+	out := map[string][][]byte{}
+	for _, pattern := range []string{
+		"testdata/captures/*", "testdata/rest/*", "../internal/sse/testdata/*", "../stream/testdata/*",
+	} {
+		names, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		require.NotEmpty(t, names, pattern)
+		for _, name := range names {
+			base := filepath.Base(name)
+			if strings.HasSuffix(base, ".headers.txt") || strings.HasSuffix(base, ".md") || base == "SUMMARY.txt" {
+				continue
+			}
+			b, err := os.ReadFile(name)
+			require.NoError(t, err)
+			if strings.HasSuffix(base, ".json") || !bytes.Contains(b, []byte("data:")) {
+				out[name] = [][]byte{b}
+				continue
+			}
+			for _, ev := range readSSE(t, b) {
+				out[name] = append(out[name], ev.data)
+			}
+		}
+	}
+	return out
+}
+
+// TestEventDecoderMatchesDecodeEventOnEveryCapture runs every capture in
+// the repository through the fast decoders and encoding/json: each event
+// and each JSON-RPC response's result, on every wire, decodes to the same.
+func TestEventDecoderMatchesDecodeEventOnEveryCapture(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for name, events := range repositoryCaptures(t) {
+		for _, data := range events {
+			requireDecodersAgree(t, data)
+			n++
+			var env struct {
+				Result json.RawMessage `json:"result"`
+			}
+			if json.Unmarshal(data, &env) == nil && env.Result != nil {
+				requireDecodersAgree(t, env.Result)
+			}
+		}
+		require.NotEmpty(t, events, name)
+	}
+	require.Greater(t, n, 100, "the captures hold over 100 events")
+}
+
+// TestEventDecoderStringsAsEncodingJSON pins the values of strings that
+// need unescaping or repair, read by the fast path, to those encoding/json
+// gives (written out here, not computed): escapes, surrogate pairs, a lone
+// surrogate and invalid UTF-8 each as U+FFFD.
+func TestEventDecoderStringsAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, raw, want string
+	}{
+		{"short escapes", `\"\\\/\b\f\n\r\t`, "\"\\/\b\f\n\r\t"},
+		{"unicode escapes", `\u0041\u00e9\u20AC\u0000`, "Aé€\x00"},
+		{"surrogate pair", `\ud83d\ude00!`, "😀!"},
+		{"lone high surrogate", `\ud83dx`, "\uFFFDx"},
+		{"lone low surrogate", `\ude00x`, "\uFFFDx"},
+		{"high surrogate at the end", `x\ud83d`, "x\uFFFD"},
+		{"two high surrogates, then a low one", `\ud83d\ud83d\ude00`, "\uFFFD😀"},
+		{"high surrogate, then a short escape", `\ud83d\n`, "\uFFFD\n"},
+		{"invalid UTF-8 byte", "a\xffb", "a\uFFFDb"},
+		{"truncated character", "a\xf0\x9f\x98", "a\uFFFD\uFFFD\uFFFD"},
+		{"encoded surrogate", "\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"},
+		{"valid multi-byte", "é€😀\uFFFD", "é€😀\uFFFD"},
+		{"long text with escapes", strings.Repeat(`0123456789abcdef\n`, 600) + `\u00e9`, strings.Repeat("0123456789abcdef\n", 600) + "é"},
+		{"long text, invalid UTF-8 at the end", strings.Repeat("x", 5000) + "\xc3", strings.Repeat("x", 5000) + "\uFFFD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range wires {
+				data := []byte(`{"artifactUpdate":{"taskId":"` + tc.raw + `","contextId":"c","artifact":{"artifactId":"a","name":"` +
+					tc.raw + `","parts":[{"text":"` + tc.raw + `"}]}}}`)
+				ev, err := a2a.NewEventDecoder(c).Decode(data)
+				require.NoError(t, err)
+				u := ev.(*a2a.ArtifactUpdate)
+				require.Equal(t, tc.want, u.TaskID)
+				require.Equal(t, tc.want, u.Artifact.Name)
+				require.Equal(t, tc.want, u.Artifact.Parts[0].Text)
+				want, err := c.DecodeEvent(data)
+				require.NoError(t, err)
+				require.Equal(t, want, ev, "encoding/json agrees")
+			}
+		})
+	}
+}
+
+// TestEventDecoderKeepsNothingOfTheData: an event decoded from a buffer
+// that is then overwritten with the next event, as the SSE decoder reuses
+// its buffer, keeps its values; and the next event has nothing of the one
+// before. Over JSON-RPC too, through the binding's StreamDecoder.
+func TestEventDecoderKeepsNothingOfTheData(t *testing.T) {
+	t.Parallel()
+	results := [][]byte{
+		[]byte(`{"artifactUpdate":{"taskId":"task-aaaa","contextId":"ctx-aaaa","artifact":{"artifactId":"art-aaaa","name":"n","parts":[{"text":"text of a","mediaType":"text/plain"}]},"append":true,"lastChunk":true}}`),
+		[]byte(`{"artifactUpdate":{"taskId":"task-bbbb","contextId":"ctx-bbbb","artifact":{"artifactId":"art-bbbb","parts":[{"text":"text of b, longer","mediaType":"text/html"}]}}}`),
+		[]byte(`{"statusUpdate":{"taskId":"task-cccc","contextId":"ctx-cccc","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m-c","role":"ROLE_AGENT","parts":[{"text":"working on c"}]},"timestamp":"2026-11-22T02:53:05.112Z"},"final":true}}`),
+		[]byte(`{"statusUpdate":{"taskId":"task-dddd","contextId":"ctx-dddd","status":{"state":"TASK_STATE_COMPLETED"}}}`),
+		[]byte(`{"kind":"artifact-update","taskId":"task-eeee","contextId":"ctx-eeee","artifact":{"artifactId":"art-eeee","parts":[{"kind":"text","text":"` + strings.Repeat("e", 5000) + `"}]}}`),
+	}
+	for _, c := range wires {
+		decode := a2a.NewEventDecoder(c).Decode
+		frame := func(b []byte) []byte { return b }
+		if c.Binding == a2a.BindingJSONRPC {
+			sd := jsonrpc.NewStreamDecoder(c.Version)
+			decode = func(data []byte) (a2a.Event, error) {
+				_, ev, err := sd.Decode(data)
+				return ev, err
+			}
+			frame = func(b []byte) []byte {
+				return slices.Concat([]byte(`{"jsonrpc":"2.0","id":1,"result":`), b, []byte(`}`))
+			}
+		}
+		buf := make([]byte, 0, 8<<10)
+		var got, want []a2a.Event
+		for _, r := range results {
+			w, err := c.DecodeEvent(r)
+			require.NoError(t, err)
+			want = append(want, w)
+			// One buffer for every event, overwritten by the next one
+			// and then by garbage, as a stream's read buffer is.
+			buf = append(buf[:0], frame(r)...)
+			ev, err := decode(buf)
+			require.NoError(t, err)
+			require.Equal(t, w, ev, "%s/%s: %s", c.Version, c.Binding, r)
+			got = append(got, ev)
+		}
+		for i := range buf[:cap(buf)] {
+			buf[:cap(buf)][i] = '#'
+		}
+		require.Equal(t, want, got, "%s/%s: events decoded earlier changed with the buffer", c.Version, c.Binding)
+	}
+}
+
+// TestEventDecoderAllocations: the fast path decodes an artifact update
+// with one text part in three allocations (the event with its part, the
+// text, and one buffer for its other strings), and a status update with a
+// message of one text part in three, on every wire (over JSON-RPC through
+// the binding's StreamDecoder, envelope included).
+func TestEventDecoderAllocations(t *testing.T) {
+	status10 := []byte(`{"statusUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"06325c56-f4d2-49c2-a8ed-1dddcfcdeb6d","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","role":"ROLE_AGENT","parts":[{"text":"working","metadata":{},"mediaType":"text/plain"}],"metadata":{}},"timestamp":"2026-11-22T02:53:03.909Z"},"metadata":{}}}`)
+	status03 := []byte(`{"kind":"status-update","contextId":"01a2012b-974f-76f9-9aea-fd8810f6e4b8","final":false,"status":{"message":{"kind":"message","messageId":"01a2012b-98e0-76dd-8f2f-b24337e26211","contextId":"01a2012b-974f-76f9-9aea-fd8810f6e4b8","parts":[{"kind":"text","text":"working"}],"role":"agent","taskId":"01a2012b-974f-761f-b805-9c1314c44506"},"state":"working","timestamp":"2026-11-22T02:52:44.128482303Z"},"taskId":"01a2012b-974f-761f-b805-9c1314c44506"}`)
+	status03REST := []byte(`{"statusUpdate":{"taskId":"d3129619-12f1-4813-b8db-b884a03f3ea0","contextId":"1dd87d71-a7a9-40dd-acaf-23bde28988cc","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"e3686e45-3e90-4b47-9585-aecc358f4514","contextId":"1dd87d71-a7a9-40dd-acaf-23bde28988cc","taskId":"d3129619-12f1-4813-b8db-b884a03f3ea0","role":"ROLE_AGENT","content":[{"text":"working"}]},"timestamp":"2026-11-23T00:19:40.511Z"}}}`)
+	for _, tc := range []struct {
+		c      a2a.Codec
+		events [][]byte
+	}{
+		{wires[0], [][]byte{benchArtifact03, status03}},
+		{wires[1], [][]byte{benchArtifact03REST, status03REST}},
+		{wires[2], [][]byte{benchArtifact10, status10}},
+		{wires[3], [][]byte{benchArtifact10, status10}},
+	} {
+		for _, data := range tc.events {
+			decode := a2a.NewEventDecoder(tc.c).Decode
+			if tc.c.Binding == a2a.BindingJSONRPC {
+				sd := jsonrpc.NewStreamDecoder(tc.c.Version)
+				data = slices.Concat([]byte(`{"jsonrpc":"2.0","id":"1faab19d-2b15-47fc-bd65-fee8174ca091","result":`), data, []byte(`}`))
+				decode = func(data []byte) (a2a.Event, error) {
+					_, ev, err := sd.Decode(data)
+					return ev, err
+				}
+			}
+			var err error
+			allocs := testing.AllocsPerRun(100, func() { _, err = decode(data) })
+			require.NoError(t, err)
+			require.Equal(t, 3.0, allocs, "%s/%s: allocations to decode %s", tc.c.Version, tc.c.Binding, data)
+		}
+	}
+}
+
+// TestEventDecoderBigTextOneCopy: a big text part is copied once, into a
+// buffer of its size, out of the event's data: decoding a 1 MiB artifact
+// update allocates little more than 1 MiB (encoding/json allocates twice
+// that: the unescaped bytes, then the string made of them).
+func TestEventDecoderBigTextOneCopy(t *testing.T) {
+	text := strings.Repeat("a line of an agent's long answer, with an escaped newline at its end\\n", (1<<20)/70)
+	for _, c := range wires {
+		data := []byte(`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"` + text + `"}]}}}`)
+		d := a2a.NewEventDecoder(c)
+		var (
+			ev  a2a.Event
+			err error
+		)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ev, err = d.Decode(data)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		size := len(ev.(*a2a.ArtifactUpdate).Artifact.Parts[0].Text)
+		require.Equal(t, len(text)-len(text)/70, size, "each \\n is one byte")
+		allocated := after.TotalAlloc - before.TotalAlloc
+		require.LessOrEqual(t, allocated, uint64(size)+64<<10, "%s/%s: %d bytes allocated to decode a text of %d", c.Version, c.Binding, allocated, size)
+	}
+}
+
+// TestEventDecoderTextKeepsNoIDsAlive: a stream's task keeps the text of
+// every chunk, and nothing else of its event: the text of a part has a
+// buffer of its own, not one shared with the event's IDs (three UUIDs,
+// 108 bytes, beside a chunk of often a few bytes).
+func TestEventDecoderTextKeepsNoIDsAlive(t *testing.T) {
+	const n = 10000
+	d := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V10, Binding: a2a.BindingHTTPJSON})
+	texts := make([]string, 0, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		ev, err := d.Decode([]byte(`{"artifactUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","artifact":{"artifactId":"ee6201aa-c32c-4c5f-afae-b16d97c60692","parts":[{"text":"tok` + strconv.Itoa(i%10) + `"}]},"append":true}}`))
+		require.NoError(t, err)
+		texts = append(texts, ev.(*a2a.ArtifactUpdate).Artifact.Parts[0].Text)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	require.Less(t, kept, int64(n*32), "%d bytes kept for %d texts of 4 bytes", kept, n)
+	require.Equal(t, "tok9", texts[n-1])
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -308,4 +309,93 @@ func FuzzChainOf(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzFastDecodeMatchesEncodingJSON is the differential check of the fast
+// decoders: for any input, on each of the four wires, EventDecoder.Decode
+// (a decoder written for the hot shapes, falling back to encoding/json for
+// the rest) gives the event Codec.DecodeEvent (encoding/json) gives, or
+// both fail; over JSON-RPC the binding's StreamDecoder, with its own fast
+// path for the envelope, reads each response as encoding/json reads the
+// whole of it (see requireDecodersAgree). Seeded with every capture under
+// testdata, the corpora of the other decoding targets, and the corners of
+// strings and of the shapes the fast path reads or leaves.
+func FuzzFastDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, events := range repositoryCaptures(f) {
+		for _, data := range events {
+			f.Add(data)
+		}
+	}
+	for _, target := range []string{"FuzzDecodeEvent", "FuzzDecodeEventPerWire"} {
+		names, err := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			_, lit, ok := strings.Cut(string(b), "[]byte(")
+			if !ok {
+				f.Fatalf("%s: not a []byte input", name)
+			}
+			data, err := strconv.Unquote(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lit), ")")))
+			if err != nil {
+				f.Fatalf("%s: %v", name, err)
+			}
+			f.Add([]byte(data))
+		}
+	}
+	for _, s := range fastDecodeCorners {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		requireDecodersAgree(t, data)
+	})
+}
+
+// fastDecodeCorners are inputs at the edges of what the fast path reads:
+// strings that encoding/json unescapes or repairs, and shapes one step
+// away from those it reads.
+var fastDecodeCorners = []string{
+	`{"kind":"artifact-update","taskId":"t\"\\\/\b\f\n\r\t","contextId":"\u00e9\u20ac\ud83d\ude00","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"\ud800\udbff\udfff\udc00x\ud800"}]}}`,
+	"{\"artifactUpdate\":{\"taskId\":\"\xff\xfe\",\"artifact\":{\"parts\":[{\"text\":\"\xed\xa0\x80 \xc3\xa9 \xf0\x9f\x98\x80 \xf0\x9f\x98\"}]}}}",
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"a"},{"text":"b","mediaType":"text/plain","filename":"f"}]},"timestamp":"2026-11-22T02:52:44.1+02:00"},"final":true}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"input-required","message":{"kind":"message","messageId":"m","role":"agent","content":[{"text":"q"}]}},"final":true,"metadata":{ }}`,
+	`{"kind":"status-update","status":{"message":{"parts":[],"content":[]}}}`,
+	`{"kind":"status-update","status":{"message":{"content":[]}}}`,
+	`{"kind":"status-update","status":null}`,
+	`{"kind":"artifact-update","TaskId":"t"}`,
+	`{"kind":"artifact-update","taskId":"t","taskId":"u"}`,
+	`{"kind":"artifact-update","taskId":5}`,
+	`{"kind":"artifact-update","\u0074askId":"t"}`,
+	`{"kind":"artifact-update","metadata":{"k":1}}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"kind":"data","data":{}}]}}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"file":{"uri":"u"}}]}}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"text":"1"},{"text":"2"},{"text":"3"},{"text":"4"},{"text":"5"}]}}`,
+	`{"kind":"artifact-update","final":true}`,
+	`{"kind":"status-update","append":true}`,
+	`{"kind":"task","id":"t","status":{"state":"working"}}`,
+	`{"artifactUpdate":{"kind":"artifact-update"}}`,
+	`{"artifactUpdate":{"artifactUpdate":{}}}`,
+	`{"artifactUpdate":{},"statusUpdate":{}}`,
+	`{"artifactUpdate":{},"taskId":"t"}`,
+	`{"artifactUpdate":null}`,
+	` {"artifactUpdate":{}} ` + "\n",
+	`{"artifactUpdate":{}} {}`,
+	`{"artifactUpdate":{"append":tru}}`,
+	`{"artifactUpdate":{"append":truex}}`,
+	`{"artifactUpdate":{"taskId":"\u12"}}`,
+	`{"artifactUpdate":{"taskId":"\x"}}`,
+	"{\"artifactUpdate\":{\"taskId\":\"a\tb\"}}",
+	`{"jsonrpc":"2.0","id":-1.5e+3,"result":{"artifactUpdate":{}}}`,
+	`{"jsonrpc":"2.0","id":01,"result":{"artifactUpdate":{}}}`,
+	`{"jsonrpc":"2.0","id":null,"result":{"artifactUpdate":{}}  }  `,
+	`{"result":{"artifactUpdate":{}},"jsonrpc":"2.0","id":"x"}`,
+	`{"jsonrpc":"2.0","id":"x","result":{"artifactUpdate":{}},"error":{"code":1,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":"x","id":"y","result":{"artifactUpdate":{}}}`,
+	`{"jsonrpc":2,"id":"x","result":{"artifactUpdate":{}}}`,
+	`{"jsonrpc":"2.0","id":"x","result":null}`,
+	`{"jsonrpc":"2.0","id":"x","result":{"artifactUpdate":{}}}}`,
 }

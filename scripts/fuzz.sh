@@ -27,6 +27,8 @@ targets=(
 	"FuzzDecode ./internal/sse"
 	"FuzzDecodeEvent ./a2a"
 	"FuzzDecodeEventPerWire ./a2a"
+	"FuzzFastDecodeMatchesEncodingJSON ./a2a"
+	"FuzzStringMatchesEncodingJSON ./internal/jsonscan"
 	"FuzzCanonicalJSON ./a2a"
 	"FuzzRetryHint ./a2a"
 	"FuzzChainOf ./a2a"

@@ -3,6 +3,7 @@ package stream_test
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"runtime"
 	"testing"
 	"testing/synctest"
@@ -228,4 +229,38 @@ func (m *runtimeMem) read() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m.mallocs = ms.Mallocs
+}
+
+// TestDriverAllocationsPerEvent: the whole runtime, from the response body
+// to Next (decode, dedupe, delivery), allocates at most three times for
+// each artifact chunk of a stream, on every wire: the event with its part,
+// its text and the buffer of its other strings; and 300 times for the call
+// itself (about 150 now: the request, the connection's reader, the
+// ledger).
+func TestDriverAllocationsPerEvent(t *testing.T) {
+	const n = 2000
+	for _, c := range []struct {
+		v       a2a.Version
+		binding a2a.Binding
+	}{
+		{a2a.V03, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingJSONRPC},
+		{a2a.V03, a2a.BindingHTTPJSON}, {a2a.V10, a2a.BindingHTTPJSON},
+	} {
+		newClient := stream.NewClient
+		if c.binding == a2a.BindingHTTPJSON {
+			newClient = stream.NewRESTClient
+		}
+		client, err := newClient("http://bench.test/", stream.WithVersion(c.v),
+			stream.WithHTTPClient(&http.Client{Transport: bodyTransport{benchBody(c.v, n, c.binding)}}))
+		require.NoError(t, err)
+		events := 0
+		allocs := testing.AllocsPerRun(5, func() {
+			s := client.Send(t.Context(), a2a.NewTextMessage(a2a.RoleUser, "go"))
+			for events = 0; s.Next(); events++ {
+			}
+			require.NoError(t, s.Err())
+		})
+		require.Equal(t, n+2, events)
+		require.LessOrEqual(t, allocs, float64(3*n+300), "%s/%s: %.0f allocations for %d events", c.v, c.binding, allocs, n)
+	}
 }

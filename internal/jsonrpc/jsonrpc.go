@@ -99,10 +99,29 @@ func NewStreamDecoder(v a2a.Version) *StreamDecoder {
 
 // Decode decodes one response carrying a stream result. It returns the
 // response, whose Error is the error it carries, and its event (nil with an
-// error). The response is the decoder's, valid until the next call. The
+// error). The response is the decoder's, valid until the next call, and
+// its ID may share data's memory: valid while data is. Its Result is not
+// to be read (the event is the result; the fast path leaves it nil). The
 // error wraps ErrNotAResponse for data that is not a response, and
 // a2a.ErrUnknownResult for a result that is none of the four.
+//
+// The response of almost every event, {"jsonrpc","id","result"} with the
+// result last, is read by a fast path: the envelope by a scan of its own,
+// the result by [a2a.EventDecoder.Decode]. Anything else, and any response
+// the fast path cannot decode, is decoded in one pass by
+// [a2a.EventDecoder.DecodeFrame].
 func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
+	if id, result, ok := scanEnvelope(data); ok {
+		if ev, err := d.dec.Decode(result); err == nil {
+			d.r = Response{ID: id}
+			return &d.r, ev, nil
+		}
+	}
+	return d.decodeFrame(data)
+}
+
+// decodeFrame is Decode with encoding/json reading the whole response.
+func (d *StreamDecoder) decodeFrame(data []byte) (*Response, a2a.Event, error) {
 	d.r = Response{}
 	ev, err := d.dec.DecodeFrame(data, &d.r)
 	if err != nil && !errors.Is(err, a2a.ErrUnknownResult) {
@@ -150,7 +169,9 @@ func (e *IDMismatchError) Error() string {
 // carries one, else nil.
 func Check(respID json.RawMessage, reqID string, rpcErr *a2a.RPCError) error {
 	if !IDMatches(respID, reqID) {
-		return &IDMismatchError{Got: respID, Want: reqID}
+		// A copy: a decoded response's ID may share the memory of the
+		// data it was read from.
+		return &IDMismatchError{Got: bytes.Clone(respID), Want: reqID}
 	}
 	if rpcErr != nil {
 		return rpcErr

@@ -108,3 +108,15 @@ func TestNewRequest(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"jsonrpc":"2.0","id":"r1","method":"tasks/get","params":{"id":"t-1"}}`, string(b))
 }
+
+// TestCheckKeepsACopyOfTheID: the ID a mismatch error reports is its own,
+// not the memory of the response it came from, which a stream reuses for
+// the next event (StreamDecoder's ID shares the data's memory).
+func TestCheckKeepsACopyOfTheID(t *testing.T) {
+	data := []byte(`"other-request"`)
+	err := Check(data, "r-1", nil)
+	var mismatch *IDMismatchError
+	require.ErrorAs(t, err, &mismatch)
+	copy(data, `"#############"`)
+	require.Equal(t, `"other-request"`, string(mismatch.Got))
+}

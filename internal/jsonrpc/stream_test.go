@@ -3,6 +3,8 @@ package jsonrpc
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -167,3 +169,72 @@ func (o *oneDecoder) Decode(data []byte) (a2a.Event, error) {
 }
 
 func (o *oneDecoder) ResponseID() json.RawMessage { return o.id }
+
+// TestStreamDecoderFastEnvelopeMatchesFrame: the fast path for the usual
+// envelope gives what encoding/json reading the whole response gives (the
+// response's ID and error member, the event, and the kind of error), for
+// envelopes it reads and ones a step away from them, and for every
+// response of the captures in the repository.
+func TestStreamDecoderFastEnvelopeMatchesFrame(t *testing.T) {
+	t.Parallel()
+	upd := `{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}`
+	inputs := []string{
+		`{"jsonrpc":"2.0","id":"r1","result":` + upd + `}`,
+		` {"jsonrpc" : "2.0" , "id" : "r\u0031" , "result" : ` + upd + ` } ` + "\n",
+		`{"id":7,"jsonrpc":"2.0","result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":-1.5e3,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":null,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","result":` + upd + `}`,
+		`{"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":01,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":true,"result":` + upd + `}`,
+		`{"jsonrpc":2,"id":1,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":1,"id":2,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","ID":1,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":1,"Result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + upd + `,"error":{"code":-32603,"message":"boom"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"},"result":` + upd + `}`,
+		`{"result":` + upd + `,"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + upd + `,"result":` + upd + `}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + upd + `}}`,
+		`{"jsonrpc":"2.0","id":1,"result":` + upd + `]`,
+		`{"jsonrpc":"2.0","id":1,"result":` + upd,
+		`{"jsonrpc":"2.0","id":1,"result":null}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"result":}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t","status":{"state":"working"}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":5}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"artifact":{"parts":[{"text":"\ud800"}]}}}}`,
+	}
+	for _, dir := range []string{"../../a2a/testdata/captures", "../../stream/testdata", "../sse/testdata"} {
+		names, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+		require.NoError(t, err)
+		require.NotEmpty(t, names, dir)
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			require.NoError(t, err)
+			for line := range strings.Lines(string(b)) {
+				if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
+					inputs = append(inputs, data)
+				}
+			}
+		}
+	}
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		fast, frame := NewStreamDecoder(v), NewStreamDecoder(v)
+		for _, in := range inputs {
+			r, ev, err := fast.Decode([]byte(in))
+			wr, wev, werr := frame.decodeFrame([]byte(in))
+			require.Equal(t, werr == nil, err == nil, "%s: %s: error %v; encoding/json's %v", v, in, err, werr)
+			require.Equal(t, errors.Is(werr, ErrNotAResponse), errors.Is(err, ErrNotAResponse), "%s: %s: %v; %v", v, in, err, werr)
+			require.Equal(t, errors.Is(werr, a2a.ErrUnknownResult), errors.Is(err, a2a.ErrUnknownResult), "%s: %s: %v; %v", v, in, err, werr)
+			require.Equal(t, wev, ev, "%s: %s", v, in)
+			require.Equal(t, wr == nil, r == nil, "%s: %s", v, in)
+			if r != nil {
+				require.Equal(t, wr.ID, r.ID, "%s: %s", v, in)
+				require.Equal(t, wr.Error, r.Error, "%s: %s", v, in)
+			}
+		}
+	}
+}
