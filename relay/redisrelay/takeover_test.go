@@ -101,12 +101,13 @@ func TestKilledDriverIsTakenOverFromItsCheckpoint(t *testing.T) {
 	lease := *takeoverLease
 	var (
 		delays    []time.Duration
-		wires     = map[int]int{}
+		wires     = map[string]int{}
 		styles    = map[a2atest.ResubscribeStyle]int{}
 		asked     int
 		waiting   int // killed while the question waited for its answer
 		answering int // killed as the answered entry landed
 		late      int // the answer was posted once the other replica drove
+		ended     int // the driver ended the stream before the kill landed
 	)
 	for i := range *takeoverRuns {
 		seed := *takeoverSeed + uint64(i)
@@ -116,7 +117,8 @@ func TestKilledDriverIsTakenOverFromItsCheckpoint(t *testing.T) {
 			t.Fatalf("seed %d failed; replay it with -run '^TestKilledDriverIsTakenOverFromItsCheckpoint$' -redis.seed %d -redis.takeovers 1 -redis.lease %v",
 				seed, seed, lease)
 		}
-		wires[int(seed%4)]++
+		w := soakWires[seed%4]
+		wires[fmt.Sprintf("%s rest=%v", w.v, w.rest)]++
 		styles[run.style]++
 		if run.ask {
 			asked++
@@ -127,21 +129,27 @@ func TestKilledDriverIsTakenOverFromItsCheckpoint(t *testing.T) {
 		if run.atAnswered {
 			answering++
 		}
-		if run.lateAnswer {
+		switch {
+		case run.endedFirst:
+			ended++
+		case run.lateAnswer:
 			late++
-		} else {
+		default:
 			delays = append(delays, run.delay)
 		}
 	}
 	if *takeoverRuns >= len(soakWires) {
 		require.Len(t, wires, len(soakWires), "the wires the runs spoke")
 	}
-	require.NotEmpty(t, delays)
+	if len(delays) == 0 {
+		t.Logf("%d runs, none of them timed (answered after the takeover, or ended before the kill)", *takeoverRuns)
+		return
+	}
 	slices.Sort(delays)
 	p99 := delays[(len(delays)*99+99)/100-1]
-	t.Logf("%d runs with a %v lease (wires %v, styles %v; %d asked, %d killed while the question waited, %d as its answered entry landed, %d answered after the takeover): "+
+	t.Logf("%d runs with a %v lease (wires %v, styles %v; %d asked, %d killed while the question waited, %d as its answered entry landed, %d answered after the takeover, %d ended before the kill landed): "+
 		"from the kill to the first entry of the replica that took over, over %d runs: p50 %v, p99 %v, max %v",
-		*takeoverRuns, lease, wires, styles, asked, waiting, answering, late, len(delays), delays[len(delays)/2], p99, delays[len(delays)-1])
+		*takeoverRuns, lease, wires, styles, asked, waiting, answering, late, ended, len(delays), delays[len(delays)/2], p99, delays[len(delays)-1])
 	require.LessOrEqual(t, delays[len(delays)-1], lease+lease/10+time.Second, "the slowest time from the kill to the first entry of the replica that took over")
 	if len(delays) >= 100 {
 		require.LessOrEqual(t, p99, lease+lease/5, "p99 of the time from the kill to the first entry of the replica that took over")
@@ -155,6 +163,7 @@ type soakRun struct {
 	atQuestion bool          // the driver was killed while the question waited
 	atAnswered bool          // the driver was killed as the answered entry landed
 	lateAnswer bool          // the answer was posted once the other replica drove: its first entry waited for it
+	endedFirst bool          // the driver ended the stream before the kill landed: no takeover
 	delay      time.Duration // from the kill to the first entry the other replica appended
 }
 
@@ -162,7 +171,7 @@ type soakRun struct {
 // artifacts growing chunk by chunk, an agent message and status messages,
 // with a question in the middle when ask. It returns the steps, the text of
 // a1, and how many entries a driver appends before the last chunk, which
-// comes at least 50 ms after them (more than the kill's jitter).
+// comes at least 100 ms after them (the kill's jitter is at most 40 ms).
 func soakScript(rng *rand.Rand, ask bool) ([]a2atest.Step, string, int) {
 	pause := func() a2atest.Step { return a2atest.Pause(time.Duration(20+rng.IntN(80)) * time.Millisecond) }
 	var a1 strings.Builder
@@ -189,7 +198,7 @@ func soakScript(rng *rand.Rand, ask bool) ([]a2atest.Step, string, int) {
 		steps = append(steps, pause(), chunk(fmt.Sprintf("part %d ü ", i), true, false), a2atest.Chunk("a2", fmt.Sprintf("n%d ", i), true, false))
 	}
 	entries += 2 * n2
-	steps = append(steps, a2atest.Working("finishing"), a2atest.Pause(time.Duration(50+rng.IntN(50))*time.Millisecond),
+	steps = append(steps, a2atest.Working("finishing"), a2atest.Pause(time.Duration(100+rng.IntN(50))*time.Millisecond),
 		chunk("end", true, true), a2atest.Finish(a2a.StateCompleted, "done"))
 	return steps, a1.String(), entries + 2
 }
@@ -330,11 +339,11 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 	require.NoError(t, awaitTail(ctx, l, target), "%s: a: %s", what, a.output())
 	require.NoError(t, after(ctx, jitter))
 	killAt := time.Now()
-	require.NoError(t, a.cmd.Process.Signal(syscall.SIGKILL))
+	if err := a.cmd.Process.Signal(syscall.SIGKILL); !errors.Is(err, os.ErrProcessDone) {
+		require.NoError(t, err)
+	}
 	close(killed)
-	var exit *exec.ExitError
-	require.ErrorAs(t, a.wait(), &exit, what)
-	require.Equal(t, syscall.SIGKILL, exit.Sys().(syscall.WaitStatus).Signal(), "%s: how the driver ended: %s", what, a.output())
+	errA := a.wait()
 	tailAtKill, err := l.Tail(ctx)
 	require.NoError(t, err)
 	require.NoError(t, b.wait(), "%s: the replica that took over: %s", what, b.output())
@@ -344,14 +353,30 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 	// What each replica appended: a's commits, then b's, from the entry
 	// after a's last.
 	aw, bw := a.reports(), b.reports()
-	require.NotEmpty(t, bw, "%s: the replica that took over appended nothing", what)
-	require.Equal(t, tailAtKill+1, bw[0].first, "%s: the first entry of the replica that took over", what)
-	for _, x := range aw {
-		require.Less(t, x.last, bw[0].first, "%s: an entry of the killed driver after the takeover", what)
-	}
-	run.delay = bw[0].at.Sub(killAt)
-	if run.atQuestion {
-		require.Equal(t, relay.EventAnswered, bw[0].name, "%s: the first entry of the replica that took over at the question", what)
+	if len(bw) == 0 {
+		// The kill came too late, on a machine too busy: the driver had
+		// ended the stream (a kill point among the last entries, and the
+		// driver ran ahead of the test by more than the agent's last
+		// pause). There was nothing to take over.
+		require.NotEmpty(t, aw, what)
+		last := aw[len(aw)-1]
+		require.Equal(t, tailAtKill, last.last, "%s: the other replica appended nothing, and the driver did not end the stream", what)
+		run.endedFirst = true
+	} else {
+		var exit *exec.ExitError
+		require.ErrorAs(t, errA, &exit, what)
+		require.Equal(t, syscall.SIGKILL, exit.Sys().(syscall.WaitStatus).Signal(), "%s: how the driver ended: %s", what, a.output())
+		require.Equal(t, tailAtKill+1, bw[0].first, "%s: the first entry of the replica that took over", what)
+		for _, x := range aw {
+			require.Less(t, x.last, bw[0].first, "%s: an entry of the killed driver after the takeover", what)
+		}
+		run.delay = bw[0].at.Sub(killAt)
+		if run.atQuestion {
+			require.Equal(t, relay.EventAnswered, bw[0].name, "%s: the first entry of the replica that took over at the question", what)
+		}
+		fence, err := c.Get(ctx, l.(*log).keys.fence).Result()
+		require.NoError(t, err)
+		require.True(t, strings.HasSuffix(fence, ":b"), "%s: the newest fence is b's: %s", what, fence)
 	}
 
 	// The log, folded as a browser folds it, is the agent's task.
@@ -406,10 +431,6 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 		require.NotNil(t, p, "%s: the agent's message %s %q", what, m.ID, m.Text())
 		require.Equal(t, m.Text(), p.Text(), "%s: the agent's message %s", what, m.ID)
 	}
-
-	fence, err := c.Get(ctx, l.(*log).keys.fence).Result()
-	require.NoError(t, err)
-	require.True(t, strings.HasSuffix(fence, ":b"), "%s: the newest fence is b's: %s", what, fence)
 
 	// The question: asked once, answered once, the answer that won at the
 	// agent once, the other never.
