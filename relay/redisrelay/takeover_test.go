@@ -2,6 +2,7 @@ package redisrelay
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -416,21 +417,23 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 		require.Equal(t, art.Text(), p.Text(), "%s: artifact %s", what, art.ID)
 	}
 	require.Equal(t, a1, sc.Pane("artifact:a1").Text(), what)
-	agentSaid := slices.Clone(task.History)
-	if task.Status.Message != nil {
-		agentSaid = append(agentSaid, *task.Status.Message)
-	}
-	for _, m := range agentSaid {
-		if m.Role != a2a.RoleAgent {
-			continue
+	// Each of the agent's messages shows in one pane, with its text (a
+	// status message that the replica that took over learned from the
+	// task's history shows as a message), and no other message does.
+	said := map[string]string{}
+	for _, m := range append(slices.Clone(task.History), *cmp.Or(task.Status.Message, &a2a.Message{})) {
+		if m.Role == a2a.RoleAgent {
+			said[m.ID] = m.Text()
 		}
-		p := sc.Pane("message:" + m.ID)
-		if p == nil {
-			p = sc.Pane("status:" + m.ID)
-		}
-		require.NotNil(t, p, "%s: the agent's message %s %q", what, m.ID, m.Text())
-		require.Equal(t, m.Text(), p.Text(), "%s: the agent's message %s", what, m.ID)
 	}
+	shown := map[string]string{}
+	for _, p := range sc.Panes {
+		if p.Kind == "message" || p.Kind == "status" {
+			require.NotContains(t, shown, p.ID, "%s: the message %s shows in two panes", what, p.ID)
+			shown[p.ID] = p.Text()
+		}
+	}
+	require.Equal(t, said, shown, "%s: the agent's messages, by ID, and the message panes", what)
 
 	// The question: asked once, answered once, the answer that won at the
 	// agent once, the other never.
