@@ -87,9 +87,12 @@ var soakWires = [4]struct {
 // and max, over the runs whose first entry did not wait for a person's
 // answer. It fails when one is above the bound of Run's doc (lease and a
 // tenth) by more than a second (the resume and the agent's next event, on
-// a loaded machine), and, over 100 runs or more, when the p99 is above
-// lease×1.2 (the 6 s target of a 5 s lease): over fewer, the p99 is the
-// slowest run, and a second's scheduling on a busy machine would decide it.
+// a loaded machine), and, over 100 runs or more, when the p99 is above that
+// bound by more than half a second: 6 s for a 5 s lease, issue 20's target.
+// The allowance is a fixed time, not a share of the lease: the wait for the
+// lease grows with it, the resume does not (with a 1 s lease, 200 runs on a
+// busy machine had a p99 of 1.26 s). Over fewer than 100 runs the p99 is
+// the slowest run, which a busy machine decides.
 func TestKilledDriverIsTakenOverFromItsCheckpoint(t *testing.T) {
 	if v := os.Getenv(replicaEnv); v != "" {
 		var spec replicaSpec
@@ -153,7 +156,7 @@ func TestKilledDriverIsTakenOverFromItsCheckpoint(t *testing.T) {
 		*takeoverRuns, lease, wires, styles, asked, waiting, answering, late, ended, len(delays), delays[len(delays)/2], p99, delays[len(delays)-1])
 	require.LessOrEqual(t, delays[len(delays)-1], lease+lease/10+time.Second, "the slowest time from the kill to the first entry of the replica that took over")
 	if len(delays) >= 100 {
-		require.LessOrEqual(t, p99, lease+lease/5, "p99 of the time from the kill to the first entry of the replica that took over")
+		require.LessOrEqual(t, p99, lease+lease/10+time.Second/2, "p99 of the time from the kill to the first entry of the replica that took over")
 	}
 }
 
