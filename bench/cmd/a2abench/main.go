@@ -32,6 +32,9 @@ import (
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
+// allSuites is the default of -only: every suite, in the report's order.
+const allSuites = "throughput,decoders,big,long,many,resume,ledger,poll"
+
 type config struct {
 	rounds int
 	quick  bool
@@ -44,7 +47,7 @@ type config struct {
 func main() {
 	serve := flag.Bool("serve", false, "run as the loopback server (internal)")
 	out := flag.String("out", "", "also write the report into this markdown file, between the a2abench markers")
-	only := flag.String("only", "throughput,decoders,big,long,many,resume,ledger,poll", "comma-separated suites to run")
+	only := flag.String("only", allSuites, "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
 	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC driver rounds and print the top `N` functions")
@@ -75,11 +78,14 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 
 	var rep bytes.Buffer
 	start := time.Now()
-	profFlag := ""
-	if cpuTop > 0 {
-		profFlag = fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
+	flags := ""
+	if only != allSuites {
+		flags = " -only " + only
 	}
-	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, profFlag, map[bool]string{true: " (-quick)"}[quick])
+	if cpuTop > 0 {
+		flags += fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
+	}
+	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, flags, map[bool]string{true: " (-quick)"}[quick])
 	fmt.Fprintf(&rep, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s %s/%s, RLIMIT_NOFILE %s, %s.  \n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, nofile, memTotal())
 	fmt.Fprintf(&rep, "Library: %s (the bench module replaces github.com/a2astream/a2astream with ../).  \n", libraryRevision())
