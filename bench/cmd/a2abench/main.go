@@ -1,8 +1,10 @@
 // Command a2abench compares a2astream with the a2a-go v0.3.3 client, the
 // r3labs/sse and tmaxmax/go-sse parsers and a decode floor, and a2a's
-// event decoder with fast JSON libraries (the decoders suite), and prints
-// markdown tables of medians over interleaved rounds (A B A B …) with
-// ratios against the first contender of each table.
+// event decoder with fast JSON libraries (the decoders suite), times the
+// ledger's cost per event (ledger) and a poll that brings nothing new
+// (poll), and prints markdown tables of medians over interleaved rounds
+// (A B A B …) with ratios against the first contender of each table. A
+// closing section sets issue 21's targets against the figures of the run.
 //
 //	go run ./cmd/a2abench                       # all suites, ~5 minutes
 //	go run ./cmd/a2abench -out ../BENCHMARKS.md # also update the file
@@ -30,18 +32,22 @@ import (
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
+// allSuites is the default of -only: every suite, in the report's order.
+const allSuites = "throughput,decoders,big,long,many,resume,ledger,poll"
+
 type config struct {
 	rounds int
 	quick  bool
 	cpuTop int    // with > 0, the throughput suite profiles the driver and prints its top functions
 	base   string // http://127.0.0.1:port of the child server
 	hc     *http.Client
+	res    *results // what the suites measured for issue 21's targets
 }
 
 func main() {
 	serve := flag.Bool("serve", false, "run as the loopback server (internal)")
 	out := flag.String("out", "", "also write the report into this markdown file, between the a2abench markers")
-	only := flag.String("only", "throughput,decoders,big,long,many,resume", "comma-separated suites to run")
+	only := flag.String("only", allSuites, "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
 	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC driver rounds and print the top `N` functions")
@@ -68,15 +74,18 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 	defer child.stop()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
-	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, base: base, hc: &http.Client{Transport: tr}}
+	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, base: base, hc: &http.Client{Transport: tr}, res: &results{}}
 
 	var rep bytes.Buffer
 	start := time.Now()
-	profFlag := ""
-	if cpuTop > 0 {
-		profFlag = fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
+	flags := ""
+	if only != allSuites {
+		flags = " -only " + only
 	}
-	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, profFlag, map[bool]string{true: " (-quick)"}[quick])
+	if cpuTop > 0 {
+		flags += fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
+	}
+	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, flags, map[bool]string{true: " (-quick)"}[quick])
 	fmt.Fprintf(&rep, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s %s/%s, RLIMIT_NOFILE %s, %s.  \n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, nofile, memTotal())
 	fmt.Fprintf(&rep, "Library: %s (the bench module replaces github.com/a2astream/a2astream with ../).  \n", libraryRevision())
@@ -94,6 +103,8 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 		{"long", longStream},
 		{"many", manyStreams},
 		{"resume", resumeLatency},
+		{"ledger", ledgerCost},
+		{"poll", pollCost},
 	}
 	for _, s := range suites {
 		if !strings.Contains(","+only+",", ","+s.name+",") {
@@ -111,6 +122,9 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 		tr.CloseIdleConnections()
 		debug.FreeOSMemory()
 	}
+	closing := targetsReport(cfg.res) + "\n"
+	fmt.Print(closing)
+	rep.WriteString(closing)
 	tail := fmt.Sprintf("Total: %s.\n", time.Since(start).Round(time.Second))
 	fmt.Print(tail)
 	rep.WriteString(tail)

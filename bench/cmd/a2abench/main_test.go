@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
@@ -25,7 +27,7 @@ func TestSuitesQuick(t *testing.T) {
 	defer srv.Close()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()
-	cfg := &config{rounds: 1, quick: true, cpuTop: 5, base: srv.URL, hc: &http.Client{Transport: tr}}
+	cfg := &config{rounds: 1, quick: true, cpuTop: 5, base: srv.URL, hc: &http.Client{Transport: tr}, res: &results{}}
 	for name, fn := range map[string]func(*config, *bytes.Buffer) error{
 		"throughput": func(c *config, b *bytes.Buffer) error { return throughput(c, b) },
 		"decoders":   func(c *config, b *bytes.Buffer) error { return decoders(c, b) },
@@ -33,6 +35,8 @@ func TestSuitesQuick(t *testing.T) {
 		"long":       func(c *config, b *bytes.Buffer) error { return longStream(c, b) },
 		"many":       func(c *config, b *bytes.Buffer) error { return manyStreams(c, b) },
 		"resume":     func(c *config, b *bytes.Buffer) error { return resumeLatency(c, b) },
+		"ledger":     func(c *config, b *bytes.Buffer) error { return ledgerCost(c, b) },
+		"poll":       func(c *config, b *bytes.Buffer) error { return pollCost(c, b) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
@@ -45,6 +49,9 @@ func TestSuitesQuick(t *testing.T) {
 			if name == "decoders" && (strings.Contains(b.String(), "failed:") || !strings.Contains(b.String(), "**Why the winner**")) {
 				t.Errorf("a decoder failed, or no winner:\n%s", b.String())
 			}
+			if name == "ledger" || name == "poll" {
+				require.Contains(t, b.String(), map[string]string{"ledger": "- cost per event at 1,000 artifacts ≤ 1.2×", "poll": "- an empty poll ≤ 1.5×"}[name])
+			}
 			if name == "throughput" {
 				for _, row := range []string{"| a2astream JSON-RPC 0.3 |", "| a2astream REST 0.3 (proto-JSON) |", "| a2astream JSON-RPC 1.0 |", "| a2astream REST 1.0 |", "REST events/s within 10 %", "| function (by flat) |"} {
 					if !strings.Contains(b.String(), row) {
@@ -54,6 +61,10 @@ func TestSuitesQuick(t *testing.T) {
 			}
 		})
 	}
+	// Every suite ran: each of the eight targets has a figure and a verdict.
+	closing := targetsReport(cfg.res)
+	require.NotContains(t, closing, "| not run |")
+	require.Equal(t, 8, strings.Count(closing, "\n| ")-1, closing) // the rows below the head
 }
 
 func TestWriteReportReplacesBetweenMarkers(t *testing.T) {

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/bench/internal/measure"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// pollArtifacts is the size of the polled task: artifacts of three text
+// parts each (about 1 MB of JSON), as in stream's BenchmarkEmptyPoll.
+const pollArtifacts = 10_000
+
+// pollInterval is the stream's poll interval in the poll suite: the
+// shortest the library allows.
+const pollInterval = time.Millisecond
+
+// pollTask is a task of n artifacts of three text parts each, in state st:
+// stream's manyArtifactsTask.
+func pollTask(st a2a.TaskState, n int) *a2a.Task {
+	t := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}}
+	t.Artifacts = make([]a2a.Artifact, n)
+	for i := range t.Artifacts {
+		t.Artifacts[i] = a2a.Artifact{ID: fmt.Sprintf("artifact-%05d", i), Parts: []a2a.Part{
+			a2a.TextPart(fmt.Sprintf("section %d, ", i)), a2a.TextPart("some words of the answer, "), a2a.TextPart("and its end."),
+		}}
+	}
+	return t
+}
+
+// pollShape is the part of an HTTP+JSON task body an application would
+// read, in both versions: stream's restTaskShape.
+type pollShape struct {
+	ID        string `json:"id"`
+	ContextID string `json:"contextId"`
+	Status    struct {
+		State string `json:"state"`
+	} `json:"status"`
+	Artifacts []struct {
+		ArtifactID string `json:"artifactId"`
+		Parts      []struct {
+			Kind string `json:"kind"`
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"artifacts"`
+}
+
+// pollAgent is an in-memory HTTP+JSON agent that cannot stream: it refuses
+// a streaming send, answers the unary send with a submitted task, then
+// every get-task with a prepared body: the working task of pollArtifacts
+// artifacts for the first polls + 1 gets, then the completed one. It
+// records when each get-task came. Its bodies are made before the run, so
+// that only the client's work is timed.
+type pollAgent struct {
+	v              a2a.Version
+	refusal, first []byte
+	refusalStatus  int
+	refusalType    string
+	working, done  []byte
+	polls          int
+	mu             sync.Mutex
+	gets           int
+	at             []time.Time
+}
+
+func newPollAgent(v a2a.Version, polls int) (*pollAgent, error) {
+	codec := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}
+	p := &pollAgent{v: v, polls: polls}
+	var err error
+	if p.first, err = codec.EncodeEvent(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}); err != nil {
+		return nil, err
+	}
+	if p.working, err = codec.EncodeTask(pollTask(a2a.StateWorking, pollArtifacts)); err != nil {
+		return nil, err
+	}
+	if p.done, err = codec.EncodeTask(pollTask(a2a.StateCompleted, pollArtifacts)); err != nil {
+		return nil, err
+	}
+	p.refusalStatus, p.refusalType, p.refusal = a2a.MarshalHTTPError(v, &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "Streaming is not supported."})
+	return p, nil
+}
+
+// RoundTrip implements http.RoundTripper.
+func (p *pollAgent) RoundTrip(req *http.Request) (*http.Response, error) {
+	now := time.Now()
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	status, ctype, body := http.StatusOK, "application/json", []byte(nil)
+	switch path := req.URL.Path; {
+	case req.Method == http.MethodPost && strings.HasSuffix(path, "/message:stream"):
+		status, ctype, body = p.refusalStatus, p.refusalType, p.refusal
+	case req.Method == http.MethodPost && strings.HasSuffix(path, "/message:send"):
+		body = p.first
+	case req.Method == http.MethodGet && strings.Contains(path, "/tasks/"):
+		p.mu.Lock()
+		body = p.working
+		if p.gets > p.polls {
+			body = p.done
+		}
+		p.gets++
+		p.at = append(p.at, now)
+		p.mu.Unlock()
+	default:
+		status, body = http.StatusNotFound, []byte("not found")
+	}
+	return &http.Response{
+		Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {ctype}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}, nil
+}
+
+// followByPolling sends a message to a fresh pollAgent of version v and
+// follows the task to its end, and returns the time between consecutive
+// get-tasks that brought nothing new: each an empty poll and the sleep
+// before the next.
+func followByPolling(v a2a.Version, polls int) ([]time.Duration, error) {
+	agent, err := newPollAgent(v, polls)
+	if err != nil {
+		return nil, err
+	}
+	c, err := stream.NewRESTClient("http://agent.invalid", stream.WithVersion(v),
+		stream.WithHTTPClient(&http.Client{Transport: agent}), stream.WithPollInterval(pollInterval),
+		stream.WithStallTimeout(0), stream.WithReconnect(reconnect.Never()))
+	if err != nil {
+		return nil, err
+	}
+	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
+	defer s.Close()
+	events := 0
+	for s.Next() {
+		events++
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if want := 1 + pollArtifacts + 2; events != want { // submitted, the artifacts, working, completed
+		return nil, fmt.Errorf("%d events; want %d", events, want)
+	}
+	if t := s.Task(); t == nil || len(t.Artifacts) != pollArtifacts || t.Status.State != a2a.StateCompleted {
+		return nil, fmt.Errorf("the task is not assembled")
+	}
+	// Get 0 is the catch-up that brings the artifacts, gets 1 … polls
+	// bring nothing new, the last brings the completed task.
+	if len(agent.at) != polls+2 {
+		return nil, fmt.Errorf("%d get-tasks; want %d", len(agent.at), polls+2)
+	}
+	gaps := make([]time.Duration, 0, polls)
+	for i := 1; i <= polls; i++ {
+		gaps = append(gaps, agent.at[i+1].Sub(agent.at[i]))
+	}
+	return gaps, nil
+}
+
+// timedSleeps times k waits of pollInterval the way the stream waits
+// between polls (a timer and a select on the context).
+func timedSleeps(k int) []time.Duration {
+	ctx := context.Background()
+	out := make([]time.Duration, k)
+	for i := range out {
+		start := time.Now()
+		t := time.NewTimer(pollInterval)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		out[i] = time.Since(start)
+	}
+	return out
+}
+
+// pollFigures is what the poll suite measured for one version: the
+// median per-round ratio of an empty poll to one json.Unmarshal of the
+// body into a struct, and the medians behind it.
+type pollFigures struct {
+	v                                 a2a.Version
+	body                              int
+	gap, sleep, poll, unmarshal, mapU time.Duration
+	ratio                             float64
+}
+
+func durMedian(ds []time.Duration) time.Duration {
+	xs := make([]float64, len(ds))
+	for i, d := range ds {
+		xs[i] = float64(d)
+	}
+	return time.Duration(measure.Median(xs))
+}
+
+// pollCost follows a task of 10,000 artifacts by polling, over HTTP+JSON
+// in both versions, and compares a poll that brings nothing new with one
+// json.Unmarshal of the same body.
+func pollCost(cfg *config, w io.Writer) error {
+	polls := 20
+	if cfg.quick {
+		polls = 3
+	}
+	var figs []pollFigures
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		agent, err := newPollAgent(v, 0)
+		if err != nil {
+			return err
+		}
+		body := agent.working
+		unmarshal := func(into func() any) ([]time.Duration, error) {
+			out := make([]time.Duration, polls)
+			for i := range out {
+				start := time.Now()
+				dst := into()
+				if err := json.Unmarshal(body, dst); err != nil {
+					return nil, err
+				}
+				out[i] = time.Since(start)
+				if st, ok := dst.(*pollShape); ok && len(st.Artifacts) != pollArtifacts {
+					return nil, fmt.Errorf("the struct holds %d artifacts", len(st.Artifacts))
+				}
+			}
+			return out, nil
+		}
+		var gaps, sleeps, structs, maps, ratios []float64
+		for round := -1; round < cfg.rounds; round++ { // round -1 warms up
+			runtime.GC() // a collected heap for each contender
+			g, err := followByPolling(v, polls)
+			if err != nil {
+				return fmt.Errorf("%s: %w", v, err)
+			}
+			runtime.GC()
+			sl := timedSleeps(polls)
+			runtime.GC()
+			us, err := unmarshal(func() any { return new(pollShape) })
+			if err != nil {
+				return fmt.Errorf("%s: json.Unmarshal into a struct: %w", v, err)
+			}
+			runtime.GC()
+			ms, err := unmarshal(func() any { return new(map[string]any) })
+			if err != nil {
+				return fmt.Errorf("%s: json.Unmarshal into a map: %w", v, err)
+			}
+			if round < 0 {
+				continue
+			}
+			gap, sleep, st := durMedian(g), durMedian(sl), durMedian(us)
+			gaps, sleeps, structs, maps = append(gaps, float64(gap)), append(sleeps, float64(sleep)), append(structs, float64(st)), append(maps, float64(durMedian(ms)))
+			ratios = append(ratios, float64(gap-sleep)/float64(st))
+		}
+		gap, sleep := time.Duration(measure.Median(gaps)), time.Duration(measure.Median(sleeps))
+		figs = append(figs, pollFigures{v: v, body: len(body), gap: gap, sleep: sleep,
+			poll: gap - sleep, unmarshal: time.Duration(measure.Median(structs)),
+			mapU: time.Duration(measure.Median(maps)), ratio: measure.Median(ratios)})
+	}
+	cfg.res.poll = figs
+
+	fmt.Fprintf(w, "## 7. Polling a big task\n\n")
+	fmt.Fprintf(w, "A stream follows, by polling over HTTP+JSON, a task of %s artifacts of three text parts each, from an in-memory agent "+
+		"that refuses streaming (a RoundTripper serving bodies made before the run): the unary send, a catch-up get-task that brings the "+
+		"artifacts, %d get-tasks that bring nothing new, and one that brings the completed task. An empty poll is the time from one "+
+		"get-task to the next (the call, the decode of the body, the ledger's judgement, what the stream does with it, and the wait of "+
+		"the poll interval, %s, the shortest the library allows) less the median of %d timed waits of that interval made the stream's way "+
+		"(a timer and a select). It is compared with one json.Unmarshal of the same body into a struct of the fields an application "+
+		"reads (id, contextId, status.state, each artifact's artifactId and its parts' kind and text), and into a map. "+
+		"Per round: the median of each; ×struct is the median over %d rounds (after one warm-up round) of the per-round ratio.\n\n",
+		measure.Thousands(pollArtifacts), polls, pollInterval, polls, cfg.rounds)
+	t := measure.Table{Head: []string{"version", "body", "get to get", "wait alone", "empty poll", "json.Unmarshal, struct", "json.Unmarshal, map", "poll ×struct"},
+		Align: []bool{false, true, true, true, true, true, true, true}}
+	worst := 0.0
+	for _, f := range figs {
+		t.Add("HTTP+JSON "+f.v.String(), fmt.Sprintf("%s B", measure.Thousands(int64(f.body))), measure.Dur(f.gap), measure.Dur(f.sleep),
+			measure.Dur(f.poll), measure.Dur(f.unmarshal), measure.Dur(f.mapU), measure.Ratio(f.ratio))
+		worst = max(worst, f.ratio)
+	}
+	fmt.Fprintln(w, t.String())
+	fmt.Fprintf(w, "- an empty poll ≤ 1.5× one json.Unmarshal of its body into a struct: **%s** in 0.3, **%s** in 1.0 — %s\n",
+		measure.Ratio(figs[0].ratio), measure.Ratio(figs[1].ratio), verdict(worst <= pollTarget))
+	return nil
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/a2astream/a2astream/bench/internal/measure"
+)
+
+// Issue 21's targets.
+const (
+	floorTarget   = 1.2      // driver events/s over the decode floor's, at least
+	a2agoTarget   = 3.0      // driver events/s over the a2a-go client's, at least
+	allocsTarget  = 4.0      // the driver's allocations per event, net/http included, at most
+	bigTimeTarget = 1.0      // one big event through the driver over one json.Unmarshal of it, at most
+	bigPeakTarget = 2.0      // the driver's peak heap over the event's size, at most
+	idleTarget    = 16 << 10 // bytes per idle stream, everything included, at most
+	ledgerTarget  = 1.2      // the ledger's cost per event at 1,000 artifacts over 1 artifact, at most
+	pollTarget    = 1.5      // an empty poll over one json.Unmarshal of its body, at most
+)
+
+// figure is one measured value of a target, under the name of where it
+// was measured (a wire, a size, a protocol).
+type figure struct {
+	where string
+	x     float64
+}
+
+// results collects what the suites measured for issue 21's targets; a
+// suite that did not run leaves its field nil.
+type results struct {
+	floor  []figure // driver events/s ×the floor, by wire
+	a2ago  []figure // driver events/s ×a2a-go, 0.3 JSON-RPC
+	allocs []figure // driver allocations per event, by wire
+	big    *bigFigures
+	idle   []figure // bytes per idle stream, everything included, by protocol
+	ledger *ledgerFigures
+	poll   []pollFigures
+}
+
+// bigFigures is the driver's row of the big-events suite: per size, time
+// over json.Unmarshal and peak heap over the size (no figure for a size
+// it skipped).
+type bigFigures struct {
+	time, peak []figure
+	skipped    []string
+}
+
+// targetRow is one row of the closing table.
+type targetRow struct {
+	measure, target string
+	figures         []figure
+	ok              func(float64) bool
+	format          func(float64) string
+	unmeasured      []string // where a suite that ran measured nothing (a skipped size)
+}
+
+// targetsReport renders the closing section: one row per target of issue
+// 21, with this run's figures and whether each met it.
+func targetsReport(r *results) string {
+	atLeast := func(t float64) func(float64) bool { return func(x float64) bool { return x >= t } }
+	atMost := func(t float64) func(float64) bool { return func(x float64) bool { return x <= t } }
+	var bigTime, bigPeak []figure
+	var bigSkipped []string
+	if r.big != nil {
+		bigTime, bigPeak, bigSkipped = r.big.time, r.big.peak, r.big.skipped
+	}
+	var ledger, poll []figure
+	if r.ledger != nil {
+		ledger = []figure{{"1,000 vs 1 artifact", r.ledger.ratio}}
+	}
+	for _, p := range r.poll {
+		poll = append(poll, figure{"HTTP+JSON " + p.v.String(), p.ratio})
+	}
+	rows := []targetRow{
+		{"driver events/s vs the decode floor, 0.3 and 1.0, JSON-RPC and HTTP+JSON", fmt.Sprintf("≥ %s", measure.Ratio(floorTarget)), r.floor, atLeast(floorTarget), measure.Ratio, nil},
+		{"driver events/s vs the a2a-go v0.3.3 client", fmt.Sprintf("≥ %s", measure.Ratio(a2agoTarget)), r.a2ago, atLeast(a2agoTarget), measure.Ratio, nil},
+		{"allocations per event in the driver, net/http included", fmt.Sprintf("≤ %s", measure.F(allocsTarget)), r.allocs, atMost(allocsTarget), measure.F, nil},
+		{"one big event: time vs one json.Unmarshal of it", fmt.Sprintf("≤ %s", measure.Ratio(bigTimeTarget)), bigTime, atMost(bigTimeTarget), measure.Ratio, bigSkipped},
+		{"one big event: peak heap vs the event size", fmt.Sprintf("≤ %s", measure.Ratio(bigPeakTarget)), bigPeak, atMost(bigPeakTarget), measure.Ratio, bigSkipped},
+		{"memory per idle stream, everything included", fmt.Sprintf("≤ %s", kib(idleTarget)), r.idle, atMost(idleTarget), kib, nil},
+		{"ledger cost per event at 1,000 artifacts vs 1 artifact", fmt.Sprintf("≤ %s", measure.Ratio(ledgerTarget)), ledger, atMost(ledgerTarget), measure.Ratio, nil},
+		{"a polled task of 10,000 artifacts: an empty poll vs one json.Unmarshal of it", fmt.Sprintf("≤ %s", measure.Ratio(pollTarget)), poll, atMost(pollTarget), measure.Ratio, nil},
+	}
+	var b strings.Builder
+	b.WriteString("## Issue 21 targets\n\n")
+	b.WriteString("Each target of issue 21's table against this run's figures, taken from the suites above (a suite not run says so). " +
+		"A target with several figures is met when every figure meets it.\n\n")
+	t := measure.Table{Head: []string{"measure", "target", "this run", "verdict"}}
+	for _, row := range rows {
+		if len(row.figures) == 0 && len(row.unmeasured) == 0 {
+			t.Add(row.measure, row.target, "not run", "–")
+			continue
+		}
+		cells := make([]string, len(row.figures))
+		var met, missed []string
+		for i, f := range row.figures {
+			cells[i] = f.where + ": " + row.format(f.x)
+			if row.ok(f.x) {
+				met = append(met, f.where)
+			} else {
+				missed = append(missed, f.where)
+			}
+		}
+		for _, u := range row.unmeasured {
+			cells = append(cells, u+": not measured")
+		}
+		v := "met"
+		switch {
+		case len(missed) == 0 && len(met) == 0:
+			v = "–"
+		case len(missed) > 0 && len(met) == 0:
+			v = "**missed**"
+		case len(missed) > 0:
+			v = "**missed** at " + strings.Join(missed, ", ") + "; met at " + strings.Join(met, ", ")
+		}
+		if len(row.unmeasured) > 0 {
+			v = strings.TrimPrefix(v+"; ", "–; ") + "not measured at " + strings.Join(row.unmeasured, ", ")
+		}
+		t.Add(row.measure, row.target, strings.Join(cells, "; "), v)
+	}
+	b.WriteString(t.String())
+	return b.String()
+}
