@@ -344,6 +344,20 @@ func (s *Stream) holdIfHeld(a *a2a.Artifact) {
 	}
 	delete(s.unfetched, a.ID)
 	if held, ok := m.heldOf(a); ok {
-		s.ledger.Hold(held)
+		s.ledger.Hold(held, s.placeOf(a.ID))
 	}
+}
+
+// placeOf returns the index that the artifact with this ID has, in the
+// application's task, among the artifacts the ledger holds: how many of
+// them the application got before it. The application adds an artifact
+// where the stream first yielded it, and seen records that order.
+func (s *Stream) placeOf(id string) int {
+	at, mine := 0, s.seen.index[id]
+	for _, a := range s.ledger.Task().Artifacts {
+		if i, ok := s.seen.index[a.ID]; ok && i < mine {
+			at++
+		}
+	}
+	return at
 }

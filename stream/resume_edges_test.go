@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"net/http"
 	"testing"
@@ -578,6 +579,120 @@ func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldDropsItsReplay(t *testing.T)
 				require.True(t, updates[0].Append)
 				require.Equal(t, textParts("more"), updates[0].Artifact.Parts)
 				require.Equal(t, textParts("kept", "more"), s.Task().Artifact("a1").Parts, "Task holds the artifact as the application does")
+			})
+		})
+	}
+}
+
+// lagging is a resume against a store that lags: the first stream yields
+// first (all of it) and is checkpointed; the resumed stream's get-tasks
+// answer gets in turn (the last one again and again), and its
+// subscriptions send subs in turn. With polled, the agent cannot stream:
+// its unary send answers first[0], and the task is followed by polling.
+type lagging struct {
+	first []a2a.Event
+	gets  []*a2a.Task
+	subs  [][]a2a.Event
+	poll  bool
+}
+
+// resumeLagging runs l on wire w and returns the application's task (the
+// fold of every event yielded before and after the restart) and the
+// resumed stream, drained. After each event yielded it checks that Task
+// holds the application's artifacts, in its order.
+func resumeLagging(t *testing.T, w wire, l lagging) (*a2a.Task, *stream.Stream) {
+	t.Helper()
+	resumed := false
+	refuse := func(ww *wireWriter) { ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.") }
+	agent := newWireAgent(w, map[callKind]func(ww *wireWriter, c wireCall){
+		kindStream: func(ww *wireWriter, c wireCall) {
+			if l.poll {
+				refuse(ww)
+				return
+			}
+			ww.sse()
+			for _, ev := range l.first {
+				ww.event(ev)
+			}
+			<-c.ctx.Done()
+		},
+		kindSend: func(ww *wireWriter, _ wireCall) { ww.result(l.first[0]) },
+		kindGet: func(ww *wireWriter, c wireCall) {
+			if !resumed {
+				ww.rpcError(a2a.CodeTaskNotFound, "no such task")
+				return
+			}
+			ww.task(l.gets[min(c.n, len(l.gets)-1)])
+		},
+		kindSubscribe: func(ww *wireWriter, c wireCall) {
+			if l.poll {
+				refuse(ww)
+				return
+			}
+			ww.sse()
+			for _, ev := range l.subs[min(c.n, len(l.subs)-1)] {
+				ww.event(ev)
+			}
+		},
+	})
+	c := agent.client(t, stream.WithPollInterval(time.Second))
+	first := c.Send(bounded(t), hello())
+	var app a2a.Task
+	for range max(len(l.first), 1) {
+		require.True(t, first.Next(), "the first stream: %v", first.Err())
+		app.Apply(first.Event())
+	}
+	saved, err := first.Checkpoint().MarshalBinary()
+	require.NoError(t, err)
+	first.Close()
+	cp, err := stream.ParseCheckpoint(saved)
+	require.NoError(t, err)
+	resumed = true
+	s := c.Resume(bounded(t), cp)
+	for s.Next() {
+		app.Apply(s.Event())
+		require.Equal(t, app.Artifacts, s.Task().Artifacts, "after %s: Task holds the application's artifacts, in its order", describe(s.Event()))
+	}
+	return &app, s
+}
+
+// describe names an event for a failure message.
+func describe(ev a2a.Event) string {
+	switch e := ev.(type) {
+	case *a2a.ArtifactUpdate:
+		return fmt.Sprintf("the update of %s (append %v) with %q", e.Artifact.ID, e.Append, e.Artifact.Text())
+	case *a2a.StatusUpdate:
+		return "the status " + string(e.Status.State)
+	}
+	return fmt.Sprintf("a %T", ev)
+}
+
+func artifactOf(id string, texts ...string) a2a.Artifact {
+	return a2a.Artifact{ID: id, Parts: textParts(texts...)}
+}
+
+func artifactEvent(a a2a.Artifact, appended bool) *a2a.ArtifactUpdate {
+	return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appended, Artifact: a}
+}
+
+// An artifact that the task fetched on resume lacked takes, once a later
+// task lists it, the place it has in the application's task: Task holds
+// the artifacts in the order the application folded them, on every wire.
+func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldKeepsItsPlace(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				app, s := resumeLagging(t, w, lagging{
+					first: []a2a.Event{firstTask, artifactEvent(artifactOf("a1", "kept"), false), artifactEvent(artifactOf("a2", "x"), false)},
+					gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, artifactOf("a2", "x"))},
+					subs: [][]a2a.Event{{
+						taskWith(a2a.StateWorking, nil, artifactOf("a1", "kept", "more"), artifactOf("a2", "x")),
+						statusEvent(w.v, a2a.StateCompleted, nil),
+					}},
+				})
+				require.NoError(t, s.Err())
+				require.Equal(t, []a2a.Artifact{artifactOf("a1", "kept", "more"), artifactOf("a2", "x")}, app.Artifacts)
+				require.Equal(t, app.Artifacts, s.Task().Artifacts)
 			})
 		})
 	}
