@@ -697,3 +697,33 @@ func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldKeepsItsPlace(t *testing.T) 
 		})
 	}
 }
+
+// An artifact whose name the agent took away while the application was
+// gone (a replacement without one) is handed over whole, as a replacement:
+// an append cannot take a name away. Whether the task fetched on resume
+// lists it, or a later task does after a store that lagged, on every wire.
+func TestResumeHandsOverWholeAnArtifactWhoseNameWasTakenAway(t *testing.T) {
+	named := artifactOf("a1", "kept")
+	named.Name = "draft"
+	now := artifactOf("a1", "kept", "more")
+	for _, lagged := range []bool{false, true} {
+		for _, w := range wires() {
+			t.Run(fmt.Sprintf("%s/lagged=%v", w, lagged), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					l := lagging{
+						first: []a2a.Event{firstTask, artifactEvent(named, false)},
+						gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, now)},
+						subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
+					}
+					if lagged {
+						l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil)}
+						l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, now), statusEvent(w.v, a2a.StateCompleted, nil)}}
+					}
+					app, s := resumeLagging(t, w, l)
+					require.NoError(t, s.Err())
+					require.Equal(t, []a2a.Artifact{now}, app.Artifacts, "the application holds the agent's artifact")
+				})
+			})
+		}
+	}
+}
