@@ -727,3 +727,36 @@ func TestResumeHandsOverWholeAnArtifactWhoseNameWasTakenAway(t *testing.T) {
 		}
 	}
 }
+
+// An artifact whose metadata the agent changed while the application was
+// gone, with no new part, hands the new values over: the application's
+// artifact ends as the agent's, whether the task fetched on resume lists
+// it or a later task does after a store that lagged, on every wire.
+func TestResumeHandsOverTheMetadataAnArtifactChangedMeanwhile(t *testing.T) {
+	t.Skip("fails: a checkpoint holds no digest of an artifact's metadata, so heldOf takes the task's metadata as the application's; " +
+		"and nothing is handed over: after the completed status (the first event yielded), Task holds {k: after} and the application {k: before}, on the four wires, lagged or not")
+	before := artifactOf("a1", "kept")
+	before.Metadata = map[string]any{"k": "before"}
+	after := artifactOf("a1", "kept")
+	after.Metadata = map[string]any{"k": "after"}
+	for _, lagged := range []bool{false, true} {
+		for _, w := range wires() {
+			t.Run(fmt.Sprintf("%s/lagged=%v", w, lagged), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					l := lagging{
+						first: []a2a.Event{firstTask, artifactEvent(before, false)},
+						gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, after)},
+						subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
+					}
+					if lagged {
+						l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil)}
+						l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, after), statusEvent(w.v, a2a.StateCompleted, nil)}}
+					}
+					app, s := resumeLagging(t, w, l)
+					require.NoError(t, s.Err())
+					require.Equal(t, []a2a.Artifact{after}, app.Artifacts, "the application holds the agent's artifact")
+				})
+			})
+		}
+	}
+}
