@@ -21,9 +21,10 @@ import (
 // and digests (cp holds no content):
 //
 //   - an artifact whose first parts still match cp's digest gets only the
-//     parts after them; one the agent replaced since (other parts, fewer,
-//     or another name or description) is handed over whole, as a
-//     replacement (Append false);
+//     parts after them (with its name and description when they changed);
+//     one the agent replaced since (other parts, fewer, or without the
+//     name or description the application holds) is handed over whole, as
+//     a replacement (Append false);
 //   - a message whose version matches cp's is not handed over again; one
 //     the agent revised since comes as an *a2a.Message with the same ID,
 //     the new version to show in place of the old (a2a.Task.Apply does
@@ -282,18 +283,31 @@ func statusDigest(m *a2a.Message) digest {
 }
 
 // heldOf returns a as the application holds it by m: its first parts, as
-// many as m counts, with its name and description. It reports false when
-// a's first parts are not those m counts (a has fewer, or the agent
-// replaced it since), or when its name or description is not the one the
-// application holds: a is then to be handed over whole, as a replacement
-// (an append cannot take a name away, and a task that lags does not hand a
-// changed one over).
+// many as m counts, with the labels m's digests match (a label that
+// changed is left empty, and the append of the parts after comes with
+// a's). It reports false when a's first parts are not those m counts (a
+// has fewer, or the agent replaced it since), or when a lacks a name or a
+// description the application holds, which no append can take away: a is
+// then to be handed over whole, as a replacement.
 func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
-	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest ||
-		digestStart.field(a.Name) != m.name || digestStart.field(a.Description) != m.description {
+	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
 		return a2a.Artifact{}, false
 	}
-	return a2a.Artifact{ID: a.ID, Name: a.Name, Description: a.Description, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}, true
+	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
+	none := digestStart.field("")
+	switch {
+	case digestStart.field(a.Name) == m.name:
+		held.Name = a.Name
+	case a.Name == "" && m.name != none:
+		return a2a.Artifact{}, false
+	}
+	switch {
+	case digestStart.field(a.Description) == m.description:
+		held.Description = a.Description
+	case a.Description == "" && m.description != none:
+		return a2a.Artifact{}, false
+	}
+	return held, true
 }
 
 // unfetched returns the marks of the artifacts cp holds that t, the task
@@ -316,9 +330,9 @@ func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
 // holdUnfetched lets the ledger hold the artifacts the application holds
 // that the task fetched on resume lacked, once ev shows them whole: a task
 // that lists one, or an update that replaces one, whose first parts are
-// those the application holds. Only the parts after them are news then.
-// One whose first parts, name or description differ was replaced since,
-// and is handed over whole. A copy with fewer parts than the application holds tells nothing,
+// those the application holds, with its name and description. Only the
+// parts after them are news then. One whose first parts, name or
+// description differ was replaced since, and is handed over whole. A copy with fewer parts than the application holds tells nothing,
 // and the artifact stays unfetched; so does an append, whose place in the
 // artifact nothing tells.
 func (s *Stream) holdUnfetched(ev a2a.Event) {
@@ -341,7 +355,9 @@ func (s *Stream) holdIfHeld(a *a2a.Artifact) {
 		return
 	}
 	delete(s.unfetched, a.ID)
-	if held, ok := m.heldOf(a); ok {
+	// Held only with the labels the application holds: a task that
+	// lists it may lag (a snapshot), and hands no changed label over then.
+	if held, ok := m.heldOf(a); ok && held.Name == a.Name && held.Description == a.Description {
 		s.ledger.Hold(held, s.placeOf(a.ID))
 	}
 }

@@ -909,3 +909,38 @@ func TestResumeAgainWhileAnArtifactIsStillUnfetchedHandsOverOnlyItsTail(t *testi
 		})
 	}
 }
+
+// An artifact the agent renamed while the application was gone, which the
+// task fetched on resume lists with the parts the application holds, gets
+// the parts after them with its new name, in its place: Task holds the
+// application's artifacts in its order, on every wire. A task that lists
+// it only after a store that lagged hands it over whole (it may lag in its
+// labels too).
+func TestResumeHandsOverTheNewNameOfAnArtifactRenamedMeanwhile(t *testing.T) {
+	named := artifactOf("a1", "kept")
+	named.Name = "draft"
+	renamed := artifactOf("a1", "kept", "more")
+	renamed.Name = "final"
+	other := artifactOf("a2", "x")
+	for _, lagged := range []bool{false, true} {
+		for _, w := range wires() {
+			t.Run(fmt.Sprintf("%s/lagged=%v", w, lagged), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					l := lagging{
+						first: []a2a.Event{firstTask, artifactEvent(named, false), artifactEvent(other, false)},
+						gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, renamed, other)},
+						subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
+					}
+					if lagged {
+						l.first = l.first[:2]
+						l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil)}
+						l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, renamed), statusEvent(w.v, a2a.StateCompleted, nil)}}
+					}
+					app, s := resumeLagging(t, w, l)
+					require.NoError(t, s.Err())
+					require.Equal(t, renamed, *app.Artifact("a1"), "the application holds the agent's artifact")
+				})
+			})
+		}
+	}
+}
