@@ -110,13 +110,14 @@ func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
 }
 
 // Hold records that the application holds a, an artifact of the ledger's
-// task, as it is: nothing is handed over, and what follows is judged
-// against it, as for the artifacts of Resume's task. A resumed stream calls
-// it when an artifact the application holds was missing from the task it
-// was resumed from, and a later task lists it. Hold does nothing, and
-// reports false, when the ledger knows no task or holds an artifact with
-// a's ID already.
-func (l *Ledger) Hold(a a2a.Artifact) bool {
+// task, as it is, at index at of the task's artifacts (the place it has in
+// the application's task; past the last, it goes last): nothing is handed
+// over, and what follows is judged against it, as for the artifacts of
+// Resume's task. A resumed stream calls it when an artifact the
+// application holds was missing from the task it was resumed from, and a
+// later task lists it. Hold does nothing, and reports false, when the
+// ledger knows no task or holds an artifact with a's ID already.
+func (l *Ledger) Hold(a a2a.Artifact, at int) bool {
 	if l.task == nil {
 		return false
 	}
@@ -125,6 +126,18 @@ func (l *Ledger) Hold(a a2a.Artifact) bool {
 	}
 	st := l.arts.add(l.task, a.Clone())
 	l.arts.setCursor(st, verCurrent, len(a.Parts))
+	// Moved from the end to its place: the artifacts after it, and their
+	// records, one place on.
+	arts, states := l.task.Artifacts, l.arts.states
+	last := len(arts) - 1
+	at = min(max(at, 0), last)
+	held, state := arts[last], states[last]
+	copy(arts[at+1:], arts[at:last])
+	copy(states[at+1:], states[at:last])
+	arts[at], states[at] = held, state
+	for i := at; i <= last; i++ {
+		l.arts.byID[arts[i].ID] = i
+	}
 	return true
 }
 

@@ -1233,11 +1233,11 @@ func TestHeldArtifactHandsOverOnlyThePartsAfterIt(t *testing.T) {
 		}
 		return ps
 	}
-	require.False(t, dedupe.New().Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}), "no task to hold it in")
+	require.False(t, dedupe.New().Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}, 0), "no task to hold it in")
 	working := a2a.TaskStatus{State: a2a.StateWorking}
 	l := dedupe.Resume(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: working}, nil, nil)
-	require.True(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}))
-	require.False(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("other")}), "held already")
+	require.True(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}, 0))
+	require.False(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("other")}, 0), "held already")
 	got := l.Reconcile(nil, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: working,
 		Artifacts: []a2a.Artifact{{ID: "a1", Parts: text("kept", "more")}}}, false)
 	require.Len(t, got, 1)
@@ -1246,4 +1246,24 @@ func TestHeldArtifactHandsOverOnlyThePartsAfterIt(t *testing.T) {
 	require.True(t, u.Append)
 	require.Equal(t, text("more"), u.Artifact.Parts)
 	require.Equal(t, text("kept", "more"), l.Task().Artifact("a1").Parts)
+}
+
+// A held artifact takes the index Hold is given among the task's
+// artifacts, and every artifact is still found by its ID after the move.
+func TestHeldArtifactTakesItsPlace(t *testing.T) {
+	text := func(s string) []a2a.Part { return []a2a.Part{{Text: s}} }
+	working := a2a.TaskStatus{State: a2a.StateWorking}
+	l := dedupe.Resume(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: working,
+		Artifacts: []a2a.Artifact{{ID: "a2", Parts: text("x")}, {ID: "a3", Parts: text("y")}}}, nil, nil)
+	require.True(t, l.Hold(a2a.Artifact{ID: "a1", Parts: text("kept")}, 0))
+	require.True(t, l.Hold(a2a.Artifact{ID: "a4", Parts: text("z")}, 99), "past the last: last")
+	var ids []string
+	for _, a := range l.Task().Artifacts {
+		ids = append(ids, a.ID)
+	}
+	require.Equal(t, []string{"a1", "a2", "a3", "a4"}, ids)
+	got := l.Apply(nil, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a3", Parts: text("more")}})
+	require.Len(t, got, 1)
+	require.Equal(t, []a2a.Part{{Text: "y"}, {Text: "more"}}, l.Task().Artifact("a3").Parts)
+	require.Equal(t, text("kept"), l.Task().Artifacts[0].Parts)
 }

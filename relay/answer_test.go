@@ -163,3 +163,54 @@ func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
 		require.NotEmpty(t, out["error"])
 	}
 }
+
+// An answer posted by a page of a log that was lost and made afresh names
+// the question by its prompt, which the new log may use for a question of
+// its own: a post that names its epoch (the epoch of the question's event
+// ID) is refused with 410 when the log is of another, and nothing is
+// stored; one of the log's epoch is taken.
+func TestAnswerToAPromptOfAnotherEpochGets410(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		store := relay.NewMemoryStore()
+		ask := func(question string) relay.Log {
+			l, err := store.Open(ctx, "k")
+			require.NoError(t, err)
+			f, err := l.Acquire(ctx, "driver", time.Hour)
+			require.NoError(t, err)
+			require.NoError(t, l.Append(ctx, f,
+				relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"input-required"}`)},
+				relay.Entry{Seq: 2, Name: relay.EventInput, Data: []byte(`{"prompt":2,"text":"` + question + `"}`)}))
+			return l
+		}
+		old := ask("Which city?").Epoch()
+		store.Delete("k")
+		now := ask("Delete every file?")
+		require.NotEqual(t, old, now.Epoch())
+
+		mux := http.NewServeMux()
+		mux.Handle("/s/{key}/", relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }))
+		client := a2atest.NewClient(mux)
+		post := func(key string, body map[string]any) int {
+			b, err := json.Marshal(body)
+			require.NoError(t, err)
+			req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/answer", strings.NewReader(string(b)))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", key)
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		require.Equal(t, http.StatusGone, post("key-old", map[string]any{"prompt": 2, "text": "yes", "epoch": old}))
+		_, ok, err := now.LoadAnswer(ctx, 2)
+		require.NoError(t, err)
+		require.False(t, ok, "the other epoch's answer is not stored")
+		require.Equal(t, http.StatusOK, post("key-now", map[string]any{"prompt": 2, "text": "no", "epoch": now.Epoch()}))
+		held, ok, err := now.LoadAnswer(ctx, 2)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, "no", held.Text)
+	})
+}

@@ -77,7 +77,10 @@ const (
 //     the response starts with EventGone (see the package doc).
 //   - POST to a path ending in "/answer": the answer to a question, as
 //     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header
-//     (of at most 256 bytes; the body of at most 64 KiB).
+//     (of at most 256 bytes; the body of at most 64 KiB). It may name the
+//     epoch of the question's event ID, {"epoch": "..."}: a post of
+//     another epoch than the log's (a log lost and made afresh, whose
+//     prompts may name other questions) gets 410, and nothing is stored.
 //     200 with {"prompt", "text"} when this answer was stored, now or
 //     before with the same key; 409 with the answer held, under "answer",
 //     when another answer was stored first. A question whose entry the log
@@ -324,6 +327,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	var in struct {
 		Prompt uint64 `json:"prompt"`
 		Text   string `json:"text"`
+		Epoch  string `json:"epoch"`
 	}
 	if !readJSON(w, r, &in) {
 		return
@@ -340,6 +344,12 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	log, err := h.store.Open(ctx, key)
 	if err != nil {
 		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		return
+	}
+	if in.Epoch != "" && in.Epoch != log.Epoch() {
+		// A question of a log lost and made afresh: its prompt may name
+		// another question in this one.
+		httpError(w, http.StatusGone, "the question is of another epoch of the stream")
 		return
 	}
 	es, err := log.Read(ctx, in.Prompt-1, 1)

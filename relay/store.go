@@ -83,7 +83,9 @@ type Log interface {
 	// Tail returns the Seq of the last entry appended, 0 for none.
 	Tail(ctx context.Context) (uint64, error)
 	// Trim drops the entries up to and including through. Later Reads
-	// after an earlier Seq fail with ErrGone. A log never trims past its
+	// after an earlier Seq fail with ErrGone. It drops only entries the
+	// log holds: those appended after it are kept, even when through was
+	// past the tail. A log never trims past its
 	// snapshot's Seq: a reader sent away with ErrGone must be able to start
 	// again from the snapshot and the entries after it.
 	Trim(ctx context.Context, through uint64) error

@@ -21,8 +21,10 @@ import (
 // and digests (cp holds no content):
 //
 //   - an artifact whose first parts still match cp's digest gets only the
-//     parts after them; one the agent replaced since (other parts, or
-//     fewer) is handed over whole, as a replacement (Append false);
+//     parts after them (with its name and description when they changed);
+//     one the agent replaced since (other parts, fewer, or without the
+//     name or description the application holds) is handed over whole, as
+//     a replacement (Append false);
 //   - a message whose version matches cp's is not handed over again; one
 //     the agent revised since comes as an *a2a.Message with the same ID,
 //     the new version to show in place of the old (a2a.Task.Apply does
@@ -281,19 +283,29 @@ func statusDigest(m *a2a.Message) digest {
 }
 
 // heldOf returns a as the application holds it by m: its first parts, as
-// many as m counts, with the labels m's digests match. It reports false
-// when a's first parts are not those m counts (a has fewer, or the agent
-// replaced it since): a is then to be handed over whole.
+// many as m counts, with the labels m's digests match (a label that
+// changed is left empty, and the append of the parts after comes with
+// a's). It reports false when a's first parts are not those m counts (a
+// has fewer, or the agent replaced it since), or when a lacks a name or a
+// description the application holds, which no append can take away: a is
+// then to be handed over whole, as a replacement.
 func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
 		return a2a.Artifact{}, false
 	}
 	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
-	if digestStart.field(a.Name) == m.name {
+	none := digestStart.field("")
+	switch {
+	case digestStart.field(a.Name) == m.name:
 		held.Name = a.Name
+	case a.Name == "" && m.name != none:
+		return a2a.Artifact{}, false
 	}
-	if digestStart.field(a.Description) == m.description {
+	switch {
+	case digestStart.field(a.Description) == m.description:
 		held.Description = a.Description
+	case a.Description == "" && m.description != none:
+		return a2a.Artifact{}, false
 	}
 	return held, true
 }
@@ -318,9 +330,9 @@ func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
 // holdUnfetched lets the ledger hold the artifacts the application holds
 // that the task fetched on resume lacked, once ev shows them whole: a task
 // that lists one, or an update that replaces one, whose first parts are
-// those the application holds. Only the parts after them are news then.
-// One whose first parts differ was replaced since, and is handed over
-// whole. A copy with fewer parts than the application holds tells nothing,
+// those the application holds, with its name and description. Only the
+// parts after them are news then. One whose first parts, name or
+// description differ was replaced since, and is handed over whole. A copy with fewer parts than the application holds tells nothing,
 // and the artifact stays unfetched; so does an append, whose place in the
 // artifact nothing tells.
 func (s *Stream) holdUnfetched(ev a2a.Event) {
@@ -343,7 +355,23 @@ func (s *Stream) holdIfHeld(a *a2a.Artifact) {
 		return
 	}
 	delete(s.unfetched, a.ID)
-	if held, ok := m.heldOf(a); ok {
-		s.ledger.Hold(held)
+	// Held only with the labels the application holds: a task that
+	// lists it may lag (a snapshot), and hands no changed label over then.
+	if held, ok := m.heldOf(a); ok && held.Name == a.Name && held.Description == a.Description {
+		s.ledger.Hold(held, s.placeOf(a.ID))
 	}
+}
+
+// placeOf returns the index that the artifact with this ID has, in the
+// application's task, among the artifacts the ledger holds: how many of
+// them the application got before it. The application adds an artifact
+// where the stream first yielded it, and seen records that order.
+func (s *Stream) placeOf(id string) int {
+	at, mine := 0, s.seen.index[id]
+	for _, a := range s.ledger.Task().Artifacts {
+		if i, ok := s.seen.index[a.ID]; ok && i < mine {
+			at++
+		}
+	}
+	return at
 }

@@ -185,7 +185,7 @@ func (l *log) block(ctx context.Context, stream, from string) error {
 }
 
 // Trim records the trimmed-through mark and drops the entries up to it
-// with XTRIM MINID, never past the snapshot's Seq.
+// with XTRIM MINID, never past the snapshot's Seq nor past the tail.
 func (l *log) Trim(ctx context.Context, through uint64) error {
 	_, err := run(ctx, l.store.client, l.store.scripts.trim, nil,
 		[]string{l.keys.epoch, l.keys.snapshot, l.keys.trim, l.keys.log}, l.epoch, strconv.FormatUint(through, 10))

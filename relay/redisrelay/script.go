@@ -100,10 +100,12 @@ if lost() then return {1} end
 return {0, tailof(KEYS[2])}
 `
 
-// trimSrc: KEYS epoch, snapshot, trim, log; ARGV epoch, through.
+// trimSrc: KEYS epoch, snapshot, trim, log; ARGV epoch, through. It trims
+// through neither past the snapshot's seq nor past the tail: a trim mark
+// past the tail would take entries appended later as trimmed.
 const trimSrc = luaPrelude + `
 if lost() then return {1} end
-local through = math.min(tonumber(ARGV[2]), tonumber(redis.call('HGET', KEYS[2], 'seq') or '0'))
+local through = math.min(tonumber(ARGV[2]), tonumber(redis.call('HGET', KEYS[2], 'seq') or '0'), tailof(KEYS[4]))
 local trimmed = tonumber(redis.call('GET', KEYS[3]) or '0')
 if through <= trimmed then return {0} end
 redis.call('SET', KEYS[3], string.format('%d', through))

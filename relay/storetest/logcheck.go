@@ -156,7 +156,8 @@ func (suite) readTrimmedIsGone(t *testing.T, st relay.Store) {
 }
 
 // trimStopsAtSnapshot: Trim never drops entries past the snapshot's Seq,
-// so a reader sent away with ErrGone starts again from the snapshot.
+// so a reader sent away with ErrGone starts again from the snapshot; nor
+// entries not appended yet.
 func (suite) trimStopsAtSnapshot(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
 	noError(t, l.Append(t.Context(), f, entries(1, 10)...), "Append 1..10")
@@ -172,6 +173,13 @@ func (suite) trimStopsAtSnapshot(t *testing.T, st relay.Store) {
 	noError(t, err, "LoadSnapshot")
 	equal(t, snap.Seq, 3, "snapshot Seq")
 	equal(t, string(snap.Data), `{"text":"three"}`, "snapshot Data")
+
+	// Nor past the tail: with a snapshot ahead of it, a Trim drops the
+	// entries the log holds, and those appended after it are read.
+	noError(t, l.SaveSnapshot(t.Context(), f, relay.Snapshot{Seq: 15, Data: []byte(`{"text":"fifteen"}`)}), "SaveSnapshot at 15, the tail 10")
+	noError(t, l.Trim(t.Context(), 15), "Trim through 15, the tail 10")
+	noError(t, l.Append(t.Context(), f, entries(11, 16)...), "Append 11..16 after the trim")
+	sameEntries(t, all(t, l, 10), entries(11, 16), "Read after 10, trimmed through 15 when the tail was 10")
 }
 
 // waitWakesOnAppend: Wait returns at once when the log holds an entry

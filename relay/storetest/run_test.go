@@ -146,7 +146,7 @@ func (l *refLog) Tail(context.Context) (uint64, error) {
 
 func (l *refLog) Trim(_ context.Context, through uint64) error {
 	defer l.lock()()
-	through = min(through, l.snap.Seq)
+	through = min(through, l.snap.Seq, l.tail)
 	if through > l.trimmed {
 		l.trimmed = through
 		l.entries = slices.DeleteFunc(l.entries, func(e relay.Entry) bool { return e.Seq <= through })
