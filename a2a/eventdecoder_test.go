@@ -3,6 +3,7 @@ package a2a_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -512,4 +513,42 @@ func TestEventDecoderTextKeepsNoIDsAlive(t *testing.T) {
 	kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	require.Less(t, kept, int64(n*32), "%d bytes kept for %d texts of 4 bytes", kept, n)
 	require.Equal(t, "tok9", texts[n-1])
+}
+
+// A part kept after its event, as an artifact keeps the parts appended to
+// it, keeps nothing of the event alive but its text, on every wire: its
+// empty media type and file name are empty strings, not empty slices of
+// the buffer that holds the event's IDs.
+func TestEventDecoderPartKeepsNoIDsAlive(t *testing.T) {
+	const n = 10000
+	events := map[a2a.Version]string{
+		a2a.V03: `{"kind":"artifact-update","taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","artifact":{"artifactId":"ee6201aa-c32c-4c5f-afae-b16d97c60692","parts":[{"kind":"text","text":"tok%d"}]},"append":true}`,
+		a2a.V10: `{"artifactUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","artifact":{"artifactId":"ee6201aa-c32c-4c5f-afae-b16d97c60692","parts":[{"text":"tok%d"}]},"append":true}}`,
+	}
+	for _, b := range []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON} {
+		for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+			t.Run(string(b)+" "+string(v), func(t *testing.T) {
+				d := a2a.NewEventDecoder(a2a.Codec{Version: v, Binding: b})
+				data := make([][]byte, n)
+				for i := range data {
+					data[i] = fmt.Appendf(nil, events[v], i%10)
+				}
+				parts := make([]a2a.Part, 0, n)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for i := range n {
+					ev, err := d.Decode(data[i])
+					require.NoError(t, err)
+					parts = append(parts, ev.(*a2a.ArtifactUpdate).Artifact.Parts[0])
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				kept := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+				require.Less(t, kept, int64(n*32), "%d bytes kept for %d parts of 4 bytes of text", kept, n)
+				require.Equal(t, "tok9", parts[n-1].Text)
+				runtime.KeepAlive(data)
+			})
+		}
+	}
 }

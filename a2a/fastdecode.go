@@ -264,5 +264,11 @@ func (c *fastCopies) get(i int) string {
 	if i > 0 {
 		start = c.ends[i-1]
 	}
+	if start == c.ends[i] {
+		// An empty string, not an empty slice of the buffer: that would
+		// still point into it, and keep it (the event's IDs) alive with
+		// every part that has no media type or file name.
+		return ""
+	}
 	return c.all[start:c.ends[i]]
 }
