@@ -94,14 +94,17 @@
 // # Answers and cancel
 //
 // A question's prompt is the Seq of its EventInput. A browser answers with
-// a POST of {"prompt", "text"} and an Idempotency-Key header; the store
-// keeps the first answer to each prompt ([Log.PostAnswer]), so the agent
-// gets one answer whichever replica's Handler received it, and whatever the
-// retries: the same key gets 200 again, another key 409 with the answer
-// held, also once the question's entry is trimmed ([Log.LoadAnswer]). A
-// POST to cancel records the request ([Log.RequestCancel]); the driver,
-// wherever it runs, cancels the task, and the stream ends as the task
-// does. A browser that disconnects cancels nothing.
+// a POST of {"prompt", "text"} and an Idempotency-Key header, and may add
+// "epoch", the epoch of the question's event ID: a log made afresh numbers
+// its prompts from 1 again, and an answer naming another epoch gets 410
+// with nothing stored. The store keeps the first answer to each prompt
+// ([Log.PostAnswer]), so the agent gets one answer whichever replica's
+// Handler received it, and whatever the retries: the same key gets 200
+// again, another key 409 with the answer held, also once the question's
+// entry is trimmed ([Log.LoadAnswer]). A POST to cancel records the
+// request ([Log.RequestCancel]); the driver, wherever it runs, cancels the
+// task, and the stream ends as the task does. A browser that disconnects
+// cancels nothing.
 //
 // # Taking a stream over
 //

@@ -158,6 +158,10 @@ function write(conv, kind, d) {
 
 function ask(conv, q) {
   conv.prompt = q.prompt;
+  // The epoch of the question's event ID goes with the answer: a log lost
+  // and made afresh numbers its questions from 1 again, and the server
+  // refuses (410) an answer meant for the old one.
+  conv.promptEpoch = conv.lastId.slice(0, conv.lastId.lastIndexOf("-"));
   conv.answerKey = newKey();
   const prompt = q.text || "(no question text)";
   turnOf(conv).append(el("p", "question", prompt));
@@ -213,7 +217,7 @@ function rebuild(conv, screen) {
 }
 
 function follow(id) {
-  const conv = { id, source: null, view: newView(), prompt: 0, answerKey: "", lastId: "", reopened: 0, done: false };
+  const conv = { id, source: null, view: newView(), prompt: 0, promptEpoch: "", answerKey: "", lastId: "", reopened: 0, done: false };
   current = conv;
   open(conv);
 }
@@ -313,7 +317,7 @@ answerForm.addEventListener("submit", async (e) => {
   if (!text || !conv || !conv.prompt) return;
   try {
     await postJSON("/api/conversations/" + encodeURIComponent(conv.id) + "/answer",
-      { prompt: conv.prompt, text }, conv.answerKey);
+      { prompt: conv.prompt, epoch: conv.promptEpoch, text }, conv.answerKey);
     answerText.value = "";
     answerForm.hidden = true; // the "answered" event shows the answer
   } catch (err) {
