@@ -96,8 +96,8 @@ func decoders(cfg *config, w io.Writer) error {
 	// encoding/json does; its default config would alias the SSE buffer.
 	rows := []*decoderRow{
 		{name: "floor: encoding/json Unmarshal", lib: true, prepare: decodebench.IntoFloor(json.Unmarshal)},
-		{name: "a2a.EventDecoder.DecodeFrame (the driver's JSON-RPC path, into a2a's model)", prepare: decodebench.DecodeFrame},
-		{name: "a2a.EventDecoder.Decode (the result member alone, into a2a's model)", prepare: decodebench.DecodeResult},
+		{name: "a2a.EventDecoder.DecodeFrame (a frame of a binding's own, read whole by encoding/json, into a2a's model)", prepare: decodebench.DecodeFrame},
+		{name: "a2a.EventDecoder.Decode (the result member alone, into a2a's model: the driver's path, which scans the JSON-RPC envelope apart)", prepare: decodebench.DecodeResult},
 		{name: "github.com/go-json-experiment/json Unmarshal", lib: true, prepare: decodebench.IntoFloor(func(b []byte, v any) error { return jsonexp.Unmarshal(b, v) })},
 		{name: "encoding/json/v2 Unmarshal (GOEXPERIMENT=jsonv2 worker)", lib: true, worker: 0},
 		{name: "encoding/json Unmarshal built with GOEXPERIMENT=jsonv2 (worker)", lib: true, worker: 1},

@@ -156,9 +156,11 @@ func (f *frame) Target(result any) any {
 	return f
 }
 
-// DecodeFrame returns a run of the driver's JSON-RPC path: one
-// a2a.EventDecoder for the stream, each event's response read by
-// DecodeFrame into a frame that is reset before each event.
+// DecodeFrame returns a run of a2a.EventDecoder.DecodeFrame, the path of a
+// binding of one's own that frames each result: one a2a.EventDecoder for
+// the stream, each event's response read by DecodeFrame into a frame that
+// is reset before each event. The driver no longer takes it: its JSON-RPC
+// decoder scans the envelope itself and decodes the result with Decode.
 func DecodeFrame(ev Event) func() error {
 	dec := a2a.NewEventDecoder(a2a.Codec{Version: ev.V, Binding: a2a.BindingJSONRPC})
 	var f frame
