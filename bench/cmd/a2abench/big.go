@@ -196,6 +196,9 @@ func bigEvents(cfg *config, w io.Writer) error {
 			if si > 0 && res[si-1][ci].skipped == "" {
 				growth = append(growth, measure.Ratio(m/med(res[si-1][ci])))
 			}
+			if ci == 0 {
+				driver.ssePeak = append(driver.ssePeak, figure{sizeName(size), float64(c.peak) / float64(size)})
+			}
 			if ci == 1 {
 				tx, px := m/j, float64(c.peak)/float64(size)
 				driver.time = append(driver.time, figure{sizeName(size), tx})

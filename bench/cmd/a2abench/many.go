@@ -203,10 +203,11 @@ func manyStreams(cfg *config, w io.Writer) error {
 		t.Add(r.proto, r.name, kib(r.mem), kib(r.heap), kib(r.stk), fmt.Sprintf("%.3f", r.gor), fmt.Sprintf("%.3f", r.httpG), measure.Thousands(int64(r.conns)), measure.Dur(r.open))
 	}
 	fmt.Fprintln(w, t.String())
-	cfg.res.idle = nil
+	cfg.res.idle, cfg.res.idleNetHTTP = nil, nil
 	for i := 0; i+1 < len(rows); i += 2 {
 		ours, base := rows[i], rows[i+1]
 		cfg.res.idle = append(cfg.res.idle, figure{ours.proto, ours.mem})
+		cfg.res.idleNetHTTP = append(cfg.res.idleNetHTTP, figure{ours.proto, base.mem})
 		fmt.Fprintf(w, "%s: a2astream's own share **%s** per stream (%s heap, %s stacks); ≤ 16 KiB per stream: %s in all — %s; "+
 			"≤ 1 goroutine per stream (excl. net/http): %.3f — %s  \n",
 			ours.proto, kib(ours.mem-base.mem), kib(ours.heap-base.heap), kib(ours.stk-base.stk),

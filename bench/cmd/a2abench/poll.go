@@ -193,7 +193,9 @@ type pollFigures struct {
 	v                                 a2a.Version
 	body                              int
 	gap, sleep, poll, unmarshal, mapU time.Duration
+	decode                            time.Duration // a2a.Codec.DecodeTask of the body alone
 	ratio                             float64
+	decodeRatio                       float64 // decode over unmarshal, the median of the rounds'
 }
 
 func durMedian(ds []time.Duration) time.Duration {
@@ -234,7 +236,23 @@ func pollCost(cfg *config, w io.Writer) error {
 			}
 			return out, nil
 		}
-		var gaps, sleeps, structs, maps, ratios []float64
+		codec := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}
+		decodeTask := func() ([]time.Duration, error) {
+			out := make([]time.Duration, polls)
+			for i := range out {
+				start := time.Now()
+				t, err := codec.DecodeTask(body)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = time.Since(start)
+				if len(t.Artifacts) != pollArtifacts {
+					return nil, fmt.Errorf("the task holds %d artifacts", len(t.Artifacts))
+				}
+			}
+			return out, nil
+		}
+		var gaps, sleeps, structs, maps, decodes, ratios, decodeRatios []float64
 		for round := -1; round < cfg.rounds; round++ { // round -1 warms up
 			runtime.GC() // a collected heap for each contender
 			g, err := followByPolling(v, polls)
@@ -253,17 +271,25 @@ func pollCost(cfg *config, w io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%s: json.Unmarshal into a map: %w", v, err)
 			}
+			runtime.GC()
+			ds, err := decodeTask()
+			if err != nil {
+				return fmt.Errorf("%s: a2a.Codec.DecodeTask: %w", v, err)
+			}
 			if round < 0 {
 				continue
 			}
 			gap, sleep, st := durMedian(g), durMedian(sl), durMedian(us)
+			decodes = append(decodes, float64(durMedian(ds)))
+			decodeRatios = append(decodeRatios, float64(durMedian(ds))/float64(st))
 			gaps, sleeps, structs, maps = append(gaps, float64(gap)), append(sleeps, float64(sleep)), append(structs, float64(st)), append(maps, float64(durMedian(ms)))
 			ratios = append(ratios, float64(gap-sleep)/float64(st))
 		}
 		gap, sleep := time.Duration(measure.Median(gaps)), time.Duration(measure.Median(sleeps))
 		figs = append(figs, pollFigures{v: v, body: len(body), gap: gap, sleep: sleep,
 			poll: gap - sleep, unmarshal: time.Duration(measure.Median(structs)),
-			mapU: time.Duration(measure.Median(maps)), ratio: measure.Median(ratios)})
+			mapU: time.Duration(measure.Median(maps)), ratio: measure.Median(ratios),
+			decode: time.Duration(measure.Median(decodes)), decodeRatio: measure.Median(decodeRatios)})
 	}
 	cfg.res.poll = figs
 
@@ -274,15 +300,16 @@ func pollCost(cfg *config, w io.Writer) error {
 		"get-task to the next (the call, the decode of the body, the ledger's judgement, what the stream does with it, and the wait of "+
 		"the poll interval, %s, the shortest the library allows) less the median of %d timed waits of that interval made the stream's way "+
 		"(a timer and a select). It is compared with one json.Unmarshal of the same body into a struct of the fields an application "+
-		"reads (id, contextId, status.state, each artifact's artifactId and its parts' kind and text), and into a map. "+
+		"reads (id, contextId, status.state, each artifact's artifactId and its parts' kind and text), and into a map; "+
+		"a2a.Codec.DecodeTask of the same body, alone, says what of the poll is the decode. "+
 		"Per round: the median of each; ×struct is the median over %d rounds (after one warm-up round) of the per-round ratio.\n\n",
 		measure.Thousands(pollArtifacts), polls, pollInterval, polls, cfg.rounds)
-	t := measure.Table{Head: []string{"version", "body", "get to get", "wait alone", "empty poll", "json.Unmarshal, struct", "json.Unmarshal, map", "poll ×struct"},
-		Align: []bool{false, true, true, true, true, true, true, true}}
+	t := measure.Table{Head: []string{"version", "body", "get to get", "wait alone", "empty poll", "json.Unmarshal, struct", "json.Unmarshal, map", "a2a DecodeTask", "poll ×struct", "DecodeTask ×struct"},
+		Align: []bool{false, true, true, true, true, true, true, true, true, true}}
 	worst := 0.0
 	for _, f := range figs {
 		t.Add("HTTP+JSON "+f.v.String(), fmt.Sprintf("%s B", measure.Thousands(int64(f.body))), measure.Dur(f.gap), measure.Dur(f.sleep),
-			measure.Dur(f.poll), measure.Dur(f.unmarshal), measure.Dur(f.mapU), measure.Ratio(f.ratio))
+			measure.Dur(f.poll), measure.Dur(f.unmarshal), measure.Dur(f.mapU), measure.Dur(f.decode), measure.Ratio(f.ratio), measure.Ratio(f.decodeRatio))
 		worst = max(worst, f.ratio)
 	}
 	fmt.Fprintln(w, t.String())

@@ -47,3 +47,23 @@ func TestTargetsReportJudgesEveryFigure(t *testing.T) {
 		require.Contains(t, targetLine(t, report, c.measure), c.want)
 	}
 }
+
+func TestTargetsReportExplainsAMissWithWhatTheRunMeasured(t *testing.T) {
+	report := targetsReport(&results{
+		a2ago:       []figure{{"JSON-RPC 0.3", 3.5}},
+		allocs:      []figure{{"JSON-RPC 0.3", 5}},
+		big:         &bigFigures{time: []figure{{"1 MiB", 0.9}}, peak: []figure{{"1 MiB", 2.5}}, ssePeak: []figure{{"1 MiB", 1.8}}},
+		idle:        []figure{{"HTTP/1.1", 30 << 10}},
+		idleNetHTTP: []figure{{"HTTP/1.1", 25 << 10}},
+		poll:        []pollFigures{{v: "0.3", ratio: 1.9, decodeRatio: 1.7}},
+	})
+	for _, c := range []struct{ measure, want string }{
+		{"driver events/s vs the a2a-go v0.3.3 client", "| met | – |"},
+		{"allocations per event in the driver, net/http included", "| **missed** | nothing in this run's figures explains it"},
+		{"one big event: peak heap vs the event size", "peaks at 1 MiB 1.80× the event"},
+		{"memory per idle stream, everything included", "net/http alone holds HTTP/1.1 25.0 KiB per stream"},
+		{"a polled task of 10,000 artifacts: an empty poll vs one json.Unmarshal of it", "DecodeTask of the body alone takes HTTP+JSON 0.3 1.70× the struct's"},
+	} {
+		require.Contains(t, targetLine(t, report, c.measure), c.want)
+	}
+}
