@@ -22,13 +22,13 @@ import (
 // goroutine and stack, and a 1 KiB receive buffer) instead of a connection
 // of about 22 KiB (4 KiB read and write buffers, two goroutines and their
 // stacks). The benchmark's 10,000 idle streams (bench/, suite many)
-// measured 16.3 KiB per stream everything included over h2c and 30.7 KiB
+// measured 14.5 KiB per stream everything included over h2c and 28.9 KiB
 // over HTTP/1.1. Over loopback, though, a stream's events/s were about 25 %
 // lower over h2c than over HTTP/1.1.
 //
 // Over HTTP/1.1, smaller Transport buffers cut the connection's share:
 // ReadBufferSize and WriteBufferSize of 1 KiB (4 KiB each by default) saved
-// about 6 KiB per idle stream (23.8 KiB in all), with no throughput loss
+// about 6 KiB per idle stream (21.9 KiB in all), with no throughput loss
 // beyond the noise of the measurement (5 %):
 //
 //	tr := http.DefaultTransport.(*http.Transport).Clone()
