@@ -30,146 +30,103 @@ func (f *fastEvent) scan(s *jsonscan.Scanner) bool {
 // update reads the object of an update and returns the names it held. The
 // outer object (top) may hold a "kind" or a wrapper; the object in a
 // wrapper may hold neither.
-func (f *fastEvent) update(s *jsonscan.Scanner, top bool) (seen int, ok bool) {
-	more, ok := s.BeginObject()
-	for ok && more {
-		var name []byte
-		if name, ok = s.Name(); !ok {
-			break
-		}
-		var bit int
+func (f *fastEvent) update(s *jsonscan.Scanner, top bool) (uint, bool) {
+	return s.Members(func(name []byte) (uint, bool) {
 		switch string(name) {
 		case "kind":
-			bit = memberKind
-			var v jsonscan.Str
-			v, ok = s.String()
+			v, ok := s.String()
 			switch {
 			case !top || !ok:
-				ok = false
+				return 0, false
 			case v.Is(s.Data(), "artifact-update"):
 				f.result = fastArtifactUpdate
 			case v.Is(s.Data(), "status-update"):
 				f.result = fastStatusUpdate
 			default:
-				ok = false
+				return 0, false
 			}
+			return memberKind, true
 		case "taskId":
-			bit = memberTaskID
-			f.strs[fastTaskID], ok = s.String()
+			return memberTaskID, f.str(s, fastTaskID)
 		case "contextId":
-			bit = memberContextID
-			f.strs[fastContextID], ok = s.String()
+			return memberContextID, f.str(s, fastContextID)
 		case "final":
-			bit = memberFinal
+			var ok bool
 			f.final, ok = s.Bool()
+			return memberFinal, ok
 		case "append":
-			bit = memberAppend
+			var ok bool
 			f.append, ok = s.Bool()
+			return memberAppend, ok
 		case "lastChunk":
-			bit = memberLastChunk
+			var ok bool
 			f.lastChunk, ok = s.Bool()
+			return memberLastChunk, ok
 		case "metadata":
-			bit = memberMetadata
-			ok = s.EmptyObject()
+			return memberMetadata, s.EmptyObject()
 		case "artifact":
-			bit = memberArtifact
-			ok = f.scanArtifact(s)
+			return memberArtifact, f.scanArtifact(s)
 		case "status":
-			bit = memberStatus
-			ok = f.scanStatus(s)
+			return memberStatus, f.scanStatus(s)
 		case "artifactUpdate", "statusUpdate":
-			bit, f.result = memberArtifactUpdate, fastArtifactUpdate
-			want := artifactMembers
-			if name[0] == 's' {
-				bit, f.result, want = memberStatusUpdate, fastStatusUpdate, statusMembers
-			}
 			if !top {
 				return 0, false
 			}
-			var inner int
-			inner, ok = f.update(s, false)
-			ok = ok && inner&^want == 0
-		default:
-			ok = false
+			bit, want := uint(memberArtifactUpdate), uint(artifactMembers)
+			f.result = fastArtifactUpdate
+			if name[0] == 's' {
+				bit, want = memberStatusUpdate, statusMembers
+				f.result = fastStatusUpdate
+			}
+			inner, ok := f.update(s, false)
+			return bit, ok && inner&^want == 0
 		}
-		if !ok || seen&bit != 0 {
-			return 0, false
-		}
-		seen |= bit
-		more, ok = s.NextMember()
-	}
-	return seen, ok
+		return 0, false
+	})
+}
+
+// str reads a string into f.strs[i].
+func (f *fastEvent) str(s *jsonscan.Scanner, i int) bool {
+	var ok bool
+	f.strs[i], ok = s.String()
+	return ok
 }
 
 // scanArtifact reads an artifact.
 func (f *fastEvent) scanArtifact(s *jsonscan.Scanner) bool {
 	f.artifact = true
-	var seen uint8
-	more, ok := s.BeginObject()
-	for ok && more {
-		var name []byte
-		if name, ok = s.Name(); !ok {
-			break
-		}
-		var bit uint8
+	_, ok := s.Members(func(name []byte) (uint, bool) {
 		switch string(name) {
 		case "artifactId":
-			bit = 1
-			f.strs[fastArtifactID], ok = s.String()
+			return 1, f.str(s, fastArtifactID)
 		case "name":
-			bit = 2
-			f.strs[fastName], ok = s.String()
+			return 2, f.str(s, fastName)
 		case "description":
-			bit = 4
-			f.strs[fastDescription], ok = s.String()
+			return 4, f.str(s, fastDescription)
 		case "parts":
-			bit = 8
-			ok = f.scanParts(s)
+			return 8, f.scanParts(s)
 		case "metadata":
-			bit = 16
-			ok = s.EmptyObject()
-		default:
-			ok = false
+			return 16, s.EmptyObject()
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		more, ok = s.NextMember()
-	}
+		return 0, false
+	})
 	return ok
 }
 
 // scanStatus reads a task's status.
 func (f *fastEvent) scanStatus(s *jsonscan.Scanner) bool {
 	f.status = true
-	var seen uint8
-	more, ok := s.BeginObject()
-	for ok && more {
-		var name []byte
-		if name, ok = s.Name(); !ok {
-			break
-		}
-		var bit uint8
+	_, ok := s.Members(func(name []byte) (uint, bool) {
 		switch string(name) {
 		case "state":
-			bit = 1
-			f.strs[fastState], ok = s.String()
+			return 1, f.str(s, fastState)
 		case "timestamp":
-			bit = 2
-			f.strs[fastTimestamp], ok = s.String()
+			return 2, f.str(s, fastTimestamp)
 		case "message":
-			bit = 4
-			ok = f.scanMessage(s)
-		default:
-			ok = false
+			return 4, f.scanMessage(s)
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		more, ok = s.NextMember()
-	}
+		return 0, false
+	})
 	return ok
 }
 
@@ -180,47 +137,28 @@ func (f *fastEvent) scanStatus(s *jsonscan.Scanner) bool {
 // to encoding/json.
 func (f *fastEvent) scanMessage(s *jsonscan.Scanner) bool {
 	f.message = true
-	var seen uint8
-	more, ok := s.BeginObject()
-	for ok && more {
-		var name []byte
-		if name, ok = s.Name(); !ok {
-			break
-		}
-		var bit uint8
+	_, ok := s.Members(func(name []byte) (uint, bool) {
 		switch string(name) {
 		case "kind":
-			bit = 1
-			_, ok = s.String()
+			_, ok := s.String()
+			return 1, ok
 		case "messageId":
-			bit = 2
-			f.strs[fastMessageID], ok = s.String()
+			return 2, f.str(s, fastMessageID)
 		case "contextId":
-			bit = 4
-			f.strs[fastMessageContextID], ok = s.String()
+			return 4, f.str(s, fastMessageContextID)
 		case "taskId":
-			bit = 8
-			f.strs[fastMessageTaskID], ok = s.String()
+			return 8, f.str(s, fastMessageTaskID)
 		case "role":
-			bit = 16
-			f.strs[fastRole], ok = s.String()
+			return 16, f.str(s, fastRole)
 		case "parts", "content":
 			// One bit for both: a message with both is not read here.
-			bit = 32
 			f.content = name[0] == 'c'
-			ok = f.scanParts(s) && (!f.content || f.parts > 0)
+			return 32, f.scanParts(s) && (!f.content || f.parts > 0)
 		case "metadata":
-			bit = 64
-			ok = s.EmptyObject()
-		default:
-			ok = false
+			return 64, s.EmptyObject()
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		more, ok = s.NextMember()
-	}
+		return 0, false
+	})
 	return ok
 }
 
@@ -243,40 +181,21 @@ func (f *fastEvent) scanParts(s *jsonscan.Scanner) bool {
 
 // scanPart reads a text part: its strings go from f.strs[i].
 func (f *fastEvent) scanPart(s *jsonscan.Scanner, i int) bool {
-	var seen uint8
-	more, ok := s.BeginObject()
-	for ok && more {
-		var name []byte
-		if name, ok = s.Name(); !ok {
-			break
-		}
-		var bit uint8
+	_, ok := s.Members(func(name []byte) (uint, bool) {
 		switch string(name) {
 		case "kind":
-			bit = 1
-			var v jsonscan.Str
-			v, ok = s.String()
-			ok = ok && v.Is(s.Data(), "text")
+			v, ok := s.String()
+			return 1, ok && v.Is(s.Data(), "text")
 		case "text":
-			bit = 2
-			f.strs[i], ok = s.String()
+			return 2, f.str(s, i)
 		case "mediaType":
-			bit = 4
-			f.strs[i+1], ok = s.String()
+			return 4, f.str(s, i+1)
 		case "filename":
-			bit = 8
-			f.strs[i+2], ok = s.String()
+			return 8, f.str(s, i+2)
 		case "metadata":
-			bit = 16
-			ok = s.EmptyObject()
-		default:
-			ok = false
+			return 16, s.EmptyObject()
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		more, ok = s.NextMember()
-	}
+		return 0, false
+	})
 	return ok
 }

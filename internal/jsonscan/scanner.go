@@ -132,6 +132,33 @@ func (s *Scanner) Name() ([]byte, bool) {
 	return nil, false
 }
 
+// Members reads an object whose members are each known and each met at
+// most once. For each member it calls member with the member's name, as
+// Name returns it, with the scanner at the member's value: member reads the
+// value and returns the bit that stands for the name, and whether it read
+// the value. Members returns the bits of the names it met, and ok false at
+// the first name member does not know (bit 0), a bit met twice, a value
+// member could not read, or bad syntax.
+func (s *Scanner) Members(member func(name []byte) (bit uint, ok bool)) (seen uint, ok bool) {
+	more, ok := s.BeginObject()
+	for ok && more {
+		var name []byte
+		var bit uint
+		if name, ok = s.Name(); ok {
+			bit, ok = member(name)
+		}
+		if !ok || bit == 0 || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+		more, ok = s.NextMember()
+	}
+	if !ok {
+		return 0, false
+	}
+	return seen, true
+}
+
 // Bool reads the literal true or false.
 func (s *Scanner) Bool() (v, ok bool) {
 	s.skip()

@@ -100,3 +100,44 @@ func TestScannerObjects(t *testing.T) {
 		require.True(t, member(&s, read), "%s", in)
 	}
 }
+
+// TestMembersReadsEachKnownNameOnce: Members gives the bits of the names
+// met, and gives up on a name it is not told of, a name met twice, a value
+// not read and bad syntax.
+func TestMembersReadsEachKnownNameOnce(t *testing.T) {
+	t.Parallel()
+	members := func(in string) (uint, bool) {
+		s := New([]byte(in))
+		seen, ok := s.Members(func(name []byte) (uint, bool) {
+			switch string(name) {
+			case "a":
+				_, ok := s.Bool()
+				return 1, ok
+			case "b":
+				return 2, s.Null()
+			}
+			return 0, false
+		})
+		return seen, ok && s.End()
+	}
+	for _, c := range []struct {
+		in   string
+		seen uint
+		ok   bool
+	}{
+		{`{}`, 0, true},
+		{` { "a" : true , "b" : null } `, 3, true},
+		{`{"b":null}`, 2, true},
+		{`{"a":true,"a":false}`, 0, false},
+		{`{"a":true,"c":1}`, 0, false},
+		{`{"a":1}`, 0, false},
+		{`{"a":true,}`, 0, false},
+		{`{"a":true`, 0, false},
+		{`{"\u0061":true}`, 0, false},
+		{`[]`, 0, false},
+	} {
+		seen, ok := members(c.in)
+		require.Equal(t, c.ok, ok, "%s", c.in)
+		require.Equal(t, c.seen, seen, "%s", c.in)
+	}
+}
