@@ -332,9 +332,10 @@ func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
 // that lists one, or an update that replaces one, whose first parts are
 // those the application holds, with its name and description. Only the
 // parts after them are news then. One whose first parts, name or
-// description differ was replaced since, and is handed over whole. A copy with fewer parts than the application holds tells nothing,
-// and the artifact stays unfetched; so does an append, whose place in the
-// artifact nothing tells.
+// description differ was replaced since, and is handed over whole. A copy
+// with fewer parts than the application holds tells nothing, and the
+// artifact stays unfetched; so does an append, whose place in the artifact
+// nothing tells.
 func (s *Stream) holdUnfetched(ev a2a.Event) {
 	switch e := ev.(type) {
 	case *a2a.Task:
