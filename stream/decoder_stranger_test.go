@@ -1,0 +1,373 @@
+package stream_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/stretchr/testify/require"
+)
+
+// fourCodecs are the four wires: JSON-RPC and HTTP+JSON, in A2A 0.3 and 1.0.
+var fourCodecs = []a2a.Codec{
+	{Version: a2a.V03, Binding: a2a.BindingJSONRPC},
+	{Version: a2a.V03, Binding: a2a.BindingHTTPJSON},
+	{Version: a2a.V10, Binding: a2a.BindingJSONRPC},
+	{Version: a2a.V10, Binding: a2a.BindingHTTPJSON},
+}
+
+// decodeBoth decodes data with the event decoder and with the codec, and
+// says how they differ ("" when they do not).
+func decodeBoth(c a2a.Codec, data []byte) string {
+	got, gerr := a2a.NewEventDecoder(c).Decode(append([]byte(nil), data...))
+	want, werr := c.DecodeEvent(append([]byte(nil), data...))
+	if (gerr == nil) != (werr == nil) {
+		return fmt.Sprintf("Decode err=%v, DecodeEvent err=%v", gerr, werr)
+	}
+	if gerr != nil {
+		return ""
+	}
+	if !reflect.DeepEqual(got, want) {
+		return fmt.Sprintf("Decode=%#v\nDecodeEvent=%#v", got, want)
+	}
+	return ""
+}
+
+// strangerTexts are JSON string literals (with their quotes) and other values
+// put where a part's text goes.
+var strangerTexts = []string{
+	`"plain"`, `""`, `"\"\\\/\b\f\n\r\t"`, `"\u0000"`, `"a\u0000b"`, `"\u00e9\u4e16"`,
+	`"\ud83d\ude00"`, `"\ud83d"`, `"\ude00"`, `"\ud83dx"`, `"\ud83d\u0041"`, `"\uD83D\uDE00"`,
+	`"\ud800\ud800"`, "\"\xff\"", "\"a\xc3\"", "\"\xed\xa0\x80\"", "\"\xf0\x9f\x98\"",
+	"\"1234567\xf0\x9f\x98\x80\"", "\"123456\xf0\x9f\x98\x80\"", "\"12345\xf0\x9f\x98\x80z\"",
+	"\"1234567\xf0\x9f\x98\x80123456\xf0\x9f\x98\x80\"", `"1234567\ud83d\ude00"`,
+	"\"tab\tinside\"", "\"nl\ninside\"", "\"\x7f\"", "\"\u2028\u2029\"", `"\u2028"`,
+	`null`, `1`, `true`, `{}`, `[]`, `"\x"`, `"\u12"`, `"\uzzzz"`, `"unterminated`,
+	`"` + strings.Repeat("x", 4097) + `"`, `"` + strings.Repeat("\\u00e9", 3000) + `"`,
+}
+
+// artifactTemplates and statusTemplates hold %s where the text goes.
+var artifactTemplates = []string{
+	`{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","name":"n","parts":[{"kind":"text","text":%s}]},"append":true,"lastChunk":false}`,
+	`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","name":"n","parts":[{"text":%s}]},"append":true,"lastChunk":false}}`,
+}
+var statusTemplates = []string{
+	`{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":%s}]}},"final":false}`,
+	`{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":%s}]}}}}`,
+	`{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","content":[{"text":%s}]}}}}`,
+}
+
+func TestEventDecoderTextsAsCodec(t *testing.T) {
+	var bad []string
+	for _, c := range fourCodecs {
+		for _, tmpl := range append(append([]string(nil), artifactTemplates...), statusTemplates...) {
+			for _, txt := range strangerTexts {
+				data := fmt.Sprintf(tmpl, txt)
+				if d := decodeBoth(c, []byte(data)); d != "" {
+					bad = append(bad, fmt.Sprintf("%s/%s %.200q:\n%.600s", c.Version, c.Binding, data, d))
+				}
+			}
+		}
+	}
+	require.Empty(t, bad)
+}
+
+// strangerShapes are whole results of every shape the brief names.
+var strangerShapes = []string{
+	// keys in another case
+	`{"kind":"artifact-update","TaskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskid":"t","ContextID":"c","artifact":{"ArtifactId":"a","Parts":[{"Kind":"text","Text":"x"}]}}`,
+	`{"Kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"ArtifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}`,
+	`{"artifactUpdate":{"TASKID":"t","Artifact":{"artifactID":"a","parts":[{"TEXT":"x"}]}}}`,
+	`{"statusUpdate":{"taskId":"t","Status":{"State":"TASK_STATE_WORKING","Message":{"MessageId":"m","Role":"ROLE_AGENT","Parts":[{"Text":"x"}]}}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working"},"Final":true}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"Append":true,"LASTCHUNK":true}`,
+	// Unicode case folding in keys (K = Kelvin sign, ſ = long s)
+	"{\"kind\":\"artifact-update\",\"taskId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]},\"la\u017ftChunk\":true}",
+	"{\"kind\":\"artifact-update\",\"taskId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]},\"lastChun\u212a\":true}",
+	"{\"kind\":\"artifact-update\",\"ta\u017fkId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]}}",
+	"{\"artifactUpdate\":{\"ta\u017fkId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"text\":\"x\"}]}}}",
+	"{\"artifactUpdate\":{\"taskId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"te\u1e8bt\":\"x\"}]}}}",
+	// duplicate keys
+	`{"kind":"artifact-update","taskId":"t1","taskId":"t2","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","artifactId":"b","parts":[{"kind":"text","text":"x","text":"y"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}],"parts":[{"kind":"text","text":"y"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"artifact":{"artifactId":"b","parts":[{"kind":"text","text":"y"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","TaskId":"u","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","kind":"status-update","taskId":"t","status":{"state":"working"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working"},"kind":"artifact-update","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}},"artifactUpdate":{"taskId":"u","artifact":{"artifactId":"b","parts":[{"text":"y"}]}}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}},"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING"}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","state":"TASK_STATE_COMPLETED"}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"x"}],"content":[{"text":"y"}]}}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","content":[{"text":"y"}],"parts":[{"text":"x"}]}}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"x"}],"content":[{"kind":"text","text":"y"}]}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","content":[{"kind":"text","text":"y"}],"parts":[{"kind":"text","text":"x"}]}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","parts":[],"content":[{"text":"y"}]}}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","parts":null,"content":[{"text":"y"}]}}}}`,
+	// keys with escapes
+	`{"kind":"artifact-update","task\u0049d":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"\u006bind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact\u002dupdate","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"te\u0078t","te\u0078t":"x"}]}}`,
+	`{"artifact\u0055pdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_\u0057ORKING"}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"w\u006frking"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"Working"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"WORKING"}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"working"}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_CANCELLED"}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"cancelled"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"nonsense"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":""}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":null}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":3}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":3}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"ROLE_AGENT","parts":[{"kind":"text","text":"x"}]}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"agent","parts":[{"text":"x"}]}}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"Agent","parts":[{"text":"x"}]}}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":2,"parts":[{"text":"x"}]}}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"","parts":[{"text":"x"}]}}}}`,
+	// numbers and nulls where strings go
+	`{"kind":"artifact-update","taskId":null,"contextId":null,"artifact":{"artifactId":null,"name":null,"description":null,"parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":1,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":2,"parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","name":true,"parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":null,"text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x","metadata":null}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":null}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a"}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":null}`,
+	`{"kind":"artifact-update","taskId":"t"}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[null]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"append":null,"lastChunk":null}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"append":"true"}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"append":1}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working"},"final":"true"}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working"},"final":null}`,
+	`{"kind":"status-update","taskId":"t","status":null}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":null}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":null}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":"bogus"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":"2026-03-01T10:00:01+02:00"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":"2026-03-01T10:00:01"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":"2026-03-01T10:00:01.123Z"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":"2026-03-01 10:00:01Z"}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":1700000000}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","timestamp":"2026-03-01T10:00:01\u005a"}}`,
+	// metadata non-empty, everywhere
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","metadata":{"k":1},"parts":[{"kind":"text","text":"x","metadata":{"p":[1,2]}}]},"metadata":{"m":{"n":null}}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"metadata":{}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"metadata":[]}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"metadata":"x"}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"metadata":{"big":12345678901234567890}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","metadata":{"k":1},"parts":[{"text":"x","metadata":{"p":1}}]},"metadata":{"m":1}}}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m","role":"ROLE_AGENT","metadata":{"a":"b"},"parts":[{"text":"x","mediaType":"text/plain"}]}},"metadata":{"x":1}}}`,
+	// 5+ parts, mixed
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"1"},{"kind":"text","text":"2"},{"kind":"text","text":"3"},{"kind":"text","text":"4"},{"kind":"text","text":"5"},{"kind":"text","text":"6"},{"kind":"text","text":"7"},{"kind":"text","text":"8"},{"kind":"text","text":"9"}]}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"1"},{"text":"2"},{"text":"3"},{"text":"4"},{"text":"5"},{"text":"6"},{"text":"7"},{"text":"8"},{"text":"9"}]}}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"1"},{"kind":"data","data":{"a":1}},{"kind":"file","file":{"uri":"http://x","mimeType":"a/b","name":"f"}},{"kind":"file","file":{"bytes":"aGk="}},{"kind":"text","text":"5"}]}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"1"},{"data":{"a":1}},{"url":"http://x","mediaType":"a/b","filename":"f"},{"raw":"aGk="},{"text":"5"}]}}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"1"},{"data":{"data":{"a":1}}},{"file":{"fileWithUri":"http://x","mimeType":"a/b"}},{"text":"5"}]}}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"1","data":{"a":1}}]}}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"1","url":"u"}]}}}`,
+	`{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a","parts":[{"text":"1","mediaType":"text/markdown","filename":"r.md"}]}}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"1","file":{"uri":"u"}}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"data","text":"1"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"file","text":"1"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"bogus","text":"1"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"1","mimeType":"text/plain"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"1","mediaType":"text/plain"}]}}`,
+	// unknown fields, white space, odd numbers, deep nesting
+	` {"kind":"artifact-update","x":[1,{"y":"\""}],"taskId":"t","artifact":{"artifactId":"a","z":1e400,"parts":[{"kind":"text","text":"x","w":-0.0e-0}]}} `,
+	"\t\r\n{\"kind\" : \"artifact-update\" ,\r\n \"taskId\" :\t\"t\" , \"artifact\" : { \"artifactId\" : \"a\" , \"parts\" : [ { \"kind\" : \"text\" , \"text\" : \"x\" } ] } }\n",
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"x":01}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"x":1.}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"x":NaN}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"x":tru}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"},]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}{}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}} x`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}` + "\x00",
+	"\ufeff" + `{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"":1}`,
+	"{\"kind\":\"artifact-update\",\"task\xffId\":\"t\",\"artifact\":{\"artifactId\":\"a\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]}}",
+	"{\"kind\":\"artifact-update\",\"taskId\":\"t\xff\",\"artifact\":{\"artifactId\":\"a\xc3\",\"name\":\"\\ud800\",\"parts\":[{\"kind\":\"text\",\"text\":\"x\"}]}}",
+	`{"kind":"artifact-update","taskId":"` + strings.Repeat("t", 5000) + `","contextId":"` + strings.Repeat("c", 5000) + `","artifact":{"artifactId":"a","name":"` + strings.Repeat("\\u00e9", 3000) + `","parts":[{"kind":"text","text":"x"}]}}`,
+	`[]`, `null`, `{}`, `"x"`, ``, ` `, `{"kind":"message"}`, `{"kind":"task","id":"t","status":{"state":"working"}}`,
+	`{"kind":"artifact-update"}`, `{"kind":"status-update"}`, `{"artifactUpdate":null}`, `{"statusUpdate":null}`, `{"artifactUpdate":{}}`, `{"statusUpdate":{}}`,
+	`{"artifactUpdate":[]}`, `{"artifactUpdate":"x"}`, `{"kind":"artifact-update","artifact":[]}`, `{"kind":"artifact-update","artifact":{"parts":{}}}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"kind":"text","text":"x"}]},"kind":"artifact-update"}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"kind":"text","text":"x","kind":"data","data":{}}]}}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"kind":"text","text":"x","text":null}]}}`,
+	`{"kind":"artifact-update","artifact":{"parts":[{"kind":"text","text":null}]}}`,
+	`{"artifactUpdate":{"artifact":{"parts":[{"text":null}]}}}`,
+	`{"artifactUpdate":{"artifact":{"parts":[{"text":"a","text":null}]}}}`,
+	`{"artifactUpdate":{"taskId":"t","taskId":null}}`,
+	`{"kind":"artifact-update","taskId":"t","taskId":null,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","artifactId":null,"parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}],"parts":null}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]},"artifact":null}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","metadata":{"a":1},"metadata":{"b":2},"parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","metadata":{"a":1},"metadata":null,"parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"artifact-update","taskId":"t","append":true,"append":false,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"x"}]}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"x"}]},"message":null}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"kind":"message","messageId":"m","messageId":"n","role":"agent","role":"user","parts":[{"kind":"text","text":"x"}]}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"kind":"task","messageId":"m","role":"agent","parts":[{"kind":"text","text":"x"}]}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"messageId":"m","role":"agent","parts":[{"kind":"text","text":"x"}],"taskId":"o","contextId":"p","referenceTaskIds":["a"],"extensions":["e"]}}}`,
+	`{"kind":"status-update","taskId":"t","status":{"state":"working","message":{"messageId":"m","role":"agent","parts":[{"kind":"text","text":"x"}]}},"final":true,"final":false}`,
+	`{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING"},"final":true}}`,
+}
+
+func TestEventDecoderShapesAsCodec(t *testing.T) {
+	var bad []string
+	for _, c := range fourCodecs {
+		for _, data := range strangerShapes {
+			if d := decodeBoth(c, []byte(data)); d != "" {
+				bad = append(bad, fmt.Sprintf("%s/%s %.300q:\n%.900s", c.Version, c.Binding, data, d))
+			}
+		}
+	}
+	require.Empty(t, bad)
+}
+
+// captureCase is a capture of a real server's JSON-RPC stream.
+type captureCase struct {
+	path string
+	v    a2a.Version
+}
+
+var streamCaptures = []captureCase{
+	{"../a2a/testdata/captures/a2a-go-stream-big.txt", a2a.V03},
+	{"../a2a/testdata/captures/a2a-go-stream-executor-error.txt", a2a.V03},
+	{"../a2a/testdata/captures/a2a-go-stream-message.txt", a2a.V03},
+	{"../a2a/testdata/captures/a2a-go-stream-new.txt", a2a.V03},
+	{"../a2a/testdata/captures/js-0.3.14-stream-canceled.txt", a2a.V03},
+	{"../a2a/testdata/captures/js-0.3.14-stream-new.txt", a2a.V03},
+	{"../a2a/testdata/captures/js-1.3.0-compat03-stream-followup.txt", a2a.V03},
+	{"../a2a/testdata/captures/js-1.3.0-compat03-stream-new.txt", a2a.V03},
+	{"../a2a/testdata/captures/js-1.3.0-stream-fail.txt", a2a.V10},
+	{"../a2a/testdata/captures/js-1.3.0-stream-followup.txt", a2a.V10},
+	{"../a2a/testdata/captures/js-1.3.0-stream-new.txt", a2a.V10},
+	{"testdata/js-0.3.14-stream-executor-error.txt", a2a.V03},
+	{"testdata/js-1.3.0-compat03-stream-followup.txt", a2a.V03},
+	{"testdata/js-1.3.0-stream-followup.txt", a2a.V10},
+}
+
+// rpcResults returns the id of a capture's responses and the result of each.
+func rpcResults(t *testing.T, body []byte) (string, [][]byte) {
+	t.Helper()
+	var id string
+	var out [][]byte
+	for _, line := range strings.Split(string(body), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if !strings.HasPrefix(line, "data:") {
+			continue
+		}
+		var f struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(line, "data:")), &f))
+		id = string(f.ID)
+		if f.Result != nil {
+			out = append(out, f.Result)
+		}
+	}
+	return id, out
+}
+
+// sseWriters send a body as the wire may cut it.
+var sseWriters = map[string]func(w http.ResponseWriter, body []byte){
+	"whole": func(w http.ResponseWriter, body []byte) { w.Write(body) },
+	"every byte": func(w http.ResponseWriter, body []byte) {
+		for i := range body {
+			w.Write(body[i : i+1])
+			w.(http.Flusher).Flush()
+		}
+	},
+	"CRLF": func(w http.ResponseWriter, body []byte) {
+		w.Write(bytes.ReplaceAll(body, []byte("\n"), []byte("\r\n")))
+	},
+	"CR": func(w http.ResponseWriter, body []byte) {
+		w.Write(bytes.ReplaceAll(body, []byte("\n"), []byte("\r")))
+	},
+	"several data lines": func(w http.ResponseWriter, body []byte) {
+		w.Write(bytes.ReplaceAll(body, []byte(`{"`), []byte("{\ndata: \"")))
+	},
+	"data without space": func(w http.ResponseWriter, body []byte) {
+		w.Write(bytes.ReplaceAll(body, []byte("data: "), []byte("data:")))
+	},
+}
+
+// foldedBy is what an application folded from a stream of h.
+func foldedBy(t *testing.T, h http.Handler, v a2a.Version) (a2a.TaskStatus, []a2a.Artifact, []a2a.Event) {
+	t.Helper()
+	var st a2a.TaskStatus
+	var arts []a2a.Artifact
+	var evs []a2a.Event
+	synctest.Test(t, func(t *testing.T) {
+		got, _ := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+		st, arts, evs = got.task.Status, got.task.Artifacts, got.events
+	})
+	return st, arts, evs
+}
+
+// Every capture of a real server, cut and re-lined as the wire may, gives
+// the events of the capture as it is; and where the stream delivers every
+// result of a capture, the task folded from them is what a2a.Codec.DecodeEvent
+// (encoding/json) gives for the same data lines.
+func TestCapturesReplayedAsCodecDecodes(t *testing.T) {
+	// Captures whose stream does not deliver every result as it is: an
+	// executor error ending in a JSON-RPC error, and follow-ups to a task
+	// of an earlier stream.
+	partial := map[string]bool{"a2a-go-stream-executor-error.txt": true, "js-1.3.0-compat03-stream-followup.txt": true,
+		"js-1.3.0-stream-followup.txt": true, "js-0.3.14-stream-executor-error.txt": true}
+	for _, cc := range streamCaptures {
+		body, err := os.ReadFile(cc.path)
+		require.NoError(t, err)
+		id, results := rpcResults(t, body)
+		var want a2a.Task
+		for _, r := range results {
+			ev, err := a2a.Codec{Version: cc.v}.DecodeEvent(r)
+			require.NoError(t, err)
+			want.Apply(ev)
+		}
+		serve := func(write func(w http.ResponseWriter, body []byte)) http.Handler {
+			return rpcServer(func(w http.ResponseWriter, rid json.RawMessage, n int) {
+				sseHeaders(w)
+				write(w, bytes.ReplaceAll(body, []byte(id), rid))
+			})
+		}
+		base := filepath.Base(cc.path)
+		t.Run(base, func(t *testing.T) {
+			wst, warts, wevs := foldedBy(t, serve(sseWriters["whole"]), cc.v)
+			if !partial[base] {
+				require.True(t, reflect.DeepEqual(want.Status, wst), "status: %#v\n%#v", want.Status, wst)
+				require.True(t, reflect.DeepEqual(want.Artifacts, warts), "artifacts differ")
+			}
+			for name, write := range sseWriters {
+				st, arts, evs := foldedBy(t, serve(write), cc.v)
+				require.True(t, reflect.DeepEqual(wst, st), "%s: status: %#v\n%#v", name, wst, st)
+				require.True(t, reflect.DeepEqual(warts, arts), "%s: artifacts differ", name)
+				require.True(t, reflect.DeepEqual(wevs, evs), "%s: events differ", name)
+			}
+		})
+	}
+}
