@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"testing/synctest"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/stream"
 	"github.com/stretchr/testify/require"
 )
 
@@ -368,6 +371,189 @@ func TestCapturesReplayedAsCodecDecodes(t *testing.T) {
 				require.True(t, reflect.DeepEqual(warts, arts), "%s: artifacts differ", name)
 				require.True(t, reflect.DeepEqual(wevs, evs), "%s: events differ", name)
 			}
+		})
+	}
+}
+
+// rawResults serves results, each the raw JSON of one stream result, as
+// the stream of a send on wire w: in JSON-RPC responses to the request's id,
+// or bare over HTTP+JSON.
+func rawResults(w wire, results [][]byte) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if w.b == a2a.BindingHTTPJSON && !strings.HasSuffix(r.URL.Path, "message:stream") {
+			http.Error(rw, "no", http.StatusNotFound)
+			return
+		}
+		_ = json.Unmarshal(body, &req)
+		sseHeaders(rw)
+		for _, res := range results {
+			if w.b == a2a.BindingHTTPJSON {
+				fmt.Fprintf(rw, "data: %s\n\n", res)
+			} else {
+				fmt.Fprintf(rw, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", req.ID, res)
+			}
+		}
+	})
+}
+
+// withText is the raw JSON of ev on c's wire with the text "@@" of its
+// parts replaced by the JSON literal lit.
+func withText(t *testing.T, c a2a.Codec, ev a2a.Event, lit string) []byte {
+	t.Helper()
+	raw, err := c.EncodeEvent(ev)
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"@@"`)
+	return bytes.ReplaceAll(raw, []byte(`"@@"`), []byte(lit))
+}
+
+// kept is what the application copied of an event when it was delivered,
+// and the event itself, to compare at the end.
+type kept struct {
+	ev    a2a.Event
+	ids   []string
+	texts []string
+}
+
+func keep(ev a2a.Event) kept {
+	k := kept{ev: ev}
+	switch e := ev.(type) {
+	case *a2a.ArtifactUpdate:
+		k.ids = []string{strings.Clone(e.TaskID), strings.Clone(e.ContextID), strings.Clone(e.Artifact.ID), strings.Clone(e.Artifact.Name)}
+		for _, p := range e.Artifact.Parts {
+			k.texts = append(k.texts, strings.Clone(p.Text))
+		}
+	case *a2a.StatusUpdate:
+		k.ids = []string{strings.Clone(e.TaskID), strings.Clone(e.ContextID)}
+		if m := e.Status.Message; m != nil {
+			k.ids = append(k.ids, strings.Clone(m.ID))
+			for _, p := range m.Parts {
+				k.texts = append(k.texts, strings.Clone(p.Text))
+			}
+		}
+	}
+	return k
+}
+
+func (k kept) still() kept { return keep(k.ev) }
+
+// Strange texts in artifact and status updates, end to end over the four
+// wires, fold to what a2a.Codec.DecodeEvent gives, and nothing read from one
+// event changes after later events.
+func TestStrangeTextsEndToEndAsCodecDecodes(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			c := a2a.Codec{Version: w.v, Binding: w.b}
+			first, err := c.EncodeEvent(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+			require.NoError(t, err)
+			results := [][]byte{first}
+			for i, lit := range strangerTexts {
+				if !json.Valid([]byte(lit)) {
+					continue
+				}
+				var s string
+				if json.Unmarshal([]byte(lit), &s) != nil {
+					continue // not a string: refused by both, tested above
+				}
+				art := fmt.Sprintf("a-%d", i%7)
+				results = append(results,
+					withText(t, c, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: i >= 7, Artifact: a2a.Artifact{ID: art, Name: "n" + art,
+						Parts: []a2a.Part{{Text: "@@"}, {Text: "x"}, {Text: "@@"}, {Text: "y"}, {Text: "@@"}, {Text: "@@"}}}}, lit),
+					withText(t, c, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking,
+						Message: &a2a.Message{ID: fmt.Sprintf("m-%d", i), Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "@@"}}}}}, lit))
+			}
+			last, err := c.EncodeEvent(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+			require.NoError(t, err)
+			results = append(results, last)
+			var want a2a.Task
+			for _, r := range results {
+				ev, err := c.DecodeEvent(r)
+				require.NoError(t, err)
+				want.Apply(ev)
+			}
+			synctest.Test(t, func(t *testing.T) {
+				s := bindingClient(t, w.b, "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(rawResults(w, results))), stream.WithVersion(w.v)).Send(background(), hello())
+				var app a2a.Task
+				var held []kept
+				for s.Next() {
+					app.Apply(s.Event())
+					held = append(held, keep(s.Event()))
+				}
+				require.NoError(t, s.Err())
+				require.Len(t, want.Artifacts, 7)
+				require.True(t, reflect.DeepEqual(want.Artifacts, app.Artifacts), "artifacts differ")
+				require.Equal(t, a2a.StateCompleted, app.Status.State)
+				for i, k := range held {
+					require.Equal(t, k, k.still(), "event %d changed after later events", i)
+				}
+			})
+		})
+	}
+}
+
+// bigStream runs a stream of results on w and returns what the application
+// folded, the events it held, and the stream's error.
+func bigStream(t *testing.T, w wire, results [][]byte, opts ...stream.Option) (a2a.Task, []kept, error) {
+	t.Helper()
+	var app a2a.Task
+	var held []kept
+	var err error
+	synctest.Test(t, func(t *testing.T) {
+		all := append([]stream.Option{stream.WithHTTPClient(a2atest.NewClient(rawResults(w, results))), stream.WithVersion(w.v)}, opts...)
+		s := bindingClient(t, w.b, "http://agent.test", all...).Send(background(), hello())
+		for s.Next() {
+			app.Apply(s.Event())
+			held = append(held, keep(s.Event()))
+		}
+		err = s.Err()
+	})
+	return app, held, err
+}
+
+// A stream of 100,000 events over many artifacts, and one of a 16 MiB
+// text, fold to what a2a.Codec.DecodeEvent gives on the four wires.
+func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			c := a2a.Codec{Version: w.v, Binding: w.b}
+			enc := func(ev a2a.Event) []byte {
+				raw, err := c.EncodeEvent(ev)
+				require.NoError(t, err)
+				return raw
+			}
+			first := enc(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}})
+			last := enc(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
+
+			results := [][]byte{first}
+			for i := range 100_000 {
+				art := fmt.Sprintf("art-%d", i%500)
+				results = append(results, enc(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: i >= 500,
+					Artifact: a2a.Artifact{ID: art, Parts: []a2a.Part{{Text: fmt.Sprintf("%d\u00e9\U0001F600 ", i)}}}}))
+			}
+			results = append(results, last)
+			var want a2a.Task
+			for _, r := range results {
+				ev, err := c.DecodeEvent(r)
+				require.NoError(t, err)
+				want.Apply(ev)
+			}
+			app, held, err := bigStream(t, w, results)
+			require.NoError(t, err)
+			require.Len(t, app.Artifacts, 500)
+			require.True(t, reflect.DeepEqual(want.Artifacts, app.Artifacts), "artifacts differ")
+			for i, k := range held {
+				require.Equal(t, k, k.still(), "event %d changed after later events", i)
+			}
+
+			big := strings.Repeat("0123456789abcde\u00e9", 1<<20)
+			results = [][]byte{first, enc(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "big", Parts: []a2a.Part{{Text: big}}}}), last}
+			app, _, err = bigStream(t, w, results, stream.WithMaxEventSize(64<<20))
+			require.NoError(t, err)
+			require.Len(t, app.Artifacts, 1)
+			require.Equal(t, big, app.Artifacts[0].Parts[0].Text)
 		})
 	}
 }
