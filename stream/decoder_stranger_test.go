@@ -314,6 +314,12 @@ var sseWriters = map[string]func(w http.ResponseWriter, body []byte){
 	"several data lines": func(w http.ResponseWriter, body []byte) {
 		w.Write(bytes.ReplaceAll(body, []byte(`{"`), []byte("{\ndata: \"")))
 	},
+	"comments and fields between": func(w http.ResponseWriter, body []byte) {
+		w.Write(bytes.ReplaceAll(body, []byte("data:"), []byte(": a comment\nevent: message\nretry: 10\ndata:")))
+	},
+	"byte order mark": func(w http.ResponseWriter, body []byte) {
+		w.Write(append([]byte("\ufeff"), body...))
+	},
 	"data without space": func(w http.ResponseWriter, body []byte) {
 		w.Write(bytes.ReplaceAll(body, []byte("data: "), []byte("data:")))
 	},
@@ -555,5 +561,90 @@ func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
 			require.Len(t, app.Artifacts, 1)
 			require.Equal(t, big, app.Artifacts[0].Parts[0].Text)
 		})
+	}
+}
+
+// rawFrames serves each frame, %s standing for the request's id, as one SSE
+// event of a JSON-RPC stream.
+func rawFrames(frames ...string) http.Handler {
+	return rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
+		sseHeaders(w)
+		for _, f := range frames {
+			fmt.Fprintf(w, "data: "+f+"\n\n", id)
+		}
+	})
+}
+
+// JSON-RPC frames of unusual spelling are read as encoding/json reads them:
+// members matched without regard to case, the last of duplicates wins.
+func TestJSONRPCFramesAsEncodingJSONReadsThem(t *testing.T) {
+	const task = `{"jsonrpc":"2.0","id":%[1]s,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"working"}}}`
+	const done = `{"jsonrpc":"2.0","id":%[1]s,"result":{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed"},"final":true}}`
+	const upd = `{"kind":"artifact-update","taskId":"t-1","contextId":"c-1","artifact":{"artifactId":"a","parts":[{"kind":"text","text":%q}]}}`
+	cases := []struct {
+		name  string
+		frame string
+		text  string
+	}{
+		{"plain", `{"jsonrpc":"2.0","id":%[1]s,"result":` + fmt.Sprintf(upd, "x") + `}`, "x"},
+		{"result first", `{"result":` + fmt.Sprintf(upd, "x") + `,"jsonrpc":"2.0","id":%[1]s}`, "x"},
+		{"Result", `{"jsonrpc":"2.0","id":%[1]s,"Result":` + fmt.Sprintf(upd, "x") + `}`, "x"},
+		{"ID", `{"jsonrpc":"2.0","ID":%[1]s,"result":` + fmt.Sprintf(upd, "x") + `}`, "x"},
+		{"escaped key", `{"jsonrpc":"2.0","id":%[1]s,"res\u0075lt":` + fmt.Sprintf(upd, "x") + `}`, "x"},
+		{"duplicate result", `{"jsonrpc":"2.0","id":%[1]s,"result":` + fmt.Sprintf(upd, "first") + `,"result":` + fmt.Sprintf(upd, "second") + `}`, "second"},
+		{"unknown members", `{"jsonrpc":"2.0","x":{"result":1},"id":%[1]s,"result":` + fmt.Sprintf(upd, "x") + `,"y":[]}`, "x"},
+		{"white space", "{ \"jsonrpc\" : \"2.0\" , \"id\" : %[1]s , \"result\" : " + fmt.Sprintf(upd, "x") + " }", "x"},
+		{"error null", `{"jsonrpc":"2.0","id":%[1]s,"error":null,"result":` + fmt.Sprintf(upd, "x") + `}`, "x"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := handlerClient(t, rawFrames(task, c.frame, done), a2a.V03).Send(background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				require.Len(t, got.task.Artifacts, 1)
+				require.Equal(t, c.text, got.task.Artifacts[0].Text())
+			})
+		})
+	}
+}
+
+// The HTTP+JSON captures of real servers (a2a/testdata/rest), cut and
+// re-lined as the wire may, fold to what a2a.Codec.DecodeEvent gives for
+// the same data lines.
+func TestRESTCapturesReplayedAsCodecDecodes(t *testing.T) {
+	for _, cc := range []captureCase{
+		{"../a2a/testdata/rest/js-0.3.14-rest-stream-hello.txt", a2a.V03},
+		{"../a2a/testdata/rest/js-1.3.0-rest-stream-hello.txt", a2a.V10},
+	} {
+		body, err := os.ReadFile(cc.path)
+		require.NoError(t, err)
+		c := a2a.Codec{Version: cc.v, Binding: a2a.BindingHTTPJSON}
+		var want a2a.Task
+		for _, line := range strings.Split(string(body), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				ev, err := c.DecodeEvent([]byte(data))
+				require.NoError(t, err)
+				want.Apply(ev)
+			}
+		}
+		require.NotEmpty(t, want.Artifacts)
+		for name, write := range sseWriters {
+			t.Run(filepath.Base(cc.path)+"/"+name, func(t *testing.T) {
+				h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if !strings.HasSuffix(r.URL.Path, "message:stream") {
+						http.Error(w, "no", http.StatusNotFound)
+						return
+					}
+					sseHeaders(w)
+					write(w, body)
+				})
+				synctest.Test(t, func(t *testing.T) {
+					got, err := drain(t, restClient(t, h, cc.v).Send(background(), hello()))
+					require.True(t, reflect.DeepEqual(want.Artifacts, got.task.Artifacts), "artifacts differ (%v)", err)
+					require.True(t, reflect.DeepEqual(want.Status, got.task.Status), "status: %#v\n%#v", want.Status, got.task.Status)
+				})
+			})
+		}
 	}
 }
