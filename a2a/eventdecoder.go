@@ -71,6 +71,14 @@ type Frame interface {
 // but holds none of the four results (none at all included: its member is
 // absent or null), which the binding may judge by the frame's other
 // members; any other error means that data did not decode into the frame.
+//
+// In one pass, a result member written twice is not read as encoding/json
+// reads it into a map (the last one): encoding/json decodes the second
+// into the same value as the first, so that the two merge, and a null
+// second leaves the first. A binding that must read such a frame as a map
+// would reads it in two steps, the frame with its result kept raw, then
+// [EventDecoder.Decode], as this module's JSON-RPC binding does for every
+// frame it does not read by its fast path.
 func (d *EventDecoder) DecodeFrame(data []byte, f Frame) (Event, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, f.Target(&w)); err != nil {

@@ -768,9 +768,11 @@ func TestDecodeFrameAsEncodingJSON(t *testing.T) {
 // gives the last of duplicate members (and as this module's JSON-RPC stream
 // reads such a frame); a last result of null is no result at all.
 func TestDecodeFrameDuplicateResultGivesTheLast(t *testing.T) {
-	t.Skip(`fails on all four wires: "update then message" gives &a2a.Message{ID:"m", TaskID:"t"} (TaskID "t" of the first member merged in; encoding/json's last member has none); ` +
+	t.Skip("a documented limit of DecodeFrame (its doc): in one pass, a result written twice merges, and a null second leaves the first; " +
+		`on all four wires "update then message" gives &a2a.Message{ID:"m", TaskID:"t"}, TaskID "t" of the first member merged in; ` +
 		`"message then a 1.0 update" gives the first member's &a2a.Message{} instead of the *a2a.ArtifactUpdate "second"; ` +
-		`"message then null" and "update then null": "Expected error with \"a2a: unrecognised stream result\" in chain but got nil", the first member returned`)
+		`"message then null" and "update then null": "Expected error with \"a2a: unrecognised stream result\" in chain but got nil", the first member returned. ` +
+		`The JSON-RPC binding reads such frames in two steps (TestJSONRPCDuplicateResultTheLastWins)`)
 	const upd = `{"kind":"artifact-update","taskId":"t","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"second"}]}}`
 	cases := []struct {
 		name, data string
@@ -806,7 +808,6 @@ func TestDecodeFrameDuplicateResultGivesTheLast(t *testing.T) {
 // A JSON-RPC response holding "result" twice is read as encoding/json reads
 // it, the last member winning, whatever the shape of the first.
 func TestJSONRPCDuplicateResultTheLastWins(t *testing.T) {
-	t.Skip(`fails on 0.3 and 1.0: with "result":{"kind":"message",…} then "result":{"artifactUpdate":{…"text":"second"}} the stream delivers the first member: "Should be false: the first result member was delivered: &a2a.Message{ID:\"m\", Role:\"agent\"}" (and no artifact); likewise an artifact update then "result":null delivers the update where encoding/json reads no result`)
 	const task = `{"jsonrpc":"2.0","id":%[1]s,"result":{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"working"}}}`
 	const done = `{"jsonrpc":"2.0","id":%[1]s,"result":{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":"completed"},"final":true}}`
 	for _, v := range versions {

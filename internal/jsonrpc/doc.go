@@ -3,8 +3,8 @@
 // ([Response]) for unary and streamed responses alike, and the one rule that
 // makes a response a result, an error, or not a response at all
 // ([ErrNotAResponse]). Package a2a holds the JSON of what the envelope
-// carries; [StreamDecoder] reads envelope and stream result in one pass:
-// the usual envelope with a scan of its own (internal/jsonscan) and its
-// result with [a2a.EventDecoder.Decode], any other through
-// [a2a.EventDecoder.DecodeFrame].
+// carries; [StreamDecoder] reads the usual envelope and its stream result
+// in one pass, the envelope with a scan of its own (internal/jsonscan) and
+// the result with [a2a.EventDecoder.Decode], and any other envelope in two
+// steps, as [DecodeResponse] reads a unary one, then its result with Decode.
 package jsonrpc

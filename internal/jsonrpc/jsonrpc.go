@@ -108,8 +108,10 @@ func NewStreamDecoder(v a2a.Version) *StreamDecoder {
 // The response of almost every event, {"jsonrpc","id","result"} with the
 // result last, is read by a fast path: the envelope by a scan of its own,
 // the result by [a2a.EventDecoder.Decode]. Anything else, and any response
-// the fast path cannot decode, is decoded in one pass by
-// [a2a.EventDecoder.DecodeFrame].
+// the fast path cannot decode, is read in two steps, as [DecodeResponse]
+// reads a unary one: the envelope with its result kept raw (a member
+// written twice counts as encoding/json counts it, the last one winning),
+// then the result by Decode.
 func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
 	if id, result, ok := scanEnvelope(data); ok {
 		if ev, err := d.dec.Decode(result); err == nil {
@@ -120,36 +122,28 @@ func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
 	return d.decodeFrame(data)
 }
 
-// decodeFrame is Decode with encoding/json reading the whole response.
+// decodeFrame is Decode for every response the fast path leaves: the
+// envelope by encoding/json, with its result kept raw, then the result by
+// the EventDecoder. A member written twice counts as encoding/json counts
+// it, the last one winning: a result followed by another result is the
+// second, one followed by "result":null is none.
 func (d *StreamDecoder) decodeFrame(data []byte) (*Response, a2a.Event, error) {
-	d.r = Response{}
-	ev, err := d.dec.DecodeFrame(data, &d.r)
-	if err != nil && !errors.Is(err, a2a.ErrUnknownResult) {
-		return nil, nil, fmt.Errorf("%w: %w", ErrNotAResponse, err)
-	}
-	// The result is there when it decoded into an event. When it did not,
-	// ask the data: decoding ends in the same error for no result at all
-	// (absent, or null) and for one this client does not know ({}).
-	if err := d.r.check(func() bool { return err == nil || hasResult(data) }); err != nil {
-		return nil, nil, err
-	}
-	if d.r.Error != nil {
-		return &d.r, nil, nil
-	}
+	r, raw, err := DecodeResponse(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &d.r, ev, nil
-}
-
-// hasResult reports whether data, a JSON object, has a result member that
-// is not null. Decode asks only when the result did not decode, so the
-// second read costs nothing on the way of a good stream.
-func hasResult(data []byte) bool {
-	var probe struct {
-		Result json.RawMessage `json:"result"`
+	d.r = Response{ID: r.ID, Error: r.Error}
+	if r.Error != nil {
+		return &d.r, nil, nil
 	}
-	return json.Unmarshal(data, &probe) == nil && isResult(probe.Result)
+	ev, err := d.dec.Decode(raw)
+	switch {
+	case errors.Is(err, a2a.ErrUnknownResult):
+		return nil, nil, err
+	case err != nil:
+		return nil, nil, fmt.Errorf("%w: %w", ErrNotAResponse, err)
+	}
+	return &d.r, ev, nil
 }
 
 // IDMismatchError reports a response that answers another request.

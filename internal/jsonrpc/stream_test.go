@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,4 +238,20 @@ func TestStreamDecoderFastEnvelopeMatchesFrame(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A response holding "result" twice is read as encoding/json reads it: the
+// last member wins, and a result followed by "result":null is no result.
+func TestStreamDecoderTakesTheLastOfARepeatedResult(t *testing.T) {
+	const update = `{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"%s"}]}}`
+	d := NewStreamDecoder(a2a.V03)
+	r, ev, err := d.Decode([]byte(`{"jsonrpc":"2.0","id":"1","result":` + fmt.Sprintf(update, "first") + `,"result":` + fmt.Sprintf(update, "second") + `}`))
+	require.NoError(t, err)
+	require.Equal(t, `"1"`, string(r.ID))
+	u, ok := ev.(*a2a.ArtifactUpdate)
+	require.True(t, ok, "%T", ev)
+	require.Equal(t, "second", u.Artifact.Text())
+
+	_, _, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":"1","result":` + fmt.Sprintf(update, "first") + `,"result":null}`))
+	require.ErrorIs(t, err, ErrNotAResponse)
 }
