@@ -12,9 +12,11 @@ import (
 // a "kind" or in its {"artifactUpdate"|"statusUpdate": …} wrapper, with
 // text parts, a status message of text parts, timestamps, "final" and
 // empty "metadata" objects. It reads an event in one pass over its data
-// (fastscan.go, with internal/jsonscan), then copies every string of it
-// into one buffer sized exactly, so that an artifact update with one text part costs two
-// allocations: the event with its part, and the buffer.
+// (fastscan.go, with internal/jsonscan), then copies its strings out
+// (fastCopies): each part's text into a buffer of its own, sized exactly,
+// the others into one shared buffer, so that an artifact update with one
+// text part costs three allocations: the event with its part, the text and
+// the buffer of the other strings.
 //
 // It gives exactly what encoding/json gives through wireObject, or nothing:
 // any name it does not know (or that is not spelled exactly, as

@@ -314,9 +314,13 @@ func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 // fetched on resume, does not list: a store that lags (an agent never
 // removes an artifact). Nil when t lists them all.
 func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
+	listed := make(map[string]bool, len(t.Artifacts))
+	for i := range t.Artifacts {
+		listed[t.Artifacts[i].ID] = true
+	}
 	var out map[string]artifactMark
 	for _, m := range cp.seen.arts {
-		if slices.ContainsFunc(t.Artifacts, func(a a2a.Artifact) bool { return a.ID == m.id }) {
+		if listed[m.id] {
 			continue
 		}
 		if out == nil {
