@@ -106,6 +106,12 @@
 // task, and the stream ends as the task does. A browser that disconnects
 // cancels nothing.
 //
+// Both posts are JSON (application/json, 415 otherwise) from the page's own
+// origin: a post that a browser marks as coming from another origin
+// (Sec-Fetch-Site, or Origin) gets 403, unless the application trusts that
+// origin ([WithTrustedOrigins]). Neither records anything, so another site
+// cannot answer or cancel for a user who visits it.
+//
 // # Taking a stream over
 //
 // Drive commits the entries of each delta and the stream's checkpoint

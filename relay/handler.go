@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,6 +32,28 @@ func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
 type handlerConfig struct {
 	keepAlive time.Duration
 	page      int
+	trusted   []string // origins that may post from another site
+}
+
+// ErrInvalidOption is wrapped by the error of an option constructor that
+// refuses its value. Match it with errors.Is.
+var ErrInvalidOption = errors.New("relay: invalid option")
+
+// WithTrustedOrigins names origins, each "scheme://host[:port]" as a
+// browser sends it in the Origin header (such as "https://app.example"),
+// whose pages may post answers and cancels from another site (see
+// Handler). It fails, with an error that wraps ErrInvalidOption, for a
+// value that is not such an origin: one with a path (even "/"), a query or
+// a fragment, without a scheme or a host, "*" or "null".
+func WithTrustedOrigins(origins ...string) (HandlerOption, error) {
+	check := http.NewCrossOriginProtection()
+	for _, o := range origins {
+		if err := check.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("%w: WithTrustedOrigins: %w", ErrInvalidOption, err)
+		}
+	}
+	origins = slices.Clone(origins)
+	return handlerOptionFunc(func(c *handlerConfig) { c.trusted = append(c.trusted, origins...) }), nil
 }
 
 func defaultHandlerConfig() handlerConfig {
@@ -89,14 +114,31 @@ const (
 //     post gets the answer stored, with 200 or 409 as above, and 410 when
 //     none was stored.
 //   - POST to a path ending in "/cancel": asks the stream's driver to
-//     cancel the task; 202.
+//     cancel the task; 202. Its body is empty or a JSON object.
+//
+// A POST changes what the stream does, so the Handler takes it only from
+// the page's own origin: browsers send a form, a text/plain or a multipart
+// post to another site without asking first, with the user's cookies.
+// Every POST must have the Content-Type application/json (415 otherwise),
+// which a browser sends to another site only after a CORS preflight that
+// the Handler does not answer. And a POST is refused with 403 when the
+// browser says it comes from another origin: a Sec-Fetch-Site header other
+// than "same-origin" or "none" (a sibling subdomain, "same-site", is
+// another origin too), or, from a browser that sends no Sec-Fetch-Site, an
+// Origin whose host and port are not the request's Host. A request with
+// neither header (a program, not a browser) is taken. An origin named with
+// WithTrustedOrigins may post from another site; the application then
+// answers the preflight itself. Neither a refused post nor one of another
+// content type records anything. GET changes nothing and is served to any
+// origin that may read it.
 //
 // Errors are JSON {"error": "..."} with a 4xx status for bad requests. A
 // Handler is safe for concurrent use.
 type Handler struct {
-	store Store
-	key   KeyFunc
-	cfg   handlerConfig
+	store  Store
+	key    KeyFunc
+	cfg    handlerConfig
+	origin *http.CrossOriginProtection // decides whether a POST is the page's own
 }
 
 // NewHandler returns a Handler for the streams of store that key names.
@@ -108,7 +150,11 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
 			o.applyHandler(&cfg)
 		}
 	}
-	return &Handler{store: store, key: key, cfg: cfg}
+	origin := http.NewCrossOriginProtection()
+	for _, o := range cfg.trusted {
+		_ = origin.AddTrustedOrigin(o) // checked by WithTrustedOrigins
+	}
+	return &Handler{store: store, key: key, cfg: cfg, origin: origin}
 }
 
 // ServeHTTP implements http.Handler.
@@ -120,6 +166,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, ok := h.key(r)
 	if !ok {
 		httpError(w, http.StatusNotFound, "no such stream")
+		return
+	}
+	if r.Method == http.MethodPost && !h.ownPost(w, r) {
 		return
 	}
 	switch {
@@ -135,6 +184,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST")
 		httpError(w, http.StatusMethodNotAllowed, "use GET or POST")
 	}
+}
+
+// ownPost reports whether a POST may change the stream: it comes from the
+// page's own origin, or from a trusted one, and holds JSON. It answers the
+// request itself when not.
+func (h *Handler) ownPost(w http.ResponseWriter, r *http.Request) bool {
+	if h.origin.Check(r) != nil {
+		httpError(w, http.StatusForbidden, "a post from another origin")
+		return false
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		httpError(w, http.StatusUnsupportedMediaType, "send application/json")
+		return false
+	}
+	return true
 }
 
 // ended reports whether an event of this name is a stream's last.
@@ -329,7 +393,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		Text   string `json:"text"`
 		Epoch  string `json:"epoch"`
 	}
-	if !readJSON(w, r, &in) {
+	if !readJSON(w, r, &in, false) {
 		return
 	}
 	if in.Prompt == 0 {
@@ -414,6 +478,10 @@ func writeAnswer(w http.ResponseWriter, held Answer, idem string) {
 
 // cancel asks the stream's driver to cancel the task.
 func (h *Handler) cancel(w http.ResponseWriter, r *http.Request, key string) {
+	var in struct{}
+	if !readJSON(w, r, &in, true) {
+		return
+	}
 	ctx := r.Context()
 	log, err := h.store.Open(ctx, key)
 	if err == nil {
@@ -426,18 +494,13 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request, key string) {
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "cancel requested"})
 }
 
-// readJSON decodes a JSON request body into v. It answers the request
-// itself and returns false when the body is not acceptable. Requiring the
-// JSON content type also keeps other sites from posting: browsers send
-// such cross-origin requests only after a preflight.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct != "application/json" {
-		httpError(w, http.StatusUnsupportedMediaType, "send application/json")
-		return false
-	}
+// readJSON decodes a JSON request body into v; an empty one leaves v as it
+// is when empty is set. It answers the request itself and returns false
+// when the body is not acceptable. The content type was checked by
+// ownPost.
+func readJSON(w http.ResponseWriter, r *http.Request, v any, empty bool) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(v); err != nil && (!empty || !errors.Is(err, io.EOF)) {
 		httpError(w, http.StatusBadRequest, "bad JSON body")
 		return false
 	}
