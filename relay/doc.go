@@ -41,7 +41,9 @@
 // completed, or the agent answered with a message) or [EventError] (with a
 // kind: failed, rejected, canceled, auth-required, no-answer,
 // connection-lost, agent-error, http-error, protocol-error, stopped,
-// unresumable or error). The Handler ends the response after it.
+// unresumable or error), and a text for people that names no address of
+// the agent; the driver logs the whole error ([WithLogger]). The Handler
+// ends the response after it.
 //
 // Long text is cut into entries of at most 16 KiB of text
 // ([WithChunkSize]) that append to the same pane, so no entry, and no

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -54,6 +57,9 @@ type driveConfig struct {
 	chunk       int  // bytes of text per entry, at most
 	page        int  // entries per Read
 	maxSnap     int  // bytes of a snapshot, at most
+	// logger gets the whole error of a stream that ended in one; nil for
+	// slog.Default() at the time.
+	logger *slog.Logger
 }
 
 func defaultDriveConfig() driveConfig {
@@ -105,6 +111,20 @@ func WithoutTrim() DriveOption {
 // pane, at character boundaries. Values below 64 count as 64.
 func WithChunkSize(bytes int) DriveOption {
 	return driveOptionFunc(func(c *driveConfig) { c.chunk = max(bytes, 64) })
+}
+
+// WithLogger sets the logger that gets the whole error of a stream that
+// ended in one (slog.Default() by default; nil keeps the default). The
+// browsers are shown a kind and a text meant for people (see ErrorData),
+// never the error itself: its text names the agent's URL, which is the
+// backend's business. The stream's own texts redact credentials (see
+// stream.WithLogger); the host, port and path stay, for the operator.
+func WithLogger(l *slog.Logger) DriveOption {
+	return driveOptionFunc(func(c *driveConfig) {
+		if l != nil {
+			c.logger = l
+		}
+	})
 }
 
 // Drive relays one stream into log: it starts the stream with start and
@@ -226,7 +246,19 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	name, data := ending(s.Ending(), canceled.Load(), cancelErr)
+	end := s.Ending()
+	name, data := ending(end, canceled.Load(), cancelErr)
+	if e, ok := data.(ErrorData); ok {
+		logger := cfg.logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		attrs := []slog.Attr{slog.String("kind", e.Kind), slog.String("state", string(end.State)), slog.Any("err", end.Err)}
+		if cancelErr != nil {
+			attrs = append(attrs, slog.Any("cancel", cancelErr))
+		}
+		logger.LogAttrs(ctx, slog.LevelWarn, "relay: the stream ended in an error", attrs...)
+	}
 	d.add(name, data)
 	d.commit(s.Checkpoint())
 	return d.err
@@ -592,11 +624,60 @@ func ending(e stream.Ending, canceled bool, cancelErr error) (string, any) {
 		}
 		return EventEnd, out
 	}
-	out := ErrorData{Kind: errorKind(e), State: e.State, Text: e.String()}
+	kind := errorKind(e)
+	out := ErrorData{Kind: kind, State: e.State, Text: failureText(e, kind)}
 	if canceled && e.State == "" && cancelErr != nil {
-		out.Text = stream.Ending{Err: fmt.Errorf("relay: cancel: %w", cancelErr)}.String()
+		out.Text = "the stream was stopped, and the cancel did not reach the agent"
 	}
 	return EventError, out
+}
+
+// failureText is what browsers are told of a stream that ended in an
+// error of this kind: a task's ending, with the agent's own reason; the
+// agent's own message of an error it answered with; else words that name
+// no host, port or path of the agent, which the error's text does.
+func failureText(e stream.Ending, kind string) string {
+	if e.State != "" {
+		return e.String()
+	}
+	var (
+		rpc    *a2a.RPCError
+		status *stream.HTTPError
+		lost   *reconnect.Error
+	)
+	switch kind {
+	case "agent-error":
+		if errors.As(e.Err, &rpc) && strings.TrimSpace(rpc.Message) != "" {
+			return oneLine("the agent answered with an error: " + rpc.Message)
+		}
+		return "the agent answered with an error"
+	case "http-error":
+		if errors.As(e.Err, &status) {
+			return fmt.Sprintf("the agent could not be reached (HTTP %d)", status.StatusCode)
+		}
+	case "connection-lost":
+		if errors.As(e.Err, &lost) && lost.Unreachable == "" {
+			return "the connection to the agent was lost, and could not be resumed"
+		}
+	case "protocol-error":
+		return "the agent sent what the relay cannot read"
+	case "stopped":
+		return "the stream was stopped before its task ended"
+	}
+	return "the agent could not be reached"
+}
+
+// oneLine is s with each control character and line or paragraph
+// separator read as a space, cut at stream.MaxEndingLine bytes, ellipsis
+// included.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	return clip.Text(s, stream.MaxEndingLine-len(clip.Ellipsis))
 }
 
 // errorKind names how a stream ended in an error, for a page to style.

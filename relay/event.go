@@ -123,7 +123,13 @@ type ErrorData struct {
 	// Run), or "error".
 	Kind  string        `json:"kind"`
 	State a2a.TaskState `json:"state,omitempty"` // the task's state, when it ended
-	Text  string        `json:"text"`            // one line of at most stream.MaxEndingLine bytes
+	// Text is one line of at most stream.MaxEndingLine bytes, meant for
+	// people: a task's ending with the agent's reason ("failed: out of
+	// paper"), the agent's own message of an error it answered with, or
+	// words such as "the agent could not be reached (HTTP 502)". It never
+	// holds the error's text, which names the agent's host, port and path:
+	// Drive logs that (WithLogger).
+	Text string `json:"text"`
 }
 
 // GoneData is the data of an EventGone event.
