@@ -45,9 +45,10 @@
 // the agent; the driver logs the whole error ([WithLogger]). The Handler
 // ends the response after it.
 //
-// Long text is cut into entries of at most 16 KiB of text
-// ([WithChunkSize]) that append to the same pane, so no entry, and no
-// reader's page of entries, grows with the answer.
+// Long text, a person's answer to a question included, is cut into
+// entries of at most 16 KiB of text ([WithChunkSize]) that append to the
+// same pane, so no entry, and no reader's page of entries, grows with the
+// answer.
 //
 // # Event IDs and resuming
 //

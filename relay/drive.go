@@ -107,8 +107,9 @@ func WithoutTrim() DriveOption {
 }
 
 // WithChunkSize bounds the text of one entry, in bytes (16 KiB by
-// default): longer text is split into entries that append to the same
-// pane, at character boundaries. Values below 64 count as 64.
+// default): longer text, a person's answer included, is split into entries
+// that append to the same pane, at character boundaries. Values below 64
+// count as 64.
 func WithChunkSize(bytes int) DriveOption {
 	return driveOptionFunc(func(c *driveConfig) { c.chunk = max(bytes, 64) })
 }
@@ -452,8 +453,12 @@ func (d *driver) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error)
 	if err != nil {
 		return nil, err
 	}
-	d.write(answerPane(prompt), a.Text, false)
-	d.add(EventAnswered, AnsweredData{Prompt: prompt, Text: a.Text})
+	// The answer is cut as any text is: the entries of one answer are
+	// committed together, with the reply's checkpoint (beforeReply).
+	for i, piece := range split(a.Text, d.cfg.chunk) {
+		d.write(answerPane(prompt), piece, i > 0)
+		d.add(EventAnswered, AnsweredData{Prompt: prompt, Text: piece, Append: i > 0})
+	}
 	d.open = nil
 	return hitl.Text(a.Text), nil
 }

@@ -98,10 +98,16 @@ type InputData struct {
 	Question string `json:"question,omitempty"`
 }
 
-// AnsweredData is the data of an EventAnswered event.
+// AnsweredData is the data of an EventAnswered event. An answer longer
+// than the driver's chunk size (WithChunkSize) comes in several events of
+// the same Prompt, in one commit: the first closes the question and opens
+// the answer's pane, the others add to it.
 type AnsweredData struct {
 	Prompt uint64 `json:"prompt"`
-	Text   string `json:"text"` // the answer applied
+	Text   string `json:"text"` // the answer applied, or a piece of it
+	// Append adds Text to the answer's pane; otherwise Text replaces
+	// what it shows, or opens it.
+	Append bool `json:"append,omitempty"`
 }
 
 // EndData is the data of an EventEnd event.

@@ -134,7 +134,7 @@ func (s *Screen) Apply(e Entry) error {
 			if s.Question != nil && s.Question.Prompt == d.Prompt {
 				s.Question = nil
 			}
-			s.pane(answerPane(d.Prompt), "answer", "", a2a.RoleUser).write(d.Text, false)
+			s.pane(answerPane(d.Prompt), "answer", "", a2a.RoleUser).write(d.Text, d.Append)
 		}
 	case EventEnd, EventError:
 		if !json.Valid(e.Data) {

@@ -99,10 +99,10 @@ const errorTitle = {
 };
 
 // A conversation's screen: the list entries it added to the log, its
-// panes by key (relay's ArtifactData.pane, MessageData.pane) and the agent
-// turn new panes go to.
+// panes by key (relay's ArtifactData.pane, MessageData.pane), the person's
+// answers by prompt and the agent turn new panes go to.
 function newView() {
-  return { entries: [], panes: new Map(), turn: null, artifacts: 0 };
+  return { entries: [], panes: new Map(), answers: new Map(), turn: null, artifacts: 0 };
 }
 
 function viewEntry(conv, className, who, text) {
@@ -170,12 +170,19 @@ function ask(conv, q) {
   answerText.focus();
 }
 
+// answered shows the person's answer. A long one comes in several
+// answered events, the later ones with append set.
 function answered(conv, a) {
   if (conv.prompt === a.prompt) {
     conv.prompt = 0;
     answerForm.hidden = true;
   }
-  viewEntry(conv, "user", "You", a.text);
+  const shown = conv.view.answers.get(a.prompt);
+  if (shown) {
+    shown.lastChild.textContent = (a.append ? shown.lastChild.textContent : "") + a.text;
+    return;
+  }
+  conv.view.answers.set(a.prompt, viewEntry(conv, "user", "You", a.text));
   conv.view.turn = null; // the agent goes on below the answer,
   for (const p of conv.view.panes.values()) p.cut = true; // its panes too
 }
@@ -206,7 +213,7 @@ function rebuild(conv, screen) {
   if (screen.contextId) contextId = screen.contextId;
   for (const p of screen.panes || []) {
     if (p.kind === "answer") {
-      viewEntry(conv, "user", "You", p.text);
+      conv.view.answers.set(Number(p.key.slice("answer:".length)), viewEntry(conv, "user", "You", p.text));
       conv.view.turn = null;
       continue;
     }
