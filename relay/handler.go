@@ -108,11 +108,13 @@ const (
 //     prompts may name other questions) gets 410, and nothing is stored.
 //     200 with {"prompt", "text"} when this answer was stored, now or
 //     before with the same key; 409 with the answer held, under "answer",
-//     when another answer was stored first. A question whose entry the log
-//     trimmed is answered while the log's snapshot shows it open (a page
-//     sent away with EventGone shows it from there); once it is closed, a
-//     post gets the answer stored, with 200 or 409 as above, and 410 when
-//     none was stored.
+//     when another answer was stored first. An answer is stored only while
+//     its question is open: no answered entry, other question or end of
+//     the stream follows it in the log (for a question whose entry the log
+//     trimmed, while the log's snapshot shows it open; a page sent away
+//     with EventGone shows it from there). Once it is closed, a post gets
+//     the answer stored, with 200 or 409 as above, and 410 when it closed
+//     unanswered; nothing is stored.
 //   - POST to a path ending in "/cancel": asks the stream's driver to
 //     cancel the task; 202. Its body is empty or a JSON object.
 //
@@ -438,6 +440,18 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	case len(es) != 1 || es[0].Name != EventInput:
 		httpError(w, http.StatusNotFound, "no such question")
 		return
+	default:
+		open, err := h.stillOpen(ctx, log, in.Prompt)
+		if err != nil {
+			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			return
+		}
+		if !open {
+			// Answered (the answer is stored), or closed unanswered: the
+			// stream ended, or went on to another question.
+			answerClosed(ctx, w, log, in.Prompt, idem)
+			return
+		}
 	}
 	held, err := log.PostAnswer(ctx, Answer{Prompt: in.Prompt, Key: idem, Text: in.Text})
 	if err != nil {
@@ -447,16 +461,58 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	writeAnswer(w, held, idem)
 }
 
-// answerClosed answers a post to a question whose entry the log trimmed and
-// whose snapshot shows it closed: with the answer stored, as a post
-// before the trim would have been answered, or 410 when there is none.
+// stillOpen reports whether the question asked by the log's entry prompt
+// is open: no entry after it closes it (see closes). It reads the entries
+// after it in pages, up to the first that closes it: a question is open
+// while its stream waits for the answer, which appends little. When the
+// entries were trimmed meanwhile, the snapshot says.
+func (h *Handler) stillOpen(ctx context.Context, log Log, prompt uint64) (bool, error) {
+	for after := prompt; ; {
+		es, err := log.Read(ctx, after, h.cfg.page)
+		if errors.Is(err, ErrGone) {
+			open, err := openQuestion(ctx, log)
+			return open == prompt, err
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(es) == 0 {
+			return true, nil
+		}
+		for _, e := range es {
+			if closes(e, prompt) {
+				return false, nil
+			}
+		}
+		after = es[len(es)-1].Seq
+	}
+}
+
+// closes reports whether an entry after the question asked by the entry
+// prompt closes it: its answer, another question (a question is open
+// only while the stream waits on it), or the stream's end.
+func closes(e Entry, prompt uint64) bool {
+	switch e.Name {
+	case EventInput, EventEnd, EventError:
+		return true
+	case EventAnswered:
+		var a AnsweredData
+		return json.Unmarshal(e.Data, &a) != nil || a.Prompt == prompt
+	}
+	return false
+}
+
+// answerClosed answers a post to a question that is closed: with the
+// answer stored, as a post while it was open would have been answered, or
+// 410 when there is none (it closed unanswered, and an answer posted now
+// would reach no one).
 func answerClosed(ctx context.Context, w http.ResponseWriter, log Log, prompt uint64, idem string) {
 	held, ok, err := log.LoadAnswer(ctx, prompt)
 	switch {
 	case err != nil:
 		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
 	case !ok:
-		httpError(w, http.StatusGone, "the question is past retention")
+		httpError(w, http.StatusGone, "the question is closed, unanswered")
 	default:
 		writeAnswer(w, held, idem)
 	}
