@@ -92,7 +92,11 @@
 //
 // A MemoryStore keeps its logs until [MemoryStore.Delete]; they are lost
 // with the process, and a log opened again then has a new epoch, so the
-// browsers' IDs are caught as foreign.
+// browsers' IDs are caught as foreign. A store that lost a log lost its
+// checkpoint with it, and no driver can resume the stream: a browser that
+// comes back with an ID to a log with neither an entry nor a checkpoint
+// gets EventGone of reason "lost", then an [EventError] of kind "lost",
+// which ends its page (it is served by the Handler, not kept in the log).
 //
 // # Answers and cancel
 //

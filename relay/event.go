@@ -126,7 +126,8 @@ type ErrorData struct {
 	// "http-error", "protocol-error", "stopped" (the stream was stopped
 	// before its task ended), "unresumable" (its driver died before the
 	// stream knew its task, or left a checkpoint that does not parse: see
-	// Run), or "error".
+	// Run), "lost" (the store lost the stream's log, and no driver can
+	// resume it: see Handler; this event is not in the log), or "error".
 	Kind  string        `json:"kind"`
 	State a2a.TaskState `json:"state,omitempty"` // the task's state, when it ended
 	// Text is one line of at most stream.MaxEndingLine bytes, meant for
@@ -142,7 +143,9 @@ type ErrorData struct {
 type GoneData struct {
 	// Reason is why the events cannot be replayed: "trimmed" (past
 	// retention), "epoch" (the ID is of another log), "ahead" (the ID is
-	// past the log's tail) or "unparsable".
+	// past the log's tail), "unparsable", or "lost": the store lost the
+	// stream's log, and an error event of kind "lost" follows, which ends
+	// the stream (a page may keep what it shows until then).
 	Reason string `json:"reason"`
 	// Screen is what the browser shows after the entry Screen.Seq: a
 	// Screen, as JSON. Events with later Seqs follow.

@@ -99,7 +99,12 @@ const (
 //     stream's last event (EventEnd or EventError); a request whose
 //     Last-Event-ID is that event's gets 204 No Content, which tells
 //     EventSource to stop. When the events after the ID cannot be replayed
-//     the response starts with EventGone (see the package doc).
+//     the response starts with EventGone (see the package doc). A page
+//     that comes back with an event ID to a log that holds neither an
+//     entry nor a checkpoint (the store lost the stream's log, and no
+//     driver can resume it) is sent away with EventGone of reason "lost"
+//     and told so by an EventError of kind "lost", which ends the
+//     response; its ID is <epoch>-1, which then gets 204.
 //   - POST to a path ending in "/answer": the answer to a question, as
 //     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header
 //     (of at most 256 bytes; the body of at most 64 KiB). It may name the
@@ -226,10 +231,10 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	}
 	var after uint64
 	gone := ""
+	id, idErr := ParseID(last)
 	if last != "" {
-		id, err := ParseID(last)
 		switch {
-		case err != nil:
+		case idErr != nil:
 			gone = "unparsable"
 		case id.Epoch != epoch:
 			gone = "epoch"
@@ -239,7 +244,21 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			after = id.Seq
 		}
 	}
-	if gone == "" && after > 0 && after == tail && delivered(ctx, log, after) {
+	reply := lostNot
+	if last != "" && tail == 0 {
+		// A page that saw events of this stream, on a log that holds
+		// neither an entry nor a checkpoint: the store lost the log, and
+		// no driver can resume it.
+		cp, err := log.LoadCheckpoint(ctx)
+		if err != nil {
+			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			return
+		}
+		if cp == nil {
+			reply = lostReply(id, idErr, epoch)
+		}
+	}
+	if reply == lostTold || gone == "" && after > 0 && after == tail && delivered(ctx, log, after) {
 		w.WriteHeader(http.StatusNoContent) // all delivered: EventSource stops
 		return
 	}
@@ -253,6 +272,16 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	sse := &sseWriter{w: w}
 	sse.comment("relay")
 	if sse.err != nil || rc.Flush() != nil {
+		return
+	}
+	if reply != lostNot {
+		if reply == lostGone {
+			data, _ := json.Marshal(GoneData{Reason: "lost", Screen: json.RawMessage(`{"seq":0,"panes":[]}`)})
+			sse.event(ID{Epoch: epoch}.String(), EventGone, data)
+		}
+		data, _ := json.Marshal(ErrorData{Kind: "lost", Text: lostText})
+		sse.event(ID{Epoch: epoch, Seq: 1}.String(), EventError, data)
+		_ = rc.Flush()
 		return
 	}
 	for {
@@ -302,6 +331,33 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			}
 		}
 	}
+}
+
+// What a page of a lost log is served (see lostReply).
+const (
+	lostNot  = iota // the log is not lost: serve it
+	lostGone        // EventGone of reason "lost", then the lost ending
+	lostEnd         // the lost ending: the page was sent away already
+	lostTold        // 204: the page has the lost ending
+)
+
+// lostText is the text of the ending a page of a lost log is served.
+const lostText = "the stream was lost from the relay's store, and cannot be resumed"
+
+// lostReply decides what a page is served whose Last-Event-ID (id, or
+// idErr when it does not parse) comes to a log of this epoch that holds
+// neither an entry nor a checkpoint: the store lost the stream's log and
+// made it afresh, and no driver can resume it. The lost ending has the
+// ID <epoch>-1, after the gone event's <epoch>-0, so that a page folds
+// them as any others; a page that has it gets 204.
+func lostReply(id ID, idErr error, epoch string) int {
+	switch {
+	case idErr != nil || id.Epoch != epoch || id.Seq > 1:
+		return lostGone
+	case id.Seq == 0:
+		return lostEnd
+	}
+	return lostTold
 }
 
 // gone writes EventGone with the log's snapshot, and returns the Seq of

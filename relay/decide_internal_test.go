@@ -26,3 +26,22 @@ func TestClosesNamesWhatEndsAQuestion(t *testing.T) {
 		require.Equal(t, tt.want, closes(tt.e, 2), "%s %s", tt.e.Name, tt.e.Data)
 	}
 }
+
+func TestLostReplyEndsEveryPageOfALostLogOnce(t *testing.T) {
+	const epoch = "new"
+	for _, tt := range []struct {
+		name  string
+		id    ID
+		idErr error
+		want  int
+	}{
+		{"an ID of the lost log", ID{Epoch: "old", Seq: 9}, nil, lostGone},
+		{"an ID of the lost log at its start", ID{Epoch: "old", Seq: 0}, nil, lostGone},
+		{"an ID that does not parse", ID{}, ErrBadID, lostGone},
+		{"an ID past the lost ending", ID{Epoch: epoch, Seq: 2}, nil, lostGone},
+		{"the gone event's ID", ID{Epoch: epoch, Seq: 0}, nil, lostEnd},
+		{"the lost ending's ID", ID{Epoch: epoch, Seq: 1}, nil, lostTold},
+	} {
+		require.Equal(t, tt.want, lostReply(tt.id, tt.idErr, epoch), tt.name)
+	}
+}
