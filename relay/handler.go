@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -33,6 +34,7 @@ type handlerConfig struct {
 	keepAlive time.Duration
 	page      int
 	trusted   []string // origins that may post from another site
+	retry     time.Duration
 }
 
 // ErrInvalidOption is wrapped by the error of an option constructor that
@@ -57,7 +59,7 @@ func WithTrustedOrigins(origins ...string) (HandlerOption, error) {
 }
 
 func defaultHandlerConfig() handlerConfig {
-	return handlerConfig{keepAlive: 15 * time.Second, page: 64}
+	return handlerConfig{keepAlive: 15 * time.Second, page: 64, retry: 2 * time.Second}
 }
 
 // WithKeepAlive sets how long an idle event stream waits before it sends a
@@ -78,6 +80,18 @@ func WithPageSize(n int) HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) {
 		if n > 0 {
 			c.page = n
+		}
+	})
+}
+
+// WithOutageRetry sets how long a client is told to wait before it tries
+// again when the store fails (2 s by default; 0 or less keeps the
+// default): EventSource's retry field, and the Retry-After header of a
+// 503, rounded up to whole seconds.
+func WithOutageRetry(d time.Duration) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) {
+		if d > 0 {
+			c.retry = d
 		}
 	})
 }
@@ -139,8 +153,13 @@ const (
 // content type records anything. GET changes nothing and is served to any
 // origin that may read it.
 //
-// Errors are JSON {"error": "..."} with a 4xx status for bad requests. A
-// Handler is safe for concurrent use.
+// Errors are JSON {"error": "..."} with a 4xx status for bad requests, and
+// 503 with Retry-After when the store fails (WithOutageRetry). EventSource
+// gives up for good on any answer other than 200 with an event stream, so
+// a GET that accepts text/event-stream gets, when the store fails, 200 with
+// an event stream that holds only "retry: <ms>" and ends: EventSource
+// connects again after that wait, with its Last-Event-ID. An event stream
+// the store cuts ends the same way. A Handler is safe for concurrent use.
 type Handler struct {
 	store  Store
 	key    KeyFunc
@@ -193,6 +212,49 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// storeFailed answers a request the store failed. EventSource gives up
+// for good on any answer other than 200 with an event stream, so a GET
+// that accepts an event stream gets one, that holds only the time to wait
+// (retry:) and ends: EventSource then connects again, with the same
+// Last-Event-ID. Other requests get 503 with Retry-After.
+func (h *Handler) storeFailed(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && acceptsEventStream(r.Header.Values("Accept")) {
+		hd := w.Header()
+		hd.Set("Content-Type", "text/event-stream")
+		hd.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		sse := &sseWriter{w: w}
+		sse.comment("the stream's store failed")
+		sse.retry(h.cfg.retry)
+		return
+	}
+	secs := (h.cfg.retry + time.Second - 1) / time.Second
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+}
+
+// acceptsEventStream reports whether Accept header values name
+// text/event-stream, as EventSource sends them, with a quality above 0.
+// A wildcard does not count: a client that did not ask for an event
+// stream is not one.
+func acceptsEventStream(accept []string) bool {
+	for _, v := range accept {
+		for item := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(item)
+			if err != nil || mt != "text/event-stream" {
+				continue
+			}
+			if q, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(q, 64); err != nil || f <= 0 {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
 // ownPost reports whether a POST may change the stream: it comes from the
 // page's own origin, or from a trusted one, and holds JSON. It answers the
 // request itself when not.
@@ -216,12 +278,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	ctx := r.Context()
 	log, err := h.store.Open(ctx, key)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	tail, err := log.Tail(ctx)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	epoch := log.Epoch()
@@ -251,7 +313,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		// no driver can resume it.
 		cp, err := log.LoadCheckpoint(ctx)
 		if err != nil {
-			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			h.storeFailed(w, r)
 			return
 		}
 		if cp == nil {
@@ -289,6 +351,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		if gone != "" {
 			var done bool
 			after, entries, done = h.gone(ctx, sse, log, epoch, gone)
+			if errors.Is(sse.err, errStore) && ctx.Err() == nil {
+				sse.err = nil
+				sse.retry(h.cfg.retry) // reconnect after a while
+				_ = rc.Flush()
+				return
+			}
 			if sse.err != nil || rc.Flush() != nil || done {
 				return
 			}
@@ -301,6 +369,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 				continue
 			}
 			if err != nil {
+				sse.retry(h.cfg.retry) // the store failed: reconnect after a while
+				_ = rc.Flush()
 				return
 			}
 		}
@@ -360,13 +430,16 @@ func lostReply(id ID, idErr error, epoch string) int {
 	return lostTold
 }
 
+// errStore marks a failure of the store while an event stream is served.
+var errStore = errors.New("relay: the stream's store failed")
+
 // gone writes EventGone with the log's snapshot, and returns the Seq of
 // the snapshot, the first page of entries after it, read with it in one
 // step (Log.Attach), and whether the snapshot holds the stream's end.
 func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, []Entry, bool) {
 	snap, entries, err := log.Attach(ctx, h.cfg.page)
 	if err != nil {
-		sse.err = err
+		sse.err = fmt.Errorf("%w: %w", errStore, err)
 		return 0, nil, false
 	}
 	screen := snap.Data
@@ -465,7 +538,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	ctx := r.Context()
 	log, err := h.store.Open(ctx, key)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	if in.Epoch != "" && in.Epoch != log.Epoch() {
@@ -481,17 +554,17 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		// sent away with EventGone shows, may hold it open still.
 		open, err := openQuestion(ctx, log)
 		if err != nil {
-			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			h.storeFailed(w, r)
 			return
 		}
 		if open != in.Prompt {
 			// Closed: answered, and the answer stored (the question
 			// closes only after that), or never answered at all.
-			answerClosed(ctx, w, log, in.Prompt, idem)
+			h.answerClosed(w, r, log, in.Prompt, idem)
 			return
 		}
 	case err != nil:
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	case len(es) != 1 || es[0].Name != EventInput:
 		httpError(w, http.StatusNotFound, "no such question")
@@ -499,19 +572,19 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	default:
 		open, err := h.stillOpen(ctx, log, in.Prompt)
 		if err != nil {
-			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			h.storeFailed(w, r)
 			return
 		}
 		if !open {
 			// Answered (the answer is stored), or closed unanswered: the
 			// stream ended, or went on to another question.
-			answerClosed(ctx, w, log, in.Prompt, idem)
+			h.answerClosed(w, r, log, in.Prompt, idem)
 			return
 		}
 	}
 	held, err := log.PostAnswer(ctx, Answer{Prompt: in.Prompt, Key: idem, Text: in.Text})
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	writeAnswer(w, held, idem)
@@ -562,11 +635,11 @@ func closes(e Entry, prompt uint64) bool {
 // answer stored, as a post while it was open would have been answered, or
 // 410 when there is none (it closed unanswered, and an answer posted now
 // would reach no one).
-func answerClosed(ctx context.Context, w http.ResponseWriter, log Log, prompt uint64, idem string) {
-	held, ok, err := log.LoadAnswer(ctx, prompt)
+func (h *Handler) answerClosed(w http.ResponseWriter, r *http.Request, log Log, prompt uint64, idem string) {
+	held, ok, err := log.LoadAnswer(r.Context(), prompt)
 	switch {
 	case err != nil:
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 	case !ok:
 		httpError(w, http.StatusGone, "the question is closed, unanswered")
 	default:
@@ -600,7 +673,7 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request, key string) {
 		err = log.RequestCancel(ctx)
 	}
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "cancel requested"})
@@ -666,3 +739,8 @@ func (s *sseWriter) event(id, name string, data []byte) {
 }
 
 func (s *sseWriter) comment(text string) { s.write([]byte(": " + text + "\n\n")) }
+
+// retry tells EventSource how long to wait before it connects again.
+func (s *sseWriter) retry(d time.Duration) {
+	s.write([]byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n"))
+}

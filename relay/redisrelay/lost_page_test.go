@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2atest"
@@ -83,4 +84,42 @@ func TestAPageOfALogRedisLostIsToldTheStreamWasLost(t *testing.T) {
 
 	code, _, _ = readPage(t, client, evs[1].id)
 	require.Equal(t, http.StatusNoContent, code, "the lost event's ID is the last")
+}
+
+// While redis-server is down, EventSource is told to retry (an event
+// stream that holds only retry: and ends), not given a 503, on which it
+// gives up for good; once Redis is back, the page's reconnect gets its
+// events.
+func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
+	srv := startRedis(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	st := New(c, WithWake(testWake))
+	l, f := driven(t, st, "k")
+	require.NoError(t, l.Append(t.Context(), f, entriesFrom(1, 2)...))
+	mux := http.NewServeMux()
+	mux.Handle("/s/{key}/", relay.NewHandler(st, func(*http.Request) (string, bool) { return "k", true }, relay.WithKeepAlive(50*time.Millisecond)))
+	client := a2atest.NewClient(mux)
+	last := relay.ID{Epoch: l.Epoch(), Seq: 1}.String()
+
+	srv.kill()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://relay.test/s/k/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", last)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"))
+	require.Contains(t, string(body), "retry: 2000\n")
+	require.NotContains(t, string(body), "data:")
+
+	srv.start() // no persistence: Redis comes back empty, and the page is told the stream was lost
+	code, evs, ended := readPage(t, client, last)
+	require.Equal(t, http.StatusOK, code)
+	require.True(t, ended)
+	require.Equal(t, relay.EventError, evs[len(evs)-1].name)
 }
