@@ -27,7 +27,7 @@ func TestAnswerToAQuestionClosedUnansweredGets410(t *testing.T) {
 		rest := rd.rest()
 		require.NoError(t, r.wait())
 		name, kind := lastOf(t, rest)
-		require.Equal(t, relay.EventError, name)
+		require.Equal(t, relay.EventFailure, name)
 		require.Equal(t, "no-answer", kind)
 
 		code, out := r.post("answer", "key-1", map[string]any{"prompt": in.Prompt, "text": "Paris"})
@@ -44,10 +44,10 @@ func lastOf(t *testing.T, evs []event) (string, string) {
 	t.Helper()
 	require.NotEmpty(t, evs)
 	last := evs[len(evs)-1]
-	if last.Name != relay.EventError {
+	if last.Name != relay.EventFailure {
 		return last.Name, ""
 	}
-	var e relay.ErrorData
+	var e relay.FailureData
 	require.NoError(t, json.Unmarshal(last.Data, &e))
 	return last.Name, e.Kind
 }
@@ -73,7 +73,7 @@ func TestAnswerIsTakenOnlyWhileItsQuestionIsOpen(t *testing.T) {
 		}, http.StatusGone},
 		{"the stream ended in an error", []relay.Entry{
 			{Name: relay.EventNotice, Data: []byte(`{"kind":"resumed","text":"resumed"}`)},
-			{Name: relay.EventError, Data: []byte(`{"kind":"canceled","text":"canceled"}`)},
+			{Name: relay.EventFailure, Data: []byte(`{"kind":"canceled","text":"canceled"}`)},
 		}, http.StatusGone},
 		{"the stream ended", []relay.Entry{
 			{Name: relay.EventEnd, Data: []byte(`{"state":"completed","text":"completed"}`)},

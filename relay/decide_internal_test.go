@@ -17,7 +17,7 @@ func TestClosesNamesWhatEndsAQuestion(t *testing.T) {
 		{Entry{Name: EventAnswered, Data: []byte(`not JSON`)}, true},
 		{Entry{Name: EventInput, Data: []byte(`{"prompt":3}`)}, true},
 		{Entry{Name: EventEnd, Data: []byte(`{}`)}, true},
-		{Entry{Name: EventError, Data: []byte(`{}`)}, true},
+		{Entry{Name: EventFailure, Data: []byte(`{}`)}, true},
 		{Entry{Name: EventNotice, Data: []byte(`{}`)}, false},
 		{Entry{Name: EventStatus, Data: []byte(`{}`)}, false},
 		{Entry{Name: EventMessage, Data: []byte(`{}`)}, false},

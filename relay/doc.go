@@ -38,7 +38,7 @@
 // which [EventAnswered] closes with the answer applied, shown in a pane
 // "answer:<prompt>"; [EventNotice] tells of a reconnect upstream and is not
 // part of the screen. The stream ends with exactly one [EventEnd] (the task
-// completed, or the agent answered with a message) or [EventError] (with a
+// completed, or the agent answered with a message) or [EventFailure] (with a
 // kind: failed, rejected, canceled, auth-required, no-answer,
 // connection-lost, agent-error, http-error, protocol-error, stopped,
 // unresumable or error), and a text for people that names no address of
@@ -95,7 +95,7 @@
 // browsers' IDs are caught as foreign. A store that lost a log lost its
 // checkpoint with it, and no driver can resume the stream: a browser that
 // comes back with an ID to a log with neither an entry nor a checkpoint
-// gets EventGone of reason "lost", then an [EventError] of kind "lost",
+// gets EventGone of reason "lost", then an [EventFailure] of kind "lost",
 // which ends its page (it is served by the Handler, not kept in the log).
 //
 // # Answers and cancel
@@ -150,7 +150,7 @@
 // A driver that dies before its stream knew the task (no checkpoint names
 // one) cannot be resumed: its message may have reached the agent, and is
 // never sent again. Run stores a mark in the checkpoint before it starts a
-// stream, and the replica that takes such a log over appends an EventError
+// stream, and the replica that takes such a log over appends an EventFailure
 // of kind "unresumable" (as it does for a checkpoint that does not parse).
 // A watcher (Run with no StartFunc) cannot tell a starter that died before
 // its first write from one that has not started yet: on a log with neither

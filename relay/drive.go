@@ -115,8 +115,10 @@ func WithChunkSize(bytes int) DriveOption {
 }
 
 // WithLogger sets the logger that gets the whole error of a stream that
-// ended in one (slog.Default() by default; nil keeps the default). The
-// browsers are shown a kind and a text meant for people (see ErrorData),
+// ended in one (slog.Default() by default; nil keeps the default): at
+// Info when the task ended so (failed, canceled, ...), at Warn when the
+// agent could not be reached or read. The
+// browsers are shown a kind and a text meant for people (see FailureData),
 // never the error itself: its text names the agent's URL, which is the
 // backend's business. The stream's own texts redact credentials (see
 // stream.WithLogger); the host, port and path stay, for the operator.
@@ -135,7 +137,7 @@ func WithLogger(l *slog.Logger) DriveOption {
 // are committed with the stream's checkpoint after it, in one Log.Commit,
 // so that a driver that takes the stream over resumes it from exactly
 // what the log holds (see Run). It appends the stream's last entry,
-// EventEnd or EventError, once, when the stream ends, and returns nil then.
+// EventEnd or EventFailure, once, when the stream ends, and returns nil then.
 //
 // Drive answers the agent's questions with the stream's human-input hook:
 // it appends an EventInput entry and waits for the answer stored for it
@@ -160,7 +162,7 @@ func WithLogger(l *slog.Logger) DriveOption {
 // stream is left for another driver to take over.
 //
 // On a log whose stream has ended already (its last entry is EventEnd or
-// EventError, or its snapshot holds the end), Drive starts nothing and
+// EventFailure, or its snapshot holds the end), Drive starts nothing and
 // returns ErrEnded.
 //
 // Drive does not renew fence's lease; the caller does.
@@ -249,7 +251,7 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 	}
 	end := s.Ending()
 	name, data := ending(end, canceled.Load(), cancelErr)
-	if e, ok := data.(ErrorData); ok {
+	if e, ok := data.(FailureData); ok {
 		logger := cfg.logger
 		if logger == nil {
 			logger = slog.Default()
@@ -258,7 +260,11 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 		if cancelErr != nil {
 			attrs = append(attrs, slog.Any("cancel", cancelErr))
 		}
-		logger.LogAttrs(ctx, slog.LevelWarn, "relay: the stream ended in an error", attrs...)
+		level := slog.LevelWarn // the agent could not be reached, or read
+		if end.State != "" {
+			level = slog.LevelInfo // the task ended so: the agent's decision
+		}
+		logger.LogAttrs(ctx, level, "relay: the stream ended in an error", attrs...)
 	}
 	d.add(name, data)
 	d.commit(s.Checkpoint())
@@ -409,7 +415,7 @@ func (d *driver) follow(e Entry) error {
 		if d.open != nil && d.open.Prompt == a.Prompt {
 			d.open = nil
 		}
-	case EventEnd, EventError:
+	case EventEnd, EventFailure:
 		d.open = nil
 	}
 	return nil
@@ -630,11 +636,11 @@ func ending(e stream.Ending, canceled bool, cancelErr error) (string, any) {
 		return EventEnd, out
 	}
 	kind := errorKind(e)
-	out := ErrorData{Kind: kind, State: e.State, Text: failureText(e, kind)}
+	out := FailureData{Kind: kind, State: e.State, Text: failureText(e, kind)}
 	if canceled && e.State == "" && cancelErr != nil {
 		out.Text = "the stream was stopped, and the cancel did not reach the agent"
 	}
-	return EventError, out
+	return EventFailure, out
 }
 
 // failureText is what browsers are told of a stream that ended in an
@@ -649,6 +655,7 @@ func failureText(e stream.Ending, kind string) string {
 		rpc    *a2a.RPCError
 		status *stream.HTTPError
 		lost   *reconnect.Error
+		proto  *stream.ProtocolError
 	)
 	switch kind {
 	case "agent-error":
@@ -665,6 +672,13 @@ func failureText(e stream.Ending, kind string) string {
 			return "the connection to the agent was lost, and could not be resumed"
 		}
 	case "protocol-error":
+		// A status the agent sent on the wrong task (a server's bug)
+		// still has the agent's words for the person.
+		if errors.As(e.Err, &proto) {
+			if su, ok := proto.Event.(*a2a.StatusUpdate); ok && su.Status.Message != nil && strings.TrimSpace(su.Status.Message.Text()) != "" {
+				return oneLine("the agent sent what the relay cannot read: " + string(su.Status.State) + ": " + su.Status.Message.Text())
+			}
+		}
 		return "the agent sent what the relay cannot read"
 	case "stopped":
 		return "the stream was stopped before its task ended"

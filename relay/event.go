@@ -30,9 +30,10 @@ const (
 	// EventEnd: the stream ended without an error: the task completed, or
 	// the agent answered with a message (EndData). It is the last event.
 	EventEnd = "end"
-	// EventError: the stream ended in an error (ErrorData). It is the last
-	// event.
-	EventError = "error"
+	// EventFailure: the stream ended in an error (FailureData). It is the
+	// last event. It is not named "error": EventSource fires an "error"
+	// event of its own when its connection fails.
+	EventFailure = "failure"
 	// EventGone: the events after the reader's Last-Event-ID cannot be
 	// replayed (GoneData); the reader starts again from the screen it
 	// carries. Its ID is the screen's Seq.
@@ -118,8 +119,8 @@ type EndData struct {
 	Text      string        `json:"text"` // one line: "completed", "answered"
 }
 
-// ErrorData is the data of an EventError event.
-type ErrorData struct {
+// FailureData is the data of an EventFailure event.
+type FailureData struct {
 	// Kind is what ended the stream, for a page to style: "failed",
 	// "rejected", "canceled", "auth-required", "no-answer" (the question
 	// was not answered in time), "connection-lost", "agent-error",
@@ -144,7 +145,7 @@ type GoneData struct {
 	// Reason is why the events cannot be replayed: "trimmed" (past
 	// retention), "epoch" (the ID is of another log), "ahead" (the ID is
 	// past the log's tail), "unparsable", or "lost": the store lost the
-	// stream's log, and an error event of kind "lost" follows, which ends
+	// stream's log, and a failure event of kind "lost" follows, which ends
 	// the stream (a page may keep what it shows until then).
 	Reason string `json:"reason"`
 	// Screen is what the browser shows after the entry Screen.Seq: a

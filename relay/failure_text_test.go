@@ -80,12 +80,12 @@ func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
 
 // failureOf returns the last event's data, which must end the stream in
 // an error.
-func failureOf(t *testing.T, evs []event) relay.ErrorData {
+func failureOf(t *testing.T, evs []event) relay.FailureData {
 	t.Helper()
 	require.NotEmpty(t, evs)
 	last := evs[len(evs)-1]
-	require.Equal(t, relay.EventError, last.Name)
-	var d relay.ErrorData
+	require.Equal(t, relay.EventFailure, last.Name)
+	var d relay.FailureData
 	require.NoError(t, json.Unmarshal(last.Data, &d))
 	return d
 }

@@ -110,14 +110,14 @@ const (
 //     Last-Event-ID header, or a lastEventId query parameter (for
 //     EventSource's first connection), gets the events after that ID, then
 //     the live ones; one without gets them all. The response ends after the
-//     stream's last event (EventEnd or EventError); a request whose
+//     stream's last event (EventEnd or EventFailure); a request whose
 //     Last-Event-ID is that event's gets 204 No Content, which tells
 //     EventSource to stop. When the events after the ID cannot be replayed
 //     the response starts with EventGone (see the package doc). A page
 //     that comes back with an event ID to a log that holds neither an
 //     entry nor a checkpoint (the store lost the stream's log, and no
 //     driver can resume it) is sent away with EventGone of reason "lost"
-//     and told so by an EventError of kind "lost", which ends the
+//     and told so by an EventFailure of kind "lost", which ends the
 //     response; its ID is <epoch>-1, which then gets 204.
 //   - POST to a path ending in "/answer": the answer to a question, as
 //     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header
@@ -271,7 +271,7 @@ func (h *Handler) ownPost(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // ended reports whether an event of this name is a stream's last.
-func ended(name string) bool { return name == EventEnd || name == EventError }
+func ended(name string) bool { return name == EventEnd || name == EventFailure }
 
 // events serves the stream's events.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
@@ -341,8 +341,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			data, _ := json.Marshal(GoneData{Reason: "lost", Screen: json.RawMessage(`{"seq":0,"panes":[]}`)})
 			sse.event(ID{Epoch: epoch}.String(), EventGone, data)
 		}
-		data, _ := json.Marshal(ErrorData{Kind: "lost", Text: lostText})
-		sse.event(ID{Epoch: epoch, Seq: 1}.String(), EventError, data)
+		data, _ := json.Marshal(FailureData{Kind: "lost", Text: lostText})
+		sse.event(ID{Epoch: epoch, Seq: 1}.String(), EventFailure, data)
 		_ = rc.Flush()
 		return
 	}
@@ -622,7 +622,7 @@ func (h *Handler) stillOpen(ctx context.Context, log Log, prompt uint64) (bool, 
 // only while the stream waits on it), or the stream's end.
 func closes(e Entry, prompt uint64) bool {
 	switch e.Name {
-	case EventInput, EventEnd, EventError:
+	case EventInput, EventEnd, EventFailure:
 		return true
 	case EventAnswered:
 		var a AnsweredData

@@ -51,7 +51,7 @@ func readFor(t *testing.T, client *http.Client, lastID string, d time.Duration) 
 // When the store lost a stream's log, no driver can resume it: the new
 // log has neither an entry nor a checkpoint. A page that comes back with
 // an ID of the lost log is sent away with gone (reason "lost") and told
-// that the stream was lost, in an error event of kind "lost" that ends
+// that the stream was lost, in a failure event of kind "lost" that ends
 // the response; it is not left waiting for events that never come. A
 // reconnect with the lost event's ID gets 204, which stops EventSource;
 // one with the gone event's ID gets the lost event again.
@@ -88,8 +88,8 @@ func requireLost(t *testing.T, client *http.Client, old string) {
 	var g relay.GoneData
 	require.NoError(t, json.Unmarshal(evs[0].Data, &g))
 	require.Equal(t, "lost", g.Reason)
-	require.Equal(t, relay.EventError, evs[1].Name)
-	var e relay.ErrorData
+	require.Equal(t, relay.EventFailure, evs[1].Name)
+	var e relay.FailureData
 	require.NoError(t, json.Unmarshal(evs[1].Data, &e))
 	require.Equal(t, "lost", e.Kind)
 	require.NotEmpty(t, e.Text)
@@ -100,7 +100,7 @@ func requireLost(t *testing.T, client *http.Client, old string) {
 	require.Equal(t, http.StatusOK, code)
 	require.True(t, ended)
 	require.Len(t, evs, 1, "a page sent away with gone that reconnects is told the stream was lost")
-	require.Equal(t, relay.EventError, evs[0].Name)
+	require.Equal(t, relay.EventFailure, evs[0].Name)
 
 	code, _, _ = readFor(t, client, evs[0].ID, time.Minute)
 	require.Equal(t, http.StatusNoContent, code, "the lost event's ID is the last")

@@ -51,7 +51,7 @@ func readPage(t *testing.T, client *http.Client, lastID string) (int, []pageEven
 
 // After Redis lost its data (FLUSHALL), a page that comes back with an ID
 // of the lost log is sent away with gone (reason "lost") and told, in an
-// error event of kind "lost" that ends the response, that the stream was
+// failure event of kind "lost" that ends the response, that the stream was
 // lost: nothing can resume it, as the checkpoint went with the log. It
 // was served gone and keep-alives for ever. A reconnect with the lost
 // event's ID gets 204.
@@ -77,8 +77,8 @@ func TestAPageOfALogRedisLostIsToldTheStreamWasLost(t *testing.T) {
 	var g relay.GoneData
 	require.NoError(t, json.Unmarshal([]byte(evs[0].data), &g))
 	require.Equal(t, "lost", g.Reason)
-	require.Equal(t, relay.EventError, evs[1].name)
-	var e relay.ErrorData
+	require.Equal(t, relay.EventFailure, evs[1].name)
+	var e relay.FailureData
 	require.NoError(t, json.Unmarshal([]byte(evs[1].data), &e))
 	require.Equal(t, "lost", e.Kind)
 
@@ -121,5 +121,5 @@ func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
 	code, evs, ended := readPage(t, client, last)
 	require.Equal(t, http.StatusOK, code)
 	require.True(t, ended)
-	require.Equal(t, relay.EventError, evs[len(evs)-1].name)
+	require.Equal(t, relay.EventFailure, evs[len(evs)-1].name)
 }
