@@ -54,8 +54,8 @@ func TestCancelFromTheHandlerReachesTheAgent(t *testing.T) {
 				require.NoError(t, r.wait())
 				require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"), "the agent was asked to cancel once")
 				last := rest[len(rest)-1]
-				require.Equal(t, relay.EventError, last.Name)
-				var e relay.ErrorData
+				require.Equal(t, relay.EventFailure, last.Name)
+				var e relay.FailureData
 				require.NoError(t, json.Unmarshal(last.Data, &e))
 				require.Equal(t, "canceled", e.Kind)
 				require.Equal(t, a2a.StateCanceled, e.State)
@@ -91,8 +91,8 @@ func TestCancelWhileTheAgentWaitsForAnAnswer(t *testing.T) {
 		require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
 		require.Empty(t, followUps(r.agent), "no answer was sent")
 		last := rest[len(rest)-1]
-		require.Equal(t, relay.EventError, last.Name)
-		var e relay.ErrorData
+		require.Equal(t, relay.EventFailure, last.Name)
+		var e relay.FailureData
 		require.NoError(t, json.Unmarshal(last.Data, &e))
 		require.Equal(t, "canceled", e.Kind, e.Text)
 	})

@@ -38,14 +38,17 @@
 // which [EventAnswered] closes with the answer applied, shown in a pane
 // "answer:<prompt>"; [EventNotice] tells of a reconnect upstream and is not
 // part of the screen. The stream ends with exactly one [EventEnd] (the task
-// completed, or the agent answered with a message) or [EventError] (with a
+// completed, or the agent answered with a message) or [EventFailure] (with a
 // kind: failed, rejected, canceled, auth-required, no-answer,
 // connection-lost, agent-error, http-error, protocol-error, stopped,
-// unresumable or error). The Handler ends the response after it.
+// unresumable or error), and a text for people that names no address of
+// the agent; the driver logs the whole error ([WithLogger]). The Handler
+// ends the response after it.
 //
-// Long text is cut into entries of at most 16 KiB of text
-// ([WithChunkSize]) that append to the same pane, so no entry, and no
-// reader's page of entries, grows with the answer.
+// Long text, a person's answer to a question included, is cut into
+// entries of at most 16 KiB of text ([WithChunkSize]) that append to the
+// same pane, so no entry, and no reader's page of entries, grows with the
+// answer.
 //
 // # Event IDs and resuming
 //
@@ -89,7 +92,11 @@
 //
 // A MemoryStore keeps its logs until [MemoryStore.Delete]; they are lost
 // with the process, and a log opened again then has a new epoch, so the
-// browsers' IDs are caught as foreign.
+// browsers' IDs are caught as foreign. A store that lost a log lost its
+// checkpoint with it, and no driver can resume the stream: a browser that
+// comes back with an ID to a log with neither an entry nor a checkpoint
+// gets EventGone of reason "lost", then an [EventFailure] of kind "lost",
+// which ends its page (it is served by the Handler, not kept in the log).
 //
 // # Answers and cancel
 //
@@ -105,6 +112,12 @@
 // request ([Log.RequestCancel]); the driver, wherever it runs, cancels the
 // task, and the stream ends as the task does. A browser that disconnects
 // cancels nothing.
+//
+// Both posts are JSON (application/json, 415 otherwise) from the page's own
+// origin: a post that a browser marks as coming from another origin
+// (Sec-Fetch-Site, or Origin) gets 403, unless the application trusts that
+// origin ([WithTrustedOrigins]). Neither records anything, so another site
+// cannot answer or cancel for a user who visits it.
 //
 // # Taking a stream over
 //
@@ -137,7 +150,7 @@
 // A driver that dies before its stream knew the task (no checkpoint names
 // one) cannot be resumed: its message may have reached the agent, and is
 // never sent again. Run stores a mark in the checkpoint before it starts a
-// stream, and the replica that takes such a log over appends an EventError
+// stream, and the replica that takes such a log over appends an EventFailure
 // of kind "unresumable" (as it does for a checkpoint that does not parse).
 // A watcher (Run with no StartFunc) cannot tell a starter that died before
 // its first write from one that has not started yet: on a log with neither

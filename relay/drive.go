@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -54,6 +57,9 @@ type driveConfig struct {
 	chunk       int  // bytes of text per entry, at most
 	page        int  // entries per Read
 	maxSnap     int  // bytes of a snapshot, at most
+	// logger gets the whole error of a stream that ended in one; nil for
+	// slog.Default() at the time.
+	logger *slog.Logger
 }
 
 func defaultDriveConfig() driveConfig {
@@ -101,10 +107,27 @@ func WithoutTrim() DriveOption {
 }
 
 // WithChunkSize bounds the text of one entry, in bytes (16 KiB by
-// default): longer text is split into entries that append to the same
-// pane, at character boundaries. Values below 64 count as 64.
+// default): longer text, a person's answer included, is split into entries
+// that append to the same pane, at character boundaries. Values below 64
+// count as 64.
 func WithChunkSize(bytes int) DriveOption {
 	return driveOptionFunc(func(c *driveConfig) { c.chunk = max(bytes, 64) })
+}
+
+// WithLogger sets the logger that gets the whole error of a stream that
+// ended in one (slog.Default() by default; nil keeps the default): at
+// Info when the task ended so (failed, canceled, ...), at Warn when the
+// agent could not be reached or read. The
+// browsers are shown a kind and a text meant for people (see FailureData),
+// never the error itself: its text names the agent's URL, which is the
+// backend's business. The stream's own texts redact credentials (see
+// stream.WithLogger); the host, port and path stay, for the operator.
+func WithLogger(l *slog.Logger) DriveOption {
+	return driveOptionFunc(func(c *driveConfig) {
+		if l != nil {
+			c.logger = l
+		}
+	})
 }
 
 // Drive relays one stream into log: it starts the stream with start and
@@ -114,7 +137,7 @@ func WithChunkSize(bytes int) DriveOption {
 // are committed with the stream's checkpoint after it, in one Log.Commit,
 // so that a driver that takes the stream over resumes it from exactly
 // what the log holds (see Run). It appends the stream's last entry,
-// EventEnd or EventError, once, when the stream ends, and returns nil then.
+// EventEnd or EventFailure, once, when the stream ends, and returns nil then.
 //
 // Drive answers the agent's questions with the stream's human-input hook:
 // it appends an EventInput entry and waits for the answer stored for it
@@ -139,7 +162,7 @@ func WithChunkSize(bytes int) DriveOption {
 // stream is left for another driver to take over.
 //
 // On a log whose stream has ended already (its last entry is EventEnd or
-// EventError, or its snapshot holds the end), Drive starts nothing and
+// EventFailure, or its snapshot holds the end), Drive starts nothing and
 // returns ErrEnded.
 //
 // Drive does not renew fence's lease; the caller does.
@@ -226,7 +249,23 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	name, data := ending(s.Ending(), canceled.Load(), cancelErr)
+	end := s.Ending()
+	name, data := ending(end, canceled.Load(), cancelErr)
+	if e, ok := data.(FailureData); ok {
+		logger := cfg.logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		attrs := []slog.Attr{slog.String("kind", e.Kind), slog.String("state", string(end.State)), slog.Any("err", end.Err)}
+		if cancelErr != nil {
+			attrs = append(attrs, slog.Any("cancel", cancelErr))
+		}
+		level := slog.LevelWarn // the agent could not be reached, or read
+		if end.State != "" {
+			level = slog.LevelInfo // the task ended so: the agent's decision
+		}
+		logger.LogAttrs(ctx, level, "relay: the stream ended in an error", attrs...)
+	}
 	d.add(name, data)
 	d.commit(s.Checkpoint())
 	return d.err
@@ -376,7 +415,7 @@ func (d *driver) follow(e Entry) error {
 		if d.open != nil && d.open.Prompt == a.Prompt {
 			d.open = nil
 		}
-	case EventEnd, EventError:
+	case EventEnd, EventFailure:
 		d.open = nil
 	}
 	return nil
@@ -420,8 +459,12 @@ func (d *driver) ask(ctx context.Context, req *hitl.Request) ([]a2a.Part, error)
 	if err != nil {
 		return nil, err
 	}
-	d.write(answerPane(prompt), a.Text, false)
-	d.add(EventAnswered, AnsweredData{Prompt: prompt, Text: a.Text})
+	// The answer is cut as any text is: the entries of one answer are
+	// committed together, with the reply's checkpoint (beforeReply).
+	for i, piece := range split(a.Text, d.cfg.chunk) {
+		d.write(answerPane(prompt), piece, i > 0)
+		d.add(EventAnswered, AnsweredData{Prompt: prompt, Text: piece, Append: i > 0})
+	}
 	d.open = nil
 	return hitl.Text(a.Text), nil
 }
@@ -592,11 +635,68 @@ func ending(e stream.Ending, canceled bool, cancelErr error) (string, any) {
 		}
 		return EventEnd, out
 	}
-	out := ErrorData{Kind: errorKind(e), State: e.State, Text: e.String()}
+	kind := errorKind(e)
+	out := FailureData{Kind: kind, State: e.State, Text: failureText(e, kind)}
 	if canceled && e.State == "" && cancelErr != nil {
-		out.Text = stream.Ending{Err: fmt.Errorf("relay: cancel: %w", cancelErr)}.String()
+		out.Text = "the stream was stopped, and the cancel did not reach the agent"
 	}
-	return EventError, out
+	return EventFailure, out
+}
+
+// failureText is what browsers are told of a stream that ended in an
+// error of this kind: a task's ending, with the agent's own reason; the
+// agent's own message of an error it answered with; else words that name
+// no host, port or path of the agent, which the error's text does.
+func failureText(e stream.Ending, kind string) string {
+	if e.State != "" {
+		return e.String()
+	}
+	var (
+		rpc    *a2a.RPCError
+		status *stream.HTTPError
+		lost   *reconnect.Error
+		proto  *stream.ProtocolError
+	)
+	switch kind {
+	case "agent-error":
+		if errors.As(e.Err, &rpc) && strings.TrimSpace(rpc.Message) != "" {
+			return oneLine("the agent answered with an error: " + rpc.Message)
+		}
+		return "the agent answered with an error"
+	case "http-error":
+		if errors.As(e.Err, &status) {
+			return fmt.Sprintf("the agent could not be reached (HTTP %d)", status.StatusCode)
+		}
+	case "connection-lost":
+		if errors.As(e.Err, &lost) && lost.Unreachable == "" {
+			return "the connection to the agent was lost, and could not be resumed"
+		}
+	case "protocol-error":
+		// A status the agent sent on the wrong task (a server's bug)
+		// still has the agent's words for the person.
+		if errors.As(e.Err, &proto) {
+			if su, ok := proto.Event.(*a2a.StatusUpdate); ok && su.Status.Message != nil && strings.TrimSpace(su.Status.Message.Text()) != "" {
+				return oneLine("the agent sent what the relay cannot read: " + string(su.Status.State) + ": " + su.Status.Message.Text())
+			}
+		}
+		return "the agent sent what the relay cannot read"
+	case "stopped":
+		return "the stream was stopped before its task ended"
+	}
+	return "the agent could not be reached"
+}
+
+// oneLine is s with each control character and line or paragraph
+// separator read as a space, cut at stream.MaxEndingLine bytes, ellipsis
+// included.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	return clip.Text(s, stream.MaxEndingLine-len(clip.Ellipsis))
 }
 
 // errorKind names how a stream ended in an error, for a page to style.

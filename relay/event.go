@@ -30,9 +30,10 @@ const (
 	// EventEnd: the stream ended without an error: the task completed, or
 	// the agent answered with a message (EndData). It is the last event.
 	EventEnd = "end"
-	// EventError: the stream ended in an error (ErrorData). It is the last
-	// event.
-	EventError = "error"
+	// EventFailure: the stream ended in an error (FailureData). It is the
+	// last event. It is not named "error": EventSource fires an "error"
+	// event of its own when its connection fails.
+	EventFailure = "failure"
 	// EventGone: the events after the reader's Last-Event-ID cannot be
 	// replayed (GoneData); the reader starts again from the screen it
 	// carries. Its ID is the screen's Seq.
@@ -98,10 +99,16 @@ type InputData struct {
 	Question string `json:"question,omitempty"`
 }
 
-// AnsweredData is the data of an EventAnswered event.
+// AnsweredData is the data of an EventAnswered event. An answer longer
+// than the driver's chunk size (WithChunkSize) comes in several events of
+// the same Prompt, in one commit: the first closes the question and opens
+// the answer's pane, the others add to it.
 type AnsweredData struct {
 	Prompt uint64 `json:"prompt"`
-	Text   string `json:"text"` // the answer applied
+	Text   string `json:"text"` // the answer applied, or a piece of it
+	// Append adds Text to the answer's pane; otherwise Text replaces
+	// what it shows, or opens it.
+	Append bool `json:"append,omitempty"`
 }
 
 // EndData is the data of an EventEnd event.
@@ -112,25 +119,34 @@ type EndData struct {
 	Text      string        `json:"text"` // one line: "completed", "answered"
 }
 
-// ErrorData is the data of an EventError event.
-type ErrorData struct {
+// FailureData is the data of an EventFailure event.
+type FailureData struct {
 	// Kind is what ended the stream, for a page to style: "failed",
 	// "rejected", "canceled", "auth-required", "no-answer" (the question
 	// was not answered in time), "connection-lost", "agent-error",
 	// "http-error", "protocol-error", "stopped" (the stream was stopped
 	// before its task ended), "unresumable" (its driver died before the
 	// stream knew its task, or left a checkpoint that does not parse: see
-	// Run), or "error".
+	// Run), "lost" (the store lost the stream's log, and no driver can
+	// resume it: see Handler; this event is not in the log), or "error".
 	Kind  string        `json:"kind"`
 	State a2a.TaskState `json:"state,omitempty"` // the task's state, when it ended
-	Text  string        `json:"text"`            // one line of at most stream.MaxEndingLine bytes
+	// Text is one line of at most stream.MaxEndingLine bytes, meant for
+	// people: a task's ending with the agent's reason ("failed: out of
+	// paper"), the agent's own message of an error it answered with, or
+	// words such as "the agent could not be reached (HTTP 502)". It never
+	// holds the error's text, which names the agent's host, port and path:
+	// Drive logs that (WithLogger).
+	Text string `json:"text"`
 }
 
 // GoneData is the data of an EventGone event.
 type GoneData struct {
 	// Reason is why the events cannot be replayed: "trimmed" (past
 	// retention), "epoch" (the ID is of another log), "ahead" (the ID is
-	// past the log's tail) or "unparsable".
+	// past the log's tail), "unparsable", or "lost": the store lost the
+	// stream's log, and a failure event of kind "lost" follows, which ends
+	// the stream (a page may keep what it shows until then).
 	Reason string `json:"reason"`
 	// Screen is what the browser shows after the entry Screen.Seq: a
 	// Screen, as JSON. Events with later Seqs follow.

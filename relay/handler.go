@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,10 +33,33 @@ func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
 type handlerConfig struct {
 	keepAlive time.Duration
 	page      int
+	trusted   []string // origins that may post from another site
+	retry     time.Duration
+}
+
+// ErrInvalidOption is wrapped by the error of an option constructor that
+// refuses its value. Match it with errors.Is.
+var ErrInvalidOption = errors.New("relay: invalid option")
+
+// WithTrustedOrigins names origins, each "scheme://host[:port]" as a
+// browser sends it in the Origin header (such as "https://app.example"),
+// whose pages may post answers and cancels from another site (see
+// Handler). It fails, with an error that wraps ErrInvalidOption, for a
+// value that is not such an origin: one with a path (even "/"), a query or
+// a fragment, without a scheme or a host, "*" or "null".
+func WithTrustedOrigins(origins ...string) (HandlerOption, error) {
+	check := http.NewCrossOriginProtection()
+	for _, o := range origins {
+		if err := check.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("%w: WithTrustedOrigins: %w", ErrInvalidOption, err)
+		}
+	}
+	origins = slices.Clone(origins)
+	return handlerOptionFunc(func(c *handlerConfig) { c.trusted = append(c.trusted, origins...) }), nil
 }
 
 func defaultHandlerConfig() handlerConfig {
-	return handlerConfig{keepAlive: 15 * time.Second, page: 64}
+	return handlerConfig{keepAlive: 15 * time.Second, page: 64, retry: 2 * time.Second}
 }
 
 // WithKeepAlive sets how long an idle event stream waits before it sends a
@@ -57,6 +84,18 @@ func WithPageSize(n int) HandlerOption {
 	})
 }
 
+// WithOutageRetry sets how long a client is told to wait before it tries
+// again when the store fails (2 s by default; 0 or less keeps the
+// default): EventSource's retry field, and the Retry-After header of a
+// 503, rounded up to whole seconds.
+func WithOutageRetry(d time.Duration) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) {
+		if d > 0 {
+			c.retry = d
+		}
+	})
+}
+
 // The bounds of a POST: its JSON body, and its Idempotency-Key, which the
 // store keeps with the answer.
 const (
@@ -71,10 +110,15 @@ const (
 //     Last-Event-ID header, or a lastEventId query parameter (for
 //     EventSource's first connection), gets the events after that ID, then
 //     the live ones; one without gets them all. The response ends after the
-//     stream's last event (EventEnd or EventError); a request whose
+//     stream's last event (EventEnd or EventFailure); a request whose
 //     Last-Event-ID is that event's gets 204 No Content, which tells
 //     EventSource to stop. When the events after the ID cannot be replayed
-//     the response starts with EventGone (see the package doc).
+//     the response starts with EventGone (see the package doc). A page
+//     that comes back with an event ID to a log that holds neither an
+//     entry nor a checkpoint (the store lost the stream's log, and no
+//     driver can resume it) is sent away with EventGone of reason "lost"
+//     and told so by an EventFailure of kind "lost", which ends the
+//     response; its ID is <epoch>-1, which then gets 204.
 //   - POST to a path ending in "/answer": the answer to a question, as
 //     JSON {"prompt": <seq>, "text": "..."} with an Idempotency-Key header
 //     (of at most 256 bytes; the body of at most 64 KiB). It may name the
@@ -83,20 +127,44 @@ const (
 //     prompts may name other questions) gets 410, and nothing is stored.
 //     200 with {"prompt", "text"} when this answer was stored, now or
 //     before with the same key; 409 with the answer held, under "answer",
-//     when another answer was stored first. A question whose entry the log
-//     trimmed is answered while the log's snapshot shows it open (a page
-//     sent away with EventGone shows it from there); once it is closed, a
-//     post gets the answer stored, with 200 or 409 as above, and 410 when
-//     none was stored.
+//     when another answer was stored first. An answer is stored only while
+//     its question is open: no answered entry, other question or end of
+//     the stream follows it in the log (for a question whose entry the log
+//     trimmed, while the log's snapshot shows it open; a page sent away
+//     with EventGone shows it from there). Once it is closed, a post gets
+//     the answer stored, with 200 or 409 as above, and 410 when it closed
+//     unanswered; nothing is stored.
 //   - POST to a path ending in "/cancel": asks the stream's driver to
-//     cancel the task; 202.
+//     cancel the task; 202. Its body is empty or a JSON object.
 //
-// Errors are JSON {"error": "..."} with a 4xx status for bad requests. A
-// Handler is safe for concurrent use.
+// A POST changes what the stream does, so the Handler takes it only from
+// the page's own origin: browsers send a form, a text/plain or a multipart
+// post to another site without asking first, with the user's cookies.
+// Every POST must have the Content-Type application/json (415 otherwise),
+// which a browser sends to another site only after a CORS preflight that
+// the Handler does not answer. And a POST is refused with 403 when the
+// browser says it comes from another origin: a Sec-Fetch-Site header other
+// than "same-origin" or "none" (a sibling subdomain, "same-site", is
+// another origin too), or, from a browser that sends no Sec-Fetch-Site, an
+// Origin whose host and port are not the request's Host. A request with
+// neither header (a program, not a browser) is taken. An origin named with
+// WithTrustedOrigins may post from another site; the application then
+// answers the preflight itself. Neither a refused post nor one of another
+// content type records anything. GET changes nothing and is served to any
+// origin that may read it.
+//
+// Errors are JSON {"error": "..."} with a 4xx status for bad requests, and
+// 503 with Retry-After when the store fails (WithOutageRetry). EventSource
+// gives up for good on any answer other than 200 with an event stream, so
+// a GET that accepts text/event-stream gets, when the store fails, 200 with
+// an event stream that holds only "retry: <ms>" and ends: EventSource
+// connects again after that wait, with its Last-Event-ID. An event stream
+// the store cuts ends the same way. A Handler is safe for concurrent use.
 type Handler struct {
-	store Store
-	key   KeyFunc
-	cfg   handlerConfig
+	store  Store
+	key    KeyFunc
+	cfg    handlerConfig
+	origin *http.CrossOriginProtection // decides whether a POST is the page's own
 }
 
 // NewHandler returns a Handler for the streams of store that key names.
@@ -108,7 +176,11 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
 			o.applyHandler(&cfg)
 		}
 	}
-	return &Handler{store: store, key: key, cfg: cfg}
+	origin := http.NewCrossOriginProtection()
+	for _, o := range cfg.trusted {
+		_ = origin.AddTrustedOrigin(o) // checked by WithTrustedOrigins
+	}
+	return &Handler{store: store, key: key, cfg: cfg, origin: origin}
 }
 
 // ServeHTTP implements http.Handler.
@@ -120,6 +192,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, ok := h.key(r)
 	if !ok {
 		httpError(w, http.StatusNotFound, "no such stream")
+		return
+	}
+	if r.Method == http.MethodPost && !h.ownPost(w, r) {
 		return
 	}
 	switch {
@@ -137,20 +212,78 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// storeFailed answers a request the store failed. EventSource gives up
+// for good on any answer other than 200 with an event stream, so a GET
+// that accepts an event stream gets one, that holds only the time to wait
+// (retry:) and ends: EventSource then connects again, with the same
+// Last-Event-ID. Other requests get 503 with Retry-After.
+func (h *Handler) storeFailed(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && acceptsEventStream(r.Header.Values("Accept")) {
+		hd := w.Header()
+		hd.Set("Content-Type", "text/event-stream")
+		hd.Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		sse := &sseWriter{w: w}
+		sse.comment("the stream's store failed")
+		sse.retry(h.cfg.retry)
+		return
+	}
+	secs := (h.cfg.retry + time.Second - 1) / time.Second
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(secs), 10))
+	httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+}
+
+// acceptsEventStream reports whether Accept header values name
+// text/event-stream, as EventSource sends them, with a quality above 0.
+// A wildcard does not count: a client that did not ask for an event
+// stream is not one.
+func acceptsEventStream(accept []string) bool {
+	for _, v := range accept {
+		for item := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(item)
+			if err != nil || mt != "text/event-stream" {
+				continue
+			}
+			if q, ok := params["q"]; ok {
+				if f, err := strconv.ParseFloat(q, 64); err != nil || f <= 0 {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// ownPost reports whether a POST may change the stream: it comes from the
+// page's own origin, or from a trusted one, and holds JSON. It answers the
+// request itself when not.
+func (h *Handler) ownPost(w http.ResponseWriter, r *http.Request) bool {
+	if h.origin.Check(r) != nil {
+		httpError(w, http.StatusForbidden, "a post from another origin")
+		return false
+	}
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		httpError(w, http.StatusUnsupportedMediaType, "send application/json")
+		return false
+	}
+	return true
+}
+
 // ended reports whether an event of this name is a stream's last.
-func ended(name string) bool { return name == EventEnd || name == EventError }
+func ended(name string) bool { return name == EventEnd || name == EventFailure }
 
 // events serves the stream's events.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	ctx := r.Context()
 	log, err := h.store.Open(ctx, key)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	tail, err := log.Tail(ctx)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	epoch := log.Epoch()
@@ -160,10 +293,10 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	}
 	var after uint64
 	gone := ""
+	id, idErr := ParseID(last)
 	if last != "" {
-		id, err := ParseID(last)
 		switch {
-		case err != nil:
+		case idErr != nil:
 			gone = "unparsable"
 		case id.Epoch != epoch:
 			gone = "epoch"
@@ -173,7 +306,21 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			after = id.Seq
 		}
 	}
-	if gone == "" && after > 0 && after == tail && delivered(ctx, log, after) {
+	reply := lostNot
+	if last != "" && tail == 0 {
+		// A page that saw events of this stream, on a log that holds
+		// neither an entry nor a checkpoint: the store lost the log, and
+		// no driver can resume it.
+		cp, err := log.LoadCheckpoint(ctx)
+		if err != nil {
+			h.storeFailed(w, r)
+			return
+		}
+		if cp == nil {
+			reply = lostReply(id, idErr, epoch)
+		}
+	}
+	if reply == lostTold || gone == "" && after > 0 && after == tail && delivered(ctx, log, after) {
 		w.WriteHeader(http.StatusNoContent) // all delivered: EventSource stops
 		return
 	}
@@ -189,11 +336,27 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	if sse.err != nil || rc.Flush() != nil {
 		return
 	}
+	if reply != lostNot {
+		if reply == lostGone {
+			data, _ := json.Marshal(GoneData{Reason: "lost", Screen: json.RawMessage(`{"seq":0,"panes":[]}`)})
+			sse.event(ID{Epoch: epoch}.String(), EventGone, data)
+		}
+		data, _ := json.Marshal(FailureData{Kind: "lost", Text: lostText})
+		sse.event(ID{Epoch: epoch, Seq: 1}.String(), EventFailure, data)
+		_ = rc.Flush()
+		return
+	}
 	for {
 		var entries []Entry
 		if gone != "" {
 			var done bool
 			after, entries, done = h.gone(ctx, sse, log, epoch, gone)
+			if errors.Is(sse.err, errStore) && ctx.Err() == nil {
+				sse.err = nil
+				sse.retry(h.cfg.retry) // reconnect after a while
+				_ = rc.Flush()
+				return
+			}
 			if sse.err != nil || rc.Flush() != nil || done {
 				return
 			}
@@ -206,6 +369,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 				continue
 			}
 			if err != nil {
+				sse.retry(h.cfg.retry) // the store failed: reconnect after a while
+				_ = rc.Flush()
 				return
 			}
 		}
@@ -238,13 +403,43 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	}
 }
 
+// What a page of a lost log is served (see lostReply).
+const (
+	lostNot  = iota // the log is not lost: serve it
+	lostGone        // EventGone of reason "lost", then the lost ending
+	lostEnd         // the lost ending: the page was sent away already
+	lostTold        // 204: the page has the lost ending
+)
+
+// lostText is the text of the ending a page of a lost log is served.
+const lostText = "the stream was lost from the relay's store, and cannot be resumed"
+
+// lostReply decides what a page is served whose Last-Event-ID (id, or
+// idErr when it does not parse) comes to a log of this epoch that holds
+// neither an entry nor a checkpoint: the store lost the stream's log and
+// made it afresh, and no driver can resume it. The lost ending has the
+// ID <epoch>-1, after the gone event's <epoch>-0, so that a page folds
+// them as any others; a page that has it gets 204.
+func lostReply(id ID, idErr error, epoch string) int {
+	switch {
+	case idErr != nil || id.Epoch != epoch || id.Seq > 1:
+		return lostGone
+	case id.Seq == 0:
+		return lostEnd
+	}
+	return lostTold
+}
+
+// errStore marks a failure of the store while an event stream is served.
+var errStore = errors.New("relay: the stream's store failed")
+
 // gone writes EventGone with the log's snapshot, and returns the Seq of
 // the snapshot, the first page of entries after it, read with it in one
 // step (Log.Attach), and whether the snapshot holds the stream's end.
 func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reason string) (uint64, []Entry, bool) {
 	snap, entries, err := log.Attach(ctx, h.cfg.page)
 	if err != nil {
-		sse.err = err
+		sse.err = fmt.Errorf("%w: %w", errStore, err)
 		return 0, nil, false
 	}
 	screen := snap.Data
@@ -329,7 +524,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		Text   string `json:"text"`
 		Epoch  string `json:"epoch"`
 	}
-	if !readJSON(w, r, &in) {
+	if !readJSON(w, r, &in, false) {
 		return
 	}
 	if in.Prompt == 0 {
@@ -343,7 +538,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 	ctx := r.Context()
 	log, err := h.store.Open(ctx, key)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	if in.Epoch != "" && in.Epoch != log.Epoch() {
@@ -359,40 +554,94 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		// sent away with EventGone shows, may hold it open still.
 		open, err := openQuestion(ctx, log)
 		if err != nil {
-			httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+			h.storeFailed(w, r)
 			return
 		}
 		if open != in.Prompt {
 			// Closed: answered, and the answer stored (the question
 			// closes only after that), or never answered at all.
-			answerClosed(ctx, w, log, in.Prompt, idem)
+			h.answerClosed(w, r, log, in.Prompt, idem)
 			return
 		}
 	case err != nil:
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	case len(es) != 1 || es[0].Name != EventInput:
 		httpError(w, http.StatusNotFound, "no such question")
 		return
+	default:
+		open, err := h.stillOpen(ctx, log, in.Prompt)
+		if err != nil {
+			h.storeFailed(w, r)
+			return
+		}
+		if !open {
+			// Answered (the answer is stored), or closed unanswered: the
+			// stream ended, or went on to another question.
+			h.answerClosed(w, r, log, in.Prompt, idem)
+			return
+		}
 	}
 	held, err := log.PostAnswer(ctx, Answer{Prompt: in.Prompt, Key: idem, Text: in.Text})
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	writeAnswer(w, held, idem)
 }
 
-// answerClosed answers a post to a question whose entry the log trimmed and
-// whose snapshot shows it closed: with the answer stored, as a post
-// before the trim would have been answered, or 410 when there is none.
-func answerClosed(ctx context.Context, w http.ResponseWriter, log Log, prompt uint64, idem string) {
-	held, ok, err := log.LoadAnswer(ctx, prompt)
+// stillOpen reports whether the question asked by the log's entry prompt
+// is open: no entry after it closes it (see closes). It reads the entries
+// after it in pages, up to the first that closes it: a question is open
+// while its stream waits for the answer, which appends little. When the
+// entries were trimmed meanwhile, the snapshot says.
+func (h *Handler) stillOpen(ctx context.Context, log Log, prompt uint64) (bool, error) {
+	for after := prompt; ; {
+		es, err := log.Read(ctx, after, h.cfg.page)
+		if errors.Is(err, ErrGone) {
+			open, err := openQuestion(ctx, log)
+			return open == prompt, err
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(es) == 0 {
+			return true, nil
+		}
+		for _, e := range es {
+			if closes(e, prompt) {
+				return false, nil
+			}
+		}
+		after = es[len(es)-1].Seq
+	}
+}
+
+// closes reports whether an entry after the question asked by the entry
+// prompt closes it: its answer, another question (a question is open
+// only while the stream waits on it), or the stream's end.
+func closes(e Entry, prompt uint64) bool {
+	switch e.Name {
+	case EventInput, EventEnd, EventFailure:
+		return true
+	case EventAnswered:
+		var a AnsweredData
+		return json.Unmarshal(e.Data, &a) != nil || a.Prompt == prompt
+	}
+	return false
+}
+
+// answerClosed answers a post to a question that is closed: with the
+// answer stored, as a post while it was open would have been answered, or
+// 410 when there is none (it closed unanswered, and an answer posted now
+// would reach no one).
+func (h *Handler) answerClosed(w http.ResponseWriter, r *http.Request, log Log, prompt uint64, idem string) {
+	held, ok, err := log.LoadAnswer(r.Context(), prompt)
 	switch {
 	case err != nil:
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 	case !ok:
-		httpError(w, http.StatusGone, "the question is past retention")
+		httpError(w, http.StatusGone, "the question is closed, unanswered")
 	default:
 		writeAnswer(w, held, idem)
 	}
@@ -414,30 +663,29 @@ func writeAnswer(w http.ResponseWriter, held Answer, idem string) {
 
 // cancel asks the stream's driver to cancel the task.
 func (h *Handler) cancel(w http.ResponseWriter, r *http.Request, key string) {
+	var in struct{}
+	if !readJSON(w, r, &in, true) {
+		return
+	}
 	ctx := r.Context()
 	log, err := h.store.Open(ctx, key)
 	if err == nil {
 		err = log.RequestCancel(ctx)
 	}
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, "the stream's store failed")
+		h.storeFailed(w, r)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "cancel requested"})
 }
 
-// readJSON decodes a JSON request body into v. It answers the request
-// itself and returns false when the body is not acceptable. Requiring the
-// JSON content type also keeps other sites from posting: browsers send
-// such cross-origin requests only after a preflight.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct != "application/json" {
-		httpError(w, http.StatusUnsupportedMediaType, "send application/json")
-		return false
-	}
+// readJSON decodes a JSON request body into v; an empty one leaves v as it
+// is when empty is set. It answers the request itself and returns false
+// when the body is not acceptable. The content type was checked by
+// ownPost.
+func readJSON(w http.ResponseWriter, r *http.Request, v any, empty bool) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(v); err != nil && (!empty || !errors.Is(err, io.EOF)) {
 		httpError(w, http.StatusBadRequest, "bad JSON body")
 		return false
 	}
@@ -491,3 +739,8 @@ func (s *sseWriter) event(id, name string, data []byte) {
 }
 
 func (s *sseWriter) comment(text string) { s.write([]byte(": " + text + "\n\n")) }
+
+// retry tells EventSource how long to wait before it connects again.
+func (s *sseWriter) retry(d time.Duration) {
+	s.write([]byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n"))
+}

@@ -97,7 +97,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // drives the stream (start when the log has no checkpoint and start is not
 // nil, else resume from the checkpoint in the log), renews the lease every
 // ttl/3 and stops driving as soon as a renewal fails. It returns nil once
-// the log holds the stream's ending (EventEnd or EventError), ctx's error
+// the log holds the stream's ending (EventEnd or EventFailure), ctx's error
 // when ctx ends.
 //
 // Every replica that serves a stream may run Run on its log, with its own
@@ -112,7 +112,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // checkpoint (its driver died before the stream knew its task: the
 // message may have reached the agent, and is never sent again), or whose
 // checkpoint does not parse, cannot be resumed: the replica that takes it
-// over appends an EventError of kind "unresumable" and returns nil. A
+// over appends an EventFailure of kind "unresumable" and returns nil. A
 // watcher whose log holds neither a checkpoint nor an entry leaves the
 // lease free for the starter and looks again every ttl/10, for at most
 // WithStartWait (30 s), then returns ErrNotStarted.
@@ -255,7 +255,7 @@ const stoppedEarly = "relay: the stream's driver stopped before the stream knew 
 // errUnresumable marks an opener that appended the unresumable ending.
 var errUnresumable = errors.New("relay: unresumable")
 
-// unresumable appends the EventError that ends a stream no checkpoint can
+// unresumable appends the EventFailure that ends a stream no checkpoint can
 // resume.
 func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (StartFunc, error) {
 	tail, err := r.log.Tail(ctx)
@@ -263,7 +263,7 @@ func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (Sta
 		return nil, err
 	}
 	d := &driver{ctx: ctx, log: r.log, fence: fence, cfg: r.dcfg, next: tail + 1}
-	d.add(EventError, ErrorData{Kind: "unresumable", Text: stream.Ending{Err: errors.New(text)}.String()})
+	d.add(EventFailure, FailureData{Kind: "unresumable", Text: stream.Ending{Err: errors.New(text)}.String()})
 	d.commit(nil)
 	if d.err != nil {
 		return nil, d.err

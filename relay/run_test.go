@@ -54,7 +54,7 @@ func TestRunAsAWatcherOfAnEmptyLogGivesUpAfterTheStartWait(t *testing.T) {
 // A log whose driver died before its stream knew its task (entries, or
 // the mark Run stores before it starts, and no checkpoint of a task)
 // cannot be resumed: the replica that takes it over, once the dead
-// driver's lease expired, appends one EventError of kind "unresumable"
+// driver's lease expired, appends one EventFailure of kind "unresumable"
 // and returns nil, and resumes nothing.
 func TestRunTakingOverAStreamWithoutATaskEndsItUnresumable(t *testing.T) {
 	for _, c := range []struct {
@@ -82,8 +82,8 @@ func TestRunTakingOverAStreamWithoutATaskEndsItUnresumable(t *testing.T) {
 				es, err := log.Read(t.Context(), c.tail, 10)
 				require.NoError(t, err)
 				require.Len(t, es, 1)
-				require.Equal(t, relay.EventError, es[0].Name)
-				var e relay.ErrorData
+				require.Equal(t, relay.EventFailure, es[0].Name)
+				var e relay.FailureData
 				require.NoError(t, json.Unmarshal(es[0].Data, &e))
 				require.Equal(t, "unresumable", e.Kind)
 			})

@@ -25,7 +25,7 @@ type Screen struct {
 	Panes []Pane `json:"panes"`
 	// Question is the question open, nil when none is.
 	Question *InputData `json:"question,omitempty"`
-	// End is the last event, EventEnd or EventError, once the stream
+	// End is the last event, EventEnd or EventFailure, once the stream
 	// ended.
 	End *Ending `json:"end,omitempty"`
 
@@ -72,8 +72,8 @@ func (p *Pane) UnmarshalJSON(b []byte) error {
 
 // Ending is the last event of a stream, as a Screen keeps it.
 type Ending struct {
-	Name string          `json:"name"` // EventEnd or EventError
-	Data json.RawMessage `json:"data"` // its EndData or ErrorData
+	Name string          `json:"name"` // EventEnd or EventFailure
+	Data json.RawMessage `json:"data"` // its EndData or FailureData
 }
 
 // ParseScreen decodes a Screen from its JSON: a snapshot's Data, or a
@@ -134,9 +134,9 @@ func (s *Screen) Apply(e Entry) error {
 			if s.Question != nil && s.Question.Prompt == d.Prompt {
 				s.Question = nil
 			}
-			s.pane(answerPane(d.Prompt), "answer", "", a2a.RoleUser).write(d.Text, false)
+			s.pane(answerPane(d.Prompt), "answer", "", a2a.RoleUser).write(d.Text, d.Append)
 		}
-	case EventEnd, EventError:
+	case EventEnd, EventFailure:
 		if !json.Valid(e.Data) {
 			err = fmt.Errorf("not JSON")
 			break

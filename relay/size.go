@@ -63,7 +63,7 @@ func (s *screenSize) apply(e Entry) error {
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			return err
 		}
-		s.write(answerPane(d.Prompt), len(d.Text), false)
+		s.write(answerPane(d.Prompt), len(d.Text), d.Append)
 	}
 	return nil
 }

@@ -224,7 +224,7 @@ func TestTwoStartersAtOnceStartTheStreamOnce(t *testing.T) {
 				evs := connect(t, r.http, "").rest()
 				endings := 0
 				for _, ev := range evs {
-					if ev.Name == relay.EventEnd || ev.Name == relay.EventError {
+					if ev.Name == relay.EventEnd || ev.Name == relay.EventFailure {
 						endings++
 					}
 				}
@@ -310,16 +310,16 @@ func (r *runRig) start(ctx context.Context, opts ...stream.Option) *stream.Strea
 	return r.client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
 }
 
-// ending returns the kind of the log's last entry's ErrorData, or its name.
+// ending returns the kind of the log's last entry's FailureData, or its name.
 func (r *runRig) ending(t *testing.T) (string, string) {
 	t.Helper()
 	evs := connect(t, r.http, "").rest()
 	require.NotEmpty(t, evs)
 	last := evs[len(evs)-1]
-	if last.Name != relay.EventError {
+	if last.Name != relay.EventFailure {
 		return last.Name, ""
 	}
-	var e relay.ErrorData
+	var e relay.FailureData
 	require.NoError(t, json.Unmarshal(last.Data, &e))
 	return last.Name, e.Kind
 }
@@ -349,7 +349,7 @@ func cancelBeforeStart(t *testing.T, v a2a.Version, rest bool) {
 	r.cancel(t)
 	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start, r.client.Resume))
 	name, kind := r.ending(t)
-	require.Equal(t, relay.EventError, name)
+	require.Equal(t, relay.EventFailure, name)
 	require.Equal(t, "canceled", kind)
 	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
 	ids := r.agent.TaskIDs()
@@ -376,7 +376,7 @@ func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
 	require.NoError(t, relay.Run(t.Context(), r.log, "b", nil, r.client.Resume))
 	require.Less(t, time.Since(began), 10*time.Second, "taken over before the task ended")
 	name, kind := r.ending(t)
-	require.Equal(t, relay.EventError, name)
+	require.Equal(t, relay.EventFailure, name)
 	require.Equal(t, "canceled", kind)
 	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
 }

@@ -350,8 +350,8 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 	if len(w.by("A")) == 0 {
 		// A died before the stream knew its task: B cannot resume it, and
 		// says so; the message is not sent again.
-		require.Equal(t, relay.EventError, sc.End.Name, what)
-		var e relay.ErrorData
+		require.Equal(t, relay.EventFailure, sc.End.Name, what)
+		var e relay.FailureData
 		require.NoError(t, json.Unmarshal(sc.End.Data, &e))
 		require.Equal(t, "unresumable", e.Kind, what)
 		require.LessOrEqual(t, len(agent.TaskIDs()), 1, what)

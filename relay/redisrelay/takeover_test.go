@@ -614,7 +614,7 @@ func awaitTail(ctx context.Context, l relay.Log, n uint64) error {
 			if err != nil {
 				return err
 			}
-			if len(last) == 1 && (last[0].Name == relay.EventEnd || last[0].Name == relay.EventError) {
+			if len(last) == 1 && (last[0].Name == relay.EventEnd || last[0].Name == relay.EventFailure) {
 				return fmt.Errorf("the log ended at %d entries, before %d", tail, n)
 			}
 		}
@@ -636,7 +636,7 @@ func awaitEntry(ctx context.Context, l relay.Log, name string) (uint64, error) {
 			switch e.Name {
 			case name:
 				return e.Seq, nil
-			case relay.EventEnd, relay.EventError:
+			case relay.EventEnd, relay.EventFailure:
 				return 0, fmt.Errorf("the log ended without a %s entry", name)
 			}
 			after = e.Seq

@@ -159,6 +159,25 @@ func TestBrowserChat(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, demo.PlanStart+demo.PlanEnd, replayedAnswer)
 
+	// A second conversation, canceled while the agent asks: the page posts
+	// the cancel (JSON, from its own origin, which the relay requires) and
+	// shows the failure event that ends the stream, not a connection
+	// error of its own.
+	require.NoError(t, chromedp.Do(browser,
+		chromedp.SendKeys(chromedp.ID("chat-text"), "Plan another trip"),
+		chromedp.Click(chromedp.CSS("#chat-form button[type=submit]")),
+		chromedp.WaitVisible(chromedp.ID("answer-form")),
+		chromedp.Click(chromedp.ID("cancel")),
+		chromedp.WaitVisible(chromedp.CSS("#log li.error")),
+	))
+	failure, err := chromedp.Run(browser, chromedp.Text(chromedp.CSS("#log li.error")))
+	require.NoError(t, err)
+	require.Contains(t, failure, "The task was canceled.")
+	state, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("state")))
+	require.NoError(t, err)
+	require.Equal(t, "canceled", state)
+	screenshot(t, browser, "webchat-canceled.png")
+
 	require.Empty(t, exceptions(), "the page threw")
 }
 

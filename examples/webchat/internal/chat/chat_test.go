@@ -349,7 +349,7 @@ func TestMessageAnswerCarriesItsContext(t *testing.T) {
 }
 
 // TestEndings checks that each typed ending reaches the browser as one
-// plain stream-error event.
+// failure event.
 func TestEndings(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -385,7 +385,7 @@ func TestEndings(t *testing.T) {
 				)
 			},
 			kind: "connection-lost",
-			text: "gave up after 3 attempts",
+			text: "could not be resumed",
 		},
 		{
 			// @a2a-js/sdk 0.3.14 reports an executor that throws as a
@@ -401,7 +401,7 @@ func TestEndings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				_, web := newTestServer(t, t.Context(), tt.agent())
-				evs := openEvents(t, web, send(t, web, "go"), "").until(relay.EventError)
+				evs := openEvents(t, web, send(t, web, "go"), "").until(relay.EventFailure)
 				last := evs[len(evs)-1].Data
 				require.Equal(t, tt.kind, last["kind"])
 				require.Contains(t, last["text"], tt.text)
@@ -451,7 +451,7 @@ func TestUnansweredQuestion(t *testing.T) {
 		evs.until(relay.EventInput)
 		asked := time.Now()
 
-		last := evs.until(relay.EventError)
+		last := evs.until(relay.EventFailure)
 		require.Equal(t, inputTimeout, time.Since(asked))
 		end := last[len(last)-1].Data
 		require.Equal(t, "no-answer", end["kind"])
@@ -472,7 +472,7 @@ func TestShutdown(t *testing.T) {
 		evs.until(relay.EventInput)
 
 		cancel()
-		last := evs.until(relay.EventError)
+		last := evs.until(relay.EventFailure)
 		require.Equal(t, "stopped", last[len(last)-1].Data["kind"])
 		_, more := evs.next()
 		require.False(t, more)

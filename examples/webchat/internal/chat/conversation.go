@@ -54,7 +54,7 @@ func mac(secret []byte, nonce string) string {
 // it over), and a replica that takes it over resumes the stream from the
 // checkpoint in the log. While this server drives it, GET .../driver says
 // so. With final set (no other server can take the conversation over), a
-// conversation that ctx stops ends with an error event of kind "stopped",
+// conversation that ctx stops ends with a failure event of kind "stopped",
 // so that its browsers are told.
 func (s *server) run(ctx context.Context, id string, lg relay.Log, start relay.StartFunc, final bool) error {
 	// Run calls start or resume when this server takes the lease, with a
@@ -107,8 +107,8 @@ func stopped(lg relay.Log, owner string) {
 	if err != nil {
 		return
 	}
-	data, _ := json.Marshal(relay.ErrorData{Kind: "stopped", Text: "the chat server stopped this conversation"})
-	_ = lg.Append(ctx, fence, relay.Entry{Seq: tail + 1, Name: relay.EventError, Data: data})
+	data, _ := json.Marshal(relay.FailureData{Kind: "stopped", Text: "the chat server stopped this conversation"})
+	_ = lg.Append(ctx, fence, relay.Entry{Seq: tail + 1, Name: relay.EventFailure, Data: data})
 }
 
 // newMessage is the message a POST /api/messages sends.

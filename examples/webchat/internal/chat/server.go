@@ -47,7 +47,7 @@ const (
 // conversation's events also runs relay.Run on it as a watcher, so that it
 // takes the conversation over, resuming it from the log's checkpoint, when
 // its driver dies. Without, a conversation the server stops ends
-// with an error event of kind "stopped".
+// with a failure event of kind "stopped".
 //
 // Conversations end when their task ends, when the server's context ends, or
 // when Close is called. Close waits for all of them.

@@ -2,9 +2,11 @@
 // stream (/api/conversations/{id}/events, served by package relay) and
 // renders it as it arrives. The events and their data are relay's (see
 // relay/event.go): status, artifact, message, notice, input, answered, and
-// one last event, end or error. A gone event carries a snapshot of the
+// one last event, end or failure. A gone event carries a snapshot of the
 // whole screen: the page shows it in place of what it showed, then applies
-// the events after it.
+// the events after it; one of reason "lost" (the server lost the
+// conversation) is followed by a failure of kind "lost", and the page keeps
+// what it shows.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -96,13 +98,15 @@ const errorTitle = {
   "http-error": "The agent's server answered with an HTTP error.",
   "protocol-error": "The agent sent something this client cannot read.",
   stopped: "The chat server stopped this conversation.",
+  unresumable: "The chat server stopped this conversation, and could not resume it.",
+  lost: "The chat server lost this conversation.",
 };
 
 // A conversation's screen: the list entries it added to the log, its
-// panes by key (relay's ArtifactData.pane, MessageData.pane) and the agent
-// turn new panes go to.
+// panes by key (relay's ArtifactData.pane, MessageData.pane), the person's
+// answers by prompt and the agent turn new panes go to.
 function newView() {
-  return { entries: [], panes: new Map(), turn: null, artifacts: 0 };
+  return { entries: [], panes: new Map(), answers: new Map(), turn: null, artifacts: 0 };
 }
 
 function viewEntry(conv, className, who, text) {
@@ -170,12 +174,19 @@ function ask(conv, q) {
   answerText.focus();
 }
 
+// answered shows the person's answer. A long one comes in several
+// answered events, the later ones with append set.
 function answered(conv, a) {
   if (conv.prompt === a.prompt) {
     conv.prompt = 0;
     answerForm.hidden = true;
   }
-  viewEntry(conv, "user", "You", a.text);
+  const shown = conv.view.answers.get(a.prompt);
+  if (shown) {
+    shown.lastChild.textContent = (a.append ? shown.lastChild.textContent : "") + a.text;
+    return;
+  }
+  conv.view.answers.set(a.prompt, viewEntry(conv, "user", "You", a.text));
   conv.view.turn = null; // the agent goes on below the answer,
   for (const p of conv.view.panes.values()) p.cut = true; // its panes too
 }
@@ -206,7 +217,7 @@ function rebuild(conv, screen) {
   if (screen.contextId) contextId = screen.contextId;
   for (const p of screen.panes || []) {
     if (p.kind === "answer") {
-      viewEntry(conv, "user", "You", p.text);
+      conv.view.answers.set(Number(p.key.slice("answer:".length)), viewEntry(conv, "user", "You", p.text));
       conv.view.turn = null;
       continue;
     }
@@ -232,7 +243,7 @@ function open(conv) {
   const source = new EventSource(url);
   conv.source = source;
   const on = (name, fn) => source.addEventListener(name, (e) => {
-    if (conv.done || e.data === undefined) return; // "error" is also the page's own connection's
+    if (conv.done) return;
     conv.lastId = e.lastEventId;
     fn(JSON.parse(e.data));
   });
@@ -261,10 +272,10 @@ function open(conv) {
   on("input", (q) => ask(conv, q));
   on("answered", (a) => answered(conv, a));
   on("end", (d) => ended(conv, "end", d));
-  on("error", (x) => ended(conv, "error", x));
-  on("gone", (g) => rebuild(conv, g.screen));
-  source.addEventListener("error", (e) => { // the page's own connection
-    if (e.data !== undefined || conv.done) return; // the relay's error event, handled above
+  on("failure", (x) => ended(conv, "failure", x));
+  on("gone", (g) => { if (g.reason !== "lost") rebuild(conv, g.screen); });
+  source.addEventListener("error", () => { // the page's own connection
+    if (conv.done) return;
     if (source.readyState === EventSource.CONNECTING) {
       setStatus("conn", "page reconnecting…", "warn"); // EventSource retries by itself
       return;
@@ -335,7 +346,7 @@ cancelButton.addEventListener("click", async () => {
   if (!conv) return;
   try {
     await postJSON("/api/conversations/" + encodeURIComponent(conv.id) + "/cancel", {}, newKey());
-    setStatus("state", "canceling", "warn");
+    if (!conv.done) setStatus("state", "canceling", "warn"); // the stream may have ended meanwhile
   } catch (err) {
     addEntry("error", "Error", "Could not cancel: " + err.message);
   }
