@@ -1,8 +1,8 @@
 package stream_test
 
 // A server that answers a poll with the task and a Retry-After header says
-// when to ask again: README, "Following a task by polling": a Retry-After
-// from the server lengthens one wait. The next poll comes that long after
+// when to ask again: WithPollInterval's doc, "a Retry-After from the server
+// lengthens one wait". The next poll comes that long after
 // (at most 30 s, as every wait a server asks for), once; the polls after it
 // keep the interval.
 
