@@ -414,12 +414,13 @@ func tidyLink(l ChainLink) ChainLink {
 	if l.HTTPStatus < 100 || l.HTTPStatus > 599 {
 		l.HTTPStatus = 0
 	}
-	if !l.Retryable || l.RetryAfter < 0 {
+	if !l.Retryable {
 		l.RetryAfter = 0
 	}
-	if l.RetryAfter >= MaxRetryHint {
-		l.RetryAfter = MaxRetryHint
-	} else if r := l.RetryAfter % time.Second; r != 0 {
+	// Rounded up after the bound: MaxRetryHint is whole seconds, so the
+	// link's delay stays within it.
+	l.RetryAfter = boundHint(l.RetryAfter)
+	if r := l.RetryAfter % time.Second; r != 0 {
 		l.RetryAfter += time.Second - r
 	}
 	return l

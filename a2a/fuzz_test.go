@@ -220,10 +220,12 @@ func FuzzCanonicalJSON(f *testing.F) {
 	})
 }
 
-// FuzzRetryHint reads retry hints from any error data and any HTTP+JSON
-// error body: no panic, a delay within [0, MaxRetryHint], no delay without
-// retryability, and the same hint from an error's data as from the bare
-// error object that carries it.
+// FuzzRetryHint reads retry hints from any input, in every place a hint
+// comes from: error data, an HTTP+JSON error body, a Retry-After header's
+// value (read now, and from the earliest and latest times there are), and
+// the links of a chain. No panic, a delay within [0, MaxRetryHint], no
+// delay without retryability, and the same hint from an error's data as
+// from the bare error object that carries it.
 func FuzzRetryHint(f *testing.F) {
 	for _, s := range []string{
 		`{"retryable":true,"retryAfter":5}`, `{"retryAfter":"1e9"}`, `{"retryable":false}`,
@@ -231,6 +233,10 @@ func FuzzRetryHint(f *testing.F) {
 		`[{"@type":"x/google.rpc.RetryInfo","retryDelay":{"seconds":"3","nanos":999999999}}]`,
 		`{"error":{"code":503,"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2s"}]}}`,
 		`null`, `"x"`, `[1,{}]`,
+		`{"retryable":true,"retryAfter":18446744074}`, `[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"9223372037s"}]`,
+		`{"agent":"a","retryable":true,"retryAfter":9223372037,"downstream":{"code":-32603,"message":"m","data":{"agent":"b","retryable":true,"retryAfter":18446744074}}}`,
+		`7`, `9223372037`, `18446744074`, `99999999999999999999999999`, `Fri, 31 Dec 9999 23:59:59 GMT`, `Mon, 01 Jan 0001 00:00:00 GMT`,
+		`Sunday, 01-Mar-26 12:00:13 GMT`, `Sun Mar  1 12:00:13 2026`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -248,6 +254,13 @@ func FuzzRetryHint(f *testing.F) {
 		check("RPCError", ok, d)
 		hok, hd := a2a.ParseHTTPRetry(data)
 		check("ParseHTTPRetry", hok, hd)
+		for _, now := range []time.Time{time.Now(), {}, time.Unix(1<<62, 0)} {
+			rd, rok := a2a.ParseRetryAfter(string(data), now)
+			check("ParseRetryAfter at "+now.String(), rok, rd)
+		}
+		for i, l := range a2a.ChainOf(e) {
+			check("ChainOf's link "+strconv.Itoa(i), l.Retryable, l.RetryAfter)
+		}
 		if !json.Valid(data) {
 			return
 		}

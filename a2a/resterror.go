@@ -3,6 +3,7 @@ package a2a
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -307,9 +308,14 @@ func problem(p *restErrorBody) (*RPCError, bool) {
 //     with the code's reason. Method not found, which has no REST form in
 //     the spec, is written as 501 UNIMPLEMENTED with reason METHOD_NOT_FOUND.
 //     When e.Data already holds ErrorInfo entries ([RPCError.Reason] is not
-//     empty) they are the details as they are. Any other code is a plain 500
-//     INTERNAL without details, as @a2a-js/sdk writes an error it does not
-//     know; [ParseHTTPError] reads that as no A2A error.
+//     empty) they are the details as they are; otherwise the other details
+//     e.Data holds (a google.rpc.RetryInfo, say; its entries that are
+//     objects) follow the code's ErrorInfo, and a 0.3 retry hint in e.Data
+//     ({"retryable":true,"retryAfter":5}) is written as a RetryInfo, so
+//     that the error's retry hint reads back. Any other code is a plain 500
+//     INTERNAL, as @a2a-js/sdk writes an error it does not know, with only
+//     those details; [ParseHTTPError] reads that as no A2A error, and
+//     [ParseHTTPRetry] reads its hint.
 //   - 0.3, as @a2a-js/sdk 0.3.14 writes it: the bare {"code","message"}
 //     (with "data" when e has some) as application/json, with the status of
 //     its restHandler: 404 for task not found and method not found, 409 for
@@ -349,21 +355,54 @@ func MarshalHTTPError(v Version, e *RPCError) (status int, contentType string, b
 		Message string `json:"message"`
 		Details any    `json:"details"`
 	}
-	g := googleStatus{Code: 500, Status: "INTERNAL", Message: e.Message, Details: []errorInfo{}}
+	g := googleStatus{Code: 500, Status: "INTERNAL", Message: e.Message}
+	details := []any{}
 	if re, ok := restErrors[e.Code]; ok {
 		g.Code, g.Status = re.status, re.name
-		g.Details = []errorInfo{{Type: "type.googleapis.com/google.rpc.ErrorInfo", Reason: re.reason, Domain: "a2a-protocol.org"}}
+		details = append(details, errorInfo{Type: errorInfoType, Reason: re.reason, Domain: a2aDomain})
 	}
 	own := e.Reason() != ""
 	return g.Code, "application/a2a+json", mustMarshal(e, func(data json.RawMessage) any {
 		c := g
 		if own && data != nil {
 			c.Details = data
+		} else {
+			c.Details = append(details, otherDetails(data)...)
 		}
 		return struct {
 			Error googleStatus `json:"error"`
 		}{c}
 	})
+}
+
+// otherDetails are the details a 1.0 error body carries of an error's data
+// beside the ErrorInfo of its code: the entries of a details array that are
+// objects, or, for 0.3's data object, a RetryInfo of its retry hint.
+func otherDetails(data json.RawMessage) []any {
+	data = bytes.TrimSpace(data)
+	var kept []any
+	switch {
+	case isArray(data):
+		var entries []json.RawMessage
+		_ = json.Unmarshal(data, &entries) // data that is not JSON has none
+		for _, raw := range entries {
+			if isObject(bytes.TrimSpace(raw)) {
+				kept = append(kept, raw)
+			}
+		}
+	case isObject(data):
+		if retryable, after := objectHint(data); retryable {
+			info := struct {
+				Type       string `json:"@type"`
+				RetryDelay string `json:"retryDelay,omitempty"`
+			}{Type: retryInfoType}
+			if after > 0 {
+				info.RetryDelay = strconv.FormatFloat(after.Seconds(), 'f', -1, 64) + "s"
+			}
+			kept = append(kept, info)
+		}
+	}
+	return kept
 }
 
 // mustMarshal encodes an error body, which holds only strings, ints and

@@ -3,6 +3,7 @@ package a2a
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -24,11 +25,64 @@ import (
 // A delay alone, without "retryable", also says the call may be retried; an
 // explicit "retryable": false says it may not, whatever delay comes with it.
 // Delays that are negative, not numbers, or not finite are ignored; a delay
-// over MaxRetryHint is cut to it.
+// over MaxRetryHint is cut to it, however large: one too large for a
+// time.Duration (10^10 seconds, 10^300) is MaxRetryHint too, never a count
+// that wrapped around.
 
-// MaxRetryHint is the longest delay RetryAfter and ParseHTTPRetry report.
-// A caller applies its own, shorter, cap.
+// MaxRetryHint is the longest delay a retry hint reads as, from every source:
+// [RPCError.RetryAfter], [ParseHTTPRetry], [ParseRetryAfter] and the links
+// of [ChainOf]. A caller applies its own, shorter, cap.
 const MaxRetryHint = 24 * time.Hour
+
+// boundHint is the one place every retry hint passes through, whatever
+// carried it (a 0.3 "retryAfter", a RetryInfo's retryDelay, a Retry-After
+// header in seconds or as a date, a chain's link): a delay below 0 is 0, one
+// over MaxRetryHint is MaxRetryHint. What a server wrote reaches it as a
+// time.Duration that did not overflow (secondsDelay, time.Time.Sub).
+func boundHint(d time.Duration) time.Duration {
+	return min(max(d, 0), MaxRetryHint)
+}
+
+// saturatedSeconds is a count of seconds past every cap whose nanoseconds
+// still fit in a time.Duration (2^33 s, some 272 years): secondsDelay
+// converts any larger count as this one, so that no multiplication
+// overflows.
+const saturatedSeconds = 1 << 33
+
+// secondsDelay converts a count of seconds, finite and not negative, to a
+// bounded delay (boundHint) without overflow.
+func secondsDelay(secs float64) time.Duration {
+	return boundHint(time.Duration(min(secs, saturatedSeconds) * float64(time.Second)))
+}
+
+// ParseRetryAfter reads the value of an HTTP Retry-After header (RFC 9110
+// §10.2.3): a delay in whole seconds, or an HTTP date, which is read as the
+// delay from now to it (0 for a date past). It reports false for an empty
+// value and for anything else, a negative count among them. The delay is
+// bounded as every retry hint is: at most MaxRetryHint, however far ahead
+// the header points; a count of seconds too large for any integer is read
+// as MaxRetryHint, as RFC 9111 §1.2.2 has caches read such a delta.
+func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return 0, false
+	}
+	if strings.Trim(v, "0123456789") == "" {
+		n, err := strconv.ParseUint(v, 10, 64) // all digits: fails only by overflow, as MaxUint64
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, false
+		}
+		return secondsDelay(float64(n)), true
+	}
+	// The layouts of an HTTP date, as net/http.ParseTime reads them:
+	// IMF-fixdate, then the obsolete RFC 850 and asctime forms.
+	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return boundHint(t.Sub(now)), true // Sub saturates: no overflow
+		}
+	}
+	return 0, false
+}
 
 // Retryable reports whether the server said the call may be made again:
 // its data carries "retryable": true, a "retryAfter" delay, or a
@@ -180,7 +234,7 @@ func protoDuration(raw json.RawMessage) (time.Duration, bool) {
 				return 0, false
 			}
 		}
-		return min(secs+time.Duration(nanos), MaxRetryHint), true
+		return boundHint(secs + time.Duration(nanos)), true // secs is bounded: no overflow
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
@@ -197,14 +251,11 @@ func protoDuration(raw json.RawMessage) (time.Duration, bool) {
 	return fromSeconds(f)
 }
 
-// fromSeconds converts a count of seconds, ignoring what is negative or not
-// finite and cutting what is over MaxRetryHint.
+// fromSeconds converts a count of seconds a server wrote, ignoring what is
+// negative or not finite, and bounding the rest (secondsDelay).
 func fromSeconds(f float64) (time.Duration, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0, false
 	}
-	if f >= MaxRetryHint.Seconds() {
-		return MaxRetryHint, true
-	}
-	return time.Duration(f * float64(time.Second)), true
+	return secondsDelay(f), true
 }

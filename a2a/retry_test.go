@@ -34,6 +34,13 @@ func TestRPCErrorRetryHints(t *testing.T) {
 		{"0.3 negative delay", `{"retryable":true,"retryAfter":-4}`, true, 0},
 		{"0.3 retryable of the wrong type", `{"retryable":"yes"}`, false, 0},
 		{"0.3 huge delay is capped", `{"retryable":true,"retryAfter":1e300}`, true, a2a.MaxRetryHint},
+		{"0.3 delay just past int64 nanoseconds", `{"retryable":true,"retryAfter":9223372037}`, true, a2a.MaxRetryHint},
+		{"0.3 delay just past 2^64 nanoseconds", `{"retryable":true,"retryAfter":"18446744074"}`, true, a2a.MaxRetryHint},
+		{"1.0 RetryInfo just past 2^64 nanoseconds", `[` + sprintf(retryInfo, `"18446744074s"`) + `]`, true, a2a.MaxRetryHint},
+		{"1.0 RetryInfo of 10^300 s", `[` + sprintf(retryInfo, `"1e300s"`) + `]`, true, a2a.MaxRetryHint},
+		{"1.0 RetryInfo object past int64 nanoseconds", `[` + sprintf(retryInfo, `{"seconds":"9223372037","nanos":999999999}`) + `]`, true, a2a.MaxRetryHint},
+		{"1.0 RetryInfo object of 2^64 s", `[` + sprintf(retryInfo, `{"seconds":18446744073709551616}`) + `]`, true, a2a.MaxRetryHint},
+		{"1.0 RetryInfo just under the cap", `[` + sprintf(retryInfo, `{"seconds":86399,"nanos":999999999}`) + `]`, true, a2a.MaxRetryHint - time.Nanosecond},
 		{"1.0 RetryInfo", `[` + sprintf(retryInfo, `"5s"`) + `]`, true, 5 * time.Second},
 		{"1.0 RetryInfo fractional", `[` + sprintf(retryInfo, `"1.5s"`) + `]`, true, 1500 * time.Millisecond},
 		{"1.0 RetryInfo as an object", `[` + sprintf(retryInfo, `{"seconds":2,"nanos":500000000}`) + `]`, true, 2500 * time.Millisecond},
@@ -88,6 +95,49 @@ func TestParseHTTPRetry(t *testing.T) {
 			t.Parallel()
 			ok, after := a2a.ParseHTTPRetry([]byte(tc.body))
 			require.Equal(t, tc.retryable, ok)
+			require.Equal(t, tc.after, after)
+		})
+	}
+}
+
+// TestParseRetryAfter reads Retry-After values (RFC 9110 §10.2.3) as a
+// delay from now, bounded as every retry hint: never negative, never over
+// MaxRetryHint, never a count that wrapped around a time.Duration.
+func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		value string
+		after time.Duration
+		ok    bool
+	}{
+		{"seconds", "7", 7 * time.Second, true},
+		{"zero", "0", 0, true},
+		{"spaces around", " 7 ", 7 * time.Second, true},
+		{"the cap", "86400", a2a.MaxRetryHint, true},
+		{"over the cap", "86401", a2a.MaxRetryHint, true},
+		{"just past int64 nanoseconds", "9223372037", a2a.MaxRetryHint, true},
+		{"just past 2^64 nanoseconds", "18446744074", a2a.MaxRetryHint, true},
+		{"past uint64", "99999999999999999999999999", a2a.MaxRetryHint, true},
+		{"IMF-fixdate", "Sun, 01 Mar 2026 12:00:13 GMT", 13 * time.Second, true},
+		{"RFC 850 date", "Sunday, 01-Mar-26 12:00:13 GMT", 13 * time.Second, true},
+		{"asctime date", "Sun Mar  1 12:00:13 2026", 13 * time.Second, true},
+		{"date past", "Sun, 01 Mar 2026 11:00:00 GMT", 0, true},
+		{"date far past", "Mon, 01 Jan 0001 00:00:00 GMT", 0, true},
+		{"date a day and a second ahead", "Mon, 02 Mar 2026 12:00:01 GMT", a2a.MaxRetryHint, true},
+		{"date in the year 9999", "Fri, 31 Dec 9999 23:59:59 GMT", a2a.MaxRetryHint, true},
+		{"empty", "", 0, false},
+		{"negative", "-5", 0, false},
+		{"signed", "+5", 0, false},
+		{"fractional", "1.5", 0, false},
+		{"words", "soon", 0, false},
+		{"date in another zone", "Sun, 01 Mar 2026 12:00:13 +0100", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			after, ok := a2a.ParseRetryAfter(tc.value, now)
+			require.Equal(t, tc.ok, ok)
 			require.Equal(t, tc.after, after)
 		})
 	}

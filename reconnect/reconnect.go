@@ -2,7 +2,9 @@ package reconnect
 
 import (
 	"errors"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -64,8 +66,9 @@ type Error struct {
 // unexpected EOF", "reconnect: task t-1: connection lost, and the policy
 // allows no reconnect: unexpected EOF", "reconnect: connection lost
 // before any task was known: unexpected EOF" or "reconnect: could not
-// connect to http://agent.example/a2a, gave up after 3 attempts: Post …:
-// dial tcp …: connect: connection refused".
+// connect to http://agent.example/a2a, gave up after 3 attempts: dial tcp
+// …: connect: connection refused": the URL once, without the request
+// that net/http's *url.Error in Err names again ("Post "URL": ").
 func (e *Error) Error() string {
 	var s string
 	switch id := e.taskID(); {
@@ -87,10 +90,24 @@ func (e *Error) Error() string {
 	default:
 		s = "reconnect: task " + id + ": gave up after " + strconv.Itoa(e.Attempts) + " attempts"
 	}
-	if e.Err != nil {
+	if e.Err != nil && e.Unreachable != "" {
+		s += ": " + withoutRequest(e.Err)
+	} else if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
 	return s
+}
+
+// withoutRequest is err's text without the method and URL that a
+// *url.Error in it names (`Post "https://agent.example/a2a": `), for a text
+// that names the agent's URL already. A wrapper's own words around it stay.
+func withoutRequest(err error) string {
+	text := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		text = strings.Replace(text, ue.Op+" "+strconv.Quote(ue.URL)+": ", "", 1)
+	}
+	return text
 }
 
 // taskID is TaskID, or the ID of Task for an Error built without TaskID.

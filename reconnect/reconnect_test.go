@@ -2,7 +2,9 @@ package reconnect_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"net/url"
 	"testing"
 	"time"
 
@@ -72,4 +74,32 @@ func TestErrorOfAnAgentNeverConnectedTo(t *testing.T) {
 		})
 	}
 	require.NotErrorIs(t, &reconnect.Error{Err: io.ErrUnexpectedEOF}, reconnect.ErrCouldNotConnect)
+}
+
+// An Error of an agent never connected to names its URL once: the request
+// that a *url.Error in Err names again is left out of the text, wrapped or
+// not; the wrapper's own words stay, and the *url.Error stays reachable.
+// A lost connection's text keeps its request: it names no URL otherwise.
+func TestErrorOfAnAgentNeverConnectedToNamesItsURLOnce(t *testing.T) {
+	dial := &url.Error{Op: "Post", URL: "http://agent.test/a2a/message:stream", Err: errors.New("dial tcp: connection refused")}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"bare", dial, "reconnect: could not connect to http://agent.test/a2a, gave up after 2 attempts: dial tcp: connection refused"},
+		{"wrapped", fmt.Errorf("no connection within the connect timeout (1s): %w", dial),
+			"reconnect: could not connect to http://agent.test/a2a, gave up after 2 attempts: no connection within the connect timeout (1s): dial tcp: connection refused"},
+		{"a URL that needs quoting", &url.Error{Op: "Get", URL: "http://agent.test/a\"b", Err: io.ErrUnexpectedEOF},
+			"reconnect: could not connect to http://agent.test/a2a, gave up after 2 attempts: unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &reconnect.Error{Attempts: 2, Err: tc.err, Unreachable: "http://agent.test/a2a"}
+			require.Equal(t, tc.want, e.Error())
+			var ue *url.Error
+			require.ErrorAs(t, e, &ue)
+		})
+	}
+	lost := &reconnect.Error{Attempts: 2, TaskID: "t-1", Err: dial}
+	require.Equal(t, `reconnect: task t-1: gave up after 2 attempts: Post "http://agent.test/a2a/message:stream": dial tcp: connection refused`, lost.Error())
 }

@@ -170,11 +170,28 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// askedKey is the context key under which a unary call finds where to note
+// the wait its 2xx response asked for (withAskedWait).
+type askedKey struct{}
+
+// withAskedWait returns ctx for a unary call of this package's bindings
+// that notes in *d the wait its 2xx response asks for with a Retry-After
+// header (in seconds or as an HTTP date, read by a2a.ParseRetryAfter), as
+// askedWait bounds it; 0 when it asks for none. A poll's answer may say so
+// when to poll again. A binding of another module notes nothing.
+func withAskedWait(ctx context.Context, d *time.Duration) context.Context {
+	return context.WithValue(ctx, askedKey{}, d)
+}
+
 // readUnary reads the body of a unary call's 2xx response, under the size
 // limit, and closes it: a JSON document, or the data of a one-event stream
 // (tolerated from servers that answer a unary call that way).
 func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
+	if d, ok := k.parent.Value(askedKey{}).(*time.Duration); ok {
+		after, _ := a2a.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		*d = askedWait(after)
+	}
 	body := k.body(resp)
 	var (
 		raw []byte

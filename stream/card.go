@@ -161,8 +161,16 @@ type cardConnectError struct {
 	err error
 }
 
+// Error reads like "stream: could not connect to URL: dial tcp …: connect:
+// connection refused": the URL once, without the request net/http's
+// *url.Error names again ("Get "URL": ").
 func (e *cardConnectError) Error() string {
-	return "stream: could not connect to " + e.url + ": " + e.err.Error()
+	cause := e.err
+	var ue *url.Error
+	if errors.As(cause, &ue) {
+		cause = ue.Err
+	}
+	return "stream: could not connect to " + e.url + ": " + cause.Error()
 }
 
 func (e *cardConnectError) Unwrap() []error { return []error{reconnect.ErrCouldNotConnect, e.err} }

@@ -60,19 +60,10 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) Unwrap() error { return e.Err }
 
 // RetryAfter returns the wait the server asked for in a Retry-After header,
-// in seconds or as an HTTP date, if any.
+// in seconds or as an HTTP date, if any, read by [a2a.ParseRetryAfter]: at
+// most [a2a.MaxRetryHint], however large the header's number.
 func (e *HTTPError) RetryAfter() (time.Duration, bool) {
-	v := e.Header.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
+	return a2a.ParseRetryAfter(e.Header.Get("Retry-After"), time.Now())
 }
 
 // bodyHint reads the retry hint of an error body that names no A2A error

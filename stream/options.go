@@ -191,7 +191,8 @@ func WithIdempotentSends() Option {
 // WithPollInterval sets how often a stream polls get-task when it follows a
 // task by polling: for an agent that cannot stream (its card says
 // capabilities.streaming false, or it refuses a streaming send) or a server
-// that cannot subscribe. A Retry-After from the server lengthens one wait.
+// that cannot subscribe. A Retry-After from the server, on a poll's answer
+// or on a failed poll, lengthens one wait (to at most 30 s).
 // It must be positive; values below 1 ms are raised to 1 ms. The default is
 // DefaultPollInterval.
 func WithPollInterval(d time.Duration) Option {

@@ -324,6 +324,14 @@ func retryDelay(err error) time.Duration {
 		_, after := httpErr.bodyHint()
 		d = max(d, after)
 	}
+	return askedWait(d)
+}
+
+// askedWait is the wait the stream gives a server that asked for d (a
+// retry hint of any source, which a2a has bounded by a2a.MaxRetryHint): at
+// most maxRetryAfter. It is the one place that cap applies: after a failed
+// call (retryDelay) and after a poll's answer (withAskedWait).
+func askedWait(d time.Duration) time.Duration {
 	return min(d, maxRetryAfter)
 }
 

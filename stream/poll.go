@@ -79,7 +79,8 @@ func (s *Stream) stalled() bool {
 }
 
 // pollWait waits the poll interval (longer when the server asked for it
-// with Retry-After) before the next poll.
+// with Retry-After, on a poll's answer or on a failed poll) before the next
+// poll.
 func (s *Stream) pollWait() {
 	wait := max(s.cfg.pollInterval, s.rec.retryAfter)
 	s.rec.retryAfter = 0
@@ -95,24 +96,26 @@ func (s *Stream) pollWait() {
 
 // poll fetches the task: the next poll.
 func (s *Stream) poll() {
-	t, err := s.getTask()
+	t, asked, err := s.getTask()
 	if err != nil {
 		s.handle(failure{from: phasePoll, op: opGet, err: err})
 		return
 	}
 	s.proveVersion()
+	s.rec.retryAfter = asked // the next poll's wait
 	s.polled(t, false)
 }
 
 // catchUp fetches the task at once: polling began, or a failed attempt
 // was waited for (whose end it tells WithNotify).
 func (s *Stream) catchUp() {
-	t, err := s.getTask()
+	t, asked, err := s.getTask()
 	if err != nil {
 		s.handle(failure{from: phaseCatchUp, op: opGet, err: err})
 		return
 	}
 	s.proveVersion()
+	s.rec.retryAfter = asked // the next poll's wait
 	s.polled(t, true)
 }
 

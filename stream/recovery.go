@@ -179,20 +179,23 @@ const (
 	fetchAfterError
 )
 
-// getTask fetches the stream's task and checks that it is the stream's.
-func (s *Stream) getTask() (*a2a.Task, error) {
-	t, err := checkedTask(s.ctx, s.c.calls.getTask, s.v, s.taskID)
+// getTask fetches the stream's task and checks that it is the stream's. It
+// returns too the wait the answer asked for before the next poll: its
+// Retry-After header (see withAskedWait), 0 if none.
+func (s *Stream) getTask() (*a2a.Task, time.Duration, error) {
+	var asked time.Duration
+	t, err := checkedTask(withAskedWait(s.ctx, &asked), s.c.calls.getTask, s.v, s.taskID)
 	s.rec.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
 	}
-	return t, err
+	return t, asked, err
 }
 
 // fetch fetches the task for s.rec.why and continues from the state it
 // returns.
 func (s *Stream) fetch() {
-	t, err := s.getTask()
+	t, asked, err := s.getTask()
 	if err != nil {
 		s.handle(failure{from: phaseFetch, op: opGet, err: err})
 		return
@@ -204,6 +207,7 @@ func (s *Stream) fetch() {
 		// The server speaks 1.0 and refused the subscribe: it cannot
 		// subscribe; follow the task by polling, from this task on.
 		s.startPolling(s.rec.cause)
+		s.rec.retryAfter = asked // the first poll's wait
 		s.polled(t, true)
 		return
 	}
@@ -224,6 +228,7 @@ func (s *Stream) fetch() {
 		// The server refused to stream a task that still runs: it cannot
 		// stream it, now or on the next attempt.
 		s.startPolling(s.rec.cause)
+		s.rec.retryAfter = asked // the first poll's wait
 		s.pollAgain()
 	case why == fetchSilent && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
 		// The subscription was silent past the idle timeout, but the agent

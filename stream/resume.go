@@ -98,7 +98,7 @@ func (p phase) makesCall() bool {
 // the checkpoint says the application holds of it, and hands over the
 // rest; then the stream follows the task.
 func (s *Stream) resume() {
-	t, err := s.getTask()
+	t, _, err := s.getTask()
 	if err != nil {
 		s.handle(failure{from: phaseResume, op: opGet, err: err})
 		return
