@@ -57,13 +57,13 @@ type driveConfig struct {
 	chunk       int  // bytes of text per entry, at most
 	page        int  // entries per Read
 	maxSnap     int  // bytes of a snapshot, at most
-	// logger gets the whole error of a stream that ended in one; nil for
-	// slog.Default() at the time.
+	// logger gets the whole error of a stream that ended in one.
 	logger *slog.Logger
 }
 
 func defaultDriveConfig() driveConfig {
-	return driveConfig{snapEntries: 1024, snapBytes: 1 << 20, trim: true, chunk: 16 << 10, page: 64, maxSnap: 1 << 20}
+	return driveConfig{snapEntries: 1024, snapBytes: 1 << 20, trim: true, chunk: 16 << 10, page: 64, maxSnap: 1 << 20,
+		logger: slog.New(slog.DiscardHandler)}
 }
 
 // WithSnapshotEvery sets how often Drive saves a snapshot: after this many
@@ -115,18 +115,18 @@ func WithChunkSize(bytes int) DriveOption {
 }
 
 // WithLogger sets the logger that gets the whole error of a stream that
-// ended in one (slog.Default() by default; nil keeps the default): at
-// Info when the task ended so (failed, canceled, ...), at Warn when the
-// agent could not be reached or read. The
-// browsers are shown a kind and a text meant for people (see FailureData),
-// never the error itself: its text names the agent's URL, which is the
-// backend's business. The stream's own texts redact credentials (see
+// ended in one: at Info when the task ended so (failed, canceled, ...), at
+// Warn when the agent could not be reached or read. The default discards
+// everything, as a nil logger does. The browsers are shown a kind and a
+// text meant for people (see FailureData), never the error itself: its text
+// names the agent's URL, which is the backend's business. The stream's own texts redact credentials (see
 // stream.WithLogger); the host, port and path stay, for the operator.
 func WithLogger(l *slog.Logger) DriveOption {
 	return driveOptionFunc(func(c *driveConfig) {
-		if l != nil {
-			c.logger = l
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
 		}
+		c.logger = l
 	})
 }
 
@@ -252,10 +252,6 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 	end := s.Ending()
 	name, data := ending(end, canceled.Load(), cancelErr)
 	if e, ok := data.(FailureData); ok {
-		logger := cfg.logger
-		if logger == nil {
-			logger = slog.Default()
-		}
 		attrs := []slog.Attr{slog.String("kind", e.Kind), slog.String("state", string(end.State)), slog.Any("err", end.Err)}
 		if cancelErr != nil {
 			attrs = append(attrs, slog.Any("cancel", cancelErr))
@@ -264,7 +260,7 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 		if end.State != "" {
 			level = slog.LevelInfo // the task ended so: the agent's decision
 		}
-		logger.LogAttrs(ctx, level, "relay: the stream ended in an error", attrs...)
+		cfg.logger.LogAttrs(ctx, level, "relay: the stream ended in an error", attrs...)
 	}
 	d.add(name, data)
 	d.commit(s.Checkpoint())

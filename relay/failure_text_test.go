@@ -147,3 +147,33 @@ func TestBrowsersAreShownTheAgentsOwnFailureMessage(t *testing.T) {
 		require.Contains(t, logged, "the planner is overloaded")
 	})
 }
+
+// Drive logs nothing unless the application gives it a logger: a stream
+// that ended in an error writes nothing to slog's default logger.
+func TestDriveLogsNothingByDefault(t *testing.T) {
+	var logged syncBuffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	synctest.Test(t, func(t *testing.T) {
+		client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusBadGateway, Status: "502 Bad Gateway", Header: http.Header{},
+				Body: io.NopCloser(strings.NewReader("down")), Request: r}, nil
+		})}))
+		require.NoError(t, err)
+		st := relay.NewMemoryStore()
+		ctx := t.Context()
+		l, err := st.Open(ctx, "k")
+		require.NoError(t, err)
+		f, err := l.Acquire(ctx, "driver", time.Hour)
+		require.NoError(t, err)
+		require.NoError(t, relay.Drive(ctx, l, f, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
+			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "plan my trip"), opts...)
+		}))
+		entries, err := l.Read(ctx, 0, 1<<10)
+		require.NoError(t, err)
+		require.NotEmpty(t, entries)
+		require.Equal(t, relay.EventFailure, entries[len(entries)-1].Name, "the stream ended in an error")
+	})
+	require.Empty(t, logged.String())
+}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ func (s *server) run(ctx context.Context, id string, lg relay.Log, start relay.S
 		return s.client.Resume(ctx, cp, opts...)
 	}
 	err := relay.Run(ctx, lg, s.owner, start, resume, relay.WithLease(leaseTTL),
-		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, 0)))
+		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, 0), relay.WithLogger(slog.Default())))
 	if err != nil && ctx.Err() != nil && final {
 		stopped(lg, s.owner)
 	}
