@@ -146,7 +146,9 @@ const (
 // browser says it comes from another origin: a Sec-Fetch-Site header other
 // than "same-origin" or "none" (a sibling subdomain, "same-site", is
 // another origin too), or, from a browser that sends no Sec-Fetch-Site, an
-// Origin whose host and port are not the request's Host. A request with
+// Origin whose host and port are not the request's Host (its scheme is not
+// compared, since a proxy that ends TLS makes the two differ: every current
+// browser sends Sec-Fetch-Site, which is exact). A request with
 // neither header (a program, not a browser) is taken. An origin named with
 // WithTrustedOrigins may post from another site; the application then
 // answers the preflight itself. Neither a refused post nor one of another
