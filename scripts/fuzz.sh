@@ -35,6 +35,7 @@ targets=(
 	"FuzzLedger ./dedupe"
 	"FuzzRevisions ./dedupe"
 	"FuzzParseCheckpoint ./stream"
+	"FuzzEndingString ./stream"
 )
 # corpus lists the inputs go test has written for a target: a failing one
 # lands there.
