@@ -202,10 +202,16 @@ func WithPollInterval(d time.Duration) Option {
 // change, part or message) before the stream ends with a *StalledError
 // carrying the task: a server may abandon a task, for example when a
 // client's connection drops, and leave it working forever. It applies to a
-// polled task, and to a streamed one whose subscriptions stay silent past
-// the idle timeout (WithIdleTimeout) while get-task shows it working or
-// submitted: such silence costs no reconnect attempt, so this limit is what
-// ends it. Zero disables the limit; it must not be negative. The default is
+// polled task, and, when an idle timeout is set (WithIdleTimeout), to a
+// streamed one: its stream brings no event with anything new for d,
+// whether silent (a silence past the idle timeout while get-task shows the
+// task working or submitted costs no reconnect attempt, so this limit is
+// what ends it) or sending only SSE comments, the keep-alives some servers
+// send, which keep the idle timer from firing but are no progress. A
+// streamed task's clock counts the time the stream waits for its next
+// event, not the caller's own time between two events. Without an idle
+// timeout a stream's silence, keep-alives or not, is not bounded. Zero
+// disables the limit; it must not be negative. The default is
 // DefaultStallTimeout.
 func WithStallTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.stallTimeout = d })

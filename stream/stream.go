@@ -6,7 +6,6 @@ import (
 	"iter"
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
@@ -86,7 +85,7 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	s.cfg, s.log = cfg, cfg.logger
 	s.ctx, s.caller = c.withConfig(ctx, cfg), ctx
 	s.rec.budget = newBudget(cfg.policy)
-	s.rec.news.since = time.Now() // the stall clock starts
+	s.rec.news.restart() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
 	return s
 }
