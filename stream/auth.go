@@ -179,6 +179,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 		return false
 	}
 	s.useCredentials(h)
+	s.tellWithheld()
 	s.log.Debug("a2a: credentials given, continuing the task", "task", s.taskID, "attempt", s.auth.calls)
 	// The time the hook took is neither a stall nor a drop.
 	s.rec.budget = newBudget(s.cfg.policy)

@@ -21,11 +21,15 @@ type Client struct {
 	// origin is the origin the caller named: the endpoint's for NewClient
 	// and NewRESTClient, the base URL's for Resolve. Headers, the Client's
 	// and each call's, go to it only.
-	origin  string
-	cfg     config
-	httpc   *http.Client
-	calls   agentCalls  // the calls of its binding
-	binding a2a.Binding // which binding it speaks
+	origin string
+	// endpointOrigin is the endpoint's origin, where the calls go: not
+	// origin when a card named another host, port or scheme. "" for a
+	// Client of NewClientFor.
+	endpointOrigin string
+	cfg            config
+	httpc          *http.Client
+	calls          agentCalls  // the calls of its binding
+	binding        a2a.Binding // which binding it speaks
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -68,7 +72,7 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 		named = learned.origin
 		cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
 	}
-	c := &Client{endpoint: u.String(), origin: named, cfg: cfg, version: cfg.version}
+	c := &Client{endpoint: u.String(), origin: named, endpointOrigin: origin(u), cfg: cfg, version: cfg.version}
 	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
 	c.httpc = recordResponses(withBreaker(c.httpc, cfg.breaker))
 	c.binding = binding

@@ -144,6 +144,7 @@ func (s *Stream) step() {
 // task by polling), else by streaming. Then it sends the message, or, for
 // Subscribe and Resume, picks the task up.
 func (s *Stream) begin() {
+	s.tellWithheld()
 	if s.cfg.streaming == streamingNo || s.resuming != nil && s.resuming.polling {
 		// The card says the agent cannot stream, or the stream resumed
 		// found out it cannot.

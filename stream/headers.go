@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -61,6 +62,41 @@ func origin(u *url.URL) string {
 
 // sameOrigin reports whether u has the origin origin, as origin returns it.
 func sameOrigin(u *url.URL, o string) bool { return origin(u) == o }
+
+// withheldHeaders returns the names of the headers of h, sorted, that the
+// calls to an endpoint of origin endpoint do not carry because the caller
+// named another origin (named): nil when endpoint is named, or unknown
+// (""), or h is empty. It names headers, never their values.
+func withheldHeaders(h http.Header, named, endpoint string) []string {
+	if endpoint == "" || endpoint == named || len(h) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// tellWithheld says, once per stream, that the stream's headers (the
+// Client's, the call's and a credentials hook's) do not go to its
+// endpoint, whose origin is not the one the caller named: a debug log line
+// and a HeadersWithheld notice, naming the headers, never their values,
+// and both origins. The headers stay withheld.
+func (s *Stream) tellWithheld() {
+	if s.toldWithheld {
+		return
+	}
+	names := withheldHeaders(s.cfg.header, s.c.origin, s.c.endpointOrigin)
+	if names == nil {
+		return
+	}
+	s.toldWithheld = true
+	s.log.Debug("a2a: headers withheld: the endpoint is not on the origin named", "task", s.taskID,
+		"headers", names, "named", s.c.origin, "endpoint", s.c.endpointOrigin)
+	s.notify(Notice{Kind: HeadersWithheld, TaskID: s.taskID, Headers: names, NamedOrigin: s.c.origin, EndpointOrigin: s.c.endpointOrigin})
+}
 
 // addHeaders adds h to req when req goes to origin, and nothing otherwise.
 func addHeaders(req *http.Request, origin string, h http.Header) {

@@ -378,9 +378,19 @@ const (
 	// is the refusal that showed it, or nil when the agent card said so. It
 	// costs no reconnect attempt.
 	Polling
+	// HeadersWithheld: the endpoint the stream calls is not on the origin
+	// the caller named (an agent card named another host, port or scheme,
+	// "127.0.0.1" where the caller gave "localhost", say), so its headers,
+	// the Client's, the call's and a credentials hook's, are not sent
+	// there (see WithHeader). Headers names them, never their values;
+	// NamedOrigin and EndpointOrigin are the two origins. Each stream tells
+	// it once, before its first call, or when a credentials hook first
+	// gives headers.
+	HeadersWithheld
 )
 
-// String returns "reconnecting", "resumed" or "polling".
+// String returns "reconnecting", "resumed", "polling" or
+// "headers-withheld".
 func (k NoticeKind) String() string {
 	switch k {
 	case Reconnecting:
@@ -389,11 +399,14 @@ func (k NoticeKind) String() string {
 		return "resumed"
 	case Polling:
 		return "polling"
+	case HeadersWithheld:
+		return "headers-withheld"
 	}
 	return "unknown"
 }
 
-// Notice reports a reconnect or a resume to the function set with WithNotify.
+// Notice reports a reconnect, a resume, the switch to polling or headers
+// withheld to the function set with WithNotify.
 type Notice struct {
 	Kind        NoticeKind
 	TaskID      string
@@ -401,4 +414,11 @@ type Notice struct {
 	MaxAttempts int
 	Wait        time.Duration
 	Cause       error
+	// Headers are the names of the headers withheld, sorted, never their
+	// values (HeadersWithheld).
+	Headers []string
+	// NamedOrigin is the origin the caller named, to which alone headers
+	// go, and EndpointOrigin the origin of the endpoint the stream calls,
+	// which is not it (HeadersWithheld).
+	NamedOrigin, EndpointOrigin string
 }

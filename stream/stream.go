@@ -52,13 +52,16 @@ type Stream struct {
 	// a later task shows them (holdUnfetched).
 	unfetched map[string]artifactMark
 
-	phase  phase
-	route  route
-	leg    active
-	out    delivery
-	rec    recovery
-	prompt prompt
-	auth   auth
+	phase phase
+	route route
+	leg   active
+	// toldWithheld: the stream has said that its headers do not go to
+	// its endpoint (tellWithheld), which it says once.
+	toldWithheld bool
+	out          delivery
+	rec          recovery
+	prompt       prompt
+	auth         auth
 }
 
 // delivery is what the application is handed: the queue of deltas computed
