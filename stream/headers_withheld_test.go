@@ -26,7 +26,7 @@ import (
 // the Client's headers and opts, runs two streams (each with a per-call
 // header) to their end, and returns the notices each stream got and the
 // debug log.
-func withheldRun(t *testing.T, w wire, named, endpoint string, opts ...stream.Option) (notices [][]stream.Notice, log string) {
+func withheldRun(t *testing.T, w wire, named, endpoint string, opts ...stream.Option) (notices [][]stream.Notice, log string, hops []sgHop) {
 	t.Helper()
 	agent := sgAgent(w)
 	mo := newSGOrigins()
@@ -50,7 +50,7 @@ func withheldRun(t *testing.T, w wire, named, endpoint string, opts ...stream.Op
 		require.NoError(t, err)
 		notices = append(notices, got)
 	}
-	return notices, buf.String()
+	return notices, buf.String(), mo.recorded()
 }
 
 // withheldNotices returns the HeadersWithheld notices of ns.
@@ -79,7 +79,7 @@ func TestHeadersWithheldFromAnotherOriginAreNoticedOncePerStream(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				notices, log := withheldRun(t, w, "http://localhost:9999/", "http://127.0.0.1:9999/")
+				notices, log, _ := withheldRun(t, w, "http://localhost:9999/", "http://127.0.0.1:9999/")
 				for i, ns := range notices {
 					got := withheldNotices(ns)
 					require.Len(t, got, 1, "stream %d: one notice", i)
@@ -108,7 +108,7 @@ func TestHeadersSentToTheOriginNamedAreNotNoticed(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				notices, log := withheldRun(t, w, "http://localhost:9999/", "http://LOCALHOST:9999/")
+				notices, log, _ := withheldRun(t, w, "http://localhost:9999/", "http://LOCALHOST:9999/")
 				for _, ns := range notices {
 					require.Empty(t, withheldNotices(ns))
 				}
@@ -124,4 +124,63 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	u, err := url.Parse(raw)
 	require.NoError(t, err)
 	return u
+}
+
+// An origin the caller trusts (WithTrustedOrigins) gets the headers, the
+// Client's and each call's, and nothing is said.
+func TestTrustedOriginGetsTheHeaders(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				notices, log, hops := withheldRun(t, w, "http://localhost:9999/", "http://127.0.0.1:9999/",
+					stream.WithTrustedOrigins("http://127.0.0.1:9999"))
+				for _, ns := range notices {
+					require.Empty(t, withheldNotices(ns))
+				}
+				require.Empty(t, withheldLines(log))
+				calls := 0
+				for _, h := range hops {
+					if h.origin() != "http://127.0.0.1:9999" {
+						continue
+					}
+					calls++
+					require.Equal(t, "Bearer service-secret", h.header.Get("Authorization"), "%s %s", h.method, h.url)
+					require.Equal(t, "key-secret", h.header.Get("X-Api-Key"))
+					require.Equal(t, "per-call-secret", h.header.Get("X-Call-Token"))
+				}
+				require.GreaterOrEqual(t, calls, 4, "two sends and two replies")
+			})
+		})
+	}
+}
+
+// WithTrustedOrigins takes origins only: an absolute http or https URL
+// with a host and nothing after it but "/". Anything else is refused with
+// ErrInvalidOption, and so is an http origin where the origin named is
+// https: headers never go from https down to http. It is Client-wide.
+func TestWithTrustedOriginsRefusesWhatIsNotAnOrigin(t *testing.T) {
+	for _, bad := range []string{
+		"", "127.0.0.1:9999", "localhost", "ftp://agent.test", "http://", "http:///path", "http://user:pw@agent.test",
+		"http://agent.test/a2a", "http://agent.test?key=1", "http://agent.test#top", "http://agent.test:port", "mailto:a@agent.test",
+	} {
+		_, err := stream.NewClient("http://localhost:9999/", stream.WithTrustedOrigins(bad))
+		require.ErrorIs(t, err, stream.ErrInvalidOption, "%q", bad)
+		require.NotContains(t, err.Error(), "pw", "no password in the error")
+	}
+	for _, good := range []string{"http://127.0.0.1:9999", "http://127.0.0.1:9999/", "https://Agent.Example", "http://[::1]:9999"} {
+		_, err := stream.NewClient("http://localhost:9999/", stream.WithTrustedOrigins(good))
+		require.NoError(t, err, "%q", good)
+	}
+
+	_, err := stream.NewClient("https://agent.test/", stream.WithTrustedOrigins("http://agent.test"))
+	require.ErrorIs(t, err, stream.ErrInvalidOption, "https down to http")
+	_, err = stream.NewRESTClient("https://agent.test/", stream.WithTrustedOrigins("http://127.0.0.1:9999"))
+	require.ErrorIs(t, err, stream.ErrInvalidOption, "https down to http")
+	_, err = stream.NewClient("https://agent.test/", stream.WithTrustedOrigins("https://127.0.0.1:9999"))
+	require.NoError(t, err)
+
+	c, err := stream.NewClient("http://localhost:9999/")
+	require.NoError(t, err)
+	_, err = c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hi"), stream.WithTrustedOrigins("http://127.0.0.1:9999")).Wait()
+	require.ErrorIs(t, err, stream.ErrInvalidOption, "Client-wide")
 }

@@ -17,8 +17,8 @@ import (
 // Option configures a Client (NewClient, NewRESTClient, Resolve) or one
 // call (Send, Subscribe, GetTask, Cancel). A per-call option overrides the
 // Client's for that call only (a per-call WithHeader replaces the Client's
-// values of its header name); WithHTTPClient, WithVersion, WithBinding and
-// WithCardCache are Client-wide and are refused per call, whatever their
+// values of its header name); WithHTTPClient, WithVersion, WithBinding,
+// WithCardCache and WithTrustedOrigins are Client-wide and are refused per call, whatever their
 // value. When an option is given twice, the last one wins, except that
 // WithHeader adds a value. Bad values, a nil Option and a nil hook or
 // notify function among them, are refused with an error that wraps
@@ -56,6 +56,7 @@ type config struct {
 	stallTimeout time.Duration
 	binding      a2a.Binding
 	cardCache    *CardCache
+	trusted      []string        // WithTrustedOrigins, as given
 	breaker      Breaker         // WithBreaker
 	readFailure  terminal.Reader // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
@@ -233,12 +234,29 @@ func WithVersion(v a2a.Version) Option {
 	return clientOption{"WithVersion", func(cfg *config) { cfg.version = v }}
 }
 
+// WithTrustedOrigins names origins besides the one the caller named to
+// which headers go too (those of WithHeader, of each call, and of a
+// credentials hook): an agent whose card names "http://127.0.0.1:9999"
+// where the caller gave "http://localhost:9999", say, or another host the
+// caller knows serves the agent. Each is an origin: an absolute http or
+// https URL with a host and nothing after it but "/" ("https://agent.example",
+// "http://127.0.0.1:9999"); anything else is refused, and so is an http
+// origin where the origin named is https: headers never go from https down
+// to http. A redirect to a trusted origin keeps the headers; the card
+// request of Resolve sends them to baseURL's origin only. It is
+// Client-wide; given twice, both lists hold.
+func WithTrustedOrigins(trusted ...string) Option {
+	return clientOption{"WithTrustedOrigins", func(cfg *config) { cfg.trusted = append(cfg.trusted, trusted...) }}
+}
+
 // WithHeader adds a header to every request sent to the origin the caller
 // named (the scheme, host and port of NewClient's endpoint or
 // NewRESTClient's base URL, or of Resolve's baseURL), for example an
 // Authorization header. Headers are never sent to another origin: not to an
-// endpoint on another host that an agent card names, not from https down
-// to http, and not across a redirect. A per-call header follows the same
+// endpoint on another host that an agent card names (each stream says so
+// with a HeadersWithheld notice and a debug log line), not from https down
+// to http, and not across a redirect; WithTrustedOrigins names the other
+// origins the caller trusts with them. A per-call header follows the same
 // rule. The key must be a valid
 // header name and the value must hold no control character but a tab. Given twice with one
 // name at the same level, it sends both values; given per call, it replaces
