@@ -141,6 +141,7 @@ func TestFirstProgramOnRealAgents(t *testing.T) {
 			name: "reports a failure", message: "this will fail",
 			once:  []string{"step 1 ok", "upstream API timed out"},
 			ended: "ended: failed: upstream API timed out",
+			exit:  1, // only a completed task or a message answer exits 0
 		},
 		{
 			name: "cancels the task on Ctrl-C", message: "cancel me when you can", interruptAt: "started; ",

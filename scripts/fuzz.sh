@@ -36,6 +36,7 @@ targets=(
 	"FuzzRevisions ./dedupe"
 	"FuzzParseCheckpoint ./stream"
 	"FuzzAnswerPost ./relay"
+	"FuzzEndingString ./stream"
 )
 # corpus lists the inputs go test has written for a target: a failing one
 # lands there.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/terminal"
@@ -180,10 +179,11 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 		return false
 	}
 	s.useCredentials(h)
+	s.tellWithheld()
 	s.log.Debug("a2a: credentials given, continuing the task", "task", s.taskID, "attempt", s.auth.calls)
 	// The time the hook took is neither a stall nor a drop.
 	s.rec.budget = newBudget(s.cfg.policy)
-	s.rec.news.since = time.Now()
+	s.rec.news.restart()
 	s.phase = s.route.resume
 	return true
 }

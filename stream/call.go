@@ -51,7 +51,7 @@ func (c *Client) newCall(parent context.Context) *call {
 // the transport's error mapped by transportErr, as an *unsentError when the
 // request never left.
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
-	addHeaders(req, c.origin, k.cfg.header)
+	addHeaders(req, c.headerOrigins, k.cfg.header)
 	r := &reach{d: k.cfg.connectTimeout, cancel: k.cancel}
 	req = req.WithContext(r.trace(req.Context()))
 	r.guardBody(req)

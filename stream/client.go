@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -21,11 +22,18 @@ type Client struct {
 	// origin is the origin the caller named: the endpoint's for NewClient
 	// and NewRESTClient, the base URL's for Resolve. Headers, the Client's
 	// and each call's, go to it only.
-	origin  string
-	cfg     config
-	httpc   *http.Client
-	calls   agentCalls  // the calls of its binding
-	binding a2a.Binding // which binding it speaks
+	origin string
+	// endpointOrigin is the endpoint's origin, where the calls go: not
+	// origin when a card named another host, port or scheme. "" for a
+	// Client of NewClientFor.
+	endpointOrigin string
+	// headerOrigins are the origins headers go to: origin, then those of
+	// WithTrustedOrigins.
+	headerOrigins origins
+	cfg           config
+	httpc         *http.Client
+	calls         agentCalls  // the calls of its binding
+	binding       a2a.Binding // which binding it speaks
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -68,8 +76,12 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 		named = learned.origin
 		cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
 	}
-	c := &Client{endpoint: u.String(), origin: named, cfg: cfg, version: cfg.version}
-	c.httpc = originOnlyHeaders(cfg.httpClient, c.origin, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
+	to, err := headerOrigins(named, cfg.trusted)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{endpoint: u.String(), origin: named, endpointOrigin: origin(u), headerOrigins: to, cfg: cfg, version: cfg.version}
+	c.httpc = originOnlyHeaders(cfg.httpClient, to, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
 	c.httpc = recordResponses(withBreaker(c.httpc, cfg.breaker))
 	c.binding = binding
 	switch binding {
@@ -79,6 +91,24 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 		c.calls = seam{b: jsonrpcBinding{c}}
 	}
 	return c, nil
+}
+
+// headerOrigins returns the origins headers go to: named, then trusted
+// (WithTrustedOrigins, checked by config.check). It refuses an http origin
+// trusted where named is https: headers never go from https down to http.
+func headerOrigins(named string, trusted []string) (origins, error) {
+	to := origins{named}
+	for _, raw := range trusted {
+		o, err := parseOrigin(raw)
+		if err != nil {
+			return nil, invalidOption("WithTrustedOrigins: %s", err)
+		}
+		if strings.HasPrefix(named, "https://") && strings.HasPrefix(o, "http://") {
+			return nil, invalidOption("WithTrustedOrigins: %s is http where the origin named, %s, is https: headers never go from https down to http", o, named)
+		}
+		to = append(to, o)
+	}
+	return to, nil
 }
 
 // Endpoint returns the JSON-RPC endpoint URL, or the HTTP+JSON base URL.

@@ -1,7 +1,10 @@
 package stream
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/terminal"
@@ -58,6 +61,20 @@ type active struct {
 	op   operation // opSend or opSubscribe
 	from phase     // the phase that opened it, made again on a downgrade
 	news int       // the stream's news count when it opened
+	// ctx is the leg's context, which the stall limit cancels with
+	// errStalled; cancel ends it when the leg closes.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stall  *time.Timer // the stall limit's timer, running while a read waits
+}
+
+// errStalled is the cancel cause of a leg the stall limit cut.
+var errStalled = errors.New("stalled")
+
+// legContext returns the context of a leg about to open: the stream's,
+// which the stall limit may cut (see read).
+func (s *Stream) legContext() (context.Context, context.CancelCauseFunc) {
+	return context.WithCancelCause(s.ctx)
 }
 
 func (a *active) close() {
@@ -65,6 +82,20 @@ func (a *active) close() {
 		a.l.close()
 		a.l = nil
 	}
+	if a.stall != nil {
+		a.stall.Stop()
+		a.stall = nil
+	}
+	if a.cancel != nil {
+		a.cancel(nil)
+		a.cancel = nil
+	}
+}
+
+// stalled reports whether the stall limit cut the leg and nothing new came
+// since: quiet, the time reads waited since the last news, reached limit.
+func (a *active) stalled(quiet, limit time.Duration) bool {
+	return a.ctx != nil && context.Cause(a.ctx) == errStalled && limit > 0 && quiet >= limit
 }
 
 func (s *Stream) step() {
@@ -113,6 +144,7 @@ func (s *Stream) step() {
 // task by polling), else by streaming. Then it sends the message, or, for
 // Subscribe and Resume, picks the task up.
 func (s *Stream) begin() {
+	s.tellWithheld()
 	if s.cfg.streaming == streamingNo || s.resuming != nil && s.resuming.polling {
 		// The card says the agent cannot stream, or the stream resumed
 		// found out it cannot.
@@ -149,14 +181,16 @@ func (s *Stream) readyMessage() {
 // sendStreaming sends m, the message or the reply, with a streaming call
 // for phase from, and reads the leg it opens.
 func (s *Stream) sendStreaming(from phase, m *a2a.Message) {
-	l, err := s.c.calls.sendStream(s.ctx, s.v, m)
+	ctx, cancel := s.legContext()
+	l, err := s.c.calls.sendStream(ctx, s.v, m)
 	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
+		cancel(nil)
 		s.handle(failure{from: from, op: opSend, err: err})
 		return
 	}
-	s.setLeg(l, opSend, from)
+	s.setLeg(l, opSend, from, ctx, cancel)
 	s.resumedBySend()
 }
 
@@ -169,8 +203,8 @@ func (s *Stream) resumedBySend() {
 	}
 }
 
-func (s *Stream) setLeg(l *leg, op operation, from phase) {
-	s.leg = active{l: l, op: op, from: from, news: s.rec.news.count}
+func (s *Stream) setLeg(l *leg, op operation, from phase, ctx context.Context, cancel context.CancelCauseFunc) {
+	s.leg = active{l: l, op: op, from: from, news: s.rec.news.count, ctx: ctx, cancel: cancel}
 	s.phase = phaseRead
 }
 
@@ -195,6 +229,8 @@ type failure struct {
 	started bool // the call had produced an event before it failed
 	// nothingNew: a leg that ended having brought nothing new.
 	nothingNew bool
+	// stalled: the stall limit cut the leg (see active.stalled).
+	stalled bool
 }
 
 // situation is what classify needs to know of the stream besides the
@@ -203,6 +239,7 @@ func (s *Stream) situation(f failure) situation {
 	sit := situation{
 		started:         f.started,
 		nothingNew:      f.nothingNew,
+		stalled:         f.stalled,
 		negotiating:     s.nego,
 		ctxErr:          s.ctx.Err(),
 		taskKnown:       s.taskID != "",
@@ -241,6 +278,9 @@ func (s *Stream) handle(f failure) {
 		s.fetchFor(fetchAfterError)
 	case outCredentials:
 		s.renewCredentials(err)
+	case outStalled:
+		s.log.Debug("a2a: nothing new within the stall limit, keep-alives aside", "task", s.taskID, "limit", s.cfg.stallTimeout)
+		s.fail(&StalledError{Task: s.snapshot(), After: s.cfg.stallTimeout})
 	case outLost:
 		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
 		s.fail(s.gaveUp(0))
@@ -305,12 +345,16 @@ func (s *Stream) handle(f failure) {
 	}
 }
 
-// read handles the next event of the current leg.
+// read handles the next event of the current leg. With an idle timeout,
+// the read waits at most what is left of the stall limit: the time reads
+// waited since the last news counts, keep-alive comments or not, and the
+// time the caller took between two events does not.
 func (s *Stream) read() {
 	l := s.leg.l
-	ev, err := l.next()
+	ev, err := s.waitNext(l)
 	if err != nil {
-		f := failure{from: s.leg.from, op: s.leg.op, err: err, started: l.events > 0, nothingNew: s.rec.news.count == s.leg.news}
+		f := failure{from: s.leg.from, op: s.leg.op, err: err, started: l.events > 0, nothingNew: s.rec.news.count == s.leg.news,
+			stalled: s.leg.stalled(s.rec.news.quiet, s.cfg.stallTimeout)}
 		s.leg.close()
 		s.handle(f)
 		return
@@ -359,6 +403,32 @@ func (s *Stream) read() {
 		s.leg.close()
 		s.phase = s.route.reply
 	}
+}
+
+// waitNext returns the next event of l, under the stall limit when an
+// idle timeout bounds the stream's silence: the leg's timer cuts its
+// context with errStalled once the reads waited the limit since the last
+// news, so that keep-alive comments, which keep the idle timer from
+// firing, do not keep the stall limit away either. The wait counts in the
+// stall clock.
+func (s *Stream) waitNext(l *leg) (a2a.Event, error) {
+	a := &s.leg
+	if d := s.cfg.stallTimeout; d > 0 && s.cfg.idleTimeout > 0 && a.cancel != nil {
+		left := d - s.rec.news.quiet
+		if a.stall == nil {
+			cancel := a.cancel
+			a.stall = time.AfterFunc(left, func() { cancel(errStalled) })
+		} else {
+			a.stall.Reset(left)
+		}
+	}
+	start := time.Now()
+	ev, err := l.next()
+	s.rec.news.quiet += time.Since(start)
+	if a.stall != nil {
+		a.stall.Stop()
+	}
+	return ev, err
 }
 
 // checkOwner checks that an event belongs to the stream's task: the same

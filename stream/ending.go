@@ -2,7 +2,6 @@ package stream
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
@@ -83,19 +82,13 @@ func EndingOf(err error) Ending {
 // terminal errors read), "input-required: " and why no answer came, or
 // "ended: " and the error's text when the task did not end. A stream
 // closed by its caller before its task ended reads "closed", and the zero
-// Ending "not ended". Line breaks in the reason read as spaces, and the
-// line is cut at [MaxEndingLine] bytes.
+// Ending "not ended". Every line break (CR, LF, CRLF, VT, FF, NEL, U+2028,
+// U+2029), every other control character and every bidirectional control
+// in the reason reads as a space, invalid UTF-8 as U+FFFD, and the line is
+// cut at [MaxEndingLine] bytes on a character boundary, with an ellipsis:
+// the line is valid UTF-8 that a terminal or a log shows as one line.
 func (e Ending) String() string {
-	return oneLine(e.line(), MaxEndingLine)
-}
-
-// oneLine is s with each line break (CR, LF or CRLF) read as one space, cut
-// at n bytes, ellipsis included, on a character boundary.
-func oneLine(s string, n int) string {
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
-	}
-	return clip.Text(s, n-len(clip.Ellipsis))
+	return clip.Line(e.line(), MaxEndingLine)
 }
 
 // line is String's line before it is made one bounded line.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -23,14 +25,29 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// requireOneLine asserts that line is one line (no line break of any kind),
-// no longer than stream.MaxEndingLine, and starts with prefix.
+// requireOneLine asserts that line is one line (no line break of any kind,
+// no control character), no longer than stream.MaxEndingLine, and starts
+// with prefix.
 func requireOneLine(t *testing.T, line, prefix string) {
 	t.Helper()
 	require.True(t, strings.HasPrefix(line, prefix), "got %.200q; want it to start with %q", line, prefix)
-	require.NotContains(t, line, "\n", "one line: %.200q", line)
-	require.NotContains(t, line, "\r", "one line: %.200q", line)
+	requireOneBoundedLine(t, line)
+}
+
+// requireOneBoundedLine asserts that line is valid UTF-8 of at most
+// stream.MaxEndingLine bytes, with no character that breaks a line or
+// steers its display: no control character (C0, DEL, C1), no line or
+// paragraph separator, no bidirectional control.
+func requireOneBoundedLine(t *testing.T, line string) {
+	t.Helper()
+	require.True(t, utf8.ValidString(line), "valid UTF-8: %.200q", line)
 	require.LessOrEqual(t, len(line), stream.MaxEndingLine, "a line for a person, not the server's whole text")
+	for _, r := range line {
+		require.False(t, unicode.IsControl(r), "a control character %U in %.200q", r, line)
+		require.False(t, r == '\u2028' || r == '\u2029', "a line or paragraph separator %U in %.200q", r, line)
+		require.False(t, r == '\u061c' || r == '\u200e' || r == '\u200f' || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069',
+			"a bidirectional control %U in %.200q", r, line)
+	}
 }
 
 // multilineReasons are reasons a server may give on several lines.
@@ -38,6 +55,11 @@ func multilineReasons() map[string]string {
 	return map[string]string{
 		"newlines":         "first line\nsecond line\n\nthird",
 		"carriage returns": "first line\r\nsecond line\rthird",
+		// Every other Unicode line break, C0 and C1 controls, and the
+		// bidirectional controls that reorder what a terminal shows.
+		"other line breaks": "first line\vsecond\fthird\u0085fourth\u2028fifth\u2029sixth",
+		"controls":          "first line\x00\x07\x1b[31mred\x7f\u009b2J\ttab",
+		"bidi controls":     "first line \u202eevil\u202c \u2066isolated\u2069 \u200fmark\u061c",
 	}
 }
 

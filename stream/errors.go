@@ -150,9 +150,10 @@ func (e *InvalidCardError) Error() string {
 func (e *InvalidCardError) Unwrap() error { return e.Err }
 
 // StalledError ends a stream whose task showed nothing new for longer than
-// the stall limit (WithStallTimeout): a polled task, or a streamed one whose
-// subscriptions stayed silent while get-task showed it working. Task is the
-// task as last fetched.
+// the stall limit (WithStallTimeout): a polled task, or, with an idle
+// timeout, a streamed one whose stream brought no event with anything new
+// (silent, or sending keep-alive comments only) while the task ran. Task
+// is the task as last fetched or streamed.
 type StalledError struct {
 	Task  *a2a.Task
 	After time.Duration

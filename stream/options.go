@@ -17,8 +17,8 @@ import (
 // Option configures a Client (NewClient, NewRESTClient, Resolve) or one
 // call (Send, Subscribe, GetTask, Cancel). A per-call option overrides the
 // Client's for that call only (a per-call WithHeader replaces the Client's
-// values of its header name); WithHTTPClient, WithVersion, WithBinding and
-// WithCardCache are Client-wide and are refused per call, whatever their
+// values of its header name); WithHTTPClient, WithVersion, WithBinding,
+// WithCardCache and WithTrustedOrigins are Client-wide and are refused per call, whatever their
 // value. When an option is given twice, the last one wins, except that
 // WithHeader adds a value. Bad values, a nil Option and a nil hook or
 // notify function among them, are refused with an error that wraps
@@ -56,6 +56,7 @@ type config struct {
 	stallTimeout time.Duration
 	binding      a2a.Binding
 	cardCache    *CardCache
+	trusted      []string        // WithTrustedOrigins, as given
 	breaker      Breaker         // WithBreaker
 	readFailure  terminal.Reader // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
@@ -203,10 +204,16 @@ func WithPollInterval(d time.Duration) Option {
 // change, part or message) before the stream ends with a *StalledError
 // carrying the task: a server may abandon a task, for example when a
 // client's connection drops, and leave it working forever. It applies to a
-// polled task, and to a streamed one whose subscriptions stay silent past
-// the idle timeout (WithIdleTimeout) while get-task shows it working or
-// submitted: such silence costs no reconnect attempt, so this limit is what
-// ends it. Zero disables the limit; it must not be negative. The default is
+// polled task, and, when an idle timeout is set (WithIdleTimeout), to a
+// streamed one: its stream brings no event with anything new for d,
+// whether silent (a silence past the idle timeout while get-task shows the
+// task working or submitted costs no reconnect attempt, so this limit is
+// what ends it) or sending only SSE comments, the keep-alives some servers
+// send, which keep the idle timer from firing but are no progress. A
+// streamed task's clock counts the time the stream waits for its next
+// event, not the caller's own time between two events. Without an idle
+// timeout a stream's silence, keep-alives or not, is not bounded. Zero
+// disables the limit; it must not be negative. The default is
 // DefaultStallTimeout.
 func WithStallTimeout(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.stallTimeout = d })
@@ -228,12 +235,29 @@ func WithVersion(v a2a.Version) Option {
 	return clientOption{"WithVersion", func(cfg *config) { cfg.version = v }}
 }
 
+// WithTrustedOrigins names origins besides the one the caller named to
+// which headers go too (those of WithHeader, of each call, and of a
+// credentials hook): an agent whose card names "http://127.0.0.1:9999"
+// where the caller gave "http://localhost:9999", say, or another host the
+// caller knows serves the agent. Each is an origin: an absolute http or
+// https URL with a host and nothing after it but "/" ("https://agent.example",
+// "http://127.0.0.1:9999"); anything else is refused, and so is an http
+// origin where the origin named is https: headers never go from https down
+// to http. A redirect to a trusted origin keeps the headers; the card
+// request of Resolve sends them to baseURL's origin only. It is
+// Client-wide; given twice, both lists hold.
+func WithTrustedOrigins(trusted ...string) Option {
+	return clientOption{"WithTrustedOrigins", func(cfg *config) { cfg.trusted = append(cfg.trusted, trusted...) }}
+}
+
 // WithHeader adds a header to every request sent to the origin the caller
 // named (the scheme, host and port of NewClient's endpoint or
 // NewRESTClient's base URL, or of Resolve's baseURL), for example an
 // Authorization header. Headers are never sent to another origin: not to an
-// endpoint on another host that an agent card names, not from https down
-// to http, and not across a redirect. A per-call header follows the same
+// endpoint on another host that an agent card names (each stream says so
+// with a HeadersWithheld notice and a debug log line), not from https down
+// to http, and not across a redirect; WithTrustedOrigins names the other
+// origins the caller trusts with them. A per-call header follows the same
 // rule. The key must be a valid
 // header name and the value must hold no control character but a tab. Given twice with one
 // name at the same level, it sends both values; given per call, it replaces
@@ -373,9 +397,19 @@ const (
 	// is the refusal that showed it, or nil when the agent card said so. It
 	// costs no reconnect attempt.
 	Polling
+	// HeadersWithheld: the endpoint the stream calls is not on the origin
+	// the caller named (an agent card named another host, port or scheme,
+	// "127.0.0.1" where the caller gave "localhost", say), so its headers,
+	// the Client's, the call's and a credentials hook's, are not sent
+	// there (see WithHeader). Headers names them, never their values;
+	// NamedOrigin and EndpointOrigin are the two origins. Each stream tells
+	// it once, before its first call, or when a credentials hook first
+	// gives headers.
+	HeadersWithheld
 )
 
-// String returns "reconnecting", "resumed" or "polling".
+// String returns "reconnecting", "resumed", "polling" or
+// "headers-withheld".
 func (k NoticeKind) String() string {
 	switch k {
 	case Reconnecting:
@@ -384,11 +418,14 @@ func (k NoticeKind) String() string {
 		return "resumed"
 	case Polling:
 		return "polling"
+	case HeadersWithheld:
+		return "headers-withheld"
 	}
 	return "unknown"
 }
 
-// Notice reports a reconnect or a resume to the function set with WithNotify.
+// Notice reports a reconnect, a resume, the switch to polling or headers
+// withheld to the function set with WithNotify.
 type Notice struct {
 	Kind        NoticeKind
 	TaskID      string
@@ -396,4 +433,11 @@ type Notice struct {
 	MaxAttempts int
 	Wait        time.Duration
 	Cause       error
+	// Headers are the names of the headers withheld, sorted, never their
+	// values (HeadersWithheld).
+	Headers []string
+	// NamedOrigin is the origin the caller named, to which alone headers
+	// go, and EndpointOrigin the origin of the endpoint the stream calls,
+	// which is not it (HeadersWithheld).
+	NamedOrigin, EndpointOrigin string
 }

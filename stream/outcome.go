@@ -52,6 +52,10 @@ const (
 	// outQuiet: a subscription ended having brought nothing new, while
 	// output may wait on the server; fetch the task.
 	outQuiet
+	// outStalled: the stall limit cut a leg on which nothing new came
+	// (keep-alive comments are no progress): the stream ends with a
+	// *StalledError.
+	outStalled
 	// outSilent: a subscription stayed silent past the idle timeout; fetch
 	// the task. A task that still runs is quiet, not failing: waiting on it
 	// again costs no attempt.
@@ -101,8 +105,11 @@ type situation struct {
 	nothingNew  bool // a subscription's leg that ended having brought nothing new
 	negotiating bool // the version may still fall back to 0.3
 	ctxErr      error
-	taskKnown   bool // the stream knows its task's ID
-	polling     bool // the stream follows its task by polling: its sends are unary
+	// stalled: the stall limit cut the leg: its reads waited the limit
+	// since the last news.
+	stalled   bool
+	taskKnown bool // the stream knows its task's ID
+	polling   bool // the stream follows its task by polling: its sends are unary
 	// firstMessage: the call sends the stream's message, not a reply.
 	firstMessage bool
 	// cardStreams: the agent card says the agent streams.
@@ -129,6 +136,8 @@ type situation struct {
 //     that went back or was truncated) may hide a change: quiet, with
 //     ErrEndedEarly.
 //   - The caller's context ended: its error ends the stream.
+//   - The stall limit cut a leg that brought nothing new for that long:
+//     the stream ends stalled, whatever the cut's error.
 //   - A 401 once the task is known, on anything but a send, with a
 //     credentials hook: ask for credentials. A send is not made again that
 //     way: the message may have reached the agent.
@@ -160,6 +169,9 @@ func classify(op operation, err error, sit situation) outcome {
 	}
 	if sit.ctxErr != nil {
 		return outcome{kind: outEnd, err: sit.ctxErr}
+	}
+	if sit.stalled {
+		return outcome{kind: outStalled, err: err}
 	}
 	var httpErr *HTTPError
 	if op != opSend && sit.credentials && sit.taskKnown && errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusUnauthorized {

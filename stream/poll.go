@@ -12,7 +12,7 @@ import (
 // subscribe (nil when the agent card said so).
 func (s *Stream) startPolling(cause error) {
 	s.route = pollingRoute()
-	s.rec.news.since = time.Now() // the stall clock starts
+	s.rec.news.restart() // the stall clock starts
 	s.log.Debug("a2a: following the task by polling", "task", s.taskID, "cause", cause)
 	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.cfg.pollInterval, Cause: cause})
 }

@@ -59,17 +59,27 @@ func (s *Stream) gaveUp(attempts int) error {
 }
 
 // news counts the deliveries that brought something new, and keeps the
-// start of the stall clock of polling: the last of them, or the switch to
-// polling if later.
+// stall clocks: of polling, its start (the last of them, or the switch to
+// polling if later); of streaming, the time reads waited since.
 type news struct {
 	count int
 	since time.Time
+	// quiet is the time the reads of streaming legs waited since the last
+	// news (or the restart of the clock): keep-alive comments do not stop
+	// it, and the caller's own time between two events is not in it.
+	quiet time.Duration
 }
 
 // note records a delivery that brought something new.
 func (n *news) note() {
 	n.count++
+	n.restart()
+}
+
+// restart starts the stall clocks again.
+func (n *news) restart() {
 	n.since = time.Now()
+	n.quiet = 0
 }
 
 // waitAttempt counts a reconnect attempt and waits its backoff, telling
@@ -135,15 +145,17 @@ func (s *Stream) giveUp() {
 
 // subscribe opens a subscribe leg.
 func (s *Stream) subscribe() {
-	l, err := s.c.calls.subscribe(s.ctx, s.v, s.taskID)
+	ctx, cancel := s.legContext()
+	l, err := s.c.calls.subscribe(ctx, s.v, s.taskID)
 	s.rec.noteReach(err)
 	if err != nil {
+		cancel(nil)
 		s.handle(failure{from: phaseSubscribe, op: opSubscribe, err: err})
 		return
 	}
 	s.rec.gap = true
 	s.ledger.OpenReplayWindow()
-	s.setLeg(l, opSubscribe, phaseSubscribe)
+	s.setLeg(l, opSubscribe, phaseSubscribe, ctx, cancel)
 	if s.rec.budget.attempts > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
 	}

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"log/slog"
 	"slices"
-	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/dedupe"
@@ -53,13 +52,16 @@ type Stream struct {
 	// a later task shows them (holdUnfetched).
 	unfetched map[string]artifactMark
 
-	phase  phase
-	route  route
-	leg    active
-	out    delivery
-	rec    recovery
-	prompt prompt
-	auth   auth
+	phase phase
+	route route
+	leg   active
+	// toldWithheld: the stream has said that its headers do not go to
+	// its endpoint (tellWithheld), which it says once.
+	toldWithheld bool
+	out          delivery
+	rec          recovery
+	prompt       prompt
+	auth         auth
 }
 
 // delivery is what the application is handed: the queue of deltas computed
@@ -86,7 +88,7 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	s.cfg, s.log = cfg, cfg.logger
 	s.ctx, s.caller = c.withConfig(ctx, cfg), ctx
 	s.rec.budget = newBudget(cfg.policy)
-	s.rec.news.since = time.Now() // the stall clock starts
+	s.rec.news.restart() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
 	return s
 }

@@ -57,6 +57,11 @@ func (cfg *config) check() error {
 	if err := checkHeader(cfg.header); err != nil {
 		bad("WithHeader: %s", err)
 	}
+	for _, raw := range cfg.trusted {
+		if _, err := parseOrigin(raw); err != nil {
+			bad("WithTrustedOrigins: %s", err)
+		}
+	}
 	if cfg.maxEventSize <= 0 {
 		bad("WithMaxEventSize: the size must be positive, not %d", cfg.maxEventSize)
 	}

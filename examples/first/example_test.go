@@ -20,7 +20,7 @@ func Example_firstProgram() {
 	defer cancel()
 
 	var out strings.Builder
-	if err := run(ctx, agent.URL, "Plan a weekend trip", "", strings.NewReader("Lisbon\n"), &out); err != nil {
+	if _, err := run(ctx, agent.URL, "Plan a weekend trip", "", strings.NewReader("Lisbon\n"), &out); err != nil {
 		panic(err)
 	}
 	// An Example's output cannot end a line in a space, and the agent's

@@ -8,8 +8,10 @@
 //	go run ./examples/first
 //	go run ./examples/first -agent https://agent.example/ -message "hello" -token "$TOKEN"
 //
-// It exits 0 once the task has ended (however it ended), 1 when it found no
-// agent at the URL, and 130 after Ctrl-C.
+// It exits 0 when the task completed or the agent answered with a message,
+// 1 when the task ended otherwise (failed, rejected, canceled, waiting on
+// input or credentials), when it did not end (the connection or the agent
+// failed), and when it found no agent at the URL, and 130 after Ctrl-C.
 package main
 
 import (
@@ -34,12 +36,16 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *agent, *message, *token, os.Stdin, os.Stdout); err != nil {
+	ending, err := run(ctx, *agent, *message, *token, os.Stdin, os.Stdout)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "first:", err)
 		os.Exit(1)
 	}
 	if ctx.Err() != nil {
 		os.Exit(130) // the shell's code for a program that Ctrl-C ended
+	}
+	if ending.Err != nil {
+		os.Exit(1) // the task did not complete: the line printed says why
 	}
 }
 
@@ -47,9 +53,10 @@ func main() {
 // sends it message (with token as a bearer token on this call, when it is
 // not ""), and prints what the agent says as it arrives, reading answers to
 // its questions from stdin, until the task ends or ctx does (Ctrl-C), in
-// which case it asks the agent to cancel the task. It returns an error only
-// when it found no agent at baseURL.
-func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, stdout io.Writer) error {
+// which case it asks the agent to cancel the task. It prints one line
+// about how the stream ended, and returns that ending; it returns an error
+// only when it found no agent at baseURL.
+func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, stdout io.Writer) (stream.Ending, error) {
 	answers := make(chan string)
 	go func() { // read stdin apart: the hook must return when ctx ends, and a read does not
 		defer close(answers)
@@ -74,7 +81,7 @@ func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, s
 
 	client, err := stream.Resolve(ctx, baseURL, stream.WithHumanInput(ask))
 	if err != nil {
-		return err // no agent card there, or no connection: the error names the URL
+		return stream.Ending{}, err // no agent card there, or no connection: the error names the URL
 	}
 	fmt.Fprintf(stdout, "agent: %s (A2A %s over %s)\n", client.Card().Name, client.Version(), client.Binding())
 	var perCall []stream.Option // this user's credentials, for this call only
@@ -104,6 +111,11 @@ func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, s
 			fmt.Fprintln(stdout, "\ncancel:", err)
 		}
 	}
-	fmt.Fprintln(stdout, "\nended:", s.Ending())
-	return nil
+	ending := s.Ending()
+	if ending.State == "" && ending.Err != nil {
+		fmt.Fprintln(stdout, "\n"+ending.String()) // the task did not end: "ended: " and why
+	} else {
+		fmt.Fprintln(stdout, "\nended:", ending) // "ended: completed", "ended: failed: …"
+	}
+	return ending, nil
 }
