@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -417,15 +416,34 @@ func (d *driver) follow(e Entry) error {
 	return nil
 }
 
-// notify relays a reconnect or a resume, at once: it is not part of the
-// screen, and no checkpoint goes with it.
+// notify relays a reconnect, a resume or a switch to polling, at once: it
+// is not part of the screen, and no checkpoint goes with it. A notice that
+// is the backend's business (headers withheld from another origin) goes to
+// the logger, not to the browsers.
 func (d *driver) notify(n stream.Notice) {
-	out := NoticeData{Kind: n.Kind.String(), Attempt: n.Attempt, Max: n.MaxAttempts, Text: n.Kind.String()}
-	if n.Kind == stream.Reconnecting {
-		out.Text = fmt.Sprintf("reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
+	out, ok := browserNotice(n)
+	if !ok {
+		d.cfg.logger.LogAttrs(d.ctx, slog.LevelWarn, "relay: "+n.Kind.String(), slog.Any("headers", n.Headers),
+			slog.String("named", n.NamedOrigin), slog.String("endpoint", n.EndpointOrigin))
+		return
 	}
 	d.add(EventNotice, out)
 	d.commit(nil)
+}
+
+// browserNotice is what browsers are shown of a stream's notice, and
+// whether they are shown it at all: a reconnect, a resume and a switch to
+// polling are theirs to see; any other kind is the backend's.
+func browserNotice(n stream.Notice) (NoticeData, bool) {
+	out := NoticeData{Kind: n.Kind.String(), Attempt: n.Attempt, Max: n.MaxAttempts, Text: n.Kind.String()}
+	switch n.Kind {
+	case stream.Reconnecting:
+		out.Text = fmt.Sprintf("reconnecting (%d/%d)…", n.Attempt, n.MaxAttempts)
+	case stream.Resumed, stream.Polling:
+	default:
+		return NoticeData{}, false
+	}
+	return out, true
 }
 
 // ask is the stream's human-input hook: it shows the question and waits
@@ -656,7 +674,7 @@ func failureText(e stream.Ending, kind string) string {
 	switch kind {
 	case "agent-error":
 		if errors.As(e.Err, &rpc) && strings.TrimSpace(rpc.Message) != "" {
-			return oneLine("the agent answered with an error: " + rpc.Message)
+			return clip.Line("the agent answered with an error: "+rpc.Message, stream.MaxEndingLine)
 		}
 		return "the agent answered with an error"
 	case "http-error":
@@ -672,7 +690,7 @@ func failureText(e stream.Ending, kind string) string {
 		// still has the agent's words for the person.
 		if errors.As(e.Err, &proto) {
 			if su, ok := proto.Event.(*a2a.StatusUpdate); ok && su.Status.Message != nil && strings.TrimSpace(su.Status.Message.Text()) != "" {
-				return oneLine("the agent sent what the relay cannot read: " + string(su.Status.State) + ": " + su.Status.Message.Text())
+				return clip.Line("the agent sent what the relay cannot read: "+string(su.Status.State)+": "+su.Status.Message.Text(), stream.MaxEndingLine)
 			}
 		}
 		return "the agent sent what the relay cannot read"
@@ -680,19 +698,6 @@ func failureText(e stream.Ending, kind string) string {
 		return "the stream was stopped before its task ended"
 	}
 	return "the agent could not be reached"
-}
-
-// oneLine is s with each control character and line or paragraph
-// separator read as a space, cut at stream.MaxEndingLine bytes, ellipsis
-// included.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s)
-	return clip.Text(s, stream.MaxEndingLine-len(clip.Ellipsis))
 }
 
 // errorKind names how a stream ended in an error, for a page to style.
