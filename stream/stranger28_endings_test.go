@@ -349,9 +349,9 @@ func TestStranger28EndingLineOfARESTProblemDetail(t *testing.T) {
 	require.NoError(t, err)
 	bodies := map[string]struct{ ct, body string }{
 		"problem+json": {"application/problem+json", fmt.Sprintf(`{"type":"about:blank","title":%s,"status":400,"detail":%s}`, q, q)},
-		"rpc status": {"application/json", fmt.Sprintf(`{"error":{"code":400,"status":"FAILED_PRECONDITION","message":%s,"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, q)},
-		"bare 0.3":   {"application/json", fmt.Sprintf(`{"code":-32004,"message":%s}`, q)},
-		"raw bytes":  {"application/json", `{"code":-32004,"message":"a` + "\xff\x1b\u2028\u202e" + `b"}`},
+		"rpc status":   {"application/json", fmt.Sprintf(`{"error":{"code":400,"status":"FAILED_PRECONDITION","message":%s,"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_CANCELABLE","domain":"a2a-protocol.org"}]}}`, q)},
+		"bare 0.3":     {"application/json", fmt.Sprintf(`{"code":-32004,"message":%s}`, q)},
+		"raw bytes":    {"application/json", `{"code":-32004,"message":"a` + "\xff\x1b\u2028\u202e" + `b"}`},
 	}
 	for _, w := range s28Wires() {
 		if w.b != a2a.BindingHTTPJSON {
