@@ -48,6 +48,11 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}
+	// Refused before the card is asked for, as every bad option is: an http
+	// origin trusted where the origin named is https.
+	if _, err := headerOrigins(origin(base), cfg.trusted); err != nil {
+		return nil, nil, err
+	}
 	return base, &cfg, nil
 }
 

@@ -105,6 +105,9 @@ func (l *sseReader) Next() (a2a.Event, error) {
 		return nil, io.EOF
 	}
 	e, err := l.dec.Next()
+	for err == nil && keepAlive(e) {
+		e, err = l.dec.Next()
+	}
 	if err != nil {
 		return nil, l.k.readErr(err)
 	}
@@ -116,6 +119,15 @@ func (l *sseReader) Next() (a2a.Event, error) {
 		return nil, err
 	}
 	return ev, nil
+}
+
+// keepAlive reports whether an SSE event carries nothing: its data is
+// empty, or white space. Some servers send "data:" alone (or "event: ping"
+// with it) to keep a connection open, as others send comments; such an
+// event is skipped, and brings nothing new to the stall limit. An event
+// named "error" is not skipped: it must hold an error.
+func keepAlive(e sse.Event) bool {
+	return e.Type != "error" && len(bytes.TrimSpace(trimRecordSeparator(e.Data))) == 0
 }
 
 // trimRecordSeparator drops the ASCII record separator (0x1E) that some

@@ -208,8 +208,9 @@ func WithPollInterval(d time.Duration) Option {
 // streamed one: its stream brings no event with anything new for d,
 // whether silent (a silence past the idle timeout while get-task shows the
 // task working or submitted costs no reconnect attempt, so this limit is
-// what ends it) or sending only SSE comments, the keep-alives some servers
-// send, which keep the idle timer from firing but are no progress. A
+// what ends it) or sending only keep-alives: SSE comments, or events with
+// empty data ("data:" alone, which the stream skips), which keep the idle
+// timer from firing but are no progress. A
 // streamed task's clock counts the time the stream waits for its next
 // event, not the caller's own time between two events. Without an idle
 // timeout a stream's silence, keep-alives or not, is not bounded. Zero

@@ -296,7 +296,6 @@ func TestStranger28TrustedHTTPOriginRefusedWhereHTTPSWasNamed(t *testing.T) {
 // refused, and nothing is sent (README, Options: "Bad values ... are refused
 // by the constructor ... nothing is sent").
 func TestStranger28ResolveRefusesATrustedHTTPOriginBeforeSending(t *testing.T) {
-	t.Skip("stranger28: Resolve fetches the card before it refuses WithTrustedOrigins(http) for an https base URL; an unreachable card host reads \"could not connect\" instead of ErrInvalidOption")
 	for _, w := range s28Wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			agent := w.agent()

@@ -152,7 +152,6 @@ func TestStranger28NoNewsStallsAtTheStallLimit(t *testing.T) {
 // "ping") carries no news: the brief asks that such a server stall at the
 // stall limit, as one sending comments does.
 func TestStranger28EmptyDataKeepAlivesStallAtTheStallLimit(t *testing.T) {
-	t.Skip("stranger28: an SSE event with empty data (\"data:\" keep-alive) ends the stream at once in a *ProtocolError (\"malformed JSON-RPC response\"), on all four wires; no stall, no skip")
 	for _, w := range s28Wires() {
 		for name, noise := range s28EmptyData() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
