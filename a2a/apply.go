@@ -62,10 +62,16 @@ func (a *Artifact) Apply(u *ArtifactUpdate) {
 // history. The user's own messages are not events; the stream's Task holds
 // them too.
 //
-// Apply finds an artifact or message by scanning from the newest, so its cost
-// grows with the number of artifacts (or messages) held: fine for a task of
-// hundreds. An application that holds many thousands should index them by ID
-// and call [Artifact.Apply] itself.
+// Apply finds a message of a long history (128 messages or more) through
+// an index the task keeps, so that folding n messages costs time linear in
+// n. The index is built on first need, and built again when the history was
+// changed other than by Apply: replaced, cut, appended to, or its first or
+// last entry rewritten (an ID rewritten in place between them is not
+// noticed: assign a new slice instead). A copy of the task by value gets an
+// index of its own. Apply finds an artifact by scanning from the newest, so
+// its cost grows with the number of artifacts held: fine for a task of
+// hundreds. An application that holds many thousands of artifacts should
+// index them by ID and call [Artifact.Apply] itself.
 func (t *Task) Apply(ev Event) {
 	switch e := ev.(type) {
 	case *Task:
@@ -100,12 +106,13 @@ func (t *Task) Apply(ev Event) {
 // addMessage adds m to the history, or replaces the entry of its ID.
 func (t *Task) addMessage(m *Message) {
 	if m.ID != "" {
-		for i := len(t.History) - 1; i >= 0; i-- {
-			if t.History[i].ID == m.ID {
-				t.History[i] = *m.Clone()
-				return
-			}
+		if i := t.messageAt(m.ID); i >= 0 {
+			t.History[i] = *m.Clone()
+			return
 		}
 	}
 	t.History = append(t.History, *m.Clone())
+	if x := t.hist; x != nil && x.owner == t {
+		x.appended(t.History, m.ID, len(t.History)-1)
+	}
 }

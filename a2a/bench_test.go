@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -222,6 +223,31 @@ func BenchmarkFastDecodeVsFloor(b *testing.B) {
 			for b.Loop() {
 				if err := json.Unmarshal(bc.in, bc.floor()); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTaskApplyMessages folds n agent messages with distinct IDs into
+// an empty task, as an application folds a long conversation's stream, then
+// sends each again (a revision, found by its ID): the cost of finding a
+// message in the history by its ID.
+func BenchmarkTaskApplyMessages(b *testing.B) {
+	for _, n := range []int{100, 2000, 20000} {
+		msgs := make([]a2a.Message, n)
+		for i := range msgs {
+			msgs[i] = a2a.Message{ID: "m-" + strconv.Itoa(i), Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("word ")}}
+		}
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var t a2a.Task
+				for i := range msgs {
+					t.Apply(&msgs[i])
+				}
+				for i := range msgs {
+					t.Apply(&a2a.MessageRevision{Message: &msgs[i]})
 				}
 			}
 		})

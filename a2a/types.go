@@ -132,6 +132,10 @@ type TaskStatus struct {
 }
 
 // Task is the unit of work an agent runs for a client.
+//
+// A task into which [Task.Apply] folded a long history keeps an index of
+// it, which [Task.Clone] leaves out: compare tasks by their fields, or
+// compare clones, rather than with reflect.DeepEqual.
 type Task struct {
 	ID        string
 	ContextID string
@@ -139,6 +143,10 @@ type Task struct {
 	Artifacts []Artifact
 	History   []Message
 	Metadata  map[string]any
+
+	// hist is where Apply finds a message of a long history by its ID;
+	// nil until then, and never shared with a clone.
+	hist *historyIndex
 }
 
 // Clone returns a deep copy of the task. Clone of nil is nil.
@@ -147,6 +155,7 @@ func (t *Task) Clone() *Task {
 		return nil
 	}
 	c := *t
+	c.hist = nil
 	c.Status.Message = t.Status.Message.Clone()
 	if t.Artifacts != nil {
 		c.Artifacts = make([]Artifact, len(t.Artifacts))

@@ -53,6 +53,12 @@
 // that lags unless it is authoritative (a store may lag its event bus), so
 // only the get-task that closes the gap delivers such a change.
 //
+// A whole task does not say in which order its changes happened; its
+// deltas come in the order a stream most likely showed them: the history's
+// new messages first, then a status that still works (submitted, working)
+// before the artifacts' deltas, and a prompt (input-required,
+// auth-required) or an ending (a terminal state) after them.
+//
 // The task's metadata is folded from the metadata of every status update
 // and every Task, key by key: a later value wins, and no key is taken away
 // (the status message keeps its own metadata). A status update recognised

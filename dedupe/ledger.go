@@ -177,9 +177,12 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 }
 
 // Reconcile folds a whole task into the ledger: the first event of a send, a
-// snapshot after a resubscribe, or a get-task result. It yields, in order,
-// the artifacts' missing parts, the unseen agent messages of the history,
-// then the status if it is new.
+// snapshot after a resubscribe, or a get-task result. It yields the unseen
+// agent messages of the history, then the artifacts' missing parts and the
+// status if it is new, in the order a stream would have shown them: a
+// status that still works (submitted, working) before the artifacts, a
+// prompt (input-required, auth-required) or an ending (a terminal state)
+// after them.
 //
 // An authoritative task (a get-task result) wins every disagreement, unless
 // it lags (see lags): it is then folded as a non-authoritative one, and its
@@ -275,9 +278,11 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 		l.win.close()
 	}
 	foldMetadata(lt, t.Metadata, metadataWins)
+	start := len(dst)
 	for i := range t.Artifacts {
 		dst = l.reconcileArtifact(dst, lt, i, &t.Artifacts[i], authoritative, present)
 	}
+	arts := len(dst) - start
 	statusMsg := messageID(t.Status.Message)
 	statusCopy := l.statusCopyWithoutID(t)
 	statusHeld := false       // the status message has no ID, and its copy is held
@@ -324,8 +329,10 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, authoritative, present 
 			dst = append(dst, m)
 		}
 	}
+	msgs := len(dst) - start - arts
 	checkReplay := l.lags(&t.Status) || l.win.open && !authoritative && !l.listsSentAfter(t)
 	dst = l.applyStatus(dst, lt, t.Status, false, nil, checkReplay, l.win.open && !present, statusHeld)
+	inStreamOrder(dst[start:], arts, msgs, t.Status.State)
 	if ts := t.Status.Timestamp; !ts.IsZero() && ts.Equal(l.statuses.latest) {
 		// A whole task shows one status of its instant: others the agent
 		// set at that instant may never have been seen.

@@ -16,11 +16,12 @@ type view struct {
 
 // newView starts a view from the artifacts the application holds. It owns
 // its slices: every artifact's parts are clipped, so that the first append
-// to one copies it instead of writing into the ledger's array.
+// to one copies it instead of writing into the ledger's array. No artifacts
+// held stay nil, as in a task the application folded (a status may be
+// yielded before the first artifact).
 func newView(held []a2a.Artifact) *view {
-	v := &view{arts: make([]a2a.Artifact, len(held)), index: make(map[string]int, len(held))}
+	v := &view{arts: slices.Clone(held), index: make(map[string]int, len(held))}
 	for i := range held {
-		v.arts[i] = held[i]
 		v.arts[i].Parts = slices.Clip(held[i].Parts)
 		v.index[held[i].ID] = i
 	}
