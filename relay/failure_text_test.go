@@ -61,7 +61,14 @@ func (s *syncBuffer) String() string {
 func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
 	t.Helper()
 	var logged syncBuffer
-	logger := slog.New(slog.NewTextHandler(&logged, nil))
+	evs := driveWith(t, rt, relay.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	return evs, logged.String()
+}
+
+// driveWith drives a stream sent to agentURL through rt to its end, with
+// opts, and returns every event a browser then reads.
+func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []event {
+	t.Helper()
 	client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: rt}))
 	require.NoError(t, err)
 	st := relay.NewMemoryStore()
@@ -72,10 +79,10 @@ func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
 	require.NoError(t, err)
 	require.NoError(t, relay.Drive(ctx, l, f, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
 		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "plan my trip"), opts...)
-	}, relay.WithLogger(logger)))
+	}, opts...))
 	mux := http.NewServeMux()
 	mux.Handle("/s/{key}/", relay.NewHandler(st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
-	return connect(t, a2atest.NewClient(mux), "").rest(), logged.String()
+	return connect(t, a2atest.NewClient(mux), "").rest()
 }
 
 // failureOf returns the last event's data, which must end the stream in
@@ -156,24 +163,11 @@ func TestDriveLogsNothingByDefault(t *testing.T) {
 	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
 	t.Cleanup(func() { slog.SetDefault(old) })
 	synctest.Test(t, func(t *testing.T) {
-		client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		evs := driveWith(t, roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			return &http.Response{StatusCode: http.StatusBadGateway, Status: "502 Bad Gateway", Header: http.Header{},
 				Body: io.NopCloser(strings.NewReader("down")), Request: r}, nil
-		})}))
-		require.NoError(t, err)
-		st := relay.NewMemoryStore()
-		ctx := t.Context()
-		l, err := st.Open(ctx, "k")
-		require.NoError(t, err)
-		f, err := l.Acquire(ctx, "driver", time.Hour)
-		require.NoError(t, err)
-		require.NoError(t, relay.Drive(ctx, l, f, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "plan my trip"), opts...)
 		}))
-		entries, err := l.Read(ctx, 0, 1<<10)
-		require.NoError(t, err)
-		require.NotEmpty(t, entries)
-		require.Equal(t, relay.EventFailure, entries[len(entries)-1].Name, "the stream ended in an error")
+		require.Equal(t, "http-error", failureOf(t, evs).Kind, "the stream ended in an error")
 	})
 	require.Empty(t, logged.String())
 }
