@@ -54,7 +54,8 @@ func (a *Artifact) Apply(u *ArtifactUpdate) {
 //     new (an append included: its parts are the first the client holds).
 //
 // A message whose ID the history already holds is a new version of it and
-// replaces that entry; a message without an ID is always added. Apply keeps
+// replaces that entry (the newest, in a history a caller gave the same ID
+// twice); a message without an ID is always added. Apply keeps
 // copies: the event may be changed or reused after.
 //
 // Folding every event a stream yields, in order, into an empty task rebuilds
@@ -68,7 +69,9 @@ func (a *Artifact) Apply(u *ArtifactUpdate) {
 // changed other than by Apply: replaced, cut, appended to, or its first or
 // last entry rewritten (an ID rewritten in place between them is not
 // noticed: assign a new slice instead). A copy of the task by value gets an
-// index of its own. Apply finds an artifact by scanning from the newest, so
+// index of its own, and a history of its own when it is indexed: a task
+// then no longer shares its history's array with another, whose Apply
+// would write into it. Apply finds an artifact by scanning from the newest, so
 // its cost grows with the number of artifacts held: fine for a task of
 // hundreds. An application that holds many thousands of artifacts should
 // index them by ID and call [Artifact.Apply] itself.

@@ -1,5 +1,7 @@
 package a2a
 
+import "slices"
+
 // indexFrom is the length of history from which Task.Apply finds a
 // message through an index rather than by scanning: below it a scan costs
 // less than keeping a map, and a task of a few messages carries no index.
@@ -63,7 +65,12 @@ func (t *Task) historyIndex() *historyIndex {
 	}
 	switch h := t.History; {
 	case x.n == 0 || x.n > len(h) || x.first != &h[0] || h[0].ID != x.firstID || h[x.n-1].ID != x.lastID:
-		x.rebuild(h)
+		// A history the index did not see grow may share its array with
+		// another task (a copy by value, or a slice the caller assigned),
+		// whose Apply writes into it where this index cannot see: the
+		// task takes an array of its own before it is indexed.
+		t.History = slices.Clone(h)
+		x.rebuild(t.History)
 	case x.n < len(h):
 		x.extend(h)
 	}

@@ -174,7 +174,6 @@ func TestStranger28bApplyLongHistoriesEqualThePlainFold(t *testing.T) {
 // A task copied by value midway, both copies applied to: each must fold
 // as the plain fold of the history it shows.
 func TestStranger28bApplyCopiedByValueBothApplied(t *testing.T) {
-	t.Skip("stranger28: a task copied by value, both copies applied to (sharing the history's array): the copy's Apply adds a message whose ID its history holds, a second time")
 	for seed := range uint64(4) {
 		g := &s28bGen{r: rand.New(rand.NewPCG(seed, 281))}
 		tk := &a2a.Task{ID: "t"}
