@@ -121,36 +121,6 @@ func (c s28bCall) frame(ev a2a.Event) string {
 	return "data: " + string(b) + "\n\n"
 }
 
-// task writes a unary task answer (get-task).
-func (c s28bCall) task(w http.ResponseWriter, t *a2a.Task) {
-	b, err := c.w.codec().EncodeTask(t)
-	if err != nil {
-		panic(err)
-	}
-	if c.w.b == a2a.BindingJSONRPC {
-		b = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, c.id, b))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-// unary writes a unary send's answer: the task.
-func (c s28bCall) unary(w http.ResponseWriter, t *a2a.Task) {
-	if c.w.v == a2a.V10 {
-		b, err := c.w.codec().EncodeEvent(t) // {"task":…}
-		if err != nil {
-			panic(err)
-		}
-		if c.w.b == a2a.BindingJSONRPC {
-			b = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, c.id, b))
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(b)
-		return
-	}
-	c.task(w, t)
-}
-
 func s28bSSE(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
