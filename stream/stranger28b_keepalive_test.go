@@ -59,32 +59,32 @@ func (c *s28bCalls) get() []string {
 
 // s28bKeepAliveAgent streams the task, the noise, one artifact, the noise
 // again, and the completed status. Any other call is recorded and refused.
-func s28bKeepAliveAgent(w s28bWire, noise string, calls *s28bCalls) http.Handler {
+func s28bKeepAliveAgent(w s28Wire, noise string, calls *s28bCalls) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		c := s28bRead(w, r)
+		c := s28Read(w, r)
 		calls.add(c.kind)
 		if c.kind != "stream" {
 			http.Error(rw, "unexpected", http.StatusInternalServerError)
 			return
 		}
-		s28bSSE(rw)
-		s28bWrite(rw, c.frame(s28bTask(a2a.StateWorking)))
-		s28bWrite(rw, noise)
-		s28bWrite(rw, c.frame(&a2a.ArtifactUpdate{TaskID: "t-28b", ContextID: "c-28b", LastChunk: true,
+		s28SSE(rw)
+		s28Write(rw, c.frame(s28Task(a2a.StateWorking)))
+		s28Write(rw, noise)
+		s28Write(rw, c.frame(&a2a.ArtifactUpdate{TaskID: "t-28", ContextID: "c-28", LastChunk: true,
 			Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("real")}}}))
-		s28bWrite(rw, noise)
-		s28bWrite(rw, c.frame(&a2a.StatusUpdate{TaskID: "t-28b", ContextID: "c-28b",
+		s28Write(rw, noise)
+		s28Write(rw, c.frame(&a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28",
 			Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true}))
 	})
 }
 
-func s28bRunKeepAlive(t *testing.T, w s28bWire, noise string) {
+func s28bRunKeepAlive(t *testing.T, w s28Wire, noise string) {
 	synctest.Test(t, func(t *testing.T) {
 		calls := &s28bCalls{}
 		c := w.client(t, s28bKeepAliveAgent(w, noise, calls))
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		s := c.Send(ctx, s28bMsg())
+		s := c.Send(ctx, s28Msg())
 		defer s.Close()
 		var artifacts []string
 		var events int
@@ -105,7 +105,7 @@ func s28bRunKeepAlive(t *testing.T, w s28bWire, noise string) {
 }
 
 func TestStranger28bEmptyDataIsAKeepAliveOnEveryWire(t *testing.T) {
-	for _, w := range s28bWires() {
+	for _, w := range s28Wires() {
 		for name, noise := range s28bKeepAlives() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) { s28bRunKeepAlive(t, w, noise) })
 		}
@@ -113,7 +113,7 @@ func TestStranger28bEmptyDataIsAKeepAliveOnEveryWire(t *testing.T) {
 }
 
 func TestStranger28bWhitespaceDataIsAKeepAliveOnEveryWire(t *testing.T) {
-	for _, w := range s28bWires() {
+	for _, w := range s28Wires() {
 		for name, noise := range s28bWhitespace() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) { s28bRunKeepAlive(t, w, noise) })
 		}
@@ -123,7 +123,7 @@ func TestStranger28bWhitespaceDataIsAKeepAliveOnEveryWire(t *testing.T) {
 // An "error" event is not a keep-alive, even with empty data: the stream
 // ends in an error, not in the completion that follows.
 func TestStranger28bErrorEventWithEmptyDataIsNotSkipped(t *testing.T) {
-	for _, w := range s28bWires() {
+	for _, w := range s28Wires() {
 		for name, noise := range map[string]string{
 			"event error, data:":       "event: error\ndata:\n\n",
 			"event error, data: space": "event: error\ndata: \n\n",
@@ -134,7 +134,7 @@ func TestStranger28bErrorEventWithEmptyDataIsNotSkipped(t *testing.T) {
 					c := w.client(t, s28bKeepAliveAgent(w, noise, calls))
 					ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 					defer cancel()
-					e := s28bDrain(c.Send(ctx, s28bMsg()))
+					e := s28Drain(c.Send(ctx, s28Msg()))
 					t.Logf("ended: %T %v; calls %v", e.Err, e.Err, calls.get())
 					require.Error(t, e.Err)
 					require.NotErrorIs(t, e.Err, context.DeadlineExceeded, "ended by the bound, not by the error event")

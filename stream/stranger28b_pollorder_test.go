@@ -74,7 +74,7 @@ func TestStranger28bPolledTaskYieldsInStreamOrder(t *testing.T) {
 			a2atest.Chunk("a2", "y", true, true), a2atest.Finish(a2a.StateFailed, "oops"),
 		},
 	}
-	for _, w := range s28bWires() {
+	for _, w := range s28Wires() {
 		for name, script := range scripts {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestStranger28bPolledTaskYieldsInStreamOrder(t *testing.T) {
 						})))
 					require.NoError(t, err)
 					start := time.Now()
-					s := c.Send(ctx, s28bMsg())
+					s := c.Send(ctx, s28Msg())
 					defer s.Close()
 					var ys []s28bYield
 					folded := &a2a.Task{}

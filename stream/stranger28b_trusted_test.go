@@ -109,7 +109,7 @@ func TestStranger28bTrustedOriginsPerCallIsRefusedWithoutARequest(t *testing.T) 
 	srv, n := s28bCountingServer(t, false)
 	c, err := stream.NewClient(srv.URL, stream.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
-	e := s28bDrain(c.Send(t.Context(), s28bMsg(), stream.WithTrustedOrigins("http://agent.example")))
+	e := s28Drain(c.Send(t.Context(), s28Msg(), stream.WithTrustedOrigins("http://agent.example")))
 	require.ErrorIs(t, e.Err, stream.ErrInvalidOption)
 	require.Zero(t, n.Load())
 }
