@@ -67,20 +67,20 @@ import (
 type after int
 
 const (
-	afterBegin    after = iota // begin: the route is to be chosen
-	afterOpen                  // a streaming call opened a leg (a send, a reply, a subscribe)
-	afterArrive                // an event of a leg arrived, not yet delivered
-	afterEvent                 // an event of a leg was delivered
-	afterFetch                 // the task fetched for facts.why was delivered
-	afterPoll                  // a task from a poll, a catch-up or a unary send was delivered
-	afterResume                // the task a checkpoint names was handed over
-	afterWait                  // the poll interval was waited
-	afterBackoff               // an attempt's backoff was waited
-	afterSpent                 // the reconnect budget is spent
-	afterHalt                  // the task halted, and what came before it was yielded
-	afterSwitched              // the stream switched to polling (act), about to wait
-	afterAsked                 // the human-input hook gave a reply to send
-	afterCredentials           // the credentials hook gave credentials
+	afterBegin       after = iota // begin: the route is to be chosen
+	afterOpen                     // a streaming call opened a leg (a send, a reply, a subscribe)
+	afterArrive                   // an event of a leg arrived, not yet delivered
+	afterEvent                    // an event of a leg was delivered
+	afterFetch                    // the task fetched for facts.why was delivered
+	afterPoll                     // a task from a poll, a catch-up or a unary send was delivered
+	afterResume                   // the task a checkpoint names was handed over
+	afterWait                     // the poll interval was waited
+	afterBackoff                  // an attempt's backoff was waited
+	afterSpent                    // the reconnect budget is spent
+	afterHalt                     // the task halted, and what came before it was yielded
+	afterSwitched                 // the stream switched to polling (act), about to wait
+	afterAsked                    // the human-input hook gave a reply to send
+	afterCredentials              // the credentials hook gave credentials
 )
 
 // facts is what a step found, as follow reads it. Each is set by the
@@ -132,28 +132,28 @@ type facts struct {
 type moveKind int
 
 const (
-	moveDeliver    moveKind = iota // deliver the event that arrived
-	moveRead                       // read the leg on
-	moveSend                       // the route's send
-	moveResume                     // the route's resume
-	moveSubscribe                  // subscribe
-	moveHoldFinal                  // hold the event back, close the leg, fetch (fetchGap)
-	moveHalt                       // close the leg; act on the halted task
-	moveReply                      // close the leg; send the same reply again
-	movePoll                       // poll
-	movePollWait                   // wait the poll interval
-	moveStartPolling               // switch to polling; its first poll waits what was asked
-	moveAttempt                    // an attempt: wait its backoff, then resume
-	moveAgain                      // make the attempt's call again
-	moveHeldFinal                  // deliver the halting event held back; halt if it halts, else end: *reconnect.Error
-	moveDone                       // the stream ends well
-	moveEnd                        // the stream ends in move.err
-	moveEndAsked                   // the stream ends in the error the fetch asked about
-	moveGaveUp                     // the stream ends in a *reconnect.Error
-	moveStalled                    // the stream ends in a *StalledError
-	moveEnded                      // the stream ends in the task's terminal error
-	moveAsk                        // ask the human
-	moveCredentials                // ask the credentials hook
+	moveDeliver      moveKind = iota // deliver the event that arrived
+	moveRead                         // read the leg on
+	moveSend                         // the route's send
+	moveResume                       // the route's resume
+	moveSubscribe                    // subscribe
+	moveHoldFinal                    // hold the event back, close the leg, fetch (fetchGap)
+	moveHalt                         // close the leg; act on the halted task
+	moveReply                        // close the leg; send the same reply again
+	movePoll                         // poll
+	movePollWait                     // wait the poll interval
+	moveStartPolling                 // switch to polling; its first poll waits what was asked
+	moveAttempt                      // an attempt: wait its backoff, then resume
+	moveAgain                        // make the attempt's call again
+	moveHeldFinal                    // deliver the halting event held back; halt if it halts, else end: *reconnect.Error
+	moveDone                         // the stream ends well
+	moveEnd                          // the stream ends in move.err
+	moveEndAsked                     // the stream ends in the error the fetch asked about
+	moveGaveUp                       // the stream ends in a *reconnect.Error
+	moveStalled                      // the stream ends in a *StalledError
+	moveEnded                        // the stream ends in the task's terminal error
+	moveAsk                          // ask the human
+	moveCredentials                  // ask the credentials hook
 )
 
 // move is what follow decides.
