@@ -13,7 +13,10 @@ import (
 // every other step. This file acts on them: handle on classify's outcome,
 // act on follow's move. Neither decides anything; each returns the phase
 // to enter, which only the loop (step) and the ends of a stream from
-// outside it (Close, Cancel) enter.
+// outside it (Close, Cancel) enter. Two acts make a fact follow reads
+// again: the switch to polling restarts the stall clock (then
+// afterSwitched), and delivering a halting event held back may halt the
+// task (moveHeldFinal, and handle's outFatal and outAskTask).
 
 // enter makes p the stream's phase. It is the one place the phase changes.
 func (s *Stream) enter(p phase) { s.phase = p }
@@ -88,9 +91,9 @@ func (s *Stream) act(m move) phase {
 	case moveEnded:
 		return s.end(terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure))
 	case moveAsk:
-		return s.askHuman()
+		return phaseAsk
 	case moveCredentials:
-		return s.authRequired()
+		return phaseCredentials
 	}
 	return s.end(fmt.Errorf("stream: internal error: move %d", m.kind))
 }
@@ -178,7 +181,8 @@ func (s *Stream) handle(f failure) phase {
 		s.ask.err = err
 		return s.fetchFor(fetchAfterError)
 	case outCredentials:
-		return s.renewCredentials(err)
+		s.auth.refusal = err
+		return phaseCredentials
 	case outStalled:
 		s.log.Debug("a2a: nothing new within the stall limit, keep-alives aside", "task", s.taskID, "limit", s.cfg.stallTimeout)
 		return s.end(&StalledError{Task: s.snapshot(), After: s.cfg.stallTimeout})

@@ -113,35 +113,51 @@ type auth struct {
 	given string
 	// calls counts the hook's calls on this stream.
 	calls int
+	// refusal is the 401 of a call the hook is to be asked about next
+	// (phaseCredentials); nil when the task halted in auth-required.
+	refusal error
 }
 
-// authRequired acts on a task halted in auth-required: it asks the
-// credentials hook, then continues the task with the credentials, or ends
-// with a *terminal.AuthRequiredError.
-func (s *Stream) authRequired() phase {
+// credentials calls the credentials hook: for a call the agent refused
+// with 401 Unauthorized (handle noted the refusal), or for a task halted
+// in auth-required.
+func (s *Stream) credentials() report {
+	if refusal := s.auth.refusal; refusal != nil {
+		s.auth.refusal = nil
+		return found(facts{after: afterCredentials, err: s.renewCredentials(refusal)})
+	}
+	return found(facts{after: afterCredentials, err: s.authRequired()})
+}
+
+// authRequired asks the credentials hook about a task halted in
+// auth-required, and returns nil when it gave credentials, or the error
+// the stream ends in (a *terminal.AuthRequiredError, with the hook's
+// failure).
+func (s *Stream) authRequired() error {
 	t := s.ledger.Task()
 	ended := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure)
 	if s.cfg.credentials == nil {
-		return s.act(follow(facts{after: afterCredentials, err: ended}))
+		return ended
 	}
 	if err := s.askCredentials(ended, t.Status.Message.Clone(), nil); err != nil {
-		return s.act(follow(facts{after: afterCredentials, err: err}))
+		return err
 	}
 	s.auth.given = promptKey(&t.Status)
-	return s.act(follow(facts{after: afterCredentials}))
+	return nil
 }
 
-// renewCredentials acts on a call the agent refused with 401 Unauthorized
-// (see classify's outCredentials): the hook is asked for fresh credentials,
-// and the stream resubscribes (or polls) with them.
-func (s *Stream) renewCredentials(err error) phase {
+// renewCredentials asks the credentials hook for fresh credentials after
+// a call the agent refused with 401 Unauthorized (see classify's
+// outCredentials), and returns nil when it gave them, or the error the
+// stream ends in.
+func (s *Stream) renewCredentials(err error) error {
 	ending := err
 	if t := s.ledger.Task(); t != nil && t.Status.State == a2a.StateAuthRequired {
 		// The task still waits in auth-required: its ending, with the
 		// refusal.
 		ending = fmt.Errorf("%w: %w", terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure), err)
 	}
-	return s.act(follow(facts{after: afterCredentials, err: s.askCredentials(ending, nil, err)}))
+	return s.askCredentials(ending, nil, err)
 }
 
 // askCredentials calls the credentials hook for msg (the auth-required

@@ -39,6 +39,8 @@ const (
 	phaseBackoff                // wait the backoff of one attempt, then enter s.tries.again
 	phaseResume                 // fetch the task a checkpoint names and seed the ledger (Resume): before any other call
 	phaseHalted                 // the task halted: finish, or ask the human or the credentials hook
+	phaseAsk                    // call the human-input hook about the prompt the task halted at
+	phaseCredentials            // call the credentials hook: the task halted in auth-required, or a call got 401
 	phaseDone                   // the stream has ended
 )
 
@@ -102,23 +104,42 @@ func (a *active) stalled(quiet, limit time.Duration) bool {
 
 // step makes one step of the driver: the handler of the phase (or the
 // resume's get-task, which a resumed stream makes before any other call)
-// returns the next phase, and step enters it: the one place the loop
-// changes the phase.
+// makes its call and reports what it found; a failed call goes to
+// classify and handle, anything else to follow and act; step enters the
+// phase they return: the one place the loop changes the phase.
 func (s *Stream) step() {
-	var next phase
+	var r report
 	switch err := s.ctx.Err(); {
 	case err != nil:
-		next = s.end(err)
+		r = found(facts{err: err})
 	case s.resuming != nil && s.phase.makesCall():
-		next = s.resume()
+		r = s.resume()
 	default:
-		next = s.run(s.phase)
+		r = s.run(s.phase)
 	}
-	s.enter(next)
+	if r.failed {
+		s.enter(s.handle(r.fail))
+		return
+	}
+	s.enter(s.act(follow(r.facts)))
 }
 
+// report is what a step found: a failed call (or a leg's end), or the
+// facts follow reads.
+type report struct {
+	failed bool
+	fail   failure
+	facts  facts
+}
+
+// failedWith reports a failed call.
+func failedWith(f failure) report { return report{failed: true, fail: f} }
+
+// found reports the facts of a step.
+func found(f facts) report { return report{facts: f} }
+
 // run calls the handler of phase p.
-func (s *Stream) run(p phase) phase {
+func (s *Stream) run(p phase) report {
 	switch p {
 	case phaseBegin:
 		return s.begin()
@@ -150,8 +171,12 @@ func (s *Stream) run(p phase) phase {
 		return s.resume()
 	case phaseHalted:
 		return s.onHalt()
+	case phaseAsk:
+		return s.askHuman()
+	case phaseCredentials:
+		return s.credentials()
 	}
-	return s.end(fmt.Errorf("stream: internal error: phase %d", p))
+	return found(facts{err: fmt.Errorf("stream: internal error: phase %d", p)})
 }
 
 // begin chooses how the stream follows its task, on the goroutine that
@@ -159,16 +184,16 @@ func (s *Stream) run(p phase) phase {
 // said the agent cannot stream (or the stream Resume resumes followed its
 // task by polling), else by streaming. Then it sends the message, or, for
 // Subscribe and Resume, picks the task up.
-func (s *Stream) begin() phase {
+func (s *Stream) begin() report {
 	s.tellWithheld()
 	// The card says the agent cannot stream, or the stream resumed found
 	// out it cannot.
 	pollFirst := s.cfg.streaming == streamingNo || s.resuming != nil && s.resuming.polling
-	return s.act(follow(facts{after: afterBegin, sendsMessage: s.msg != nil, pollFirst: pollFirst}))
+	return found(facts{after: afterBegin, sendsMessage: s.msg != nil, pollFirst: pollFirst})
 }
 
 // send opens the first leg: the streaming send of the message.
-func (s *Stream) send() phase {
+func (s *Stream) send() report {
 	s.readyMessage()
 	return s.sendStreaming(phaseSend, s.msg)
 }
@@ -190,18 +215,18 @@ func (s *Stream) readyMessage() {
 
 // sendStreaming sends m, the message or the reply, with a streaming call
 // for phase from, and reads the leg it opens.
-func (s *Stream) sendStreaming(from phase, m *a2a.Message) phase {
+func (s *Stream) sendStreaming(from phase, m *a2a.Message) report {
 	ctx, cancel := s.legContext()
 	l, err := s.c.calls.sendStream(ctx, s.v, m)
 	s.contact.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
 		cancel(nil)
-		return s.handle(failure{from: from, op: opSend, err: err})
+		return failedWith(failure{from: from, op: opSend, err: err})
 	}
 	s.setLeg(l, opSend, from, ctx, cancel)
 	s.resumedBySend()
-	return s.act(follow(facts{after: afterOpen}))
+	return found(facts{after: afterOpen})
 }
 
 // resumedBySend tells WithNotify that a send made again after a failed
@@ -227,14 +252,14 @@ func (s *Stream) proveVersion() {
 // the read waits at most what is left of the stall limit: the time reads
 // waited since the last news counts, keep-alive comments or not, and the
 // time the caller took between two events does not.
-func (s *Stream) read() phase {
+func (s *Stream) read() report {
 	l := s.leg.l
 	ev, err := s.waitNext(l)
 	if err != nil {
 		f := failure{from: s.leg.from, op: s.leg.op, err: err, started: l.events > 0, nothingNew: s.news.count == s.leg.news,
 			stalled: s.leg.stalled(s.news.quiet, s.cfg.stallTimeout)}
 		s.leg.close()
-		return s.handle(f)
+		return failedWith(f)
 	}
 	if l.events == 1 {
 		// The first event of a leg proves the version works.
@@ -242,10 +267,10 @@ func (s *Stream) read() phase {
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		s.answerWith(m)
-		return s.act(follow(facts{after: afterEvent, answered: true}))
+		return found(facts{after: afterEvent, answered: true})
 	}
 	if err := s.checkOwner(ev); err != nil {
-		return s.act(follow(facts{after: afterEvent, err: err}))
+		return found(facts{after: afterEvent, err: err})
 	}
 	t, isTask := ev.(*a2a.Task)
 	if isTask {
@@ -258,15 +283,15 @@ func (s *Stream) read() phase {
 	}
 	arrived := facts{after: afterArrive, gapOpen: s.gap.open, event: ev}
 	arrived.halting = s.gap.open && s.wouldHalt(ev)
-	if m := follow(arrived); m.kind != moveDeliver {
-		return s.act(m)
+	if follow(arrived).kind != moveDeliver {
+		return found(arrived)
 	}
 	how := foldStale
 	if isTask && s.leg.op == opSubscribe && l.events == 1 {
 		how = foldSnapshot
 	}
 	s.deliver(ev, how, nil)
-	return s.act(follow(s.newsFacts(afterEvent)))
+	return found(s.newsFacts(afterEvent))
 }
 
 // waitNext returns the next event of l, under the stall limit when an
@@ -393,8 +418,8 @@ func (s *Stream) haltsAt(st *a2a.TaskStatus) bool {
 // onHalt ends the stream, asks the human or asks for credentials, once the
 // queue is drained (Next only steps with an empty queue, so the prompt was
 // yielded first), as follow decides by the task's state.
-func (s *Stream) onHalt() phase {
-	return s.act(follow(facts{after: afterHalt, state: s.ledger.Task().Status.State}))
+func (s *Stream) onHalt() report {
+	return found(facts{after: afterHalt, state: s.ledger.Task().Status.State})
 }
 
 // eventOwner returns the task ID and context ID an event names.

@@ -17,28 +17,28 @@ func (s *Stream) startPolling(cause error) {
 }
 
 // pollSend sends the message with a unary call, then polls.
-func (s *Stream) pollSend() phase {
+func (s *Stream) pollSend() report {
 	s.readyMessage()
 	return s.sendUnary(phasePollSend, s.msg)
 }
 
 // sendUnary sends m, the message or the reply, with a unary call for phase
 // from, which returns at once; the task is then followed by polling.
-func (s *Stream) sendUnary(from phase, m *a2a.Message) phase {
+func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 	ev, err := s.c.calls.sendUnary(s.ctx, s.v, m)
 	s.contact.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
-		return s.handle(failure{from: from, op: opSend, err: err})
+		return failedWith(failure{from: from, op: opSend, err: err})
 	}
 	s.resumedBySend()
 	s.proveVersion()
 	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
 		s.answerWith(msg)
-		return s.act(follow(facts{after: afterPoll, answered: true}))
+		return found(facts{after: afterPoll, answered: true})
 	}
 	if err := s.checkOwner(ev); err != nil {
-		return s.act(follow(facts{after: afterPoll, err: err}))
+		return found(facts{after: afterPoll, err: err})
 	}
 	if t, ok := ev.(*a2a.Task); ok {
 		s.learnReplied(t, true)
@@ -46,24 +46,24 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) phase {
 	s.deliver(ev, foldAuthoritative, nil)
 	if s.ledger.Task() == nil {
 		err := &ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)}
-		return s.act(follow(facts{after: afterPoll, err: err}))
+		return found(facts{after: afterPoll, err: err})
 	}
-	return s.act(follow(s.newsFacts(afterPoll)))
+	return found(s.newsFacts(afterPoll))
 }
 
 // pollWait waits the poll interval (longer when the server asked for it
 // with Retry-After, on a poll's answer or on a failed poll) before the next
 // poll.
-func (s *Stream) pollWait() phase {
+func (s *Stream) pollWait() report {
 	wait := max(s.cfg.pollInterval, s.tries.takeAsked())
-	return s.act(follow(facts{after: afterWait, err: s.sleep(wait)}))
+	return found(facts{after: afterWait, err: s.sleep(wait)})
 }
 
 // poll fetches the task: the next poll.
-func (s *Stream) poll() phase {
-	t, asked, next, ok := s.fetchTask(phasePoll)
+func (s *Stream) poll() report {
+	t, asked, r, ok := s.fetchTask(phasePoll)
 	if !ok {
-		return next
+		return r
 	}
 	s.tries.ask(asked) // the next poll's wait
 	return s.polled(t, false)
@@ -71,10 +71,10 @@ func (s *Stream) poll() phase {
 
 // catchUp fetches the task at once: polling began, or a failed attempt
 // was waited for (whose end it tells WithNotify).
-func (s *Stream) catchUp() phase {
-	t, asked, next, ok := s.fetchTask(phaseCatchUp)
+func (s *Stream) catchUp() report {
+	t, asked, r, ok := s.fetchTask(phaseCatchUp)
 	if !ok {
-		return next
+		return r
 	}
 	s.tries.ask(asked) // the next poll's wait
 	return s.polled(t, true)
@@ -84,10 +84,10 @@ func (s *Stream) catchUp() phase {
 // while the version is negotiated: a task fetched shows a 1.0 server that
 // cannot subscribe, so the stream follows the task by polling, from this
 // task on. (A 0.3 server refuses the get-task too: see outSpeaks03.)
-func (s *Stream) probe() phase {
-	t, asked, next, ok := s.fetchTask(phaseProbe)
+func (s *Stream) probe() report {
+	t, asked, r, ok := s.fetchTask(phaseProbe)
 	if !ok {
-		return next
+		return r
 	}
 	s.startPolling(s.tries.cause)
 	s.tries.ask(asked) // the first poll's wait
@@ -97,7 +97,7 @@ func (s *Stream) probe() phase {
 // polled delivers a task a poll fetched; follow decides what follows.
 // tellResumed tells WithNotify that the poll ended a failed attempt, if it
 // did.
-func (s *Stream) polled(t *a2a.Task, tellResumed bool) phase {
+func (s *Stream) polled(t *a2a.Task, tellResumed bool) report {
 	s.deliverFetched(t, tellResumed)
-	return s.act(follow(s.newsFacts(afterPoll)))
+	return found(s.newsFacts(afterPoll))
 }

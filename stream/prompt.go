@@ -35,12 +35,12 @@ func (p *prompt) heard(err error) {
 }
 
 // askHuman calls the human-input hook and sends its reply on the same task.
-func (s *Stream) askHuman() phase {
+func (s *Stream) askHuman() report {
 	t := s.ledger.Task()
 	question := t.Status.Message
 	hook := s.cfg.hook
 	if hook == nil {
-		return s.act(follow(facts{after: afterAsked, err: &hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook}}))
+		return found(facts{after: afterAsked, err: &hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook}})
 	}
 	// The hook gets the caller's context: the stream's per-call options
 	// are for the stream's own calls, not for calls the hook makes.
@@ -65,13 +65,13 @@ func (s *Stream) askHuman() phase {
 		} else {
 			err = &hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: err}
 		}
-		return s.act(follow(facts{after: afterAsked, err: err}))
+		return found(facts{after: afterAsked, err: err})
 	}
 	s.prompt.replied = promptKey(&t.Status)
 	s.prompt.reply = reply
 	s.ledger.RecordSent(reply)
 	s.tries.reset(s.cfg.policy)
-	return s.act(follow(facts{after: afterAsked}))
+	return found(facts{after: afterAsked})
 }
 
 // saveBeforeReply gives WithCheckpointBeforeReply's function the checkpoint
@@ -104,9 +104,9 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 
 // sendReply sends (or sends again, unchanged) the reply to the prompt with
 // a streaming call.
-func (s *Stream) sendReply() phase {
+func (s *Stream) sendReply() report {
 	if err := s.saveBeforeReply(); err != nil {
-		return s.act(follow(facts{err: err}))
+		return found(facts{err: err})
 	}
 	s.readyReply()
 	return s.sendStreaming(phaseReply, s.prompt.reply)
@@ -114,9 +114,9 @@ func (s *Stream) sendReply() phase {
 
 // pollReply sends (or sends again, unchanged) the reply to the prompt with
 // a unary call, then polls.
-func (s *Stream) pollReply() phase {
+func (s *Stream) pollReply() report {
 	if err := s.saveBeforeReply(); err != nil {
-		return s.act(follow(facts{err: err}))
+		return found(facts{err: err})
 	}
 	s.readyReply()
 	return s.sendUnary(phasePollReply, s.prompt.reply)

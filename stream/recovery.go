@@ -207,18 +207,18 @@ var errStillRunning = errors.New("the task is still running but the server refus
 // backoff counts an attempt and waits its backoff, telling WithNotify,
 // then makes the attempt's call again; follow decides what ends a stream
 // whose budget is spent.
-func (s *Stream) backoff() phase {
+func (s *Stream) backoff() report {
 	wait, ok := s.tries.spend()
 	if !ok {
 		f := facts{after: afterSpent, resends: s.tries.again.sends(), heldFinal: s.gap.final != nil}
 		if s.tries.again == phaseFetch {
 			f.why = s.ask.why
 		}
-		return s.act(follow(f))
+		return found(f)
 	}
 	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.tries.budget.attempts,
 		MaxAttempts: s.tries.budget.max, Wait: wait, Cause: s.tries.cause})
-	return s.act(follow(facts{after: afterBackoff, err: s.sleep(wait)}))
+	return found(facts{after: afterBackoff, err: s.sleep(wait)})
 }
 
 // sleep waits d, and returns the error that cut the wait: the stream's
@@ -244,13 +244,13 @@ func (p phase) sends() bool {
 }
 
 // subscribe opens a subscribe leg.
-func (s *Stream) subscribe() phase {
+func (s *Stream) subscribe() report {
 	ctx, cancel := s.legContext()
 	l, err := s.c.calls.subscribe(ctx, s.v, s.taskID)
 	s.contact.noteReach(err)
 	if err != nil {
 		cancel(nil)
-		return s.handle(failure{from: phaseSubscribe, op: opSubscribe, err: err})
+		return failedWith(failure{from: phaseSubscribe, op: opSubscribe, err: err})
 	}
 	s.gap.start()
 	s.ledger.OpenReplayWindow()
@@ -258,7 +258,7 @@ func (s *Stream) subscribe() phase {
 	if s.tries.budget.attempts > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.tries.budget.attempts, MaxAttempts: s.tries.budget.max})
 	}
-	return s.act(follow(facts{after: afterOpen}))
+	return found(facts{after: afterOpen})
 }
 
 // fetchReason is why phaseFetch fetches the task; what follows the fetch
@@ -294,33 +294,33 @@ const (
 // checks that it is the stream's; a task fetched proves the version. It
 // returns too the wait the answer asked for before the next poll: its
 // Retry-After header (see withAskedWait), 0 if none. When the call fails,
-// ok is false and next is the phase handle chose for the failure of the
-// call made for phase from.
-func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, next phase, ok bool) {
+// or returns another task, ok is false and r reports it, for the phase
+// from that made the call.
+func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, r report, ok bool) {
 	t, err := checkedTask(withAskedWait(s.ctx, &asked), s.c.calls.getTask, s.v, s.taskID)
 	s.contact.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
 	}
 	if err != nil {
-		return nil, 0, s.handle(failure{from: from, op: opGet, err: err}), false
+		return nil, 0, failedWith(failure{from: from, op: opGet, err: err}), false
 	}
 	s.proveVersion()
-	return t, asked, 0, true
+	return t, asked, report{}, true
 }
 
 // fetch fetches the task for s.ask.why and delivers it; follow decides
 // what follows from the state it shows.
-func (s *Stream) fetch() phase {
-	t, asked, next, ok := s.fetchTask(phaseFetch)
+func (s *Stream) fetch() report {
+	t, asked, r, ok := s.fetchTask(phaseFetch)
 	if !ok {
-		return next
+		return r
 	}
 	why := s.ask.why
 	s.deliverFetched(t, why == fetchRefused || why == fetchNoStream || why == fetchQuiet || why == fetchSilent)
 	f := s.newsFacts(afterFetch)
 	f.why, f.state, f.asked = why, s.ledger.Task().Status.State, asked
-	return s.act(follow(f))
+	return found(f)
 }
 
 // newsFacts returns the facts follow reads after a step that delivered

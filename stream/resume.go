@@ -99,10 +99,10 @@ func (p phase) makesCall() bool {
 // resume fetches the task a checkpoint names, seeds the ledger with what
 // the checkpoint says the application holds of it, and hands over the
 // rest; then the stream follows the task.
-func (s *Stream) resume() phase {
-	t, _, next, ok := s.fetchTask(phaseResume)
+func (s *Stream) resume() report {
+	t, _, r, ok := s.fetchTask(phaseResume)
 	if !ok {
-		return next
+		return r
 	}
 	if cp := s.resuming; cp.prompt.sent == replyInFlight {
 		// The reply may have reached the agent: it is sent again only
@@ -123,7 +123,7 @@ func (s *Stream) resume() phase {
 	s.resuming = nil
 	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
-	return s.act(follow(s.newsFacts(afterResume)))
+	return found(s.newsFacts(afterResume))
 }
 
 // provesNotReceived reports whether t proves that the agent never took
