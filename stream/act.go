@@ -18,9 +18,6 @@ import (
 // afterSwitched), and delivering a halting event held back may halt the
 // task (moveHeldFinal, and handle's outFatal and outAskTask).
 
-// enter makes p the stream's phase. It is the one place the phase changes.
-func (s *Stream) enter(p phase) { s.phase = p }
-
 // errHaltedIn is the internal error of a stream halted in a state that
 // does not halt.
 func errHaltedIn(st a2a.TaskState) error {
@@ -138,33 +135,9 @@ type failure struct {
 	stalled bool
 }
 
-// situation is what classify needs to know of the stream besides the
-// failed call itself.
-func (s *Stream) situation(f failure) situation {
-	sit := situation{
-		started:         f.started,
-		nothingNew:      f.nothingNew,
-		stalled:         f.stalled,
-		negotiating:     s.nego,
-		ctxErr:          s.ctx.Err(),
-		taskKnown:       s.taskID != "",
-		polling:         s.route == pollingRoute(),
-		firstMessage:    f.from == phaseSend || f.from == phasePollSend,
-		cardStreams:     s.cfg.streaming == streamingYes,
-		idempotentSends: s.cfg.idempotentSends,
-		credentials:     s.cfg.credentials != nil,
-		probing:         f.from == phaseProbe,
-	}
-	if f.from == phaseFetch && s.ask.why == fetchAfterError {
-		sit.askedAbout = s.ask.err
-	}
-	return sit
-}
-
-// handle acts on a failed call or a leg's end, as classify decides; it
+// handle acts on outcome o of failed call f, as classify decided; it
 // decides nothing itself. It returns the next phase.
-func (s *Stream) handle(f failure) phase {
-	o := classify(f.op, f.err, s.situation(f))
+func (s *Stream) handle(o outcome, f failure) phase {
 	err := o.err
 	switch o.kind {
 	case outEnd:

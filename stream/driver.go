@@ -24,24 +24,24 @@ import (
 type phase int
 
 const (
-	phaseBegin     phase = iota // choose the route (the agent card may say poll), then send or subscribe
-	phaseSend                   // send the message with a streaming call
-	phaseReply                  // send the reply to the prompt (again, unchanged) with a streaming call
-	phaseRead                   // read the next event of the current leg
-	phaseSubscribe              // subscribe to the task
-	phaseFetch                  // fetch the task once, for the reason in s.ask.why
-	phaseProbe                  // fetch the task in 1.0 after a refused 1.0 subscribe, to learn the version
-	phasePollSend               // send the message with a unary call
-	phasePollReply              // send the reply to the prompt (again, unchanged) with a unary call
-	phasePollWait               // wait the poll interval
-	phasePoll                   // fetch the task: the next poll
-	phaseCatchUp                // fetch the task at once: polling began, an attempt was waited for, or credentials given
-	phaseBackoff                // wait the backoff of one attempt, then enter s.tries.again
-	phaseResume                 // fetch the task a checkpoint names and seed the ledger (Resume): before any other call
-	phaseHalted                 // the task halted: finish, or ask the human or the credentials hook
-	phaseAsk                    // call the human-input hook about the prompt the task halted at
-	phaseCredentials            // call the credentials hook: the task halted in auth-required, or a call got 401
-	phaseDone                   // the stream has ended
+	phaseBegin       phase = iota // choose the route (the agent card may say poll), then send or subscribe
+	phaseSend                     // send the message with a streaming call
+	phaseReply                    // send the reply to the prompt (again, unchanged) with a streaming call
+	phaseRead                     // read the next event of the current leg
+	phaseSubscribe                // subscribe to the task
+	phaseFetch                    // fetch the task once, for the reason in s.ask.why
+	phaseProbe                    // fetch the task in 1.0 after a refused 1.0 subscribe, to learn the version
+	phasePollSend                 // send the message with a unary call
+	phasePollReply                // send the reply to the prompt (again, unchanged) with a unary call
+	phasePollWait                 // wait the poll interval
+	phasePoll                     // fetch the task: the next poll
+	phaseCatchUp                  // fetch the task at once: polling began, an attempt was waited for, or credentials given
+	phaseBackoff                  // wait the backoff of one attempt, then enter s.tries.again
+	phaseResume                   // fetch the task a checkpoint names and seed the ledger (Resume): before any other call
+	phaseHalted                   // the task halted: finish, or ask the human or the credentials hook
+	phaseAsk                      // call the human-input hook about the prompt the task halted at
+	phaseCredentials              // call the credentials hook: the task halted in auth-required, or a call got 401
+	phaseDone                     // the stream has ended
 )
 
 // route is the phases by which the stream follows its task: the
@@ -118,10 +118,36 @@ func (s *Stream) step() {
 		r = s.run(s.phase)
 	}
 	if r.failed {
-		s.enter(s.handle(r.fail))
+		s.enter(s.handle(classify(r.fail.op, r.fail.err, s.situation(r.fail)), r.fail))
 		return
 	}
 	s.enter(s.act(follow(r.facts)))
+}
+
+// enter makes p the stream's phase. It is the one place the phase changes.
+func (s *Stream) enter(p phase) { s.phase = p }
+
+// situation is what classify needs to know of the stream besides the
+// failed call itself.
+func (s *Stream) situation(f failure) situation {
+	sit := situation{
+		started:         f.started,
+		nothingNew:      f.nothingNew,
+		stalled:         f.stalled,
+		negotiating:     s.nego,
+		ctxErr:          s.ctx.Err(),
+		taskKnown:       s.taskID != "",
+		polling:         s.route == pollingRoute(),
+		firstMessage:    f.from == phaseSend || f.from == phasePollSend,
+		cardStreams:     s.cfg.streaming == streamingYes,
+		idempotentSends: s.cfg.idempotentSends,
+		credentials:     s.cfg.credentials != nil,
+		probing:         f.from == phaseProbe,
+	}
+	if f.from == phaseFetch && s.ask.why == fetchAfterError {
+		sit.askedAbout = s.ask.err
+	}
+	return sit
 }
 
 // report is what a step found: a failed call (or a leg's end), or the
