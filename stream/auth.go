@@ -113,46 +113,62 @@ type auth struct {
 	given string
 	// calls counts the hook's calls on this stream.
 	calls int
+	// refusal is the 401 of a call the hook is to be asked about next
+	// (phaseCredentials); nil when the task halted in auth-required.
+	refusal error
 }
 
-// authRequired acts on a task halted in auth-required: it asks the
-// credentials hook, then continues the task with the credentials, or ends
-// with a *terminal.AuthRequiredError.
-func (s *Stream) authRequired() {
+// credentials calls the credentials hook: for a call the agent refused
+// with 401 Unauthorized (handle noted the refusal), or for a task halted
+// in auth-required.
+func (s *Stream) credentials() report {
+	if refusal := s.auth.refusal; refusal != nil {
+		s.auth.refusal = nil
+		return found(facts{after: afterCredentials, err: s.renewCredentials(refusal)})
+	}
+	return found(facts{after: afterCredentials, err: s.authRequired()})
+}
+
+// authRequired asks the credentials hook about a task halted in
+// auth-required, and returns nil when it gave credentials, or the error
+// the stream ends in (a *terminal.AuthRequiredError, with the hook's
+// failure).
+func (s *Stream) authRequired() error {
 	t := s.ledger.Task()
 	ended := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure)
 	if s.cfg.credentials == nil {
-		s.fail(ended)
-		return
+		return ended
 	}
-	if !s.askCredentials(ended, t.Status.Message.Clone(), nil) {
-		return
+	if err := s.askCredentials(ended, t.Status.Message.Clone(), nil); err != nil {
+		return err
 	}
 	s.auth.given = promptKey(&t.Status)
+	return nil
 }
 
-// renewCredentials acts on a call the agent refused with 401 Unauthorized
-// (see classify's outCredentials): the hook is asked for fresh credentials,
-// and the stream resubscribes (or polls) with them.
-func (s *Stream) renewCredentials(err error) {
+// renewCredentials asks the credentials hook for fresh credentials after
+// a call the agent refused with 401 Unauthorized (see classify's
+// outCredentials), and returns nil when it gave them, or the error the
+// stream ends in.
+func (s *Stream) renewCredentials(err error) error {
 	ending := err
 	if t := s.ledger.Task(); t != nil && t.Status.State == a2a.StateAuthRequired {
 		// The task still waits in auth-required: its ending, with the
 		// refusal.
 		ending = fmt.Errorf("%w: %w", terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure), err)
 	}
-	s.askCredentials(ending, nil, err)
+	return s.askCredentials(ending, nil, err)
 }
 
 // askCredentials calls the credentials hook for msg (the auth-required
 // status message) or cause (a refused call) and, on success, adds the
-// headers and continues the task: it subscribes again, or polls. Otherwise
-// it ends the stream with ending, joined with the hook's failure or
-// ErrCredentialsLimit, and reports false.
-func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) bool {
+// headers for the stream's later calls, and returns nil: the task goes on
+// (follow). Otherwise it returns the error the stream ends in: ending,
+// joined with the hook's failure or ErrCredentialsLimit, or the stream's
+// context's error.
+func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) error {
 	if s.auth.calls >= MaxCredentialsCalls {
-		s.fail(fmt.Errorf("%w: %w", ending, ErrCredentialsLimit))
-		return false
+		return fmt.Errorf("%w: %w", ending, ErrCredentialsLimit)
 	}
 	s.auth.calls++
 	// As the human-input hook, the credentials hook gets the caller's
@@ -172,20 +188,17 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
-			s.fail(s.ctx.Err())
-			return false
+			return s.ctx.Err()
 		}
-		s.fail(fmt.Errorf("%w: stream: credentials hook: %w", ending, err))
-		return false
+		return fmt.Errorf("%w: stream: credentials hook: %w", ending, err)
 	}
 	s.useCredentials(h)
 	s.tellWithheld()
 	s.log.Debug("a2a: credentials given, continuing the task", "task", s.taskID, "attempt", s.auth.calls)
 	// The time the hook took is neither a stall nor a drop.
-	s.rec.budget = newBudget(s.cfg.policy)
-	s.rec.news.restart()
-	s.phase = s.route.resume
-	return true
+	s.tries.reset(s.cfg.policy)
+	s.news.restart()
+	return nil
 }
 
 // useCredentials adds h to the stream's headers for its later calls,

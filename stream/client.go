@@ -162,7 +162,7 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *St
 		return s
 	}
 	if msg == nil || len(msg.Parts) == 0 {
-		s.fail(fmt.Errorf("%w: a message needs at least one part", ErrInvalidMessage))
+		s.enter(s.end(fmt.Errorf("%w: a message needs at least one part", ErrInvalidMessage)))
 		return s
 	}
 	m := msg.Clone()
@@ -185,7 +185,7 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 		return s
 	}
 	if taskID == "" {
-		s.fail(errors.New("stream: Subscribe needs a task ID"))
+		s.enter(s.end(errors.New("stream: Subscribe needs a task ID")))
 		return s
 	}
 	s.taskID = taskID

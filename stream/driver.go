@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // phase is where the driver stands between two calls of step. Each phase
-// has one handler, which makes at most one call (or one wait) and sets the
-// next phase itself; a failed call goes to handle, which acts on the
-// outcome classify decides.
+// has one handler, which makes at most one call (or one wait), delivers
+// what it brought, and returns the next phase, which step enters: follow
+// (next.go) decides it from the facts the handler reports, and act
+// (act.go) acts on that; a failed call goes to classify (outcome.go)
+// instead, and handle acts on its outcome.
 //
 // How the stream follows its task is which phases it goes through: by
 // streaming (phaseSend, phaseReply, phaseRead, phaseSubscribe, phaseFetch)
@@ -23,21 +24,24 @@ import (
 type phase int
 
 const (
-	phaseBegin     phase = iota // choose the route (the agent card may say poll), then send or subscribe
-	phaseSend                   // send the message with a streaming call
-	phaseReply                  // send the reply to the prompt (again, unchanged) with a streaming call
-	phaseRead                   // read the next event of the current leg
-	phaseSubscribe              // subscribe to the task
-	phaseFetch                  // fetch the task once, for the reason in s.rec.why
-	phasePollSend               // send the message with a unary call
-	phasePollReply              // send the reply to the prompt (again, unchanged) with a unary call
-	phasePollWait               // wait the poll interval
-	phasePoll                   // fetch the task: the next poll
-	phaseCatchUp                // fetch the task at once: polling began, an attempt was waited for, or credentials given
-	phaseBackoff                // wait the backoff of one attempt, then enter s.rec.retry
-	phaseResume                 // fetch the task a checkpoint names and seed the ledger (Resume): before any other call
-	phaseHalted                 // the task halted: finish, or ask the human or the credentials hook
-	phaseDone                   // the stream has ended
+	phaseBegin       phase = iota // choose the route (the agent card may say poll), then send or subscribe
+	phaseSend                     // send the message with a streaming call
+	phaseReply                    // send the reply to the prompt (again, unchanged) with a streaming call
+	phaseRead                     // read the next event of the current leg
+	phaseSubscribe                // subscribe to the task
+	phaseFetch                    // fetch the task once, for the reason in s.ask.why
+	phaseProbe                    // fetch the task in 1.0 after a refused 1.0 subscribe, to learn the version
+	phasePollSend                 // send the message with a unary call
+	phasePollReply                // send the reply to the prompt (again, unchanged) with a unary call
+	phasePollWait                 // wait the poll interval
+	phasePoll                     // fetch the task: the next poll
+	phaseCatchUp                  // fetch the task at once: polling began, an attempt was waited for, or credentials given
+	phaseBackoff                  // wait the backoff of one attempt, then enter s.tries.again
+	phaseResume                   // fetch the task a checkpoint names and seed the ledger (Resume): before any other call
+	phaseHalted                   // the task halted: finish, or ask the human or the credentials hook
+	phaseAsk                      // call the human-input hook about the prompt the task halted at
+	phaseCredentials              // call the credentials hook: the task halted in auth-required, or a call got 401
+	phaseDone                     // the stream has ended
 )
 
 // route is the phases by which the stream follows its task: the
@@ -98,44 +102,107 @@ func (a *active) stalled(quiet, limit time.Duration) bool {
 	return a.ctx != nil && context.Cause(a.ctx) == errStalled && limit > 0 && quiet >= limit
 }
 
+// step makes one step of the driver: the handler of the phase (or the
+// resume's get-task, which a resumed stream makes before any other call)
+// makes its call and reports what it found; a failed call goes to
+// classify and handle, anything else to follow and act; step enters the
+// phase they return: the one place the loop changes the phase.
 func (s *Stream) step() {
-	if err := s.ctx.Err(); err != nil {
-		s.fail(err)
+	var r report
+	switch err := s.ctx.Err(); {
+	case err != nil:
+		r = found(facts{err: err})
+	case s.resuming != nil && s.phase.makesCall():
+		r = s.resume()
+	default:
+		r = s.run(s.phase)
+	}
+	if r.failed {
+		s.enter(s.handle(classify(r.fail.op, r.fail.err, s.situation(r.fail)), r.fail))
 		return
 	}
-	if s.resuming != nil && s.phase.makesCall() {
-		s.phase = phaseResume
+	s.enter(s.act(follow(r.facts)))
+}
+
+// enter makes p the stream's phase. It is the one place the phase changes.
+func (s *Stream) enter(p phase) { s.phase = p }
+
+// situation is what classify needs to know of the stream besides the
+// failed call itself.
+func (s *Stream) situation(f failure) situation {
+	sit := situation{
+		started:         f.started,
+		nothingNew:      f.nothingNew,
+		stalled:         f.stalled,
+		negotiating:     s.nego,
+		ctxErr:          s.ctx.Err(),
+		taskKnown:       s.taskID != "",
+		polling:         s.route == pollingRoute(),
+		firstMessage:    f.from == phaseSend || f.from == phasePollSend,
+		cardStreams:     s.cfg.streaming == streamingYes,
+		idempotentSends: s.cfg.idempotentSends,
+		credentials:     s.cfg.credentials != nil,
+		probing:         f.from == phaseProbe,
 	}
-	switch s.phase {
+	if f.from == phaseFetch && s.ask.why == fetchAfterError {
+		sit.askedAbout = s.ask.err
+	}
+	return sit
+}
+
+// report is what a step found: a failed call (or a leg's end), or the
+// facts follow reads.
+type report struct {
+	failed bool
+	fail   failure
+	facts  facts
+}
+
+// failedWith reports a failed call.
+func failedWith(f failure) report { return report{failed: true, fail: f} }
+
+// found reports the facts of a step.
+func found(f facts) report { return report{facts: f} }
+
+// run calls the handler of phase p.
+func (s *Stream) run(p phase) report {
+	switch p {
 	case phaseBegin:
-		s.begin()
+		return s.begin()
 	case phaseSend:
-		s.send()
+		return s.send()
 	case phaseReply:
-		s.sendReply()
+		return s.sendReply()
 	case phaseRead:
-		s.read()
+		return s.read()
 	case phaseSubscribe:
-		s.subscribe()
+		return s.subscribe()
 	case phaseFetch:
-		s.fetch()
+		return s.fetch()
+	case phaseProbe:
+		return s.probe()
 	case phasePollSend:
-		s.pollSend()
+		return s.pollSend()
 	case phasePollReply:
-		s.pollReply()
+		return s.pollReply()
 	case phasePollWait:
-		s.pollWait()
+		return s.pollWait()
 	case phasePoll:
-		s.poll()
+		return s.poll()
 	case phaseCatchUp:
-		s.catchUp()
+		return s.catchUp()
 	case phaseBackoff:
-		s.backoff()
+		return s.backoff()
 	case phaseResume:
-		s.resume()
+		return s.resume()
 	case phaseHalted:
-		s.onHalt()
+		return s.onHalt()
+	case phaseAsk:
+		return s.askHuman()
+	case phaseCredentials:
+		return s.credentials()
 	}
+	return found(facts{err: fmt.Errorf("stream: internal error: phase %d", p)})
 }
 
 // begin chooses how the stream follows its task, on the goroutine that
@@ -143,24 +210,18 @@ func (s *Stream) step() {
 // said the agent cannot stream (or the stream Resume resumes followed its
 // task by polling), else by streaming. Then it sends the message, or, for
 // Subscribe and Resume, picks the task up.
-func (s *Stream) begin() {
+func (s *Stream) begin() report {
 	s.tellWithheld()
-	if s.cfg.streaming == streamingNo || s.resuming != nil && s.resuming.polling {
-		// The card says the agent cannot stream, or the stream resumed
-		// found out it cannot.
-		s.startPolling(nil)
-	}
-	if s.msg != nil {
-		s.phase = s.route.send
-		return
-	}
-	s.phase = s.route.resume
+	// The card says the agent cannot stream, or the stream resumed found
+	// out it cannot.
+	pollFirst := s.cfg.streaming == streamingNo || s.resuming != nil && s.resuming.polling
+	return found(facts{after: afterBegin, sendsMessage: s.msg != nil, pollFirst: pollFirst})
 }
 
 // send opens the first leg: the streaming send of the message.
-func (s *Stream) send() {
+func (s *Stream) send() report {
 	s.readyMessage()
-	s.sendStreaming(phaseSend, s.msg)
+	return s.sendStreaming(phaseSend, s.msg)
 }
 
 // readyMessage prepares each send of the message (the first one, or the
@@ -180,38 +241,30 @@ func (s *Stream) readyMessage() {
 
 // sendStreaming sends m, the message or the reply, with a streaming call
 // for phase from, and reads the leg it opens.
-func (s *Stream) sendStreaming(from phase, m *a2a.Message) {
+func (s *Stream) sendStreaming(from phase, m *a2a.Message) report {
 	ctx, cancel := s.legContext()
 	l, err := s.c.calls.sendStream(ctx, s.v, m)
-	s.rec.noteReach(err)
+	s.contact.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {
 		cancel(nil)
-		s.handle(failure{from: from, op: opSend, err: err})
-		return
+		return failedWith(failure{from: from, op: opSend, err: err})
 	}
 	s.setLeg(l, opSend, from, ctx, cancel)
 	s.resumedBySend()
+	return found(facts{after: afterOpen})
 }
 
 // resumedBySend tells WithNotify that a send made again after a failed
 // attempt got through.
 func (s *Stream) resumedBySend() {
-	if s.rec.resent {
-		s.rec.resent = false
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
+	if s.contact.toldResent() {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.tries.budget.attempts, MaxAttempts: s.tries.budget.max})
 	}
 }
 
 func (s *Stream) setLeg(l *leg, op operation, from phase, ctx context.Context, cancel context.CancelCauseFunc) {
-	s.leg = active{l: l, op: op, from: from, news: s.rec.news.count, ctx: ctx, cancel: cancel}
-	s.phase = phaseRead
-}
-
-// fetchFor fetches the task next, for why.
-func (s *Stream) fetchFor(why fetchReason) {
-	s.rec.why = why
-	s.phase = phaseFetch
+	s.leg = active{l: l, op: op, from: from, news: s.news.count, ctx: ctx, cancel: cancel}
 }
 
 // proveVersion records that the version in use works: a call made in it
@@ -221,156 +274,29 @@ func (s *Stream) proveVersion() {
 	s.c.remember(s.v)
 }
 
-// failure is a failed call, or the end of a leg, as handle gets it.
-type failure struct {
-	from    phase // the phase that made the call (for a leg, that opened it)
-	op      operation
-	err     error
-	started bool // the call had produced an event before it failed
-	// nothingNew: a leg that ended having brought nothing new.
-	nothingNew bool
-	// stalled: the stall limit cut the leg (see active.stalled).
-	stalled bool
-}
-
-// situation is what classify needs to know of the stream besides the
-// failed call itself.
-func (s *Stream) situation(f failure) situation {
-	sit := situation{
-		started:         f.started,
-		nothingNew:      f.nothingNew,
-		stalled:         f.stalled,
-		negotiating:     s.nego,
-		ctxErr:          s.ctx.Err(),
-		taskKnown:       s.taskID != "",
-		polling:         s.route == pollingRoute(),
-		firstMessage:    f.from == phaseSend || f.from == phasePollSend,
-		cardStreams:     s.cfg.streaming == streamingYes,
-		idempotentSends: s.cfg.idempotentSends,
-		credentials:     s.cfg.credentials != nil,
-	}
-	if f.from == phaseFetch {
-		sit.probing = s.rec.why == fetchProbe
-		if s.rec.why == fetchAfterError {
-			sit.askedAbout = s.rec.streamErr
-		}
-	}
-	return sit
-}
-
-// handle acts on a failed call or a leg's end, as classify decides; it
-// decides nothing itself.
-func (s *Stream) handle(f failure) {
-	o := classify(f.op, f.err, s.situation(f))
-	err := o.err
-	switch o.kind {
-	case outEnd:
-		s.fail(err)
-	case outFatal:
-		if !s.deliverHeldFinal(err) {
-			s.fail(err)
-		}
-	case outAskTask:
-		if s.deliverHeldFinal(err) {
-			return
-		}
-		s.rec.streamErr = err
-		s.fetchFor(fetchAfterError)
-	case outCredentials:
-		s.renewCredentials(err)
-	case outStalled:
-		s.log.Debug("a2a: nothing new within the stall limit, keep-alives aside", "task", s.taskID, "limit", s.cfg.stallTimeout)
-		s.fail(&StalledError{Task: s.snapshot(), After: s.cfg.stallTimeout})
-	case outLost:
-		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
-		s.fail(s.gaveUp(0))
-	case outDrop:
-		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", err)
-		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
-		s.retryAfterWait(s.route.resume)
-	case outRetry:
-		if f.op == opSend {
-			s.log.Debug("a2a: the send did not reach the agent, sending it again", "task", s.taskID, "cause", err)
-			s.rec.resent = true
-		}
-		s.rec.cause, s.rec.retryAfter = err, o.retryAfter
-		s.retryAfterWait(f.from)
-	case outDowngrade:
-		s.log.Debug("a2a: server refused protocol 1.0, falling back to 0.3", "err", err)
-		s.v, s.nego = a2a.V03, false
-		s.phase = f.from
-	case outSpeaks03:
-		s.log.Debug("a2a: server refused protocol 1.0, subscribing in 0.3", "err", err)
-		s.v, s.nego = a2a.V03, false
-		s.phase = phaseSubscribe
-	case outProbe:
-		s.log.Debug("a2a: subscribe refused in 1.0, fetching the task to learn the version", "task", s.taskID, "err", err)
-		s.rec.cause = err
-		s.fetchFor(fetchProbe)
-	case outRefused:
-		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
-		s.rec.cause = err
-		s.fetchFor(fetchRefused)
-	case outNoStream:
-		s.log.Debug("a2a: resubscribe refused, fetching the task", "task", s.taskID, "err", err)
-		s.rec.cause = err
-		s.fetchFor(fetchNoStream)
-	case outUnsupported:
-		// The call that cannot be made is made the polling way: a unary
-		// send, or, for a subscribe, a get-task at once.
-		s.startPolling(err)
-		switch f.from {
-		case phaseSend:
-			s.phase = s.route.send
-		case phaseReply:
-			s.phase = s.route.reply
-		default:
-			s.phase = s.route.resume
-		}
-	case outQuiet, outSilent:
-		// A live-only server (a2a-go) sends nothing, not even headers, until
-		// its agent writes again, while output from before the resubscribe
-		// may be waiting on the server: fetch the task to recover it. The
-		// cycle still costs an attempt unless the task brought something
-		// new, or, after silence, runs.
-		s.log.Debug("a2a: subscription silent or ended with nothing new, fetching the task", "task", s.taskID, "err", err)
-		s.rec.cause = err
-		if o.kind == outSilent {
-			s.fetchFor(fetchSilent)
-		} else {
-			s.fetchFor(fetchQuiet)
-		}
-	default:
-		s.fail(fmt.Errorf("stream: internal error: outcome %d", o.kind))
-	}
-}
-
 // read handles the next event of the current leg. With an idle timeout,
 // the read waits at most what is left of the stall limit: the time reads
 // waited since the last news counts, keep-alive comments or not, and the
 // time the caller took between two events does not.
-func (s *Stream) read() {
+func (s *Stream) read() report {
 	l := s.leg.l
 	ev, err := s.waitNext(l)
 	if err != nil {
-		f := failure{from: s.leg.from, op: s.leg.op, err: err, started: l.events > 0, nothingNew: s.rec.news.count == s.leg.news,
-			stalled: s.leg.stalled(s.rec.news.quiet, s.cfg.stallTimeout)}
+		f := failure{from: s.leg.from, op: s.leg.op, err: err, started: l.events > 0, nothingNew: s.news.count == s.leg.news,
+			stalled: s.leg.stalled(s.news.quiet, s.cfg.stallTimeout)}
 		s.leg.close()
-		s.handle(f)
-		return
+		return failedWith(f)
 	}
 	if l.events == 1 {
 		// The first event of a leg proves the version works.
 		s.proveVersion()
 	}
 	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
-		s.leg.close()
-		s.endWithAnswer(m)
-		return
+		s.answerWith(m)
+		return found(facts{after: afterEvent, answered: true})
 	}
 	if err := s.checkOwner(ev); err != nil {
-		s.fail(err)
-		return
+		return found(facts{after: afterEvent, err: err})
 	}
 	t, isTask := ev.(*a2a.Task)
 	if isTask {
@@ -378,31 +304,20 @@ func (s *Stream) read() {
 		if s.leg.op == opSubscribe && l.events == 1 && s.ledger.Covers(t) {
 			// A snapshot that covers what is held closes the gap, and
 			// supersedes any final event held back.
-			s.rec.gap, s.rec.final = false, nil
+			s.gap.clear()
 		}
 	}
-	if s.rec.gap && s.wouldHalt(ev) {
-		// First recover what the gap hid, then deliver the final event.
-		s.rec.final = ev
-		s.leg.close()
-		s.fetchFor(fetchGap)
-		return
+	arrived := facts{after: afterArrive, gapOpen: s.gap.open, event: ev}
+	arrived.halting = s.gap.open && s.wouldHalt(ev)
+	if follow(arrived).kind != moveDeliver {
+		return found(arrived)
 	}
 	how := foldStale
 	if isTask && s.leg.op == opSubscribe && l.events == 1 {
 		how = foldSnapshot
 	}
 	s.deliver(ev, how, nil)
-	switch {
-	case s.halted():
-		s.leg.close()
-		s.phase = phaseHalted
-	case s.leg.op == opSubscribe && s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
-		// The reply never reached the agent, which still shows the prompt:
-		// send the same reply again instead of waiting on this subscription.
-		s.leg.close()
-		s.phase = s.route.reply
-	}
+	return found(s.newsFacts(afterEvent))
 }
 
 // waitNext returns the next event of l, under the stall limit when an
@@ -414,7 +329,7 @@ func (s *Stream) read() {
 func (s *Stream) waitNext(l *leg) (a2a.Event, error) {
 	a := &s.leg
 	if d := s.cfg.stallTimeout; d > 0 && s.cfg.idleTimeout > 0 && a.cancel != nil {
-		left := d - s.rec.news.quiet
+		left := d - s.news.quiet
 		if a.stall == nil {
 			cancel := a.cancel
 			a.stall = time.AfterFunc(left, func() { cancel(errStalled) })
@@ -424,7 +339,7 @@ func (s *Stream) waitNext(l *leg) (a2a.Event, error) {
 	}
 	start := time.Now()
 	ev, err := l.next()
-	s.rec.news.quiet += time.Since(start)
+	s.news.waited(time.Since(start))
 	if a.stall != nil {
 		a.stall.Stop()
 	}
@@ -528,21 +443,9 @@ func (s *Stream) haltsAt(st *a2a.TaskStatus) bool {
 
 // onHalt ends the stream, asks the human or asks for credentials, once the
 // queue is drained (Next only steps with an empty queue, so the prompt was
-// yielded first).
-func (s *Stream) onHalt() {
-	t := s.ledger.Task()
-	switch st := t.Status.State; {
-	case st == a2a.StateCompleted:
-		s.phase = phaseDone
-	case st.Terminal():
-		s.fail(terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure))
-	case st == a2a.StateInputRequired:
-		s.askHuman()
-	case st == a2a.StateAuthRequired:
-		s.authRequired()
-	default:
-		s.fail(fmt.Errorf("stream: internal error: halted in state %s", st))
-	}
+// yielded first), as follow decides by the task's state.
+func (s *Stream) onHalt() report {
+	return found(facts{after: afterHalt, state: s.ledger.Task().Status.State})
 }
 
 // eventOwner returns the task ID and context ID an event names.

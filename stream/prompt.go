@@ -35,13 +35,12 @@ func (p *prompt) heard(err error) {
 }
 
 // askHuman calls the human-input hook and sends its reply on the same task.
-func (s *Stream) askHuman() {
+func (s *Stream) askHuman() report {
 	t := s.ledger.Task()
 	question := t.Status.Message
 	hook := s.cfg.hook
 	if hook == nil {
-		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook})
-		return
+		return found(facts{after: afterAsked, err: &hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook}})
 	}
 	// The hook gets the caller's context: the stream's per-call options
 	// are for the stream's own calls, not for calls the hook makes.
@@ -62,35 +61,33 @@ func (s *Stream) askHuman() {
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
-			s.fail(s.ctx.Err())
-			return
+			err = s.ctx.Err()
+		} else {
+			err = &hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: err}
 		}
-		s.fail(&hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: err})
-		return
+		return found(facts{after: afterAsked, err: err})
 	}
 	s.prompt.replied = promptKey(&t.Status)
 	s.prompt.reply = reply
 	s.ledger.RecordSent(reply)
-	s.rec.budget = newBudget(s.cfg.policy)
-	s.phase = s.route.reply
+	s.tries.reset(s.cfg.policy)
+	return found(facts{after: afterAsked})
 }
 
 // saveBeforeReply gives WithCheckpointBeforeReply's function the checkpoint
-// with the reply about to be sent marked as possibly sent, and reports
-// whether the reply may be sent; when the function fails, the stream has
-// ended in its error.
-func (s *Stream) saveBeforeReply() bool {
+// with the reply about to be sent marked as possibly sent, and returns the
+// function's failure, with which the stream ends, the reply not sent.
+func (s *Stream) saveBeforeReply() error {
 	f := s.cfg.beforeReply
 	if f == nil {
-		return true
+		return nil
 	}
 	cp := *s.Checkpoint() // a copy: Checkpoint may return one it shares
 	cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
 	if err := f(s.caller, &cp); err != nil {
-		s.fail(fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err))
-		return false
+		return fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err)
 	}
-	return true
+	return nil
 }
 
 // validReply checks that a hook's reply can be sent: it has parts, and it
@@ -107,28 +104,28 @@ func validReply(v a2a.Version, m *a2a.Message) error {
 
 // sendReply sends (or sends again, unchanged) the reply to the prompt with
 // a streaming call.
-func (s *Stream) sendReply() {
-	if !s.saveBeforeReply() {
-		return
+func (s *Stream) sendReply() report {
+	if err := s.saveBeforeReply(); err != nil {
+		return found(facts{err: err})
 	}
 	s.readyReply()
-	s.sendStreaming(phaseReply, s.prompt.reply)
+	return s.sendStreaming(phaseReply, s.prompt.reply)
 }
 
 // pollReply sends (or sends again, unchanged) the reply to the prompt with
 // a unary call, then polls.
-func (s *Stream) pollReply() {
-	if !s.saveBeforeReply() {
-		return
+func (s *Stream) pollReply() report {
+	if err := s.saveBeforeReply(); err != nil {
+		return found(facts{err: err})
 	}
 	s.readyReply()
-	s.sendUnary(phasePollReply, s.prompt.reply)
+	return s.sendUnary(phasePollReply, s.prompt.reply)
 }
 
 // readyReply prepares each send of the reply.
 func (s *Stream) readyReply() {
 	s.prompt.unconfirmed = true
-	s.rec.gap = false
+	s.gap.close()
 	s.ledger.CloseReplayWindow()
 }
 

@@ -8,54 +8,150 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 )
 
-// recovery is the state of healing a dropped connection.
-type recovery struct {
-	budget     budget
-	cause      error         // the last cause of a drop
-	retryAfter time.Duration // the wait the server asked for, if any
-	// gap: resubscribed since the last snapshot or get-task, so output may
-	// have been missed.
-	gap bool
+// The state of healing a dropped connection, by meaning. Each type's fields
+// are written only by its methods below; which files call those:
+//
+//   - attempts (Stream.tries): the reconnect budget, the cause of the last
+//     failed attempt, the wait the server asked for, and the phase an
+//     attempt makes again. act.go records failures and attempts (handle,
+//     act), recovery.go spends the budget (backoff), stream.go resets it on
+//     news (deliver), prompt.go and auth.go when a hook answered, poll.go
+//     takes the wait a poll's answer asked for.
+//   - gap (Stream.gap): whether a resubscribe may have missed output, and
+//     the halting event held back meanwhile. driver.go opens and closes it
+//     as legs open and snapshots cover it (subscribe, read, readyReply);
+//     recovery.go closes it when a fetched task is delivered and takes the
+//     held event back (deliverFetched, deliverHeldFinal); act.go holds one.
+//   - asking (Stream.ask): why phaseFetch fetches the task, and the error
+//     the fetch asks about. act.go only (fetchFor, handle).
+//   - contact (Stream.contact): whether a call reached the agent, and
+//     whether a send made again is to be told when it gets through.
+//     driver.go, poll.go and recovery.go note each call's reach (noteReach);
+//     act.go marks a re-send, driver.go tells it (resumedBySend).
+//   - news (Stream.news): the stall clocks. stream.go notes news (deliver);
+//     driver.go counts the time reads wait (waitNext); poll.go, auth.go and
+//     newStream restart the clocks.
+
+// attempts is the state of the reconnect attempts.
+type attempts struct {
+	budget budget
+	cause  error         // the last cause of a drop
+	asked  time.Duration // the wait the server asked for, if any
+	// again is the phase phaseBackoff enters once its wait is over: the
+	// route's resume after a drop, or the failed call's own phase.
+	again phase
+}
+
+// failed records the cause of a failed call and the wait its server asked
+// for.
+func (a *attempts) failed(cause error, asked time.Duration) { a.cause, a.asked = cause, asked }
+
+// blame records the cause of the next attempt alone.
+func (a *attempts) blame(cause error) { a.cause = cause }
+
+// ask records the wait a server asked for before the next call.
+func (a *attempts) ask(d time.Duration) { a.asked = d }
+
+// retry records the phase the next attempt makes again.
+func (a *attempts) retry(p phase) { a.again = p }
+
+// spend counts an attempt, if the budget allows one, and returns the wait
+// before it: the backoff, or the wait the server asked for when longer,
+// which it consumes.
+func (a *attempts) spend() (time.Duration, bool) {
+	wait, ok := a.budget.next()
+	if !ok {
+		return 0, false
+	}
+	wait, a.asked = max(wait, a.asked), 0
+	return wait, true
+}
+
+// takeAsked returns the wait the server asked for, consumed.
+func (a *attempts) takeAsked() time.Duration {
+	d := a.asked
+	a.asked = 0
+	return d
+}
+
+// progress starts the count again: something new was delivered.
+func (a *attempts) progress() { a.budget.progress() }
+
+// reset gives the stream a fresh budget of policy p.
+func (a *attempts) reset(p reconnect.Policy) { a.budget = newBudget(p) }
+
+// gap is what a resubscribe may have missed.
+type gap struct {
+	// open: resubscribed since the last snapshot or get-task, so output
+	// may have been missed.
+	open bool
 	// final is a halting event held back until the gap is closed.
 	final a2a.Event
-	// news is the stream's progress: what was delivered that was new.
-	news news
-	// streamErr is the error that ended a call once the task was known,
-	// while the task is fetched to see whether it ended.
-	streamErr error
-	// why is the reason of the fetch phaseFetch makes.
+}
+
+// start opens the gap: a resubscribe.
+func (g *gap) start() { g.open = true }
+
+// close closes the gap; an event held back stays held.
+func (g *gap) close() { g.open = false }
+
+// clear closes the gap and forgets the event held back: a snapshot that
+// covers what is held supersedes it.
+func (g *gap) clear() { *g = gap{} }
+
+// release closes the gap and returns the event held back, if any,
+// forgotten: a fetched task is delivered with it.
+func (g *gap) release() a2a.Event {
+	final := g.final
+	*g = gap{}
+	return final
+}
+
+// hold holds back a halting event until the gap is closed.
+func (g *gap) hold(ev a2a.Event) { g.final = ev }
+
+// take returns the event held back, forgotten, leaving the gap as it is.
+func (g *gap) take() a2a.Event {
+	final := g.final
+	g.final = nil
+	return final
+}
+
+// asking is why phaseFetch fetches the task.
+type asking struct {
 	why fetchReason
-	// retry is the phase phaseBackoff enters once its wait is over: the
-	// route's resume after a drop, or the failed call's own phase.
-	retry phase
-	// resent: a send was made again after a failed attempt, and its
-	// success is to be told (a Resumed notice).
-	resent bool
+	// err is the error that ended a call once the task was known, while
+	// the task is fetched to see whether it ended (fetchAfterError).
+	err error
+}
+
+// contact is what the stream's calls showed of the agent.
+type contact struct {
 	// reached: a call of the stream connected to the agent (it answered,
 	// or the request may have reached it). A stream that ends without
 	// one says it could not connect.
 	reached bool
+	// resent: a send was made again after a failed attempt, and its
+	// success is to be told (a Resumed notice).
+	resent bool
 }
 
 // noteReach records the result of a call: any but an error whose request
 // never left shows that the agent could be reached.
-func (r *recovery) noteReach(err error) {
+func (c *contact) noteReach(err error) {
 	if err == nil || !isUnsent(err) {
-		r.reached = true
+		c.reached = true
 	}
 }
 
-// gaveUp is the *reconnect.Error that ends a stream after attempts
-// reconnects for s.rec.cause: its budget is spent, or its connection was
-// lost before any task was known. It names the agent's URL when no call of
-// the stream could connect: none reached the agent, and the last one tried
-// to connect and failed (the breaker's refusal tried nothing).
-func (s *Stream) gaveUp(attempts int) error {
-	e := &reconnect.Error{Attempts: attempts, Err: s.rec.cause, TaskID: s.taskID, Task: s.snapshot()}
-	if !s.rec.reached && isUnsent(s.rec.cause) && !errors.Is(s.rec.cause, ErrCircuitOpen) {
-		e.Unreachable = redactRawURL(s.c.endpoint)
-	}
-	return e
+// resend records that a send is made again after a failed attempt.
+func (c *contact) resend() { c.resent = true }
+
+// toldResent reports whether a send made again is to be told, once.
+func (c *contact) toldResent() bool {
+	r := c.resent
+	c.resent = false
+	return r
 }
 
 // news counts the deliveries that brought something new, and keeps the
@@ -82,83 +178,87 @@ func (n *news) restart() {
 	n.quiet = 0
 }
 
-// waitAttempt counts a reconnect attempt and waits its backoff, telling
-// WithNotify. It reports false when the budget is spent, and when the wait
-// was cut, after which the stream has ended.
-func (s *Stream) waitAttempt() bool {
-	wait, ok := s.rec.budget.next()
-	if !ok {
-		return false
+// waited adds the time a read waited to the streaming stall clock.
+func (n *news) waited(d time.Duration) { n.quiet += d }
+
+// stallSpent reports whether polling's stall limit is spent: the task has
+// shown nothing new for the stall limit.
+func (s *Stream) stallSpent() bool {
+	d := s.cfg.stallTimeout
+	return d > 0 && time.Since(s.news.since) >= d
+}
+
+// gaveUp is the *reconnect.Error that ends a stream after attempts
+// reconnects for s.tries.cause: its budget is spent, or its connection was
+// lost before any task was known. It names the agent's URL when no call of
+// the stream could connect: none reached the agent, and the last one tried
+// to connect and failed (the breaker's refusal tried nothing).
+func (s *Stream) gaveUp(attempts int) error {
+	cause := s.tries.cause
+	e := &reconnect.Error{Attempts: attempts, Err: cause, TaskID: s.taskID, Task: s.snapshot()}
+	if !s.contact.reached && isUnsent(cause) && !errors.Is(cause, ErrCircuitOpen) {
+		e.Unreachable = redactRawURL(s.c.endpoint)
 	}
-	// A server that said when to come back (Retry-After on 429 or 503) is
-	// given that long, up to maxRetryAfter, if it is more than the backoff.
-	wait, s.rec.retryAfter = max(wait, s.rec.retryAfter), 0
-	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.rec.budget.attempts,
-		MaxAttempts: s.rec.budget.max, Wait: wait, Cause: s.rec.cause})
-	if err := s.cfg.sleep(s.ctx, wait); err != nil {
-		if ctxErr := s.ctx.Err(); ctxErr != nil {
-			err = ctxErr
-		}
-		s.fail(err)
-		return false
-	}
-	return true
+	return e
 }
 
 var errStillRunning = errors.New("the task is still running but the server refused to resubscribe")
 
-// retryAfterWait makes the stream wait the backoff of one attempt, then
-// enter retry.
-func (s *Stream) retryAfterWait(retry phase) {
-	s.rec.retry = retry
-	s.phase = phaseBackoff
-}
-
-// backoff waits the backoff of one attempt, if the budget allows, then
-// enters the phase that makes the call again.
-func (s *Stream) backoff() {
-	if !s.waitAttempt() {
-		if s.phase != phaseDone {
-			s.giveUp()
+// backoff counts an attempt and waits its backoff, telling WithNotify,
+// then makes the attempt's call again; follow decides what ends a stream
+// whose budget is spent.
+func (s *Stream) backoff() report {
+	wait, ok := s.tries.spend()
+	if !ok {
+		f := facts{after: afterSpent, resends: s.tries.again.sends(), heldFinal: s.gap.final != nil}
+		if s.tries.again == phaseFetch {
+			f.why = s.ask.why
 		}
-		return
+		return found(f)
 	}
-	s.phase = s.rec.retry
+	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.tries.budget.attempts,
+		MaxAttempts: s.tries.budget.max, Wait: wait, Cause: s.tries.cause})
+	return found(facts{after: afterBackoff, err: s.sleep(wait)})
 }
 
-// giveUp ends a stream whose budget is spent, as what it waited for says:
-// a send ends in a *reconnect.Error; the get-task that asked whether an
-// error ended the task, in that error; a resume delivers first the
-// halting event held back, if any.
-func (s *Stream) giveUp() {
-	switch r := s.rec.retry; {
-	case r == phaseSend, r == phaseReply, r == phasePollSend, r == phasePollReply:
-		// A send made again until the budget is spent ends in it as is.
-	case r == phaseFetch && s.rec.why == fetchAfterError:
-		s.fail(s.rec.streamErr)
-		return
-	case s.deliverHeldFinal(s.rec.cause):
-		return
+// sleep waits d, and returns the error that cut the wait: the stream's
+// context's when it ended.
+func (s *Stream) sleep(d time.Duration) error {
+	err := s.cfg.sleep(s.ctx, d)
+	if err == nil {
+		return nil
 	}
-	s.fail(s.gaveUp(s.rec.budget.attempts))
+	if ctxErr := s.ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return err
+}
+
+// sends reports whether the phase sends the message or the reply.
+func (p phase) sends() bool {
+	switch p {
+	case phaseSend, phaseReply, phasePollSend, phasePollReply:
+		return true
+	}
+	return false
 }
 
 // subscribe opens a subscribe leg.
-func (s *Stream) subscribe() {
+func (s *Stream) subscribe() report {
 	ctx, cancel := s.legContext()
 	l, err := s.c.calls.subscribe(ctx, s.v, s.taskID)
-	s.rec.noteReach(err)
+	s.contact.noteReach(err)
 	if err != nil {
 		cancel(nil)
-		s.handle(failure{from: phaseSubscribe, op: opSubscribe, err: err})
-		return
+		return failedWith(failure{from: phaseSubscribe, op: opSubscribe, err: err})
 	}
-	s.rec.gap = true
+	s.gap.start()
 	s.ledger.OpenReplayWindow()
 	s.setLeg(l, opSubscribe, phaseSubscribe, ctx, cancel)
-	if s.rec.budget.attempts > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.rec.budget.attempts, MaxAttempts: s.rec.budget.max})
+	if s.tries.budget.attempts > 0 {
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.tries.budget.attempts, MaxAttempts: s.tries.budget.max})
 	}
+	return found(facts{after: afterOpen})
 }
 
 // fetchReason is why phaseFetch fetches the task; what follows the fetch
@@ -166,15 +266,13 @@ func (s *Stream) subscribe() {
 type fetchReason int
 
 const (
+	// fetchNone: no fetch asks anything.
+	fetchNone fetchReason = iota
 	// fetchRefused: a subscribe was refused though the task may exist.
-	fetchRefused fetchReason = iota
+	fetchRefused
 	// fetchNoStream: a subscribe was refused with unsupported operation
 	// (outNoStream): a task that still runs is followed by polling.
 	fetchNoStream
-	// fetchProbe: a 1.0 subscribe was refused while the version is
-	// negotiated; a 0.3 server and a 1.0 server that cannot subscribe
-	// refuse it alike, and a get-task in 1.0 tells which.
-	fetchProbe
 	// fetchQuiet: a subscription ended having brought nothing new; output
 	// may wait on the server.
 	fetchQuiet
@@ -191,76 +289,49 @@ const (
 	fetchAfterError
 )
 
-// getTask fetches the stream's task and checks that it is the stream's. It
+// fetchTask is the opening of every get-task of the driver (a fetch, a
+// probe, a poll, a catch-up, a resume): it fetches the stream's task and
+// checks that it is the stream's; a task fetched proves the version. It
 // returns too the wait the answer asked for before the next poll: its
-// Retry-After header (see withAskedWait), 0 if none.
-func (s *Stream) getTask() (*a2a.Task, time.Duration, error) {
-	var asked time.Duration
+// Retry-After header (see withAskedWait), 0 if none. When the call fails,
+// or returns another task, ok is false and r reports it, for the phase
+// from that made the call.
+func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, r report, ok bool) {
 	t, err := checkedTask(withAskedWait(s.ctx, &asked), s.c.calls.getTask, s.v, s.taskID)
-	s.rec.noteReach(err)
+	s.contact.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
 	}
-	return t, asked, err
+	if err != nil {
+		return nil, 0, failedWith(failure{from: from, op: opGet, err: err}), false
+	}
+	s.proveVersion()
+	return t, asked, report{}, true
 }
 
-// fetch fetches the task for s.rec.why and continues from the state it
-// returns.
-func (s *Stream) fetch() {
-	t, asked, err := s.getTask()
-	if err != nil {
-		s.handle(failure{from: phaseFetch, op: opGet, err: err})
-		return
+// fetch fetches the task for s.ask.why and delivers it; follow decides
+// what follows from the state it shows.
+func (s *Stream) fetch() report {
+	t, asked, r, ok := s.fetchTask(phaseFetch)
+	if !ok {
+		return r
 	}
-	// A task fetched in this version proves the version.
-	s.proveVersion()
-	why := s.rec.why
-	if why == fetchProbe {
-		// The server speaks 1.0 and refused the subscribe: it cannot
-		// subscribe; follow the task by polling, from this task on.
-		s.startPolling(s.rec.cause)
-		s.rec.retryAfter = asked // the first poll's wait
-		s.polled(t, true)
-		return
-	}
+	why := s.ask.why
 	s.deliverFetched(t, why == fetchRefused || why == fetchNoStream || why == fetchQuiet || why == fetchSilent)
-	st := &s.ledger.Task().Status
-	switch {
-	case why == fetchAfterError && st.State.Terminal():
-		// The task ended: its typed ending, not the stream's error.
-		s.phase = phaseHalted
-	case why == fetchAfterError:
-		s.fail(s.rec.streamErr)
-	case s.haltsAt(st):
-		s.phase = phaseHalted
-	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
-		// The reply never reached the agent: send it again, unchanged.
-		s.phase = s.route.reply
-	case why == fetchNoStream:
-		// The server refused to stream a task that still runs: it cannot
-		// stream it, now or on the next attempt.
-		s.startPolling(s.rec.cause)
-		s.rec.retryAfter = asked // the first poll's wait
-		s.pollAgain()
-	case why == fetchSilent && (st.State == a2a.StateWorking || st.State == a2a.StateSubmitted):
-		// The subscription was silent past the idle timeout, but the agent
-		// answers and the task runs: quiet, not failing. Waiting on it
-		// costs no attempt; the stall limit bounds a task that never moves
-		// again. (A subscription the server closed with nothing new is a
-		// failed attempt.)
-		if s.stalled() {
-			return
-		}
-		s.rec.budget.progress()
-		s.retryAfterWait(s.route.resume)
-	default:
-		// Still working, or a stale prompt: wait, then resubscribe, as the
-		// next attempt.
-		if why != fetchQuiet && why != fetchSilent {
-			s.rec.cause = errStillRunning
-		}
-		s.retryAfterWait(s.route.resume)
+	f := s.newsFacts(afterFetch)
+	f.why, f.state, f.asked = why, s.ledger.Task().Status.State, asked
+	return found(f)
+}
+
+// newsFacts returns the facts follow reads after a step that delivered
+// what the server sent (see afterNews).
+func (s *Stream) newsFacts(a after) facts {
+	f := facts{after: a, halts: s.halted(), polling: s.route == pollingRoute()}
+	f.replyLost = s.prompt.unconfirmed && s.waitsOnRepliedPrompt()
+	if a != afterEvent {
+		f.stalled = s.stallSpent()
 	}
+	return f
 }
 
 // deliverFetched delivers a task a get-task returned (a fetch or a poll),
@@ -269,12 +340,10 @@ func (s *Stream) fetch() {
 // attempt, if it did.
 func (s *Stream) deliverFetched(t *a2a.Task, tellResumed bool) {
 	s.learnReplied(t, false)
-	s.rec.gap = false
-	attempt := s.rec.budget.attempts // the attempt this get-task ends, if any
-	s.deliver(t, foldAuthoritative, s.rec.final)
-	s.rec.final = nil
+	attempt := s.tries.budget.attempts // the attempt this get-task ends, if any
+	s.deliver(t, foldAuthoritative, s.gap.release())
 	if tellResumed && attempt > 0 {
-		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.rec.budget.max})
+		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.tries.budget.max})
 	}
 }
 
@@ -284,16 +353,11 @@ func (s *Stream) deliverFetched(t *a2a.Task, tellResumed bool) {
 // client was away) is then missing from Task. It reports whether the task
 // halted.
 func (s *Stream) deliverHeldFinal(cause error) bool {
-	if s.rec.final == nil {
+	final := s.gap.take()
+	if final == nil {
 		return false
 	}
 	s.log.Debug("a2a: could not close the gap, delivering the final event as received", "task", s.taskID, "cause", cause)
-	final := s.rec.final
-	s.rec.final = nil
 	s.deliver(final, foldStale, nil)
-	if !s.halted() {
-		return false
-	}
-	s.phase = phaseHalted
-	return true
+	return s.halted()
 }

@@ -50,15 +50,17 @@ func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *St
 	if s.phase == phaseDone {
 		return s
 	}
+	var refused string
 	switch {
 	case cp == nil:
-		s.fail(&CheckpointError{Err: ErrCheckpointForeign, Reason: "Resume needs a checkpoint, and got nil"})
-		return s
+		refused = "Resume needs a checkpoint, and got nil"
 	case cp.taskID == "":
-		s.fail(&CheckpointError{Err: ErrCheckpointForeign, Reason: "it names no task: its stream knew none yet"})
-		return s
+		refused = "it names no task: its stream knew none yet"
 	case cp.binding != "" && cp.binding != c.binding:
-		s.fail(&CheckpointError{Err: ErrCheckpointForeign, Reason: fmt.Sprintf("it was taken over %s, and this Client speaks %s", cp.binding, c.binding)})
+		refused = fmt.Sprintf("it was taken over %s, and this Client speaks %s", cp.binding, c.binding)
+	}
+	if refused != "" {
+		s.enter(s.end(&CheckpointError{Err: ErrCheckpointForeign, Reason: refused}))
 		return s
 	}
 	s.taskID = cp.taskID
@@ -88,7 +90,7 @@ func (w seen) resumed() seen {
 // makes its get-task (phaseResume) before any of these.
 func (p phase) makesCall() bool {
 	switch p {
-	case phaseSend, phaseReply, phaseSubscribe, phaseFetch, phasePollSend, phasePollReply, phasePoll, phaseCatchUp:
+	case phaseSend, phaseReply, phaseSubscribe, phaseFetch, phaseProbe, phasePollSend, phasePollReply, phasePoll, phaseCatchUp:
 		return true
 	}
 	return false
@@ -97,13 +99,11 @@ func (p phase) makesCall() bool {
 // resume fetches the task a checkpoint names, seeds the ledger with what
 // the checkpoint says the application holds of it, and hands over the
 // rest; then the stream follows the task.
-func (s *Stream) resume() {
-	t, _, err := s.getTask()
-	if err != nil {
-		s.handle(failure{from: phaseResume, op: opGet, err: err})
-		return
+func (s *Stream) resume() report {
+	t, _, r, ok := s.fetchTask(phaseResume)
+	if !ok {
+		return r
 	}
-	s.proveVersion()
 	if cp := s.resuming; cp.prompt.sent == replyInFlight {
 		// The reply may have reached the agent: it is sent again only
 		// when the task proves it did not.
@@ -123,18 +123,7 @@ func (s *Stream) resume() {
 	s.resuming = nil
 	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
-	switch st := &s.ledger.Task().Status; {
-	case s.haltsAt(st):
-		s.phase = phaseHalted
-	case s.prompt.unconfirmed && s.waitsOnRepliedPrompt():
-		// The reply's send got no response, and the task still shows its
-		// prompt: send it again, unchanged.
-		s.phase = s.route.reply
-	case s.route == pollingRoute():
-		s.pollAgain()
-	default:
-		s.phase = phaseSubscribe
-	}
+	return found(s.newsFacts(afterResume))
 }
 
 // provesNotReceived reports whether t proves that the agent never took

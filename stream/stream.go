@@ -59,9 +59,15 @@ type Stream struct {
 	// its endpoint (tellWithheld), which it says once.
 	toldWithheld bool
 	out          delivery
-	rec          recovery
-	prompt       prompt
-	auth         auth
+	// The state of healing drops, by meaning (see recovery.go for who
+	// writes each).
+	tries   attempts
+	gap     gap
+	ask     asking
+	contact contact
+	news    news
+	prompt  prompt
+	auth    auth
 }
 
 // delivery is what the application is handed: the queue of deltas computed
@@ -82,13 +88,13 @@ func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
 	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseBegin, route: streamingRoute()}
 	cfg, err := c.callConfig(opts)
 	if err != nil {
-		s.fail(err)
+		s.enter(s.end(err))
 		return s
 	}
 	s.cfg, s.log = cfg, cfg.logger
 	s.ctx, s.caller = c.withConfig(ctx, cfg), ctx
-	s.rec.budget = newBudget(cfg.policy)
-	s.rec.news.restart() // the stall clock starts
+	s.tries.reset(cfg.policy)
+	s.news.restart() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
 	return s
 }
@@ -184,7 +190,7 @@ func (s *Stream) Ending() Ending {
 // stop it.
 func (s *Stream) Close() error {
 	s.leg.close()
-	s.phase = phaseDone
+	s.enter(phaseDone)
 	clear(s.out.queue)
 	s.out = delivery{queue: s.out.queue[:0]}
 	return nil
@@ -217,21 +223,6 @@ func (s *Stream) All() iter.Seq2[a2a.Event, error] {
 	}
 }
 
-// fail ends the stream with err. A protocol error carries the task as last
-// known.
-func (s *Stream) fail(err error) {
-	var protoErr *ProtocolError
-	if errors.As(err, &protoErr) {
-		protoErr.Task = s.snapshot()
-	}
-	if err != nil && TaskOf(err) == nil && s.ledger.Task() != nil {
-		err = &TaskError{Err: err, Task: s.snapshot()}
-	}
-	s.leg.close()
-	s.err = err
-	s.phase = phaseDone
-}
-
 // Cancel asks the agent to cancel the stream's task (tasks/cancel in 0.3,
 // CancelTask in 1.0), with the stream's options, and returns the agent's
 // refusal or failure, if any. When the agent reports the task ended, the
@@ -261,20 +252,16 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	s.leg.close()
 	s.deliver(t, foldAuthoritative, nil)
 	s.err = nil
-	if end := terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure); end != nil {
-		s.fail(end)
-		return nil
-	}
-	s.phase = phaseDone
+	// Ended by the caller, from outside the loop: the end is the task's.
+	s.enter(s.end(terminal.FromTaskWith(s.snapshot(), s.cfg.readFailure)))
 	return nil
 }
 
-// endWithAnswer ends the stream with a message answer: the whole of it, with no
-// task. It is yielded, and kept for Answer.
-func (s *Stream) endWithAnswer(m *a2a.Message) {
+// answerWith delivers a message answer: the whole of it, with no task. It
+// is yielded, and kept for Answer; the stream then ends (follow).
+func (s *Stream) answerWith(m *a2a.Message) {
 	s.out.queue = s.ledger.Apply(s.out.queue, m)
 	s.answer = m
-	s.phase = phaseDone
 }
 
 // Answer returns the agent's message answer: the Message it sent
@@ -341,8 +328,8 @@ func (s *Stream) deliver(ev a2a.Event, how fold, then a2a.Event) {
 	}
 	if len(o.queue) > n {
 		// News: the reconnect budget starts again.
-		s.rec.news.note()
-		s.rec.budget.progress()
+		s.news.note()
+		s.tries.progress()
 	}
 	s.promptMovedOn()
 	s.authMovedOn()

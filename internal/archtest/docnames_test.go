@@ -15,7 +15,7 @@ import (
 )
 
 // docs are the documents that point readers at tests by file and name.
-var docs = []string{"README.md", "GUARANTEES.md", "RELIABILITY.md", "BENCHMARKS.md"}
+var docs = []string{"README.md", "GUARANTEES.md", "RELIABILITY.md", "BENCHMARKS.md", "DESIGN.md"}
 
 // TestDocsNameTestsThatExist keeps the documents from sending a reader to a
 // test file or a test that is gone: every `*_test.go` they name exists (by
