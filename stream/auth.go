@@ -113,6 +113,10 @@ type auth struct {
 	given string
 	// calls counts the hook's calls on this stream.
 	calls int
+	// header holds the headers the hook gave, the later ones replacing the
+	// values of the same names: they replace the stream's own (Stream.header)
+	// in each of its later calls.
+	header http.Header
 }
 
 // authRequired acts on a task halted in auth-required: it asks the
@@ -188,10 +192,10 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) boo
 	return true
 }
 
-// useCredentials adds h to the stream's headers for its later calls,
-// replacing the values of the same names: the stream's calls read them
-// from its context, as they read a per-call WithHeader, so they go to the
-// origin named only, redirects included.
+// useCredentials adds h to the stream's credentials, replacing the values
+// of the same names, for its later calls: each is made with the stream's
+// headers and these over them (Stream.call), which go, as a per-call
+// WithHeader does, to the origin named only, redirects included.
 func (s *Stream) useCredentials(h http.Header) {
 	if len(h) == 0 {
 		return
@@ -202,13 +206,7 @@ func (s *Stream) useCredentials(h http.Header) {
 			creds.Add(k, v)
 		}
 	}
-	cfg := *s.cfg
-	cfg.header = s.cfg.header.Clone()
-	for k, vs := range creds {
-		cfg.header[k] = vs
-	}
-	s.cfg = &cfg
-	s.ctx = s.c.withConfig(s.caller, &cfg)
+	s.auth.header = withHeaders(s.auth.header, creds)
 }
 
 // authMovedOn forgets the auth-required status credentials were given for once the task has

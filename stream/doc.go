@@ -125,9 +125,12 @@
 //   - poll.go: following a task by polling: unary sends and get-task.
 //   - prompt.go: input-required: the human-input hook and its reply.
 //   - auth.go: auth-required and 401: the credentials hook.
-//   - binding.go: Binding, EventReader and NotSent, what a binding must
-//     return, and NewClientFor; jsonrpc.go and rest.go: the JSON-RPC and
-//     HTTP+JSON bindings, where a new server quirk of a binding goes;
+//   - binding.go: Binding, Call, EventReader and NotSent, what a binding
+//     must return, and NewClientFor; callconfig.go: what each call of a
+//     binding is made with (version, headers with the credentials,
+//     timeouts), an argument built per call; jsonrpc.go and rest.go: the
+//     JSON-RPC and HTTP+JSON bindings, where a new server quirk of a
+//     binding goes;
 //     leg.go: a streaming call as the driver reads it (leg), and the
 //     EventReader of both HTTP bindings, one SSE response (sseReader).
 //   - call.go: one HTTP exchange of a binding; reach.go: whether a request
@@ -156,7 +159,7 @@
 // bindings' of this package (binding.go lists what each failure must be).
 // [a2a.Codec] of the binding reads and writes its JSON where the wire
 // carries JSON. The headers of WithHeader, of a call's options and of a
-// WithCredentials hook reach it through [CallHeader], and it sends them to
+// WithCredentials hook reach it in each call's [Call], and it sends them to
 // its agent only; the HTTP client of WithHTTPClient and the breaker of
 // WithBreaker are for this package's HTTP bindings only. [Resolve] does not
 // choose it from a card.

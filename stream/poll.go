@@ -26,7 +26,7 @@ func (s *Stream) pollSend() {
 // sendUnary sends m, the message or the reply, with a unary call for phase
 // from, which returns at once; the task is then followed by polling.
 func (s *Stream) sendUnary(from phase, m *a2a.Message) {
-	ev, err := s.c.calls.sendUnary(s.ctx, s.v, m)
+	ev, err := s.c.calls.sendUnary(s.ctx, s.call(), m)
 	s.rec.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {

@@ -146,7 +146,7 @@ func (s *Stream) giveUp() {
 // subscribe opens a subscribe leg.
 func (s *Stream) subscribe() {
 	ctx, cancel := s.legContext()
-	l, err := s.c.calls.subscribe(ctx, s.v, s.taskID)
+	l, err := s.c.calls.subscribe(ctx, s.call(), s.taskID)
 	s.rec.noteReach(err)
 	if err != nil {
 		cancel(nil)
@@ -193,10 +193,9 @@ const (
 
 // getTask fetches the stream's task and checks that it is the stream's. It
 // returns too the wait the answer asked for before the next poll: its
-// Retry-After header (see withAskedWait), 0 if none.
+// Retry-After header (see readUnary), 0 if none.
 func (s *Stream) getTask() (*a2a.Task, time.Duration, error) {
-	var asked time.Duration
-	t, err := checkedTask(withAskedWait(s.ctx, &asked), s.c.calls.getTask, s.v, s.taskID)
+	t, asked, err := checkedTask(s.ctx, s.c.calls.getTask, s.call(), s.taskID)
 	s.rec.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)
