@@ -172,3 +172,33 @@ func TestCallHeaderIsTheBindingsOwnCopy(t *testing.T) {
 		require.Equal(t, []http.Header{{"Authorization": {"Bearer service"}}}, b.calls("GetTask"))
 	})
 }
+
+// reentrantBinding is a headerBinding whose SendStream first asks its own
+// Client for the task, with the context of its call.
+type reentrantBinding struct {
+	*headerBinding
+	c *stream.Client
+}
+
+func (b *reentrantBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+	if _, err := b.c.GetTask(ctx, "t-1"); err != nil {
+		return nil, err
+	}
+	return b.headerBinding.SendStream(ctx, call, m)
+}
+
+// TestCallHeaderOfAClientCalledFromItsOwnCall: a Client called with the
+// context of one of its stream's calls makes that call with its own
+// headers and its options, not the stream's: a context carries no
+// configuration.
+func TestCallHeaderOfAClientCalledFromItsOwnCall(t *testing.T) {
+	b := &reentrantBinding{headerBinding: newHeaderBinding(newMemAgent(1), "")}
+	c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithHeader("Authorization", "Bearer service"))
+	require.NoError(t, err)
+	b.c = c
+
+	_, err = drain(t, c.Send(background(), hello(), stream.WithHeader("Authorization", "Bearer user")))
+	require.NoError(t, err)
+	require.Equal(t, []http.Header{{"Authorization": {"Bearer user"}}}, b.calls("SendStream"))
+	require.Equal(t, []http.Header{{"Authorization": {"Bearer service"}}}, b.calls("GetTask"))
+}
