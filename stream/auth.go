@@ -116,6 +116,10 @@ type auth struct {
 	// refusal is the 401 of a call the hook is to be asked about next
 	// (phaseCredentials); nil when the task halted in auth-required.
 	refusal error
+	// header holds the headers the hook gave, the later ones replacing the
+	// values of the same names: they replace the stream's own (Stream.header)
+	// in each of its later calls.
+	header http.Header
 }
 
 // credentials calls the credentials hook: for a call the agent refused
@@ -172,8 +176,8 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) err
 	}
 	s.auth.calls++
 	// As the human-input hook, the credentials hook gets the caller's
-	// context: the stream's headers are not for calls the hook makes.
-	ctx := s.caller
+	// context, which carries none of the stream's headers.
+	ctx := s.ctx
 	if d := s.cfg.inputTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
@@ -201,10 +205,10 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) err
 	return nil
 }
 
-// useCredentials adds h to the stream's headers for its later calls,
-// replacing the values of the same names: the stream's calls read them
-// from its context, as they read a per-call WithHeader, so they go to the
-// origin named only, redirects included.
+// useCredentials adds h to the stream's credentials, replacing the values
+// of the same names, for its later calls: each is made with the stream's
+// headers and these over them (Stream.call), which go, as a per-call
+// WithHeader does, to the origin named only, redirects included.
 func (s *Stream) useCredentials(h http.Header) {
 	if len(h) == 0 {
 		return
@@ -215,13 +219,7 @@ func (s *Stream) useCredentials(h http.Header) {
 			creds.Add(k, v)
 		}
 	}
-	cfg := *s.cfg
-	cfg.header = s.cfg.header.Clone()
-	for k, vs := range creds {
-		cfg.header[k] = vs
-	}
-	s.cfg = &cfg
-	s.ctx = s.c.withConfig(s.caller, &cfg)
+	s.auth.header = withHeaders(s.auth.header, creds)
 }
 
 // authMovedOn forgets the auth-required status credentials were given for once the task has

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -16,11 +17,13 @@ import (
 // handed to [NewClientFor]. Nothing in the interface assumes HTTP or SSE:
 // a streaming call returns an [EventReader].
 //
-// Every method takes the protocol version to speak, which the Client
-// negotiates (1.0 first, then 0.3 when the agent refuses 1.0, unless
-// WithVersion fixes it); a binding that speaks one version only refuses the
+// Every method takes the context of the call first, then the [Call]: the
+// protocol version to speak, which the Client negotiates (1.0 first, then
+// 0.3 when the agent refuses 1.0, unless WithVersion fixes it), and the
+// headers of the call. A binding that speaks one version only refuses the
 // other as an agent would (see below). The context of a call is the
-// caller's: a binding stops the call when it is done and returns its error.
+// caller's, and carries nothing of the Client's: a binding stops the call
+// when it is done and returns its error.
 //
 // What a binding must return, so that the driver sorts each failure as it
 // does for the bindings of this package (a drop is followed by a
@@ -57,13 +60,13 @@ import (
 // and a 404 on a subscribe say the call is unsupported).
 //
 // Credentials and origins: the headers that WithHeader, a call's headers
-// and a WithCredentials hook give reach a binding made for NewClientFor
-// through [CallHeader] of each call's context; it sends them to its agent
-// only (as gRPC metadata, say), never to another host. A hook is asked when
-// a call other than a send fails once the task is known with an *HTTPError
-// of status 401, which such a binding returns for the agent's "not
-// authenticated". The HTTP client of WithHTTPClient and the breaker of
-// WithBreaker reach the bindings of this package only.
+// and a WithCredentials hook give reach a binding made for NewClientFor in
+// [Call.Header] of each call; it sends them to its agent only (as gRPC
+// metadata, say), never to another host. A hook is asked when a call other
+// than a send fails once the task is known with an *HTTPError of status
+// 401, which such a binding returns for the agent's "not authenticated".
+// The HTTP client of WithHTTPClient and the breaker of WithBreaker reach
+// the bindings of this package only.
 //
 // What such a binding does itself, since the Client cannot do it for it:
 // time out a silent stream (WithIdleTimeout times the readers of this
@@ -72,20 +75,36 @@ import (
 // driver reads and closes a reader on one goroutine, so Close is not
 // called while Next blocks). A Client of such a binding has no endpoint,
 // so an agent it never reached ends in a *reconnect.Error that does not
-// match reconnect.ErrCouldNotConnect.
+// match reconnect.ErrCouldNotConnect. Nor can it report the Retry-After of
+// a get-task that succeeded, which the bindings of this package read to
+// wait longer before the next poll.
 type Binding interface {
 	// SendStream sends a message with a streaming call and returns the
 	// reader of its events.
-	SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error)
+	SendStream(ctx context.Context, call Call, m *a2a.Message) (EventReader, error)
 	// SendUnary sends a message with a non-streaming call that returns at
 	// once, and returns its result: a *a2a.Task or a *a2a.Message.
-	SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error)
+	SendUnary(ctx context.Context, call Call, m *a2a.Message) (a2a.Event, error)
 	// Subscribe opens a stream of an existing task.
-	Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error)
+	Subscribe(ctx context.Context, call Call, taskID string) (EventReader, error)
 	// GetTask fetches a task, with its whole history.
-	GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+	GetTask(ctx context.Context, call Call, taskID string) (*a2a.Task, error)
 	// Cancel asks the agent to cancel a task and returns the task.
-	Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+	Cancel(ctx context.Context, call Call, taskID string) (*a2a.Task, error)
+}
+
+// Call is what one call of a [Binding] is made with, besides its context
+// and its message or task ID.
+type Call struct {
+	// Version is the protocol version to speak.
+	Version a2a.Version
+	// Header holds the headers to send to the agent, for its origin only
+	// (never to another host, nor across a redirect to one): those of
+	// WithHeader given to the Client and to the call (whose values replace
+	// the Client's of the same names), with those a WithCredentials hook
+	// gave the stream replacing both. It is nil when there are none. It is
+	// the call's own copy: the binding may keep it, and change it.
+	Header http.Header
 }
 
 // EventReader reads the events of one streaming call. The driver calls
@@ -114,8 +133,8 @@ func NotSent(err error) error {
 
 // NewClientFor returns a Client that makes its calls through b, a binding
 // of another module (see [Binding]). Endpoint and Binding of the Client
-// return "": b knows where it calls. The headers of WithHeader reach b
-// through [CallHeader]; the options that configure HTTP and its timers
+// return "": b knows where it calls. The headers of WithHeader reach b in
+// [Call.Header]; the options that configure HTTP and its timers
 // (WithHTTPClient, WithBreaker, WithConnectTimeout, WithIdleTimeout, ...)
 // are accepted and apply to nothing b does not read itself.
 func NewClientFor(b Binding, opts ...Option) (*Client, error) {
@@ -128,78 +147,47 @@ func NewClientFor(b Binding, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, version: cfg.version}
-	c.calls = seam{b: b, headersOf: c}
+	c.calls = seam{b}
 	return c, nil
 }
 
-// callHeaderKey is the context key under which a call of a Binding made
-// for NewClientFor finds its headers (see CallHeader).
-type callHeaderKey struct{}
-
-// CallHeader returns the headers of the call that ctx was given to, for a
-// [Binding] made for [NewClientFor] to send to its agent: those of
-// WithHeader, given to the Client and to the call (which replace the
-// Client's values of the same names), and those a WithCredentials hook
-// gave the stream. It returns a copy, nil when the call has no header, and
-// nil for a context that is not a call's of such a Binding. A context the
-// binding passes on carries them too: the binding must not hand it to
-// another agent's client, except through a Client, whose calls find their
-// own headers. The bindings of this package do not read it.
-func CallHeader(ctx context.Context) http.Header {
-	h, _ := ctx.Value(callHeaderKey{}).(http.Header)
-	if len(h) == 0 {
-		return nil
-	}
-	return h.Clone()
-}
-
-// agentCalls are a Client's calls to its agent as the driver makes them:
-// its Binding's, with each EventReader coming as a leg, which counts its
-// events.
+// agentCalls are a Client's calls to its agent as the driver makes them,
+// each with its configuration k: its binding's, with each EventReader
+// coming as a leg, which counts its events. getTask and cancel return too
+// the wait the 2xx answer asked for with a Retry-After header (see
+// askedWait), 0 when it asked for none or the binding cannot tell.
 type agentCalls interface {
-	sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error)
-	sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error)
-	subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error)
-	getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
-	cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+	sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error)
+	sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error)
+	subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error)
+	getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
+	cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
 }
 
-// seam adapts a Binding to the driver. headersOf is the Client whose
-// headers each call of a Binding made for NewClientFor finds in its context
-// (CallHeader); nil for the bindings of this package, which add them
-// themselves, to the origin named only.
-type seam struct {
-	b         Binding
-	headersOf *Client
+// seam adapts a Binding of another module to the driver: each call gets a
+// Call of its version and its headers, its own copy.
+type seam struct{ b Binding }
+
+func (s seam) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
+	return legOf(s.b.SendStream(ctx, k.public(), m))
 }
 
-// callCtx returns ctx with the headers of the call for CallHeader, always
-// set, so that the headers of an outer call never reach this one.
-func (s seam) callCtx(ctx context.Context) context.Context {
-	if s.headersOf == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, callHeaderKey{}, s.headersOf.configFor(ctx).header)
+func (s seam) subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error) {
+	return legOf(s.b.Subscribe(ctx, k.public(), taskID))
 }
 
-func (s seam) sendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (*leg, error) {
-	return legOf(s.b.SendStream(s.callCtx(ctx), v, m))
+func (s seam) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
+	return s.b.SendUnary(ctx, k.public(), m)
 }
 
-func (s seam) subscribe(ctx context.Context, v a2a.Version, taskID string) (*leg, error) {
-	return legOf(s.b.Subscribe(s.callCtx(ctx), v, taskID))
+func (s seam) getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+	t, err := s.b.GetTask(ctx, k.public(), taskID)
+	return t, 0, err
 }
 
-func (s seam) sendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
-	return s.b.SendUnary(s.callCtx(ctx), v, m)
-}
-
-func (s seam) getTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	return s.b.GetTask(s.callCtx(ctx), v, taskID)
-}
-
-func (s seam) cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	return s.b.Cancel(s.callCtx(ctx), v, taskID)
+func (s seam) cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+	t, err := s.b.Cancel(ctx, k.public(), taskID)
+	return t, 0, err
 }
 
 // legOf makes a leg of what a streaming call returned. A reader that comes

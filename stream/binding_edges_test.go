@@ -27,48 +27,48 @@ import (
 // funcBinding answers each call with its function; a call without one is
 // refused as a method the agent does not have.
 type funcBinding struct {
-	sendStream func(ctx context.Context, m *a2a.Message) (stream.EventReader, error)
-	subscribe  func(ctx context.Context, taskID string) (stream.EventReader, error)
-	sendUnary  func(ctx context.Context, m *a2a.Message) (a2a.Event, error)
-	getTask    func(ctx context.Context, taskID string) (*a2a.Task, error)
-	cancel     func(ctx context.Context, taskID string) (*a2a.Task, error)
+	sendStream func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error)
+	subscribe  func(ctx context.Context, call stream.Call, taskID string) (stream.EventReader, error)
+	sendUnary  func(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error)
+	getTask    func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
+	cancel     func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
 }
 
 var errNoMethod = &a2a.RPCError{Code: a2a.CodeMethodNotFound, Message: "method not found"}
 
-func (b *funcBinding) SendStream(ctx context.Context, _ a2a.Version, m *a2a.Message) (stream.EventReader, error) {
+func (b *funcBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
 	if b.sendStream == nil {
 		return nil, errNoMethod
 	}
-	return b.sendStream(ctx, m)
+	return b.sendStream(ctx, call, m)
 }
 
-func (b *funcBinding) Subscribe(ctx context.Context, _ a2a.Version, id string) (stream.EventReader, error) {
+func (b *funcBinding) Subscribe(ctx context.Context, call stream.Call, id string) (stream.EventReader, error) {
 	if b.subscribe == nil {
 		return nil, errNoMethod
 	}
-	return b.subscribe(ctx, id)
+	return b.subscribe(ctx, call, id)
 }
 
-func (b *funcBinding) SendUnary(ctx context.Context, _ a2a.Version, m *a2a.Message) (a2a.Event, error) {
+func (b *funcBinding) SendUnary(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error) {
 	if b.sendUnary == nil {
 		return nil, errNoMethod
 	}
-	return b.sendUnary(ctx, m)
+	return b.sendUnary(ctx, call, m)
 }
 
-func (b *funcBinding) GetTask(ctx context.Context, _ a2a.Version, id string) (*a2a.Task, error) {
+func (b *funcBinding) GetTask(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
 	if b.getTask == nil {
 		return nil, errNoMethod
 	}
-	return b.getTask(ctx, id)
+	return b.getTask(ctx, call, id)
 }
 
-func (b *funcBinding) Cancel(ctx context.Context, _ a2a.Version, id string) (*a2a.Task, error) {
+func (b *funcBinding) Cancel(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
 	if b.cancel == nil {
 		return nil, errNoMethod
 	}
-	return b.cancel(ctx, id)
+	return b.cancel(ctx, call, id)
 }
 
 // listReader yields its events, then end (io.EOF when nil), then, if the
@@ -137,7 +137,7 @@ func bArt(text string, appendChunk bool) *a2a.ArtifactUpdate {
 
 // A task that enters auth-required through a binding of another module
 // calls the credentials hook; the headers it gives reach the binding's
-// next calls through CallHeader, over the Client's own, and only those of
+// next calls in Call.Header, over the Client's own, and only those of
 // this stream.
 func TestCallHeaderCarriesCredentialsAfterAuthRequired(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -145,24 +145,24 @@ func TestCallHeaderCarriesCredentialsAfterAuthRequired(t *testing.T) {
 			mu   sync.Mutex
 			seen = map[string][]http.Header{}
 		)
-		note := func(call string, ctx context.Context) {
+		note := func(name string, call stream.Call) {
 			mu.Lock()
 			defer mu.Unlock()
-			seen[call] = append(seen[call], stream.CallHeader(ctx))
+			seen[name] = append(seen[name], call.Header)
 		}
 		b := &funcBinding{
-			sendStream: func(ctx context.Context, m *a2a.Message) (stream.EventReader, error) {
-				note("send", ctx)
+			sendStream: func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+				note("send", call)
 				return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), bArt("one ", false), bStatus(a2a.StateAuthRequired, "sign in")}}, nil
 			},
-			subscribe: func(ctx context.Context, id string) (stream.EventReader, error) {
-				note("subscribe", ctx)
+			subscribe: func(ctx context.Context, call stream.Call, id string) (stream.EventReader, error) {
+				note("subscribe", call)
 				task := bTask(a2a.StateWorking)
 				task.Artifacts = []a2a.Artifact{{ID: "a-1", Parts: []a2a.Part{a2a.TextPart("one ")}}}
 				return &listReader{events: []a2a.Event{task, bArt("two", true), bStatus(a2a.StateCompleted, "")}}, nil
 			},
-			getTask: func(ctx context.Context, id string) (*a2a.Task, error) {
-				note("get", ctx)
+			getTask: func(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
+				note("get", call)
 				return bTask(a2a.StateWorking), nil
 			},
 		}
@@ -207,10 +207,10 @@ func TestCallHeaderOfClientsSharingABinding(t *testing.T) {
 		)
 		release := make(chan struct{})
 		b := &funcBinding{
-			sendStream: func(ctx context.Context, m *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
 				<-release // both calls are in flight together
 				mu.Lock()
-				got[m.Text()] = append(got[m.Text()], stream.CallHeader(ctx).Values("Authorization")...)
+				got[m.Text()] = append(got[m.Text()], call.Header.Values("Authorization")...)
 				mu.Unlock()
 				return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), bStatus(a2a.StateCompleted, "")}}, nil
 			},
@@ -237,7 +237,7 @@ func TestCallHeaderOfClientsSharingABinding(t *testing.T) {
 func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 	requireNothingIsAnError(t, map[string]func(t *testing.T) error{
 		"SendStream": func(t *testing.T) error {
-			c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) { return nil, nil }},
+			c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) { return nil, nil }},
 				stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			_, err = c.Send(background(), hello()).Wait()
@@ -245,10 +245,10 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 		},
 		"SendUnary": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) {
+				sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
 					return nil, &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "no streaming"}
 				},
-				sendUnary: func(context.Context, *a2a.Message) (a2a.Event, error) { return nil, nil },
+				sendUnary: func(context.Context, stream.Call, *a2a.Message) (a2a.Event, error) { return nil, nil },
 			}, stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			_, err = c.Send(background(), hello()).Wait()
@@ -256,8 +256,8 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 		},
 		"Subscribe": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				subscribe: func(context.Context, string) (stream.EventReader, error) { return nil, nil },
-				getTask:   func(context.Context, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
+				subscribe: func(context.Context, stream.Call, string) (stream.EventReader, error) { return nil, nil },
+				getTask:   func(context.Context, stream.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
 			}, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
 			require.NoError(t, err)
 			_, err = c.Subscribe(background(), "t-1").Wait()
@@ -272,7 +272,7 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 func TestBindingThatReturnsNoTask(t *testing.T) {
 	requireNothingIsAnError(t, map[string]func(t *testing.T) error{
 		"GetTask": func(t *testing.T) error {
-			c, err := stream.NewClientFor(&funcBinding{getTask: func(context.Context, string) (*a2a.Task, error) { return nil, nil }},
+			c, err := stream.NewClientFor(&funcBinding{getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil }},
 				stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			task, err := c.GetTask(background(), "t-1")
@@ -282,7 +282,7 @@ func TestBindingThatReturnsNoTask(t *testing.T) {
 			return err
 		},
 		"Cancel": func(t *testing.T) error {
-			c, err := stream.NewClientFor(&funcBinding{cancel: func(context.Context, string) (*a2a.Task, error) { return nil, nil }},
+			c, err := stream.NewClientFor(&funcBinding{cancel: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil }},
 				stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			task, err := c.Cancel(background(), "t-1")
@@ -293,11 +293,13 @@ func TestBindingThatReturnsNoTask(t *testing.T) {
 		},
 		"GetTask while polling": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) {
+				sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
 					return nil, &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "no streaming"}
 				},
-				sendUnary: func(context.Context, *a2a.Message) (a2a.Event, error) { return bTask(a2a.StateSubmitted), nil },
-				getTask:   func(context.Context, string) (*a2a.Task, error) { return nil, nil },
+				sendUnary: func(context.Context, stream.Call, *a2a.Message) (a2a.Event, error) {
+					return bTask(a2a.StateSubmitted), nil
+				},
+				getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil },
 			}, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
 			require.NoError(t, err)
 			_, err = c.Send(background(), hello()).Wait()
@@ -305,10 +307,10 @@ func TestBindingThatReturnsNoTask(t *testing.T) {
 		},
 		"Stream.Cancel": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) {
+				sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
 					return &blockingReader{events: []a2a.Event{bTask(a2a.StateWorking)}, done: make(chan struct{})}, nil
 				},
-				cancel: func(context.Context, string) (*a2a.Task, error) { return nil, nil },
+				cancel: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil },
 			}, stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			s := c.Send(background(), hello())
@@ -338,7 +340,7 @@ func requireNothingIsAnError(t *testing.T, calls map[string]func(t *testing.T) e
 // task completes with its events.
 func TestReaderNilEventIsPassedOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) {
+		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
 			return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), nil, bArt("x", false), bStatus(a2a.StateCompleted, "")}}, nil
 		}}, stream.WithVersion(a2a.V10))
 		require.NoError(t, err)
@@ -359,14 +361,14 @@ func TestReaderIsNotReadAfterItsEnd(t *testing.T) {
 			after: []a2a.Event{bArt("ghost ", true), bStatus(a2a.StateCompleted, "")}}
 		var second *listReader
 		b := &funcBinding{
-			sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) { return first, nil },
-			subscribe: func(context.Context, string) (stream.EventReader, error) {
+			sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) { return first, nil },
+			subscribe: func(context.Context, stream.Call, string) (stream.EventReader, error) {
 				task := bTask(a2a.StateWorking)
 				task.Artifacts = []a2a.Artifact{{ID: "a-1", Parts: []a2a.Part{a2a.TextPart("one ")}}}
 				second = &listReader{events: []a2a.Event{task, bArt("two", true), bStatus(a2a.StateCompleted, "")}}
 				return second, nil
 			},
-			getTask: func(context.Context, string) (*a2a.Task, error) {
+			getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) {
 				task := bTask(a2a.StateCompleted)
 				task.Artifacts = []a2a.Artifact{{ID: "a-1", Parts: []a2a.Part{a2a.TextPart("one two")}}}
 				return task, nil
@@ -412,7 +414,7 @@ func (r *blockingReader) Close() { r.once.Do(func() { close(r.done) }) }
 func TestSilenceABindingTimesOutItselfIsADrop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &funcBinding{
-			sendStream: func(ctx context.Context, _ *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(ctx context.Context, _ stream.Call, _ *a2a.Message) (stream.EventReader, error) {
 				return &selfTimedReader{events: []a2a.Event{bTask(a2a.StateSubmitted)}, idle: 10 * time.Second}, nil
 			},
 		}
@@ -445,11 +447,11 @@ func requireIdleTimeoutEndsSilence(t *testing.T, b *funcBinding, opts ...stream.
 	t.Helper()
 	var subscribedAfter time.Duration
 	start := time.Now()
-	b.subscribe = func(context.Context, string) (stream.EventReader, error) {
+	b.subscribe = func(context.Context, stream.Call, string) (stream.EventReader, error) {
 		subscribedAfter = time.Since(start)
 		return &listReader{events: []a2a.Event{bTask(a2a.StateWorking), bStatus(a2a.StateCompleted, "")}}, nil
 	}
-	b.getTask = func(context.Context, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil }
+	b.getTask = func(context.Context, stream.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil }
 	c, err := stream.NewClientFor(b, append([]stream.Option{stream.WithVersion(a2a.V10),
 		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})}, opts...)...)
 	require.NoError(t, err)

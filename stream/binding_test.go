@@ -177,16 +177,16 @@ func (r *memReader) Close() { r.once.Do(func() { close(r.done) }) }
 // memBinding is the Binding of a memAgent.
 type memBinding struct{ a *memAgent }
 
-func (b memBinding) SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (stream.EventReader, error) {
+func (b memBinding) SendStream(ctx context.Context, _ stream.Call, m *a2a.Message) (stream.EventReader, error) {
 	return b.a.open(ctx, true)
 }
 
-func (b memBinding) Subscribe(ctx context.Context, v a2a.Version, taskID string) (stream.EventReader, error) {
+func (b memBinding) Subscribe(ctx context.Context, _ stream.Call, taskID string) (stream.EventReader, error) {
 	return b.a.open(ctx, false)
 }
 
 // SendUnary takes the message and answers with the task as created.
-func (b memBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
+func (b memBinding) SendUnary(ctx context.Context, _ stream.Call, m *a2a.Message) (a2a.Event, error) {
 	b.a.mu.Lock()
 	defer b.a.mu.Unlock()
 	b.a.sends++
@@ -196,7 +196,7 @@ func (b memBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message
 
 // GetTask answers with the task as it stands, and the task moves on by
 // one event: an agent that works while it is polled.
-func (b memBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b memBinding) GetTask(ctx context.Context, _ stream.Call, taskID string) (*a2a.Task, error) {
 	b.a.mu.Lock()
 	defer b.a.mu.Unlock()
 	t := b.a.snapshot()
@@ -204,7 +204,7 @@ func (b memBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (
 	return t, nil
 }
 
-func (b memBinding) Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b memBinding) Cancel(ctx context.Context, _ stream.Call, taskID string) (*a2a.Task, error) {
 	return nil, &a2a.RPCError{Code: a2a.CodeTaskNotCancelable, Message: "no"}
 }
 

@@ -28,7 +28,7 @@ type call struct {
 	parent context.Context
 	idle   *time.Timer
 	d      time.Duration
-	cfg    *config
+	cfg    callConfig
 	// responded: the response's status line arrived, so the request reached
 	// the server, which may have acted on it.
 	responded bool
@@ -36,9 +36,10 @@ type call struct {
 	rpcMethod, rpcID string
 }
 
-func (c *Client) newCall(parent context.Context) *call {
+// newCall begins an HTTP exchange under parent, the caller's context, made
+// with cfg.
+func (c *Client) newCall(parent context.Context, cfg callConfig) *call {
 	ctx, cancel := context.WithCancelCause(parent)
-	cfg := c.configFor(parent)
 	k := &call{ctx: ctx, cancel: cancel, parent: parent, d: cfg.idleTimeout, cfg: cfg}
 	if k.d > 0 {
 		k.idle = time.AfterFunc(k.d, func() { cancel(errIdle) })
@@ -46,16 +47,17 @@ func (c *Client) newCall(parent context.Context) *call {
 	return k
 }
 
-// do sends req (built on k.ctx) with the Client's headers for its origin,
-// under the connect timeout. It returns the response whatever its status, or
-// the transport's error mapped by transportErr, as an *unsentError when the
-// request never left.
+// do sends req (built on k.ctx) with the call's headers if it goes to an
+// origin they go to, under the connect timeout; a redirect to another
+// origin does not carry them. It returns the response whatever its status,
+// or the transport's error mapped by transportErr, as an *unsentError when
+// the request never left.
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	addHeaders(req, c.headerOrigins, k.cfg.header)
 	r := &reach{d: k.cfg.connectTimeout, cancel: k.cancel}
 	req = req.WithContext(r.trace(req.Context()))
 	r.guardBody(req)
-	resp, err := c.httpc.Do(req)
+	resp, err := originOnlyHeaders(c.httpc, c.headerOrigins, k.cfg.header).Do(req)
 	k.logRequest(req, resp, err)
 	if unsent := r.done(err); err != nil {
 		err = k.transportErr(err)
@@ -170,28 +172,16 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// askedKey is the context key under which a unary call finds where to note
-// the wait its 2xx response asked for (withAskedWait).
-type askedKey struct{}
-
-// withAskedWait returns ctx for a unary call of this package's bindings
-// that notes in *d the wait its 2xx response asks for with a Retry-After
-// header (in seconds or as an HTTP date, read by a2a.ParseRetryAfter), as
-// askedWait bounds it; 0 when it asks for none. A poll's answer may say so
-// when to poll again. A binding of another module notes nothing.
-func withAskedWait(ctx context.Context, d *time.Duration) context.Context {
-	return context.WithValue(ctx, askedKey{}, d)
-}
-
 // readUnary reads the body of a unary call's 2xx response, under the size
 // limit, and closes it: a JSON document, or the data of a one-event stream
-// (tolerated from servers that answer a unary call that way).
-func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, error) {
+// (tolerated from servers that answer a unary call that way). It returns
+// too the wait the response asks for with a Retry-After header (in seconds
+// or as an HTTP date, read by a2a.ParseRetryAfter), as askedWait bounds it;
+// 0 when it asks for none. A poll's answer may say so when to poll again.
+func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, time.Duration, error) {
 	defer resp.Body.Close()
-	if d, ok := k.parent.Value(askedKey{}).(*time.Duration); ok {
-		after, _ := a2a.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-		*d = askedWait(after)
-	}
+	after, _ := a2a.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	asked := askedWait(after)
 	body := k.body(resp)
 	var (
 		raw []byte
@@ -205,15 +195,15 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, error) {
 		e, err = sse.NewDecoder(body, k.cfg.maxEventSize).Next()
 		raw = e.Data
 	default:
-		return nil, contentTypeError(resp)
+		return nil, 0, contentTypeError(resp)
 	}
 	if err != nil {
 		if isTooLarge(err) {
-			return nil, &ProtocolError{Reason: "response too large", Err: err}
+			return nil, 0, &ProtocolError{Reason: "response too large", Err: err}
 		}
-		return nil, k.transportErr(err)
+		return nil, 0, k.transportErr(err)
 	}
-	return trimRecordSeparator(raw), nil
+	return trimRecordSeparator(raw), asked, nil
 }
 
 // errTooLarge is returned by readLimited for a body over the limit.

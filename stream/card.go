@@ -61,7 +61,7 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 // may be signed, and the key of a keyed base URL guards the card under it
 // as it guards the agent's calls.
 func readCard(ctx context.Context, base *url.URL, cfg *config) (*a2a.AgentCard, string, error) {
-	hc := originOnlyHeaders(cfg.httpClient, origins{origin(base)}, func(context.Context) http.Header { return cfg.header })
+	hc := originOnlyHeaders(cfg.httpClient, origins{origin(base)}, cfg.header)
 	var urls []*url.URL
 	if strings.HasSuffix(base.Path, ".json") {
 		// The URL of a card itself, such as /.well-known/<agent-id>/agent-card.json.

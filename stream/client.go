@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -31,9 +32,11 @@ type Client struct {
 	// WithTrustedOrigins.
 	headerOrigins origins
 	cfg           config
-	httpc         *http.Client
-	calls         agentCalls  // the calls of its binding
-	binding       a2a.Binding // which binding it speaks
+	// httpc is WithHTTPClient's client with the breaker's transport; each
+	// call copies it with its own redirect policy (originOnlyHeaders).
+	httpc   *http.Client
+	calls   agentCalls  // the calls of its binding
+	binding a2a.Binding // which binding it speaks
 
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
@@ -81,14 +84,13 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 		return nil, err
 	}
 	c := &Client{endpoint: u.String(), origin: named, endpointOrigin: origin(u), headerOrigins: to, cfg: cfg, version: cfg.version}
-	c.httpc = originOnlyHeaders(cfg.httpClient, to, func(ctx context.Context) http.Header { return c.configFor(ctx).header })
-	c.httpc = recordResponses(withBreaker(c.httpc, cfg.breaker))
+	c.httpc = recordResponses(withBreaker(cfg.httpClient, cfg.breaker))
 	c.binding = binding
 	switch binding {
 	case a2a.BindingHTTPJSON:
-		c.calls = seam{b: restBinding{c}}
+		c.calls = restBinding{c}
 	default:
-		c.calls = seam{b: jsonrpcBinding{c}}
+		c.calls = jsonrpcBinding{c}
 	}
 	return c, nil
 }
@@ -196,31 +198,34 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 // the Client's options for this call only; those that concern streams have
 // no effect.
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.calls.getTask, taskID, opts)
+	cfg, err := c.configWith(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.unaryTask(ctx, c.calls.getTask, cfg, cfg.header, taskID)
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
 // 1.0) and returns the task as the agent reports it. opts are as GetTask's.
 func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	return c.unaryTask(ctx, c.calls.cancel, taskID, opts)
+	cfg, err := c.configWith(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.unaryTask(ctx, c.calls.cancel, cfg, cfg.header, taskID)
 }
 
 // taskCall is a binding's get-task or cancel.
-type taskCall func(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error)
+type taskCall func(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
 
-func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string, opts []Option) (*a2a.Task, error) {
-	if len(opts) > 0 {
-		cfg, err := c.callConfig(opts)
-		if err != nil {
-			return nil, err
-		}
-		ctx = c.withConfig(ctx, cfg)
-	}
+// unaryTask makes call, a get-task or a cancel, with cfg and header, in
+// the Client's version, negotiated if it is not known yet.
+func (c *Client) unaryTask(ctx context.Context, call taskCall, cfg *config, header http.Header, taskID string) (*a2a.Task, error) {
 	v, negotiable := c.currentVersion()
-	t, err := checkedTask(ctx, call, v, taskID)
+	t, _, err := checkedTask(ctx, call, cfg.call(v, header), taskID)
 	if negotiable && isVersionRefusal(err) {
 		v = a2a.V03
-		t, err = checkedTask(ctx, call, v, taskID)
+		t, _, err = checkedTask(ctx, call, cfg.call(v, header), taskID)
 	}
 	if err != nil {
 		err, _ = unwrapResponded(err)
@@ -230,18 +235,19 @@ func (c *Client) unaryTask(ctx context.Context, call taskCall, taskID string, op
 	return t, nil
 }
 
-// checkedTask makes a get-task or cancel call in version v and checks that
-// the result is the task asked for.
-func checkedTask(ctx context.Context, call taskCall, v a2a.Version, taskID string) (*a2a.Task, error) {
-	t, err := call(ctx, v, taskID)
+// checkedTask makes a get-task or cancel call with k and checks that the
+// result is the task asked for. It returns too the wait the answer asked
+// for (see agentCalls).
+func checkedTask(ctx context.Context, call taskCall, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+	t, asked, err := call(ctx, k, taskID)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if t == nil { // a Binding of another module answered with neither
-		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
+		return nil, 0, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
 	}
 	if t.ID != taskID {
-		return nil, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
+		return nil, 0, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
 	}
-	return t, nil
+	return t, asked, nil
 }

@@ -225,7 +225,7 @@ func TestStreamOfAnUnreachableAgentSaysCouldNotConnect(t *testing.T) {
 func TestAgentBehindABindingThatNeverConnectsEndsInTheDialsError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sends := 0
-		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, *a2a.Message) (stream.EventReader, error) {
+		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
 			sends++
 			return nil, stream.NotSent(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
 		}}, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))

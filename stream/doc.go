@@ -69,7 +69,7 @@
 // bindings' of this package (binding.go lists what each failure must be).
 // [a2a.Codec] of the binding reads and writes its JSON where the wire
 // carries JSON. The headers of WithHeader, of a call's options and of a
-// WithCredentials hook reach it through [CallHeader], and it sends them to
+// WithCredentials hook reach it in each call's [Call], and it sends them to
 // its agent only; the HTTP client of WithHTTPClient and the breaker of
 // WithBreaker are for this package's HTTP bindings only. [Resolve] does not
 // choose it from a card.

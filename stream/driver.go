@@ -243,7 +243,7 @@ func (s *Stream) readyMessage() {
 // for phase from, and reads the leg it opens.
 func (s *Stream) sendStreaming(from phase, m *a2a.Message) report {
 	ctx, cancel := s.legContext()
-	l, err := s.c.calls.sendStream(ctx, s.v, m)
+	l, err := s.c.calls.sendStream(ctx, s.call(), m)
 	s.contact.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,14 +12,15 @@ import (
 )
 
 // originOnlyHeaders returns a shallow copy of hc whose redirects to an
-// origin not in to do not carry the headers set with WithHeader: those headers returns
-// for the request's context (the Client's, or its call's). Nor do they carry
+// origin not in to do not carry the headers h of the call it makes (those
+// of WithHeader, the Client's and the call's, and a credentials hook's),
+// each call having its own copy of hc. Nor do they carry
 // the Referer that net/http adds, which would give the previous URL, and an
 // API key in its query, to the other origin. A redirect that would change
 // the method (a POST answered 301, 302 or 303, which net/http follows with a
 // GET) is not followed: the server has the request, and its answer is the
 // redirect. The copy shares hc's transport and cookie jar.
-func originOnlyHeaders(hc *http.Client, to origins, headers func(context.Context) http.Header) *http.Client {
+func originOnlyHeaders(hc *http.Client, to origins, h http.Header) *http.Client {
 	c := *hc
 	next := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
@@ -28,7 +28,7 @@ func originOnlyHeaders(hc *http.Client, to origins, headers func(context.Context
 			return http.ErrUseLastResponse
 		}
 		if !to.has(req.URL) {
-			for k := range headers(req.Context()) {
+			for k := range h {
 				req.Header.Del(k)
 			}
 			req.Header.Del("Referer")
@@ -122,7 +122,7 @@ func (s *Stream) tellWithheld() {
 	if s.toldWithheld {
 		return
 	}
-	names := withheldHeaders(s.cfg.header, s.c.headerOrigins, s.c.endpointOrigin)
+	names := withheldHeaders(s.header(), s.c.headerOrigins, s.c.endpointOrigin)
 	if names == nil {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -15,7 +16,8 @@ import (
 )
 
 // jsonrpcBinding speaks JSON-RPC 2.0 over HTTP POST to one endpoint, with
-// SSE for streaming calls.
+// SSE for streaming calls. Its methods are the driver's agentCalls; each
+// call is made with its callConfig k (version, headers, timeouts).
 type jsonrpcBinding struct{ c *Client }
 
 type rpcMethod int
@@ -88,56 +90,56 @@ func unaryConfig(v a2a.Version) *sendConfig {
 	return &sendConfig{ReturnImmediately: true}
 }
 
-func (b jsonrpcBinding) SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error) {
-	p, err := b.messageParams(v, m, false)
+func (b jsonrpcBinding) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
+	p, err := b.messageParams(k.v, m, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
-	return b.stream(ctx, v, rpcStream, p)
+	return legOf(b.stream(ctx, k, rpcStream, p))
 }
 
-func (b jsonrpcBinding) Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error) {
-	return b.stream(ctx, v, rpcSubscribe, idParams{ID: taskID, Tenant: b.tenant(v)})
+func (b jsonrpcBinding) subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error) {
+	return legOf(b.stream(ctx, k, rpcSubscribe, idParams{ID: taskID, Tenant: b.tenant(k.v)}))
 }
 
-func (b jsonrpcBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	return b.task(ctx, v, rpcGet, taskID)
+func (b jsonrpcBinding) getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+	return b.task(ctx, k, rpcGet, taskID)
 }
 
-func (b jsonrpcBinding) Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	return b.task(ctx, v, rpcCancel, taskID)
+func (b jsonrpcBinding) cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+	return b.task(ctx, k, rpcCancel, taskID)
 }
 
-func (b jsonrpcBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
-	p, err := b.messageParams(v, m, true)
+func (b jsonrpcBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
+	p, err := b.messageParams(k.v, m, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
 	}
-	raw, err := b.unary(ctx, v, rpcSend, p)
+	raw, _, err := b.unary(ctx, k, rpcSend, p)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a2a.Codec{Version: v}.DecodeEvent(raw)
+	ev, err := a2a.Codec{Version: k.v}.DecodeEvent(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
 	return ev, nil
 }
 
-func (b jsonrpcBinding) task(ctx context.Context, v a2a.Version, m rpcMethod, taskID string) (*a2a.Task, error) {
-	p := idParams{ID: taskID, Tenant: b.tenant(v)}
+func (b jsonrpcBinding) task(ctx context.Context, k callConfig, m rpcMethod, taskID string) (*a2a.Task, time.Duration, error) {
+	p := idParams{ID: taskID, Tenant: b.tenant(k.v)}
 	if m == rpcGet {
 		p.HistoryLength = fullHistory
 	}
-	raw, err := b.unary(ctx, v, m, p)
+	raw, asked, err := b.unary(ctx, k, m, p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	t, err := a2a.Codec{Version: v}.DecodeTask(raw)
+	t, err := a2a.Codec{Version: k.v}.DecodeTask(raw)
 	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed task", Err: err}
+		return nil, 0, &ProtocolError{Reason: "malformed task", Err: err}
 	}
-	return t, nil
+	return t, asked, nil
 }
 
 // post sends one JSON-RPC request on k and returns the 2xx response with its
@@ -169,14 +171,14 @@ func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, ac
 }
 
 // stream makes a streaming call.
-func (b jsonrpcBinding) stream(ctx context.Context, v a2a.Version, m rpcMethod, params any) (EventReader, error) {
-	k := b.c.newCall(ctx)
-	resp, id, err := b.post(k, v, m, params, "text/event-stream")
+func (b jsonrpcBinding) stream(ctx context.Context, cfg callConfig, m rpcMethod, params any) (EventReader, error) {
+	k := b.c.newCall(ctx, cfg)
+	resp, id, err := b.post(k, cfg.v, m, params, "text/event-stream")
 	if err != nil {
 		k.close()
 		return nil, err
 	}
-	dec := jsonrpc.NewStreamDecoder(v)
+	dec := jsonrpc.NewStreamDecoder(cfg.v)
 	return b.c.newSSEReader(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
 }
 
@@ -212,24 +214,25 @@ func responseError(respID json.RawMessage, reqID string, rpcErr *a2a.RPCError) e
 	return err
 }
 
-// unary makes a non-streaming call and returns its JSON-RPC result.
-func (b jsonrpcBinding) unary(ctx context.Context, v a2a.Version, m rpcMethod, params any) (json.RawMessage, error) {
-	k := b.c.newCall(ctx)
+// unary makes a non-streaming call and returns its JSON-RPC result, and
+// the wait its response asked for (see readUnary).
+func (b jsonrpcBinding) unary(ctx context.Context, cfg callConfig, m rpcMethod, params any) (json.RawMessage, time.Duration, error) {
+	k := b.c.newCall(ctx, cfg)
 	defer k.close()
-	resp, id, err := b.post(k, v, m, params, "application/json")
+	resp, id, err := b.post(k, cfg.v, m, params, "application/json")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	raw, err := b.c.readUnary(k, resp)
+	raw, asked, err := b.c.readUnary(k, resp)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	r, result, err := jsonrpc.DecodeResponse(raw)
 	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+		return nil, 0, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	}
 	if err := responseError(r.ID, id, r.Error); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return result, nil
+	return result, asked, nil
 }

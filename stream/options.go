@@ -109,37 +109,11 @@ const (
 // minPollInterval is the shortest poll interval; shorter ones are raised.
 const minPollInterval = time.Millisecond
 
-// configKey is the context key under which a stream's calls find the
-// stream's configuration: the Client's, with the per-call options applied.
-// The value is a scopedConfig, which only its own Client reads.
-type configKey struct{}
-
-// scopedConfig is a call's configuration and the Client it belongs to. A
-// context that carries it may reach other code (the human-input hook gets
-// the stream's caller's context, not this one, but a context may still be
-// passed on); another Client must not send this Client's headers.
-type scopedConfig struct {
-	owner *Client
-	cfg   *config
-}
-
-// withConfig returns ctx carrying cfg for c's calls.
-func (c *Client) withConfig(ctx context.Context, cfg *config) context.Context {
-	return context.WithValue(ctx, configKey{}, scopedConfig{owner: c, cfg: cfg})
-}
-
-// configFor returns the configuration of c's calls made with ctx.
-func (c *Client) configFor(ctx context.Context) *config {
-	if sc, ok := ctx.Value(configKey{}).(scopedConfig); ok && sc.owner == c {
-		return sc.cfg
-	}
-	return &c.cfg
-}
-
-// callConfig returns the Client's configuration with opts applied, checked.
-// Client-wide options are refused. A header set per call replaces the
-// Client's values of that header name; the Client's other headers stay.
-func (c *Client) callConfig(opts []Option) (*config, error) {
+// configWith returns the Client's configuration with opts applied, checked:
+// a call's (or a stream's). Client-wide options are refused. A header set
+// per call replaces the Client's values of that header name; the Client's
+// other headers stay.
+func (c *Client) configWith(opts []Option) (*config, error) {
 	cfg := c.cfg
 	if len(opts) == 0 {
 		return &cfg, nil
@@ -159,11 +133,7 @@ func (c *Client) callConfig(opts []Option) (*config, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	perCall := cfg.header
-	cfg.header = c.cfg.header.Clone()
-	for k, vs := range perCall {
-		cfg.header[k] = vs
-	}
+	cfg.header = withHeaders(c.cfg.header, cfg.header)
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

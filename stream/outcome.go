@@ -342,7 +342,7 @@ func retryDelay(err error) time.Duration {
 // askedWait is the wait the stream gives a server that asked for d (a
 // retry hint of any source, which a2a has bounded by a2a.MaxRetryHint): at
 // most maxRetryAfter. It is the one place that cap applies: after a failed
-// call (retryDelay) and after a poll's answer (withAskedWait).
+// call (retryDelay) and after a poll's answer (readUnary).
 func askedWait(d time.Duration) time.Duration {
 	return min(d, maxRetryAfter)
 }

@@ -25,7 +25,7 @@ func (s *Stream) pollSend() report {
 // sendUnary sends m, the message or the reply, with a unary call for phase
 // from, which returns at once; the task is then followed by polling.
 func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
-	ev, err := s.c.calls.sendUnary(s.ctx, s.v, m)
+	ev, err := s.c.calls.sendUnary(s.ctx, s.call(), m)
 	s.contact.noteReach(err)
 	s.prompt.heard(err)
 	if err != nil {

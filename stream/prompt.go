@@ -42,9 +42,9 @@ func (s *Stream) askHuman() report {
 	if hook == nil {
 		return found(facts{after: afterAsked, err: &hitl.Error{Task: s.snapshot(), Prompt: question.Clone(), Err: hitl.ErrNoHook}})
 	}
-	// The hook gets the caller's context: the stream's per-call options
-	// are for the stream's own calls, not for calls the hook makes.
-	ctx := s.caller
+	// The hook gets the caller's context, which carries no option of the
+	// stream's: those are arguments of the stream's own calls.
+	ctx := s.ctx
 	if d := s.cfg.inputTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
@@ -84,7 +84,7 @@ func (s *Stream) saveBeforeReply() error {
 	}
 	cp := *s.Checkpoint() // a copy: Checkpoint may return one it shares
 	cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
-	if err := f(s.caller, &cp); err != nil {
+	if err := f(s.ctx, &cp); err != nil {
 		return fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err)
 	}
 	return nil

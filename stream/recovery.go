@@ -246,7 +246,7 @@ func (p phase) sends() bool {
 // subscribe opens a subscribe leg.
 func (s *Stream) subscribe() report {
 	ctx, cancel := s.legContext()
-	l, err := s.c.calls.subscribe(ctx, s.v, s.taskID)
+	l, err := s.c.calls.subscribe(ctx, s.call(), s.taskID)
 	s.contact.noteReach(err)
 	if err != nil {
 		cancel(nil)
@@ -293,11 +293,11 @@ const (
 // probe, a poll, a catch-up, a resume): it fetches the stream's task and
 // checks that it is the stream's; a task fetched proves the version. It
 // returns too the wait the answer asked for before the next poll: its
-// Retry-After header (see withAskedWait), 0 if none. When the call fails,
+// Retry-After header (see readUnary), 0 if none. When the call fails,
 // or returns another task, ok is false and r reports it, for the phase
 // from that made the call.
 func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, r report, ok bool) {
-	t, err := checkedTask(withAskedWait(s.ctx, &asked), s.c.calls.getTask, s.v, s.taskID)
+	t, asked, err := checkedTask(s.ctx, s.c.calls.getTask, s.call(), s.taskID)
 	s.contact.noteReach(err)
 	if err == nil {
 		err = s.checkOwner(t)

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -26,6 +27,9 @@ import (
 //
 // {base} is the base URL's path: the query of the base URL (an API key,
 // Azure Functions' ?code=) goes with every call as it is.
+//
+// Its methods are the driver's agentCalls; each call is made with its
+// callConfig k (version, headers, timeouts).
 type restBinding struct{ c *Client }
 
 // resource is a REST resource under the base: the segments of its path,
@@ -122,53 +126,59 @@ func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte
 	return out, nil
 }
 
-func (b restBinding) SendStream(ctx context.Context, v a2a.Version, m *a2a.Message) (EventReader, error) {
-	body, err := b.sendBody(v, m, false)
+func (b restBinding) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
+	body, err := b.sendBody(k.v, m, false)
 	if err != nil {
 		return nil, err
 	}
-	return b.stream(ctx, v, http.MethodPost, resource{segs: []string{"message:stream"}}, body)
+	return legOf(b.stream(ctx, k, http.MethodPost, resource{segs: []string{"message:stream"}}, body))
 }
 
-func (b restBinding) Subscribe(ctx context.Context, v a2a.Version, taskID string) (EventReader, error) {
+func (b restBinding) subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error) {
 	r := taskResource(taskID, ":subscribe")
-	l, err := b.stream(ctx, v, http.MethodPost, r, nil)
+	l, err := b.stream(ctx, k, http.MethodPost, r, nil)
 	var httpErr *HTTPError
 	if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusMethodNotAllowed {
 		// The proto maps subscribe to GET; some servers route only that.
-		return b.stream(ctx, v, http.MethodGet, r, nil)
+		return legOf(b.stream(ctx, k, http.MethodGet, r, nil))
 	}
-	return l, err
+	return legOf(l, err)
 }
 
-func (b restBinding) GetTask(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
+func (b restBinding) getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
 	r := taskResource(taskID, "")
 	r.query = "historyLength=" + strconv.Itoa(fullHistory)
-	raw, err := b.unary(ctx, v, http.MethodGet, r, nil)
-	if err != nil {
-		return nil, err
-	}
-	return decodeTaskFor(v, a2a.BindingHTTPJSON, raw)
+	return b.task(ctx, k, http.MethodGet, r, nil)
 }
 
-func (b restBinding) Cancel(ctx context.Context, v a2a.Version, taskID string) (*a2a.Task, error) {
-	raw, err := b.unary(ctx, v, http.MethodPost, taskResource(taskID, ":cancel"), []byte("{}"))
-	if err != nil {
-		return nil, err
-	}
-	return decodeTaskFor(v, a2a.BindingHTTPJSON, raw)
+func (b restBinding) cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+	return b.task(ctx, k, http.MethodPost, taskResource(taskID, ":cancel"), []byte("{}"))
 }
 
-func (b restBinding) SendUnary(ctx context.Context, v a2a.Version, m *a2a.Message) (a2a.Event, error) {
-	body, err := b.sendBody(v, m, true)
+// task makes a get-task or cancel call of r and decodes its task; it
+// returns too the wait the response asked for (see readUnary).
+func (b restBinding) task(ctx context.Context, k callConfig, method string, r resource, body []byte) (*a2a.Task, time.Duration, error) {
+	raw, asked, err := b.unary(ctx, k, method, r, body)
+	if err != nil {
+		return nil, 0, err
+	}
+	t, err := decodeTaskFor(k.v, a2a.BindingHTTPJSON, raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	return t, asked, nil
+}
+
+func (b restBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
+	body, err := b.sendBody(k.v, m, true)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := b.unary(ctx, v, http.MethodPost, resource{segs: []string{"message:send"}}, body)
+	raw, _, err := b.unary(ctx, k, http.MethodPost, resource{segs: []string{"message:send"}}, body)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.DecodeEvent(raw)
+	ev, err := a2a.Codec{Version: k.v, Binding: a2a.BindingHTTPJSON}.DecodeEvent(raw)
 	if err != nil {
 		return nil, &ProtocolError{Reason: "malformed result", Err: err}
 	}
@@ -217,14 +227,14 @@ func (b restBinding) request(k *call, v a2a.Version, method string, r resource, 
 }
 
 // stream makes a streaming call.
-func (b restBinding) stream(ctx context.Context, v a2a.Version, method string, r resource, body []byte) (EventReader, error) {
-	k := b.c.newCall(ctx)
-	resp, err := b.request(k, v, method, r, body, "text/event-stream")
+func (b restBinding) stream(ctx context.Context, cfg callConfig, method string, r resource, body []byte) (EventReader, error) {
+	k := b.c.newCall(ctx, cfg)
+	resp, err := b.request(k, cfg.v, method, r, body, "text/event-stream")
 	if err != nil {
 		k.close()
 		return nil, err
 	}
-	dec := a2a.NewEventDecoder(a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON})
+	dec := a2a.NewEventDecoder(a2a.Codec{Version: cfg.v, Binding: a2a.BindingHTTPJSON})
 	return b.c.newSSEReader(k, resp, restFrame(dec))
 }
 
@@ -243,13 +253,14 @@ func restFrame(dec *a2a.EventDecoder) frameDecoder {
 	}
 }
 
-// unary makes a non-streaming call and returns its JSON body.
-func (b restBinding) unary(ctx context.Context, v a2a.Version, method string, r resource, body []byte) ([]byte, error) {
-	k := b.c.newCall(ctx)
+// unary makes a non-streaming call and returns its JSON body, and the wait
+// its response asked for (see readUnary).
+func (b restBinding) unary(ctx context.Context, cfg callConfig, method string, r resource, body []byte) ([]byte, time.Duration, error) {
+	k := b.c.newCall(ctx, cfg)
 	defer k.close()
-	resp, err := b.request(k, v, method, r, body, "application/json")
+	resp, err := b.request(k, cfg.v, method, r, body, "application/json")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	return b.c.readUnary(k, resp)
 }

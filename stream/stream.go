@@ -32,8 +32,7 @@ type Stream struct {
 	c      *Client
 	cfg    *config // the Client's options, with the per-call ones applied
 	answer *a2a.Message
-	ctx    context.Context // the caller's, carrying cfg for the Client's calls
-	caller context.Context // the caller's, as given: the hook's
+	ctx    context.Context // the caller's, as given
 	log    *slog.Logger
 	msg    *a2a.Message // the message to send; nil for Subscribe
 	taskID string       // the task, once known
@@ -85,14 +84,13 @@ type delivery struct {
 // newStream returns a stream of c with opts applied for it; a stream whose
 // options are refused has ended with the refusal.
 func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
-	s := &Stream{c: c, ctx: ctx, caller: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseBegin, route: streamingRoute()}
-	cfg, err := c.callConfig(opts)
+	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseBegin, route: streamingRoute()}
+	cfg, err := c.configWith(opts)
 	if err != nil {
 		s.enter(s.end(err))
 		return s
 	}
 	s.cfg, s.log = cfg, cfg.logger
-	s.ctx, s.caller = c.withConfig(ctx, cfg), ctx
 	s.tries.reset(cfg.policy)
 	s.news.restart() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
@@ -241,7 +239,7 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	if s.taskID == "" {
 		return errors.New("stream: Cancel needs a task, and none is known yet")
 	}
-	t, err := s.c.Cancel(s.c.withConfig(ctx, s.cfg), s.taskID)
+	t, err := s.c.unaryTask(ctx, s.c.calls.cancel, s.cfg, s.header(), s.taskID)
 	if err != nil {
 		return err
 	}

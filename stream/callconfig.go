@@ -1,0 +1,76 @@
+package stream
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// callConfig is what one call of a Client's binding is made with, passed
+// to it as an argument (never through the call's context): the version to
+// speak, the headers to send, and what the bindings of this package read
+// of the configuration for an HTTP exchange. It is built for each call
+// from the Client's configuration with the call's options applied
+// (config.call), and, for a stream's call, the credentials the stream was
+// given (Stream.call).
+type callConfig struct {
+	v a2a.Version
+	// header goes to the origins headers go to only (addHeaders, and
+	// originOnlyHeaders across redirects). It is shared: no call modifies
+	// it, and a Binding of another module gets a copy (public).
+	header         http.Header
+	idleTimeout    time.Duration
+	connectTimeout time.Duration
+	maxEventSize   int
+	logger         *slog.Logger
+}
+
+// call returns the configuration of a call in version v that sends header.
+func (cfg *config) call(v a2a.Version, header http.Header) callConfig {
+	return callConfig{
+		v:              v,
+		header:         header,
+		idleTimeout:    cfg.idleTimeout,
+		connectTimeout: cfg.connectTimeout,
+		maxEventSize:   cfg.maxEventSize,
+		logger:         cfg.logger,
+	}
+}
+
+// public returns the Call a Binding of another module is given: the
+// version, and a copy of the headers, nil when there are none.
+func (k callConfig) public() Call {
+	c := Call{Version: k.v}
+	if len(k.header) > 0 {
+		c.Header = k.header.Clone()
+	}
+	return c
+}
+
+// withHeaders returns base with the values of over replacing base's of the
+// same names: base itself when over is empty, else a new header. Neither
+// is modified.
+func withHeaders(base, over http.Header) http.Header {
+	if len(over) == 0 {
+		return base
+	}
+	h := base.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	for k, vs := range over {
+		h[k] = vs
+	}
+	return h
+}
+
+// header returns the headers of the stream's calls: the Client's and the
+// call's (s.cfg), with those the credentials hook gave (s.auth) replacing
+// the values of their names. It is not to be modified.
+func (s *Stream) header() http.Header { return withHeaders(s.cfg.header, s.auth.header) }
+
+// call returns the configuration of the stream's next call of the binding,
+// in the stream's version.
+func (s *Stream) call() callConfig { return s.cfg.call(s.v, s.header()) }
