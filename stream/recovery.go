@@ -9,28 +9,33 @@ import (
 )
 
 // The state of healing a dropped connection, by meaning. Each type's fields
-// are written only by its methods below; which files call those:
+// are assigned only by its methods below (asking's only in act.go); the
+// files that call those methods:
 //
 //   - attempts (Stream.tries): the reconnect budget, the cause of the last
 //     failed attempt, the wait the server asked for, and the phase an
-//     attempt makes again. act.go records failures and attempts (handle,
-//     act), recovery.go spends the budget (backoff), stream.go resets it on
-//     news (deliver), prompt.go and auth.go when a hook answered, poll.go
-//     takes the wait a poll's answer asked for.
+//     attempt makes again. act.go records failures and the attempt to make
+//     (handle, act); recovery.go spends the budget (backoff); poll.go notes
+//     and takes the wait a poll's answer asked for; stream.go makes the
+//     budget and starts it again on news (newStream, deliver); prompt.go
+//     and auth.go start it again when a hook answered.
 //   - gap (Stream.gap): whether a resubscribe may have missed output, and
-//     the halting event held back meanwhile. driver.go opens and closes it
-//     as legs open and snapshots cover it (subscribe, read, readyReply);
-//     recovery.go closes it when a fetched task is delivered and takes the
-//     held event back (deliverFetched, deliverHeldFinal); act.go holds one.
+//     the halting event held back meanwhile. recovery.go opens it
+//     (subscribe) and closes it when a fetched task or the held event is
+//     delivered (deliverFetched, deliverHeldFinal); driver.go clears it
+//     when a snapshot covers what is held (read); act.go holds an event
+//     back; prompt.go closes it as a reply is sent (readyReply).
 //   - asking (Stream.ask): why phaseFetch fetches the task, and the error
-//     the fetch asks about. act.go only (fetchFor, handle).
+//     the fetch asks about: act.go assigns both (fetchFor, handle).
 //   - contact (Stream.contact): whether a call reached the agent, and
 //     whether a send made again is to be told when it gets through.
-//     driver.go, poll.go and recovery.go note each call's reach (noteReach);
-//     act.go marks a re-send, driver.go tells it (resumedBySend).
-//   - news (Stream.news): the stall clocks. stream.go notes news (deliver);
-//     driver.go counts the time reads wait (waitNext); poll.go, auth.go and
-//     newStream restart the clocks.
+//     driver.go, poll.go and recovery.go note each call's reach
+//     (noteReach); act.go marks a re-send, driver.go tells it
+//     (resumedBySend).
+//   - news (Stream.news): the stall clocks. stream.go starts them and notes
+//     news (newStream, deliver); driver.go counts the time reads wait
+//     (waitNext); poll.go and auth.go start them again (startPolling,
+//     askCredentials).
 
 // attempts is the state of the reconnect attempts.
 type attempts struct {
