@@ -61,7 +61,8 @@ import (
 //	                                                     unless quiet or silent): wait,
 //	                                                     then resume
 //
-// next_test.go pins every row, and runs each on the four wires.
+// next_table_test.go pins every row; next_wire_test.go runs each on the
+// four wires.
 
 // after is the step whose facts follow reads.
 type after int

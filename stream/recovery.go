@@ -215,7 +215,7 @@ var errStillRunning = errors.New("the task is still running but the server refus
 func (s *Stream) backoff() report {
 	wait, ok := s.tries.spend()
 	if !ok {
-		f := facts{after: afterSpent, resends: s.tries.again.sends(), heldFinal: s.gap.final != nil}
+		f := facts{after: afterSpent, resends: s.tries.again.sends(), heldFinal: s.gap.final != nil, why: fetchNone}
 		if s.tries.again == phaseFetch {
 			f.why = s.ask.why
 		}
