@@ -187,10 +187,8 @@ func (s *Stream) run(p phase) report {
 		return s.pollReply()
 	case phasePollWait:
 		return s.pollWait()
-	case phasePoll:
-		return s.poll()
-	case phaseCatchUp:
-		return s.catchUp()
+	case phasePoll, phaseCatchUp:
+		return s.poll(p)
 	case phaseBackoff:
 		return s.backoff()
 	case phaseResume:

@@ -59,25 +59,16 @@ func (s *Stream) pollWait() report {
 	return found(facts{after: afterWait, err: s.sleep(wait)})
 }
 
-// poll fetches the task: the next poll.
-func (s *Stream) poll() report {
-	t, asked, r, ok := s.fetchTask(phasePoll)
+// poll fetches the task for phase from: the next poll (phasePoll), or a
+// poll at once (phaseCatchUp: polling began, or a failed attempt was
+// waited for, whose end it tells WithNotify).
+func (s *Stream) poll(from phase) report {
+	t, asked, r, ok := s.fetchTask(from)
 	if !ok {
 		return r
 	}
 	s.tries.ask(asked) // the next poll's wait
-	return s.polled(t, false)
-}
-
-// catchUp fetches the task at once: polling began, or a failed attempt
-// was waited for (whose end it tells WithNotify).
-func (s *Stream) catchUp() report {
-	t, asked, r, ok := s.fetchTask(phaseCatchUp)
-	if !ok {
-		return r
-	}
-	s.tries.ask(asked) // the next poll's wait
-	return s.polled(t, true)
+	return s.polled(t, from == phaseCatchUp)
 }
 
 // probe fetches the task in 1.0 after the server refused a 1.0 subscribe
