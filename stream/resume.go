@@ -109,7 +109,7 @@ func (s *Stream) resume() {
 		// when the task proves it did not.
 		s.prompt.unconfirmed = provesNotReceived(t, cp.prompt.reply)
 	}
-	seed, delivered, shown := seedTask(s.resuming, t)
+	seed, delivered, shown, replaced := seedTask(s.resuming, t)
 	if st := &t.Status; !st.State.Terminal() && !st.Timestamp.IsZero() && st.Timestamp.Before(s.resuming.seen.latest) {
 		// The task fetched shows a status older than one the application
 		// was shown: a replica or store that lags. The seeded ledger notes
@@ -123,6 +123,7 @@ func (s *Stream) resume() {
 	s.resuming = nil
 	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
+	s.placeReplaced(replaced)
 	switch st := &s.ledger.Task().Status; {
 	case s.haltsAt(st):
 		s.phase = phaseHalted
@@ -158,10 +159,13 @@ func provesNotReceived(t *a2a.Task, reply *a2a.Message) bool {
 // not match are left out, to be handed over whole), the messages cp holds
 // in the version it holds, and the status cp shows. It also returns the
 // IDs of the messages cp holds that t does not list (they were handed
-// over, and are never handed over again), and the statuses cp says were
+// over, and are never handed over again), the statuses cp says were
 // shown at the newest time, with their messages as t holds them, for the
-// ledger to know a replay of them (see dedupe.Resume).
-func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus) {
+// ledger to know a replay of them (see dedupe.Resume), and the IDs of the
+// artifacts cp holds that t lists and the seed leaves out, in the order
+// the application holds them: folding t adds them last, and placeReplaced
+// puts them back in their place.
+func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus, []string) {
 	w := &cp.seen
 	last := make(map[string]digest, len(w.msgs)) // each message's last version handed over
 	unnamed := map[digest]int{}                  // messages without an ID handed over, by content
@@ -218,6 +222,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 	for i := range w.arts {
 		index[w.arts[i].id] = i
 	}
+	var left []int // the marks of the artifacts left out, by index
 	for i := range t.Artifacts {
 		a := &t.Artifacts[i]
 		j, held := index[a.ID]
@@ -226,7 +231,14 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		}
 		if sa, ok := w.arts[j].heldOf(a); ok {
 			seed.Artifacts = append(seed.Artifacts, sa)
+		} else if !slices.Contains(left, j) {
+			left = append(left, j)
 		}
+	}
+	slices.Sort(left)
+	var replaced []string
+	for _, j := range left {
+		replaced = append(replaced, w.arts[j].id)
 	}
 
 	var delivered []string
@@ -236,7 +248,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		}
 	}
 	slices.Sort(delivered)
-	return seed, delivered, shownStatuses(w.shown, t)
+	return seed, delivered, shownStatuses(w.shown, t), replaced
 }
 
 // shownStatuses returns the statuses of marks, each with its message as t
@@ -364,6 +376,17 @@ func (s *Stream) holdIfHeld(a *a2a.Artifact) {
 	// lists it may lag (a snapshot), and hands no changed label over then.
 	if held, ok := m.heldOf(a); ok && held.Name == a.Name && held.Description == a.Description {
 		s.ledger.Hold(held, s.placeOf(a.ID))
+	}
+}
+
+// placeReplaced gives each artifact of ids, which the application holds
+// and the task fetched on resume replaced (seedTask), the place it has in
+// the application's task: the fold of that task added it last, and the
+// application replaces it where it holds it. ids are in the application's
+// order, so that each goes after those it comes after there.
+func (s *Stream) placeReplaced(ids []string) {
+	for _, id := range ids {
+		s.ledger.Place(id, s.placeOf(id))
 	}
 }
 
