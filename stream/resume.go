@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -21,10 +22,14 @@ import (
 // and digests (cp holds no content):
 //
 //   - an artifact whose first parts still match cp's digest gets only the
-//     parts after them (with its name and description when they changed);
-//     one the agent replaced since (other parts, fewer, or without the
-//     name or description the application holds) is handed over whole, as
-//     a replacement (Append false);
+//     parts after them (with its name, description and metadata values
+//     when they changed, as an append: with no new part, an append of
+//     those alone); one the agent replaced since (other parts, fewer, or
+//     without the name, description or a metadata key the application
+//     holds) is handed over whole, as a replacement (Append false), in the
+//     place the application holds it in. A checkpoint of format 1 holds no
+//     digest of an artifact's metadata: the task's is taken as the
+//     application's then, and nothing of it is handed over;
 //   - a message whose version matches cp's is not handed over again; one
 //     the agent revised since comes as an *a2a.Message with the same ID,
 //     the new version to show in place of the old (a2a.Task.Apply does
@@ -295,17 +300,27 @@ func statusDigest(m *a2a.Message) digest {
 }
 
 // heldOf returns a as the application holds it by m: its first parts, as
-// many as m counts, with the labels m's digests match (a label that
-// changed is left empty, and the append of the parts after comes with
-// a's). It reports false when a's first parts are not those m counts (a
-// has fewer, or the agent replaced it since), or when a lacks a name or a
-// description the application holds, which no append can take away: a is
-// then to be handed over whole, as a replacement.
+// many as m counts, with the labels m's digests match (a name or
+// description that changed is left empty, a metadata key whose value
+// changed or that the application lacks is left out, and the append of
+// the parts after comes with a's). It reports false when a's first parts
+// are not those m counts (a has fewer, or the agent replaced it since), or
+// when a lacks a name, a description or a metadata key the application
+// holds, which no append can take away: a is then to be handed over
+// whole, as a replacement. Metadata m does not know (a format 1
+// checkpoint) is taken as a's.
 func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
 		return a2a.Artifact{}, false
 	}
 	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
+	if !m.metaUnknown {
+		md, ok := m.heldMetadata(a.Metadata)
+		if !ok {
+			return a2a.Artifact{}, false
+		}
+		held.Metadata = md
+	}
 	none := digestStart.field("")
 	switch {
 	case digestStart.field(a.Name) == m.name:
@@ -318,6 +333,36 @@ func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 		held.Description = a.Description
 	case a.Description == "" && m.description != none:
 		return a2a.Artifact{}, false
+	}
+	return held, true
+}
+
+// heldMetadata returns the keys of md that the application holds with the
+// same value, by m's digests: md itself when it holds them all and no
+// other. It reports false when md lacks a key the application holds.
+func (m *artifactMark) heldMetadata(md map[string]any) (map[string]any, bool) {
+	var held map[string]any
+	found, same := 0, 0
+	for k, v := range md {
+		i, ok := slices.BinarySearchFunc(m.meta, keyDigest(k), func(e metaEntry, k digest) int { return cmp.Compare(e.key, k) })
+		if !ok {
+			continue
+		}
+		found++
+		if m.meta[i].value != valueDigest(v) {
+			continue
+		}
+		same++
+		if held == nil {
+			held = make(map[string]any, len(m.meta))
+		}
+		held[k] = v
+	}
+	switch {
+	case found < len(m.meta):
+		return nil, false
+	case same == len(md):
+		return md, true
 	}
 	return held, true
 }
@@ -374,7 +419,8 @@ func (s *Stream) holdIfHeld(a *a2a.Artifact) {
 	delete(s.unfetched, a.ID)
 	// Held only with the labels the application holds: a task that
 	// lists it may lag (a snapshot), and hands no changed label over then.
-	if held, ok := m.heldOf(a); ok && held.Name == a.Name && held.Description == a.Description {
+	// (held's metadata is a's keys that the application holds alike.)
+	if held, ok := m.heldOf(a); ok && held.Name == a.Name && held.Description == a.Description && len(held.Metadata) == len(a.Metadata) {
 		s.ledger.Hold(held, s.placeOf(a.ID))
 	}
 }
