@@ -429,21 +429,35 @@ func (s *Stream) holdIfHeld(a *a2a.Artifact) {
 // and the task fetched on resume replaced (seedTask), the place it has in
 // the application's task: the fold of that task added it last, and the
 // application replaces it where it holds it. ids are in the application's
-// order, so that each goes after those it comes after there.
+// order, so that each goes after those it comes after there. While the
+// fold's deltas are yielded (a view), each takes its place in the view
+// too, as its replacement is yielded.
 func (s *Stream) placeReplaced(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
 	for _, id := range ids {
 		s.ledger.Place(id, s.placeOf(id))
+	}
+	if v := s.out.view; v != nil {
+		v.placeOf = s.placeAmong
 	}
 }
 
 // placeOf returns the index that the artifact with this ID has, in the
-// application's task, among the artifacts the ledger holds: how many of
-// them the application got before it. The application adds an artifact
-// where the stream first yielded it, and seen records that order.
-func (s *Stream) placeOf(id string) int {
-	at, mine := 0, s.seen.index[id]
-	for _, a := range s.ledger.Task().Artifacts {
-		if i, ok := s.seen.index[a.ID]; ok && i < mine {
+// application's task, among the artifacts the ledger holds.
+func (s *Stream) placeOf(id string) int { return s.placeAmong(id, s.ledger.Task().Artifacts) }
+
+// placeAmong returns the index that the artifact with this ID has, in the
+// application's task, among arts: how many of them the application got
+// before it. The application adds an artifact where the stream first
+// yielded it, and seen records that order; an artifact seen does not know
+// goes after every one it knows.
+func (s *Stream) placeAmong(id string, arts []a2a.Artifact) int {
+	mine, known := s.seen.index[id]
+	at := 0
+	for i := range arts {
+		if j, ok := s.seen.index[arts[i].ID]; ok && (!known || j < mine) {
 			at++
 		}
 	}

@@ -1020,3 +1020,25 @@ func TestResumeHandsOverNoMetadataTheApplicationHolds(t *testing.T) {
 		})
 	}
 }
+
+// An artifact the agent replaced while the application was gone keeps its
+// place while the deltas of the task fetched on resume are handed over one
+// by one (another artifact grew meanwhile, and the status moved on): after
+// each, Task holds the application's artifacts in its order, on every
+// wire.
+func TestResumeHandsOverAReplacedArtifactInItsPlaceAmongOtherNews(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				app, s := resumeLagging(t, w, lagging{
+					first: []a2a.Event{firstTask, firstChunk, artifactEvent(artifactOf("a2", "x"), false), artifactEvent(artifactOf("a3", "z"), false)},
+					gets: []*a2a.Task{taskWith(a2a.StateWorking, nil,
+						artifactOf("a1", "new"), artifactOf("a2", "x", "y"), artifactOf("a3", "z2"), artifactOf("a4", "w"))},
+					subs: [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
+				})
+				require.NoError(t, s.Err())
+				require.Equal(t, []a2a.Artifact{artifactOf("a1", "new"), artifactOf("a2", "x", "y"), artifactOf("a3", "z2"), artifactOf("a4", "w")}, app.Artifacts)
+			})
+		})
+	}
+}
