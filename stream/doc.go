@@ -141,10 +141,11 @@
 //     quorums; chain.go: ChainError, an error for one's own caller.
 //   - sleep.go: the default sleep the driver waits with.
 //   - checkpoint.go: Checkpoint and CheckpointError; checkpoint_format.go:
-//     its binary form; seen.go: what the events yielded hold, folded one
-//     at a time (a checkpoint's substance); digest.go: the content digests
-//     a checkpoint holds; resume.go: Resume, seeding the ledger from a
-//     checkpoint and the task fetched.
+//     its binary form (format 2 written, format 1 read too); seen.go: what
+//     the events yielded hold, folded one at a time (a checkpoint's
+//     substance); digest.go: the content digests a checkpoint holds;
+//     resume.go: Resume, seeding the ledger from a checkpoint and the task
+//     fetched, and giving a replaced artifact its place in Task.
 //
 // # Adding a binding
 //
