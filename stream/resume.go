@@ -236,11 +236,12 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		}
 		if sa, ok := w.arts[j].heldOf(a); ok {
 			seed.Artifacts = append(seed.Artifacts, sa)
-		} else if !slices.Contains(left, j) {
+		} else {
 			left = append(left, j)
 		}
 	}
 	slices.Sort(left)
+	left = slices.Compact(left) // a task may list an artifact twice
 	var replaced []string
 	for _, j := range left {
 		replaced = append(replaced, w.arts[j].id)
