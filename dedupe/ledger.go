@@ -128,17 +128,7 @@ func (l *Ledger) Hold(a a2a.Artifact, at int) bool {
 	l.arts.setCursor(st, verCurrent, len(a.Parts))
 	// Moved from the end to its place: the artifacts after it, and their
 	// records, one place on.
-	arts, states := l.task.Artifacts, l.arts.states
-	last := len(arts) - 1
-	at = min(max(at, 0), last)
-	held, state := arts[last], states[last]
-	copy(arts[at+1:], arts[at:last])
-	copy(states[at+1:], states[at:last])
-	arts[at], states[at] = held, state
-	for i := at; i <= last; i++ {
-		l.arts.byID[arts[i].ID] = i
-	}
-	return true
+	return l.Place(a.ID, at)
 }
 
 // Apply folds one live event into the ledger. A *a2a.Task is reconciled as

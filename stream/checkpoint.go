@@ -9,9 +9,11 @@ import (
 
 // Checkpoint is what a stream's application has been handed, in a small
 // serialisable value: the task it follows (ID, protocol version, binding,
-// and whether it is followed by polling), how many parts of each artifact it was handed and their digest,
-// the ID and digest of each version of each message, the status shown, and
-// the prompt replied to with its reply. A Client resumes from it
+// and whether it is followed by polling), how many parts of each artifact
+// it was handed and their digest, with a digest of the artifact's name, of
+// its description and of each of its metadata keys and values, the ID and
+// digest of each version of each message, the status shown, and the
+// prompt replied to with its reply. A Client resumes from it
 // ([Client.Resume]), in this process or another, and hands the
 // application only what the checkpoint does not hold.
 //
@@ -22,7 +24,9 @@ import (
 // messages and artifacts (tens of bytes each), not with their text, and
 // taking one after every event is cheap (see BENCHMARKS.md). Its binary
 // form ([Checkpoint.MarshalBinary]) is versioned and checksummed; parse it
-// with [ParseCheckpoint].
+// with [ParseCheckpoint], which reads the form this version writes
+// (format 2) and the one before it (format 1, which holds no digest of an
+// artifact's metadata).
 //
 // A Checkpoint is immutable: later events of its stream do not change it,
 // and it may be used from any goroutine.

@@ -10,10 +10,10 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// The binary form of a Checkpoint, format 1:
+// The binary form of a Checkpoint, format 2:
 //
 //	magic       "a2acp" (5 bytes)
-//	format      uvarint, 1
+//	format      uvarint, 2
 //	messages    n × (byte 1, string ID, u64 digest), oldest first, then
 //	            byte 0
 //	task        string ID, string context ID, string version, string
@@ -25,7 +25,12 @@ import (
 //	            message ID, u64 message digest, time): the statuses yielded
 //	            at the newest timestamp, and those without one
 //	artifacts   uvarint n, then n × (string ID, uvarint parts, u64 parts
-//	            digest, u64 name digest, u64 description digest)
+//	            digest, u64 name digest, u64 description digest,
+//	            metadata)
+//	metadata    byte 0 when it is unknown (read from format 1, and not
+//	            handed over whole since), or byte 1, then uvarint n and
+//	            n × (u64 key digest, u64 value digest), ascending by key
+//	            digest, no key twice
 //	prompt      byte 0 for none, or 1 then string key, string reply (its
 //	            A2A 1.0 JSON, "" for none), byte sent: 0 a response was
 //	            heard, 1 none was, 2 saved before the send (see replySent)
@@ -33,9 +38,15 @@ import (
 //
 // A string is a uvarint length then its bytes; a u64 is 8 bytes
 // big-endian; a time is a byte 0 for the zero time, or 1 then varint Unix
-// seconds and uvarint nanoseconds. Digests are 64-bit FNV-1a (see digest).
-// A reader refuses a format above its own (ErrCheckpointNewer), and
-// anything else that does not parse to the end (ErrCheckpointCorrupt).
+// seconds and uvarint nanoseconds. Digests are 64-bit FNV-1a (see digest);
+// a metadata value's is that of its JSON (see valueDigest).
+//
+// Format 1 is format 2 without the metadata of each artifact: a reader
+// reads it as metadata unknown, for which a resumed stream takes the
+// metadata of the task it fetches as the application's (as format 1 did).
+// A writer writes format 2 only. A reader refuses a format above its own
+// (ErrCheckpointNewer), and anything else that does not parse to the end
+// (ErrCheckpointCorrupt).
 //
 // The message marks come first because they only grow: a stream keeps
 // them in this form with the checksum of the bytes up to their end, so
@@ -43,7 +54,7 @@ import (
 // after them.
 const (
 	checkpointMagic  = "a2acp"
-	checkpointFormat = 1
+	checkpointFormat = 2 // the format written; format 1 is read too
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -93,6 +104,15 @@ func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
 		b = binary.BigEndian.AppendUint64(b, uint64(a.digest))
 		b = binary.BigEndian.AppendUint64(b, uint64(a.name))
 		b = binary.BigEndian.AppendUint64(b, uint64(a.description))
+		if a.metaUnknown {
+			b = append(b, 0)
+			continue
+		}
+		b = binary.AppendUvarint(append(b, 1), uint64(len(a.meta)))
+		for _, e := range a.meta {
+			b = binary.BigEndian.AppendUint64(b, uint64(e.key))
+			b = binary.BigEndian.AppendUint64(b, uint64(e.value))
+		}
 	}
 	if p := &cp.prompt; p.key == "" && p.reply == nil {
 		b = append(b, 0)
@@ -184,9 +204,9 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 	case r.err != nil:
 		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "cut short"}
 	case f > checkpointFormat:
-		return &CheckpointError{Err: ErrCheckpointNewer, Reason: fmt.Sprintf("format %d; this version reads format %d", f, checkpointFormat)}
-	case f != checkpointFormat:
-		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: fmt.Sprintf("unknown format %d", f)}
+		return &CheckpointError{Err: ErrCheckpointNewer, Reason: fmt.Sprintf("format %d; this version reads formats 1 to %d", f, checkpointFormat)}
+	case f == 0:
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "unknown format 0"}
 	case len(r.b) < 4:
 		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: "cut short"}
 	}
@@ -207,7 +227,10 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 		// A copy: the caller may reuse data, and a Checkpoint is immutable.
 		w.msgs = messageMarks(slices.Clone(marks[: len(marks)-len(r.b)-1 : len(marks)-len(r.b)-1]))
 		if len(w.msgs) > 0 {
-			w.msgsSum = crc32.Checksum(data[:len(data)-len(r.b)-5], castagnoli)
+			// The checksum of the bytes a checkpoint written from this one
+			// starts with: in the format written, which may not be the
+			// format read.
+			w.msgsSum = crc32.Update(headSum(), castagnoli, w.msgs)
 		}
 	}
 	c.taskID = r.string()
@@ -229,10 +252,28 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 			w.shown[i] = statusMark{state: a2a.TaskState(r.string()), messageID: r.string(), message: digest(r.u64()), at: r.time()}
 		}
 	}
-	if n := r.count(1 + 1 + 24); n > 0 {
+	least := 1 + 1 + 24 // an artifact's record, at its shortest
+	if f > 1 {
+		least++ // its metadata
+	}
+	if n := r.count(least); n > 0 {
 		w.arts = make([]artifactMark, n)
 		for i := range w.arts {
-			w.arts[i] = artifactMark{id: r.string(), parts: r.int(), digest: digest(r.u64()), name: digest(r.u64()), description: digest(r.u64())}
+			m := &w.arts[i]
+			*m = artifactMark{id: r.string(), parts: r.int(), digest: digest(r.u64()), name: digest(r.u64()), description: digest(r.u64())}
+			switch {
+			case f == 1:
+				m.metaUnknown = true
+			case !r.flag():
+				m.metaUnknown = true
+			default:
+				if k := r.count(16); k > 0 {
+					m.meta = make([]metaEntry, k)
+					for j := range m.meta {
+						m.meta[j] = metaEntry{key: digest(r.u64()), value: digest(r.u64())}
+					}
+				}
+			}
 		}
 	}
 	if r.flag() {
@@ -285,6 +326,13 @@ func (cp *Checkpoint) check() error {
 		}
 		if _, dup := ids[a.id]; dup {
 			return bad(fmt.Sprintf("artifact %q listed twice", quote([]byte(a.id))))
+		}
+		for j := 1; j < len(a.meta); j++ {
+			if a.meta[j].key <= a.meta[j-1].key {
+				// One form only: a checkpoint read writes the bytes it
+				// was read from.
+				return bad(fmt.Sprintf("the metadata of artifact %q lists a key twice, or out of order", quote([]byte(a.id))))
+			}
 		}
 		ids[a.id] = struct{}{}
 	}

@@ -88,9 +88,9 @@ func TestCheckpointDamagedIsRefusedWhole(t *testing.T) {
 		}
 	})
 	t.Run("a newer format", func(t *testing.T) {
-		b := append([]byte("a2acp"), 2)
+		b := append([]byte("a2acp"), 3)
 		b = append(b, saved[6:]...)
-		requireRefused(t, b, stream.ErrCheckpointNewer, "format 2")
+		requireRefused(t, b, stream.ErrCheckpointNewer, "format 3")
 	})
 	t.Run("no checkpoint at all", func(t *testing.T) {
 		requireRefused(t, []byte(`{"taskId":"t-1"}`), stream.ErrCheckpointForeign, "JSON")

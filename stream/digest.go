@@ -1,7 +1,9 @@
 package stream
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -90,4 +92,49 @@ func (d digest) parts(ps []a2a.Part) digest {
 // messageDigest identifies one version of a message: its role and parts.
 func messageDigest(m *a2a.Message) digest {
 	return digestStart.field(string(m.Role)).parts(m.Parts)
+}
+
+// metaEntry is one key of an artifact's metadata as a checkpoint holds it:
+// the digest of the key and that of its value.
+type metaEntry struct {
+	key, value digest
+}
+
+// keyDigest identifies a metadata key.
+func keyDigest(k string) digest { return digestStart.field(k) }
+
+// valueDigest identifies a metadata value by its JSON, as part metadata is
+// (encoding/json sorts map keys). A value encoding/json cannot write never
+// came from the wire; its text stands empty.
+func valueDigest(v any) digest {
+	b, _ := json.Marshal(v)
+	return digestStart.bytes(b)
+}
+
+// metaDigests returns the entries of md, ascending by key digest; nil for
+// no metadata.
+func metaDigests(md map[string]any) []metaEntry {
+	return withMetadata(nil, md)
+}
+
+// withMetadata returns held, entries ascending by key digest, with md's
+// keys folded in as an append folds them (md's values win, no key goes),
+// ascending too. It makes a new array and leaves held's as it is:
+// checkpoints share it.
+func withMetadata(held []metaEntry, md map[string]any) []metaEntry {
+	if len(md) == 0 {
+		return held
+	}
+	out := make([]metaEntry, len(held), len(held)+len(md))
+	copy(out, held)
+	for k, v := range md {
+		e := metaEntry{key: keyDigest(k), value: valueDigest(v)}
+		i, found := slices.BinarySearchFunc(out, e.key, func(e metaEntry, k digest) int { return cmp.Compare(e.key, k) })
+		if found {
+			out[i] = e
+		} else {
+			out = slices.Insert(out, i, e)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -21,10 +22,14 @@ import (
 // and digests (cp holds no content):
 //
 //   - an artifact whose first parts still match cp's digest gets only the
-//     parts after them (with its name and description when they changed);
-//     one the agent replaced since (other parts, fewer, or without the
-//     name or description the application holds) is handed over whole, as
-//     a replacement (Append false);
+//     parts after them (with its name, description and metadata values
+//     when they changed, as an append: with no new part, an append of
+//     those alone); one the agent replaced since (other parts, fewer, or
+//     without the name, description or a metadata key the application
+//     holds) is handed over whole, as a replacement (Append false), in the
+//     place the application holds it in. A checkpoint of format 1 holds no
+//     digest of an artifact's metadata: the task's is taken as the
+//     application's then, and nothing of it is handed over;
 //   - a message whose version matches cp's is not handed over again; one
 //     the agent revised since comes as an *a2a.Message with the same ID,
 //     the new version to show in place of the old (a2a.Task.Apply does
@@ -109,7 +114,7 @@ func (s *Stream) resume() report {
 		// when the task proves it did not.
 		s.prompt.unconfirmed = provesNotReceived(t, cp.prompt.reply)
 	}
-	seed, delivered, shown := seedTask(s.resuming, t)
+	seed, delivered, shown, replaced := seedTask(s.resuming, t)
 	if st := &t.Status; !st.State.Terminal() && !st.Timestamp.IsZero() && st.Timestamp.Before(s.resuming.seen.latest) {
 		// The task fetched shows a status older than one the application
 		// was shown: a replica or store that lags. The seeded ledger notes
@@ -123,6 +128,7 @@ func (s *Stream) resume() report {
 	s.resuming = nil
 	s.ledger = dedupe.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
+	s.placeReplaced(replaced)
 	return found(s.newsFacts(afterResume))
 }
 
@@ -147,10 +153,13 @@ func provesNotReceived(t *a2a.Task, reply *a2a.Message) bool {
 // not match are left out, to be handed over whole), the messages cp holds
 // in the version it holds, and the status cp shows. It also returns the
 // IDs of the messages cp holds that t does not list (they were handed
-// over, and are never handed over again), and the statuses cp says were
+// over, and are never handed over again), the statuses cp says were
 // shown at the newest time, with their messages as t holds them, for the
-// ledger to know a replay of them (see dedupe.Resume).
-func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus) {
+// ledger to know a replay of them (see dedupe.Resume), and the IDs of the
+// artifacts cp holds that t lists and the seed leaves out, in the order
+// the application holds them: folding t adds them last, and placeReplaced
+// puts them back in their place.
+func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus, []string) {
 	w := &cp.seen
 	last := make(map[string]digest, len(w.msgs)) // each message's last version handed over
 	unnamed := map[digest]int{}                  // messages without an ID handed over, by content
@@ -207,6 +216,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 	for i := range w.arts {
 		index[w.arts[i].id] = i
 	}
+	var left []int // the marks of the artifacts left out, by index
 	for i := range t.Artifacts {
 		a := &t.Artifacts[i]
 		j, held := index[a.ID]
@@ -215,7 +225,15 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		}
 		if sa, ok := w.arts[j].heldOf(a); ok {
 			seed.Artifacts = append(seed.Artifacts, sa)
+		} else {
+			left = append(left, j)
 		}
+	}
+	slices.Sort(left)
+	left = slices.Compact(left) // a task may list an artifact twice
+	var replaced []string
+	for _, j := range left {
+		replaced = append(replaced, w.arts[j].id)
 	}
 
 	var delivered []string
@@ -225,7 +243,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		}
 	}
 	slices.Sort(delivered)
-	return seed, delivered, shownStatuses(w.shown, t)
+	return seed, delivered, shownStatuses(w.shown, t), replaced
 }
 
 // shownStatuses returns the statuses of marks, each with its message as t
@@ -272,17 +290,27 @@ func statusDigest(m *a2a.Message) digest {
 }
 
 // heldOf returns a as the application holds it by m: its first parts, as
-// many as m counts, with the labels m's digests match (a label that
-// changed is left empty, and the append of the parts after comes with
-// a's). It reports false when a's first parts are not those m counts (a
-// has fewer, or the agent replaced it since), or when a lacks a name or a
-// description the application holds, which no append can take away: a is
-// then to be handed over whole, as a replacement.
+// many as m counts, with the labels m's digests match (a name or
+// description that changed is left empty, a metadata key whose value
+// changed or that the application lacks is left out, and the append of
+// the parts after comes with a's). It reports false when a's first parts
+// are not those m counts (a has fewer, or the agent replaced it since), or
+// when a lacks a name, a description or a metadata key the application
+// holds, which no append can take away: a is then to be handed over
+// whole, as a replacement. Metadata m does not know (a format 1
+// checkpoint) is taken as a's.
 func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
 		return a2a.Artifact{}, false
 	}
 	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
+	if !m.metaUnknown {
+		md, ok := m.heldMetadata(a.Metadata)
+		if !ok {
+			return a2a.Artifact{}, false
+		}
+		held.Metadata = md
+	}
 	none := digestStart.field("")
 	switch {
 	case digestStart.field(a.Name) == m.name:
@@ -295,6 +323,36 @@ func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 		held.Description = a.Description
 	case a.Description == "" && m.description != none:
 		return a2a.Artifact{}, false
+	}
+	return held, true
+}
+
+// heldMetadata returns the keys of md that the application holds with the
+// same value, by m's digests: md itself when it holds them all and no
+// other. It reports false when md lacks a key the application holds.
+func (m *artifactMark) heldMetadata(md map[string]any) (map[string]any, bool) {
+	var held map[string]any
+	found, same := 0, 0
+	for k, v := range md {
+		i, ok := slices.BinarySearchFunc(m.meta, keyDigest(k), func(e metaEntry, k digest) int { return cmp.Compare(e.key, k) })
+		if !ok {
+			continue
+		}
+		found++
+		if m.meta[i].value != valueDigest(v) {
+			continue
+		}
+		same++
+		if held == nil {
+			held = make(map[string]any, len(m.meta))
+		}
+		held[k] = v
+	}
+	switch {
+	case found < len(m.meta):
+		return nil, false
+	case same == len(md):
+		return md, true
 	}
 	return held, true
 }
@@ -325,45 +383,79 @@ func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
 // that lists one, or an update that replaces one, whose first parts are
 // those the application holds, with its name and description. Only the
 // parts after them are news then. One whose first parts, name or
-// description differ was replaced since, and is handed over whole. A copy
-// with fewer parts than the application holds tells nothing, and the
-// artifact stays unfetched; so does an append, whose place in the artifact
-// nothing tells.
-func (s *Stream) holdUnfetched(ev a2a.Event) {
+// description differ was replaced since, and is handed over whole: its ID
+// is returned, for deliver to give it its place (placeReplaced) once the
+// fold has added it last. A copy with fewer parts than the application
+// holds tells nothing, and the artifact stays unfetched; so does an
+// append, whose place in the artifact nothing tells.
+func (s *Stream) holdUnfetched(ev a2a.Event) (replaced []string) {
 	switch e := ev.(type) {
 	case *a2a.Task:
 		for i := range e.Artifacts {
-			s.holdIfHeld(&e.Artifacts[i])
+			if !s.holdIfHeld(&e.Artifacts[i]) {
+				replaced = append(replaced, e.Artifacts[i].ID)
+			}
 		}
 	case *a2a.ArtifactUpdate:
-		if !e.Append {
-			s.holdIfHeld(&e.Artifact)
+		if !e.Append && !s.holdIfHeld(&e.Artifact) {
+			replaced = append(replaced, e.Artifact.ID)
 		}
 	}
+	return replaced
 }
 
-// holdIfHeld is holdUnfetched for one artifact.
-func (s *Stream) holdIfHeld(a *a2a.Artifact) {
+// holdIfHeld is holdUnfetched for one artifact. It reports false when the
+// artifact was unfetched and is not held: the agent replaced it since.
+func (s *Stream) holdIfHeld(a *a2a.Artifact) bool {
 	m, ok := s.unfetched[a.ID]
 	if !ok || m.parts > len(a.Parts) {
-		return
+		return true
 	}
 	delete(s.unfetched, a.ID)
 	// Held only with the labels the application holds: a task that
 	// lists it may lag (a snapshot), and hands no changed label over then.
-	if held, ok := m.heldOf(a); ok && held.Name == a.Name && held.Description == a.Description {
-		s.ledger.Hold(held, s.placeOf(a.ID))
+	// (held's metadata is a's keys that the application holds alike.)
+	held, ok := m.heldOf(a)
+	if !ok || held.Name != a.Name || held.Description != a.Description || len(held.Metadata) != len(a.Metadata) {
+		return false
+	}
+	s.ledger.Hold(held, s.placeOf(a.ID))
+	return true
+}
+
+// placeReplaced gives each artifact of ids, which the application holds
+// and the task fetched on resume replaced (seedTask), the place it has in
+// the application's task: the fold of that task added it last, and the
+// application replaces it where it holds it. ids are in the application's
+// order, so that each goes after those it comes after there. While the
+// fold's deltas are yielded (a view), each takes its place in the view
+// too, as its replacement is yielded.
+func (s *Stream) placeReplaced(ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	for _, id := range ids {
+		s.ledger.Place(id, s.placeOf(id))
+	}
+	if v := s.out.view; v != nil {
+		v.placeOf = s.placeAmong
 	}
 }
 
 // placeOf returns the index that the artifact with this ID has, in the
-// application's task, among the artifacts the ledger holds: how many of
-// them the application got before it. The application adds an artifact
-// where the stream first yielded it, and seen records that order.
-func (s *Stream) placeOf(id string) int {
-	at, mine := 0, s.seen.index[id]
-	for _, a := range s.ledger.Task().Artifacts {
-		if i, ok := s.seen.index[a.ID]; ok && i < mine {
+// application's task, among the artifacts the ledger holds.
+func (s *Stream) placeOf(id string) int { return s.placeAmong(id, s.ledger.Task().Artifacts) }
+
+// placeAmong returns the index that the artifact with this ID has, in the
+// application's task, among arts: how many of them the application got
+// before it. The application adds an artifact where the stream first
+// yielded it, and seen records that order; an artifact seen does not know
+// goes after every one it knows.
+func (s *Stream) placeAmong(id string, arts []a2a.Artifact) int {
+	mine, known := s.seen.index[id]
+	at := 0
+	for i := range arts {
+		if j, ok := s.seen.index[arts[i].ID]; ok && (!known || j < mine) {
 			at++
 		}
 	}

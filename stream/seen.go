@@ -85,6 +85,16 @@ type artifactMark struct {
 	digest      digest // of the parts, in order
 	name        digest
 	description digest
+	// meta holds a digest of each key of the metadata the application
+	// holds and of its value, ascending by key digest: an append folds
+	// metadata key by key, so one digest of the whole map could not follow
+	// it. Its array is never changed in place (see withMetadata), so
+	// checkpoints share it. metaUnknown: the mark comes from a format 1
+	// checkpoint, which holds no metadata, and the artifact was not handed
+	// over whole since; meta is then nil, and the metadata of the task
+	// fetched on resume is taken as the application's.
+	meta        []metaEntry
+	metaUnknown bool
 }
 
 // messageMark is one version of a message yielded: its ID ("" for a message
@@ -155,13 +165,17 @@ func (w *seen) addArtifact(u *a2a.ArtifactUpdate) {
 	}
 	m := &w.arts[i]
 	if !held || !u.Append {
-		*m = artifactMark{id: a.ID, digest: digestStart, name: digestStart.field(a.Name), description: digestStart.field(a.Description)}
+		*m = artifactMark{id: a.ID, digest: digestStart, name: digestStart.field(a.Name), description: digestStart.field(a.Description),
+			meta: metaDigests(a.Metadata)}
 	} else {
 		if a.Name != "" {
 			m.name = digestStart.field(a.Name)
 		}
 		if a.Description != "" {
 			m.description = digestStart.field(a.Description)
+		}
+		if !m.metaUnknown {
+			m.meta = withMetadata(m.meta, a.Metadata)
 		}
 	}
 	m.parts += len(a.Parts)

@@ -298,8 +298,9 @@ func (s *Stream) deliver(ev a2a.Event, how fold, then a2a.Event) {
 	if isTask {
 		s.confirmFrom(t)
 	}
+	var replaced []string // artifacts of a resume the fold adds last, out of their place
 	if len(s.unfetched) > 0 {
-		s.holdUnfetched(ev)
+		replaced = s.holdUnfetched(ev)
 	}
 	many := isTask || then != nil || s.ledger.Pending() > 0
 	o := &s.out
@@ -324,6 +325,7 @@ func (s *Stream) deliver(ev a2a.Event, how fold, then a2a.Event) {
 	if many && o.view == nil && len(o.queue)-o.head > 1 {
 		o.view = newView(before)
 	}
+	s.placeReplaced(replaced)
 	if len(o.queue) > n {
 		// News: the reconnect budget starts again.
 		s.news.note()

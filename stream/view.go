@@ -12,6 +12,10 @@ import (
 type view struct {
 	arts  []a2a.Artifact
 	index map[string]int
+	// placeOf, when set, returns the index among arts that an artifact new
+	// to the view takes (a resumed stream's artifact replaced while the
+	// application was gone, which it holds in its old place); nil: last.
+	placeOf func(id string, arts []a2a.Artifact) int
 }
 
 // newView starts a view from the artifacts the application holds. It owns
@@ -39,6 +43,12 @@ func (v *view) apply(ev a2a.Event) {
 		v.arts[i].Apply(u)
 		return
 	}
-	v.index[u.Artifact.ID] = len(v.arts)
-	v.arts = append(v.arts, u.Artifact.Clone())
+	at := len(v.arts)
+	if v.placeOf != nil {
+		at = min(v.placeOf(u.Artifact.ID, v.arts), at)
+	}
+	v.arts = slices.Insert(v.arts, at, u.Artifact.Clone())
+	for i := at; i < len(v.arts); i++ {
+		v.index[v.arts[i].ID] = i
+	}
 }
