@@ -169,7 +169,7 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		foldMetadata(t, e.Metadata, true)
 		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open, false)
 	case *a2a.ArtifactUpdate:
-		return l.applyArtifact(dst, e)
+		return l.applyArtifact(dst, l.ensureTask(e.TaskID, e.ContextID), e)
 	case *a2a.Message:
 		return l.applyMessage(dst, e)
 	}

@@ -64,6 +64,33 @@ func (w *window) drop(id string) {
 	}
 }
 
+// windowStep is what one event does to the window, as a decision says it.
+type windowStep struct {
+	replayed bool // the event was a replay: the server replays from the start
+	live     bool // the event delivered new parts and the server does not replay: the window closes
+	drop     bool // the version held pending for the event's artifact is moot
+}
+
+// step makes the changes s says, for an event of artifact id.
+func (w *window) step(s windowStep, id string) {
+	if s.replayed {
+		w.replayed()
+	}
+	if s.live {
+		w.open = false
+	}
+	if s.drop {
+		w.drop(id)
+	}
+}
+
+// closesWindow is the window's rule for new content: an open window closes
+// once newParts > 0 new parts were delivered, unless the server is
+// replaying.
+func closesWindow(open, replaying bool, newParts int) bool {
+	return open && !replaying && newParts > 0
+}
+
 // newContent closes the window once n > 0 new parts were delivered, unless
 // the server is replaying.
 func (l *Ledger) newContent(n int) {
