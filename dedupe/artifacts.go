@@ -383,7 +383,7 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2
 		u := &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
 			Artifact: a2a.Artifact{ID: sa.ID, Name: sa.Name, Description: sa.Description, Metadata: sa.Metadata, Parts: tail}}
 		a.Apply(u)
-		l.newContent(len(tail))
+		l.win.newContent(len(tail))
 		return append(dst, u)
 	case !authoritative && isPrefix(sa.Parts, a.Parts):
 		// Fewer parts than delivered: a snapshot older than what is held,
@@ -401,9 +401,8 @@ func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2
 			return dst
 		}
 	}
-	l.arts.replace(st, a, sa.Clone())
-	l.arts.setCursor(st, verCurrent, len(sa.Parts))
-	l.newContent(len(sa.Parts))
+	l.arts.replaceCurrent(st, a, sa.Clone())
+	l.win.newContent(len(sa.Parts))
 	return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
 }
 

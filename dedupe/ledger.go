@@ -197,6 +197,21 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 	return l.reconcile(dst, t, authoritative, authoritative)
 }
 
+// flushPending delivers the versions the replay window held: the task has
+// moved on, so they were new.
+func (l *Ledger) flushPending(dst []a2a.Event, t *a2a.Task) []a2a.Event {
+	for _, p := range l.win.pending {
+		a, st := l.arts.lookup(t, p.ID)
+		if a == nil {
+			continue
+		}
+		l.arts.replaceCurrent(st, a, p)
+		dst = append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Artifact: p})
+	}
+	l.win.clearPending()
+	return dst
+}
+
 // lags reports whether a task with status st comes from a store or a
 // replica behind what was delivered: its state was seen before, and its
 // timestamp is older than the newest seen. A state never seen is news,
@@ -528,11 +543,7 @@ func (l *Ledger) replayedWithoutID(m *a2a.Message) bool {
 		return false
 	}
 	k := l.msgs.contentKey(m)
-	if l.win.withoutID == nil {
-		l.win.withoutID = map[uint64]int{}
-	}
-	l.win.withoutID[k]++
-	return l.win.withoutID[k] <= l.msgs.withoutID[k].held
+	return l.win.withoutIDMet(k) <= l.msgs.withoutID[k].held
 }
 
 // revise delivers m, whose ID is known, when it is a revision of the
