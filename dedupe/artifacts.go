@@ -347,65 +347,6 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 	return h.Sum64()
 }
 
-// reconcileArtifact folds one artifact of a whole task into the ledger: sa,
-// at index at of the task's artifacts.
-// Only an authoritative task takes back parts or labels delivered, or goes
-// back to a version replaced; a present one (see Ledger.reconcile) also
-// delivers the label values it changes.
-func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
-	a, st := l.arts.lookupAt(lt, at, sa.ID)
-	switch {
-	case a == nil:
-		// New to the client, but perhaps only missed in a gap: it does not
-		// close the window.
-		st = l.arts.add(lt, sa.Clone())
-		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
-	case isPrefix(a.Parts, sa.Parts):
-		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		// The task's artifact is as new as the one held, or newer: the
-		// delta carries its name, description and metadata with the unseen
-		// tail, folded in as an append, so that those changed by appends
-		// the client missed are not lost. With no new part the task may
-		// still be stale in them (an append of metadata alone), so only a
-		// present task changes them then.
-		if authoritative && !labelsReach(a, sa) {
-			// Labels an append cannot take away (a replacement with
-			// the same parts and fewer labels): the truth wins whole.
-			// Any other task that lacks labels held may lag, as it
-			// may lag in parts.
-			break
-		}
-		if len(a.Parts) == len(sa.Parts) && (!present || !labelsChange(a, sa)) {
-			return dst
-		}
-		tail := sa.Parts[len(a.Parts):]
-		u := &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
-			Artifact: a2a.Artifact{ID: sa.ID, Name: sa.Name, Description: sa.Description, Metadata: sa.Metadata, Parts: tail}}
-		a.Apply(u)
-		l.win.newContent(len(tail))
-		return append(dst, u)
-	case !authoritative && isPrefix(sa.Parts, a.Parts):
-		// Fewer parts than delivered: a snapshot older than what is held,
-		// or the first Task of a subscription from a store that lags its
-		// event bus. Not news; the events that follow replay the rest.
-		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		l.win.replayed()
-		return dst
-	case !authoritative:
-		// A version the agent has since replaced: the task lags just the
-		// same (a replacement reaches the store after its event).
-		if v := l.arts.matchRetired(st, sa.Parts); v >= 0 {
-			l.arts.setCursor(st, v, len(sa.Parts))
-			l.win.replayed()
-			return dst
-		}
-	}
-	l.arts.replaceCurrent(st, a, sa.Clone())
-	l.win.newContent(len(sa.Parts))
-	return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
-}
-
 func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
 
 // labelsChange reports whether folding next's name, description and

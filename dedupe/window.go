@@ -91,14 +91,6 @@ func closesWindow(open, replaying bool, newParts int) bool {
 	return open && !replaying && newParts > 0
 }
 
-// newContent closes the window once n > 0 new parts were delivered, unless
-// the server is replaying.
-func (w *window) newContent(n int) {
-	if closesWindow(w.open, w.replaying, n) {
-		w.open = false
-	}
-}
-
 // clearPending forgets the versions held.
 func (w *window) clearPending() {
 	clear(w.pending)
