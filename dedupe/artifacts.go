@@ -177,6 +177,55 @@ func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
 	st.cur = cursor{epoch: as.epoch, ver: ver, pos: pos, after: after}
 }
 
+// open appends a new artifact to t, its cursor after its parts.
+func (as *artifacts) open(t *a2a.Task, a a2a.Artifact) {
+	st := as.add(t, a)
+	as.setCursor(st, verCurrent, len(a.Parts))
+}
+
+// replaceCurrent puts next in place of held, the artifact's current
+// version, and its cursor after next's parts.
+func (as *artifacts) replaceCurrent(st *artifactState, held *a2a.Artifact, next a2a.Artifact) {
+	as.replace(st, held, next)
+	as.setCursor(st, verCurrent, len(held.Parts))
+}
+
+// fold folds an append into held; inWindow, the cursor goes after every
+// part held, since what follows in the window comes after them.
+func (as *artifacts) fold(st *artifactState, held *a2a.Artifact, u *a2a.ArtifactUpdate, inWindow bool) {
+	held.Apply(u)
+	if inWindow {
+		as.setCursor(st, verCurrent, len(held.Parts))
+	}
+}
+
+// record is what the ledger holds of one artifact, and where its replay
+// stands in this window: what a decision asks of it.
+type record struct {
+	held     *a2a.Artifact // nil when the ledger holds no artifact with the ID
+	st       *artifactState
+	cur      cursor // the replay cursor in this window (cursorOf)
+	anchored bool   // the cursor was set in this window
+	reached  bool   // the replay reached the current version
+	// The version an append:false starts again (matchReplay), when asked.
+	replays   bool
+	replayVer int
+}
+
+// find returns the record of the artifact with this ID in t; with match,
+// it also says which version parts, an append:false's, starts again.
+func (as *artifacts) find(t *a2a.Task, id string, parts []a2a.Part, match bool) record {
+	a, st := as.lookup(t, id)
+	if a == nil {
+		return record{}
+	}
+	r := record{held: a, st: st, cur: as.cursorOf(st), anchored: as.anchored(st), reached: as.reachedCurrent(st)}
+	if match {
+		r.replayVer, r.replays = as.matchReplay(st, a, parts)
+	}
+	return r
+}
+
 // matchRetired returns the first retired version of which parts is a
 // prefix, or -1.
 func (as *artifacts) matchRetired(st *artifactState, parts []a2a.Part) int {
@@ -296,160 +345,6 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 	}
 	h.WriteByte(kinds)
 	return h.Sum64()
-}
-
-// reconcileArtifact folds one artifact of a whole task into the ledger: sa,
-// at index at of the task's artifacts.
-// Only an authoritative task takes back parts or labels delivered, or goes
-// back to a version replaced; a present one (see Ledger.reconcile) also
-// delivers the label values it changes.
-func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
-	a, st := l.arts.lookupAt(lt, at, sa.ID)
-	switch {
-	case a == nil:
-		// New to the client, but perhaps only missed in a gap: it does not
-		// close the window.
-		st = l.arts.add(lt, sa.Clone())
-		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
-	case isPrefix(a.Parts, sa.Parts):
-		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		// The task's artifact is as new as the one held, or newer: the
-		// delta carries its name, description and metadata with the unseen
-		// tail, folded in as an append, so that those changed by appends
-		// the client missed are not lost. With no new part the task may
-		// still be stale in them (an append of metadata alone), so only a
-		// present task changes them then.
-		if authoritative && !labelsReach(a, sa) {
-			// Labels an append cannot take away (a replacement with
-			// the same parts and fewer labels): the truth wins whole.
-			// Any other task that lacks labels held may lag, as it
-			// may lag in parts.
-			break
-		}
-		if len(a.Parts) == len(sa.Parts) && (!present || !labelsChange(a, sa)) {
-			return dst
-		}
-		tail := sa.Parts[len(a.Parts):]
-		u := &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Append: true,
-			Artifact: a2a.Artifact{ID: sa.ID, Name: sa.Name, Description: sa.Description, Metadata: sa.Metadata, Parts: tail}}
-		a.Apply(u)
-		l.newContent(len(tail))
-		return append(dst, u)
-	case !authoritative && isPrefix(sa.Parts, a.Parts):
-		// Fewer parts than delivered: a snapshot older than what is held,
-		// or the first Task of a subscription from a store that lags its
-		// event bus. Not news; the events that follow replay the rest.
-		l.arts.setCursor(st, verCurrent, len(sa.Parts))
-		l.win.replayed()
-		return dst
-	case !authoritative:
-		// A version the agent has since replaced: the task lags just the
-		// same (a replacement reaches the store after its event).
-		if v := l.arts.matchRetired(st, sa.Parts); v >= 0 {
-			l.arts.setCursor(st, v, len(sa.Parts))
-			l.win.replayed()
-			return dst
-		}
-	}
-	l.arts.replace(st, a, sa.Clone())
-	l.arts.setCursor(st, verCurrent, len(sa.Parts))
-	l.newContent(len(sa.Parts))
-	return append(dst, &a2a.ArtifactUpdate{TaskID: lt.ID, ContextID: lt.ContextID, Artifact: *sa})
-}
-
-func (l *Ledger) applyArtifact(dst []a2a.Event, u *a2a.ArtifactUpdate) []a2a.Event {
-	t := l.ensureTask(u.TaskID, u.ContextID)
-	u.TaskID, u.ContextID = t.ID, t.ContextID
-	parts := u.Artifact.Parts
-	a, st := l.arts.lookup(t, u.Artifact.ID)
-	if a == nil {
-		// An append to an artifact never seen is delivered as a new artifact,
-		// so that applying the deltas still reproduces the ledger. New to the
-		// client, but perhaps only missed in a gap: it does not close the
-		// window.
-		st = l.arts.add(t, owned(&u.Artifact))
-		l.arts.setCursor(st, verCurrent, len(parts))
-		u.Append = false
-		return append(dst, u)
-	}
-	if !u.Append {
-		if l.win.open {
-			if v, ok := l.arts.matchReplay(st, a, parts); ok {
-				// A replay of the current version, or of one the agent has
-				// since replaced.
-				l.arts.setCursor(st, v, len(parts))
-				l.win.replayed()
-				l.win.drop(u.Artifact.ID)
-				return dst
-			}
-			if l.win.replaying && !l.arts.reachedCurrent(st) {
-				// A version never seen, in a replay that has not reached the
-				// current version yet: one the client missed in a gap (then
-				// a version it holds follows), or a new one. Hold it until
-				// the replay tells. Past the current version, every version
-				// is new.
-				l.win.hold(u.Artifact.Clone())
-				l.arts.setCursor(st, verPending, len(parts))
-				return dst
-			}
-		}
-		if partsEqual(parts, a.Parts) && labelsEqual(a, &u.Artifact) {
-			return dst
-		}
-		l.arts.replace(st, a, owned(&u.Artifact))
-		l.arts.setCursor(st, verCurrent, len(parts))
-		l.newContent(len(parts))
-		return append(dst, u)
-	}
-	start := 0
-	if l.win.open {
-		// Without an anchor (an append:false or a snapshot seen in this
-		// window), a replay of this artifact starts from its first part: an
-		// agent may open an artifact with append:true. Against a server that
-		// resends nothing, a new part equal to a held one is skipped here,
-		// and the get-task that closes every such gap appends it back.
-		anchored := l.arts.anchored(st)
-		c := l.arts.cursorOf(st)
-		switch c.ver {
-		case verPending:
-			l.win.extend(u)
-			return dst
-		case verCurrent:
-			for start < len(parts) && c.pos < len(a.Parts) && parts[start].Equal(&a.Parts[c.pos]) {
-				start++
-				c.pos++
-			}
-		default:
-			// Appends to a version the agent has since replaced are old,
-			// whether the client saw them or missed them in a gap.
-			start = len(parts)
-			c.pos += len(parts)
-		}
-		l.arts.setCursor(st, c.ver, c.pos)
-		if start > 0 && anchored {
-			l.win.replayed()
-		}
-		// An append of labels alone (a name, a description, metadata) has
-		// no parts to place: after every part held, one that changes
-		// something is new; anywhere else it is a replay.
-		labelsOnly := len(parts) == 0 && c.ver == verCurrent && c.pos == len(a.Parts) && labelsChange(a, &u.Artifact)
-		if start == len(parts) && !labelsOnly {
-			return dst
-		}
-	}
-	// The delta is the unseen tail, with the update's name, description and
-	// metadata, folded into the held artifact by the rules an application
-	// folds it by.
-	tail := parts[start:]
-	u.Artifact.Parts = tail
-	a.Apply(u)
-	if l.win.open {
-		// What follows in this window comes after these new parts.
-		l.arts.setCursor(st, verCurrent, len(a.Parts))
-	}
-	l.newContent(len(tail))
-	return append(dst, u)
 }
 
 func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }

@@ -159,7 +159,7 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		foldMetadata(t, e.Metadata, true)
 		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open, false)
 	case *a2a.ArtifactUpdate:
-		return l.applyArtifact(dst, e)
+		return l.applyArtifact(dst, l.ensureTask(e.TaskID, e.ContextID), e)
 	case *a2a.Message:
 		return l.applyMessage(dst, e)
 	}
@@ -185,6 +185,21 @@ func (l *Ledger) Reconcile(dst []a2a.Event, t *a2a.Task, authoritative bool) []a
 		authoritative = false
 	}
 	return l.reconcile(dst, t, authoritative, authoritative)
+}
+
+// flushPending delivers the versions the replay window held: the task has
+// moved on, so they were new.
+func (l *Ledger) flushPending(dst []a2a.Event, t *a2a.Task) []a2a.Event {
+	for _, p := range l.win.pending {
+		a, st := l.arts.lookup(t, p.ID)
+		if a == nil {
+			continue
+		}
+		l.arts.replaceCurrent(st, a, p)
+		dst = append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Artifact: p})
+	}
+	l.win.clearPending()
+	return dst
 }
 
 // lags reports whether a task with status st comes from a store or a
@@ -433,54 +448,6 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 	return l.task
 }
 
-// applyStatus folds a status. checkReplay drops it when it is a replay;
-// inWindow applies the replay window's rules to its message, when the
-// message was delivered before (an older version of it is a replay).
-// heldCopy says that its message, without an ID, is one the history holds
-// (the task's history lists it at a place held).
-func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow, heldCopy bool) []a2a.Event {
-	if checkReplay && l.statusReplayed(&st) {
-		return dst
-	}
-	// A status newer in time than every one seen is news, and so is its
-	// message, even when it is shorter than the version held.
-	inWindow = inWindow && !l.statuses.newer(&st)
-	l.statuses.note(&st)
-	out := st
-	if m := st.Message; m != nil && l.msgs.known(m.ID) {
-		// A message delivered before: its revision, if it is one, goes
-		// first and on its own; the status carries no message, and keeps
-		// the version held (a replayed older version does not undo it).
-		out.Message = nil
-		dst = l.revise(dst, t, m, inWindow)
-		if held := l.msgs.held(m.ID, t.History); held != nil {
-			st.Message = held.Clone()
-		}
-		l.msgs.markStatus(m.ID)
-	}
-	if m := st.Message; m != nil && m.ID == "" && (heldCopy || sameMessage(m, t.Status.Message)) {
-		// A message without an ID is told apart by its content (and its
-		// place in the task's history): this is a message held, the
-		// status message or one listed before, delivered before. The
-		// status carries it without delivering it again.
-		out.Message = nil
-	}
-	if st.State == t.Status.State && sameMessage(st.Message, t.Status.Message) {
-		return dst
-	}
-	if m := st.Message; out.Message != nil {
-		if m.ID != "" {
-			l.msgs.add(m.ID, len(t.History))
-			l.msgs.markStatus(m.ID)
-		}
-		l.msgs.holdWithoutID(m, true)
-		t.History = append(t.History, *m.Clone())
-	}
-	t.Status = st
-	l.sentAfter = ""
-	return append(dst, &a2a.StatusUpdate{TaskID: t.ID, ContextID: t.ContextID, Status: out, Final: final, Metadata: md})
-}
-
 func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
 	if l.msgs.known(m.ID) {
 		n := len(dst)
@@ -518,11 +485,7 @@ func (l *Ledger) replayedWithoutID(m *a2a.Message) bool {
 		return false
 	}
 	k := l.msgs.contentKey(m)
-	if l.win.withoutID == nil {
-		l.win.withoutID = map[uint64]int{}
-	}
-	l.win.withoutID[k]++
-	return l.win.withoutID[k] <= l.msgs.withoutID[k].held
+	return l.win.withoutIDMet(k) <= l.msgs.withoutID[k].held
 }
 
 // revise delivers m, whose ID is known, when it is a revision of the
@@ -536,43 +499,6 @@ func (l *Ledger) revise(dst []a2a.Event, t *a2a.Task, m *a2a.Message, inWindow b
 		l.win.replayed()
 	}
 	return dst
-}
-
-// statusReplayed reports whether st, met inside the replay window, was
-// seen before or is older than what was. Timestamps decide when both sides
-// have them. Otherwise a status is a replay when this state with this
-// message was seen, or when its message was delivered before and this is
-// not news: an older version of it, or the version held, unless the
-// message travelled in a status before (a server that keeps one message
-// across states, as it moves on, sends it again in the new state). A
-// message without an ID was delivered before when the history holds its
-// content, and travelled in a status before when one of that content did.
-func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
-	if replayed, decided := l.statuses.byTime(st); decided {
-		return replayed
-	}
-	if l.statuses.seenBefore(st) {
-		return true
-	}
-	m := st.Message
-	if m != nil && m.ID == "" {
-		cs := l.msgs.withoutID[l.msgs.contentKey(m)]
-		return cs.held > 0 && !cs.inStatus
-	}
-	if m == nil || !l.msgs.known(m.ID) {
-		return false
-	}
-	var history []a2a.Message
-	if l.task != nil {
-		history = l.task.History
-	}
-	switch v, _ := l.msgs.classify(m, history, true); v {
-	case versionOld:
-		return true
-	case versionRevised:
-		return false
-	}
-	return !l.msgs.byID[m.ID].inStatus
 }
 
 func messageID(m *a2a.Message) string {

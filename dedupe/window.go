@@ -28,8 +28,8 @@ type window struct {
 func (w *window) start() { *w = window{open: true, pending: w.pending[:0]} }
 
 func (w *window) close() {
-	clear(w.pending)
-	*w = window{pending: w.pending[:0]}
+	w.clearPending()
+	*w = window{pending: w.pending}
 }
 
 func (w *window) replayed() {
@@ -64,27 +64,45 @@ func (w *window) drop(id string) {
 	}
 }
 
-// newContent closes the window once n > 0 new parts were delivered, unless
-// the server is replaying.
-func (l *Ledger) newContent(n int) {
-	if n > 0 && !l.win.replaying {
-		l.win.open = false
+// windowStep is what one event does to the window, as a decision says it.
+type windowStep struct {
+	replayed bool // the event was a replay: the server replays from the start
+	live     bool // the event delivered new parts and the server does not replay: the window closes
+	drop     bool // the version held pending for the event's artifact is moot
+}
+
+// step makes the changes s says, for an event of artifact id.
+func (w *window) step(s windowStep, id string) {
+	if s.replayed {
+		w.replayed()
+	}
+	if s.live {
+		w.open = false
+	}
+	if s.drop {
+		w.drop(id)
 	}
 }
 
-// flushPending delivers the versions held: the task has moved on, so they
-// were new.
-func (l *Ledger) flushPending(dst []a2a.Event, t *a2a.Task) []a2a.Event {
-	for _, p := range l.win.pending {
-		a, st := l.arts.lookup(t, p.ID)
-		if a == nil {
-			continue
-		}
-		l.arts.replace(st, a, p)
-		l.arts.setCursor(st, verCurrent, len(p.Parts))
-		dst = append(dst, &a2a.ArtifactUpdate{TaskID: t.ID, ContextID: t.ContextID, Artifact: p})
+// closesWindow is the window's rule for new content: an open window closes
+// once newParts > 0 new parts were delivered, unless the server is
+// replaying.
+func closesWindow(open, replaying bool, newParts int) bool {
+	return open && !replaying && newParts > 0
+}
+
+// clearPending forgets the versions held.
+func (w *window) clearPending() {
+	clear(w.pending)
+	w.pending = w.pending[:0]
+}
+
+// withoutIDMet counts one more message without an ID of content k met in
+// this window, and returns how many were.
+func (w *window) withoutIDMet(k uint64) int {
+	if w.withoutID == nil {
+		w.withoutID = map[uint64]int{}
 	}
-	clear(l.win.pending)
-	l.win.pending = l.win.pending[:0]
-	return dst
+	w.withoutID[k]++
+	return w.withoutID[k]
 }
