@@ -458,46 +458,6 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 	return l.task
 }
 
-func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
-	if l.msgs.known(m.ID) {
-		n := len(dst)
-		if l.task != nil && m.Role != a2a.RoleUser {
-			dst = l.revise(dst, l.task, m, l.win.open)
-		}
-		if len(dst) == n {
-			l.win.replayed()
-		}
-		return dst
-	}
-	if m.ID == "" && l.replayedWithoutID(m) {
-		return dst
-	}
-	at := -1
-	if l.task != nil {
-		at = len(l.task.History)
-		l.msgs.holdWithoutID(m, false)
-		l.task.History = append(l.task.History, *m.Clone())
-	}
-	if m.ID != "" {
-		l.msgs.add(m.ID, at)
-	}
-	return append(dst, m)
-}
-
-// replayedWithoutID reports whether m, a message without an ID, is a replay:
-// the server is replaying from the start (an event of this window was a
-// replay) and m is the k-th message of its content met in the window,
-// while the history holds at least k of them. Told apart by content and
-// place, as a history's messages without an ID are. A live server's
-// message, in a window without a replay, is news whatever it says.
-func (l *Ledger) replayedWithoutID(m *a2a.Message) bool {
-	if !l.win.open || !l.win.replaying || l.task == nil {
-		return false
-	}
-	k := l.msgs.contentKey(m)
-	return l.win.withoutIDMet(k) <= l.msgs.withoutID[k].held
-}
-
 // revise delivers m, whose ID is known, when it is a revision of the
 // version held in t's history; with inWindow, a replay of an older version
 // is not, and marks the replay window as replaying.
