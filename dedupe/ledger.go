@@ -477,29 +477,3 @@ func messageID(m *a2a.Message) string {
 	}
 	return m.ID
 }
-
-// sameMessage reports whether two status messages are the same message: by
-// ID when either has one, else by content.
-func sameMessage(a, b *a2a.Message) bool {
-	switch {
-	case a == nil || b == nil:
-		return a == b
-	case a.ID != "" || b.ID != "":
-		return a.ID == b.ID
-	}
-	return partsEqual(a.Parts, b.Parts)
-}
-
-func isPrefix(p, q []a2a.Part) bool {
-	if len(p) > len(q) {
-		return false
-	}
-	for i := range p {
-		if !p[i].Equal(&q[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func partsEqual(p, q []a2a.Part) bool { return len(p) == len(q) && isPrefix(p, q) }
