@@ -66,8 +66,7 @@ type reconcileVerdict struct {
 // decideReconcile is the table in this file's comment. It is pure: it
 // reads the facts only.
 func decideReconcile(f reconcileFacts) reconcileVerdict {
-	replacement := reconcileVerdict{reason: "replacement", act: actReplace, deliver: true,
-		win: windowStep{live: closesWindow(f.open, f.replaying, f.parts)}}
+	reason := "replacement"
 	switch {
 	case !f.known:
 		// New to the client, but perhaps only missed in a gap: it does not
@@ -77,8 +76,7 @@ func decideReconcile(f reconcileFacts) reconcileVerdict {
 		// Labels an append cannot take away (a replacement with the same
 		// parts and fewer labels): the truth wins whole. Any other task
 		// that lacks labels held may lag, as it may lag in parts.
-		replacement.reason = "labels taken back"
-		return replacement
+		reason = "labels taken back"
 	case f.grows && f.parts == f.held && (!f.present || !f.labelsChange):
 		// With no new part the task may still be stale in its labels (an
 		// append of metadata alone), so only a present task changes them.
@@ -102,24 +100,26 @@ func decideReconcile(f reconcileFacts) reconcileVerdict {
 		return reconcileVerdict{reason: "replaced version", act: actCursor, ver: f.retired, pos: f.parts,
 			win: windowStep{replayed: f.open && !f.replaying}}
 	}
-	return replacement
+	return reconcileVerdict{reason: reason, act: actReplace, deliver: true,
+		win: windowStep{live: closesWindow(f.open, f.replaying, f.parts)}}
 }
 
 // reconcileArtifact folds sa, the artifact at index at of a whole task's
 // artifacts, into lt, the assembled task.
 func (l *Ledger) reconcileArtifact(dst []a2a.Event, lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) []a2a.Event {
-	f, a, st := l.reconcileFacts(lt, at, sa, authoritative, present)
+	var f reconcileFacts
+	a, st := l.reconcileFacts(&f, lt, at, sa, authoritative, present)
 	return l.applyReconcile(dst, lt, sa, a, st, decideReconcile(f))
 }
 
-// reconcileFacts gathers the facts of sa in one pass, and returns the
-// artifact held with its ID and its record (nils for a new one).
-func (l *Ledger) reconcileFacts(lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) (reconcileFacts, *a2a.Artifact, *artifactState) {
-	f := reconcileFacts{authoritative: authoritative, present: present, open: l.win.open, replaying: l.win.replaying,
+// reconcileFacts gathers the facts of sa into f in one pass, and returns
+// the artifact held with its ID and its record (nils for a new one).
+func (l *Ledger) reconcileFacts(f *reconcileFacts, lt *a2a.Task, at int, sa *a2a.Artifact, authoritative, present bool) (*a2a.Artifact, *artifactState) {
+	*f = reconcileFacts{authoritative: authoritative, present: present, open: l.win.open, replaying: l.win.replaying,
 		parts: len(sa.Parts), retired: -1}
 	a, st := l.arts.lookupAt(lt, at, sa.ID)
 	if a == nil {
-		return f, nil, nil
+		return nil, nil
 	}
 	f.known, f.held = true, len(a.Parts)
 	if f.grows = isPrefix(a.Parts, sa.Parts); f.grows {
@@ -129,14 +129,14 @@ func (l *Ledger) reconcileFacts(lt *a2a.Task, at int, sa *a2a.Artifact, authorit
 		if present && f.parts == f.held {
 			f.labelsChange = labelsChange(a, sa)
 		}
-		return f, a, st
+		return a, st
 	}
 	if !authoritative {
 		if f.lags = isPrefix(sa.Parts, a.Parts); !f.lags {
 			f.retired = l.arts.matchRetired(st, sa.Parts)
 		}
 	}
-	return f, a, st
+	return a, st
 }
 
 // applyReconcile acts on the verdict v about sa, a task's artifact, and a,

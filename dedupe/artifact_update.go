@@ -152,18 +152,19 @@ func decideUpdate(f updateFacts) updateVerdict {
 // applyArtifact folds an artifact update of task t.
 func (l *Ledger) applyArtifact(dst []a2a.Event, t *a2a.Task, u *a2a.ArtifactUpdate) []a2a.Event {
 	u.TaskID, u.ContextID = t.ID, t.ContextID
-	f, a, st := l.updateFacts(t, u)
+	var f updateFacts
+	a, st := l.updateFacts(&f, t, u)
 	return l.applyUpdate(dst, t, u, a, st, decideUpdate(f))
 }
 
-// updateFacts gathers the facts of u in one pass, and returns the artifact
-// held with its ID and its record (nils for a new one).
-func (l *Ledger) updateFacts(t *a2a.Task, u *a2a.ArtifactUpdate) (updateFacts, *a2a.Artifact, *artifactState) {
+// updateFacts gathers the facts of u into f in one pass, and returns the
+// artifact held with its ID and its record (nils for a new one).
+func (l *Ledger) updateFacts(f *updateFacts, t *a2a.Task, u *a2a.ArtifactUpdate) (*a2a.Artifact, *artifactState) {
 	parts := u.Artifact.Parts
-	f := updateFacts{appends: u.Append, open: l.win.open, replaying: l.win.replaying, parts: len(parts)}
-	r := l.arts.find(t, u.Artifact.ID, parts, f.open && !f.appends)
-	if r.held == nil {
-		return f, nil, nil
+	*f = updateFacts{appends: u.Append, open: l.win.open, replaying: l.win.replaying, parts: len(parts)}
+	var r record
+	if l.arts.find(&r, t, u.Artifact.ID, parts, f.open && !f.appends); r.held == nil {
+		return nil, nil
 	}
 	a := r.held
 	f.known = true
@@ -183,7 +184,7 @@ func (l *Ledger) updateFacts(t *a2a.Task, u *a2a.ArtifactUpdate) (updateFacts, *
 		if !f.open || !f.replays {
 			f.same = partsEqual(parts, a.Parts) && labelsEqual(a, &u.Artifact)
 		}
-		return f, a, r.st
+		return a, r.st
 	}
 	if f.open && f.at == atCurrent {
 		for f.prefix < len(parts) && f.pos+f.prefix < len(a.Parts) && parts[f.prefix].Equal(&a.Parts[f.pos+f.prefix]) {
@@ -193,7 +194,7 @@ func (l *Ledger) updateFacts(t *a2a.Task, u *a2a.ArtifactUpdate) (updateFacts, *
 			f.labelsChange = labelsChange(a, &u.Artifact)
 		}
 	}
-	return f, a, r.st
+	return a, r.st
 }
 
 // applyUpdate acts on the verdict v about u, an update of a, the artifact

@@ -1,10 +1,7 @@
 package dedupe
 
 import (
-	"encoding/binary"
 	"hash/maphash"
-	"reflect"
-	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -108,20 +105,6 @@ func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
 	return &as.states[i]
 }
 
-// owned returns a, an artifact of an event the ledger took ownership of,
-// as the ledger holds it: its parts shared with the delta it yields (which
-// callers must not modify), their array clipped so that an append to the
-// held artifact copies it rather than writing past the delta's parts; its
-// metadata copied, since appends fold into the held artifact's map.
-func owned(a *a2a.Artifact) a2a.Artifact {
-	c := *a
-	c.Parts = slices.Clip(a.Parts)
-	if a.Metadata != nil {
-		c.Metadata = (&a2a.Artifact{Metadata: a.Metadata}).Clone().Metadata
-	}
-	return c
-}
-
 // replace puts a new version in place of the held one, remembering the part
 // hashes of the old one. Callers set the artifact's cursor afterwards: the
 // retired versions it may point into can shift here.
@@ -212,18 +195,18 @@ type record struct {
 	replayVer int
 }
 
-// find returns the record of the artifact with this ID in t; with match,
-// it also says which version parts, an append:false's, starts again.
-func (as *artifacts) find(t *a2a.Task, id string, parts []a2a.Part, match bool) record {
+// find sets r to the record of the artifact with this ID in t (r.held
+// nil when there is none); with match, it also says which version parts,
+// an append:false's, starts again.
+func (as *artifacts) find(r *record, t *a2a.Task, id string, parts []a2a.Part, match bool) {
 	a, st := as.lookup(t, id)
 	if a == nil {
-		return record{}
+		return
 	}
-	r := record{held: a, st: st, cur: as.cursorOf(st), anchored: as.anchored(st), reached: as.reachedCurrent(st)}
+	*r = record{held: a, st: st, cur: as.cursorOf(st), anchored: as.anchored(st), reached: as.reachedCurrent(st)}
 	if match {
 		r.replayVer, r.replays = as.matchReplay(st, a, parts)
 	}
-	return r
 }
 
 // matchRetired returns the first retired version of which parts is a
@@ -295,93 +278,4 @@ func (as *artifacts) hashes(parts []a2a.Part) []uint64 {
 		hs[i] = hashPart(as.seed, &parts[i])
 	}
 	return hs
-}
-
-func hashPrefix(p, q []uint64) bool {
-	if len(p) > len(q) {
-		return false
-	}
-	for i := range p {
-		if p[i] != q[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// hashPart hashes a part's content, media type and file name; data by its
-// JSON value (a2a.CanonicalJSON), as a2a.Part.Equal compares it. Metadata is
-// left out: two versions that differ only in part metadata count as equal
-// when a replay is matched against a retired version.
-func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	field := func(s string) {
-		var n [8]byte
-		putUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.WriteString(s)
-	}
-	field(p.Text)
-	if p.Data != nil {
-		d := a2a.CanonicalJSON(p.Data)
-		var n [8]byte
-		putUint64(n[:], uint64(len(d)))
-		h.Write(n[:])
-		h.Write(d)
-	} else {
-		field("")
-	}
-	field(p.URL)
-	field(string(p.Raw))
-	field(p.MediaType)
-	field(p.Filename)
-	var kinds byte
-	if p.Data != nil {
-		kinds |= 1
-	}
-	if p.Raw != nil {
-		kinds |= 2
-	}
-	h.WriteByte(kinds)
-	return h.Sum64()
-}
-
-func putUint64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
-
-// labelsChange reports whether folding next's name, description and
-// metadata into held, as an append does, would change held.
-func labelsChange(held, next *a2a.Artifact) bool {
-	if next.Name != "" && next.Name != held.Name || next.Description != "" && next.Description != held.Description {
-		return true
-	}
-	for k, v := range next.Metadata {
-		if hv, ok := held.Metadata[k]; !ok || !reflect.DeepEqual(hv, v) {
-			return true
-		}
-	}
-	return false
-}
-
-// labelsReach reports whether folding next's labels into held, as an append
-// does, leaves held with exactly next's: held has no label next lacks.
-func labelsReach(held, next *a2a.Artifact) bool {
-	if held.Name != "" && next.Name == "" || held.Description != "" && next.Description == "" {
-		return false
-	}
-	for k := range held.Metadata {
-		if _, ok := next.Metadata[k]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// labelsEqual reports whether two artifacts have the same name, description
-// and metadata (no metadata and an empty map are the same).
-func labelsEqual(a, b *a2a.Artifact) bool {
-	if a.Name != b.Name || a.Description != b.Description || len(a.Metadata) != len(b.Metadata) {
-		return false
-	}
-	return len(a.Metadata) == 0 || reflect.DeepEqual(a.Metadata, b.Metadata)
 }

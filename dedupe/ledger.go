@@ -448,46 +448,6 @@ func (l *Ledger) ensureTask(id, contextID string) *a2a.Task {
 	return l.task
 }
 
-func (l *Ledger) applyMessage(dst []a2a.Event, m *a2a.Message) []a2a.Event {
-	if l.msgs.known(m.ID) {
-		n := len(dst)
-		if l.task != nil && m.Role != a2a.RoleUser {
-			dst = l.revise(dst, l.task, m, l.win.open)
-		}
-		if len(dst) == n {
-			l.win.replayed()
-		}
-		return dst
-	}
-	if m.ID == "" && l.replayedWithoutID(m) {
-		return dst
-	}
-	at := -1
-	if l.task != nil {
-		at = len(l.task.History)
-		l.msgs.holdWithoutID(m, false)
-		l.task.History = append(l.task.History, *m.Clone())
-	}
-	if m.ID != "" {
-		l.msgs.add(m.ID, at)
-	}
-	return append(dst, m)
-}
-
-// replayedWithoutID reports whether m, a message without an ID, is a replay:
-// the server is replaying from the start (an event of this window was a
-// replay) and m is the k-th message of its content met in the window,
-// while the history holds at least k of them. Told apart by content and
-// place, as a history's messages without an ID are. A live server's
-// message, in a window without a replay, is news whatever it says.
-func (l *Ledger) replayedWithoutID(m *a2a.Message) bool {
-	if !l.win.open || !l.win.replaying || l.task == nil {
-		return false
-	}
-	k := l.msgs.contentKey(m)
-	return l.win.withoutIDMet(k) <= l.msgs.withoutID[k].held
-}
-
 // revise delivers m, whose ID is known, when it is a revision of the
 // version held in t's history; with inWindow, a replay of an older version
 // is not, and marks the replay window as replaying.
@@ -507,29 +467,3 @@ func messageID(m *a2a.Message) string {
 	}
 	return m.ID
 }
-
-// sameMessage reports whether two status messages are the same message: by
-// ID when either has one, else by content.
-func sameMessage(a, b *a2a.Message) bool {
-	switch {
-	case a == nil || b == nil:
-		return a == b
-	case a.ID != "" || b.ID != "":
-		return a.ID == b.ID
-	}
-	return partsEqual(a.Parts, b.Parts)
-}
-
-func isPrefix(p, q []a2a.Part) bool {
-	if len(p) > len(q) {
-		return false
-	}
-	for i := range p {
-		if !p[i].Equal(&q[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func partsEqual(p, q []a2a.Part) bool { return len(p) == len(q) && isPrefix(p, q) }

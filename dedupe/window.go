@@ -97,12 +97,11 @@ func (w *window) clearPending() {
 	w.pending = w.pending[:0]
 }
 
-// withoutIDMet counts one more message without an ID of content k met in
-// this window, and returns how many were.
-func (w *window) withoutIDMet(k uint64) int {
+// metWithoutID counts one more message without an ID of content k
+// (messages.contentKey) met in this window.
+func (w *window) metWithoutID(k uint64) {
 	if w.withoutID == nil {
 		w.withoutID = map[uint64]int{}
 	}
 	w.withoutID[k]++
-	return w.withoutID[k]
 }
