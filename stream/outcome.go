@@ -116,7 +116,7 @@ type situation struct {
 	cardStreams     bool
 	idempotentSends bool // WithIdempotentSends
 	credentials     bool // WithCredentials
-	// probing: the call is the get-task of a probe (fetchProbe).
+	// probing: the call is the get-task of a probe (phaseProbe).
 	probing bool
 	// askedAbout is, for the get-task that asks whether an error ended the
 	// task (fetchAfterError), that error; nil otherwise.
