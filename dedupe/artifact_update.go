@@ -100,7 +100,7 @@ type updateVerdict struct {
 
 // decideUpdate is the table in this file's comment. It is pure: it reads
 // the facts only.
-func decideUpdate(f updateFacts) updateVerdict {
+func decideUpdate(f *updateFacts) updateVerdict {
 	if !f.known {
 		return updateVerdict{reason: "new artifact", act: actOpen, deliver: true}
 	}
@@ -154,7 +154,8 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, t *a2a.Task, u *a2a.ArtifactUpda
 	u.TaskID, u.ContextID = t.ID, t.ContextID
 	var f updateFacts
 	a, st := l.updateFacts(&f, t, u)
-	return l.applyUpdate(dst, t, u, a, st, decideUpdate(f))
+	v := decideUpdate(&f)
+	return l.applyUpdate(dst, t, u, a, st, &v)
 }
 
 // updateFacts gathers the facts of u into f in one pass, and returns the
@@ -163,7 +164,7 @@ func (l *Ledger) updateFacts(f *updateFacts, t *a2a.Task, u *a2a.ArtifactUpdate)
 	parts := u.Artifact.Parts
 	*f = updateFacts{appends: u.Append, open: l.win.open, replaying: l.win.replaying, parts: len(parts)}
 	var r record
-	if l.arts.find(&r, t, u.Artifact.ID, parts, f.open && !f.appends); r.held == nil {
+	if l.arts.find(&r, t, u.Artifact.ID, parts, f.open, f.open && !f.appends); r.held == nil {
 		return nil, nil
 	}
 	a := r.held
@@ -201,7 +202,7 @@ func (l *Ledger) updateFacts(f *updateFacts, t *a2a.Task, u *a2a.ArtifactUpdate)
 // held with u's ID (nil when new), whose record is st. It is the only code
 // of this path that changes the ledger: the task's artifact and its record
 // through the record's methods, the window through the window's.
-func (l *Ledger) applyUpdate(dst []a2a.Event, t *a2a.Task, u *a2a.ArtifactUpdate, a *a2a.Artifact, st *artifactState, v updateVerdict) []a2a.Event {
+func (l *Ledger) applyUpdate(dst []a2a.Event, t *a2a.Task, u *a2a.ArtifactUpdate, a *a2a.Artifact, st *artifactState, v *updateVerdict) []a2a.Event {
 	switch v.act {
 	case actOpen:
 		// An append to an artifact never seen is delivered as a new

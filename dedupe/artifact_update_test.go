@@ -56,7 +56,7 @@ func TestDecideUpdateFollowsItsTable(t *testing.T) {
 			updateVerdict{act: actFold, deliver: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := decideUpdate(tc.f)
+			got := decideUpdate(&tc.f)
 			reason, _, _ := strings.Cut(tc.name, ":")
 			tc.want.reason = reason
 			require.Equal(t, tc.want, got)

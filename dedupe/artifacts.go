@@ -196,14 +196,19 @@ type record struct {
 }
 
 // find sets r to the record of the artifact with this ID in t (r.held
-// nil when there is none); with match, it also says which version parts,
-// an append:false's, starts again.
-func (as *artifacts) find(r *record, t *a2a.Task, id string, parts []a2a.Part, match bool) {
+// nil when there is none). Where the replay stands (the cursor, anchored,
+// reached) is set only inWindow, since outside the window no decision asks;
+// with match, it also says which version parts, an append:false's, starts
+// again.
+func (as *artifacts) find(r *record, t *a2a.Task, id string, parts []a2a.Part, inWindow, match bool) {
 	a, st := as.lookup(t, id)
 	if a == nil {
 		return
 	}
-	*r = record{held: a, st: st, cur: as.cursorOf(st), anchored: as.anchored(st), reached: as.reachedCurrent(st)}
+	*r = record{held: a, st: st}
+	if inWindow {
+		r.cur, r.anchored, r.reached = as.cursorOf(st), as.anchored(st), as.reachedCurrent(st)
+	}
 	if match {
 		r.replayVer, r.replays = as.matchReplay(st, a, parts)
 	}

@@ -58,7 +58,7 @@ func (s *Stream) act(m move) phase {
 	case moveStartPolling:
 		s.startPolling(s.tries.cause)
 		s.tries.ask(m.asked) // the first poll's wait
-		return s.act(follow(facts{after: afterSwitched, stalled: s.stallSpent()}))
+		return s.act(follow(&facts{after: afterSwitched, stalled: s.stallSpent()}))
 	case moveAttempt:
 		if m.free {
 			s.tries.progress()

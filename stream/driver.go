@@ -117,11 +117,11 @@ func (s *Stream) step() {
 	default:
 		r = s.run(s.phase)
 	}
-	if r.failed {
-		s.enter(s.handle(classify(r.fail.op, r.fail.err, s.situation(r.fail)), r.fail))
+	if f := r.fail; f != nil {
+		s.enter(s.handle(classify(f.op, f.err, s.situation(*f)), *f))
 		return
 	}
-	s.enter(s.act(follow(r.facts)))
+	s.enter(s.act(follow(&r.facts)))
 }
 
 // enter makes p the stream's phase. It is the one place the phase changes.
@@ -151,15 +151,15 @@ func (s *Stream) situation(f failure) situation {
 }
 
 // report is what a step found: a failed call (or a leg's end), or the
-// facts follow reads.
+// facts follow reads. A failure is held by pointer so that a report of
+// facts, one per event, stays small.
 type report struct {
-	failed bool
-	fail   failure
-	facts  facts
+	fail  *failure // nil unless the step failed
+	facts facts
 }
 
 // failedWith reports a failed call.
-func failedWith(f failure) report { return report{failed: true, fail: f} }
+func failedWith(f failure) report { return report{fail: &f} }
 
 // found reports the facts of a step.
 func found(f facts) report { return report{facts: f} }
@@ -307,7 +307,7 @@ func (s *Stream) read() report {
 	}
 	arrived := facts{after: afterArrive, gapOpen: s.gap.open, event: ev}
 	arrived.halting = s.gap.open && s.wouldHalt(ev)
-	if follow(arrived).kind != moveDeliver {
+	if follow(&arrived).kind != moveDeliver {
 		return found(arrived)
 	}
 	how := foldStale

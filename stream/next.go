@@ -174,7 +174,7 @@ type move struct {
 
 // follow decides what follows a step, from its facts alone (see the table
 // above). It is pure.
-func follow(f facts) move {
+func follow(f *facts) move {
 	if f.err != nil {
 		return move{kind: moveEnd, err: f.err}
 	}
@@ -233,7 +233,7 @@ func follow(f facts) move {
 
 // afterNews is follow's rule after a step that delivered what the server
 // sent: an event, a fetch, a poll or a resume.
-func afterNews(f facts) move {
+func afterNews(f *facts) move {
 	switch {
 	case f.answered:
 		return move{kind: moveDone}

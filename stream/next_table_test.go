@@ -83,7 +83,7 @@ func TestFollowDecidesEachRow(t *testing.T) {
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			got := follow(r.f)
+			got := follow(&r.f)
 			require.Equal(t, r.want.kind, got.kind)
 			require.Equal(t, r.want, got)
 		})
