@@ -79,10 +79,6 @@
 // [Ledger.ReconcileSnapshot]; when a connection that replays nothing starts
 // (the stream of a reply), close it ([Ledger.CloseReplayWindow]). A get-task
 // result closes a gap: fold it with [Ledger.Reconcile] as authoritative.
-// [Ledger.Covers], [Ledger.ChangesStatus] and [Ledger.Pending] answer the
-// questions a driver asks on the way: whether a snapshot closes the gap,
-// whether an event would move the task on, and whether one event may yield
-// several deltas.
 //
 // A stream resumed from a checkpoint starts from [Resume]: a ledger seeded
 // with the task as the application holds it, which it never delivers.

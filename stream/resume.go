@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/dedupe"
+	"github.com/a2astream/a2astream/internal/ledger"
 )
 
 // Resume follows the task of cp again, from where the application that
@@ -126,7 +126,7 @@ func (s *Stream) resume() report {
 	}
 	s.unfetched = unfetched(s.resuming, t)
 	s.resuming = nil
-	s.ledger = dedupe.Resume(seed, delivered, shown)
+	s.ledger = ledger.Resume(seed, delivered, shown)
 	s.deliverFetched(t, true)
 	s.placeReplaced(replaced)
 	return found(s.newsFacts(afterResume))
@@ -155,7 +155,7 @@ func provesNotReceived(t *a2a.Task, reply *a2a.Message) bool {
 // IDs of the messages cp holds that t does not list (they were handed
 // over, and are never handed over again), the statuses cp says were
 // shown at the newest time, with their messages as t holds them, for the
-// ledger to know a replay of them (see dedupe.Resume), and the IDs of the
+// ledger to know a replay of them (see ledger.Resume), and the IDs of the
 // artifacts cp holds that t lists and the seed leaves out, in the order
 // the application holds them: folding t adds them last, and placeReplaced
 // puts them back in their place.

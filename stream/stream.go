@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/dedupe"
+	"github.com/a2astream/a2astream/internal/ledger"
 	"github.com/a2astream/a2astream/terminal"
 )
 
@@ -38,7 +38,7 @@ type Stream struct {
 	taskID string       // the task, once known
 	v      a2a.Version
 	nego   bool // the version may still be negotiated down
-	ledger *dedupe.Ledger
+	ledger *ledger.Ledger
 	err    error
 
 	// seen is what the events yielded hold: the substance of Checkpoint.
@@ -84,7 +84,7 @@ type delivery struct {
 // newStream returns a stream of c with opts applied for it; a stream whose
 // options are refused has ended with the refusal.
 func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
-	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: dedupe.New(), phase: phaseBegin, route: streamingRoute()}
+	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: ledger.New(), phase: phaseBegin, route: streamingRoute()}
 	cfg, err := c.configWith(opts)
 	if err != nil {
 		s.enter(s.end(err))

@@ -20,6 +20,10 @@ const module = "github.com/a2astream/a2astream"
 // imports) but never each other.
 var leaves = []string{"terminal", "dedupe", "reconnect", "hitl"}
 
+// leafInternals names the internal package a leaf wraps, if any: the leaf
+// exports what applications need, and stream uses the rest.
+var leafInternals = map[string]string{"dedupe": "internal/ledger"}
+
 // thirdParty lists the only non-module, non-standard imports allowed in
 // library (non-test) code.
 var thirdParty = []string{"github.com/google/uuid"}
@@ -115,9 +119,20 @@ func TestImportDirection(t *testing.T) {
 		}
 	}
 	for _, leaf := range leaves {
+		own := leafInternals[leaf]
 		for imp := range deps(g, leaf) {
-			if imp != "a2a" && !deps(g, "a2a")[imp] {
+			if imp != "a2a" && !deps(g, "a2a")[imp] && imp != own && !deps(g, own)[imp] {
 				t.Errorf("leaf %s depends on %s; leaves may depend on a2a only", leaf, imp)
+			}
+		}
+	}
+	// A leaf's own internal package is held to the leaves' rule.
+	for leaf, own := range leafInternals {
+		_, ok := g[own]
+		require.True(t, ok, "package %s (the internals of %s) not found; the check would be vacuous", own, leaf)
+		for imp := range deps(g, own) {
+			if imp != "a2a" && !deps(g, "a2a")[imp] {
+				t.Errorf("%s, the internals of leaf %s, depends on %s; it may depend on a2a only", own, leaf, imp)
 			}
 		}
 	}

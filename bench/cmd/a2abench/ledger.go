@@ -105,7 +105,7 @@ func ledgerCost(cfg *config, w io.Writer) error {
 	cfg.res.ledger = fig
 
 	fmt.Fprintf(w, "## 6. The ledger's cost per event\n\n")
-	fmt.Fprintf(w, "Live artifact-update events folded by dedupe.Ledger.Apply, as dedupe's BenchmarkLedger/live does: %s events into a fresh ledger, "+
+	fmt.Fprintf(w, "Live artifact-update events folded by dedupe.Ledger.Apply, as internal/ledger's BenchmarkLedger/live does: %s events into a fresh ledger, "+
 		"either all on one artifact (the first opens it, the others append a text part) or each opening one of %s artifacts. "+
 		"Each run folds them into %d fresh ledgers, from a collected heap; the events are copied before the clock starts (Apply takes "+
 		"ownership of its event). Medians of %d interleaved rounds after one warm-up round; ×first is the median of the per-round ratios.\n\n",

@@ -1,0 +1,286 @@
+package ledger
+
+import (
+	"hash/maphash"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// maxRetiredParts bounds the part hashes the ledger keeps of the replaced
+// versions of one artifact (8 bytes each, so 512 KiB). Past it the oldest
+// versions are forgotten: a server that later replays one of those has it
+// taken as a real replacement.
+const maxRetiredParts = 1 << 16
+
+// artifacts indexes the assembled task's artifacts by ID and keeps, for
+// each, what replay detection needs: the versions it replaced, and its replay
+// cursor.
+//
+// The records are held by value, states[i] for the task's Artifacts[i], so
+// that a new artifact costs a map entry and no allocation of its own: an
+// event that opens an artifact costs about what an append to one does.
+type artifacts struct {
+	seed   maphash.Seed
+	byID   map[string]int // index in the assembled task's Artifacts and in states
+	states []artifactState
+	epoch  int // the replay window's number; cursors of older windows are void
+}
+
+// artifactState is the ledger's record of one artifact. A pointer to one
+// (from lookup or add) is valid until the next add.
+type artifactState struct {
+	// old holds the part hashes of the versions replaced; nil until an
+	// append:false (or a healing snapshot) replaces one, so that the record
+	// of an artifact never replaced stays small.
+	old *retiredParts
+	cur cursor
+}
+
+// retiredParts is the part hashes of each version of an artifact that an
+// append:false (or a healing snapshot) replaced, oldest first.
+type retiredParts struct {
+	versions [][]uint64
+	n        int // hashes over all versions
+}
+
+// retired returns the part hashes of the versions replaced, oldest first.
+func (st *artifactState) retired() [][]uint64 {
+	if st.old == nil {
+		return nil
+	}
+	return st.old.versions
+}
+
+// cursor is how far a replay has reached in an artifact: in its current
+// version (verCurrent), in a retired one (ver >= 0), or in a version held
+// pending (verPending).
+type cursor struct {
+	epoch int
+	ver   int
+	pos   int
+	// after is the place in time (a retired index, or len(retired) for the
+	// current version) of the last version matched in this window, -1 if
+	// none: a version held pending comes after it.
+	after int
+}
+
+const (
+	verCurrent = -1
+	verPending = -2
+)
+
+func newArtifacts(seed maphash.Seed) artifacts {
+	return artifacts{seed: seed, byID: map[string]int{}}
+}
+
+// newWindow voids every replay cursor.
+func (as *artifacts) newWindow() { as.epoch++ }
+
+// lookup returns the artifact held with this ID and its state, or nils.
+func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
+	i, ok := as.byID[id]
+	if !ok {
+		return nil, nil
+	}
+	return &t.Artifacts[i], &as.states[i]
+}
+
+// lookupAt is lookup for the artifact at index i of a whole task: a server
+// lists its artifacts in the order it made them, as the ledger holds them,
+// so the artifact held at i is tried before the index, which a poll of a
+// task of many artifacts would otherwise hash every ID of.
+func (as *artifacts) lookupAt(t *a2a.Task, i int, id string) (*a2a.Artifact, *artifactState) {
+	if i < len(t.Artifacts) && t.Artifacts[i].ID == id {
+		return &t.Artifacts[i], &as.states[i]
+	}
+	return as.lookup(t, id)
+}
+
+// add appends a new artifact to t.
+func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
+	i := len(t.Artifacts)
+	t.Artifacts = append(t.Artifacts, a)
+	as.states = append(as.states, artifactState{})
+	as.byID[a.ID] = i
+	return &as.states[i]
+}
+
+// replace puts a new version in place of the held one, remembering the part
+// hashes of the old one. Callers set the artifact's cursor afterwards: the
+// retired versions it may point into can shift here.
+func (as *artifacts) replace(st *artifactState, held *a2a.Artifact, next a2a.Artifact) {
+	if n := len(held.Parts); n > 0 && n <= maxRetiredParts {
+		hs := make([]uint64, n)
+		for i := range held.Parts {
+			hs[i] = hashPart(as.seed, &held.Parts[i])
+		}
+		if st.old == nil {
+			st.old = &retiredParts{}
+		}
+		r := st.old
+		r.versions = append(r.versions, hs)
+		r.n += n
+		for r.n > maxRetiredParts {
+			r.n -= len(r.versions[0])
+			r.versions[0] = nil
+			r.versions = r.versions[1:]
+		}
+	}
+	*held = next
+}
+
+// cursorOf returns the artifact's replay cursor in the current window; a
+// cursor not set in this window starts at the current version's first part.
+func (as *artifacts) cursorOf(st *artifactState) cursor {
+	if st.cur.epoch != as.epoch {
+		return cursor{epoch: as.epoch, ver: verCurrent, after: -1}
+	}
+	return st.cur
+}
+
+// reachedCurrent reports whether the replay of this window has reached the
+// artifact's current version: whatever version comes after it is new.
+func (as *artifacts) reachedCurrent(st *artifactState) bool {
+	return as.anchored(st) && st.cur.after >= len(st.retired())
+}
+
+// anchored reports whether the artifact's cursor was set in this window.
+func (as *artifacts) anchored(st *artifactState) bool { return st.cur.epoch == as.epoch }
+
+func (as *artifacts) setCursor(st *artifactState, ver, pos int) {
+	after := -1
+	switch {
+	case ver == verPending:
+		after = as.cursorOf(st).after
+	case ver == verCurrent:
+		after = len(st.retired())
+	default:
+		after = ver
+	}
+	st.cur = cursor{epoch: as.epoch, ver: ver, pos: pos, after: after}
+}
+
+// open appends a new artifact to t, its cursor after its parts.
+func (as *artifacts) open(t *a2a.Task, a a2a.Artifact) {
+	st := as.add(t, a)
+	as.setCursor(st, verCurrent, len(a.Parts))
+}
+
+// replaceCurrent puts next in place of held, the artifact's current
+// version, and its cursor after next's parts.
+func (as *artifacts) replaceCurrent(st *artifactState, held *a2a.Artifact, next a2a.Artifact) {
+	as.replace(st, held, next)
+	as.setCursor(st, verCurrent, len(held.Parts))
+}
+
+// fold folds an append into held; inWindow, the cursor goes after every
+// part held, since what follows in the window comes after them.
+func (as *artifacts) fold(st *artifactState, held *a2a.Artifact, u *a2a.ArtifactUpdate, inWindow bool) {
+	held.Apply(u)
+	if inWindow {
+		as.setCursor(st, verCurrent, len(held.Parts))
+	}
+}
+
+// record is what the ledger holds of one artifact, and where its replay
+// stands in this window: what a decision asks of it.
+type record struct {
+	held     *a2a.Artifact // nil when the ledger holds no artifact with the ID
+	st       *artifactState
+	cur      cursor // the replay cursor in this window (cursorOf)
+	anchored bool   // the cursor was set in this window
+	reached  bool   // the replay reached the current version
+	// The version an append:false starts again (matchReplay), when asked.
+	replays   bool
+	replayVer int
+}
+
+// find sets r to the record of the artifact with this ID in t (r.held
+// nil when there is none). Where the replay stands (the cursor, anchored,
+// reached) is set only inWindow, since outside the window no decision asks;
+// with match, it also says which version parts, an append:false's, starts
+// again.
+func (as *artifacts) find(r *record, t *a2a.Task, id string, parts []a2a.Part, inWindow, match bool) {
+	a, st := as.lookup(t, id)
+	if a == nil {
+		return
+	}
+	*r = record{held: a, st: st}
+	if inWindow {
+		r.cur, r.anchored, r.reached = as.cursorOf(st), as.anchored(st), as.reachedCurrent(st)
+	}
+	if match {
+		r.replayVer, r.replays = as.matchReplay(st, a, parts)
+	}
+}
+
+// matchRetired returns the first retired version of which parts is a
+// prefix, or -1.
+func (as *artifacts) matchRetired(st *artifactState, parts []a2a.Part) int {
+	if len(st.retired()) == 0 || len(parts) == 0 {
+		return -1
+	}
+	hs := as.hashes(parts)
+	for v := range st.retired() {
+		if hashPrefix(hs, st.retired()[v]) {
+			return v
+		}
+	}
+	return -1
+}
+
+// matchReplay finds the version that an append:false replayed in this
+// window starts again, in the order the agent made them: the retired ones,
+// then the current one. A replay moves forward: once the cursor is in a
+// version, the next append:false starts a later one, or restarts the same
+// one with at least the parts replayed so far (an agent may send the same
+// replacement twice, or replace with the whole text so far each time, which
+// the ledger may hold as one version grown by a snapshot). It returns the
+// version (a retired index, or verCurrent), or ok false.
+func (as *artifacts) matchReplay(st *artifactState, held *a2a.Artifact, parts []a2a.Part) (ver int, ok bool) {
+	c := as.cursorOf(st)
+	n := len(st.retired())
+	at := func(v int) int { // the version's place in time
+		if v == verCurrent {
+			return n
+		}
+		return v
+	}
+	from, repeat := 0, -1
+	if as.anchored(st) {
+		from = c.after + 1
+		if c.ver != verPending {
+			repeat = at(c.ver)
+		}
+	}
+	var hs []uint64
+	matches := func(i int) bool {
+		if i == n {
+			return isPrefix(parts, held.Parts)
+		}
+		if hs == nil {
+			hs = as.hashes(parts)
+		}
+		return hashPrefix(hs, st.retired()[i])
+	}
+	if repeat >= 0 && len(parts) >= c.pos && matches(repeat) {
+		return c.ver, true
+	}
+	for i := from; i <= n; i++ {
+		if matches(i) {
+			if i == n {
+				return verCurrent, true
+			}
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (as *artifacts) hashes(parts []a2a.Part) []uint64 {
+	hs := make([]uint64, len(parts))
+	for i := range parts {
+		hs[i] = hashPart(as.seed, &parts[i])
+	}
+	return hs
+}
