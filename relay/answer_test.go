@@ -155,8 +155,8 @@ func TestBadRequestsGet4xxWithAJSONError(t *testing.T) {
 
 func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
 	for _, h := range []*relay.Handler{
-		relay.NewHandler(nil, func(*http.Request) (string, bool) { return "k", true }),
-		relay.NewHandler(relay.NewMemoryStore(), nil),
+		newHandler(t, nil, func(*http.Request) (string, bool) { return "k", true }),
+		newHandler(t, newMemoryStore(t), nil),
 	} {
 		code, out := doJSON(t, a2atest.NewClient(h), http.MethodGet, "http://relay.test/s/k/events")
 		require.Equal(t, http.StatusInternalServerError, code)
@@ -172,7 +172,7 @@ func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
 func TestAnswerToAPromptOfAnotherEpochGets410(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		ask := func(question string) relay.Log {
 			l, err := store.Open(ctx, "k")
 			require.NoError(t, err)
@@ -189,7 +189,7 @@ func TestAnswerToAPromptOfAnotherEpochGets410(t *testing.T) {
 		require.NotEqual(t, old, now.Epoch())
 
 		mux := http.NewServeMux()
-		mux.Handle("/s/{key}/", relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }))
+		mux.Handle("/s/{key}/", newHandler(t, store, func(*http.Request) (string, bool) { return "k", true }))
 		client := a2atest.NewClient(mux)
 		post := func(key string, body map[string]any) int {
 			b, err := json.Marshal(body)

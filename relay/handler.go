@@ -171,7 +171,7 @@ type Handler struct {
 
 // NewHandler returns a Handler for the streams of store that key names.
 // With a nil store or key, the Handler answers every request with 500.
-func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
+func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, error) {
 	cfg := defaultHandlerConfig()
 	for _, o := range opts {
 		if o != nil {
@@ -182,7 +182,7 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
 	for _, o := range cfg.trusted {
 		_ = origin.AddTrustedOrigin(o) // checked by WithTrustedOrigins
 	}
-	return &Handler{store: store, key: key, cfg: cfg, origin: origin}
+	return &Handler{store: store, key: key, cfg: cfg, origin: origin}, nil
 }
 
 // ServeHTTP implements http.Handler.

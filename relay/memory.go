@@ -66,14 +66,14 @@ func WithRetention(bytes int) StoreOption {
 }
 
 // NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore(opts ...StoreOption) *MemoryStore {
+func NewMemoryStore(opts ...StoreOption) (*MemoryStore, error) {
 	cfg := defaultStoreConfig()
 	for _, o := range opts {
 		if o != nil {
 			o.applyStore(&cfg)
 		}
 	}
-	return &MemoryStore{cfg: cfg, logs: map[string]*memoryLog{}}
+	return &MemoryStore{cfg: cfg, logs: map[string]*memoryLog{}}, nil
 }
 
 // Open returns the log of the stream with this key, creating an empty one,

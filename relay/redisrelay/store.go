@@ -22,12 +22,12 @@ type store struct {
 // serves the same streams makes its own with the same [WithPrefix]; they
 // share the logs through Redis. The store is safe for concurrent use and
 // holds nothing but the client, which the caller keeps and closes.
-func New(client redis.UniversalClient, opts ...Option) relay.Store {
+func New(client redis.UniversalClient, opts ...Option) (relay.Store, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	return &store{client: client, cfg: cfg, scripts: newScripts()}
+	return &store{client: client, cfg: cfg, scripts: newScripts()}, nil
 }
 
 // keys names the Redis keys of one log; they share the hash tag
