@@ -153,15 +153,23 @@ func TestBadRequestsGet4xxWithAJSONError(t *testing.T) {
 	})
 }
 
-func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
-	for _, h := range []*relay.Handler{
-		newHandler(t, nil, func(*http.Request) (string, bool) { return "k", true }),
-		newHandler(t, newMemoryStore(t), nil),
+// NewHandler refuses a nil store or key; a Handler it did not make (the
+// zero Handler) answers every request with 500.
+func TestHandlerWithoutStoreOrKeyIsRefusedAndTheZeroHandlerAnswers500(t *testing.T) {
+	for _, c := range []struct {
+		store relay.Store
+		key   relay.KeyFunc
+	}{
+		{nil, func(*http.Request) (string, bool) { return "k", true }},
+		{newMemoryStore(t), nil},
 	} {
-		code, out := doJSON(t, a2atest.NewClient(h), http.MethodGet, "http://relay.test/s/k/events")
-		require.Equal(t, http.StatusInternalServerError, code)
-		require.NotEmpty(t, out["error"])
+		h, err := relay.NewHandler(c.store, c.key)
+		require.ErrorIs(t, err, relay.ErrInvalidOption)
+		require.Nil(t, h)
 	}
+	code, out := doJSON(t, a2atest.NewClient(&relay.Handler{}), http.MethodGet, "http://relay.test/s/k/events")
+	require.Equal(t, http.StatusInternalServerError, code)
+	require.NotEmpty(t, out["error"])
 }
 
 // An answer posted by a page of a log that was lost and made afresh names
