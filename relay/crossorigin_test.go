@@ -159,6 +159,8 @@ func TestSameOriginPostsAreAccepted(t *testing.T) {
 // may not.
 func TestTrustedOriginMayPostFromAnotherSite(t *testing.T) {
 	trusted := relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")
+	_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "k", true }, trusted)
+	require.NoError(t, err)
 	for _, rt := range postRoutes {
 		t.Run(rt.route, func(t *testing.T) {
 			p := newPostRig(t, trusted)

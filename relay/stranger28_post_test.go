@@ -194,6 +194,8 @@ func TestStranger28TrustedOrigins(t *testing.T) {
 		require.ErrorIs(t, err, relay.ErrInvalidOption, "WithTrustedOrigins(%q)", bad)
 	}
 	opt := relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")
+	_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "a", true }, opt)
+	require.NoError(t, err)
 
 	cases := []struct {
 		hdr  map[string]string
