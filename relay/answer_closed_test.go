@@ -81,7 +81,7 @@ func TestAnswerIsTakenOnlyWhileItsQuestionIsOpen(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := t.Context()
-			st := relay.NewMemoryStore()
+			st := newMemoryStore(t)
 			l, err := st.Open(ctx, "k")
 			require.NoError(t, err)
 			f, err := l.Acquire(ctx, "driver", time.Hour)
@@ -108,7 +108,7 @@ func TestAnswerIsTakenOnlyWhileItsQuestionIsOpen(t *testing.T) {
 func postAnswer(t *testing.T, st relay.Store, body string) int {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(st, func(*http.Request) (string, bool) { return "k", true }))
+	mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }))
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, "http://relay.test/s/k/answer", strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")

@@ -28,7 +28,7 @@ func FuzzAnswerPost(f *testing.F) {
 	f.Add("application/json", "k", "", `{"prompt":2.5,"text":"\u2028"}`)
 	f.Fuzz(func(t *testing.T, contentType, key, origin, body string) {
 		ctx := context.Background()
-		st := relay.NewMemoryStore()
+		st := newMemoryStore(t)
 		l, err := st.Open(ctx, "k")
 		require.NoError(t, err)
 		fence, err := l.Acquire(ctx, "driver", time.Hour)
@@ -36,7 +36,7 @@ func FuzzAnswerPost(f *testing.F) {
 		require.NoError(t, l.Append(ctx, fence,
 			relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"input-required"}`)},
 			relay.Entry{Seq: 2, Name: relay.EventInput, Data: []byte(`{"prompt":2,"text":"Which city?"}`)}))
-		h := relay.NewHandler(st, func(*http.Request) (string, bool) { return "k", true })
+		h := newHandler(t, st, func(*http.Request) (string, bool) { return "k", true })
 
 		req := httptest.NewRequest(http.MethodPost, "http://relay.test/s/k/answer", strings.NewReader(body))
 		for name, v := range map[string]string{"Content-Type": contentType, "Idempotency-Key": key, "Origin": origin} {

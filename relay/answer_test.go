@@ -153,15 +153,23 @@ func TestBadRequestsGet4xxWithAJSONError(t *testing.T) {
 	})
 }
 
-func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
-	for _, h := range []*relay.Handler{
-		relay.NewHandler(nil, func(*http.Request) (string, bool) { return "k", true }),
-		relay.NewHandler(relay.NewMemoryStore(), nil),
+// NewHandler refuses a nil store or key; a Handler it did not make (the
+// zero Handler) answers every request with 500.
+func TestHandlerWithoutStoreOrKeyIsRefusedAndTheZeroHandlerAnswers500(t *testing.T) {
+	for _, c := range []struct {
+		store relay.Store
+		key   relay.KeyFunc
+	}{
+		{nil, func(*http.Request) (string, bool) { return "k", true }},
+		{newMemoryStore(t), nil},
 	} {
-		code, out := doJSON(t, a2atest.NewClient(h), http.MethodGet, "http://relay.test/s/k/events")
-		require.Equal(t, http.StatusInternalServerError, code)
-		require.NotEmpty(t, out["error"])
+		h, err := relay.NewHandler(c.store, c.key)
+		require.ErrorIs(t, err, relay.ErrInvalidOption)
+		require.Nil(t, h)
 	}
+	code, out := doJSON(t, a2atest.NewClient(&relay.Handler{}), http.MethodGet, "http://relay.test/s/k/events")
+	require.Equal(t, http.StatusInternalServerError, code)
+	require.NotEmpty(t, out["error"])
 }
 
 // An answer posted by a page of a log that was lost and made afresh names
@@ -172,7 +180,7 @@ func TestHandlerWithoutStoreOrKeyAnswers500(t *testing.T) {
 func TestAnswerToAPromptOfAnotherEpochGets410(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		ask := func(question string) relay.Log {
 			l, err := store.Open(ctx, "k")
 			require.NoError(t, err)
@@ -189,7 +197,7 @@ func TestAnswerToAPromptOfAnotherEpochGets410(t *testing.T) {
 		require.NotEqual(t, old, now.Epoch())
 
 		mux := http.NewServeMux()
-		mux.Handle("/s/{key}/", relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }))
+		mux.Handle("/s/{key}/", newHandler(t, store, func(*http.Request) (string, bool) { return "k", true }))
 		client := a2atest.NewClient(mux)
 		post := func(key string, body map[string]any) int {
 			b, err := json.Marshal(body)

@@ -55,14 +55,14 @@ type postRig struct {
 func newPostRig(t *testing.T, opts ...relay.HandlerOption) *postRig {
 	t.Helper()
 	ctx := t.Context()
-	st := &countingStore{MemoryStore: relay.NewMemoryStore()}
+	st := &countingStore{MemoryStore: newMemoryStore(t)}
 	l, err := st.MemoryStore.Open(ctx, "k")
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
 	require.NoError(t, l.Append(ctx, f, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
+	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
 	return &postRig{store: st, client: a2atest.NewClient(mux)}
 }
 
@@ -158,7 +158,8 @@ func TestSameOriginPostsAreAccepted(t *testing.T) {
 // An origin the application trusts may post from another site; others
 // may not.
 func TestTrustedOriginMayPostFromAnotherSite(t *testing.T) {
-	trusted, err := relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")
+	trusted := relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")
+	_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "k", true }, trusted)
 	require.NoError(t, err)
 	for _, rt := range postRoutes {
 		t.Run(rt.route, func(t *testing.T) {
@@ -176,8 +177,9 @@ func TestTrustedOriginMayPostFromAnotherSite(t *testing.T) {
 
 func TestWithTrustedOriginsRefusesWhatIsNotAnOrigin(t *testing.T) {
 	for _, origin := range []string{"", "app.example", "https://", "https://app.example/", "https://app.example/chat", "https://app.example?x=1", "https://app.example#top", "*", "null"} {
-		opt, err := relay.WithTrustedOrigins("https://app.example", origin)
+		h, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "k", true },
+			relay.WithTrustedOrigins("https://app.example", origin))
 		require.ErrorIs(t, err, relay.ErrInvalidOption, "%q", origin)
-		require.Nil(t, opt)
+		require.Nil(t, h)
 	}
 }

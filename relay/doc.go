@@ -28,6 +28,10 @@
 //   - [Screen] is what a browser shows: the fold of the events. A snapshot
 //     is a Screen as JSON.
 //
+// [NewHandler], [NewMemoryStore], [Drive] and [Run] check their options
+// before they do anything: a bad value is refused with an error that wraps
+// [ErrInvalidOption], never clamped or ignored.
+//
 // # The events
 //
 // Each entry is one SSE event: its name is the entry's Name and its data

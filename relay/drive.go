@@ -42,12 +42,14 @@ var ErrNoStream = errors.New("relay: the StartFunc returned no stream")
 // a cancel was requested (Drive then cancels the task with Stream.Cancel).
 type StartFunc func(ctx context.Context, opts ...stream.Option) *stream.Stream
 
-// DriveOption configures Drive.
-type DriveOption interface{ applyDrive(*driveConfig) }
+// DriveOption configures Drive (and Run, through WithDrive). Drive refuses
+// a bad value, and a nil DriveOption, with an error that wraps
+// ErrInvalidOption. When an option is given twice, the last one wins.
+type DriveOption interface{ applyDrive(*driveConfig) error }
 
-type driveOptionFunc func(*driveConfig)
+type driveOptionFunc func(*driveConfig) error
 
-func (f driveOptionFunc) applyDrive(c *driveConfig) { f(c) }
+func (f driveOptionFunc) applyDrive(c *driveConfig) error { return f(c) }
 
 type driveConfig struct {
 	snapEntries int  // entries between snapshots
@@ -65,35 +67,48 @@ func defaultDriveConfig() driveConfig {
 		logger: slog.New(slog.DiscardHandler)}
 }
 
+// applyDriveOptions applies opts to cfg, and returns every refusal.
+func applyDriveOptions(cfg *driveConfig, opts []DriveOption) error {
+	return applyOptions("DriveOption", opts, func(o DriveOption) error { return o.applyDrive(cfg) })
+}
+
 // WithSnapshotEvery sets how often Drive saves a snapshot: after this many
 // entries, or once the entries since the last snapshot hold this many
 // bytes or as many as that snapshot, whichever comes first (1024 entries
 // and 1 MiB by default). The snapshot grows with the screen, so the byte
 // rule keeps the cost of all snapshots linear in the answer's size.
-// Values of 0 or less keep the defaults.
+// A count or a size of 0 or less is refused.
 func WithSnapshotEvery(entries, bytes int) DriveOption {
-	return driveOptionFunc(func(c *driveConfig) {
-		if entries > 0 {
-			c.snapEntries = entries
+	return driveOptionFunc(func(c *driveConfig) error {
+		var errs []error
+		if entries <= 0 {
+			errs = append(errs, invalidOption("WithSnapshotEvery: the entries must be positive, not %d", entries))
 		}
-		if bytes > 0 {
-			c.snapBytes = bytes
+		if bytes <= 0 {
+			errs = append(errs, invalidOption("WithSnapshotEvery: the bytes must be positive, not %d", bytes))
 		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		c.snapEntries, c.snapBytes = entries, bytes
+		return nil
 	})
 }
 
 // WithMaxSnapshot bounds the snapshots Drive saves, in bytes of text and
-// panes (1 MiB by default; 0 or less keeps the default). While the screen
-// is bigger, Drive saves none: the log cannot trim past the last snapshot,
-// so the store keeps the entries after it, and a reader sent away with
-// EventGone replays them, in pages, after that snapshot. The bound keeps
-// the driver's memory (it builds each snapshot in memory) and the gone
-// event's size independent of the answer's size.
+// panes (1 MiB by default; a bound of 0 or less is refused). While the
+// screen is bigger, Drive saves none: the log cannot trim past the last
+// snapshot, so the store keeps the entries after it, and a reader sent
+// away with EventGone replays them, in pages, after that snapshot. The
+// bound keeps the driver's memory (it builds each snapshot in memory) and
+// the gone event's size independent of the answer's size.
 func WithMaxSnapshot(bytes int) DriveOption {
-	return driveOptionFunc(func(c *driveConfig) {
-		if bytes > 0 {
-			c.maxSnap = bytes
+	return driveOptionFunc(func(c *driveConfig) error {
+		if bytes <= 0 {
+			return invalidOption("WithMaxSnapshot: the bound must be positive, not %d", bytes)
 		}
+		c.maxSnap = bytes
+		return nil
 	})
 }
 
@@ -102,30 +117,41 @@ func WithMaxSnapshot(bytes int) DriveOption {
 // log keeps the entries of the last interval between snapshots for readers
 // that reconnect, and readers from before it get EventGone.
 func WithoutTrim() DriveOption {
-	return driveOptionFunc(func(c *driveConfig) { c.trim = false })
+	return driveOptionFunc(func(c *driveConfig) error { c.trim = false; return nil })
 }
+
+// minChunk is the smallest size WithChunkSize takes: below it, an entry
+// would be mostly the overhead of its JSON and its event.
+const minChunk = 64
 
 // WithChunkSize bounds the text of one entry, in bytes (16 KiB by
 // default): longer text, a person's answer included, is split into entries
-// that append to the same pane, at character boundaries. Values below 64
-// count as 64.
+// that append to the same pane, at character boundaries. A size below 64
+// is refused.
 func WithChunkSize(bytes int) DriveOption {
-	return driveOptionFunc(func(c *driveConfig) { c.chunk = max(bytes, 64) })
+	return driveOptionFunc(func(c *driveConfig) error {
+		if bytes < minChunk {
+			return invalidOption("WithChunkSize: the size must be at least %d, not %d", minChunk, bytes)
+		}
+		c.chunk = bytes
+		return nil
+	})
 }
 
 // WithLogger sets the logger that gets the whole error of a stream that
 // ended in one: at Info when the task ended so (failed, canceled, ...), at
 // Warn when the agent could not be reached or read. The default discards
-// everything, as a nil logger does. The browsers are shown a kind and a
+// everything; a nil logger is refused. The browsers are shown a kind and a
 // text meant for people (see FailureData), never the error itself: its text
 // names the agent's URL, which is the backend's business. The stream's own texts redact credentials (see
 // stream.WithLogger); the host, port and path stay, for the operator.
 func WithLogger(l *slog.Logger) DriveOption {
-	return driveOptionFunc(func(c *driveConfig) {
+	return driveOptionFunc(func(c *driveConfig) error {
 		if l == nil {
-			l = slog.New(slog.DiscardHandler)
+			return invalidOption("WithLogger: the logger is nil")
 		}
 		c.logger = l
+		return nil
 	})
 }
 
@@ -165,12 +191,22 @@ func WithLogger(l *slog.Logger) DriveOption {
 // returns ErrEnded.
 //
 // Drive does not renew fence's lease; the caller does.
+//
+// Drive refuses a nil log or start, a nil option and an option's bad
+// value with an error that wraps ErrInvalidOption, before it reads the
+// log or starts anything.
 func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...DriveOption) error {
+	var errs []error
+	if log == nil {
+		errs = append(errs, invalidOption("Drive: a nil Log"))
+	}
+	if start == nil {
+		errs = append(errs, invalidOption("Drive: a nil StartFunc"))
+	}
 	cfg := defaultDriveConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.applyDrive(&cfg)
-		}
+	errs = append(errs, applyDriveOptions(&cfg, opts))
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	return drive(ctx, log, fence, start, cfg)
 }

@@ -28,7 +28,7 @@ func BenchmarkDrivePerEvent(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		log, err := relay.NewMemoryStore().Open(context.Background(), "k")
+		log, err := newMemoryStore(b).Open(context.Background(), "k")
 		if err != nil {
 			b.Fatal(err)
 		}

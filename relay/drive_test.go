@@ -120,7 +120,7 @@ func TestSnapshotIsTheScreenAfterItsSeq(t *testing.T) {
 func TestDriveContinuesNumberingFromTheTail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log, err := store.Open(ctx, "k")
 		require.NoError(t, err)
 		old, err := log.Acquire(ctx, "replica-1", time.Second)
@@ -220,7 +220,7 @@ func TestDriveOnAStreamThatEndedStartsNothing(t *testing.T) {
 
 func TestDriveWithAStartFuncThatReturnsNoStreamFails(t *testing.T) {
 	ctx := t.Context()
-	log, err := relay.NewMemoryStore().Open(ctx, "k")
+	log, err := newMemoryStore(t).Open(ctx, "k")
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "d", time.Minute)
 	require.NoError(t, err)

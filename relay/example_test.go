@@ -32,7 +32,11 @@ func Example() {
 
 	// The driver: one per stream, holding the stream's lease.
 	ctx := context.Background()
-	store := relay.NewMemoryStore()
+	store, err := relay.NewMemoryStore()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	log, err := store.Open(ctx, "chat-1")
 	if err != nil {
 		fmt.Println(err)
@@ -52,11 +56,16 @@ func Example() {
 
 	// The browsers' side: GET /chats/chat-1/events, POST .../answer and
 	// .../cancel.
-	mux := http.NewServeMux()
-	mux.Handle("/chats/{id}/", relay.NewHandler(store, func(r *http.Request) (string, bool) {
+	handler, err := relay.NewHandler(store, func(r *http.Request) (string, bool) {
 		id := r.PathValue("id")
 		return id, id == "chat-1" // only the streams the application made
-	}))
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/chats/{id}/", handler)
 	browser := a2atest.NewClient(mux) // an *http.Client that reaches mux in memory
 	resp, err := browser.Get("http://chat.test/chats/chat-1/events")
 	if err != nil {

@@ -71,7 +71,7 @@ func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []
 	t.Helper()
 	client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: rt}))
 	require.NoError(t, err)
-	st := relay.NewMemoryStore()
+	st := newMemoryStore(t)
 	ctx := t.Context()
 	l, err := st.Open(ctx, "k")
 	require.NoError(t, err)
@@ -81,7 +81,7 @@ func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []
 		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "plan my trip"), opts...)
 	}, opts...))
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
+	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
 	return connect(t, a2atest.NewClient(mux), "").rest()
 }
 

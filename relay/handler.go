@@ -23,76 +23,84 @@ import (
 // keys the application did not make.
 type KeyFunc func(r *http.Request) (key string, ok bool)
 
-// HandlerOption configures a Handler.
-type HandlerOption interface{ applyHandler(*handlerConfig) }
+// HandlerOption configures a Handler. NewHandler refuses a bad value, and a
+// nil HandlerOption, with an error that wraps ErrInvalidOption. When an
+// option is given twice, the last one wins, except that WithTrustedOrigins
+// adds origins.
+type HandlerOption interface{ applyHandler(*handlerConfig) error }
 
-type handlerOptionFunc func(*handlerConfig)
+type handlerOptionFunc func(*handlerConfig) error
 
-func (f handlerOptionFunc) applyHandler(c *handlerConfig) { f(c) }
+func (f handlerOptionFunc) applyHandler(c *handlerConfig) error { return f(c) }
 
 type handlerConfig struct {
 	keepAlive time.Duration
 	page      int
-	trusted   []string // origins that may post from another site
+	origin    *http.CrossOriginProtection // decides whether a POST is the page's own; WithTrustedOrigins adds to it
 	retry     time.Duration
 }
-
-// ErrInvalidOption is wrapped by the error of an option constructor that
-// refuses its value. Match it with errors.Is.
-var ErrInvalidOption = errors.New("relay: invalid option")
 
 // WithTrustedOrigins names origins, each "scheme://host[:port]" as a
 // browser sends it in the Origin header (such as "https://app.example"),
 // whose pages may post answers and cancels from another site (see
-// Handler). It fails, with an error that wraps ErrInvalidOption, for a
-// value that is not such an origin: one with a path (even "/"), a query or
-// a fragment, without a scheme or a host, "*" or "null".
-func WithTrustedOrigins(origins ...string) (HandlerOption, error) {
-	check := http.NewCrossOriginProtection()
-	for _, o := range origins {
-		if err := check.AddTrustedOrigin(o); err != nil {
-			return nil, fmt.Errorf("%w: WithTrustedOrigins: %w", ErrInvalidOption, err)
-		}
-	}
+// Handler). NewHandler refuses a value that is not such an origin: one
+// with a path (even "/"), a query or a fragment, without a scheme or a
+// host, "*" or "null". No origin at all names none.
+func WithTrustedOrigins(origins ...string) HandlerOption {
 	origins = slices.Clone(origins)
-	return handlerOptionFunc(func(c *handlerConfig) { c.trusted = append(c.trusted, origins...) }), nil
+	return handlerOptionFunc(func(c *handlerConfig) error {
+		var errs []error
+		for _, o := range origins {
+			if err := c.origin.AddTrustedOrigin(o); err != nil {
+				errs = append(errs, fmt.Errorf("%w: WithTrustedOrigins: %w", ErrInvalidOption, err))
+			}
+		}
+		return errors.Join(errs...)
+	})
 }
 
 func defaultHandlerConfig() handlerConfig {
-	return handlerConfig{keepAlive: 15 * time.Second, page: 64, retry: 2 * time.Second}
+	return handlerConfig{keepAlive: 15 * time.Second, page: 64, origin: http.NewCrossOriginProtection(), retry: 2 * time.Second}
 }
 
 // WithKeepAlive sets how long an idle event stream waits before it sends a
-// comment, so that proxies do not close it (15 s by default; 0 or less
-// keeps the default).
+// comment, so that proxies do not close it (15 s by default). A duration
+// of 0 or less is refused.
 func WithKeepAlive(d time.Duration) HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) {
-		if d > 0 {
-			c.keepAlive = d
+	return handlerOptionFunc(func(c *handlerConfig) error {
+		if d <= 0 {
+			return invalidOption("WithKeepAlive: the duration must be positive, not %s", d)
 		}
+		c.keepAlive = d
+		return nil
 	})
 }
 
 // WithPageSize sets how many entries one read of the log returns (64 by
-// default; 0 or less keeps the default). A reader holds at most one page,
-// so with the driver's chunk size it bounds the reader's memory.
+// default). A reader holds at most one page, so with the driver's chunk
+// size it bounds the reader's memory. A size of 0 or less is refused.
 func WithPageSize(n int) HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) {
-		if n > 0 {
-			c.page = n
+	return handlerOptionFunc(func(c *handlerConfig) error {
+		if n <= 0 {
+			return invalidOption("WithPageSize: the size must be positive, not %d", n)
 		}
+		c.page = n
+		return nil
 	})
 }
 
 // WithOutageRetry sets how long a client is told to wait before it tries
-// again when the store fails (2 s by default; 0 or less keeps the
-// default): EventSource's retry field, and the Retry-After header of a
-// 503, rounded up to whole seconds.
+// again when the store fails (2 s by default): EventSource's retry field,
+// in whole milliseconds, and the Retry-After header of a 503, rounded up
+// to whole seconds. A duration below a millisecond is refused: the retry
+// field would tell EventSource to reconnect at once.
 func WithOutageRetry(d time.Duration) HandlerOption {
-	return handlerOptionFunc(func(c *handlerConfig) {
-		if d > 0 {
-			c.retry = d
+	return handlerOptionFunc(func(c *handlerConfig) error {
+		if d < time.Millisecond {
+			return invalidOption("WithOutageRetry: the duration must be at least 1ms, not %s", d)
 		}
+		c.retry = d
+		return nil
 	})
 }
 
@@ -163,32 +171,36 @@ const (
 // connects again after that wait, with its Last-Event-ID. An event stream
 // the store cuts ends the same way. A Handler is safe for concurrent use.
 type Handler struct {
-	store  Store
-	key    KeyFunc
-	cfg    handlerConfig
-	origin *http.CrossOriginProtection // decides whether a POST is the page's own
+	store Store
+	key   KeyFunc
+	cfg   handlerConfig
 }
 
-// NewHandler returns a Handler for the streams of store that key names.
-// With a nil store or key, the Handler answers every request with 500.
-func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) *Handler {
+// NewHandler returns a Handler for the streams of store that key names. It
+// refuses a nil store or key, a nil option and an option's bad value with
+// an error that wraps ErrInvalidOption, and returns no Handler then.
+func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, error) {
+	var errs []error
+	if store == nil {
+		errs = append(errs, invalidOption("NewHandler: a nil Store"))
+	}
+	if key == nil {
+		errs = append(errs, invalidOption("NewHandler: a nil KeyFunc"))
+	}
 	cfg := defaultHandlerConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.applyHandler(&cfg)
-		}
+	errs = append(errs, applyOptions("HandlerOption", opts, func(o HandlerOption) error { return o.applyHandler(&cfg) }))
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	origin := http.NewCrossOriginProtection()
-	for _, o := range cfg.trusted {
-		_ = origin.AddTrustedOrigin(o) // checked by WithTrustedOrigins
-	}
-	return &Handler{store: store, key: key, cfg: cfg, origin: origin}
+	return &Handler{store: store, key: key, cfg: cfg}, nil
 }
 
 // ServeHTTP implements http.Handler.
+// A Handler not made by NewHandler (the zero Handler) answers every
+// request with 500.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.store == nil || h.key == nil {
-		httpError(w, http.StatusInternalServerError, "relay: the handler has no store or no key function")
+	if h.store == nil || h.key == nil || h.cfg.origin == nil {
+		httpError(w, http.StatusInternalServerError, "relay: the handler has no store or no key function: make it with NewHandler")
 		return
 	}
 	key, ok := h.key(r)
@@ -261,7 +273,7 @@ func acceptsEventStream(accept []string) bool {
 // page's own origin, or from a trusted one, and holds JSON. It answers the
 // request itself when not.
 func (h *Handler) ownPost(w http.ResponseWriter, r *http.Request) bool {
-	if h.origin.Check(r) != nil {
+	if h.cfg.origin.Check(r) != nil {
 		httpError(w, http.StatusForbidden, "a post from another origin")
 		return false
 	}

@@ -129,7 +129,7 @@ func relayOnce(b *testing.B, withRelay bool, opts []relay.DriveOption) (peakMiB,
 		return float64(stop()-base) / mib, 0, 0
 	}
 
-	store := relay.NewMemoryStore(relay.WithRetention(mib))
+	store := newMemoryStore(b, relay.WithRetention(mib))
 	log, err := store.Open(ctx, "k")
 	if err != nil {
 		b.Fatal(err)
@@ -141,7 +141,7 @@ func relayOnce(b *testing.B, withRelay bool, opts []relay.DriveOption) (peakMiB,
 	var wg sync.WaitGroup
 	var driveErr error
 	wg.Go(func() { driveErr = relay.Drive(ctx, log, fence, start, opts...) })
-	h := relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true })
+	h := newHandler(b, store, func(*http.Request) (string, bool) { return "k", true })
 	req, _ := http.NewRequest(http.MethodGet, "http://relay.test/events", nil)
 	resp, err := a2atest.NewClient(h).Do(req)
 	if err != nil {

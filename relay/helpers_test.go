@@ -50,12 +50,28 @@ type rigConfig struct {
 	rest bool
 }
 
+// newMemoryStore is relay.NewMemoryStore, failing t when it fails.
+func newMemoryStore(t testing.TB, opts ...relay.StoreOption) *relay.MemoryStore {
+	t.Helper()
+	st, err := relay.NewMemoryStore(opts...)
+	require.NoError(t, err)
+	return st
+}
+
+// newHandler is relay.NewHandler, failing t when it fails.
+func newHandler(t testing.TB, store relay.Store, key relay.KeyFunc, opts ...relay.HandlerOption) *relay.Handler {
+	t.Helper()
+	h, err := relay.NewHandler(store, key, opts...)
+	require.NoError(t, err)
+	return h
+}
+
 // newRig starts Drive on a fresh log of key "k", relaying the agent's
 // answer to "hello". Drive is joined in t.Cleanup, after the test's
 // context ends.
 func newRig(t *testing.T, c rigConfig) *rig {
 	t.Helper()
-	r := &rig{t: t, agent: a2atest.NewAgent(c.agent...), store: relay.NewMemoryStore(c.store...), done: make(chan struct{})}
+	r := &rig{t: t, agent: a2atest.NewAgent(c.agent...), store: newMemoryStore(t, c.store...), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	var err error
 	r.log, err = r.store.Open(ctx, "k")
@@ -86,7 +102,7 @@ func newRig(t *testing.T, c rigConfig) *rig {
 		<-r.done
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(r.store, func(req *http.Request) (string, bool) {
+	mux.Handle("/s/{key}/", newHandler(t, r.store, func(req *http.Request) (string, bool) {
 		k := req.PathValue("key")
 		return k, k == "k"
 	}, c.handler...))

@@ -58,7 +58,7 @@ func readFor(t *testing.T, client *http.Client, lastID string, d time.Duration) 
 func TestAPageOfALostLogIsToldTheStreamWasLost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		st := relay.NewMemoryStore()
+		st := newMemoryStore(t)
 		l, err := st.Open(ctx, "k")
 		require.NoError(t, err)
 		f, err := l.Acquire(ctx, "driver", time.Hour)
@@ -69,7 +69,7 @@ func TestAPageOfALostLogIsToldTheStreamWasLost(t *testing.T) {
 		old := relay.ID{Epoch: l.Epoch(), Seq: 2}.String()
 		st.Delete("k") // the store lost the log
 		mux := http.NewServeMux()
-		mux.Handle("/s/{key}/", relay.NewHandler(st, func(*http.Request) (string, bool) { return "k", true }))
+		mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }))
 		client := a2atest.NewClient(mux)
 
 		requireLost(t, client, old)

@@ -30,16 +30,18 @@ type MemoryStore struct {
 	logs map[string]*memoryLog
 }
 
-// StoreOption configures a MemoryStore.
-type StoreOption interface{ applyStore(*storeConfig) }
+// StoreOption configures a MemoryStore. NewMemoryStore refuses a bad
+// value, and a nil StoreOption, with an error that wraps ErrInvalidOption.
+// When an option is given twice, the last one wins.
+type StoreOption interface{ applyStore(*storeConfig) error }
 
-type storeOptionFunc func(*storeConfig)
+type storeOptionFunc func(*storeConfig) error
 
-func (f storeOptionFunc) applyStore(c *storeConfig) { f(c) }
+func (f storeOptionFunc) applyStore(c *storeConfig) error { return f(c) }
 
 type storeConfig struct {
 	now       func() time.Time
-	retention int
+	retention int // 0: every entry is kept until Trim
 }
 
 func defaultStoreConfig() storeConfig {
@@ -47,33 +49,41 @@ func defaultStoreConfig() storeConfig {
 }
 
 // WithClock sets the clock the store's leases read; time.Now by default.
-// A nil clock keeps the default.
+// A nil clock is refused.
 func WithClock(now func() time.Time) StoreOption {
-	return storeOptionFunc(func(c *storeConfig) {
-		if now != nil {
-			c.now = now
+	return storeOptionFunc(func(c *storeConfig) error {
+		if now == nil {
+			return invalidOption("WithClock: the clock is nil")
 		}
+		c.now = now
+		return nil
 	})
 }
 
 // WithRetention bounds the bytes (the Name and Data of each entry) that
 // each log keeps: past the bound, the oldest entries are dropped as Trim
 // drops them, but never past the log's snapshot, so a log may hold more
-// than the bound until its driver saves a newer snapshot. 0 (the default)
-// or less keeps every entry until Trim.
+// than the bound until its driver saves a newer snapshot. Without it,
+// every entry is kept until Trim. A bound of 0 or less is refused.
 func WithRetention(bytes int) StoreOption {
-	return storeOptionFunc(func(c *storeConfig) { c.retention = max(bytes, 0) })
+	return storeOptionFunc(func(c *storeConfig) error {
+		if bytes <= 0 {
+			return invalidOption("WithRetention: the bound must be positive, not %d", bytes)
+		}
+		c.retention = bytes
+		return nil
+	})
 }
 
-// NewMemoryStore returns an empty MemoryStore.
-func NewMemoryStore(opts ...StoreOption) *MemoryStore {
+// NewMemoryStore returns an empty MemoryStore. It refuses a nil option and
+// an option's bad value with an error that wraps ErrInvalidOption, and
+// returns no store then.
+func NewMemoryStore(opts ...StoreOption) (*MemoryStore, error) {
 	cfg := defaultStoreConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.applyStore(&cfg)
-		}
+	if err := applyOptions("StoreOption", opts, func(o StoreOption) error { return o.applyStore(&cfg) }); err != nil {
+		return nil, err
 	}
-	return &MemoryStore{cfg: cfg, logs: map[string]*memoryLog{}}
+	return &MemoryStore{cfg: cfg, logs: map[string]*memoryLog{}}, nil
 }
 
 // Open returns the log of the stream with this key, creating an empty one,

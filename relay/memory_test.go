@@ -12,7 +12,7 @@ import (
 )
 
 func TestMemoryStoreConforms(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) relay.Store { return relay.NewMemoryStore() })
+	storetest.Run(t, func(t *testing.T) relay.Store { return newMemoryStore(t) })
 }
 
 // entriesOf makes entries from..to whose Name and Data hold size bytes.
@@ -26,7 +26,7 @@ func entriesOf(from, to uint64, size int) []relay.Entry {
 
 func TestMemoryStoreRetentionTrimsOldestUpToTheSnapshot(t *testing.T) {
 	ctx := t.Context()
-	st := relay.NewMemoryStore(relay.WithRetention(100))
+	st := newMemoryStore(t, relay.WithRetention(100))
 	l, err := st.Open(ctx, "k")
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "d", time.Hour)
@@ -66,7 +66,7 @@ func TestMemoryStoreRetentionTrimsOldestUpToTheSnapshot(t *testing.T) {
 func TestMemoryStoreLeaseReadsItsClock(t *testing.T) {
 	ctx := t.Context()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	st := relay.NewMemoryStore(relay.WithClock(func() time.Time { return now }))
+	st := newMemoryStore(t, relay.WithClock(func() time.Time { return now }))
 	l, err := st.Open(ctx, "k")
 	require.NoError(t, err)
 	first, err := l.Acquire(ctx, "a", 10*time.Second)
@@ -87,7 +87,7 @@ func TestMemoryStoreLeaseReadsItsClock(t *testing.T) {
 
 func TestMemoryStoreDeleteGivesANewEpoch(t *testing.T) {
 	ctx := t.Context()
-	st := relay.NewMemoryStore()
+	st := newMemoryStore(t)
 	a, err := st.Open(ctx, "k")
 	require.NoError(t, err)
 	again, err := st.Open(ctx, "k")

@@ -57,7 +57,7 @@ func get(t *testing.T, h http.Handler, accept string) (*http.Response, string) {
 // again. Others get 503 with Retry-After.
 func TestEventSourceIsToldToRetryDuringAStoreOutage(t *testing.T) {
 	key := func(*http.Request) (string, bool) { return "k", true }
-	for name, st := range map[string]relay.Store{"Open fails": downStore{}, "Tail fails": downTailStore{relay.NewMemoryStore()}} {
+	for name, st := range map[string]relay.Store{"Open fails": downStore{}, "Tail fails": downTailStore{newMemoryStore(t)}} {
 		t.Run(name, func(t *testing.T) {
 			for _, tt := range []struct {
 				opts  []relay.HandlerOption
@@ -67,7 +67,7 @@ func TestEventSourceIsToldToRetryDuringAStoreOutage(t *testing.T) {
 				{nil, "retry: 2000\n", "2"},
 				{[]relay.HandlerOption{relay.WithOutageRetry(7500 * time.Millisecond)}, "retry: 7500\n", "8"},
 			} {
-				h := relay.NewHandler(st, key, tt.opts...)
+				h := newHandler(t, st, key, tt.opts...)
 				for _, accept := range []string{"text/event-stream", "text/html, text/event-stream;q=0.9"} {
 					resp, body := get(t, h, accept)
 					require.Equal(t, http.StatusOK, resp.StatusCode, accept)
@@ -88,7 +88,7 @@ func TestEventSourceIsToldToRetryDuringAStoreOutage(t *testing.T) {
 }
 
 func TestPostsGet503WithRetryAfterDuringAStoreOutage(t *testing.T) {
-	p := relay.NewHandler(downStore{}, func(*http.Request) (string, bool) { return "k", true })
+	p := newHandler(t, downStore{}, func(*http.Request) (string, bool) { return "k", true })
 	for _, route := range []string{"answer", "cancel"} {
 		req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/"+route, strings.NewReader(`{"prompt":1,"text":"Paris"}`))
 		require.NoError(t, err)
@@ -117,7 +117,7 @@ func (downReadLog) Read(context.Context, uint64, int) ([]relay.Entry, error) { r
 // A store that fails once the event stream began: the response ends with
 // the time to wait, and EventSource reconnects after it.
 func TestAnEventStreamCutByTheStoreSaysWhenToRetry(t *testing.T) {
-	h := relay.NewHandler(downReadStore{relay.NewMemoryStore()}, func(*http.Request) (string, bool) { return "k", true })
+	h := newHandler(t, downReadStore{newMemoryStore(t)}, func(*http.Request) (string, bool) { return "k", true })
 	resp, body := get(t, h, "text/event-stream")
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.True(t, strings.HasSuffix(body, "retry: 2000\n\n"), body)

@@ -55,12 +55,12 @@ func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
 	rates := make([]float64, 0, races) // events a second of each burst
 	for seed := range uint64(races) {
 		rng := rand.New(rand.NewPCG(seed, 20))
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log, err := store.Open(t.Context(), "k")
 		require.NoError(t, err)
 		fence, err := log.Acquire(t.Context(), "driver", time.Hour)
 		require.NoError(t, err)
-		client := a2atest.NewClient(relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }, relay.WithPageSize(1+rng.IntN(32))))
+		client := a2atest.NewClient(newHandler(t, store, func(*http.Request) (string, bool) { return "k", true }, relay.WithPageSize(1+rng.IntN(32))))
 
 		n := 50 + rng.IntN(200)
 		var wg sync.WaitGroup

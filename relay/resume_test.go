@@ -183,7 +183,7 @@ func TestResumeAfterTheEndWhenTheEndIsTrimmed(t *testing.T) {
 
 func TestLineBreaksInDataStayInTheData(t *testing.T) {
 	ctx := t.Context()
-	store := relay.NewMemoryStore()
+	store := newMemoryStore(t)
 	log, err := store.Open(ctx, "k")
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "writer", time.Hour)
@@ -192,7 +192,7 @@ func TestLineBreaksInDataStayInTheData(t *testing.T) {
 	require.NoError(t, log.Append(ctx, fence,
 		relay.Entry{Seq: 1, Name: relay.EventMessage, Data: []byte(data)},
 		relay.Entry{Seq: 2, Name: relay.EventEnd, Data: []byte(`{}`)}))
-	client := a2atest.NewClient(relay.NewHandler(store, func(*http.Request) (string, bool) { return "k", true }))
+	client := a2atest.NewClient(newHandler(t, store, func(*http.Request) (string, bool) { return "k", true }))
 	evs := connect(t, client, "").rest()
 	require.Len(t, evs, 2)
 	require.Equal(t, relay.EventMessage, evs[0].Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,12 +21,14 @@ var ErrNotStarted = errors.New("relay: no replica started the stream")
 // Like a StartFunc, it passes opts on: they carry the relay's hooks.
 type ResumeFunc func(ctx context.Context, cp *stream.Checkpoint, opts ...stream.Option) *stream.Stream
 
-// RunOption configures Run.
-type RunOption interface{ applyRun(*runConfig) }
+// RunOption configures Run. Run refuses a bad value, and a nil RunOption,
+// with an error that wraps ErrInvalidOption. When an option is given
+// twice, the last one wins, except that WithDrive adds options.
+type RunOption interface{ applyRun(*runConfig) error }
 
-type runOptionFunc func(*runConfig)
+type runOptionFunc func(*runConfig) error
 
-func (f runOptionFunc) applyRun(c *runConfig) { f(c) }
+func (f runOptionFunc) applyRun(c *runConfig) error { return f(c) }
 
 type runConfig struct {
 	ttl       time.Duration
@@ -39,44 +42,53 @@ func defaultRunConfig() runConfig {
 }
 
 // WithLease sets the lease Run holds while it drives the stream (5 s by
-// default; 0 or less keeps the default). Run renews it every ttl/3 and
-// tries to take it every ttl/10 while another owner holds it, so a
-// replica takes a stream over at most ttl + ttl/10 after its driver died.
+// default). Run renews it every ttl/3 and tries to take it every ttl/10
+// while another owner holds it, so a replica takes a stream over at most
+// ttl + ttl/10 after its driver died. A lease below a millisecond is
+// refused (Redis counts a lease in milliseconds).
 func WithLease(ttl time.Duration) RunOption {
-	return runOptionFunc(func(c *runConfig) {
-		if ttl > 0 {
-			c.ttl = ttl
+	return runOptionFunc(func(c *runConfig) error {
+		if ttl < time.Millisecond {
+			return invalidOption("WithLease: the lease must be at least 1ms, not %s", ttl)
 		}
+		c.ttl = ttl
+		return nil
 	})
 }
 
 // WithDrive passes options to the Drive that Run does while it holds the
-// lease.
+// lease. Run refuses them as Drive does, before it starts.
 func WithDrive(opts ...DriveOption) RunOption {
-	return runOptionFunc(func(c *runConfig) { c.drive = append(c.drive, opts...) })
+	opts = slices.Clone(opts)
+	return runOptionFunc(func(c *runConfig) error { c.drive = append(c.drive, opts...); return nil })
 }
 
 // WithSleep sets how Run waits between its tries and renewals: f returns
 // after d, or with ctx's error when ctx ends first. By default it waits on
-// a timer, which a testing/synctest bubble's fake clock drives. A nil f
-// keeps the default.
+// a timer, which a testing/synctest bubble's fake clock drives. A nil f is
+// refused.
 func WithSleep(f func(ctx context.Context, d time.Duration) error) RunOption {
-	return runOptionFunc(func(c *runConfig) {
-		if f != nil {
-			c.sleep = f
+	return runOptionFunc(func(c *runConfig) error {
+		if f == nil {
+			return invalidOption("WithSleep: the function is nil")
 		}
+		c.sleep = f
+		return nil
 	})
 }
 
 // WithStartWait bounds how long Run, as a watcher (start nil), waits for
 // a log that holds neither a checkpoint nor an entry: the replica that
 // starts the stream may not have taken the lease yet. Past the bound, Run
-// returns ErrNotStarted (30 s by default; 0 or less keeps the default).
+// returns ErrNotStarted (30 s by default). A duration of 0 or less is
+// refused.
 func WithStartWait(d time.Duration) RunOption {
-	return runOptionFunc(func(c *runConfig) {
-		if d > 0 {
-			c.startWait = d
+	return runOptionFunc(func(c *runConfig) error {
+		if d <= 0 {
+			return invalidOption("WithStartWait: the duration must be positive, not %s", d)
 		}
+		c.startWait = d
+		return nil
 	})
 }
 
@@ -120,18 +132,27 @@ func sleep(ctx context.Context, d time.Duration) error {
 // Run returns the store's error when a call other than a renewal fails,
 // and gives the lease up (Log.Release) when the stream ended or ctx ended
 // while it drove.
+//
+// Run refuses a nil log or resume, an empty owner, a nil option and an
+// option's bad value (WithDrive's included) with an error that wraps
+// ErrInvalidOption, before it reads the log or takes the lease.
 func Run(ctx context.Context, log Log, owner string, start StartFunc, resume ResumeFunc, opts ...RunOption) error {
-	cfg := defaultRunConfig()
-	for _, o := range opts {
-		if o != nil {
-			o.applyRun(&cfg)
-		}
+	var errs []error
+	if log == nil {
+		errs = append(errs, invalidOption("Run: a nil Log"))
 	}
+	if owner == "" {
+		errs = append(errs, invalidOption("Run: an empty owner"))
+	}
+	if resume == nil {
+		errs = append(errs, invalidOption("Run: a nil ResumeFunc"))
+	}
+	cfg := defaultRunConfig()
+	errs = append(errs, applyOptions("RunOption", opts, func(o RunOption) error { return o.applyRun(&cfg) }))
 	dcfg := defaultDriveConfig()
-	for _, o := range cfg.drive {
-		if o != nil {
-			o.applyDrive(&dcfg)
-		}
+	errs = append(errs, applyDriveOptions(&dcfg, cfg.drive))
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	r := &runner{cfg: cfg, dcfg: dcfg, log: log, owner: owner, start: start, resume: resume}
 	return r.run(ctx)

@@ -34,7 +34,7 @@ func TestRunAsAWatcherOfAnEmptyLogGivesUpAfterTheStartWait(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				log, err := relay.NewMemoryStore().Open(t.Context(), "k")
+				log, err := newMemoryStore(t).Open(t.Context(), "k")
 				require.NoError(t, err)
 				began := time.Now()
 				err = relay.Run(t.Context(), log, "watcher", nil, noResume(t), c.opts...)
@@ -71,7 +71,7 @@ func TestRunTakingOverAStreamWithoutATaskEndsItUnresumable(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				log, err := relay.NewMemoryStore().Open(t.Context(), "k")
+				log, err := newMemoryStore(t).Open(t.Context(), "k")
 				require.NoError(t, err)
 				f, err := log.Acquire(t.Context(), "dead", 5*time.Second)
 				require.NoError(t, err)

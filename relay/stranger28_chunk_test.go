@@ -56,12 +56,12 @@ func TestStranger28LongAnswersAreCutAtRunes(t *testing.T) {
 	for name, answer := range s28Answers() {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.AskInput("Your name?"),
 					a2atest.Chunk("x", "thanks", false, true), a2atest.Finish(a2a.StateCompleted, "")))
 				log, done := s28Drive(t, store, "a", agent, nil, relay.WithChunkSize(64))
 				in := s28AwaitInput(t, log)
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				body := string(s28JSON(t, map[string]any{"prompt": in.Prompt, "text": answer, "epoch": log.Epoch()}))
 				code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": "k"})
 				require.Equal(t, http.StatusOK, code, "%.200s", resp)
@@ -106,7 +106,7 @@ func TestStranger28LongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		question := "q" + strings.Repeat("日本😀", 40)
 		artifact := "a" + strings.Repeat("é😀日", 300)
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Chunk("x", artifact, false, true),
 			a2atest.AskInput(question), a2atest.Finish(a2a.StateCompleted, "")))
 		log, done := s28Drive(t, store, "a", agent, nil, relay.WithChunkSize(64))
@@ -114,7 +114,7 @@ func TestStranger28LongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 		require.True(t, utf8.ValidString(in.Text), "%q", in.Text)
 		require.LessOrEqual(t, len(in.Text), 64+len("…"), "%q", in.Text)
 		require.True(t, strings.HasPrefix(question, strings.TrimSuffix(in.Text, "…")), "%q", in.Text)
-		code, _, resp := s28Do(t, s28Handler(store), "POST", "http://relay.test/s/a/answer", "application/json",
+		code, _, resp := s28Do(t, s28Handler(t, store), "POST", "http://relay.test/s/a/answer", "application/json",
 			fmt.Sprintf(`{"prompt":%d,"text":"ok"}`, in.Prompt), map[string]string{"Idempotency-Key": "k"})
 		require.Equal(t, 200, code, resp)
 		require.NoError(t, <-done)

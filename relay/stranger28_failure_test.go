@@ -47,7 +47,7 @@ func s28Resp(r *http.Request, code int, ct, body string, hdr map[string]string) 
 // names any of leaks and none is named "error".
 func s28Failure(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
 	t.Helper()
-	store := relay.NewMemoryStore()
+	store := newMemoryStore(t)
 	var logBuf strings.Builder
 	_, done := s28DriveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&s28SyncWriter{b: &logBuf}, nil))))
 	select {
@@ -56,7 +56,7 @@ func s28Failure(t *testing.T, client *stream.Client, leaks []string) relay.Failu
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the stream did not end within 2 minutes")
 	}
-	status, evs, raw, ended := s28ReadAll(t, a2atest.NewClient(s28Handler(store)), "http://relay.test/s/a/events", "")
+	status, evs, raw, ended := s28ReadAll(t, a2atest.NewClient(s28Handler(t, store)), "http://relay.test/s/a/events", "")
 	require.Equal(t, 200, status)
 	require.True(t, ended)
 	for _, leak := range leaks {

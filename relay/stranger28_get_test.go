@@ -88,7 +88,7 @@ func TestStranger28LastEventIDs(t *testing.T) {
 	for _, trim := range []bool{false, true} {
 		t.Run(fmt.Sprint("trim=", trim), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log, full := s28Finished(t, store, "a", trim)
 				ep := log.Epoch()
 				first := uint64(1)
@@ -117,7 +117,7 @@ func TestStranger28LastEventIDs(t *testing.T) {
 					strings.Repeat("9", 200000):        {200, "unparsable", first},
 					"\u00e9\u00e9-3":                   {200, "epoch", first},
 				}
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				client := a2atest.NewClient(h)
 				for id, w := range cases {
 					status, evs, raw, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", id)
@@ -162,9 +162,9 @@ func TestStranger28LastEventIDs(t *testing.T) {
 // the header, and nothing in it is written into the event stream.
 func TestStranger28LastEventIDQueryParameter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log, _ := s28Finished(t, store, "a", false)
-		client := a2atest.NewClient(s28Handler(store))
+		client := a2atest.NewClient(s28Handler(t, store))
 		base := "http://relay.test/s/a/events?lastEventId="
 
 		_, evs, _, ended := s28ReadAll(t, client, base+url.QueryEscape(log.Epoch()+"-4"), "")
@@ -188,11 +188,11 @@ func TestStranger28LastEventIDQueryParameter(t *testing.T) {
 // "lost", and its ID then gets 204.
 func TestStranger28PageOfALostLogEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log, _ := s28Finished(t, store, "a", false)
 		old := log.Epoch()
 		store.Delete("a")
-		client := a2atest.NewClient(s28Handler(store))
+		client := a2atest.NewClient(s28Handler(t, store))
 		for _, id := range []string{old + "-3", old + "-6", old + "-0"} {
 			status, evs, raw, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", id)
 			require.Equal(t, 200, status, raw)
@@ -220,9 +220,9 @@ func TestStranger28ManyReaders(t *testing.T) {
 			want += fmt.Sprintf("p%d ", i)
 		}
 		steps = append(steps, a2atest.Finish(a2a.StateCompleted, ""))
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		agent := a2atest.NewAgent(a2atest.WithScript(steps...))
-		client := a2atest.NewClient(s28Handler(store, relay.WithPageSize(3)))
+		client := a2atest.NewClient(s28Handler(t, store, relay.WithPageSize(3)))
 		var wg sync.WaitGroup
 		results := make([]*relay.Screen, 30)
 		errs := make([]string, 30)
@@ -253,8 +253,8 @@ func TestStranger28ManyReaders(t *testing.T) {
 
 // A reader that never reads stalls neither the driver nor other readers.
 func TestStranger28AReaderThatNeverReadsStallsNobody(t *testing.T) {
-	store := relay.NewMemoryStore()
-	srv := httptest.NewServer(s28Handler(store))
+	store := newMemoryStore(t)
+	srv := httptest.NewServer(s28Handler(t, store))
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 
@@ -301,10 +301,10 @@ func TestStranger28AReaderThatNeverReadsStallsNobody(t *testing.T) {
 // store cuts ends with retry:, and resumes exactly after it comes back.
 func TestStranger28StoreOutage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := &flakyStore{Store: relay.NewMemoryStore()}
+		store := &flakyStore{Store: newMemoryStore(t)}
 		log, _ := s28Finished(t, store, "a", false)
 		_ = log
-		h := s28Handler(store, relay.WithOutageRetry(1500*time.Millisecond))
+		h := s28Handler(t, store, relay.WithOutageRetry(1500*time.Millisecond))
 		client := a2atest.NewClient(h)
 		store.down.Store(true)
 
@@ -338,9 +338,9 @@ func TestStranger28StoreOutage(t *testing.T) {
 
 func TestStranger28StoreOutageCutsALiveStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := &flakyStore{Store: relay.NewMemoryStore()}
+		store := &flakyStore{Store: newMemoryStore(t)}
 		log := s28Question(t, store, "a")
-		client := a2atest.NewClient(s28Handler(store))
+		client := a2atest.NewClient(s28Handler(t, store))
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
 		resp := s28Get(t, ctx, client, "http://relay.test/s/a/events", "", nil)
@@ -372,9 +372,9 @@ func TestStranger28StoreOutageCutsALiveStream(t *testing.T) {
 // not hang.
 func TestStranger28OtherMethods(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log := s28Question(t, store, "a")
-		h := s28Handler(store)
+		h := s28Handler(t, store)
 		for _, m := range []string{"PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"} {
 			for _, route := range []string{"answer", "cancel", "events"} {
 				code, _, body := s28Do(t, h, m, "http://relay.test/s/a/"+route, "application/json", s28Good, map[string]string{"Idempotency-Key": "k"})

@@ -27,10 +27,11 @@ const s28Agent = "http://planner.internal:58213/a2a/secret-path"
 // s28Leaks are the parts of the agent's address a browser must not see.
 var s28Leaks = []string{"planner.internal", "58213", "secret-path"}
 
-// s28Handler serves store at http://relay.test/s/{a,b}/...
-func s28Handler(store relay.Store, opts ...relay.HandlerOption) http.Handler {
+// s28Handler serves store at http://relay.test/s/{a,b}/..., failing t when
+// the Handler cannot be made.
+func s28Handler(t testing.TB, store relay.Store, opts ...relay.HandlerOption) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/s/{id}/", relay.NewHandler(store, func(r *http.Request) (string, bool) {
+	mux.Handle("/s/{id}/", newHandler(t, store, func(r *http.Request) (string, bool) {
 		id := r.PathValue("id")
 		return id, id == "a" || id == "b"
 	}, opts...))

@@ -89,9 +89,9 @@ func TestStranger28RefusedAnswersStoreNothing(t *testing.T) {
 	for _, c := range s28Refusals() {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log := s28Question(t, store, "a")
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				code, _, body := s28Do(t, h, c.method, "http://relay.test/s/a/answer", c.ct, c.body, c.hdr)
 				if c.want != 0 {
 					require.Equal(t, c.want, code, "body %s", body)
@@ -125,9 +125,9 @@ func TestStranger28RefusedCancelsRecordNothing(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log := s28Question(t, store, "a")
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				body := c.body
 				if body == s28Good {
 					body = `{}`
@@ -166,9 +166,9 @@ func TestStranger28AcceptedPostsAreTaken(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log := s28Question(t, store, "a")
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				hdr := map[string]string{"Idempotency-Key": "k1"}
 				for k, v := range c.hdr {
 					hdr[k] = v
@@ -190,10 +190,11 @@ func TestStranger28AcceptedPostsAreTaken(t *testing.T) {
 func TestStranger28TrustedOrigins(t *testing.T) {
 	for _, bad := range []string{"https://app.example/", "https://app.example/path", "app.example", "*", "null",
 		"https://app.example?x=1", "https://app.example#f", "https://", "//app.example", ""} {
-		_, err := relay.WithTrustedOrigins(bad)
+		_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "a", true }, relay.WithTrustedOrigins(bad))
 		require.ErrorIs(t, err, relay.ErrInvalidOption, "WithTrustedOrigins(%q)", bad)
 	}
-	opt, err := relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")
+	opt := relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")
+	_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "a", true }, opt)
 	require.NoError(t, err)
 
 	cases := []struct {
@@ -214,9 +215,9 @@ func TestStranger28TrustedOrigins(t *testing.T) {
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log := s28Question(t, store, "a")
-				h := s28Handler(store, opt)
+				h := s28Handler(t, store, opt)
 				hdr := map[string]string{"Idempotency-Key": "k1"}
 				for k, v := range c.hdr {
 					hdr[k] = v
@@ -241,9 +242,9 @@ func TestStranger28TrustedOrigins(t *testing.T) {
 // stored, another answer; another key gets 409 with the answer held.
 func TestStranger28ReplayedIdempotencyKeys(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log := s28Question(t, store, "a")
-		h := s28Handler(store)
+		h := s28Handler(t, store)
 		post := func(key, body string) (int, map[string]any) {
 			code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": key})
 			var m map[string]any
@@ -291,9 +292,9 @@ func TestStranger28OddJSONIsStoredAsAnswered(t *testing.T) {
 	} {
 		t.Run(body, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log := s28Question(t, store, "a")
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": "k1"})
 				a, ok := s28Answer(t, log, 2)
 				t.Logf("%s -> %d %s", body, code, resp)
@@ -337,9 +338,9 @@ func TestStranger28AnswerAfterTheQuestionClosed(t *testing.T) {
 	for name, entries := range cases {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				log, _ := s28ManualLog(t, store, "a", entries...)
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json",
 					fmt.Sprintf(`{"prompt":2,"text":"late","epoch":%q}`, log.Epoch()), map[string]string{"Idempotency-Key": "k"})
 				require.Equal(t, http.StatusGone, code, body)
@@ -354,10 +355,10 @@ func TestStranger28AnswerAfterTheQuestionClosed(t *testing.T) {
 // prompt and b's epoch.
 func TestStranger28PostsToOneStreamNeverReachAnother(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		la := s28Question(t, store, "a")
 		lb := s28Question(t, store, "b")
-		h := s28Handler(store)
+		h := s28Handler(t, store)
 
 		code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json",
 			fmt.Sprintf(`{"prompt":2,"text":"for b","epoch":%q}`, lb.Epoch()), map[string]string{"Idempotency-Key": "k"})
@@ -402,13 +403,13 @@ func TestStranger28DrivenClosedQuestionsAndIsolation(t *testing.T) {
 	}
 	t.Run("input timeout", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			store := relay.NewMemoryStore()
+			store := newMemoryStore(t)
 			log, done := s28Drive(t, store, "a", script(), []stream.Option{stream.WithInputTimeout(time.Minute)})
 			in := s28AwaitInput(t, log)
 			require.NoError(t, <-done)
 			name, data := lastName(t, log)
 			require.Equal(t, relay.EventFailure, name, data)
-			code, body := post(t, s28Handler(store), "a", log, in.Prompt, "late")
+			code, body := post(t, s28Handler(t, store), "a", log, in.Prompt, "late")
 			require.Equal(t, http.StatusGone, code, body)
 			_, ok := s28Answer(t, log, in.Prompt)
 			require.False(t, ok)
@@ -416,8 +417,8 @@ func TestStranger28DrivenClosedQuestionsAndIsolation(t *testing.T) {
 	})
 	t.Run("cancel of a, not of b", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			store := relay.NewMemoryStore()
-			h := s28Handler(store)
+			store := newMemoryStore(t)
+			h := s28Handler(t, store)
 			la, doneA := s28Drive(t, store, "a", script(), nil)
 			lb, doneB := s28Drive(t, store, "b", script(), nil)
 			inA := s28AwaitInput(t, la)
@@ -450,9 +451,9 @@ func TestStranger28DrivenClosedQuestionsAndIsolation(t *testing.T) {
 // a body of exactly 64 KiB are taken.
 func TestStranger28BoundsAreInclusive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log := s28Question(t, store, "a")
-		h := s28Handler(store)
+		h := s28Handler(t, store)
 		head, tail := `{"prompt":2,"text":"`, `"}`
 		text := strings.Repeat("b", 64<<10-len(head)-len(tail))
 		body := head + text + tail
@@ -475,9 +476,9 @@ func TestStranger28OriginOfAnotherSchemeIsTakenWithoutSecFetchSiteLimit(t *testi
 	for _, route := range []string{"answer", "cancel"} {
 		t.Run(route, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				store := relay.NewMemoryStore()
+				store := newMemoryStore(t)
 				s28Question(t, store, "a")
-				h := s28Handler(store)
+				h := s28Handler(t, store)
 				body := s28Good
 				if route == "cancel" {
 					body = `{}`

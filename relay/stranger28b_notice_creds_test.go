@@ -38,7 +38,7 @@ func TestStranger28bCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 		stream.WithReconnect(reconnect.Policy{Backoff: 10 * time.Millisecond, MaxAttempts: 50}))
 	require.NoError(t, err)
 
-	store := relay.NewMemoryStore()
+	store := newMemoryStore(t)
 	log, err := store.Open(ctx, "k")
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "me", time.Hour)

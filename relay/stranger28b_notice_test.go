@@ -108,7 +108,7 @@ func TestStranger28bBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 
 	// Now through the relay.
 	client, cardHost, endpointHost = split()
-	store := relay.NewMemoryStore()
+	store := newMemoryStore(t)
 	log, err := store.Open(ctx, "k")
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "me", time.Hour)
@@ -138,7 +138,7 @@ func TestStranger28bBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	}
 
 	// What a browser is served, from the start.
-	h := relay.NewHandler(store, func(r *http.Request) (string, bool) { return "k", true })
+	h := newHandler(t, store, func(r *http.Request) (string, bool) { return "k", true })
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/s/k", nil)

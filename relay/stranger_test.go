@@ -136,8 +136,8 @@ func TestAnswersPostedConcurrentlyToTwoHandlersAreAppliedOnce(t *testing.T) {
 				in, _ := untilInput(t, r.connect(""))
 				keyOf := func(string) (string, bool) { return "k", true }
 				clients := []*http.Client{
-					a2atest.NewClient(relay.NewHandler(r.store, func(*http.Request) (string, bool) { return keyOf("") })),
-					a2atest.NewClient(relay.NewHandler(r.store, func(*http.Request) (string, bool) { return keyOf("") })),
+					a2atest.NewClient(newHandler(t, r.store, func(*http.Request) (string, bool) { return keyOf("") })),
+					a2atest.NewClient(newHandler(t, r.store, func(*http.Request) (string, bool) { return keyOf("") })),
 				}
 				texts := []string{"Paris", "Rome"}
 				codes := make([]int, 2)
@@ -287,7 +287,7 @@ type runRig struct {
 
 func newRunRig(t *testing.T, v a2a.Version, rest bool, opts ...a2atest.Option) *runRig {
 	t.Helper()
-	r := &runRig{agent: a2atest.NewAgent(wire(v, rest, opts...)...), store: relay.NewMemoryStore()}
+	r := &runRig{agent: a2atest.NewAgent(wire(v, rest, opts...)...), store: newMemoryStore(t)}
 	newClient := stream.NewClient
 	if rest {
 		newClient = stream.NewRESTClient
@@ -298,7 +298,7 @@ func newRunRig(t *testing.T, v a2a.Version, rest bool, opts ...a2atest.Option) *
 	r.log, err = r.store.Open(t.Context(), "k")
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(r.store, func(req *http.Request) (string, bool) {
+	mux.Handle("/s/{key}/", newHandler(t, r.store, func(req *http.Request) (string, bool) {
 		k := req.PathValue("key")
 		return k, k == "k"
 	}))
@@ -523,7 +523,7 @@ func TestAnswerToATrimmedPromptNeverAnsweredGets410(t *testing.T) {
 func TestReaderSentAwayWhileTheLogTrimsGetsOneGone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		log, err := store.Open(ctx, "k")
 		require.NoError(t, err)
 		fence, err := log.Acquire(ctx, "driver", time.Hour)
@@ -539,7 +539,7 @@ func TestReaderSentAwayWhileTheLogTrimsGetsOneGone(t *testing.T) {
 
 		trimming := &trimAfterSnapshotLog{Log: log, fence: fence, snap: relay.Snapshot{Seq: 4, Data: []byte(`{"seq":4,"panes":[]}`)}}
 		mux := http.NewServeMux()
-		mux.Handle("/s/{key}/", relay.NewHandler(logStore{trimming}, func(*http.Request) (string, bool) { return "k", true }))
+		mux.Handle("/s/{key}/", newHandler(t, logStore{trimming}, func(*http.Request) (string, bool) { return "k", true }))
 		evs := connect(t, a2atest.NewClient(mux), "").rest()
 
 		require.NotEmpty(t, evs)

@@ -204,7 +204,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 	agent := a2atest.NewAgent(wire(v, rest, a2atest.WithScript(takeoverScript(rng)...), a2atest.WithStyle(style))...)
 	what := fmt.Sprintf("seed %d (%s, %s, rest %v)", seed, style, v, rest)
 
-	store := relay.NewMemoryStore()
+	store := newMemoryStore(t)
 	shared, err := store.Open(t.Context(), "k")
 	require.NoError(t, err)
 	w := &writes{}
@@ -260,7 +260,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 	wg.Go(func() { errB = relay.Run(ctxB, b, "B", nil, clientB.Resume) })
 
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(store, func(req *http.Request) (string, bool) { return req.PathValue("key"), true }))
+	mux.Handle("/s/{key}/", newHandler(t, store, func(req *http.Request) (string, bool) { return req.PathValue("key"), true }))
 	browser := a2atest.NewClient(mux)
 
 	// The browser: it folds what it reads, drops the connection after a
@@ -449,7 +449,7 @@ func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		script, text := longAnswer(40, paused(250*time.Millisecond))
 		agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithStyle(a2atest.LiveOnly))
-		store := relay.NewMemoryStore()
+		store := newMemoryStore(t)
 		shared, err := store.Open(t.Context(), "k")
 		require.NoError(t, err)
 		w := &writes{}
@@ -505,7 +505,7 @@ func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
 func takeover(t *testing.T, script []a2atest.Step, dies func([]relay.Entry) bool, post func(relay.Log)) ([]relay.Entry, *writes, time.Time) {
 	t.Helper()
 	agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithStyle(a2atest.LiveOnly))
-	shared, err := relay.NewMemoryStore().Open(t.Context(), "k")
+	shared, err := newMemoryStore(t).Open(t.Context(), "k")
 	require.NoError(t, err)
 	w := &writes{}
 	ctxA, killA := context.WithCancel(t.Context())

@@ -33,7 +33,7 @@ func TestStoreKeepsTheStoreRulesOnACluster(t *testing.T) {
 	n := 0
 	storetest.Run(t, func(t *testing.T) relay.Store {
 		n++
-		return New(c, WithPrefix(fmt.Sprintf("cluster-%d", n)), WithWake(testWake))
+		return newStore(t, c, WithPrefix(fmt.Sprintf("cluster-%d", n)), WithWake(testWake))
 	}, storetest.Expiry(20*time.Millisecond, func(t *testing.T, l relay.Log) {
 		awaitLeaseEnd(t, c, l.(*log))
 	}))

@@ -18,7 +18,7 @@ import (
 func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
-	st := New(c, WithWake(testWake))
+	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
 	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 3)...))
@@ -88,7 +88,7 @@ func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 func TestEvictedEpochStartsTheLogAfresh(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
-	st := New(c)
+	st := newStore(t, c)
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
 	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 3)...))

@@ -58,7 +58,7 @@ func readPage(t *testing.T, client *http.Client, lastID string) (int, []pageEven
 func TestAPageOfALogRedisLostIsToldTheStreamWasLost(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
-	st := New(c, WithWake(testWake))
+	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "k")
 	ctx := t.Context()
 	require.NoError(t, l.Commit(ctx, f, []byte("cp@2"), entriesFrom(1, 2)...))
@@ -66,7 +66,7 @@ func TestAPageOfALogRedisLostIsToldTheStreamWasLost(t *testing.T) {
 	require.NoError(t, c.FlushAll(ctx).Err())
 
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(st, func(*http.Request) (string, bool) { return "k", true }, relay.WithKeepAlive(50*time.Millisecond)))
+	mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }, relay.WithKeepAlive(50*time.Millisecond)))
 	client := a2atest.NewClient(mux)
 
 	code, evs, ended := readPage(t, client, old)
@@ -94,11 +94,11 @@ func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
 	srv := startRedis(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
-	st := New(c, WithWake(testWake))
+	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "k")
 	require.NoError(t, l.Append(t.Context(), f, entriesFrom(1, 2)...))
 	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", relay.NewHandler(st, func(*http.Request) (string, bool) { return "k", true }, relay.WithKeepAlive(50*time.Millisecond)))
+	mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }, relay.WithKeepAlive(50*time.Millisecond)))
 	client := a2atest.NewClient(mux)
 	last := relay.ID{Epoch: l.Epoch(), Seq: 1}.String()
 

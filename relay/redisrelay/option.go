@@ -1,13 +1,21 @@
 package redisrelay
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
 
-// Option configures [New].
-type Option interface{ apply(*config) }
+	"github.com/a2astream/a2astream/relay"
+)
 
-type optionFunc func(*config)
+// Option configures [New]. New refuses a bad value, and a nil Option, with
+// an error that wraps [relay.ErrInvalidOption]. When an option is given
+// twice, the last one wins.
+type Option interface{ apply(*config) error }
 
-func (f optionFunc) apply(c *config) { f(c) }
+type optionFunc func(*config) error
+
+func (f optionFunc) apply(c *config) error { return f(c) }
 
 type config struct {
 	prefix string
@@ -18,15 +26,22 @@ func defaultConfig() config {
 	return config{prefix: "a2astream", wake: time.Second}
 }
 
+// invalidOption returns an error that wraps relay.ErrInvalidOption.
+func invalidOption(format string, args ...any) error {
+	return fmt.Errorf("%w: redisrelay: %s", relay.ErrInvalidOption, fmt.Sprintf(format, args...))
+}
+
 // WithPrefix sets the first part of every key's hash tag (default
 // "a2astream"): a log's keys are "{<prefix>:<key>}:<part>". Use one prefix
-// per application sharing a Redis; it should hold no braces, which would
-// end the hash tag early. An empty prefix keeps the default.
+// per application sharing a Redis. An empty prefix, and one that holds a
+// brace (which would end the hash tag early), are refused.
 func WithPrefix(prefix string) Option {
-	return optionFunc(func(c *config) {
-		if prefix != "" {
-			c.prefix = prefix
+	return optionFunc(func(c *config) error {
+		if prefix == "" || strings.ContainsAny(prefix, "{}") {
+			return invalidOption("WithPrefix: the prefix must be non-empty and hold no brace, not %q", prefix)
 		}
+		c.prefix = prefix
+		return nil
 	})
 }
 
@@ -34,12 +49,15 @@ func WithPrefix(prefix string) Option {
 // in one XREAD BLOCK before it looks at its context and the log's epoch
 // again (default 1 s): a canceled context is noticed within d, and each
 // waiter holds one of the client's connections while it blocks. A
-// context's deadline shortens the last block to end with it. Values under
-// a millisecond keep the default.
+// context's deadline shortens the last block to end with it. A duration
+// below a millisecond is refused: XREAD BLOCK counts in milliseconds, and
+// 0 blocks for ever.
 func WithWake(d time.Duration) Option {
-	return optionFunc(func(c *config) {
-		if d >= time.Millisecond {
-			c.wake = d
+	return optionFunc(func(c *config) error {
+		if d < time.Millisecond {
+			return invalidOption("WithWake: the duration must be at least 1ms, not %s", d)
 		}
+		c.wake = d
+		return nil
 	})
 }

@@ -18,7 +18,7 @@ import (
 func TestRestartWithAOFPausesAndKeepsTheLog(t *testing.T) {
 	srv := startRedis(t, "--appendonly", "yes", "--appendfsync", "always")
 	c := srv.client(t)
-	st := New(c, WithWake(testWake))
+	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
 	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 5)...))

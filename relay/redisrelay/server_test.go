@@ -103,6 +103,22 @@ func (s *redisServer) client(t *testing.T) *redis.Client {
 	return c
 }
 
+// newStore is New, failing t when it fails.
+func newStore(t testing.TB, c redis.UniversalClient, opts ...Option) relay.Store {
+	t.Helper()
+	st, err := New(c, opts...)
+	require.NoError(t, err)
+	return st
+}
+
+// newHandler is relay.NewHandler, failing t when it fails.
+func newHandler(t testing.TB, store relay.Store, key relay.KeyFunc, opts ...relay.HandlerOption) *relay.Handler {
+	t.Helper()
+	h, err := relay.NewHandler(store, key, opts...)
+	require.NoError(t, err)
+	return h
+}
+
 // awaitLeaseEnd returns once Redis no longer holds l's lease key: its PX
 // ran out in Redis's clock. It looks every millisecond, 10 s at most.
 func awaitLeaseEnd(t *testing.T, c redis.UniversalClient, l *log) {

@@ -2,6 +2,7 @@ package redisrelay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -21,13 +22,29 @@ type store struct {
 // reaches (one server, a Sentinel group or a Cluster). Every replica that
 // serves the same streams makes its own with the same [WithPrefix]; they
 // share the logs through Redis. The store is safe for concurrent use and
-// holds nothing but the client, which the caller keeps and closes.
-func New(client redis.UniversalClient, opts ...Option) relay.Store {
+// holds nothing but the client, which the caller keeps and closes. New
+// does not reach Redis. It refuses a nil client, a nil option and an
+// option's bad value with an error that wraps [relay.ErrInvalidOption],
+// and returns no store then.
+func New(client redis.UniversalClient, opts ...Option) (relay.Store, error) {
+	var errs []error
+	if client == nil {
+		errs = append(errs, invalidOption("New: a nil client"))
+	}
 	cfg := defaultConfig()
 	for _, o := range opts {
-		o.apply(&cfg)
+		if o == nil {
+			errs = append(errs, invalidOption("a nil Option"))
+			continue
+		}
+		if err := o.apply(&cfg); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return &store{client: client, cfg: cfg, scripts: newScripts()}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &store{client: client, cfg: cfg, scripts: newScripts()}, nil
 }
 
 // keys names the Redis keys of one log; they share the hash tag

@@ -31,8 +31,8 @@ func TestStoreKeepsTheStoreRules(t *testing.T) {
 		n++
 		prefix := fmt.Sprintf("conformance-%d", n)
 		return &replicas{stores: []relay.Store{
-			New(c1, WithPrefix(prefix), WithWake(testWake)),
-			New(c2, WithPrefix(prefix), WithWake(testWake)),
+			newStore(t, c1, WithPrefix(prefix), WithWake(testWake)),
+			newStore(t, c2, WithPrefix(prefix), WithWake(testWake)),
 		}}
 	}, storetest.Expiry(20*time.Millisecond, func(t *testing.T, l relay.Log) {
 		awaitLeaseEnd(t, c1, l.(*log))
@@ -63,7 +63,7 @@ func entriesFrom(from, to uint64) []relay.Entry {
 func TestOneLogsKeysShareOneHashTag(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
-	st := New(c, WithPrefix("chat"), WithWake(testWake))
+	st := newStore(t, c, WithPrefix("chat"), WithWake(testWake))
 	l, f := driven(t, st, "task:1/é")
 	ctx := t.Context()
 	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 4)...))
@@ -91,7 +91,7 @@ func TestOneLogsKeysShareOneHashTag(t *testing.T) {
 func TestDuplicateAppendFailsInTheStreamItself(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
-	l, f := driven(t, New(c), "task-1")
+	l, f := driven(t, newStore(t, c), "task-1")
 	require.NoError(t, l.Append(t.Context(), f, entriesFrom(1, 3)...))
 	ids, err := c.XRange(t.Context(), l.keys.log, "-", "+").Result()
 	require.NoError(t, err)
@@ -110,7 +110,7 @@ func TestDuplicateAppendFailsInTheStreamItself(t *testing.T) {
 func TestRenewSetsTheLeaseAgainInRedis(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
-	l, err := New(c).Open(t.Context(), "task-1")
+	l, err := newStore(t, c).Open(t.Context(), "task-1")
 	require.NoError(t, err)
 	f, err := l.Acquire(t.Context(), "a", 10*time.Second)
 	require.NoError(t, err)
@@ -132,9 +132,9 @@ func TestRenewSetsTheLeaseAgainInRedis(t *testing.T) {
 func TestZombieAppendsNothing(t *testing.T) {
 	srv := startRedis(t)
 	ca, cb := srv.client(t), srv.client(t)
-	la, err := New(ca).Open(t.Context(), "task-1")
+	la, err := newStore(t, ca).Open(t.Context(), "task-1")
 	require.NoError(t, err)
-	lb, err := New(cb).Open(t.Context(), "task-1")
+	lb, err := newStore(t, cb).Open(t.Context(), "task-1")
 	require.NoError(t, err)
 	fa, err := la.Acquire(t.Context(), "replica-a", 20*time.Millisecond)
 	require.NoError(t, err)

@@ -74,17 +74,21 @@ func (s *s28Redis) kill() {
 func (s *s28Redis) store(t *testing.T) (relay.Store, *redis.Client) {
 	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, ReadTimeout: 2 * time.Second})
 	t.Cleanup(func() { _ = c.Close() })
-	return redisrelay.New(c, redisrelay.WithWake(50*time.Millisecond)), c
+	st, err := redisrelay.New(c, redisrelay.WithWake(50*time.Millisecond))
+	require.NoError(t, err)
+	return st, c
 }
 
 const s28Agent = "http://planner.internal:58213/a2a/secret-path"
 
-func s28Handler(store relay.Store, opts ...relay.HandlerOption) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/s/{id}/", relay.NewHandler(store, func(r *http.Request) (string, bool) {
+func s28Handler(t *testing.T, store relay.Store, opts ...relay.HandlerOption) http.Handler {
+	h, err := relay.NewHandler(store, func(r *http.Request) (string, bool) {
 		id := r.PathValue("id")
 		return id, id == "a" || id == "b"
-	}, opts...))
+	}, opts...)
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("/s/{id}/", h)
 	return mux
 }
 
@@ -226,7 +230,7 @@ func TestStranger28RedisRefusedPostsRecordNothing(t *testing.T) {
 	store, _ := srv.store(t)
 	la := s28Question(t, store, "a")
 	lb := s28Question(t, store, "b")
-	h := s28Handler(store)
+	h := s28Handler(t, store)
 	good := `{"prompt":2,"text":"Ada"}`
 	k := map[string]string{"Idempotency-Key": "k1"}
 	cases := []struct {
@@ -302,7 +306,7 @@ func TestStranger28RedisLongMultiByteAnswer(t *testing.T) {
 			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), o...)
 		}, relay.WithChunkSize(64))
 	}()
-	h := s28Handler(store)
+	h := s28Handler(t, store)
 	// Wait for the question through a browser's eyes.
 	rctx, rcancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer rcancel()
@@ -366,7 +370,7 @@ func TestStranger28RedisLastEventIDsAndALostLog(t *testing.T) {
 		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
 		relay.Entry{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"hi"}`)},
 		relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"state":"completed","text":"completed"}`)}))
-	client := a2atest.NewClient(s28Handler(store))
+	client := a2atest.NewClient(s28Handler(t, store))
 	ep := log.Epoch()
 	for id, reason := range map[string]string{
 		"garbage":                          "unparsable",
@@ -403,7 +407,7 @@ func TestStranger28RedisDiesUnderALiveStream(t *testing.T) {
 	srv := s28StartRedis(t)
 	store, _ := srv.store(t)
 	s28Question(t, store, "a")
-	h := s28Handler(store)
+	h := s28Handler(t, store)
 	client := a2atest.NewClient(h)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()

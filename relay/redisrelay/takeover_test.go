@@ -262,7 +262,7 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 	web := httptest.NewServer(agent)
 	defer web.Close()
 	key := fmt.Sprint("soak-", seed)
-	l, err := New(c, WithWake(testWake)).Open(t.Context(), key)
+	l, err := newStore(t, c, WithWake(testWake)).Open(t.Context(), key)
 	require.NoError(t, err)
 
 	// The run's bound: the task takes about a second, the takeover a lease
@@ -677,7 +677,7 @@ func replicaProcess(t *testing.T, spec replicaSpec) {
 	defer cancel()
 	c := redis.NewClient(&redis.Options{Addr: spec.Addr})
 	defer c.Close()
-	l, err := New(c, WithWake(testWake)).Open(ctx, spec.Key)
+	l, err := newStore(t, c, WithWake(testWake)).Open(ctx, spec.Key)
 	require.NoError(t, err)
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()

@@ -35,7 +35,7 @@ func TestStoppedDriverAppendsNothingOnceTakenOver(t *testing.T) {
 	}
 	srv := startRedis(t)
 	c := srv.client(t)
-	l, err := New(c).Open(t.Context(), "task-1")
+	l, err := newStore(t, c).Open(t.Context(), "task-1")
 	require.NoError(t, err)
 	rl := l.(*log)
 
@@ -92,7 +92,7 @@ func driverProcess(t *testing.T, addr string) {
 	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	ctx := t.Context()
-	l, err := New(c).Open(ctx, "task-1")
+	l, err := newStore(t, c).Open(ctx, "task-1")
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "replica-a", 100*time.Millisecond)
 	require.NoError(t, err)

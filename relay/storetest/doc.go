@@ -3,7 +3,11 @@
 // It is a test helper, imported by tests only, as a2atest is:
 //
 //	func TestMemoryStoreConforms(t *testing.T) {
-//		storetest.Run(t, func(t *testing.T) relay.Store { return relay.NewMemoryStore() })
+//		storetest.Run(t, func(t *testing.T) relay.Store {
+//			st, err := relay.NewMemoryStore()
+//			require.NoError(t, err)
+//			return st
+//		})
 //	}
 //
 // Run calls open once for each subtest and expects a store that holds no

@@ -51,5 +51,10 @@ func openRedis(addr string) (relay.Store, func(), error) {
 		client.Close()
 		return nil, nil, err
 	}
-	return redisrelay.New(client), func() { client.Close() }, nil
+	store, err := redisrelay.New(client)
+	if err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	return store, func() { client.Close() }, nil
 }

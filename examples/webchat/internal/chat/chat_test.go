@@ -555,7 +555,8 @@ func TestRun(t *testing.T) {
 // TestPrune checks that a server on a memory store deletes the oldest
 // ended conversations' logs beyond maxKept, and only those.
 func TestPrune(t *testing.T) {
-	store := relay.NewMemoryStore()
+	store, err := relay.NewMemoryStore()
+	require.NoError(t, err)
 	s := &server{store: store}
 	const n = maxKept + 5
 	epochs := make(map[string]string, n)
@@ -621,7 +622,8 @@ func TestWatchingServerTakesOverWhenTheDriverStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		script := append([]a2atest.Step{a2atest.Working("")}, demo.Words("answer", true, "one two three four five six", time.Second)...)
 		agent := a2atest.NewAgent(a2atest.WithScript(append(script, a2atest.Finish(a2a.StateCompleted, "done"))...))
-		store := relay.NewMemoryStore()
+		store, err := relay.NewMemoryStore()
+		require.NoError(t, err)
 		replica := func(ctx context.Context, owner string) (*server, *http.Client) {
 			srv, err := newServer(ctx, func(opts ...stream.Option) (*stream.Client, error) {
 				return stream.NewClient(demo.URL, append(opts, stream.WithHTTPClient(a2atest.NewClient(agent)))...)

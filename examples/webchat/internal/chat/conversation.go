@@ -29,6 +29,10 @@ const leaseTTL = 5 * time.Second
 // before, so a page more than two intervals behind gets gone.
 const snapshotEvery = 32
 
+// snapshotBytes is the byte rule of relay.WithSnapshotEvery: the relay's
+// default, 1 MiB, which a chat's answers seldom reach between snapshots.
+const snapshotBytes = 1 << 20
+
 // conversationID returns a new conversation ID: a random part and its MAC
 // under secret, so that any replica that knows the secret can tell the IDs
 // the web chat made from others without asking the store (Store.Open
@@ -76,7 +80,7 @@ func (s *server) run(ctx context.Context, id string, lg relay.Log, start relay.S
 		return s.client.Resume(ctx, cp, opts...)
 	}
 	err := relay.Run(ctx, lg, s.owner, start, resume, relay.WithLease(leaseTTL),
-		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, 0), relay.WithLogger(slog.Default())))
+		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, snapshotBytes), relay.WithLogger(slog.Default())))
 	if err != nil && ctx.Err() != nil && final {
 		stopped(lg, s.owner)
 	}

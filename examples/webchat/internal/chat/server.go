@@ -84,7 +84,11 @@ type serverConfig struct {
 // agent's URL.
 func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Client, error), cfg serverConfig) (*server, error) {
 	if cfg.store == nil {
-		cfg.store = relay.NewMemoryStore()
+		store, err := relay.NewMemoryStore()
+		if err != nil {
+			return nil, err
+		}
+		cfg.store = store
 	}
 	if cfg.owner == "" {
 		cfg.owner = "webchat-" + rand.Text()[:8]
@@ -112,10 +116,13 @@ func newServer(ctx context.Context, dial func(opts ...stream.Option) (*stream.Cl
 	if err != nil {
 		return nil, err
 	}
-	events := relay.NewHandler(s.store, func(r *http.Request) (string, bool) {
+	events, err := relay.NewHandler(s.store, func(r *http.Request) (string, bool) {
 		id := r.PathValue("id")
 		return id, validID(s.secret, id)
 	})
+	if err != nil {
+		return nil, err
+	}
 	s.mux.Handle("GET /", http.FileServerFS(page))
 	s.mux.HandleFunc("POST /api/messages", s.handleMessage)
 	s.mux.Handle("GET /api/conversations/{id}/events", s.watched(events))
