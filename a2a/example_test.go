@@ -279,20 +279,17 @@ func ExamplePart_Equal() {
 	// true true false
 }
 
-// ExampleCanonicalJSON shows one value in two forms, as a server that keeps
-// JSON in a database may give it back poll after poll, and the canonical
-// encoding they share: data parts holding them are equal.
-func ExampleCanonicalJSON() {
+// ExamplePart_Equal_data compares data parts by JSON value: one value in
+// two forms, as a server that keeps JSON in a database may give it back
+// poll after poll, makes equal parts; another value does not.
+func ExamplePart_Equal_data() {
 	a := json.RawMessage(`{"city":"Lisbon","days":3,"price":12.50}`)
 	b := json.RawMessage(`{ "price": 1250e-2, "days": 3.0, "city": "Lisb\u006fn" }`)
-	fmt.Println(string(a2a.CanonicalJSON(a)))
-	fmt.Println(string(a2a.CanonicalJSON(b)))
-	p, q := a2a.Part{Data: a}, a2a.Part{Data: b}
-	fmt.Println(p.Equal(&q))
+	c := json.RawMessage(`{"city":"Lisbon","days":4,"price":12.50}`)
+	p, q, r := a2a.Part{Data: a}, a2a.Part{Data: b}, a2a.Part{Data: c}
+	fmt.Println(p.Equal(&q), p.Equal(&r))
 	// Output:
-	// {"city":"Lisbon","days":3,"price":125e-1}
-	// {"city":"Lisbon","days":3,"price":125e-1}
-	// true
+	// true false
 }
 
 // ExampleParseVersion reads the protocol version of an agent card or an
