@@ -202,39 +202,6 @@ func ExampleNewEventDecoder() {
 	// *a2a.ArtifactUpdate
 }
 
-// sequenced is a made-up framing that a binding might put around each
-// stream result: {"seq":n,"result":…}. A JSON-RPC response is the frame
-// that A2A deploys (its decoder is internal to this module).
-type sequenced struct {
-	Seq    int `json:"seq"`
-	Result any `json:"result"`
-}
-
-// Target makes *sequenced an a2a.Frame: the result member reads into the
-// decoder's target.
-func (f *sequenced) Target(result any) any {
-	f.Result = result
-	return f
-}
-
-// ExampleEventDecoder_DecodeFrame reads a frame and the stream result it
-// holds in one pass: the codec reads the result, the binding's frame the
-// rest.
-func ExampleEventDecoder_DecodeFrame() {
-	dec := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V10})
-	var f sequenced
-	ev, err := dec.DecodeFrame([]byte(`{"seq":41,"result":{"statusUpdate":{"taskId":"trip-7","contextId":"ctx-7",`+
-		`"status":{"state":"TASK_STATE_COMPLETED"}}}}`), &f)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	u := ev.(*a2a.StatusUpdate)
-	fmt.Printf("#%d %s terminal=%t\n", f.Seq, u.Status.State, u.Status.State.Terminal())
-	// Output:
-	// #41 completed terminal=true
-}
-
 // ExampleTaskState sorts every task state into those that end a task and
 // those that wait on the client.
 func ExampleTaskState() {

@@ -128,10 +128,10 @@ func FuzzDecodeEventPerWire(f *testing.F) {
 			in := data
 			if p.b == a2a.BindingJSONRPC {
 				// Over JSON-RPC each result comes in its response, which
-				// the binding's decoder reads with the result in one pass
-				// (a2a.EventDecoder.DecodeFrame). Data that is not one
-				// JSON value could make another response of it
-				// (`1,"result":{…}`): it is only decoded, for panics.
+				// the binding's decoder (jsonrpc.StreamDecoder) reads with
+				// the result. Data that is not one JSON value could make
+				// another response of it (`1,"result":{…}`): it is only
+				// decoded, for panics.
 				d := jsonrpc.NewStreamDecoder(p.v)
 				decode = func(b []byte) (a2a.Event, error) {
 					_, ev, err := d.Decode(b)
