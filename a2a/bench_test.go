@@ -90,7 +90,7 @@ func BenchmarkEventDecoder(b *testing.B) {
 
 // BenchmarkJSONRPCEventDecoder is the JSON-RPC counterpart of
 // BenchmarkEventDecoder: the same results in a JSON-RPC envelope, read with
-// it in one pass by the binding's decoder (EventDecoder.DecodeFrame).
+// it by the binding's decoder (jsonrpc.StreamDecoder).
 func BenchmarkJSONRPCEventDecoder(b *testing.B) {
 	for _, bc := range []struct {
 		name string

@@ -41,6 +41,7 @@
 // What this package does not hold is framing: how a binding carries a
 // result (the JSON-RPC envelope around it, with its id, or an SSE event) is
 // the binding's. A binding that wraps each result in an object of its own
-// reads both in one pass with [EventDecoder.DecodeFrame]; this module's
-// JSON-RPC binding keeps its envelope in an internal package.
+// reads the object with the result kept raw, then the result with an
+// [EventDecoder]; this module's JSON-RPC binding keeps its envelope in an
+// internal package.
 package a2a

@@ -20,9 +20,10 @@ import (
 // stream is idle.
 //
 // A binding that frames each result in an object of its own, as JSON-RPC
-// frames it in a response, reads the frame and the result in one pass with
-// [EventDecoder.DecodeFrame]. The data of an HTTP+JSON "event: error" is an
-// error body, not a result: read it with [ParseHTTPError].
+// frames it in a response, reads the frame with its result kept raw (a
+// json.RawMessage), then the result with Decode. The data of an HTTP+JSON
+// "event: error" is an error body, not a result: read it with
+// [ParseHTTPError].
 type EventDecoder struct {
 	d dialect
 }
@@ -48,41 +49,6 @@ func (d *EventDecoder) Decode(data []byte) (Event, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)
-	}
-	return w.event(d.d)
-}
-
-// A Frame is an object that a binding wraps around each stream result, with
-// members of its own, as a JSON-RPC response holds its result beside its id
-// and error. [EventDecoder.DecodeFrame] reads a frame and the result it
-// holds in one pass. This package defines no frame: a binding does.
-type Frame interface {
-	// Target returns the pointer that encoding/json decodes the frame's
-	// data into, once the frame has set the member that holds its result
-	// (a field of type any) to result. encoding/json then decodes the
-	// result into result itself, or sets the field to nil when the result
-	// is null.
-	Target(result any) any
-}
-
-// DecodeFrame decodes data, one frame holding one stream result, into f and
-// the result, in one pass, as [EventDecoder.Decode] decodes a bare result.
-// It returns an error wrapping [ErrUnknownResult] when the frame decoded
-// but holds none of the four results (none at all included: its member is
-// absent or null), which the binding may judge by the frame's other
-// members; any other error means that data did not decode into the frame.
-//
-// In one pass, a result member written twice is not read as encoding/json
-// reads it into a map (the last one): encoding/json decodes the second
-// into the same value as the first, so that the two merge, and a null
-// second leaves the first. A binding that must read such a frame as a map
-// would reads it in two steps, the frame with its result kept raw, then
-// [EventDecoder.Decode], as this module's JSON-RPC binding does for every
-// frame it does not read by its fast path.
-func (d *EventDecoder) DecodeFrame(data []byte, f Frame) (Event, error) {
-	var w wireObject
-	if err := json.Unmarshal(data, f.Target(&w)); err != nil {
-		return nil, fmt.Errorf("a2a: decoding a frame: %w", err)
 	}
 	return w.event(d.d)
 }

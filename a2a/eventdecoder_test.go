@@ -52,50 +52,6 @@ func TestEventDecoderDialect(t *testing.T) {
 
 }
 
-// seqFrame is a made-up framing, {"seq":n,"event":result}, to read frames
-// with: the JSON-RPC response of internal/jsonrpc is the real one.
-type seqFrame struct {
-	Seq   int `json:"seq"`
-	Event any `json:"event"`
-}
-
-func (f *seqFrame) Target(result any) any {
-	f.Event = result
-	return f
-}
-
-// TestEventDecoderFrames: a result framed in an object of a binding's is
-// read in one pass with the frame, as DecodeEvent reads it bare; a frame
-// without a result, or with a null one, is an unknown result for the
-// binding to judge; data that is not the frame is another error; and the
-// decoder goes on after each.
-func TestEventDecoderFrames(t *testing.T) {
-	t.Parallel()
-	res := `{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"data","data":{"data":1}}]}}`
-	for _, c := range []a2a.Codec{{Version: a2a.V03}, {Version: a2a.V03, Binding: a2a.BindingHTTPJSON}, {Version: a2a.V10}} {
-		want, err := c.DecodeEvent([]byte(res))
-		require.NoError(t, err)
-		d := a2a.NewEventDecoder(c)
-		for i := range 2 {
-			var f seqFrame
-			got, err := d.DecodeFrame([]byte(`{"seq":`+strconv.Itoa(i)+`,"event":`+res+`}`), &f)
-			require.NoError(t, err)
-			require.Equal(t, want, got)
-			require.Equal(t, i, f.Seq)
-
-			for _, none := range []string{`{"seq":1}`, `{"seq":1,"event":null}`, `{"seq":1,"event":{}}`} {
-				_, err = d.DecodeFrame([]byte(none), &seqFrame{})
-				require.ErrorIs(t, err, a2a.ErrUnknownResult, none)
-			}
-			for _, bad := range []string{`{"seq":"x","event":` + res + `}`, `{"seq":1,"event":5}`, `{"seq":1,`, `[1]`} {
-				_, err = d.DecodeFrame([]byte(bad), &seqFrame{})
-				require.Error(t, err, bad)
-				require.NotErrorIs(t, err, a2a.ErrUnknownResult, bad)
-			}
-		}
-	}
-}
-
 func TestEventDecoderRejects(t *testing.T) {
 	t.Parallel()
 	good := []byte(`{"artifactUpdate":{"taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"text":"ok"}]}}}`)
@@ -192,7 +148,7 @@ func TestEventDecoderTrailingWhiteSpace(t *testing.T) {
 			t.Parallel()
 			small, smallText, _ := sizedEvent(t, p.v, p.b, 200, "")
 			// Over JSON-RPC the event is a response, read with its result
-			// in one pass by the binding's decoder (DecodeFrame).
+			// by the binding's decoder (jsonrpc.StreamDecoder).
 			newDecoder := func() func([]byte) (a2a.Event, error) {
 				if p.b == a2a.BindingJSONRPC {
 					d := jsonrpc.NewStreamDecoder(p.v)

@@ -202,39 +202,6 @@ func ExampleNewEventDecoder() {
 	// *a2a.ArtifactUpdate
 }
 
-// sequenced is a made-up framing that a binding might put around each
-// stream result: {"seq":n,"result":…}. A JSON-RPC response is the frame
-// that A2A deploys (its decoder is internal to this module).
-type sequenced struct {
-	Seq    int `json:"seq"`
-	Result any `json:"result"`
-}
-
-// Target makes *sequenced an a2a.Frame: the result member reads into the
-// decoder's target.
-func (f *sequenced) Target(result any) any {
-	f.Result = result
-	return f
-}
-
-// ExampleEventDecoder_DecodeFrame reads a frame and the stream result it
-// holds in one pass: the codec reads the result, the binding's frame the
-// rest.
-func ExampleEventDecoder_DecodeFrame() {
-	dec := a2a.NewEventDecoder(a2a.Codec{Version: a2a.V10})
-	var f sequenced
-	ev, err := dec.DecodeFrame([]byte(`{"seq":41,"result":{"statusUpdate":{"taskId":"trip-7","contextId":"ctx-7",`+
-		`"status":{"state":"TASK_STATE_COMPLETED"}}}}`), &f)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	u := ev.(*a2a.StatusUpdate)
-	fmt.Printf("#%d %s terminal=%t\n", f.Seq, u.Status.State, u.Status.State.Terminal())
-	// Output:
-	// #41 completed terminal=true
-}
-
 // ExampleTaskState sorts every task state into those that end a task and
 // those that wait on the client.
 func ExampleTaskState() {
@@ -279,20 +246,17 @@ func ExamplePart_Equal() {
 	// true true false
 }
 
-// ExampleCanonicalJSON shows one value in two forms, as a server that keeps
-// JSON in a database may give it back poll after poll, and the canonical
-// encoding they share: data parts holding them are equal.
-func ExampleCanonicalJSON() {
+// ExamplePart_Equal_data compares data parts by JSON value: one value in
+// two forms, as a server that keeps JSON in a database may give it back
+// poll after poll, makes equal parts; another value does not.
+func ExamplePart_Equal_data() {
 	a := json.RawMessage(`{"city":"Lisbon","days":3,"price":12.50}`)
 	b := json.RawMessage(`{ "price": 1250e-2, "days": 3.0, "city": "Lisb\u006fn" }`)
-	fmt.Println(string(a2a.CanonicalJSON(a)))
-	fmt.Println(string(a2a.CanonicalJSON(b)))
-	p, q := a2a.Part{Data: a}, a2a.Part{Data: b}
-	fmt.Println(p.Equal(&q))
+	c := json.RawMessage(`{"city":"Lisbon","days":4,"price":12.50}`)
+	p, q, r := a2a.Part{Data: a}, a2a.Part{Data: b}, a2a.Part{Data: c}
+	fmt.Println(p.Equal(&q), p.Equal(&r))
 	// Output:
-	// {"city":"Lisbon","days":3,"price":125e-1}
-	// {"city":"Lisbon","days":3,"price":125e-1}
-	// true
+	// true false
 }
 
 // ExampleParseVersion reads the protocol version of an agent card or an

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/a2astream/a2astream/internal/canonjson"
 )
 
 // Part is one piece of content of a message or an artifact. Exactly one of
@@ -30,14 +32,18 @@ type Part struct {
 func (p *Part) IsText() bool { return p.Data == nil && p.URL == "" && p.Raw == nil }
 
 // Equal reports whether two parts have the same content, media type, file
-// name and metadata. Data compares by JSON value, as [CanonicalJSON]
-// encodes it: the order of an object's members, white space, escapes in
-// strings and the way a number is written do not matter.
+// name and metadata. Data compares by JSON value: the order of an object's
+// members, white space, escapes in strings and the way a number is written
+// do not matter (1, 1.0 and 10E-1 are one number, and 9007199254740993 is
+// not 9007199254740992), and of members with the same name only the last
+// counts, as encoding/json reads it. Invalid UTF-8 and a lone surrogate in
+// a string read as U+FFFD, as encoding/json reads them; data that is not a
+// single valid JSON value equals only the same bytes.
 func (p *Part) Equal(q *Part) bool {
 	if p.Text != q.Text || p.URL != q.URL || p.MediaType != q.MediaType || p.Filename != q.Filename {
 		return false
 	}
-	if (p.Data != nil || q.Data != nil) && (p.Data == nil || q.Data == nil || !dataEqual(p.Data, q.Data)) {
+	if (p.Data != nil || q.Data != nil) && (p.Data == nil || q.Data == nil || !canonjson.Equal(p.Data, q.Data)) {
 		return false
 	}
 	if (p.Raw == nil) != (q.Raw == nil) || !bytes.Equal(p.Raw, q.Raw) {

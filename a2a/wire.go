@@ -30,7 +30,8 @@ import "fmt"
 // Decoding reads what the wire carries as the model; a stream result of
 // either decoder is a *Task, *Message, *StatusUpdate or *ArtifactUpdate.
 // How a binding frames a result (a JSON-RPC response around it, an SSE
-// event) is not the codec's: see [EventDecoder.DecodeFrame].
+// event) is not the codec's: the binding reads its frame, and the codec
+// the result in it (see [EventDecoder]).
 type Codec struct {
 	Version Version
 	Binding Binding

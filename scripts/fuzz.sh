@@ -29,7 +29,7 @@ targets=(
 	"FuzzDecodeEventPerWire ./a2a"
 	"FuzzFastDecodeMatchesEncodingJSON ./a2a"
 	"FuzzStringMatchesEncodingJSON ./internal/jsonscan"
-	"FuzzCanonicalJSON ./a2a"
+	"FuzzCanonicalJSON ./internal/canonjson"
 	"FuzzRetryHint ./a2a"
 	"FuzzChainOf ./a2a"
 	"FuzzLedger ./internal/ledger"

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/canonjson"
 )
 
 // digest is a 64-bit FNV-1a hash, written into checkpoints: unlike
@@ -65,7 +66,7 @@ func (d digest) part(p *a2a.Part) digest {
 	}
 	d = d.byte(kinds)
 	if p.Data != nil {
-		c := a2a.CanonicalJSON(p.Data)
+		c := canonjson.Canonical(p.Data)
 		d = d.uint(uint64(len(c))).bytes(c)
 	}
 	if p.Raw != nil {

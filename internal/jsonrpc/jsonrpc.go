@@ -31,8 +31,8 @@ var ErrNotAResponse = errors.New("jsonrpc: not a JSON-RPC response")
 
 // Response is a JSON-RPC 2.0 response: the one envelope of the binding, for
 // unary and streamed responses alike. Result is what the result member
-// decodes into: a *json.RawMessage for a unary response, the target of an
-// a2a.EventDecoder for a streamed one (see [Response.Target]).
+// decodes into: a *json.RawMessage (see [DecodeResponse]); a stream's
+// decoder returns the event instead (see [StreamDecoder.Decode]).
 //
 // The rule for every response: one with an error member (not null) is that
 // error, whatever else it holds; else one with a result that is neither
@@ -41,13 +41,6 @@ type Response struct {
 	ID     json.RawMessage `json:"id"`
 	Result any             `json:"result"`
 	Error  *a2a.RPCError   `json:"error"`
-}
-
-// Target sets the field that reads the result to result and returns r: r
-// is an a2a.Frame.
-func (r *Response) Target(result any) any {
-	r.Result = result
-	return r
 }
 
 // check applies the rule of [Response] once the envelope has decoded: nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/canonjson"
 )
 
 // The pure helpers of the ledger's decisions: comparisons and hashes of
@@ -91,7 +92,7 @@ func hashPrefix(p, q []uint64) bool {
 }
 
 // hashPart hashes a part's content, media type and file name; data by its
-// JSON value (a2a.CanonicalJSON), as a2a.Part.Equal compares it. Metadata is
+// JSON value (its canonjson.Canonical form), as a2a.Part.Equal compares it. Metadata is
 // left out: two versions that differ only in part metadata count as equal
 // when a replay is matched against a retired version.
 func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
@@ -105,7 +106,7 @@ func hashPart(seed maphash.Seed, p *a2a.Part) uint64 {
 	}
 	field(p.Text)
 	if p.Data != nil {
-		d := a2a.CanonicalJSON(p.Data)
+		d := canonjson.Canonical(p.Data)
 		var n [8]byte
 		putUint64(n[:], uint64(len(d)))
 		h.Write(n[:])

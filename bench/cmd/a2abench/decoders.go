@@ -96,12 +96,12 @@ func decoders(cfg *config, w io.Writer) error {
 	// encoding/json does; its default config would alias the SSE buffer.
 	rows := []*decoderRow{
 		{name: "floor: encoding/json Unmarshal", lib: true, prepare: decodebench.IntoFloor(json.Unmarshal)},
-		{name: "a2a.EventDecoder.DecodeFrame (a frame of a binding's own, read whole by encoding/json, into a2a's model)", prepare: decodebench.DecodeFrame},
+		{name: "a2a.Codec.DecodeEvent of a frame's raw result (a frame of a binding's own, read by encoding/json in two steps, into a2a's model)", prepare: decodebench.DecodeFrame},
 		{name: "a2a.EventDecoder.Decode (the result member alone, into a2a's model: the driver's path, which scans the JSON-RPC envelope apart)", prepare: decodebench.DecodeResult},
 		{name: "github.com/go-json-experiment/json Unmarshal", lib: true, prepare: decodebench.IntoFloor(func(b []byte, v any) error { return jsonexp.Unmarshal(b, v) })},
 		{name: "encoding/json/v2 Unmarshal (GOEXPERIMENT=jsonv2 worker)", lib: true, worker: 0},
 		{name: "encoding/json Unmarshal built with GOEXPERIMENT=jsonv2 (worker)", lib: true, worker: 1},
-		{name: "a2a.EventDecoder.DecodeFrame built with GOEXPERIMENT=jsonv2 (worker)", worker: 2},
+		{name: "a2a.Codec.DecodeEvent of a frame's raw result built with GOEXPERIMENT=jsonv2 (worker)", worker: 2},
 		{name: "github.com/goccy/go-json Unmarshal", lib: true, prepare: decodebench.IntoFloor(goccy.Unmarshal)},
 		{name: "github.com/bytedance/sonic ConfigStd.Unmarshal", lib: true, prepare: decodebench.IntoFloor(sonic.ConfigStd.Unmarshal)},
 		{name: "github.com/segmentio/encoding/json Unmarshal", lib: true, prepare: decodebench.IntoFloor(segjson.Unmarshal)},
@@ -146,8 +146,8 @@ func decoders(cfg *config, w io.Writer) error {
 	fmt.Fprintf(w, "## 1b. JSON decoders on the throughput suite's events\n\n")
 	fmt.Fprintf(w, "Each contender decodes the same event %s times per round, in %d interleaved rounds (event by event, contender by contender) "+
 		"after one warm-up round: the data line of an event of the throughput suite, the JSON-RPC response around its result. "+
-		"The libraries decode into the decode floor's small struct (the throughput suite's); a2a's EventDecoder decodes into a2a's model, "+
-		"as the driver does. ns/event is wall time; ×first is the median of the per-round ratios to the floor's time; allocations are "+
+		"The libraries decode into the decode floor's small struct (the throughput suite's); a2a's rows decode into a2a's model, "+
+		"the EventDecoder as the driver does. ns/event is wall time; ×first is the median of the per-round ratios to the floor's time; allocations are "+
 		"the process's while the loop runs. The GOEXPERIMENT=jsonv2 rows run in a worker process built with that setting "+
 		"(cmd/jsonv2worker), asked for one loop at a time so that its rounds interleave with the others; under that setting "+
 		"encoding/json itself is implemented on encoding/json/v2.\n\n",

@@ -23,7 +23,7 @@ func main() {
 	cs := []decodebench.Contender{
 		{Name: "encoding/json/v2", Prepare: decodebench.IntoFloor(func(b []byte, v any) error { return jsonv2.Unmarshal(b, v) })},
 		{Name: "encoding/json", Prepare: decodebench.IntoFloor(json.Unmarshal)},
-		{Name: "a2a.EventDecoder.DecodeFrame", Prepare: decodebench.DecodeFrame},
+		{Name: "a2a.Codec.DecodeEvent of a frame's raw result", Prepare: decodebench.DecodeFrame},
 	}
 	if err := decodebench.Serve(os.Stdin, os.Stdout, cs); err != nil {
 		fmt.Fprintln(os.Stderr, "jsonv2worker:", err)

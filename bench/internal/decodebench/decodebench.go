@@ -142,31 +142,48 @@ func IntoFloor(unmarshal Unmarshal) func(Event) func() error {
 	}
 }
 
-// frame is the JSON-RPC response around a stream result, as the driver's
-// frame (internal/jsonrpc.Response, which bench cannot import) reads it.
-type frame struct {
+// Frame is the JSON-RPC response around one stream result, read as a
+// binding of one's own reads it with a2a's public API: in two steps, the
+// envelope by encoding/json with its result kept raw, then the result by
+// a2a.Codec.DecodeEvent, which is encoding/json into a2a's model. A member
+// written twice counts as encoding/json counts it: the last one. (The
+// driver's frame, internal/jsonrpc.Response, is not bench's to import, and
+// its path is DecodeResult's.)
+type Frame struct {
 	ID     json.RawMessage `json:"id"`
-	Result any             `json:"result"`
+	Result json.RawMessage `json:"result"`
 	Error  *a2a.RPCError   `json:"error"`
 }
 
-// Target implements a2a.Frame.
-func (f *frame) Target(result any) any {
-	f.Result = result
-	return f
+// Decode decodes data, one response holding one stream result, into f and
+// returns the result decoded by c. f's members are reset first; the
+// buffer of its raw result is kept from one call to the next, as a binding
+// keeps one for its stream (the event shares no memory with it). The error
+// wraps a2a.ErrUnknownResult when the frame decoded but holds none of the
+// four results (none at all included: its member absent or null), which
+// the caller may judge by the frame's other members; any other error means
+// that data did not decode.
+func (f *Frame) Decode(c a2a.Codec, data []byte) (a2a.Event, error) {
+	*f = Frame{Result: f.Result[:0]}
+	if err := json.Unmarshal(data, f); err != nil {
+		return nil, fmt.Errorf("decodebench: decoding a frame: %w", err)
+	}
+	if len(f.Result) == 0 {
+		return nil, fmt.Errorf("%w: the frame holds no result", a2a.ErrUnknownResult)
+	}
+	return c.DecodeEvent(f.Result)
 }
 
-// DecodeFrame returns a run of a2a.EventDecoder.DecodeFrame, the path of a
-// binding of one's own that frames each result: one a2a.EventDecoder for
-// the stream, each event's response read by DecodeFrame into a frame that
-// is reset before each event. The driver no longer takes it: its JSON-RPC
-// decoder scans the envelope itself and decodes the result with Decode.
+// DecodeFrame returns a run of Frame.Decode, the path of a binding of
+// one's own that frames each result, reading the frame and the result by
+// encoding/json: one Frame for the stream, each event's response read into
+// it. The driver does not take this path: its JSON-RPC decoder scans the
+// envelope itself and decodes the result with a2a.EventDecoder.Decode.
 func DecodeFrame(ev Event) func() error {
-	dec := a2a.NewEventDecoder(a2a.Codec{Version: ev.V, Binding: a2a.BindingJSONRPC})
-	var f frame
+	c := a2a.Codec{Version: ev.V, Binding: a2a.BindingJSONRPC}
+	var f Frame
 	return func() error {
-		f = frame{}
-		e, err := dec.DecodeFrame(ev.Data, &f)
+		e, err := f.Decode(c, ev.Data)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package a2a
+package canonjson
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// CanonicalJSON returns the canonical encoding of the JSON value data: the
-// form in which [Part.Equal] compares data parts, so that two values are
+// Canonical returns the canonical encoding of the JSON value data: the
+// form in which a2a.Part.Equal compares data parts, so that two values are
 // equal exactly when their canonical encodings are equal byte for byte. A
 // server that keeps JSON in a database (PostgreSQL's jsonb, for one) gives
 // an object's members back in another order and its numbers written
@@ -37,7 +37,7 @@ import (
 // Data that is not a single valid JSON value (white space around it
 // allowed), or that nests deeper than 10,000 levels, is returned as it is,
 // so that it equals only itself. The result never shares memory with data.
-func CanonicalJSON(data []byte) []byte {
+func Canonical(data []byte) []byte {
 	c := canonicalizer{in: data, out: make([]byte, 0, len(data)), toks: make([]token, 0, 16)}
 	c.space()
 	if !c.value(0) {
@@ -56,10 +56,10 @@ func CanonicalJSON(data []byte) []byte {
 	return e.dst
 }
 
-// dataEqual reports whether two data parts' values are equal: by their
-// bytes when they are the same, else by their canonical encodings.
-func dataEqual(a, b []byte) bool {
-	return bytes.Equal(a, b) || bytes.Equal(CanonicalJSON(a), CanonicalJSON(b))
+// Equal reports whether two JSON values are equal: by their bytes when
+// they are the same, else by their canonical encodings.
+func Equal(a, b []byte) bool {
+	return bytes.Equal(a, b) || bytes.Equal(Canonical(a), Canonical(b))
 }
 
 // maxDepth is how deep arrays and objects may nest, as in encoding/json.
