@@ -519,9 +519,11 @@ func bigStream(t *testing.T, w wire, results [][]byte, opts ...stream.Option) (a
 	return app, held, err
 }
 
-// A stream of 100,000 events over many artifacts, and one of a 16 MiB
-// text, fold to what a2a.Codec.DecodeEvent gives on the four wires.
+// A long stream over 500 artifacts (5 × -scale events: 5,000 by default,
+// 100,000 at CI's full size), and one of a 16 MiB text, fold to what
+// a2a.Codec.DecodeEvent gives on the four wires.
 func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
+	n := 5 * *scaleSize
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			c := a2a.Codec{Version: w.v, Binding: w.b}
@@ -534,7 +536,7 @@ func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
 			last := enc(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 
 			results := [][]byte{first}
-			for i := range 100_000 {
+			for i := range n {
 				art := fmt.Sprintf("art-%d", i%500)
 				results = append(results, enc(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: i >= 500,
 					Artifact: a2a.Artifact{ID: art, Parts: []a2a.Part{{Text: fmt.Sprintf("%d\u00e9\U0001F600 ", i)}}}}))

@@ -93,7 +93,7 @@ func TestScaleOfOneTask(t *testing.T) {
 
 // scaleSize is how many steps TestScaleOfOneTask gives one task; CI passes
 // the full size (.ci/run).
-var scaleSize = flag.Int("scale", 1_000, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses (CI: 20,000; 100,000 was run once by hand)")
+var scaleSize = flag.Int("scale", 1_000, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses, and a fifth of the events of TestLongAndBigStreamsAsCodecDecodes (CI: 20,000; 100,000 was run once by hand)")
 
 // pollsSize is the large run of the linear-cost polling tests; the small run
 // is a tenth of it. CI passes the full size (.ci/run).
