@@ -10,7 +10,7 @@ import (
 	"github.com/a2astream/a2astream/examples/internal/demo"
 )
 
-// Example_firstProgram runs the README's recipe against the demo agent that
+// Example_firstProgram runs the program's recipe against the demo agent that
 // go run ./examples/agent serves (in its default mode, ask), over real HTTP
 // on 127.0.0.1, answering its question with "Lisbon".
 func Example_firstProgram() {

@@ -1,8 +1,8 @@
-// Command first is the program the README's first hour builds: it reads an
-// A2A agent's card, sends it one message (with this user's token, when
-// given, on that call only), prints the answer as it arrives, answers the
-// agent's questions from stdin, cancels the task on Ctrl-C, and prints one
-// line about how the task ended.
+// Command first is the first hour's second program (the README's step 4,
+// after examples/hello): it reads an A2A agent's card, sends it one message
+// (with this user's token, when given, on that call only), prints the answer
+// as it arrives, answers the agent's questions from stdin, cancels the task
+// on Ctrl-C, and prints one line about how the task ended.
 //
 //	go run ./examples/agent &   # a demo agent on http://127.0.0.1:9999/
 //	go run ./examples/first
@@ -49,7 +49,7 @@ func main() {
 	}
 }
 
-// run is the README's recipe: it reads the card of the agent at baseURL,
+// run is the program's recipe: it reads the card of the agent at baseURL,
 // sends it message (with token as a bearer token on this call, when it is
 // not ""), and prints what the agent says as it arrives, reading answers to
 // its questions from stdin, until the task ends or ctx does (Ctrl-C), in

@@ -10,14 +10,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadmeCodeMatchesExamples keeps the README honest: every Go block in it
-// must appear, line for line, in code that an Example function runs: the
-// packages' example*_test.go files, or the example programs' main.go, whose
-// own example_test.go runs them (the first program's recipe is its run
-// function).
+// TestReadmeCodeMatchesExamples keeps the README and the reference under
+// docs/ honest: every Go block in them must appear, line for line, in code
+// that an Example function runs: the packages' example*_test.go files, or
+// the example programs' main.go, whose own example_test.go runs them (the
+// first program's recipe is its run function).
 func TestReadmeCodeMatchesExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	pages, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
+	pages = append([]string{"../../README.md"}, pages...)
 	examples, err := filepath.Glob("../../*/example*_test.go")
 	require.NoError(t, err)
 	require.NotEmpty(t, examples)
@@ -36,21 +37,30 @@ func TestReadmeCodeMatchesExamples(t *testing.T) {
 		require.NoError(t, err)
 		corpus = append(corpus, normalise(string(b)))
 	}
-	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
-	require.NotEmpty(t, blocks, "the README has Go code")
-	for _, b := range blocks {
-		code := normalise(b[1])
-		found := false
-		for _, c := range corpus {
-			if strings.Contains(c, code) {
-				found = true
-				break
+	goBlock := regexp.MustCompile("(?s)```go\n(.*?)```")
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		require.NoError(t, err)
+		blocks := goBlock.FindAllStringSubmatch(string(text), -1)
+		if filepath.Base(page) == "README.md" {
+			require.NotEmpty(t, blocks, "the README has Go code")
+		}
+		for _, b := range blocks {
+			if !inCorpus(corpus, normalise(b[1])) {
+				t.Errorf("%s: code block not found in any Example function:\n%s", page, b[1])
 			}
 		}
-		if !found {
-			t.Errorf("README code block not found in any Example function:\n%s", b[1])
+	}
+}
+
+// inCorpus reports whether code appears in one of the normalised sources.
+func inCorpus(corpus []string, code string) bool {
+	for _, c := range corpus {
+		if strings.Contains(c, code) {
+			return true
 		}
 	}
+	return false
 }
 
 // normalise drops indentation and blank lines, so that a block quoted from a
