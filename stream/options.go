@@ -106,7 +106,7 @@ const (
 	DefaultStallTimeout = 5 * time.Minute
 )
 
-// minPollInterval is the shortest poll interval; shorter ones are raised.
+// minPollInterval is the shortest poll interval; shorter ones are refused.
 const minPollInterval = time.Millisecond
 
 // configWith returns the Client's configuration with opts applied, checked:
@@ -164,7 +164,7 @@ func WithIdempotentSends() Option {
 // capabilities.streaming false, or it refuses a streaming send) or a server
 // that cannot subscribe. A Retry-After from the server, on a poll's answer
 // or on a failed poll, lengthens one wait (to at most 30 s).
-// It must be positive; values below 1 ms are raised to 1 ms. The default is
+// It must be at least 1 ms: a shorter one is refused. The default is
 // DefaultPollInterval.
 func WithPollInterval(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.pollInterval = d })

@@ -29,6 +29,7 @@ func badOptions() map[string]stream.Option {
 		"negative input timeout":    stream.WithInputTimeout(-time.Second),
 		"negative stall timeout":    stream.WithStallTimeout(-time.Second),
 		"zero poll interval":        stream.WithPollInterval(0),
+		"poll interval below 1 ms":  stream.WithPollInterval(time.Millisecond - 1),
 		"nil logger":                stream.WithLogger(nil),
 		"negative backoff":          stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: -time.Second}),
 		"unknown version":           stream.WithVersion("2.0"),
@@ -72,7 +73,7 @@ func TestOptionsAreValidatedByEveryConstructor(t *testing.T) {
 func TestGoodOptionsAreAccepted(t *testing.T) {
 	_, err := stream.NewClient("http://agent.test/",
 		stream.WithIdleTimeout(0), stream.WithStallTimeout(0), stream.WithInputTimeout(0),
-		stream.WithPollInterval(time.Nanosecond), stream.WithReconnect(reconnect.Policy{}),
+		stream.WithPollInterval(time.Millisecond), stream.WithReconnect(reconnect.Policy{}),
 		stream.WithReconnect(reconnect.Never()), stream.WithHeader("Authorization", "Bearer x"),
 		stream.WithHTTPClient(&http.Client{}))
 	require.NoError(t, err)

@@ -77,8 +77,8 @@ func (cfg *config) check() error {
 	if cfg.stallTimeout < 0 {
 		bad("WithStallTimeout: negative duration %s", cfg.stallTimeout)
 	}
-	if cfg.pollInterval <= 0 {
-		bad("WithPollInterval: the interval must be positive, not %s", cfg.pollInterval)
+	if cfg.pollInterval < minPollInterval {
+		bad("WithPollInterval: the interval must be at least %s, not %s", minPollInterval, cfg.pollInterval)
 	}
 	if cfg.logger == nil {
 		bad("WithLogger: the logger is nil")
@@ -92,7 +92,6 @@ func (cfg *config) check() error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	cfg.pollInterval = max(cfg.pollInterval, minPollInterval)
 	return nil
 }
 
