@@ -28,7 +28,7 @@ import (
 //     WithConnectTimeout (a black-holed agent);
 //   - context.Canceled or context.DeadlineExceeded when the caller's context
 //     ended the request before a response arrived. That says nothing about
-//     the agent (FanOut cancels the calls it no longer needs): tell the
+//     the agent (fanout.Quorum cancels the calls it no longer needs): tell the
 //     breaker to leave it out of its counts (gobreaker's
 //     Settings.IsExcluded), or it counts as a failure.
 //

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
@@ -69,8 +70,9 @@ import (
 //   - ErrCircuitOpen (the breaker refused the call): "circuit open: nothing
 //     sent"; ErrConnectTimeout: "no connection within the connect timeout";
 //     both retryable.
-//   - *QuorumError: "quorum not reached: N of M answers", none of its
-//     errors copied; retryable when one of them is (ErrNotNeeded aside).
+//   - *fanout.QuorumError: "quorum not reached: N of M answers", none of
+//     its errors copied; retryable when one of them is (fanout.ErrNotNeeded
+//     aside).
 //   - ErrIdleTimeout, a transport error (*url.Error, net.Error, an
 //     unexpected EOF, ErrEndedEarly): code 0, "no data within the idle
 //     timeout" or "connection failed"; retryable.
@@ -113,7 +115,7 @@ func downstreamLinks(err error) []a2a.ChainLink {
 		protoErr *ProtocolError
 		stalled  *StalledError
 		cardErr  *InvalidCardError
-		quorum   *QuorumError
+		quorum   *fanout.QuorumError
 	)
 	switch {
 	case errors.As(err, &quorum):
@@ -121,7 +123,7 @@ func downstreamLinks(err error) []a2a.ChainLink {
 		// quorum may be reached on another try when one of them may be.
 		l := a2a.ChainLink{Message: fmt.Sprintf("quorum not reached: %d of %d answers", quorum.Succeeded, quorum.Need)}
 		for _, e := range quorum.Errs {
-			if e != nil && !errors.Is(e, ErrNotNeeded) && downstreamLinks(e)[0].Retryable {
+			if e != nil && !errors.Is(e, fanout.ErrNotNeeded) && downstreamLinks(e)[0].Retryable {
 				l.Retryable = true
 			}
 		}

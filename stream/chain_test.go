@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -227,9 +228,9 @@ func TestChainErrorDescribesEachError(t *testing.T) {
 			[]a2a.ChainLink{{Message: "circuit open: nothing sent", Retryable: true}}},
 		{"connect timeout", &url.Error{Op: "Post", URL: "https://flights.test/", Err: fmt.Errorf("%w (10s): %w", stream.ErrConnectTimeout, dialErr)},
 			[]a2a.ChainLink{{Message: "no connection within the connect timeout", Retryable: true}}},
-		{"quorum out of reach", &stream.QuorumError{Need: 2, Succeeded: 1, Errs: []error{busy, &terminal.FailedError{Task: task(a2a.StateFailed, "")}}},
+		{"quorum out of reach", &fanout.QuorumError{Need: 2, Succeeded: 1, Errs: []error{busy, &terminal.FailedError{Task: task(a2a.StateFailed, "")}}},
 			[]a2a.ChainLink{{Message: "quorum not reached: 1 of 2 answers", Retryable: true}}},
-		{"quorum out of reach, nothing to retry", &stream.QuorumError{Need: 2, Succeeded: 0, Errs: []error{&terminal.FailedError{Task: task(a2a.StateFailed, "")}, stream.ErrNotNeeded}},
+		{"quorum out of reach, nothing to retry", &fanout.QuorumError{Need: 2, Succeeded: 0, Errs: []error{&terminal.FailedError{Task: task(a2a.StateFailed, "")}, fanout.ErrNotNeeded}},
 			[]a2a.ChainLink{{Message: "quorum not reached: 0 of 2 answers"}}},
 		{"HTTP 429", &stream.HTTPError{StatusCode: 429, Header: http.Header{"Retry-After": {"30"}}, Body: []byte("body-secret")},
 			[]a2a.ChainLink{{Message: "HTTP 429 Too Many Requests", HTTPStatus: 429, Retryable: true, RetryAfter: 30 * time.Second}}},

@@ -9,7 +9,7 @@
 //     two failures in a row the circuit opens, and calls to the agent fail
 //     at once with stream.ErrCircuitOpen, without a request; a minute later
 //     one probe goes through (half-open);
-//   - stream.FanOut runs the calls concurrently, returns as soon as enough
+//   - fanout.Quorum runs the calls concurrently, returns as soon as enough
 //     succeeded (or as soon as that is out of reach), cancels the calls it
 //     no longer needs, and reports every failure: the program sorts them
 //     by type with errors.Is and errors.As;
@@ -49,6 +49,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -121,8 +122,8 @@ func newAgent(name string, h http.Handler) (*agent, error) {
 		Name:        name,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 2 },
 		Timeout:     time.Minute, // then half-open: one probe
-		// A call that FanOut (or the caller) cancelled says nothing about
-		// the agent.
+		// A call that fanout.Quorum (or the caller) cancelled says nothing
+		// about the agent.
 		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) },
 	})
 	c, err := stream.NewClient("http://"+name+".agents.example/",
@@ -206,7 +207,7 @@ func run(ctx context.Context, w io.Writer) error {
 				return askFlaky(ctx)
 			}
 		}
-		results, err := stream.FanOut(ctx, round.need, calls...)
+		results, err := fanout.Quorum(ctx, round.need, calls...)
 		fmt.Fprintf(w, "round %d, %d answers needed: %s\n", n+1, round.need, verdict(err))
 		for i, res := range results {
 			fmt.Fprintf(w, "  %-8s circuit %-7s %s\n", agents[i].name, agents[i].breaker.State(), describe(res))
@@ -231,9 +232,9 @@ func run(ctx context.Context, w io.Writer) error {
 // reach: the first call, in the order of the calls, that failed by itself
 // rather than being cancelled as not needed; -1 when there is none (the
 // fan-out's own context ended).
-func decisive(results []stream.Result[string]) int {
+func decisive(results []fanout.Result[string]) int {
 	for i, r := range results {
-		if r.Err != nil && !errors.Is(r.Err, stream.ErrNotNeeded) && !errors.Is(r.Err, context.Canceled) {
+		if r.Err != nil && !errors.Is(r.Err, fanout.ErrNotNeeded) && !errors.Is(r.Err, context.Canceled) {
 			return i
 		}
 	}
@@ -280,7 +281,7 @@ func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
 
 // verdict says how a fan-out ended.
 func verdict(err error) string {
-	var qe *stream.QuorumError
+	var qe *fanout.QuorumError
 	if err == nil {
 		return "quorum reached"
 	}
@@ -291,7 +292,7 @@ func verdict(err error) string {
 }
 
 // describe says how one call ended, by the type of its error.
-func describe(r stream.Result[string]) string {
+func describe(r fanout.Result[string]) string {
 	var (
 		httpErr *stream.HTTPError
 		failed  *terminal.FailedError
@@ -302,7 +303,7 @@ func describe(r stream.Result[string]) string {
 		return "answered: " + r.Value
 	case errors.Is(err, stream.ErrCircuitOpen):
 		return "skipped: its circuit is open"
-	case errors.Is(err, stream.ErrNotNeeded):
+	case errors.Is(err, fanout.ErrNotNeeded):
 		return "cancelled: not needed"
 	case errors.As(err, &httpErr):
 		return "failed: HTTP " + httpErr.Status

@@ -5,7 +5,7 @@
 // Every agent has one stream.Client, shared by all the goroutines that call
 // it: each question to each agent runs on its own goroutine, so several
 // streams go through one Client at the same time. The caller waits for
-// every outcome (it is not stream.FanOut, which is for a quorum and cancels
+// every outcome (it is not fanout.Quorum, which is for a quorum and cancels
 // the calls it no longer needs). The outcomes are handled by type with
 // errors.As:
 //
@@ -172,7 +172,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // outcomes by agent and then by question. The questions to one agent share
 // its Client.
 //
-// It is not stream.FanOut: that one is for a quorum, and cancels the calls
+// It is not fanout.Quorum: that one is for a quorum, and cancels the calls
 // it no longer needs once the quorum is reached or out of reach (with need
 // equal to the number of calls, at the first failure). This caller wants
 // every outcome, each with its own fallback, so it waits for them all.
