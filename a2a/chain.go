@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a2astream/a2astream/internal/a2awire"
 	"github.com/a2astream/a2astream/internal/clip"
 )
 
@@ -24,12 +25,6 @@ const MaxChainData = 4 << 10
 const (
 	chainDomain = "github.com/a2astream/a2astream"
 	chainReason = "DOWNSTREAM_AGENT_ERROR"
-)
-
-// The type URLs of the google.rpc details a chain writes.
-const (
-	errorInfoType = "type.googleapis.com/google.rpc.ErrorInfo"
-	retryInfoType = "type.googleapis.com/google.rpc.RetryInfo"
 )
 
 // ChainLink is one agent's error in a chain of agents: the error an agent
@@ -148,9 +143,9 @@ func ChainOf(err error) []ChainLink {
 	data := bytes.TrimSpace(e.Data)
 	var links []ChainLink
 	switch {
-	case isObject(data):
+	case a2awire.IsObject(data):
 		links = readChain03(first, data)
-	case isArray(data):
+	case a2awire.IsArray(data):
 		links = readChain10(first, data)
 	}
 	if links == nil {
@@ -220,12 +215,12 @@ type chainRaw03 struct {
 // names no agent) nor a "downstream" object.
 func readChain03(first ChainLink, data json.RawMessage) []ChainLink {
 	var f chainRaw03
-	if json.Unmarshal(data, &f) != nil || !isString(f.Agent) && !isObject(f.Downstream) {
+	if json.Unmarshal(data, &f) != nil || !a2awire.IsString(f.Agent) && !a2awire.IsObject(f.Downstream) {
 		return nil
 	}
 	first.Reason = "" // a 0.3 error has no ErrorInfo; its link's reason is in its data
 	links := []ChainLink{fields03(first, &f)}
-	for isObject(f.Downstream) && len(links) < MaxChainLinks {
+	for a2awire.IsObject(f.Downstream) && len(links) < MaxChainLinks {
 		var e struct {
 			Code    json.RawMessage `json:"code"`
 			Message json.RawMessage `json:"message"`
@@ -234,10 +229,10 @@ func readChain03(first ChainLink, data json.RawMessage) []ChainLink {
 		if json.Unmarshal(f.Downstream, &e) != nil {
 			break
 		}
-		l := ChainLink{Agent: stringOf(f.DownstreamAgent), Message: stringOf(e.Message)}
-		l.Code, _ = intOf(e.Code)
+		l := ChainLink{Agent: a2awire.String(f.DownstreamAgent), Message: a2awire.String(e.Message)}
+		l.Code, _ = a2awire.Int32(e.Code)
 		f = chainRaw03{}
-		if data := bytes.TrimSpace(e.Data); isObject(data) && json.Unmarshal(data, &f) == nil {
+		if data := bytes.TrimSpace(e.Data); a2awire.IsObject(data) && json.Unmarshal(data, &f) == nil {
 			l.Retryable, l.RetryAfter = objectHint(data)
 		}
 		links = append(links, fields03(l, &f))
@@ -247,13 +242,13 @@ func readChain03(first ChainLink, data json.RawMessage) []ChainLink {
 
 // fields03 adds the members of a link's 0.3 data to l.
 func fields03(l ChainLink, f *chainRaw03) ChainLink {
-	if a := stringOf(f.Agent); a != "" {
+	if a := a2awire.String(f.Agent); a != "" {
 		l.Agent = a
 	}
-	l.Reason = stringOf(f.Reason)
-	l.HTTPStatus, _ = intOf(f.HTTPStatus)
-	l.TaskID = stringOf(f.TaskID)
-	l.State = TaskState(stringOf(f.State))
+	l.Reason = a2awire.String(f.Reason)
+	l.HTTPStatus, _ = a2awire.Int32(f.HTTPStatus)
+	l.TaskID = a2awire.String(f.TaskID)
+	l.State = TaskState(a2awire.String(f.State))
 	return l
 }
 
@@ -271,11 +266,11 @@ type chainDetail10 struct {
 // per link.
 func chainData10(links []ChainLink) []byte {
 	var details []chainDetail10
-	if re, ok := restErrors[links[0].Code]; ok {
-		details = append(details, chainDetail10{Type: errorInfoType, Reason: re.reason, Domain: a2aDomain})
+	if re, ok := a2awire.Rest(links[0].Code); ok {
+		details = append(details, chainDetail10{Type: a2awire.ErrorInfoType, Reason: re.Reason, Domain: a2awire.Domain})
 	}
 	if links[0].Retryable {
-		d := chainDetail10{Type: retryInfoType}
+		d := chainDetail10{Type: a2awire.RetryInfoType}
 		if links[0].RetryAfter > 0 {
 			d.RetryDelay = durationText(links[0].RetryAfter)
 		}
@@ -307,7 +302,7 @@ func chainData10(links []ChainLink) []byte {
 		if l.RetryAfter > 0 {
 			put("retryAfter", durationText(l.RetryAfter))
 		}
-		details = append(details, chainDetail10{Type: errorInfoType, Reason: chainReason, Domain: chainDomain, Metadata: m})
+		details = append(details, chainDetail10{Type: a2awire.ErrorInfoType, Reason: chainReason, Domain: chainDomain, Metadata: m})
 	}
 	b, _ := marshal(details) // strings only: cannot fail
 	return b
@@ -337,26 +332,26 @@ func readChain10(first ChainLink, data json.RawMessage) []ChainLink {
 			Domain   json.RawMessage `json:"domain"`
 			Metadata json.RawMessage `json:"metadata"`
 		}
-		if !isObject(bytes.TrimSpace(raw)) || json.Unmarshal(raw, &info) != nil ||
-			stringOf(info.Reason) != chainReason || stringOf(info.Domain) != chainDomain {
+		if !a2awire.IsObject(bytes.TrimSpace(raw)) || json.Unmarshal(raw, &info) != nil ||
+			a2awire.String(info.Reason) != chainReason || a2awire.String(info.Domain) != chainDomain {
 			continue
 		}
 		var m map[string]json.RawMessage
-		if isObject(bytes.TrimSpace(info.Metadata)) {
+		if a2awire.IsObject(bytes.TrimSpace(info.Metadata)) {
 			_ = json.Unmarshal(info.Metadata, &m) // a malformed one reads as empty
 		}
 		l := ChainLink{
-			Agent:   stringOf(m["agent"]),
-			Message: stringOf(m["message"]),
-			Reason:  stringOf(m["reason"]),
-			TaskID:  stringOf(m["taskId"]),
-			State:   TaskState(stringOf(m["state"])),
+			Agent:   a2awire.String(m["agent"]),
+			Message: a2awire.String(m["message"]),
+			Reason:  a2awire.String(m["reason"]),
+			TaskID:  a2awire.String(m["taskId"]),
+			State:   TaskState(a2awire.String(m["state"])),
 		}
-		l.Code, _ = atoi32(stringOf(m["code"]))
-		l.HTTPStatus, _ = atoi32(stringOf(m["httpStatus"]))
-		if stringOf(m["retryable"]) == "true" {
+		l.Code, _ = atoi32(a2awire.String(m["code"]))
+		l.HTTPStatus, _ = atoi32(a2awire.String(m["httpStatus"]))
+		if a2awire.String(m["retryable"]) == "true" {
 			l.Retryable = true
-			l.RetryAfter, _ = protoDuration(m["retryAfter"])
+			l.RetryAfter, _ = a2awire.ProtoDuration(m["retryAfter"])
 		}
 		if links == nil {
 			// The error object's own code, message and retry hint.
@@ -419,7 +414,7 @@ func tidyLink(l ChainLink) ChainLink {
 	}
 	// Rounded up after the bound: MaxRetryHint is whole seconds, so the
 	// link's delay stays within it.
-	l.RetryAfter = boundHint(l.RetryAfter)
+	l.RetryAfter = a2awire.Bound(l.RetryAfter)
 	if r := l.RetryAfter % time.Second; r != 0 {
 		l.RetryAfter += time.Second - r
 	}
