@@ -13,6 +13,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/httpretry"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -209,7 +210,7 @@ func taskLink(t *a2a.Task, what string) a2a.ChainLink {
 // no status for as a 500); a Retry-After header on a status the stream
 // retries makes it retryable all the same, and gives the delay it lacks.
 func httpLinks(e *HTTPError) []a2a.ChainLink {
-	retryable := retryableStatus(e.StatusCode)
+	retryable := httpretry.Status(e.StatusCode)
 	var rpcErr *a2a.RPCError
 	if !errors.As(e.Err, &rpcErr) {
 		hinted, after := e.bodyHint()
