@@ -103,15 +103,6 @@ func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
 			require.Equal(t, endings[i%len(endings)], r.Err, "call %d", i)
 		}
 	}
-	// The chain an agent answers with names the quorum, copies none of its
-	// errors, and is retryable: some of them are.
-	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		links := a2a.ChainOf(stream.ChainError(err, v, "planner", "fan-out"))
-		require.Len(t, links, 2)
-		require.True(t, links[0].Retryable)
-		require.True(t, links[1].Retryable)
-		require.Contains(t, links[1].Message, "quorum not reached")
-	}
 }
 
 // taskIn is a task in state st.

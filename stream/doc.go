@@ -35,9 +35,9 @@
 //     hook ([WithCredentials]) whose headers the stream adds to its later
 //     calls, to the origin named only, and the task continues too.
 //   - Callers that fan out get circuit breaking ([WithBreaker],
-//     [ErrCircuitOpen]), and package fanout their quorums, and
-//     [ChainError] turns any of the errors below into the error object an
-//     agent answers its own caller with.
+//     [ErrCircuitOpen]); package fanout runs their calls with a quorum,
+//     and package chain turns any of the errors below into the error
+//     object an agent answers its own caller with.
 //   - The stream ends in nil (completed, or a message answer) or in a typed
 //     error that carries the final task: terminal.Error, *reconnect.Error,
 //     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, *StalledError,

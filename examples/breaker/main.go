@@ -14,11 +14,11 @@
 //     no longer needs, and reports every failure: the program sorts them
 //     by type with errors.Is and errors.As;
 //   - when the quorum is out of reach, digest answers its own caller with
-//     the JSON-RPC error that stream.ChainError builds from the failure
+//     the JSON-RPC error that chain.Error builds from the failure
 //     that decided it: an internal error whose data names digest and the
 //     downstream agent, with the downstream agent's HTTP status and retry
 //     hint. Its caller decodes the error as any JSON-RPC client would and
-//     reads the chain back with a2a.ChainOf. The error is written in A2A
+//     reads the chain back with chain.Of. The error is written in A2A
 //     0.3, whose data nests one link in the next; in 1.0 the same links are
 //     google.rpc.ErrorInfo details.
 //
@@ -49,6 +49,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -219,7 +220,7 @@ func run(ctx context.Context, w io.Writer) error {
 		if i < 0 {
 			return err
 		}
-		if err := answerCaller(w, n+1, stream.ChainError(results[i].Err, a2a.V03, self, agents[i].name)); err != nil {
+		if err := answerCaller(w, n+1, chain.Error(results[i].Err, a2a.V03, self, agents[i].name)); err != nil {
 			return err
 		}
 	}
@@ -250,7 +251,7 @@ type response struct {
 
 // answerCaller prints the JSON-RPC response digest answers request id of
 // its caller with, and then the chain that caller reads in it: it decodes
-// the response as any JSON-RPC client would, and a2a.ChainOf reads the
+// the response as any JSON-RPC client would, and chain.Of reads the
 // links.
 func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
 	body, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Error: answer})
@@ -266,7 +267,7 @@ func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
 		return err
 	}
 	fmt.Fprintln(w, "  the caller reads the chain:")
-	for _, l := range a2a.ChainOf(got.Error) {
+	for _, l := range chain.Of(got.Error) {
 		fmt.Fprintf(w, "    %s: code %d, %q", l.Agent, l.Code, l.Message)
 		if l.HTTPStatus != 0 {
 			fmt.Fprintf(w, ", HTTP %d", l.HTTPStatus)
