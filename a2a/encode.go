@@ -1,10 +1,11 @@
 package a2a
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/a2astream/a2astream/internal/a2awire"
 )
 
 // encodeEvent encodes e as a stream result in the JSON-RPC JSON of version
@@ -77,18 +78,10 @@ func encodeMessage(v Version, m *Message) ([]byte, error) {
 	return marshal(encMessage(v, m))
 }
 
-// marshal is json.Marshal without HTML escaping: A2A is not embedded in
-// HTML, and escaping would rewrite the bytes of a part's raw JSON data, so
-// that data would not survive a decode/encode round trip unchanged.
-func marshal(obj any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(obj); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// marshal is json.Marshal without HTML escaping (internal/a2awire's
+// Marshal): A2A is not embedded in HTML, and escaping would rewrite the
+// bytes of a part's raw JSON data.
+func marshal(obj any) ([]byte, error) { return a2awire.Marshal(obj) }
 
 func isNil(e Event) bool {
 	switch x := e.(type) {

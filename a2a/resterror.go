@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/a2astream/a2astream/internal/a2awire"
 )
 
 // Errors of the HTTP+JSON binding. A REST server answers a failed call with
@@ -50,30 +52,6 @@ var reasonCodes = map[string]int{
 	"METHOD_NOT_FOUND":                           CodeMethodNotFound,
 	"INVALID_PARAMS":                             CodeInvalidParams,
 	"INTERNAL_ERROR":                             CodeInternalError,
-}
-
-// restErrors says how MarshalHTTPError writes each code in 1.0: the HTTP
-// status and google.rpc.Code name of S10 §5.4 and §11.6 (as @a2a-js/sdk
-// 1.3.0 sends them), and the ErrorInfo reason.
-var restErrors = map[int]struct {
-	status int
-	name   string
-	reason string
-}{
-	CodeTaskNotFound:                   {404, "NOT_FOUND", "TASK_NOT_FOUND"},
-	CodeTaskNotCancelable:              {400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"},
-	CodePushNotificationNotSupported:   {400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED"},
-	CodeUnsupportedOperation:           {400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"},
-	CodeContentTypeNotSupported:        {400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"},
-	CodeInvalidAgentResponse:           {500, "INTERNAL", "INVALID_AGENT_RESPONSE"},
-	CodeExtendedAgentCardNotConfigured: {400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"},
-	CodeExtensionSupportRequired:       {400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"},
-	CodeVersionNotSupported:            {400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"},
-	CodeParseError:                     {400, "INVALID_ARGUMENT", "PARSE_ERROR"},
-	CodeInvalidRequest:                 {400, "INVALID_ARGUMENT", "INVALID_REQUEST"},
-	CodeInvalidParams:                  {400, "INVALID_ARGUMENT", "INVALID_PARAMS"},
-	CodeMethodNotFound:                 {501, "UNIMPLEMENTED", "METHOD_NOT_FOUND"},
-	CodeInternalError:                  {500, "INTERNAL", "INTERNAL_ERROR"},
 }
 
 // grpcStatuses maps the google.rpc.Code names that a google.rpc.Status may
@@ -192,31 +170,28 @@ func ParseHTTPError(status int, body []byte) (*RPCError, bool) {
 	if status < 400 {
 		status = 0
 	}
-	if isObject(b.Error) {
+	if a2awire.IsObject(b.Error) {
 		var inner restErrorBody
 		if json.Unmarshal(b.Error, &inner) != nil {
 			return nil, false
 		}
-		if code, ok := intOf(inner.Code); ok && (code < 0 || len(b.JSONRPC) > 0) {
-			return &RPCError{Code: code, Message: stringOf(inner.Message), Data: inner.Data}, true
+		if code, ok := a2awire.Int32(inner.Code); ok && (code < 0 || len(b.JSONRPC) > 0) {
+			return &RPCError{Code: code, Message: a2awire.String(inner.Message), Data: inner.Data}, true
 		}
 		return googleStatus(status, &inner)
 	}
-	if code, ok := intOf(b.Code); ok && code < 0 {
-		return &RPCError{Code: code, Message: stringOf(b.Message), Data: b.Data}, true
+	if code, ok := a2awire.Int32(b.Code); ok && code < 0 {
+		return &RPCError{Code: code, Message: a2awire.String(b.Message), Data: b.Data}, true
 	}
-	if isArray(b.Details) {
+	if a2awire.IsArray(b.Details) {
 		// A google.rpc.Status without its "error" wrapper (grpc-gateway).
 		return googleStatus(status, &b)
 	}
-	if isString(b.Type) {
+	if a2awire.IsString(b.Type) {
 		return problem(&b)
 	}
 	return nil, false
 }
-
-// a2aDomain is the ErrorInfo domain of A2A errors.
-const a2aDomain = "a2a-protocol.org"
 
 // isA2ACode reports the codes A2A itself defines (-32001 to -32009), as
 // opposed to JSON-RPC's own, whose names other APIs use too.
@@ -228,22 +203,22 @@ func isA2ACode(code int) bool {
 // ErrorInfo with a reason is of the A2A domain or has a reason only A2A
 // uses.
 func googleStatus(status int, s *restErrorBody) (*RPCError, bool) {
-	if !isArray(s.Details) {
+	if !a2awire.IsArray(s.Details) {
 		return nil, false
 	}
 	reason, domain := errorInfo(s.Details)
-	msg := stringOf(s.Message)
-	if code, ok := reasonCodes[reason]; ok && (domain == a2aDomain || isA2ACode(code)) {
+	msg := a2awire.String(s.Message)
+	if code, ok := reasonCodes[reason]; ok && (domain == a2awire.Domain || isA2ACode(code)) {
 		return &RPCError{Code: code, Message: msg, Data: s.Details}, true
 	}
-	if reason == "" || domain != a2aDomain {
+	if reason == "" || domain != a2awire.Domain {
 		return nil, false
 	}
 	// An A2A error this package does not know: what its status means.
 	if status == 0 {
-		if c, ok := intOf(s.Code); ok && c >= 400 && c <= 599 {
+		if c, ok := a2awire.Int32(s.Code); ok && c >= 400 && c <= 599 {
 			status = c
-		} else if c, ok := grpcStatuses[stringOf(s.Status)]; ok {
+		} else if c, ok := grpcStatuses[a2awire.String(s.Status)]; ok {
 			status = c
 		}
 	}
@@ -277,14 +252,14 @@ func errorInfo(details json.RawMessage) (reason, domain string) {
 // problem reads an RFC 9457 problem: an A2A error when the last path
 // segment of its type names one that A2A defines ("…/task-not-found").
 func problem(p *restErrorBody) (*RPCError, bool) {
-	t := stringOf(p.Type)
+	t := a2awire.String(p.Type)
 	slug := t[strings.LastIndexAny(t, "/#:")+1:]
 	code, ok := reasonCodes[strings.ToUpper(strings.ReplaceAll(slug, "-", "_"))]
 	if !ok || !isA2ACode(code) {
 		return nil, false
 	}
-	msg := stringOf(p.Title)
-	if d := stringOf(p.Detail); d != "" {
+	msg := a2awire.String(p.Title)
+	if d := a2awire.String(p.Detail); d != "" {
 		if msg != "" {
 			msg += ": "
 		}
@@ -296,7 +271,7 @@ func problem(p *restErrorBody) (*RPCError, bool) {
 // MarshalHTTPError writes e as an HTTP+JSON server of version v answers it:
 // the HTTP status, the media type and the body. It is the counterpart of
 // [ParseHTTPError], for an agent that answers its own caller over HTTP+JSON
-// (with a [ChainError], say) and for fake servers.
+// (with the error of a chain of agents, say) and for fake servers.
 //
 //   - 1.0, as @a2a-js/sdk 1.3.0 writes it: a google.rpc.Status as
 //     application/a2a+json, with the status and google.rpc.Code of S10 §5.4
@@ -357,9 +332,9 @@ func MarshalHTTPError(v Version, e *RPCError) (status int, contentType string, b
 	}
 	g := googleStatus{Code: 500, Status: "INTERNAL", Message: e.Message}
 	details := []any{}
-	if re, ok := restErrors[e.Code]; ok {
-		g.Code, g.Status = re.status, re.name
-		details = append(details, errorInfo{Type: errorInfoType, Reason: re.reason, Domain: a2aDomain})
+	if re, ok := a2awire.Rest(e.Code); ok {
+		g.Code, g.Status = re.Status, re.Name
+		details = append(details, errorInfo{Type: a2awire.ErrorInfoType, Reason: re.Reason, Domain: a2awire.Domain})
 	}
 	own := e.Reason() != ""
 	return g.Code, "application/a2a+json", mustMarshal(e, func(data json.RawMessage) any {
@@ -382,20 +357,20 @@ func otherDetails(data json.RawMessage) []any {
 	data = bytes.TrimSpace(data)
 	var kept []any
 	switch {
-	case isArray(data):
+	case a2awire.IsArray(data):
 		var entries []json.RawMessage
 		_ = json.Unmarshal(data, &entries) // data that is not JSON has none
 		for _, raw := range entries {
-			if isObject(bytes.TrimSpace(raw)) {
+			if a2awire.IsObject(bytes.TrimSpace(raw)) {
 				kept = append(kept, raw)
 			}
 		}
-	case isObject(data):
+	case a2awire.IsObject(data):
 		if retryable, after := objectHint(data); retryable {
 			info := struct {
 				Type       string `json:"@type"`
 				RetryDelay string `json:"retryDelay,omitempty"`
-			}{Type: retryInfoType}
+			}{Type: a2awire.RetryInfoType}
 			if after > 0 {
 				info.RetryDelay = strconv.FormatFloat(after.Seconds(), 'f', -1, 64) + "s"
 			}
@@ -410,32 +385,9 @@ func otherDetails(data json.RawMessage) []any {
 // broken Data) is the only way this can fail; the body is then written
 // without it.
 func mustMarshal(e *RPCError, body func(data json.RawMessage) any) []byte {
-	b, err := marshal(body(e.Data))
+	b, err := a2awire.Marshal(body(e.Data))
 	if err != nil {
-		b, _ = marshal(body(nil))
+		b, _ = a2awire.Marshal(body(nil))
 	}
 	return b
-}
-
-func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
-func isArray(raw json.RawMessage) bool  { return len(raw) > 0 && raw[0] == '[' }
-func isString(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '"' }
-
-// stringOf returns a raw JSON string's value, or "" for anything else.
-func stringOf(raw json.RawMessage) string {
-	var s string
-	if !isString(raw) || json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
-// intOf returns a raw JSON number's value when it is an integer that fits in
-// an int32 (JSON-RPC codes and HTTP statuses both do).
-func intOf(raw json.RawMessage) (int, bool) {
-	var n int32
-	if len(raw) == 0 || json.Unmarshal(raw, &n) != nil {
-		return 0, false
-	}
-	return int(n), true
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a2astream/a2astream/internal/a2awire"
 )
 
 // Retry hints. A server may say that a failed call is worth making again,
@@ -31,29 +32,10 @@ import (
 
 // MaxRetryHint is the longest delay a retry hint reads as, from every source:
 // [RPCError.RetryAfter], [ParseHTTPRetry], [ParseRetryAfter] and the links
-// of [ChainOf]. A caller applies its own, shorter, cap.
+// of a chain of agents (package chain). A caller applies its own, shorter,
+// cap. Every hint passes through one bound: a delay below 0 is 0, one over
+// MaxRetryHint is MaxRetryHint.
 const MaxRetryHint = 24 * time.Hour
-
-// boundHint is the one place every retry hint passes through, whatever
-// carried it (a 0.3 "retryAfter", a RetryInfo's retryDelay, a Retry-After
-// header in seconds or as a date, a chain's link): a delay below 0 is 0, one
-// over MaxRetryHint is MaxRetryHint. What a server wrote reaches it as a
-// time.Duration that did not overflow (secondsDelay, time.Time.Sub).
-func boundHint(d time.Duration) time.Duration {
-	return min(max(d, 0), MaxRetryHint)
-}
-
-// saturatedSeconds is a count of seconds past every cap whose nanoseconds
-// still fit in a time.Duration (2^33 s, some 272 years): secondsDelay
-// converts any larger count as this one, so that no multiplication
-// overflows.
-const saturatedSeconds = 1 << 33
-
-// secondsDelay converts a count of seconds, finite and not negative, to a
-// bounded delay (boundHint) without overflow.
-func secondsDelay(secs float64) time.Duration {
-	return boundHint(time.Duration(min(secs, saturatedSeconds) * float64(time.Second)))
-}
 
 // ParseRetryAfter reads the value of an HTTP Retry-After header (RFC 9110
 // §10.2.3): a delay in whole seconds, or an HTTP date, which is read as the
@@ -72,13 +54,13 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, false
 		}
-		return secondsDelay(float64(n)), true
+		return a2awire.SecondsDelay(float64(n)), true
 	}
 	// The layouts of an HTTP date, as net/http.ParseTime reads them:
 	// IMF-fixdate, then the obsolete RFC 850 and asctime forms.
 	for _, layout := range [...]string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC} {
 		if t, err := time.Parse(layout, v); err == nil {
-			return boundHint(t.Sub(now)), true // Sub saturates: no overflow
+			return a2awire.Bound(t.Sub(now)), true // Sub saturates: no overflow
 		}
 	}
 	return 0, false
@@ -115,14 +97,14 @@ func ParseHTTPRetry(body []byte) (retryable bool, after time.Duration) {
 	if json.Unmarshal(body, &b) != nil {
 		return false, 0
 	}
-	if isObject(b.Error) {
+	if a2awire.IsObject(b.Error) {
 		var inner restErrorBody
 		if json.Unmarshal(b.Error, &inner) != nil {
 			return false, 0
 		}
 		b = inner
 	}
-	if isArray(b.Details) {
+	if a2awire.IsArray(b.Details) {
 		return retryHint(b.Details)
 	}
 	return retryHint(b.Data)
@@ -161,7 +143,7 @@ func objectHint(raw json.RawMessage) (bool, time.Duration) {
 	if json.Unmarshal(raw, &o) != nil {
 		return false, 0
 	}
-	d, hasDelay := seconds(o.RetryAfter)
+	d, hasDelay := a2awire.Seconds(o.RetryAfter)
 	switch string(bytes.TrimSpace(o.Retryable)) {
 	case "true":
 		return true, d
@@ -178,84 +160,12 @@ func detailHint(raw json.RawMessage) (bool, time.Duration) {
 		Type       string          `json:"@type"`
 		RetryDelay json.RawMessage `json:"retryDelay"`
 	}
-	if !isObject(bytes.TrimSpace(raw)) || json.Unmarshal(raw, &d) != nil {
+	if !a2awire.IsObject(bytes.TrimSpace(raw)) || json.Unmarshal(raw, &d) != nil {
 		return false, 0
 	}
-	if d.Type == "type.googleapis.com/google.rpc.RetryInfo" || strings.HasSuffix(d.Type, "/google.rpc.RetryInfo") {
-		after, _ := protoDuration(d.RetryDelay)
+	if d.Type == a2awire.RetryInfoType || strings.HasSuffix(d.Type, "/google.rpc.RetryInfo") {
+		after, _ := a2awire.ProtoDuration(d.RetryDelay)
 		return true, after
 	}
 	return objectHint(raw)
-}
-
-// seconds reads a delay in seconds: a JSON number, or a string holding one.
-func seconds(raw json.RawMessage) (time.Duration, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0, false
-	}
-	var s string
-	if raw[0] == '"' {
-		if json.Unmarshal(raw, &s) != nil {
-			return 0, false
-		}
-	} else {
-		s = string(raw)
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return 0, false
-	}
-	return fromSeconds(f)
-}
-
-// protoDuration reads a google.protobuf.Duration in JSON: "1.5s", or the
-// object {"seconds":1,"nanos":500000000}.
-func protoDuration(raw json.RawMessage) (time.Duration, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return 0, false
-	}
-	if raw[0] == '{' {
-		var o struct {
-			Seconds json.RawMessage `json:"seconds"`
-			Nanos   json.RawMessage `json:"nanos"`
-		}
-		if json.Unmarshal(raw, &o) != nil {
-			return 0, false
-		}
-		secs, ok := seconds(o.Seconds)
-		if !ok {
-			return 0, false
-		}
-		var nanos int64
-		if n := bytes.TrimSpace(o.Nanos); len(n) > 0 {
-			if json.Unmarshal(n, &nanos) != nil || nanos < 0 || nanos >= int64(time.Second) {
-				return 0, false
-			}
-		}
-		return boundHint(secs + time.Duration(nanos)), true // secs is bounded: no overflow
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return 0, false
-	}
-	num, ok := strings.CutSuffix(strings.TrimSpace(s), "s")
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, false
-	}
-	return fromSeconds(f)
-}
-
-// fromSeconds converts a count of seconds a server wrote, ignoring what is
-// negative or not finite, and bounding the rest (secondsDelay).
-func fromSeconds(f float64) (time.Duration, bool) {
-	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		return 0, false
-	}
-	return secondsDelay(f), true
 }

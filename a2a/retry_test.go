@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/a2awire"
 )
 
 const retryInfo = `{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":%s}`
@@ -144,3 +145,10 @@ func TestParseRetryAfter(t *testing.T) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// MaxRetryHint is the bound internal/a2awire applies to every hint, for a2a
+// and for the chains of package chain alike.
+func TestMaxRetryHintIsTheBoundOfEveryHint(t *testing.T) {
+	require.Equal(t, a2a.MaxRetryHint, a2awire.Max)
+	require.Equal(t, a2a.MaxRetryHint, a2awire.Bound(a2a.MaxRetryHint+time.Second))
+}

@@ -1,5 +1,7 @@
 package a2a
 
+import "github.com/a2astream/a2astream/internal/a2awire"
+
 // TaskState is the canonical state of a task, whatever its wire spelling.
 // The values are the A2A 0.3 spellings; the codecs map the 1.0 enum names
 // (TASK_STATE_WORKING, …) onto them.
@@ -58,28 +60,9 @@ var states10 = map[TaskState]string{
 }
 
 // parseState accepts every spelling seen on the wire and never fails: an
-// unrecognised state is StateUnknown.
-func parseState(s string) TaskState {
-	switch s {
-	case "submitted", "TASK_STATE_SUBMITTED":
-		return StateSubmitted
-	case "working", "TASK_STATE_WORKING":
-		return StateWorking
-	case "input-required", "TASK_STATE_INPUT_REQUIRED":
-		return StateInputRequired
-	case "auth-required", "TASK_STATE_AUTH_REQUIRED":
-		return StateAuthRequired
-	case "completed", "TASK_STATE_COMPLETED":
-		return StateCompleted
-	case "canceled", "cancelled", "TASK_STATE_CANCELED", "TASK_STATE_CANCELLED":
-		return StateCanceled
-	case "failed", "TASK_STATE_FAILED":
-		return StateFailed
-	case "rejected", "TASK_STATE_REJECTED":
-		return StateRejected
-	}
-	return StateUnknown
-}
+// unrecognised state is StateUnknown. The spellings are internal/a2awire's,
+// which package chain reads a link's state with too.
+func parseState(s string) TaskState { return TaskState(a2awire.State(s)) }
 
 // encodeState writes s in version v. The state is first brought to its
 // canonical form, so a model holding a wire spelling ("cancelled",

@@ -31,7 +31,7 @@ targets=(
 	"FuzzStringMatchesEncodingJSON ./internal/jsonscan"
 	"FuzzCanonicalJSON ./internal/canonjson"
 	"FuzzRetryHint ./a2a"
-	"FuzzChainOf ./a2a"
+	"FuzzChainOf ./chain"
 	"FuzzLedger ./internal/ledger"
 	"FuzzRevisions ./internal/ledger"
 	"FuzzParseCheckpoint ./stream"

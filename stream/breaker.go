@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/a2astream/a2astream/internal/httpretry"
 )
 
 // Breaker is a circuit breaker that a Client asks before each request to its
@@ -28,7 +30,7 @@ import (
 //     WithConnectTimeout (a black-holed agent);
 //   - context.Canceled or context.DeadlineExceeded when the caller's context
 //     ended the request before a response arrived. That says nothing about
-//     the agent (FanOut cancels the calls it no longer needs): tell the
+//     the agent (fanout.Quorum cancels the calls it no longer needs): tell the
 //     breaker to leave it out of its counts (gobreaker's
 //     Settings.IsExcluded), or it counts as a failure.
 //
@@ -92,7 +94,7 @@ func (t breakerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // Breaker says.
 func breakerResult(ctx context.Context, resp *http.Response, err error) error {
 	switch {
-	case err == nil && retryableStatus(resp.StatusCode):
+	case err == nil && httpretry.Status(resp.StatusCode):
 		return &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header.Clone()}
 	case err == nil:
 		return nil

@@ -3,7 +3,7 @@ package stream_test
 // The retry hint across a chain of four agents on four different wires:
 // README, "Errors across agent chains": the error carries "whether it is
 // retryable and when … with the retry hint also where any client reads
-// it", and ChainError's doc: "This agent's error is retryable, with the
+// it", and chain.Error's doc: "This agent's error is retryable, with the
 // same delay, exactly when the downstream link is". So the deepest
 // agent's "come back in 7 s" reaches the top, link by link, whatever the
 // ending: a 503 with Retry-After, an RPC error marked retryable, or a
@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/chain"
 )
 
 func TestChainErrorCarriesTheRetryHintFourAgentsDeep(t *testing.T) {
@@ -64,7 +65,7 @@ func TestChainErrorCarriesTheRetryHintFourAgentsDeep(t *testing.T) {
 					_, err := planner.client(t).Send(background(), hello()).Wait()
 					require.Error(t, err)
 					require.NotContains(t, string(<-sent), "secret")
-					links := a2a.ChainOf(err)
+					links := chain.Of(err)
 					require.Len(t, links, 4, "%v", err)
 					for j, agent := range []string{"planner", "flights", "hotels", "rooms"} {
 						require.Equal(t, agent, links[j].Agent)

@@ -35,9 +35,9 @@
 //     hook ([WithCredentials]) whose headers the stream adds to its later
 //     calls, to the origin named only, and the task continues too.
 //   - Callers that fan out get circuit breaking ([WithBreaker],
-//     [ErrCircuitOpen]) and quorums ([FanOut], [QuorumError]), and
-//     [ChainError] turns any of the errors below into the error object an
-//     agent answers its own caller with.
+//     [ErrCircuitOpen]); package fanout runs their calls with a quorum,
+//     and package chain turns any of the errors below into the error
+//     object an agent answers its own caller with.
 //   - The stream ends in nil (completed, or a message answer) or in a typed
 //     error that carries the final task: terminal.Error, *reconnect.Error,
 //     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, *StalledError,
@@ -53,8 +53,7 @@
 // Task().Artifacts exactly.
 //
 // The package starts no goroutine of its own per stream: all work happens in
-// Next, on the consumer's goroutine. FanOut runs each of its calls on a
-// goroutine of its own, and waits for all of them before it returns.
+// Next, on the consumer's goroutine.
 //
 // How the driver decides and acts, and which file holds what, is mapped for
 // maintainers in DESIGN.md at the repository's root.

@@ -6,6 +6,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/clip"
+	"github.com/a2astream/a2astream/internal/several"
 	"github.com/a2astream/a2astream/terminal"
 )
 
@@ -54,14 +55,14 @@ type Ending struct {
 
 // EndingOf returns the ending err reports: its State, its Task (the one
 // [TaskOf] finds), its Failure and err itself. Use it on an error whose
-// stream is gone, such as Wait's or one FanOut call's ([Result].Err); a nil
-// err says nothing about the task, and gives the zero Ending with no State.
-// A [*QuorumError] (FanOut's own error) is no single task's ending: it
-// gives an Ending with Err alone, and its calls' endings are read one by
-// one from its Errs. With the stream at hand, [Stream.Ending] also knows a
-// completed task and a message answer.
+// stream is gone, such as Wait's or one fan-out call's (fanout.Result's
+// Err); a nil err says nothing about the task, and gives the zero Ending
+// with no State. A *fanout.QuorumError (fanout.Quorum's own error) is no
+// single task's ending: it gives an Ending with Err alone, and its calls'
+// endings are read one by one from its Errs. With the stream at hand,
+// [Stream.Ending] also knows a completed task and a message answer.
 func EndingOf(err error) Ending {
-	if qe := (*QuorumError)(nil); errors.As(err, &qe) {
+	if several.Calls(err) { // a *fanout.QuorumError, which this package may not import
 		return Ending{Err: err}
 	}
 	e := Ending{Err: err, Task: TaskOf(err)}

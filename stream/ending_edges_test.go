@@ -2,7 +2,7 @@ package stream_test
 
 // Ending at the edges: one line whatever text the agent, the server or a
 // hook puts in the reason (newlines, a megabyte of it), EndingOf of nil
-// and of a FanOut's QuorumError, and Ending after Wait and before the end
+// and of a fan-out's QuorumError, and Ending after Wait and before the end
 // on every wire.
 
 import (
@@ -20,6 +20,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -129,9 +130,9 @@ func TestEndingOfNilIsTheZeroEnding(t *testing.T) {
 	require.Equal(t, "not ended", e.String())
 }
 
-// A FanOut short of its quorum returns a *QuorumError that joins every
+// A fan-out short of its quorum returns a *QuorumError that joins every
 // call's error; EndingOf of it is still one line, and names no single
-// task's state as the whole FanOut's: no task ended the FanOut.
+// task's state as the whole fan-out's: no task ended the fan-out.
 func TestEndingOfAQuorumErrorIsOneLineAndNoTasksState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		failing := a2atest.NewAgent(a2atest.WithScript(a2atest.Working("on it"), a2atest.Finish(a2a.StateFailed, "quota exceeded")))
@@ -146,12 +147,12 @@ func TestEndingOfAQuorumErrorIsOneLineAndNoTasksState(t *testing.T) {
 				return c.Send(ctx, hello()).Wait()
 			}
 		}
-		_, err := stream.FanOut(background(), 2, call(failing), call(rejecting), call(busy))
-		var qe *stream.QuorumError
+		_, err := fanout.Quorum(background(), 2, call(failing), call(rejecting), call(busy))
+		var qe *fanout.QuorumError
 		require.ErrorAs(t, err, &qe)
 		e := stream.EndingOf(err)
 		require.Equal(t, err, e.Err)
-		require.Empty(t, e.State, "the FanOut ended short of its quorum, not in the state of its first failed call; String reads %q", e.String())
+		require.Empty(t, e.State, "the fan-out ended short of its quorum, not in the state of its first failed call; String reads %q", e.String())
 		require.Nil(t, e.Failure)
 		require.Nil(t, e.Task)
 		requireOneLine(t, e.String(), "ended: ")
@@ -234,7 +235,7 @@ func TestEndingBeforeTheEndOnEveryWire(t *testing.T) {
 	}
 }
 
-// A FanOut whose calls all failed without a task (busy agents) ends in a
+// A fan-out whose calls all failed without a task (busy agents) ends in a
 // *QuorumError; Ending.String of it is one line.
 func TestEndingOfAQuorumOfBusyAgentsIsOneLine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -247,8 +248,8 @@ func TestEndingOfAQuorumOfBusyAgentsIsOneLine(t *testing.T) {
 			}
 			return c.Send(ctx, hello()).Wait()
 		}
-		_, err := stream.FanOut(background(), 2, busy, busy, call)
-		var qe *stream.QuorumError
+		_, err := fanout.Quorum(background(), 2, busy, busy, call)
+		var qe *fanout.QuorumError
 		require.ErrorAs(t, err, &qe)
 		e := stream.EndingOf(err)
 		require.Empty(t, e.State)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpretry"
 )
 
 // maxErrorBody is how much of a non-2xx response body an HTTPError keeps.
@@ -71,11 +72,8 @@ func (e *HTTPError) RetryAfter() (time.Duration, bool) {
 // and the wait asked for: the longer of the Retry-After header and the
 // body's delay. An A2A error in the body carries its own hint (Err).
 func (e *HTTPError) bodyHint() (retryable bool, after time.Duration) {
-	retryable, after = a2a.ParseHTTPRetry(e.Body)
-	if h, ok := e.RetryAfter(); ok {
-		after = max(after, h)
-	}
-	return retryable, after
+	h, _ := e.RetryAfter()
+	return httpretry.BodyHint(e.Body, h)
 }
 
 // hasBodyHint reports an error body, naming no A2A error, that still says

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpretry"
 )
 
 // operation is a call the driver makes, as far as classifying its failure
@@ -285,7 +286,7 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 			return outcome{kind: outBusy, err: err, retryAfter: retryDelay(err)}
 		case op == opSend:
 			return outcome{kind: outFatal, err: err}
-		case retryableStatus(code), httpErr.hasBodyHint():
+		case httpretry.Status(code), httpErr.hasBodyHint():
 			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
 		return outcome{kind: outFatal, err: err}
@@ -375,11 +376,4 @@ func isVersionRefusal(err error) bool {
 		return rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported
 	}
 	return errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusNotFound && httpErr.Err == nil
-}
-
-// retryableStatus reports the HTTP statuses that count as a failed attempt:
-// 408, 429 and 5xx but 501, with which a server says it does not implement
-// the call at all.
-func retryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500 && code != http.StatusNotImplemented
 }

@@ -4,7 +4,7 @@ package stream_test
 // never a number that wrapped around: README, "Retryable errors": the
 // stream waits the larger of the backoff and the delay asked for, at most
 // 30 s; a2a.MaxRetryHint is the longest delay a hint reads as, and
-// ChainLink.Bounded promises a link's delay is at most that.
+// chain.Link.Bounded promises a link's delay is at most that.
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -70,7 +71,7 @@ func TestHugeRetryAfterOnAResubscribeWaitsTheCap(t *testing.T) {
 	}
 }
 
-// The link ChainError writes of a 503 whose Retry-After is huge says
+// The link chain.Error writes of a 503 whose Retry-After is huge says
 // "retry after MaxRetryHint", in the link and in the data as either
 // version writes it, whether the 503 ended the call or a budget spent on
 // resubscribes.
@@ -84,8 +85,8 @@ func TestChainErrorOfAHugeRetryAfterSaysTheLongestHint(t *testing.T) {
 			for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
 				t.Run(name+"/"+how+"/"+string(v), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						e := stream.ChainError(err, v, "planner", "flights")
-						links := a2a.ChainOf(e)
+						e := chain.Error(err, v, "planner", "flights")
+						links := chain.Of(e)
 						require.Len(t, links, 2)
 						for i, l := range links {
 							require.True(t, l.Retryable, "link %d", i)

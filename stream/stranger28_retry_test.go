@@ -21,6 +21,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -320,7 +321,7 @@ func TestStranger28RPCRetryHintIsBounded(t *testing.T) {
 			d := e.RetryAfter()
 			require.GreaterOrEqual(t, d, time.Duration(0))
 			require.LessOrEqual(t, d, a2a.MaxRetryHint)
-			for _, l := range a2a.ChainOf(e) {
+			for _, l := range chain.Of(e) {
 				require.GreaterOrEqual(t, l.RetryAfter, time.Duration(0))
 				require.LessOrEqual(t, l.RetryAfter, a2a.MaxRetryHint)
 			}
@@ -363,7 +364,7 @@ func TestStranger28HugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
 	}
 }
 
-// ChainError of any hint says at most MaxRetryHint, never negative.
+// chain.Error of any hint says at most MaxRetryHint, never negative.
 func TestStranger28ChainErrorRetryHintIsBounded(t *testing.T) {
 	var errs []error
 	for _, h := range s28Hints() {
@@ -378,20 +379,20 @@ func TestStranger28ChainErrorRetryHintIsBounded(t *testing.T) {
 	errs = append(errs, &a2a.RPCError{Code: a2a.CodeInternalError, Message: "x",
 		Data: json.RawMessage(`[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"99999999999999999999s"}]`)})
 	// a chain whose links carry hostile delays already
-	errs = append(errs, a2a.ChainError(a2a.V10, []a2a.ChainLink{
+	errs = append(errs, chain.Encode(a2a.V10, []chain.Link{
 		{Agent: "a", Code: a2a.CodeInternalError, Message: "m", Retryable: true, RetryAfter: -5 * time.Second},
 		{Agent: "b", Message: "m", Retryable: true, RetryAfter: time.Duration(1<<63 - 1)}}))
-	errs = append(errs, a2a.ChainError(a2a.V03, []a2a.ChainLink{
+	errs = append(errs, chain.Encode(a2a.V03, []chain.Link{
 		{Agent: "a", Code: a2a.CodeInternalError, Message: "m", Retryable: true, RetryAfter: time.Duration(-1 << 63)},
 		{Agent: "b", Message: "m", Retryable: true, RetryAfter: 1000 * time.Hour}}))
 	for i, err := range errs {
 		for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
 			t.Run(fmt.Sprintf("%d/%s", i, v), func(t *testing.T) {
-				out := stream.ChainError(err, v, "me", "down")
+				out := chain.Error(err, v, "me", "down")
 				require.NotNil(t, out)
 				require.GreaterOrEqual(t, out.RetryAfter(), time.Duration(0))
 				require.LessOrEqual(t, out.RetryAfter(), a2a.MaxRetryHint)
-				links := a2a.ChainOf(out)
+				links := chain.Of(out)
 				require.NotEmpty(t, links)
 				for _, l := range links {
 					require.GreaterOrEqual(t, l.RetryAfter, time.Duration(0), "%+v", l)
@@ -399,7 +400,7 @@ func TestStranger28ChainErrorRetryHintIsBounded(t *testing.T) {
 				}
 				var re *a2a.RPCError
 				if errors.As(err, &re) {
-					for _, l := range a2a.ChainOf(re) {
+					for _, l := range chain.Of(re) {
 						require.GreaterOrEqual(t, l.RetryAfter, time.Duration(0), "%+v", l)
 						require.LessOrEqual(t, l.RetryAfter, a2a.MaxRetryHint, "%+v", l)
 					}

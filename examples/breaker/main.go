@@ -9,16 +9,16 @@
 //     two failures in a row the circuit opens, and calls to the agent fail
 //     at once with stream.ErrCircuitOpen, without a request; a minute later
 //     one probe goes through (half-open);
-//   - stream.FanOut runs the calls concurrently, returns as soon as enough
+//   - fanout.Quorum runs the calls concurrently, returns as soon as enough
 //     succeeded (or as soon as that is out of reach), cancels the calls it
 //     no longer needs, and reports every failure: the program sorts them
 //     by type with errors.Is and errors.As;
 //   - when the quorum is out of reach, digest answers its own caller with
-//     the JSON-RPC error that stream.ChainError builds from the failure
+//     the JSON-RPC error that chain.Error builds from the failure
 //     that decided it: an internal error whose data names digest and the
 //     downstream agent, with the downstream agent's HTTP status and retry
 //     hint. Its caller decodes the error as any JSON-RPC client would and
-//     reads the chain back with a2a.ChainOf. The error is written in A2A
+//     reads the chain back with chain.Of. The error is written in A2A
 //     0.3, whose data nests one link in the next; in 1.0 the same links are
 //     google.rpc.ErrorInfo details.
 //
@@ -49,6 +49,8 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chain"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -121,8 +123,8 @@ func newAgent(name string, h http.Handler) (*agent, error) {
 		Name:        name,
 		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 2 },
 		Timeout:     time.Minute, // then half-open: one probe
-		// A call that FanOut (or the caller) cancelled says nothing about
-		// the agent.
+		// A call that fanout.Quorum (or the caller) cancelled says nothing
+		// about the agent.
 		IsExcluded: func(err error) bool { return errors.Is(err, context.Canceled) },
 	})
 	c, err := stream.NewClient("http://"+name+".agents.example/",
@@ -206,7 +208,7 @@ func run(ctx context.Context, w io.Writer) error {
 				return askFlaky(ctx)
 			}
 		}
-		results, err := stream.FanOut(ctx, round.need, calls...)
+		results, err := fanout.Quorum(ctx, round.need, calls...)
 		fmt.Fprintf(w, "round %d, %d answers needed: %s\n", n+1, round.need, verdict(err))
 		for i, res := range results {
 			fmt.Fprintf(w, "  %-8s circuit %-7s %s\n", agents[i].name, agents[i].breaker.State(), describe(res))
@@ -218,7 +220,7 @@ func run(ctx context.Context, w io.Writer) error {
 		if i < 0 {
 			return err
 		}
-		if err := answerCaller(w, n+1, stream.ChainError(results[i].Err, a2a.V03, self, agents[i].name)); err != nil {
+		if err := answerCaller(w, n+1, chain.Error(results[i].Err, a2a.V03, self, agents[i].name)); err != nil {
 			return err
 		}
 	}
@@ -231,9 +233,9 @@ func run(ctx context.Context, w io.Writer) error {
 // reach: the first call, in the order of the calls, that failed by itself
 // rather than being cancelled as not needed; -1 when there is none (the
 // fan-out's own context ended).
-func decisive(results []stream.Result[string]) int {
+func decisive(results []fanout.Result[string]) int {
 	for i, r := range results {
-		if r.Err != nil && !errors.Is(r.Err, stream.ErrNotNeeded) && !errors.Is(r.Err, context.Canceled) {
+		if r.Err != nil && !errors.Is(r.Err, fanout.ErrNotNeeded) && !errors.Is(r.Err, context.Canceled) {
 			return i
 		}
 	}
@@ -249,7 +251,7 @@ type response struct {
 
 // answerCaller prints the JSON-RPC response digest answers request id of
 // its caller with, and then the chain that caller reads in it: it decodes
-// the response as any JSON-RPC client would, and a2a.ChainOf reads the
+// the response as any JSON-RPC client would, and chain.Of reads the
 // links.
 func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
 	body, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Error: answer})
@@ -265,7 +267,7 @@ func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
 		return err
 	}
 	fmt.Fprintln(w, "  the caller reads the chain:")
-	for _, l := range a2a.ChainOf(got.Error) {
+	for _, l := range chain.Of(got.Error) {
 		fmt.Fprintf(w, "    %s: code %d, %q", l.Agent, l.Code, l.Message)
 		if l.HTTPStatus != 0 {
 			fmt.Fprintf(w, ", HTTP %d", l.HTTPStatus)
@@ -280,7 +282,7 @@ func answerCaller(w io.Writer, id int, answer *a2a.RPCError) error {
 
 // verdict says how a fan-out ended.
 func verdict(err error) string {
-	var qe *stream.QuorumError
+	var qe *fanout.QuorumError
 	if err == nil {
 		return "quorum reached"
 	}
@@ -291,7 +293,7 @@ func verdict(err error) string {
 }
 
 // describe says how one call ended, by the type of its error.
-func describe(r stream.Result[string]) string {
+func describe(r fanout.Result[string]) string {
 	var (
 		httpErr *stream.HTTPError
 		failed  *terminal.FailedError
@@ -302,7 +304,7 @@ func describe(r stream.Result[string]) string {
 		return "answered: " + r.Value
 	case errors.Is(err, stream.ErrCircuitOpen):
 		return "skipped: its circuit is open"
-	case errors.Is(err, stream.ErrNotNeeded):
+	case errors.Is(err, fanout.ErrNotNeeded):
 		return "cancelled: not needed"
 	case errors.As(err, &httpErr):
 		return "failed: HTTP " + httpErr.Status

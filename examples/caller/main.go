@@ -5,7 +5,7 @@
 // Every agent has one stream.Client, shared by all the goroutines that call
 // it: each question to each agent runs on its own goroutine, so several
 // streams go through one Client at the same time. The caller waits for
-// every outcome (it is not stream.FanOut, which is for a quorum and cancels
+// every outcome (it is not fanout.Quorum, which is for a quorum and cancels
 // the calls it no longer needs). The outcomes are handled by type with
 // errors.As:
 //
@@ -20,8 +20,8 @@
 //   - nil: the answer is the text of the task's artifacts.
 //
 // For each question that got no answer, it also prints the error it would
-// answer its own caller with: stream.ChainError, a JSON-RPC internal error
-// whose data names this agent and the downstream one, which a2a.ChainOf
+// answer its own caller with: chain.Error, a JSON-RPC internal error
+// whose data names this agent and the downstream one, which chain.Of
 // reads back.
 //
 // Without flags it calls five in-process demo agents, one for each outcome:
@@ -48,6 +48,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -172,7 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // outcomes by agent and then by question. The questions to one agent share
 // its Client.
 //
-// It is not stream.FanOut: that one is for a quorum, and cancels the calls
+// It is not fanout.Quorum: that one is for a quorum, and cancels the calls
 // it no longer needs once the quorum is reached or out of reach (with need
 // equal to the number of calls, at the first failure). This caller wants
 // every outcome, each with its own fallback, so it waits for them all.
@@ -195,7 +196,7 @@ type outcome struct {
 	text     string // one line, e.g. "failed: upstream API timed out"
 	answered bool   // an answer, possibly a cached one, came out of it
 	// report is the error this agent answers its own caller with when the
-	// question got no answer: stream.ChainError of the call's error.
+	// question got no answer: chain.Error of the call's error.
 	report *a2a.RPCError
 }
 
@@ -209,12 +210,12 @@ const answerVersion = a2a.V10
 // ask sends question to a and decides what its ending means.
 func ask(ctx context.Context, a *agent, question string) outcome {
 	if a.err != nil {
-		return outcome{text: "cannot call: " + a.err.Error(), report: stream.ChainError(a.err, answerVersion, self, a.name)}
+		return outcome{text: "cannot call: " + a.err.Error(), report: chain.Error(a.err, answerVersion, self, a.name)}
 	}
 	answer, askedAuth, err := send(ctx, a.client, question)
 	o := decide(ctx, a, answer, askedAuth && a.signsIn, err)
 	if !o.answered && ctx.Err() == nil {
-		o.report = stream.ChainError(err, answerVersion, self, a.name)
+		o.report = chain.Error(err, answerVersion, self, a.name)
 	}
 	return o
 }

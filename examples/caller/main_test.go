@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -144,10 +145,10 @@ func TestDownstreamFailureAnsweredWithChain(t *testing.T) {
 		require.NoError(t, json.Unmarshal(body, &resp))
 		require.Len(t, backend.TaskIDs(), 1)
 		task := backend.TaskIDs()[0]
-		require.Equal(t, []a2a.ChainLink{
+		require.Equal(t, []chain.Link{
 			{Agent: "caller", Code: a2a.CodeInternalError, Message: "downstream agent backend failed: task " + task + " ended in state failed: upstream API timed out"},
 			{Agent: "backend", Message: "task " + task + " ended in state failed: upstream API timed out", TaskID: task, State: a2a.StateFailed},
-		}, a2a.ChainOf(&resp.Error))
+		}, chain.Of(&resp.Error))
 	})
 }
 

@@ -157,6 +157,46 @@ func TestImportDirection(t *testing.T) {
 			t.Errorf("%s depends on relay, which composes above it", pkg)
 		}
 	}
+	// fanout and chain compose above stream too, for callers that fan out
+	// and agents that call agents. fanout knows nothing of A2A: it depends
+	// on no module package but internal ones that import none
+	// (internal/several, the mark by which stream.EndingOf reads its
+	// error). chain sorts the errors of stream, fanout and the leaves into
+	// links: it may depend only on stream, fanout and what they depend on.
+	// No other library package depends on either: chain is the only one
+	// that reads fanout, and nothing reads chain.
+	for _, p := range []string{"fanout", "chain"} {
+		if _, ok := g[p]; !ok {
+			t.Fatalf("package %s not found; the check would be vacuous", p)
+		}
+	}
+	for imp := range deps(g, "fanout") {
+		if !strings.HasPrefix(imp, "internal/") || len(deps(g, imp)) > 0 {
+			t.Errorf("fanout depends on module package %s; it may depend only on internal packages that import none", imp)
+		}
+	}
+	aboveChain := deps(g, "stream")
+	aboveChain["stream"] = true
+	aboveChain["fanout"] = true
+	for imp := range deps(g, "fanout") {
+		aboveChain[imp] = true
+	}
+	for imp := range deps(g, "chain") {
+		if !aboveChain[imp] {
+			t.Errorf("chain depends on %s; it may depend only on stream, fanout and what they depend on", imp)
+		}
+	}
+	for pkg := range g {
+		if strings.HasPrefix(pkg, "examples") {
+			continue
+		}
+		if pkg != "chain" && deps(g, pkg)["chain"] {
+			t.Errorf("%s depends on chain, which composes above it", pkg)
+		}
+		if pkg != "fanout" && pkg != "chain" && deps(g, pkg)["fanout"] {
+			t.Errorf("%s depends on fanout; only chain, which composes above it, may", pkg)
+		}
+	}
 	if deps(g, "a2atest")["stream"] {
 		t.Errorf("a2atest depends on stream; it must stay an independent peer")
 	}

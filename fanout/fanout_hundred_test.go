@@ -1,7 +1,7 @@
-package stream_test
+package fanout_test
 
-// FanOut at scale: one answer needed of a hundred calls, some of which
-// ignore their context (FanOut "waits for them to return: no goroutine
+// Quorum at scale: one answer needed of a hundred calls, some of which
+// ignore their context (Quorum "waits for them to return: no goroutine
 // outlives it"), and a QuorumError of a hundred endings through which
 // errors.Is and errors.As reach every kind.
 
@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -44,18 +45,18 @@ func TestFanOutOneOfAHundredWaitsForCallsThatIgnoreTheirContext(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		results, err := stream.FanOut(background(), 1, calls...)
+		results, err := fanout.Quorum(context.Background(), 1, calls...)
 		require.NoError(t, err)
-		require.Equal(t, time.Hour, time.Since(start), "FanOut waits for the calls that ignore their context")
+		require.Equal(t, time.Hour, time.Since(start), "Quorum waits for the calls that ignore their context")
 		require.Len(t, results, 100)
-		require.Equal(t, stream.Result[int]{Value: winner}, results[winner])
+		require.Equal(t, fanout.Result[int]{Value: winner}, results[winner])
 		for i, r := range results {
 			switch {
 			case i == winner:
 			case i%3 == 0, i%3 == 1:
-				require.ErrorIs(t, r.Err, stream.ErrNotNeeded, "call %d", i)
+				require.ErrorIs(t, r.Err, fanout.ErrNotNeeded, "call %d", i)
 			default:
-				require.Equal(t, stream.Result[int]{Value: i}, r, "call %d: as it returned", i)
+				require.Equal(t, fanout.Result[int]{Value: i}, r, "call %d: as it returned", i)
 			}
 		}
 	})
@@ -63,11 +64,11 @@ func TestFanOutOneOfAHundredWaitsForCallsThatIgnoreTheirContext(t *testing.T) {
 
 func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
 	endings := []error{
-		&terminal.FailedError{Task: snap(a2a.StateFailed)},
+		&terminal.FailedError{Task: taskIn(a2a.StateFailed)},
 		&reconnect.Error{Attempts: 3, Err: stream.ErrEndedEarly, TaskID: "t-1"},
 		fmt.Errorf("skipped: %w", stream.ErrCircuitOpen),
 		&stream.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
-		&stream.StalledError{Task: snap(a2a.StateWorking), After: time.Minute},
+		&stream.StalledError{Task: taskIn(a2a.StateWorking), After: time.Minute},
 	}
 	calls := make([]func(context.Context) (int, error), 100)
 	for i := range calls {
@@ -78,8 +79,8 @@ func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
 			return 0, endings[i%len(endings)]
 		}
 	}
-	results, err := stream.FanOut(background(), 2, calls...)
-	var qe *stream.QuorumError
+	results, err := fanout.Quorum(context.Background(), 2, calls...)
+	var qe *fanout.QuorumError
 	require.ErrorAs(t, err, &qe)
 	require.Equal(t, 2, qe.Need)
 	require.LessOrEqual(t, qe.Succeeded, 1)
@@ -98,17 +99,13 @@ func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
 	require.ErrorIs(t, err, stream.ErrEndedEarly)
 	require.Len(t, results, 100)
 	for i, r := range results[:99] {
-		if !errors.Is(r.Err, stream.ErrNotNeeded) {
+		if !errors.Is(r.Err, fanout.ErrNotNeeded) {
 			require.Equal(t, endings[i%len(endings)], r.Err, "call %d", i)
 		}
 	}
-	// The chain an agent answers with names the quorum, copies none of its
-	// errors, and is retryable: some of them are.
-	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		links := a2a.ChainOf(stream.ChainError(err, v, "planner", "fan-out"))
-		require.Len(t, links, 2)
-		require.True(t, links[0].Retryable)
-		require.True(t, links[1].Retryable)
-		require.Contains(t, links[1].Message, "quorum not reached")
-	}
+}
+
+// taskIn is a task in state st.
+func taskIn(st a2a.TaskState) *a2a.Task {
+	return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}}
 }

@@ -1,4 +1,4 @@
-package stream
+package chain
 
 import (
 	"context"
@@ -11,27 +11,29 @@ import (
 	"strconv"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/httpretry"
 	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// ChainError returns the JSON-RPC error object that an agent named self
-// answers its own caller with when a call it made to the agent it names
-// downstream failed with err, an error this package returned; nil for a nil
-// err. The object is of version v, as [a2a.ChainError] writes it, and
-// [a2a.ChainOf] reads its links back: this agent's, then the downstream
-// agent's, then, when the downstream agent answered such a chain itself,
-// the links of the agents behind it.
+// Error returns the JSON-RPC error object that an agent named self answers
+// its own caller with when a call it made to the agent it names downstream
+// failed with err, an error of package stream (or of [fanout.Quorum]); nil
+// for a nil err. The object is of version v, as [Encode] writes it, and
+// [Of] reads its links back: this agent's, then the downstream agent's,
+// then, when the downstream agent answered such a chain itself, the links
+// of the agents behind it.
 //
 // Name the downstream agent by a name of your own, not by its URL: a URL
 // may carry a token (a URL is cut to its origin all the same, in the links
-// and in the message, as [a2a.ChainLink.Bounded] cuts it). Nothing of
-// the downstream call is copied but what its link holds: no header, no
-// response body, no URL, no error data as it came, no transport error
-// text; each link is bounded as [a2a.ChainLink.Bounded] says (messages cut
-// to 256 bytes), at most [a2a.MaxChainLinks] links are kept and the whole
-// data is at most [a2a.MaxChainData] (4 KiB).
+// and in the message, as [Link.Bounded] cuts it). Nothing of the downstream
+// call is copied but what its link holds: no header, no response body, no
+// URL, no error data as it came, no transport error text; each link is
+// bounded as [Link.Bounded] says (messages cut to 256 bytes), at most
+// [MaxLinks] links are kept and the whole data is at most [MaxData] (4 KiB).
 //
 // This agent's error is always -32603 (internal error), with the message
 // "downstream agent NAME failed: " and the downstream link's message. No
@@ -42,13 +44,13 @@ import (
 // code, when there is one, is in the downstream link. This agent's error is
 // retryable, with the same delay, exactly when the downstream link is.
 //
-// The downstream link says, for each error of this package:
+// The downstream link says, for each error of a call:
 //
-//   - *a2a.RPCError (also inside an *HTTPError): its code, message, 1.0
-//     reason and retry hint, and the HTTP status when one came with it
+//   - *a2a.RPCError (also inside a *stream.HTTPError): its code, message,
+//     1.0 reason and retry hint, and the HTTP status when one came with it
 //     (retryable also when that status is one the stream retries and came
 //     with a Retry-After header); if it was a chain, the chain follows.
-//   - *HTTPError without an A2A error: code 0, "HTTP 503 Service
+//   - *stream.HTTPError without an A2A error: code 0, "HTTP 503 Service
 //     Unavailable" (the status text of the code, not the server's), the
 //     status; retryable for the statuses the stream counts as a failed
 //     attempt (408, 429 and 5xx), and for a body whose retry hint says so
@@ -59,30 +61,32 @@ import (
 //   - *hitl.Error: code 0, "task ID needs input", the task's ID and state;
 //     not retryable (the prompt is not copied).
 //   - *reconnect.Error: code 0, "connection lost", or "could not connect"
-//     when no call could connect (and after how many attempts), the
-//     task's ID and state, the HTTP status and Retry-After
-//     delay of the last failure if it was an *HTTPError; retryable.
-//   - *ProtocolError: code 0, "protocol error: " and its reason; not
+//     when no call could connect (and after how many attempts), the task's
+//     ID and state, the HTTP status and Retry-After delay of the last
+//     failure if it was a *stream.HTTPError; retryable.
+//   - *stream.ProtocolError: code 0, "protocol error: " and its reason; not
 //     retryable.
-//   - *StalledError: code 0, "task ID made no progress for D"; not
+//   - *stream.StalledError: code 0, "task ID made no progress for D"; not
 //     retryable.
-//   - ErrCircuitOpen (the breaker refused the call): "circuit open: nothing
-//     sent"; ErrConnectTimeout: "no connection within the connect timeout";
-//     both retryable.
-//   - *QuorumError: "quorum not reached: N of M answers", none of its
-//     errors copied; retryable when one of them is (ErrNotNeeded aside).
-//   - ErrIdleTimeout, a transport error (*url.Error, net.Error, an
-//     unexpected EOF, ErrEndedEarly): code 0, "no data within the idle
-//     timeout" or "connection failed"; retryable.
+//   - stream.ErrCircuitOpen (the breaker refused the call): "circuit open:
+//     nothing sent"; stream.ErrConnectTimeout: "no connection within the
+//     connect timeout"; both retryable.
+//   - *fanout.QuorumError: "quorum not reached: N of M answers", none of
+//     its errors copied; retryable when one of them is
+//     ([fanout.ErrNotNeeded] aside).
+//   - stream.ErrIdleTimeout, a transport error (*url.Error, net.Error, an
+//     unexpected EOF, stream.ErrEndedEarly): code 0, "no data within the
+//     idle timeout" or "connection failed"; retryable.
 //   - context.DeadlineExceeded: "deadline exceeded", retryable (the
 //     downstream agent may answer in time on another try);
 //     context.Canceled: "canceled", not retryable.
-//   - ErrInvalidMessage, ErrInvalidOption, *InvalidCardError: "invalid
-//     message", "invalid option", "invalid agent card"; not retryable
-//     (this agent's own mistake, or the card's).
+//   - stream.ErrInvalidMessage, stream.ErrInvalidOption,
+//     *stream.InvalidCardError: "invalid message", "invalid option",
+//     "invalid agent card"; not retryable (this agent's own mistake, or the
+//     card's).
 //   - any other error: "call failed", not retryable; its text is not
 //     copied.
-func ChainError(err error, v a2a.Version, self, downstream string) *a2a.RPCError {
+func Error(err error, v a2a.Version, self, downstream string) *a2a.RPCError {
 	if err == nil {
 		return nil
 	}
@@ -96,36 +100,36 @@ func ChainError(err error, v a2a.Version, self, downstream string) *a2a.RPCError
 	if down[0].Message != "" {
 		msg += ": " + down[0].Message
 	}
-	own := a2a.ChainLink{Agent: self, Code: a2a.CodeInternalError, Message: msg,
+	own := Link{Agent: self, Code: a2a.CodeInternalError, Message: msg,
 		Retryable: down[0].Retryable, RetryAfter: down[0].RetryAfter}
-	return a2a.ChainError(v, append([]a2a.ChainLink{own}, down...))
+	return Encode(v, append([]Link{own}, down...))
 }
 
 // downstreamLinks describes err as the downstream agent's link, followed by
 // the links of the agents behind it when its error was a chain.
-func downstreamLinks(err error) []a2a.ChainLink {
+func downstreamLinks(err error) []Link {
 	var (
 		final    terminal.Error
 		lost     *reconnect.Error
 		input    *hitl.Error
-		httpErr  *HTTPError
+		httpErr  *stream.HTTPError
 		rpcErr   *a2a.RPCError
-		protoErr *ProtocolError
-		stalled  *StalledError
-		cardErr  *InvalidCardError
-		quorum   *QuorumError
+		protoErr *stream.ProtocolError
+		stalled  *stream.StalledError
+		cardErr  *stream.InvalidCardError
+		quorum   *fanout.QuorumError
 	)
 	switch {
 	case errors.As(err, &quorum):
 		// Several downstream calls: none of their texts is copied; the
 		// quorum may be reached on another try when one of them may be.
-		l := a2a.ChainLink{Message: fmt.Sprintf("quorum not reached: %d of %d answers", quorum.Succeeded, quorum.Need)}
+		l := Link{Message: fmt.Sprintf("quorum not reached: %d of %d answers", quorum.Succeeded, quorum.Need)}
 		for _, e := range quorum.Errs {
-			if e != nil && !errors.Is(e, ErrNotNeeded) && downstreamLinks(e)[0].Retryable {
+			if e != nil && !errors.Is(e, fanout.ErrNotNeeded) && downstreamLinks(e)[0].Retryable {
 				l.Retryable = true
 			}
 		}
-		return []a2a.ChainLink{l}
+		return []Link{l}
 	case errors.As(err, &final):
 		state, _ := terminal.StateOf(final)
 		t := final.FinalTask()
@@ -136,11 +140,11 @@ func downstreamLinks(err error) []a2a.ChainLink {
 				l.Message += ": " + text
 			}
 		}
-		return []a2a.ChainLink{l}
+		return []Link{l}
 	case errors.As(err, &input):
-		return []a2a.ChainLink{taskLink(input.Task, "needs input")}
+		return []Link{taskLink(input.Task, "needs input")}
 	case errors.As(err, &lost):
-		l := a2a.ChainLink{Message: "connection lost", Retryable: true}
+		l := Link{Message: "connection lost", Retryable: true}
 		if lost.Unreachable != "" {
 			// The URL stays out: it is this agent's business, not its
 			// caller's.
@@ -160,44 +164,44 @@ func downstreamLinks(err error) []a2a.ChainLink {
 			l.HTTPStatus = httpErr.StatusCode
 			l.RetryAfter, _ = httpErr.RetryAfter()
 		}
-		return []a2a.ChainLink{l}
-	case errors.Is(err, ErrCircuitOpen):
-		return []a2a.ChainLink{{Message: "circuit open: nothing sent", Retryable: true}}
-	case errors.Is(err, ErrConnectTimeout):
-		return []a2a.ChainLink{{Message: "no connection within the connect timeout", Retryable: true}}
+		return []Link{l}
+	case errors.Is(err, stream.ErrCircuitOpen):
+		return []Link{{Message: "circuit open: nothing sent", Retryable: true}}
+	case errors.Is(err, stream.ErrConnectTimeout):
+		return []Link{{Message: "no connection within the connect timeout", Retryable: true}}
 	case errors.As(err, &httpErr):
 		return httpLinks(httpErr)
 	case errors.As(err, &rpcErr):
-		return a2a.ChainOf(rpcErr)
+		return Of(rpcErr)
 	case errors.As(err, &protoErr):
-		return []a2a.ChainLink{{Message: "protocol error: " + protoErr.Reason}}
+		return []Link{{Message: "protocol error: " + protoErr.Reason}}
 	case errors.As(err, &stalled):
-		return []a2a.ChainLink{taskLink(stalled.Task, "made no progress for "+stalled.After.String())}
-	case errors.Is(err, ErrInvalidMessage):
-		return []a2a.ChainLink{{Message: "invalid message"}}
-	case errors.Is(err, ErrInvalidOption):
-		return []a2a.ChainLink{{Message: "invalid option"}}
+		return []Link{taskLink(stalled.Task, "made no progress for "+stalled.After.String())}
+	case errors.Is(err, stream.ErrInvalidMessage):
+		return []Link{{Message: "invalid message"}}
+	case errors.Is(err, stream.ErrInvalidOption):
+		return []Link{{Message: "invalid option"}}
 	case errors.As(err, &cardErr):
-		return []a2a.ChainLink{{Message: "invalid agent card", Retryable: transport(cardErr.Err)}}
+		return []Link{{Message: "invalid agent card", Retryable: transport(cardErr.Err)}}
 	case errors.Is(err, context.DeadlineExceeded):
-		return []a2a.ChainLink{{Message: "deadline exceeded", Retryable: true}}
+		return []Link{{Message: "deadline exceeded", Retryable: true}}
 	case errors.Is(err, context.Canceled):
-		return []a2a.ChainLink{{Message: "canceled"}}
-	case errors.Is(err, ErrIdleTimeout):
-		return []a2a.ChainLink{{Message: "no data within the idle timeout", Retryable: true}}
+		return []Link{{Message: "canceled"}}
+	case errors.Is(err, stream.ErrIdleTimeout):
+		return []Link{{Message: "no data within the idle timeout", Retryable: true}}
 	case transport(err):
-		return []a2a.ChainLink{{Message: "connection failed", Retryable: true}}
+		return []Link{{Message: "connection failed", Retryable: true}}
 	}
-	return []a2a.ChainLink{{Message: "call failed"}}
+	return []Link{{Message: "call failed"}}
 }
 
 // taskLink is the link of a downstream task: "task ID what", with its ID
 // and state.
-func taskLink(t *a2a.Task, what string) a2a.ChainLink {
+func taskLink(t *a2a.Task, what string) Link {
 	if t == nil {
-		return a2a.ChainLink{Message: "task " + what}
+		return Link{Message: "task " + what}
 	}
-	return a2a.ChainLink{Message: "task " + t.ID + " " + what, TaskID: t.ID, State: t.Status.State}
+	return Link{Message: "task " + t.ID + " " + what, TaskID: t.ID, State: t.Status.State}
 }
 
 // httpLinks describes a response with a non-2xx status: the A2A error it
@@ -206,19 +210,20 @@ func taskLink(t *a2a.Task, what string) a2a.ChainLink {
 // the more specific answer (a 0.3 HTTP+JSON server sends every error it has
 // no status for as a 500); a Retry-After header on a status the stream
 // retries makes it retryable all the same, and gives the delay it lacks.
-func httpLinks(e *HTTPError) []a2a.ChainLink {
-	retryable := retryableStatus(e.StatusCode)
+func httpLinks(e *stream.HTTPError) []Link {
+	retryable := httpretry.Status(e.StatusCode)
 	var rpcErr *a2a.RPCError
 	if !errors.As(e.Err, &rpcErr) {
-		hinted, after := e.bodyHint()
+		header, _ := e.RetryAfter()
+		hinted, after := httpretry.BodyHint(e.Body, header)
 		retryable = retryable || hinted
-		l := a2a.ChainLink{Message: "HTTP " + strconv.Itoa(e.StatusCode), HTTPStatus: e.StatusCode, Retryable: retryable, RetryAfter: after}
+		l := Link{Message: "HTTP " + strconv.Itoa(e.StatusCode), HTTPStatus: e.StatusCode, Retryable: retryable, RetryAfter: after}
 		if text := http.StatusText(e.StatusCode); text != "" {
 			l.Message += " " + text
 		}
-		return []a2a.ChainLink{l}
+		return []Link{l}
 	}
-	links := a2a.ChainOf(rpcErr)
+	links := Of(rpcErr)
 	links[0].HTTPStatus = e.StatusCode
 	after, asked := e.RetryAfter()
 	if !links[0].Retryable && retryable && asked {
@@ -237,5 +242,5 @@ func transport(err error) bool {
 		ne net.Error
 	)
 	return errors.As(err, &ue) || errors.As(err, &ne) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, ErrEndedEarly)
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, stream.ErrEndedEarly)
 }

@@ -1,4 +1,4 @@
-package stream_test
+package fanout_test
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/stream"
 )
 
-// ExampleFanOut asks three agents and needs two answers; the third agent is
+// ExampleQuorum asks three agents and needs two answers; the third agent is
 // down. Each call is a Send on the agent's own Client.
-func ExampleFanOut() {
+func ExampleQuorum() {
 	weather := a2atest.NewAgent(a2atest.WithScript(a2atest.Chunk("a", "Sunny", false, true), a2atest.Finish(a2a.StateCompleted, "")))
 	news := a2atest.NewAgent(a2atest.WithScript(a2atest.Chunk("a", "Calm", false, true), a2atest.Finish(a2a.StateCompleted, "")))
 	down := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
@@ -27,7 +28,7 @@ func ExampleFanOut() {
 			panic(err)
 		}
 		calls = append(calls, func(ctx context.Context) (string, error) {
-			task, err := c.Send(ctx, hello()).Wait()
+			task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello")).Wait()
 			if err != nil {
 				return "", err
 			}
@@ -35,8 +36,8 @@ func ExampleFanOut() {
 		})
 	}
 
-	results, err := stream.FanOut(context.Background(), 2, calls...)
-	var qe *stream.QuorumError
+	results, err := fanout.Quorum(context.Background(), 2, calls...)
+	var qe *fanout.QuorumError
 	if errors.As(err, &qe) {
 		fmt.Println("only", qe.Succeeded, "answers")
 		return
