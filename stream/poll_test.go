@@ -889,27 +889,37 @@ func TestUnaryAnswerThatIsDoneNeedsNoPoll(t *testing.T) {
 	}
 }
 
-// WithPollInterval: "It must be positive; values below 1 ms are raised to
-// 1 ms." (Issue 13 made 0 and negative values an error; see
-// TestOptionsAreValidatedByEveryConstructor.)
-func TestPollIntervalBelowAMillisecondIsRaised(t *testing.T) {
-	for _, d := range []time.Duration{0, -time.Second} {
+// WithPollInterval: "It must be at least 1 ms: a shorter one is refused."
+// (Until issue 30 a positive interval below 1 ms was raised to 1 ms in
+// silence.) The constructor refuses it, and so does a call, before anything
+// is sent; 1 ms itself polls every millisecond.
+func TestPollIntervalBelowAMillisecondIsRefused(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second, time.Nanosecond, 999 * time.Microsecond} {
 		_, err := stream.NewRESTClient("http://agent.test", stream.WithPollInterval(d))
 		require.ErrorIs(t, err, stream.ErrInvalidOption, "%v", d)
+		require.ErrorContains(t, err, "WithPollInterval", "%v", d)
 	}
 	for _, d := range []time.Duration{time.Nanosecond, 999 * time.Microsecond} {
 		t.Run(d.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				srv := pollSeq(a2a.V10, snap(a2a.StateWorking),
-					answer(snap(a2a.StateWorking)), answer(snap(a2a.StateWorking)), answer(snap(a2a.StateCompleted)))
-				start := time.Now()
-				_, err := drain(t, restClient(t, srv, a2a.V10, stream.WithPollInterval(d)).Send(background(), hello()))
-				require.NoError(t, err)
-				require.Equal(t, 3*time.Millisecond, time.Since(start))
-				require.Equal(t, 3, srv.count("get"))
+				srv := pollSeq(a2a.V10, snap(a2a.StateWorking), answer(snap(a2a.StateCompleted)))
+				_, err := drain(t, restClient(t, srv, a2a.V10).Send(background(), hello(), stream.WithPollInterval(d)))
+				require.ErrorIs(t, err, stream.ErrInvalidOption)
+				require.Zero(t, srv.count("get"), "nothing was polled")
 			})
 		})
 	}
+	t.Run("1ms", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			srv := pollSeq(a2a.V10, snap(a2a.StateWorking),
+				answer(snap(a2a.StateWorking)), answer(snap(a2a.StateWorking)), answer(snap(a2a.StateCompleted)))
+			start := time.Now()
+			_, err := drain(t, restClient(t, srv, a2a.V10, stream.WithPollInterval(time.Millisecond)).Send(background(), hello()))
+			require.NoError(t, err)
+			require.Equal(t, 3*time.Millisecond, time.Since(start))
+			require.Equal(t, 3, srv.count("get"))
+		})
+	})
 }
 
 // unarySends counts the unary sends an a2atest agent received.
