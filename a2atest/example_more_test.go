@@ -558,7 +558,7 @@ func ExampleWithScriptFunc() {
 
 	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "ping"))
 	task, err := s.Wait()
-	fmt.Println(task == nil, err, s.Answer().Text())
+	fmt.Println(task == nil, err, s.Ending().Answer.Text())
 
 	task, err = client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello")).Wait()
 	if err != nil {

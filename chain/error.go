@@ -131,7 +131,7 @@ func downstreamLinks(err error) []Link {
 		}
 		return []Link{l}
 	case errors.As(err, &final):
-		state, _ := terminal.StateOf(final)
+		state := final.State()
 		t := final.FinalTask()
 		l := taskLink(t, "ended in state "+string(state))
 		l.State = state

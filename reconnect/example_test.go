@@ -43,7 +43,7 @@ func ExampleErrNoTask() {
 	agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.CutAfterBytes(0)))
 	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 	_, err := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "go")).Wait()
-	fmt.Println(errors.Is(err, reconnect.ErrNoTask), stream.TaskOf(err) == nil)
+	fmt.Println(errors.Is(err, reconnect.ErrNoTask), stream.EndingOf(err).Task == nil)
 	// Output:
 	// true true
 }

@@ -115,7 +115,7 @@ func (s *Stream) end(err error) phase {
 	if errors.As(err, &protoErr) {
 		protoErr.Task = s.snapshot()
 	}
-	if err != nil && TaskOf(err) == nil && s.ledger.Task() != nil {
+	if err != nil && taskOf(err) == nil && s.ledger.Task() != nil {
 		err = &TaskError{Err: err, Task: s.snapshot()}
 	}
 	s.leg.close()

@@ -579,7 +579,7 @@ func TestAuthRequiredWithoutCredentialsEnds(t *testing.T) {
 					var auth *terminal.AuthRequiredError
 					require.ErrorAs(t, err, &auth)
 					require.Equal(t, "m-auth", auth.Task.Status.Message.ID)
-					require.Equal(t, a2a.StateAuthRequired, stream.TaskOf(err).Status.State)
+					require.Equal(t, a2a.StateAuthRequired, stream.EndingOf(err).Task.Status.State)
 					if tc.is != nil {
 						require.ErrorIs(t, err, tc.is)
 					}
@@ -659,7 +659,7 @@ func TestAuthCredentialsNotSentToCardsForeignEndpoint(t *testing.T) {
 				_, err = c.Send(bounded(t), hello()).Wait()
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
-				require.Equal(t, a2a.StateAuthRequired, stream.TaskOf(err).Status.State)
+				require.Equal(t, a2a.StateAuthRequired, stream.EndingOf(err).Task.Status.State)
 				require.Len(t, hook.requests, 1)
 				_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
 				require.Positive(t, agent.count(kindSubscribe))

@@ -21,7 +21,6 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // funcBinding answers each call with its function; a call without one is
@@ -473,6 +472,6 @@ func TestNotSent(t *testing.T) {
 	var re *a2a.RPCError
 	require.ErrorAs(t, err, &re)
 	require.Same(t, cause, re)
-	_, isTerminal := terminal.StateOf(err)
+	_, isTerminal := terminalState(err)
 	require.False(t, isTerminal)
 }

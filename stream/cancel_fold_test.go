@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 func sgText(id, text string) a2a.Artifact {
@@ -73,7 +72,7 @@ func TestCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 						fold.Apply(s.Event())
 						sgRequireFold(t, fold, s.Task(), "after a delta that followed Cancel")
 					}
-					state, ok := terminal.StateOf(s.Err())
+					state, ok := terminalState(s.Err())
 					require.True(t, ok, "ended in %v", s.Err())
 					require.Equal(t, a2a.StateCanceled, state)
 					require.Len(t, fold.Artifacts, 3, "the cancel's task was delivered whole")
@@ -125,7 +124,7 @@ func TestCancelStillRunningKeepsTheFold(t *testing.T) {
 					fold.Apply(s.Event())
 					sgRequireFold(t, fold, s.Task(), "after a delta that followed Cancel")
 				}
-				state, ok := terminal.StateOf(s.Err())
+				state, ok := terminalState(s.Err())
 				require.True(t, ok, "ended in %v", s.Err())
 				require.Equal(t, a2a.StateCanceled, state)
 				require.Len(t, fold.Artifacts, 3)

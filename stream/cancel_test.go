@@ -110,7 +110,7 @@ func TestCancelAfterTheStreamsContextEndedReachesTheAgent(t *testing.T) {
 				for s.Next() {
 				}
 				require.ErrorIs(t, s.Err(), context.Canceled)
-				require.Equal(t, a2a.StateWorking, stream.TaskOf(s.Err()).Status.State)
+				require.Equal(t, a2a.StateWorking, stream.EndingOf(s.Err()).Task.Status.State)
 				require.NoError(t, s.Cancel(background()))
 				for s.Next() {
 				}
@@ -133,7 +133,7 @@ func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
 		{a2a.StateFailed, []a2atest.Step{a2atest.Working("w"), a2atest.Finish(a2a.StateFailed, "boom")},
 			func(t *testing.T, err error) {
 				require.ErrorAs(t, err, new(*terminal.FailedError))
-				state, _ := terminal.StateOf(err)
+				state, _ := terminalState(err)
 				require.Equal(t, a2a.StateFailed, state)
 			}},
 	}
@@ -338,10 +338,10 @@ func requireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err e
 	require.NotNil(t, canceled.Task)
 	require.Equal(t, a2a.StateCanceled, canceled.Task.Status.State)
 	require.Equal(t, s.Task().ID, canceled.Task.ID)
-	state, ok := terminal.StateOf(err)
+	state, ok := terminalState(err)
 	require.True(t, ok)
 	require.Equal(t, a2a.StateCanceled, state)
-	require.Equal(t, a2a.StateCanceled, stream.TaskOf(err).Status.State)
+	require.Equal(t, a2a.StateCanceled, stream.EndingOf(err).Task.Status.State)
 	require.Equal(t, a2a.StateCanceled, agent.Task(s.Task().ID).Status.State)
 	require.Equal(t, a2a.StateCanceled, s.Task().Status.State)
 }

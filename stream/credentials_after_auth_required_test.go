@@ -82,10 +82,10 @@ func TestStaleTokenAfterAuthRequiredEndsAsAuthRequiredAtTheLimit(t *testing.T) {
 				require.Len(t, hook.requests, stream.MaxCredentialsCalls)
 				require.Equal(t, stream.MaxCredentialsCalls, a.count(kindSubscribe), "one subscribe after each call of the hook")
 				requireMessageSentOnce(t, a, false)
-				require.Equal(t, a2a.StateAuthRequired, stream.TaskOf(err).Status.State, "the task never left auth-required")
+				require.Equal(t, a2a.StateAuthRequired, stream.EndingOf(err).Task.Status.State, "the task never left auth-required")
 				var authErr *terminal.AuthRequiredError
 				require.ErrorAs(t, err, &authErr, "the task needs authentication: %v", err)
-				state, ok := terminal.StateOf(err)
+				state, ok := terminalState(err)
 				require.True(t, ok)
 				require.Equal(t, a2a.StateAuthRequired, state)
 			})

@@ -41,9 +41,9 @@
 //   - The stream ends in nil (completed, or a message answer) or in a typed
 //     error that carries the final task: terminal.Error, *reconnect.Error,
 //     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, *StalledError,
-//     ErrInvalidMessage, ErrCircuitOpen, or ctx.Err(). terminal.FailureOf
-//     reads a structured failure ([WithFailureReader] for other conventions),
-//     and [Stream.Ending] reads all of it in one value.
+//     ErrInvalidMessage, ErrCircuitOpen, or ctx.Err(). [Stream.Ending] reads
+//     how it ended in one value: the state, the task, a message answer and
+//     the structured failure ([WithFailureReader] for other conventions).
 //   - [Screen] turns each yielded event into the text it adds to a chat
 //     screen, so that a UI prints each word once without a type switch.
 //

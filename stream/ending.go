@@ -18,8 +18,8 @@ const MaxEndingLine = 512
 // Ending is how a stream ended, read in one call: the state its task ended
 // in, the final task, the message answer, the structured failure and the
 // error. [Stream.Ending] gives it; [EndingOf] reads one from an error alone.
-// It is built from [Stream.Task], [TaskOf], [Stream.Answer],
-// [terminal.StateOf] and [terminal.FailureOf], which stay.
+// It is the one place to read how a stream ended; [Stream.Err] gives the
+// same error, for errors.As and errors.Is.
 //
 // A UI prints one line about any ending with its String method, or
 // switches on State for a line of its own:
@@ -53,8 +53,11 @@ type Ending struct {
 	Err error
 }
 
-// EndingOf returns the ending err reports: its State, its Task (the one
-// [TaskOf] finds), its Failure and err itself. Use it on an error whose
+// EndingOf returns the ending err reports: its State, its Task (the final
+// task of a terminal.Error, or the last known task that a
+// *reconnect.Error, *hitl.Error, *ProtocolError, *StalledError or
+// *TaskError carries, wherever it is in err's chain), its Failure and err
+// itself. Use it on an error whose
 // stream is gone, such as Wait's or one fan-out call's (fanout.Result's
 // Err); a nil err says nothing about the task, and gives the zero Ending
 // with no State. A *fanout.QuorumError (fanout.Quorum's own error) is no
@@ -65,14 +68,15 @@ func EndingOf(err error) Ending {
 	if several.Calls(err) { // a *fanout.QuorumError, which this package may not import
 		return Ending{Err: err}
 	}
-	e := Ending{Err: err, Task: TaskOf(err)}
-	if st, ok := terminal.StateOf(err); ok {
-		e.State = st
+	e := Ending{Err: err, Task: taskOf(err)}
+	var te terminal.Error
+	if errors.As(err, &te) {
+		e.State = te.State()
+		if f, ok := te.Failure(); ok {
+			e.Failure = &f
+		}
 	} else if he := (*hitl.Error)(nil); errors.As(err, &he) {
 		e.State = a2a.StateInputRequired
-	}
-	if f, ok := terminal.FailureOf(err); ok {
-		e.Failure = &f
 	}
 	return e
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // requireOneLine asserts that line is one line (no line break of any kind,
@@ -197,7 +196,7 @@ func TestEndingAfterWait(t *testing.T) {
 							require.Equal(t, c.state, e.Task.Status.State)
 						}
 						if name == "failed" {
-							state, ok := terminal.StateOf(err)
+							state, ok := terminalState(err)
 							require.True(t, ok)
 							require.Equal(t, a2a.StateFailed, state)
 						}

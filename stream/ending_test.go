@@ -200,21 +200,21 @@ func TestEndingReadsEveryEnding(t *testing.T) {
 						require.NotNil(t, e.Task, "task")
 						require.Equal(t, c.task, e.Task.Status.State, "the task's state")
 					}
-					if task := stream.TaskOf(e.Err); task != nil {
+					if task := stream.EndingOf(e.Err).Task; task != nil {
 						require.Same(t, task, e.Task, "the task the error carries")
 					}
 					if c.answer == "" {
 						require.Nil(t, e.Answer, "answer")
 					} else {
 						require.Equal(t, c.answer, e.Answer.Text(), "answer")
-						require.Same(t, s.Answer(), e.Answer)
+						require.Same(t, s.Ending().Answer, e.Answer, "Ending hands over the answer itself, each time")
 					}
 					if c.code == "" {
 						require.Nil(t, e.Failure, "failure")
 					} else {
 						require.NotNil(t, e.Failure, "failure")
 						require.Equal(t, c.code, e.Failure.Code)
-						f, _ := terminal.FailureOf(e.Err)
+						f, _ := terminalFailure(e.Err)
 						require.Equal(t, f, *e.Failure)
 					}
 					require.True(t, strings.HasPrefix(e.String(), c.line), "got %q; want it to start with %q", e.String(), c.line)
@@ -224,14 +224,14 @@ func TestEndingReadsEveryEnding(t *testing.T) {
 					if e.Err != nil {
 						want := e
 						want.Answer = nil
-						if stream.TaskOf(e.Err) == nil {
+						if stream.EndingOf(e.Err).Task == nil {
 							want.Task = nil
 						}
 						require.Equal(t, want, of, "EndingOf reads the error alone")
 					} else {
 						require.Equal(t, stream.Ending{}, of, "a nil error says nothing")
 					}
-					state, ended := terminal.StateOf(e.Err)
+					state, ended := terminalState(e.Err)
 					require.Equal(t, ended, state == e.State && ended, "StateOf agrees")
 				})
 			})

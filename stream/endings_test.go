@@ -88,19 +88,19 @@ func TestMessageAnswer(t *testing.T) {
 				task, err := s.Wait()
 				require.NoError(t, err)
 				require.Nil(t, task)
-				require.Equal(t, "direct reply", s.Answer().Text(), "Wait's caller reads the answer")
+				require.Equal(t, "direct reply", s.Ending().Answer.Text(), "Wait's caller reads the answer")
 
 				// Wait alone, without Next, keeps it too; and by polling.
 				s = newClient(t, agent, v).Send(background(), hello())
 				task, err = s.Wait()
 				require.NoError(t, err)
 				require.Nil(t, task)
-				require.Equal(t, "direct reply", s.Answer().Text())
+				require.Equal(t, "direct reply", s.Ending().Answer.Text())
 				polled := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithoutStreaming(), a2atest.WithScript(a2atest.Reply("unary reply")))
 				s = newClient(t, polled, v).Send(background(), hello())
 				_, err = s.Wait()
 				require.NoError(t, err)
-				require.Equal(t, "unary reply", s.Answer().Text())
+				require.Equal(t, "unary reply", s.Ending().Answer.Text())
 			})
 		})
 	}

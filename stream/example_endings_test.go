@@ -44,7 +44,7 @@ func Example_endings() {
 			panic(err)
 		}
 		_, err = client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "go")).Wait()
-		fmt.Printf("%s: %s; task known: %v\n", c.name, ending(err), stream.TaskOf(err) != nil)
+		fmt.Printf("%s: %s; task known: %v\n", c.name, ending(err), stream.EndingOf(err).Task != nil)
 	}
 	// Output:
 	// busy: HTTP 503, retry in 30s; task known: false

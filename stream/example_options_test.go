@@ -46,15 +46,16 @@ func Example_options() {
 	// a message without parts: true
 }
 
-// ExampleStream_Answer reads an agent that answers with a message instead
-// of a task: Wait returns no task and no error, and Answer holds the reply.
-func ExampleStream_Answer() {
+// ExampleEnding_answer reads an agent that answers with a message instead
+// of a task: Wait returns no task and no error, and Ending's Answer holds
+// the reply.
+func ExampleEnding_answer() {
 	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Reply("It is sunny in Lisbon.")))
 	client, _ := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 
 	var s *stream.Stream = client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "weather?"))
 	task, err := s.Wait()
-	fmt.Println(task == nil, err, s.Answer().Text())
+	fmt.Println(task == nil, err, s.Ending().Answer.Text())
 	// Output:
 	// true <nil> It is sunny in Lisbon.
 }

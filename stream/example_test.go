@@ -194,8 +194,7 @@ func ExampleStream_Cancel() {
 			}
 		}
 	}
-	state, _ := terminal.StateOf(s.Err())
-	fmt.Println("ended:", state)
+	fmt.Println("ended:", s.Ending().State)
 	fmt.Println("on the agent:", agent.Task(s.Task().ID).Status.State)
 	// Output:
 	// ended: canceled

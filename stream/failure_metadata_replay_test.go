@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // failingOverUpdates is an agent whose send streams the task's failure
@@ -86,7 +85,7 @@ func TestReplayedStatusNeverBringsAnOlderFailureKeyBack(t *testing.T) {
 					}
 					require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateWorking, a2a.StateFailed}, states,
 						"the replayed statuses are not delivered again")
-					f, ok := terminal.FailureOf(err)
+					f, ok := terminalFailure(err)
 					require.True(t, ok, "%v", err)
 					require.Equal(t, "NEW", f.Code, "the later value wins; the replay does not bring OLD back: %v", err)
 					require.Equal(t, "flow_error", f.Type)

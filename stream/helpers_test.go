@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
 )
 
 var versions = []a2a.Version{a2a.V03, a2a.V10}
@@ -679,4 +680,24 @@ func nextUntilWorking(t *testing.T, s *stream.Stream) {
 		}
 	}
 	t.Fatalf("the stream ended before working: %v", s.Err())
+}
+
+// terminalState and terminalFailure read a terminal error through any
+// wrapping, as a caller does with errors.As and the terminal.Error
+// interface: the state, and the structured failure, of a failed,
+// rejected, canceled or auth-required task; false for any other error.
+func terminalState(err error) (a2a.TaskState, bool) {
+	var te terminal.Error
+	if !errors.As(err, &te) {
+		return "", false
+	}
+	return te.State(), true
+}
+
+func terminalFailure(err error) (terminal.Failure, bool) {
+	var te terminal.Error
+	if !errors.As(err, &te) {
+		return terminal.Failure{}, false
+	}
+	return te.Failure()
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 )
 
 // sgHop is one request the client sent, as it left the client.
@@ -224,9 +223,6 @@ func hitlFunc(count func()) hitl.Hook {
 		return hitl.Text("Lisbon"), nil
 	})
 }
-
-// terminalState returns the state a terminal ending names.
-func terminalState(err error) (a2a.TaskState, bool) { return terminal.StateOf(err) }
 
 // sgDrain runs the stream to its end as drain does (checking after each
 // event that Task().Artifacts is the fold of the events), without drain's

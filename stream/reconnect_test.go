@@ -560,7 +560,7 @@ func TestSubscribeThatNeverConnectsNamesItsTask(t *testing.T) {
 					require.Contains(t, err.Error(), "reconnect: task t-1: gave up after 3 attempts")
 					require.Equal(t, 4, down.n, "the subscribe and three attempts")
 					require.Equal(t, 3*reconnect.Default().Backoff, time.Since(start))
-					require.Nil(t, stream.TaskOf(err), "no state of the task was ever seen")
+					require.Nil(t, stream.EndingOf(err).Task, "no state of the task was ever seen")
 				})
 			})
 		}

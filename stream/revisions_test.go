@@ -130,10 +130,10 @@ func TestCumulativeMessageInAFailedEnding(t *testing.T) {
 					server := requireSameAsServer(t, agent, s, got)
 					requireMessagesAsServer(t, server, s, got)
 					require.Equal(t, server.Status.Message.Text(), failed.Task.Status.Message.Text())
-					state, ok := terminal.StateOf(err)
+					state, ok := terminalState(err)
 					require.True(t, ok)
 					require.Equal(t, a2a.StateFailed, state)
-					require.Equal(t, failed.Task.Status.Message.Text(), stream.TaskOf(err).Status.Message.Text())
+					require.Equal(t, failed.Task.Status.Message.Text(), stream.EndingOf(err).Task.Status.Message.Text())
 				})
 			})
 		}

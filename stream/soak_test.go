@@ -450,7 +450,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		// that would have shown the failed task dropped until the budget
 		// ran out: the RPC error stays the ending, with the last task.
 		require.Equal(t, a2a.StateFailed, agent.Task(s.Task().ID).Status.State)
-		require.NotNil(t, stream.TaskOf(err))
+		require.NotNil(t, stream.EndingOf(err).Task)
 		st.unconfirmedFailure++
 		return
 	default:

@@ -148,7 +148,7 @@ func (s *Stream) Event() a2a.Event { return s.out.cur }
 // task is known, an error that carries no task of its own (an RPC or HTTP
 // error, the context's error) comes wrapped in a *TaskError with the task as
 // last known; match errors with errors.As and errors.Is, and read the task
-// of any ending with TaskOf.
+// of any ending, its state and failure with Ending (or EndingOf).
 func (s *Stream) Err() error { return s.err }
 
 // Task returns the task assembled so far, or nil while none is known and for
@@ -194,10 +194,12 @@ func (s *Stream) Close() error {
 	return nil
 }
 
-// Wait drains the stream and returns the assembled task with Err. The task
-// may be non-nil together with an error (for example a terminal error). When
-// the agent answered with a message and no task, the task is nil and Answer
-// returns the message.
+// Wait drains the stream and returns the assembled task with Err: the
+// shortest way to run a stream to its end when only the result matters.
+// The task may be non-nil together with an error (for example a terminal
+// error). When the agent answered with a message and no task, the task is
+// nil and Ending's Answer holds the message; Ending also reads how the
+// stream ended in one value.
 func (s *Stream) Wait() (*a2a.Task, error) {
 	for s.Next() {
 	}
@@ -261,13 +263,6 @@ func (s *Stream) answerWith(m *a2a.Message) {
 	s.out.queue = s.ledger.Apply(s.out.queue, m)
 	s.answer = m
 }
-
-// Answer returns the agent's message answer: the Message it sent
-// when it answered without creating a task (Task is then nil). It is nil
-// while none was received, and for a stream of a task. Like Task, it stays
-// readable after the stream ended, so that Wait's caller can read either.
-// It must not be modified.
-func (s *Stream) Answer() *a2a.Message { return s.answer }
 
 // snapshot returns a copy of the assembled task for errors to carry.
 func (s *Stream) snapshot() *a2a.Task { return s.ledger.Task().Clone() }

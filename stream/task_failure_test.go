@@ -151,7 +151,7 @@ func TestStructuredFailureIsReadFromTheFinalTask(t *testing.T) {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					_, err := drain(t, agent.client(t).Send(bounded(t), hello()))
-					got, ok := terminal.FailureOf(err)
+					got, ok := terminalFailure(err)
 					require.True(t, ok, "%v", err)
 					require.Equal(t, want, got)
 					require.EqualError(t, err, "terminal: task t-1 ended in state failed: REMOTE_VALIDATION_FAILED: validation failed")
@@ -200,13 +200,13 @@ func TestFailureReaderReadsAnotherConvention(t *testing.T) {
 				want := terminal.Failure{Code: "SOLD_OUT", Message: "no seats on flight 12"}
 
 				_, err := drain(t, agent.client(t).Send(bounded(t), hello()))
-				_, ok := terminal.FailureOf(err)
+				_, ok := terminalFailure(err)
 				require.False(t, ok, "the default reader finds no tRPC-Agent-Go keys")
 				require.EqualError(t, err, "terminal: task t-1 ended in state failed: no seats left")
 
 				var calls int
 				_, err = drain(t, agent.client(t, stream.WithFailureReader(fromDataPart(&calls))).Send(bounded(t), hello()))
-				got, ok := terminal.FailureOf(err)
+				got, ok := terminalFailure(err)
 				require.True(t, ok)
 				require.Equal(t, want, got)
 				require.EqualError(t, err, "terminal: task t-1 ended in state failed: SOLD_OUT: no seats on flight 12")
@@ -214,7 +214,7 @@ func TestFailureReaderReadsAnotherConvention(t *testing.T) {
 
 				calls = 0
 				_, err = drain(t, agent.client(t).Send(bounded(t), hello(), stream.WithFailureReader(fromDataPart(&calls))))
-				got, ok = terminal.FailureOf(err)
+				got, ok = terminalFailure(err)
 				require.True(t, ok, "per call")
 				require.Equal(t, want, got)
 				require.Equal(t, 1, calls)
@@ -253,7 +253,7 @@ func TestCanceledTaskIsReadByTheFailureReader(t *testing.T) {
 				}
 				var canceled *terminal.CanceledError
 				require.ErrorAs(t, s.Err(), &canceled)
-				got, ok := terminal.FailureOf(s.Err())
+				got, ok := terminalFailure(s.Err())
 				require.True(t, ok)
 				require.Equal(t, terminal.Failure{Code: "USER_ABORT"}, got)
 				require.EqualError(t, s.Err(), "terminal: task t-1 ended in state canceled: USER_ABORT")

@@ -29,13 +29,13 @@ func (e *TaskError) Error() string {
 // Unwrap returns Err.
 func (e *TaskError) Unwrap() error { return e.Err }
 
-// TaskOf returns the task that an error of this module carries: the final
+// taskOf returns the task that an error of this module carries: the final
 // task of a terminal.Error, the last known task of a *reconnect.Error,
 // *hitl.Error, *ProtocolError, *StalledError or *TaskError, wherever it is
 // in err's chain. It returns nil when err carries none, for example an
-// ending before any task was known, or a nil err (for a completed task, read
-// Stream.Task or Wait's result).
-func TaskOf(err error) *a2a.Task {
+// ending before any task was known, or a nil err. EndingOf(err).Task is its
+// public face.
+func taskOf(err error) *a2a.Task {
 	var (
 		te *TaskError
 		fe terminal.Error

@@ -30,10 +30,10 @@ func TestTaskOfEveryCarrier(t *testing.T) {
 		&stream.TaskError{Err: &a2a.RPCError{Code: -32603}, Task: task},
 		fmt.Errorf("outer: %w", &terminal.CanceledError{Task: task}),
 	} {
-		require.Same(t, task, stream.TaskOf(err), "%T", err)
+		require.Same(t, task, stream.EndingOf(err).Task, "%T", err)
 	}
 	for _, err := range []error{nil, errors.New("x"), &a2a.RPCError{}, &reconnect.Error{}, &stream.TaskError{Err: context.Canceled}} {
-		require.Nil(t, stream.TaskOf(err), "%v", err)
+		require.Nil(t, stream.EndingOf(err).Task, "%v", err)
 	}
 }
 
@@ -51,8 +51,8 @@ func TestContextEndingCarriesTheTask(t *testing.T) {
 		}
 		err := s.Err()
 		require.ErrorIs(t, err, context.Canceled)
-		require.Equal(t, a2a.StateWorking, stream.TaskOf(err).Status.State)
-		_, isTerminal := terminal.StateOf(err)
+		require.Equal(t, a2a.StateWorking, stream.EndingOf(err).Task.Status.State)
+		_, isTerminal := terminalState(err)
 		require.False(t, isTerminal)
 	})
 }
@@ -65,7 +65,7 @@ func TestNoTaskNoTaskError(t *testing.T) {
 		require.Error(t, err)
 		var te *stream.TaskError
 		require.False(t, errors.As(err, &te))
-		require.Nil(t, stream.TaskOf(err))
+		require.Nil(t, stream.EndingOf(err).Task)
 	})
 }
 
@@ -91,10 +91,10 @@ func TestTaskOfAndStateOfOnEveryEnding(t *testing.T) {
 					}
 					err := s.Err()
 					e.check(t, err)
-					state, ok := terminal.StateOf(err)
+					state, ok := terminalState(err)
 					require.Equal(t, e.state != "", ok, "StateOf reports a state for terminal endings only (%T: %v)", err, err)
 					require.Equal(t, e.state, state)
-					got := stream.TaskOf(err)
+					got := stream.EndingOf(err).Task
 					if e.noTask {
 						require.Nil(t, got)
 						return

@@ -71,7 +71,7 @@ func TestCumulativeStatusMessage(t *testing.T) {
 		require.Equal(t, []string{"lo", ", wor", "ld."}, added)
 		require.Equal(t, "Hello, world.", got.shown["m-1"])
 		require.Equal(t, "Hello, world.", s.Task().Status.Message.Text())
-		require.Nil(t, s.Answer(), "a task's stream has no message answer")
+		require.Nil(t, s.Ending().Answer, "a task's stream has no message answer")
 		require.Equal(t, []a2a.TaskState{a2a.StateWorking, a2a.StateCompleted}, got.states)
 	})
 }
@@ -110,7 +110,7 @@ func TestInStreamErrorAfterATaskIsKnown(t *testing.T) {
 				// The RPC error carries the task as fetched.
 				var te *stream.TaskError
 				require.ErrorAs(t, err, &te)
-				require.Equal(t, "model failed", stream.TaskOf(err).Status.Message.Text())
+				require.Equal(t, "model failed", stream.EndingOf(err).Task.Status.Message.Text())
 				require.Equal(t, rpcErr.Error(), err.Error(), "the wrapper keeps the RPC error's text")
 			})
 		})

@@ -17,14 +17,18 @@
 // # Structured failures
 //
 // Some agents say why a task ended in fields a program can branch on, not
-// only in text. [FailureOf] returns them as a [Failure]: the error's type,
-// code and message. [ReadStructured] reads the tRPC-Agent-Go convention
+// only in text. [Error]'s Failure method returns them as a [Failure]: the
+// error's type, code and message (stream.EndingOf gives the same, from any
+// error a stream ends in). [ReadStructured] reads the tRPC-Agent-Go convention
 // (error_type, error_code and error_message in the metadata of the status
 // update, mirrored in the status message's), which every error of this
 // package reads unless it was built with [FromTaskWith] and another
 // [Reader]:
 //
-//	if f, ok := terminal.FailureOf(err); ok && f.Code == "REMOTE_VALIDATION_FAILED" {
-//		// fix the input, then send again
+//	var te terminal.Error
+//	if errors.As(err, &te) {
+//		if f, ok := te.Failure(); ok && f.Code == "REMOTE_VALIDATION_FAILED" {
+//			// fix the input, then send again
+//		}
 //	}
 package terminal

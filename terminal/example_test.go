@@ -8,19 +8,19 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// ExampleStateOf reads the four unsuccessful endings: StateOf names the
-// state through any wrapping, FinalTask (of the Error interface) gives the
-// task, and errors.As on a concrete type picks the application's response.
-func ExampleStateOf() {
+// ExampleError reads the four unsuccessful endings: errors.As with an
+// Error target finds one through any wrapping, its State and FinalTask name
+// the state and the task, and errors.As on a concrete type picks the
+// application's response.
+func ExampleError() {
 	for _, state := range []a2a.TaskState{a2a.StateFailed, a2a.StateRejected, a2a.StateCanceled, a2a.StateAuthRequired} {
 		err := fmt.Errorf("booking: %w", terminal.FromTask(&a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: state}}))
-		got, _ := terminal.StateOf(err)
 		var te terminal.Error
 		errors.As(err, &te)
-		fmt.Printf("%s (task %s): %s\n", got, te.FinalTask().ID, respond(err))
+		fmt.Printf("%s (task %s): %s\n", te.State(), te.FinalTask().ID, respond(err))
 	}
-	_, ok := terminal.StateOf(errors.New("connection refused"))
-	fmt.Println("other errors:", ok)
+	var te terminal.Error
+	fmt.Println("other errors:", errors.As(errors.New("connection refused"), &te))
 	// Output:
 	// failed (task t-1): show the agent's reason, offer a retry
 	// rejected (task t-1): the agent will not do this; rephrase
@@ -50,11 +50,11 @@ func respond(err error) string {
 	return "unexpected"
 }
 
-// ExampleFailureOf reads a structured failure in the tRPC-Agent-Go
+// ExampleError_failure reads a structured failure in the tRPC-Agent-Go
 // convention: the agent's status update carried error_type, error_code and
 // error_message in its metadata, which the stream folded into the task's.
 // The code is for the program, the message for a person.
-func ExampleFailureOf() {
+func ExampleError_failure() {
 	tk := &a2a.Task{ID: "t-1",
 		Status: a2a.TaskStatus{State: a2a.StateFailed, Message: &a2a.Message{ID: "resp-1", Role: a2a.RoleAgent,
 			Parts: []a2a.Part{{Text: "validation failed"}}}},
@@ -62,10 +62,13 @@ func ExampleFailureOf() {
 			"error_code": "REMOTE_VALIDATION_FAILED", "error_message": "validation failed", "task_state": "failed"},
 	}
 	err := fmt.Errorf("booking: %w", terminal.FromTask(tk))
-	if f, ok := terminal.FailureOf(err); ok {
-		fmt.Printf("type %s, code %s: %s\n", f.Type, f.Code, f.Message)
-		if f.Code == "REMOTE_VALIDATION_FAILED" {
-			fmt.Println("fix the input, then send again")
+	var te terminal.Error
+	if errors.As(err, &te) {
+		if f, ok := te.Failure(); ok {
+			fmt.Printf("type %s, code %s: %s\n", f.Type, f.Code, f.Message)
+			if f.Code == "REMOTE_VALIDATION_FAILED" {
+				fmt.Println("fix the input, then send again")
+			}
 		}
 	}
 	fmt.Println(err)

@@ -1,7 +1,6 @@
 package terminal
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -23,7 +22,7 @@ type Failure struct {
 	// status message's text when the agent gave no error_message.
 	Message string
 	// TaskState is the state the agent named in the account (task_state),
-	// as it wrote it; StateOf gives the state the task ended in.
+	// as it wrote it; Error.State gives the state the task ended in.
 	TaskState string
 }
 
@@ -100,22 +99,6 @@ func metadataString(md map[string]any, key string) (string, bool) {
 		return strconv.FormatInt(v, 10), true
 	}
 	return "", false
-}
-
-// FailureOf returns the structured failure that err reports, when err is or
-// wraps an error of this package whose task carries one, as the Reader in
-// force when the error was built read it (ReadStructured unless the stream
-// was given another). It reports false for every other error, nil
-// included.
-func FailureOf(err error) (Failure, bool) {
-	var e interface {
-		Error
-		Failure() (Failure, bool)
-	}
-	if !errors.As(err, &e) {
-		return Failure{}, false
-	}
-	return e.Failure()
 }
 
 // reading is the structured failure read when an error was built.

@@ -1,16 +1,28 @@
 package terminal
 
 import (
-	"errors"
-
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Error is implemented by every error of this package.
+// Error is implemented by every error of this package. errors.As with an
+// Error target catches all four, through any wrapping:
+//
+//	var te terminal.Error
+//	if errors.As(err, &te) {
+//		fmt.Println(te.State(), te.FinalTask().ID)
+//	}
 type Error interface {
 	error
 	// FinalTask returns the task as it stood when the stream ended.
 	FinalTask() *a2a.Task
+	// State returns the state the task ended in: failed, rejected,
+	// canceled or auth-required.
+	State() a2a.TaskState
+	// Failure returns the structured failure the task carries, as the
+	// Reader in force when the error was built read it (ReadStructured
+	// unless the stream was given another), and false when it carries
+	// none.
+	Failure() (Failure, bool)
 }
 
 // FailedError reports a task that ended in state failed.
@@ -44,16 +56,16 @@ type AuthRequiredError struct {
 // Error reads like "terminal: task t-1 ended in state failed: upstream API
 // timed out", or, for a structured failure with a code, "terminal: task t-1
 // ended in state failed: REMOTE_VALIDATION_FAILED: validation failed".
-func (e *FailedError) Error() string { return describe(e.Task, a2a.StateFailed, e.read) }
+func (e *FailedError) Error() string { return describe(e.Task, e.State(), e.read) }
 
 // Error reads like "terminal: task t-1 ended in state rejected: not my job".
-func (e *RejectedError) Error() string { return describe(e.Task, a2a.StateRejected, e.read) }
+func (e *RejectedError) Error() string { return describe(e.Task, e.State(), e.read) }
 
 // Error reads like "terminal: task t-1 ended in state canceled".
-func (e *CanceledError) Error() string { return describe(e.Task, a2a.StateCanceled, e.read) }
+func (e *CanceledError) Error() string { return describe(e.Task, e.State(), e.read) }
 
 // Error reads like "terminal: task t-1 ended in state auth-required: sign in to the calendar".
-func (e *AuthRequiredError) Error() string { return describe(e.Task, a2a.StateAuthRequired, e.read) }
+func (e *AuthRequiredError) Error() string { return describe(e.Task, e.State(), e.read) }
 
 // Failure returns the structured failure the task carries, as the Reader
 // given to FromTaskWith read it (ReadStructured for FromTask, and for an
@@ -84,6 +96,18 @@ func (e *CanceledError) FinalTask() *a2a.Task { return e.Task }
 // FinalTask returns the task as it stood when the stream ended.
 func (e *AuthRequiredError) FinalTask() *a2a.Task { return e.Task }
 
+// State returns a2a.StateFailed.
+func (e *FailedError) State() a2a.TaskState { return a2a.StateFailed }
+
+// State returns a2a.StateRejected.
+func (e *RejectedError) State() a2a.TaskState { return a2a.StateRejected }
+
+// State returns a2a.StateCanceled.
+func (e *CanceledError) State() a2a.TaskState { return a2a.StateCanceled }
+
+// State returns a2a.StateAuthRequired.
+func (e *AuthRequiredError) State() a2a.TaskState { return a2a.StateAuthRequired }
+
 // FromTask returns the terminal error for t's state: a *FailedError,
 // *RejectedError, *CanceledError or *AuthRequiredError. It returns nil for
 // nil, completed, and every state that is not an end (submitted, working,
@@ -109,27 +133,6 @@ func FromTaskWith(t *a2a.Task, r Reader) error {
 		return &AuthRequiredError{Task: t, read: read(t, r)}
 	}
 	return nil
-}
-
-// StateOf returns the state in which err says its task ended, when err is
-// or wraps an error of this package: failed, rejected, canceled or
-// auth-required. It reports false for every other error, nil included.
-func StateOf(err error) (a2a.TaskState, bool) {
-	var e Error
-	if !errors.As(err, &e) {
-		return "", false
-	}
-	switch e.(type) {
-	case *FailedError:
-		return a2a.StateFailed, true
-	case *RejectedError:
-		return a2a.StateRejected, true
-	case *CanceledError:
-		return a2a.StateCanceled, true
-	case *AuthRequiredError:
-		return a2a.StateAuthRequired, true
-	}
-	return "", false
 }
 
 // describe writes an error's text: the task, its state, and the reason:

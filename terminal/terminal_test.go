@@ -11,6 +11,24 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
+// stateOf and failureOf read an error of this package through any
+// wrapping, as a caller does with errors.As and the Error interface.
+func stateOf(err error) (a2a.TaskState, bool) {
+	var te terminal.Error
+	if !errors.As(err, &te) {
+		return "", false
+	}
+	return te.State(), true
+}
+
+func failureOf(err error) (terminal.Failure, bool) {
+	var te terminal.Error
+	if !errors.As(err, &te) {
+		return terminal.Failure{}, false
+	}
+	return te.Failure()
+}
+
 func task(state a2a.TaskState, msg string) *a2a.Task {
 	t := &a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: state}}
 	if msg != "" {
@@ -86,7 +104,7 @@ func ExampleFromTask() {
 	// terminal: task t-1 ended in state failed: upstream API timed out
 }
 
-func TestStateOf(t *testing.T) {
+func TestStateThroughTheErrorInterface(t *testing.T) {
 	task := &a2a.Task{ID: "t-1"}
 	for _, c := range []struct {
 		err   error
@@ -101,7 +119,7 @@ func TestStateOf(t *testing.T) {
 		{errors.New("terminal: task t-1 ended in state failed"), "", false},
 		{nil, "", false},
 	} {
-		state, ok := terminal.StateOf(c.err)
+		state, ok := stateOf(c.err)
 		require.Equal(t, c.ok, ok, "%v", c.err)
 		require.Equal(t, c.state, state, "%v", c.err)
 	}
@@ -162,13 +180,13 @@ func TestReadStructured(t *testing.T) {
 // Each terminal error reports the structured failure its task carries,
 // through any wrapping: read with ReadStructured by FromTask (and for an
 // error built by hand), with the given Reader by FromTaskWith, once.
-func TestFailureOf(t *testing.T) {
+func TestFailureThroughTheErrorInterface(t *testing.T) {
 	md := map[string]any{"error_type": "flow_error", "error_code": "REMOTE_VALIDATION_FAILED", "error_message": "validation failed"}
 	want := terminal.Failure{Type: "flow_error", Code: "REMOTE_VALIDATION_FAILED", Message: "validation failed"}
 	for _, state := range []a2a.TaskState{a2a.StateFailed, a2a.StateRejected, a2a.StateCanceled, a2a.StateAuthRequired} {
 		t.Run(string(state), func(t *testing.T) {
 			tk := &a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: state}, Metadata: md}
-			got, ok := terminal.FailureOf(fmt.Errorf("booking: %w", terminal.FromTask(tk)))
+			got, ok := failureOf(fmt.Errorf("booking: %w", terminal.FromTask(tk)))
 			require.True(t, ok)
 			require.Equal(t, want, got)
 
@@ -179,29 +197,29 @@ func TestFailureOf(t *testing.T) {
 				require.Same(t, tk, got)
 				return other, true
 			})
-			got, ok = terminal.FailureOf(err)
+			got, ok = failureOf(err)
 			require.True(t, ok)
 			require.Equal(t, other, got)
 			_ = err.Error()
 			require.Equal(t, 1, calls, "the reader is called once, when the error is built")
 
 			none := terminal.FromTaskWith(tk, func(*a2a.Task) (terminal.Failure, bool) { return terminal.Failure{Code: "ignored"}, false })
-			got, ok = terminal.FailureOf(none)
+			got, ok = failureOf(none)
 			require.False(t, ok, "the reader found none: ReadStructured is not asked")
 			require.Equal(t, terminal.Failure{}, got)
 		})
 	}
 	for _, err := range []error{&terminal.FailedError{Task: structured(md, nil, "")}, &terminal.RejectedError{Task: structured(md, nil, "")},
 		&terminal.CanceledError{Task: structured(md, nil, "")}, &terminal.AuthRequiredError{Task: structured(md, nil, "")}} {
-		got, ok := terminal.FailureOf(err)
+		got, ok := failureOf(err)
 		require.True(t, ok, "%T built by hand reads with ReadStructured", err)
 		require.Equal(t, want, got)
 	}
-	_, ok := terminal.FailureOf(terminal.FromTask(task(a2a.StateFailed, "upstream API timed out")))
+	_, ok := failureOf(terminal.FromTask(task(a2a.StateFailed, "upstream API timed out")))
 	require.False(t, ok, "a text alone is no structured failure")
-	_, ok = terminal.FailureOf(errors.New("terminal: task t-1 ended in state failed: E1: x"))
+	_, ok = failureOf(errors.New("terminal: task t-1 ended in state failed: E1: x"))
 	require.False(t, ok)
-	_, ok = terminal.FailureOf(nil)
+	_, ok = failureOf(nil)
 	require.False(t, ok)
 }
 
