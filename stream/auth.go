@@ -96,13 +96,14 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // the former, errors.Is the latter (context.DeadlineExceeded for a
 // timeout). When the stream's context ends during the call, the stream ends
 // with the context's error. Header values never appear in errors or logs.
+// It applies to a Client's constructors and to its streams.
 func WithCredentials(h CredentialsHook) Option {
-	return optionFunc(func(cfg *config) {
+	return option{"WithCredentials", streams, func(cfg *config) {
 		if f, isFunc := h.(CredentialsFunc); h == nil || isFunc && f == nil {
 			cfg.refuse("WithCredentials: the hook is nil")
 		}
 		cfg.credentials = h
-	})
+	}}
 }
 
 // auth is what the stream knows of the credentials it gave.

@@ -65,12 +65,14 @@ import (
 // metadata, say), never to another host. A hook is asked when a call other
 // than a send fails once the task is known with an *HTTPError of status
 // 401, which such a binding returns for the agent's "not authenticated".
-// The HTTP client of WithHTTPClient and the breaker of WithBreaker reach
-// the bindings of this package only.
+// The options of this package's HTTP bindings (WithHTTPClient,
+// WithBreaker, WithTrustedOrigins, WithConnectTimeout, WithMaxEventSize)
+// reach them only: NewClientFor, and the calls of its Client, refuse them.
 //
 // What such a binding does itself, since the Client cannot do it for it:
 // time out a silent stream (WithIdleTimeout times the readers of this
-// package's bindings only: return an error wrapping ErrIdleTimeout from
+// package's bindings only, and for such a binding only turns on the stall
+// limit of a streamed task: return an error wrapping ErrIdleTimeout from
 // Next instead), and return from Next when the call's context ends (the
 // driver reads and closes a reader on one goroutine, so Close is not
 // called while Next blocks). A Client of such a binding has no endpoint,
@@ -134,15 +136,17 @@ func NotSent(err error) error {
 // NewClientFor returns a Client that makes its calls through b, a binding
 // of another module (see [Binding]). Endpoint and Binding of the Client
 // return "": b knows where it calls. The headers of WithHeader reach b in
-// [Call.Header]; the options that configure HTTP and its timers
-// (WithHTTPClient, WithBreaker, WithConnectTimeout, WithIdleTimeout, ...)
-// are accepted and apply to nothing b does not read itself.
+// [Call.Header]. The options of this package's HTTP bindings
+// (WithHTTPClient, WithBreaker, WithTrustedOrigins, WithConnectTimeout,
+// WithMaxEventSize) and of Resolve (WithBinding, WithCardCache) do not
+// apply to b, and are refused with ErrInvalidOption (see Option), by
+// NewClientFor and by each call of its Client.
 func NewClientFor(b Binding, opts ...Option) (*Client, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: NewClientFor: a nil Binding", ErrInvalidOption)
 	}
 	cfg := defaultConfig()
-	cfg.applyOptions(opts)
+	cfg.applyOptions(opts, atNewClientFor, "NewClientFor")
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}

@@ -53,10 +53,12 @@ var ErrCircuitOpen = errors.New("stream: the agent's circuit is open")
 // redirect followed) and report the request's result to it, as Breaker
 // says. A request b refuses fails at once with an error wrapping
 // ErrCircuitOpen. Give the same b to every Client of one agent. Resolve's
-// fetch of the agent card does not go through b. It is Client-wide; nil,
-// the default, means no breaker.
+// fetch of the agent card does not go through b. Nil, the default, means
+// no breaker. It applies to NewClient, NewRESTClient and Resolve only: it
+// is Client-wide, FetchCard's request does not go through it, and a Binding
+// of another module (NewClientFor) makes its own requests.
 func WithBreaker(b Breaker) Option {
-	return clientOption{"WithBreaker", func(cfg *config) { cfg.breaker = b }}
+	return option{"WithBreaker", overHTTP, func(cfg *config) { cfg.breaker = b }}
 }
 
 // withBreaker returns a copy of hc whose requests go through b, or hc

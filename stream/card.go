@@ -19,10 +19,11 @@ import (
 // then LegacyCardPath on 404, under baseURL's path; baseURL itself when its
 // path ends in ".json"; with baseURL's query either way), without choosing
 // an interface or making a Client. WithHTTPClient, WithHeader and
-// WithCardCache apply; the other options are checked and have no effect.
-// The card must not be modified.
+// WithCardCache apply; any other option is refused with ErrInvalidOption
+// (see Option), before the card is asked for. The card must not be
+// modified.
 func FetchCard(ctx context.Context, baseURL string, opts ...Option) (*a2a.AgentCard, error) {
-	base, cfg, err := cardConfig(baseURL, opts)
+	base, cfg, err := cardConfig(baseURL, opts, atFetchCard, "FetchCard")
 	if err != nil {
 		return nil, err
 	}
@@ -34,8 +35,9 @@ func FetchCard(ctx context.Context, baseURL string, opts ...Option) (*a2a.AgentC
 // a Client made with NewClient or NewRESTClient. It must not be modified.
 func (c *Client) Card() *a2a.AgentCard { return c.cfg.card }
 
-// cardConfig checks a base URL and the options of Resolve or FetchCard.
-func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
+// cardConfig checks a base URL and the options of Resolve or FetchCard,
+// given at at and named name.
+func cardConfig(baseURL string, opts []Option, at where, name string) (*url.URL, *config, error) {
 	base, err := url.Parse(baseURL)
 	if err != nil {
 		return nil, nil, errors.New("stream: invalid base URL: the URL does not parse")
@@ -44,7 +46,7 @@ func cardConfig(baseURL string, opts []Option) (*url.URL, *config, error) {
 		return nil, nil, fmt.Errorf("stream: invalid base URL %q: want an absolute http or https URL", redactURL(base))
 	}
 	cfg := defaultConfig()
-	cfg.applyOptions(opts)
+	cfg.applyOptions(opts, at, name)
 	if err := cfg.check(); err != nil {
 		return nil, nil, err
 	}

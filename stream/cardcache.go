@@ -44,10 +44,10 @@ type cachedCard struct {
 func NewCardCache() *CardCache { return &CardCache{entries: map[string]cachedCard{}} }
 
 // WithCardCache makes Resolve and FetchCard read and keep agent cards in
-// cache; see CardCache. Without it every call fetches the card. It is
-// Client-wide.
+// cache; see CardCache. Without it every call fetches the card. It applies
+// to Resolve and FetchCard only, which read cards.
 func WithCardCache(cache *CardCache) Option {
-	return clientOption{"WithCardCache", func(cfg *config) { cfg.cardCache = cache }}
+	return option{"WithCardCache", cards, func(cfg *config) { cfg.cardCache = cache }}
 }
 
 // lookup returns what the cache holds for u, and whether it is fresh.

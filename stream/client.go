@@ -45,7 +45,7 @@ type Client struct {
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.
 // Without WithVersion it negotiates the protocol version on first use.
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
-	return newClient(endpoint, a2a.BindingJSONRPC, opts, nil)
+	return newClient(endpoint, a2a.BindingJSONRPC, opts, nil, "NewClient")
 }
 
 // NewRESTClient returns a client for the HTTP+JSON (REST) binding of an
@@ -55,13 +55,14 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 // with every call. Without WithVersion it negotiates the
 // protocol version on first use, as NewClient does.
 func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
-	return newClient(baseURL, a2a.BindingHTTPJSON, opts, nil)
+	return newClient(baseURL, a2a.BindingHTTPJSON, opts, nil, "NewRESTClient")
 }
 
-// newClient makes a Client of endpoint with opts. learned is what Resolve
-// read in the agent card, nil for NewClient and NewRESTClient; without it,
-// headers go to the endpoint's origin.
-func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fromCard) (*Client, error) {
+// newClient makes a Client of endpoint with opts, for the constructor
+// named by. learned is what Resolve read in the agent card, nil for
+// NewClient and NewRESTClient; without it, headers go to the endpoint's
+// origin.
+func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fromCard, by string) (*Client, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
@@ -69,8 +70,12 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", redactURL(u))
 	}
+	at := atNewClient
+	if learned != nil {
+		at = atResolve
+	}
 	cfg := defaultConfig()
-	cfg.applyOptions(opts)
+	cfg.applyOptions(opts, at, by)
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -159,7 +164,7 @@ func (c *Client) remember(v a2a.Version) {
 // The stream is bound to ctx: cancelling ctx ends it with ctx's error. opts
 // override the Client's options for this stream only (see Option).
 func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *Stream {
-	s := newStream(ctx, c, opts)
+	s := newStream(ctx, c, opts, "Send")
 	if s.phase == phaseDone {
 		return s
 	}
@@ -182,7 +187,7 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *St
 // the same reconnect, exactly-once and human-input handling as Send. opts
 // override the Client's options for this stream only.
 func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *Stream {
-	s := newStream(ctx, c, opts)
+	s := newStream(ctx, c, opts, "Subscribe")
 	if s.phase == phaseDone {
 		return s
 	}
@@ -195,10 +200,11 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 }
 
 // GetTask fetches a task (tasks/get in 0.3, GetTask in 1.0). opts override
-// the Client's options for this call only; those that concern streams have
-// no effect.
+// the Client's options for this call only; those that only a stream reads
+// (WithReconnect, the hooks, WithNotify, ...) are refused with
+// ErrInvalidOption, as every option that does not apply here (see Option).
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	cfg, err := c.configWith(opts)
+	cfg, err := c.configWith(opts, "GetTask", false)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +214,7 @@ func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
 // 1.0) and returns the task as the agent reports it. opts are as GetTask's.
 func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
-	cfg, err := c.configWith(opts)
+	cfg, err := c.configWith(opts, "Cancel", false)
 	if err != nil {
 		return nil, err
 	}

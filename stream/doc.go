@@ -70,6 +70,7 @@
 // carries JSON. The headers of WithHeader, of a call's options and of a
 // WithCredentials hook reach it in each call's [Call], and it sends them to
 // its agent only; the HTTP client of WithHTTPClient and the breaker of
-// WithBreaker are for this package's HTTP bindings only. [Resolve] does not
+// WithBreaker are for this package's HTTP bindings only, and NewClientFor
+// refuses them (see [Option]). [Resolve] does not
 // choose it from a card.
 package stream

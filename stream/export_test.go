@@ -9,7 +9,7 @@ import (
 // tests that record the waits. The runtime's clock is injectable this way
 // only in tests; synctest bubbles make the real timer fast.
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
-	return optionFunc(func(cfg *config) { cfg.sleep = sleep })
+	return option{"WithSleep", streams, func(cfg *config) { cfg.sleep = sleep }}
 }
 
 // Sleep is the stream's own sleep function, for tests that wrap it.

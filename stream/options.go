@@ -2,7 +2,7 @@ package stream
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -14,29 +14,145 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// Option configures a Client (NewClient, NewRESTClient, Resolve) or one
-// call (Send, Subscribe, GetTask, Cancel). A per-call option overrides the
-// Client's for that call only (a per-call WithHeader replaces the Client's
-// values of its header name); WithHTTPClient, WithVersion, WithBinding,
-// WithCardCache and WithTrustedOrigins are Client-wide and are refused per call, whatever their
-// value. When an option is given twice, the last one wins, except that
-// WithHeader adds a value. Bad values, a nil Option and a nil hook or
-// notify function among them, are refused with an error that wraps
-// ErrInvalidOption: by the constructor, or, per call, as the stream's Err.
-type Option interface{ apply(*config) }
+// Option configures a Client, one call of a Client, or the card request of
+// Resolve and FetchCard. Each option applies in some of these places, and
+// its doc says which:
+//
+//   - a Client's constructors: NewClient, NewRESTClient and Resolve, for
+//     the bindings of this package, and NewClientFor, for a Binding of
+//     another module;
+//   - FetchCard;
+//   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask
+//     and Cancel, of a Client of this package's bindings or of NewClientFor.
+//
+// An option given where it does not apply is refused, whatever its value,
+// with an error that wraps ErrInvalidOption and names the option and the
+// place: a Client-wide option given to one call (WithHTTPClient to Send),
+// an option of this package's HTTP bindings given for a Binding of another
+// module (WithMaxEventSize to NewClientFor), a stream's option given to
+// GetTask (WithReconnect), an option of the Client given to FetchCard
+// (WithLogger). Nothing is ever silently ignored, and nothing is sent
+// before the refusal.
+//
+// An option given to a constructor that applies to calls is the Client's
+// default for them; given to one call it overrides the Client's for that
+// call only (a per-call WithHeader replaces the Client's values of its
+// header name). When an option is given twice, the last one wins, except
+// that WithHeader adds a value and WithTrustedOrigins adds origins. Bad
+// values, a nil Option and a nil hook or notify function among them, are
+// refused with an error that wraps ErrInvalidOption too. Either refusal is
+// the constructor's error, the call's, or, per stream, the stream's Err.
+type Option interface{ option() option }
 
-type optionFunc func(*config)
-
-func (f optionFunc) apply(c *config) { f(c) }
-
-// clientOption is an option that configures a Client only: a call refuses
-// it, whatever its value.
-type clientOption struct {
-	name string // the option's function, for the refusal
-	f    func(*config)
+// option is every Option: what it sets, and where it applies.
+type option struct {
+	name string // the option's function, for refusals
+	at   where  // the places where it applies
+	set  func(*config)
 }
 
-func (o clientOption) apply(c *config) { o.f(c) }
+func (o option) option() option { return o }
+
+// where is a set of the places that take Options (see Option).
+type where uint16
+
+// The places that take Options.
+const (
+	atNewClient    where = 1 << iota // NewClient and NewRESTClient
+	atResolve                        // Resolve
+	atFetchCard                      // FetchCard
+	atNewClientFor                   // NewClientFor
+	atStream                         // Send, Subscribe and Resume of a Client of this package's bindings
+	atUnary                          // GetTask and Cancel of a Client of this package's bindings
+	atStreamFor                      // Send, Subscribe and Resume of a Client of NewClientFor
+	atUnaryFor                       // GetTask and Cancel of a Client of NewClientFor
+)
+
+// The scopes of the options: each option applies at one of these sets.
+const (
+	// overHTTP: the constructors of a Client of this package's bindings,
+	// which make its HTTP client (WithTrustedOrigins, WithBreaker).
+	overHTTP = atNewClient | atResolve
+	// httpClients: those and FetchCard, the places that make HTTP requests
+	// with a client of their own (WithHTTPClient).
+	httpClients = overHTTP | atFetchCard
+	// cards: the places that read agent cards (WithCardCache).
+	cards = atResolve | atFetchCard
+	// constructors: every constructor of a Client (WithVersion).
+	constructors = overHTTP | atNewClientFor
+	// httpCalls: the calls of this package's HTTP bindings, and the
+	// constructors whose Clients make them (WithMaxEventSize,
+	// WithConnectTimeout).
+	httpCalls = overHTTP | atStream | atUnary
+	// streams: what the driver reads, at every constructor and every
+	// stream (WithReconnect, the hooks, ...).
+	streams = constructors | atStream | atStreamFor
+	// streamsAndHTTPCalls: those and GetTask and Cancel of this package's
+	// bindings (WithIdleTimeout, WithLogger).
+	streamsAndHTTPCalls = streams | atUnary
+	// everywhere: WithHeader.
+	everywhere = httpClients | cards | constructors | atStream | atUnary | atStreamFor | atUnaryFor
+)
+
+// String says where the options of scope w apply, for a refusal.
+func (w where) String() string {
+	switch w {
+	case atResolve:
+		return "Resolve only"
+	case cards:
+		return "Resolve and FetchCard only"
+	case overHTTP:
+		return "NewClient, NewRESTClient and Resolve only"
+	case httpClients:
+		return "NewClient, NewRESTClient, Resolve and FetchCard only"
+	case constructors:
+		return "a Client's constructors only (NewClient, NewRESTClient, Resolve, NewClientFor)"
+	case httpCalls:
+		return "NewClient, NewRESTClient and Resolve, and every call of their Clients"
+	case streams:
+		return "a Client's constructors (NewClient, NewRESTClient, Resolve, NewClientFor) and its streams (Send, Subscribe, Resume)"
+	case streamsAndHTTPCalls:
+		return "a Client's constructors (NewClient, NewRESTClient, Resolve, NewClientFor), its streams (Send, Subscribe, Resume), " +
+			"and GetTask and Cancel of a Client of NewClient, NewRESTClient or Resolve"
+	case everywhere:
+		return "everywhere"
+	}
+	return fmt.Sprintf("places %#x", uint16(w))
+}
+
+// configWith returns the Client's configuration with opts applied, checked:
+// a call's (or a stream's), call naming it ("Send", "GetTask", ...) and
+// stream telling which of the two kinds of calls it is. Options that do not
+// apply to the call are refused. A header set per call replaces the
+// Client's values of that header name; the Client's other headers stay.
+func (c *Client) configWith(opts []Option, call string, stream bool) (*config, error) {
+	cfg := c.cfg
+	if len(opts) == 0 {
+		return &cfg, nil
+	}
+	_, foreign := c.calls.(seam)
+	var at where
+	switch {
+	case stream && foreign:
+		at = atStreamFor
+	case stream:
+		at = atStream
+	case foreign:
+		at = atUnaryFor
+	default:
+		at = atUnary
+	}
+	if foreign {
+		call += " of a Client of NewClientFor"
+	}
+	cfg.header = http.Header{}
+	cfg.applyOptions(opts, at, call)
+	cfg.header = withHeaders(c.cfg.header, cfg.header)
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
 
 type config struct {
 	httpClient   *http.Client
@@ -109,37 +225,6 @@ const (
 // minPollInterval is the shortest poll interval; shorter ones are refused.
 const minPollInterval = time.Millisecond
 
-// configWith returns the Client's configuration with opts applied, checked:
-// a call's (or a stream's). Client-wide options are refused. A header set
-// per call replaces the Client's values of that header name; the Client's
-// other headers stay.
-func (c *Client) configWith(opts []Option) (*config, error) {
-	cfg := c.cfg
-	if len(opts) == 0 {
-		return &cfg, nil
-	}
-	var errs []error
-	cfg.header = http.Header{}
-	for _, o := range opts {
-		switch o := o.(type) {
-		case nil:
-			cfg.refuse("a nil Option")
-		case clientOption:
-			errs = append(errs, invalidOption("%s is Client-wide: it cannot be given to one call", o.name))
-		default:
-			o.apply(&cfg)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	cfg.header = withHeaders(c.cfg.header, cfg.header)
-	if err := cfg.check(); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
-
 // WithIdempotentSends lets a stream send its message again, with the same
 // message ID, when the agent answered the send with 429 Too Many Requests,
 // 503 Service Unavailable, or an error it marked retryable (see
@@ -155,8 +240,11 @@ func (c *Client) configWith(opts []Option) (*config, error) {
 // deduplicate by it). A send that provably never reached the agent (the
 // connection was refused, or timed out, before any byte was sent) is sent
 // again whether or not this is on.
+//
+// It applies to a Client's constructors and to its streams (Send,
+// Subscribe, Resume).
 func WithIdempotentSends() Option {
-	return optionFunc(func(c *config) { c.idempotentSends = true })
+	return option{"WithIdempotentSends", streams, func(c *config) { c.idempotentSends = true }}
 }
 
 // WithPollInterval sets how often a stream polls get-task when it follows a
@@ -165,9 +253,10 @@ func WithIdempotentSends() Option {
 // that cannot subscribe. A Retry-After from the server, on a poll's answer
 // or on a failed poll, lengthens one wait (to at most 30 s).
 // It must be at least 1 ms: a shorter one is refused. The default is
-// DefaultPollInterval.
+// DefaultPollInterval. It applies to a Client's constructors and to its
+// streams.
 func WithPollInterval(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.pollInterval = d })
+	return option{"WithPollInterval", streams, func(cfg *config) { cfg.pollInterval = d }}
 }
 
 // WithStallTimeout bounds how long a task may show nothing new (no status
@@ -185,25 +274,29 @@ func WithPollInterval(d time.Duration) Option {
 // event, not the caller's own time between two events. Without an idle
 // timeout a stream's silence, keep-alives or not, is not bounded. Zero
 // disables the limit; it must not be negative. The default is
-// DefaultStallTimeout.
+// DefaultStallTimeout. It applies to a Client's constructors and to its
+// streams.
 func WithStallTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.stallTimeout = d })
+	return option{"WithStallTimeout", streams, func(cfg *config) { cfg.stallTimeout = d }}
 }
 
 // WithHTTPClient sets the HTTP client; it must not be nil, and must not have
 // a Timeout, which would cut long streams and turn them into reconnect
 // churn: use contexts and WithIdleTimeout instead. The default is
-// http.DefaultClient. It is Client-wide.
+// http.DefaultClient. It applies to NewClient, NewRESTClient, Resolve and
+// FetchCard only: it is Client-wide, and a Binding of another module
+// (NewClientFor) makes its own requests.
 func WithHTTPClient(c *http.Client) Option {
-	return clientOption{"WithHTTPClient", func(cfg *config) { cfg.httpClient = c }}
+	return option{"WithHTTPClient", httpClients, func(cfg *config) { cfg.httpClient = c }}
 }
 
 // WithVersion fixes the protocol version. Without it the Client negotiates:
 // it tries 1.0 first and falls back to 0.3 once, when the server answers
-// method-not-found or version-not-supported. It must be a2a.V03 or a2a.V10,
-// and is Client-wide.
+// method-not-found or version-not-supported. It must be a2a.V03 or a2a.V10.
+// It applies to a Client's constructors only (NewClient, NewRESTClient,
+// Resolve, NewClientFor): it is Client-wide.
 func WithVersion(v a2a.Version) Option {
-	return clientOption{"WithVersion", func(cfg *config) { cfg.version = v }}
+	return option{"WithVersion", constructors, func(cfg *config) { cfg.version = v }}
 }
 
 // WithTrustedOrigins names origins besides the one the caller named to
@@ -215,10 +308,13 @@ func WithVersion(v a2a.Version) Option {
 // "http://127.0.0.1:9999"); anything else is refused, and so is an http
 // origin where the origin named is https: headers never go from https down
 // to http. A redirect to a trusted origin keeps the headers; the card
-// request of Resolve sends them to baseURL's origin only. It is
-// Client-wide; given twice, both lists hold.
+// request of Resolve sends them to baseURL's origin only. Given twice, both
+// lists hold. It applies to NewClient, NewRESTClient and Resolve only: it
+// is Client-wide, FetchCard's request goes to baseURL's origin only, and a
+// Binding of another module (NewClientFor) gets the headers for its agent
+// alone.
 func WithTrustedOrigins(trusted ...string) Option {
-	return clientOption{"WithTrustedOrigins", func(cfg *config) { cfg.trusted = append(cfg.trusted, trusted...) }}
+	return option{"WithTrustedOrigins", overHTTP, func(cfg *config) { cfg.trusted = append(cfg.trusted, trusted...) }}
 }
 
 // WithHeader adds a header to every request sent to the origin the caller
@@ -233,29 +329,38 @@ func WithTrustedOrigins(trusted ...string) Option {
 // header name and the value must hold no control character but a tab. Given twice with one
 // name at the same level, it sends both values; given per call, it replaces
 // the Client's values of that name for the call (a user's token in place of
-// a service's).
+// a service's). It applies everywhere an Option is taken; a Binding of
+// another module gets it in Call.Header.
 func WithHeader(key, value string) Option {
-	return optionFunc(func(cfg *config) {
+	return option{"WithHeader", everywhere, func(cfg *config) {
 		h := cfg.header.Clone()
 		h.Add(key, value)
 		cfg.header = h
-	})
+	}}
 }
 
 // WithMaxEventSize sets the largest SSE event (and unary JSON response) the
 // Client accepts, in bytes. A bigger one ends the stream with a
 // *ProtocolError. It must be positive. The default is DefaultMaxEventSize
-// (16 MiB).
+// (16 MiB). It applies to NewClient, NewRESTClient and Resolve, and to
+// every call of their Clients; not to NewClientFor, whose Binding reads
+// its responses itself.
 func WithMaxEventSize(n int) Option {
-	return optionFunc(func(cfg *config) { cfg.maxEventSize = n })
+	return option{"WithMaxEventSize", httpCalls, func(cfg *config) { cfg.maxEventSize = n }}
 }
 
 // WithIdleTimeout treats a connection on which no byte (comments included)
 // arrived for d as dropped. Zero, the default, disables the check; none of the
 // A2A servers measured sends keep-alives, so set it above the agent's
 // longest silence. It must not be negative.
+//
+// It applies to a Client's constructors, to its streams, and to GetTask
+// and Cancel of a Client of NewClient, NewRESTClient or Resolve. A Binding
+// of another module (NewClientFor) times its own readers (see Binding);
+// there the idle timeout only turns on the stall limit of a streamed task
+// (WithStallTimeout), so GetTask and Cancel of such a Client refuse it.
 func WithIdleTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.idleTimeout = d })
+	return option{"WithIdleTimeout", streamsAndHTTPCalls, func(cfg *config) { cfg.idleTimeout = d }}
 }
 
 // WithConnectTimeout bounds the making of each call's connection: the
@@ -272,8 +377,12 @@ func WithIdleTimeout(d time.Duration) Option {
 // redirect's connection is timed anew. It counts from GetConn, so with a
 // Transport that caps its connections to a host (MaxConnsPerHost) it also
 // bounds the wait for a free one; a call cut there was not sent either.
+//
+// It applies to NewClient, NewRESTClient and Resolve, and to every call of
+// their Clients; not to FetchCard, nor to NewClientFor, whose Binding makes
+// its own connections.
 func WithConnectTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.connectTimeout = d })
+	return option{"WithConnectTimeout", httpCalls, func(cfg *config) { cfg.connectTimeout = d }}
 }
 
 // WithLogger sets the logger. The default discards everything. Neither logs
@@ -281,26 +390,31 @@ func WithConnectTimeout(d time.Duration) Option {
 // names and passwords or the values of URL query parameters (an API key in
 // the endpoint's query reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
 // server sends (a JSON-RPC error message) is quoted as the server wrote it,
-// up to its first 256 bytes. It must not be nil.
+// up to its first 256 bytes. It must not be nil. It applies to a Client's
+// constructors, to its streams, and to GetTask and Cancel of a Client of
+// NewClient, NewRESTClient or Resolve, which log their requests; not to
+// FetchCard, which logs nothing.
 func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(cfg *config) { cfg.logger = l })
+	return option{"WithLogger", streamsAndHTTPCalls, func(cfg *config) { cfg.logger = l }}
 }
 
 // WithReconnect sets the reconnect policy. Its zero fields mean the
 // defaults of reconnect.Default(), and reconnect.Never() turns reconnecting
 // off; Backoff must not be negative. The default is reconnect.Default().
+// It applies to a Client's constructors and to its streams.
 func WithReconnect(p reconnect.Policy) Option {
-	return optionFunc(func(cfg *config) { cfg.policy = p })
+	return option{"WithReconnect", streams, func(cfg *config) { cfg.policy = p }}
 }
 
-// WithHumanInput sets the hook that answers input-required prompts.
+// WithHumanInput sets the hook that answers input-required prompts. It
+// applies to a Client's constructors and to its streams.
 func WithHumanInput(h hitl.Hook) Option {
-	return optionFunc(func(cfg *config) {
+	return option{"WithHumanInput", streams, func(cfg *config) {
 		if f, isFunc := h.(hitl.Func); h == nil || isFunc && f == nil {
 			cfg.refuse("WithHumanInput: the hook is nil")
 		}
 		cfg.hook = h
-	})
+	}}
 }
 
 // WithCheckpointBeforeReply sets a function that saves the stream's
@@ -314,41 +428,45 @@ func WithHumanInput(h hitl.Hook) Option {
 // gets the caller's context; when it returns an error, the reply is not
 // sent and the stream ends in that error (wrapped). Without it, a process
 // that dies between the human's answer and the next checkpoint it takes
-// itself asks again on Resume if the task still shows the prompt.
+// itself asks again on Resume if the task still shows the prompt. It
+// applies to a Client's constructors and to its streams.
 func WithCheckpointBeforeReply(f func(ctx context.Context, cp *Checkpoint) error) Option {
-	return optionFunc(func(cfg *config) {
+	return option{"WithCheckpointBeforeReply", streams, func(cfg *config) {
 		if f == nil {
 			cfg.refuse("WithCheckpointBeforeReply: the function is nil")
 		}
 		cfg.beforeReply = f
-	})
+	}}
 }
 
 // WithInputTimeout bounds each call of the human-input hook, and of the
 // credentials hook (WithCredentials). Zero, the default, means no bound
-// beyond the stream's context; it must not be negative.
+// beyond the stream's context; it must not be negative. It applies to a
+// Client's constructors and to its streams.
 func WithInputTimeout(d time.Duration) Option {
-	return optionFunc(func(cfg *config) { cfg.inputTimeout = d })
+	return option{"WithInputTimeout", streams, func(cfg *config) { cfg.inputTimeout = d }}
 }
 
 // WithNotify sets a function told about reconnects and resumes, for example
 // to show "reconnecting (1/3)…" in a user interface. It is called on the
-// goroutine that calls Stream.Next and must not block.
+// goroutine that calls Stream.Next and must not block. It applies to a
+// Client's constructors and to its streams.
 func WithNotify(f func(Notice)) Option {
-	return optionFunc(func(cfg *config) {
+	return option{"WithNotify", streams, func(cfg *config) {
 		if f == nil {
 			cfg.refuse("WithNotify: the function is nil")
 		}
 		cfg.notify = f
-	})
+	}}
 }
 
 // WithBinding makes Resolve prefer interfaces of binding b
 // (a2a.BindingJSONRPC or a2a.BindingHTTPJSON) when the card offers several;
-// without it Resolve prefers JSON-RPC. NewClient and NewRESTClient ignore it.
-// It is Client-wide.
+// without it Resolve prefers JSON-RPC. It applies to Resolve only:
+// NewClient and NewRESTClient name their binding, and NewClientFor is
+// given one.
 func WithBinding(b a2a.Binding) Option {
-	return clientOption{"WithBinding", func(cfg *config) { cfg.binding = b }}
+	return option{"WithBinding", atResolve, func(cfg *config) { cfg.binding = b }}
 }
 
 // NoticeKind says what a Notice reports.

@@ -43,7 +43,7 @@ const maxCardSize = 1 << 20
 // chosen endpoint has that origin. A card that names another host, another
 // port, or http where baseURL is https gets no header at all.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
-	base, cfg, err := cardConfig(baseURL, opts)
+	base, cfg, err := cardConfig(baseURL, opts, atResolve, "Resolve")
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 			learned.streaming = streamingYes
 		}
 	}
-	return newClient(in.endpoint.String(), in.binding, opts, learned)
+	return newClient(in.endpoint.String(), in.binding, opts, learned, "Resolve")
 }
 
 // fromCard is what Resolve learned from the agent card for the Client it

@@ -51,7 +51,7 @@ import (
 // that lags, and its status is not handed over. The task's metadata and
 // its user messages are taken as the agent holds them, not handed over.
 func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *Stream {
-	s := newStream(ctx, c, opts)
+	s := newStream(ctx, c, opts, "Resume")
 	if s.phase == phaseDone {
 		return s
 	}

@@ -150,7 +150,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 					if errors.As(err, &ice) {
 						require.NotContains(t, ice.Reason, "secret")
 					}
-					_, err = stream.FetchCard(context.Background(), base, stream.WithHTTPClient(mo.client()), stream.WithLogger(log.logger()),
+					_, err = stream.FetchCard(context.Background(), base, stream.WithHTTPClient(mo.client()),
 						stream.WithHeader("Authorization", "Bearer service-secret"))
 					if name != "no-iface" { // FetchCard chooses no interface
 						require.Error(t, err)

@@ -81,11 +81,12 @@ type delivery struct {
 	view *view
 }
 
-// newStream returns a stream of c with opts applied for it; a stream whose
-// options are refused has ended with the refusal.
-func newStream(ctx context.Context, c *Client, opts []Option) *Stream {
+// newStream returns a stream of c with opts applied for it, made by the
+// call named by ("Send", "Subscribe", "Resume"); a stream whose options are
+// refused has ended with the refusal.
+func newStream(ctx context.Context, c *Client, opts []Option, by string) *Stream {
 	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: ledger.New(), phase: phaseBegin, route: streamingRoute()}
-	cfg, err := c.configWith(opts)
+	cfg, err := c.configWith(opts, by, true)
 	if err != nil {
 		s.enter(s.end(err))
 		return s

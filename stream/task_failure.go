@@ -7,7 +7,8 @@ import "github.com/a2astream/a2astream/terminal"
 // called once, with the final task, when the stream ends in a terminal
 // error. By default, and with a nil r, they read the tRPC-Agent-Go
 // convention with terminal.ReadStructured. A Reader of its own serves an
-// agent of another convention; it may fall back to ReadStructured.
+// agent of another convention; it may fall back to ReadStructured. It
+// applies to a Client's constructors and to its streams.
 func WithFailureReader(r terminal.Reader) Option {
-	return optionFunc(func(c *config) { c.readFailure = r })
+	return option{"WithFailureReader", streams, func(c *config) { c.readFailure = r }}
 }

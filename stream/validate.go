@@ -9,9 +9,10 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// ErrInvalidOption is wrapped by every error that refuses an option's value:
-// from NewClient, NewRESTClient and Resolve, or, for a per-call option, as
-// the stream's Err.
+// ErrInvalidOption is wrapped by every error that refuses an option: a bad
+// value, or an option given where it does not apply (see Option). It comes
+// from the constructors, FetchCard, GetTask and Cancel, or, for a stream's
+// option, as the stream's Err.
 var ErrInvalidOption = errors.New("stream: invalid option")
 
 func invalidOption(format string, args ...any) error {
@@ -23,14 +24,22 @@ func (cfg *config) refuse(reason string) {
 	cfg.refusals = append(cfg.refusals, reason)
 }
 
-// applyOptions applies opts to cfg; a nil Option is refused.
-func (cfg *config) applyOptions(opts []Option) {
+// applyOptions applies opts to cfg, given at place at, named name in
+// refusals ("NewClient", "Send of a Client of NewClientFor", ...). A nil
+// Option is refused, and so is one that does not apply there, which is not
+// applied.
+func (cfg *config) applyOptions(opts []Option, at where, name string) {
 	for _, o := range opts {
 		if o == nil {
 			cfg.refuse("a nil Option")
 			continue
 		}
-		o.apply(cfg)
+		o := o.option()
+		if o.at&at == 0 {
+			cfg.refuse(fmt.Sprintf("%s does not apply to %s: it applies to %s", o.name, name, o.at))
+			continue
+		}
+		o.set(cfg)
 	}
 }
 
