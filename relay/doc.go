@@ -153,8 +153,9 @@
 //
 // A driver that dies before its stream knew the task (no checkpoint names
 // one) cannot be resumed: its message may have reached the agent, and is
-// never sent again. Run stores a mark in the checkpoint before it starts a
-// stream, and the replica that takes such a log over appends an EventFailure
+// never sent again. Before it starts a stream, Run stores the checkpoint of a
+// stream that knows no task (the slot holds nothing but stream
+// checkpoints), and the replica that takes such a log over appends an EventFailure
 // of kind "unresumable" (as it does for a checkpoint that does not parse).
 // A watcher (Run with no StartFunc) cannot tell a starter that died before
 // its first write from one that has not started yet: on a log with neither

@@ -403,7 +403,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.keepAlive)
-		err := log.Wait(wctx, after)
+		err := log.AwaitEntry(wctx, after)
 		cancel()
 		if ctx.Err() != nil {
 			return

@@ -246,7 +246,7 @@ func (l *memoryLog) read(after uint64, max int) ([]Entry, error) {
 	return append([]Entry(nil), l.entries[from:from+n]...), nil
 }
 
-func (l *memoryLog) Wait(ctx context.Context, after uint64) error {
+func (l *memoryLog) AwaitEntry(ctx context.Context, after uint64) error {
 	return l.await(ctx, func() bool { return l.tail > after })
 }
 

@@ -77,9 +77,10 @@ type Log interface {
 	// Read returns, in order, up to max entries whose Seq is after after.
 	// It fails with ErrGone when entries after after were trimmed.
 	Read(ctx context.Context, after uint64, max int) ([]Entry, error)
-	// Wait returns when the log holds an entry after after, or fails with
-	// ctx's error.
-	Wait(ctx context.Context, after uint64) error
+	// AwaitEntry returns when the log holds an entry after after, or fails
+	// with ctx's error. (A Log's blocking calls are named Await and what
+	// they wait for: AwaitEntry, AwaitAnswer, AwaitCancel.)
+	AwaitEntry(ctx context.Context, after uint64) error
 	// Tail returns the Seq of the last entry appended, 0 for none.
 	Tail(ctx context.Context) (uint64, error)
 	// Trim drops the entries up to and including through. Later Reads

@@ -268,7 +268,7 @@ func s28AwaitInput(t *testing.T, log relay.Log) relay.InputData {
 			require.NotContains(t, []string{relay.EventEnd, relay.EventFailure}, e.Name, "the stream ended before it asked: %s", e.Data)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		err = log.Wait(ctx, after)
+		err = log.AwaitEntry(ctx, after)
 		cancel()
 		require.NoError(t, err, "no question within a minute")
 	}
@@ -326,14 +326,14 @@ func (l *flakyLog) Read(ctx context.Context, after uint64, max int) ([]relay.Ent
 	return l.Log.Read(ctx, after, max)
 }
 
-// Wait fails when the store goes down while it waits: it looks every 10 ms.
-func (l *flakyLog) Wait(ctx context.Context, after uint64) error {
+// AwaitEntry fails when the store goes down while it waits: it looks every 10 ms.
+func (l *flakyLog) AwaitEntry(ctx context.Context, after uint64) error {
 	for {
 		if err := l.err(); err != nil {
 			return err
 		}
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
-		err := l.Log.Wait(wctx, after)
+		err := l.Log.AwaitEntry(wctx, after)
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return err

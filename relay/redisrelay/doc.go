@@ -87,7 +87,7 @@
 //
 // # Waiting
 //
-// Wait, AwaitAnswer and AwaitCancel block in XREAD BLOCK on the log's
+// AwaitEntry, AwaitAnswer and AwaitCancel block in XREAD BLOCK on the log's
 // stream or its notes stream, never by polling in a loop; each holds one of
 // the client's connections while it blocks, for at most the wake interval
 // ([WithWake], default 1 s), after which it looks at its context and the

@@ -141,9 +141,9 @@ func (l *log) Tail(ctx context.Context) (uint64, error) {
 	return uint64(n), nil
 }
 
-// Wait blocks in XREAD BLOCK on the log's stream, at most the store's wake
+// AwaitEntry blocks in XREAD BLOCK on the log's stream, at most the store's wake
 // interval at a time; between blocks it checks ctx and the epoch.
-func (l *log) Wait(ctx context.Context, after uint64) error {
+func (l *log) AwaitEntry(ctx context.Context, after uint64) error {
 	from := "0-" + strconv.FormatUint(after, 10)
 	for {
 		if err := ctx.Err(); err != nil {

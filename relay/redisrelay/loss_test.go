@@ -25,7 +25,7 @@ func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 	require.NoError(t, l.SaveCheckpoint(ctx, f, []byte("cp@3")))
 
 	waits := make(chan error, 3)
-	go func() { waits <- l.Wait(ctx, 3) }()
+	go func() { waits <- l.AwaitEntry(ctx, 3) }()
 	go func() { _, err := l.AwaitAnswer(ctx, 7); waits <- err }()
 	go func() { waits <- l.AwaitCancel(ctx) }()
 

@@ -16,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// testWake is the wake interval of the tests' stores: a canceled Wait
+// testWake is the wake interval of the tests' stores: a canceled AwaitEntry
 // returns within it.
 const testWake = 50 * time.Millisecond
 

@@ -618,7 +618,7 @@ func awaitTail(ctx context.Context, l relay.Log, n uint64) error {
 				return fmt.Errorf("the log ended at %d entries, before %d", tail, n)
 			}
 		}
-		if err := l.Wait(ctx, tail); err != nil {
+		if err := l.AwaitEntry(ctx, tail); err != nil {
 			return err
 		}
 	}
@@ -642,7 +642,7 @@ func awaitEntry(ctx context.Context, l relay.Log, name string) (uint64, error) {
 			after = e.Seq
 		}
 		if len(page) == 0 {
-			if err := l.Wait(ctx, after); err != nil {
+			if err := l.AwaitEntry(ctx, after); err != nil {
 				return 0, err
 			}
 		}

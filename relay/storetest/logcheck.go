@@ -182,30 +182,30 @@ func (suite) trimStopsAtSnapshot(t *testing.T, st relay.Store) {
 	sameEntries(t, all(t, l, 10), entries(11, 16), "Read after 10, trimmed through 15 when the tail was 10")
 }
 
-// waitWakesOnAppend: Wait returns at once when the log holds an entry
+// waitWakesOnAppend: AwaitEntry returns at once when the log holds an entry
 // after after, and otherwise when one is appended, from another Open too.
 func (s suite) waitWakesOnAppend(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
 	noError(t, l.Append(t.Context(), f, entries(1, 2)...), "Append 1..2")
-	noError(t, l.Wait(t.Context(), 1), "Wait after 1 with 2 in the log")
-	noError(t, l.Wait(t.Context(), 0), "Wait after 0 with 2 in the log")
+	noError(t, l.AwaitEntry(t.Context(), 1), "AwaitEntry after 1 with 2 in the log")
+	noError(t, l.AwaitEntry(t.Context(), 0), "AwaitEntry after 0 with 2 in the log")
 
 	reader := open(t, st, "task-1")
 	done := make(chan error, 1)
-	go func() { done <- reader.Wait(t.Context(), 2) }()
+	go func() { done <- reader.AwaitEntry(t.Context(), 2) }()
 	if s.cfg.bubble {
 		synctest.Wait()
 		select {
 		case err := <-done:
-			t.Fatalf("Wait after the tail returned %v before an append", err)
+			t.Fatalf("AwaitEntry after the tail returned %v before an append", err)
 		default:
 		}
 	}
 	noError(t, l.Append(t.Context(), f, entry(3)), "Append 3")
-	noError(t, <-done, "Wait after 2, woken by the append of 3")
+	noError(t, <-done, "AwaitEntry after 2, woken by the append of 3")
 }
 
-// waitEndsWithContext: a Wait with nothing to wait for ends with its
+// waitEndsWithContext: an AwaitEntry with nothing to wait for ends with its
 // context's error.
 func (s suite) waitEndsWithContext(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
@@ -213,24 +213,24 @@ func (s suite) waitEndsWithContext(t *testing.T, st relay.Store) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- l.Wait(ctx, 1) }()
+	go func() { done <- l.AwaitEntry(ctx, 1) }()
 	if s.cfg.bubble {
 		synctest.Wait()
 	}
 	cancel()
-	isError(t, <-done, context.Canceled, "Wait canceled")
+	isError(t, <-done, context.Canceled, "AwaitEntry canceled")
 
 	start := time.Now()
 	ctx, cancel = context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	isError(t, l.Wait(ctx, 1), context.DeadlineExceeded, "Wait past its deadline")
+	isError(t, l.AwaitEntry(ctx, 1), context.DeadlineExceeded, "AwaitEntry past its deadline")
 	if s.cfg.bubble {
-		equal(t, time.Since(start), 50*time.Millisecond, "time Wait took with a 50 ms deadline")
+		equal(t, time.Since(start), 50*time.Millisecond, "time AwaitEntry took with a 50 ms deadline")
 	}
 
 	ctx, cancel = context.WithCancel(t.Context())
 	cancel()
-	isError(t, l.Wait(ctx, 1), context.Canceled, "Wait with a canceled context")
+	isError(t, l.AwaitEntry(ctx, 1), context.Canceled, "AwaitEntry with a canceled context")
 }
 
 // epoch: two Opens of a key share an epoch; another key's log and a log

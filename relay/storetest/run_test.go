@@ -132,7 +132,7 @@ func (l *refLog) Read(_ context.Context, after uint64, max int) ([]relay.Entry, 
 	return out, nil
 }
 
-func (l *refLog) Wait(ctx context.Context, after uint64) error {
+func (l *refLog) AwaitEntry(ctx context.Context, after uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
