@@ -731,7 +731,7 @@ func failureText(e stream.Ending, kind string) string {
 		}
 		return "the agent sent what the relay cannot read"
 	case "stopped":
-		return "the stream was stopped before its task ended"
+		return stoppedText
 	}
 	return "the agent could not be reached"
 }

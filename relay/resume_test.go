@@ -189,7 +189,7 @@ func TestLineBreaksInDataStayInTheData(t *testing.T) {
 	fence, err := log.Acquire(ctx, "writer", time.Hour)
 	require.NoError(t, err)
 	data := "{\"text\":\"x\"}\rid: forged-1\revent: end\r\ndata: {}\n\nevent: end"
-	require.NoError(t, log.Append(ctx, fence,
+	require.NoError(t, log.Commit(ctx, fence, nil,
 		relay.Entry{Seq: 1, Name: relay.EventMessage, Data: []byte(data)},
 		relay.Entry{Seq: 2, Name: relay.EventEnd, Data: []byte(`{}`)}))
 	client := a2atest.NewClient(newHandler(t, store, func(*http.Request) (string, bool) { return "k", true }))

@@ -61,18 +61,17 @@ type Log interface {
 	// recognised as foreign rather than misread.
 	Epoch() string
 
-	// Append adds entries at the tail. Their Seq must continue the log:
-	// the tail's plus one, then one more each. An entry at or before the
-	// tail fails with ErrDuplicate, and one past tail+1 with ErrGap; a
-	// fence that is not the newest fails with ErrStale. A failed Append
-	// appends none of the entries.
-	Append(ctx context.Context, fence Fence, entries ...Entry) error
-	// Commit appends entries as Append does and stores cp as the
-	// checkpoint, in one atomic step: both or neither. It fails as Append
-	// does (ErrStale, ErrDuplicate, ErrGap), and then changes neither the
-	// log nor the checkpoint. A nil cp appends the entries only. A driver
-	// commits each delta's entries with the checkpoint taken after it, so
-	// that the log and the checkpoint never disagree.
+	// Commit appends entries at the tail and stores cp as the
+	// checkpoint (an opaque value), in one atomic step: both or neither.
+	// The entries' Seq must continue the log: the tail's plus one, then
+	// one more each. An entry at or before the tail fails with
+	// ErrDuplicate, and one past tail+1 with ErrGap; a fence that is not
+	// the newest fails with ErrStale; a failed Commit changes neither the
+	// log nor the checkpoint. A nil cp appends the entries only, and no
+	// entries store the checkpoint only. A driver commits each delta's
+	// entries with the checkpoint taken after it, so that the log and the
+	// checkpoint never disagree; it is the Log's one write of entries and
+	// checkpoints.
 	Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error
 	// Read returns, in order, up to max entries whose Seq is after after.
 	// It fails with ErrGone when entries after after were trimmed.
@@ -116,9 +115,6 @@ type Log interface {
 	// Release gives the lease up, when fence still holds it.
 	Release(ctx context.Context, fence Fence) error
 
-	// SaveCheckpoint stores the driver's checkpoint (an opaque value);
-	// ErrStale when fence is not the newest.
-	SaveCheckpoint(ctx context.Context, fence Fence, cp []byte) error
 	// LoadCheckpoint returns the checkpoint stored last, nil for none.
 	LoadCheckpoint(ctx context.Context) ([]byte, error)
 

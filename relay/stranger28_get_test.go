@@ -361,7 +361,7 @@ func TestStranger28StoreOutageCutsALiveStream(t *testing.T) {
 		_ = fence
 		f, err := log.Acquire(t.Context(), "manual", time.Hour) // same owner renews
 		require.NoError(t, err)
-		require.NoError(t, log.Append(t.Context(), f, relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"text":"answered"}`)}))
+		require.NoError(t, log.Commit(t.Context(), f, nil, relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"text":"answered"}`)}))
 		_, evs, _, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", e2.ID)
 		require.True(t, ended)
 		require.Equal(t, []string{relay.EventEnd}, s28Names(evs))

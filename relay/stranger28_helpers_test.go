@@ -168,7 +168,7 @@ func s28ManualLog(t *testing.T, store relay.Store, key string, entries ...relay.
 	fence, err := log.Acquire(t.Context(), "manual", time.Hour)
 	require.NoError(t, err)
 	if len(entries) > 0 {
-		require.NoError(t, log.Append(t.Context(), fence, entries...))
+		require.NoError(t, log.Commit(t.Context(), fence, nil, entries...))
 	}
 	return log, fence
 }
@@ -303,13 +303,6 @@ func (l *flakyLog) err() error {
 		return errS28Outage
 	}
 	return nil
-}
-
-func (l *flakyLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	if err := l.err(); err != nil {
-		return err
-	}
-	return l.Log.Append(ctx, f, es...)
 }
 
 func (l *flakyLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {

@@ -86,10 +86,6 @@ func (l *replicaLog) die() {
 	}
 }
 
-func (l *replicaLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	return l.Commit(ctx, f, nil, es...)
-}
-
 func (l *replicaLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
 	if l.dead() {
 		return errKilled
@@ -112,13 +108,6 @@ func (l *replicaLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ..
 		l.die()
 	}
 	return err
-}
-
-func (l *replicaLog) SaveCheckpoint(ctx context.Context, f relay.Fence, cp []byte) error {
-	if l.dead() {
-		return errKilled
-	}
-	return l.Log.SaveCheckpoint(ctx, f, cp)
 }
 
 func (l *replicaLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.Snapshot) error {
