@@ -25,8 +25,8 @@
 //   - [MemoryStore] is the Store of one process, which needs nothing
 //     installed. A Store shared by replicas (Redis, in the nested module
 //     relay/redisrelay) lets them serve each other's streams.
-//   - [Screen] is what a browser shows: the fold of the events. A snapshot
-//     is a Screen as JSON.
+//   - [View] is what a browser shows: the fold of the events. A snapshot
+//     is a View as JSON.
 //
 // [NewHandler], [NewMemoryStore], [Drive] and [Run] check their options
 // before they do anything: a bad value is refused with an error that wraps

@@ -50,9 +50,9 @@ func (l *recordingLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.
 }
 
 // screenAfter folds the first n entries.
-func screenAfter(t *testing.T, entries []relay.Entry) *relay.Screen {
+func screenAfter(t *testing.T, entries []relay.Entry) *relay.View {
 	t.Helper()
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	for _, e := range entries {
 		require.NoError(t, sc.Apply(e))
 	}

@@ -144,7 +144,7 @@ func TestIDsThatCannotBeReplayedGetGoneWithTheSnapshot(t *testing.T) {
 			var g relay.GoneData
 			require.NoError(t, json.Unmarshal(evs[0].Data, &g))
 			require.Equal(t, tt.reason, g.Reason, tt.name)
-			require.JSONEq(t, string(snap.Data), string(g.Screen), "the gone event carries the snapshot")
+			require.JSONEq(t, string(snap.Data), string(g.View), "the gone event carries the snapshot")
 			require.Equal(t, relay.ID{Epoch: epoch, Seq: snap.Seq}.String(), evs[0].ID, "its ID is the snapshot's")
 			requireEntries(t, kept, evs[1:])
 			sc := fold(t, evs)

@@ -254,7 +254,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 
 	// The browser: it folds what it reads, drops the connection after a
 	// few events, and answers the question after a while.
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	var (
 		lastID   string
 		answered = map[uint64]bool{}
@@ -282,7 +282,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 			if ev.Name == relay.EventGone {
 				var g relay.GoneData
 				require.NoError(t, json.Unmarshal(ev.Data, &g))
-				sc, err = relay.ParseScreen(g.Screen)
+				sc, err = relay.ParseView(g.View)
 				require.NoError(t, err)
 				continue
 			}

@@ -73,7 +73,7 @@ var soakWires = [4]struct {
 // (PostAnswer, where a POST to any replica's handler ends up), at a seeded
 // time: before the kill, while no replica drives, or once the other took
 // over; in some runs a second browser posts another answer at once. The
-// log, folded as a browser does (relay.Screen), is the agent's task byte for
+// log, folded as a browser does (relay.View), is the agent's task byte for
 // byte, each message once; it ends with EventEnd, with no Seq gap; the
 // question was asked once and the answer that won reached the agent once.
 //
@@ -385,7 +385,7 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 
 	// The log, folded as a browser folds it, is the agent's task.
 	var entries []relay.Entry
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	for {
 		page, err := l.Read(ctx, sc.Seq, 100)
 		require.NoError(t, err, what)
