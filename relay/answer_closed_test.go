@@ -94,7 +94,7 @@ func TestAnswerIsTakenOnlyWhileItsQuestionIsOpen(t *testing.T) {
 				e.Seq = uint64(3 + i)
 				entries = append(entries, e)
 			}
-			require.NoError(t, l.Append(ctx, f, entries...))
+			require.NoError(t, l.Commit(ctx, f, nil, entries...))
 			code := postAnswer(t, st, `{"prompt":2,"text":"Paris"}`)
 			require.Equal(t, tt.code, code)
 			_, ok, err := l.LoadAnswer(ctx, 2)

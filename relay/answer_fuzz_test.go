@@ -33,7 +33,7 @@ func FuzzAnswerPost(f *testing.F) {
 		require.NoError(t, err)
 		fence, err := l.Acquire(ctx, "driver", time.Hour)
 		require.NoError(t, err)
-		require.NoError(t, l.Append(ctx, fence,
+		require.NoError(t, l.Commit(ctx, fence, nil,
 			relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"input-required"}`)},
 			relay.Entry{Seq: 2, Name: relay.EventInput, Data: []byte(`{"prompt":2,"text":"Which city?"}`)}))
 		h := newHandler(t, st, func(*http.Request) (string, bool) { return "k", true })

@@ -186,7 +186,7 @@ func TestAnswerToAPromptOfAnotherEpochGets410(t *testing.T) {
 			require.NoError(t, err)
 			f, err := l.Acquire(ctx, "driver", time.Hour)
 			require.NoError(t, err)
-			require.NoError(t, l.Append(ctx, f,
+			require.NoError(t, l.Commit(ctx, f, nil,
 				relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"input-required"}`)},
 				relay.Entry{Seq: 2, Name: relay.EventInput, Data: []byte(`{"prompt":2,"text":"` + question + `"}`)}))
 			return l

@@ -107,7 +107,7 @@ func TestNewMemoryStoreRefusesABadOption(t *testing.T) {
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "a", time.Minute)
 	require.NoError(t, err)
-	require.NoError(t, l.Append(ctx, f, entriesOf(1, 2, 25)...))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesOf(1, 2, 25)...))
 	require.NoError(t, l.SaveSnapshot(ctx, f, relay.Snapshot{Seq: 1, Data: []byte(`{}`)}))
 	_, err = l.Read(ctx, 0, 10)
 	require.ErrorIs(t, err, relay.ErrGone)

@@ -60,7 +60,7 @@ func newPostRig(t *testing.T, opts ...relay.HandlerOption) *postRig {
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, l.Append(ctx, f, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
+	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
 	mux := http.NewServeMux()
 	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
 	return &postRig{store: st, client: a2atest.NewClient(mux)}

@@ -10,7 +10,7 @@
 // # The parts
 //
 //   - [Run] is what each replica runs for a stream: the replica that holds
-//     the stream's lease ([Log.Acquire]) drives it, renewing the lease; the
+//     the stream's lease ([Lease.Acquire]) drives it, renewing the lease; the
 //     others wait, and one of them takes the stream over, from the log's
 //     checkpoint, when the driver dies.
 //   - [Drive] runs one stream (a [stream.Stream] it starts, or resumes)
@@ -25,8 +25,8 @@
 //   - [MemoryStore] is the Store of one process, which needs nothing
 //     installed. A Store shared by replicas (Redis, in the nested module
 //     relay/redisrelay) lets them serve each other's streams.
-//   - [Screen] is what a browser shows: the fold of the events. A snapshot
-//     is a Screen as JSON.
+//   - [View] is what a browser shows: the fold of the events. A snapshot
+//     is a View as JSON.
 //
 // [NewHandler], [NewMemoryStore], [Drive] and [Run] check their options
 // before they do anything: a bad value is refused with an error that wraps
@@ -72,7 +72,7 @@
 // lost and made afresh, or the ID is of another stream), is past the log's
 // tail ("ahead"), or when the entries after it were trimmed ("trimmed").
 // The snapshot and the first page of entries after it are read in one
-// atomic step ([Log.Attach]): no trim, and no newer snapshot the driver
+// atomic step ([Snapshots.Attach]): no trim, and no newer snapshot the driver
 // saves meanwhile, comes between them, so the entries start right after
 // the snapshot and the reader is sent away once. A page shows the snapshot's screen in place of what it showed, then applies
 // the events that follow: the screen is then exactly the screen of a page
@@ -109,11 +109,11 @@
 // "epoch", the epoch of the question's event ID: a log made afresh numbers
 // its prompts from 1 again, and an answer naming another epoch gets 410
 // with nothing stored. The store keeps the first answer to each prompt
-// ([Log.PostAnswer]), so the agent gets one answer whichever replica's
+// ([Mailbox.PostAnswer]), so the agent gets one answer whichever replica's
 // Handler received it, and whatever the retries: the same key gets 200
 // again, another key 409 with the answer held, also once the question's
-// entry is trimmed ([Log.LoadAnswer]). A POST to cancel records the
-// request ([Log.RequestCancel]); the driver, wherever it runs, cancels the
+// entry is trimmed ([Mailbox.LoadAnswer]). A POST to cancel records the
+// request ([Mailbox.RequestCancel]); the driver, wherever it runs, cancels the
 // task, and the stream ends as the task does. A browser that disconnects
 // cancels nothing.
 //
@@ -126,7 +126,7 @@
 // # Taking a stream over
 //
 // Drive commits the entries of each delta and the stream's checkpoint
-// after it in one [Log.Commit]: the log and the checkpoint never disagree,
+// after it in one [Entries.Commit]: the log and the checkpoint never disagree,
 // whenever the driver dies. Before the stream sends the reply to a
 // question, Drive commits the answered entry with the checkpoint that marks
 // the reply as possibly sent ([stream.WithCheckpointBeforeReply]).
@@ -153,8 +153,9 @@
 //
 // A driver that dies before its stream knew the task (no checkpoint names
 // one) cannot be resumed: its message may have reached the agent, and is
-// never sent again. Run stores a mark in the checkpoint before it starts a
-// stream, and the replica that takes such a log over appends an EventFailure
+// never sent again. Before it starts a stream, Run stores the checkpoint of a
+// stream that knows no task (the slot holds nothing but stream
+// checkpoints), and the replica that takes such a log over appends an EventFailure
 // of kind "unresumable" (as it does for a checkpoint that does not parse).
 // A watcher (Run with no StartFunc) cannot tell a starter that died before
 // its first write from one that has not started yet: on a log with neither

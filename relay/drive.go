@@ -400,7 +400,7 @@ func (d *driver) write(key, text string, appendText bool) {
 // measure sets the screen's size from the snapshot and the entries after
 // it, read in pages: what a driver that takes a stream over starts from.
 func (d *driver) measure(snap Snapshot) error {
-	sc, err := ParseScreen(snap.Data)
+	sc, err := ParseView(snap.Data)
 	if err != nil {
 		return err
 	}
@@ -612,7 +612,7 @@ func (d *driver) snapshot() error {
 	if err != nil {
 		return err
 	}
-	sc, err := ParseScreen(prev.Data)
+	sc, err := ParseView(prev.Data)
 	if err != nil {
 		return err
 	}
@@ -632,7 +632,7 @@ func (d *driver) snapshot() error {
 		}
 	}
 	if sc.Panes == nil {
-		sc.Panes = []Pane{} // "panes": [], as in a gone event before any snapshot
+		sc.Panes = []ViewPane{} // "panes": [], as in a gone event before any snapshot
 	}
 	data, err := json.Marshal(sc)
 	if err != nil {
@@ -731,7 +731,7 @@ func failureText(e stream.Ending, kind string) string {
 		}
 		return "the agent sent what the relay cannot read"
 	case "stopped":
-		return "the stream was stopped before its task ended"
+		return stoppedText
 	}
 	return "the agent could not be reached"
 }

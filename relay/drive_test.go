@@ -26,10 +26,6 @@ type recordingLog struct {
 	snaps   []relay.Snapshot
 }
 
-func (l *recordingLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	return l.Commit(ctx, f, nil, es...)
-}
-
 func (l *recordingLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
 	err := l.Log.Commit(ctx, f, cp, es...)
 	if err == nil {
@@ -54,9 +50,9 @@ func (l *recordingLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.
 }
 
 // screenAfter folds the first n entries.
-func screenAfter(t *testing.T, entries []relay.Entry) *relay.Screen {
+func screenAfter(t *testing.T, entries []relay.Entry) *relay.View {
 	t.Helper()
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	for _, e := range entries {
 		require.NoError(t, sc.Apply(e))
 	}
@@ -125,7 +121,7 @@ func TestDriveContinuesNumberingFromTheTail(t *testing.T) {
 		require.NoError(t, err)
 		old, err := log.Acquire(ctx, "replica-1", time.Second)
 		require.NoError(t, err)
-		require.NoError(t, log.Append(ctx, old, relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)},
+		require.NoError(t, log.Commit(ctx, old, nil, relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)},
 			relay.Entry{Seq: 2, Name: relay.EventNotice, Data: []byte(`{"kind":"reconnecting","text":"reconnecting (1/3)…"}`)}))
 		time.Sleep(time.Second) // replica-1 died; its lease ends
 
@@ -146,7 +142,7 @@ func TestDriveContinuesNumberingFromTheTail(t *testing.T) {
 		require.Equal(t, relay.EventEnd, es[len(es)-1].Name)
 
 		// The old owner, back from a pause, writes nothing.
-		require.ErrorIs(t, log.Append(ctx, old, relay.Entry{Seq: uint64(len(es) + 1), Name: relay.EventStatus, Data: []byte(`{}`)}), relay.ErrStale)
+		require.ErrorIs(t, log.Commit(ctx, old, nil, relay.Entry{Seq: uint64(len(es) + 1), Name: relay.EventStatus, Data: []byte(`{}`)}), relay.ErrStale)
 	})
 }
 

@@ -148,7 +148,8 @@ type GoneData struct {
 	// stream's log, and a failure event of kind "lost" follows, which ends
 	// the stream (a page may keep what it shows until then).
 	Reason string `json:"reason"`
-	// Screen is what the browser shows after the entry Screen.Seq: a
-	// Screen, as JSON. Events with later Seqs follow.
-	Screen json.RawMessage `json:"screen"`
+	// View is what the browser shows after the entry View.Seq: a View,
+	// as JSON (its member is named "screen"). Events with later Seqs
+	// follow.
+	View json.RawMessage `json:"screen"`
 }

@@ -75,7 +75,7 @@ func Example() {
 	defer resp.Body.Close()
 
 	var (
-		screen relay.Screen
+		screen relay.View
 		entry  relay.Entry
 	)
 	lines := bufio.NewScanner(resp.Body)

@@ -352,7 +352,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	}
 	if reply != lostNot {
 		if reply == lostGone {
-			data, _ := json.Marshal(GoneData{Reason: "lost", Screen: json.RawMessage(`{"seq":0,"panes":[]}`)})
+			data, _ := json.Marshal(GoneData{Reason: "lost", View: json.RawMessage(`{"seq":0,"panes":[]}`)})
 			sse.event(ID{Epoch: epoch}.String(), EventGone, data)
 		}
 		data, _ := json.Marshal(FailureData{Kind: "lost", Text: lostText})
@@ -403,7 +403,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.keepAlive)
-		err := log.Wait(wctx, after)
+		err := log.AwaitEntry(wctx, after)
 		cancel()
 		if ctx.Err() != nil {
 			return
@@ -465,7 +465,7 @@ func (h *Handler) gone(ctx context.Context, sse *sseWriter, log Log, epoch, reas
 		sse.err = err
 		return 0, nil, false
 	}
-	data, err := json.Marshal(GoneData{Reason: reason, Screen: screen})
+	data, err := json.Marshal(GoneData{Reason: reason, View: screen})
 	if err != nil {
 		sse.err = err
 		return 0, nil, false
@@ -508,7 +508,7 @@ func openQuestion(ctx context.Context, log Log) (uint64, error) {
 	return sc.Question.Prompt, nil
 }
 
-// screenEnded reports whether a Screen's JSON holds the stream's end.
+// screenEnded reports whether a View's JSON holds the stream's end.
 func screenEnded(screen []byte) (bool, error) {
 	if len(screen) == 0 {
 		return false, nil

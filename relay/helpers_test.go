@@ -251,15 +251,15 @@ func (r *rig) logEntries(after uint64) []relay.Entry {
 
 // fold folds events into a screen, starting from the gone event's screen
 // when the first event is one.
-func fold(t *testing.T, evs []event) *relay.Screen {
+func fold(t *testing.T, evs []event) *relay.View {
 	t.Helper()
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	for _, ev := range evs {
 		if ev.Name == relay.EventGone {
 			var g relay.GoneData
 			require.NoError(t, json.Unmarshal(ev.Data, &g))
 			var err error
-			sc, err = relay.ParseScreen(g.Screen)
+			sc, err = relay.ParseView(g.View)
 			require.NoError(t, err)
 			continue
 		}

@@ -188,10 +188,6 @@ func (l *memoryLog) fencedWrite(ctx context.Context, fence Fence, write func() e
 	return write()
 }
 
-func (l *memoryLog) Append(ctx context.Context, fence Fence, entries ...Entry) error {
-	return l.Commit(ctx, fence, nil, entries...)
-}
-
 func (l *memoryLog) Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error {
 	return l.fencedWrite(ctx, fence, func() error { return l.commit(cp, entries) })
 }
@@ -246,7 +242,7 @@ func (l *memoryLog) read(after uint64, max int) ([]Entry, error) {
 	return append([]Entry(nil), l.entries[from:from+n]...), nil
 }
 
-func (l *memoryLog) Wait(ctx context.Context, after uint64) error {
+func (l *memoryLog) AwaitEntry(ctx context.Context, after uint64) error {
 	return l.await(ctx, func() bool { return l.tail > after })
 }
 
@@ -367,13 +363,6 @@ func (l *memoryLog) Release(ctx context.Context, fence Fence) error {
 		l.expires = time.Time{}
 	}
 	return nil
-}
-
-func (l *memoryLog) SaveCheckpoint(ctx context.Context, fence Fence, cp []byte) error {
-	return l.fencedWrite(ctx, fence, func() error {
-		l.checkpoint = append([]byte(nil), cp...)
-		return nil
-	})
 }
 
 func (l *memoryLog) LoadCheckpoint(ctx context.Context) ([]byte, error) {

@@ -33,7 +33,7 @@ func TestMemoryStoreRetentionTrimsOldestUpToTheSnapshot(t *testing.T) {
 	require.NoError(t, err)
 
 	// 10 entries of 25 bytes: 250 bytes, but no snapshot, so all are kept.
-	require.NoError(t, l.Append(ctx, f, entriesOf(1, 10, 25)...))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesOf(1, 10, 25)...))
 	got, err := l.Read(ctx, 0, 100)
 	require.NoError(t, err)
 	require.Len(t, got, 10, "nothing is trimmed past the snapshot (none yet)")
@@ -55,7 +55,7 @@ func TestMemoryStoreRetentionTrimsOldestUpToTheSnapshot(t *testing.T) {
 	require.Equal(t, []uint64{7, 8, 9, 10}, seqsOf(got))
 
 	// Appends past the bound trim as they come, still up to the snapshot.
-	require.NoError(t, l.Append(ctx, f, entriesOf(11, 15, 25)...))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesOf(11, 15, 25)...))
 	_, err = l.Read(ctx, 8, 100)
 	require.ErrorIs(t, err, relay.ErrGone)
 	got, err = l.Read(ctx, 9, 100)
@@ -80,9 +80,9 @@ func TestMemoryStoreLeaseReadsItsClock(t *testing.T) {
 	second, err := l.Acquire(ctx, "b", 10*time.Second)
 	require.NoError(t, err)
 	require.Equal(t, relay.Fence{Owner: "b", Term: 2}, second)
-	require.ErrorIs(t, l.Append(ctx, first, relay.Entry{Seq: 1, Name: "x", Data: []byte(`1`)}), relay.ErrStale)
+	require.ErrorIs(t, l.Commit(ctx, first, nil, relay.Entry{Seq: 1, Name: "x", Data: []byte(`1`)}), relay.ErrStale)
 	require.ErrorIs(t, l.Renew(ctx, first, time.Second), relay.ErrStale)
-	require.NoError(t, l.Append(ctx, second, relay.Entry{Seq: 1, Name: "x", Data: []byte(`1`)}))
+	require.NoError(t, l.Commit(ctx, second, nil, relay.Entry{Seq: 1, Name: "x", Data: []byte(`1`)}))
 }
 
 func TestMemoryStoreDeleteGivesANewEpoch(t *testing.T) {

@@ -40,7 +40,7 @@ func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand
 			batch = append(batch, relay.Entry{Seq: seq, Name: name, Data: fmt.Appendf(nil, `{"n":%d}`, seq)})
 			seq++
 		}
-		if err := log.Append(context.Background(), fence, batch...); err != nil {
+		if err := log.Commit(context.Background(), fence, nil, batch...); err != nil {
 			t.Errorf("append: %v", err)
 			return time.Since(began)
 		}

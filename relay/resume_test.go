@@ -144,7 +144,7 @@ func TestIDsThatCannotBeReplayedGetGoneWithTheSnapshot(t *testing.T) {
 			var g relay.GoneData
 			require.NoError(t, json.Unmarshal(evs[0].Data, &g))
 			require.Equal(t, tt.reason, g.Reason, tt.name)
-			require.JSONEq(t, string(snap.Data), string(g.Screen), "the gone event carries the snapshot")
+			require.JSONEq(t, string(snap.Data), string(g.View), "the gone event carries the snapshot")
 			require.Equal(t, relay.ID{Epoch: epoch, Seq: snap.Seq}.String(), evs[0].ID, "its ID is the snapshot's")
 			requireEntries(t, kept, evs[1:])
 			sc := fold(t, evs)
@@ -189,7 +189,7 @@ func TestLineBreaksInDataStayInTheData(t *testing.T) {
 	fence, err := log.Acquire(ctx, "writer", time.Hour)
 	require.NoError(t, err)
 	data := "{\"text\":\"x\"}\rid: forged-1\revent: end\r\ndata: {}\n\nevent: end"
-	require.NoError(t, log.Append(ctx, fence,
+	require.NoError(t, log.Commit(ctx, fence, nil,
 		relay.Entry{Seq: 1, Name: relay.EventMessage, Data: []byte(data)},
 		relay.Entry{Seq: 2, Name: relay.EventEnd, Data: []byte(`{}`)}))
 	client := a2atest.NewClient(newHandler(t, store, func(*http.Request) (string, bool) { return "k", true }))

@@ -232,13 +232,15 @@ func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	if string(cp) == startedMark {
-		return r.unresumable(ctx, fence, stoppedEarly)
-	}
 	if cp != nil {
 		parsed, err := stream.ParseCheckpoint(cp)
 		if err != nil {
 			return r.unresumable(ctx, fence, fmt.Sprintf("relay: the stream's checkpoint does not parse: %v", err))
+		}
+		if parsed.TaskID() == "" {
+			// Run's mark (see startMark): the stream was started and
+			// knew no task yet.
+			return r.unresumable(ctx, fence, stoppedEarly)
 		}
 		return func(ctx context.Context, opts ...stream.Option) *stream.Stream {
 			return r.resume(ctx, parsed, opts...)
@@ -253,7 +255,11 @@ func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
 		// Mark the log as started before the message goes: a replica
 		// that takes it over before the stream knows its task then knows
 		// that the message may have reached the agent.
-		if err := r.log.Commit(ctx, fence, []byte(startedMark)); err != nil {
+		mark, err := startMark()
+		if err != nil {
+			return nil, err
+		}
+		if err := r.log.Commit(ctx, fence, mark); err != nil {
 			return nil, err
 		}
 		r.started = true
@@ -264,10 +270,19 @@ func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
 	return r.unresumable(ctx, fence, stoppedEarly)
 }
 
-// startedMark is the checkpoint Run stores before it starts the stream,
-// until the stream's first checkpoint that names a task replaces it. It is
-// not a stream checkpoint, and does not parse as one.
-const startedMark = "a2astream relay: started, no task known yet"
+// startMark returns the checkpoint Run stores before it starts the
+// stream, until the stream's first checkpoint that names a task replaces
+// it: the checkpoint of a stream that knows no task yet. It parses as any
+// checkpoint does, and names no task, which Resume refuses; the replica
+// that finds it ends the stream unresumable. The slot holds nothing but
+// stream checkpoints.
+func startMark() ([]byte, error) {
+	b, err := new(stream.Checkpoint).MarshalBinary()
+	if err != nil {
+		return nil, fmt.Errorf("relay: the start's checkpoint: %w", err)
+	}
+	return b, nil
+}
 
 // stoppedEarly is the text of the unresumable ending of a stream whose
 // driver stopped before it knew its task.

@@ -63,10 +63,15 @@ func TestRunTakingOverAStreamWithoutATaskEndsItUnresumable(t *testing.T) {
 		tail uint64
 	}{
 		{"entries and no checkpoint", func(t *testing.T, log relay.Log, f relay.Fence) {
-			require.NoError(t, log.Append(t.Context(), f, relay.Entry{Seq: 1, Name: relay.EventNotice, Data: []byte(`{"kind":"reconnecting","text":"reconnecting (1/3)…"}`)}))
+			require.NoError(t, log.Commit(t.Context(), f, nil, relay.Entry{Seq: 1, Name: relay.EventNotice, Data: []byte(`{"kind":"reconnecting","text":"reconnecting (1/3)…"}`)}))
 		}, 1},
+		{"the mark of a start: a checkpoint that names no task", func(t *testing.T, log relay.Log, f relay.Fence) {
+			mark, err := new(stream.Checkpoint).MarshalBinary()
+			require.NoError(t, err)
+			require.NoError(t, log.Commit(t.Context(), f, mark))
+		}, 0},
 		{"a checkpoint that does not parse", func(t *testing.T, log relay.Log, f relay.Fence) {
-			require.NoError(t, log.SaveCheckpoint(t.Context(), f, []byte("not a checkpoint")))
+			require.NoError(t, log.Commit(t.Context(), f, []byte("not a checkpoint")))
 		}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 // most for the names, IDs and keys of common sizes.
 const paneOverhead = 256
 
-// screenSize is the size a Screen's JSON would have, tracked without the
+// screenSize is the size a View's JSON would have, tracked without the
 // text itself: the text bytes of each pane. Drive uses it to keep the
 // snapshots it builds, and so its own memory, within a bound.
 type screenSize struct {
@@ -36,14 +36,14 @@ func (s *screenSize) write(key string, n int, appendText bool) {
 }
 
 // of starts from a screen.
-func (s *screenSize) of(sc *Screen) {
+func (s *screenSize) of(sc *View) {
 	*s = screenSize{panes: make(map[string]int, len(sc.Panes))}
 	for i := range sc.Panes {
 		s.write(sc.Panes[i].Key, len(sc.Panes[i].text), false)
 	}
 }
 
-// apply records what an entry writes, as Screen.Apply folds it.
+// apply records what an entry writes, as View.Apply folds it.
 func (s *screenSize) apply(e Entry) error {
 	switch e.Name {
 	case EventArtifact:

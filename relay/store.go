@@ -54,32 +54,42 @@ type Store interface {
 // Log is the append-only log of one relayed stream, with what the replicas
 // that serve it share: the lease that says which one drives the stream
 // upstream, its checkpoint, the answers to prompts and the request to
-// cancel. A Log is safe for concurrent use.
+// cancel. It is its five concerns together; a Log is safe for concurrent
+// use. A store's Log is checked whole by package relay/storetest.
 type Log interface {
+	Entries
+	Snapshots
+	Lease
+	Checkpoints
+	Mailbox
+}
+
+// Entries is a Log's entries: the events of its stream, in order. (A Log's
+// blocking calls are named Await and what they wait for: AwaitEntry,
+// AwaitAnswer, AwaitCancel.)
+type Entries interface {
 	// Epoch names this log. A log made afresh (its data was lost, or it
 	// was deleted) has another epoch, so an event ID of the old one is
 	// recognised as foreign rather than misread.
 	Epoch() string
-
-	// Append adds entries at the tail. Their Seq must continue the log:
-	// the tail's plus one, then one more each. An entry at or before the
-	// tail fails with ErrDuplicate, and one past tail+1 with ErrGap; a
-	// fence that is not the newest fails with ErrStale. A failed Append
-	// appends none of the entries.
-	Append(ctx context.Context, fence Fence, entries ...Entry) error
-	// Commit appends entries as Append does and stores cp as the
-	// checkpoint, in one atomic step: both or neither. It fails as Append
-	// does (ErrStale, ErrDuplicate, ErrGap), and then changes neither the
-	// log nor the checkpoint. A nil cp appends the entries only. A driver
-	// commits each delta's entries with the checkpoint taken after it, so
-	// that the log and the checkpoint never disagree.
+	// Commit appends entries at the tail and stores cp as the
+	// checkpoint (an opaque value), in one atomic step: both or neither.
+	// The entries' Seq must continue the log: the tail's plus one, then
+	// one more each. An entry at or before the tail fails with
+	// ErrDuplicate, and one past tail+1 with ErrGap; a fence that is not
+	// the newest fails with ErrStale; a failed Commit changes neither the
+	// log nor the checkpoint. A nil cp appends the entries only, and no
+	// entries store the checkpoint only. A driver commits each delta's
+	// entries with the checkpoint taken after it, so that the log and the
+	// checkpoint never disagree; it is the Log's one write of entries and
+	// checkpoints.
 	Commit(ctx context.Context, fence Fence, cp []byte, entries ...Entry) error
 	// Read returns, in order, up to max entries whose Seq is after after.
 	// It fails with ErrGone when entries after after were trimmed.
 	Read(ctx context.Context, after uint64, max int) ([]Entry, error)
-	// Wait returns when the log holds an entry after after, or fails with
-	// ctx's error.
-	Wait(ctx context.Context, after uint64) error
+	// AwaitEntry returns when the log holds an entry after after, or fails
+	// with ctx's error.
+	AwaitEntry(ctx context.Context, after uint64) error
 	// Tail returns the Seq of the last entry appended, 0 for none.
 	Tail(ctx context.Context) (uint64, error)
 	// Trim drops the entries up to and including through. Later Reads
@@ -89,6 +99,11 @@ type Log interface {
 	// snapshot's Seq: a reader sent away with ErrGone must be able to start
 	// again from the snapshot and the entries after it.
 	Trim(ctx context.Context, through uint64) error
+}
+
+// Snapshots is a Log's snapshots: what a browser shows after an entry,
+// where readers start again whose events were trimmed.
+type Snapshots interface {
 	// SaveSnapshot stores what a browser shows after the entries up to
 	// s.Seq, for readers whose Last-Event-ID is gone; ErrStale when fence
 	// is not the newest.
@@ -104,7 +119,11 @@ type Log interface {
 	// log never trims past its snapshot, so Attach does not fail with
 	// ErrGone.
 	Attach(ctx context.Context, max int) (Snapshot, []Entry, error)
+}
 
+// Lease is a Log's lease: which owner drives the stream upstream, with the
+// Fence every write of the driver carries.
+type Lease interface {
 	// Acquire makes owner the driver of the stream for ttl, when no other
 	// owner holds an unexpired lease (ErrHeld otherwise). The lease's
 	// clock is the store's, not the caller's.
@@ -114,13 +133,19 @@ type Log interface {
 	Renew(ctx context.Context, fence Fence, ttl time.Duration) error
 	// Release gives the lease up, when fence still holds it.
 	Release(ctx context.Context, fence Fence) error
+}
 
-	// SaveCheckpoint stores the driver's checkpoint (an opaque value);
-	// ErrStale when fence is not the newest.
-	SaveCheckpoint(ctx context.Context, fence Fence, cp []byte) error
+// Checkpoints is a Log's checkpoint: the stream's, from which a replica
+// that takes the stream over resumes it. Entries.Commit stores it with the
+// entries it follows.
+type Checkpoints interface {
 	// LoadCheckpoint returns the checkpoint stored last, nil for none.
 	LoadCheckpoint(ctx context.Context) ([]byte, error)
+}
 
+// Mailbox is what browsers tell a Log's driver: the answers to the agent's
+// questions and the request to cancel.
+type Mailbox interface {
 	// PostAnswer stores a, unless an answer to a.Prompt is stored: the
 	// first answer to a prompt wins. It returns the answer stored, which
 	// has a's Key when a won or was posted before with the same key.
@@ -133,7 +158,6 @@ type Log interface {
 	// stored. It does not wait. Answers are kept after their prompt's entry
 	// is trimmed, so a browser that posts again is told what was stored.
 	LoadAnswer(ctx context.Context, prompt uint64) (Answer, bool, error)
-
 	// RequestCancel records that the stream's task is to be canceled.
 	RequestCancel(ctx context.Context) error
 	// AwaitCancel returns once a cancel was requested, or fails with ctx's

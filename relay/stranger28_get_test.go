@@ -24,7 +24,7 @@ import (
 
 // s28Finished is a finished log of 6 entries; with trim, a snapshot at 3
 // and the log trimmed through 3.
-func s28Finished(t *testing.T, store relay.Store, key string, trim bool) (relay.Log, *relay.Screen) {
+func s28Finished(t *testing.T, store relay.Store, key string, trim bool) (relay.Log, *relay.View) {
 	entries := []relay.Entry{
 		{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
 		{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"one "}`)},
@@ -34,7 +34,7 @@ func s28Finished(t *testing.T, store relay.Store, key string, trim bool) (relay.
 		{Seq: 6, Name: relay.EventEnd, Data: []byte(`{"state":"completed","taskId":"t1","text":"completed"}`)},
 	}
 	log, fence := s28ManualLog(t, store, key, entries...)
-	var full relay.Screen
+	var full relay.View
 	for i, e := range entries {
 		require.NoError(t, full.Apply(e))
 		if trim && i == 2 {
@@ -50,9 +50,9 @@ func s28Finished(t *testing.T, store relay.Store, key string, trim bool) (relay.
 }
 
 // s28FoldGone folds a response that may start with gone.
-func s28Fold(t *testing.T, evs []s28Event) *relay.Screen {
+func s28Fold(t *testing.T, evs []s28Event) *relay.View {
 	t.Helper()
-	var s *relay.Screen = &relay.Screen{}
+	var s *relay.View = &relay.View{}
 	for _, e := range evs {
 		if e.Name == "" {
 			continue
@@ -61,7 +61,7 @@ func s28Fold(t *testing.T, evs []s28Event) *relay.Screen {
 			var g relay.GoneData
 			require.NoError(t, json.Unmarshal([]byte(e.Data), &g))
 			var err error
-			s, err = relay.ParseScreen(g.Screen)
+			s, err = relay.ParseView(g.View)
 			require.NoError(t, err)
 			require.Equal(t, e.entry(t).Seq, s.Seq, "gone's ID is its screen's Seq")
 			continue
@@ -224,7 +224,7 @@ func TestStranger28ManyReaders(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithScript(steps...))
 		client := a2atest.NewClient(s28Handler(t, store, relay.WithPageSize(3)))
 		var wg sync.WaitGroup
-		results := make([]*relay.Screen, 30)
+		results := make([]*relay.View, 30)
 		errs := make([]string, 30)
 		for i := range results {
 			wg.Add(1)
@@ -361,7 +361,7 @@ func TestStranger28StoreOutageCutsALiveStream(t *testing.T) {
 		_ = fence
 		f, err := log.Acquire(t.Context(), "manual", time.Hour) // same owner renews
 		require.NoError(t, err)
-		require.NoError(t, log.Append(t.Context(), f, relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"text":"answered"}`)}))
+		require.NoError(t, log.Commit(t.Context(), f, nil, relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"text":"answered"}`)}))
 		_, evs, _, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", e2.ID)
 		require.True(t, ended)
 		require.Equal(t, []string{relay.EventEnd}, s28Names(evs))

@@ -168,7 +168,7 @@ func s28ManualLog(t *testing.T, store relay.Store, key string, entries ...relay.
 	fence, err := log.Acquire(t.Context(), "manual", time.Hour)
 	require.NoError(t, err)
 	if len(entries) > 0 {
-		require.NoError(t, log.Append(t.Context(), fence, entries...))
+		require.NoError(t, log.Commit(t.Context(), fence, nil, entries...))
 	}
 	return log, fence
 }
@@ -268,7 +268,7 @@ func s28AwaitInput(t *testing.T, log relay.Log) relay.InputData {
 			require.NotContains(t, []string{relay.EventEnd, relay.EventFailure}, e.Name, "the stream ended before it asked: %s", e.Data)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		err = log.Wait(ctx, after)
+		err = log.AwaitEntry(ctx, after)
 		cancel()
 		require.NoError(t, err, "no question within a minute")
 	}
@@ -305,13 +305,6 @@ func (l *flakyLog) err() error {
 	return nil
 }
 
-func (l *flakyLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	if err := l.err(); err != nil {
-		return err
-	}
-	return l.Log.Append(ctx, f, es...)
-}
-
 func (l *flakyLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
 	if err := l.err(); err != nil {
 		return err
@@ -326,14 +319,14 @@ func (l *flakyLog) Read(ctx context.Context, after uint64, max int) ([]relay.Ent
 	return l.Log.Read(ctx, after, max)
 }
 
-// Wait fails when the store goes down while it waits: it looks every 10 ms.
-func (l *flakyLog) Wait(ctx context.Context, after uint64) error {
+// AwaitEntry fails when the store goes down while it waits: it looks every 10 ms.
+func (l *flakyLog) AwaitEntry(ctx context.Context, after uint64) error {
 	for {
 		if err := l.err(); err != nil {
 			return err
 		}
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
-		err := l.Log.Wait(wctx, after)
+		err := l.Log.AwaitEntry(wctx, after)
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return err

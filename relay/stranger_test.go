@@ -533,7 +533,7 @@ func TestReaderSentAwayWhileTheLogTrimsGetsOneGone(t *testing.T) {
 			es = append(es, relay.Entry{Seq: seq, Name: relay.EventNotice, Data: []byte(`{"n":` + itoa(seq) + `}`)})
 		}
 		es = append(es, relay.Entry{Seq: 7, Name: relay.EventEnd, Data: []byte(`{}`)})
-		require.NoError(t, log.Append(ctx, fence, es...))
+		require.NoError(t, log.Commit(ctx, fence, nil, es...))
 		require.NoError(t, log.SaveSnapshot(ctx, fence, relay.Snapshot{Seq: 2, Data: []byte(`{"seq":2,"panes":[]}`)}))
 		require.NoError(t, log.Trim(ctx, 2))
 

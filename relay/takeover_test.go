@@ -86,10 +86,6 @@ func (l *replicaLog) die() {
 	}
 }
 
-func (l *replicaLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	return l.Commit(ctx, f, nil, es...)
-}
-
 func (l *replicaLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
 	if l.dead() {
 		return errKilled
@@ -112,13 +108,6 @@ func (l *replicaLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ..
 		l.die()
 	}
 	return err
-}
-
-func (l *replicaLog) SaveCheckpoint(ctx context.Context, f relay.Fence, cp []byte) error {
-	if l.dead() {
-		return errKilled
-	}
-	return l.Log.SaveCheckpoint(ctx, f, cp)
 }
 
 func (l *replicaLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.Snapshot) error {
@@ -265,7 +254,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 
 	// The browser: it folds what it reads, drops the connection after a
 	// few events, and answers the question after a while.
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	var (
 		lastID   string
 		answered = map[uint64]bool{}
@@ -293,7 +282,7 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 			if ev.Name == relay.EventGone {
 				var g relay.GoneData
 				require.NoError(t, json.Unmarshal(ev.Data, &g))
-				sc, err = relay.ParseScreen(g.Screen)
+				sc, err = relay.ParseView(g.View)
 				require.NoError(t, err)
 				continue
 			}

@@ -30,15 +30,14 @@
 //
 // # Writes, fences and the lease
 //
-// An Append is one script that checks that the epoch key still holds the
+// A Commit is one script that checks that the epoch key still holds the
 // Log's epoch, that the fence is the newest one handed out, and that the
-// entries continue the tail, then adds them all; the entries' explicit IDs
-// make Redis itself refuse a second entry at a Seq. A Commit is the same
-// script, which also sets the checkpoint key after the checks: Redis runs
-// a script whole, so the entries and the checkpoint are stored together,
-// or, when a check fails, neither is, and no replica ever reads a
-// checkpoint that its log does not hold the entries of. SaveSnapshot and
-// SaveCheckpoint are fenced the same way. Acquire sets the lease with PX
+// entries continue the tail, then adds them all and sets the checkpoint
+// key; the entries' explicit IDs make Redis itself refuse a second entry
+// at a Seq. Redis runs a script whole, so the entries and the checkpoint
+// are stored together, or, when a check fails, neither is, and no replica
+// ever reads a checkpoint that its log does not hold the entries of.
+// SaveSnapshot is fenced the same way. Acquire sets the lease with PX
 // under a new term, so a lease ends by Redis's clock, never the caller's:
 // a driver paused past its lease (SIGSTOP, a long GC) whose lease another
 // replica took appends nothing, and gets [relay.ErrStale].
@@ -58,7 +57,7 @@
 // With persistence (appendonly yes; appendfsync always loses no write that
 // was acknowledged), a restart is a pause: calls fail with the client's
 // error while Redis is down, and the same Log and fence go on after,
-// appending from the tail with no duplicate and no gap. An Append whose
+// appending from the tail with no duplicate and no gap. A Commit whose
 // reply was lost may have been applied: sent again, it fails with
 // [relay.ErrDuplicate] if it was. The scripts are loaded again by
 // themselves.
@@ -87,7 +86,7 @@
 //
 // # Waiting
 //
-// Wait, AwaitAnswer and AwaitCancel block in XREAD BLOCK on the log's
+// AwaitEntry, AwaitAnswer and AwaitCancel block in XREAD BLOCK on the log's
 // stream or its notes stream, never by polling in a loop; each holds one of
 // the client's connections while it blocks, for at most the wake interval
 // ([WithWake], default 1 s), after which it looks at its context and the

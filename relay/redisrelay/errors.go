@@ -14,7 +14,7 @@ import (
 // new Open of the key gets a new, empty log with a new epoch, so event IDs
 // of the lost one are recognised as foreign.
 //
-// A fenced write (Append, SaveSnapshot, SaveCheckpoint, Renew, Release)
+// A fenced write (Commit, SaveSnapshot, Renew, Release)
 // that fails with ErrLost matches [relay.ErrStale] too, and a Read matches
 // [relay.ErrGone], so code that knows only package relay stops driving or
 // sends the reader away, as it must.

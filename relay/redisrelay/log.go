@@ -26,19 +26,13 @@ func (l *log) Epoch() string { return l.epoch }
 // fenceValue is how a fence is kept in Redis: "<term>:<owner>".
 func fenceValue(f relay.Fence) string { return strconv.FormatUint(f.Term, 10) + ":" + f.Owner }
 
-// Append adds the entries with explicit stream IDs "0-<seq>", all or none,
-// in one script that checks the epoch, the fence and the sequence (with no
-// entries, it checks the epoch and the fence). An
-// Append whose reply was lost (the connection or Redis died) may have
-// been applied: sent again, it fails with [relay.ErrDuplicate] if it was.
-func (l *log) Append(ctx context.Context, fence relay.Fence, entries ...relay.Entry) error {
-	return l.Commit(ctx, fence, nil, entries...)
-}
-
-// Commit is Append that also sets the checkpoint key, when cp is not nil,
-// in the same script: Redis runs a script whole, so the entries and the
-// checkpoint are stored together or, when a check fails, neither is. A
-// Commit whose reply was lost may have been applied, as an Append may.
+// Commit adds the entries with explicit stream IDs "0-<seq>", all or none,
+// and sets the checkpoint key when cp is not nil, in one script that
+// checks the epoch, the fence and the sequence (with no entries, it checks
+// the epoch and the fence): Redis runs a script whole, so the entries and
+// the checkpoint are stored together or, when a check fails, neither is. A
+// Commit whose reply was lost (the connection or Redis died) may have been
+// applied: sent again, it fails with [relay.ErrDuplicate] if it was.
 func (l *log) Commit(ctx context.Context, fence relay.Fence, cp []byte, entries ...relay.Entry) error {
 	args := make([]any, 0, 4+3*len(entries))
 	args = append(args, l.epoch, fenceValue(fence))
@@ -141,9 +135,9 @@ func (l *log) Tail(ctx context.Context) (uint64, error) {
 	return uint64(n), nil
 }
 
-// Wait blocks in XREAD BLOCK on the log's stream, at most the store's wake
+// AwaitEntry blocks in XREAD BLOCK on the log's stream, at most the store's wake
 // interval at a time; between blocks it checks ctx and the epoch.
-func (l *log) Wait(ctx context.Context, after uint64) error {
+func (l *log) AwaitEntry(ctx context.Context, after uint64) error {
 	from := "0-" + strconv.FormatUint(after, 10)
 	for {
 		if err := ctx.Err(); err != nil {

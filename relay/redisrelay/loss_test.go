@@ -21,22 +21,22 @@ func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
-	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 3)...))
-	require.NoError(t, l.SaveCheckpoint(ctx, f, []byte("cp@3")))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 3)...))
+	require.NoError(t, l.Commit(ctx, f, []byte("cp@3")))
 
 	waits := make(chan error, 3)
-	go func() { waits <- l.Wait(ctx, 3) }()
+	go func() { waits <- l.AwaitEntry(ctx, 3) }()
 	go func() { _, err := l.AwaitAnswer(ctx, 7); waits <- err }()
 	go func() { waits <- l.AwaitCancel(ctx) }()
 
 	require.NoError(t, c.FlushAll(ctx).Err())
 
 	fenced := map[string]error{
-		"Append":         l.Append(ctx, f, entriesFrom(4, 4)...),
-		"SaveCheckpoint": l.SaveCheckpoint(ctx, f, []byte("cp@4")),
-		"SaveSnapshot":   l.SaveSnapshot(ctx, f, relay.Snapshot{Seq: 3, Data: []byte(`{}`)}),
-		"Renew":          l.Renew(ctx, f, time.Hour),
-		"Release":        l.Release(ctx, f),
+		"Commit of entries":      l.Commit(ctx, f, nil, entriesFrom(4, 4)...),
+		"Commit of a checkpoint": l.Commit(ctx, f, []byte("cp@4")),
+		"SaveSnapshot":           l.SaveSnapshot(ctx, f, relay.Snapshot{Seq: 3, Data: []byte(`{}`)}),
+		"Renew":                  l.Renew(ctx, f, time.Hour),
+		"Release":                l.Release(ctx, f),
 	}
 	for name, err := range fenced {
 		require.ErrorIs(t, err, ErrLost, name)
@@ -75,8 +75,8 @@ func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 	require.Zero(t, tail)
 	f2, err := fresh.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, fresh.Append(ctx, f2, entriesFrom(1, 1)...))
-	require.ErrorIs(t, l.Append(ctx, f, entriesFrom(4, 4)...), ErrLost, "Append of the lost log after the new one began")
+	require.NoError(t, fresh.Commit(ctx, f2, nil, entriesFrom(1, 1)...))
+	require.ErrorIs(t, l.Commit(ctx, f, nil, entriesFrom(4, 4)...), ErrLost, "Append of the lost log after the new one began")
 	_, err = l.Read(ctx, 0, 10)
 	require.ErrorIs(t, err, ErrLost, "Read of the lost log after the new one began")
 }
@@ -91,8 +91,8 @@ func TestEvictedEpochStartsTheLogAfresh(t *testing.T) {
 	st := newStore(t, c)
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
-	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 3)...))
-	require.NoError(t, l.SaveCheckpoint(ctx, f, []byte("cp@3")))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 3)...))
+	require.NoError(t, l.Commit(ctx, f, []byte("cp@3")))
 	require.NoError(t, c.Del(ctx, l.keys.epoch).Err())
 
 	fresh, err := st.Open(ctx, "task-1")
@@ -107,5 +107,5 @@ func TestEvictedEpochStartsTheLogAfresh(t *testing.T) {
 	f2, err := fresh.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
 	require.Equal(t, relay.Fence{Owner: "driver", Term: 1}, f2)
-	require.ErrorIs(t, l.Append(ctx, f, entriesFrom(4, 4)...), ErrLost)
+	require.ErrorIs(t, l.Commit(ctx, f, nil, entriesFrom(4, 4)...), ErrLost)
 }

@@ -96,7 +96,7 @@ func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "k")
-	require.NoError(t, l.Append(t.Context(), f, entriesFrom(1, 2)...))
+	require.NoError(t, l.Commit(t.Context(), f, nil, entriesFrom(1, 2)...))
 	mux := http.NewServeMux()
 	mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }, relay.WithKeepAlive(50*time.Millisecond)))
 	client := a2atest.NewClient(mux)

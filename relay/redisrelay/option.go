@@ -45,7 +45,7 @@ func WithPrefix(prefix string) Option {
 	})
 }
 
-// WithWake sets how long a blocked Wait, AwaitAnswer or AwaitCancel waits
+// WithWake sets how long a blocked AwaitEntry, AwaitAnswer or AwaitCancel waits
 // in one XREAD BLOCK before it looks at its context and the log's epoch
 // again (default 1 s): a canceled context is noticed within d, and each
 // waiter holds one of the client's connections while it blocks. A

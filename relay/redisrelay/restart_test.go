@@ -21,23 +21,23 @@ func TestRestartWithAOFPausesAndKeepsTheLog(t *testing.T) {
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
-	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 5)...))
-	require.NoError(t, l.SaveCheckpoint(ctx, f, []byte("cp@5")))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 5)...))
+	require.NoError(t, l.Commit(ctx, f, []byte("cp@5")))
 	answer := relay.Answer{Prompt: 4, Key: "k1", Text: "Lisbon"}
 	_, err := l.PostAnswer(ctx, answer)
 	require.NoError(t, err)
 
 	srv.kill()
-	err = l.Append(ctx, f, entriesFrom(6, 6)...)
+	err = l.Commit(ctx, f, nil, entriesFrom(6, 6)...)
 	require.Error(t, err, "Append while Redis is down")
 	for _, relayErr := range []error{ErrLost, relay.ErrStale, relay.ErrDuplicate, relay.ErrGap, relay.ErrGone, relay.ErrHeld} {
 		require.False(t, errors.Is(err, relayErr), "Append while Redis is down failed with %v", err)
 	}
 
 	srv.start()
-	require.NoError(t, l.Append(ctx, f, entriesFrom(6, 8)...), "Append after the restart")
-	require.NoError(t, l.Append(ctx, f, entriesFrom(9, 10)...))
-	require.ErrorIs(t, l.Append(ctx, f, entriesFrom(10, 10)...), relay.ErrDuplicate, "a retried Append that had landed")
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(6, 8)...), "Append after the restart")
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(9, 10)...))
+	require.ErrorIs(t, l.Commit(ctx, f, nil, entriesFrom(10, 10)...), relay.ErrDuplicate, "a retried Append that had landed")
 
 	again, err := st.Open(ctx, "task-1")
 	require.NoError(t, err)

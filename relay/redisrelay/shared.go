@@ -44,13 +44,6 @@ func snapshotOf(v any) (relay.Snapshot, error) {
 	return relay.Snapshot{Seq: n, Data: []byte(data)}, nil
 }
 
-// SaveCheckpoint sets the checkpoint key in a fenced script.
-func (l *log) SaveCheckpoint(ctx context.Context, fence relay.Fence, cp []byte) error {
-	_, err := run(ctx, l.store.client, l.store.scripts.setFenced, relay.ErrStale,
-		[]string{l.keys.epoch, l.keys.fence, l.keys.checkpoint}, l.epoch, fenceValue(fence), cp)
-	return err
-}
-
 // LoadCheckpoint reads the checkpoint key.
 func (l *log) LoadCheckpoint(ctx context.Context) ([]byte, error) {
 	reply, err := run(ctx, l.store.client, l.store.scripts.get, nil,

@@ -16,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// testWake is the wake interval of the tests' stores: a canceled Wait
+// testWake is the wake interval of the tests' stores: a canceled AwaitEntry
 // returns within it.
 const testWake = 50 * time.Millisecond
 
@@ -66,10 +66,10 @@ func TestOneLogsKeysShareOneHashTag(t *testing.T) {
 	st := newStore(t, c, WithPrefix("chat"), WithWake(testWake))
 	l, f := driven(t, st, "task:1/é")
 	ctx := t.Context()
-	require.NoError(t, l.Append(ctx, f, entriesFrom(1, 4)...))
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 4)...))
 	require.NoError(t, l.SaveSnapshot(ctx, f, relay.Snapshot{Seq: 2, Data: []byte(`{}`)}))
 	require.NoError(t, l.Trim(ctx, 2))
-	require.NoError(t, l.SaveCheckpoint(ctx, f, []byte("cp")))
+	require.NoError(t, l.Commit(ctx, f, []byte("cp")))
 	_, err := l.PostAnswer(ctx, relay.Answer{Prompt: 3, Key: "k", Text: "yes"})
 	require.NoError(t, err)
 	require.NoError(t, l.RequestCancel(ctx))
@@ -92,7 +92,7 @@ func TestDuplicateAppendFailsInTheStreamItself(t *testing.T) {
 	srv := startRedis(t)
 	c := srv.client(t)
 	l, f := driven(t, newStore(t, c), "task-1")
-	require.NoError(t, l.Append(t.Context(), f, entriesFrom(1, 3)...))
+	require.NoError(t, l.Commit(t.Context(), f, nil, entriesFrom(1, 3)...))
 	ids, err := c.XRange(t.Context(), l.keys.log, "-", "+").Result()
 	require.NoError(t, err)
 	require.Equal(t, []string{"0-1", "0-2", "0-3"}, []string{ids[0].ID, ids[1].ID, ids[2].ID})
@@ -138,16 +138,16 @@ func TestZombieAppendsNothing(t *testing.T) {
 	require.NoError(t, err)
 	fa, err := la.Acquire(t.Context(), "replica-a", 20*time.Millisecond)
 	require.NoError(t, err)
-	require.NoError(t, la.Append(t.Context(), fa, entriesFrom(1, 3)...))
-	require.NoError(t, la.SaveCheckpoint(t.Context(), fa, []byte("a@3")))
+	require.NoError(t, la.Commit(t.Context(), fa, nil, entriesFrom(1, 3)...))
+	require.NoError(t, la.Commit(t.Context(), fa, []byte("a@3")))
 
 	awaitLeaseEnd(t, cb, lb.(*log))
 	fb, err := lb.Acquire(t.Context(), "replica-b", time.Hour)
 	require.NoError(t, err)
 	require.Greater(t, fb.Term, fa.Term)
 
-	require.ErrorIs(t, la.Append(t.Context(), fa, entriesFrom(4, 6)...), relay.ErrStale)
-	require.ErrorIs(t, la.SaveCheckpoint(t.Context(), fa, []byte("a@6")), relay.ErrStale)
+	require.ErrorIs(t, la.Commit(t.Context(), fa, nil, entriesFrom(4, 6)...), relay.ErrStale)
+	require.ErrorIs(t, la.Commit(t.Context(), fa, []byte("a@6")), relay.ErrStale)
 	require.ErrorIs(t, la.SaveSnapshot(t.Context(), fa, relay.Snapshot{Seq: 3, Data: []byte(`"a"`)}), relay.ErrStale)
 	require.ErrorIs(t, la.Renew(t.Context(), fa, time.Hour), relay.ErrStale)
 	n, err := cb.XLen(t.Context(), lb.(*log).keys.log).Result()
@@ -157,7 +157,7 @@ func TestZombieAppendsNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "a@3", string(cp))
 
-	require.NoError(t, lb.Append(t.Context(), fb, entriesFrom(4, 6)...))
+	require.NoError(t, lb.Commit(t.Context(), fb, nil, entriesFrom(4, 6)...))
 	n, err = cb.XLen(t.Context(), lb.(*log).keys.log).Result()
 	require.NoError(t, err)
 	require.EqualValues(t, 6, n, "entries in the stream after the new driver's Append")

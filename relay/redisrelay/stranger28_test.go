@@ -200,7 +200,7 @@ func s28Question(t *testing.T, store relay.Store, key string) relay.Log {
 	require.NoError(t, err)
 	f, err := log.Acquire(t.Context(), "manual", time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, log.Append(t.Context(), f,
+	require.NoError(t, log.Commit(t.Context(), f, nil,
 		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
 		relay.Entry{Seq: 2, Name: relay.EventInput, Data: []byte(`{"prompt":2,"text":"Your name?","question":"text:q"}`)}))
 	return log
@@ -366,7 +366,7 @@ func TestStranger28RedisLastEventIDsAndALostLog(t *testing.T) {
 	require.NoError(t, err)
 	f, err := log.Acquire(t.Context(), "manual", time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, log.Append(t.Context(), f,
+	require.NoError(t, log.Commit(t.Context(), f, nil,
 		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
 		relay.Entry{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"hi"}`)},
 		relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"state":"completed","text":"completed"}`)}))

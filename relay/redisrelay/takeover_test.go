@@ -73,7 +73,7 @@ var soakWires = [4]struct {
 // (PostAnswer, where a POST to any replica's handler ends up), at a seeded
 // time: before the kill, while no replica drives, or once the other took
 // over; in some runs a second browser posts another answer at once. The
-// log, folded as a browser does (relay.Screen), is the agent's task byte for
+// log, folded as a browser does (relay.View), is the agent's task byte for
 // byte, each message once; it ends with EventEnd, with no Seq gap; the
 // question was asked once and the answer that won reached the agent once.
 //
@@ -385,7 +385,7 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 
 	// The log, folded as a browser folds it, is the agent's task.
 	var entries []relay.Entry
-	sc := &relay.Screen{}
+	sc := &relay.View{}
 	for {
 		page, err := l.Read(ctx, sc.Seq, 100)
 		require.NoError(t, err, what)
@@ -618,7 +618,7 @@ func awaitTail(ctx context.Context, l relay.Log, n uint64) error {
 				return fmt.Errorf("the log ended at %d entries, before %d", tail, n)
 			}
 		}
-		if err := l.Wait(ctx, tail); err != nil {
+		if err := l.AwaitEntry(ctx, tail); err != nil {
 			return err
 		}
 	}
@@ -642,7 +642,7 @@ func awaitEntry(ctx context.Context, l relay.Log, name string) (uint64, error) {
 			after = e.Seq
 		}
 		if len(page) == 0 {
-			if err := l.Wait(ctx, after); err != nil {
+			if err := l.AwaitEntry(ctx, after); err != nil {
 				return 0, err
 			}
 		}
@@ -698,16 +698,10 @@ func replicaProcess(t *testing.T, spec replicaSpec) {
 }
 
 // reportingLog is a replica's log that writes a commitLine to stdout for
-// each Commit or Append that appended entries, once the log holds them.
+// each Commit that appended entries, once the log holds them.
 type reportingLog struct {
 	relay.Log
 	mu sync.Mutex
-}
-
-func (l *reportingLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	err := l.Log.Append(ctx, f, es...)
-	l.report(err, es)
-	return err
 }
 
 func (l *reportingLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {

@@ -66,7 +66,7 @@ func TestStoppedDriverAppendsNothingOnceTakenOver(t *testing.T) {
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "replica-b", time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, l.Append(ctx, f, relay.Entry{Seq: stopped + 1, Name: "takeover", Data: []byte(`"b"`)}))
+	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: stopped + 1, Name: "takeover", Data: []byte(`"b"`)}))
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGCONT))
 	var rest []string
@@ -101,7 +101,7 @@ func driverProcess(t *testing.T, addr string) {
 	defer tick.Stop()
 	for seq := uint64(1); ; seq++ {
 		<-tick.C
-		err := l.Append(ctx, f, relay.Entry{Seq: seq, Name: "delta", Data: []byte(strconv.Quote(strings.Repeat("a", int(seq%7))))})
+		err := l.Commit(ctx, f, nil, relay.Entry{Seq: seq, Name: "delta", Data: []byte(strconv.Quote(strings.Repeat("a", int(seq%7))))})
 		if err == nil {
 			err = l.Renew(ctx, f, 100*time.Millisecond)
 		}

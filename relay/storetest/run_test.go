@@ -88,10 +88,6 @@ func (l *refLog) fenced(f relay.Fence) error {
 
 func (l *refLog) Epoch() string { return l.epoch }
 
-func (l *refLog) Append(ctx context.Context, f relay.Fence, es ...relay.Entry) error {
-	return l.Commit(ctx, f, nil, es...)
-}
-
 func (l *refLog) Commit(_ context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
 	defer l.lock()()
 	if err := l.fenced(f); err != nil {
@@ -132,7 +128,7 @@ func (l *refLog) Read(_ context.Context, after uint64, max int) ([]relay.Entry, 
 	return out, nil
 }
 
-func (l *refLog) Wait(ctx context.Context, after uint64) error {
+func (l *refLog) AwaitEntry(ctx context.Context, after uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -204,15 +200,6 @@ func (l *refLog) Release(_ context.Context, f relay.Fence) error {
 		return err
 	}
 	l.owner = ""
-	return nil
-}
-
-func (l *refLog) SaveCheckpoint(_ context.Context, f relay.Fence, cp []byte) error {
-	defer l.lock()()
-	if err := l.fenced(f); err != nil {
-		return err
-	}
-	l.cp = slices.Clone(cp)
 	return nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"time"
@@ -82,7 +81,10 @@ func (s *server) run(ctx context.Context, id string, lg relay.Log, start relay.S
 	err := relay.Run(ctx, lg, s.owner, start, resume, relay.WithLease(leaseTTL),
 		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, snapshotBytes), relay.WithLogger(slog.Default())))
 	if err != nil && ctx.Err() != nil && final {
-		stopped(lg, s.owner)
+		// relay.Run gave its lease up when it stopped.
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = relay.Stop(sctx, lg, s.owner, "the chat server stopped this conversation")
+		cancel()
 	}
 	return err
 }
@@ -96,24 +98,6 @@ func (s *server) setDriving(id string, on bool) {
 	} else if s.driving[id]--; s.driving[id] <= 0 {
 		delete(s.driving, id)
 	}
-}
-
-// stopped appends the ending of a conversation the server stopped, under a
-// lease of its own: relay.Run gave its lease up when it stopped.
-func stopped(lg relay.Log, owner string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	fence, err := lg.Acquire(ctx, owner, leaseTTL)
-	if err != nil {
-		return
-	}
-	defer lg.Release(ctx, fence)
-	tail, err := lg.Tail(ctx)
-	if err != nil {
-		return
-	}
-	data, _ := json.Marshal(relay.FailureData{Kind: "stopped", Text: "the chat server stopped this conversation"})
-	_ = lg.Append(ctx, fence, relay.Entry{Seq: tail + 1, Name: relay.EventFailure, Data: data})
 }
 
 // newMessage is the message a POST /api/messages sends.

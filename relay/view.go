@@ -8,32 +8,34 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Screen is what a browser shows after the events up to Seq: the fold of
-// those events by Apply. It is the data of a snapshot (Log.SaveSnapshot)
+// View is what a browser shows after the events up to Seq: the fold of
+// those events by Apply (a relay's events, as JSON; stream.Screen is
+// another thing, the fold of a stream's A2A events for a program that
+// prints them). It is the data of a snapshot (Log.SaveSnapshot)
 // and of an EventGone event, as JSON. A page that folds the events the way
-// Apply does shows exactly Screen after them, however often it reconnected
+// Apply does shows exactly View after them, however often it reconnected
 // or was sent away with EventGone.
 //
-// A Screen is not safe for concurrent use.
-type Screen struct {
+// A View is not safe for concurrent use.
+type View struct {
 	Seq       uint64        `json:"seq"`
 	State     a2a.TaskState `json:"state,omitempty"`
 	TaskID    string        `json:"taskId,omitempty"`
 	ContextID string        `json:"contextId,omitempty"`
 	// Panes are the artifacts, messages, status messages and answers, in
 	// the order they opened.
-	Panes []Pane `json:"panes"`
+	Panes []ViewPane `json:"panes"`
 	// Question is the question open, nil when none is.
 	Question *InputData `json:"question,omitempty"`
 	// End is the last event, EventEnd or EventFailure, once the stream
 	// ended.
-	End *Ending `json:"end,omitempty"`
+	End *FinalEvent `json:"end,omitempty"`
 
 	index map[string]int // Pane.Key → place in Panes
 }
 
-// Pane is one pane of a Screen.
-type Pane struct {
+// ViewPane is one pane of a View.
+type ViewPane struct {
 	Key  string   `json:"key"`  // as the events name it (ArtifactData.Pane, MessageData.Pane)
 	Kind string   `json:"kind"` // "artifact", "message", "status", or "answer" for a person's answer
 	ID   string   `json:"id,omitempty"`
@@ -44,7 +46,7 @@ type Pane struct {
 }
 
 // Text returns the text the pane shows.
-func (p *Pane) Text() string { return string(p.text) }
+func (p *ViewPane) Text() string { return string(p.text) }
 
 type paneJSON struct {
 	Key  string   `json:"key"`
@@ -56,31 +58,33 @@ type paneJSON struct {
 }
 
 // MarshalJSON encodes the pane with its text.
-func (p Pane) MarshalJSON() ([]byte, error) {
+func (p ViewPane) MarshalJSON() ([]byte, error) {
 	return json.Marshal(paneJSON{Key: p.Key, Kind: p.Kind, ID: p.ID, Name: p.Name, Role: p.Role, Text: string(p.text)})
 }
 
 // UnmarshalJSON decodes a pane encoded by MarshalJSON.
-func (p *Pane) UnmarshalJSON(b []byte) error {
+func (p *ViewPane) UnmarshalJSON(b []byte) error {
 	var j paneJSON
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*p = Pane{Key: j.Key, Kind: j.Kind, ID: j.ID, Name: j.Name, Role: j.Role, text: []byte(j.Text)}
+	*p = ViewPane{Key: j.Key, Kind: j.Kind, ID: j.ID, Name: j.Name, Role: j.Role, text: []byte(j.Text)}
 	return nil
 }
 
-// Ending is the last event of a stream, as a Screen keeps it.
-type Ending struct {
+// FinalEvent is the last event of a stream, EventEnd or EventFailure, as
+// a View keeps it (stream.Ending is how the stream ended, which this
+// event tells browsers).
+type FinalEvent struct {
 	Name string          `json:"name"` // EventEnd or EventFailure
 	Data json.RawMessage `json:"data"` // its EndData or FailureData
 }
 
-// ParseScreen decodes a Screen from its JSON: a snapshot's Data, or a
-// GoneData's Screen. Empty data is the empty screen, before the first
+// ParseView decodes a View from its JSON: a snapshot's Data, or a
+// GoneData's View. Empty data is the empty screen, before the first
 // event.
-func ParseScreen(data []byte) (*Screen, error) {
-	s := &Screen{}
+func ParseView(data []byte) (*View, error) {
+	s := &View{}
 	if len(data) == 0 {
 		return s, nil
 	}
@@ -98,7 +102,7 @@ func ParseScreen(data []byte) (*Screen, error) {
 // its Seq is Seq+1. Notices change nothing but Seq; event names Apply does
 // not know are skipped, for pages older than their relay. It fails, and
 // changes nothing, for an entry out of order or whose data does not decode.
-func (s *Screen) Apply(e Entry) error {
+func (s *View) Apply(e Entry) error {
 	if e.Seq != s.Seq+1 {
 		return fmt.Errorf("relay: entry %d does not follow %d", e.Seq, s.Seq)
 	}
@@ -141,7 +145,7 @@ func (s *Screen) Apply(e Entry) error {
 			err = fmt.Errorf("not JSON")
 			break
 		}
-		s.End = &Ending{Name: e.Name, Data: json.RawMessage(append([]byte(nil), e.Data...))}
+		s.End = &FinalEvent{Name: e.Name, Data: json.RawMessage(append([]byte(nil), e.Data...))}
 		s.Question = nil
 	}
 	if err != nil {
@@ -152,7 +156,7 @@ func (s *Screen) Apply(e Entry) error {
 }
 
 // Pane returns the pane with this key, nil when none opened.
-func (s *Screen) Pane(key string) *Pane {
+func (s *View) Pane(key string) *ViewPane {
 	if i, ok := s.index[key]; ok {
 		return &s.Panes[i]
 	}
@@ -160,7 +164,7 @@ func (s *Screen) Pane(key string) *Pane {
 }
 
 // pane returns the pane with this key, opening it when none did.
-func (s *Screen) pane(key, kind, id string, role a2a.Role) *Pane {
+func (s *View) pane(key, kind, id string, role a2a.Role) *ViewPane {
 	if i, ok := s.index[key]; ok {
 		return &s.Panes[i]
 	}
@@ -168,12 +172,12 @@ func (s *Screen) pane(key, kind, id string, role a2a.Role) *Pane {
 		s.index = map[string]int{}
 	}
 	s.index[key] = len(s.Panes)
-	s.Panes = append(s.Panes, Pane{Key: key, Kind: kind, ID: id, Role: role})
+	s.Panes = append(s.Panes, ViewPane{Key: key, Kind: kind, ID: id, Role: role})
 	return &s.Panes[len(s.Panes)-1]
 }
 
 // write adds text to the pane, or replaces its text.
-func (p *Pane) write(text string, appendText bool) {
+func (p *ViewPane) write(text string, appendText bool) {
 	if !appendText {
 		p.text = p.text[:0]
 	}
