@@ -20,8 +20,10 @@ type AuthRequest struct {
 	// sign-in link, a scope). It may be nil when the agent sent none, and is
 	// nil for a refused call.
 	Message *a2a.Message
-	// Cause is the refusal of a call (an *HTTPError with status 401), or
-	// nil when the task entered auth-required.
+	// Cause is the refusal of a call (an error matching
+	// ErrNotAuthenticated: an *HTTPError with status 401, or the error of a
+	// Binding of another module), or nil when the task entered
+	// auth-required.
 	Cause error
 	// Attempt counts the calls of the hook on this stream, from 1: a
 	// second call means the agent asked again after the first credentials

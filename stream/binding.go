@@ -40,11 +40,22 @@ import (
 //     cannot subscribe, and -32001, -32004 and -32602 are refusals of a
 //     task it will not stream now, which the Client fetches instead. An
 //     agent that refuses the version answers -32009 (version not
-//     supported), or -32601 for a method of the other version.
-//   - A call whose request never reached the agent (no connection was
-//     made): its error wrapped with [NotSent]. Only then is a send made
-//     again without the caller's leave (WithIdempotentSends): a message the
-//     agent may have taken is never sent twice.
+//     supported), or -32601 for a method of the other version. Such a
+//     refusal may come from SendStream or Subscribe, or from the first
+//     Next of its reader: either is sorted as an error before any event.
+//   - The agent's "not authenticated" (gRPC's UNAUTHENTICATED): an error
+//     wrapping [ErrNotAuthenticated]. Once the task is known, it asks the
+//     WithCredentials hook on a call other than a send; otherwise it ends
+//     the stream.
+//   - A call whose request never reached the agent: its error wrapped with
+//     [CouldNotConnect] when no connection to the agent could be made (a
+//     refused or timed-out dial; gRPC's error of ClientConn.NewStream), or
+//     with [NotSent] for another reason (a refusal of the binding's own
+//     circuit breaker). Only then is a send made again without the
+//     caller's leave (WithIdempotentSends): a message the agent may have
+//     taken is never sent twice. A stream none of whose calls could
+//     connect ends in a *reconnect.Error that matches
+//     reconnect.ErrCouldNotConnect and names CouldNotConnect's address.
 //   - A connection lost after the request left, or an idle stream: any
 //     other error, wrapping ErrIdleTimeout for silence; it is a drop. A
 //     reader whose stream ends cleanly returns io.EOF from Next: a drop too,
@@ -54,31 +65,36 @@ import (
 //     cannot encode: an error wrapping ErrInvalidMessage, fatal.
 //   - The context's error when the caller's context is done.
 //
+// Whether the agent got a message: SendStream may return its reader once
+// the request is sent, before any answer; a nil error then counts the
+// message as taken. A binding that waits for the agent's first answer
+// (gRPC's response headers) before it returns, and fails after that
+// answer, marks its error with [Responded]: a reply to a prompt whose send
+// failed so is never sent again, where one whose send failed with no word
+// of an answer is sent again if a resubscribe still shows the prompt.
+//
 // An HTTP-based binding returns an *HTTPError for a response that is not a
 // success, with the A2A error of its body in Err, as the bindings of this
 // package do; the driver reads its status (429 and 503 are busy, 405, 501
-// and a 404 on a subscribe say the call is unsupported).
+// and a 404 on a subscribe say the call is unsupported; 401 matches
+// ErrNotAuthenticated).
 //
 // Credentials and origins: the headers that WithHeader, a call's headers
 // and a WithCredentials hook give reach a binding made for NewClientFor in
 // [Call.Header] of each call; it sends them to its agent only (as gRPC
-// metadata, say), never to another host. A hook is asked when a call other
-// than a send fails once the task is known with an *HTTPError of status
-// 401, which such a binding returns for the agent's "not authenticated".
-// The options of this package's HTTP bindings (WithHTTPClient,
-// WithBreaker, WithTrustedOrigins, WithConnectTimeout, WithMaxEventSize)
-// reach them only: NewClientFor, and the calls of its Client, refuse them.
+// metadata, say), never to another host. The options of this package's
+// HTTP bindings (WithHTTPClient, WithBreaker, WithTrustedOrigins,
+// WithConnectTimeout, WithMaxEventSize) reach them only: NewClientFor, and
+// the calls of its Client, refuse them.
 //
 // What such a binding does itself, since the Client cannot do it for it:
-// time out a silent stream (WithIdleTimeout times the readers of this
-// package's bindings only, and for such a binding only turns on the stall
-// limit of a streamed task: return an error wrapping ErrIdleTimeout from
-// Next instead), and return from Next when the call's context ends (the
+// time out a silent stream after [Call.IdleTimeout] (return an error
+// wrapping ErrIdleTimeout from Next; the Client's own timer times only the
+// readers of this package's bindings), bound the making of its
+// connections, and return from Next when the call's context ends (the
 // driver reads and closes a reader on one goroutine, so Close is not
-// called while Next blocks). A Client of such a binding has no endpoint,
-// so an agent it never reached ends in a *reconnect.Error that does not
-// match reconnect.ErrCouldNotConnect. Nor can it report the Retry-After of
-// a get-task that succeeded, which the bindings of this package read to
+// called while Next blocks). Nor can it report the Retry-After of a
+// get-task that succeeded, which the bindings of this package read to
 // wait longer before the next poll.
 type Binding interface {
 	// SendStream sends a message with a streaming call and returns the
@@ -107,6 +123,12 @@ type Call struct {
 	// gave the stream replacing both. It is nil when there are none. It is
 	// the call's own copy: the binding may keep it, and change it.
 	Header http.Header
+	// IdleTimeout is the longest silence of a streaming call's reader:
+	// after it, Next returns an error wrapping ErrIdleTimeout. It is
+	// WithIdleTimeout's, given to the Client or to the stream; zero means
+	// none. GetTask and Cancel get the Client's (they take no per-call
+	// WithIdleTimeout).
+	IdleTimeout time.Duration
 }
 
 // EventReader reads the events of one streaming call. The driver calls
@@ -121,16 +143,6 @@ type EventReader interface {
 	// The driver calls it after Next has returned, never while Next
 	// blocks: Next must itself return when the call's context ends.
 	Close()
-}
-
-// NotSent marks err as the error of a call whose request never reached the
-// agent, so that the Client may make it again (see [Binding]). It returns
-// nil for a nil err.
-func NotSent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &unsentError{err}
 }
 
 // NewClientFor returns a Client that makes its calls through b, a binding

@@ -40,9 +40,10 @@ func (cfg *config) call(v a2a.Version, header http.Header) callConfig {
 }
 
 // public returns the Call a Binding of another module is given: the
-// version, and a copy of the headers, nil when there are none.
+// version, a copy of the headers, nil when there are none, and the idle
+// timeout.
 func (k callConfig) public() Call {
-	c := Call{Version: k.v}
+	c := Call{Version: k.v, IdleTimeout: k.idleTimeout}
 	if len(k.header) > 0 {
 		c.Header = k.header.Clone()
 	}

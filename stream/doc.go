@@ -63,7 +63,9 @@
 // A binding of another wire (gRPC, say) is a type that implements [Binding]
 // in a module of its own, handed to [NewClientFor]; nothing in this package
 // changes. Its streaming calls return an [EventReader]; a call whose request
-// never left is wrapped with [NotSent]; the agent's errors are *a2a.RPCError
+// never left is wrapped with [NotSent] or [CouldNotConnect], one the agent
+// answered before it failed with [Responded], and the agent's "not
+// authenticated" wraps [ErrNotAuthenticated]; its other errors are *a2a.RPCError
 // with A2A's JSON-RPC codes, so that classify sorts them as it sorts the
 // bindings' of this package (binding.go lists what each failure must be).
 // [a2a.Codec] of the binding reads and writes its JSON where the wire

@@ -356,9 +356,10 @@ func WithMaxEventSize(n int) Option {
 //
 // It applies to a Client's constructors, to its streams, and to GetTask
 // and Cancel of a Client of NewClient, NewRESTClient or Resolve. A Binding
-// of another module (NewClientFor) times its own readers (see Binding);
-// there the idle timeout only turns on the stall limit of a streamed task
-// (WithStallTimeout), so GetTask and Cancel of such a Client refuse it.
+// of another module (NewClientFor) gets it in Call.IdleTimeout and times
+// its own readers with it (see Binding); there it also turns on the stall
+// limit of a streamed task (WithStallTimeout), and GetTask and Cancel of
+// such a Client refuse it.
 func WithIdleTimeout(d time.Duration) Option {
 	return option{"WithIdleTimeout", streamsAndHTTPCalls, func(cfg *config) { cfg.idleTimeout = d }}
 }

@@ -139,9 +139,9 @@ type situation struct {
 //   - The caller's context ended: its error ends the stream.
 //   - The stall limit cut a leg that brought nothing new for that long:
 //     the stream ends stalled, whatever the cut's error.
-//   - A 401 once the task is known, on anything but a send, with a
-//     credentials hook: ask for credentials. A send is not made again that
-//     way: the message may have reached the agent.
+//   - A 401 (ErrNotAuthenticated) once the task is known, on anything but
+//     a send, with a credentials hook: ask for credentials. A send is not
+//     made again that way: the message may have reached the agent.
 //   - A busy send is made again only with WithIdempotentSends; otherwise
 //     it is fatal.
 //   - The first message refused by an open circuit breaker fails fast:
@@ -174,8 +174,7 @@ func classify(op operation, err error, sit situation) outcome {
 	if sit.stalled {
 		return outcome{kind: outStalled, err: err}
 	}
-	var httpErr *HTTPError
-	if op != opSend && sit.credentials && sit.taskKnown && errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusUnauthorized {
+	if op != opSend && sit.credentials && sit.taskKnown && errors.Is(err, ErrNotAuthenticated) {
 		return outcome{kind: outCredentials, err: err}
 	}
 	o := classifyCall(op, err, sit.started, sit.negotiating)
@@ -228,6 +227,8 @@ func classify(op operation, err error, sit situation) outcome {
 //     ended task) and fetch the task. On a send, 429 and 503 are busy, and
 //     any other is fatal: the message may have been taken. Elsewhere 408,
 //     429, 5xx and a body marked retryable are drops, and the rest is fatal.
+//   - A Binding's "not authenticated" (ErrNotAuthenticated, with no A2A
+//     or HTTP error in it) is fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is outSilent.
 //
@@ -289,6 +290,8 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 		case httpretry.Status(code), httpErr.hasBodyHint():
 			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
+		return outcome{kind: outFatal, err: err}
+	case errors.Is(err, ErrNotAuthenticated):
 		return outcome{kind: outFatal, err: err}
 	case err == io.EOF:
 		return outcome{kind: outDrop, err: ErrEndedEarly}

@@ -205,10 +205,11 @@ type unsentError struct{ err error }
 func (e *unsentError) Error() string { return e.err.Error() }
 func (e *unsentError) Unwrap() error { return e.err }
 
-// isUnsent reports an error whose request never left.
+// isUnsent reports an error whose request never left: marked so, and not
+// marked as coming after a response (see Responded).
 func isUnsent(err error) bool {
 	var u *unsentError
-	return errors.As(err, &u)
+	return errors.As(err, &u) && !isResponded(err)
 }
 
 // connectTimeoutErr is err as the connect timer's cut: ErrConnectTimeout
