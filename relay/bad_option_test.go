@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -133,16 +134,21 @@ func untouched(t *testing.T, l relay.Log) {
 }
 
 func TestDriveRefusesABadOption(t *testing.T) {
-	started := 0
-	start := func(context.Context, ...stream.Option) *stream.Stream { started++; return nil }
 	for _, c := range []struct {
-		name    string
-		nilLog  bool
-		noStart bool
+		name   string
+		nilLog bool
+		src    func(client *stream.Client) relay.Source // relay.Send(client, "hello") when nil
 		badOption[relay.DriveOption]
 	}{
 		{name: "nil log", nilLog: true, badOption: badOption[relay.DriveOption]{names: "a nil Log"}},
-		{name: "nil start", noStart: true, badOption: badOption[relay.DriveOption]{names: "a nil StartFunc"}},
+		{name: "nil client", src: func(*stream.Client) relay.Source { return relay.Send(nil, a2a.NewTextMessage(a2a.RoleUser, "hello")) },
+			badOption: badOption[relay.DriveOption]{names: "a Source with a nil stream.Client"}},
+		{name: "nil client to resume", src: func(*stream.Client) relay.Source { return relay.Resume(nil) },
+			badOption: badOption[relay.DriveOption]{names: "a Source with a nil stream.Client"}},
+		{name: "zero Source", src: func(*stream.Client) relay.Source { return relay.Source{} },
+			badOption: badOption[relay.DriveOption]{names: "a Source with a nil stream.Client"}},
+		{name: "nil message", src: func(c *stream.Client) relay.Source { return relay.Send(c, nil) },
+			badOption: badOption[relay.DriveOption]{names: "a Source that sends a nil message"}},
 		{name: "nil option", badOption: badOption[relay.DriveOption]{"a nil DriveOption", []relay.DriveOption{nil}}},
 		{name: "snapshot entries 0", badOption: badOption[relay.DriveOption]{"WithSnapshotEvery|entries|0", []relay.DriveOption{relay.WithSnapshotEvery(0, 1<<20)}}},
 		{name: "snapshot bytes 0", badOption: badOption[relay.DriveOption]{"WithSnapshotEvery|bytes|0", []relay.DriveOption{relay.WithSnapshotEvery(1024, 0)}}},
@@ -159,22 +165,22 @@ func TestDriveRefusesABadOption(t *testing.T) {
 			require.NoError(t, err)
 			f, err := l.Acquire(t.Context(), "driver", time.Minute)
 			require.NoError(t, err)
-			driven, s := l, relay.StartFunc(start)
+			agent, client := completingAgent(t)
+			driven, s := l, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 			if c.nilLog {
 				driven = nil
 			}
-			if c.noStart {
-				s = nil
+			if c.src != nil {
+				s = c.src(client)
 			}
-			started = 0
 			requireRefused(t, relay.Drive(t.Context(), driven, f, s, c.opts...), c.names)
-			require.Zero(t, started, "a refused Drive starts no stream")
+			require.Zero(t, sendsOf(agent), "a refused Drive starts no stream")
 			untouched(t, l)
 		})
 	}
 
 	// The smallest good values are taken: Drive goes on to start the
-	// stream (which start does not make).
+	// stream, which completes.
 	for _, opts := range [][]relay.DriveOption{
 		nil,
 		{relay.WithSnapshotEvery(1, 1)},
@@ -187,26 +193,31 @@ func TestDriveRefusesABadOption(t *testing.T) {
 		require.NoError(t, err)
 		f, err := l.Acquire(t.Context(), "driver", time.Minute)
 		require.NoError(t, err)
-		started = 0
-		require.ErrorIs(t, relay.Drive(t.Context(), l, f, start, opts...), relay.ErrNoStream)
-		require.Equal(t, 1, started)
+		agent, client := completingAgent(t)
+		require.NoError(t, relay.Drive(t.Context(), l, f, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello")), opts...))
+		require.Equal(t, 1, sendsOf(agent))
 	}
 }
 
 func TestRunRefusesABadOption(t *testing.T) {
-	started := 0
-	start := func(context.Context, ...stream.Option) *stream.Stream { started++; return nil }
-	resume := func(context.Context, *stream.Checkpoint, ...stream.Option) *stream.Stream { return nil }
 	for _, c := range []struct {
-		name     string
-		nilLog   bool
-		owner    string
-		noResume bool
+		name   string
+		nilLog bool
+		owner  string
+		src    func(client *stream.Client) relay.Source // relay.Send(client, "hello") when nil
 		badOption[relay.RunOption]
 	}{
 		{name: "nil log", nilLog: true, badOption: badOption[relay.RunOption]{names: "a nil Log"}},
 		{name: "no owner", owner: "-", badOption: badOption[relay.RunOption]{names: "an empty owner"}},
-		{name: "nil resume", noResume: true, badOption: badOption[relay.RunOption]{names: "a nil ResumeFunc"}},
+		{name: "nil client", src: func(*stream.Client) relay.Source { return relay.Send(nil, a2a.NewTextMessage(a2a.RoleUser, "hello")) },
+			badOption: badOption[relay.RunOption]{names: "a Source with a nil stream.Client"}},
+		{name: "nil client to resume", src: func(*stream.Client) relay.Source { return relay.Resume(nil) },
+			badOption: badOption[relay.RunOption]{names: "a Source with a nil stream.Client"}},
+		{name: "zero Source", src: func(*stream.Client) relay.Source { return relay.Source{} },
+			badOption: badOption[relay.RunOption]{names: "a Source with a nil stream.Client"}},
+		{name: "nil message", src: func(c *stream.Client) relay.Source { return relay.Send(c, nil) },
+			badOption: badOption[relay.RunOption]{names: "a Source that sends a nil message"}},
+		{name: "nil driving", badOption: badOption[relay.RunOption]{"WithDriving|nil", []relay.RunOption{relay.WithDriving(nil)}}},
 		{name: "nil option", badOption: badOption[relay.RunOption]{"a nil RunOption", []relay.RunOption{nil}}},
 		{name: "lease 0", badOption: badOption[relay.RunOption]{"WithLease|0s", []relay.RunOption{relay.WithLease(0)}}},
 		{name: "lease negative", badOption: badOption[relay.RunOption]{"WithLease|-5s", []relay.RunOption{relay.WithLease(-5 * time.Second)}}},
@@ -221,19 +232,19 @@ func TestRunRefusesABadOption(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				l, err := newMemoryStore(t).Open(t.Context(), "k")
 				require.NoError(t, err)
-				run, owner, res := l, "a", relay.ResumeFunc(resume)
+				agent, client := completingAgent(t)
+				run, owner, src := l, "a", relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 				if c.nilLog {
 					run = nil
 				}
 				if c.owner == "-" {
 					owner = ""
 				}
-				if c.noResume {
-					res = nil
+				if c.src != nil {
+					src = c.src(client)
 				}
-				started = 0
-				requireRefused(t, relay.Run(t.Context(), run, owner, start, res, c.opts...), c.names)
-				require.Zero(t, started, "a refused Run starts no stream")
+				requireRefused(t, relay.Run(t.Context(), run, owner, src, c.opts...), c.names)
+				require.Zero(t, sendsOf(agent), "a refused Run starts no stream")
 				untouched(t, l)
 				_, err = l.Acquire(t.Context(), "b", time.Minute)
 				require.NoError(t, err, "a refused Run takes no lease")
@@ -241,8 +252,8 @@ func TestRunRefusesABadOption(t *testing.T) {
 		})
 	}
 
-	// The smallest good values are taken: Run goes on to start the stream
-	// (which start does not make).
+	// The smallest good values are taken: Run goes on to start the stream,
+	// which completes.
 	synctest.Test(t, func(t *testing.T) {
 		for _, opts := range [][]relay.RunOption{
 			nil,
@@ -251,12 +262,13 @@ func TestRunRefusesABadOption(t *testing.T) {
 			{relay.WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })},
 			{relay.WithDrive()},
 			{relay.WithDrive(relay.WithChunkSize(64), relay.WithSnapshotEvery(1, 1))},
+			{relay.WithDriving(func(context.Context) {})},
 		} {
 			l, err := newMemoryStore(t).Open(t.Context(), "k")
 			require.NoError(t, err)
-			started = 0
-			require.ErrorIs(t, relay.Run(t.Context(), l, "a", start, resume, opts...), relay.ErrNoStream)
-			require.Equal(t, 1, started)
+			agent, client := completingAgent(t)
+			require.NoError(t, relay.Run(t.Context(), l, "a", relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello")), opts...))
+			require.Equal(t, 1, sendsOf(agent))
 		}
 	})
 }

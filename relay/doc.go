@@ -13,8 +13,11 @@
 //     the stream's lease ([Lease.Acquire]) drives it, renewing the lease; the
 //     others wait, and one of them takes the stream over, from the log's
 //     checkpoint, when the driver dies.
-//   - [Drive] runs one stream (a [stream.Stream] it starts, or resumes)
-//     and appends the entries of each delta to the log, with the stream's
+//   - [Drive] runs one stream, which it opens from a [Source]: [Send]
+//     starts it with a message, or it is resumed from the log's checkpoint
+//     ([Resume] only resumes). Drive calls the client itself, so the relay's
+//     own options (its human-input hook among them) cannot be lost. It
+//     appends the entries of each delta to the log, with the stream's
 //     checkpoint after it, numbered from the log's tail plus one; it
 //     answers the agent's questions with the answers browsers post, cancels
 //     the task when asked, and appends one last entry when the stream ends.
@@ -136,7 +139,7 @@
 // cannot renew stops driving at once, and one paused past its lease (a
 // zombie) gets [ErrStale] at its next write, which writes nothing. The
 // replica that takes a stream over resumes it from the log's checkpoint
-// ([stream.Client.Resume], passed as a [ResumeFunc]) and numbers its
+// ([stream.Client.Resume], with the client and options of its [Source]) and numbers its
 // entries after the log's tail: the resumed stream hands over exactly what
 // the checkpoint does not hold, so every delta reaches the log once. The
 // first entry of a pane adds to it or replaces it as the event says
@@ -157,16 +160,16 @@
 // stream that knows no task (the slot holds nothing but stream
 // checkpoints), and the replica that takes such a log over appends an EventFailure
 // of kind "unresumable" (as it does for a checkpoint that does not parse).
-// A watcher (Run with no StartFunc) cannot tell a starter that died before
+// A watcher (Run with a Source of [Resume]) cannot tell a starter that died before
 // its first write from one that has not started yet: on a log with neither
 // a checkpoint nor an entry it waits, leaving the lease free, for at most
 // [WithStartWait] (30 s), then returns [ErrNotStarted] and appends nothing.
 //
 // [Drive] alone does not renew its lease: its caller does, and stops it
-// when the lease is lost. Drive starts the stream it is given; a caller
-// that takes a stream over without Run must pass a StartFunc that resumes
-// it from the log's checkpoint, or the new stream's events are appended
-// after the old driver's, not deduplicated against them.
+// when the lease is lost. Drive resumes a stream whose log's checkpoint
+// names its task, as Run does; unlike Run, it does not mark a start, so a
+// Drive that died before its stream knew its task leaves a log another
+// Drive of a Source of [Send] sends the message to again.
 //
 // Each delta is one Commit, whatever its size: an artifact chunk of many
 // megabytes is held by the driver whole (the stream holds it already) and

@@ -25,23 +25,6 @@ import (
 // it appends nothing and starts no stream.
 var ErrEnded = errors.New("relay: the stream has ended")
 
-// ErrNoStream is what Drive returns when its StartFunc returns a nil
-// stream.
-var ErrNoStream = errors.New("relay: the StartFunc returned no stream")
-
-// StartFunc starts the stream Drive relays: it sends the message (or
-// subscribes to the task) with ctx and opts, which carry the relay's
-// human-input hook, notice function and checkpoint hook
-// (stream.WithCheckpointBeforeReply), for example
-//
-//	func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-//		return client.Send(ctx, msg, opts...)
-//	}
-//
-// ctx ends when the stream is to stop: when Drive's context ends, and when
-// a cancel was requested (Drive then cancels the task with Stream.Cancel).
-type StartFunc func(ctx context.Context, opts ...stream.Option) *stream.Stream
-
 // DriveOption configures Drive (and Run, through WithDrive). Drive refuses
 // a bad value, and a nil DriveOption, with an error that wraps
 // ErrInvalidOption. When an option is given twice, the last one wins.
@@ -155,7 +138,7 @@ func WithLogger(l *slog.Logger) DriveOption {
 	})
 }
 
-// Drive relays one stream into log: it starts the stream with start and
+// Drive relays one stream into log: it opens the stream of src and
 // appends the entries of each delta the stream yields (see the Event
 // constants), numbered from the log's tail plus one, so a driver that
 // takes a stream over continues its numbering. The entries of one delta
@@ -163,6 +146,15 @@ func WithLogger(l *slog.Logger) DriveOption {
 // so that a driver that takes the stream over resumes it from exactly
 // what the log holds (see Run). It appends the stream's last entry,
 // EventEnd or EventFailure, once, when the stream ends, and returns nil then.
+//
+// Drive resumes the stream from the log's checkpoint when it names a task
+// (a driver that takes the stream over, see Run), whatever src; else it
+// sends src's message (a Source of Send). With a Source of Resume and no
+// checkpoint that names a task, it opens nothing and returns
+// ErrNotStarted; with a checkpoint that does not parse, it opens nothing
+// and returns the parse error (a *stream.CheckpointError): the message
+// may have reached the agent, and is not sent again. It calls src's client
+// with src's options and then its own, which win (see Source).
 //
 // Drive answers the agent's questions with the stream's human-input hook:
 // it appends an EventInput entry and waits for the answer stored for it
@@ -192,28 +184,26 @@ func WithLogger(l *slog.Logger) DriveOption {
 //
 // Drive does not renew fence's lease; the caller does.
 //
-// Drive refuses a nil log or start, a nil option and an option's bad
-// value with an error that wraps ErrInvalidOption, before it reads the
-// log or starts anything.
-func Drive(ctx context.Context, log Log, fence Fence, start StartFunc, opts ...DriveOption) error {
+// Drive refuses a nil log, a Source of a nil client or a nil message, a
+// nil option and an option's bad value with an error that wraps
+// ErrInvalidOption, before it reads the log or starts anything.
+func Drive(ctx context.Context, log Log, fence Fence, src Source, opts ...DriveOption) error {
 	var errs []error
 	if log == nil {
 		errs = append(errs, invalidOption("Drive: a nil Log"))
 	}
-	if start == nil {
-		errs = append(errs, invalidOption("Drive: a nil StartFunc"))
-	}
+	errs = append(errs, src.refusals("Drive")...)
 	cfg := defaultDriveConfig()
 	errs = append(errs, applyDriveOptions(&cfg, opts))
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	return drive(ctx, log, fence, start, cfg)
+	return drive(ctx, log, fence, driveOpener(log, src), cfg)
 }
 
 // drive is Drive with its options applied; open starts or resumes the
 // stream.
-func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveConfig) error {
+func drive(ctx context.Context, log Log, fence Fence, open openFunc, cfg driveConfig) error {
 	d := &driver{ctx: ctx, log: log, fence: fence, cfg: cfg}
 	tail, err := log.Tail(ctx)
 	if err != nil {
@@ -259,10 +249,10 @@ func drive(ctx context.Context, log Log, fence Fence, open StartFunc, cfg driveC
 	defer wg.Wait()
 	defer unwatch()
 
-	s := open(streamCtx, stream.WithHumanInput(hitl.Func(d.ask)), stream.WithNotify(d.notify),
+	s, err := open(streamCtx, stream.WithHumanInput(hitl.Func(d.ask)), stream.WithNotify(d.notify),
 		stream.WithCheckpointBeforeReply(d.beforeReply))
-	if s == nil {
-		return ErrNoStream
+	if err != nil {
+		return err
 	}
 	defer s.Close()
 	if s.Checkpoint().TaskID() != "" {

@@ -23,9 +23,7 @@ func BenchmarkDrivePerEvent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
-	}
+	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	b.ReportAllocs()
 	for b.Loop() {
 		log, err := newMemoryStore(b).Open(context.Background(), "k")

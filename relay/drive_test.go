@@ -130,9 +130,7 @@ func TestDriveContinuesNumberingFromTheTail(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Finish(a2a.StateCompleted, "")))
 		client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
-		require.NoError(t, relay.Drive(ctx, log, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), opts...)
-		}))
+		require.NoError(t, relay.Drive(ctx, log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi"))))
 		es, err := log.Read(ctx, 0, 100)
 		require.NoError(t, err)
 		for i, e := range es {
@@ -201,27 +199,28 @@ func TestDriveOnAStreamThatEndedStartsNothing(t *testing.T) {
 		require.NoError(t, r.log.Release(ctx, r.fence))
 		fence, err := r.log.Acquire(ctx, "replica-2", time.Minute)
 		require.NoError(t, err)
-		started := false
-		err = relay.Drive(ctx, r.log, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			started = true
-			return nil
-		})
+		client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(r.agent.Client()))
+		require.NoError(t, err)
+		before := len(r.agent.Requests())
+		err = relay.Drive(ctx, r.log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello")))
 		require.ErrorIs(t, err, relay.ErrEnded)
-		require.False(t, started)
+		require.Equal(t, before, len(r.agent.Requests()), "Drive called the agent")
 		after, err := r.log.Tail(ctx)
 		require.NoError(t, err)
 		require.Equal(t, tail, after)
 	})
 }
 
-func TestDriveWithAStartFuncThatReturnsNoStreamFails(t *testing.T) {
+// A Source of Resume on a log with no checkpoint has no stream to open:
+// Drive returns ErrNotStarted, calls no agent and appends nothing.
+func TestDriveOfAResumeSourceOnALogWithoutACheckpointOpensNothing(t *testing.T) {
 	ctx := t.Context()
 	log, err := newMemoryStore(t).Open(ctx, "k")
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "d", time.Minute)
 	require.NoError(t, err)
-	err = relay.Drive(ctx, log, fence, func(context.Context, ...stream.Option) *stream.Stream { return nil })
-	require.ErrorIs(t, err, relay.ErrNoStream)
+	err = relay.Drive(ctx, log, fence, relay.Resume(unreachedClient(t, "Drive resumed a stream with no checkpoint")))
+	require.ErrorIs(t, err, relay.ErrNotStarted)
 	tail, err := log.Tail(ctx)
 	require.NoError(t, err)
 	require.Zero(t, tail)

@@ -49,9 +49,7 @@ func Example() {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- relay.Drive(ctx, log, fence, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "Say hello"), opts...)
-		})
+		done <- relay.Drive(ctx, log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "Say hello")))
 	}()
 
 	// The browsers' side: GET /chats/chat-1/events, POST .../answer and

@@ -2,7 +2,6 @@ package relay_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -77,9 +76,7 @@ func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []
 	require.NoError(t, err)
 	f, err := l.Acquire(ctx, "driver", time.Hour)
 	require.NoError(t, err)
-	require.NoError(t, relay.Drive(ctx, l, f, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "plan my trip"), opts...)
-	}, opts...))
+	require.NoError(t, relay.Drive(ctx, l, f, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "plan my trip")), opts...))
 	mux := http.NewServeMux()
 	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
 	return connect(t, a2atest.NewClient(mux), "").rest()

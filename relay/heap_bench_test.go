@@ -111,15 +111,14 @@ func relayOnce(b *testing.B, withRelay bool, opts []relay.DriveOption) (peakMiB,
 	if err != nil {
 		b.Fatal(err)
 	}
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), opts...)
-	}
+	msg := a2a.NewTextMessage(a2a.RoleUser, "hi")
+	start := relay.Send(client, msg)
 	// Collect often, so that the samples are close to the live heap.
 	defer debug.SetGCPercent(debug.SetGCPercent(2))
 	base := heapNow()
 	stop := heapPeak()
 	if !withRelay {
-		s := start(ctx)
+		s := client.Send(ctx, msg)
 		for s.Next() {
 		}
 		if err := s.Err(); err != nil {

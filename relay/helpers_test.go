@@ -86,9 +86,7 @@ func newRig(t *testing.T, c rigConfig) *rig {
 	}
 	client, err := newClient("http://agent.test/", streamOpts...)
 	require.NoError(t, err)
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
-	}
+	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	driven := r.log
 	if c.wrap != nil {
 		driven = c.wrap(r.log)
@@ -329,4 +327,32 @@ func doJSON(t *testing.T, client *http.Client, method, url string) (int, map[str
 	var out map[string]any
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out), "every answer is JSON")
 	return resp.StatusCode, out
+}
+
+// sendsOf counts the messages agent was sent (a stream's start), in
+// either version and binding.
+func sendsOf(agent *a2atest.Agent) int {
+	return requestsOf(agent, "message/stream", "message/send", "SendStreamingMessage", "SendMessage")
+}
+
+// unreachedClient is a stream.Client whose every request fails t with
+// what: the client of a Source that Run or Drive must not call.
+func unreachedClient(t *testing.T, what string) *stream.Client {
+	t.Helper()
+	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(&http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		t.Errorf("%s: %s %s", what, r.Method, r.URL)
+		return nil, errors.New("unreached")
+	})}))
+	require.NoError(t, err)
+	return client
+}
+
+// completingAgent is an agent whose tasks complete at once, and a client
+// of it.
+func completingAgent(t testing.TB) (*a2atest.Agent, *stream.Client) {
+	t.Helper()
+	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Finish(a2a.StateCompleted, "")))
+	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	require.NoError(t, err)
+	return agent, client
 }

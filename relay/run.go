@@ -11,15 +11,13 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// ErrNotStarted is what Run returns, as a watcher (start nil), when the
-// log holds neither a checkpoint nor an entry for as long as
+// ErrNotStarted is what Run returns, as a watcher (a Source of Resume),
+// when the log holds neither a checkpoint nor an entry for as long as
 // WithStartWait allows: the replica that was to start the stream never
-// did, or another Run started it on a log this one does not reach.
+// did, or another Run started it on a log this one does not reach. Drive
+// returns it for a Source of Resume when the log holds no checkpoint that
+// names a task.
 var ErrNotStarted = errors.New("relay: no replica started the stream")
-
-// ResumeFunc resumes a stream from a checkpoint: typically client.Resume.
-// Like a StartFunc, it passes opts on: they carry the relay's hooks.
-type ResumeFunc func(ctx context.Context, cp *stream.Checkpoint, opts ...stream.Option) *stream.Stream
 
 // RunOption configures Run. Run refuses a bad value, and a nil RunOption,
 // with an error that wraps ErrInvalidOption. When an option is given
@@ -35,6 +33,7 @@ type runConfig struct {
 	drive     []DriveOption
 	sleep     func(ctx context.Context, d time.Duration) error
 	startWait time.Duration
+	driving   func(ctx context.Context) // nil: none
 }
 
 func defaultRunConfig() runConfig {
@@ -77,7 +76,23 @@ func WithSleep(f func(ctx context.Context, d time.Duration) error) RunOption {
 	})
 }
 
-// WithStartWait bounds how long Run, as a watcher (start nil), waits for
+// WithDriving sets a function Run calls each time this replica begins to
+// drive the stream (it holds the lease and is about to start or resume the
+// stream), with a context that ends when it stops driving: the stream
+// ended, the lease was lost or Run's context ended. An application uses it
+// to tell which replica drives a stream. f must not block. A nil f is
+// refused.
+func WithDriving(f func(ctx context.Context)) RunOption {
+	return runOptionFunc(func(c *runConfig) error {
+		if f == nil {
+			return invalidOption("WithDriving: the function is nil")
+		}
+		c.driving = f
+		return nil
+	})
+}
+
+// WithStartWait bounds how long Run, as a watcher (a Source of Resume), waits for
 // a log that holds neither a checkpoint nor an entry: the replica that
 // starts the stream may not have taken the lease yet. Past the bound, Run
 // returns ErrNotStarted (30 s by default). A duration of 0 or less is
@@ -106,15 +121,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // Run keeps the stream of log driven: while another owner holds the
 // lease it waits, and takes the lease when it is free; holding it, it
-// drives the stream (start when the log has no checkpoint and start is not
-// nil, else resume from the checkpoint in the log), renews the lease every
+// drives the stream (it sends src's message when the log has neither a
+// checkpoint nor an entry and src is of Send, else resumes from the
+// checkpoint in the log), renews the lease every
 // ttl/3 and stops driving as soon as a renewal fails. It returns nil once
 // the log holds the stream's ending (EventEnd or EventFailure), ctx's error
 // when ctx ends.
 //
 // Every replica that serves a stream may run Run on its log, with its own
-// owner name: the one that starts the stream passes start, the others
-// (watchers) pass nil. Whichever holds the lease drives (see Drive); when
+// owner name: the one that starts the stream passes a Source of Send, the
+// others (watchers) a Source of Resume. Run calls src's client itself, with
+// src's options and then the relay's, which win (see Source). Whichever holds the lease drives (see Drive); when
 // it dies, another takes the lease once it expires and resumes the stream
 // from the checkpoint the log holds, which Drive commits with each delta's
 // entries: the new driver appends exactly what the old one had not, and a
@@ -133,10 +150,11 @@ func sleep(ctx context.Context, d time.Duration) error {
 // and gives the lease up (Log.Release) when the stream ended or ctx ended
 // while it drove.
 //
-// Run refuses a nil log or resume, an empty owner, a nil option and an
-// option's bad value (WithDrive's included) with an error that wraps
-// ErrInvalidOption, before it reads the log or takes the lease.
-func Run(ctx context.Context, log Log, owner string, start StartFunc, resume ResumeFunc, opts ...RunOption) error {
+// Run refuses a nil log, a Source of a nil client or a nil message, an
+// empty owner, a nil option and an option's bad value (WithDrive's
+// included) with an error that wraps ErrInvalidOption, before it reads the
+// log or takes the lease.
+func Run(ctx context.Context, log Log, owner string, src Source, opts ...RunOption) error {
 	var errs []error
 	if log == nil {
 		errs = append(errs, invalidOption("Run: a nil Log"))
@@ -144,9 +162,7 @@ func Run(ctx context.Context, log Log, owner string, start StartFunc, resume Res
 	if owner == "" {
 		errs = append(errs, invalidOption("Run: an empty owner"))
 	}
-	if resume == nil {
-		errs = append(errs, invalidOption("Run: a nil ResumeFunc"))
-	}
+	errs = append(errs, src.refusals("Run")...)
 	cfg := defaultRunConfig()
 	errs = append(errs, applyOptions("RunOption", opts, func(o RunOption) error { return o.applyRun(&cfg) }))
 	dcfg := defaultDriveConfig()
@@ -154,20 +170,19 @@ func Run(ctx context.Context, log Log, owner string, start StartFunc, resume Res
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	r := &runner{cfg: cfg, dcfg: dcfg, log: log, owner: owner, start: start, resume: resume}
+	r := &runner{cfg: cfg, dcfg: dcfg, log: log, owner: owner, src: src}
 	return r.run(ctx)
 }
 
 // runner is the state of one Run.
 type runner struct {
-	cfg    runConfig
-	dcfg   driveConfig
-	log    Log
-	owner  string
-	start  StartFunc
-	resume ResumeFunc
+	cfg   runConfig
+	dcfg  driveConfig
+	log   Log
+	owner string
+	src   Source
 
-	started bool // start was called
+	started bool // the source's message was sent
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -227,7 +242,7 @@ func (r *runner) run(ctx context.Context) error {
 // or resumes it from the log's checkpoint. When it can do neither, it
 // appends the unresumable ending and fails with errUnresumable. It returns
 // nil for a watcher on an empty log.
-func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
+func (r *runner) opener(ctx context.Context, fence Fence) (openFunc, error) {
 	cp, err := r.log.LoadCheckpoint(ctx)
 	if err != nil {
 		return nil, err
@@ -242,8 +257,8 @@ func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
 			// knew no task yet.
 			return r.unresumable(ctx, fence, stoppedEarly)
 		}
-		return func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return r.resume(ctx, parsed, opts...)
+		return func(ctx context.Context, relayOpts ...stream.Option) (*stream.Stream, error) {
+			return r.src.resume(ctx, parsed, relayOpts...), nil
 		}, nil
 	}
 	tail, err := r.log.Tail(ctx)
@@ -251,7 +266,7 @@ func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
 		return nil, err
 	}
 	switch {
-	case tail == 0 && r.start != nil && !r.started:
+	case tail == 0 && r.src.send && !r.started:
 		// Mark the log as started before the message goes: a replica
 		// that takes it over before the stream knows its task then knows
 		// that the message may have reached the agent.
@@ -263,8 +278,10 @@ func (r *runner) opener(ctx context.Context, fence Fence) (StartFunc, error) {
 			return nil, err
 		}
 		r.started = true
-		return r.start, nil
-	case tail == 0 && r.start == nil:
+		return func(ctx context.Context, relayOpts ...stream.Option) (*stream.Stream, error) {
+			return r.src.start(ctx, relayOpts...), nil
+		}, nil
+	case tail == 0 && !r.src.send:
 		return nil, nil
 	}
 	return r.unresumable(ctx, fence, stoppedEarly)
@@ -293,7 +310,7 @@ var errUnresumable = errors.New("relay: unresumable")
 
 // unresumable appends the EventFailure that ends a stream no checkpoint can
 // resume.
-func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (StartFunc, error) {
+func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (openFunc, error) {
 	tail, err := r.log.Tail(ctx)
 	if err != nil {
 		return nil, err
@@ -311,8 +328,11 @@ func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (Sta
 // drive drives the stream while the lease holds, renewing it every ttl/3.
 // It reports done when Run is to return (with err), and not done when the
 // lease was lost, for Run to wait for it again.
-func (r *runner) drive(ctx context.Context, fence Fence, open StartFunc) (done bool, err error) {
+func (r *runner) drive(ctx context.Context, fence Fence, open openFunc) (done bool, err error) {
 	dctx, stop := context.WithCancel(ctx)
+	if r.cfg.driving != nil {
+		r.cfg.driving(dctx)
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer stop()

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"testing/synctest"
@@ -13,12 +12,10 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// noResume fails a test that resumes.
-func noResume(t *testing.T) relay.ResumeFunc {
-	return func(context.Context, *stream.Checkpoint, ...stream.Option) *stream.Stream {
-		t.Error("Run resumed a stream it cannot resume")
-		return nil
-	}
+// noResume is the Source of a watcher whose client fails a test that
+// resumes.
+func noResume(t *testing.T) relay.Source {
+	return relay.Resume(unreachedClient(t, "Run resumed a stream it cannot resume"))
 }
 
 // A watcher whose log stays empty leaves the lease free and gives up after
@@ -37,7 +34,7 @@ func TestRunAsAWatcherOfAnEmptyLogGivesUpAfterTheStartWait(t *testing.T) {
 				log, err := newMemoryStore(t).Open(t.Context(), "k")
 				require.NoError(t, err)
 				began := time.Now()
-				err = relay.Run(t.Context(), log, "watcher", nil, noResume(t), c.opts...)
+				err = relay.Run(t.Context(), log, "watcher", noResume(t), c.opts...)
 				require.ErrorIs(t, err, relay.ErrNotStarted)
 				require.Equal(t, c.want, time.Since(began))
 				f, err := log.Acquire(t.Context(), "starter", time.Second)
@@ -82,7 +79,7 @@ func TestRunTakingOverAStreamWithoutATaskEndsItUnresumable(t *testing.T) {
 				require.NoError(t, err)
 				c.dead(t, log, f)
 				began := time.Now()
-				require.NoError(t, relay.Run(t.Context(), log, "taker", nil, noResume(t)))
+				require.NoError(t, relay.Run(t.Context(), log, "taker", noResume(t)))
 				require.Equal(t, 5*time.Second, time.Since(began), "taken over when the dead driver's lease expired")
 				es, err := log.Read(t.Context(), c.tail, 10)
 				require.NoError(t, err)

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -52,10 +52,8 @@ func TestStopEndsTheStreamWithOneStoppedFailure(t *testing.T) {
 
 			f, err = log.Acquire(t.Context(), "other", time.Minute)
 			require.NoError(t, err, "Stop gave the lease up")
-			require.ErrorIs(t, relay.Drive(t.Context(), log, f, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-				t.Error("Drive started a stopped stream")
-				return nil
-			}), relay.ErrEnded)
+			require.ErrorIs(t, relay.Drive(t.Context(), log, f, relay.Send(unreachedClient(t, "Drive started a stopped stream"),
+				a2a.NewTextMessage(a2a.RoleUser, "hello"))), relay.ErrEnded)
 			require.NoError(t, log.Release(t.Context(), f))
 			require.ErrorIs(t, relay.Stop(t.Context(), log, "web", c.text), relay.ErrEnded)
 			require.Equal(t, uint64(2), lastEntry(t, log).Seq, "a second Stop appends nothing")

@@ -228,9 +228,7 @@ func s28DriveClient(t *testing.T, store relay.Store, key string, client *stream.
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		done <- relay.Drive(ctx, log, fence, func(ctx context.Context, o ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), o...)
-		}, opts...)
+		done <- relay.Drive(ctx, log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello")), opts...)
 	}()
 	t.Cleanup(func() { cancel(); <-finished })
 	return log, done

@@ -45,9 +45,7 @@ func TestStranger28bCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 	require.NoError(t, err)
 	logs := &s28bBuf{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), opts...)
-	}
+	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 	require.NoError(t, relay.Drive(ctx, log, fence, start, relay.WithLogger(logger)))
 	t.Logf("driver's log:\n%s", logs.String())
 

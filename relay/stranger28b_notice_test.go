@@ -115,9 +115,7 @@ func TestStranger28bBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	require.NoError(t, err)
 	logs := &s28bBuf{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), opts...)
-	}
+	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 	require.NoError(t, relay.Drive(ctx, log, fence, start, relay.WithLogger(logger)))
 
 	entries, err := log.Read(ctx, 0, 10000)

@@ -197,7 +197,7 @@ func TestAnswersPostedConcurrentlyToTwoHandlersAreAppliedOnce(t *testing.T) {
 	}
 }
 
-// Two replicas that both start the same stream (both pass a StartFunc) at
+// Two replicas that both start the same stream (both pass a Source of Send) at
 // the same instant: the stream is started once, the log has one ending,
 // on every wire.
 func TestTwoStartersAtOnceStartTheStreamOnce(t *testing.T) {
@@ -215,7 +215,7 @@ func TestTwoStartersAtOnceStartTheStreamOnce(t *testing.T) {
 							errs[i] = err
 							return
 						}
-						errs[i] = relay.Run(t.Context(), log, owner, r.start, r.client.Resume)
+						errs[i] = relay.Run(t.Context(), log, owner, r.start())
 					})
 				}
 				wg.Wait()
@@ -306,8 +306,9 @@ func newRunRig(t *testing.T, v a2a.Version, rest bool, opts ...a2atest.Option) *
 	return r
 }
 
-func (r *runRig) start(ctx context.Context, opts ...stream.Option) *stream.Stream {
-	return r.client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
+// start is the Source of a replica that starts the stream.
+func (r *runRig) start() relay.Source {
+	return relay.Send(r.client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 }
 
 // ending returns the kind of the log's last entry's FailureData, or its name.
@@ -347,7 +348,7 @@ func cancelBeforeStart(t *testing.T, v a2a.Version, rest bool) {
 	script, _ := longAnswer(20, paused(100*time.Millisecond))
 	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
 	r.cancel(t)
-	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start, r.client.Resume))
+	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start()))
 	name, kind := r.ending(t)
 	require.Equal(t, relay.EventFailure, name)
 	require.Equal(t, "canceled", kind)
@@ -369,11 +370,11 @@ func TestCancelPostedWhileNoReplicaDrivesIsAppliedByTheNext(t *testing.T) {
 func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
 	script, _ := longAnswer(20, paused(time.Hour))
 	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
-	err := relay.Run(t.Context(), &failOnceLog{Log: r.log}, "a", r.start, r.client.Resume)
+	err := relay.Run(t.Context(), &failOnceLog{Log: r.log}, "a", r.start())
 	require.ErrorIs(t, err, errStoreOnce)
 	r.cancel(t)
 	began := time.Now()
-	require.NoError(t, relay.Run(t.Context(), r.log, "b", nil, r.client.Resume))
+	require.NoError(t, relay.Run(t.Context(), r.log, "b", relay.Resume(r.client)))
 	require.Less(t, time.Since(began), 10*time.Second, "taken over before the task ended")
 	name, kind := r.ending(t)
 	require.Equal(t, relay.EventFailure, name)

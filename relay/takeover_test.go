@@ -240,13 +240,11 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 	require.NoError(t, err)
 	clientB, err := newClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 	require.NoError(t, err)
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return clientA.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
-	}
+	start := relay.Send(clientA, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	var wg sync.WaitGroup
 	var errA, errB error
-	wg.Go(func() { errA = relay.Run(ctxA, a, "A", start, clientA.Resume) })
-	wg.Go(func() { errB = relay.Run(ctxB, b, "B", nil, clientB.Resume) })
+	wg.Go(func() { errA = relay.Run(ctxA, a, "A", start) })
+	wg.Go(func() { errB = relay.Run(ctxB, b, "B", relay.Resume(clientB)) })
 
 	mux := http.NewServeMux()
 	mux.Handle("/s/{key}/", newHandler(t, store, func(req *http.Request) (string, bool) { return req.PathValue("key"), true }))
@@ -446,15 +444,13 @@ func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
 		b := &replicaLog{Log: shared, name: "B", w: w}
 		client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
-		start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
-		}
+		start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 		var errA, errB error
 		var wg sync.WaitGroup
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // ample: the answer takes 10 s
 		defer cancel()
-		wg.Go(func() { errA = relay.Run(ctx, a, "A", start, client.Resume) })
-		wg.Go(func() { errB = relay.Run(ctx, b, "B", nil, client.Resume) })
+		wg.Go(func() { errA = relay.Run(ctx, a, "A", start) })
+		wg.Go(func() { errB = relay.Run(ctx, b, "B", relay.Resume(client)) })
 		wg.Wait()
 		require.NoError(t, errA)
 		require.NoError(t, errB)
@@ -506,16 +502,14 @@ func takeover(t *testing.T, script []a2atest.Step, dies func([]relay.Entry) bool
 	b := &replicaLog{Log: shared, name: "B", w: w}
 	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 	require.NoError(t, err)
-	start := func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-		return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
-	}
+	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	var wg sync.WaitGroup
 	var errB error
-	wg.Go(func() { _ = relay.Run(ctxA, a, "A", start, client.Resume) })
+	wg.Go(func() { _ = relay.Run(ctxA, a, "A", start) })
 	// A minute is ample: the stream ends within seconds of the takeover.
 	ctxB, stopB := context.WithTimeout(t.Context(), time.Minute)
 	defer stopB()
-	wg.Go(func() { errB = relay.Run(ctxB, b, "B", nil, client.Resume) })
+	wg.Go(func() { errB = relay.Run(ctxB, b, "B", relay.Resume(client)) })
 	if post != nil {
 		<-diedCh
 		post(shared)

@@ -302,9 +302,7 @@ func TestStranger28RedisLongMultiByteAnswer(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		done <- relay.Drive(ctx, log, fence, func(ctx context.Context, o ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), o...)
-		}, relay.WithChunkSize(64))
+		done <- relay.Drive(ctx, log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi")), relay.WithChunkSize(64))
 	}()
 	h := s28Handler(t, store)
 	// Wait for the question through a browser's eyes.

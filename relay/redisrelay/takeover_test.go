@@ -687,14 +687,12 @@ func replicaProcess(t *testing.T, spec replicaSpec) {
 	}
 	client, err := newClient(spec.Agent, stream.WithHTTPClient(&http.Client{Transport: tr}))
 	require.NoError(t, err)
-	var start relay.StartFunc
+	src := relay.Resume(client)
 	if spec.Name == "a" {
-		start = func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), opts...)
-		}
+		src = relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	}
 	rl := &reportingLog{Log: l}
-	require.NoError(t, relay.Run(ctx, rl, spec.Name, start, client.Resume, relay.WithLease(spec.Lease)))
+	require.NoError(t, relay.Run(ctx, rl, spec.Name, src, relay.WithLease(spec.Lease)))
 }
 
 // reportingLog is a replica's log that writes a commitLine to stdout for

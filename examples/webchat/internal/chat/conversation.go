@@ -12,7 +12,6 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/relay"
-	"github.com/a2astream/a2astream/stream"
 )
 
 // leaseTTL is how long a replica holds a conversation's lease without
@@ -54,31 +53,24 @@ func mac(secret []byte, nonce string) string {
 }
 
 // run keeps conversation id driven with relay.Run, until its log holds the
-// ending or ctx ends: start starts it (nil for a watcher, which only takes
+// ending or ctx ends: msg starts it (nil for a watcher, which only takes
 // it over), and a replica that takes it over resumes the stream from the
 // checkpoint in the log. While this server drives it, GET .../driver says
 // so. With final set (no other server can take the conversation over), a
 // conversation that ctx stops ends with a failure event of kind "stopped",
 // so that its browsers are told.
-func (s *server) run(ctx context.Context, id string, lg relay.Log, start relay.StartFunc, final bool) error {
-	// Run calls start or resume when this server takes the lease, with a
-	// context that ends when it stops driving.
+func (s *server) run(ctx context.Context, id string, lg relay.Log, msg *a2a.Message, final bool) error {
+	src := relay.Resume(s.client)
+	if msg != nil {
+		src = relay.Send(s.client, msg)
+	}
+	// Run calls driving when this server takes the lease, with a context
+	// that ends when it stops driving.
 	driving := func(ctx context.Context) {
 		s.setDriving(id, true)
 		context.AfterFunc(ctx, func() { s.setDriving(id, false) })
 	}
-	if start != nil {
-		inner := start
-		start = func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			driving(ctx)
-			return inner(ctx, opts...)
-		}
-	}
-	resume := func(ctx context.Context, cp *stream.Checkpoint, opts ...stream.Option) *stream.Stream {
-		driving(ctx)
-		return s.client.Resume(ctx, cp, opts...)
-	}
-	err := relay.Run(ctx, lg, s.owner, start, resume, relay.WithLease(leaseTTL),
+	err := relay.Run(ctx, lg, s.owner, src, relay.WithLease(leaseTTL), relay.WithDriving(driving),
 		relay.WithDrive(relay.WithSnapshotEvery(snapshotEvery, snapshotBytes), relay.WithLogger(slog.Default())))
 	if err != nil && ctx.Err() != nil && final {
 		// relay.Run gave its lease up when it stopped.

@@ -171,9 +171,7 @@ func (s *server) start(msg *a2a.Message) (string, error) {
 	s.running++
 	s.watching[id] = struct{}{}
 	s.wg.Go(func() {
-		err := s.run(s.ctx, id, lg, func(ctx context.Context, opts ...stream.Option) *stream.Stream {
-			return s.client.Send(ctx, msg, opts...)
-		}, !s.replicas)
+		err := s.run(s.ctx, id, lg, msg, !s.replicas)
 		if err != nil && s.ctx.Err() == nil {
 			slog.Default().Warn("webchat: conversation", "id", id, "err", err)
 		}
