@@ -22,7 +22,7 @@ type AuthRequest struct {
 	Message *a2a.Message
 	// Cause is the refusal of a call (an error matching
 	// ErrNotAuthenticated: an *HTTPError with status 401, or the error of a
-	// Binding of another module), or nil when the task entered
+	// Transport of another module), or nil when the task entered
 	// auth-required.
 	Cause error
 	// Attempt counts the calls of the hook on this stream, from 1: a

@@ -9,11 +9,11 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 )
 
-// Binding makes the calls of one A2A protocol binding for a [Client]: the
+// Transport makes the calls of one A2A protocol binding for a [Client]: the
 // seam between the driver, which is the same for every binding, and the
 // wire. This package has two, JSON-RPC ([NewClient]) and HTTP+JSON
 // ([NewRESTClient]), both over HTTP with Server-Sent Events; another one,
-// gRPC for one, is a type in a module of its own that implements Binding,
+// gRPC for one, is a type in a module of its own that implements Transport,
 // handed to [NewClientFor]. Nothing in the interface assumes HTTP or SSE:
 // a streaming call returns an [EventReader].
 //
@@ -96,7 +96,7 @@ import (
 // called while Next blocks). Nor can it report the Retry-After of a
 // get-task that succeeded, which the bindings of this package read to
 // wait longer before the next poll.
-type Binding interface {
+type Transport interface {
 	// SendStream sends a message with a streaming call and returns the
 	// reader of its events.
 	SendStream(ctx context.Context, call Call, m *a2a.Message) (EventReader, error)
@@ -111,7 +111,7 @@ type Binding interface {
 	Cancel(ctx context.Context, call Call, taskID string) (*a2a.Task, error)
 }
 
-// Call is what one call of a [Binding] is made with, besides its context
+// Call is what one call of a [Transport] is made with, besides its context
 // and its message or task ID.
 type Call struct {
 	// Version is the protocol version to speak.
@@ -137,7 +137,7 @@ type Call struct {
 type EventReader interface {
 	// Next returns the next event (a *a2a.Task, *a2a.Message,
 	// *a2a.StatusUpdate or *a2a.ArtifactUpdate), io.EOF at the stream's
-	// clean end, or the error that ended it (see Binding for which).
+	// clean end, or the error that ended it (see Transport for which).
 	Next() (a2a.Event, error)
 	// Close stops the call and releases what it holds. It is idempotent.
 	// The driver calls it after Next has returned, never while Next
@@ -146,16 +146,16 @@ type EventReader interface {
 }
 
 // NewClientFor returns a Client that makes its calls through b, a binding
-// of another module (see [Binding]). Endpoint and Binding of the Client
+// of another module (see [Transport]). Endpoint and Binding of the Client
 // return "": b knows where it calls. The headers of WithHeader reach b in
 // [Call.Header]. The options of this package's HTTP bindings
 // (WithHTTPClient, WithBreaker, WithTrustedOrigins, WithConnectTimeout,
 // WithMaxEventSize) and of Resolve (WithBinding, WithCardCache) do not
 // apply to b, and are refused with ErrInvalidOption (see Option), by
 // NewClientFor and by each call of its Client.
-func NewClientFor(b Binding, opts ...Option) (*Client, error) {
+func NewClientFor(b Transport, opts ...Option) (*Client, error) {
 	if b == nil {
-		return nil, fmt.Errorf("%w: NewClientFor: a nil Binding", ErrInvalidOption)
+		return nil, fmt.Errorf("%w: NewClientFor: a nil Transport", ErrInvalidOption)
 	}
 	cfg := defaultConfig()
 	cfg.applyOptions(opts, atNewClientFor, "NewClientFor")
@@ -180,9 +180,9 @@ type agentCalls interface {
 	cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
 }
 
-// seam adapts a Binding of another module to the driver: each call gets a
+// seam adapts a Transport of another module to the driver: each call gets a
 // Call of its version and its headers, its own copy.
-type seam struct{ b Binding }
+type seam struct{ b Transport }
 
 func (s seam) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
 	return legOf(s.b.SendStream(ctx, k.public(), m))

@@ -1,6 +1,6 @@
 package stream_test
 
-// A Binding of another module (NewClientFor) at the edges: the headers of
+// A Transport of another module (NewClientFor) at the edges: the headers of
 // its calls after auth-required and between Clients that share it, calls
 // that return nothing, readers that go on after io.EOF, return nil events
 // or ignore their context, and NotSent.
@@ -386,7 +386,7 @@ func TestReaderIsNotReadAfterItsEnd(t *testing.T) {
 }
 
 // blockingReader's Next blocks until Close: a reader that ignores the
-// call's context, as the Binding's doc allows (Close makes a blocked Next
+// call's context, as the Transport's doc allows (Close makes a blocked Next
 // return).
 type blockingReader struct {
 	events []a2a.Event
@@ -408,7 +408,7 @@ func (r *blockingReader) Close() { r.once.Do(func() { close(r.done) }) }
 
 // A binding of another module times out a silent stream itself (the
 // Client's WithIdleTimeout times this package's readers only, as the
-// Binding doc says): its reader returns an error wrapping ErrIdleTimeout,
+// Transport doc says): its reader returns an error wrapping ErrIdleTimeout,
 // and the stream takes it as a drop and resubscribes after the backoff.
 func TestSilenceABindingTimesOutItselfIsADrop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -5,14 +5,14 @@ import (
 	"net/http"
 )
 
-// What a Binding of another module tells the driver through its errors,
+// What a Transport of another module tells the driver through its errors,
 // as this package's HTTP bindings tell it from their own plumbing (reach.go,
 // call.go): that a call never left (NotSent), that it could not connect
 // (CouldNotConnect), that the agent answered before the call failed
 // (Responded), and the agent's "not authenticated" (ErrNotAuthenticated).
 
 // ErrNotAuthenticated is the agent's refusal of a call for want of valid
-// credentials. A [Binding] of another module returns an error wrapping it
+// credentials. A [Transport] of another module returns an error wrapping it
 // (for gRPC's UNAUTHENTICATED, say); an [*HTTPError] of status 401, which
 // this package's bindings return, matches it too. Once the task is known,
 // a call other than a send that fails with it asks the WithCredentials
@@ -27,7 +27,7 @@ func (e *HTTPError) Is(target error) bool {
 }
 
 // NotSent marks err as the error of a call whose request never reached the
-// agent, so that the Client may make it again (see [Binding]). It returns
+// agent, so that the Client may make it again (see [Transport]). It returns
 // nil for a nil err. For a call that could not connect to the agent, use
 // [CouldNotConnect].
 func NotSent(err error) error {
@@ -76,7 +76,7 @@ func (e *connectError) Unwrap() error { return e.err }
 // request reached the agent, which may have acted on it. A reply to a
 // prompt whose send failed so is never sent again, whatever a later
 // subscribe shows, where a send that failed with no word of an answer is
-// sent again when the task still shows the prompt (see [Binding]). A
+// sent again when the task still shows the prompt (see [Transport]). A
 // response proves the request left: Responded wins over NotSent. It
 // returns nil for a nil err, and err's own text; the error matches err
 // with errors.Is and errors.As.
@@ -95,7 +95,7 @@ func isResponded(err error) bool {
 }
 
 // unreachable names the agent a stream could not connect to, given the
-// cause of its last attempt: the address a Binding of another module gave
+// cause of its last attempt: the address a Transport of another module gave
 // CouldNotConnect, else the Client's endpoint, redacted ("" for a Client
 // of NewClientFor: it has none).
 func unreachable(endpoint string, cause error) string {

@@ -1,6 +1,6 @@
 package stream_test
 
-// What a Binding of another module (NewClientFor) tells the driver with
+// What a Transport of another module (NewClientFor) tells the driver with
 // this package's markers, as this package's HTTP bindings tell it from
 // their own plumbing: the agent's "not authenticated" (ErrNotAuthenticated),
 // a call that could not connect (CouldNotConnect), a call the agent

@@ -17,7 +17,7 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// memAgent is an agent behind a Binding that is neither JSON-RPC nor REST:
+// memAgent is an agent behind a Transport that is neither JSON-RPC nor REST:
 // calls are method calls, and events come from an in-memory channel of
 // the agent's, with drops and refusals injected call by call. It has one
 // task, whose events are fixed: the task, chunks of one artifact, each
@@ -174,7 +174,7 @@ func (r *memReader) Next() (a2a.Event, error) {
 
 func (r *memReader) Close() { r.once.Do(func() { close(r.done) }) }
 
-// memBinding is the Binding of a memAgent.
+// memBinding is the Transport of a memAgent.
 type memBinding struct{ a *memAgent }
 
 func (b memBinding) SendStream(ctx context.Context, _ stream.Call, m *a2a.Message) (stream.EventReader, error) {
@@ -209,7 +209,7 @@ func (b memBinding) Cancel(ctx context.Context, _ stream.Call, taskID string) (*
 }
 
 // TestBindingOfAnotherKindStreamsExactlyOnce runs the exactly-once scenarios
-// through a Binding that is neither JSON-RPC nor REST, made with
+// through a Transport that is neither JSON-RPC nor REST, made with
 // NewClientFor: drops at every point of a stream, a send that never left, a
 // refused subscribe and a busy one, and an agent that cannot stream, which
 // is sent to unary and polled. The message is taken once, every chunk

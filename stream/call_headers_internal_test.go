@@ -47,7 +47,7 @@ func TestCallHeadersReplaceByName(t *testing.T) {
 }
 
 // TestCallOfABindingOfAnotherModule pins callConfig.public, the Call a
-// Binding made for NewClientFor is given: the version, and the headers as
+// Transport made for NewClientFor is given: the version, and the headers as
 // its own copy, nil when there are none.
 func TestCallOfABindingOfAnotherModule(t *testing.T) {
 	h := http.Header{"Authorization": {"Bearer user"}}

@@ -19,7 +19,7 @@ type callConfig struct {
 	v a2a.Version
 	// header goes to the origins headers go to only (addHeaders, and
 	// originOnlyHeaders across redirects). It is shared: no call modifies
-	// it, and a Binding of another module gets a copy (public).
+	// it, and a Transport of another module gets a copy (public).
 	header         http.Header
 	idleTimeout    time.Duration
 	connectTimeout time.Duration
@@ -39,7 +39,7 @@ func (cfg *config) call(v a2a.Version, header http.Header) callConfig {
 	}
 }
 
-// public returns the Call a Binding of another module is given: the
+// public returns the Call a Transport of another module is given: the
 // version, a copy of the headers, nil when there are none, and the idle
 // timeout.
 func (k callConfig) public() Call {

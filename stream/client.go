@@ -249,7 +249,7 @@ func checkedTask(ctx context.Context, call taskCall, k callConfig, taskID string
 	if err != nil {
 		return nil, 0, err
 	}
-	if t == nil { // a Binding of another module answered with neither
+	if t == nil { // a Transport of another module answered with neither
 		return nil, 0, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
 	}
 	if t.ID != taskID {

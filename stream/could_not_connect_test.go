@@ -219,7 +219,7 @@ func TestStreamOfAnUnreachableAgentSaysCouldNotConnect(t *testing.T) {
 
 // An agent behind a binding of another module (NewClientFor) whose every
 // call fails at the dial, marked NotSent: the Client has no endpoint to
-// name, so, as the Binding doc says, its *reconnect.Error does not match
+// name, so, as the Transport doc says, its *reconnect.Error does not match
 // ErrCouldNotConnect; the sends were made again within the budget and the
 // dial's error stays reachable.
 func TestAgentBehindABindingThatNeverConnectsEndsInTheDialsError(t *testing.T) {

@@ -3,7 +3,7 @@
 // happens to the connections underneath.
 //
 // A Client speaks A2A 0.3 and 1.0 over JSON-RPC ([NewClient]) or HTTP+JSON
-// ([NewRESTClient]), with Server-Sent Events, or over a [Binding] of another
+// ([NewRESTClient]), with Server-Sent Events, or over a [Transport] of another
 // module ([NewClientFor]); [Resolve] picks the binding and the version from
 // the agent card. [Client.Send] returns a [Stream], a pull
 // iterator (Next, Event, Err, Close, plus All for range loops and Wait to
@@ -60,7 +60,7 @@
 //
 // # Adding a binding
 //
-// A binding of another wire (gRPC, say) is a type that implements [Binding]
+// A binding of another wire (gRPC, say) is a type that implements [Transport]
 // in a module of its own, handed to [NewClientFor]; nothing in this package
 // changes. Its streaming calls return an [EventReader]; a call whose request
 // never left is wrapped with [NotSent] or [CouldNotConnect], one the agent

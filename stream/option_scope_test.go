@@ -84,7 +84,7 @@ type allowAll struct{}
 
 func (allowAll) Allow() (func(error), error) { return func(error) {}, nil }
 
-// countingBinding is a Binding of another module that counts its calls and
+// countingBinding is a Transport of another module that counts its calls and
 // answers each with method-not-found.
 type countingBinding struct{ calls *atomic.Int64 }
 

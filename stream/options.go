@@ -19,7 +19,7 @@ import (
 // its doc says which:
 //
 //   - a Client's constructors: NewClient, NewRESTClient and Resolve, for
-//     the bindings of this package, and NewClientFor, for a Binding of
+//     the bindings of this package, and NewClientFor, for a Transport of
 //     another module;
 //   - FetchCard;
 //   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask
@@ -28,7 +28,7 @@ import (
 // An option given where it does not apply is refused, whatever its value,
 // with an error that wraps ErrInvalidOption and names the option and the
 // place: a Client-wide option given to one call (WithHTTPClient to Send),
-// an option of this package's HTTP bindings given for a Binding of another
+// an option of this package's HTTP bindings given for a Transport of another
 // module (WithMaxEventSize to NewClientFor), a stream's option given to
 // GetTask (WithReconnect), an option of the Client given to FetchCard
 // (WithLogger). Nothing is ever silently ignored, and nothing is sent
@@ -284,7 +284,7 @@ func WithStallTimeout(d time.Duration) Option {
 // a Timeout, which would cut long streams and turn them into reconnect
 // churn: use contexts and WithIdleTimeout instead. The default is
 // http.DefaultClient. It applies to NewClient, NewRESTClient, Resolve and
-// FetchCard only: it is Client-wide, and a Binding of another module
+// FetchCard only: it is Client-wide, and a Transport of another module
 // (NewClientFor) makes its own requests.
 func WithHTTPClient(c *http.Client) Option {
 	return option{"WithHTTPClient", httpClients, func(cfg *config) { cfg.httpClient = c }}
@@ -311,7 +311,7 @@ func WithVersion(v a2a.Version) Option {
 // request of Resolve sends them to baseURL's origin only. Given twice, both
 // lists hold. It applies to NewClient, NewRESTClient and Resolve only: it
 // is Client-wide, FetchCard's request goes to baseURL's origin only, and a
-// Binding of another module (NewClientFor) gets the headers for its agent
+// Transport of another module (NewClientFor) gets the headers for its agent
 // alone.
 func WithTrustedOrigins(trusted ...string) Option {
 	return option{"WithTrustedOrigins", overHTTP, func(cfg *config) { cfg.trusted = append(cfg.trusted, trusted...) }}
@@ -329,7 +329,7 @@ func WithTrustedOrigins(trusted ...string) Option {
 // header name and the value must hold no control character but a tab. Given twice with one
 // name at the same level, it sends both values; given per call, it replaces
 // the Client's values of that name for the call (a user's token in place of
-// a service's). It applies everywhere an Option is taken; a Binding of
+// a service's). It applies everywhere an Option is taken; a Transport of
 // another module gets it in Call.Header.
 func WithHeader(key, value string) Option {
 	return option{"WithHeader", everywhere, func(cfg *config) {
@@ -343,7 +343,7 @@ func WithHeader(key, value string) Option {
 // Client accepts, in bytes. A bigger one ends the stream with a
 // *ProtocolError. It must be positive. The default is DefaultMaxEventSize
 // (16 MiB). It applies to NewClient, NewRESTClient and Resolve, and to
-// every call of their Clients; not to NewClientFor, whose Binding reads
+// every call of their Clients; not to NewClientFor, whose Transport reads
 // its responses itself.
 func WithMaxEventSize(n int) Option {
 	return option{"WithMaxEventSize", httpCalls, func(cfg *config) { cfg.maxEventSize = n }}
@@ -355,9 +355,9 @@ func WithMaxEventSize(n int) Option {
 // longest silence. It must not be negative.
 //
 // It applies to a Client's constructors, to its streams, and to GetTask
-// and Cancel of a Client of NewClient, NewRESTClient or Resolve. A Binding
+// and Cancel of a Client of NewClient, NewRESTClient or Resolve. A Transport
 // of another module (NewClientFor) gets it in Call.IdleTimeout and times
-// its own readers with it (see Binding); there it also turns on the stall
+// its own readers with it (see Transport); there it also turns on the stall
 // limit of a streamed task (WithStallTimeout), and GetTask and Cancel of
 // such a Client refuse it.
 func WithIdleTimeout(d time.Duration) Option {
@@ -380,7 +380,7 @@ func WithIdleTimeout(d time.Duration) Option {
 // bounds the wait for a free one; a call cut there was not sent either.
 //
 // It applies to NewClient, NewRESTClient and Resolve, and to every call of
-// their Clients; not to FetchCard, nor to NewClientFor, whose Binding makes
+// their Clients; not to FetchCard, nor to NewClientFor, whose Transport makes
 // its own connections.
 func WithConnectTimeout(d time.Duration) Option {
 	return option{"WithConnectTimeout", httpCalls, func(cfg *config) { cfg.connectTimeout = d }}

@@ -227,7 +227,7 @@ func classify(op operation, err error, sit situation) outcome {
 //     ended task) and fetch the task. On a send, 429 and 503 are busy, and
 //     any other is fatal: the message may have been taken. Elsewhere 408,
 //     429, 5xx and a body marked retryable are drops, and the rest is fatal.
-//   - A Binding's "not authenticated" (ErrNotAuthenticated, with no A2A
+//   - A Transport's "not authenticated" (ErrNotAuthenticated, with no A2A
 //     or HTTP error in it) is fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is outSilent.

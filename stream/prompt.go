@@ -26,7 +26,7 @@ type prompt struct {
 
 // heard clears unconfirmed when the call that sent a message got a
 // response: its result, or an error that came after the response's status
-// line (a body cut short), or one a Binding marked with Responded. The
+// line (a body cut short), or one a Transport marked with Responded. The
 // agent may then have taken the message, which is never sent again. A send
 // that got no response keeps unconfirmed.
 func (p *prompt) heard(err error) {

@@ -196,7 +196,7 @@ func (s *Stream) stallSpent() bool {
 // gaveUp is the *reconnect.Error that ends a stream after attempts
 // reconnects for s.tries.cause: its budget is spent, or its connection was
 // lost before any task was known. It names the agent's URL (or the address
-// a Binding gave CouldNotConnect) when no call of the stream could connect:
+// a Transport gave CouldNotConnect) when no call of the stream could connect:
 // none reached the agent, and the last one tried to connect and failed (the
 // breaker's refusal tried nothing).
 func (s *Stream) gaveUp(attempts int) error {
