@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/reconnect"
@@ -299,7 +300,7 @@ type driver struct {
 	fence Fence
 	cfg   driveConfig
 
-	screen stream.Screen
+	screen chatview.Screen
 	size   screenSize // of the screen after the last entry
 	next   uint64     // Seq of the next entry
 	err    error      // the first failed write; nothing is written after it
@@ -354,7 +355,7 @@ func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 		appendText = ev.Extends
 	}
 	switch t.Pane.Kind {
-	case stream.PaneArtifact:
+	case chatview.PaneArtifact:
 		out := ArtifactData{Pane: "artifact:" + t.Pane.ID, ID: t.Pane.ID}
 		if task != nil {
 			if art := task.Artifact(t.Pane.ID); art != nil {
@@ -366,7 +367,7 @@ func (d *driver) relay(ev a2a.Event, task *a2a.Task) {
 			d.write(out.Pane, piece, out.Append)
 			d.add(EventArtifact, out)
 		}
-	case stream.PaneMessage, stream.PaneStatus:
+	case chatview.PaneMessage, chatview.PaneStatus:
 		kind := t.Pane.Kind.String()
 		out := MessageData{Pane: kind + ":" + t.Pane.ID, ID: t.Pane.ID, Kind: kind, Role: t.Role}
 		if t.Pane.ID == "" {

@@ -9,7 +9,7 @@ import (
 )
 
 // View is what a browser shows after the events up to Seq: the fold of
-// those events by Apply (a relay's events, as JSON; stream.Screen is
+// those events by Apply (a relay's events, as JSON; chatview.Screen is
 // another thing, the fold of a stream's A2A events for a program that
 // prints them). It is the data of a snapshot (Log.SaveSnapshot)
 // and of an EventGone event, as JSON. A page that folds the events the way

@@ -44,8 +44,8 @@
 //     ErrInvalidMessage, ErrCircuitOpen, or ctx.Err(). [Stream.Ending] reads
 //     how it ended in one value: the state, the task, a message answer and
 //     the structured failure ([WithFailureReader] for other conventions).
-//   - [Screen] turns each yielded event into the text it adds to a chat
-//     screen, so that a UI prints each word once without a type switch.
+//   - Package chatview turns each yielded event into the text it adds to a
+//     chat screen, so that a UI prints each word once without a type switch.
 //
 // The Stream yields deltas only (*a2a.StatusUpdate, *a2a.ArtifactUpdate,
 // *a2a.Message, and *a2a.MessageRevision when an agent sends a message

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -21,7 +22,7 @@ func Example_quickstart() {
 
 	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
 	defer s.Close()
-	var screen stream.Screen
+	var screen chatview.Screen
 	for s.Next() {
 		t := screen.Add(s.Event()) // what this event adds: text, and where
 		if t.Replace {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -28,7 +29,7 @@ func ExampleClient_Resume() {
 	}
 
 	var saved []byte // a database row, a file, a Redis key
-	var screen stream.Screen
+	var screen chatview.Screen
 	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "Three days in Lisbon?"))
 	for shown := 0; shown < 2 && s.Next(); {
 		if t := screen.Add(s.Event()); t.Content != "" {
@@ -103,7 +104,7 @@ func ExampleClient_Resume_withWhatWasShown() {
 	}
 
 	var shown strings.Builder
-	var screen stream.Screen
+	var screen chatview.Screen
 	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "Three days in Lisbon?"))
 	for chunks := 0; chunks < 2 && s.Next(); {
 		if t := screen.Add(s.Event()); t.Content != "" {
@@ -131,7 +132,7 @@ func ExampleClient_Resume_withWhatWasShown() {
 	fmt.Printf("on screen again: %q\n", last.Shown)
 	s = client.Resume(context.Background(), cp)
 	defer s.Close()
-	screen = stream.Screen{} // the new process's screen
+	screen = chatview.Screen{} // the new process's screen
 	for s.Next() {
 		if t := screen.Add(s.Event()); t.Content != "" {
 			fmt.Printf("after the restart: %q\n", t.Content)

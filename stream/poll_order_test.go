@@ -16,14 +16,15 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/stream"
 )
 
 // readmeScreen is the README's first program's screen loop: each pane's
 // text on a line of its own.
 type readmeScreen struct {
-	screen stream.Screen
-	pane   stream.Pane
+	screen chatview.Screen
+	pane   chatview.Pane
 	out    strings.Builder
 }
 
@@ -33,7 +34,7 @@ func (r *readmeScreen) show(ev a2a.Event) {
 		return
 	}
 	if t.Pane != r.pane || t.Replace {
-		if r.pane != (stream.Pane{}) {
+		if r.pane != (chatview.Pane{}) {
 			fmt.Fprintln(&r.out)
 		}
 		r.pane = t.Pane

@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -28,8 +29,8 @@ import (
 // never with Replace, and no text outside a pane. Messages without an ID
 // get a pane of their own each time.
 type strictUI struct {
-	screen   stream.Screen
-	panes    map[stream.Pane]string
+	screen   chatview.Screen
+	panes    map[chatview.Pane]string
 	anon     []string // the panes of messages without an ID, in order
 	replaces int
 }
@@ -37,15 +38,15 @@ type strictUI struct {
 func (u *strictUI) show(t *testing.T, ev a2a.Event) {
 	t.Helper()
 	if u.panes == nil {
-		u.panes = map[stream.Pane]string{}
+		u.panes = map[chatview.Pane]string{}
 	}
 	tx := u.screen.Add(ev)
 	require.False(t, tx.Replace && tx.Opens, "Replace with Opens on %+v", tx)
-	if tx.Pane == (stream.Pane{}) {
-		require.Equal(t, stream.Text{}, tx, "text outside any pane for %T", ev)
+	if tx.Pane == (chatview.Pane{}) {
+		require.Equal(t, chatview.Text{}, tx, "text outside any pane for %T", ev)
 		return
 	}
-	if tx.Pane.ID == "" && tx.Pane.Kind != stream.PaneArtifact {
+	if tx.Pane.ID == "" && tx.Pane.Kind != chatview.PaneArtifact {
 		require.True(t, tx.Opens, "a message without an ID opens a pane of its own")
 		u.anon = append(u.anon, tx.Content)
 		return
@@ -66,11 +67,11 @@ func (u *strictUI) show(t *testing.T, ev a2a.Event) {
 func (u *strictUI) requireShows(t *testing.T, task *a2a.Task) {
 	t.Helper()
 	require.NotNil(t, task)
-	want := map[stream.Pane]string{}
+	want := map[chatview.Pane]string{}
 	var wantAnon []string
 	for i := range task.Artifacts {
 		if text := task.Artifacts[i].Text(); text != "" {
-			want[stream.Pane{Kind: stream.PaneArtifact, ID: task.Artifacts[i].ID}] = text
+			want[chatview.Pane{Kind: chatview.PaneArtifact, ID: task.Artifacts[i].ID}] = text
 		}
 	}
 	for i := range task.History {
@@ -82,15 +83,15 @@ func (u *strictUI) requireShows(t *testing.T, task *a2a.Task) {
 			wantAnon = append(wantAnon, m.Text())
 			continue
 		}
-		want[stream.Pane{Kind: stream.PaneMessage, ID: m.ID}] = m.Text()
+		want[chatview.Pane{Kind: chatview.PaneMessage, ID: m.ID}] = m.Text()
 	}
-	got := map[stream.Pane]string{}
+	got := map[chatview.Pane]string{}
 	for p, text := range u.panes {
 		if text == "" {
 			continue
 		}
-		if p.Kind == stream.PaneStatus {
-			p.Kind = stream.PaneMessage // a message is a message, wherever it came
+		if p.Kind == chatview.PaneStatus {
+			p.Kind = chatview.PaneMessage // a message is a message, wherever it came
 		}
 		_, twice := got[p]
 		require.False(t, twice, "message %s shown in a status pane and a message pane", p.ID)
@@ -338,7 +339,7 @@ func TestScreenOfRevisedAndIDlessMessagesAcrossCuts(t *testing.T) {
 							s := agent.client(t, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond})).Send(background(), hello())
 							ui := screenRun(t, s)
 							ui.requireShows(t, s.Task())
-							require.Equal(t, "Goodbye, friend.", ui.panes[stream.Pane{Kind: stream.PaneStatus, ID: "m1"}])
+							require.Equal(t, "Goodbye, friend.", ui.panes[chatview.Pane{Kind: chatview.PaneStatus, ID: "m1"}])
 							if idless {
 								require.Equal(t, []string{"ok", "ok"}, ui.anon)
 							}

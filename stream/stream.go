@@ -106,7 +106,7 @@ func newStream(ctx context.Context, c *Client, opts []Option, by string) *Stream
 //
 //	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 //	defer s.Close()
-//	var screen stream.Screen
+//	var screen chatview.Screen
 //	for s.Next() {
 //		fmt.Print(screen.Add(s.Event()).Content) // or a switch on s.Event()
 //	}

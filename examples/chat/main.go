@@ -31,6 +31,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
@@ -147,14 +148,14 @@ type chat struct {
 	fallback string // the demo's answer when stdin is closed; "" for a real agent
 	midLine  bool   // the last thing written did not end its line
 
-	screen   stream.Screen // what each event adds to the screen
-	first    string        // ID of the task's first artifact: the answer, shown bare
-	current  stream.Pane   // the pane whose text is on the current line
-	state    a2a.TaskState // the last state shown
-	prompted bool          // the input-required prompt was shown
+	screen   chatview.Screen // what each event adds to the screen
+	first    string          // ID of the task's first artifact: the answer, shown bare
+	current  chatview.Pane   // the pane whose text is on the current line
+	state    a2a.TaskState   // the last state shown
+	prompted bool            // the input-required prompt was shown
 }
 
-// show writes what one stream event adds: its text, as stream.Screen says
+// show writes what one stream event adds: its text, as chatview.Screen says
 // where it goes, and the task's state when it changes. The text of one pane
 // (an artifact, a message, a status message) runs on one line while nothing
 // else is written; it starts a line of its own, with a label, otherwise.
@@ -178,9 +179,9 @@ func (c *chat) show(ev a2a.Event, task *a2a.Task) {
 // label is what starts a line of text t: nothing for the answer (the
 // task's first artifact), the name of any other artifact, "agent: " for a
 // new message, and a mark for a message continued or rewritten.
-func (c *chat) label(t stream.Text, task *a2a.Task) string {
+func (c *chat) label(t chatview.Text, task *a2a.Task) string {
 	switch {
-	case t.Pane.Kind == stream.PaneArtifact:
+	case t.Pane.Kind == chatview.PaneArtifact:
 		if c.first == "" {
 			c.first = t.Pane.ID
 		}
@@ -202,7 +203,7 @@ func (c *chat) label(t stream.Text, task *a2a.Task) string {
 // showStatus writes a state change, with the agent's status message if any
 // (t is what the status update adds). A later version of the message that
 // only adds to it continues the line.
-func (c *chat) showStatus(state a2a.TaskState, t stream.Text) {
+func (c *chat) showStatus(state a2a.TaskState, t chatview.Text) {
 	text := t.Content
 	if state == c.state && text == "" {
 		return

@@ -285,7 +285,7 @@ func TestAgentFlag(t *testing.T) {
 
 // An agent that streams its answer as one status message, sent again
 // longer each time, is shown word by word on one line: each version adds
-// what stream.Screen says it adds, and nothing is written twice.
+// what chatview.Screen says it adds, and nothing is written twice.
 func TestGrowingStatusMessageContinuesItsLine(t *testing.T) {
 	t.Cleanup(http.DefaultClient.CloseIdleConnections)
 	growing := httptest.NewServer(a2atest.NewAgent(a2atest.WithCumulativeMessage(), a2atest.WithScript(

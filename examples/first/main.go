@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -64,10 +65,10 @@ func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, s
 			answers <- lines.Text()
 		}
 	}()
-	var pane stream.Pane // where the last text went
+	var pane chatview.Pane // where the last text went
 	ask := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
 		fmt.Fprint(stdout, "\n> ") // the question itself was printed with its status
-		pane = stream.Pane{}       // the answer typed ends the line
+		pane = chatview.Pane{}     // the answer typed ends the line
 		select {
 		case answer, ok := <-answers:
 			if !ok {
@@ -90,14 +91,14 @@ func run(ctx context.Context, baseURL, message, token string, stdin io.Reader, s
 	}
 	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, message), perCall...)
 	defer s.Close()
-	var screen stream.Screen
+	var screen chatview.Screen
 	for s.Next() {
 		t := screen.Add(s.Event()) // the text this event adds, and where it goes
 		if t.Content == "" && !t.Replace {
 			continue // a state change without a message, or no text part
 		}
 		if t.Pane != pane || t.Replace { // another status, message or artifact, or one rewritten
-			if pane != (stream.Pane{}) {
+			if pane != (chatview.Pane{}) {
 				fmt.Fprintln(stdout)
 			}
 			pane = t.Pane

@@ -5,10 +5,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/stream"
+	"os"
 )
 
 func main() {
@@ -27,7 +27,7 @@ func run(ctx context.Context, agent string) (completed bool) {
 	}
 	s := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "Plan a weekend trip"))
 	defer s.Close()
-	var screen stream.Screen
+	var screen chatview.Screen
 	for s.Next() {
 		t := screen.Add(s.Event()) // the text this event adds, and where
 		if t.Opens || t.Replace {

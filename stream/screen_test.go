@@ -10,28 +10,28 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
-	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/chatview"
 )
 
 // screenUI is a UI that shows only what Screen.Add returns: one pane per
 // Pane, cleared on Replace.
 type screenUI struct {
-	screen   stream.Screen
-	panes    map[stream.Pane]string
+	screen   chatview.Screen
+	panes    map[chatview.Pane]string
 	replaces int
 }
 
 func (u *screenUI) show(t *testing.T, ev a2a.Event) {
 	t.Helper()
 	if u.panes == nil {
-		u.panes = map[stream.Pane]string{}
+		u.panes = map[chatview.Pane]string{}
 	}
 	tx := u.screen.Add(ev)
 	if tx.Pane.Kind == 0 {
 		require.Empty(t, tx.Content, "text outside any pane")
 		return
 	}
-	if _, had := u.panes[tx.Pane]; tx.Pane.ID != "" || tx.Pane.Kind == stream.PaneArtifact {
+	if _, had := u.panes[tx.Pane]; tx.Pane.ID != "" || tx.Pane.Kind == chatview.PaneArtifact {
 		require.Equal(t, !had, tx.Opens, "Opens on the first event of a pane only")
 	}
 	if tx.Replace {
@@ -47,20 +47,20 @@ func (u *screenUI) show(t *testing.T, ev a2a.Event) {
 func (u *screenUI) requireShows(t *testing.T, task *a2a.Task) {
 	t.Helper()
 	require.NotNil(t, task)
-	want := map[stream.Pane]string{}
+	want := map[chatview.Pane]string{}
 	for i := range task.Artifacts {
-		want[stream.Pane{Kind: stream.PaneArtifact, ID: task.Artifacts[i].ID}] = task.Artifacts[i].Text()
+		want[chatview.Pane{Kind: chatview.PaneArtifact, ID: task.Artifacts[i].ID}] = task.Artifacts[i].Text()
 	}
-	got := map[stream.Pane]string{}
+	got := map[chatview.Pane]string{}
 	for p, text := range u.panes {
-		if p.Kind == stream.PaneStatus {
-			p.Kind = stream.PaneMessage // a message is a message, wherever it came
+		if p.Kind == chatview.PaneStatus {
+			p.Kind = chatview.PaneMessage // a message is a message, wherever it came
 		}
 		got[p] = text
 	}
 	for i := range task.History {
 		if m := &task.History[i]; m.Role != a2a.RoleUser {
-			want[stream.Pane{Kind: stream.PaneMessage, ID: m.ID}] = m.Text()
+			want[chatview.Pane{Kind: chatview.PaneMessage, ID: m.ID}] = m.Text()
 		}
 	}
 	require.Equal(t, want, got)
@@ -115,7 +115,7 @@ func TestScreenShowsEachWordOnceAcrossCutsAndReplays(t *testing.T) {
 						} else {
 							require.Zero(t, ui.replaces, "a pane cleared although the agent only appends and the server replays")
 						}
-						require.Equal(t, "one two three", ui.panes[stream.Pane{Kind: stream.PaneArtifact, ID: "a1"}])
+						require.Equal(t, "one two three", ui.panes[chatview.Pane{Kind: chatview.PaneArtifact, ID: "a1"}])
 					})
 				})
 			}
@@ -146,7 +146,7 @@ func TestScreenShowsRevisionsOnceAcrossCuts(t *testing.T) {
 						ui.requireShows(t, s.Task())
 						require.Equal(t, "Hello, world.", s.Task().Status.Message.Text())
 						require.Zero(t, ui.replaces, "a pane cleared although the message only grew")
-						require.Equal(t, "Hello, world.", ui.panes[stream.Pane{Kind: stream.PaneStatus, ID: s.Task().Status.Message.ID}])
+						require.Equal(t, "Hello, world.", ui.panes[chatview.Pane{Kind: chatview.PaneStatus, ID: s.Task().Status.Message.ID}])
 					})
 				})
 			}
@@ -163,54 +163,54 @@ func TestScreenAdd(t *testing.T) {
 	}
 	art := func(id string, parts ...a2a.Part) a2a.Artifact { return a2a.Artifact{ID: id, Parts: parts} }
 	text, data := a2a.TextPart, a2a.Part{Data: []byte(`{"k":1}`)}
-	artifact := func(id string) stream.Pane { return stream.Pane{Kind: stream.PaneArtifact, ID: id} }
-	message := func(id string) stream.Pane { return stream.Pane{Kind: stream.PaneMessage, ID: id} }
-	status := func(id string) stream.Pane { return stream.Pane{Kind: stream.PaneStatus, ID: id} }
+	artifact := func(id string) chatview.Pane { return chatview.Pane{Kind: chatview.PaneArtifact, ID: id} }
+	message := func(id string) chatview.Pane { return chatview.Pane{Kind: chatview.PaneMessage, ID: id} }
+	status := func(id string) chatview.Pane { return chatview.Pane{Kind: chatview.PaneStatus, ID: id} }
 
-	var sc stream.Screen
+	var sc chatview.Screen
 	steps := []struct {
 		name string
 		ev   a2a.Event
-		want stream.Text
+		want chatview.Text
 	}{
-		{"a status without a message adds nothing", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking}}, stream.Text{}},
+		{"a status without a message adds nothing", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking}}, chatview.Text{}},
 		{"a status message", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking, Message: agentMsg("s1", "thinking")}},
-			stream.Text{Pane: status("s1"), Role: a2a.RoleAgent, Opens: true, Content: "thinking"}},
+			chatview.Text{Pane: status("s1"), Role: a2a.RoleAgent, Opens: true, Content: "thinking"}},
 		{"the first chunk of an artifact, not appended", &a2a.ArtifactUpdate{Artifact: art("a1", text("Hello"))},
-			stream.Text{Pane: artifact("a1"), Opens: true, Content: "Hello"}},
+			chatview.Text{Pane: artifact("a1"), Opens: true, Content: "Hello"}},
 		{"an appended chunk", &a2a.ArtifactUpdate{Artifact: art("a1", text(", "), data, text("world")), Append: true},
-			stream.Text{Pane: artifact("a1"), Content: ", world"}},
+			chatview.Text{Pane: artifact("a1"), Content: ", world"}},
 		{"a chunk of data only", &a2a.ArtifactUpdate{Artifact: art("a1", data), Append: true},
-			stream.Text{Pane: artifact("a1")}},
+			chatview.Text{Pane: artifact("a1")}},
 		{"a chunk that replaces the artifact", &a2a.ArtifactUpdate{Artifact: art("a1", text("Hi"))},
-			stream.Text{Pane: artifact("a1"), Replace: true, Content: "Hi"}},
+			chatview.Text{Pane: artifact("a1"), Replace: true, Content: "Hi"}},
 		{"a replacement without text", &a2a.ArtifactUpdate{Artifact: art("a1", data)},
-			stream.Text{Pane: artifact("a1"), Replace: true}},
+			chatview.Text{Pane: artifact("a1"), Replace: true}},
 		{"another artifact's first chunk", &a2a.ArtifactUpdate{Artifact: art("a2", text("x"))},
-			stream.Text{Pane: artifact("a2"), Opens: true, Content: "x"}},
-		{"a message", agentMsg("m1", "a note"), stream.Text{Pane: message("m1"), Role: a2a.RoleAgent, Opens: true, Content: "a note"}},
-		{"a message without an ID", agentMsg("", "anon"), stream.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
-		{"another message without an ID", agentMsg("", "anon"), stream.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
+			chatview.Text{Pane: artifact("a2"), Opens: true, Content: "x"}},
+		{"a message", agentMsg("m1", "a note"), chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Opens: true, Content: "a note"}},
+		{"a message without an ID", agentMsg("", "anon"), chatview.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
+		{"another message without an ID", agentMsg("", "anon"), chatview.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
 		{"a revision that extends a message", &a2a.MessageRevision{Message: agentMsg("m1", "a note, longer"), Extends: true, Added: []a2a.Part{text(", longer")}},
-			stream.Text{Pane: message("m1"), Role: a2a.RoleAgent, Content: ", longer"}},
+			chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Content: ", longer"}},
 		{"a revision that rewrites a message", &a2a.MessageRevision{Message: agentMsg("m1", "other")},
-			stream.Text{Pane: message("m1"), Role: a2a.RoleAgent, Replace: true, Content: "other"}},
+			chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Replace: true, Content: "other"}},
 		{"a revision of the status message stays in its pane", &a2a.MessageRevision{Message: agentMsg("s1", "thinking hard"), Extends: true, Added: []a2a.Part{text(" hard")}},
-			stream.Text{Pane: status("s1"), Role: a2a.RoleAgent, Content: " hard"}},
+			chatview.Text{Pane: status("s1"), Role: a2a.RoleAgent, Content: " hard"}},
 		{"a status message missed in a gap comes back as a message", agentMsg("s2", "missed"),
-			stream.Text{Pane: message("s2"), Role: a2a.RoleAgent, Opens: true, Content: "missed"}},
+			chatview.Text{Pane: message("s2"), Role: a2a.RoleAgent, Opens: true, Content: "missed"}},
 		{"a user's message", &a2a.Message{ID: "u1", Role: a2a.RoleUser, Parts: []a2a.Part{text("hi")}},
-			stream.Text{Pane: message("u1"), Role: a2a.RoleUser, Opens: true, Content: "hi"}},
+			chatview.Text{Pane: message("u1"), Role: a2a.RoleUser, Opens: true, Content: "hi"}},
 		{"a revision of a message never met opens its pane, with nothing to clear", &a2a.MessageRevision{Message: agentMsg("m9", "late")},
-			stream.Text{Pane: message("m9"), Role: a2a.RoleAgent, Opens: true, Content: "late"}},
-		{"a task snapshot adds nothing", &a2a.Task{ID: "t"}, stream.Text{}},
-		{"nil adds nothing", nil, stream.Text{}},
+			chatview.Text{Pane: message("m9"), Role: a2a.RoleAgent, Opens: true, Content: "late"}},
+		{"a task snapshot adds nothing", &a2a.Task{ID: "t"}, chatview.Text{}},
+		{"nil adds nothing", nil, chatview.Text{}},
 	}
 	for _, st := range steps {
 		require.Equal(t, st.want, sc.Add(st.ev), st.name)
 	}
-	require.Equal(t, "artifact", stream.PaneArtifact.String())
-	require.Equal(t, "status", stream.PaneStatus.String())
-	require.Equal(t, "message", stream.PaneMessage.String())
-	require.Equal(t, "none", stream.PaneKind(0).String())
+	require.Equal(t, "artifact", chatview.PaneArtifact.String())
+	require.Equal(t, "status", chatview.PaneStatus.String())
+	require.Equal(t, "message", chatview.PaneMessage.String())
+	require.Equal(t, "none", chatview.PaneKind(0).String())
 }

@@ -1,12 +1,12 @@
-package stream
+package chatview
 
 import "github.com/a2astream/a2astream/a2a"
 
-// Screen says what each event a Stream yields adds to a user's screen, so
-// that a chat UI prints an agent's words without a switch over the event
-// types:
+// Screen says what each event a stream yields adds to a user's
+// screen, so that a chat UI prints an agent's words without a switch over
+// the event types:
 //
-//	var screen stream.Screen
+//	var screen chatview.Screen
 //	for s.Next() {
 //		fmt.Print(screen.Add(s.Event()).Content)
 //	}
@@ -20,8 +20,8 @@ import "github.com/a2astream/a2astream/a2a"
 // the status messages included).
 //
 // Only text parts are text: a data, file or URL part adds nothing to
-// Content. Read those from the event, or from Stream.Task once the event is
-// applied.
+// Content. Read those from the event, or from the stream's Task once the event
+// is applied.
 //
 // The zero Screen is ready to use. It holds one entry per artifact and
 // message it met, as the task does; it is not safe for concurrent use.

@@ -1,4 +1,4 @@
-package stream_test
+package chatview_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -28,10 +29,10 @@ func ExampleScreen() {
 	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "Tell me a story"))
 	defer s.Close()
 
-	var screen stream.Screen
+	var screen chatview.Screen
 	for s.Next() {
 		switch t := screen.Add(s.Event()); {
-		case t.Pane.Kind == stream.PaneStatus:
+		case t.Pane.Kind == chatview.PaneStatus:
 			fmt.Printf("(%s)\n", t.Content) // the agent's status, on a line of its own
 		case t.Replace:
 			fmt.Print("\n", t.Content) // the agent replaced what was shown: write it again
