@@ -29,7 +29,7 @@ func (suite) leaseHeld(t *testing.T, st relay.Store) {
 	fa2, err := b.Acquire(t.Context(), "replica-a", longTTL)
 	noError(t, err, "Acquire by a while a holds the lease")
 	equal(t, fa2, relay.Fence{Owner: "replica-a", Term: 2}, "the fence of a's second Acquire")
-	isError(t, a.Commit(t.Context(), fa, nil, entry(1)), relay.ErrStale, "Append with a's first fence after a acquired again")
+	isError(t, a.Commit(t.Context(), fa, nil, entry(1)), relay.ErrStale, "Commit with a's first fence after a acquired again")
 	isError(t, a.Renew(t.Context(), fa, longTTL), relay.ErrStale, "Renew of a's first fence after a acquired again")
 	fa = fa2
 
@@ -41,12 +41,12 @@ func (suite) leaseHeld(t *testing.T, st relay.Store) {
 		t.Fatalf("b's term %d after a's %d; want a higher one", fb.Term, fa.Term)
 	}
 	isError(t, a.Renew(t.Context(), fa, longTTL), relay.ErrStale, "Renew of a's released fence")
-	isError(t, a.Commit(t.Context(), fa, nil, entry(1)), relay.ErrStale, "Append with a's released fence")
-	isError(t, a.Commit(t.Context(), fa, nil), relay.ErrStale, "Append of no entry with a's released fence")
-	noError(t, b.Commit(t.Context(), fb, nil, entry(1)), "Append with b's fence")
+	isError(t, a.Commit(t.Context(), fa, nil, entry(1)), relay.ErrStale, "Commit with a's released fence")
+	isError(t, a.Commit(t.Context(), fa, nil), relay.ErrStale, "Commit of no entry with a's released fence")
+	noError(t, b.Commit(t.Context(), fb, nil, entry(1)), "Commit with b's fence")
 	// A fence that was never handed out is stale too.
 	for _, f := range []relay.Fence{{}, {Owner: "replica-a", Term: fb.Term}, {Owner: "replica-b", Term: fb.Term + 1}} {
-		isError(t, a.Commit(t.Context(), f, nil, entry(2)), relay.ErrStale, "Append with the fence %+v, b holding %+v", f, fb)
+		isError(t, a.Commit(t.Context(), f, nil, entry(2)), relay.ErrStale, "Commit with the fence %+v, b holding %+v", f, fb)
 	}
 	tail(t, a, 1, "after the stale appends")
 
@@ -58,9 +58,9 @@ func (suite) leaseHeld(t *testing.T, st relay.Store) {
 	if fa3.Term <= fb.Term {
 		t.Fatalf("a's new term %d after b's %d; want a higher one", fa3.Term, fb.Term)
 	}
-	isError(t, a.Commit(t.Context(), fa, nil, entry(2)), relay.ErrStale, "Append with a's first fence after a acquired again")
+	isError(t, a.Commit(t.Context(), fa, nil, entry(2)), relay.ErrStale, "Commit with a's first fence after a acquired again")
 	isError(t, a.Commit(t.Context(), fa, []byte("old")), relay.ErrStale, "Commit of a checkpoint with a's first fence after a acquired again")
-	noError(t, a.Commit(t.Context(), fa3, nil, entry(2)), "Append with a's new fence")
+	noError(t, a.Commit(t.Context(), fa3, nil, entry(2)), "Commit with a's new fence")
 }
 
 // leaseExpires: a lease ends after its ttl in the store's clock; then
@@ -71,7 +71,7 @@ func (s suite) leaseExpires(t *testing.T, st relay.Store) {
 	b := open(t, st, "task-1")
 	fa, err := a.Acquire(t.Context(), "replica-a", s.cfg.ttl)
 	noError(t, err, "Acquire by a")
-	noError(t, a.Commit(t.Context(), fa, nil, entries(1, 2)...), "Append 1..2 by a")
+	noError(t, a.Commit(t.Context(), fa, nil, entries(1, 2)...), "Commit 1..2 by a")
 	if s.cfg.bubble {
 		time.Sleep(s.cfg.ttl - time.Millisecond)
 		_, err = b.Acquire(t.Context(), "replica-b", longTTL)
@@ -84,9 +84,9 @@ func (s suite) leaseExpires(t *testing.T, st relay.Store) {
 		t.Fatalf("b's term %d after a's %d; want a higher one", fb.Term, fa.Term)
 	}
 	isError(t, a.Renew(t.Context(), fa, longTTL), relay.ErrStale, "Renew by a after b acquired")
-	noError(t, b.Commit(t.Context(), fb, nil, entry(3)), "Append 3 by b")
-	isError(t, a.Commit(t.Context(), fa, nil, entry(4)), relay.ErrStale, "Append 4 by a after b acquired")
-	tail(t, b, 3, "after a's stale Append")
+	noError(t, b.Commit(t.Context(), fb, nil, entry(3)), "Commit 3 by b")
+	isError(t, a.Commit(t.Context(), fa, nil, entry(4)), relay.ErrStale, "Commit 4 by a after b acquired")
+	tail(t, b, 3, "after a's stale Commit")
 }
 
 // leaseRenews: Renew moves the lease's end to ttl from the renewal.
@@ -119,18 +119,18 @@ func (s suite) staleWritesNothing(t *testing.T, st relay.Store) {
 	b := open(t, st, "task-1")
 	fa, err := a.Acquire(t.Context(), "replica-a", s.cfg.ttl)
 	noError(t, err, "Acquire by a")
-	noError(t, a.Commit(t.Context(), fa, nil, entries(1, 4)...), "Append 1..4 by a")
+	noError(t, a.Commit(t.Context(), fa, nil, entries(1, 4)...), "Commit 1..4 by a")
 	noError(t, a.Commit(t.Context(), fa, []byte("cp-a")), "Commit of a checkpoint by a")
 	noError(t, a.SaveSnapshot(t.Context(), fa, relay.Snapshot{Seq: 2, Data: []byte(`"a"`)}), "SaveSnapshot by a")
 	s.expire(t, a)
 	fb, err := b.Acquire(t.Context(), "replica-b", longTTL)
 	noError(t, err, "Acquire by b after a's lease expired")
 
-	isError(t, a.Commit(t.Context(), fa, nil, entries(5, 6)...), relay.ErrStale, "Append by the zombie")
+	isError(t, a.Commit(t.Context(), fa, nil, entries(5, 6)...), relay.ErrStale, "Commit by the zombie")
 	isError(t, a.Commit(t.Context(), fa, []byte("cp-zombie")), relay.ErrStale, "Commit of a checkpoint by the zombie")
 	isError(t, a.SaveSnapshot(t.Context(), fa, relay.Snapshot{Seq: 4, Data: []byte(`"zombie"`)}), relay.ErrStale, "SaveSnapshot by the zombie")
-	tail(t, b, 4, "after the zombie's Append")
-	sameEntries(t, all(t, b, 0), entries(1, 4), "entries after the zombie's Append")
+	tail(t, b, 4, "after the zombie's Commit")
+	sameEntries(t, all(t, b, 0), entries(1, 4), "entries after the zombie's Commit")
 	cp, err := b.LoadCheckpoint(t.Context())
 	noError(t, err, "LoadCheckpoint")
 	equal(t, string(cp), "cp-a", "checkpoint after the zombie's save")
@@ -139,7 +139,7 @@ func (s suite) staleWritesNothing(t *testing.T, st relay.Store) {
 	equal(t, snap.Seq, 2, "snapshot Seq after the zombie's save")
 
 	// b, the new driver, goes on from the tail.
-	noError(t, b.Commit(t.Context(), fb, nil, entries(5, 6)...), "Append 5..6 by b")
+	noError(t, b.Commit(t.Context(), fb, nil, entries(5, 6)...), "Commit 5..6 by b")
 	noError(t, b.Commit(t.Context(), fb, []byte("cp-b")), "Commit of a checkpoint by b")
 	cp, err = a.LoadCheckpoint(t.Context())
 	noError(t, err, "LoadCheckpoint by a")
@@ -158,7 +158,7 @@ func (suite) staleRelease(t *testing.T, st relay.Store) {
 	_ = a.Release(t.Context(), fa) // may fail with ErrStale; must not free b's lease
 	_, err = a.Acquire(t.Context(), "replica-c", longTTL)
 	isError(t, err, relay.ErrHeld, "Acquire by c after a's stale Release")
-	noError(t, a.Commit(t.Context(), fb, nil, entry(1)), "Append by b after a's stale Release")
+	noError(t, a.Commit(t.Context(), fb, nil, entry(1)), "Commit by b after a's stale Release")
 	noError(t, a.Renew(t.Context(), fb, longTTL), "Renew by b after a's stale Release")
 }
 
@@ -190,7 +190,7 @@ func (suite) snapshot(t *testing.T, st relay.Store) {
 	if snap.Seq != 0 || snap.Data != nil {
 		t.Fatalf("snapshot of a new log: got %d %q; want 0 and nil", snap.Seq, snap.Data)
 	}
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 7)...), "Append 1..7")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 7)...), "Commit 1..7")
 	for _, want := range []relay.Snapshot{{Seq: 3, Data: []byte(`{"text":"a\nb"}`)}, {Seq: 7, Data: []byte(`{"text":"é"}`)}} {
 		noError(t, l.SaveSnapshot(t.Context(), f, want), "SaveSnapshot at %d", want.Seq)
 		for _, r := range []relay.Log{l, open(t, st, "task-1")} {

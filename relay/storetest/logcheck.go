@@ -13,20 +13,20 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// appendContinuesTheTail: an empty log has tail 0; entries from 1 on, one
-// Append or several, extend it, and Read returns them as appended.
-func (suite) appendContinuesTheTail(t *testing.T, st relay.Store) {
+// commitContinuesTheTail: an empty log has tail 0; entries from 1 on, one
+// Commit or several, extend it, and Read returns them as appended.
+func (suite) commitContinuesTheTail(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
 	tail(t, l, 0, "of an empty log")
 	got, err := l.Read(t.Context(), 0, 10)
 	noError(t, err, "Read of an empty log")
 	equal(t, len(got), 0, "entries of an empty log")
 
-	noError(t, l.Commit(t.Context(), f, nil), "Append of no entry")
-	tail(t, l, 0, "after an Append of no entry")
-	noError(t, l.Commit(t.Context(), f, nil, entry(1)), "Append 1")
+	noError(t, l.Commit(t.Context(), f, nil), "Commit of no entry")
+	tail(t, l, 0, "after a Commit of no entry")
+	noError(t, l.Commit(t.Context(), f, nil, entry(1)), "Commit 1")
 	tail(t, l, 1, "after 1")
-	noError(t, l.Commit(t.Context(), f, nil, entries(2, 5)...), "Append 2..5")
+	noError(t, l.Commit(t.Context(), f, nil, entries(2, 5)...), "Commit 2..5")
 	tail(t, l, 5, "after 2..5")
 	sameEntries(t, all(t, l, 0), entries(1, 5), "Read after 0")
 	// Another Open of the key sees the same log.
@@ -34,34 +34,34 @@ func (suite) appendContinuesTheTail(t *testing.T, st relay.Store) {
 	sameEntries(t, all(t, open(t, st, "task-1"), 0), entries(1, 5), "Read by another Open")
 }
 
-// appendDuplicate: an entry at or before the tail fails with ErrDuplicate.
-func (suite) appendDuplicate(t *testing.T, st relay.Store) {
+// commitDuplicate: an entry at or before the tail fails with ErrDuplicate.
+func (suite) commitDuplicate(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	isError(t, l.Commit(t.Context(), f, nil, relay.Entry{Seq: 0, Name: "delta", Data: []byte(`{}`)}), relay.ErrDuplicate, "Append 0 to an empty log")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 3)...), "Append 1..3")
+	isError(t, l.Commit(t.Context(), f, nil, relay.Entry{Seq: 0, Name: "delta", Data: []byte(`{}`)}), relay.ErrDuplicate, "Commit 0 to an empty log")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 3)...), "Commit 1..3")
 	for _, seq := range []uint64{1, 2, 3} {
-		isError(t, l.Commit(t.Context(), f, nil, entry(seq)), relay.ErrDuplicate, "Append %d again", seq)
+		isError(t, l.Commit(t.Context(), f, nil, entry(seq)), relay.ErrDuplicate, "Commit %d again", seq)
 	}
-	isError(t, l.Commit(t.Context(), f, nil, entries(3, 4)...), relay.ErrDuplicate, "Append 3..4 on tail 3")
+	isError(t, l.Commit(t.Context(), f, nil, entries(3, 4)...), relay.ErrDuplicate, "Commit 3..4 on tail 3")
 	tail(t, l, 3, "after the duplicates")
 	sameEntries(t, all(t, l, 0), entries(1, 3), "entries after the duplicates")
 }
 
-// appendGap: an entry past the tail plus one fails with ErrGap.
-func (suite) appendGap(t *testing.T, st relay.Store) {
+// commitGap: an entry past the tail plus one fails with ErrGap.
+func (suite) commitGap(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	isError(t, l.Commit(t.Context(), f, nil, entry(2)), relay.ErrGap, "Append 2 to an empty log")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 3)...), "Append 1..3")
-	isError(t, l.Commit(t.Context(), f, nil, entry(5)), relay.ErrGap, "Append 5 on tail 3")
+	isError(t, l.Commit(t.Context(), f, nil, entry(2)), relay.ErrGap, "Commit 2 to an empty log")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 3)...), "Commit 1..3")
+	isError(t, l.Commit(t.Context(), f, nil, entry(5)), relay.ErrGap, "Commit 5 on tail 3")
 	tail(t, l, 3, "after the gaps")
 	sameEntries(t, all(t, l, 0), entries(1, 3), "entries after the gaps")
 }
 
-// failedAppendAppendsNothing: a batch fails whole, whichever of its entries
+// failedBatchAppendsNothing: a batch fails whole, whichever of its entries
 // breaks the rule, and appends none of the others.
-func (suite) failedAppendAppendsNothing(t *testing.T, st relay.Store) {
+func (suite) failedBatchAppendsNothing(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 3)...), "Append 1..3")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 3)...), "Commit 1..3")
 	for _, c := range []struct {
 		name  string
 		batch []relay.Entry
@@ -72,17 +72,17 @@ func (suite) failedAppendAppendsNothing(t *testing.T, st relay.Store) {
 		{"going back inside", []relay.Entry{entry(4), entry(5), entry(2)}, relay.ErrDuplicate},
 		{"a gap first", []relay.Entry{entry(5), entry(6)}, relay.ErrGap},
 	} {
-		isError(t, l.Commit(t.Context(), f, nil, c.batch...), c.want, "Append of %s", c.name)
+		isError(t, l.Commit(t.Context(), f, nil, c.batch...), c.want, "Commit of %s", c.name)
 		tail(t, l, 3, "after a batch with "+c.name)
 		sameEntries(t, all(t, l, 0), entries(1, 3), "entries after a batch with %s", c.name)
 	}
-	noError(t, l.Commit(t.Context(), f, nil, entries(4, 6)...), "Append 4..6 after the failures")
+	noError(t, l.Commit(t.Context(), f, nil, entries(4, 6)...), "Commit 4..6 after the failures")
 	sameEntries(t, all(t, l, 0), entries(1, 6), "entries after the failures")
 }
 
-// concurrentAppends: two replicas' views of one log appending the same
+// concurrentCommits: two replicas' views of one log appending the same
 // entries with one fence at once: each Seq is appended once.
-func (s suite) concurrentAppends(t *testing.T, st relay.Store) {
+func (s suite) concurrentCommits(t *testing.T, st relay.Store) {
 	l1, f := driven(t, st, "task-1")
 	l2 := open(t, st, "task-1")
 	var wg sync.WaitGroup
@@ -103,11 +103,11 @@ func (s suite) concurrentAppends(t *testing.T, st relay.Store) {
 				won++
 			case errors.Is(err, relay.ErrDuplicate), errors.Is(err, relay.ErrGap):
 			default:
-				t.Fatalf("a concurrent Append failed with %v; want nil, ErrDuplicate or ErrGap", err)
+				t.Fatalf("a concurrent Commit failed with %v; want nil, ErrDuplicate or ErrGap", err)
 			}
 		}
 	}
-	equal(t, won, 20, "Appends that succeeded, of 20 entries appended by two replicas each")
+	equal(t, won, 20, "Commits that succeeded, of 20 entries appended by two replicas each")
 	tail(t, l1, 20, "after the concurrent appends")
 	sameEntries(t, all(t, l1, 0), entries(1, 20), "entries after the concurrent appends")
 }
@@ -116,7 +116,7 @@ func (s suite) concurrentAppends(t *testing.T, st relay.Store) {
 // none after the tail.
 func (suite) readPages(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Append 1..10")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Commit 1..10")
 	for _, c := range []struct {
 		after    uint64
 		max      int
@@ -139,7 +139,7 @@ func (suite) readPages(t *testing.T, st relay.Store) {
 // ones' end fails with ErrGone; a Read from the trim point on works.
 func (suite) readTrimmedIsGone(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Append 1..10")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Commit 1..10")
 	noError(t, l.SaveSnapshot(t.Context(), f, relay.Snapshot{Seq: 6, Data: []byte(`{"text":"six"}`)}), "SaveSnapshot at 6")
 	noError(t, l.Trim(t.Context(), 4), "Trim through 4")
 	for _, after := range []uint64{0, 1, 3} {
@@ -151,7 +151,7 @@ func (suite) readTrimmedIsGone(t *testing.T, st relay.Store) {
 	_, err := open(t, st, "task-1").Read(t.Context(), 2, 5)
 	isError(t, err, relay.ErrGone, "Read after 2 by another Open")
 	// Appending goes on from the tail.
-	noError(t, l.Commit(t.Context(), f, nil, entry(11)), "Append 11 after the trim")
+	noError(t, l.Commit(t.Context(), f, nil, entry(11)), "Commit 11 after the trim")
 	tail(t, l, 11, "after the trim and 11")
 }
 
@@ -160,7 +160,7 @@ func (suite) readTrimmedIsGone(t *testing.T, st relay.Store) {
 // entries not appended yet.
 func (suite) trimStopsAtSnapshot(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Append 1..10")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Commit 1..10")
 	noError(t, l.Trim(t.Context(), 8), "Trim through 8 without a snapshot")
 	sameEntries(t, all(t, l, 0), entries(1, 10), "entries after a Trim without a snapshot")
 
@@ -178,15 +178,15 @@ func (suite) trimStopsAtSnapshot(t *testing.T, st relay.Store) {
 	// entries the log holds, and those appended after it are read.
 	noError(t, l.SaveSnapshot(t.Context(), f, relay.Snapshot{Seq: 15, Data: []byte(`{"text":"fifteen"}`)}), "SaveSnapshot at 15, the tail 10")
 	noError(t, l.Trim(t.Context(), 15), "Trim through 15, the tail 10")
-	noError(t, l.Commit(t.Context(), f, nil, entries(11, 16)...), "Append 11..16 after the trim")
+	noError(t, l.Commit(t.Context(), f, nil, entries(11, 16)...), "Commit 11..16 after the trim")
 	sameEntries(t, all(t, l, 10), entries(11, 16), "Read after 10, trimmed through 15 when the tail was 10")
 }
 
-// waitWakesOnAppend: AwaitEntry returns at once when the log holds an entry
+// awaitEntryWakesOnCommit: AwaitEntry returns at once when the log holds an entry
 // after after, and otherwise when one is appended, from another Open too.
-func (s suite) waitWakesOnAppend(t *testing.T, st relay.Store) {
+func (s suite) awaitEntryWakesOnCommit(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 2)...), "Append 1..2")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 2)...), "Commit 1..2")
 	noError(t, l.AwaitEntry(t.Context(), 1), "AwaitEntry after 1 with 2 in the log")
 	noError(t, l.AwaitEntry(t.Context(), 0), "AwaitEntry after 0 with 2 in the log")
 
@@ -201,15 +201,15 @@ func (s suite) waitWakesOnAppend(t *testing.T, st relay.Store) {
 		default:
 		}
 	}
-	noError(t, l.Commit(t.Context(), f, nil, entry(3)), "Append 3")
+	noError(t, l.Commit(t.Context(), f, nil, entry(3)), "Commit 3")
 	noError(t, <-done, "AwaitEntry after 2, woken by the append of 3")
 }
 
-// waitEndsWithContext: an AwaitEntry with nothing to wait for ends with its
+// awaitEntryEndsWithContext: an AwaitEntry with nothing to wait for ends with its
 // context's error.
-func (s suite) waitEndsWithContext(t *testing.T, st relay.Store) {
+func (s suite) awaitEntryEndsWithContext(t *testing.T, st relay.Store) {
 	l, f := driven(t, st, "task-1")
-	noError(t, l.Commit(t.Context(), f, nil, entry(1)), "Append 1")
+	noError(t, l.Commit(t.Context(), f, nil, entry(1)), "Commit 1")
 
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -249,7 +249,7 @@ func (s suite) epoch(t *testing.T, st relay.Store) {
 	// After appends, a third Open still has the epoch.
 	f, err := a1.Acquire(t.Context(), "driver", longTTL)
 	noError(t, err, "Acquire")
-	noError(t, a1.Commit(t.Context(), f, nil, entries(1, 3)...), "Append 1..3")
+	noError(t, a1.Commit(t.Context(), f, nil, entries(1, 3)...), "Commit 1..3")
 	equal(t, open(t, st, "task-1").Epoch(), a1.Epoch(), "Epoch of an Open after appends")
 	if fresh := open(t, s.open(t), "task-1"); fresh.Epoch() == a1.Epoch() {
 		t.Fatalf("the key's log in a fresh store has the old log's epoch %q", fresh.Epoch())
@@ -267,7 +267,7 @@ func (suite) attach(t *testing.T, st relay.Store) {
 	equal(t, len(snap.Data), 0, "snapshot Data length of an empty log")
 	equal(t, len(got), 0, "entries of an empty log")
 
-	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Append 1..10")
+	noError(t, l.Commit(t.Context(), f, nil, entries(1, 10)...), "Commit 1..10")
 	snap, got, err = l.Attach(t.Context(), 3)
 	noError(t, err, "Attach with no snapshot")
 	equal(t, snap.Seq, 0, "snapshot Seq with none saved")

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -11,29 +12,34 @@ import (
 // Run runs the conformance suite against the stores that open returns, one
 // fresh store for each subtest. open is called inside the subtest (inside
 // its synctest bubble, unless [Expiry] is given) and may use t.Cleanup.
+// A nil open, a nil option or a bad option value fails t before any
+// subtest runs.
 func Run(t *testing.T, open func(t *testing.T) relay.Store, opts ...Option) {
 	t.Helper()
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o.apply(&cfg)
+	cfg, err := newConfig(opts)
+	if err == nil && open == nil {
+		err = errors.New("storetest: open is nil")
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	s := suite{cfg: cfg, open: open}
 	for _, c := range []struct {
 		name string
 		run  func(t *testing.T, st relay.Store)
 	}{
-		{"AppendContinuesTheTail", s.appendContinuesTheTail},
-		{"AppendAtOrBeforeTheTailIsDuplicate", s.appendDuplicate},
-		{"AppendPastTheTailIsGap", s.appendGap},
-		{"FailedAppendAppendsNothing", s.failedAppendAppendsNothing},
-		{"ConcurrentAppendsOfOneSeqOneWins", s.concurrentAppends},
+		{"CommitContinuesTheTail", s.commitContinuesTheTail},
+		{"CommitAtOrBeforeTheTailIsDuplicate", s.commitDuplicate},
+		{"CommitPastTheTailIsGap", s.commitGap},
+		{"FailedBatchAppendsNothing", s.failedBatchAppendsNothing},
+		{"ConcurrentCommitsOfOneSeqOneWins", s.concurrentCommits},
 		{"ReadPagesInOrder", s.readPages},
 		{"ReadAfterTrimmedSeqIsGone", s.readTrimmedIsGone},
 		{"TrimStopsAtTheSnapshot", s.trimStopsAtSnapshot},
 		{"AttachReadsTheSnapshotAndTheEntriesAfterIt", s.attach},
 		{"AttachIsAtomicWhileTheLogTrims", s.attachIsAtomic},
-		{"AwaitEntryWakesOnAppend", s.waitWakesOnAppend},
-		{"AwaitEntryEndsWithItsContext", s.waitEndsWithContext},
+		{"AwaitEntryWakesOnCommit", s.awaitEntryWakesOnCommit},
+		{"AwaitEntryEndsWithItsContext", s.awaitEntryEndsWithContext},
 		{"EpochStableAcrossOpensAndNewForFreshLogs", s.epoch},
 		{"LeaseHeldUntilReleased", s.leaseHeld},
 		{"LeaseExpiresAndNextOwnerFencesTheStale", s.leaseExpires},
