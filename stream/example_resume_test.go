@@ -84,15 +84,16 @@ func ExampleClient_Resume_withWhatWasShown() {
 	path := filepath.Join(dir, "chat-1.json")
 
 	type saved struct {
-		Shown      string // what the user saw
-		Checkpoint []byte // the checkpoint taken after it was shown
+		Shown      string          // what the user saw
+		Screen     chatview.Screen // the panes it opened (JSON: no text)
+		Checkpoint []byte          // the checkpoint taken after it was shown
 	}
-	save := func(shown string, cp *stream.Checkpoint) error {
+	save := func(shown string, screen chatview.Screen, cp *stream.Checkpoint) error {
 		b, err := cp.MarshalBinary()
 		if err != nil {
 			return err
 		}
-		data, err := json.Marshal(saved{Shown: shown, Checkpoint: b})
+		data, err := json.Marshal(saved{Shown: shown, Screen: screen, Checkpoint: b})
 		if err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func ExampleClient_Resume_withWhatWasShown() {
 			shown.WriteString(t.Content) // shown to the user
 			chunks++
 		}
-		if err := save(shown.String(), s.Checkpoint()); err != nil {
+		if err := save(shown.String(), screen, s.Checkpoint()); err != nil {
 			panic(err)
 		}
 	}
@@ -132,15 +133,15 @@ func ExampleClient_Resume_withWhatWasShown() {
 	fmt.Printf("on screen again: %q\n", last.Shown)
 	s = client.Resume(context.Background(), cp)
 	defer s.Close()
-	screen = chatview.Screen{} // the new process's screen
+	screen = last.Screen // the panes the user saw go on; they do not open again
 	for s.Next() {
 		if t := screen.Add(s.Event()); t.Content != "" {
-			fmt.Printf("after the restart: %q\n", t.Content)
+			fmt.Printf("after the restart: %q (opens a pane: %v)\n", t.Content, t.Opens)
 		}
 	}
 	fmt.Println(s.Ending())
 	// Output:
 	// on screen again: "Day one: the castle. Day two: the river. "
-	// after the restart: "Day three: the coast."
+	// after the restart: "Day three: the coast." (opens a pane: false)
 	// completed
 }
