@@ -34,7 +34,7 @@ func TestClientCardAndFetchCard(t *testing.T) {
 	require.Nil(t, plain.Card(), "no card was read")
 
 	_, err = agentcard.Fetch(background(), "http://agent.test/", nil)
-	require.ErrorIs(t, err, stream.ErrInvalidOption)
+	require.ErrorIs(t, err, agentcard.ErrInvalidOption)
 	_, err = drain(t, c.Send(background(), hello(), stream.WithCardCache(agentcard.NewCache())))
 	require.ErrorIs(t, err, stream.ErrInvalidOption, "the cache is Client-wide")
 }
