@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/httpretry"
@@ -81,7 +82,7 @@ import (
 //     downstream agent may answer in time on another try);
 //     context.Canceled: "canceled", not retryable.
 //   - stream.ErrInvalidMessage, stream.ErrInvalidOption,
-//     *stream.InvalidCardError: "invalid message", "invalid option",
+//     *agentcard.InvalidError: "invalid message", "invalid option",
 //     "invalid agent card"; not retryable (this agent's own mistake, or the
 //     card's).
 //   - any other error: "call failed", not retryable; its text is not
@@ -116,7 +117,7 @@ func downstreamLinks(err error) []Link {
 		rpcErr   *a2a.RPCError
 		protoErr *stream.ProtocolError
 		stalled  *stream.StalledError
-		cardErr  *stream.InvalidCardError
+		cardErr  *agentcard.InvalidError
 		quorum   *fanout.QuorumError
 	)
 	switch {

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/hitl"
@@ -120,7 +121,7 @@ func TestErrorDescribesEachError(t *testing.T) {
 			[]chain.Link{{Message: "task t-9 made no progress for 5m0s", TaskID: "t-9", State: a2a.StateWorking}}},
 		{"invalid message", fmt.Errorf("%w: data part", stream.ErrInvalidMessage), []chain.Link{{Message: "invalid message"}}},
 		{"invalid option", fmt.Errorf("%w: header value-secret", stream.ErrInvalidOption), []chain.Link{{Message: "invalid option"}}},
-		{"invalid card", &stream.InvalidCardError{URL: "https://agent.test/?sig=sig-secret", Reason: "no interface", Err: io.ErrUnexpectedEOF},
+		{"invalid card", &agentcard.InvalidError{URL: "https://agent.test/?sig=sig-secret", Reason: "no interface", Err: io.ErrUnexpectedEOF},
 			[]chain.Link{{Message: "invalid agent card", Retryable: true}}},
 		{"deadline", fmt.Errorf("calling: %w", context.DeadlineExceeded), []chain.Link{{Message: "deadline exceeded", Retryable: true}}},
 		{"canceled", context.Canceled, []chain.Link{{Message: "canceled"}}},

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/terminal"
 )
 
@@ -191,7 +192,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) err
 		err = ctx.Err()
 	}
 	if err == nil {
-		err = checkHeader(h)
+		err = httpx.CheckHeader(h)
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {

@@ -3,6 +3,8 @@ package stream
 import (
 	"errors"
 	"net/http"
+
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
 // What a Transport of another module tells the driver through its errors,
@@ -103,5 +105,5 @@ func unreachable(endpoint string, cause error) string {
 	if errors.As(cause, &ce) {
 		return ce.addr
 	}
-	return redactRawURL(endpoint)
+	return httpx.RedactRawURL(endpoint)
 }

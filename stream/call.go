@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/clip"
+	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/internal/sse"
 )
 
@@ -53,11 +53,11 @@ func (c *Client) newCall(parent context.Context, cfg callConfig) *call {
 // or the transport's error mapped by transportErr, as an *unsentError when
 // the request never left.
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
-	addHeaders(req, c.headerOrigins, k.cfg.header)
+	httpx.AddHeaders(req, c.headerOrigins, k.cfg.header)
 	r := &reach{d: k.cfg.connectTimeout, cancel: k.cancel}
 	req = req.WithContext(r.trace(req.Context()))
 	r.guardBody(req)
-	resp, err := originOnlyHeaders(c.httpc, c.headerOrigins, k.cfg.header).Do(req)
+	resp, err := httpx.OriginOnlyHeaders(c.httpc, c.headerOrigins, k.cfg.header).Do(req)
 	k.logRequest(req, resp, err)
 	if unsent := r.done(err); err != nil {
 		err = k.transportErr(err)
@@ -79,12 +79,12 @@ func (k *call) logRequest(req *http.Request, resp *http.Response, err error) {
 	if !log.Enabled(k.parent, slog.LevelDebug) {
 		return
 	}
-	attrs := []slog.Attr{slog.String("method", req.Method), slog.String("url", redactURL(req.URL))}
+	attrs := []slog.Attr{slog.String("method", req.Method), slog.String("url", httpx.RedactURL(req.URL))}
 	if k.rpcID != "" {
 		attrs = append(attrs, slog.String("rpc", k.rpcMethod), slog.String("id", k.rpcID))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.Any("err", redactError(err)))
+		attrs = append(attrs, slog.Any("err", httpx.RedactError(err)))
 	} else {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 	}
@@ -117,7 +117,7 @@ func (k *call) transportErr(err error) error {
 
 // lost maps a transport error as transportErr says.
 func (k *call) lost(err error) error {
-	err = redactError(err)
+	err = httpx.RedactError(err)
 	if context.Cause(k.ctx) == errConnect {
 		return connectTimeoutErr(k.cfg.connectTimeout, err)
 	}
@@ -187,9 +187,9 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, time.Duration,
 		raw []byte
 		err error
 	)
-	switch mt := mediaType(resp); {
+	switch mt := httpx.MediaType(resp); {
 	case jsonType(mt):
-		raw, err = readLimited(body, k.cfg.maxEventSize)
+		raw, err = httpx.ReadLimited(body, k.cfg.maxEventSize)
 	case mt == "text/event-stream":
 		var e sse.Event
 		e, err = sse.NewDecoder(body, k.cfg.maxEventSize).Next()
@@ -204,20 +204,6 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, time.Duration,
 		return nil, 0, k.transportErr(err)
 	}
 	return trimRecordSeparator(raw), asked, nil
-}
-
-// errTooLarge is returned by readLimited for a body over the limit.
-var errTooLarge = errors.New("response body exceeds the maximum event size")
-
-func readLimited(r io.Reader, limit int) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > limit {
-		return nil, errTooLarge
-	}
-	return b, nil
 }
 
 // respondedError is a transport error that came after the response's status
@@ -241,12 +227,7 @@ func unwrapResponded(err error) (error, bool) {
 // isTooLarge reports an event or body over the size limit.
 func isTooLarge(err error) bool {
 	var tooLarge *sse.TooLargeError
-	return errors.As(err, &tooLarge) || errors.Is(err, errTooLarge)
-}
-
-func mediaType(resp *http.Response) string {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt
+	return errors.As(err, &tooLarge) || errors.Is(err, httpx.ErrTooLarge)
 }
 
 // jsonType reports the media types a single JSON response comes in:
@@ -271,7 +252,7 @@ func (k *call) httpError(resp *http.Response) error {
 	}
 	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b, Call: k.rpcMethod}
 	if r := resp.Request; r != nil && r.URL != nil {
-		e.Method, e.URL = r.Method, redactURL(r.URL)
+		e.Method, e.URL = r.Method, httpx.RedactURL(r.URL)
 	}
 	if rpcErr, ok := a2a.ParseHTTPError(resp.StatusCode, b); ok {
 		e.Err = rpcErr

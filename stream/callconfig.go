@@ -17,7 +17,7 @@ import (
 // given (Stream.call).
 type callConfig struct {
 	v a2a.Version
-	// header goes to the origins headers go to only (addHeaders, and
+	// header goes to the origins headers go to only (httpx.AddHeaders, and
 	// originOnlyHeaders across redirects). It is shared: no call modifies
 	// it, and a Transport of another module gets a copy (public).
 	header         http.Header

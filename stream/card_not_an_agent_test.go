@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -21,7 +22,7 @@ func TestResolveOfANonAgentNamesTheCardURLsTried(t *testing.T) {
 		http.Error(w, "404 page not found", http.StatusNotFound)
 	})
 	_, err := stream.Resolve(context.Background(), "http://site.test/app?key=k-secret", stream.WithHTTPClient(a2atest.NewClient(notFound)))
-	var ce *stream.InvalidCardError
+	var ce *agentcard.InvalidError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, []string{"http://site.test/app/.well-known/agent-card.json?key=xxxxx", "http://site.test/app/.well-known/agent.json?key=xxxxx"}, ce.Tried)
 	var he *stream.HTTPError
@@ -38,7 +39,7 @@ func TestResolveOfAWebPageSaysItIsNotACard(t *testing.T) {
 		w.Write([]byte("<!DOCTYPE html><html><body>Welcome</body></html>"))
 	})
 	_, err := stream.Resolve(context.Background(), "http://site.test/", stream.WithHTTPClient(a2atest.NewClient(page)))
-	var ce *stream.InvalidCardError
+	var ce *agentcard.InvalidError
 	require.ErrorAs(t, err, &ce)
 	require.Contains(t, ce.Reason, "HTML")
 	require.Contains(t, err.Error(), "is this the base URL of an A2A agent?")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -23,7 +24,7 @@ func TestClientCardAndFetchCard(t *testing.T) {
 	require.NotNil(t, c.Card())
 	require.Equal(t, "travel agent", c.Card().Name)
 
-	card, err := stream.FetchCard(background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()))
+	card, err := agentcard.Fetch(background(), "http://agent.test/", agentcard.WithHTTPClient(agent.Client()))
 	require.NoError(t, err)
 	require.Equal(t, "travel agent", card.Name)
 	require.Equal(t, 2, agent.CardRequests(), "no cache: one request each")
@@ -32,9 +33,9 @@ func TestClientCardAndFetchCard(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, plain.Card(), "no card was read")
 
-	_, err = stream.FetchCard(background(), "http://agent.test/", stream.WithMaxEventSize(0))
-	require.ErrorIs(t, err, stream.ErrInvalidOption)
-	_, err = drain(t, c.Send(background(), hello(), stream.WithCardCache(stream.NewCardCache())))
+	_, err = agentcard.Fetch(background(), "http://agent.test/", nil)
+	require.ErrorIs(t, err, agentcard.ErrInvalidOption)
+	_, err = drain(t, c.Send(background(), hello(), stream.WithCardCache(agentcard.NewCache())))
 	require.ErrorIs(t, err, stream.ErrInvalidOption, "the cache is Client-wide")
 }
 
@@ -43,15 +44,16 @@ func TestClientCardAndFetchCard(t *testing.T) {
 func TestCardCacheMaxAge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewAgent()
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		opts := []stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithCardCache(cache)}
+		fopts := []agentcard.Option{agentcard.WithHTTPClient(agent.Client()), agentcard.WithCache(cache)}
 		for range 3 {
 			_, err := stream.Resolve(background(), "http://agent.test/", opts...)
 			require.NoError(t, err)
 		}
 		require.Equal(t, 1, agent.CardRequests())
 		<-time.After(time.Hour) // fake time: the bubble's clock
-		_, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+		_, err := agentcard.Fetch(background(), "http://agent.test/", fopts...)
 		require.NoError(t, err)
 		require.Equal(t, 2, agent.CardRequests(), "stale after max-age")
 	})
@@ -99,8 +101,9 @@ func (s *cardServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func TestCardCacheRevalidatesWithETag(t *testing.T) {
 	srv := &cardServer{cacheControl: "no-cache", etag: `"v1"`}
-	cache := stream.NewCardCache()
+	cache := agentcard.NewCache()
 	opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(cache)}
+	fopts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(srv)), agentcard.WithCache(cache)}
 	for range 3 {
 		c, err := stream.Resolve(context.Background(), "http://agent.test/", opts...)
 		require.NoError(t, err)
@@ -112,7 +115,7 @@ func TestCardCacheRevalidatesWithETag(t *testing.T) {
 	require.Equal(t, []string{"", `"v1"`, `"v1"`}, srv.conditional)
 
 	srv.etag = `"v2"` // the agent changed its card
-	_, err := stream.FetchCard(context.Background(), "http://agent.test/", opts...)
+	_, err := agentcard.Fetch(context.Background(), "http://agent.test/", fopts...)
 	require.NoError(t, err)
 	require.Equal(t, 2, srv.full)
 }
@@ -121,9 +124,9 @@ func TestCardCacheKeepsNothingUncacheable(t *testing.T) {
 	for _, cc := range []string{"no-store", "", "max-age=0"} {
 		t.Run(cc, func(t *testing.T) {
 			srv := &cardServer{cacheControl: cc}
-			opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+			opts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(srv)), agentcard.WithCache(agentcard.NewCache())}
 			for range 2 {
-				_, err := stream.FetchCard(context.Background(), "http://agent.test/", opts...)
+				_, err := agentcard.Fetch(context.Background(), "http://agent.test/", opts...)
 				require.NoError(t, err)
 			}
 			require.Equal(t, 2, srv.full)
@@ -183,7 +186,8 @@ func TestCardURLKeepsItsQuery(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			rec := &targetRecorder{h: c.serve}
 			opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(rec))}
-			card, err := stream.FetchCard(background(), c.base, opts...)
+			fopts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(rec))}
+			card, err := agentcard.Fetch(background(), c.base, fopts...)
 			require.NoError(t, err)
 			require.Equal(t, "x", card.Name)
 			require.Equal(t, c.want, rec.since(0))
@@ -202,9 +206,9 @@ func TestCardCacheKeysOnTheWholeURL(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &cardServer{cacheControl: "max-age=60"}
 		rec := &targetRecorder{h: srv}
-		opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(rec)), stream.WithCardCache(stream.NewCardCache())}
+		opts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(rec)), agentcard.WithCache(agentcard.NewCache())}
 		for _, base := range []string{"http://agent.test/?code=A", "http://agent.test/?code=B", "http://agent.test/?code=A", "http://agent.test/"} {
-			_, err := stream.FetchCard(background(), base, opts...)
+			_, err := agentcard.Fetch(background(), base, opts...)
 			require.NoError(t, err)
 		}
 		require.Equal(t, []string{
@@ -235,10 +239,10 @@ func requireFreshFor(t *testing.T, cases []freshnessCase) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := &cardServer{header: c.header}
-				opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+				opts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(srv)), agentcard.WithCache(agentcard.NewCache())}
 				fetch := func() {
 					t.Helper()
-					card, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+					card, err := agentcard.Fetch(background(), "http://agent.test/", opts...)
 					require.NoError(t, err)
 					require.Equal(t, "etag agent", card.Name)
 				}
@@ -362,10 +366,10 @@ func TestCardCacheDirectives(t *testing.T) {
 func TestCardCacheRevalidationRenewsFreshness(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := &cardServer{cacheControl: "max-age=60", etag: `"v1"`}
-		opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+		opts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(srv)), agentcard.WithCache(agentcard.NewCache())}
 		fetch := func() {
 			t.Helper()
-			card, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+			card, err := agentcard.Fetch(background(), "http://agent.test/", opts...)
 			require.NoError(t, err)
 			require.Equal(t, "etag agent", card.Name)
 		}
@@ -414,9 +418,9 @@ func TestCardCache304ForAnotherETag(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.etag304, func(t *testing.T) {
 			srv := &cardServer{cacheControl: "no-cache", etag: `"v1"`, etag304: c.etag304}
-			opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(srv)), stream.WithCardCache(stream.NewCardCache())}
+			opts := []agentcard.Option{agentcard.WithHTTPClient(a2atest.NewClient(srv)), agentcard.WithCache(agentcard.NewCache())}
 			for range 2 {
-				card, err := stream.FetchCard(background(), "http://agent.test/", opts...)
+				card, err := agentcard.Fetch(background(), "http://agent.test/", opts...)
 				require.NoError(t, err)
 				require.Equal(t, "etag agent", card.Name)
 			}

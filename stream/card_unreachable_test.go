@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -35,7 +36,7 @@ func TestCardOfAnAgentThatIsDownSaysItCouldNotConnect(t *testing.T) {
 			return err
 		},
 		"FetchCard": func() error {
-			_, err := stream.FetchCard(context.Background(), "http://agent.test/app?key=k-secret", stream.WithHTTPClient(hc))
+			_, err := agentcard.Fetch(context.Background(), "http://agent.test/app?key=k-secret", agentcard.WithHTTPClient(hc))
 			return err
 		},
 	}
@@ -48,7 +49,7 @@ func TestCardOfAnAgentThatIsDownSaysItCouldNotConnect(t *testing.T) {
 			require.ErrorAs(t, err, &opErr)
 			require.Contains(t, err.Error(), "could not connect to http://agent.test/app/.well-known/agent-card.json?key=xxxxx")
 			require.NotContains(t, err.Error(), "k-secret")
-			var ce *stream.InvalidCardError
+			var ce *agentcard.InvalidError
 			require.False(t, errors.As(err, &ce), "a card that could not be fetched is not an invalid card")
 		})
 	}

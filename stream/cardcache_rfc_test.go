@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -69,9 +70,9 @@ func sgFixedCard(lines ...string) *sgCardOrigin {
 }
 
 // sgFetch reads the card through cache and returns its name.
-func sgFetch(t *testing.T, o *sgCardOrigin, cache *stream.CardCache, url string) string {
+func sgFetch(t *testing.T, o *sgCardOrigin, cache *agentcard.Cache, url string) string {
 	t.Helper()
-	card, err := stream.FetchCard(context.Background(), url, stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", o).client()), stream.WithCardCache(cache))
+	card, err := agentcard.Fetch(context.Background(), url, agentcard.WithHTTPClient(newSGOrigins().serve("http://agent.test", o).client()), agentcard.WithCache(cache))
 	require.NoError(t, err)
 	return card.Name
 }
@@ -88,7 +89,7 @@ func sgWait(d time.Duration) {
 func sgFreshFor(t *testing.T, d time.Duration, lines ...string) {
 	t.Helper()
 	o := sgFixedCard(lines...)
-	cache := stream.NewCardCache()
+	cache := agentcard.NewCache()
 	sgFetch(t, o, cache, "http://agent.test")
 	require.Equal(t, 1, o.count(), "the first read fetches")
 	sgWait(d - time.Nanosecond)
@@ -104,7 +105,7 @@ func sgFreshFor(t *testing.T, d time.Duration, lines ...string) {
 func sgNeverReused(t *testing.T, lines ...string) {
 	t.Helper()
 	o := sgFixedCard(lines...)
-	cache := stream.NewCardCache()
+	cache := agentcard.NewCache()
 	for i := 1; i <= 3; i++ {
 		sgFetch(t, o, cache, "http://agent.test")
 		require.Equal(t, i, o.count(), "read %d fetches (%v)", i, lines)
@@ -195,7 +196,7 @@ func TestCardCacheRequestDelayCountsInAge(t *testing.T) {
 			sgWait(5 * time.Second)
 			sgServeCard(w, "card", "Cache-Control: max-age=60", "Age: 10")
 		}}
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		sgFetch(t, o, cache, "http://agent.test")
 		// Received at 5 s with a corrected age of 15 s: fresh until 50 s.
 		sgWait(45*time.Second - time.Nanosecond)
@@ -239,7 +240,7 @@ func TestCardCacheRevalidation(t *testing.T) {
 					}
 					w.WriteHeader(http.StatusNotModified)
 				}}
-				cache := stream.NewCardCache()
+				cache := agentcard.NewCache()
 				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
 				require.Empty(t, o.last().Header.Get("If-None-Match"))
 				sgWait(60 * time.Second) // stale now
@@ -279,7 +280,7 @@ func TestCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
 						sgServeCard(w, "v2", `ETag: "v2"`, cc)
 					}
 				}}
-				cache := stream.NewCardCache()
+				cache := agentcard.NewCache()
 				for i, want := range []string{"v1", "v1", "v1", "v2"} {
 					require.Equal(t, want, sgFetch(t, o, cache, "http://agent.test"), "read %d", i)
 					require.Equal(t, i+1, o.count(), "read %d asks the server", i)
@@ -297,7 +298,7 @@ func TestCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
 func TestCardCacheNoStoreNeverRevalidates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		o := sgFixedCard(`ETag: "v1"`, "Cache-Control: no-store, max-age=60")
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		sgFetch(t, o, cache, "http://agent.test")
 		sgFetch(t, o, cache, "http://agent.test")
 		require.Equal(t, 2, o.count())
@@ -312,7 +313,7 @@ func TestCardCacheKeyedByQuery(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgServeCard(w, "for-"+r.URL.Query().Get("tenant"), "Cache-Control: max-age=60")
 		}}
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/?tenant=a"))
 		require.Equal(t, "for-b", sgFetch(t, o, cache, "http://agent.test/?tenant=b"))
 		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/?tenant=a"))
@@ -340,15 +341,15 @@ func TestCardCacheErrorsNotKept(t *testing.T) {
 				sgServeCard(w, "good")
 			}
 		}}
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		hc := newSGOrigins().serve("http://agent.test", o).client()
-		_, err := stream.FetchCard(context.Background(), "http://agent.test/card.json", stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+		_, err := agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
 		require.Error(t, err)
-		_, err = stream.FetchCard(context.Background(), "http://agent.test/card.json", stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+		_, err = agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
 		require.Error(t, err)
-		_, err = stream.FetchCard(context.Background(), "http://agent.test/card.json", stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+		_, err = agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
 		require.Error(t, err)
-		card, err := stream.FetchCard(context.Background(), "http://agent.test/card.json", stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+		card, err := agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
 		require.NoError(t, err)
 		require.Equal(t, "good", card.Name)
 		require.Equal(t, 4, o.count())
@@ -362,7 +363,7 @@ func TestCardCacheConcurrent(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgServeCard(w, "card", "Cache-Control: max-age=1", `ETag: "v"`)
 		}}
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		hc := newSGOrigins().serve("http://agent.test", o).client()
 		var wg sync.WaitGroup
 		for i := range 32 {
@@ -375,7 +376,7 @@ func TestCardCacheConcurrent(t *testing.T) {
 					if err != nil || c.Card() == nil || c.Card().Name != "card" {
 						t.Errorf("resolve: %v", err)
 					}
-					card, err := stream.FetchCard(context.Background(), "http://agent.test/x.json?k="+string(rune('a'+i%3)), stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+					card, err := agentcard.Fetch(context.Background(), "http://agent.test/x.json?k="+string(rune('a'+i%3)), agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
 					if err != nil || card.Name != "card" {
 						t.Errorf("fetch: %v", err)
 					}
@@ -409,7 +410,7 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 				}
 				sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: no-store")
 			}}
-			cache := stream.NewCardCache()
+			cache := agentcard.NewCache()
 			sgFetch(t, o, cache, "http://agent.test")
 			sgWait(time.Minute)
 			require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
@@ -433,7 +434,7 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 					sgServeCard(w, "v2", `ETag: "v2"`, "Cache-Control: max-age=600")
 				}
 			}}
-			cache := stream.NewCardCache()
+			cache := agentcard.NewCache()
 			sgFetch(t, o, cache, "http://agent.test")
 			sgWait(time.Minute)
 			got := sgFetch(t, o, cache, "http://agent.test")
@@ -455,7 +456,7 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 				}
 				sgServeCard(w, "v2", "Cache-Control: max-age=60")
 			}}
-			cache := stream.NewCardCache()
+			cache := agentcard.NewCache()
 			require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
 			sgWait(time.Minute)
 			require.Equal(t, "v2", sgFetch(t, o, cache, "http://agent.test"))
@@ -477,7 +478,7 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 				w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
 				w.WriteHeader(http.StatusNotModified)
 			}}
-			cache := stream.NewCardCache()
+			cache := agentcard.NewCache()
 			sgFetch(t, o, cache, "http://agent.test")
 			sgWait(time.Minute)
 			sgFetch(t, o, cache, "http://agent.test")
@@ -496,7 +497,7 @@ func TestCardCacheResolveKeyedByQuery(t *testing.T) {
 		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			sgServeCard(w, "for-"+r.URL.Query().Get("code"), "Cache-Control: max-age=60")
 		}}
-		cache := stream.NewCardCache()
+		cache := agentcard.NewCache()
 		hc := newSGOrigins().serve("http://agent.test", o).client()
 		for _, code := range []string{"a", "b", "a", "b"} {
 			c, err := stream.Resolve(context.Background(), "http://agent.test/?code="+code, stream.WithHTTPClient(hc), stream.WithCardCache(cache))

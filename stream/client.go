@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
 // Client talks to one A2A agent endpoint, over JSON-RPC or HTTP+JSON. It is
@@ -30,7 +31,7 @@ type Client struct {
 	endpointOrigin string
 	// headerOrigins are the origins headers go to: origin, then those of
 	// WithTrustedOrigins.
-	headerOrigins origins
+	headerOrigins httpx.Origins
 	cfg           config
 	// httpc is WithHTTPClient's client with the breaker's transport; each
 	// call copies it with its own redirect policy (originOnlyHeaders).
@@ -68,7 +69,7 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", redactURL(u))
+		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", httpx.RedactURL(u))
 	}
 	at := atNewClient
 	if learned != nil {
@@ -79,7 +80,7 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	named := origin(u)
+	named := httpx.Origin(u)
 	if learned != nil {
 		named = learned.origin
 		cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
@@ -88,7 +89,7 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{endpoint: u.String(), origin: named, endpointOrigin: origin(u), headerOrigins: to, cfg: cfg, version: cfg.version}
+	c := &Client{endpoint: u.String(), origin: named, endpointOrigin: httpx.Origin(u), headerOrigins: to, cfg: cfg, version: cfg.version}
 	c.httpc = recordResponses(withBreaker(cfg.httpClient, cfg.breaker))
 	c.binding = binding
 	switch binding {
@@ -103,8 +104,8 @@ func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fro
 // headerOrigins returns the origins headers go to: named, then trusted
 // (WithTrustedOrigins, checked by config.check). It refuses an http origin
 // trusted where named is https: headers never go from https down to http.
-func headerOrigins(named string, trusted []string) (origins, error) {
-	to := origins{named}
+func headerOrigins(named string, trusted []string) (httpx.Origins, error) {
+	to := httpx.Origins{named}
 	for _, raw := range trusted {
 		o, err := parseOrigin(raw)
 		if err != nil {

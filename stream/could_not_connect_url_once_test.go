@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -53,7 +54,7 @@ func TestCouldNotConnectToTheCardNamesItsURLOnce(t *testing.T) {
 			return err
 		},
 		"FetchCard": func(hc *http.Client) error {
-			_, err := stream.FetchCard(background(), secretURL, stream.WithHTTPClient(hc))
+			_, err := agentcard.Fetch(background(), secretURL, agentcard.WithHTTPClient(hc))
 			return err
 		},
 	}

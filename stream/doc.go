@@ -5,7 +5,8 @@
 // A Client speaks A2A 0.3 and 1.0 over JSON-RPC ([NewClient]) or HTTP+JSON
 // ([NewRESTClient]), with Server-Sent Events, or over a [Transport] of another
 // module ([NewClientFor]); [Resolve] picks the binding and the version from
-// the agent card. [Client.Send] returns a [Stream], a pull
+// the agent card, which it reads with package agentcard (which also reads a
+// card alone, and keeps cards in a cache). [Client.Send] returns a [Stream], a pull
 // iterator (Next, Event, Err, Close, plus All for range loops and Wait to
 // drain it):
 //

@@ -111,42 +111,6 @@ func (e *ProtocolError) Error() string {
 // Unwrap returns Err.
 func (e *ProtocolError) Unwrap() error { return e.Err }
 
-// InvalidCardError reports an agent card that could not be read or that
-// offers no usable interface of a supported version. URL is the card's
-// (redacted). When no card was found at all (every card URL answered 404),
-// Tried lists the URLs asked, redacted, and Err is the last *HTTPError.
-type InvalidCardError struct {
-	URL    string
-	Reason string
-	Err    error
-	Tried  []string
-}
-
-// notAnAgent is the question an error asks when a base URL serves no card.
-const notAnAgent = "is this the base URL of an A2A agent?"
-
-// Error reads like "stream: invalid agent card at URL: reason", or, when
-// no card was found, "stream: no agent card at URL1 or URL2 (HTTP 404 Not
-// Found): is this the base URL of an A2A agent?".
-func (e *InvalidCardError) Error() string {
-	if len(e.Tried) > 0 {
-		s := "stream: no agent card at " + strings.Join(e.Tried, " or ")
-		var he *HTTPError
-		if errors.As(e.Err, &he) {
-			s += " (HTTP " + strconv.Itoa(he.StatusCode) + " " + http.StatusText(he.StatusCode) + ")"
-		}
-		return s + ": " + notAnAgent
-	}
-	s := "stream: invalid agent card at " + e.URL + ": " + e.Reason
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
-
-// Unwrap returns Err.
-func (e *InvalidCardError) Unwrap() error { return e.Err }
-
 // StalledError ends a stream whose task showed nothing new for longer than
 // the stall limit (WithStallTimeout): a polled task, or, with an idle
 // timeout, a streamed one whose stream brought no event with anything new

@@ -7,30 +7,9 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
 )
-
-// ExampleFetchCard reads an agent's card twice through one CardCache: the
-// agent sends it with max-age, so the second read makes no request. Pass
-// the same cache to Resolve, with WithCardCache, and Clients share it.
-func ExampleFetchCard() {
-	agent := a2atest.NewAgent(a2atest.WithName("trip planner"))
-	cache := stream.NewCardCache()
-	for range 2 {
-		card, err := stream.FetchCard(context.Background(), "http://agent.test/",
-			stream.WithHTTPClient(agent.Client()), stream.WithCardCache(cache))
-		if err != nil {
-			panic(err)
-		}
-		streams := card.Capabilities.Streaming
-		fmt.Println(card.Name, "streams:", streams != nil && *streams)
-	}
-	fmt.Println("requests for", stream.CardPath+":", agent.CardRequests())
-	// Output:
-	// trip planner streams: true
-	// trip planner streams: true
-	// requests for /.well-known/agent-card.json: 1
-}
 
 // ExampleResolve_binding resolves an agent whose card offers JSON-RPC and
 // HTTP+JSON, preferring HTTP+JSON; Client.Card is the card Resolve read.
@@ -48,7 +27,7 @@ func ExampleResolve_binding() {
 
 	bare := a2atest.NewAgent(a2atest.WithCardJSON([]byte(`{"name":"no interfaces","url":"ftp://agent.test/"}`)))
 	_, err = stream.Resolve(context.Background(), "http://agent.test/", stream.WithHTTPClient(bare.Client()))
-	var bad *stream.InvalidCardError
+	var bad *agentcard.InvalidError
 	fmt.Println("invalid card:", errors.As(err, &bad))
 	// Output:
 	// http://agent.test/rest 2 interfaces

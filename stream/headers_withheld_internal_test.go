@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,8 +28,8 @@ func TestWithheldHeadersNamesTheHeadersAnotherOriginDoesNotGet(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.want, withheldHeaders(c.h, origins{c.named}, c.endpoint))
+			require.Equal(t, c.want, withheldHeaders(c.h, httpx.Origins{c.named}, c.endpoint))
 		})
 	}
-	require.Nil(t, withheldHeaders(h, origins{"http://localhost:9999", "http://127.0.0.1:9999"}, "http://127.0.0.1:9999"), "a trusted origin")
+	require.Nil(t, withheldHeaders(h, httpx.Origins{"http://localhost:9999", "http://127.0.0.1:9999"}, "http://127.0.0.1:9999"), "a trusted origin")
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/internal/sse"
 )
 
@@ -61,7 +62,7 @@ type sseReader struct {
 // a single JSON answer that is an error or empty, or another content type.
 func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) (EventReader, error) {
 	l := &sseReader{k: k, body: k.body(resp), frame: frame}
-	switch mt := mediaType(resp); {
+	switch mt := httpx.MediaType(resp); {
 	case mt == "text/event-stream":
 		// A small read buffer (legReadBuffer) instead of the decoder's
 		// default 64 KiB: an idle stream holds it for its whole life, and
@@ -71,7 +72,7 @@ func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) 
 	case jsonType(mt):
 		// A single JSON answer instead of a stream: servers answer refused
 		// streaming calls this way, with HTTP 200.
-		raw, err := readLimited(l.body, k.cfg.maxEventSize)
+		raw, err := httpx.ReadLimited(l.body, k.cfg.maxEventSize)
 		l.Close()
 		if err != nil {
 			return nil, k.readErr(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -24,7 +25,6 @@ const (
 	atNewClient     = "NewClient"
 	atNewRESTClient = "NewRESTClient"
 	atResolve       = "Resolve"
-	atFetchCard     = "FetchCard"
 	atNewClientFor  = "NewClientFor"
 	atSend          = "Send"
 	atSubscribe     = "Subscribe"
@@ -52,15 +52,15 @@ func scopedOptions(hc *http.Client) []scopedOption {
 	constructors := append(slices.Clone(httpConstructors), atNewClientFor)
 	streams := []string{atSend, atSubscribe, atResume, atSendFor, atSubscribeFor, atResumeFor}
 	httpCalls := []string{atSend, atSubscribe, atResume, atGetTask, atCancel}
-	everywhere := slices.Concat(constructors, []string{atFetchCard}, httpCalls, []string{atSendFor, atSubscribeFor, atResumeFor, atGetTaskFor, atCancelFor})
+	everywhere := slices.Concat(constructors, httpCalls, []string{atSendFor, atSubscribeFor, atResumeFor, atGetTaskFor, atCancelFor})
 	driver := slices.Concat(constructors, streams)
 	return []scopedOption{
-		{"WithHTTPClient", stream.WithHTTPClient(hc), append(slices.Clone(httpConstructors), atFetchCard)},
+		{"WithHTTPClient", stream.WithHTTPClient(hc), httpConstructors},
 		{"WithVersion", stream.WithVersion(a2a.V10), constructors},
 		{"WithTrustedOrigins", stream.WithTrustedOrigins("http://other.test"), httpConstructors},
 		{"WithBreaker", stream.WithBreaker(allowAll{}), httpConstructors},
 		{"WithBinding", stream.WithBinding(a2a.BindingJSONRPC), []string{atResolve}},
-		{"WithCardCache", stream.WithCardCache(stream.NewCardCache()), []string{atResolve, atFetchCard}},
+		{"WithCardCache", stream.WithCardCache(agentcard.NewCache()), []string{atResolve}},
 		{"WithHeader", stream.WithHeader("X-Team", "travel"), everywhere},
 		{"WithMaxEventSize", stream.WithMaxEventSize(1 << 20), slices.Concat(httpConstructors, httpCalls)},
 		{"WithConnectTimeout", stream.WithConnectTimeout(time.Second), slices.Concat(httpConstructors, httpCalls)},
@@ -114,8 +114,8 @@ func (b countingBinding) Cancel(context.Context, stream.Call, string) (*a2a.Task
 }
 
 // Every option is refused, with ErrInvalidOption naming the option and the
-// entry point, wherever it does not apply (a constructor, Resolve,
-// FetchCard, or a call of either kind of Client), before anything is sent;
+// entry point, wherever it does not apply (a constructor, Resolve, or a
+// call of either kind of Client), before anything is sent;
 // where it applies it is accepted.
 func TestOptionsAreRefusedWhereTheyDoNotApply(t *testing.T) {
 	var sent atomic.Int64 // requests and calls of a binding, all entry points together
@@ -140,10 +140,6 @@ func TestOptionsAreRefusedWhereTheyDoNotApply(t *testing.T) {
 		},
 		atResolve: func(o stream.Option) error {
 			_, err := stream.Resolve(ctx, endpoint, stream.WithHTTPClient(hc), o)
-			return err
-		},
-		atFetchCard: func(o stream.Option) error {
-			_, err := stream.FetchCard(ctx, endpoint, stream.WithHTTPClient(hc), o)
 			return err
 		},
 		atNewClientFor: func(o stream.Option) error {

@@ -8,20 +8,19 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// Option configures a Client, one call of a Client, or the card request of
-// Resolve and FetchCard. Each option applies in some of these places, and
-// its doc says which:
+// Option configures a Client, or one call of a Client. Each option applies
+// in some of these places, and its doc says which:
 //
 //   - a Client's constructors: NewClient, NewRESTClient and Resolve, for
 //     the bindings of this package, and NewClientFor, for a Transport of
 //     another module;
-//   - FetchCard;
 //   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask
 //     and Cancel, of a Client of this package's bindings or of NewClientFor.
 //
@@ -30,8 +29,7 @@ import (
 // place: a Client-wide option given to one call (WithHTTPClient to Send),
 // an option of this package's HTTP bindings given for a Transport of another
 // module (WithMaxEventSize to NewClientFor), a stream's option given to
-// GetTask (WithReconnect), an option of the Client given to FetchCard
-// (WithLogger). Nothing is ever silently ignored, and nothing is sent
+// GetTask (WithReconnect). Nothing is ever silently ignored, and nothing is sent
 // before the refusal.
 //
 // An option given to a constructor that applies to calls is the Client's
@@ -60,7 +58,6 @@ type where uint16
 const (
 	atNewClient    where = 1 << iota // NewClient and NewRESTClient
 	atResolve                        // Resolve
-	atFetchCard                      // FetchCard
 	atNewClientFor                   // NewClientFor
 	atStream                         // Send, Subscribe and Resume of a Client of this package's bindings
 	atUnary                          // GetTask and Cancel of a Client of this package's bindings
@@ -73,11 +70,6 @@ const (
 	// overHTTP: the constructors of a Client of this package's bindings,
 	// which make its HTTP client (WithTrustedOrigins, WithBreaker).
 	overHTTP = atNewClient | atResolve
-	// httpClients: those and FetchCard, the places that make HTTP requests
-	// with a client of their own (WithHTTPClient).
-	httpClients = overHTTP | atFetchCard
-	// cards: the places that read agent cards (WithCardCache).
-	cards = atResolve | atFetchCard
 	// constructors: every constructor of a Client (WithVersion).
 	constructors = overHTTP | atNewClientFor
 	// httpCalls: the calls of this package's HTTP bindings, and the
@@ -91,7 +83,7 @@ const (
 	// bindings (WithIdleTimeout, WithLogger).
 	streamsAndHTTPCalls = streams | atUnary
 	// everywhere: WithHeader.
-	everywhere = httpClients | cards | constructors | atStream | atUnary | atStreamFor | atUnaryFor
+	everywhere = constructors | atStream | atUnary | atStreamFor | atUnaryFor
 )
 
 // String says where the options of scope w apply, for a refusal.
@@ -99,12 +91,8 @@ func (w where) String() string {
 	switch w {
 	case atResolve:
 		return "Resolve only"
-	case cards:
-		return "Resolve and FetchCard only"
 	case overHTTP:
 		return "NewClient, NewRESTClient and Resolve only"
-	case httpClients:
-		return "NewClient, NewRESTClient, Resolve and FetchCard only"
 	case constructors:
 		return "a Client's constructors only (NewClient, NewRESTClient, Resolve, NewClientFor)"
 	case httpCalls:
@@ -171,7 +159,7 @@ type config struct {
 	pollInterval time.Duration
 	stallTimeout time.Duration
 	binding      a2a.Binding
-	cardCache    *CardCache
+	cardCache    *agentcard.Cache
 	trusted      []string        // WithTrustedOrigins, as given
 	breaker      Breaker         // WithBreaker
 	readFailure  terminal.Reader // WithFailureReader
@@ -283,11 +271,11 @@ func WithStallTimeout(d time.Duration) Option {
 // WithHTTPClient sets the HTTP client; it must not be nil, and must not have
 // a Timeout, which would cut long streams and turn them into reconnect
 // churn: use contexts and WithIdleTimeout instead. The default is
-// http.DefaultClient. It applies to NewClient, NewRESTClient, Resolve and
-// FetchCard only: it is Client-wide, and a Transport of another module
+// http.DefaultClient. It applies to NewClient, NewRESTClient and Resolve
+// only: it is Client-wide, and a Transport of another module
 // (NewClientFor) makes its own requests.
 func WithHTTPClient(c *http.Client) Option {
-	return option{"WithHTTPClient", httpClients, func(cfg *config) { cfg.httpClient = c }}
+	return option{"WithHTTPClient", overHTTP, func(cfg *config) { cfg.httpClient = c }}
 }
 
 // WithVersion fixes the protocol version. Without it the Client negotiates:
@@ -310,7 +298,7 @@ func WithVersion(v a2a.Version) Option {
 // to http. A redirect to a trusted origin keeps the headers; the card
 // request of Resolve sends them to baseURL's origin only. Given twice, both
 // lists hold. It applies to NewClient, NewRESTClient and Resolve only: it
-// is Client-wide, FetchCard's request goes to baseURL's origin only, and a
+// is Client-wide, and a
 // Transport of another module (NewClientFor) gets the headers for its agent
 // alone.
 func WithTrustedOrigins(trusted ...string) Option {
@@ -380,8 +368,8 @@ func WithIdleTimeout(d time.Duration) Option {
 // bounds the wait for a free one; a call cut there was not sent either.
 //
 // It applies to NewClient, NewRESTClient and Resolve, and to every call of
-// their Clients; not to FetchCard, nor to NewClientFor, whose Transport makes
-// its own connections.
+// their Clients; not to NewClientFor, whose Transport makes its own
+// connections.
 func WithConnectTimeout(d time.Duration) Option {
 	return option{"WithConnectTimeout", httpCalls, func(cfg *config) { cfg.connectTimeout = d }}
 }
@@ -393,8 +381,7 @@ func WithConnectTimeout(d time.Duration) Option {
 // server sends (a JSON-RPC error message) is quoted as the server wrote it,
 // up to its first 256 bytes. It must not be nil. It applies to a Client's
 // constructors, to its streams, and to GetTask and Cancel of a Client of
-// NewClient, NewRESTClient or Resolve, which log their requests; not to
-// FetchCard, which logs nothing.
+// NewClient, NewRESTClient or Resolve, which log their requests.
 func WithLogger(l *slog.Logger) Option {
 	return option{"WithLogger", streamsAndHTTPCalls, func(cfg *config) { cfg.logger = l }}
 }

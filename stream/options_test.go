@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -321,7 +322,7 @@ func TestClientWideOptionsAreRefusedPerCall(t *testing.T) {
 		"WithHTTPClient": stream.WithHTTPClient(&http.Client{}),
 		"WithVersion":    stream.WithVersion(a2a.V03),
 		"WithBinding":    stream.WithBinding(a2a.BindingHTTPJSON),
-		"WithCardCache":  stream.WithCardCache(stream.NewCardCache()),
+		"WithCardCache":  stream.WithCardCache(agentcard.NewCache()),
 	}
 	for name, o := range refused {
 		t.Run(name, func(t *testing.T) {

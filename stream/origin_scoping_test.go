@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -270,8 +271,8 @@ func TestCardRedirectsCarryNoHeader(t *testing.T) {
 					if err == nil {
 						require.Positive(t, outside)
 					}
-					_, err = stream.FetchCard(context.Background(), tc.base, stream.WithHTTPClient(mo.client()),
-						stream.WithHeader("Authorization", "Bearer service-secret"))
+					_, err = agentcard.Fetch(context.Background(), tc.base, agentcard.WithHTTPClient(mo.client()),
+						agentcard.WithHeader("Authorization", "Bearer service-secret"))
 					sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
 					if err != nil {
 						require.NotContains(t, err.Error(), "secret")

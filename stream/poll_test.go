@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -730,7 +731,7 @@ func TestRESTRefusalFromAStreamingAgentIsTheMessagesRefusal(t *testing.T) {
 					card = `{"name":"n","url":"http://agent.test/r","preferredTransport":"HTTP+JSON","protocolVersion":"0.3.0","capabilities":{"streaming":true}}`
 				}
 				mux := http.NewServeMux()
-				mux.Handle(stream.CardPath, serveCard(card))
+				mux.Handle(agentcard.Path, serveCard(card))
 				mux.Handle("/r/", srv)
 				c, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(a2atest.NewClient(mux)))
 				require.NoError(t, err)

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
 // Whether a request left: net/http's Transport reports, through
@@ -113,7 +114,7 @@ func (r *reach) done(err error) (unsent bool) {
 	case r.asked:
 		return !r.got
 	}
-	return dialFailed(err)
+	return httpx.DialFailed(err)
 }
 
 // guardBody keeps net/http from sending req's body a second time before
@@ -184,17 +185,6 @@ func wrapTransport(hc *http.Client, wrap func(next http.RoundTripper) http.Round
 	}
 	c.Transport = wrap(next)
 	return &c
-}
-
-// dialFailed reports an error of a transport that says it could not
-// connect: a failed dial or name resolution, to the agent or to the proxy
-// that would have reached it (net/http's "proxyconnect").
-func dialFailed(err error) bool {
-	var (
-		opErr  *net.OpError
-		dnsErr *net.DNSError
-	)
-	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect") || errors.As(err, &dnsErr)
 }
 
 // unsentError is a call's error when its request never left: it may be

@@ -2,29 +2,22 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
-// The well-known paths of an agent card: the current one first, then the
-// one A2A 0.2 used.
-const (
-	CardPath       = "/.well-known/agent-card.json"
-	LegacyCardPath = "/.well-known/agent.json"
-)
-
-// maxCardSize bounds the agent card a Client reads.
-const maxCardSize = 1 << 20
-
-// Resolve reads the agent card under baseURL (CardPath, falling back to
-// LegacyCardPath on 404, with baseURL's query), picks an interface, and
-// returns a Client for it. A baseURL whose path ends in ".json" is taken as
-// the URL of the card itself, query included, for agents that serve it
-// elsewhere. A card with no protocol
-// version and no preferred transport is read as a 0.3 JSON-RPC card.
+// Resolve reads the agent card under baseURL as agentcard.Fetch does
+// (agentcard.Path, falling back to agentcard.LegacyPath on 404, with
+// baseURL's query; baseURL itself, query included, when its path ends in
+// ".json", for agents that serve the card elsewhere), picks an interface,
+// and returns a Client for it. A card with no protocol version and no
+// preferred transport is read as a 0.3 JSON-RPC card.
 //
 // The interfaces considered are the card's 1.0 supportedInterfaces, then a
 // 0.3 card's url (in its preferredTransport, JSON-RPC when absent) and its
@@ -35,7 +28,11 @@ const maxCardSize = 1 << 20
 // A 1.0 interface's tenant goes with every request. A card whose
 // capabilities say streaming false makes the Client poll (see
 // WithPollInterval). A card with no usable interface ends in an
-// *InvalidCardError.
+// *agentcard.InvalidError.
+//
+// The card's errors are agentcard.Fetch's, except that an answer with a
+// status other than 2xx is an *HTTPError, as every other answer of an
+// agent is, inside the *agentcard.InvalidError when no card was found.
 //
 // Headers set with WithHeader, given to Resolve or to one call of the
 // Client, go only to the origin of baseURL (its scheme, host and port): the
@@ -43,19 +40,36 @@ const maxCardSize = 1 << 20
 // chosen endpoint has that origin. A card that names another host, another
 // port, or http where baseURL is https gets no header at all.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
-	base, cfg, err := cardConfig(baseURL, opts, atResolve, "Resolve")
+	base, err := httpx.ParseBase(baseURL)
 	if err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
+	}
+	cfg := defaultConfig()
+	cfg.applyOptions(opts, atResolve, "Resolve")
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	card, cardURL, err := readCard(ctx, base, cfg)
-	if err != nil {
+	// Refused before the card is asked for, as every bad option is: an http
+	// origin trusted where the origin named is https.
+	if _, err := headerOrigins(httpx.Origin(base), cfg.trusted); err != nil {
 		return nil, err
 	}
-	in, err := pickInterface(card, cfg.version, cfg.binding, base)
-	if err != nil {
-		return nil, &InvalidCardError{URL: cardURL, Reason: err.Error()}
+	var in iface
+	pick := func(card *a2a.AgentCard) (err error) {
+		in, err = pickInterface(card, cfg.version, cfg.binding, base)
+		return err
 	}
-	learned := &fromCard{origin: origin(base), version: in.v, tenant: in.tenant, card: card}
+	fetchOpts := []agentcard.Option{agentcard.WithHTTPClient(cfg.httpClient), agentcard.WithCache(cfg.cardCache), agentcard.WithCheck(pick)}
+	for k, vs := range cfg.header {
+		for _, v := range vs {
+			fetchOpts = append(fetchOpts, agentcard.WithHeader(k, v))
+		}
+	}
+	card, err := agentcard.Fetch(ctx, baseURL, fetchOpts...)
+	if err != nil {
+		return nil, cardError(err)
+	}
+	learned := &fromCard{origin: httpx.Origin(base), version: in.v, tenant: in.tenant, card: card}
 	if s := card.Capabilities.Streaming; s != nil {
 		learned.streaming = streamingNo
 		if *s {
@@ -63,6 +77,42 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 		}
 	}
 	return newClient(in.endpoint.String(), in.binding, opts, learned, "Resolve")
+}
+
+// cardError is an error of agentcard.Fetch as Resolve returns it: an
+// *agentcard.HTTPError, alone or as the Err of an *agentcard.InvalidError,
+// becomes an *HTTPError with the same fields, and a card it could not
+// connect for reads "stream: could not connect to ...".
+func cardError(err error) error {
+	var ce *httpx.ConnectError
+	if errors.As(err, &ce) && err == error(ce) {
+		return &httpx.ConnectError{Pkg: "stream", URL: ce.URL, Err: ce.Err}
+	}
+	var ae *agentcard.HTTPError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	he := &HTTPError{StatusCode: ae.StatusCode, Status: ae.Status, Header: ae.Header, Body: ae.Body, Method: ae.Method, URL: ae.URL}
+	if ie, ok := err.(*agentcard.InvalidError); ok && ie.Err == error(ae) {
+		c := *ie
+		c.Err = he
+		return &c
+	}
+	if err == error(ae) {
+		return he
+	}
+	return err
+}
+
+// Card returns the agent card Resolve read to make this Client, or nil for
+// a Client made with NewClient or NewRESTClient. It must not be modified.
+func (c *Client) Card() *a2a.AgentCard { return c.cfg.card }
+
+// WithCardCache makes Resolve read and keep agent cards in cache; see
+// agentcard.Cache. Without it every call fetches the card. It applies to
+// Resolve only, which reads cards.
+func WithCardCache(cache *agentcard.Cache) Option {
+	return option{"WithCardCache", atResolve, func(cfg *config) { cfg.cardCache = cache }}
 }
 
 // fromCard is what Resolve learned from the agent card for the Client it
@@ -108,7 +158,7 @@ func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding, ba
 			in.endpoint = u
 			all = append(all, in)
 		} else if skipped == "" {
-			skipped = redactURL(u)
+			skipped = httpx.RedactURL(u)
 		}
 	}
 	order := []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -146,7 +147,7 @@ func TestResolveInvalidCards(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
 				_, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
-				var ice *stream.InvalidCardError
+				var ice *agentcard.InvalidError
 				require.ErrorAs(t, err, &ice)
 				require.Equal(t, "http://agent.test/.well-known/agent-card.json", ice.URL)
 			})
@@ -276,7 +277,7 @@ func TestResolveMakesRelativeInterfaceURLsAbsolute(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithCardJSON([]byte(card)))
 					client, err := stream.Resolve(background(), "http://agent.test", stream.WithHTTPClient(agent.Client()))
 					if err != nil {
-						var ic *stream.InvalidCardError
+						var ic *agentcard.InvalidError
 						require.ErrorAs(t, err, &ic)
 						return
 					}
@@ -319,14 +320,14 @@ func TestResolveOfAHybridAgentWorksForEveryChoice(t *testing.T) {
 
 // DEFECT. Resolve: "A card with no usable interface ends in an
 // *InvalidCardError"; README, Errors: "unusable agent card (from Resolve)
-// | *stream.InvalidCardError"; "Match them with errors.As ..., never by
+// | *agentcard.InvalidError"; "Match them with errors.As ..., never by
 // text". An interface whose URL is not an absolute http(s) URL (another
 // scheme, no host, a host:port without a scheme as misconfigured cards
 // carry) makes Resolve fail with an untyped error, and an unusable first
 // interface hides a usable one after it.
 // Observed: *errors.errorString "stream: invalid endpoint ...: want an
 // absolute http or https URL", for the card alone and with a good
-// interface after it. Expected: *stream.InvalidCardError when nothing is
+// interface after it. Expected: *agentcard.InvalidError when nothing is
 // usable; the next usable interface otherwise.
 func TestResolveSkipsAnUnusableInterfaceURL(t *testing.T) {
 	for _, u := range []string{"ftp://agent.test/rest", "http:///rest", "agent.test:8080/rest"} {
@@ -340,7 +341,7 @@ func TestResolveSkipsAnUnusableInterfaceURL(t *testing.T) {
 						require.True(t, strings.HasPrefix(client.Endpoint(), "http://agent.test/"), client.Endpoint())
 						return
 					}
-					var ic *stream.InvalidCardError
+					var ic *agentcard.InvalidError
 					require.ErrorAs(t, err, &ic, "%T: %v", err, err)
 				})
 			})

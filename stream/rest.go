@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
 // restBinding speaks the HTTP+JSON binding under one base URL, as the
@@ -60,27 +61,9 @@ func (b restBinding) url(v a2a.Version, r resource) (string, error) {
 	} else if t := b.c.cfg.tenant; t != "" {
 		segs = append(segs, t)
 	}
-	u := under(base, append(segs, r.segs...)...)
+	u := httpx.Under(base, append(segs, r.segs...)...)
 	u.RawQuery = mergeQuery(u.RawQuery, r.query)
 	return u.String(), nil
-}
-
-// under returns base with the path segments segs (unescaped) joined under
-// its path, one slash between them whatever base's trailing slash, each
-// segment escaped and base's escapes kept. The query is kept; the fragment,
-// which no request carries, is dropped.
-func under(base *url.URL, segs ...string) *url.URL {
-	u := *base
-	u.Path, u.RawPath = base.Path, base.EscapedPath()
-	if strings.HasSuffix(u.RawPath, "/") {
-		u.Path, u.RawPath = u.Path[:len(u.Path)-1], u.RawPath[:len(u.RawPath)-1]
-	}
-	for _, s := range segs {
-		u.Path += "/" + s
-		u.RawPath += "/" + url.PathEscape(s)
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return &u
 }
 
 // mergeQuery returns the raw query base with the parameters of the raw
@@ -203,11 +186,11 @@ func (b restBinding) request(k *call, v a2a.Version, method string, r resource, 
 	}
 	u, err := b.url(v, r)
 	if err != nil {
-		return nil, fmt.Errorf("stream: building request: %w", redactError(err))
+		return nil, fmt.Errorf("stream: building request: %w", httpx.RedactError(err))
 	}
 	req, err := http.NewRequestWithContext(k.ctx, method, u, rd)
 	if err != nil {
-		return nil, fmt.Errorf("stream: building request: %w", redactError(err))
+		return nil, fmt.Errorf("stream: building request: %w", httpx.RedactError(err))
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -146,13 +147,13 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 						stream.WithHeader("Authorization", "Bearer service-secret"))
 					require.Error(t, err)
 					sgRequireNoSecret(t, err, log, "resolve")
-					var ice *stream.InvalidCardError
+					var ice *agentcard.InvalidError
 					if errors.As(err, &ice) {
 						require.NotContains(t, ice.Reason, "secret")
 					}
-					_, err = stream.FetchCard(context.Background(), base, stream.WithHTTPClient(mo.client()),
-						stream.WithHeader("Authorization", "Bearer service-secret"))
-					if name != "no-iface" { // FetchCard chooses no interface
+					_, err = agentcard.Fetch(context.Background(), base, agentcard.WithHTTPClient(mo.client()),
+						agentcard.WithHeader("Authorization", "Bearer service-secret"))
+					if name != "no-iface" { // agentcard.Fetch chooses no interface
 						require.Error(t, err)
 					}
 					sgRequireNoSecret(t, err, log, "fetch card")

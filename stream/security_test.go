@@ -32,6 +32,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -532,7 +533,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 			e, _ := json.Marshal(echo(r))
 			fmt.Fprintf(w, `{"name":%s,"supportedInterfaces":5}`, e)
 		}, func(t *testing.T, err error) {
-			var ice *stream.InvalidCardError
+			var ice *agentcard.InvalidError
 			require.ErrorAs(t, err, &ice)
 			require.Equal(t, "malformed JSON", ice.Reason)
 		}},
@@ -540,7 +541,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 			e, _ := json.Marshal(echo(r))
 			fmt.Fprintf(w, `{"name":%s,"description":%s}`, e, e)
 		}, func(t *testing.T, err error) {
-			var ice *stream.InvalidCardError
+			var ice *agentcard.InvalidError
 			require.ErrorAs(t, err, &ice)
 			require.Contains(t, ice.Reason, "no JSON-RPC or HTTP+JSON interface")
 		}},
@@ -553,7 +554,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 				}
 			}
 		}, func(t *testing.T, err error) {
-			var ice *stream.InvalidCardError
+			var ice *agentcard.InvalidError
 			require.ErrorAs(t, err, &ice)
 			require.Equal(t, "reading the card", ice.Reason)
 		}},
@@ -569,7 +570,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 				_, err := stream.Resolve(background(), "http://agent.test/?api_key="+secretQuery,
 					append(withSecretHeaders(), stream.WithHTTPClient(a2atest.NewClient(h)))...)
 				c.check(t, err)
-				require.Equal(t, []string{stream.CardPath}, paths)
+				require.Equal(t, []string{agentcard.Path}, paths)
 				requireNoSecrets(t, err, nil, "")
 			})
 		})
@@ -641,7 +642,7 @@ func TestCardErrorsHideURLPasswords(t *testing.T) {
 		})
 		_, err := stream.Resolve(background(), "http://user:"+secretToken+"@agent.test",
 			stream.WithHTTPClient(a2atest.NewClient(h)))
-		var ice *stream.InvalidCardError
+		var ice *agentcard.InvalidError
 		require.ErrorAs(t, err, &ice)
 		require.Equal(t, "user", gotUser)
 		require.Equal(t, secretToken, gotPass, "the password went out as a credential")
@@ -689,9 +690,9 @@ func TestURLQueryValuesAreRedacted(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				fmt.Fprint(w, `{"name":`)
 			})}
-			_, err := stream.FetchCard(background(), "http://agent.test/cards/x.json?sig="+secretQuery, stream.WithHTTPClient(a2atest.NewClient(rec)))
+			_, err := agentcard.Fetch(background(), "http://agent.test/cards/x.json?sig="+secretQuery, agentcard.WithHTTPClient(a2atest.NewClient(rec)))
 			require.Equal(t, []string{"GET /cards/x.json?sig=" + secretQuery}, rec.since(0), "the card request keeps its signature")
-			var invalid *stream.InvalidCardError
+			var invalid *agentcard.InvalidError
 			require.ErrorAs(t, err, &invalid)
 			require.Equal(t, "http://agent.test/cards/x.json?sig=xxxxx", invalid.URL)
 			return result{err, "http://agent.test/cards/x.json?sig=xxxxx: malformed JSON"}
@@ -818,7 +819,7 @@ func TestCredentialsDoNotFollowACardRedirect(t *testing.T) {
 					cdn.Handle("/cards/agent.json", serveCard(cardFor(v, endpoint)))
 					cdn.Handle("/rpc", agent)
 					home := http.NewServeMux()
-					home.Handle(stream.CardPath, http.RedirectHandler("http://cdn.test/cards/agent.json", http.StatusFound))
+					home.Handle(agentcard.Path, http.RedirectHandler("http://cdn.test/cards/agent.json", http.StatusFound))
 					home.Handle("/", agent)
 					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home, "http://cdn.test": cdn}}
 					client, err := stream.Resolve(background(), "http://agent.test",
@@ -859,7 +860,7 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
 						a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 					home := http.NewServeMux()
-					home.Handle(stream.CardPath, serveCard(cardFor(v, e.endpoint)))
+					home.Handle(agentcard.Path, serveCard(cardFor(v, e.endpoint)))
 					home.Handle("/", agent)
 					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
 					client, err := stream.Resolve(background(), "http://agent.test",
@@ -874,7 +875,7 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 					spy.requireCredentials(t, e.origin, e.same)
 					if !e.same {
 						spy.mu.Lock()
-						require.Equal(t, stream.CardPath, spy.seen[0].path)
+						require.Equal(t, agentcard.Path, spy.seen[0].path)
 						require.Equal(t, "Bearer "+secretToken, spy.seen[0].auth, "the card request is the caller's origin")
 						spy.mu.Unlock()
 					}
@@ -1074,7 +1075,7 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(paced()...),
 							a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 						home := http.NewServeMux()
-						home.Handle(stream.CardPath, serveCard(cardOf(v, b, e.endpoint)))
+						home.Handle(agentcard.Path, serveCard(cardOf(v, b, e.endpoint)))
 						home.Handle("/", agent)
 						spy := &originSpy{routes: map[string]http.Handler{named: home}, fall: agent}
 						client, err := stream.Resolve(background(), named, stream.WithHTTPClient(&http.Client{Transport: spy}))
@@ -1093,7 +1094,7 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 						defer spy.mu.Unlock()
 						n := 0
 						for _, r := range spy.seen {
-							if r.path == stream.CardPath {
+							if r.path == agentcard.Path {
 								require.Empty(t, r.auth, "the card request was given no header")
 								continue
 							}

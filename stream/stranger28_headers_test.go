@@ -26,6 +26,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -389,7 +390,7 @@ func TestStranger28CouldNotConnectNamesTheURLOnceRedacted(t *testing.T) {
 				// the card
 				_, err := stream.Resolve(ctx, base, stream.WithHTTPClient(&http.Client{}))
 				check("Resolve", err)
-				_, err = stream.FetchCard(ctx, base, stream.WithHTTPClient(&http.Client{}))
+				_, err = agentcard.Fetch(ctx, base, agentcard.WithHTTPClient(&http.Client{}))
 				check("FetchCard", err)
 				// the agent
 				c := w.clientAt(t, base, &http.Client{}, stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond}))

@@ -3,10 +3,9 @@ package stream
 import (
 	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
 // ErrInvalidOption is wrapped by every error that refuses an option: a bad
@@ -63,7 +62,7 @@ func (cfg *config) check() error {
 	if cfg.binding != "" && cfg.binding != a2a.BindingJSONRPC && cfg.binding != a2a.BindingHTTPJSON {
 		bad("WithBinding: unsupported binding %q", string(cfg.binding))
 	}
-	if err := checkHeader(cfg.header); err != nil {
+	if err := httpx.CheckHeader(cfg.header); err != nil {
 		bad("WithHeader: %s", err)
 	}
 	for _, raw := range cfg.trusted {
@@ -102,49 +101,4 @@ func (cfg *config) check() error {
 		return err
 	}
 	return nil
-}
-
-// checkHeader refuses a header that cannot be sent: a name that is not an
-// HTTP token, a value with a control character other than a tab (RFC 9110
-// §5.5; net/http refuses such a value at every call). The error names the
-// header, never its value.
-func checkHeader(h http.Header) error {
-	for k, vs := range h {
-		if !validHeaderName(k) {
-			return fmt.Errorf("%q is not a valid header name", k)
-		}
-		for _, v := range vs {
-			if !validHeaderValue(v) {
-				return fmt.Errorf("the value of %s holds a control character", k)
-			}
-		}
-	}
-	return nil
-}
-
-// validHeaderValue reports whether v holds no control character but tabs.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderName reports whether k is an HTTP token (RFC 9110 §5.6.2).
-func validHeaderName(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

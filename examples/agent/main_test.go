@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
@@ -285,7 +286,7 @@ func TestAgentServesEveryWireByDefault(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	defer cancel()
 	a := startAgent(ctx, t, "-mode", "answer")
-	card, err := stream.FetchCard(ctx, a.url, stream.WithHTTPClient(httpClient(t)))
+	card, err := agentcard.Fetch(ctx, a.url, agentcard.WithHTTPClient(httpClient(t)))
 	require.NoError(t, err)
 	var got []string
 	for _, i := range card.SupportedInterfaces {

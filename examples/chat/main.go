@@ -31,6 +31,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/hitl"
@@ -291,7 +292,7 @@ func report(ctx context.Context, w io.Writer, e stream.Ending) int {
 		gaveUp   *reconnect.Error
 		rpcErr   *a2a.RPCError
 		httpErr  *stream.HTTPError
-		badCard  *stream.InvalidCardError
+		badCard  *agentcard.InvalidError
 		protoErr *stream.ProtocolError
 	)
 	const hint = "the agent needs credentials: pass -header 'Authorization: Bearer …'"

@@ -18,8 +18,8 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/examples/internal/demo"
-	"github.com/a2astream/a2astream/stream"
 )
 
 // programEnv, set to "1" in the environment of this test binary, makes it
@@ -228,7 +228,7 @@ func TestFirstProgramNamesTheURLsItTriedAtANonAgent(t *testing.T) {
 	defer cancel()
 	var out lockedBuffer
 	_, err := run(ctx, site.URL, "hi", "", strings.NewReader(""), &out)
-	var invalid *stream.InvalidCardError
+	var invalid *agentcard.InvalidError
 	require.ErrorAs(t, err, &invalid)
 	require.NotEmpty(t, invalid.Tried)
 	require.Contains(t, err.Error(), site.URL)

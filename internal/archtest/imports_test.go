@@ -105,7 +105,7 @@ func deps(g map[string][]string, pkg string) map[string]bool {
 
 func TestImportDirection(t *testing.T) {
 	g := graph(t)
-	for _, p := range append([]string{"a2a", "stream", "a2atest"}, leaves...) {
+	for _, p := range append([]string{"a2a", "stream", "a2atest", "agentcard", "internal/httpx"}, leaves...) {
 		_, ok := g[p]
 		require.True(t, ok, "package %s not found; the check would be vacuous", p)
 	}
@@ -135,6 +135,36 @@ func TestImportDirection(t *testing.T) {
 				t.Errorf("%s, the internals of leaf %s, depends on %s; it may depend on a2a only", own, leaf, imp)
 			}
 		}
+	}
+	// agentcard reads agent cards below stream, which uses it for
+	// Resolve: it may depend on a2a, reconnect (whose ErrCouldNotConnect
+	// its unreachable card matches), internal/httpx (the HTTP plumbing it
+	// shares with stream) and what they depend on; never on stream.
+	// internal/httpx imports no package of the module but reconnect (and
+	// what it imports), whose ErrCouldNotConnect a failed dial matches.
+	for imp := range deps(g, "internal/httpx") {
+		if imp != "reconnect" && !deps(g, "reconnect")[imp] {
+			t.Errorf("internal/httpx depends on %s; it may depend on reconnect only", imp)
+		}
+	}
+	cardDeps := map[string]bool{"a2a": true, "reconnect": true, "internal/httpx": true}
+	for _, p := range []string{"a2a", "reconnect"} {
+		for imp := range deps(g, p) {
+			cardDeps[imp] = true
+		}
+	}
+	for imp := range deps(g, "agentcard") {
+		if !cardDeps[imp] {
+			t.Errorf("agentcard depends on %s; it may depend on a2a, reconnect, internal/httpx and what they depend on", imp)
+		}
+	}
+	for _, leaf := range leaves {
+		if deps(g, leaf)["agentcard"] {
+			t.Errorf("leaf %s depends on agentcard", leaf)
+		}
+	}
+	if deps(g, "a2atest")["agentcard"] {
+		t.Errorf("a2atest depends on agentcard; it must stay an independent peer")
 	}
 	// relay is a composer above stream: it may depend on stream, on the
 	// leaves (chatview, which stream does not use, among them) and on what

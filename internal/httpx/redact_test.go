@@ -1,4 +1,4 @@
-package stream
+package httpx
 
 import (
 	"context"
@@ -27,11 +27,11 @@ func TestRedactURL(t *testing.T) {
 	for _, c := range cases {
 		u, err := url.Parse(c.in)
 		require.NoError(t, err, c.in)
-		require.Equal(t, c.want, redactURL(u), c.in)
+		require.Equal(t, c.want, RedactURL(u), c.in)
 		require.Equal(t, c.in, u.String(), "the URL itself is left alone")
-		require.Equal(t, c.want, redactRawURL(c.in), c.in)
+		require.Equal(t, c.want, RedactRawURL(c.in), c.in)
 	}
-	require.Equal(t, "xxxxx", redactRawURL("http://a b.test/?k=secret"), "text that does not parse")
+	require.Equal(t, "xxxxx", RedactRawURL("http://a b.test/?k=secret"), "text that does not parse")
 }
 
 type timeoutErr struct{}
@@ -41,12 +41,12 @@ func (timeoutErr) Timeout() bool { return true }
 
 func TestRedactError(t *testing.T) {
 	plain := errors.New("plain")
-	require.Same(t, plain, redactError(plain))
-	require.NoError(t, redactError(nil))
+	require.Same(t, plain, RedactError(plain))
+	require.NoError(t, RedactError(nil))
 
 	inner := &url.Error{Op: "Get", URL: "http://x.test/?k=inner", Err: timeoutErr{}}
 	ue := &url.Error{Op: "Post", URL: "http://agent.test/rpc?api_key=K", Err: inner}
-	got := redactError(ue)
+	got := RedactError(ue)
 	var red *url.Error
 	require.ErrorAs(t, got, &red)
 	require.Equal(t, "Post", red.Op)
@@ -56,7 +56,7 @@ func TestRedactError(t *testing.T) {
 	require.ErrorIs(t, got, timeoutErr{})
 	require.Equal(t, "http://agent.test/rpc?api_key=K", ue.URL, "the original is left alone")
 
-	canceled := redactError(&url.Error{Op: "Post", URL: "http://agent.test/?k=K", Err: context.Canceled})
+	canceled := RedactError(&url.Error{Op: "Post", URL: "http://agent.test/?k=K", Err: context.Canceled})
 	require.ErrorIs(t, canceled, context.Canceled)
 	require.Equal(t, `Post "http://agent.test/?k=xxxxx": context canceled`, canceled.Error())
 }

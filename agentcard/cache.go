@@ -1,4 +1,4 @@
-package stream
+package agentcard
 
 import (
 	"net/http"
@@ -7,26 +7,27 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/httpx"
 )
 
-// CardCache keeps agent cards for the Resolve and FetchCard calls that are
-// given it with WithCardCache, as a private HTTP cache does (RFC 9111; A2A
-// 1.0 §8.6.2 asks clients to honour HTTP caching). A card is used again
-// without a request while it is fresh: for its Cache-Control max-age less
-// its age when received, the larger of its Age plus the time the request
-// took and the time since its Date. After that it is revalidated with
-// If-None-Match when it came with an ETag: a 304 keeps it, fresh again as
-// the 304's Cache-Control, Age and Date say (the card's Cache-Control when
-// the 304 has none). Every Cache-Control field line counts. A response with
-// no-store is not kept; one with no-cache, without max-age, or whose max-age
-// is not a number of seconds or is given twice with different values, is
-// revalidated each time. A max-age or Age over 2^31 seconds counts as 2^31.
-// s-maxage (for shared caches), Expires and heuristic freshness are not
-// used, and Vary is not read: cards are keyed by URL (query included) only,
-// so give Clients that send different credentials, and may see different
-// cards, caches of their own. A CardCache is safe for concurrent use; its
-// zero value is not: use NewCardCache.
-type CardCache struct {
+// Cache keeps agent cards for the calls of Fetch (and stream.Resolve) that
+// are given it, as a private HTTP cache does (RFC 9111; A2A 1.0 §8.6.2
+// asks clients to honour HTTP caching). A card is used again without a
+// request while it is fresh: for its Cache-Control max-age less its age
+// when received, the larger of its Age plus the time the request took and
+// the time since its Date. After that it is revalidated with If-None-Match
+// when it came with an ETag: a 304 keeps it, fresh again as the 304's
+// Cache-Control, Age and Date say (the card's Cache-Control when the 304
+// has none). Every Cache-Control field line counts. A response with
+// no-store is not kept; one with no-cache, without max-age, or whose
+// max-age is not a number of seconds or is given twice with different
+// values, is revalidated each time. A max-age or Age over 2^31 seconds
+// counts as 2^31. s-maxage (for shared caches), Expires and heuristic
+// freshness are not used, and Vary is not read: cards are keyed by URL
+// (query included) only, so give callers that send different credentials,
+// and may see different cards, caches of their own. A Cache is safe for
+// concurrent use; its zero value is not: use NewCache.
+type Cache struct {
 	mu      sync.Mutex
 	entries map[string]cachedCard
 }
@@ -40,18 +41,11 @@ type cachedCard struct {
 	expires      time.Time
 }
 
-// NewCardCache returns an empty cache.
-func NewCardCache() *CardCache { return &CardCache{entries: map[string]cachedCard{}} }
-
-// WithCardCache makes Resolve and FetchCard read and keep agent cards in
-// cache; see CardCache. Without it every call fetches the card. It applies
-// to Resolve and FetchCard only, which read cards.
-func WithCardCache(cache *CardCache) Option {
-	return option{"WithCardCache", cards, func(cfg *config) { cfg.cardCache = cache }}
-}
+// NewCache returns an empty cache.
+func NewCache() *Cache { return &Cache{entries: map[string]cachedCard{}} }
 
 // lookup returns what the cache holds for u, and whether it is fresh.
-func (c *CardCache) lookup(u string) (cachedCard, bool) {
+func (c *Cache) lookup(u string) (cachedCard, bool) {
 	if c == nil {
 		return cachedCard{}, false
 	}
@@ -62,7 +56,7 @@ func (c *CardCache) lookup(u string) (cachedCard, bool) {
 }
 
 // store keeps e under u, or drops what u held when e holds no card.
-func (c *CardCache) store(u string, e cachedCard) {
+func (c *Cache) store(u string, e cachedCard) {
 	if c == nil {
 		return
 	}
@@ -177,7 +171,7 @@ func cacheDirectives(lines []string) []cacheDirective {
 			continue
 		}
 		start := i
-		for i < len(s) && isTokenChar(s[i]) {
+		for i < len(s) && httpx.IsTokenChar(s[i]) {
 			i++
 		}
 		d := cacheDirective{name: strings.ToLower(s[start:i])}
@@ -187,7 +181,7 @@ func cacheDirectives(lines []string) []cacheDirective {
 				d.value, i, d.malformed = quotedString(s, i)
 			} else {
 				start = i
-				for i < len(s) && isTokenChar(s[i]) {
+				for i < len(s) && httpx.IsTokenChar(s[i]) {
 					i++
 				}
 				d.value = s[start:i]
@@ -220,9 +214,4 @@ func quotedString(s string, i int) (string, int, bool) {
 		}
 	}
 	return b.String(), i, true
-}
-
-// isTokenChar reports a tchar of RFC 9110 §5.6.2.
-func isTokenChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }

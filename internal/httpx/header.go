@@ -1,0 +1,53 @@
+package httpx
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// CheckHeader refuses a header that cannot be sent: a name that is not an
+// HTTP token, a value with a control character other than a tab (RFC 9110
+// §5.5; net/http refuses such a value at every call). The error names the
+// header, never its value.
+func CheckHeader(h http.Header) error {
+	for k, vs := range h {
+		if !validHeaderName(k) {
+			return fmt.Errorf("%q is not a valid header name", k)
+		}
+		for _, v := range vs {
+			if !validHeaderValue(v) {
+				return fmt.Errorf("the value of %s holds a control character", k)
+			}
+		}
+	}
+	return nil
+}
+
+// validHeaderValue reports whether v holds no control character but tabs.
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderName reports whether k is an HTTP token (RFC 9110 §5.6.2).
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if !IsTokenChar(k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsTokenChar reports a tchar of RFC 9110 §5.6.2.
+func IsTokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
