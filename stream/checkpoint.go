@@ -51,13 +51,12 @@ type promptState struct {
 }
 
 // replySent is what a checkpoint knows of the reply's last send: the
-// format's byte.
+// format's byte. Its zero value (checkpoint.SentHeard): the send got a
+// response (the agent may have taken the reply), or the reply is
+// confirmed: it is never sent again.
 type replySent = checkpoint.Sent
 
 const (
-	// replyHeard: the send got a response (the agent may have taken the
-	// reply), or the reply is confirmed: it is never sent again.
-	replyHeard = checkpoint.SentHeard
 	// replyUnheard: the send got no response, so the agent cannot have
 	// taken it: while the task shows the prompt and does not list the
 	// reply, the same reply is sent again, as the stream would have.
