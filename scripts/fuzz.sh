@@ -34,7 +34,7 @@ targets=(
 	"FuzzChainOf ./chain"
 	"FuzzLedger ./internal/ledger"
 	"FuzzRevisions ./internal/ledger"
-	"FuzzParseCheckpoint ./stream"
+	"FuzzParseCheckpoint ./internal/checkpoint"
 	"FuzzAnswerPost ./relay"
 	"FuzzEndingString ./stream"
 )

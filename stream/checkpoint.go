@@ -2,9 +2,11 @@ package stream
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/checkpoint"
 )
 
 // Checkpoint is what a stream's application has been handed, in a small
@@ -48,22 +50,22 @@ type promptState struct {
 	sent  replySent
 }
 
-// replySent is what a checkpoint knows of the reply's last send.
-type replySent byte
+// replySent is what a checkpoint knows of the reply's last send: the
+// format's byte. Its zero value (checkpoint.SentHeard): the send got a
+// response (the agent may have taken the reply), or the reply is
+// confirmed: it is never sent again.
+type replySent = checkpoint.Sent
 
 const (
-	// replyHeard: the send got a response (the agent may have taken the
-	// reply), or the reply is confirmed: it is never sent again.
-	replyHeard replySent = iota
 	// replyUnheard: the send got no response, so the agent cannot have
 	// taken it: while the task shows the prompt and does not list the
 	// reply, the same reply is sent again, as the stream would have.
-	replyUnheard
+	replyUnheard = checkpoint.SentUnheard
 	// replyInFlight: saved just before a send (WithCheckpointBeforeReply),
 	// so the reply may have reached the agent. A resumed stream sends it
 	// again only when the task fetched proves it did not: the agent keeps
 	// the user's messages in the history, and the reply is not there.
-	replyInFlight
+	replyInFlight = checkpoint.SentInFlight
 )
 
 // Checkpoint returns the stream's checkpoint: what the events yielded so
@@ -89,8 +91,7 @@ func (s *Stream) Checkpoint() *Checkpoint {
 	}
 	cp.seen.index = nil
 	cp.seen.arts = slices.Clone(s.seen.arts)
-	cp.seen.msgs = s.seen.msgs[:len(s.seen.msgs):len(s.seen.msgs)]
-	cp.seen.msgsSum = s.seen.sum()
+	cp.seen.msgs = s.seen.msgs.Shared()
 	if s.prompt.replied != "" || s.prompt.unconfirmed {
 		// Once the task moved on from the prompt, the reply is neither
 		// asked about nor sent again: the checkpoint drops it.
@@ -137,3 +138,77 @@ func (e *CheckpointError) Error() string { return e.Err.Error() + ": " + e.Reaso
 
 // Unwrap returns Err.
 func (e *CheckpointError) Unwrap() error { return e.Err }
+
+// MarshalBinary returns the checkpoint's binary form.
+func (cp *Checkpoint) MarshalBinary() ([]byte, error) { return cp.AppendBinary(nil) }
+
+// AppendBinary appends the checkpoint's binary form to b: with a buffer kept
+// across calls, writing a checkpoint after every event allocates nothing.
+func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
+	d := cp.data()
+	b, err := checkpoint.Append(b, &d)
+	if err != nil {
+		return b, fmt.Errorf("stream: checkpoint: %w", err)
+	}
+	return b, nil
+}
+
+// ParseCheckpoint reads a checkpoint's binary form. It returns a
+// *CheckpointError for bytes that are not a whole checkpoint of a format it
+// reads: never a checkpoint made of part of them.
+func ParseCheckpoint(data []byte) (*Checkpoint, error) {
+	cp := new(Checkpoint)
+	if err := cp.UnmarshalBinary(data); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// UnmarshalBinary sets cp from its binary form, as ParseCheckpoint reads
+// it; on error cp is left as it was.
+func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
+	d, err := checkpoint.Parse(data)
+	if err != nil {
+		return checkpointError(err)
+	}
+	*cp = checkpointOf(&d)
+	return nil
+}
+
+// data returns what cp holds as the format's data, sharing cp's marks: the
+// one way from a Checkpoint to the format (checkpointOf is the way back).
+func (cp *Checkpoint) data() checkpoint.Checkpoint {
+	w := &cp.seen
+	return checkpoint.Checkpoint{
+		TaskID: cp.taskID, ContextID: cp.contextID, Version: cp.version, Binding: cp.binding, Polling: cp.polling,
+		Events: w.events, Status: w.status, Latest: w.latest, Shown: w.shown, Artifacts: w.arts, Messages: w.msgs,
+		Prompt: checkpoint.Prompt{Key: cp.prompt.key, Reply: cp.prompt.reply, Sent: cp.prompt.sent},
+	}
+}
+
+// checkpointOf returns the Checkpoint that holds d, sharing d's marks.
+func checkpointOf(d *checkpoint.Checkpoint) Checkpoint {
+	return Checkpoint{
+		taskID: d.TaskID, contextID: d.ContextID, version: d.Version, binding: d.Binding, polling: d.Polling,
+		seen:   seen{events: d.Events, status: d.Status, latest: d.Latest, shown: d.Shown, arts: d.Artifacts, msgs: d.Messages},
+		prompt: promptState{key: d.Prompt.Key, reply: d.Prompt.Reply, sent: d.Prompt.Sent},
+	}
+}
+
+// checkpointError returns the *CheckpointError by which the user is told
+// of a refusal of the format's: the same reason, under this package's
+// sentinel.
+func checkpointError(err error) error {
+	var fe *checkpoint.Error
+	if !errors.As(err, &fe) {
+		return &CheckpointError{Err: ErrCheckpointCorrupt, Reason: err.Error()}
+	}
+	kind := ErrCheckpointCorrupt
+	switch fe.Err {
+	case checkpoint.ErrForeign:
+		kind = ErrCheckpointForeign
+	case checkpoint.ErrNewer:
+		kind = ErrCheckpointNewer
+	}
+	return &CheckpointError{Err: kind, Reason: fe.Reason}
+}

@@ -17,7 +17,7 @@ import (
 // metadata {k: before}) were yielded.
 func format1(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/checkpoint-format1.bin")
+	b, err := os.ReadFile("../internal/checkpoint/testdata/checkpoint-format1.bin")
 	require.NoError(t, err)
 	require.Equal(t, "a2acp\x01", string(b[:6]), "the fixture is of format 1")
 	return b

@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/canonjson"
+	"github.com/a2astream/a2astream/internal/checkpoint"
 )
 
 // digest is a 64-bit FNV-1a hash, written into checkpoints: unlike
@@ -97,9 +98,7 @@ func messageDigest(m *a2a.Message) digest {
 
 // metaEntry is one key of an artifact's metadata as a checkpoint holds it:
 // the digest of the key and that of its value.
-type metaEntry struct {
-	key, value digest
-}
+type metaEntry = checkpoint.Meta
 
 // keyDigest identifies a metadata key.
 func keyDigest(k string) digest { return digestStart.field(k) }
@@ -129,8 +128,8 @@ func withMetadata(held []metaEntry, md map[string]any) []metaEntry {
 	out := make([]metaEntry, len(held), len(held)+len(md))
 	copy(out, held)
 	for k, v := range md {
-		e := metaEntry{key: keyDigest(k), value: valueDigest(v)}
-		i, found := slices.BinarySearchFunc(out, e.key, func(e metaEntry, k digest) int { return cmp.Compare(e.key, k) })
+		e := metaEntry{Key: uint64(keyDigest(k)), Value: uint64(valueDigest(v))}
+		i, found := slices.BinarySearchFunc(out, e.Key, func(e metaEntry, k uint64) int { return cmp.Compare(e.Key, k) })
 		if found {
 			out[i] = e
 		} else {

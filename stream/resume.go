@@ -85,9 +85,9 @@ func (w seen) resumed() seen {
 	w.arts = slices.Clone(w.arts)
 	w.index = make(map[string]int, len(w.arts))
 	for i := range w.arts {
-		w.index[w.arts[i].id] = i
+		w.index[w.arts[i].ID] = i
 	}
-	w.msgs = w.msgs[:len(w.msgs):len(w.msgs)]
+	w.msgs = w.msgs.Shared()
 	return w
 }
 
@@ -161,13 +161,14 @@ func provesNotReceived(t *a2a.Task, reply *a2a.Message) bool {
 // puts them back in their place.
 func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus, []string) {
 	w := &cp.seen
-	last := make(map[string]digest, len(w.msgs)) // each message's last version handed over
-	unnamed := map[digest]int{}                  // messages without an ID handed over, by content
-	for _, m := range w.msgs.all() {
-		if m.id == "" {
-			unnamed[m.digest]++
+	marks := w.msgs.All()
+	last := make(map[string]digest, len(marks)) // each message's last version handed over
+	unnamed := map[digest]int{}                 // messages without an ID handed over, by content
+	for _, m := range marks {
+		if m.ID == "" {
+			unnamed[digest(m.Digest)]++
 		} else {
-			last[m.id] = m.digest
+			last[m.ID] = digest(m.Digest)
 		}
 	}
 	seed := &a2a.Task{ID: t.ID, ContextID: t.ContextID, Metadata: t.Metadata}
@@ -198,23 +199,23 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 
 	st, cur := &w.status, &t.Status
 	switch {
-	case st.state == "":
+	case st.State == "":
 		seed.Status = a2a.TaskStatus{State: a2a.StateUnknown}
-	case st.state == cur.State && st.messageID == messageID(cur.Message) && st.message == statusDigest(cur.Message):
+	case st.State == cur.State && st.MessageID == messageID(cur.Message) && digest(st.Message) == statusDigest(cur.Message):
 		seed.Status = *cur
 		seed.Status.Message = cur.Message.Clone()
-		listed[st.messageID] = true
+		listed[st.MessageID] = true
 	default:
 		// The task moved on: the status shown, without its message (the
 		// history holds it, or it is recorded as handed over), at the
 		// newest time shown, so that the statuses a replay brings before
 		// it are known as old.
-		seed.Status = a2a.TaskStatus{State: st.state, Timestamp: w.latest}
+		seed.Status = a2a.TaskStatus{State: st.State, Timestamp: w.latest}
 	}
 
 	index := make(map[string]int, len(w.arts))
 	for i := range w.arts {
-		index[w.arts[i].id] = i
+		index[w.arts[i].ID] = i
 	}
 	var left []int // the marks of the artifacts left out, by index
 	for i := range t.Artifacts {
@@ -223,7 +224,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 		if !held {
 			continue
 		}
-		if sa, ok := w.arts[j].heldOf(a); ok {
+		if sa, ok := heldOf(&w.arts[j], a); ok {
 			seed.Artifacts = append(seed.Artifacts, sa)
 		} else {
 			left = append(left, j)
@@ -233,7 +234,7 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 	left = slices.Compact(left) // a task may list an artifact twice
 	var replaced []string
 	for _, j := range left {
-		replaced = append(replaced, w.arts[j].id)
+		replaced = append(replaced, w.arts[j].ID)
 	}
 
 	var delivered []string
@@ -253,9 +254,9 @@ func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatu
 func shownStatuses(marks []statusMark, t *a2a.Task) []a2a.TaskStatus {
 	var out []a2a.TaskStatus
 	for _, m := range marks {
-		st := a2a.TaskStatus{State: m.state, Timestamp: m.at}
-		if m.messageID != "" || m.message != 0 {
-			held := heldMessage(t, m.messageID, m.message)
+		st := a2a.TaskStatus{State: m.State, Timestamp: m.At}
+		if m.MessageID != "" || m.Message != 0 {
+			held := heldMessage(t, m.MessageID, digest(m.Message))
 			if held == nil {
 				continue
 			}
@@ -299,29 +300,29 @@ func statusDigest(m *a2a.Message) digest {
 // holds, which no append can take away: a is then to be handed over
 // whole, as a replacement. Metadata m does not know (a format 1
 // checkpoint) is taken as a's.
-func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
-	if m.parts > len(a.Parts) || digestStart.parts(a.Parts[:m.parts]) != m.digest {
+func heldOf(m *artifactMark, a *a2a.Artifact) (a2a.Artifact, bool) {
+	if m.Parts > len(a.Parts) || digestStart.parts(a.Parts[:m.Parts]) != digest(m.Digest) {
 		return a2a.Artifact{}, false
 	}
-	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.parts:m.parts], Metadata: a.Metadata}
-	if !m.metaUnknown {
-		md, ok := m.heldMetadata(a.Metadata)
+	held := a2a.Artifact{ID: a.ID, Parts: a.Parts[:m.Parts:m.Parts], Metadata: a.Metadata}
+	if !m.MetaUnknown {
+		md, ok := heldMetadata(m, a.Metadata)
 		if !ok {
 			return a2a.Artifact{}, false
 		}
 		held.Metadata = md
 	}
-	none := digestStart.field("")
+	none := uint64(digestStart.field(""))
 	switch {
-	case digestStart.field(a.Name) == m.name:
+	case uint64(digestStart.field(a.Name)) == m.Name:
 		held.Name = a.Name
-	case a.Name == "" && m.name != none:
+	case a.Name == "" && m.Name != none:
 		return a2a.Artifact{}, false
 	}
 	switch {
-	case digestStart.field(a.Description) == m.description:
+	case uint64(digestStart.field(a.Description)) == m.Description:
 		held.Description = a.Description
-	case a.Description == "" && m.description != none:
+	case a.Description == "" && m.Description != none:
 		return a2a.Artifact{}, false
 	}
 	return held, true
@@ -330,26 +331,26 @@ func (m *artifactMark) heldOf(a *a2a.Artifact) (a2a.Artifact, bool) {
 // heldMetadata returns the keys of md that the application holds with the
 // same value, by m's digests: md itself when it holds them all and no
 // other. It reports false when md lacks a key the application holds.
-func (m *artifactMark) heldMetadata(md map[string]any) (map[string]any, bool) {
+func heldMetadata(m *artifactMark, md map[string]any) (map[string]any, bool) {
 	var held map[string]any
 	found, same := 0, 0
 	for k, v := range md {
-		i, ok := slices.BinarySearchFunc(m.meta, keyDigest(k), func(e metaEntry, k digest) int { return cmp.Compare(e.key, k) })
+		i, ok := slices.BinarySearchFunc(m.Meta, uint64(keyDigest(k)), func(e metaEntry, k uint64) int { return cmp.Compare(e.Key, k) })
 		if !ok {
 			continue
 		}
 		found++
-		if m.meta[i].value != valueDigest(v) {
+		if m.Meta[i].Value != uint64(valueDigest(v)) {
 			continue
 		}
 		same++
 		if held == nil {
-			held = make(map[string]any, len(m.meta))
+			held = make(map[string]any, len(m.Meta))
 		}
 		held[k] = v
 	}
 	switch {
-	case found < len(m.meta):
+	case found < len(m.Meta):
 		return nil, false
 	case same == len(md):
 		return md, true
@@ -367,13 +368,13 @@ func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
 	}
 	var out map[string]artifactMark
 	for _, m := range cp.seen.arts {
-		if listed[m.id] {
+		if listed[m.ID] {
 			continue
 		}
 		if out == nil {
 			out = map[string]artifactMark{}
 		}
-		out[m.id] = m
+		out[m.ID] = m
 	}
 	return out
 }
@@ -408,14 +409,14 @@ func (s *Stream) holdUnfetched(ev a2a.Event) (replaced []string) {
 // artifact was unfetched and is not held: the agent replaced it since.
 func (s *Stream) holdIfHeld(a *a2a.Artifact) bool {
 	m, ok := s.unfetched[a.ID]
-	if !ok || m.parts > len(a.Parts) {
+	if !ok || m.Parts > len(a.Parts) {
 		return true
 	}
 	delete(s.unfetched, a.ID)
 	// Held only with the labels the application holds: a task that
 	// lists it may lag (a snapshot), and hands no changed label over then.
 	// (held's metadata is a's keys that the application holds alike.)
-	held, ok := m.heldOf(a)
+	held, ok := heldOf(&m, a)
 	if !ok || held.Name != a.Name || held.Description != a.Description || len(held.Metadata) != len(a.Metadata) {
 		return false
 	}

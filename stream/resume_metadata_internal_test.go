@@ -47,9 +47,9 @@ func TestHeldOfTakesTheMetadataTheApplicationHolds(t *testing.T) {
 			w.add(&a2a.ArtifactUpdate{Artifact: a2a.Artifact{ID: "a1", Parts: parts, Metadata: c.app}})
 			m := w.arts[0]
 			if c.unknown {
-				m.meta, m.metaUnknown = nil, true
+				m.Meta, m.MetaUnknown = nil, true
 			}
-			held, ok := m.heldOf(&a2a.Artifact{ID: "a1", Parts: parts, Metadata: c.agent})
+			held, ok := heldOf(&m, &a2a.Artifact{ID: "a1", Parts: parts, Metadata: c.agent})
 			require.Equal(t, c.ok, ok)
 			if ok {
 				require.Equal(t, c.held, held.Metadata)
@@ -83,14 +83,14 @@ func TestSeenFoldsAnArtifactsMetadataAsTheApplicationDoes(t *testing.T) {
 			var shared [][]metaEntry
 			for _, u := range c.updates {
 				if len(w.arts) > 0 {
-					shared = append(shared, w.arts[0].meta)
+					shared = append(shared, w.arts[0].Meta)
 				}
 				before := cloneEntries(shared)
 				w.add(u)
 				require.Equal(t, before, cloneEntries(shared), "the arrays a checkpoint shares are left alone")
 				app.Apply(u)
 			}
-			require.Equal(t, metaDigests(app.Artifact("a1").Metadata), w.arts[0].meta)
+			require.Equal(t, metaDigests(app.Artifact("a1").Metadata), w.arts[0].Meta)
 		})
 	}
 }

@@ -1,11 +1,11 @@
 package stream
 
 import (
-	"hash/crc32"
 	"slices"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/checkpoint"
 )
 
 // seen is what the application was handed, folded one yielded delta at a
@@ -24,28 +24,31 @@ type seen struct {
 	arts  []artifactMark
 	index map[string]int // artifact ID → arts index
 	// msgs holds a mark per version of a message yielded, already in the
-	// binary form a checkpoint writes (see messageMarks), and msgsSum the
-	// running checksum of the checkpoint's bytes up to their end. Both
-	// only grow (a later version adds a mark that supersedes the earlier
-	// one), so a checkpoint shares them instead of copying, and writing
-	// one copies them once and checksums only what follows them.
-	msgs    messageMarks
-	msgsSum uint32
+	// binary form a checkpoint writes, with the running checksum of the
+	// checkpoint's bytes up to their end. It only grows (a later version
+	// adds a mark that supersedes the earlier one), so a checkpoint shares
+	// it instead of copying, and writing one copies it once and checksums
+	// only what follows it.
+	msgs checkpoint.Messages
 }
 
-// statusMark is the status last yielded.
-type statusMark struct {
-	state     a2a.TaskState
-	messageID string
-	message   digest // of its message, 0 for none
-	at        time.Time
-}
+// The marks of seen are the checkpoint format's types, so that writing a
+// checkpoint copies nothing but its bytes (see Checkpoint.data).
+type (
+	// statusMark is a status yielded, with the digest of its message (0
+	// for none).
+	statusMark = checkpoint.Status
+	// artifactMark is how much of an artifact was yielded: its first
+	// parts, with the digest of those parts and of its labels, and the
+	// digests of its metadata (see checkpoint.Artifact).
+	artifactMark = checkpoint.Artifact
+)
 
 // maxShown bounds seen.shown: past it the oldest are forgotten. A server
 // sets a handful of statuses at one instant, and a status whose message
 // was delivered is told by its message anyway; only a status without a
 // message, forgotten, may be shown again after a resume.
-const maxShown = 16
+const maxShown = checkpoint.MaxShown
 
 // noteShown records the status last yielded in shown. It never changes
 // shown's array in place but makes a new one, so checkpoints share it.
@@ -53,17 +56,17 @@ func (w *seen) noteShown() {
 	st := w.status
 	keep := w.shown
 	switch {
-	case st.at.IsZero():
-	case st.at.After(w.latest):
+	case st.At.IsZero():
+	case st.At.After(w.latest):
 		// A newer instant: the statuses of the older one go, those
 		// without a timestamp stay.
 		keep = nil
 		for _, m := range w.shown {
-			if m.at.IsZero() {
+			if m.At.IsZero() {
 				keep = append(keep, m)
 			}
 		}
-	case st.at.Before(w.latest):
+	case st.At.Before(w.latest):
 		return
 	}
 	if slices.Contains(keep, st) {
@@ -77,51 +80,8 @@ func (w *seen) noteShown() {
 	w.shown = append(next, st)
 }
 
-// artifactMark is how much of an artifact was yielded: its first parts,
-// with the digest of those parts and of its labels.
-type artifactMark struct {
-	id          string
-	parts       int
-	digest      digest // of the parts, in order
-	name        digest
-	description digest
-	// meta holds a digest of each key of the metadata the application
-	// holds and of its value, ascending by key digest: an append folds
-	// metadata key by key, so one digest of the whole map could not follow
-	// it. Its array is never changed in place (see withMetadata), so
-	// checkpoints share it. metaUnknown: the mark comes from a format 1
-	// checkpoint, which holds no metadata, and the artifact was not handed
-	// over whole since; meta is then nil, and the metadata of the task
-	// fetched on resume is taken as the application's.
-	meta        []metaEntry
-	metaUnknown bool
-}
-
-// messageMark is one version of a message yielded: its ID ("" for a message
-// without one) and its digest.
-type messageMark struct {
-	id     string
-	digest digest
-}
-
-// mark adds a message mark, keeping the running checksum.
-func (w *seen) mark(id string, d digest) {
-	if len(w.msgs) == 0 {
-		w.msgsSum = headSum()
-	}
-	n := len(w.msgs)
-	w.msgs = w.msgs.add(id, d)
-	w.msgsSum = crc32.Update(w.msgsSum, castagnoli, w.msgs[n:])
-}
-
-// sum returns the checksum of a checkpoint's bytes up to the end of the
-// message marks.
-func (w *seen) sum() uint32 {
-	if len(w.msgs) == 0 {
-		return headSum()
-	}
-	return w.msgsSum
-}
+// mark adds a message mark.
+func (w *seen) mark(id string, d digest) { w.msgs.Add(id, uint64(d)) }
 
 // add folds one yielded delta.
 func (w *seen) add(ev a2a.Event) {
@@ -129,10 +89,11 @@ func (w *seen) add(ev a2a.Event) {
 	switch e := ev.(type) {
 	case *a2a.StatusUpdate:
 		st := &e.Status
-		w.status = statusMark{state: st.State, messageID: messageID(st.Message), at: st.Timestamp}
+		w.status = statusMark{State: st.State, MessageID: messageID(st.Message), At: st.Timestamp}
 		if m := st.Message; m != nil {
-			w.status.message = messageDigest(m)
-			w.mark(m.ID, w.status.message)
+			d := messageDigest(m)
+			w.status.Message = uint64(d)
+			w.mark(m.ID, d)
 		}
 		w.noteShown()
 		if st.Timestamp.After(w.latest) {
@@ -161,23 +122,23 @@ func (w *seen) addArtifact(u *a2a.ArtifactUpdate) {
 		}
 		i = len(w.arts)
 		w.index[a.ID] = i
-		w.arts = append(w.arts, artifactMark{id: a.ID})
+		w.arts = append(w.arts, artifactMark{ID: a.ID})
 	}
 	m := &w.arts[i]
 	if !held || !u.Append {
-		*m = artifactMark{id: a.ID, digest: digestStart, name: digestStart.field(a.Name), description: digestStart.field(a.Description),
-			meta: metaDigests(a.Metadata)}
+		*m = artifactMark{ID: a.ID, Digest: uint64(digestStart), Name: uint64(digestStart.field(a.Name)),
+			Description: uint64(digestStart.field(a.Description)), Meta: metaDigests(a.Metadata)}
 	} else {
 		if a.Name != "" {
-			m.name = digestStart.field(a.Name)
+			m.Name = uint64(digestStart.field(a.Name))
 		}
 		if a.Description != "" {
-			m.description = digestStart.field(a.Description)
+			m.Description = uint64(digestStart.field(a.Description))
 		}
-		if !m.metaUnknown {
-			m.meta = withMetadata(m.meta, a.Metadata)
+		if !m.MetaUnknown {
+			m.Meta = withMetadata(m.Meta, a.Metadata)
 		}
 	}
-	m.parts += len(a.Parts)
-	m.digest = m.digest.parts(a.Parts)
+	m.Parts += len(a.Parts)
+	m.Digest = uint64(digest(m.Digest).parts(a.Parts))
 }

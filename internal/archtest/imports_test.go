@@ -166,6 +166,22 @@ func TestImportDirection(t *testing.T) {
 	if deps(g, "a2atest")["agentcard"] {
 		t.Errorf("a2atest depends on agentcard; it must stay an independent peer")
 	}
+	// internal/checkpoint, the binary format of stream's checkpoints, is
+	// held to the leaves' rule (a2a and what a2a depends on), and only
+	// stream reads it: stream.Checkpoint is the public value.
+	if _, ok := g["internal/checkpoint"]; !ok {
+		t.Fatalf("package internal/checkpoint not found; the check would be vacuous")
+	}
+	for imp := range deps(g, "internal/checkpoint") {
+		if imp != "a2a" && !deps(g, "a2a")[imp] {
+			t.Errorf("internal/checkpoint depends on %s; it may depend on a2a only", imp)
+		}
+	}
+	for pkg, imps := range g {
+		if pkg != "stream" && slices.Contains(imps, module+"/internal/checkpoint") {
+			t.Errorf("%s imports internal/checkpoint; only stream may", pkg)
+		}
+	}
 	// relay is a composer above stream: it may depend on stream, on the
 	// leaves (chatview, which stream does not use, among them) and on what
 	// they depend on, and no library package below it depends on it (its

@@ -1,0 +1,176 @@
+package checkpoint_test
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/checkpoint"
+)
+
+// sample returns checkpoints that use every field of the format: none at
+// all, and one with messages (one without an ID), statuses shown, artifacts
+// with metadata, unknown metadata and none, and a prompt with its reply.
+func sample() []checkpoint.Checkpoint {
+	at := time.Date(2025, 3, 1, 12, 0, 0, 5, time.UTC)
+	var msgs checkpoint.Messages
+	msgs.Add("m-1", 11)
+	msgs.Add("", 12)
+	msgs.Add("m-1", 13)
+	reply := a2a.NewTextMessage(a2a.RoleUser, "Lisbon")
+	reply.ID, reply.TaskID = "r-1", "t-1"
+	return []checkpoint.Checkpoint{{}, {
+		TaskID: "t-1", ContextID: "c-1", Version: a2a.V10, Binding: a2a.BindingJSONRPC, Polling: true, Events: 9,
+		Status: checkpoint.Status{State: a2a.StateInputRequired, MessageID: "m-2", Message: 21, At: at},
+		Latest: at,
+		Shown:  []checkpoint.Status{{State: a2a.StateWorking}, {State: a2a.StateInputRequired, MessageID: "m-2", Message: 21, At: at}},
+		Artifacts: []checkpoint.Artifact{
+			{ID: "a1", Parts: 2, Digest: 31, Name: 32, Description: 33, Meta: []checkpoint.Meta{{Key: 1, Value: 2}, {Key: 3, Value: 4}}},
+			{ID: "a2", Parts: 1, Digest: 41, Name: 42, Description: 43, MetaUnknown: true},
+			{ID: "a3", Digest: 51, Name: 52, Description: 53},
+		},
+		Messages: msgs,
+		Prompt:   checkpoint.Prompt{Key: "input-required/m-2", Reply: reply, Sent: checkpoint.SentInFlight},
+	}}
+}
+
+// A checkpoint reads back from its bytes as it was, and writes the same
+// bytes again; Append appends.
+func TestCheckpointRoundTrips(t *testing.T) {
+	for _, c := range sample() {
+		b, err := checkpoint.Append(nil, &c)
+		require.NoError(t, err)
+		require.Equal(t, "a2acp\x02", string(b[:6]), "written in format 2")
+		back, err := checkpoint.Parse(b)
+		require.NoError(t, err)
+		again, err := checkpoint.Append([]byte("prefix"), &back)
+		require.NoError(t, err)
+		require.Equal(t, append([]byte("prefix"), b...), again)
+		// The marks compare by what they list: nil and empty alike.
+		require.Equal(t, c.Messages.All(), back.Messages.All())
+		c.Messages, back.Messages = checkpoint.Messages{}, checkpoint.Messages{}
+		require.Equal(t, c, back)
+	}
+}
+
+// A format 1 checkpoint reads, with the metadata of its artifacts
+// unknown, and is written again in format 2, which reads back to a
+// checkpoint that writes the same bytes.
+func TestFormat1StillReads(t *testing.T) {
+	b, err := os.ReadFile("testdata/checkpoint-format1.bin")
+	require.NoError(t, err)
+	require.Equal(t, "a2acp\x01", string(b[:6]), "the fixture is of format 1")
+	c, err := checkpoint.Parse(b)
+	require.NoError(t, err)
+	require.Equal(t, "t-1", c.TaskID)
+	require.Equal(t, uint64(3), c.Events)
+	require.Len(t, c.Artifacts, 1)
+	require.True(t, c.Artifacts[0].MetaUnknown)
+	require.Len(t, c.Messages.All(), 1)
+	again, err := checkpoint.Append(nil, &c)
+	require.NoError(t, err)
+	require.Equal(t, "a2acp\x02", string(again[:6]))
+	back, err := checkpoint.Parse(again)
+	require.NoError(t, err)
+	twice, err := checkpoint.Append(nil, &back)
+	require.NoError(t, err)
+	require.Equal(t, again, twice)
+}
+
+// Bytes that are not a whole checkpoint are refused with an *Error, never
+// read in part: every prefix, every bit flipped, a newer format, bytes
+// after the last field, and text that is no checkpoint at all.
+func TestDamagedIsRefusedWhole(t *testing.T) {
+	saved, err := checkpoint.Append(nil, &sample()[1])
+	require.NoError(t, err)
+	requireRefused := func(t *testing.T, data []byte, want error, what string) {
+		t.Helper()
+		_, err := checkpoint.Parse(data)
+		var ce *checkpoint.Error
+		require.ErrorAs(t, err, &ce, what)
+		require.ErrorIs(t, err, want, what)
+		require.NotEmpty(t, ce.Reason, what)
+	}
+	for n := range len(saved) {
+		want := checkpoint.ErrCorrupt
+		if n < len("a2acp") {
+			want = checkpoint.ErrForeign
+		}
+		requireRefused(t, saved[:n], want, "a prefix")
+	}
+	for i := len("a2acp\x02") * 8; i < len(saved)*8; i++ {
+		b := append([]byte(nil), saved...)
+		b[i/8] ^= 1 << (i % 8)
+		requireRefused(t, b, checkpoint.ErrCorrupt, "a bit flipped")
+	}
+	newer := append([]byte("a2acp\x03"), saved[6:]...)
+	requireRefused(t, newer, checkpoint.ErrNewer, "format 3")
+	body := append(append([]byte(nil), saved[:len(saved)-4]...), 0)
+	requireRefused(t, withSum(body), checkpoint.ErrCorrupt, "a byte more")
+	requireRefused(t, []byte(`{"taskId":"t-1"}`), checkpoint.ErrForeign, "JSON")
+	requireRefused(t, nil, checkpoint.ErrForeign, "nothing")
+}
+
+// A checkpoint whose fields contradict each other is refused, checksum
+// and all: a checksum does not catch a writer's bug.
+func TestContradictionsAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(c *checkpoint.Checkpoint)
+		reason string
+	}{
+		{"an unknown protocol version", func(c *checkpoint.Checkpoint) { c.Version = "9.9" }, `unknown protocol version "9.9"`},
+		{"a reply marked as sent, and none", func(c *checkpoint.Checkpoint) { c.Prompt.Reply = nil }, "a reply marked as possibly sent, and no reply"},
+		{"a reply on another task", func(c *checkpoint.Checkpoint) { c.TaskID = "t-2" }, `the reply is on task "t-1", not on the checkpoint's task "t-2"`},
+		{"an artifact twice", func(c *checkpoint.Checkpoint) { c.Artifacts[2].ID = "a1" }, `artifact "a1" listed twice`},
+		{"metadata out of order", func(c *checkpoint.Checkpoint) { c.Artifacts[0].Meta[1].Key = 1 },
+			`the metadata of artifact "a1" lists a key twice, or out of order`},
+		{"too many statuses shown", func(c *checkpoint.Checkpoint) {
+			c.Shown = make([]checkpoint.Status, checkpoint.MaxShown+1)
+		}, "the statuses shown cut short or malformed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := sample()[1]
+			bad.Artifacts = append([]checkpoint.Artifact(nil), bad.Artifacts...)
+			bad.Artifacts[0].Meta = append([]checkpoint.Meta(nil), bad.Artifacts[0].Meta...)
+			c.change(&bad)
+			b, err := checkpoint.Append(nil, &bad)
+			require.NoError(t, err)
+			_, err = checkpoint.Parse(b)
+			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
+			require.Equal(t, "checkpoint: corrupt: "+c.reason, err.Error())
+		})
+	}
+}
+
+// Messages keeps its marks in order; a shared copy and the original grow
+// apart without touching each other; the running checksum is the one a
+// checkpoint's bytes need (a checkpoint read and written again has the
+// same bytes, and the same marks).
+func TestMessagesGrowApartWhenShared(t *testing.T) {
+	var ms checkpoint.Messages
+	require.Empty(t, ms.All())
+	ms.Add("m-1", 1)
+	ms.Add("", 2)
+	shared := ms.Shared()
+	ms.Add("m-2", 3)
+	shared.Add("m-3", 4)
+	require.Equal(t, []checkpoint.Message{{ID: "m-1", Digest: 1}, {ID: "", Digest: 2}, {ID: "m-2", Digest: 3}}, ms.All())
+	require.Equal(t, []checkpoint.Message{{ID: "m-1", Digest: 1}, {ID: "", Digest: 2}, {ID: "m-3", Digest: 4}}, shared.All())
+	for _, m := range []checkpoint.Messages{ms, shared} {
+		b, err := checkpoint.Append(nil, &checkpoint.Checkpoint{TaskID: "t-1", Messages: m})
+		require.NoError(t, err)
+		back, err := checkpoint.Parse(b)
+		require.NoError(t, err, "the running checksum is the bytes'")
+		require.Equal(t, m.All(), back.Messages.All())
+	}
+}
+
+func withSum(body []byte) []byte {
+	return binary.BigEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+}
