@@ -37,6 +37,7 @@ targets=(
 	"FuzzParseCheckpoint ./internal/checkpoint"
 	"FuzzAnswerPost ./relay"
 	"FuzzEndingString ./stream"
+	"FuzzScreenJSON ./chatview"
 )
 # corpus lists the inputs go test has written for a target: a failing one
 # lands there.
