@@ -523,6 +523,7 @@ func bigStream(t *testing.T, w wire, results [][]byte, opts ...stream.Option) (a
 // 100,000 at CI's full size), and one of a 16 MiB text, fold to what
 // a2a.Codec.DecodeEvent gives on the four wires.
 func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
+	t.Parallel()
 	n := 5 * *scaleSize
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {

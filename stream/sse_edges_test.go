@@ -315,8 +315,9 @@ func TestEndlessLineIsCutAtTheLimit(t *testing.T) {
 
 const hundredMB = 100 << 20
 
-// heapGrowth runs f and returns how many bytes it allocated on the heap. The
-// package's tests do not run in parallel, so the count is f's own give or
+// heapGrowth runs f and returns how many bytes it allocated on the heap. Its
+// callers do not call t.Parallel, and the package's parallel tests start
+// only after every other test has ended, so the count is f's own give or
 // take the runtime's noise.
 func heapGrowth(f func()) uint64 {
 	var before, after runtime.MemStats

@@ -143,6 +143,7 @@ func s28Setups(t *testing.T, w s28Wire) []s28Origins {
 }
 
 func TestStranger28HeadersWithheldFromAnotherOriginOverRealSockets(t *testing.T) {
+	t.Parallel()
 	for _, w := range s28Wires() {
 		for _, o := range s28Setups(t, w) {
 			t.Run(w.String()+"/"+o.name, func(t *testing.T) {
