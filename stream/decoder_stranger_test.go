@@ -343,6 +343,7 @@ func foldedBy(t *testing.T, h http.Handler, v a2a.Version) (a2a.TaskStatus, []a2
 // result of a capture, the task folded from them is what a2a.Codec.DecodeEvent
 // (encoding/json) gives for the same data lines.
 func TestCapturesReplayedAsCodecDecodes(t *testing.T) {
+	t.Parallel()
 	// Captures whose stream does not deliver every result as it is: an
 	// executor error ending in a JSON-RPC error, and follow-ups to a task
 	// of an earlier stream.

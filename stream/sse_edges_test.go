@@ -142,6 +142,7 @@ func TestUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 // ends in white space, as application/json, text/plain or with no
 // Content-Type, ends the stream in that *a2a.RPCError, message whole.
 func TestStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, ct := range []string{"application/json", "text/plain; charset=utf-8", ""} {
 			for _, ws := range []string{" ", "\n", "\r\n", " \t\n"} {

@@ -216,6 +216,7 @@ func (s *s28SyncWriter) Write(p []byte) (int, error) {
 // A redirect of the named origin's endpoint to another origin carries no
 // header and no Referer.
 func TestStranger28RedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
+	t.Parallel()
 	for _, w := range s28Wires() {
 		for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 			t.Run(fmt.Sprintf("%s/%d", w, code), func(t *testing.T) {
