@@ -9,6 +9,7 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -17,6 +18,13 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 )
+
+// applySeeds is how many seeds TestStranger28bApplyCopiedByValueBothApplied,
+// TestStranger28bApplyCopiedByValueWithItsOwnSlice and each case of
+// TestStranger28bApplyAfterTheCallerChangesTheHistory run. Each seed checks
+// every Apply against the plain fold of the whole history, so a seed costs
+// about a second; the default suite runs one, CI runs 4.
+var applySeeds = flag.Int("apply.seeds", 1, "how many seeds the TestStranger28bApply* tests that check every step run (CI: 4)")
 
 // s28bRefAdd is the plain fold of one message into a history: replace the
 // entry of its ID, or add it. The doc does not say which entry of a
@@ -174,7 +182,7 @@ func TestStranger28bApplyLongHistoriesEqualThePlainFold(t *testing.T) {
 // A task copied by value midway, both copies applied to: each must fold
 // as the plain fold of the history it shows.
 func TestStranger28bApplyCopiedByValueBothApplied(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(*applySeeds) {
 		g := &s28bGen{r: rand.New(rand.NewPCG(seed, 281))}
 		tk := &a2a.Task{ID: "t"}
 		for range 600 {
@@ -196,7 +204,7 @@ func TestStranger28bApplyCopiedByValueBothApplied(t *testing.T) {
 // The same, with the copy given a slice of its own (so that the two never
 // share a backing array): the copy's index is its own.
 func TestStranger28bApplyCopiedByValueWithItsOwnSlice(t *testing.T) {
-	for seed := range uint64(4) {
+	for seed := range uint64(*applySeeds) {
 		g := &s28bGen{r: rand.New(rand.NewPCG(seed, 282))}
 		tk := &a2a.Task{ID: "t"}
 		for range 600 {
@@ -288,7 +296,7 @@ func TestStranger28bApplyAfterTheCallerChangesTheHistory(t *testing.T) {
 	}
 	for name, change := range changes {
 		t.Run(name, func(t *testing.T) {
-			for seed := range uint64(3) {
+			for seed := range uint64(*applySeeds) {
 				g := &s28bGen{r: rand.New(rand.NewPCG(seed, 284))}
 				tk := &a2a.Task{ID: "t"}
 				for range 700 {

@@ -19,8 +19,8 @@ import (
 )
 
 // races is how many seeded races TestReconnectRacesDuringABurstLoseAndDuplicateNothing
-// runs; RELIABILITY.md records 10,000.
-var races = flag.Int("relay.races", 1000, "how many seeded races TestReconnectRacesDuringABurstLoseAndDuplicateNothing runs")
+// runs: 200 by default, 1,000 in CI (.ci/run); RELIABILITY.md records 10,000.
+var races = flag.Int("relay.races", 200, "how many seeded races TestReconnectRacesDuringABurstLoseAndDuplicateNothing runs (CI: 1,000)")
 
 // burst appends n entries to log as fast as it can, in batches of 1 to 16,
 // the last one EventEnd, and returns how long it took.

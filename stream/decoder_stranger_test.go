@@ -343,6 +343,7 @@ func foldedBy(t *testing.T, h http.Handler, v a2a.Version) (a2a.TaskStatus, []a2
 // result of a capture, the task folded from them is what a2a.Codec.DecodeEvent
 // (encoding/json) gives for the same data lines.
 func TestCapturesReplayedAsCodecDecodes(t *testing.T) {
+	t.Parallel()
 	// Captures whose stream does not deliver every result as it is: an
 	// executor error ending in a JSON-RPC error, and follow-ups to a task
 	// of an earlier stream.
@@ -523,6 +524,7 @@ func bigStream(t *testing.T, w wire, results [][]byte, opts ...stream.Option) (a
 // 100,000 at CI's full size), and one of a 16 MiB text, fold to what
 // a2a.Codec.DecodeEvent gives on the four wires.
 func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
+	t.Parallel()
 	n := 5 * *scaleSize
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {

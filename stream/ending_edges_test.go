@@ -74,6 +74,7 @@ func TestEndingStringIsOneLineWhateverTheReason(t *testing.T) {
 // a megabyte of it in a status message, a structured failure, a JSON-RPC
 // error or a hook's error.
 func TestEndingStringIsShortWhateverTheReason(t *testing.T) {
+	t.Parallel()
 	requireEndingLines(t, map[string]string{"huge": strings.Repeat("very long reason ", 64<<10)})
 }
 

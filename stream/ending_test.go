@@ -185,6 +185,7 @@ func endingCases() []endingCase {
 // with the parts it is built from, and EndingOf reads the same from the
 // error alone.
 func TestEndingReadsEveryEnding(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, c := range endingCases() {
 			t.Run(w.String()+"/"+c.name, func(t *testing.T) {

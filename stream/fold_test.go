@@ -47,6 +47,7 @@ func described() []a2atest.Step {
 const describedEvents = 7
 
 func TestAppendsCarryNamesAndMetadataAcrossCuts(t *testing.T) {
+	t.Parallel()
 	for _, v := range versions {
 		for _, style := range styles {
 			for k := 1; k < describedEvents; k++ {

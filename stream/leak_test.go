@@ -57,6 +57,7 @@ func (c *countedBody) Close() error {
 // goroutine is left: synctest.Test fails on one left in the bubble, and
 // goleak (TestMain) on one left outside.
 func TestLeaks(t *testing.T) {
+	t.Parallel()
 	const streams = 1000
 	synctest.Test(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 1000))

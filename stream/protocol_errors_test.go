@@ -337,6 +337,7 @@ func TestInvalidUTF8IsReadAsReplacementCharacters(t *testing.T) {
 // JSON nested deeper than the decoder's limit is a *stream.ProtocolError
 // that keeps what was delivered; nesting within the limit is read whole.
 func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
+	t.Parallel()
 	deep := func(v a2a.Version, depth int) []byte {
 		ev := &a2a.ArtifactUpdate{TaskID: "t-1", Artifact: a2a.Artifact{ID: "a2",
 			Parts: []a2a.Part{{Text: "deep"}}, Metadata: map[string]any{"deep": "DEEP"}}}

@@ -23,6 +23,7 @@ import (
 // stream ends completed. (drain checks that no revision repeats the text
 // shown and that Extends/Added continue it.)
 func TestCumulativeMessageUnderCutsEndsOnTheServersVersions(t *testing.T) {
+	t.Parallel()
 	faults := []a2atest.Fault{{}}
 	for k := 1; k <= 6; k++ {
 		faults = append(faults, a2atest.CutAfterEvents(k))

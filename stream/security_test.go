@@ -583,6 +583,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 // first 256 bytes. If a server echoes a credential there, it is the server
 // that leaks it; the library adds nothing of its own around it.
 func TestServerWordsAreQuotedAsTheServers(t *testing.T) {
+	t.Parallel()
 	// quoted is a message as RPCError.Error quotes it (ASCII here).
 	quoted := func(msg string) string {
 		if len(msg) <= 256 {

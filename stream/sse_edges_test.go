@@ -142,6 +142,7 @@ func TestUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 // ends in white space, as application/json, text/plain or with no
 // Content-Type, ends the stream in that *a2a.RPCError, message whole.
 func TestStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, ct := range []string{"application/json", "text/plain; charset=utf-8", ""} {
 			for _, ws := range []string{" ", "\n", "\r\n", " \t\n"} {
@@ -315,8 +316,9 @@ func TestEndlessLineIsCutAtTheLimit(t *testing.T) {
 
 const hundredMB = 100 << 20
 
-// heapGrowth runs f and returns how many bytes it allocated on the heap. The
-// package's tests do not run in parallel, so the count is f's own give or
+// heapGrowth runs f and returns how many bytes it allocated on the heap. Its
+// callers do not call t.Parallel, and the package's parallel tests start
+// only after every other test has ended, so the count is f's own give or
 // take the runtime's noise.
 func heapGrowth(f func()) uint64 {
 	var before, after runtime.MemStats

@@ -219,6 +219,7 @@ func s28Msg() *a2a.Message { return a2a.NewTextMessage(a2a.RoleUser, "hi") }
 // Every way a hostile reason reaches the ending, with a2atest agents, on
 // every wire: the line is one bounded line of valid UTF-8.
 func TestStranger28EndingLineOfAHostileReasonOnEveryWire(t *testing.T) {
+	t.Parallel()
 	type way struct {
 		name  string
 		opts  func(reason string) []a2atest.Option

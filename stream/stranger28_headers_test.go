@@ -144,6 +144,7 @@ func s28Setups(t *testing.T, w s28Wire) []s28Origins {
 }
 
 func TestStranger28HeadersWithheldFromAnotherOriginOverRealSockets(t *testing.T) {
+	t.Parallel()
 	for _, w := range s28Wires() {
 		for _, o := range s28Setups(t, w) {
 			t.Run(w.String()+"/"+o.name, func(t *testing.T) {
@@ -216,6 +217,7 @@ func (s *s28SyncWriter) Write(p []byte) (int, error) {
 // A redirect of the named origin's endpoint to another origin carries no
 // header and no Referer.
 func TestStranger28RedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
+	t.Parallel()
 	for _, w := range s28Wires() {
 		for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 			t.Run(fmt.Sprintf("%s/%d", w, code), func(t *testing.T) {

@@ -234,6 +234,7 @@ func TestStranger28RetryAfterOnABusySend(t *testing.T) {
 // A Retry-After on a poll's 200 answer, and on a failed poll: one wait
 // lengthened, to at most 30 s, never shortened below the interval.
 func TestStranger28RetryAfterOnAPoll(t *testing.T) {
+	t.Parallel()
 	const interval = time.Second
 	for _, w := range s28Wires() {
 		for _, failed := range []bool{false, true} {
