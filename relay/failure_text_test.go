@@ -4,20 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -167,4 +173,185 @@ func TestDriveLogsNothingByDefault(t *testing.T) {
 		require.Equal(t, "http-error", failureOf(t, evs).Kind, "the stream ended in an error")
 	})
 	require.Empty(t, logged.String())
+}
+
+var s28Kinds = []string{"failed", "rejected", "canceled", "auth-required", "no-answer", "connection-lost",
+	"agent-error", "http-error", "protocol-error", "stopped", "unresumable", "lost", "error"}
+
+type s28RT func(*http.Request) (*http.Response, error)
+
+func (f s28RT) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func s28Resp(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
+	h := http.Header{"Content-Type": {ct}}
+	for k, v := range hdr {
+		h.Set(k, v)
+	}
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Header: h,
+		Body: io.NopCloser(strings.NewReader(body)), Request: r, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
+}
+
+// s28Failure drives a stream with client to its end and returns the
+// failure the browsers are shown, checking that no event a browser gets
+// names any of leaks and none is named "error".
+func s28Failure(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
+	t.Helper()
+	store := newMemoryStore(t)
+	var logBuf strings.Builder
+	_, done := s28DriveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&s28SyncWriter{b: &logBuf}, nil))))
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the stream did not end within 2 minutes")
+	}
+	status, evs, raw, ended := s28ReadAll(t, a2atest.NewClient(s28Handler(t, store)), "http://relay.test/s/a/events", "")
+	require.Equal(t, 200, status)
+	require.True(t, ended)
+	for _, leak := range leaks {
+		require.NotContains(t, raw, leak, "a browser is shown %q:\n%s", leak, raw)
+	}
+	for _, e := range evs {
+		require.NotEqual(t, "error", e.Name, raw)
+	}
+	last := evs[len(evs)-1]
+	require.Equal(t, relay.EventFailure, last.Name, raw)
+	var f relay.FailureData
+	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
+	require.Contains(t, s28Kinds, f.Kind)
+	require.NotEmpty(t, f.Text)
+	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
+	require.True(t, utf8.ValidString(f.Text))
+	require.NotContains(t, f.Text, "\n")
+	t.Logf("failure: %s (log: %d bytes)", last.Data, logBuf.Len())
+	return f
+}
+
+type s28SyncWriter struct {
+	b *strings.Builder
+}
+
+func (w *s28SyncWriter) Write(p []byte) (int, error) {
+	return w.b.Write(p) // slog's handler serialises its writes
+}
+
+func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
+	echo := "upstream " + s28Agent + " failed; see http://planner.internal:58213/debug"
+	type tc struct {
+		name  string
+		rt    func() http.RoundTripper
+		kinds []string
+	}
+	agentRT := func(opts ...a2atest.Option) func() http.RoundTripper {
+		return func() http.RoundTripper { return a2atest.NewAgent(opts...).Client().Transport }
+	}
+	many := func(f a2atest.Fault) []a2atest.Fault { return slices.Repeat([]a2atest.Fault{f}, 20) }
+	var cases []tc
+	for _, code := range []int{400, 401, 403, 404, 413, 429, 500, 502, 503, 504} {
+		cases = append(cases, tc{fmt.Sprintf("HTTP %d echoing the URL", code), agentRT(a2atest.WithFaults(many(a2atest.HTTPStatus(code, echo))...)), nil})
+		cases = append(cases, tc{fmt.Sprintf("HTTP %d html echoing the URL", code), agentRT(a2atest.WithFaults(many(a2atest.HTTPStatus(code, "<html><body>"+echo+"</body></html>"))...)), nil})
+	}
+	cases = append(cases,
+		tc{"refused", agentRT(a2atest.WithFaults(many(a2atest.Refuse())...)), nil},
+		tc{"dropped", agentRT(a2atest.WithFaults(many(a2atest.Drop())...)), nil},
+		tc{"cut then refused", agentRT(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Second), a2atest.Chunk("x", "hi", false, true), a2atest.Finish(a2a.StateCompleted, "")),
+			a2atest.WithFaults(append([]a2atest.Fault{a2atest.CutAfterEvents(2)}, many(a2atest.Refuse())...)...)), []string{"connection-lost"}},
+		tc{"cut then 502 echoing", agentRT(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Second), a2atest.Chunk("x", "hi", false, true), a2atest.Finish(a2a.StateCompleted, "")),
+			a2atest.WithFaults(append([]a2atest.Fault{a2atest.CutAfterEvents(2)}, many(a2atest.HTTPStatus(502, echo))...)...)), nil},
+		tc{"dial error with IP", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 58213}, Err: errors.New("connect: no route to host")}
+			})
+		}, nil},
+		tc{"DNS error", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "planner.internal", Server: "10.9.8.1:53", IsNotFound: true}}
+			})
+		}, nil},
+		tc{"200 html echoing", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				return s28Resp(r, 200, "text/html", "<p>"+echo+"</p>", nil), nil
+			})
+		}, nil},
+		tc{"200 JSON that is not JSON-RPC", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				return s28Resp(r, 200, "application/json", `{"url":"`+s28Agent+`"}`, nil), nil
+			})
+		}, nil},
+		tc{"SSE garbage echoing", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				return s28Resp(r, 200, "text/event-stream", "data: {not json "+echo+"\n\n", nil), nil
+			})
+		}, nil},
+		tc{"redirect to an echoing 502", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				if strings.HasSuffix(r.URL.Path, "/moved") {
+					return s28Resp(r, 502, "text/plain", echo, nil), nil
+				}
+				return s28Resp(r, 307, "text/plain", "moved to "+s28Agent+"/moved", map[string]string{"Location": s28Agent + "/moved"}), nil
+			})
+		}, nil},
+		tc{"redirect loop", func() http.RoundTripper {
+			return s28RT(func(r *http.Request) (*http.Response, error) {
+				return s28Resp(r, 302, "text/plain", "", map[string]string{"Location": s28Agent + "/loop" + strconv.Itoa(len(r.URL.Path))}), nil
+			})
+		}, nil},
+	)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(&http.Client{Transport: c.rt()}))
+				require.NoError(t, err)
+				f := s28Failure(t, client, append(s28Leaks, "10.9.8.7", "10.9.8.1", "/debug", "/moved", "/loop"))
+				if c.kinds != nil {
+					require.Contains(t, c.kinds, f.Kind)
+				}
+			})
+		})
+	}
+}
+
+// A JSON-RPC error is the agent's own words: the docs promise the page
+// "the agent's own message of an error it answered with", so the text is
+// shown (even when it names a URL).
+func TestAnAgentsErrorShowsItsOwnWords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.RPCError(-32603, "quota exceeded for tenant 7", a2atest.ErrorAsJSON)))
+		client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		f := s28Failure(t, client, s28Leaks)
+		require.Equal(t, "agent-error", f.Kind)
+		require.Contains(t, f.Text, "quota exceeded for tenant 7")
+	})
+}
+
+// A TLS failure (an agent whose certificate is not trusted) names neither
+// the agent's IP, nor its port, nor its path.
+func TestTLSFailureNamesNoAddress(t *testing.T) {
+	agent := a2atest.NewAgent()
+	srv := httptest.NewTLSServer(agent)
+	defer srv.Close()
+	_, port, err := net.SplitHostPort(srv.Listener.Addr().String())
+	require.NoError(t, err)
+	client, err := stream.NewClient(srv.URL+"/tls-secret-path", stream.WithReconnect(reconnect.Never()))
+	require.NoError(t, err)
+	f := s28Failure(t, client, []string{"127.0.0.1", port, "tls-secret-path", "x509", "certificate"})
+	t.Logf("%+v", f)
+}
+
+// README: a failure's text is meant for people; it shows the agent's own
+// words as the agent wrote them, never the transport's error. An agent
+// whose JSON-RPC error message echoes its own URL (as proxies and some
+// frameworks do) has that message shown: the agent's words are the
+// agent's business.
+func TestAnAgentsOwnErrorMessageIsShownAsItWroteIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		msg := "internal error calling " + s28Agent
+		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.RPCError(-32603, msg, a2atest.ErrorAsJSON)))
+		client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		f := s28Failure(t, client, nil)
+		require.Equal(t, "agent-error", f.Kind)
+		require.Contains(t, f.Text, msg)
+	})
 }

@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,8 +9,10 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -355,4 +358,364 @@ func completingAgent(t testing.TB) (*a2atest.Agent, *stream.Client) {
 	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
 	require.NoError(t, err)
 	return agent, client
+}
+
+// s28Agent is the agent's address: no browser may ever see any part of it.
+const s28Agent = "http://planner.internal:58213/a2a/secret-path"
+
+// s28Leaks are the parts of the agent's address a browser must not see.
+var s28Leaks = []string{"planner.internal", "58213", "secret-path"}
+
+// s28Handler serves store at http://relay.test/s/{a,b}/..., failing t when
+// the Handler cannot be made.
+func s28Handler(t testing.TB, store relay.Store, opts ...relay.HandlerOption) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/s/{id}/", newHandler(t, store, func(r *http.Request) (string, bool) {
+		id := r.PathValue("id")
+		return id, id == "a" || id == "b"
+	}, opts...))
+	return mux
+}
+
+// s28Do sends one request straight to h (Host relay.test) and returns the
+// status, header and body.
+func s28Do(t *testing.T, h http.Handler, method, target, contentType, body string, hdr map[string]string) (int, http.Header, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, rd)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Header(), rec.Body.String()
+}
+
+type s28Event struct {
+	ID, Name, Data, Retry string
+}
+
+func (e s28Event) entry(t *testing.T) relay.Entry {
+	t.Helper()
+	id, err := relay.ParseID(e.ID)
+	require.NoError(t, err, "event %+v", e)
+	return relay.Entry{Seq: id.Seq, Name: e.Name, Data: []byte(e.Data)}
+}
+
+// s28Reader parses an SSE body event by event.
+type s28Reader struct {
+	t    *testing.T
+	body io.ReadCloser
+	sc   *bufio.Scanner
+	raw  strings.Builder
+}
+
+func s28NewReader(t *testing.T, body io.ReadCloser) *s28Reader {
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
+	return &s28Reader{t: t, body: body, sc: sc}
+}
+
+// next returns the next event (or a block holding only retry:), false at
+// the end of the body.
+func (r *s28Reader) next() (s28Event, bool) {
+	var e s28Event
+	any := false
+	for r.sc.Scan() {
+		line := r.sc.Text()
+		r.raw.WriteString(line + "\n")
+		if line == "" {
+			if any {
+				return e, true
+			}
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		any = true
+		switch field {
+		case "id":
+			e.ID = value
+		case "event":
+			e.Name = value
+		case "data":
+			e.Data = value
+		case "retry":
+			e.Retry = value
+		}
+	}
+	return e, false
+}
+
+func (r *s28Reader) rest() []s28Event {
+	var out []s28Event
+	for {
+		e, ok := r.next()
+		if !ok {
+			return out
+		}
+		out = append(out, e)
+	}
+}
+
+// s28Get opens the events of stream key with lastID ("" for none) through
+// client; the request ends with ctx.
+func s28Get(t *testing.T, ctx context.Context, client *http.Client, target, lastID string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+// s28ReadAll reads the whole event stream at target, bounded by a minute
+// (of fake time inside a bubble); ended says the response ended by itself.
+func s28ReadAll(t *testing.T, client *http.Client, target, lastID string) (status int, evs []s28Event, raw string, ended bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	resp := s28Get(t, ctx, client, target, lastID, nil)
+	rd := s28NewReader(t, resp.Body)
+	evs = rd.rest()
+	return resp.StatusCode, evs, rd.raw.String(), ctx.Err() == nil
+}
+
+// s28ManualLog opens key in store, takes its lease and appends entries
+// named and shaped as a driver would.
+func s28ManualLog(t *testing.T, store relay.Store, key string, entries ...relay.Entry) (relay.Log, relay.Fence) {
+	t.Helper()
+	log, err := store.Open(t.Context(), key)
+	require.NoError(t, err)
+	fence, err := log.Acquire(t.Context(), "manual", time.Hour)
+	require.NoError(t, err)
+	if len(entries) > 0 {
+		require.NoError(t, log.Commit(t.Context(), fence, nil, entries...))
+	}
+	return log, fence
+}
+
+func s28JSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
+
+// s28Question is a log with an open question at Seq 2.
+func s28Question(t *testing.T, store relay.Store, key string) relay.Log {
+	log, _ := s28ManualLog(t, store, key,
+		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: s28JSON(t, relay.StatusData{State: a2a.StateWorking, TaskID: "t1"})},
+		relay.Entry{Seq: 2, Name: relay.EventInput, Data: s28JSON(t, relay.InputData{Prompt: 2, Text: "Your name?", Question: "text:q1"})},
+	)
+	return log
+}
+
+// s28Canceled says whether a cancel was requested on log, looking for a
+// second (fake time in a bubble).
+func s28Canceled(t *testing.T, log relay.Log) bool {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	err := log.AwaitCancel(ctx)
+	if err == nil {
+		return true
+	}
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	return false
+}
+
+func s28Answer(t *testing.T, log relay.Log, prompt uint64) (relay.Answer, bool) {
+	a, ok, err := log.LoadAnswer(t.Context(), prompt)
+	require.NoError(t, err)
+	return a, ok
+}
+
+// s28Drive drives key of store against agent, sending "hello"; the returned
+// channel gets Drive's result. The Drive is stopped, and waited for, at
+// cleanup.
+func s28Drive(t *testing.T, store relay.Store, key string, agent *a2atest.Agent, streamOpts []stream.Option, opts ...relay.DriveOption) (relay.Log, <-chan error) {
+	t.Helper()
+	client, err := stream.NewClient(s28Agent, append([]stream.Option{stream.WithHTTPClient(agent.Client())}, streamOpts...)...)
+	require.NoError(t, err)
+	return s28DriveClient(t, store, key, client, opts...)
+}
+
+func s28DriveClient(t *testing.T, store relay.Store, key string, client *stream.Client, opts ...relay.DriveOption) (relay.Log, <-chan error) {
+	t.Helper()
+	log, err := store.Open(t.Context(), key)
+	require.NoError(t, err)
+	fence, err := log.Acquire(t.Context(), "driver", time.Hour)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		done <- relay.Drive(ctx, log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello")), opts...)
+	}()
+	t.Cleanup(func() { cancel(); <-finished })
+	return log, done
+}
+
+// s28Entries reads every entry of log.
+func s28Entries(t *testing.T, log relay.Log) []relay.Entry {
+	var all []relay.Entry
+	var after uint64
+	for {
+		es, err := log.Read(t.Context(), after, 1000)
+		require.NoError(t, err)
+		if len(es) == 0 {
+			return all
+		}
+		all = append(all, es...)
+		after = es[len(es)-1].Seq
+	}
+}
+
+// s28AwaitInput waits until log holds an open question and returns it.
+func s28AwaitInput(t *testing.T, log relay.Log) relay.InputData {
+	t.Helper()
+	var after uint64
+	for {
+		es, err := log.Read(t.Context(), after, 100)
+		require.NoError(t, err)
+		for _, e := range es {
+			after = e.Seq
+			if e.Name == relay.EventInput {
+				var in relay.InputData
+				require.NoError(t, json.Unmarshal(e.Data, &in))
+				return in
+			}
+			require.NotContains(t, []string{relay.EventEnd, relay.EventFailure}, e.Name, "the stream ended before it asked: %s", e.Data)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		err = log.AwaitEntry(ctx, after)
+		cancel()
+		require.NoError(t, err, "no question within a minute")
+	}
+}
+
+// flakyStore is a Store whose logs all fail while down is set.
+type flakyStore struct {
+	relay.Store
+	down atomic.Bool
+}
+
+var errS28Outage = errors.New("store outage (s28)")
+
+func (s *flakyStore) Open(ctx context.Context, key string) (relay.Log, error) {
+	if s.down.Load() {
+		return nil, errS28Outage
+	}
+	l, err := s.Store.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return &flakyLog{Log: l, s: s}, nil
+}
+
+type flakyLog struct {
+	relay.Log
+	s *flakyStore
+}
+
+func (l *flakyLog) err() error {
+	if l.s.down.Load() {
+		return errS28Outage
+	}
+	return nil
+}
+
+func (l *flakyLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
+	if err := l.err(); err != nil {
+		return err
+	}
+	return l.Log.Commit(ctx, f, cp, es...)
+}
+
+func (l *flakyLog) Read(ctx context.Context, after uint64, max int) ([]relay.Entry, error) {
+	if err := l.err(); err != nil {
+		return nil, err
+	}
+	return l.Log.Read(ctx, after, max)
+}
+
+// AwaitEntry fails when the store goes down while it waits: it looks every 10 ms.
+func (l *flakyLog) AwaitEntry(ctx context.Context, after uint64) error {
+	for {
+		if err := l.err(); err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+		err := l.Log.AwaitEntry(wctx, after)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+func (l *flakyLog) Tail(ctx context.Context) (uint64, error) {
+	if err := l.err(); err != nil {
+		return 0, err
+	}
+	return l.Log.Tail(ctx)
+}
+
+func (l *flakyLog) LoadSnapshot(ctx context.Context) (relay.Snapshot, error) {
+	if err := l.err(); err != nil {
+		return relay.Snapshot{}, err
+	}
+	return l.Log.LoadSnapshot(ctx)
+}
+
+func (l *flakyLog) Attach(ctx context.Context, max int) (relay.Snapshot, []relay.Entry, error) {
+	if err := l.err(); err != nil {
+		return relay.Snapshot{}, nil, err
+	}
+	return l.Log.Attach(ctx, max)
+}
+
+func (l *flakyLog) LoadCheckpoint(ctx context.Context) ([]byte, error) {
+	if err := l.err(); err != nil {
+		return nil, err
+	}
+	return l.Log.LoadCheckpoint(ctx)
+}
+
+func (l *flakyLog) PostAnswer(ctx context.Context, a relay.Answer) (relay.Answer, error) {
+	if err := l.err(); err != nil {
+		return relay.Answer{}, err
+	}
+	return l.Log.PostAnswer(ctx, a)
+}
+
+func (l *flakyLog) LoadAnswer(ctx context.Context, prompt uint64) (relay.Answer, bool, error) {
+	if err := l.err(); err != nil {
+		return relay.Answer{}, false, err
+	}
+	return l.Log.LoadAnswer(ctx, prompt)
+}
+
+func (l *flakyLog) RequestCancel(ctx context.Context) error {
+	if err := l.err(); err != nil {
+		return err
+	}
+	return l.Log.RequestCancel(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -428,4 +429,528 @@ func TestCardCache304ForAnotherETag(t *testing.T) {
 			require.Equal(t, c.conditional, srv.conditional)
 		})
 	}
+}
+
+// A base URL that is not an A2A agent's (a wrong path, a web site) gives an
+// *InvalidCardError that names the card URLs tried and asks whether this is
+// an A2A agent; the HTTP error stays reachable through it.
+
+func TestResolveOfANonAgentNamesTheCardURLsTried(t *testing.T) {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "404 page not found", http.StatusNotFound)
+	})
+	_, err := stream.Resolve(context.Background(), "http://site.test/app?key=k-secret", stream.WithHTTPClient(a2atest.NewClient(notFound)))
+	var ce *agentcard.InvalidError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, []string{"http://site.test/app/.well-known/agent-card.json?key=xxxxx", "http://site.test/app/.well-known/agent.json?key=xxxxx"}, ce.Tried)
+	var he *stream.HTTPError
+	require.ErrorAs(t, err, &he, "the HTTP error stays reachable")
+	require.Equal(t, http.StatusNotFound, he.StatusCode)
+	require.Contains(t, err.Error(), "is this the base URL of an A2A agent?")
+	require.Contains(t, err.Error(), strings.Join(ce.Tried, " or "))
+	require.NotContains(t, err.Error(), "k-secret")
+}
+
+func TestResolveOfAWebPageSaysItIsNotACard(t *testing.T) {
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!DOCTYPE html><html><body>Welcome</body></html>"))
+	})
+	_, err := stream.Resolve(context.Background(), "http://site.test/", stream.WithHTTPClient(a2atest.NewClient(page)))
+	var ce *agentcard.InvalidError
+	require.ErrorAs(t, err, &ce)
+	require.Contains(t, ce.Reason, "HTML")
+	require.Contains(t, err.Error(), "is this the base URL of an A2A agent?")
+}
+
+// The agent card cache against RFC 9111 (a private cache), in synctest
+// bubbles: the fake clock starts at 2000-01-01T00:00:00Z, so durations are
+// exact and a Date header needs no rounding.
+
+// sgCardOrigin serves an agent card whose response headers a test sets for
+// each request, and records the card requests.
+type sgCardOrigin struct {
+	mu     sync.Mutex
+	reqs   []*http.Request
+	answer func(n int, r *http.Request, w http.ResponseWriter) // n counts card requests from 0
+}
+
+func (o *sgCardOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	o.mu.Lock()
+	n := len(o.reqs)
+	o.reqs = append(o.reqs, r.Clone(context.Background()))
+	o.mu.Unlock()
+	o.answer(n, r, w)
+}
+
+func (o *sgCardOrigin) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.reqs)
+}
+
+func (o *sgCardOrigin) last() *http.Request {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.reqs[len(o.reqs)-1]
+}
+
+// sgCard is the body of a card named name.
+func sgCard(name string) []byte {
+	return []byte(`{"name":"` + name + `","description":"d","version":"1","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`)
+}
+
+// sgServeCard answers with the card and the header lines given ("Name:
+// value" each, repeated names making several field lines).
+func sgServeCard(w http.ResponseWriter, name string, lines ...string) {
+	for _, l := range lines {
+		k, v, _ := strings.Cut(l, ":")
+		w.Header().Add(k, strings.TrimSpace(v))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(sgCard(name))
+}
+
+// sgFixedCard serves the same headers on every request.
+func sgFixedCard(lines ...string) *sgCardOrigin {
+	return &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) { sgServeCard(w, "card", lines...) }}
+}
+
+// sgFetch reads the card through cache and returns its name.
+func sgFetch(t *testing.T, o *sgCardOrigin, cache *agentcard.Cache, url string) string {
+	t.Helper()
+	card, err := agentcard.Fetch(context.Background(), url, agentcard.WithHTTPClient(newSGOrigins().serve("http://agent.test", o).client()), agentcard.WithCache(cache))
+	require.NoError(t, err)
+	return card.Name
+}
+
+// sgWait lets d pass on the bubble's fake clock.
+func sgWait(d time.Duration) {
+	if d > 0 {
+		<-time.After(d)
+	}
+}
+
+// sgFreshFor asserts that a card fetched now is reused for exactly d: one
+// request now, none at d minus 1 ns, one more at d.
+func sgFreshFor(t *testing.T, d time.Duration, lines ...string) {
+	t.Helper()
+	o := sgFixedCard(lines...)
+	cache := agentcard.NewCache()
+	sgFetch(t, o, cache, "http://agent.test")
+	require.Equal(t, 1, o.count(), "the first read fetches")
+	sgWait(d - time.Nanosecond)
+	sgFetch(t, o, cache, "http://agent.test")
+	require.Equal(t, 1, o.count(), "still fresh 1 ns before %s (%v)", d, lines)
+	sgWait(time.Nanosecond)
+	sgFetch(t, o, cache, "http://agent.test")
+	require.Equal(t, 2, o.count(), "stale at %s (%v)", d, lines)
+}
+
+// sgNeverReused asserts that every read of the card fetches it (the
+// response is not kept, or is revalidated each time without a validator).
+func sgNeverReused(t *testing.T, lines ...string) {
+	t.Helper()
+	o := sgFixedCard(lines...)
+	cache := agentcard.NewCache()
+	for i := 1; i <= 3; i++ {
+		sgFetch(t, o, cache, "http://agent.test")
+		require.Equal(t, i, o.count(), "read %d fetches (%v)", i, lines)
+		sgWait(time.Second)
+	}
+}
+
+func TestCardCacheFreshForMaxAge(t *testing.T) {
+	for name, tc := range map[string]struct {
+		fresh time.Duration
+		lines []string
+	}{
+		"max-age":                 {60 * time.Second, []string{"Cache-Control: max-age=60"}},
+		"upper-case":              {60 * time.Second, []string{"Cache-Control: MAX-AGE=60"}},
+		"with-public":             {60 * time.Second, []string{"Cache-Control: public, max-age=60"}},
+		"with-private":            {60 * time.Second, []string{"Cache-Control: private, max-age=60"}},
+		"leading-zeros":           {60 * time.Second, []string{"Cache-Control: max-age=060"}},
+		"two-lines":               {60 * time.Second, []string{"Cache-Control: public", "Cache-Control: max-age=60"}},
+		"same-twice":              {60 * time.Second, []string{"Cache-Control: max-age=60", "Cache-Control: max-age=60"}},
+		"age":                     {10 * time.Second, []string{"Cache-Control: max-age=60", "Age: 50"}},
+		"date":                    {30 * time.Second, []string{"Cache-Control: max-age=60", "Date: Fri, 31 Dec 1999 23:59:30 GMT"}},
+		"date-future":             {60 * time.Second, []string{"Cache-Control: max-age=60", "Date: Sat, 01 Jan 2000 00:10:00 GMT"}},
+		"age-beats-date":          {10 * time.Second, []string{"Cache-Control: max-age=60", "Age: 50", "Date: Fri, 31 Dec 1999 23:59:30 GMT"}},
+		"date-beats-age":          {10 * time.Second, []string{"Cache-Control: max-age=60", "Age: 20", "Date: Fri, 31 Dec 1999 23:59:10 GMT"}},
+		"s-maxage-ignored":        {10 * time.Second, []string{"Cache-Control: max-age=10, s-maxage=600"}},
+		"s-maxage-first":          {10 * time.Second, []string{"Cache-Control: s-maxage=600, max-age=10"}},
+		"quoted-other-directive":  {60 * time.Second, []string{`Cache-Control: ext="a, b", max-age=60`}},
+		"overflow-max-age":        {1 << 31 * time.Second, []string{"Cache-Control: max-age=99999999999999999999999"}},
+		"max-age-2^31":            {1 << 31 * time.Second, []string{"Cache-Control: max-age=2147483648"}},
+		"max-age-over-2^31":       {1 << 31 * time.Second, []string{"Cache-Control: max-age=2147483649"}},
+		"max-age-2^31-1":          {(1<<31 - 1) * time.Second, []string{"Cache-Control: max-age=2147483647"}},
+		"overflow-age-under-cap":  {1 * time.Second, []string{"Cache-Control: max-age=99999999999999999999999", "Age: 2147483647"}},
+		"unknown-directive-value": {60 * time.Second, []string{"Cache-Control: foo=bar, max-age=60, baz"}},
+		"spaces":                  {60 * time.Second, []string{"Cache-Control:   max-age=60  ,  public  "}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { sgFreshFor(t, tc.fresh, tc.lines...) })
+		})
+	}
+}
+
+// TestCardCacheNotReused: responses a private cache must not
+// reuse without a request (RFC 9111 §3, §4.2.1, §5.2.2).
+func TestCardCacheNotReused(t *testing.T) {
+	for name, lines := range map[string][]string{
+		"no-cache-control":         nil,
+		"no-store":                 {"Cache-Control: no-store"},
+		"no-store-and-max-age":     {"Cache-Control: max-age=60, no-store"},
+		"no-store-on-second-line":  {"Cache-Control: max-age=60", "Cache-Control: no-store"},
+		"no-cache-and-max-age":     {"Cache-Control: max-age=60, no-cache"},
+		"no-cache-on-second-line":  {"Cache-Control: max-age=60", "Cache-Control: no-cache"},
+		"upper-case-no-store":      {"Cache-Control: max-age=60, NO-STORE"},
+		"max-age-0":                {"Cache-Control: max-age=0"},
+		"s-maxage-only":            {"Cache-Control: s-maxage=600"},
+		"expires-only":             {"Expires: Sat, 01 Jan 2000 01:00:00 GMT"},
+		"last-modified-only":       {"Last-Modified: Fri, 01 Jan 1999 00:00:00 GMT"},
+		"max-age-not-a-number":     {"Cache-Control: max-age=abc"},
+		"max-age-negative":         {"Cache-Control: max-age=-60"},
+		"max-age-plus-sign":        {"Cache-Control: max-age=+60"},
+		"max-age-fraction":         {"Cache-Control: max-age=60.5"},
+		"max-age-empty":            {"Cache-Control: max-age="},
+		"max-age-hex":              {"Cache-Control: max-age=0x3c"},
+		"max-age-twice-differing":  {"Cache-Control: max-age=60, max-age=120"},
+		"max-age-differing-lines":  {"Cache-Control: max-age=60", "Cache-Control: max-age=120"},
+		"age-overflow":             {"Cache-Control: max-age=60", "Age: 99999999999999999999999"},
+		"age-and-max-age-overflow": {"Cache-Control: max-age=99999999999999999999999", "Age: 99999999999999999999999"},
+		"age-2^31-max-age-cap":     {"Cache-Control: max-age=2147483648", "Age: 2147483648"},
+		"old-date":                 {"Cache-Control: max-age=60", "Date: Fri, 31 Dec 1999 23:58:00 GMT"},
+		// A quoted string that holds an escaped quote: the no-store after it
+		// is a directive of its own (RFC 9110 §5.6.4 quoted-pair).
+		"no-store-after-escaped-quote": {`Cache-Control: max-age=60, ext="\"", no-store`},
+		// A comma inside a quoted string does not end the directive, but the
+		// no-store after the string does count.
+		"no-store-after-quoted-comma": {`Cache-Control: ext="a, max-age=600", no-store, max-age=60`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { sgNeverReused(t, lines...) })
+		})
+	}
+}
+
+// TestCardCacheRequestDelayCountsInAge: the age of a card is its
+// Age plus the time its request took (RFC 9111 §4.2.3,
+// corrected_age_value = age_value + response_delay).
+func TestCardCacheRequestDelayCountsInAge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			sgWait(5 * time.Second)
+			sgServeCard(w, "card", "Cache-Control: max-age=60", "Age: 10")
+		}}
+		cache := agentcard.NewCache()
+		sgFetch(t, o, cache, "http://agent.test")
+		// Received at 5 s with a corrected age of 15 s: fresh until 50 s.
+		sgWait(45*time.Second - time.Nanosecond)
+		sgFetch(t, o, cache, "http://agent.test")
+		require.Equal(t, 1, o.count(), "fresh 1 ns before 45 s after receipt")
+		sgWait(time.Nanosecond)
+		sgFetch(t, o, cache, "http://agent.test")
+		require.Equal(t, 2, o.count(), "stale 45 s after receipt")
+	})
+}
+
+// TestCardCacheRevalidation: a stale card with an ETag is
+// revalidated with If-None-Match; a 304 keeps it, fresh again for the
+// 304's max-age (or the stored one when the 304 has none), and the card
+// read is the stored one.
+func TestCardCacheRevalidation(t *testing.T) {
+	for name, tc := range map[string]struct {
+		etag       string   // the card's ETag
+		notMod     []string // the 304's header lines
+		freshAfter time.Duration
+	}{
+		"strong":              {`"v1"`, []string{`ETag: "v1"`, "Cache-Control: max-age=30"}, 30 * time.Second},
+		"weak":                {`W/"v1"`, []string{`ETag: W/"v1"`, "Cache-Control: max-age=30"}, 30 * time.Second},
+		"304-without-cc":      {`"v1"`, []string{`ETag: "v1"`}, 60 * time.Second},
+		"304-with-age":        {`"v1"`, []string{`ETag: "v1"`, "Cache-Control: max-age=30", "Age: 20"}, 10 * time.Second},
+		"304-with-date":       {`"v1"`, []string{`ETag: "v1"`, "Cache-Control: max-age=30", "Date: Sat, 01 Jan 2000 00:00:50 GMT"}, 20 * time.Second},
+		"304-without-etag":    {`"v1"`, []string{"Cache-Control: max-age=30"}, 30 * time.Second},
+		"304-two-cc-lines":    {`"v1"`, []string{`ETag: "v1"`, "Cache-Control: public", "Cache-Control: max-age=30"}, 30 * time.Second},
+		"304-overflow-maxage": {`"v1"`, []string{`ETag: "v1"`, "Cache-Control: max-age=999999999999999999999"}, 1 << 31 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+					if n == 0 {
+						sgServeCard(w, "v1", "ETag: "+tc.etag, "Cache-Control: max-age=60")
+						return
+					}
+					for _, l := range tc.notMod {
+						k, v, _ := strings.Cut(l, ":")
+						w.Header().Add(k, strings.TrimSpace(v))
+					}
+					w.WriteHeader(http.StatusNotModified)
+				}}
+				cache := agentcard.NewCache()
+				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+				require.Empty(t, o.last().Header.Get("If-None-Match"))
+				sgWait(60 * time.Second) // stale now
+				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"), "the 304 keeps the stored card")
+				require.Equal(t, 2, o.count())
+				require.Equal(t, tc.etag, o.last().Header.Get("If-None-Match"), "revalidated with the card's ETag")
+				sgWait(tc.freshAfter - time.Nanosecond)
+				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+				require.Equal(t, 2, o.count(), "fresh again after the 304, 1 ns before %s", tc.freshAfter)
+				sgWait(time.Nanosecond)
+				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+				require.Equal(t, 3, o.count(), "stale %s after the 304", tc.freshAfter)
+			})
+		})
+	}
+}
+
+// TestCardCacheNoCacheRevalidatesEachTime: no-cache (or no
+// freshness) with an ETag: every read revalidates, and a 304 serves the
+// stored card; a 200 replaces it.
+func TestCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
+	for name, cc := range map[string]string{
+		"no-cache":  "Cache-Control: no-cache",
+		"max-age-0": "Cache-Control: max-age=0",
+		"none":      "X-None: 1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+					switch n {
+					case 0:
+						sgServeCard(w, "v1", `ETag: "v1"`, cc)
+					case 1, 2:
+						w.Header().Set("ETag", `"v1"`)
+						w.WriteHeader(http.StatusNotModified)
+					default:
+						sgServeCard(w, "v2", `ETag: "v2"`, cc)
+					}
+				}}
+				cache := agentcard.NewCache()
+				for i, want := range []string{"v1", "v1", "v1", "v2"} {
+					require.Equal(t, want, sgFetch(t, o, cache, "http://agent.test"), "read %d", i)
+					require.Equal(t, i+1, o.count(), "read %d asks the server", i)
+					if i > 0 {
+						require.Equal(t, `"v1"`, o.last().Header.Get("If-None-Match"))
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestCardCacheNoStoreNeverRevalidates: a card served with
+// no-store is not kept at all, so no later request is conditional.
+func TestCardCacheNoStoreNeverRevalidates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := sgFixedCard(`ETag: "v1"`, "Cache-Control: no-store, max-age=60")
+		cache := agentcard.NewCache()
+		sgFetch(t, o, cache, "http://agent.test")
+		sgFetch(t, o, cache, "http://agent.test")
+		require.Equal(t, 2, o.count())
+		require.Empty(t, o.last().Header.Get("If-None-Match"), "nothing was kept to revalidate")
+	})
+}
+
+// TestCardCacheKeyedByQuery: a card URL with a query is its own
+// cache entry: another query is another card.
+func TestCardCacheKeyedByQuery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			sgServeCard(w, "for-"+r.URL.Query().Get("tenant"), "Cache-Control: max-age=60")
+		}}
+		cache := agentcard.NewCache()
+		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/?tenant=a"))
+		require.Equal(t, "for-b", sgFetch(t, o, cache, "http://agent.test/?tenant=b"))
+		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/?tenant=a"))
+		require.Equal(t, "for-b", sgFetch(t, o, cache, "http://agent.test/?tenant=b"))
+		require.Equal(t, 2, o.count())
+		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/cards/x.json?tenant=a"))
+		require.Equal(t, "for-c", sgFetch(t, o, cache, "http://agent.test/cards/x.json?tenant=c"))
+		require.Equal(t, 4, o.count())
+	})
+}
+
+// TestCardCacheErrorsNotKept: a 404, a 500 and a card that is not
+// JSON are not kept, whatever their Cache-Control.
+func TestCardCacheErrorsNotKept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			w.Header().Set("Cache-Control", "max-age=600")
+			switch n {
+			case 0, 1:
+				w.WriteHeader(http.StatusInternalServerError)
+			case 2:
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte("{not json"))
+			default:
+				sgServeCard(w, "good")
+			}
+		}}
+		cache := agentcard.NewCache()
+		hc := newSGOrigins().serve("http://agent.test", o).client()
+		_, err := agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
+		require.Error(t, err)
+		_, err = agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
+		require.Error(t, err)
+		_, err = agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
+		require.Error(t, err)
+		card, err := agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
+		require.NoError(t, err)
+		require.Equal(t, "good", card.Name)
+		require.Equal(t, 4, o.count())
+	})
+}
+
+// TestCardCacheConcurrent: many Resolve and FetchCard calls share
+// one cache from many goroutines (run with -race); each gets the card.
+func TestCardCacheConcurrent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			sgServeCard(w, "card", "Cache-Control: max-age=1", `ETag: "v"`)
+		}}
+		cache := agentcard.NewCache()
+		hc := newSGOrigins().serve("http://agent.test", o).client()
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range 5 {
+					sgWait(time.Duration(i*j) * 100 * time.Millisecond)
+					c, err := stream.Resolve(context.Background(), "http://agent.test", stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+					if err != nil || c.Card() == nil || c.Card().Name != "card" {
+						t.Errorf("resolve: %v", err)
+					}
+					card, err := agentcard.Fetch(context.Background(), "http://agent.test/x.json?k="+string(rune('a'+i%3)), agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
+					if err != nil || card.Name != "card" {
+						t.Errorf("fetch: %v", err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		require.Positive(t, o.count())
+	})
+}
+
+var _ = a2a.V10
+
+// TestCardCacheRevalidationEdges: a 304 with no-store leaves
+// nothing kept; a 304 whose strong ETag names another representation does
+// not make the stored card fresh (RFC 9111 §4.3.4); a 200 to a
+// revalidation replaces the card.
+func TestCardCacheRevalidationEdges(t *testing.T) {
+	t.Run("304-no-store", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+				if n == 0 {
+					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
+					return
+				}
+				if r.Header.Get("If-None-Match") != "" {
+					w.Header().Set("ETag", `"v1"`)
+					w.Header().Set("Cache-Control", "no-store, max-age=60")
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: no-store")
+			}}
+			cache := agentcard.NewCache()
+			sgFetch(t, o, cache, "http://agent.test")
+			sgWait(time.Minute)
+			require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+			require.Equal(t, 2, o.count())
+			sgWait(time.Second)
+			sgFetch(t, o, cache, "http://agent.test")
+			require.Equal(t, 3, o.count(), "a card whose 304 said no-store is not reused")
+		})
+	})
+	t.Run("304-other-strong-etag", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+				switch {
+				case n == 0:
+					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
+				case r.Header.Get("If-None-Match") != "":
+					w.Header().Set("ETag", `"v2"`)
+					w.Header().Set("Cache-Control", "max-age=600")
+					w.WriteHeader(http.StatusNotModified)
+				default:
+					sgServeCard(w, "v2", `ETag: "v2"`, "Cache-Control: max-age=600")
+				}
+			}}
+			cache := agentcard.NewCache()
+			sgFetch(t, o, cache, "http://agent.test")
+			sgWait(time.Minute)
+			got := sgFetch(t, o, cache, "http://agent.test")
+			if got == "v1" {
+				// The 304 validated another representation: v1 must not be
+				// fresh for the 304's ten minutes.
+				sgWait(time.Second)
+				sgFetch(t, o, cache, "http://agent.test")
+				require.Greater(t, o.count(), 2, "a 304 for ETag v2 renewed the card stored under v1")
+			}
+		})
+	})
+	t.Run("200-replaces", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+				if n == 0 {
+					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
+					return
+				}
+				sgServeCard(w, "v2", "Cache-Control: max-age=60")
+			}}
+			cache := agentcard.NewCache()
+			require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+			sgWait(time.Minute)
+			require.Equal(t, "v2", sgFetch(t, o, cache, "http://agent.test"))
+			require.Equal(t, "v2", sgFetch(t, o, cache, "http://agent.test"))
+			require.Equal(t, 2, o.count())
+			sgWait(time.Minute)
+			sgFetch(t, o, cache, "http://agent.test")
+			require.Empty(t, o.last().Header.Get("If-None-Match"), "v2 came with no ETag")
+		})
+	})
+	t.Run("304-date-renews", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+				if n == 0 {
+					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60", "Date: Sat, 01 Jan 2000 00:00:00 GMT")
+					return
+				}
+				w.Header().Set("ETag", `"v1"`)
+				w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
+				w.WriteHeader(http.StatusNotModified)
+			}}
+			cache := agentcard.NewCache()
+			sgFetch(t, o, cache, "http://agent.test")
+			sgWait(time.Minute)
+			sgFetch(t, o, cache, "http://agent.test")
+			require.Equal(t, 2, o.count())
+			sgWait(time.Minute - time.Nanosecond)
+			sgFetch(t, o, cache, "http://agent.test")
+			require.Equal(t, 2, o.count(), "the 304's Date renews the card for the stored max-age")
+		})
+	})
+}
+
+// TestCardCacheResolveKeyedByQuery: Resolve under base URLs that
+// differ only in their query reads two cards, each cached on its own.
+func TestCardCacheResolveKeyedByQuery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			sgServeCard(w, "for-"+r.URL.Query().Get("code"), "Cache-Control: max-age=60")
+		}}
+		cache := agentcard.NewCache()
+		hc := newSGOrigins().serve("http://agent.test", o).client()
+		for _, code := range []string{"a", "b", "a", "b"} {
+			c, err := stream.Resolve(context.Background(), "http://agent.test/?code="+code, stream.WithHTTPClient(hc), stream.WithCardCache(cache))
+			require.NoError(t, err)
+			require.Equal(t, "for-"+code, c.Card().Name)
+		}
+		require.Equal(t, 2, o.count())
+	})
 }

@@ -2,7 +2,9 @@ package stream_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -70,4 +72,73 @@ func ExampleEndingOf() {
 	// Output:
 	// canceled true
 	// canceled: stopped by the operator
+}
+
+// Example_endings reads the endings that are not the task's own: TaskOf
+// gives the task as last known from any of them (nil when none was known),
+// and errors.As and errors.Is tell them apart. Terminal states end in
+// terminal errors (see Example_terminalError).
+func Example_endings() {
+	long := a2atest.WithScript(a2atest.Working("on it"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, ""))
+	cases := []struct {
+		name  string
+		agent *a2atest.Agent
+		opts  []stream.Option
+	}{
+		{"busy", a2atest.NewAgent(a2atest.WithFaults(
+			a2atest.HTTPStatusWithHeader(http.StatusServiceUnavailable, "busy", http.Header{"Retry-After": {"30"}}))), nil},
+		{"token expired", a2atest.NewAgent(long, a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.HTTPStatus(http.StatusUnauthorized, "expired")),
+			a2atest.WithGetFaults(a2atest.HTTPStatus(http.StatusUnauthorized, "expired"))), nil},
+		{"closing early", a2atest.NewAgent(long, a2atest.WithFaults(a2atest.CloseAfterEvents(2),
+			a2atest.CloseAfterEvents(0), a2atest.CloseAfterEvents(0))), nil},
+		{"silent", a2atest.NewAgent(a2atest.WithFaults(a2atest.Hang(), a2atest.Hang(), a2atest.Hang())),
+			[]stream.Option{stream.WithIdleTimeout(5 * time.Millisecond)}},
+		{"too big", a2atest.NewAgent(), []stream.Option{stream.WithMaxEventSize(100)}},
+		{"stuck", a2atest.NewAgent(long, a2atest.WithoutStreaming()),
+			[]stream.Option{stream.WithPollInterval(time.Millisecond), stream.WithStallTimeout(20 * time.Millisecond)}},
+	}
+	for _, c := range cases {
+		opts := append([]stream.Option{stream.WithHTTPClient(c.agent.Client()),
+			stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond})}, c.opts...)
+		client, err := stream.NewClient("http://agent.test/", opts...)
+		if err != nil {
+			panic(err)
+		}
+		_, err = client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "go")).Wait()
+		fmt.Printf("%s: %s; task known: %v\n", c.name, ending(err), stream.EndingOf(err).Task != nil)
+	}
+	// Output:
+	// busy: HTTP 503, retry in 30s; task known: false
+	// token expired: HTTP 401 once the task was known; task known: true
+	// closing early: gave up after 2 attempts (closed early: true); task known: true
+	// silent: lost before any task (idle: true); task known: false
+	// too big: protocol error: event too large; task known: false
+	// stuck: no progress for 20ms; task known: true
+}
+
+// ending names an ending the way an application would tell its user.
+func ending(err error) string {
+	var (
+		httpErr  *stream.HTTPError
+		taskErr  *stream.TaskError
+		protoErr *stream.ProtocolError
+		stalled  *stream.StalledError
+		gaveUp   *reconnect.Error
+	)
+	switch {
+	case errors.As(err, &taskErr) && errors.As(err, &httpErr):
+		return fmt.Sprintf("HTTP %d once the task was known", httpErr.StatusCode)
+	case errors.As(err, &httpErr):
+		wait, _ := httpErr.RetryAfter()
+		return fmt.Sprintf("HTTP %d, retry in %s", httpErr.StatusCode, wait)
+	case errors.As(err, &protoErr):
+		return "protocol error: " + protoErr.Reason
+	case errors.As(err, &stalled):
+		return fmt.Sprintf("no progress for %s", stalled.After)
+	case errors.Is(err, reconnect.ErrNoTask):
+		return fmt.Sprintf("lost before any task (idle: %v)", errors.Is(err, stream.ErrIdleTimeout))
+	case errors.As(err, &gaveUp):
+		return fmt.Sprintf("gave up after %d attempts (closed early: %v)", gaveUp.Attempts, errors.Is(err, stream.ErrEndedEarly))
+	}
+	return fmt.Sprint(err)
 }

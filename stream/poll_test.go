@@ -17,6 +17,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/agentcard"
+	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -925,3 +926,246 @@ func TestPollIntervalBelowAMillisecondIsRefused(t *testing.T) {
 
 // unarySends counts the unary sends an a2atest agent received.
 func unarySends(agent *a2atest.Agent) int { return countMethod(agent, "message/send", "SendMessage") }
+
+// A task fetched whole (a poll of an agent that cannot stream, the get-task
+// after a stream ended early, the task Resume fetches) hands its changes over
+// in the order a stream would have: the README's screen loop prints the same
+// lines whichever way the task was followed.
+
+// readmeScreen is the README's first program's screen loop: each pane's
+// text on a line of its own.
+type readmeScreen struct {
+	screen chatview.Screen
+	pane   chatview.Pane
+	out    strings.Builder
+}
+
+func (r *readmeScreen) show(ev a2a.Event) {
+	t := r.screen.Add(ev)
+	if t.Content == "" && !t.Replace {
+		return
+	}
+	if t.Pane != r.pane || t.Replace {
+		if r.pane != (chatview.Pane{}) {
+			fmt.Fprintln(&r.out)
+		}
+		r.pane = t.Pane
+	}
+	fmt.Fprint(&r.out, t.Content)
+}
+
+// run shows every event of s and returns what the loop printed and how s ended.
+func (r *readmeScreen) run(s *stream.Stream) (string, error) {
+	defer s.Close()
+	for s.Next() {
+		r.show(s.Event())
+	}
+	return r.out.String(), s.Err()
+}
+
+// workingThenChunks says it works (between two polls, after the task's
+// first event), then writes an artifact in two chunks some polls apart,
+// then completes.
+func workingThenChunks() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Pause(tick / 2), a2atest.Working("working"),
+		a2atest.Chunk("a1", "chunk-1", false, false),
+		a2atest.Pause(20 * tick), a2atest.Chunk("a1", " chunk-2", true, true),
+		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""),
+	}
+}
+
+const streamedScreen = "working\nchunk-1 chunk-2"
+
+// The README's screen loop prints the same lines against an agent that
+// cannot stream (the first poll, or the unary send's result, holds the
+// working status and the first chunk) as against one that streams, on
+// every wire.
+func TestPolledTaskPrintsWhatTheStreamPrints(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(workingThenChunks()...)}
+				streaming := a2atest.NewAgent(opts...)
+				streamed, err := new(readmeScreen).run(clientOn(t, streaming, w.v, w.b).Send(bounded(t), hello()))
+				require.NoError(t, err)
+				require.Equal(t, streamedScreen, streamed)
+
+				polling := a2atest.NewAgent(append(opts, a2atest.WithoutStreaming())...)
+				polled, err := new(readmeScreen).run(clientOn(t, polling, w.v, w.b, stream.WithPollInterval(tick)).Send(bounded(t), hello()))
+				require.NoError(t, err)
+				require.Equal(t, streamed, polled, "polled")
+				require.NotZero(t, unarySends(polling), "the task was followed by polling")
+			})
+		})
+	}
+}
+
+// A stream that ended early (the server closed it after the task's first
+// event) hands over the working status before the chunk it held, whatever
+// brings the task back: the snapshot a subscription starts with, a replay
+// from the start, or the get-task after a refused subscription; on every
+// wire. (A subscription that resends nothing is left out: the chunk it
+// brings before the get-task closes the gap is shown, then healed by a
+// replacement, as the package documents.)
+func TestTaskAfterAnEarlyEndPrintsWhatTheStreamPrints(t *testing.T) {
+	ways := []struct {
+		name string
+		opt  a2atest.Option
+	}{
+		{"snapshot", a2atest.WithStyle(a2atest.SnapshotFirst)},
+		{"replay", a2atest.WithStyle(a2atest.FullReplay)},
+		{"no subscribe", a2atest.WithoutResubscribe()},
+	}
+	for _, w := range wires() {
+		for _, way := range ways {
+			t.Run(w.String()+"/"+way.name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b),
+						a2atest.WithScript(workingThenChunks()...), way.opt,
+						a2atest.WithFaults(a2atest.CloseAfterEvents(1)))
+					got, err := new(readmeScreen).run(clientOn(t, agent, w.v, w.b, stream.WithPollInterval(tick)).Send(bounded(t), hello()))
+					require.NoError(t, err)
+					require.Equal(t, streamedScreen, got)
+				})
+			})
+		}
+	}
+}
+
+// A stream resumed from a checkpoint taken at the task's first delta (its
+// submitted status) hands
+// over the working status before the chunk the fetched task holds, whether
+// it then streams or polls, on every wire.
+func TestResumedTaskPrintsWhatTheStreamPrints(t *testing.T) {
+	for _, w := range wires() {
+		for _, polls := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/polls=%v", w, polls), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(workingThenChunks()...)}
+					if polls {
+						opts = append(opts, a2atest.WithoutStreaming())
+					}
+					agent := a2atest.NewAgent(opts...)
+					c := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(tick))
+					s := c.Send(bounded(t), hello())
+					require.True(t, s.Next(), "the first event: %v", s.Err())
+					cp := s.Checkpoint()
+					s.Close()
+					time.Sleep(tick) // the agent moves on: the task holds the status and the first chunk
+
+					got, err := new(readmeScreen).run(c.Resume(bounded(t), cp))
+					require.NoError(t, err)
+					require.Equal(t, streamedScreen, got)
+				})
+			})
+		}
+	}
+}
+
+// Stranger round 28b, a polled task's order: the CHANGELOG (issue 28) says
+// "a whole task yields its history's new messages first, then a status that
+// still works (submitted, working) before its artifacts' deltas, and a
+// prompt (input-required, auth-required) or an ending after them".
+
+// s28bRank is an event's place in one whole task's deltas.
+func s28bRank(ev a2a.Event) (int, string) {
+	switch e := ev.(type) {
+	case *a2a.Message:
+		return 0, "msg:" + e.Text()
+	case *a2a.MessageRevision:
+		return 0, "rev"
+	case *a2a.StatusUpdate:
+		switch e.Status.State {
+		case a2a.StateSubmitted, a2a.StateWorking:
+			return 1, "status:" + string(e.Status.State)
+		default:
+			return 3, "status:" + string(e.Status.State)
+		}
+	case *a2a.ArtifactUpdate:
+		return 2, "art:" + e.Artifact.ID
+	}
+	return -1, fmt.Sprintf("%T", ev)
+}
+
+type s28bYield struct {
+	at   time.Duration
+	rank int
+	desc string
+	ev   a2a.Event
+}
+
+func s28bAgentMessages(h []a2a.Message) []a2a.Message {
+	var out []a2a.Message
+	for _, m := range h {
+		if m.Role == a2a.RoleAgent {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestPolledTaskYieldsInStreamOrder(t *testing.T) {
+	scripts := map[string][]a2atest.Step{
+		"all in one poll, completed": {
+			a2atest.Pause(time.Second), a2atest.Working("thinking"), a2atest.Say("m1"),
+			a2atest.Chunk("a1", "c1 ", false, false), a2atest.Chunk("a1", "c2", true, true),
+			a2atest.Finish(a2a.StateCompleted, "bye"),
+		},
+		"working then a prompt then the end": {
+			a2atest.Pause(time.Second), a2atest.Working("thinking"), a2atest.Say("m1"),
+			a2atest.Chunk("a1", "c1 ", false, false),
+			a2atest.Pause(10 * time.Second),
+			a2atest.Chunk("a1", "c2", true, true), a2atest.Say("m2"), a2atest.AskInput("name?"),
+			a2atest.Pause(time.Second), a2atest.Working("again"), a2atest.Chunk("a2", "x", false, true), a2atest.Say("m3"),
+			a2atest.Pause(10 * time.Second),
+			a2atest.Chunk("a2", "y", true, true), a2atest.Finish(a2a.StateFailed, "oops"),
+		},
+	}
+	for _, w := range s28Wires() {
+		for name, script := range scripts {
+			t.Run(w.String()+"/"+name, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := w.agent(a2atest.WithoutStreaming(), a2atest.WithScript(script...))
+					ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+					defer cancel()
+					c, err := stream.Resolve(ctx, "http://agent.test/", stream.WithHTTPClient(agent.Client()),
+						stream.WithVersion(w.v), stream.WithPollInterval(7*time.Second),
+						stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
+							return hitl.Text("Ann"), nil
+						})))
+					require.NoError(t, err)
+					start := time.Now()
+					s := c.Send(ctx, s28Msg())
+					defer s.Close()
+					var ys []s28bYield
+					folded := &a2a.Task{}
+					for s.Next() {
+						r, d := s28bRank(s.Event())
+						ys = append(ys, s28bYield{at: time.Since(start), rank: r, desc: d, ev: s.Event()})
+						folded.Apply(s.Event())
+					}
+					for _, y := range ys {
+						t.Logf("%6v %s", y.at, y.desc)
+					}
+					t.Logf("ended: %v", s.Err())
+					require.NotErrorIs(t, s.Err(), context.DeadlineExceeded)
+					for i := 1; i < len(ys); i++ {
+						if ys[i].at == ys[i-1].at {
+							require.GreaterOrEqual(t, ys[i].rank, ys[i-1].rank,
+								"at %v, %s after %s", ys[i].at, ys[i].desc, ys[i-1].desc)
+						}
+					}
+					got := s.Task()
+					require.Equal(t, got.Artifacts, folded.Artifacts, "the fold gives the artifacts exactly")
+					require.Equal(t, got.Status, folded.Status, "the fold gives the status")
+					require.Equal(t, s28bAgentMessages(got.History), s28bAgentMessages(folded.History),
+						"the fold gives the agent's messages of the history")
+					// Apply's doc promises the artifacts, the status and the
+					// agent's messages; a fold of deltas does not set the ID.
+					t.Logf("task ID %q, folded %q", got.ID, folded.ID)
+				})
+			})
+		}
+	}
+}
