@@ -141,7 +141,8 @@ const (
 //     trimmed, while the log's snapshot shows it open; a page sent away
 //     with EventGone shows it from there). Once it is closed, a post gets
 //     the answer stored, with 200 or 409 as above, and 410 when it closed
-//     unanswered; nothing is stored.
+//     unanswered; nothing is stored. A prompt that names no question of
+//     the stream gets 404 ("no such question").
 //   - POST to a path ending in "/cancel": asks the stream's driver to
 //     cancel the task; 202. Its body is empty or a JSON object.
 //
