@@ -175,14 +175,10 @@ func TestDriveLogsNothingByDefault(t *testing.T) {
 	require.Empty(t, logged.String())
 }
 
-var s28Kinds = []string{"failed", "rejected", "canceled", "auth-required", "no-answer", "connection-lost",
+var failureKinds = []string{"failed", "rejected", "canceled", "auth-required", "no-answer", "connection-lost",
 	"agent-error", "http-error", "protocol-error", "stopped", "unresumable", "lost", "error"}
 
-type s28RT func(*http.Request) (*http.Response, error)
-
-func (f s28RT) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func s28Resp(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
+func fakeResponse(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
 	h := http.Header{"Content-Type": {ct}}
 	for k, v := range hdr {
 		h.Set(k, v)
@@ -191,21 +187,21 @@ func s28Resp(r *http.Request, code int, ct, body string, hdr map[string]string) 
 		Body: io.NopCloser(strings.NewReader(body)), Request: r, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
 }
 
-// s28Failure drives a stream with client to its end and returns the
+// failureShown drives a stream with client to its end and returns the
 // failure the browsers are shown, checking that no event a browser gets
 // names any of leaks and none is named "error".
-func s28Failure(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
+func failureShown(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
 	t.Helper()
 	store := newMemoryStore(t)
-	var logBuf strings.Builder
-	_, done := s28DriveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&s28SyncWriter{b: &logBuf}, nil))))
+	var logBuf syncBuffer
+	_, done := driveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))))
 	select {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the stream did not end within 2 minutes")
 	}
-	status, evs, raw, ended := s28ReadAll(t, a2atest.NewClient(s28Handler(t, store)), "http://relay.test/s/a/events", "")
+	status, evs, raw, ended := readAllEvents(t, a2atest.NewClient(handlerAB(t, store)), "http://relay.test/s/a/events", "")
 	require.Equal(t, 200, status)
 	require.True(t, ended)
 	for _, leak := range leaks {
@@ -218,25 +214,17 @@ func s28Failure(t *testing.T, client *stream.Client, leaks []string) relay.Failu
 	require.Equal(t, relay.EventFailure, last.Name, raw)
 	var f relay.FailureData
 	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
-	require.Contains(t, s28Kinds, f.Kind)
+	require.Contains(t, failureKinds, f.Kind)
 	require.NotEmpty(t, f.Text)
 	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
 	require.True(t, utf8.ValidString(f.Text))
 	require.NotContains(t, f.Text, "\n")
-	t.Logf("failure: %s (log: %d bytes)", last.Data, logBuf.Len())
+	t.Logf("failure: %s (log: %d bytes)", last.Data, len(logBuf.String()))
 	return f
 }
 
-type s28SyncWriter struct {
-	b *strings.Builder
-}
-
-func (w *s28SyncWriter) Write(p []byte) (int, error) {
-	return w.b.Write(p) // slog's handler serialises its writes
-}
-
 func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
-	echo := "upstream " + s28Agent + " failed; see http://planner.internal:58213/debug"
+	echo := "upstream " + secretAgentURL + " failed; see http://planner.internal:58213/debug"
 	type tc struct {
 		name  string
 		rt    func() http.RoundTripper
@@ -259,50 +247,50 @@ func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
 		tc{"cut then 502 echoing", agentRT(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Second), a2atest.Chunk("x", "hi", false, true), a2atest.Finish(a2a.StateCompleted, "")),
 			a2atest.WithFaults(append([]a2atest.Fault{a2atest.CutAfterEvents(2)}, many(a2atest.HTTPStatus(502, echo))...)...)), nil},
 		tc{"dial error with IP", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 58213}, Err: errors.New("connect: no route to host")}
 			})
 		}, nil},
 		tc{"DNS error", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "planner.internal", Server: "10.9.8.1:53", IsNotFound: true}}
 			})
 		}, nil},
 		tc{"200 html echoing", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 200, "text/html", "<p>"+echo+"</p>", nil), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 200, "text/html", "<p>"+echo+"</p>", nil), nil
 			})
 		}, nil},
 		tc{"200 JSON that is not JSON-RPC", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 200, "application/json", `{"url":"`+s28Agent+`"}`, nil), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 200, "application/json", `{"url":"`+secretAgentURL+`"}`, nil), nil
 			})
 		}, nil},
 		tc{"SSE garbage echoing", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 200, "text/event-stream", "data: {not json "+echo+"\n\n", nil), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 200, "text/event-stream", "data: {not json "+echo+"\n\n", nil), nil
 			})
 		}, nil},
 		tc{"redirect to an echoing 502", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				if strings.HasSuffix(r.URL.Path, "/moved") {
-					return s28Resp(r, 502, "text/plain", echo, nil), nil
+					return fakeResponse(r, 502, "text/plain", echo, nil), nil
 				}
-				return s28Resp(r, 307, "text/plain", "moved to "+s28Agent+"/moved", map[string]string{"Location": s28Agent + "/moved"}), nil
+				return fakeResponse(r, 307, "text/plain", "moved to "+secretAgentURL+"/moved", map[string]string{"Location": secretAgentURL + "/moved"}), nil
 			})
 		}, nil},
 		tc{"redirect loop", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 302, "text/plain", "", map[string]string{"Location": s28Agent + "/loop" + strconv.Itoa(len(r.URL.Path))}), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 302, "text/plain", "", map[string]string{"Location": secretAgentURL + "/loop" + strconv.Itoa(len(r.URL.Path))}), nil
 			})
 		}, nil},
 	)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(&http.Client{Transport: c.rt()}))
+				client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(&http.Client{Transport: c.rt()}))
 				require.NoError(t, err)
-				f := s28Failure(t, client, append(s28Leaks, "10.9.8.7", "10.9.8.1", "/debug", "/moved", "/loop"))
+				f := failureShown(t, client, append(secretAgentParts, "10.9.8.7", "10.9.8.1", "/debug", "/moved", "/loop"))
 				if c.kinds != nil {
 					require.Contains(t, c.kinds, f.Kind)
 				}
@@ -317,9 +305,9 @@ func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
 func TestAnAgentsErrorShowsItsOwnWords(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.RPCError(-32603, "quota exceeded for tenant 7", a2atest.ErrorAsJSON)))
-		client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+		client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
-		f := s28Failure(t, client, s28Leaks)
+		f := failureShown(t, client, secretAgentParts)
 		require.Equal(t, "agent-error", f.Kind)
 		require.Contains(t, f.Text, "quota exceeded for tenant 7")
 	})
@@ -335,7 +323,7 @@ func TestTLSFailureNamesNoAddress(t *testing.T) {
 	require.NoError(t, err)
 	client, err := stream.NewClient(srv.URL+"/tls-secret-path", stream.WithReconnect(reconnect.Never()))
 	require.NoError(t, err)
-	f := s28Failure(t, client, []string{"127.0.0.1", port, "tls-secret-path", "x509", "certificate"})
+	f := failureShown(t, client, []string{"127.0.0.1", port, "tls-secret-path", "x509", "certificate"})
 	t.Logf("%+v", f)
 }
 
@@ -346,11 +334,11 @@ func TestTLSFailureNamesNoAddress(t *testing.T) {
 // agent's business.
 func TestAnAgentsOwnErrorMessageIsShownAsItWroteIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		msg := "internal error calling " + s28Agent
+		msg := "internal error calling " + secretAgentURL
 		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.RPCError(-32603, msg, a2atest.ErrorAsJSON)))
-		client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+		client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
-		f := s28Failure(t, client, nil)
+		f := failureShown(t, client, nil)
 		require.Equal(t, "agent-error", f.Kind)
 		require.Contains(t, f.Text, msg)
 	})

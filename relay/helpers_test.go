@@ -360,15 +360,15 @@ func completingAgent(t testing.TB) (*a2atest.Agent, *stream.Client) {
 	return agent, client
 }
 
-// s28Agent is the agent's address: no browser may ever see any part of it.
-const s28Agent = "http://planner.internal:58213/a2a/secret-path"
+// secretAgentURL is the agent's address: no browser may ever see any part of it.
+const secretAgentURL = "http://planner.internal:58213/a2a/secret-path"
 
-// s28Leaks are the parts of the agent's address a browser must not see.
-var s28Leaks = []string{"planner.internal", "58213", "secret-path"}
+// secretAgentParts are the parts of the agent's address a browser must not see.
+var secretAgentParts = []string{"planner.internal", "58213", "secret-path"}
 
-// s28Handler serves store at http://relay.test/s/{a,b}/..., failing t when
+// handlerAB serves store at http://relay.test/s/{a,b}/..., failing t when
 // the Handler cannot be made.
-func s28Handler(t testing.TB, store relay.Store, opts ...relay.HandlerOption) http.Handler {
+func handlerAB(t testing.TB, store relay.Store, opts ...relay.HandlerOption) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/s/{id}/", newHandler(t, store, func(r *http.Request) (string, bool) {
 		id := r.PathValue("id")
@@ -377,9 +377,9 @@ func s28Handler(t testing.TB, store relay.Store, opts ...relay.HandlerOption) ht
 	return mux
 }
 
-// s28Do sends one request straight to h (Host relay.test) and returns the
+// serve sends one request straight to h (Host relay.test) and returns the
 // status, header and body.
-func s28Do(t *testing.T, h http.Handler, method, target, contentType, body string, hdr map[string]string) (int, http.Header, string) {
+func serve(t *testing.T, h http.Handler, method, target, contentType, body string, hdr map[string]string) (int, http.Header, string) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -397,35 +397,35 @@ func s28Do(t *testing.T, h http.Handler, method, target, contentType, body strin
 	return rec.Code, rec.Header(), rec.Body.String()
 }
 
-type s28Event struct {
+type rawEvent struct {
 	ID, Name, Data, Retry string
 }
 
-func (e s28Event) entry(t *testing.T) relay.Entry {
+func (e rawEvent) entry(t *testing.T) relay.Entry {
 	t.Helper()
 	id, err := relay.ParseID(e.ID)
 	require.NoError(t, err, "event %+v", e)
 	return relay.Entry{Seq: id.Seq, Name: e.Name, Data: []byte(e.Data)}
 }
 
-// s28Reader parses an SSE body event by event.
-type s28Reader struct {
+// rawReader parses an SSE body event by event.
+type rawReader struct {
 	t    *testing.T
 	body io.ReadCloser
 	sc   *bufio.Scanner
 	raw  strings.Builder
 }
 
-func s28NewReader(t *testing.T, body io.ReadCloser) *s28Reader {
+func newRawReader(t *testing.T, body io.ReadCloser) *rawReader {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
-	return &s28Reader{t: t, body: body, sc: sc}
+	return &rawReader{t: t, body: body, sc: sc}
 }
 
 // next returns the next event (or a block holding only retry:), false at
 // the end of the body.
-func (r *s28Reader) next() (s28Event, bool) {
-	var e s28Event
+func (r *rawReader) next() (rawEvent, bool) {
+	var e rawEvent
 	any := false
 	for r.sc.Scan() {
 		line := r.sc.Text()
@@ -456,8 +456,8 @@ func (r *s28Reader) next() (s28Event, bool) {
 	return e, false
 }
 
-func (r *s28Reader) rest() []s28Event {
-	var out []s28Event
+func (r *rawReader) rest() []rawEvent {
+	var out []rawEvent
 	for {
 		e, ok := r.next()
 		if !ok {
@@ -467,9 +467,9 @@ func (r *s28Reader) rest() []s28Event {
 	}
 }
 
-// s28Get opens the events of stream key with lastID ("" for none) through
+// getEvents opens the events of stream key with lastID ("" for none) through
 // client; the request ends with ctx.
-func s28Get(t *testing.T, ctx context.Context, client *http.Client, target, lastID string, hdr map[string]string) *http.Response {
+func getEvents(t *testing.T, ctx context.Context, client *http.Client, target, lastID string, hdr map[string]string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	require.NoError(t, err)
@@ -486,21 +486,21 @@ func s28Get(t *testing.T, ctx context.Context, client *http.Client, target, last
 	return resp
 }
 
-// s28ReadAll reads the whole event stream at target, bounded by a minute
+// readAllEvents reads the whole event stream at target, bounded by a minute
 // (of fake time inside a bubble); ended says the response ended by itself.
-func s28ReadAll(t *testing.T, client *http.Client, target, lastID string) (status int, evs []s28Event, raw string, ended bool) {
+func readAllEvents(t *testing.T, client *http.Client, target, lastID string) (status int, evs []rawEvent, raw string, ended bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	resp := s28Get(t, ctx, client, target, lastID, nil)
-	rd := s28NewReader(t, resp.Body)
+	resp := getEvents(t, ctx, client, target, lastID, nil)
+	rd := newRawReader(t, resp.Body)
 	evs = rd.rest()
 	return resp.StatusCode, evs, rd.raw.String(), ctx.Err() == nil
 }
 
-// s28ManualLog opens key in store, takes its lease and appends entries
+// manualLog opens key in store, takes its lease and appends entries
 // named and shaped as a driver would.
-func s28ManualLog(t *testing.T, store relay.Store, key string, entries ...relay.Entry) (relay.Log, relay.Fence) {
+func manualLog(t *testing.T, store relay.Store, key string, entries ...relay.Entry) (relay.Log, relay.Fence) {
 	t.Helper()
 	log, err := store.Open(t.Context(), key)
 	require.NoError(t, err)
@@ -512,24 +512,24 @@ func s28ManualLog(t *testing.T, store relay.Store, key string, entries ...relay.
 	return log, fence
 }
 
-func s28JSON(t *testing.T, v any) []byte {
+func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
 }
 
-// s28Question is a log with an open question at Seq 2.
-func s28Question(t *testing.T, store relay.Store, key string) relay.Log {
-	log, _ := s28ManualLog(t, store, key,
-		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: s28JSON(t, relay.StatusData{State: a2a.StateWorking, TaskID: "t1"})},
-		relay.Entry{Seq: 2, Name: relay.EventInput, Data: s28JSON(t, relay.InputData{Prompt: 2, Text: "Your name?", Question: "text:q1"})},
+// questionLog is a log with an open question at Seq 2.
+func questionLog(t *testing.T, store relay.Store, key string) relay.Log {
+	log, _ := manualLog(t, store, key,
+		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: mustJSON(t, relay.StatusData{State: a2a.StateWorking, TaskID: "t1"})},
+		relay.Entry{Seq: 2, Name: relay.EventInput, Data: mustJSON(t, relay.InputData{Prompt: 2, Text: "Your name?", Question: "text:q1"})},
 	)
 	return log
 }
 
-// s28Canceled says whether a cancel was requested on log, looking for a
+// cancelRequested says whether a cancel was requested on log, looking for a
 // second (fake time in a bubble).
-func s28Canceled(t *testing.T, log relay.Log) bool {
+func cancelRequested(t *testing.T, log relay.Log) bool {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	err := log.AwaitCancel(ctx)
@@ -540,23 +540,23 @@ func s28Canceled(t *testing.T, log relay.Log) bool {
 	return false
 }
 
-func s28Answer(t *testing.T, log relay.Log, prompt uint64) (relay.Answer, bool) {
+func loadAnswer(t *testing.T, log relay.Log, prompt uint64) (relay.Answer, bool) {
 	a, ok, err := log.LoadAnswer(t.Context(), prompt)
 	require.NoError(t, err)
 	return a, ok
 }
 
-// s28Drive drives key of store against agent, sending "hello"; the returned
+// driveAgent drives key of store against agent, sending "hello"; the returned
 // channel gets Drive's result. The Drive is stopped, and waited for, at
 // cleanup.
-func s28Drive(t *testing.T, store relay.Store, key string, agent *a2atest.Agent, streamOpts []stream.Option, opts ...relay.DriveOption) (relay.Log, <-chan error) {
+func driveAgent(t *testing.T, store relay.Store, key string, agent *a2atest.Agent, streamOpts []stream.Option, opts ...relay.DriveOption) (relay.Log, <-chan error) {
 	t.Helper()
-	client, err := stream.NewClient(s28Agent, append([]stream.Option{stream.WithHTTPClient(agent.Client())}, streamOpts...)...)
+	client, err := stream.NewClient(secretAgentURL, append([]stream.Option{stream.WithHTTPClient(agent.Client())}, streamOpts...)...)
 	require.NoError(t, err)
-	return s28DriveClient(t, store, key, client, opts...)
+	return driveClient(t, store, key, client, opts...)
 }
 
-func s28DriveClient(t *testing.T, store relay.Store, key string, client *stream.Client, opts ...relay.DriveOption) (relay.Log, <-chan error) {
+func driveClient(t *testing.T, store relay.Store, key string, client *stream.Client, opts ...relay.DriveOption) (relay.Log, <-chan error) {
 	t.Helper()
 	log, err := store.Open(t.Context(), key)
 	require.NoError(t, err)
@@ -573,8 +573,8 @@ func s28DriveClient(t *testing.T, store relay.Store, key string, client *stream.
 	return log, done
 }
 
-// s28Entries reads every entry of log.
-func s28Entries(t *testing.T, log relay.Log) []relay.Entry {
+// allEntries reads every entry of log.
+func allEntries(t *testing.T, log relay.Log) []relay.Entry {
 	var all []relay.Entry
 	var after uint64
 	for {
@@ -588,8 +588,8 @@ func s28Entries(t *testing.T, log relay.Log) []relay.Entry {
 	}
 }
 
-// s28AwaitInput waits until log holds an open question and returns it.
-func s28AwaitInput(t *testing.T, log relay.Log) relay.InputData {
+// awaitInput waits until log holds an open question and returns it.
+func awaitInput(t *testing.T, log relay.Log) relay.InputData {
 	t.Helper()
 	var after uint64
 	for {
@@ -617,11 +617,11 @@ type flakyStore struct {
 	down atomic.Bool
 }
 
-var errS28Outage = errors.New("store outage (s28)")
+var errFlakyStore = errors.New("flaky store: outage")
 
 func (s *flakyStore) Open(ctx context.Context, key string) (relay.Log, error) {
 	if s.down.Load() {
-		return nil, errS28Outage
+		return nil, errFlakyStore
 	}
 	l, err := s.Store.Open(ctx, key)
 	if err != nil {
@@ -637,7 +637,7 @@ type flakyLog struct {
 
 func (l *flakyLog) err() error {
 	if l.s.down.Load() {
-		return errS28Outage
+		return errFlakyStore
 	}
 	return nil
 }
