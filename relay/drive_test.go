@@ -49,16 +49,6 @@ func (l *recordingLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.
 	return err
 }
 
-// screenAfter folds the first n entries.
-func screenAfter(t *testing.T, entries []relay.Entry) *relay.View {
-	t.Helper()
-	sc := &relay.View{}
-	for _, e := range entries {
-		require.NoError(t, sc.Apply(e))
-	}
-	return sc
-}
-
 // busyScript has every kind of pane: status messages, an agent message,
 // two artifacts, one replaced, a question, and a long chunk.
 func busyScript() []a2atest.Step {

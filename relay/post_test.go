@@ -198,8 +198,6 @@ type refusal struct {
 	want   int    // 0: any 4xx
 }
 
-const goodAnswer = `{"prompt":2,"text":"Ada"}`
-
 func refusals() []refusal {
 	j := "application/json"
 	key := map[string]string{"Idempotency-Key": "k1"}

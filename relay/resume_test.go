@@ -23,25 +23,6 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// paused pauses d before every step.
-func paused(d time.Duration) func(int) a2atest.Step {
-	return func(int) a2atest.Step { return a2atest.Pause(d) }
-}
-
-// requireEntries fails unless evs are exactly the log's entries want.
-func requireEntries(t *testing.T, want []relay.Entry, evs []event) {
-	t.Helper()
-	line := func(e relay.Entry) string { return fmt.Sprintf("%d %s %s", e.Seq, e.Name, e.Data) }
-	var got, exp []string
-	for _, ev := range evs {
-		got = append(got, line(ev.entry(t)))
-	}
-	for _, e := range want {
-		exp = append(exp, line(e))
-	}
-	require.Equal(t, exp, got)
-}
-
 func TestReconnectWithLastEventIDGetsExactlyTheMissedEventsThenLive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		script, text := longAnswer(300, paused(10*time.Millisecond))
@@ -231,28 +212,6 @@ func finishedLog(t *testing.T, store relay.Store, key string, trim bool) (relay.
 		require.NoError(t, log.Trim(t.Context(), 3))
 	}
 	return log, &full
-}
-
-// foldRaw folds a response that may start with gone.
-func foldRaw(t *testing.T, evs []rawEvent) *relay.View {
-	t.Helper()
-	var s *relay.View = &relay.View{}
-	for _, e := range evs {
-		if e.Name == "" {
-			continue
-		}
-		if e.Name == relay.EventGone {
-			var g relay.GoneData
-			require.NoError(t, json.Unmarshal([]byte(e.Data), &g))
-			var err error
-			s, err = relay.ParseView(g.View)
-			require.NoError(t, err)
-			require.Equal(t, e.entry(t).Seq, s.Seq, "gone's ID is its screen's Seq")
-			continue
-		}
-		require.NoError(t, s.Apply(e.entry(t)))
-	}
-	return s
 }
 
 func namesOf(evs []rawEvent) []string {
