@@ -103,7 +103,7 @@ func TestLongAnswersAreCutAtRunes(t *testing.T) {
 
 				var texts []string
 				var appends []bool
-				for _, e := range allEntries(t, log) {
+				for _, e := range entriesAfter(t, log, 0) {
 					if e.Name != relay.EventAnswered {
 						continue
 					}
@@ -155,7 +155,7 @@ func TestLongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 
 		var texts []string
 		var appends []bool
-		for _, e := range allEntries(t, log) {
+		for _, e := range entriesAfter(t, log, 0) {
 			if e.Name == relay.EventArtifact {
 				var a relay.ArtifactData
 				require.NoError(t, json.Unmarshal(e.Data, &a))

@@ -568,7 +568,7 @@ func TestDrivenClosedQuestionsAndIsolation(t *testing.T) {
 		return code, body
 	}
 	lastName := func(t *testing.T, log relay.Log) (string, string) {
-		es := allEntries(t, log)
+		es := entriesAfter(t, log, 0)
 		return es[len(es)-1].Name, string(es[len(es)-1].Data)
 	}
 	t.Run("input timeout", func(t *testing.T) {
