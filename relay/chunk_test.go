@@ -50,42 +50,6 @@ func TestALongAnswerIsSplitLikeAnyOtherText(t *testing.T) {
 	})
 }
 
-// awkwardAnswers are answers of awkward sizes for a chunk size of 64.
-func awkwardAnswers() map[string]string {
-	multi := "a" // a 1-byte head puts every 4-byte rune across a 64-byte boundary
-	for len(multi) < 56<<10-8 {
-		multi += "😀é日本"
-	}
-	return map[string]string{
-		"56 KiB ASCII":                  strings.Repeat("abcdefgh", 56<<10/8),
-		"56 KiB multi-byte":             multi,
-		"exactly 64 bytes":              strings.Repeat("x", 64),
-		"65 bytes":                      strings.Repeat("x", 65),
-		"64 bytes ending in a rune":     "a" + strings.Repeat("日", 21),
-		"63 bytes and an emoji":         strings.Repeat("x", 63) + "😀",
-		"one byte":                      "y",
-		"128 bytes of 4-byte runes":     strings.Repeat("😀", 32),
-		"129 bytes, runes across edges": "z" + strings.Repeat("😀", 32),
-	}
-}
-
-// requirePieces checks that the pieces of one pane's text are each at
-// most size bytes, whole runes, the first replacing (or opening) and the
-// others appending, and that they add up to want.
-func requirePieces(t *testing.T, texts []string, appends []bool, size int, want string) {
-	t.Helper()
-	require.NotEmpty(t, texts)
-	require.False(t, appends[0], "the first piece appends")
-	for i, s := range texts {
-		require.LessOrEqual(t, len(s), size, "piece %d of %d is %d bytes", i, len(texts), len(s))
-		require.True(t, utf8.ValidString(s), "piece %d cuts a rune: %q", i, s)
-		if i > 0 {
-			require.True(t, appends[i], "piece %d does not append", i)
-		}
-	}
-	require.Equal(t, want, strings.Join(texts, ""))
-}
-
 func TestLongAnswersAreCutAtRunes(t *testing.T) {
 	for name, answer := range awkwardAnswers() {
 		t.Run(name, func(t *testing.T) {
@@ -171,4 +135,40 @@ func TestLongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 		}
 		requirePieces(t, texts, appends, 64, artifact)
 	})
+}
+
+// awkwardAnswers are answers of awkward sizes for a chunk size of 64.
+func awkwardAnswers() map[string]string {
+	multi := "a" // a 1-byte head puts every 4-byte rune across a 64-byte boundary
+	for len(multi) < 56<<10-8 {
+		multi += "😀é日本"
+	}
+	return map[string]string{
+		"56 KiB ASCII":                  strings.Repeat("abcdefgh", 56<<10/8),
+		"56 KiB multi-byte":             multi,
+		"exactly 64 bytes":              strings.Repeat("x", 64),
+		"65 bytes":                      strings.Repeat("x", 65),
+		"64 bytes ending in a rune":     "a" + strings.Repeat("日", 21),
+		"63 bytes and an emoji":         strings.Repeat("x", 63) + "😀",
+		"one byte":                      "y",
+		"128 bytes of 4-byte runes":     strings.Repeat("😀", 32),
+		"129 bytes, runes across edges": "z" + strings.Repeat("😀", 32),
+	}
+}
+
+// requirePieces checks that the pieces of one pane's text are each at
+// most size bytes, whole runes, the first replacing (or opening) and the
+// others appending, and that they add up to want.
+func requirePieces(t *testing.T, texts []string, appends []bool, size int, want string) {
+	t.Helper()
+	require.NotEmpty(t, texts)
+	require.False(t, appends[0], "the first piece appends")
+	for i, s := range texts {
+		require.LessOrEqual(t, len(s), size, "piece %d of %d is %d bytes", i, len(texts), len(s))
+		require.True(t, utf8.ValidString(s), "piece %d cuts a rune: %q", i, s)
+		if i > 0 {
+			require.True(t, appends[i], "piece %d does not append", i)
+		}
+	}
+	require.Equal(t, want, strings.Join(texts, ""))
 }

@@ -35,56 +35,6 @@ const (
 	agentIP   = "10.9.8.7"
 )
 
-// driveAgainst drives a stream sent to agentURL through rt to its end, and
-// returns every event a browser then reads, and what the relay logged.
-func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
-	t.Helper()
-	var logged syncBuffer
-	evs := driveWith(t, rt, relay.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
-	return evs, logged.String()
-}
-
-// driveWith drives a stream sent to agentURL through rt to its end, with
-// opts, and returns every event a browser then reads.
-func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []event {
-	t.Helper()
-	client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: rt}))
-	require.NoError(t, err)
-	st := newMemoryStore(t)
-	ctx := t.Context()
-	l, err := st.Open(ctx, "k")
-	require.NoError(t, err)
-	f, err := l.Acquire(ctx, "driver", time.Hour)
-	require.NoError(t, err)
-	require.NoError(t, relay.Drive(ctx, l, f, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "plan my trip")), opts...))
-	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
-	return connect(t, a2atest.NewClient(mux), "").rest()
-}
-
-// failureOf returns the last event's data, which must end the stream in
-// an error.
-func failureOf(t *testing.T, evs []event) relay.FailureData {
-	t.Helper()
-	require.NotEmpty(t, evs)
-	last := evs[len(evs)-1]
-	require.Equal(t, relay.EventFailure, last.Name)
-	var d relay.FailureData
-	require.NoError(t, json.Unmarshal(last.Data, &d))
-	return d
-}
-
-// requireNoAddress fails when any event names the agent's host, port,
-// path or IP address.
-func requireNoAddress(t *testing.T, evs []event) {
-	t.Helper()
-	for _, ev := range evs {
-		for _, secret := range []string{agentHost, agentPort, agentPath, "planner-7f3a", agentIP} {
-			require.NotContains(t, string(ev.Data), secret, "the %s event shows the agent's address", ev.Name)
-		}
-	}
-}
-
 // An agent that answers with an HTTP error, or cannot be reached: every
 // browser is told so in words meant for people, and the backend's log
 // gets the whole error, address included.
@@ -151,51 +101,6 @@ func TestDriveLogsNothingByDefault(t *testing.T) {
 
 var failureKinds = []string{"failed", "rejected", "canceled", "auth-required", "no-answer", "connection-lost",
 	"agent-error", "http-error", "protocol-error", "stopped", "unresumable", "lost", "error"}
-
-func fakeResponse(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
-	h := http.Header{"Content-Type": {ct}}
-	for k, v := range hdr {
-		h.Set(k, v)
-	}
-	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Header: h,
-		Body: io.NopCloser(strings.NewReader(body)), Request: r, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
-}
-
-// failureShown drives a stream with client to its end and returns the
-// failure the browsers are shown, checking that no event a browser gets
-// names any of leaks and none is named "error".
-func failureShown(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
-	t.Helper()
-	store := newMemoryStore(t)
-	var logBuf syncBuffer
-	_, done := driveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))))
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the stream did not end within 2 minutes")
-	}
-	status, evs, raw, ended := readAllEvents(t, a2atest.NewClient(handlerAB(t, store)), "http://relay.test/s/a/events", "")
-	require.Equal(t, 200, status)
-	require.True(t, ended)
-	for _, leak := range leaks {
-		require.NotContains(t, raw, leak, "a browser is shown %q:\n%s", leak, raw)
-	}
-	for _, e := range evs {
-		require.NotEqual(t, "error", e.Name, raw)
-	}
-	last := evs[len(evs)-1]
-	require.Equal(t, relay.EventFailure, last.Name, raw)
-	var f relay.FailureData
-	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
-	require.Contains(t, failureKinds, f.Kind)
-	require.NotEmpty(t, f.Text)
-	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
-	require.True(t, utf8.ValidString(f.Text))
-	require.NotContains(t, f.Text, "\n")
-	t.Logf("failure: %s (log: %d bytes)", last.Data, len(logBuf.String()))
-	return f
-}
 
 func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
 	echo := "upstream " + secretAgentURL + " failed; see http://planner.internal:58213/debug"
@@ -316,4 +221,99 @@ func TestAnAgentsOwnErrorMessageIsShownAsItWroteIt(t *testing.T) {
 		require.Equal(t, "agent-error", f.Kind)
 		require.Contains(t, f.Text, msg)
 	})
+}
+
+// driveAgainst drives a stream sent to agentURL through rt to its end, and
+// returns every event a browser then reads, and what the relay logged.
+func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
+	t.Helper()
+	var logged syncBuffer
+	evs := driveWith(t, rt, relay.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	return evs, logged.String()
+}
+
+// driveWith drives a stream sent to agentURL through rt to its end, with
+// opts, and returns every event a browser then reads.
+func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []event {
+	t.Helper()
+	client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: rt}))
+	require.NoError(t, err)
+	st := newMemoryStore(t)
+	ctx := t.Context()
+	l, err := st.Open(ctx, "k")
+	require.NoError(t, err)
+	f, err := l.Acquire(ctx, "driver", time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, relay.Drive(ctx, l, f, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "plan my trip")), opts...))
+	mux := http.NewServeMux()
+	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
+	return connect(t, a2atest.NewClient(mux), "").rest()
+}
+
+// failureOf returns the last event's data, which must end the stream in
+// an error.
+func failureOf(t *testing.T, evs []event) relay.FailureData {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	require.Equal(t, relay.EventFailure, last.Name)
+	var d relay.FailureData
+	require.NoError(t, json.Unmarshal(last.Data, &d))
+	return d
+}
+
+// requireNoAddress fails when any event names the agent's host, port,
+// path or IP address.
+func requireNoAddress(t *testing.T, evs []event) {
+	t.Helper()
+	for _, ev := range evs {
+		for _, secret := range []string{agentHost, agentPort, agentPath, "planner-7f3a", agentIP} {
+			require.NotContains(t, string(ev.Data), secret, "the %s event shows the agent's address", ev.Name)
+		}
+	}
+}
+
+func fakeResponse(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
+	h := http.Header{"Content-Type": {ct}}
+	for k, v := range hdr {
+		h.Set(k, v)
+	}
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Header: h,
+		Body: io.NopCloser(strings.NewReader(body)), Request: r, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
+}
+
+// failureShown drives a stream with client to its end and returns the
+// failure the browsers are shown, checking that no event a browser gets
+// names any of leaks and none is named "error".
+func failureShown(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
+	t.Helper()
+	store := newMemoryStore(t)
+	var logBuf syncBuffer
+	_, done := driveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))))
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the stream did not end within 2 minutes")
+	}
+	status, evs, raw, ended := readAllEvents(t, a2atest.NewClient(handlerAB(t, store)), "http://relay.test/s/a/events", "")
+	require.Equal(t, 200, status)
+	require.True(t, ended)
+	for _, leak := range leaks {
+		require.NotContains(t, raw, leak, "a browser is shown %q:\n%s", leak, raw)
+	}
+	for _, e := range evs {
+		require.NotEqual(t, "error", e.Name, raw)
+	}
+	last := evs[len(evs)-1]
+	require.Equal(t, relay.EventFailure, last.Name, raw)
+	var f relay.FailureData
+	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
+	require.Contains(t, failureKinds, f.Kind)
+	require.NotEmpty(t, f.Text)
+	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
+	require.True(t, utf8.ValidString(f.Text))
+	require.NotContains(t, f.Text, "\n")
+	t.Logf("failure: %s (log: %d bytes)", last.Data, len(logBuf.String()))
+	return f
 }

@@ -34,28 +34,6 @@ const (
 	secretValue  = "sekrit-28b-value"
 )
 
-// splitAgent serves an a2atest agent at one origin and, at another, a
-// card that names the first. It returns the card server's URL and the two
-// hosts ("127.0.0.1:port").
-func splitAgent(t *testing.T, opts ...a2atest.Option) (cardURL, cardHost, endpointHost string) {
-	agent := a2atest.NewAgent(opts...)
-	endpoint := httptest.NewServer(agent)
-	t.Cleanup(endpoint.Close)
-	eu, err := url.Parse(endpoint.URL)
-	require.NoError(t, err)
-	card, err := json.Marshal(agent.Card(eu.Host))
-	require.NoError(t, err)
-	cards := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(card)
-	}))
-	t.Cleanup(cards.Close)
-	cu, err := url.Parse(cards.URL)
-	require.NoError(t, err)
-	require.NotEqual(t, cu.Host, eu.Host)
-	return cards.URL, cu.Host, eu.Host
-}
-
 func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -161,20 +139,9 @@ func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	require.Contains(t, logs.String(), secretHeader, "the relay logs the notice")
 }
 
-func port(host string) string {
-	_, p, _ := strings.Cut(host, ":")
-	return ":" + p
-}
-
 // Stranger round 28b: HeadersWithheld told "when a credentials hook first
 // gives headers" (go doc stream.NoticeKind), in the middle of a relayed
 // stream, is not shown to browsers either.
-
-type bearerCreds struct{}
-
-func (bearerCreds) Credentials(context.Context, *stream.AuthRequest) (http.Header, error) {
-	return http.Header{"Authorization": {"Bearer " + secretValue}}, nil
-}
 
 func TestCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -216,4 +183,37 @@ func TestCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 		require.NotContains(t, low, strings.ToLower(leak))
 	}
 	require.NotContains(t, logs.String(), secretValue, "never a header's value in the log")
+}
+
+// splitAgent serves an a2atest agent at one origin and, at another, a
+// card that names the first. It returns the card server's URL and the two
+// hosts ("127.0.0.1:port").
+func splitAgent(t *testing.T, opts ...a2atest.Option) (cardURL, cardHost, endpointHost string) {
+	agent := a2atest.NewAgent(opts...)
+	endpoint := httptest.NewServer(agent)
+	t.Cleanup(endpoint.Close)
+	eu, err := url.Parse(endpoint.URL)
+	require.NoError(t, err)
+	card, err := json.Marshal(agent.Card(eu.Host))
+	require.NoError(t, err)
+	cards := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(card)
+	}))
+	t.Cleanup(cards.Close)
+	cu, err := url.Parse(cards.URL)
+	require.NoError(t, err)
+	require.NotEqual(t, cu.Host, eu.Host)
+	return cards.URL, cu.Host, eu.Host
+}
+
+func port(host string) string {
+	_, p, _ := strings.Cut(host, ":")
+	return ":" + p
+}
+
+type bearerCreds struct{}
+
+func (bearerCreds) Credentials(context.Context, *stream.AuthRequest) (http.Header, error) {
+	return http.Header{"Authorization": {"Bearer " + secretValue}}, nil
 }

@@ -13,18 +13,6 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// downTailStore opens logs whose Tail fails.
-type downTailStore struct{ *relay.MemoryStore }
-
-func (s downTailStore) Open(ctx context.Context, key string) (relay.Log, error) {
-	l, err := s.MemoryStore.Open(ctx, key)
-	return downTailLog{l}, err
-}
-
-type downTailLog struct{ relay.Log }
-
-func (downTailLog) Tail(context.Context) (uint64, error) { return 0, errOutage }
-
 // EventSource gives up for good on any answer but 200 with an event
 // stream: while the store is down, it gets an event stream that holds
 // only the time to wait before it reconnects, and ends, so it tries
@@ -76,6 +64,27 @@ func TestPostsGet503WithRetryAfterDuringAStoreOutage(t *testing.T) {
 	}
 }
 
+// A store that fails once the event stream began: the response ends with
+// the time to wait, and EventSource reconnects after it.
+func TestAnEventStreamCutByTheStoreSaysWhenToRetry(t *testing.T) {
+	h := newHandler(t, downReadStore{newMemoryStore(t)}, func(*http.Request) (string, bool) { return "k", true })
+	resp, body := get(t, h, "text/event-stream")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.True(t, strings.HasSuffix(body, "retry: 2000\n\n"), body)
+}
+
+// downTailStore opens logs whose Tail fails.
+type downTailStore struct{ *relay.MemoryStore }
+
+func (s downTailStore) Open(ctx context.Context, key string) (relay.Log, error) {
+	l, err := s.MemoryStore.Open(ctx, key)
+	return downTailLog{l}, err
+}
+
+type downTailLog struct{ relay.Log }
+
+func (downTailLog) Tail(context.Context) (uint64, error) { return 0, errOutage }
+
 // downReadStore opens logs whose Read fails.
 type downReadStore struct{ *relay.MemoryStore }
 
@@ -87,12 +96,3 @@ func (s downReadStore) Open(ctx context.Context, key string) (relay.Log, error) 
 type downReadLog struct{ relay.Log }
 
 func (downReadLog) Read(context.Context, uint64, int) ([]relay.Entry, error) { return nil, errOutage }
-
-// A store that fails once the event stream began: the response ends with
-// the time to wait, and EventSource reconnects after it.
-func TestAnEventStreamCutByTheStoreSaysWhenToRetry(t *testing.T) {
-	h := newHandler(t, downReadStore{newMemoryStore(t)}, func(*http.Request) (string, bool) { return "k", true })
-	resp, body := get(t, h, "text/event-stream")
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.True(t, strings.HasSuffix(body, "retry: 2000\n\n"), body)
-}

@@ -19,76 +19,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// countingStore is a MemoryStore whose logs count the answers posted and
-// the cancels requested.
-type countingStore struct {
-	*relay.MemoryStore
-	answers, cancels atomic.Int32
-}
-
-func (s *countingStore) Open(ctx context.Context, key string) (relay.Log, error) {
-	l, err := s.MemoryStore.Open(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return &countingLog{Log: l, s: s}, nil
-}
-
-type countingLog struct {
-	relay.Log
-	s *countingStore
-}
-
-func (l *countingLog) PostAnswer(ctx context.Context, a relay.Answer) (relay.Answer, error) {
-	l.s.answers.Add(1)
-	return l.Log.PostAnswer(ctx, a)
-}
-
-func (l *countingLog) RequestCancel(ctx context.Context) error {
-	l.s.cancels.Add(1)
-	return l.Log.RequestCancel(ctx)
-}
-
-// postRig is a Handler at http://relay.test/s/k/ over a log whose entry 1
-// is an open question, so that an answer to prompt 1 and a cancel are
-// accepted when the request is.
-type postRig struct {
-	store  *countingStore
-	client *http.Client
-}
-
-func newPostRig(t *testing.T, opts ...relay.HandlerOption) *postRig {
-	t.Helper()
-	ctx := t.Context()
-	st := &countingStore{MemoryStore: newMemoryStore(t)}
-	l, err := st.MemoryStore.Open(ctx, "k")
-	require.NoError(t, err)
-	f, err := l.Acquire(ctx, "driver", time.Hour)
-	require.NoError(t, err)
-	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
-	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
-	return &postRig{store: st, client: a2atest.NewClient(mux)}
-}
-
-// post posts body to the route with these headers, and returns the status.
-func (p *postRig) post(t *testing.T, route, body string, header map[string]string) int {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/"+route, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Idempotency-Key", "key-1")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := p.client.Do(req)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	return resp.StatusCode
-}
-
-// recorded reports how many answers and cancels reached the store.
-func (p *postRig) recorded() int { return int(p.store.answers.Load() + p.store.cancels.Load()) }
-
 // The POST routes, with a body each accepts and the status of a post
 // that is accepted.
 var postRoutes = []struct {
@@ -186,70 +116,6 @@ func TestWithTrustedOriginsRefusesWhatIsNotAnOrigin(t *testing.T) {
 			relay.WithTrustedOrigins("https://app.example", origin))
 		require.ErrorIs(t, err, relay.ErrInvalidOption, "%q", origin)
 		require.Nil(t, h)
-	}
-}
-
-type refusal struct {
-	name   string
-	method string
-	ct     string
-	hdr    map[string]string
-	body   string // for the answer route; "%E" is replaced by the log's epoch
-	want   int    // 0: any 4xx
-}
-
-func refusals() []refusal {
-	j := "application/json"
-	key := map[string]string{"Idempotency-Key": "k1"}
-	with := func(kv ...string) map[string]string {
-		m := map[string]string{"Idempotency-Key": "k1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
-	return []refusal{
-		{"form", "POST", "application/x-www-form-urlencoded", key, "prompt=2&text=Ada", 415},
-		{"form with JSON body", "POST", "application/x-www-form-urlencoded", key, goodAnswer, 415},
-		{"text/plain", "POST", "text/plain", key, goodAnswer, 415},
-		{"text/plain with charset", "POST", "text/plain; charset=utf-8", key, goodAnswer, 415},
-		{"multipart", "POST", "multipart/form-data; boundary=xyz", key, goodAnswer, 415},
-		{"no content type", "POST", "", key, goodAnswer, 415},
-		{"json-patch+json", "POST", "application/json-patch+json", key, goodAnswer, 415},
-		{"jsonx", "POST", "application/jsonx", key, goodAnswer, 415},
-		{"text/plain then json param", "POST", "text/plain; application/json", key, goodAnswer, 415},
-		{"text/json", "POST", "text/json", key, goodAnswer, 415},
-		{"Origin null", "POST", j, with("Origin", "null"), goodAnswer, 403},
-		{"Origin other port", "POST", j, with("Origin", "http://relay.test:8080"), goodAnswer, 403},
-		{"Origin other host", "POST", j, with("Origin", "http://evil.example"), goodAnswer, 403},
-		{"Origin suffix host", "POST", j, with("Origin", "http://relay.test.evil.example"), goodAnswer, 403},
-		{"Origin sibling subdomain", "POST", j, with("Origin", "http://a.relay.test"), goodAnswer, 403},
-		{"Sec-Fetch-Site cross-site", "POST", j, with("Sec-Fetch-Site", "cross-site"), goodAnswer, 403},
-		{"Sec-Fetch-Site same-site", "POST", j, with("Sec-Fetch-Site", "same-site"), goodAnswer, 403},
-		{"Sec-Fetch-Site cross-site, same Origin", "POST", j, with("Sec-Fetch-Site", "cross-site", "Origin", "http://relay.test"), goodAnswer, 403},
-		{"Sec-Fetch-Site same-site, same Origin", "POST", j, with("Sec-Fetch-Site", "same-site", "Origin", "http://relay.test"), goodAnswer, 403},
-		{"no Idempotency-Key", "POST", j, nil, goodAnswer, 0},
-		{"Idempotency-Key of 257 bytes", "POST", j, map[string]string{"Idempotency-Key": strings.Repeat("k", 257)}, goodAnswer, 0},
-		{"epoch of another log", "POST", j, key, `{"prompt":2,"text":"Ada","epoch":"not-this-log"}`, 410},
-		{"prompt 0", "POST", j, key, `{"prompt":0,"text":"Ada"}`, 0},
-		{"prompt negative", "POST", j, key, `{"prompt":-2,"text":"Ada"}`, 0},
-		{"prompt of a status entry", "POST", j, key, `{"prompt":1,"text":"Ada"}`, 0},
-		{"prompt past the tail", "POST", j, key, `{"prompt":99,"text":"Ada"}`, 0},
-		{"prompt as a string", "POST", j, key, `{"prompt":"2","text":"Ada"}`, 0},
-		{"prompt fractional", "POST", j, key, `{"prompt":2.5,"text":"Ada"}`, 0},
-		{"prompt overflowing uint64", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
-		{"prompt overflowing to 2", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
-		{"text a number", "POST", j, key, `{"prompt":2,"text":5}`, 0},
-		{"body null", "POST", j, key, `null`, 0},
-		{"body array", "POST", j, key, `[{"prompt":2,"text":"Ada"}]`, 0},
-		{"body not JSON", "POST", j, key, `prompt=2&text=Ada`, 0},
-		{"body empty", "POST", j, key, ``, 0},
-		{"body of 10 MiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 10<<20) + `"}`, 0},
-		{"body just over 64 KiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 64<<10) + `"}`, 0},
-		{"PUT", "PUT", j, key, goodAnswer, 0},
-		{"PATCH", "PATCH", j, key, goodAnswer, 0},
-		{"DELETE", "DELETE", j, key, goodAnswer, 0},
-		{"OPTIONS", "OPTIONS", j, key, goodAnswer, 0},
 	}
 }
 
@@ -661,5 +527,139 @@ func TestOriginOfAnotherSchemeIsTakenWithoutSecFetchSiteLimit(t *testing.T) {
 				require.Equal(t, http.StatusForbidden, code, "Sec-Fetch-Site is exact: %s", got)
 			})
 		})
+	}
+}
+
+// countingStore is a MemoryStore whose logs count the answers posted and
+// the cancels requested.
+type countingStore struct {
+	*relay.MemoryStore
+	answers, cancels atomic.Int32
+}
+
+func (s *countingStore) Open(ctx context.Context, key string) (relay.Log, error) {
+	l, err := s.MemoryStore.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return &countingLog{Log: l, s: s}, nil
+}
+
+type countingLog struct {
+	relay.Log
+	s *countingStore
+}
+
+func (l *countingLog) PostAnswer(ctx context.Context, a relay.Answer) (relay.Answer, error) {
+	l.s.answers.Add(1)
+	return l.Log.PostAnswer(ctx, a)
+}
+
+func (l *countingLog) RequestCancel(ctx context.Context) error {
+	l.s.cancels.Add(1)
+	return l.Log.RequestCancel(ctx)
+}
+
+// postRig is a Handler at http://relay.test/s/k/ over a log whose entry 1
+// is an open question, so that an answer to prompt 1 and a cancel are
+// accepted when the request is.
+type postRig struct {
+	store  *countingStore
+	client *http.Client
+}
+
+func newPostRig(t *testing.T, opts ...relay.HandlerOption) *postRig {
+	t.Helper()
+	ctx := t.Context()
+	st := &countingStore{MemoryStore: newMemoryStore(t)}
+	l, err := st.MemoryStore.Open(ctx, "k")
+	require.NoError(t, err)
+	f, err := l.Acquire(ctx, "driver", time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
+	mux := http.NewServeMux()
+	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
+	return &postRig{store: st, client: a2atest.NewClient(mux)}
+}
+
+// post posts body to the route with these headers, and returns the status.
+func (p *postRig) post(t *testing.T, route, body string, header map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/"+route, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Idempotency-Key", "key-1")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := p.client.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	return resp.StatusCode
+}
+
+// recorded reports how many answers and cancels reached the store.
+func (p *postRig) recorded() int { return int(p.store.answers.Load() + p.store.cancels.Load()) }
+
+type refusal struct {
+	name   string
+	method string
+	ct     string
+	hdr    map[string]string
+	body   string // for the answer route; "%E" is replaced by the log's epoch
+	want   int    // 0: any 4xx
+}
+
+func refusals() []refusal {
+	j := "application/json"
+	key := map[string]string{"Idempotency-Key": "k1"}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{"Idempotency-Key": "k1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	return []refusal{
+		{"form", "POST", "application/x-www-form-urlencoded", key, "prompt=2&text=Ada", 415},
+		{"form with JSON body", "POST", "application/x-www-form-urlencoded", key, goodAnswer, 415},
+		{"text/plain", "POST", "text/plain", key, goodAnswer, 415},
+		{"text/plain with charset", "POST", "text/plain; charset=utf-8", key, goodAnswer, 415},
+		{"multipart", "POST", "multipart/form-data; boundary=xyz", key, goodAnswer, 415},
+		{"no content type", "POST", "", key, goodAnswer, 415},
+		{"json-patch+json", "POST", "application/json-patch+json", key, goodAnswer, 415},
+		{"jsonx", "POST", "application/jsonx", key, goodAnswer, 415},
+		{"text/plain then json param", "POST", "text/plain; application/json", key, goodAnswer, 415},
+		{"text/json", "POST", "text/json", key, goodAnswer, 415},
+		{"Origin null", "POST", j, with("Origin", "null"), goodAnswer, 403},
+		{"Origin other port", "POST", j, with("Origin", "http://relay.test:8080"), goodAnswer, 403},
+		{"Origin other host", "POST", j, with("Origin", "http://evil.example"), goodAnswer, 403},
+		{"Origin suffix host", "POST", j, with("Origin", "http://relay.test.evil.example"), goodAnswer, 403},
+		{"Origin sibling subdomain", "POST", j, with("Origin", "http://a.relay.test"), goodAnswer, 403},
+		{"Sec-Fetch-Site cross-site", "POST", j, with("Sec-Fetch-Site", "cross-site"), goodAnswer, 403},
+		{"Sec-Fetch-Site same-site", "POST", j, with("Sec-Fetch-Site", "same-site"), goodAnswer, 403},
+		{"Sec-Fetch-Site cross-site, same Origin", "POST", j, with("Sec-Fetch-Site", "cross-site", "Origin", "http://relay.test"), goodAnswer, 403},
+		{"Sec-Fetch-Site same-site, same Origin", "POST", j, with("Sec-Fetch-Site", "same-site", "Origin", "http://relay.test"), goodAnswer, 403},
+		{"no Idempotency-Key", "POST", j, nil, goodAnswer, 0},
+		{"Idempotency-Key of 257 bytes", "POST", j, map[string]string{"Idempotency-Key": strings.Repeat("k", 257)}, goodAnswer, 0},
+		{"epoch of another log", "POST", j, key, `{"prompt":2,"text":"Ada","epoch":"not-this-log"}`, 410},
+		{"prompt 0", "POST", j, key, `{"prompt":0,"text":"Ada"}`, 0},
+		{"prompt negative", "POST", j, key, `{"prompt":-2,"text":"Ada"}`, 0},
+		{"prompt of a status entry", "POST", j, key, `{"prompt":1,"text":"Ada"}`, 0},
+		{"prompt past the tail", "POST", j, key, `{"prompt":99,"text":"Ada"}`, 0},
+		{"prompt as a string", "POST", j, key, `{"prompt":"2","text":"Ada"}`, 0},
+		{"prompt fractional", "POST", j, key, `{"prompt":2.5,"text":"Ada"}`, 0},
+		{"prompt overflowing uint64", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
+		{"prompt overflowing to 2", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
+		{"text a number", "POST", j, key, `{"prompt":2,"text":5}`, 0},
+		{"body null", "POST", j, key, `null`, 0},
+		{"body array", "POST", j, key, `[{"prompt":2,"text":"Ada"}]`, 0},
+		{"body not JSON", "POST", j, key, `prompt=2&text=Ada`, 0},
+		{"body empty", "POST", j, key, ``, 0},
+		{"body of 10 MiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 10<<20) + `"}`, 0},
+		{"body just over 64 KiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 64<<10) + `"}`, 0},
+		{"PUT", "PUT", j, key, goodAnswer, 0},
+		{"PATCH", "PATCH", j, key, goodAnswer, 0},
+		{"DELETE", "DELETE", j, key, goodAnswer, 0},
+		{"OPTIONS", "OPTIONS", j, key, goodAnswer, 0},
 	}
 }

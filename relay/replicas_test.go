@@ -239,47 +239,12 @@ func TestTwoStartersAtOnceStartTheStreamOnce(t *testing.T) {
 // errStoreOnce is the error of a store call that fails once.
 var errStoreOnce = errors.New("store unavailable")
 
-// failOnceLog fails the third Commit of entries, once the stream knew
-// its task.
-type failOnceLog struct {
-	relay.Log
-	mu      sync.Mutex
-	commits int
-}
-
-func (l *failOnceLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
-	l.mu.Lock()
-	if len(es) > 0 {
-		l.commits++
-	}
-	fail := len(es) > 0 && l.commits == 3
-	l.mu.Unlock()
-	if fail {
-		return errStoreOnce
-	}
-	return l.Log.Commit(ctx, f, cp, es...)
-}
-
 // A cancel posted before any replica started the stream is recorded: the
 // driver that starts it cancels the task, and the stream ends canceled.
 func TestCancelPostedBeforeTheStreamStartedCancelsTheTask(t *testing.T) {
 	for _, w := range upstreams {
 		t.Run(w.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { cancelBeforeStart(t, w.v, w.rest) }) })
 	}
-}
-
-func cancelBeforeStart(t *testing.T, v a2a.Version, rest bool) {
-	script, _ := longAnswer(20, paused(100*time.Millisecond))
-	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
-	r.cancel(t)
-	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start()))
-	name, kind := r.ending(t)
-	require.Equal(t, relay.EventFailure, name)
-	require.Equal(t, "canceled", kind)
-	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
-	ids := r.agent.TaskIDs()
-	require.Len(t, ids, 1)
-	require.Equal(t, a2a.StateCanceled, r.agent.Task(ids[0]).Status.State, "the agent's task is not left running")
 }
 
 // A cancel posted while no replica drives the stream (its driver died)
@@ -289,21 +254,6 @@ func TestCancelPostedWhileNoReplicaDrivesIsAppliedByTheNext(t *testing.T) {
 	for _, w := range upstreams {
 		t.Run(w.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { cancelWhileNoDriver(t, w.v, w.rest) }) })
 	}
-}
-
-func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
-	script, _ := longAnswer(20, paused(time.Hour))
-	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
-	err := relay.Run(t.Context(), &failOnceLog{Log: r.log}, "a", r.start())
-	require.ErrorIs(t, err, errStoreOnce)
-	r.cancel(t)
-	began := time.Now()
-	require.NoError(t, relay.Run(t.Context(), r.log, "b", relay.Resume(r.client)))
-	require.Less(t, time.Since(began), 10*time.Second, "taken over before the task ended")
-	name, kind := r.ending(t)
-	require.Equal(t, relay.EventFailure, name)
-	require.Equal(t, "canceled", kind)
-	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
 }
 
 // EventSource keeps the URL of its first connection, lastEventId query
@@ -516,3 +466,53 @@ func (l *trimAfterSnapshotLog) Attach(ctx context.Context, max int) (relay.Snaps
 type logStore struct{ log relay.Log }
 
 func (s logStore) Open(context.Context, string) (relay.Log, error) { return s.log, nil }
+
+// failOnceLog fails the third Commit of entries, once the stream knew
+// its task.
+type failOnceLog struct {
+	relay.Log
+	mu      sync.Mutex
+	commits int
+}
+
+func (l *failOnceLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
+	l.mu.Lock()
+	if len(es) > 0 {
+		l.commits++
+	}
+	fail := len(es) > 0 && l.commits == 3
+	l.mu.Unlock()
+	if fail {
+		return errStoreOnce
+	}
+	return l.Log.Commit(ctx, f, cp, es...)
+}
+
+func cancelBeforeStart(t *testing.T, v a2a.Version, rest bool) {
+	script, _ := longAnswer(20, paused(100*time.Millisecond))
+	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
+	r.cancel(t)
+	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start()))
+	name, kind := r.ending(t)
+	require.Equal(t, relay.EventFailure, name)
+	require.Equal(t, "canceled", kind)
+	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
+	ids := r.agent.TaskIDs()
+	require.Len(t, ids, 1)
+	require.Equal(t, a2a.StateCanceled, r.agent.Task(ids[0]).Status.State, "the agent's task is not left running")
+}
+
+func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
+	script, _ := longAnswer(20, paused(time.Hour))
+	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
+	err := relay.Run(t.Context(), &failOnceLog{Log: r.log}, "a", r.start())
+	require.ErrorIs(t, err, errStoreOnce)
+	r.cancel(t)
+	began := time.Now()
+	require.NoError(t, relay.Run(t.Context(), r.log, "b", relay.Resume(r.client)))
+	require.Less(t, time.Since(began), 10*time.Second, "taken over before the task ended")
+	name, kind := r.ending(t)
+	require.Equal(t, relay.EventFailure, name)
+	require.Equal(t, "canceled", kind)
+	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
+}

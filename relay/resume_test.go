@@ -187,41 +187,6 @@ func TestLineBreaksInDataStayInTheData(t *testing.T) {
 	require.Equal(t, "{\"text\":\"x\"}\nid: forged-1\nevent: end\ndata: {}\n\nevent: end", string(evs[0].Data))
 }
 
-// finishedLog is a finished log of 6 entries; with trim, a snapshot at 3
-// and the log trimmed through 3.
-func finishedLog(t *testing.T, store relay.Store, key string, trim bool) (relay.Log, *relay.View) {
-	entries := []relay.Entry{
-		{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
-		{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"one "}`)},
-		{Seq: 3, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"two ","append":true}`)},
-		{Seq: 4, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"three","append":true}`)},
-		{Seq: 5, Name: relay.EventStatus, Data: []byte(`{"state":"completed","taskId":"t1"}`)},
-		{Seq: 6, Name: relay.EventEnd, Data: []byte(`{"state":"completed","taskId":"t1","text":"completed"}`)},
-	}
-	log, fence := manualLog(t, store, key, entries...)
-	var full relay.View
-	for i, e := range entries {
-		require.NoError(t, full.Apply(e))
-		if trim && i == 2 {
-			data, err := json.Marshal(&full)
-			require.NoError(t, err)
-			require.NoError(t, log.SaveSnapshot(t.Context(), fence, relay.Snapshot{Seq: 3, Data: data}))
-		}
-	}
-	if trim {
-		require.NoError(t, log.Trim(t.Context(), 3))
-	}
-	return log, &full
-}
-
-func namesOf(evs []rawEvent) []string {
-	var out []string
-	for _, e := range evs {
-		out = append(out, e.Name)
-	}
-	return out
-}
-
 func TestLastEventIDs(t *testing.T) {
 	type want struct {
 		status int
@@ -541,4 +506,39 @@ func TestOtherMethods(t *testing.T) {
 		require.NoError(t, ctx.Err(), "HEAD of a live stream hung")
 		_ = bufio.ErrTooLong
 	})
+}
+
+// finishedLog is a finished log of 6 entries; with trim, a snapshot at 3
+// and the log trimmed through 3.
+func finishedLog(t *testing.T, store relay.Store, key string, trim bool) (relay.Log, *relay.View) {
+	entries := []relay.Entry{
+		{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
+		{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"one "}`)},
+		{Seq: 3, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"two ","append":true}`)},
+		{Seq: 4, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"three","append":true}`)},
+		{Seq: 5, Name: relay.EventStatus, Data: []byte(`{"state":"completed","taskId":"t1"}`)},
+		{Seq: 6, Name: relay.EventEnd, Data: []byte(`{"state":"completed","taskId":"t1","text":"completed"}`)},
+	}
+	log, fence := manualLog(t, store, key, entries...)
+	var full relay.View
+	for i, e := range entries {
+		require.NoError(t, full.Apply(e))
+		if trim && i == 2 {
+			data, err := json.Marshal(&full)
+			require.NoError(t, err)
+			require.NoError(t, log.SaveSnapshot(t.Context(), fence, relay.Snapshot{Seq: 3, Data: data}))
+		}
+	}
+	if trim {
+		require.NoError(t, log.Trim(t.Context(), 3))
+	}
+	return log, &full
+}
+
+func namesOf(evs []rawEvent) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Name)
+	}
+	return out
 }
