@@ -149,10 +149,18 @@ func (r *runRig) start() relay.Source {
 	return relay.Send(r.client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
 }
 
-// ending is lastOf the events a browser reads from the start.
+// ending returns the kind of the log's last entry's FailureData, or its name.
 func (r *runRig) ending(t *testing.T) (string, string) {
 	t.Helper()
-	return lastOf(t, connect(t, r.http, "").rest())
+	evs := connect(t, r.http, "").rest()
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	if last.Name != relay.EventFailure {
+		return last.Name, ""
+	}
+	var e relay.FailureData
+	require.NoError(t, json.Unmarshal(last.Data, &e))
+	return last.Name, e.Kind
 }
 
 // cancel POSTs a cancel to the stream, as a browser would, and requires 202.

@@ -346,16 +346,3 @@ func serve(t *testing.T, h http.Handler, method, target, contentType, body strin
 	h.ServeHTTP(rec, req)
 	return rec.Code, rec.Header(), rec.Body.String()
 }
-
-// lastOf returns the last event's name, and its kind when it is an error.
-func lastOf(t *testing.T, evs []event) (string, string) {
-	t.Helper()
-	require.NotEmpty(t, evs)
-	last := evs[len(evs)-1]
-	if last.Name != relay.EventFailure {
-		return last.Name, ""
-	}
-	var e relay.FailureData
-	require.NoError(t, json.Unmarshal(last.Data, &e))
-	return last.Name, e.Kind
-}
