@@ -76,7 +76,16 @@ func (r *rig) wait() error {
 // logEntries reads every entry the log still holds after after.
 func (r *rig) logEntries(after uint64) []relay.Entry {
 	r.t.Helper()
-	return entriesAfter(r.t, r.log, after)
+	var out []relay.Entry
+	for {
+		page, err := r.log.Read(context.Background(), after, 100)
+		require.NoError(r.t, err)
+		if len(page) == 0 {
+			return out
+		}
+		out = append(out, page...)
+		after = page[len(page)-1].Seq
+	}
 }
 
 // rigConfig holds what a rig is built from.
@@ -392,18 +401,18 @@ func seqsOf(es []relay.Entry) []uint64 {
 	return out
 }
 
-// entriesAfter reads every entry log still holds after after.
-func entriesAfter(t testing.TB, log relay.Log, after uint64) []relay.Entry {
-	t.Helper()
-	var out []relay.Entry
+// allEntries reads every entry of log.
+func allEntries(t *testing.T, log relay.Log) []relay.Entry {
+	var all []relay.Entry
+	var after uint64
 	for {
-		page, err := log.Read(t.Context(), after, 100)
+		es, err := log.Read(t.Context(), after, 1000)
 		require.NoError(t, err)
-		if len(page) == 0 {
-			return out
+		if len(es) == 0 {
+			return all
 		}
-		out = append(out, page...)
-		after = page[len(page)-1].Seq
+		all = append(all, es...)
+		after = es[len(es)-1].Seq
 	}
 }
 

@@ -67,7 +67,7 @@ func TestLongAnswersAreCutAtRunes(t *testing.T) {
 
 				var texts []string
 				var appends []bool
-				for _, e := range entriesAfter(t, log, 0) {
+				for _, e := range allEntries(t, log) {
 					if e.Name != relay.EventAnswered {
 						continue
 					}
@@ -119,7 +119,7 @@ func TestLongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 
 		var texts []string
 		var appends []bool
-		for _, e := range entriesAfter(t, log, 0) {
+		for _, e := range allEntries(t, log) {
 			if e.Name == relay.EventArtifact {
 				var a relay.ArtifactData
 				require.NoError(t, json.Unmarshal(e.Data, &a))

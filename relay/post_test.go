@@ -434,7 +434,7 @@ func TestDrivenClosedQuestionsAndIsolation(t *testing.T) {
 		return code, body
 	}
 	lastName := func(t *testing.T, log relay.Log) (string, string) {
-		es := entriesAfter(t, log, 0)
+		es := allEntries(t, log)
 		return es[len(es)-1].Name, string(es[len(es)-1].Data)
 	}
 	t.Run("input timeout", func(t *testing.T) {
