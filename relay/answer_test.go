@@ -199,19 +199,6 @@ func TestAnswerToAQuestionClosedUnansweredGets410(t *testing.T) {
 	})
 }
 
-// lastOf returns the last event's name, and its kind when it is an error.
-func lastOf(t *testing.T, evs []event) (string, string) {
-	t.Helper()
-	require.NotEmpty(t, evs)
-	last := evs[len(evs)-1]
-	if last.Name != relay.EventFailure {
-		return last.Name, ""
-	}
-	var e relay.FailureData
-	require.NoError(t, json.Unmarshal(last.Data, &e))
-	return last.Name, e.Kind
-}
-
 // A question is closed by its answer, by a question asked after it (a
 // driver that took the stream over was asked another), and by the
 // stream's end; only the first holds an answer. While the question is
@@ -277,4 +264,17 @@ func postAnswer(t *testing.T, st relay.Store, body string) int {
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	return resp.StatusCode
+}
+
+// lastOf returns the last event's name, and its kind when it is an error.
+func lastOf(t *testing.T, evs []event) (string, string) {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	if last.Name != relay.EventFailure {
+		return last.Name, ""
+	}
+	var e relay.FailureData
+	require.NoError(t, json.Unmarshal(last.Data, &e))
+	return last.Name, e.Kind
 }
