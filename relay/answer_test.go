@@ -11,59 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
-
-// askScript asks a question, then writes what it was told and completes.
-func askScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"),
-		a2atest.AskInput("Which city?"),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "booked", false, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-// untilInput reads events up to the question and returns its data, as a
-// page does: from the question's event, or from the screen of a gone
-// event.
-func untilInput(t *testing.T, rd *reader) (relay.InputData, []event) {
-	t.Helper()
-	var seen []event
-	for {
-		ev, ok := rd.next()
-		require.True(t, ok, "the response ended before the question")
-		seen = append(seen, ev)
-		if ev.Name == relay.EventGone {
-			// The reader fell behind a trim: the question, if asked, is
-			// on the screen the gone event carries.
-			if q := fold(t, []event{ev}).Question; q != nil {
-				return *q, seen
-			}
-		}
-		if ev.Name == relay.EventInput {
-			var in relay.InputData
-			require.NoError(t, json.Unmarshal(ev.Data, &in))
-			require.Equal(t, ev.seq(t), in.Prompt, "a question's prompt is its Seq")
-			return in, seen
-		}
-	}
-}
-
-// followUps counts the messages sent to the agent's task after the first.
-func followUps(agent *a2atest.Agent) []string {
-	var texts []string
-	for _, req := range agent.Requests() {
-		if req.Message != nil && req.Message.TaskID != "" {
-			texts = append(texts, req.Message.Text())
-		}
-	}
-	return texts
-}
 
 func TestAnswerPostedTwiceWithTheSameKeyIsAppliedOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -248,19 +199,6 @@ func TestAnswerToAQuestionClosedUnansweredGets410(t *testing.T) {
 	})
 }
 
-// lastOf returns the last event's name, and its kind when it is an error.
-func lastOf(t *testing.T, evs []event) (string, string) {
-	t.Helper()
-	require.NotEmpty(t, evs)
-	last := evs[len(evs)-1]
-	if last.Name != relay.EventFailure {
-		return last.Name, ""
-	}
-	var e relay.FailureData
-	require.NoError(t, json.Unmarshal(last.Data, &e))
-	return last.Name, e.Kind
-}
-
 // A question is closed by its answer, by a question asked after it (a
 // driver that took the stream over was asked another), and by the
 // stream's end; only the first holds an answer. While the question is
@@ -326,4 +264,17 @@ func postAnswer(t *testing.T, st relay.Store, body string) int {
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close())
 	return resp.StatusCode
+}
+
+// lastOf returns the last event's name, and its kind when it is an error.
+func lastOf(t *testing.T, evs []event) (string, string) {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	if last.Name != relay.EventFailure {
+		return last.Name, ""
+	}
+	var e relay.FailureData
+	require.NoError(t, json.Unmarshal(last.Data, &e))
+	return last.Name, e.Kind
 }

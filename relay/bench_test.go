@@ -51,54 +51,6 @@ func BenchmarkDrivePerEvent(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/event")
 }
 
-// heapPeak samples the bytes of live and not yet swept heap objects every
-// 200µs, until stop is called, which returns the highest sample.
-func heapPeak() (stop func() uint64) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(200 * time.Microsecond)
-		defer tick.Stop()
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return peak.Load()
-	}
-}
-
-// heapNow returns the live heap after a collection.
-func heapNow() uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	return sample[0].Value.Uint64()
-}
-
-// fiftyMegabytes is an answer of 800 chunks of 64 KiB (50 MiB), the chunks
-// sharing one string so the agent's script costs 64 KiB.
-func fiftyMegabytes() []a2atest.Step {
-	chunk := strings.Repeat("0123456789abcdef", 4<<10)
-	steps := []a2atest.Step{a2atest.Working("")}
-	for i := range 800 {
-		steps = append(steps, a2atest.Chunk("a1", chunk, i > 0, i == 799))
-	}
-	return append(steps, a2atest.Finish(a2a.StateCompleted, ""))
-}
-
 // BenchmarkRelayHeapOfAFiftyMegabyteAnswer relays a 50 MiB answer from an
 // a2atest agent through Drive, a MemoryStore whose retention is 1 MiB, and
 // one reader of the Handler, and reports the peak of the heap above what
@@ -222,4 +174,52 @@ func relayOnce(b *testing.B, withRelay bool, opts []relay.DriveOption) (peakMiB,
 		after = es[len(es)-1].Seq
 	}
 	return float64(peak-base) / mib, float64(held) / mib, gones
+}
+
+// heapPeak samples the bytes of live and not yet swept heap objects every
+// 200µs, until stop is called, which returns the highest sample.
+func heapPeak() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(200 * time.Microsecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak.Load()
+	}
+}
+
+// heapNow returns the live heap after a collection.
+func heapNow() uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
+}
+
+// fiftyMegabytes is an answer of 800 chunks of 64 KiB (50 MiB), the chunks
+// sharing one string so the agent's script costs 64 KiB.
+func fiftyMegabytes() []a2atest.Step {
+	chunk := strings.Repeat("0123456789abcdef", 4<<10)
+	steps := []a2atest.Step{a2atest.Working("")}
+	for i := range 800 {
+		steps = append(steps, a2atest.Chunk("a1", chunk, i > 0, i == 799))
+	}
+	return append(steps, a2atest.Finish(a2a.StateCompleted, ""))
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -14,17 +13,6 @@ import (
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
 )
-
-// slowScript works for an hour before it answers.
-func slowScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("on it"),
-		a2atest.Chunk("a1", "first part", false, false),
-		a2atest.Pause(time.Hour),
-		a2atest.Chunk("a1", " and the rest", true, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
 
 func TestCancelFromTheHandlerReachesTheAgent(t *testing.T) {
 	for _, tt := range []struct {

@@ -50,60 +50,24 @@ func TestALongAnswerIsSplitLikeAnyOtherText(t *testing.T) {
 	})
 }
 
-// s28Answers are answers of awkward sizes for a chunk size of 64.
-func s28Answers() map[string]string {
-	multi := "a" // a 1-byte head puts every 4-byte rune across a 64-byte boundary
-	for len(multi) < 56<<10-8 {
-		multi += "😀é日本"
-	}
-	return map[string]string{
-		"56 KiB ASCII":                  strings.Repeat("abcdefgh", 56<<10/8),
-		"56 KiB multi-byte":             multi,
-		"exactly 64 bytes":              strings.Repeat("x", 64),
-		"65 bytes":                      strings.Repeat("x", 65),
-		"64 bytes ending in a rune":     "a" + strings.Repeat("日", 21),
-		"63 bytes and an emoji":         strings.Repeat("x", 63) + "😀",
-		"one byte":                      "y",
-		"128 bytes of 4-byte runes":     strings.Repeat("😀", 32),
-		"129 bytes, runes across edges": "z" + strings.Repeat("😀", 32),
-	}
-}
-
-// s28CheckPieces checks that the pieces of one pane's text are each at
-// most size bytes, whole runes, the first replacing (or opening) and the
-// others appending, and that they add up to want.
-func s28CheckPieces(t *testing.T, texts []string, appends []bool, size int, want string) {
-	t.Helper()
-	require.NotEmpty(t, texts)
-	require.False(t, appends[0], "the first piece appends")
-	for i, s := range texts {
-		require.LessOrEqual(t, len(s), size, "piece %d of %d is %d bytes", i, len(texts), len(s))
-		require.True(t, utf8.ValidString(s), "piece %d cuts a rune: %q", i, s)
-		if i > 0 {
-			require.True(t, appends[i], "piece %d does not append", i)
-		}
-	}
-	require.Equal(t, want, strings.Join(texts, ""))
-}
-
 func TestLongAnswersAreCutAtRunes(t *testing.T) {
-	for name, answer := range s28Answers() {
+	for name, answer := range awkwardAnswers() {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
 				agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.AskInput("Your name?"),
 					a2atest.Chunk("x", "thanks", false, true), a2atest.Finish(a2a.StateCompleted, "")))
-				log, done := s28Drive(t, store, "a", agent, nil, relay.WithChunkSize(64))
-				in := s28AwaitInput(t, log)
-				h := s28Handler(t, store)
-				body := string(s28JSON(t, map[string]any{"prompt": in.Prompt, "text": answer, "epoch": log.Epoch()}))
-				code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": "k"})
+				log, done := driveAgent(t, store, "a", agent, nil, relay.WithChunkSize(64))
+				in := awaitInput(t, log)
+				h := handlerAB(t, store)
+				body := string(mustJSON(t, map[string]any{"prompt": in.Prompt, "text": answer, "epoch": log.Epoch()}))
+				code, _, resp := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": "k"})
 				require.Equal(t, http.StatusOK, code, "%.200s", resp)
 				require.NoError(t, <-done)
 
 				var texts []string
 				var appends []bool
-				for _, e := range s28Entries(t, log) {
+				for _, e := range allEntries(t, log) {
 					if e.Name != relay.EventAnswered {
 						continue
 					}
@@ -113,13 +77,13 @@ func TestLongAnswersAreCutAtRunes(t *testing.T) {
 					texts = append(texts, a.Text)
 					appends = append(appends, a.Append)
 				}
-				s28CheckPieces(t, texts, appends, 64, answer)
+				requirePieces(t, texts, appends, 64, answer)
 				require.LessOrEqual(t, len(texts), 2*((len(answer)+63)/64)+1, "far more pieces than the size needs")
 
 				// A page that reads it all shows the whole answer; the agent got it whole.
-				_, evs, _, ended := s28ReadAll(t, a2atest.NewClient(h), "http://relay.test/s/a/events", "")
+				_, evs, _, ended := readAllEvents(t, a2atest.NewClient(h), "http://relay.test/s/a/events", "")
 				require.True(t, ended)
-				screen := s28Fold(t, evs)
+				screen := foldRaw(t, evs)
 				require.Equal(t, answer, screen.Pane(fmt.Sprintf("answer:%d", in.Prompt)).Text())
 				got := ""
 				for _, r := range agent.Requests() {
@@ -143,19 +107,19 @@ func TestLongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 		store := newMemoryStore(t)
 		agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Chunk("x", artifact, false, true),
 			a2atest.AskInput(question), a2atest.Finish(a2a.StateCompleted, "")))
-		log, done := s28Drive(t, store, "a", agent, nil, relay.WithChunkSize(64))
-		in := s28AwaitInput(t, log)
+		log, done := driveAgent(t, store, "a", agent, nil, relay.WithChunkSize(64))
+		in := awaitInput(t, log)
 		require.True(t, utf8.ValidString(in.Text), "%q", in.Text)
 		require.LessOrEqual(t, len(in.Text), 64+len("…"), "%q", in.Text)
 		require.True(t, strings.HasPrefix(question, strings.TrimSuffix(in.Text, "…")), "%q", in.Text)
-		code, _, resp := s28Do(t, s28Handler(t, store), "POST", "http://relay.test/s/a/answer", "application/json",
+		code, _, resp := serve(t, handlerAB(t, store), "POST", "http://relay.test/s/a/answer", "application/json",
 			fmt.Sprintf(`{"prompt":%d,"text":"ok"}`, in.Prompt), map[string]string{"Idempotency-Key": "k"})
 		require.Equal(t, 200, code, resp)
 		require.NoError(t, <-done)
 
 		var texts []string
 		var appends []bool
-		for _, e := range s28Entries(t, log) {
+		for _, e := range allEntries(t, log) {
 			if e.Name == relay.EventArtifact {
 				var a relay.ArtifactData
 				require.NoError(t, json.Unmarshal(e.Data, &a))
@@ -169,6 +133,42 @@ func TestLongMultiByteAgentTextIsCutAtRunes(t *testing.T) {
 				require.True(t, utf8.ValidString(m.Text), "%q", m.Text)
 			}
 		}
-		s28CheckPieces(t, texts, appends, 64, artifact)
+		requirePieces(t, texts, appends, 64, artifact)
 	})
+}
+
+// awkwardAnswers are answers of awkward sizes for a chunk size of 64.
+func awkwardAnswers() map[string]string {
+	multi := "a" // a 1-byte head puts every 4-byte rune across a 64-byte boundary
+	for len(multi) < 56<<10-8 {
+		multi += "😀é日本"
+	}
+	return map[string]string{
+		"56 KiB ASCII":                  strings.Repeat("abcdefgh", 56<<10/8),
+		"56 KiB multi-byte":             multi,
+		"exactly 64 bytes":              strings.Repeat("x", 64),
+		"65 bytes":                      strings.Repeat("x", 65),
+		"64 bytes ending in a rune":     "a" + strings.Repeat("日", 21),
+		"63 bytes and an emoji":         strings.Repeat("x", 63) + "😀",
+		"one byte":                      "y",
+		"128 bytes of 4-byte runes":     strings.Repeat("😀", 32),
+		"129 bytes, runes across edges": "z" + strings.Repeat("😀", 32),
+	}
+}
+
+// requirePieces checks that the pieces of one pane's text are each at
+// most size bytes, whole runes, the first replacing (or opening) and the
+// others appending, and that they add up to want.
+func requirePieces(t *testing.T, texts []string, appends []bool, size int, want string) {
+	t.Helper()
+	require.NotEmpty(t, texts)
+	require.False(t, appends[0], "the first piece appends")
+	for i, s := range texts {
+		require.LessOrEqual(t, len(s), size, "piece %d of %d is %d bytes", i, len(texts), len(s))
+		require.True(t, utf8.ValidString(s), "piece %d cuts a rune: %q", i, s)
+		if i > 0 {
+			require.True(t, appends[i], "piece %d does not append", i)
+		}
+	}
+	require.Equal(t, want, strings.Join(texts, ""))
 }

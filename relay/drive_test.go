@@ -18,65 +18,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// recordingLog records what is appended and every snapshot saved.
-type recordingLog struct {
-	relay.Log
-	mu      sync.Mutex
-	entries []relay.Entry
-	snaps   []relay.Snapshot
-}
-
-func (l *recordingLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
-	err := l.Log.Commit(ctx, f, cp, es...)
-	if err == nil {
-		l.mu.Lock()
-		for _, e := range es {
-			e.Data = append([]byte(nil), e.Data...)
-			l.entries = append(l.entries, e)
-		}
-		l.mu.Unlock()
-	}
-	return err
-}
-
-func (l *recordingLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.Snapshot) error {
-	err := l.Log.SaveSnapshot(ctx, f, s)
-	if err == nil {
-		l.mu.Lock()
-		l.snaps = append(l.snaps, relay.Snapshot{Seq: s.Seq, Data: append([]byte(nil), s.Data...)})
-		l.mu.Unlock()
-	}
-	return err
-}
-
-// screenAfter folds the first n entries.
-func screenAfter(t *testing.T, entries []relay.Entry) *relay.View {
-	t.Helper()
-	sc := &relay.View{}
-	for _, e := range entries {
-		require.NoError(t, sc.Apply(e))
-	}
-	return sc
-}
-
-// busyScript has every kind of pane: status messages, an agent message,
-// two artifacts, one replaced, a question, and a long chunk.
-func busyScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("reading"),
-		a2atest.Say("Hello, I will look."),
-		a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.Chunk("a2", "notes: ", false, false),
-		a2atest.Chunk("a1", "one", true, false),
-		a2atest.Chunk("a1", "final answer: ", false, false),
-		a2atest.Working("writing"),
-		a2atest.AskInput("Short or long? " + strings.Repeat("Say which. ", 200)),
-		a2atest.Chunk("a2", strings.Repeat("é long notes ", 400), true, true),
-		a2atest.Chunk("a1", "42", true, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
 func TestSnapshotIsTheScreenAfterItsSeq(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var rec *recordingLog
@@ -224,4 +165,53 @@ func TestDriveOfAResumeSourceOnALogWithoutACheckpointOpensNothing(t *testing.T) 
 	tail, err := log.Tail(ctx)
 	require.NoError(t, err)
 	require.Zero(t, tail)
+}
+
+// recordingLog records what is appended and every snapshot saved.
+type recordingLog struct {
+	relay.Log
+	mu      sync.Mutex
+	entries []relay.Entry
+	snaps   []relay.Snapshot
+}
+
+func (l *recordingLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
+	err := l.Log.Commit(ctx, f, cp, es...)
+	if err == nil {
+		l.mu.Lock()
+		for _, e := range es {
+			e.Data = append([]byte(nil), e.Data...)
+			l.entries = append(l.entries, e)
+		}
+		l.mu.Unlock()
+	}
+	return err
+}
+
+func (l *recordingLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.Snapshot) error {
+	err := l.Log.SaveSnapshot(ctx, f, s)
+	if err == nil {
+		l.mu.Lock()
+		l.snaps = append(l.snaps, relay.Snapshot{Seq: s.Seq, Data: append([]byte(nil), s.Data...)})
+		l.mu.Unlock()
+	}
+	return err
+}
+
+// busyScript has every kind of pane: status messages, an agent message,
+// two artifacts, one replaced, a question, and a long chunk.
+func busyScript() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("reading"),
+		a2atest.Say("Hello, I will look."),
+		a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.Chunk("a2", "notes: ", false, false),
+		a2atest.Chunk("a1", "one", true, false),
+		a2atest.Chunk("a1", "final answer: ", false, false),
+		a2atest.Working("writing"),
+		a2atest.AskInput("Short or long? " + strings.Repeat("Say which. ", 200)),
+		a2atest.Chunk("a2", strings.Repeat("é long notes ", 400), true, true),
+		a2atest.Chunk("a1", "42", true, true),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
 }

@@ -83,18 +83,6 @@ func TestNoRelayEventIsNamedLikeEventSourcesOwnEvents(t *testing.T) {
 	})
 }
 
-// lastEntry returns the log's last entry.
-func lastEntry(t *testing.T, log relay.Log) relay.Entry {
-	t.Helper()
-	tail, err := log.Tail(t.Context())
-	require.NoError(t, err)
-	require.Positive(t, tail)
-	es, err := log.Read(t.Context(), tail-1, 1)
-	require.NoError(t, err)
-	require.Len(t, es, 1)
-	return es[0]
-}
-
 // Stop ends a stream no replica drives with one EventFailure of kind
 // "stopped", after the entries the log holds, and gives the lease up; the
 // stream has then ended, for Drive as for a second Stop.

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -36,80 +34,6 @@ const (
 	agentPath = "/agents/planner-7f3a"
 	agentIP   = "10.9.8.7"
 )
-
-// roundTripFunc is an http.RoundTripper.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// syncBuffer is a bytes.Buffer for a logger written from several
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// driveAgainst drives a stream sent to agentURL through rt to its end, and
-// returns every event a browser then reads, and what the relay logged.
-func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
-	t.Helper()
-	var logged syncBuffer
-	evs := driveWith(t, rt, relay.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
-	return evs, logged.String()
-}
-
-// driveWith drives a stream sent to agentURL through rt to its end, with
-// opts, and returns every event a browser then reads.
-func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []event {
-	t.Helper()
-	client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: rt}))
-	require.NoError(t, err)
-	st := newMemoryStore(t)
-	ctx := t.Context()
-	l, err := st.Open(ctx, "k")
-	require.NoError(t, err)
-	f, err := l.Acquire(ctx, "driver", time.Hour)
-	require.NoError(t, err)
-	require.NoError(t, relay.Drive(ctx, l, f, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "plan my trip")), opts...))
-	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
-	return connect(t, a2atest.NewClient(mux), "").rest()
-}
-
-// failureOf returns the last event's data, which must end the stream in
-// an error.
-func failureOf(t *testing.T, evs []event) relay.FailureData {
-	t.Helper()
-	require.NotEmpty(t, evs)
-	last := evs[len(evs)-1]
-	require.Equal(t, relay.EventFailure, last.Name)
-	var d relay.FailureData
-	require.NoError(t, json.Unmarshal(last.Data, &d))
-	return d
-}
-
-// requireNoAddress fails when any event names the agent's host, port,
-// path or IP address.
-func requireNoAddress(t *testing.T, evs []event) {
-	t.Helper()
-	for _, ev := range evs {
-		for _, secret := range []string{agentHost, agentPort, agentPath, "planner-7f3a", agentIP} {
-			require.NotContains(t, string(ev.Data), secret, "the %s event shows the agent's address", ev.Name)
-		}
-	}
-}
 
 // An agent that answers with an HTTP error, or cannot be reached: every
 // browser is told so in words meant for people, and the backend's log
@@ -175,68 +99,11 @@ func TestDriveLogsNothingByDefault(t *testing.T) {
 	require.Empty(t, logged.String())
 }
 
-var s28Kinds = []string{"failed", "rejected", "canceled", "auth-required", "no-answer", "connection-lost",
+var failureKinds = []string{"failed", "rejected", "canceled", "auth-required", "no-answer", "connection-lost",
 	"agent-error", "http-error", "protocol-error", "stopped", "unresumable", "lost", "error"}
 
-type s28RT func(*http.Request) (*http.Response, error)
-
-func (f s28RT) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func s28Resp(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
-	h := http.Header{"Content-Type": {ct}}
-	for k, v := range hdr {
-		h.Set(k, v)
-	}
-	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Header: h,
-		Body: io.NopCloser(strings.NewReader(body)), Request: r, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
-}
-
-// s28Failure drives a stream with client to its end and returns the
-// failure the browsers are shown, checking that no event a browser gets
-// names any of leaks and none is named "error".
-func s28Failure(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
-	t.Helper()
-	store := newMemoryStore(t)
-	var logBuf strings.Builder
-	_, done := s28DriveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&s28SyncWriter{b: &logBuf}, nil))))
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the stream did not end within 2 minutes")
-	}
-	status, evs, raw, ended := s28ReadAll(t, a2atest.NewClient(s28Handler(t, store)), "http://relay.test/s/a/events", "")
-	require.Equal(t, 200, status)
-	require.True(t, ended)
-	for _, leak := range leaks {
-		require.NotContains(t, raw, leak, "a browser is shown %q:\n%s", leak, raw)
-	}
-	for _, e := range evs {
-		require.NotEqual(t, "error", e.Name, raw)
-	}
-	last := evs[len(evs)-1]
-	require.Equal(t, relay.EventFailure, last.Name, raw)
-	var f relay.FailureData
-	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
-	require.Contains(t, s28Kinds, f.Kind)
-	require.NotEmpty(t, f.Text)
-	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
-	require.True(t, utf8.ValidString(f.Text))
-	require.NotContains(t, f.Text, "\n")
-	t.Logf("failure: %s (log: %d bytes)", last.Data, logBuf.Len())
-	return f
-}
-
-type s28SyncWriter struct {
-	b *strings.Builder
-}
-
-func (w *s28SyncWriter) Write(p []byte) (int, error) {
-	return w.b.Write(p) // slog's handler serialises its writes
-}
-
 func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
-	echo := "upstream " + s28Agent + " failed; see http://planner.internal:58213/debug"
+	echo := "upstream " + secretAgentURL + " failed; see http://planner.internal:58213/debug"
 	type tc struct {
 		name  string
 		rt    func() http.RoundTripper
@@ -259,50 +126,50 @@ func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
 		tc{"cut then 502 echoing", agentRT(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Second), a2atest.Chunk("x", "hi", false, true), a2atest.Finish(a2a.StateCompleted, "")),
 			a2atest.WithFaults(append([]a2atest.Fault{a2atest.CutAfterEvents(2)}, many(a2atest.HTTPStatus(502, echo))...)...)), nil},
 		tc{"dial error with IP", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 58213}, Err: errors.New("connect: no route to host")}
 			})
 		}, nil},
 		tc{"DNS error", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				return nil, &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "planner.internal", Server: "10.9.8.1:53", IsNotFound: true}}
 			})
 		}, nil},
 		tc{"200 html echoing", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 200, "text/html", "<p>"+echo+"</p>", nil), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 200, "text/html", "<p>"+echo+"</p>", nil), nil
 			})
 		}, nil},
 		tc{"200 JSON that is not JSON-RPC", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 200, "application/json", `{"url":"`+s28Agent+`"}`, nil), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 200, "application/json", `{"url":"`+secretAgentURL+`"}`, nil), nil
 			})
 		}, nil},
 		tc{"SSE garbage echoing", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 200, "text/event-stream", "data: {not json "+echo+"\n\n", nil), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 200, "text/event-stream", "data: {not json "+echo+"\n\n", nil), nil
 			})
 		}, nil},
 		tc{"redirect to an echoing 502", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 				if strings.HasSuffix(r.URL.Path, "/moved") {
-					return s28Resp(r, 502, "text/plain", echo, nil), nil
+					return fakeResponse(r, 502, "text/plain", echo, nil), nil
 				}
-				return s28Resp(r, 307, "text/plain", "moved to "+s28Agent+"/moved", map[string]string{"Location": s28Agent + "/moved"}), nil
+				return fakeResponse(r, 307, "text/plain", "moved to "+secretAgentURL+"/moved", map[string]string{"Location": secretAgentURL + "/moved"}), nil
 			})
 		}, nil},
 		tc{"redirect loop", func() http.RoundTripper {
-			return s28RT(func(r *http.Request) (*http.Response, error) {
-				return s28Resp(r, 302, "text/plain", "", map[string]string{"Location": s28Agent + "/loop" + strconv.Itoa(len(r.URL.Path))}), nil
+			return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return fakeResponse(r, 302, "text/plain", "", map[string]string{"Location": secretAgentURL + "/loop" + strconv.Itoa(len(r.URL.Path))}), nil
 			})
 		}, nil},
 	)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(&http.Client{Transport: c.rt()}))
+				client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(&http.Client{Transport: c.rt()}))
 				require.NoError(t, err)
-				f := s28Failure(t, client, append(s28Leaks, "10.9.8.7", "10.9.8.1", "/debug", "/moved", "/loop"))
+				f := failureShown(t, client, append(secretAgentParts, "10.9.8.7", "10.9.8.1", "/debug", "/moved", "/loop"))
 				if c.kinds != nil {
 					require.Contains(t, c.kinds, f.Kind)
 				}
@@ -317,9 +184,9 @@ func TestFailuresNeverShowTheAgentsAddress(t *testing.T) {
 func TestAnAgentsErrorShowsItsOwnWords(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.RPCError(-32603, "quota exceeded for tenant 7", a2atest.ErrorAsJSON)))
-		client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+		client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
-		f := s28Failure(t, client, s28Leaks)
+		f := failureShown(t, client, secretAgentParts)
 		require.Equal(t, "agent-error", f.Kind)
 		require.Contains(t, f.Text, "quota exceeded for tenant 7")
 	})
@@ -335,7 +202,7 @@ func TestTLSFailureNamesNoAddress(t *testing.T) {
 	require.NoError(t, err)
 	client, err := stream.NewClient(srv.URL+"/tls-secret-path", stream.WithReconnect(reconnect.Never()))
 	require.NoError(t, err)
-	f := s28Failure(t, client, []string{"127.0.0.1", port, "tls-secret-path", "x509", "certificate"})
+	f := failureShown(t, client, []string{"127.0.0.1", port, "tls-secret-path", "x509", "certificate"})
 	t.Logf("%+v", f)
 }
 
@@ -346,12 +213,107 @@ func TestTLSFailureNamesNoAddress(t *testing.T) {
 // agent's business.
 func TestAnAgentsOwnErrorMessageIsShownAsItWroteIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		msg := "internal error calling " + s28Agent
+		msg := "internal error calling " + secretAgentURL
 		agent := a2atest.NewAgent(a2atest.WithFaults(a2atest.RPCError(-32603, msg, a2atest.ErrorAsJSON)))
-		client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+		client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
-		f := s28Failure(t, client, nil)
+		f := failureShown(t, client, nil)
 		require.Equal(t, "agent-error", f.Kind)
 		require.Contains(t, f.Text, msg)
 	})
+}
+
+// driveAgainst drives a stream sent to agentURL through rt to its end, and
+// returns every event a browser then reads, and what the relay logged.
+func driveAgainst(t *testing.T, rt http.RoundTripper) ([]event, string) {
+	t.Helper()
+	var logged syncBuffer
+	evs := driveWith(t, rt, relay.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	return evs, logged.String()
+}
+
+// driveWith drives a stream sent to agentURL through rt to its end, with
+// opts, and returns every event a browser then reads.
+func driveWith(t *testing.T, rt http.RoundTripper, opts ...relay.DriveOption) []event {
+	t.Helper()
+	client, err := stream.NewClient(agentURL, stream.WithHTTPClient(&http.Client{Transport: rt}))
+	require.NoError(t, err)
+	st := newMemoryStore(t)
+	ctx := t.Context()
+	l, err := st.Open(ctx, "k")
+	require.NoError(t, err)
+	f, err := l.Acquire(ctx, "driver", time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, relay.Drive(ctx, l, f, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "plan my trip")), opts...))
+	mux := http.NewServeMux()
+	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), true }))
+	return connect(t, a2atest.NewClient(mux), "").rest()
+}
+
+// failureOf returns the last event's data, which must end the stream in
+// an error.
+func failureOf(t *testing.T, evs []event) relay.FailureData {
+	t.Helper()
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	require.Equal(t, relay.EventFailure, last.Name)
+	var d relay.FailureData
+	require.NoError(t, json.Unmarshal(last.Data, &d))
+	return d
+}
+
+// requireNoAddress fails when any event names the agent's host, port,
+// path or IP address.
+func requireNoAddress(t *testing.T, evs []event) {
+	t.Helper()
+	for _, ev := range evs {
+		for _, secret := range []string{agentHost, agentPort, agentPath, "planner-7f3a", agentIP} {
+			require.NotContains(t, string(ev.Data), secret, "the %s event shows the agent's address", ev.Name)
+		}
+	}
+}
+
+func fakeResponse(r *http.Request, code int, ct, body string, hdr map[string]string) *http.Response {
+	h := http.Header{"Content-Type": {ct}}
+	for k, v := range hdr {
+		h.Set(k, v)
+	}
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Header: h,
+		Body: io.NopCloser(strings.NewReader(body)), Request: r, ProtoMajor: 1, ProtoMinor: 1, ContentLength: int64(len(body))}
+}
+
+// failureShown drives a stream with client to its end and returns the
+// failure the browsers are shown, checking that no event a browser gets
+// names any of leaks and none is named "error".
+func failureShown(t *testing.T, client *stream.Client, leaks []string) relay.FailureData {
+	t.Helper()
+	store := newMemoryStore(t)
+	var logBuf syncBuffer
+	_, done := driveClient(t, store, "a", client, relay.WithLogger(slog.New(slog.NewTextHandler(&logBuf, nil))))
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the stream did not end within 2 minutes")
+	}
+	status, evs, raw, ended := readAllEvents(t, a2atest.NewClient(handlerAB(t, store)), "http://relay.test/s/a/events", "")
+	require.Equal(t, 200, status)
+	require.True(t, ended)
+	for _, leak := range leaks {
+		require.NotContains(t, raw, leak, "a browser is shown %q:\n%s", leak, raw)
+	}
+	for _, e := range evs {
+		require.NotEqual(t, "error", e.Name, raw)
+	}
+	last := evs[len(evs)-1]
+	require.Equal(t, relay.EventFailure, last.Name, raw)
+	var f relay.FailureData
+	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
+	require.Contains(t, failureKinds, f.Kind)
+	require.NotEmpty(t, f.Text)
+	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
+	require.True(t, utf8.ValidString(f.Text))
+	require.NotContains(t, f.Text, "\n")
+	t.Logf("failure: %s (log: %d bytes)", last.Data, len(logBuf.String()))
+	return f
 }

@@ -17,37 +17,6 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// readFor GETs the events of stream "k" with lastID as Last-Event-ID, for
-// at most d, and returns the status, the events read, and whether the
-// response ended by itself within d.
-func readFor(t *testing.T, client *http.Client, lastID string, d time.Duration) (int, []event, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://relay.test/s/k/events", nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept", "text/event-stream")
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	dec := sse.NewDecoder(resp.Body, 1<<20)
-	var evs []event
-	for {
-		ev, err := dec.Next()
-		if errors.Is(err, io.EOF) {
-			return resp.StatusCode, evs, true
-		}
-		if err != nil {
-			require.Error(t, ctx.Err(), "the response failed: %v", err)
-			return resp.StatusCode, evs, false
-		}
-		evs = append(evs, event{ID: string(ev.ID), Name: ev.Type, Data: append([]byte(nil), ev.Data...)})
-	}
-}
-
 // When the store lost a stream's log, no driver can resume it: the new
 // log has neither an entry nor a checkpoint. A page that comes back with
 // an ID of the lost log is sent away with gone (reason "lost") and told
@@ -104,4 +73,35 @@ func requireLost(t *testing.T, client *http.Client, old string) {
 
 	code, _, _ = readFor(t, client, evs[0].ID, time.Minute)
 	require.Equal(t, http.StatusNoContent, code, "the lost event's ID is the last")
+}
+
+// readFor GETs the events of stream "k" with lastID as Last-Event-ID, for
+// at most d, and returns the status, the events read, and whether the
+// response ended by itself within d.
+func readFor(t *testing.T, client *http.Client, lastID string, d time.Duration) (int, []event, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://relay.test/s/k/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	dec := sse.NewDecoder(resp.Body, 1<<20)
+	var evs []event
+	for {
+		ev, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return resp.StatusCode, evs, true
+		}
+		if err != nil {
+			require.Error(t, ctx.Err(), "the response failed: %v", err)
+			return resp.StatusCode, evs, false
+		}
+		evs = append(evs, event{ID: string(ev.ID), Name: ev.Type, Data: append([]byte(nil), ev.Data...)})
+	}
 }

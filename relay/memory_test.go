@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -13,15 +12,6 @@ import (
 
 func TestMemoryStoreConforms(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) relay.Store { return newMemoryStore(t) })
-}
-
-// entriesOf makes entries from..to whose Name and Data hold size bytes.
-func entriesOf(from, to uint64, size int) []relay.Entry {
-	var es []relay.Entry
-	for s := from; s <= to; s++ {
-		es = append(es, relay.Entry{Seq: s, Name: "x", Data: []byte(`"` + strings.Repeat("a", size-3) + `"`)})
-	}
-	return es
 }
 
 func TestMemoryStoreRetentionTrimsOldestUpToTheSnapshot(t *testing.T) {
@@ -97,12 +87,4 @@ func TestMemoryStoreDeleteGivesANewEpoch(t *testing.T) {
 	b, err := st.Open(ctx, "k")
 	require.NoError(t, err)
 	require.NotEqual(t, a.Epoch(), b.Epoch())
-}
-
-func seqsOf(es []relay.Entry) []uint64 {
-	var out []uint64
-	for _, e := range es {
-		out = append(out, e.Seq)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -31,39 +30,9 @@ import (
 // resumed").
 
 const (
-	s28bHeader = "X-Stranger28b-Secret"
-	s28bValue  = "sekrit-28b-value"
+	secretHeader = "X-Stranger28b-Secret"
+	secretValue  = "sekrit-28b-value"
 )
-
-type s28bBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *s28bBuf) Write(p []byte) (int, error) { b.mu.Lock(); defer b.mu.Unlock(); return b.b.Write(p) }
-func (b *s28bBuf) String() string              { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
-
-// s28bSplitAgent serves an a2atest agent at one origin and, at another, a
-// card that names the first. It returns the card server's URL and the two
-// hosts ("127.0.0.1:port").
-func s28bSplitAgent(t *testing.T, opts ...a2atest.Option) (cardURL, cardHost, endpointHost string) {
-	agent := a2atest.NewAgent(opts...)
-	endpoint := httptest.NewServer(agent)
-	t.Cleanup(endpoint.Close)
-	eu, err := url.Parse(endpoint.URL)
-	require.NoError(t, err)
-	card, err := json.Marshal(agent.Card(eu.Host))
-	require.NoError(t, err)
-	cards := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(card)
-	}))
-	t.Cleanup(cards.Close)
-	cu, err := url.Parse(cards.URL)
-	require.NoError(t, err)
-	require.NotEqual(t, cu.Host, eu.Host)
-	return cards.URL, cu.Host, eu.Host
-}
 
 func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -71,11 +40,11 @@ func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	// Two agents alike, one for the stream alone and one for the relay, so
 	// that each gets its own fault.
 	split := func() (*stream.Client, string, string) {
-		cardURL, cardHost, endpointHost := s28bSplitAgent(t,
+		cardURL, cardHost, endpointHost := splitAgent(t,
 			a2atest.WithScript(a2atest.Working("w"), a2atest.Chunk("a1", "hello ", false, false),
 				a2atest.Chunk("a1", "world", true, true), a2atest.Finish(a2a.StateCompleted, "")),
 			a2atest.WithFaults(a2atest.CutAfterEvents(2)))
-		client, err := stream.Resolve(ctx, cardURL, stream.WithHeader(s28bHeader, s28bValue),
+		client, err := stream.Resolve(ctx, cardURL, stream.WithHeader(secretHeader, secretValue),
 			stream.WithReconnect(reconnect.Policy{Backoff: 5 * time.Millisecond}))
 		require.NoError(t, err)
 		return client, cardHost, endpointHost
@@ -101,10 +70,10 @@ func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	}
 	mu.Unlock()
 	require.NotNil(t, withheld, "the stream tells of its headers withheld: %+v", direct)
-	require.Contains(t, withheld.Headers, s28bHeader)
+	require.Contains(t, withheld.Headers, secretHeader)
 	require.Contains(t, withheld.NamedOrigin, cardHost)
 	require.Contains(t, withheld.EndpointOrigin, endpointHost)
-	require.NotContains(t, withheld.Headers, s28bValue)
+	require.NotContains(t, withheld.Headers, secretValue)
 
 	// Now through the relay.
 	client, cardHost, endpointHost = split()
@@ -113,7 +82,7 @@ func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "me", time.Hour)
 	require.NoError(t, err)
-	logs := &s28bBuf{}
+	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 	require.NoError(t, relay.Drive(ctx, log, fence, start, relay.WithLogger(logger)))
@@ -157,7 +126,7 @@ func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	}
 	for what, text := range map[string]string{"the log": raw.String(), "the response": served} {
 		low := strings.ToLower(text)
-		for _, leak := range []string{strings.ToLower(s28bHeader), s28bValue, cardHost, endpointHost,
+		for _, leak := range []string{strings.ToLower(secretHeader), secretValue, cardHost, endpointHost,
 			"127.0.0.1", port(cardHost), port(endpointHost), "withheld", "headers-withheld", "origin"} {
 			require.NotContains(t, low, strings.ToLower(leak), "%s shows %q:\n%s", what, leak, text)
 		}
@@ -166,32 +135,21 @@ func TestBrowsersAreNotShownHeadersWithheld(t *testing.T) {
 	// The relay logs the notice (header names and both origins), never the
 	// header's value.
 	t.Logf("driver's log:\n%s", logs.String())
-	require.NotContains(t, logs.String(), s28bValue)
-	require.Contains(t, logs.String(), s28bHeader, "the relay logs the notice")
-}
-
-func port(host string) string {
-	_, p, _ := strings.Cut(host, ":")
-	return ":" + p
+	require.NotContains(t, logs.String(), secretValue)
+	require.Contains(t, logs.String(), secretHeader, "the relay logs the notice")
 }
 
 // Stranger round 28b: HeadersWithheld told "when a credentials hook first
 // gives headers" (go doc stream.NoticeKind), in the middle of a relayed
 // stream, is not shown to browsers either.
 
-type s28bCreds struct{}
-
-func (s28bCreds) Credentials(context.Context, *stream.AuthRequest) (http.Header, error) {
-	return http.Header{"Authorization": {"Bearer " + s28bValue}}, nil
-}
-
 func TestCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cardURL, cardHost, endpointHost := s28bSplitAgent(t,
+	cardURL, cardHost, endpointHost := splitAgent(t,
 		a2atest.WithScript(a2atest.Working("w"), a2atest.AskAuth("sign in"), a2atest.Pause(20*time.Millisecond),
 			a2atest.Working("again"), a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "")))
-	client, err := stream.Resolve(ctx, cardURL, stream.WithCredentials(s28bCreds{}),
+	client, err := stream.Resolve(ctx, cardURL, stream.WithCredentials(bearerCreds{}),
 		stream.WithReconnect(reconnect.Policy{Backoff: 10 * time.Millisecond, MaxAttempts: 50}))
 	require.NoError(t, err)
 
@@ -200,7 +158,7 @@ func TestCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 	require.NoError(t, err)
 	fence, err := log.Acquire(ctx, "me", time.Hour)
 	require.NoError(t, err)
-	logs := &s28bBuf{}
+	logs := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi"))
 	require.NoError(t, relay.Drive(ctx, log, fence, start, relay.WithLogger(logger)))
@@ -221,8 +179,41 @@ func TestCredentialsMidStreamAreNotShownToBrowsers(t *testing.T) {
 	require.Equal(t, relay.EventEnd, entries[len(entries)-1].Name, "the task completed after the credentials")
 	require.Contains(t, logs.String(), "Authorization", "the relay logs the notice")
 	low := strings.ToLower(raw.String())
-	for _, leak := range []string{"authorization", s28bValue, cardHost, endpointHost, "127.0.0.1", "withheld", "origin"} {
+	for _, leak := range []string{"authorization", secretValue, cardHost, endpointHost, "127.0.0.1", "withheld", "origin"} {
 		require.NotContains(t, low, strings.ToLower(leak))
 	}
-	require.NotContains(t, logs.String(), s28bValue, "never a header's value in the log")
+	require.NotContains(t, logs.String(), secretValue, "never a header's value in the log")
+}
+
+// splitAgent serves an a2atest agent at one origin and, at another, a
+// card that names the first. It returns the card server's URL and the two
+// hosts ("127.0.0.1:port").
+func splitAgent(t *testing.T, opts ...a2atest.Option) (cardURL, cardHost, endpointHost string) {
+	agent := a2atest.NewAgent(opts...)
+	endpoint := httptest.NewServer(agent)
+	t.Cleanup(endpoint.Close)
+	eu, err := url.Parse(endpoint.URL)
+	require.NoError(t, err)
+	card, err := json.Marshal(agent.Card(eu.Host))
+	require.NoError(t, err)
+	cards := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(card)
+	}))
+	t.Cleanup(cards.Close)
+	cu, err := url.Parse(cards.URL)
+	require.NoError(t, err)
+	require.NotEqual(t, cu.Host, eu.Host)
+	return cards.URL, cu.Host, eu.Host
+}
+
+func port(host string) string {
+	_, p, _ := strings.Cut(host, ":")
+	return ":" + p
+}
+
+type bearerCreds struct{}
+
+func (bearerCreds) Credentials(context.Context, *stream.AuthRequest) (http.Header, error) {
+	return http.Header{"Authorization": {"Bearer " + secretValue}}, nil
 }

@@ -16,23 +16,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// badOption is a constructor's call that must be refused: the error wraps
-// ErrInvalidOption and names what was refused (the option, or the
-// argument).
-type badOption[O any] struct {
-	names string // the option or argument the error names; several are separated by "|"
-	opts  []O
-}
-
-// requireRefused checks that err refuses what names says, each name of it.
-func requireRefused(t *testing.T, err error, names string) {
-	t.Helper()
-	require.ErrorIs(t, err, relay.ErrInvalidOption)
-	for name := range strings.SplitSeq(names, "|") {
-		require.ErrorContains(t, err, name)
-	}
-}
-
 func TestNewHandlerRefusesABadOption(t *testing.T) {
 	store := newMemoryStore(t)
 	key := func(*http.Request) (string, bool) { return "k", true }
@@ -120,17 +103,6 @@ func TestNewMemoryStoreRefusesABadOption(t *testing.T) {
 	now = now.Add(time.Minute)
 	_, err = l.Acquire(ctx, "b", time.Minute)
 	require.NoError(t, err, "the store's clock moved past the lease")
-}
-
-// untouched checks that a refused Drive or Run did nothing to l.
-func untouched(t *testing.T, l relay.Log) {
-	t.Helper()
-	tail, err := l.Tail(t.Context())
-	require.NoError(t, err)
-	require.Zero(t, tail)
-	cp, err := l.LoadCheckpoint(t.Context())
-	require.NoError(t, err)
-	require.Nil(t, cp)
 }
 
 func TestDriveRefusesABadOption(t *testing.T) {
@@ -271,4 +243,32 @@ func TestRunRefusesABadOption(t *testing.T) {
 			require.Equal(t, 1, sendsOf(agent))
 		}
 	})
+}
+
+// badOption is a constructor's call that must be refused: the error wraps
+// ErrInvalidOption and names what was refused (the option, or the
+// argument).
+type badOption[O any] struct {
+	names string // the option or argument the error names; several are separated by "|"
+	opts  []O
+}
+
+// requireRefused checks that err refuses what names says, each name of it.
+func requireRefused(t *testing.T, err error, names string) {
+	t.Helper()
+	require.ErrorIs(t, err, relay.ErrInvalidOption)
+	for name := range strings.SplitSeq(names, "|") {
+		require.ErrorContains(t, err, name)
+	}
+}
+
+// untouched checks that a refused Drive or Run did nothing to l.
+func untouched(t *testing.T, l relay.Log) {
+	t.Helper()
+	tail, err := l.Tail(t.Context())
+	require.NoError(t, err)
+	require.Zero(t, tail)
+	cp, err := l.LoadCheckpoint(t.Context())
+	require.NoError(t, err)
+	require.Nil(t, cp)
 }

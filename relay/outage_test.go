@@ -2,8 +2,6 @@ package relay_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,42 +12,6 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/relay"
 )
-
-var errOutage = errors.New("the store is down")
-
-// downStore is a store that cannot be reached.
-type downStore struct{}
-
-func (downStore) Open(context.Context, string) (relay.Log, error) { return nil, errOutage }
-
-// downTailStore opens logs whose Tail fails.
-type downTailStore struct{ *relay.MemoryStore }
-
-func (s downTailStore) Open(ctx context.Context, key string) (relay.Log, error) {
-	l, err := s.MemoryStore.Open(ctx, key)
-	return downTailLog{l}, err
-}
-
-type downTailLog struct{ relay.Log }
-
-func (downTailLog) Tail(context.Context) (uint64, error) { return 0, errOutage }
-
-// get GETs the events of stream "k" with the Accept header accept ("" for
-// none), and returns the response with its body read.
-func get(t *testing.T, h http.Handler, accept string) (*http.Response, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://relay.test/s/k/events", nil)
-	require.NoError(t, err)
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	resp, err := a2atest.NewClient(h).Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp, string(body)
-}
 
 // EventSource gives up for good on any answer but 200 with an event
 // stream: while the store is down, it gets an event stream that holds
@@ -102,6 +64,27 @@ func TestPostsGet503WithRetryAfterDuringAStoreOutage(t *testing.T) {
 	}
 }
 
+// A store that fails once the event stream began: the response ends with
+// the time to wait, and EventSource reconnects after it.
+func TestAnEventStreamCutByTheStoreSaysWhenToRetry(t *testing.T) {
+	h := newHandler(t, downReadStore{newMemoryStore(t)}, func(*http.Request) (string, bool) { return "k", true })
+	resp, body := get(t, h, "text/event-stream")
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.True(t, strings.HasSuffix(body, "retry: 2000\n\n"), body)
+}
+
+// downTailStore opens logs whose Tail fails.
+type downTailStore struct{ *relay.MemoryStore }
+
+func (s downTailStore) Open(ctx context.Context, key string) (relay.Log, error) {
+	l, err := s.MemoryStore.Open(ctx, key)
+	return downTailLog{l}, err
+}
+
+type downTailLog struct{ relay.Log }
+
+func (downTailLog) Tail(context.Context) (uint64, error) { return 0, errOutage }
+
 // downReadStore opens logs whose Read fails.
 type downReadStore struct{ *relay.MemoryStore }
 
@@ -113,12 +96,3 @@ func (s downReadStore) Open(ctx context.Context, key string) (relay.Log, error) 
 type downReadLog struct{ relay.Log }
 
 func (downReadLog) Read(context.Context, uint64, int) ([]relay.Entry, error) { return nil, errOutage }
-
-// A store that fails once the event stream began: the response ends with
-// the time to wait, and EventSource reconnects after it.
-func TestAnEventStreamCutByTheStoreSaysWhenToRetry(t *testing.T) {
-	h := newHandler(t, downReadStore{newMemoryStore(t)}, func(*http.Request) (string, bool) { return "k", true })
-	resp, body := get(t, h, "text/event-stream")
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.True(t, strings.HasSuffix(body, "retry: 2000\n\n"), body)
-}

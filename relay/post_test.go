@@ -19,76 +19,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// countingStore is a MemoryStore whose logs count the answers posted and
-// the cancels requested.
-type countingStore struct {
-	*relay.MemoryStore
-	answers, cancels atomic.Int32
-}
-
-func (s *countingStore) Open(ctx context.Context, key string) (relay.Log, error) {
-	l, err := s.MemoryStore.Open(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return &countingLog{Log: l, s: s}, nil
-}
-
-type countingLog struct {
-	relay.Log
-	s *countingStore
-}
-
-func (l *countingLog) PostAnswer(ctx context.Context, a relay.Answer) (relay.Answer, error) {
-	l.s.answers.Add(1)
-	return l.Log.PostAnswer(ctx, a)
-}
-
-func (l *countingLog) RequestCancel(ctx context.Context) error {
-	l.s.cancels.Add(1)
-	return l.Log.RequestCancel(ctx)
-}
-
-// postRig is a Handler at http://relay.test/s/k/ over a log whose entry 1
-// is an open question, so that an answer to prompt 1 and a cancel are
-// accepted when the request is.
-type postRig struct {
-	store  *countingStore
-	client *http.Client
-}
-
-func newPostRig(t *testing.T, opts ...relay.HandlerOption) *postRig {
-	t.Helper()
-	ctx := t.Context()
-	st := &countingStore{MemoryStore: newMemoryStore(t)}
-	l, err := st.MemoryStore.Open(ctx, "k")
-	require.NoError(t, err)
-	f, err := l.Acquire(ctx, "driver", time.Hour)
-	require.NoError(t, err)
-	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
-	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
-	return &postRig{store: st, client: a2atest.NewClient(mux)}
-}
-
-// post posts body to the route with these headers, and returns the status.
-func (p *postRig) post(t *testing.T, route, body string, header map[string]string) int {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/"+route, strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Idempotency-Key", "key-1")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := p.client.Do(req)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	return resp.StatusCode
-}
-
-// recorded reports how many answers and cancels reached the store.
-func (p *postRig) recorded() int { return int(p.store.answers.Load() + p.store.cancels.Load()) }
-
 // The POST routes, with a body each accepts and the status of a post
 // that is accepted.
 var postRoutes = []struct {
@@ -189,92 +119,26 @@ func TestWithTrustedOriginsRefusesWhatIsNotAnOrigin(t *testing.T) {
 	}
 }
 
-type s28Post struct {
-	name   string
-	method string
-	ct     string
-	hdr    map[string]string
-	body   string // for the answer route; "%E" is replaced by the log's epoch
-	want   int    // 0: any 4xx
-}
-
-const s28Good = `{"prompt":2,"text":"Ada"}`
-
-func s28Refusals() []s28Post {
-	j := "application/json"
-	key := map[string]string{"Idempotency-Key": "k1"}
-	with := func(kv ...string) map[string]string {
-		m := map[string]string{"Idempotency-Key": "k1"}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
-	return []s28Post{
-		{"form", "POST", "application/x-www-form-urlencoded", key, "prompt=2&text=Ada", 415},
-		{"form with JSON body", "POST", "application/x-www-form-urlencoded", key, s28Good, 415},
-		{"text/plain", "POST", "text/plain", key, s28Good, 415},
-		{"text/plain with charset", "POST", "text/plain; charset=utf-8", key, s28Good, 415},
-		{"multipart", "POST", "multipart/form-data; boundary=xyz", key, s28Good, 415},
-		{"no content type", "POST", "", key, s28Good, 415},
-		{"json-patch+json", "POST", "application/json-patch+json", key, s28Good, 415},
-		{"jsonx", "POST", "application/jsonx", key, s28Good, 415},
-		{"text/plain then json param", "POST", "text/plain; application/json", key, s28Good, 415},
-		{"text/json", "POST", "text/json", key, s28Good, 415},
-		{"Origin null", "POST", j, with("Origin", "null"), s28Good, 403},
-		{"Origin other port", "POST", j, with("Origin", "http://relay.test:8080"), s28Good, 403},
-		{"Origin other host", "POST", j, with("Origin", "http://evil.example"), s28Good, 403},
-		{"Origin suffix host", "POST", j, with("Origin", "http://relay.test.evil.example"), s28Good, 403},
-		{"Origin sibling subdomain", "POST", j, with("Origin", "http://a.relay.test"), s28Good, 403},
-		{"Sec-Fetch-Site cross-site", "POST", j, with("Sec-Fetch-Site", "cross-site"), s28Good, 403},
-		{"Sec-Fetch-Site same-site", "POST", j, with("Sec-Fetch-Site", "same-site"), s28Good, 403},
-		{"Sec-Fetch-Site cross-site, same Origin", "POST", j, with("Sec-Fetch-Site", "cross-site", "Origin", "http://relay.test"), s28Good, 403},
-		{"Sec-Fetch-Site same-site, same Origin", "POST", j, with("Sec-Fetch-Site", "same-site", "Origin", "http://relay.test"), s28Good, 403},
-		{"no Idempotency-Key", "POST", j, nil, s28Good, 0},
-		{"Idempotency-Key of 257 bytes", "POST", j, map[string]string{"Idempotency-Key": strings.Repeat("k", 257)}, s28Good, 0},
-		{"epoch of another log", "POST", j, key, `{"prompt":2,"text":"Ada","epoch":"not-this-log"}`, 410},
-		{"prompt 0", "POST", j, key, `{"prompt":0,"text":"Ada"}`, 0},
-		{"prompt negative", "POST", j, key, `{"prompt":-2,"text":"Ada"}`, 0},
-		{"prompt of a status entry", "POST", j, key, `{"prompt":1,"text":"Ada"}`, 0},
-		{"prompt past the tail", "POST", j, key, `{"prompt":99,"text":"Ada"}`, 0},
-		{"prompt as a string", "POST", j, key, `{"prompt":"2","text":"Ada"}`, 0},
-		{"prompt fractional", "POST", j, key, `{"prompt":2.5,"text":"Ada"}`, 0},
-		{"prompt overflowing uint64", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
-		{"prompt overflowing to 2", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
-		{"text a number", "POST", j, key, `{"prompt":2,"text":5}`, 0},
-		{"body null", "POST", j, key, `null`, 0},
-		{"body array", "POST", j, key, `[{"prompt":2,"text":"Ada"}]`, 0},
-		{"body not JSON", "POST", j, key, `prompt=2&text=Ada`, 0},
-		{"body empty", "POST", j, key, ``, 0},
-		{"body of 10 MiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 10<<20) + `"}`, 0},
-		{"body just over 64 KiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 64<<10) + `"}`, 0},
-		{"PUT", "PUT", j, key, s28Good, 0},
-		{"PATCH", "PATCH", j, key, s28Good, 0},
-		{"DELETE", "DELETE", j, key, s28Good, 0},
-		{"OPTIONS", "OPTIONS", j, key, s28Good, 0},
-	}
-}
-
 // Every refused post to the answer route of an open question gets its
 // status, and nothing is stored.
 func TestRefusedAnswersStoreNothing(t *testing.T) {
-	for _, c := range s28Refusals() {
+	for _, c := range refusals() {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log := s28Question(t, store, "a")
-				h := s28Handler(t, store)
-				code, _, body := s28Do(t, h, c.method, "http://relay.test/s/a/answer", c.ct, c.body, c.hdr)
+				log := questionLog(t, store, "a")
+				h := handlerAB(t, store)
+				code, _, body := serve(t, h, c.method, "http://relay.test/s/a/answer", c.ct, c.body, c.hdr)
 				if c.want != 0 {
 					require.Equal(t, c.want, code, "body %s", body)
 				} else {
 					require.GreaterOrEqual(t, code, 400, "body %s", body)
 					require.Less(t, code, 500, "body %s", body)
 				}
-				_, ok := s28Answer(t, log, 2)
+				_, ok := loadAnswer(t, log, 2)
 				require.False(t, ok, "an answer was stored for a refused post (%d %s)", code, body)
 				// And a good post afterwards is still taken: the question stayed open.
-				code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", s28Good, map[string]string{"Idempotency-Key": "k2"})
+				code, _, body = serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", goodAnswer, map[string]string{"Idempotency-Key": "k2"})
 				require.Equal(t, http.StatusOK, code, body)
 			})
 		})
@@ -283,11 +147,11 @@ func TestRefusedAnswersStoreNothing(t *testing.T) {
 
 // The same refusals on the cancel route record no cancel.
 func TestRefusedCancelsRecordNothing(t *testing.T) {
-	cases := s28Refusals()
+	cases := refusals()
 	cases = append(cases,
-		s28Post{"cancel body array", "POST", "application/json", nil, `[]`, 0},
-		s28Post{"cancel body a string", "POST", "application/json", nil, `"cancel"`, 0},
-		s28Post{"cancel body not JSON", "POST", "application/json", nil, `cancel=1`, 0},
+		refusal{"cancel body array", "POST", "application/json", nil, `[]`, 0},
+		refusal{"cancel body a string", "POST", "application/json", nil, `"cancel"`, 0},
+		refusal{"cancel body not JSON", "POST", "application/json", nil, `cancel=1`, 0},
 	)
 	for _, c := range cases {
 		if strings.HasPrefix(c.name, "prompt") || strings.HasPrefix(c.name, "text ") || strings.Contains(c.name, "Idempotency") ||
@@ -298,20 +162,20 @@ func TestRefusedCancelsRecordNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log := s28Question(t, store, "a")
-				h := s28Handler(t, store)
+				log := questionLog(t, store, "a")
+				h := handlerAB(t, store)
 				body := c.body
-				if body == s28Good {
+				if body == goodAnswer {
 					body = `{}`
 				}
-				code, _, resp := s28Do(t, h, c.method, "http://relay.test/s/a/cancel", c.ct, body, c.hdr)
+				code, _, resp := serve(t, h, c.method, "http://relay.test/s/a/cancel", c.ct, body, c.hdr)
 				if c.want != 0 {
 					require.Equal(t, c.want, code, "body %s", resp)
 				} else {
 					require.GreaterOrEqual(t, code, 400, "body %s", resp)
 					require.Less(t, code, 500, "body %s", resp)
 				}
-				require.False(t, s28Canceled(t, log), "a cancel was recorded for a refused post (%d %s)", code, resp)
+				require.False(t, cancelRequested(t, log), "a cancel was recorded for a refused post (%d %s)", code, resp)
 			})
 		})
 	}
@@ -339,21 +203,21 @@ func TestAcceptedPostsAreTaken(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log := s28Question(t, store, "a")
-				h := s28Handler(t, store)
+				log := questionLog(t, store, "a")
+				h := handlerAB(t, store)
 				hdr := map[string]string{"Idempotency-Key": "k1"}
 				for k, v := range c.hdr {
 					hdr[k] = v
 				}
-				code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", c.ct, fmt.Sprintf(`{"prompt":2,"text":"Ada","epoch":%q}`, log.Epoch()), hdr)
+				code, _, body := serve(t, h, "POST", "http://relay.test/s/a/answer", c.ct, fmt.Sprintf(`{"prompt":2,"text":"Ada","epoch":%q}`, log.Epoch()), hdr)
 				require.Equal(t, http.StatusOK, code, body)
-				a, ok := s28Answer(t, log, 2)
+				a, ok := loadAnswer(t, log, 2)
 				require.True(t, ok)
 				require.Equal(t, relay.Answer{Prompt: 2, Key: "k1", Text: "Ada"}, a)
 
-				code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", c.ct, `{}`, c.hdr)
+				code, _, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", c.ct, `{}`, c.hdr)
 				require.Equal(t, http.StatusAccepted, code, body)
-				require.True(t, s28Canceled(t, log))
+				require.True(t, cancelRequested(t, log))
 			})
 		})
 	}
@@ -388,23 +252,23 @@ func TestTrustedOrigins(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log := s28Question(t, store, "a")
-				h := s28Handler(t, store, opt)
+				log := questionLog(t, store, "a")
+				h := handlerAB(t, store, opt)
 				hdr := map[string]string{"Idempotency-Key": "k1"}
 				for k, v := range c.hdr {
 					hdr[k] = v
 				}
-				code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", s28Good, hdr)
+				code, _, body := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", goodAnswer, hdr)
 				require.Equal(t, c.want, code, "%v: %s", c.hdr, body)
-				_, ok := s28Answer(t, log, 2)
+				_, ok := loadAnswer(t, log, 2)
 				require.Equal(t, c.want == 200, ok)
-				code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", c.hdr)
+				code, _, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", c.hdr)
 				if c.want == 200 {
 					require.Equal(t, http.StatusAccepted, code, body)
 				} else {
 					require.Equal(t, c.want, code, body)
 				}
-				require.Equal(t, c.want == 200, s28Canceled(t, log))
+				require.Equal(t, c.want == 200, cancelRequested(t, log))
 			})
 		})
 	}
@@ -415,18 +279,18 @@ func TestTrustedOrigins(t *testing.T) {
 func TestReplayedIdempotencyKeys(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newMemoryStore(t)
-		log := s28Question(t, store, "a")
-		h := s28Handler(t, store)
+		log := questionLog(t, store, "a")
+		h := handlerAB(t, store)
 		post := func(key, body string) (int, map[string]any) {
-			code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": key})
+			code, _, resp := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": key})
 			var m map[string]any
 			require.NoError(t, json.Unmarshal([]byte(resp), &m), "%d %q", code, resp)
 			return code, m
 		}
-		code, m := post("k1", s28Good)
+		code, m := post("k1", goodAnswer)
 		require.Equal(t, 200, code, m)
 		require.Equal(t, "Ada", m["text"])
-		code, m = post("k1", s28Good)
+		code, m = post("k1", goodAnswer)
 		require.Equal(t, 200, code, m)
 		require.Equal(t, "Ada", m["text"])
 
@@ -439,10 +303,10 @@ func TestReplayedIdempotencyKeys(t *testing.T) {
 		code, m = post("k2", `{"prompt":2,"text":"Mallory"}`)
 		require.Equal(t, 409, code, m)
 		require.Equal(t, "Ada", m["answer"].(map[string]any)["text"], m)
-		code, m = post("k2", s28Good)
+		code, m = post("k2", goodAnswer)
 		require.Equal(t, 409, code, m)
 
-		a, ok := s28Answer(t, log, 2)
+		a, ok := loadAnswer(t, log, 2)
 		require.True(t, ok)
 		require.Equal(t, relay.Answer{Prompt: 2, Key: "k1", Text: "Ada"}, a)
 	})
@@ -465,10 +329,10 @@ func TestOddJSONIsStoredAsAnswered(t *testing.T) {
 		t.Run(body, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log := s28Question(t, store, "a")
-				h := s28Handler(t, store)
-				code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": "k1"})
-				a, ok := s28Answer(t, log, 2)
+				log := questionLog(t, store, "a")
+				h := handlerAB(t, store)
+				code, _, resp := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": "k1"})
+				a, ok := loadAnswer(t, log, 2)
 				t.Logf("%s -> %d %s", body, code, resp)
 				if code != 200 {
 					require.GreaterOrEqual(t, code, 400)
@@ -511,12 +375,12 @@ func TestAnswerAfterTheQuestionClosed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log, _ := s28ManualLog(t, store, "a", entries...)
-				h := s28Handler(t, store)
-				code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json",
+				log, _ := manualLog(t, store, "a", entries...)
+				h := handlerAB(t, store)
+				code, _, body := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json",
 					fmt.Sprintf(`{"prompt":2,"text":"late","epoch":%q}`, log.Epoch()), map[string]string{"Idempotency-Key": "k"})
 				require.Equal(t, http.StatusGone, code, body)
-				_, ok := s28Answer(t, log, 2)
+				_, ok := loadAnswer(t, log, 2)
 				require.False(t, ok)
 			})
 		})
@@ -528,29 +392,29 @@ func TestAnswerAfterTheQuestionClosed(t *testing.T) {
 func TestPostsToOneStreamNeverReachAnother(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newMemoryStore(t)
-		la := s28Question(t, store, "a")
-		lb := s28Question(t, store, "b")
-		h := s28Handler(t, store)
+		la := questionLog(t, store, "a")
+		lb := questionLog(t, store, "b")
+		h := handlerAB(t, store)
 
-		code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json",
+		code, _, body := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json",
 			fmt.Sprintf(`{"prompt":2,"text":"for b","epoch":%q}`, lb.Epoch()), map[string]string{"Idempotency-Key": "k"})
 		require.Equal(t, http.StatusGone, code, body)
-		code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", s28Good, map[string]string{"Idempotency-Key": "k"})
+		code, _, body = serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", goodAnswer, map[string]string{"Idempotency-Key": "k"})
 		require.Equal(t, http.StatusOK, code, body)
-		code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", `{"key":"b","stream":"b"}`, nil)
+		code, _, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", `{"key":"b","stream":"b"}`, nil)
 		require.Equal(t, http.StatusAccepted, code, body)
 
-		_, ok := s28Answer(t, lb, 2)
+		_, ok := loadAnswer(t, lb, 2)
 		require.False(t, ok, "b got a's answer")
-		require.False(t, s28Canceled(t, lb), "b got a's cancel")
-		require.True(t, s28Canceled(t, la))
+		require.False(t, cancelRequested(t, lb), "b got a's cancel")
+		require.True(t, cancelRequested(t, la))
 
 		// Keys the KeyFunc refuses, and paths that try to climb to b.
 		for _, target := range []string{"http://relay.test/s/c/answer", "http://relay.test/s/a/../b/answer", "http://relay.test/s/a%2F..%2Fb/answer", "http://relay.test/s//b/answer"} {
-			code, _, body := s28Do(t, h, "POST", target, "application/json", s28Good, map[string]string{"Idempotency-Key": "k9"})
+			code, _, body := serve(t, h, "POST", target, "application/json", goodAnswer, map[string]string{"Idempotency-Key": "k9"})
 			require.NotEqual(t, http.StatusOK, code, "%s: %s", target, body)
 		}
-		_, ok = s28Answer(t, lb, 2)
+		_, ok = loadAnswer(t, lb, 2)
 		require.False(t, ok, "b got an answer")
 		_ = a2a.StateWorking
 	})
@@ -565,38 +429,38 @@ func TestDrivenClosedQuestionsAndIsolation(t *testing.T) {
 			a2atest.Chunk("x", "thanks", false, true), a2atest.Finish(a2a.StateCompleted, "")))
 	}
 	post := func(t *testing.T, h http.Handler, key string, log relay.Log, prompt uint64, text string) (int, string) {
-		code, _, body := s28Do(t, h, "POST", "http://relay.test/s/"+key+"/answer", "application/json",
+		code, _, body := serve(t, h, "POST", "http://relay.test/s/"+key+"/answer", "application/json",
 			fmt.Sprintf(`{"prompt":%d,"text":%q,"epoch":%q}`, prompt, text, log.Epoch()), map[string]string{"Idempotency-Key": "k-" + text})
 		return code, body
 	}
 	lastName := func(t *testing.T, log relay.Log) (string, string) {
-		es := s28Entries(t, log)
+		es := allEntries(t, log)
 		return es[len(es)-1].Name, string(es[len(es)-1].Data)
 	}
 	t.Run("input timeout", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			store := newMemoryStore(t)
-			log, done := s28Drive(t, store, "a", script(), []stream.Option{stream.WithInputTimeout(time.Minute)})
-			in := s28AwaitInput(t, log)
+			log, done := driveAgent(t, store, "a", script(), []stream.Option{stream.WithInputTimeout(time.Minute)})
+			in := awaitInput(t, log)
 			require.NoError(t, <-done)
 			name, data := lastName(t, log)
 			require.Equal(t, relay.EventFailure, name, data)
-			code, body := post(t, s28Handler(t, store), "a", log, in.Prompt, "late")
+			code, body := post(t, handlerAB(t, store), "a", log, in.Prompt, "late")
 			require.Equal(t, http.StatusGone, code, body)
-			_, ok := s28Answer(t, log, in.Prompt)
+			_, ok := loadAnswer(t, log, in.Prompt)
 			require.False(t, ok)
 		})
 	})
 	t.Run("cancel of a, not of b", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			store := newMemoryStore(t)
-			h := s28Handler(t, store)
-			la, doneA := s28Drive(t, store, "a", script(), nil)
-			lb, doneB := s28Drive(t, store, "b", script(), nil)
-			inA := s28AwaitInput(t, la)
-			inB := s28AwaitInput(t, lb)
+			h := handlerAB(t, store)
+			la, doneA := driveAgent(t, store, "a", script(), nil)
+			lb, doneB := driveAgent(t, store, "b", script(), nil)
+			inA := awaitInput(t, la)
+			inB := awaitInput(t, lb)
 			require.Equal(t, inA.Prompt, inB.Prompt)
-			code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", nil)
+			code, _, body := serve(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", nil)
 			require.Equal(t, http.StatusAccepted, code, body)
 			require.NoError(t, <-doneA)
 			name, data := lastName(t, la)
@@ -610,10 +474,10 @@ func TestDrivenClosedQuestionsAndIsolation(t *testing.T) {
 			require.NoError(t, <-doneB)
 			name, data = lastName(t, lb)
 			require.Equal(t, relay.EventEnd, name, data)
-			a, ok := s28Answer(t, lb, inB.Prompt)
+			a, ok := loadAnswer(t, lb, inB.Prompt)
 			require.True(t, ok)
 			require.Equal(t, "Bob", a.Text)
-			_, ok = s28Answer(t, la, inA.Prompt)
+			_, ok = loadAnswer(t, la, inA.Prompt)
 			require.False(t, ok)
 		})
 	})
@@ -624,16 +488,16 @@ func TestDrivenClosedQuestionsAndIsolation(t *testing.T) {
 func TestBoundsAreInclusive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newMemoryStore(t)
-		log := s28Question(t, store, "a")
-		h := s28Handler(t, store)
+		log := questionLog(t, store, "a")
+		h := handlerAB(t, store)
 		head, tail := `{"prompt":2,"text":"`, `"}`
 		text := strings.Repeat("b", 64<<10-len(head)-len(tail))
 		body := head + text + tail
 		require.Len(t, body, 64<<10)
 		key := strings.Repeat("k", 256)
-		code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": key})
+		code, _, resp := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", body, map[string]string{"Idempotency-Key": key})
 		require.Equal(t, http.StatusOK, code, "%.200s", resp)
-		a, ok := s28Answer(t, log, 2)
+		a, ok := loadAnswer(t, log, 2)
 		require.True(t, ok)
 		require.Equal(t, relay.Answer{Prompt: 2, Key: key, Text: text}, a)
 	})
@@ -649,19 +513,153 @@ func TestOriginOfAnotherSchemeIsTakenWithoutSecFetchSiteLimit(t *testing.T) {
 		t.Run(route, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				s28Question(t, store, "a")
-				h := s28Handler(t, store)
-				body := s28Good
+				questionLog(t, store, "a")
+				h := handlerAB(t, store)
+				body := goodAnswer
 				if route == "cancel" {
 					body = `{}`
 				}
 				hdr := map[string]string{"Idempotency-Key": "k1", "Origin": "https://relay.test"}
-				code, _, got := s28Do(t, h, "POST", "http://relay.test/s/a/"+route, "application/json", body, hdr)
+				code, _, got := serve(t, h, "POST", "http://relay.test/s/a/"+route, "application/json", body, hdr)
 				require.Less(t, code, 300, "the scheme is not compared: %s", got)
 				hdr["Sec-Fetch-Site"] = "cross-site"
-				code, _, got = s28Do(t, h, "POST", "http://relay.test/s/a/"+route, "application/json", body, hdr)
+				code, _, got = serve(t, h, "POST", "http://relay.test/s/a/"+route, "application/json", body, hdr)
 				require.Equal(t, http.StatusForbidden, code, "Sec-Fetch-Site is exact: %s", got)
 			})
 		})
+	}
+}
+
+// countingStore is a MemoryStore whose logs count the answers posted and
+// the cancels requested.
+type countingStore struct {
+	*relay.MemoryStore
+	answers, cancels atomic.Int32
+}
+
+func (s *countingStore) Open(ctx context.Context, key string) (relay.Log, error) {
+	l, err := s.MemoryStore.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return &countingLog{Log: l, s: s}, nil
+}
+
+type countingLog struct {
+	relay.Log
+	s *countingStore
+}
+
+func (l *countingLog) PostAnswer(ctx context.Context, a relay.Answer) (relay.Answer, error) {
+	l.s.answers.Add(1)
+	return l.Log.PostAnswer(ctx, a)
+}
+
+func (l *countingLog) RequestCancel(ctx context.Context) error {
+	l.s.cancels.Add(1)
+	return l.Log.RequestCancel(ctx)
+}
+
+// postRig is a Handler at http://relay.test/s/k/ over a log whose entry 1
+// is an open question, so that an answer to prompt 1 and a cancel are
+// accepted when the request is.
+type postRig struct {
+	store  *countingStore
+	client *http.Client
+}
+
+func newPostRig(t *testing.T, opts ...relay.HandlerOption) *postRig {
+	t.Helper()
+	ctx := t.Context()
+	st := &countingStore{MemoryStore: newMemoryStore(t)}
+	l, err := st.MemoryStore.Open(ctx, "k")
+	require.NoError(t, err)
+	f, err := l.Acquire(ctx, "driver", time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventInput, Data: []byte(`{"prompt":1,"text":"Which city?"}`)}))
+	mux := http.NewServeMux()
+	mux.Handle("/s/{key}/", newHandler(t, st, func(r *http.Request) (string, bool) { return r.PathValue("key"), r.PathValue("key") == "k" }, opts...))
+	return &postRig{store: st, client: a2atest.NewClient(mux)}
+}
+
+// post posts body to the route with these headers, and returns the status.
+func (p *postRig) post(t *testing.T, route, body string, header map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/"+route, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Idempotency-Key", "key-1")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := p.client.Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	return resp.StatusCode
+}
+
+// recorded reports how many answers and cancels reached the store.
+func (p *postRig) recorded() int { return int(p.store.answers.Load() + p.store.cancels.Load()) }
+
+type refusal struct {
+	name   string
+	method string
+	ct     string
+	hdr    map[string]string
+	body   string // for the answer route; "%E" is replaced by the log's epoch
+	want   int    // 0: any 4xx
+}
+
+func refusals() []refusal {
+	j := "application/json"
+	key := map[string]string{"Idempotency-Key": "k1"}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{"Idempotency-Key": "k1"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	return []refusal{
+		{"form", "POST", "application/x-www-form-urlencoded", key, "prompt=2&text=Ada", 415},
+		{"form with JSON body", "POST", "application/x-www-form-urlencoded", key, goodAnswer, 415},
+		{"text/plain", "POST", "text/plain", key, goodAnswer, 415},
+		{"text/plain with charset", "POST", "text/plain; charset=utf-8", key, goodAnswer, 415},
+		{"multipart", "POST", "multipart/form-data; boundary=xyz", key, goodAnswer, 415},
+		{"no content type", "POST", "", key, goodAnswer, 415},
+		{"json-patch+json", "POST", "application/json-patch+json", key, goodAnswer, 415},
+		{"jsonx", "POST", "application/jsonx", key, goodAnswer, 415},
+		{"text/plain then json param", "POST", "text/plain; application/json", key, goodAnswer, 415},
+		{"text/json", "POST", "text/json", key, goodAnswer, 415},
+		{"Origin null", "POST", j, with("Origin", "null"), goodAnswer, 403},
+		{"Origin other port", "POST", j, with("Origin", "http://relay.test:8080"), goodAnswer, 403},
+		{"Origin other host", "POST", j, with("Origin", "http://evil.example"), goodAnswer, 403},
+		{"Origin suffix host", "POST", j, with("Origin", "http://relay.test.evil.example"), goodAnswer, 403},
+		{"Origin sibling subdomain", "POST", j, with("Origin", "http://a.relay.test"), goodAnswer, 403},
+		{"Sec-Fetch-Site cross-site", "POST", j, with("Sec-Fetch-Site", "cross-site"), goodAnswer, 403},
+		{"Sec-Fetch-Site same-site", "POST", j, with("Sec-Fetch-Site", "same-site"), goodAnswer, 403},
+		{"Sec-Fetch-Site cross-site, same Origin", "POST", j, with("Sec-Fetch-Site", "cross-site", "Origin", "http://relay.test"), goodAnswer, 403},
+		{"Sec-Fetch-Site same-site, same Origin", "POST", j, with("Sec-Fetch-Site", "same-site", "Origin", "http://relay.test"), goodAnswer, 403},
+		{"no Idempotency-Key", "POST", j, nil, goodAnswer, 0},
+		{"Idempotency-Key of 257 bytes", "POST", j, map[string]string{"Idempotency-Key": strings.Repeat("k", 257)}, goodAnswer, 0},
+		{"epoch of another log", "POST", j, key, `{"prompt":2,"text":"Ada","epoch":"not-this-log"}`, 410},
+		{"prompt 0", "POST", j, key, `{"prompt":0,"text":"Ada"}`, 0},
+		{"prompt negative", "POST", j, key, `{"prompt":-2,"text":"Ada"}`, 0},
+		{"prompt of a status entry", "POST", j, key, `{"prompt":1,"text":"Ada"}`, 0},
+		{"prompt past the tail", "POST", j, key, `{"prompt":99,"text":"Ada"}`, 0},
+		{"prompt as a string", "POST", j, key, `{"prompt":"2","text":"Ada"}`, 0},
+		{"prompt fractional", "POST", j, key, `{"prompt":2.5,"text":"Ada"}`, 0},
+		{"prompt overflowing uint64", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
+		{"prompt overflowing to 2", "POST", j, key, `{"prompt":18446744073709551618,"text":"Ada"}`, 0},
+		{"text a number", "POST", j, key, `{"prompt":2,"text":5}`, 0},
+		{"body null", "POST", j, key, `null`, 0},
+		{"body array", "POST", j, key, `[{"prompt":2,"text":"Ada"}]`, 0},
+		{"body not JSON", "POST", j, key, `prompt=2&text=Ada`, 0},
+		{"body empty", "POST", j, key, ``, 0},
+		{"body of 10 MiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 10<<20) + `"}`, 0},
+		{"body just over 64 KiB", "POST", j, key, `{"prompt":2,"text":"` + strings.Repeat("a", 64<<10) + `"}`, 0},
+		{"PUT", "PUT", j, key, goodAnswer, 0},
+		{"PATCH", "PATCH", j, key, goodAnswer, 0},
+		{"DELETE", "DELETE", j, key, goodAnswer, 0},
+		{"OPTIONS", "OPTIONS", j, key, goodAnswer, 0},
 	}
 }

@@ -22,33 +22,6 @@ import (
 // runs: 200 by default, 1,000 in CI (.ci/run); RELIABILITY.md records 10,000.
 var races = flag.Int("relay.races", 200, "how many seeded races TestReconnectRacesDuringABurstLoseAndDuplicateNothing runs (CI: 1,000)")
 
-// burst appends n entries to log as fast as it can, in batches of 1 to 16,
-// the last one EventEnd, and returns how long it took.
-func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand) time.Duration {
-	began := time.Now()
-	seq := uint64(1)
-	for seq <= uint64(n) {
-		var batch []relay.Entry
-		for range 1 + rng.IntN(16) {
-			if seq > uint64(n) {
-				break
-			}
-			name := relay.EventArtifact
-			if seq == uint64(n) {
-				name = relay.EventEnd
-			}
-			batch = append(batch, relay.Entry{Seq: seq, Name: name, Data: fmt.Appendf(nil, `{"n":%d}`, seq)})
-			seq++
-		}
-		if err := log.Commit(context.Background(), fence, nil, batch...); err != nil {
-			t.Errorf("append: %v", err)
-			return time.Since(began)
-		}
-		runtime.Gosched()
-	}
-	return time.Since(began)
-}
-
 func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
 	races := *races
 	var lost, duplicated, reconnects int
@@ -114,4 +87,31 @@ func TestReconnectRacesDuringABurstLoseAndDuplicateNothing(t *testing.T) {
 	require.Zero(t, lost)
 	require.Zero(t, duplicated)
 	require.Greater(t, reconnects, 2*races, "most races reconnect three times")
+}
+
+// burst appends n entries to log as fast as it can, in batches of 1 to 16,
+// the last one EventEnd, and returns how long it took.
+func burst(t *testing.T, log relay.Log, fence relay.Fence, n int, rng *rand.Rand) time.Duration {
+	began := time.Now()
+	seq := uint64(1)
+	for seq <= uint64(n) {
+		var batch []relay.Entry
+		for range 1 + rng.IntN(16) {
+			if seq > uint64(n) {
+				break
+			}
+			name := relay.EventArtifact
+			if seq == uint64(n) {
+				name = relay.EventEnd
+			}
+			batch = append(batch, relay.Entry{Seq: seq, Name: name, Data: fmt.Appendf(nil, `{"n":%d}`, seq)})
+			seq++
+		}
+		if err := log.Commit(context.Background(), fence, nil, batch...); err != nil {
+			t.Errorf("append: %v", err)
+			return time.Since(began)
+		}
+		runtime.Gosched()
+	}
+	return time.Since(began)
 }

@@ -1,7 +1,6 @@
 package relay_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,7 +17,6 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/relay"
-	"github.com/a2astream/a2astream/stream"
 )
 
 // A browser that reconnects with any ID of the log, from 0 to the tail,
@@ -241,121 +239,12 @@ func TestTwoStartersAtOnceStartTheStreamOnce(t *testing.T) {
 // errStoreOnce is the error of a store call that fails once.
 var errStoreOnce = errors.New("store unavailable")
 
-// failOnceLog fails the third Commit of entries, once the stream knew
-// its task.
-type failOnceLog struct {
-	relay.Log
-	mu      sync.Mutex
-	commits int
-}
-
-func (l *failOnceLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
-	l.mu.Lock()
-	if len(es) > 0 {
-		l.commits++
-	}
-	fail := len(es) > 0 && l.commits == 3
-	l.mu.Unlock()
-	if fail {
-		return errStoreOnce
-	}
-	return l.Log.Commit(ctx, f, cp, es...)
-}
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
-
-// upstreams are the four wires the relay's stream may speak to its agent.
-var upstreams = []struct {
-	name string
-	v    a2a.Version
-	rest bool
-}{
-	{"JSON-RPC 0.3", a2a.V03, false},
-	{"JSON-RPC 1.0", a2a.V10, false},
-	{"HTTP+JSON 0.3", a2a.V03, true},
-	{"HTTP+JSON 1.0", a2a.V10, true},
-}
-
-// runRig is a store, an agent and a client, for tests of Run.
-type runRig struct {
-	agent  *a2atest.Agent
-	client *stream.Client
-	store  *relay.MemoryStore
-	log    relay.Log
-	http   *http.Client
-}
-
-func newRunRig(t *testing.T, v a2a.Version, rest bool, opts ...a2atest.Option) *runRig {
-	t.Helper()
-	r := &runRig{agent: a2atest.NewAgent(wire(v, rest, opts...)...), store: newMemoryStore(t)}
-	newClient := stream.NewClient
-	if rest {
-		newClient = stream.NewRESTClient
-	}
-	var err error
-	r.client, err = newClient("http://agent.test/", stream.WithHTTPClient(r.agent.Client()), stream.WithVersion(v))
-	require.NoError(t, err)
-	r.log, err = r.store.Open(t.Context(), "k")
-	require.NoError(t, err)
-	mux := http.NewServeMux()
-	mux.Handle("/s/{key}/", newHandler(t, r.store, func(req *http.Request) (string, bool) {
-		k := req.PathValue("key")
-		return k, k == "k"
-	}))
-	r.http = a2atest.NewClient(mux)
-	return r
-}
-
-// start is the Source of a replica that starts the stream.
-func (r *runRig) start() relay.Source {
-	return relay.Send(r.client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
-}
-
-// ending returns the kind of the log's last entry's FailureData, or its name.
-func (r *runRig) ending(t *testing.T) (string, string) {
-	t.Helper()
-	evs := connect(t, r.http, "").rest()
-	require.NotEmpty(t, evs)
-	last := evs[len(evs)-1]
-	if last.Name != relay.EventFailure {
-		return last.Name, ""
-	}
-	var e relay.FailureData
-	require.NoError(t, json.Unmarshal(last.Data, &e))
-	return last.Name, e.Kind
-}
-
-func (r *runRig) cancel(t *testing.T) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://relay.test/s/k/cancel", bytesReader([]byte(`{}`)))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := r.http.Do(req)
-	require.NoError(t, err)
-	require.NoError(t, resp.Body.Close())
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-}
-
 // A cancel posted before any replica started the stream is recorded: the
 // driver that starts it cancels the task, and the stream ends canceled.
 func TestCancelPostedBeforeTheStreamStartedCancelsTheTask(t *testing.T) {
 	for _, w := range upstreams {
 		t.Run(w.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { cancelBeforeStart(t, w.v, w.rest) }) })
 	}
-}
-
-func cancelBeforeStart(t *testing.T, v a2a.Version, rest bool) {
-	script, _ := longAnswer(20, paused(100*time.Millisecond))
-	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
-	r.cancel(t)
-	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start()))
-	name, kind := r.ending(t)
-	require.Equal(t, relay.EventFailure, name)
-	require.Equal(t, "canceled", kind)
-	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
-	ids := r.agent.TaskIDs()
-	require.Len(t, ids, 1)
-	require.Equal(t, a2a.StateCanceled, r.agent.Task(ids[0]).Status.State, "the agent's task is not left running")
 }
 
 // A cancel posted while no replica drives the stream (its driver died)
@@ -365,21 +254,6 @@ func TestCancelPostedWhileNoReplicaDrivesIsAppliedByTheNext(t *testing.T) {
 	for _, w := range upstreams {
 		t.Run(w.name, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { cancelWhileNoDriver(t, w.v, w.rest) }) })
 	}
-}
-
-func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
-	script, _ := longAnswer(20, paused(time.Hour))
-	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
-	err := relay.Run(t.Context(), &failOnceLog{Log: r.log}, "a", r.start())
-	require.ErrorIs(t, err, errStoreOnce)
-	r.cancel(t)
-	began := time.Now()
-	require.NoError(t, relay.Run(t.Context(), r.log, "b", relay.Resume(r.client)))
-	require.Less(t, time.Since(began), 10*time.Second, "taken over before the task ended")
-	name, kind := r.ending(t)
-	require.Equal(t, relay.EventFailure, name)
-	require.Equal(t, "canceled", kind)
-	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
 }
 
 // EventSource keeps the URL of its first connection, lastEventId query
@@ -592,3 +466,53 @@ func (l *trimAfterSnapshotLog) Attach(ctx context.Context, max int) (relay.Snaps
 type logStore struct{ log relay.Log }
 
 func (s logStore) Open(context.Context, string) (relay.Log, error) { return s.log, nil }
+
+// failOnceLog fails the third Commit of entries, once the stream knew
+// its task.
+type failOnceLog struct {
+	relay.Log
+	mu      sync.Mutex
+	commits int
+}
+
+func (l *failOnceLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
+	l.mu.Lock()
+	if len(es) > 0 {
+		l.commits++
+	}
+	fail := len(es) > 0 && l.commits == 3
+	l.mu.Unlock()
+	if fail {
+		return errStoreOnce
+	}
+	return l.Log.Commit(ctx, f, cp, es...)
+}
+
+func cancelBeforeStart(t *testing.T, v a2a.Version, rest bool) {
+	script, _ := longAnswer(20, paused(100*time.Millisecond))
+	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
+	r.cancel(t)
+	require.NoError(t, relay.Run(t.Context(), r.log, "a", r.start()))
+	name, kind := r.ending(t)
+	require.Equal(t, relay.EventFailure, name)
+	require.Equal(t, "canceled", kind)
+	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
+	ids := r.agent.TaskIDs()
+	require.Len(t, ids, 1)
+	require.Equal(t, a2a.StateCanceled, r.agent.Task(ids[0]).Status.State, "the agent's task is not left running")
+}
+
+func cancelWhileNoDriver(t *testing.T, v a2a.Version, rest bool) {
+	script, _ := longAnswer(20, paused(time.Hour))
+	r := newRunRig(t, v, rest, a2atest.WithScript(script...))
+	err := relay.Run(t.Context(), &failOnceLog{Log: r.log}, "a", r.start())
+	require.ErrorIs(t, err, errStoreOnce)
+	r.cancel(t)
+	began := time.Now()
+	require.NoError(t, relay.Run(t.Context(), r.log, "b", relay.Resume(r.client)))
+	require.Less(t, time.Since(began), 10*time.Second, "taken over before the task ended")
+	name, kind := r.ending(t)
+	require.Equal(t, relay.EventFailure, name)
+	require.Equal(t, "canceled", kind)
+	require.Equal(t, 1, requestsOf(r.agent, "tasks/cancel", "CancelTask"))
+}

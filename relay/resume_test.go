@@ -23,25 +23,6 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// paused pauses d before every step.
-func paused(d time.Duration) func(int) a2atest.Step {
-	return func(int) a2atest.Step { return a2atest.Pause(d) }
-}
-
-// requireEntries fails unless evs are exactly the log's entries want.
-func requireEntries(t *testing.T, want []relay.Entry, evs []event) {
-	t.Helper()
-	line := func(e relay.Entry) string { return fmt.Sprintf("%d %s %s", e.Seq, e.Name, e.Data) }
-	var got, exp []string
-	for _, ev := range evs {
-		got = append(got, line(ev.entry(t)))
-	}
-	for _, e := range want {
-		exp = append(exp, line(e))
-	}
-	require.Equal(t, exp, got)
-}
-
 func TestReconnectWithLastEventIDGetsExactlyTheMissedEventsThenLive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		script, text := longAnswer(300, paused(10*time.Millisecond))
@@ -206,63 +187,6 @@ func TestLineBreaksInDataStayInTheData(t *testing.T) {
 	require.Equal(t, "{\"text\":\"x\"}\nid: forged-1\nevent: end\ndata: {}\n\nevent: end", string(evs[0].Data))
 }
 
-// s28Finished is a finished log of 6 entries; with trim, a snapshot at 3
-// and the log trimmed through 3.
-func s28Finished(t *testing.T, store relay.Store, key string, trim bool) (relay.Log, *relay.View) {
-	entries := []relay.Entry{
-		{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
-		{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"one "}`)},
-		{Seq: 3, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"two ","append":true}`)},
-		{Seq: 4, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"three","append":true}`)},
-		{Seq: 5, Name: relay.EventStatus, Data: []byte(`{"state":"completed","taskId":"t1"}`)},
-		{Seq: 6, Name: relay.EventEnd, Data: []byte(`{"state":"completed","taskId":"t1","text":"completed"}`)},
-	}
-	log, fence := s28ManualLog(t, store, key, entries...)
-	var full relay.View
-	for i, e := range entries {
-		require.NoError(t, full.Apply(e))
-		if trim && i == 2 {
-			data, err := json.Marshal(&full)
-			require.NoError(t, err)
-			require.NoError(t, log.SaveSnapshot(t.Context(), fence, relay.Snapshot{Seq: 3, Data: data}))
-		}
-	}
-	if trim {
-		require.NoError(t, log.Trim(t.Context(), 3))
-	}
-	return log, &full
-}
-
-// s28FoldGone folds a response that may start with gone.
-func s28Fold(t *testing.T, evs []s28Event) *relay.View {
-	t.Helper()
-	var s *relay.View = &relay.View{}
-	for _, e := range evs {
-		if e.Name == "" {
-			continue
-		}
-		if e.Name == relay.EventGone {
-			var g relay.GoneData
-			require.NoError(t, json.Unmarshal([]byte(e.Data), &g))
-			var err error
-			s, err = relay.ParseView(g.View)
-			require.NoError(t, err)
-			require.Equal(t, e.entry(t).Seq, s.Seq, "gone's ID is its screen's Seq")
-			continue
-		}
-		require.NoError(t, s.Apply(e.entry(t)))
-	}
-	return s
-}
-
-func s28Names(evs []s28Event) []string {
-	var out []string
-	for _, e := range evs {
-		out = append(out, e.Name)
-	}
-	return out
-}
-
 func TestLastEventIDs(t *testing.T) {
 	type want struct {
 		status int
@@ -273,7 +197,7 @@ func TestLastEventIDs(t *testing.T) {
 		t.Run(fmt.Sprint("trim=", trim), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := newMemoryStore(t)
-				log, full := s28Finished(t, store, "a", trim)
+				log, full := finishedLog(t, store, "a", trim)
 				ep := log.Epoch()
 				first := uint64(1)
 				if trim {
@@ -301,10 +225,10 @@ func TestLastEventIDs(t *testing.T) {
 					strings.Repeat("9", 200000):        {200, "unparsable", first},
 					"\u00e9\u00e9-3":                   {200, "epoch", first},
 				}
-				h := s28Handler(t, store)
+				h := handlerAB(t, store)
 				client := a2atest.NewClient(h)
 				for id, w := range cases {
-					status, evs, raw, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", id)
+					status, evs, raw, ended := readAllEvents(t, client, "http://relay.test/s/a/events", id)
 					short := id
 					if len(short) > 40 {
 						short = short[:40] + "…"
@@ -318,7 +242,7 @@ func TestLastEventIDs(t *testing.T) {
 					require.NotEmpty(t, evs, "ID %q", short)
 					i := 0
 					if w.gone != "" {
-						require.Equal(t, relay.EventGone, evs[0].Name, "ID %q: %v", short, s28Names(evs))
+						require.Equal(t, relay.EventGone, evs[0].Name, "ID %q: %v", short, namesOf(evs))
 						var g relay.GoneData
 						require.NoError(t, json.Unmarshal([]byte(evs[0].Data), &g))
 						require.Equal(t, w.gone, g.Reason, "ID %q", short)
@@ -326,10 +250,10 @@ func TestLastEventIDs(t *testing.T) {
 					} else {
 						require.NotEqual(t, relay.EventGone, evs[0].Name, "ID %q: %s", short, evs[0].Data)
 					}
-					require.Equal(t, w.first, evs[i].entry(t).Seq, "ID %q: %v", short, s28Names(evs))
+					require.Equal(t, w.first, evs[i].entry(t).Seq, "ID %q: %v", short, namesOf(evs))
 					require.Equal(t, relay.EventEnd, evs[len(evs)-1].Name)
 					if w.gone != "" || w.first == 1 {
-						s := s28Fold(t, evs)
+						s := foldRaw(t, evs)
 						require.Equal(t, full.Seq, s.Seq)
 						require.Equal(t, full.Pane("artifact:x").Text(), s.Pane("artifact:x").Text(), "ID %q", short)
 					}
@@ -347,19 +271,19 @@ func TestLastEventIDs(t *testing.T) {
 func TestLastEventIDQueryParameter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newMemoryStore(t)
-		log, _ := s28Finished(t, store, "a", false)
-		client := a2atest.NewClient(s28Handler(t, store))
+		log, _ := finishedLog(t, store, "a", false)
+		client := a2atest.NewClient(handlerAB(t, store))
 		base := "http://relay.test/s/a/events?lastEventId="
 
-		_, evs, _, ended := s28ReadAll(t, client, base+url.QueryEscape(log.Epoch()+"-4"), "")
+		_, evs, _, ended := readAllEvents(t, client, base+url.QueryEscape(log.Epoch()+"-4"), "")
 		require.True(t, ended)
-		require.Equal(t, []string{relay.EventStatus, relay.EventEnd}, s28Names(evs))
+		require.Equal(t, []string{relay.EventStatus, relay.EventEnd}, namesOf(evs))
 
-		_, evs, _, _ = s28ReadAll(t, client, base+url.QueryEscape(log.Epoch()+"-1"), log.Epoch()+"-4")
-		require.Equal(t, []string{relay.EventStatus, relay.EventEnd}, s28Names(evs), "the header wins")
+		_, evs, _, _ = readAllEvents(t, client, base+url.QueryEscape(log.Epoch()+"-1"), log.Epoch()+"-4")
+		require.Equal(t, []string{relay.EventStatus, relay.EventEnd}, namesOf(evs), "the header wins")
 
 		inj := "x\nevent: end\ndata: {\"injected\":1}\nid: z-9\n\nretry: 1\n"
-		status, evs, raw, ended := s28ReadAll(t, client, base+url.QueryEscape(inj), "")
+		status, evs, raw, ended := readAllEvents(t, client, base+url.QueryEscape(inj), "")
 		require.Equal(t, 200, status)
 		require.True(t, ended)
 		require.NotContains(t, raw, "injected")
@@ -373,22 +297,22 @@ func TestLastEventIDQueryParameter(t *testing.T) {
 func TestPageOfALostLogEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newMemoryStore(t)
-		log, _ := s28Finished(t, store, "a", false)
+		log, _ := finishedLog(t, store, "a", false)
 		old := log.Epoch()
 		store.Delete("a")
-		client := a2atest.NewClient(s28Handler(t, store))
+		client := a2atest.NewClient(handlerAB(t, store))
 		for _, id := range []string{old + "-3", old + "-6", old + "-0"} {
-			status, evs, raw, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", id)
+			status, evs, raw, ended := readAllEvents(t, client, "http://relay.test/s/a/events", id)
 			require.Equal(t, 200, status, raw)
 			require.True(t, ended, "ID %s: the page of a lost log hangs: %s", id, raw)
-			require.Equal(t, []string{relay.EventGone, relay.EventFailure}, s28Names(evs), raw)
+			require.Equal(t, []string{relay.EventGone, relay.EventFailure}, namesOf(evs), raw)
 			var g relay.GoneData
 			require.NoError(t, json.Unmarshal([]byte(evs[0].Data), &g))
 			require.Equal(t, "lost", g.Reason)
 			var f relay.FailureData
 			require.NoError(t, json.Unmarshal([]byte(evs[1].Data), &f))
 			require.Equal(t, "lost", f.Kind)
-			status, _, raw, _ = s28ReadAll(t, client, "http://relay.test/s/a/events", evs[1].ID)
+			status, _, raw, _ = readAllEvents(t, client, "http://relay.test/s/a/events", evs[1].ID)
 			require.Equal(t, 204, status, "after the lost failure, ID %s: %s", evs[1].ID, raw)
 		}
 	})
@@ -406,7 +330,7 @@ func TestManyReaders(t *testing.T) {
 		steps = append(steps, a2atest.Finish(a2a.StateCompleted, ""))
 		store := newMemoryStore(t)
 		agent := a2atest.NewAgent(a2atest.WithScript(steps...))
-		client := a2atest.NewClient(s28Handler(t, store, relay.WithPageSize(3)))
+		client := a2atest.NewClient(handlerAB(t, store, relay.WithPageSize(3)))
 		var wg sync.WaitGroup
 		results := make([]*relay.View, 30)
 		errs := make([]string, 30)
@@ -414,16 +338,16 @@ func TestManyReaders(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				status, evs, raw, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", "")
+				status, evs, raw, ended := readAllEvents(t, client, "http://relay.test/s/a/events", "")
 				if status != 200 || !ended {
 					errs[i] = fmt.Sprintf("%d ended=%v %s", status, ended, raw)
 					return
 				}
-				results[i] = s28Fold(t, evs)
+				results[i] = foldRaw(t, evs)
 			}()
 		}
 		synctest.Wait()
-		_, done := s28Drive(t, store, "a", agent, nil, relay.WithoutTrim())
+		_, done := driveAgent(t, store, "a", agent, nil, relay.WithoutTrim())
 		require.NoError(t, <-done)
 		wg.Wait()
 		for i, s := range results {
@@ -438,7 +362,7 @@ func TestManyReaders(t *testing.T) {
 // A reader that never reads stalls neither the driver nor other readers.
 func TestAReaderThatNeverReadsStallsNobody(t *testing.T) {
 	store := newMemoryStore(t)
-	srv := httptest.NewServer(s28Handler(t, store))
+	srv := httptest.NewServer(handlerAB(t, store))
 	defer srv.Close()
 	addr := srv.Listener.Addr().String()
 
@@ -461,7 +385,7 @@ func TestAReaderThatNeverReadsStallsNobody(t *testing.T) {
 	}
 	steps = append(steps, a2atest.Finish(a2a.StateCompleted, ""))
 	agent := a2atest.NewAgent(a2atest.WithScript(steps...))
-	_, done := s28Drive(t, store, "a", agent, nil, relay.WithoutTrim())
+	_, done := driveAgent(t, store, "a", agent, nil, relay.WithoutTrim())
 	select {
 	case err := <-done:
 		require.NoError(t, err)
@@ -471,13 +395,13 @@ func TestAReaderThatNeverReadsStallsNobody(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	resp := s28Get(t, ctx, srv.Client(), srv.URL+"/s/a/events", "", nil)
+	resp := getEvents(t, ctx, srv.Client(), srv.URL+"/s/a/events", "", nil)
 	require.Equal(t, 200, resp.StatusCode)
-	rd := s28NewReader(t, resp.Body)
+	rd := newRawReader(t, resp.Body)
 	evs := rd.rest()
 	require.NoError(t, ctx.Err(), "another reader was stalled")
 	require.Equal(t, relay.EventEnd, evs[len(evs)-1].Name)
-	require.Len(t, s28Fold(t, evs).Pane("artifact:x").Text(), 384*len(chunk))
+	require.Len(t, foldRaw(t, evs).Pane("artifact:x").Text(), 384*len(chunk))
 }
 
 // While the store fails, EventSource gets 200 with retry: and the
@@ -486,49 +410,49 @@ func TestAReaderThatNeverReadsStallsNobody(t *testing.T) {
 func TestStoreOutage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &flakyStore{Store: newMemoryStore(t)}
-		log, _ := s28Finished(t, store, "a", false)
+		log, _ := finishedLog(t, store, "a", false)
 		_ = log
-		h := s28Handler(t, store, relay.WithOutageRetry(1500*time.Millisecond))
+		h := handlerAB(t, store, relay.WithOutageRetry(1500*time.Millisecond))
 		client := a2atest.NewClient(h)
 		store.down.Store(true)
 
 		for _, id := range []string{"", log.Epoch() + "-2", "garbage"} {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-			resp := s28Get(t, ctx, client, "http://relay.test/s/a/events", id, nil)
+			resp := getEvents(t, ctx, client, "http://relay.test/s/a/events", id, nil)
 			require.Equal(t, 200, resp.StatusCode)
 			require.True(t, strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"), resp.Header)
-			rd := s28NewReader(t, resp.Body)
+			rd := newRawReader(t, resp.Body)
 			evs := rd.rest()
 			require.NoError(t, ctx.Err(), "the outage response did not end")
 			cancel()
 			require.Len(t, evs, 1, rd.raw.String())
-			require.Equal(t, s28Event{Retry: "1500"}, evs[0])
+			require.Equal(t, rawEvent{Retry: "1500"}, evs[0])
 		}
 
-		code, hdr, body := s28Do(t, h, "GET", "http://relay.test/s/a/events", "", "", nil)
+		code, hdr, body := serve(t, h, "GET", "http://relay.test/s/a/events", "", "", nil)
 		require.Equal(t, 503, code, body)
 		require.Equal(t, "2", hdr.Get("Retry-After"))
-		code, hdr, body = s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", s28Good, map[string]string{"Idempotency-Key": "k"})
+		code, hdr, body = serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", goodAnswer, map[string]string{"Idempotency-Key": "k"})
 		require.Equal(t, 503, code, body)
 		require.Equal(t, "2", hdr.Get("Retry-After"))
-		code, hdr, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", nil)
+		code, hdr, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", nil)
 		require.Equal(t, 503, code, body)
 		require.Equal(t, "2", hdr.Get("Retry-After"))
-		require.NotContains(t, body, "s28", "the store's error text reaches the browser")
+		require.NotContains(t, body, "flaky store", "the store's error text reaches the browser")
 		store.down.Store(false)
-		require.False(t, s28Canceled(t, log))
+		require.False(t, cancelRequested(t, log))
 	})
 }
 
 func TestStoreOutageCutsALiveStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &flakyStore{Store: newMemoryStore(t)}
-		log := s28Question(t, store, "a")
-		client := a2atest.NewClient(s28Handler(t, store))
+		log := questionLog(t, store, "a")
+		client := a2atest.NewClient(handlerAB(t, store))
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		resp := s28Get(t, ctx, client, "http://relay.test/s/a/events", "", nil)
-		rd := s28NewReader(t, resp.Body)
+		resp := getEvents(t, ctx, client, "http://relay.test/s/a/events", "", nil)
+		rd := newRawReader(t, resp.Body)
 		e1, _ := rd.next()
 		e2, _ := rd.next()
 		require.Equal(t, []string{relay.EventStatus, relay.EventInput}, []string{e1.Name, e2.Name})
@@ -546,9 +470,9 @@ func TestStoreOutageCutsALiveStream(t *testing.T) {
 		f, err := log.Acquire(t.Context(), "manual", time.Hour) // same owner renews
 		require.NoError(t, err)
 		require.NoError(t, log.Commit(t.Context(), f, nil, relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"text":"answered"}`)}))
-		_, evs, _, ended := s28ReadAll(t, client, "http://relay.test/s/a/events", e2.ID)
+		_, evs, _, ended := readAllEvents(t, client, "http://relay.test/s/a/events", e2.ID)
 		require.True(t, ended)
-		require.Equal(t, []string{relay.EventEnd}, s28Names(evs))
+		require.Equal(t, []string{relay.EventEnd}, namesOf(evs))
 	})
 }
 
@@ -557,18 +481,18 @@ func TestStoreOutageCutsALiveStream(t *testing.T) {
 func TestOtherMethods(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := newMemoryStore(t)
-		log := s28Question(t, store, "a")
-		h := s28Handler(t, store)
+		log := questionLog(t, store, "a")
+		h := handlerAB(t, store)
 		for _, m := range []string{"PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"} {
 			for _, route := range []string{"answer", "cancel", "events"} {
-				code, _, body := s28Do(t, h, m, "http://relay.test/s/a/"+route, "application/json", s28Good, map[string]string{"Idempotency-Key": "k"})
+				code, _, body := serve(t, h, m, "http://relay.test/s/a/"+route, "application/json", goodAnswer, map[string]string{"Idempotency-Key": "k"})
 				require.GreaterOrEqual(t, code, 400, "%s %s: %s", m, route, body)
 				require.Less(t, code, 500, "%s %s: %s", m, route, body)
 			}
 		}
-		_, ok := s28Answer(t, log, 2)
+		_, ok := loadAnswer(t, log, 2)
 		require.False(t, ok)
-		require.False(t, s28Canceled(t, log))
+		require.False(t, cancelRequested(t, log))
 
 		// HEAD on a live stream: must answer without waiting for events.
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -582,4 +506,39 @@ func TestOtherMethods(t *testing.T) {
 		require.NoError(t, ctx.Err(), "HEAD of a live stream hung")
 		_ = bufio.ErrTooLong
 	})
+}
+
+// finishedLog is a finished log of 6 entries; with trim, a snapshot at 3
+// and the log trimmed through 3.
+func finishedLog(t *testing.T, store relay.Store, key string, trim bool) (relay.Log, *relay.View) {
+	entries := []relay.Entry{
+		{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
+		{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"one "}`)},
+		{Seq: 3, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"two ","append":true}`)},
+		{Seq: 4, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"three","append":true}`)},
+		{Seq: 5, Name: relay.EventStatus, Data: []byte(`{"state":"completed","taskId":"t1"}`)},
+		{Seq: 6, Name: relay.EventEnd, Data: []byte(`{"state":"completed","taskId":"t1","text":"completed"}`)},
+	}
+	log, fence := manualLog(t, store, key, entries...)
+	var full relay.View
+	for i, e := range entries {
+		require.NoError(t, full.Apply(e))
+		if trim && i == 2 {
+			data, err := json.Marshal(&full)
+			require.NoError(t, err)
+			require.NoError(t, log.SaveSnapshot(t.Context(), fence, relay.Snapshot{Seq: 3, Data: data}))
+		}
+	}
+	if trim {
+		require.NoError(t, log.Trim(t.Context(), 3))
+	}
+	return log, &full
+}
+
+func namesOf(evs []rawEvent) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Name)
+	}
+	return out
 }

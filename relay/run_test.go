@@ -14,12 +14,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// noResume is the Source of a watcher whose client fails a test that
-// resumes.
-func noResume(t *testing.T) relay.Source {
-	return relay.Resume(unreachedClient(t, "Run resumed a stream it cannot resume"))
-}
-
 // A watcher whose log stays empty leaves the lease free and gives up after
 // the start wait, 30 s by default, with ErrNotStarted; the log stays empty.
 func TestRunAsAWatcherOfAnEmptyLogGivesUpAfterTheStartWait(t *testing.T) {
@@ -123,4 +117,10 @@ func TestRunMarksAStartWithACheckpointThatParsesAndNamesNoTask(t *testing.T) {
 	require.NotNil(t, cp, "Run stored a mark before it started the stream")
 	require.NoError(t, err, "the mark is a stream checkpoint")
 	require.Empty(t, got.TaskID(), "the mark names no task")
+}
+
+// noResume is the Source of a watcher whose client fails a test that
+// resumes.
+func noResume(t *testing.T) relay.Source {
+	return relay.Resume(unreachedClient(t, "Run resumed a stream it cannot resume"))
 }

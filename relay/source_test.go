@@ -17,20 +17,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// entriesNamed returns the entries of log with this name.
-func entriesNamed(t *testing.T, log relay.Log, name string) []relay.Entry {
-	t.Helper()
-	es, err := log.Read(t.Context(), 0, 10000)
-	require.NoError(t, err)
-	var named []relay.Entry
-	for _, e := range es {
-		if e.Name == name {
-			named = append(named, e)
-		}
-	}
-	return named
-}
-
 // The relay's own options cannot be lost: Drive calls the Source's client
 // with the application's options and then its own, so a stream the relay
 // drives asks its question through the relay (an EventInput, answered by
@@ -73,14 +59,6 @@ func TestARelayedStreamAsksThroughTheRelayWhateverTheSourcesOptions(t *testing.T
 			})
 		})
 	}
-}
-
-// inputOf decodes an EventInput entry.
-func inputOf(t *testing.T, e relay.Entry) relay.InputData {
-	t.Helper()
-	var in relay.InputData
-	require.NoError(t, json.Unmarshal(e.Data, &in))
-	return in
 }
 
 // Drive resumes a stream whose log's checkpoint names its task, whatever
@@ -136,18 +114,6 @@ func TestDriveResumesFromTheLogsCheckpointWhateverTheSource(t *testing.T) {
 	}
 }
 
-// eventsOf is the log's entries as the events a reader gets.
-func eventsOf(t *testing.T, log relay.Log) []event {
-	t.Helper()
-	es, err := log.Read(t.Context(), 0, 10000)
-	require.NoError(t, err)
-	evs := make([]event, 0, len(es))
-	for _, e := range es {
-		evs = append(evs, event{ID: relay.ID{Epoch: log.Epoch(), Seq: e.Seq}.String(), Name: e.Name, Data: e.Data})
-	}
-	return evs
-}
-
 // A checkpoint that does not parse is neither resumed nor started over
 // by Drive (the message may have reached the agent): Drive returns the
 // parse error, calls no agent and appends nothing.
@@ -188,4 +154,38 @@ func TestWithDrivingTellsWhenThisReplicaDrives(t *testing.T) {
 		require.Error(t, drivingC.Err(), "its context ended when Run stopped driving")
 		require.Equal(t, 1, sendsOf(r.agent))
 	})
+}
+
+// entriesNamed returns the entries of log with this name.
+func entriesNamed(t *testing.T, log relay.Log, name string) []relay.Entry {
+	t.Helper()
+	es, err := log.Read(t.Context(), 0, 10000)
+	require.NoError(t, err)
+	var named []relay.Entry
+	for _, e := range es {
+		if e.Name == name {
+			named = append(named, e)
+		}
+	}
+	return named
+}
+
+// inputOf decodes an EventInput entry.
+func inputOf(t *testing.T, e relay.Entry) relay.InputData {
+	t.Helper()
+	var in relay.InputData
+	require.NoError(t, json.Unmarshal(e.Data, &in))
+	return in
+}
+
+// eventsOf is the log's entries as the events a reader gets.
+func eventsOf(t *testing.T, log relay.Log) []event {
+	t.Helper()
+	es, err := log.Read(t.Context(), 0, 10000)
+	require.NoError(t, err)
+	evs := make([]event, 0, len(es))
+	for _, e := range es {
+		evs = append(evs, event{ID: relay.ID{Epoch: log.Epoch(), Seq: e.Seq}.String(), Name: e.Name, Data: e.Data})
+	}
+	return evs
 }

@@ -28,6 +28,156 @@ var takeoverRuns = flag.Int("takeover.runs", 200, "runs of TestTakeoverAfterAKil
 // errKilled is what every write of a killed replica gets.
 var errKilled = errors.New("replica killed")
 
+// A replica that drives a stream is killed (no further write, its lease
+// not released) at seeded points, a watcher takes the stream over once
+// the lease expires, and a browser that reconnects with Last-Event-ID
+// sees exactly the agent's task: nothing lost, nothing repeated, the
+// question asked and answered once. The taker's first entry comes within
+// 6 s of the kill at p99, with a 5 s lease. Over every server style,
+// version and binding, by seed; -takeover.runs sets the number of runs.
+func TestTakeoverAfterAKillLosesAndRepeatsNothing(t *testing.T) {
+	runs := *takeoverRuns
+	var (
+		delays  []time.Duration
+		prompts int
+	)
+	for seed := range uint64(runs) {
+		var run takeoverRun
+		ok := t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { run = killedDriver(t, seed) })
+		})
+		if !ok {
+			t.Fatalf("seed %d failed", seed)
+		}
+		if run.delay >= 0 {
+			delays = append(delays, run.delay)
+			if run.atPrompt {
+				prompts++
+			}
+		}
+	}
+	require.NotEmpty(t, delays)
+	slices.Sort(delays)
+	p99 := delays[(len(delays)*99+99)/100-1]
+	t.Logf("%d runs, %d killed (%d while the question waited): takeover delay p50 %v, p99 %v, max %v",
+		runs, len(delays), prompts, delays[len(delays)/2], p99, delays[len(delays)-1])
+	require.LessOrEqual(t, p99, 6*time.Second)
+}
+
+// A driver whose renewals stall past its lease (a zombie: a long pause)
+// goes on driving until its next write, which fails: after the replica
+// that took the lease over appended its first entry, the zombie appended
+// none, and the log holds the agent's answer once.
+func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script, text := longAnswer(40, paused(250*time.Millisecond))
+		agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithStyle(a2atest.LiveOnly))
+		store := newMemoryStore(t)
+		shared, err := store.Open(t.Context(), "k")
+		require.NoError(t, err)
+		w := &writes{}
+		a := &replicaLog{Log: shared, name: "A", w: w, renew: func() { time.Sleep(20 * time.Second) }}
+		b := &replicaLog{Log: shared, name: "B", w: w}
+		client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
+		require.NoError(t, err)
+		start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
+		var errA, errB error
+		var wg sync.WaitGroup
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // ample: the answer takes 10 s
+		defer cancel()
+		wg.Go(func() { errA = relay.Run(ctx, a, "A", start) })
+		wg.Go(func() { errB = relay.Run(ctx, b, "B", relay.Resume(client)) })
+		wg.Wait()
+		require.NoError(t, errA)
+		require.NoError(t, errB)
+
+		bw := w.by("B")
+		require.NotEmpty(t, bw, "B took the stream over")
+		var after int
+		for _, x := range w.by("A") {
+			if !x.at.Before(bw[0].at) {
+				after += len(x.entries)
+			}
+		}
+		require.Zero(t, after, "entries the zombie appended after B's first")
+		require.NotEmpty(t, w.by("A"), "A drove before it stalled")
+
+		var entries []relay.Entry
+		for after := uint64(0); ; {
+			page, err := shared.Read(t.Context(), after, 100)
+			require.NoError(t, err)
+			if len(page) == 0 {
+				break
+			}
+			entries = append(entries, page...)
+			after = page[len(page)-1].Seq
+		}
+		sc := screenAfter(t, entries)
+		require.Equal(t, text, sc.Pane("artifact:a1").Text())
+		require.NotNil(t, sc.End)
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
+
+// The replica that takes a stream over has seen no pane open; the first
+// chunk it relays of an artifact the browsers show adds to it, as the
+// artifact update says (append true), rather than replacing it.
+func TestTakeoverExtendsThePaneTheBrowsersShow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script, text := longAnswer(12, paused(300*time.Millisecond))
+		entries, w, _ := takeover(t, script, func(es []relay.Entry) bool {
+			return slices.ContainsFunc(es, func(e relay.Entry) bool {
+				return e.Name == relay.EventArtifact && strings.Contains(string(e.Data), `"text":"ccc `)
+			})
+		}, nil)
+		var first relay.ArtifactData
+		require.NoError(t, json.Unmarshal(w.by("B")[0].entries[0].Data, &first), "B's first entry")
+		require.Equal(t, relay.EventArtifact, w.by("B")[0].entries[0].Name)
+		require.True(t, first.Append, "B's first chunk of a1 adds to the pane: %+v", first)
+		require.Equal(t, text, screenAfter(t, entries).Pane("artifact:a1").Text())
+	})
+}
+
+// A driver that dies while its question waits for an answer: the answer
+// is posted while no replica drives; the replica that takes over, asked
+// the same question by the resumed stream, appends no second EventInput,
+// and applies the answer at once (its first entry, when the lease
+// expired).
+func TestTakeoverKeepsTheOpenQuestionAndAppliesAnAnswerPostedMeanwhile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script := []a2atest.Step{a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
+			a2atest.AskInput("Short or long?"), a2atest.Chunk("a1", "final", true, true), a2atest.Finish(a2a.StateCompleted, "done")}
+		var prompt uint64
+		entries, w, killed := takeover(t, script, func(es []relay.Entry) bool {
+			for _, e := range es {
+				if e.Name == relay.EventInput {
+					prompt = e.Seq
+					return true
+				}
+			}
+			return false
+		}, func(l relay.Log) {
+			time.Sleep(time.Second)
+			_, err := l.PostAnswer(context.Background(), relay.Answer{Prompt: prompt, Key: "k1", Text: "long"})
+			require.NoError(t, err)
+		})
+		var inputs []uint64
+		for _, e := range entries {
+			if e.Name == relay.EventInput {
+				inputs = append(inputs, e.Seq)
+			}
+		}
+		require.Equal(t, []uint64{prompt}, inputs, "one input entry")
+		bw := w.by("B")
+		require.Equal(t, relay.EventAnswered, bw[0].entries[0].Name, "B's first entry")
+		require.Equal(t, 5*time.Second, bw[0].at.Sub(killed), "applied when A's lease expired")
+		sc := screenAfter(t, entries)
+		require.Equal(t, "long", sc.Pane("answer:"+itoa(prompt)).Text())
+		require.Equal(t, "draft final", sc.Pane("artifact:a1").Text())
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
+
 // replicaLog is one replica's view of the shared log. It records the
 // entries the replica committed, and, once killed, fails every write: a
 // process killed with SIGKILL writes nothing more, and releases nothing.
@@ -392,97 +542,6 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 	return run
 }
 
-// A replica that drives a stream is killed (no further write, its lease
-// not released) at seeded points, a watcher takes the stream over once
-// the lease expires, and a browser that reconnects with Last-Event-ID
-// sees exactly the agent's task: nothing lost, nothing repeated, the
-// question asked and answered once. The taker's first entry comes within
-// 6 s of the kill at p99, with a 5 s lease. Over every server style,
-// version and binding, by seed; -takeover.runs sets the number of runs.
-func TestTakeoverAfterAKillLosesAndRepeatsNothing(t *testing.T) {
-	runs := *takeoverRuns
-	var (
-		delays  []time.Duration
-		prompts int
-	)
-	for seed := range uint64(runs) {
-		var run takeoverRun
-		ok := t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { run = killedDriver(t, seed) })
-		})
-		if !ok {
-			t.Fatalf("seed %d failed", seed)
-		}
-		if run.delay >= 0 {
-			delays = append(delays, run.delay)
-			if run.atPrompt {
-				prompts++
-			}
-		}
-	}
-	require.NotEmpty(t, delays)
-	slices.Sort(delays)
-	p99 := delays[(len(delays)*99+99)/100-1]
-	t.Logf("%d runs, %d killed (%d while the question waited): takeover delay p50 %v, p99 %v, max %v",
-		runs, len(delays), prompts, delays[len(delays)/2], p99, delays[len(delays)-1])
-	require.LessOrEqual(t, p99, 6*time.Second)
-}
-
-// A driver whose renewals stall past its lease (a zombie: a long pause)
-// goes on driving until its next write, which fails: after the replica
-// that took the lease over appended its first entry, the zombie appended
-// none, and the log holds the agent's answer once.
-func TestZombieDriverAppendsNothingAfterTheTakeover(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		script, text := longAnswer(40, paused(250*time.Millisecond))
-		agent := a2atest.NewAgent(a2atest.WithScript(script...), a2atest.WithStyle(a2atest.LiveOnly))
-		store := newMemoryStore(t)
-		shared, err := store.Open(t.Context(), "k")
-		require.NoError(t, err)
-		w := &writes{}
-		a := &replicaLog{Log: shared, name: "A", w: w, renew: func() { time.Sleep(20 * time.Second) }}
-		b := &replicaLog{Log: shared, name: "B", w: w}
-		client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()))
-		require.NoError(t, err)
-		start := relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hello"))
-		var errA, errB error
-		var wg sync.WaitGroup
-		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // ample: the answer takes 10 s
-		defer cancel()
-		wg.Go(func() { errA = relay.Run(ctx, a, "A", start) })
-		wg.Go(func() { errB = relay.Run(ctx, b, "B", relay.Resume(client)) })
-		wg.Wait()
-		require.NoError(t, errA)
-		require.NoError(t, errB)
-
-		bw := w.by("B")
-		require.NotEmpty(t, bw, "B took the stream over")
-		var after int
-		for _, x := range w.by("A") {
-			if !x.at.Before(bw[0].at) {
-				after += len(x.entries)
-			}
-		}
-		require.Zero(t, after, "entries the zombie appended after B's first")
-		require.NotEmpty(t, w.by("A"), "A drove before it stalled")
-
-		var entries []relay.Entry
-		for after := uint64(0); ; {
-			page, err := shared.Read(t.Context(), after, 100)
-			require.NoError(t, err)
-			if len(page) == 0 {
-				break
-			}
-			entries = append(entries, page...)
-			after = page[len(page)-1].Seq
-		}
-		sc := screenAfter(t, entries)
-		require.Equal(t, text, sc.Pane("artifact:a1").Text())
-		require.NotNil(t, sc.End)
-		require.Equal(t, relay.EventEnd, sc.End.Name)
-	})
-}
-
 // takeover runs replica A (the starter) until it dies after its commit
 // that dies says, and replica B (a watcher) until the stream ends; post,
 // when set, runs once A died. It returns the log's entries and the
@@ -528,63 +587,4 @@ func takeover(t *testing.T, script []a2atest.Step, dies func([]relay.Entry) bool
 		entries = append(entries, page...)
 		after = page[len(page)-1].Seq
 	}
-}
-
-// The replica that takes a stream over has seen no pane open; the first
-// chunk it relays of an artifact the browsers show adds to it, as the
-// artifact update says (append true), rather than replacing it.
-func TestTakeoverExtendsThePaneTheBrowsersShow(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		script, text := longAnswer(12, paused(300*time.Millisecond))
-		entries, w, _ := takeover(t, script, func(es []relay.Entry) bool {
-			return slices.ContainsFunc(es, func(e relay.Entry) bool {
-				return e.Name == relay.EventArtifact && strings.Contains(string(e.Data), `"text":"ccc `)
-			})
-		}, nil)
-		var first relay.ArtifactData
-		require.NoError(t, json.Unmarshal(w.by("B")[0].entries[0].Data, &first), "B's first entry")
-		require.Equal(t, relay.EventArtifact, w.by("B")[0].entries[0].Name)
-		require.True(t, first.Append, "B's first chunk of a1 adds to the pane: %+v", first)
-		require.Equal(t, text, screenAfter(t, entries).Pane("artifact:a1").Text())
-	})
-}
-
-// A driver that dies while its question waits for an answer: the answer
-// is posted while no replica drives; the replica that takes over, asked
-// the same question by the resumed stream, appends no second EventInput,
-// and applies the answer at once (its first entry, when the lease
-// expired).
-func TestTakeoverKeepsTheOpenQuestionAndAppliesAnAnswerPostedMeanwhile(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		script := []a2atest.Step{a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
-			a2atest.AskInput("Short or long?"), a2atest.Chunk("a1", "final", true, true), a2atest.Finish(a2a.StateCompleted, "done")}
-		var prompt uint64
-		entries, w, killed := takeover(t, script, func(es []relay.Entry) bool {
-			for _, e := range es {
-				if e.Name == relay.EventInput {
-					prompt = e.Seq
-					return true
-				}
-			}
-			return false
-		}, func(l relay.Log) {
-			time.Sleep(time.Second)
-			_, err := l.PostAnswer(context.Background(), relay.Answer{Prompt: prompt, Key: "k1", Text: "long"})
-			require.NoError(t, err)
-		})
-		var inputs []uint64
-		for _, e := range entries {
-			if e.Name == relay.EventInput {
-				inputs = append(inputs, e.Seq)
-			}
-		}
-		require.Equal(t, []uint64{prompt}, inputs, "one input entry")
-		bw := w.by("B")
-		require.Equal(t, relay.EventAnswered, bw[0].entries[0].Name, "B's first entry")
-		require.Equal(t, 5*time.Second, bw[0].at.Sub(killed), "applied when A's lease expired")
-		sc := screenAfter(t, entries)
-		require.Equal(t, "long", sc.Pane("answer:"+itoa(prompt)).Text())
-		require.Equal(t, "draft final", sc.Pane("artifact:a1").Text())
-		require.Equal(t, relay.EventEnd, sc.End.Name)
-	})
 }
