@@ -28,14 +28,14 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// s28Redis is a redis-server started on 127.0.0.1 for one test.
-type s28Redis struct {
+// killableRedis is a redis-server started on 127.0.0.1 for one test.
+type killableRedis struct {
 	cmd  *exec.Cmd
 	out  *bytes.Buffer
 	addr string
 }
 
-func s28StartRedis(t *testing.T) *s28Redis {
+func startKillableRedis(t *testing.T) *killableRedis {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -48,7 +48,7 @@ func s28StartRedis(t *testing.T) *s28Redis {
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
 	require.NoError(t, l.Close())
-	s := &s28Redis{out: &bytes.Buffer{}, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
+	s := &killableRedis{out: &bytes.Buffer{}, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
 	s.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", t.TempDir(), "--save", "", "--appendonly", "no")
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
 	require.NoError(t, s.cmd.Start())
@@ -63,7 +63,7 @@ func s28StartRedis(t *testing.T) *s28Redis {
 	return s
 }
 
-func (s *s28Redis) kill() {
+func (s *killableRedis) kill() {
 	if s.cmd != nil {
 		_ = s.cmd.Process.Kill()
 		_ = s.cmd.Wait()
@@ -71,7 +71,7 @@ func (s *s28Redis) kill() {
 	}
 }
 
-func (s *s28Redis) store(t *testing.T) (relay.Store, *redis.Client) {
+func (s *killableRedis) store(t *testing.T) (relay.Store, *redis.Client) {
 	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, ReadTimeout: 2 * time.Second})
 	t.Cleanup(func() { _ = c.Close() })
 	st, err := redisrelay.New(c, redisrelay.WithWake(50*time.Millisecond))
@@ -79,9 +79,9 @@ func (s *s28Redis) store(t *testing.T) (relay.Store, *redis.Client) {
 	return st, c
 }
 
-const s28Agent = "http://planner.internal:58213/a2a/secret-path"
+const secretAgentURL = "http://planner.internal:58213/a2a/secret-path"
 
-func s28Handler(t *testing.T, store relay.Store, opts ...relay.HandlerOption) http.Handler {
+func handlerOn(t *testing.T, store relay.Store, opts ...relay.HandlerOption) http.Handler {
 	h, err := relay.NewHandler(store, func(r *http.Request) (string, bool) {
 		id := r.PathValue("id")
 		return id, id == "a" || id == "b"
@@ -92,7 +92,7 @@ func s28Handler(t *testing.T, store relay.Store, opts ...relay.HandlerOption) ht
 	return mux
 }
 
-func s28Do(t *testing.T, h http.Handler, method, target, ct, body string, hdr map[string]string) (int, http.Header, string) {
+func serve(t *testing.T, h http.Handler, method, target, ct, body string, hdr map[string]string) (int, http.Header, string) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -110,15 +110,15 @@ func s28Do(t *testing.T, h http.Handler, method, target, ct, body string, hdr ma
 	return rec.Code, rec.Header(), rec.Body.String()
 }
 
-type s28Event struct{ ID, Name, Data, Retry string }
+type rawEvent struct{ ID, Name, Data, Retry string }
 
-type s28Reader struct {
+type rawReader struct {
 	sc  *bufio.Scanner
 	raw strings.Builder
 }
 
-func (r *s28Reader) next() (s28Event, bool) {
-	var e s28Event
+func (r *rawReader) next() (rawEvent, bool) {
+	var e rawEvent
 	any := false
 	for r.sc.Scan() {
 		line := r.sc.Text()
@@ -149,8 +149,8 @@ func (r *s28Reader) next() (s28Event, bool) {
 	return e, false
 }
 
-func (r *s28Reader) rest() []s28Event {
-	var out []s28Event
+func (r *rawReader) rest() []rawEvent {
+	var out []rawEvent
 	for {
 		e, ok := r.next()
 		if !ok {
@@ -160,7 +160,7 @@ func (r *s28Reader) rest() []s28Event {
 	}
 }
 
-func s28Open(t *testing.T, ctx context.Context, client *http.Client, lastID string) (*http.Response, *s28Reader) {
+func openEvents(t *testing.T, ctx context.Context, client *http.Client, lastID string) (*http.Response, *rawReader) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://relay.test/s/a/events", nil)
 	require.NoError(t, err)
@@ -173,20 +173,20 @@ func s28Open(t *testing.T, ctx context.Context, client *http.Client, lastID stri
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 8<<20)
-	return resp, &s28Reader{sc: sc}
+	return resp, &rawReader{sc: sc}
 }
 
-// s28ReadAll reads the whole stream, bounded by 20 s.
-func s28ReadAll(t *testing.T, client *http.Client, lastID string) (int, []s28Event, string, bool) {
+// readAllEvents reads the whole stream, bounded by 20 s.
+func readAllEvents(t *testing.T, client *http.Client, lastID string) (int, []rawEvent, string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
-	resp, rd := s28Open(t, ctx, client, lastID)
+	resp, rd := openEvents(t, ctx, client, lastID)
 	evs := rd.rest()
 	return resp.StatusCode, evs, rd.raw.String(), ctx.Err() == nil
 }
 
-func s28Names(evs []s28Event) []string {
+func namesOf(evs []rawEvent) []string {
 	var out []string
 	for _, e := range evs {
 		out = append(out, e.Name)
@@ -194,8 +194,8 @@ func s28Names(evs []s28Event) []string {
 	return out
 }
 
-// s28Question opens key with an open question at Seq 2.
-func s28Question(t *testing.T, store relay.Store, key string) relay.Log {
+// questionLog opens key with an open question at Seq 2.
+func questionLog(t *testing.T, store relay.Store, key string) relay.Log {
 	log, err := store.Open(t.Context(), key)
 	require.NoError(t, err)
 	f, err := log.Acquire(t.Context(), "manual", time.Hour)
@@ -206,7 +206,7 @@ func s28Question(t *testing.T, store relay.Store, key string) relay.Log {
 	return log
 }
 
-func s28Canceled(t *testing.T, log relay.Log) bool {
+func cancelRequested(t *testing.T, log relay.Log) bool {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	err := log.AwaitCancel(ctx)
@@ -217,7 +217,7 @@ func s28Canceled(t *testing.T, log relay.Log) bool {
 	return false
 }
 
-func s28Stored(t *testing.T, log relay.Log, prompt uint64) bool {
+func answerStored(t *testing.T, log relay.Log, prompt uint64) bool {
 	_, ok, err := log.LoadAnswer(t.Context(), prompt)
 	require.NoError(t, err)
 	return ok
@@ -226,11 +226,11 @@ func s28Stored(t *testing.T, log relay.Log, prompt uint64) bool {
 // On Redis, refused posts store nothing, and nothing posted to stream a
 // reaches stream b.
 func TestRedisRefusedPostsRecordNothing(t *testing.T) {
-	srv := s28StartRedis(t)
+	srv := startKillableRedis(t)
 	store, _ := srv.store(t)
-	la := s28Question(t, store, "a")
-	lb := s28Question(t, store, "b")
-	h := s28Handler(t, store)
+	la := questionLog(t, store, "a")
+	lb := questionLog(t, store, "b")
+	h := handlerOn(t, store)
 	good := `{"prompt":2,"text":"Ada"}`
 	k := map[string]string{"Idempotency-Key": "k1"}
 	cases := []struct {
@@ -254,37 +254,37 @@ func TestRedisRefusedPostsRecordNothing(t *testing.T) {
 		{"prompt ahead", "application/json", `{"prompt":3,"text":"Ada"}`, k, 0},
 	}
 	for _, c := range cases {
-		code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", c.ct, c.body, c.hdr)
+		code, _, body := serve(t, h, "POST", "http://relay.test/s/a/answer", c.ct, c.body, c.hdr)
 		if c.want != 0 {
 			require.Equal(t, c.want, code, "%s: %s", c.name, body)
 		} else {
 			require.True(t, code >= 400 && code < 500, "%s: %d %s", c.name, code, body)
 		}
-		require.False(t, s28Stored(t, la, 2), "%s: stored", c.name)
+		require.False(t, answerStored(t, la, 2), "%s: stored", c.name)
 		if c.want == 415 || c.want == 403 {
 			cbody := "{}"
-			code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", c.ct, cbody, c.hdr)
+			code, _, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", c.ct, cbody, c.hdr)
 			require.Equal(t, c.want, code, "cancel %s: %s", c.name, body)
-			require.False(t, s28Canceled(t, la), "cancel %s: recorded", c.name)
+			require.False(t, cancelRequested(t, la), "cancel %s: recorded", c.name)
 		}
 	}
-	require.False(t, s28Stored(t, lb, 2))
+	require.False(t, answerStored(t, lb, 2))
 
-	code, _, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "Application/JSON; charset=utf-8", good, k)
+	code, _, body := serve(t, h, "POST", "http://relay.test/s/a/answer", "Application/JSON; charset=utf-8", good, k)
 	require.Equal(t, 200, code, body)
-	code, _, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", nil)
+	code, _, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", "", nil)
 	require.Equal(t, 202, code, body)
-	require.True(t, s28Stored(t, la, 2))
-	require.True(t, s28Canceled(t, la))
-	require.False(t, s28Stored(t, lb, 2), "b got a's answer")
-	require.False(t, s28Canceled(t, lb), "b got a's cancel")
+	require.True(t, answerStored(t, la, 2))
+	require.True(t, cancelRequested(t, la))
+	require.False(t, answerStored(t, lb, 2), "b got a's answer")
+	require.False(t, cancelRequested(t, lb), "b got a's cancel")
 }
 
 // On Redis, with WithChunkSize(64), a 56 KiB multi-byte answer is cut into
 // appending pieces of whole runes of at most 64 bytes, and reaches the
 // agent whole.
 func TestRedisLongMultiByteAnswer(t *testing.T) {
-	srv := s28StartRedis(t)
+	srv := startKillableRedis(t)
 	store, _ := srv.store(t)
 	answer := "a"
 	for len(answer) < 56<<10-8 {
@@ -292,7 +292,7 @@ func TestRedisLongMultiByteAnswer(t *testing.T) {
 	}
 	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.AskInput("name?"),
 		a2atest.Chunk("x", "thanks", false, true), a2atest.Finish(a2a.StateCompleted, "")))
-	client, err := stream.NewClient(s28Agent, stream.WithHTTPClient(agent.Client()))
+	client, err := stream.NewClient(secretAgentURL, stream.WithHTTPClient(agent.Client()))
 	require.NoError(t, err)
 	log, err := store.Open(t.Context(), "a")
 	require.NoError(t, err)
@@ -304,11 +304,11 @@ func TestRedisLongMultiByteAnswer(t *testing.T) {
 	go func() {
 		done <- relay.Drive(ctx, log, fence, relay.Send(client, a2a.NewTextMessage(a2a.RoleUser, "hi")), relay.WithChunkSize(64))
 	}()
-	h := s28Handler(t, store)
+	h := handlerOn(t, store)
 	// Wait for the question through a browser's eyes.
 	rctx, rcancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer rcancel()
-	_, rd := s28Open(t, rctx, a2atest.NewClient(h), "")
+	_, rd := openEvents(t, rctx, a2atest.NewClient(h), "")
 	var prompt uint64
 	for prompt == 0 {
 		e, ok := rd.next()
@@ -321,7 +321,7 @@ func TestRedisLongMultiByteAnswer(t *testing.T) {
 	}
 	body, err := json.Marshal(map[string]any{"prompt": prompt, "text": answer, "epoch": log.Epoch()})
 	require.NoError(t, err)
-	code, _, resp := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", string(body), map[string]string{"Idempotency-Key": "k"})
+	code, _, resp := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", string(body), map[string]string{"Idempotency-Key": "k"})
 	require.Equal(t, 200, code, "%.200s", resp)
 
 	var got strings.Builder
@@ -358,7 +358,7 @@ func TestRedisLongMultiByteAnswer(t *testing.T) {
 // On Redis: odd Last-Event-IDs get gone and a complete stream; a page of a
 // log Redis lost (FLUSHALL) ends with gone "lost" and failure "lost".
 func TestRedisLastEventIDsAndALostLog(t *testing.T) {
-	srv := s28StartRedis(t)
+	srv := startKillableRedis(t)
 	store, rc := srv.store(t)
 	log, err := store.Open(t.Context(), "a")
 	require.NoError(t, err)
@@ -368,7 +368,7 @@ func TestRedisLastEventIDsAndALostLog(t *testing.T) {
 		relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working","taskId":"t1"}`)},
 		relay.Entry{Seq: 2, Name: relay.EventArtifact, Data: []byte(`{"pane":"artifact:x","id":"x","text":"hi"}`)},
 		relay.Entry{Seq: 3, Name: relay.EventEnd, Data: []byte(`{"state":"completed","text":"completed"}`)}))
-	client := a2atest.NewClient(s28Handler(t, store))
+	client := a2atest.NewClient(handlerOn(t, store))
 	ep := log.Epoch()
 	for id, reason := range map[string]string{
 		"garbage":                          "unparsable",
@@ -378,23 +378,23 @@ func TestRedisLastEventIDsAndALostLog(t *testing.T) {
 		ep + "-4":                          "ahead",
 		ep + "-18446744073709551615":       "ahead",
 	} {
-		status, evs, raw, ended := s28ReadAll(t, client, id)
+		status, evs, raw, ended := readAllEvents(t, client, id)
 		require.Equal(t, 200, status, "%.60s", id)
 		require.True(t, ended, "%.60s", id)
-		require.Equal(t, []string{relay.EventGone, relay.EventStatus, relay.EventArtifact, relay.EventEnd}, s28Names(evs), "%.60s: %s", id, raw)
+		require.Equal(t, []string{relay.EventGone, relay.EventStatus, relay.EventArtifact, relay.EventEnd}, namesOf(evs), "%.60s: %s", id, raw)
 		var g relay.GoneData
 		require.NoError(t, json.Unmarshal([]byte(evs[0].Data), &g))
 		require.Equal(t, reason, g.Reason, "%.60s", id)
 	}
-	status, _, _, _ := s28ReadAll(t, client, ep+"-3")
+	status, _, _, _ := readAllEvents(t, client, ep+"-3")
 	require.Equal(t, 204, status)
 
 	require.NoError(t, rc.FlushAll(t.Context()).Err())
 	for _, id := range []string{ep + "-1", ep + "-3"} {
-		status, evs, raw, ended := s28ReadAll(t, client, id)
+		status, evs, raw, ended := readAllEvents(t, client, id)
 		require.Equal(t, 200, status)
 		require.True(t, ended, "the page of a lost log hangs: %s", raw)
-		require.Equal(t, []string{relay.EventGone, relay.EventFailure}, s28Names(evs), raw)
+		require.Equal(t, []string{relay.EventGone, relay.EventFailure}, namesOf(evs), raw)
 		require.Contains(t, evs[1].Data, `"kind":"lost"`)
 	}
 }
@@ -402,14 +402,14 @@ func TestRedisLastEventIDsAndALostLog(t *testing.T) {
 // When redis-server dies, a live event stream ends with retry:, a new
 // EventSource gets 200 with retry:, and posts get 503 with Retry-After.
 func TestRedisDiesUnderALiveStream(t *testing.T) {
-	srv := s28StartRedis(t)
+	srv := startKillableRedis(t)
 	store, _ := srv.store(t)
-	s28Question(t, store, "a")
-	h := s28Handler(t, store)
+	questionLog(t, store, "a")
+	h := handlerOn(t, store)
 	client := a2atest.NewClient(h)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	resp, rd := s28Open(t, ctx, client, "")
+	resp, rd := openEvents(t, ctx, client, "")
 	require.Equal(t, 200, resp.StatusCode)
 	e1, _ := rd.next()
 	e2, _ := rd.next()
@@ -420,21 +420,21 @@ func TestRedisDiesUnderALiveStream(t *testing.T) {
 	require.NotEmpty(t, rest, rd.raw.String())
 	require.NotEmpty(t, rest[len(rest)-1].Retry, "the cut stream ended without retry: %s", rd.raw.String())
 
-	status, evs, raw, ended := s28ReadAll(t, client, e2.ID)
+	status, evs, raw, ended := readAllEvents(t, client, e2.ID)
 	require.Equal(t, 200, status, raw)
 	require.True(t, ended, raw)
 	require.Len(t, evs, 1, raw)
 	require.Equal(t, "2000", evs[0].Retry, raw)
 
-	code, hdr, body := s28Do(t, h, "POST", "http://relay.test/s/a/answer", "application/json", `{"prompt":2,"text":"x"}`, map[string]string{"Idempotency-Key": "k"})
+	code, hdr, body := serve(t, h, "POST", "http://relay.test/s/a/answer", "application/json", `{"prompt":2,"text":"x"}`, map[string]string{"Idempotency-Key": "k"})
 	require.Equal(t, 503, code, body)
 	require.Equal(t, "2", hdr.Get("Retry-After"))
 	require.NotContains(t, body, "127.0.0.1", "the store's address reaches the browser")
-	code, hdr, body = s28Do(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", ``, nil)
+	code, hdr, body = serve(t, h, "POST", "http://relay.test/s/a/cancel", "application/json", ``, nil)
 	require.Equal(t, 503, code, body)
 	require.Equal(t, "2", hdr.Get("Retry-After"))
 	require.NotContains(t, body, "127.0.0.1", "the store's address reaches the browser")
-	code, _, body = s28Do(t, h, "GET", "http://relay.test/s/a/events", "", "", nil)
+	code, _, body = serve(t, h, "GET", "http://relay.test/s/a/events", "", "", nil)
 	require.Equal(t, 503, code, body)
 	require.NotContains(t, body, "127.0.0.1", "the store's address reaches the browser")
 }
