@@ -330,10 +330,10 @@ func TestBreakerHalfOpenLetsOneProbeThrough(t *testing.T) {
 				_, err := c.GetTask(background(), "t-1")
 				requireStatusResult(t, err, http.StatusServiceUnavailable)
 
-				sgWait(cooldown - time.Nanosecond)
+				waitFake(cooldown - time.Nanosecond)
 				_, err = c.GetTask(background(), "t-1")
 				require.ErrorIs(t, err, stream.ErrCircuitOpen, "still open 1 ns before the cooldown ends")
-				sgWait(time.Nanosecond)
+				waitFake(time.Nanosecond)
 
 				errs := make([]error, 4)
 				var wg sync.WaitGroup

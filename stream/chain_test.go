@@ -40,10 +40,10 @@ func (w *wireWriter) errorObject(e *a2a.RPCError) []byte {
 	return body
 }
 
-// keyedWireClient returns a Client of the agent under a keyed URL (a URL
+// keyedAgentClient returns a Client of the agent under a keyed URL (a URL
 // password, ?code=) with a secret Authorization header: credentials that
 // must not reach the agent's callers.
-func keyedWireClient(t *testing.T, a *wireAgent) *stream.Client {
+func keyedAgentClient(t *testing.T, a *wireAgent) *stream.Client {
 	t.Helper()
 	opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(a)), stream.WithVersion(a.v),
 		stream.WithHeader("Authorization", "Bearer service-secret")}
@@ -80,7 +80,7 @@ func overloaded(v a2a.Version) *a2a.RPCError {
 func chainAgent(t *testing.T, w wire, self, downName string, down *wireAgent, sent chan<- []byte) *wireAgent {
 	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
 		kindStream: func(ww *wireWriter, c wireCall) {
-			_, err := keyedWireClient(t, down).Send(c.ctx, hello()).Wait()
+			_, err := keyedAgentClient(t, down).Send(c.ctx, hello()).Wait()
 			ww.w.Header().Set("X-Debug", "header-secret")
 			sent <- ww.errorObject(chain.Error(err, w.v, self, downName))
 		},
@@ -219,11 +219,11 @@ func TestChainErrorOfFailedCallsHoldsNoSecret(t *testing.T) {
 		for name, h := range failures {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					mo := newSGOrigins()
+					mo := newOriginRouter()
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
-					c := sgKeyedClient(t, w, mo.client(), &logCapture{})
+					c := keyedLoggedClient(t, w, mo.client(), &logCapture{})
 					_, err := c.Send(context.Background(), hello(), stream.WithHeader("X-Call-Token", "call-secret")).Wait()
 					require.Error(t, err)
 					for _, v := range []a2a.Version{a2a.V03, a2a.V10} {

@@ -27,10 +27,11 @@ var versions = []a2a.Version{a2a.V03, a2a.V10}
 
 const endpoint = "http://agent.test/"
 
-// newClient returns a client of agent fixed to version v.
-func newClient(t *testing.T, agent *a2atest.Agent, v a2a.Version, opts ...stream.Option) *stream.Client {
+// newClient returns a JSON-RPC client of h (an a2atest agent or any
+// handler) fixed to version v.
+func newClient(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
 	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(v)}, opts...)
+	all := append([]stream.Option{stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v)}, opts...)
 	c, err := stream.NewClient(endpoint, all...)
 	require.NoError(t, err)
 	return c

@@ -425,7 +425,7 @@ func TestWorkingAfterTheReplyIsANewStatusInsideTheReplayWindow(t *testing.T) {
 					}
 				})
 				hook := &recorder{answers: []string{"Oct"}}
-				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				defer s.Close()
 				var states []a2a.TaskState
 				for s.Next() {
@@ -472,7 +472,7 @@ func TestAnswerLaterStaleTaskWithoutStatusMessagesIsNotANewQuestion(t *testing.T
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
 				})
 				hook := &recorder{answers: []string{"asked again"}}
-				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 				got, err := drain(t, s)
 				require.Empty(t, hook.requests, "the human is never asked twice for the same prompt")
 				require.NoError(t, err)
@@ -526,7 +526,7 @@ func TestAnswerLaterFollowUpOpeningWithANewPromptAsksTheHook(t *testing.T) {
 						}
 					})
 					hook := &recorder{answers: []string{"Lisbon"}}
-					s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+					s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 					_, err := drain(t, s)
 					require.NoError(t, err, "got %T: %v", err, err)
 					require.Len(t, hook.requests, 1, "the new question is asked")
@@ -550,7 +550,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 		t.Run(c.name+"/no hook", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
-				s := handlerClient(t, srv, c.v).Send(bounded(t), reply())
+				s := newClient(t, srv, c.v).Send(bounded(t), reply())
 				got, err := drain(t, s)
 				require.NoError(t, err, "the prompt shown first is the one this message answers")
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
@@ -563,7 +563,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
 				hook := &recorder{answers: []string{"asked again"}}
-				s := handlerClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
+				s := newClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
 				got, err := drain(t, s)
 				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
 				require.Len(t, srv.requests(), 1, "one follow-up message, no second reply")
@@ -646,7 +646,7 @@ func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
 					}
 				})
 				hook := &recorder{answers: []string{"first answer", "second answer"}}
-				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				require.NoError(t, err)
 				require.Len(t, hook.requests, 2, "the hook is asked twice")
@@ -720,7 +720,7 @@ func TestHumanInputWhilePolling(t *testing.T) {
 				p := &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 					snaps: []*a2a.Task{snaps[0], snaps[1], &asking, &asking, snaps[3], snaps[4]}}
 				rec := recorder{answers: []string{"Lisbon"}}
-				s := handlerClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
+				s := newClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "ab", got.text("a1"))

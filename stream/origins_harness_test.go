@@ -1,7 +1,7 @@
 package stream_test
 
 // Harness of tests that need several origins: a transport that serves several
-// origins in process and records every sgHop the client makes (its scheme,
+// origins in process and records every hop the client makes (its scheme,
 // host, port, path and headers), so that a test can see where a credential
 // went, redirects included.
 
@@ -25,18 +25,18 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// sgHop is one request the client sent, as it left the client.
-type sgHop struct {
+// hop is one request the client sent, as it left the client.
+type hop struct {
 	method string
 	url    *url.URL
 	header http.Header
 	body   []byte
 }
 
-// origin returns the sgHop's scheme://host:port, the port made explicit.
-func (h sgHop) origin() string { return sgOriginOf(h.url) }
+// origin returns the hop's scheme://host:port, the port made explicit.
+func (h hop) origin() string { return originOf(h.url) }
 
-func sgOriginOf(u *url.URL) string {
+func originOf(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
 		switch strings.ToLower(u.Scheme) {
@@ -49,28 +49,28 @@ func sgOriginOf(u *url.URL) string {
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
-// sgOrigins is an http.RoundTripper that serves each origin with its own
-// handler, in process, and records every sgHop. A sgHop to an origin without a
+// originRouter is an http.RoundTripper that serves each origin with its own
+// handler, in process, and records every hop. A hop to an origin without a
 // handler fails as an unreachable host does.
-type sgOrigins struct {
+type originRouter struct {
 	mu     sync.Mutex
-	hops   []sgHop
+	hops   []hop
 	routes map[string]http.RoundTripper
 }
 
-func newSGOrigins() *sgOrigins { return &sgOrigins{routes: map[string]http.RoundTripper{}} }
+func newOriginRouter() *originRouter { return &originRouter{routes: map[string]http.RoundTripper{}} }
 
 // serve makes the origin of rawURL reach h.
-func (m *sgOrigins) serve(rawURL string, h http.Handler) *sgOrigins {
+func (m *originRouter) serve(rawURL string, h http.Handler) *originRouter {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		panic(err)
 	}
-	m.routes[sgOriginOf(u)] = a2atest.NewTransport(h)
+	m.routes[originOf(u)] = a2atest.NewTransport(h)
 	return m
 }
 
-func (m *sgOrigins) RoundTrip(r *http.Request) (*http.Response, error) {
+func (m *originRouter) RoundTrip(r *http.Request) (*http.Response, error) {
 	var body []byte
 	if r.Body != nil {
 		body, _ = io.ReadAll(r.Body)
@@ -79,8 +79,8 @@ func (m *sgOrigins) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	u := *r.URL
 	m.mu.Lock()
-	m.hops = append(m.hops, sgHop{method: r.Method, url: &u, header: r.Header.Clone(), body: body})
-	rt := m.routes[sgOriginOf(r.URL)]
+	m.hops = append(m.hops, hop{method: r.Method, url: &u, header: r.Header.Clone(), body: body})
+	rt := m.routes[originOf(r.URL)]
 	m.mu.Unlock()
 	if rt == nil {
 		return nil, fmt.Errorf("dial tcp: lookup %s: no such host", r.URL.Hostname())
@@ -88,22 +88,22 @@ func (m *sgOrigins) RoundTrip(r *http.Request) (*http.Response, error) {
 	return rt.RoundTrip(r)
 }
 
-func (m *sgOrigins) client() *http.Client { return &http.Client{Transport: m} }
+func (m *originRouter) client() *http.Client { return &http.Client{Transport: m} }
 
-func (m *sgOrigins) recorded() []sgHop {
+func (m *originRouter) recorded() []hop {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]sgHop(nil), m.hops...)
+	return append([]hop(nil), m.hops...)
 }
 
-// sgRequireNoCredentialsOutside asserts that no sgHop to an origin other than
+// requireNoCredentialsOutside asserts that no hop to an origin other than
 // named carried any of the secret headers, and returns how many hops went
 // to named (so that a test can check it is not vacuous).
-func sgRequireNoCredentialsOutside(t *testing.T, m *sgOrigins, named string) (inside, outside int) {
+func requireNoCredentialsOutside(t *testing.T, m *originRouter, named string) (inside, outside int) {
 	t.Helper()
 	nu, err := url.Parse(named)
 	require.NoError(t, err)
-	own := sgOriginOf(nu)
+	own := originOf(nu)
 	for _, h := range m.recorded() {
 		if h.origin() == own {
 			inside++
@@ -120,9 +120,9 @@ func sgRequireNoCredentialsOutside(t *testing.T, m *sgOrigins, named string) (in
 	return inside, outside
 }
 
-// sgCardJSON returns an agent card naming endpoint as its only interface, in
+// cardJSON returns an agent card naming endpoint as its only interface, in
 // binding b and version v, with the given streaming capability.
-func sgCardJSON(v a2a.Version, b a2a.Binding, endpoint string, streaming bool) []byte {
+func cardJSON(v a2a.Version, b a2a.Binding, endpoint string, streaming bool) []byte {
 	var card map[string]any
 	if v == a2a.V10 {
 		card = map[string]any{
@@ -148,9 +148,9 @@ func sgCardJSON(v a2a.Version, b a2a.Binding, endpoint string, streaming bool) [
 	return raw
 }
 
-// sgCardServer serves card at the well-known path (and at any path ending in
+// withCard serves card at the well-known path (and at any path ending in
 // .json), 404 elsewhere, and passes every other request to next.
-func sgCardServer(card []byte, next http.Handler) http.Handler {
+func withCard(card []byte, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && (r.URL.Path == "/.well-known/agent-card.json" || strings.HasSuffix(r.URL.Path, ".json")) {
 			w.Header().Set("Content-Type", "application/json")
@@ -165,10 +165,10 @@ func sgCardServer(card []byte, next http.Handler) http.Handler {
 	})
 }
 
-// sgKindOf tells which kind of call r is, on wire (v, b): stream, send,
+// kindOf tells which kind of call r is, on wire (v, b): stream, send,
 // subscribe, get, cancel, card, or "" for anything else. It leaves r's body
 // readable.
-func sgKindOf(v a2a.Version, b a2a.Binding, r *http.Request) callKind {
+func kindOf(v a2a.Version, b a2a.Binding, r *http.Request) callKind {
 	if strings.HasPrefix(r.URL.Path, "/.well-known/") || strings.HasSuffix(r.URL.Path, ".json") {
 		return "card"
 	}
@@ -203,11 +203,11 @@ func sgKindOf(v a2a.Version, b a2a.Binding, r *http.Request) callKind {
 	return ""
 }
 
-// sgRedirectKind answers calls of kind k with a redirect (status code) to the
+// redirectKind answers calls of kind k with a redirect (status code) to the
 // same path and query on target, and passes everything else to next.
-func sgRedirectKind(v a2a.Version, b a2a.Binding, k callKind, code int, target string, next http.Handler) http.Handler {
+func redirectKind(v a2a.Version, b a2a.Binding, k callKind, code int, target string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sgKindOf(v, b, r) == k {
+		if kindOf(v, b, r) == k {
 			loc := strings.TrimSuffix(target, "/") + r.URL.RequestURI()
 			http.Redirect(w, r, loc, code)
 			return
@@ -224,11 +224,11 @@ func hitlFunc(count func()) hitl.Hook {
 	})
 }
 
-// sgDrain runs the stream to its end as drain does (checking after each
+// drainLoose runs the stream to its end as drain does (checking after each
 // event that Task().Artifacts is the fold of the events), without drain's
 // checks on message IDs, which messages without an ID or with data parts
 // only do not fit.
-func sgDrain(t *testing.T, s *stream.Stream) (*collected, error) {
+func drainLoose(t *testing.T, s *stream.Stream) (*collected, error) {
 	t.Helper()
 	c := &collected{shown: map[string]string{}}
 	defer s.Close()
@@ -250,8 +250,8 @@ func sgDrain(t *testing.T, s *stream.Stream) (*collected, error) {
 	return c, s.Err()
 }
 
-// sgDescribe is a short account of events, for failure messages.
-func sgDescribe(evs []a2a.Event) string {
+// describeEvents is a short account of events, for failure messages.
+func describeEvents(evs []a2a.Event) string {
 	var b strings.Builder
 	for _, ev := range evs {
 		switch e := ev.(type) {

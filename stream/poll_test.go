@@ -164,7 +164,7 @@ func TestAgentThatCannotStreamIsPolled(t *testing.T) {
 					p := &pollServer{v: v, refuse: r.refuse, snaps: progression(a2a.StateCompleted, "one ", "two")}
 					var notices []stream.Notice
 					var sl sleeps
-					s := handlerClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
+					s := newClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
 						Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -222,7 +222,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 				snaps: progression(a2a.StateCompleted, "a", "b"), getFault: map[int]int{1: 503}}
 			var sl sleeps
 			var kinds []stream.NoticeKind
-			s := handlerClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
+			s := newClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
 				Send(background(), hello())
 			got, err := drain(t, s)
 			require.NoError(t, err)
@@ -240,7 +240,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 			snaps := progression(a2a.StateCompleted, "a")
 			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 				snaps: []*a2a.Task{snaps[0], snaps[1], snaps[1], snaps[1], snaps[1], snaps[1], snaps[2], snaps[3]}, getFault: map[int]int{1: 503, 4: 503}}
-			s := handlerClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+			s := newClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
 				Send(background(), hello())
 			_, err := drain(t, s)
 			var re *reconnect.Error
@@ -254,7 +254,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 				snaps: progression(a2a.StateCompleted, "a", "b", "c"), getFault: map[int]int{1: 503, 3: 503, 5: 503}}
-			s := handlerClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+			s := newClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
 				Send(background(), hello())
 			got, err := drain(t, s)
 			require.NoError(t, err)
@@ -268,7 +268,7 @@ func TestStalledTaskEndsTyped(t *testing.T) {
 		snaps := progression(a2a.StateCompleted, "a")
 		p := &pollServer{v: a2a.V03, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps[:3]} // never completes
 		start := time.Now()
-		_, err := drain(t, handlerClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
+		_, err := drain(t, newClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
 		var stalled *stream.StalledError
 		require.ErrorAs(t, err, &stalled)
 		require.Equal(t, time.Minute, stalled.After)
@@ -381,7 +381,7 @@ func TestPollingEndsTyped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		snaps := progression(a2a.StateFailed, "partial")
 		p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}
-		_, err := drain(t, handlerClient(t, p, a2a.V10).Send(background(), hello()))
+		_, err := drain(t, newClient(t, p, a2a.V10).Send(background(), hello()))
 		var failed *terminal.FailedError
 		require.ErrorAs(t, err, &failed)
 		require.Equal(t, "partial", failed.Task.Artifact("a1").Text())
@@ -425,7 +425,7 @@ func pollingAgent(t *testing.T, v a2a.Version, b a2a.Binding, snaps []*a2a.Task,
 		}
 		return restClient(t, pollSeq(v, snaps[0], polls...), v, opts...)
 	}
-	return handlerClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
+	return newClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
 }
 
 // A polled task whose status message has no ID, and which the server also
@@ -1122,7 +1122,7 @@ func TestPolledTaskYieldsInStreamOrder(t *testing.T) {
 			a2atest.Chunk("a2", "y", true, true), a2atest.Finish(a2a.StateFailed, "oops"),
 		},
 	}
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for name, script := range scripts {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
@@ -1136,7 +1136,7 @@ func TestPolledTaskYieldsInStreamOrder(t *testing.T) {
 						})))
 					require.NoError(t, err)
 					start := time.Now()
-					s := c.Send(ctx, s28Msg())
+					s := c.Send(ctx, hiMessage())
 					defer s.Close()
 					var ys []s28bYield
 					folded := &a2a.Task{}

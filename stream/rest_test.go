@@ -467,9 +467,9 @@ func TestRESTSubscribeByGETAfter405(t *testing.T) {
 	}
 }
 
-// sgRESTRecorder answers every REST call of version v under any base with a
+// restRecorder answers every REST call of version v under any base with a
 // canned success, and records each request's method, escaped path and query.
-type sgRESTRecorder struct {
+type restRecorder struct {
 	v a2a.Version
 	// getSubscribe makes a POST to a subscribe route get 405, as servers
 	// that route subscribe as GET only (a2a-python 0.3) answer.
@@ -478,7 +478,7 @@ type sgRESTRecorder struct {
 	seen         []string // "METHOD escaped-path?raw-query"
 }
 
-func (h *sgRESTRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *restRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.seen = append(h.seen, r.Method+" "+r.URL.EscapedPath()+"?"+r.URL.RawQuery)
 	h.mu.Unlock()
@@ -500,7 +500,7 @@ func (h *sgRESTRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *sgRESTRecorder) requests() []string {
+func (h *restRecorder) requests() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.seen...)
@@ -528,8 +528,8 @@ func TestRESTBaseURLOnEveryCall(t *testing.T) {
 		} {
 			t.Run(string(v)+"/"+tc.base, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					rec := &sgRESTRecorder{v: v}
-					c, err := stream.NewRESTClient(tc.base, stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					rec := &restRecorder{v: v}
+					c, err := stream.NewRESTClient(tc.base, stream.WithHTTPClient(newOriginRouter().serve("http://agent.test", rec).client()), stream.WithVersion(v))
 					require.NoError(t, err)
 					ctx := context.Background()
 					_, err = c.Send(ctx, hello()).Wait()
@@ -575,8 +575,8 @@ func TestTaskIDIsEscapedInRESTPaths(t *testing.T) {
 		for _, id := range []string{"a/b", "x?code=evil", "x#frag", "50%done", "a b", "../../admin"} {
 			t.Run(fmt.Sprintf("%s/%q", v, id), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					rec := &sgRESTRecorder{v: v}
-					c, err := stream.NewRESTClient("http://agent.test/api?code=K1", stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					rec := &restRecorder{v: v}
+					c, err := stream.NewRESTClient("http://agent.test/api?code=K1", stream.WithHTTPClient(newOriginRouter().serve("http://agent.test", rec).client()), stream.WithVersion(v))
 					require.NoError(t, err)
 					ctx := context.Background()
 					_, _ = c.GetTask(ctx, id)
@@ -617,8 +617,8 @@ func TestRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
 		for _, base := range []string{"http://agent.test/api?code=K1", "http://agent.test/api/?code=K1&x=1&x=2"} {
 			t.Run(string(v)+"/"+base, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					rec := &sgRESTRecorder{v: v, getSubscribe: true}
-					c, err := stream.NewRESTClient(base, stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					rec := &restRecorder{v: v, getSubscribe: true}
+					c, err := stream.NewRESTClient(base, stream.WithHTTPClient(newOriginRouter().serve("http://agent.test", rec).client()), stream.WithVersion(v))
 					require.NoError(t, err)
 					_, err = c.Subscribe(context.Background(), "t-1").Wait()
 					require.NoError(t, err)

@@ -1019,7 +1019,7 @@ func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
 			hops++
 			http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
 		})
-		_, err := drain(t, handlerClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
+		_, err := drain(t, newClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
 		require.Error(t, err)
 		var httpErr *stream.HTTPError
 		require.False(t, errors.As(err, &httpErr), "a redirect is not the agent's answer: %v", err)
@@ -1036,7 +1036,7 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 			sseHeaders(w)
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%q,\"result\":{\"kind\":\"message\"}}\n\n", huge)
 		})
-		_, err := drain(t, handlerClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
+		_, err := drain(t, newClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
@@ -1117,9 +1117,9 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 	}
 }
 
-// sgRequireNoSecret asserts that neither err's text (nor that of any error
+// requireNoSecret asserts that neither err's text (nor that of any error
 // in its chain) nor the log holds a secret.
-func sgRequireNoSecret(t *testing.T, err error, log *logCapture, what string) {
+func requireNoSecret(t *testing.T, err error, log *logCapture, what string) {
 	t.Helper()
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		require.NotContains(t, e.Error(), "secret", "%s: error text", what)
@@ -1127,9 +1127,9 @@ func sgRequireNoSecret(t *testing.T, err error, log *logCapture, what string) {
 	require.NotContains(t, log.String(), "secret", "%s: log", what)
 }
 
-// sgKeyedClient returns a Client of wire w for https://agent.test under a
+// keyedLoggedClient returns a Client of wire w for https://agent.test under a
 // keyed URL (?code=, a URL password) with secret headers, logging to log.
-func sgKeyedClient(t *testing.T, w wire, hc *http.Client, log *logCapture, extra ...stream.Option) *stream.Client {
+func keyedLoggedClient(t *testing.T, w wire, hc *http.Client, log *logCapture, extra ...stream.Option) *stream.Client {
 	t.Helper()
 	opts := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(w.v), stream.WithLogger(log.logger()),
 		stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"),
@@ -1187,25 +1187,25 @@ func TestErrorsAndLogsHoldNoSecret(t *testing.T) {
 		for name, h := range failures {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					mo := newSGOrigins()
+					mo := newOriginRouter()
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
 					log := &logCapture{}
-					c := sgKeyedClient(t, w, mo.client(), log)
+					c := keyedLoggedClient(t, w, mo.client(), log)
 					ctx := context.Background()
 					_, err := c.Send(ctx, hello(), stream.WithHeader("X-Call-Token", "call-secret")).Wait()
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "send")
+					requireNoSecret(t, err, log, "send")
 					_, err = c.Subscribe(ctx, "t-1", stream.WithHeader("X-Call-Token", "call-secret")).Wait()
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "subscribe")
+					requireNoSecret(t, err, log, "subscribe")
 					_, err = c.GetTask(ctx, "t-1", stream.WithHeader("X-Call-Token", "call-secret"))
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "get")
+					requireNoSecret(t, err, log, "get")
 					_, err = c.Cancel(ctx, "t-1", stream.WithHeader("X-Call-Token", "call-secret"))
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "cancel")
+					requireNoSecret(t, err, log, "cancel")
 					require.NotEmpty(t, mo.recorded())
 				})
 			})
@@ -1237,7 +1237,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 		for name, h := range answers {
 			t.Run(name+"/"+base, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					mo := newSGOrigins()
+					mo := newOriginRouter()
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
@@ -1245,7 +1245,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 					_, err := stream.Resolve(context.Background(), base, stream.WithHTTPClient(mo.client()), stream.WithLogger(log.logger()),
 						stream.WithHeader("Authorization", "Bearer service-secret"))
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "resolve")
+					requireNoSecret(t, err, log, "resolve")
 					var ice *agentcard.InvalidError
 					if errors.As(err, &ice) {
 						require.NotContains(t, ice.Reason, "secret")
@@ -1255,7 +1255,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 					if name != "no-iface" { // agentcard.Fetch chooses no interface
 						require.Error(t, err)
 					}
-					sgRequireNoSecret(t, err, log, "fetch card")
+					requireNoSecret(t, err, log, "fetch card")
 				})
 			})
 		}
@@ -1267,7 +1267,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 func TestInvalidHeaderErrorHoldsNoValue(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
-			agent := sgAgent(w)
+			agent := scriptedAgent(w)
 			bad := stream.WithHeader("Authorization", "Bearer tok-secret\r\nX-Evil: 1")
 			_, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()), bad)
 			require.ErrorIs(t, err, stream.ErrInvalidOption)
