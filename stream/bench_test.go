@@ -47,14 +47,6 @@ func benchBody(v a2a.Version, n int, binding ...a2a.Binding) []byte {
 	return b.Bytes()
 }
 
-// bodyTransport answers every request with the same SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(t.body)), Request: r}, nil
-}
-
 // BenchmarkDriver measures the whole runtime per event (decode, dedupe,
 // delivery), with no network: Send, then Next until the end.
 //

@@ -392,20 +392,6 @@ func textArtifact(id, text string) a2a.Artifact {
 	return a2a.Artifact{ID: id, Parts: []a2a.Part{a2a.TextPart(text)}}
 }
 
-// requireArtifactsFold asserts that Task().Artifacts is the fold of the events
-// yielded so far.
-func requireArtifactsFold(t *testing.T, fold *a2a.Task, got *a2a.Task, when string) {
-	t.Helper()
-	if got == nil {
-		require.Empty(t, fold.Artifacts, when)
-		return
-	}
-	require.Equal(t, len(fold.Artifacts), len(got.Artifacts), "%s: artifact count of Task() against the fold of the events yielded", when)
-	for i := range fold.Artifacts {
-		require.Equal(t, fold.Artifacts[i], got.Artifacts[i], "%s: artifact %d", when, i)
-	}
-}
-
 // TestCancelBetweenDeltasKeepsTheFold: Stream.Cancel called
 // between two deltas of one server event (a Task that brings two
 // artifacts and a status message) leaves Task() the fold of the events

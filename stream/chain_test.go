@@ -13,52 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/stream"
 )
-
-// errorObject answers the call with e, as an agent of the wire answers its
-// caller with an error object it built: a JSON-RPC error response, or the
-// HTTP+JSON error body of the wire's version with its status. It returns
-// the body written.
-func (w *wireWriter) errorObject(e *a2a.RPCError) []byte {
-	if w.a.b == a2a.BindingJSONRPC {
-		raw, err := json.Marshal(e)
-		if err != nil {
-			panic(err)
-		}
-		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, w.idOrNull(), raw)
-		w.w.Header().Set("Content-Type", "application/json")
-		w.w.Write(body)
-		return body
-	}
-	status, ct, body := a2a.MarshalHTTPError(w.a.v, e)
-	w.w.Header().Set("Content-Type", ct)
-	w.w.WriteHeader(status)
-	w.w.Write(body)
-	return body
-}
-
-// keyedAgentClient returns a Client of the agent under a keyed URL (a URL
-// password, ?code=) with a secret Authorization header: credentials that
-// must not reach the agent's callers.
-func keyedAgentClient(t *testing.T, a *wireAgent) *stream.Client {
-	t.Helper()
-	opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(a)), stream.WithVersion(a.v),
-		stream.WithHeader("Authorization", "Bearer service-secret")}
-	var (
-		c   *stream.Client
-		err error
-	)
-	if a.b == a2a.BindingHTTPJSON {
-		c, err = stream.NewRESTClient("https://bot:pw-secret@downstream.test?code=code-secret", opts...)
-	} else {
-		c, err = stream.NewClient("https://bot:pw-secret@downstream.test/?code=code-secret", opts...)
-	}
-	require.NoError(t, err)
-	return c
-}
 
 // overloaded is the retryable error the last agent of a chain answers, in
 // its version's shape, with secrets in its data that no caller may see.

@@ -781,38 +781,6 @@ func TestStreamCancelAfterItsContextEnded(t *testing.T) {
 	})
 }
 
-// rpcServer is a hand-written hostile server: it answers each streaming
-// request with what script writes.
-func rpcServer(script func(w http.ResponseWriter, id json.RawMessage, n int)) http.Handler {
-	n := 0
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(body, &req)
-		n++
-		script(w, req.ID, n)
-	})
-}
-
-func sseEvent(w http.ResponseWriter, id json.RawMessage, v a2a.Version, ev a2a.Event) {
-	raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
-	w.(http.Flusher).Flush()
-}
-
-func sseHeaders(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(200)
-}
-
-var firstTask = &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}
-var firstChunk = &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: "kept"}}}}
-
 func TestProtocolErrorsAreNotRetried(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -915,122 +883,6 @@ func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
 // Stranger round 28, endings: how a stream ends and the one line it says,
 // on the four wires, against agents that write hostile reasons.
 
-func (w wire) codec() a2a.Codec { return a2a.Codec{Version: w.v, Binding: w.b} }
-
-// agent returns an a2atest agent that speaks only this wire.
-func (w wire) agent(opts ...a2atest.Option) *a2atest.Agent {
-	return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, opts...)...)
-}
-
-// client returns a client of this wire on hc at base.
-func (w wire) clientAt(t *testing.T, base string, hc *http.Client, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(w.v)}, opts...)
-	var c *stream.Client
-	var err error
-	if w.b == a2a.BindingHTTPJSON {
-		c, err = stream.NewRESTClient(base, all...)
-	} else {
-		c, err = stream.NewClient(base, all...)
-	}
-	require.NoError(t, err)
-	return c
-}
-
-func (w wire) client(t *testing.T, h http.Handler, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	return w.clientAt(t, "http://agent.test/", a2atest.NewClient(h), opts...)
-}
-
-// parsedCall is what a hand-written server reads of a request.
-type parsedCall struct {
-	kind string          // "stream", "subscribe", "get", "send", "cancel"
-	id   json.RawMessage // the JSON-RPC id
-	w    wire
-}
-
-func parseCall(w wire, r *http.Request) parsedCall {
-	body, _ := io.ReadAll(r.Body)
-	c := parsedCall{w: w, id: json.RawMessage(`1`)}
-	if w.b == a2a.BindingHTTPJSON {
-		p := r.URL.Path
-		switch {
-		case strings.HasSuffix(p, "message:stream"):
-			c.kind = "stream"
-		case strings.HasSuffix(p, ":subscribe"):
-			c.kind = "subscribe"
-		case strings.HasSuffix(p, "message:send"):
-			c.kind = "send"
-		case strings.HasSuffix(p, ":cancel"):
-			c.kind = "cancel"
-		case r.Method == http.MethodGet && strings.Contains(p, "/tasks/"):
-			c.kind = "get"
-		}
-		return c
-	}
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	_ = json.Unmarshal(body, &env)
-	if len(env.ID) > 0 {
-		c.id = env.ID
-	}
-	switch env.Method {
-	case "message/stream", "SendStreamingMessage":
-		c.kind = "stream"
-	case "tasks/resubscribe", "SubscribeToTask":
-		c.kind = "subscribe"
-	case "tasks/get", "GetTask":
-		c.kind = "get"
-	case "message/send", "SendMessage":
-		c.kind = "send"
-	case "tasks/cancel", "CancelTask":
-		c.kind = "cancel"
-	}
-	return c
-}
-
-// frame is one SSE event carrying ev, as the wire writes it.
-func (c parsedCall) frame(ev a2a.Event) string {
-	b, err := c.w.codec().EncodeEvent(ev)
-	if err != nil {
-		panic(err)
-	}
-	if c.w.b == a2a.BindingJSONRPC {
-		b = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, c.id, b))
-	}
-	return "data: " + string(b) + "\n\n"
-}
-
-// task writes a unary task answer (get-task).
-func (c parsedCall) task(w http.ResponseWriter, t *a2a.Task) {
-	b, err := c.w.codec().EncodeTask(t)
-	if err != nil {
-		panic(err)
-	}
-	if c.w.b == a2a.BindingJSONRPC {
-		b = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, c.id, b))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-func startSSE(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	w.(http.Flusher).Flush()
-}
-
-func writeFlush(w http.ResponseWriter, s string) {
-	_, _ = io.WriteString(w, s)
-	w.(http.Flusher).Flush()
-}
-
-func taskInState(state a2a.TaskState) *a2a.Task {
-	return &a2a.Task{ID: "t-28", ContextID: "c-28", Status: a2a.TaskStatus{State: state}}
-}
-
 // hostileReasons are reasons a hostile agent may give.
 func hostileReasons() map[string]string {
 	big := strings.Repeat("\u2028x\x1b[31m€", 1<<20/8)
@@ -1077,16 +929,6 @@ func trim(s string) string {
 	}
 	return s
 }
-
-// drainEnding runs s to its end and returns its ending.
-func drainEnding(s *stream.Stream) stream.Ending {
-	defer s.Close()
-	for s.Next() {
-	}
-	return s.Ending()
-}
-
-func hiMessage() *a2a.Message { return a2a.NewTextMessage(a2a.RoleUser, "hi") }
 
 // Every way a hostile reason reaches the ending, with a2atest agents, on
 // every wire: the line is one bounded line of valid UTF-8.

@@ -2,7 +2,6 @@ package stream_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"testing"
 	"testing/synctest"
@@ -69,16 +68,6 @@ func failureMetadataMap(t *testing.T) map[string]any {
 	var md map[string]any
 	require.NoError(t, json.Unmarshal([]byte(failureMetadata), &md))
 	return md
-}
-
-// rawEvent writes one stream result given as its JSON.
-func (w *wireWriter) rawEvent(raw string) {
-	b := []byte(raw)
-	if w.a.b == a2a.BindingJSONRPC {
-		b = w.envelope(b)
-	}
-	fmt.Fprintf(w.w, "data: %s\n\n", b)
-	w.w.(http.Flusher).Flush()
 }
 
 // failingAgents returns, for wire w, agents that end the task with the

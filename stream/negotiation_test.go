@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -279,25 +278,6 @@ func TestConcurrentStreamsNegotiateOnce(t *testing.T) {
 		require.Equal(t, a2a.V03, c.Version())
 		require.Equal(t, n, countMethod(agent, "message/stream"), "each message reached the agent once")
 	})
-}
-
-// negotiatingClient returns a Client of binding b for agent that negotiates
-// the version (no WithVersion).
-func negotiatingClient(t *testing.T, b a2a.Binding, hc *http.Client, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}),
-		stream.WithPollInterval(time.Second)}, opts...)
-	var (
-		c   *stream.Client
-		err error
-	)
-	if b == a2a.BindingJSONRPC {
-		c, err = stream.NewClient("http://agent.test/", all...)
-	} else {
-		c, err = stream.NewRESTClient("http://agent.test", all...)
-	}
-	require.NoError(t, err)
-	return c
 }
 
 // startTask starts a slow task on agent with a Client fixed to w's

@@ -27,26 +27,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// scriptByText picks a task's script by the first message's text: "ask"
-// asks a question, "slow" works for an hour, anything else finishes.
-func scriptByText(msg *a2a.Message) []a2atest.Step {
-	switch {
-	case strings.Contains(msg.Text(), "ask"):
-		return []a2atest.Step{a2atest.Working("thinking"), a2atest.AskInput("Which city?"),
-			a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "ok")}
-	case strings.Contains(msg.Text(), "slow"):
-		return []a2atest.Step{a2atest.Working("thinking"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "ok")}
-	}
-	return []a2atest.Step{a2atest.Working(""), a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "ok")}
-}
-
-func scriptedAgent(w wire, more ...a2atest.Option) *a2atest.Agent {
-	opts := append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScriptFunc(scriptByText)}, more...)
-	return a2atest.NewAgent(opts...)
-}
-
-var answerLisbon = hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text("Lisbon"), nil })
-
 // everyCall makes every kind of call with a per-call credential:
 // a streamed send whose task asks a question (and the reply), get-task,
 // subscribe, cancel, and Stream.Cancel.

@@ -27,53 +27,7 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// sendCounts counts the sends the agent received of a new message (first) and
-// of follow-ups (replies), refused ones included: what went on the wire.
-func sendCounts(agent *a2atest.Agent) (first, replies int) {
-	return sendCountsOf(agent, false)
-}
-
-// sendCountsOf is sendCounts; with unaryOnly it counts unary sends only (for an
-// agent that refuses every streaming send, which a client not told so
-// tries first: a refused streaming call was not taken).
-func sendCountsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
-	for _, r := range agent.Requests() {
-		if r.Message == nil {
-			continue
-		}
-		if unaryOnly && r.Method != "message/send" && r.Method != "SendMessage" {
-			continue
-		}
-		if r.Message.TaskID == "" {
-			first++
-		} else {
-			replies++
-		}
-	}
-	return first, replies
-}
-
 var resubscribeStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
-
-// chunkyScript: a task that streams a few chunks over time and completes.
-func chunkyScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("on it"),
-		a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "three", true, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-func reconnectingClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(w.v),
-		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}), stream.WithPollInterval(100 * time.Millisecond)}, opts...)
-	return bindingClient(t, w.b, "http://agent.test", all...)
-}
 
 // TestFirstSendCutAtEveryByteIsNotResent: the streaming send of a
 // new message answered 200 and cut at any byte offset (inside or after the
@@ -1050,17 +1004,6 @@ func completes(w wire) *wireAgent {
 	})
 }
 
-// sentIDs returns the message IDs of the sends the agent received.
-func (a *wireAgent) sentIDs() []string {
-	var ids []string
-	for _, c := range a.received() {
-		if c.msg != nil {
-			ids = append(ids, c.msg.ID)
-		}
-	}
-	return ids
-}
-
 // TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack runs on real
 // sockets: the agent's port is closed when the send starts, and the agent
 // listens on it while the stream waits its first backoff, a second.
@@ -1141,16 +1084,6 @@ func TestSendRefusedAtDialSpendsTheBudget(t *testing.T) {
 			})
 		})
 	}
-}
-
-// blackHole is a net/http Transport dial that never connects: it waits
-// until its context ends, as a dial to a black-holed address does.
-type blackHole struct{ n atomic.Int32 }
-
-func (d *blackHole) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	d.n.Add(1)
-	<-ctx.Done()
-	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: ctx.Err()}
 }
 
 func TestConnectTimeoutBoundsEachDial(t *testing.T) {
@@ -1278,32 +1211,6 @@ func TestConnectTimeoutDoesNotCutASlowAnswer(t *testing.T) {
 	}
 }
 
-// pipeServer serves h over in-memory connections, one http.Server per
-// connection its dial makes; close stops them all.
-type pipeServer struct {
-	h       http.Handler
-	mu      sync.Mutex
-	servers []*http.Server
-}
-
-func (p *pipeServer) dial(context.Context, string, string) (net.Conn, error) {
-	client, server := net.Pipe()
-	srv := &http.Server{Handler: p.h}
-	p.mu.Lock()
-	p.servers = append(p.servers, srv)
-	p.mu.Unlock()
-	go srv.Serve(&oneConnListener{conn: server, done: make(chan struct{})})
-	return client, nil
-}
-
-func (p *pipeServer) close() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, srv := range p.servers {
-		srv.Close()
-	}
-}
-
 // oneConnListener hands out one connection, then blocks until closed.
 type oneConnListener struct {
 	once sync.Once
@@ -1336,21 +1243,6 @@ type pipeAddr struct{}
 
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "pipe" }
-
-// refuseOnce is a RoundTripper that fails the requests its refuse function
-// picks as a transport does whose dial was refused, and passes the others
-// to next.
-type refuseOnce struct {
-	next   http.RoundTripper
-	refuse func(r *http.Request) bool
-}
-
-func (r refuseOnce) RoundTrip(req *http.Request) (*http.Response, error) {
-	if r.refuse(req) {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-	}
-	return r.next.RoundTrip(req)
-}
 
 func TestReplyRefusedAtDialIsSentAgain(t *testing.T) {
 	for _, w := range wires() {

@@ -56,25 +56,6 @@ const secretEndpoint = "http://agent.test/rpc?api_key=" + secretQuery
 // shownEndpoint is secretEndpoint as error texts show it.
 const shownEndpoint = "http://agent.test/rpc?api_key=xxxxx"
 
-// errReset is the error of a transport that fails a request.
-var errReset = errors.New("connection reset by peer")
-
-// resetTransport fails the requests fail picks (all when fail is nil) with
-// errReset, and sends the others to next.
-type resetTransport struct {
-	next http.RoundTripper
-	fail func(n int) bool
-	n    int
-}
-
-func (f *resetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.n++
-	if f.fail == nil || f.fail(f.n) {
-		return nil, errReset
-	}
-	return f.next.RoundTrip(r)
-}
-
 // requireRedactedURLError checks that err holds the transport's *url.Error,
 // still a *url.Error, with the endpoint redacted and its cause reachable.
 func requireRedactedURLError(t *testing.T, err error, cause error) {
@@ -115,30 +96,6 @@ func requireEchoed(t *testing.T, s string) {
 	t.Helper()
 	require.Contains(t, s, secretToken)
 	require.Contains(t, s, secretKey)
-}
-
-// logCapture is a Debug-level logger that writes every record both as text
-// and as JSON.
-type logCapture struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *logCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *logCapture) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
-
-func (c *logCapture) logger() *slog.Logger {
-	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
-	return slog.New(teeHandler{slog.NewTextHandler(c, opts), slog.NewJSONHandler(c, opts)})
 }
 
 type teeHandler []slog.Handler
@@ -1115,36 +1072,6 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 			}
 		}
 	}
-}
-
-// requireNoSecret asserts that neither err's text (nor that of any error
-// in its chain) nor the log holds a secret.
-func requireNoSecret(t *testing.T, err error, log *logCapture, what string) {
-	t.Helper()
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		require.NotContains(t, e.Error(), "secret", "%s: error text", what)
-	}
-	require.NotContains(t, log.String(), "secret", "%s: log", what)
-}
-
-// keyedLoggedClient returns a Client of wire w for https://agent.test under a
-// keyed URL (?code=, a URL password) with secret headers, logging to log.
-func keyedLoggedClient(t *testing.T, w wire, hc *http.Client, log *logCapture, extra ...stream.Option) *stream.Client {
-	t.Helper()
-	opts := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(w.v), stream.WithLogger(log.logger()),
-		stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"),
-		stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second})}, extra...)
-	var (
-		c   *stream.Client
-		err error
-	)
-	if w.b == a2a.BindingJSONRPC {
-		c, err = stream.NewClient("https://user:pw-secret@agent.test/rpc?code=code-secret&lang=en", opts...)
-	} else {
-		c, err = stream.NewRESTClient("https://user:pw-secret@agent.test/api?code=code-secret&lang=en", opts...)
-	}
-	require.NoError(t, err)
-	return c
 }
 
 // TestErrorsAndLogsHoldNoSecret: whatever the failure (no such
