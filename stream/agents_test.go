@@ -11,30 +11,29 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
 )
-
-func (w wire) codec() a2a.Codec { return a2a.Codec{Version: w.v, Binding: w.b} }
-
-// agent returns an a2atest agent that speaks only this wire.
-func (w wire) agent(opts ...a2atest.Option) *a2atest.Agent {
-	return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, opts...)...)
-}
 
 // wire is one binding in one version.
 type wire struct {
@@ -53,6 +52,13 @@ func wires() []wire {
 		}
 	}
 	return all
+}
+
+func (w wire) codec() a2a.Codec { return a2a.Codec{Version: w.v, Binding: w.b} }
+
+// agent returns an a2atest agent that speaks only this wire.
+func (w wire) agent(opts ...a2atest.Option) *a2atest.Agent {
+	return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, opts...)...)
 }
 
 // callKind is a kind of call an agent answers.
@@ -1233,3 +1239,601 @@ func paced() []a2atest.Step {
 }
 
 const pacedEvents = 8
+
+type teeHandler []slog.Handler
+
+func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	for _, x := range h {
+		if x.Enabled(ctx, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	for _, x := range h {
+		if err := x.Handle(ctx, r.Clone()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	c := make(teeHandler, len(h))
+	for i, x := range h {
+		c[i] = x.WithAttrs(as)
+	}
+	return c
+}
+
+func (h teeHandler) WithGroup(name string) slog.Handler {
+	c := make(teeHandler, len(h))
+	for i, x := range h {
+		c[i] = x.WithGroup(name)
+	}
+	return c
+}
+
+// oneConnListener hands out one connection, then blocks until closed.
+type oneConnListener struct {
+	once sync.Once
+	conn net.Conn
+	done chan struct{}
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	var c net.Conn
+	l.once.Do(func() { c = l.conn })
+	if c != nil {
+		return c, nil
+	}
+	<-l.done
+	return nil, net.ErrClosed
+}
+
+func (l *oneConnListener) Close() error {
+	select {
+	case <-l.done:
+	default:
+		close(l.done)
+	}
+	return nil
+}
+
+func (l *oneConnListener) Addr() net.Addr { return pipeAddr{} }
+
+// asking is a script that stops for input half-way.
+func asking() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working(""),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
+		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+// a2a0 leaves one streaming request without a fault.
+func a2a0() a2atest.Fault { return a2atest.Fault{} }
+
+// recorder is a hook that answers from a list and records what it saw.
+type recorder struct {
+	answers  []string
+	requests []*hitl.Request
+	seen     []int // events yielded before each call
+	events   *int
+}
+
+func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
+	r.requests = append(r.requests, req)
+	if r.events != nil {
+		r.seen = append(r.seen, *r.events)
+	}
+	a := r.answers[0]
+	r.answers = r.answers[1:]
+	return hitl.Text(a), nil
+}
+
+// waits records the waits of the Reconnecting notices.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) option() stream.Option {
+	return stream.WithNotify(func(n stream.Notice) {
+		if n.Kind == stream.Reconnecting {
+			w.mu.Lock()
+			w.d = append(w.d, n.Wait)
+			w.mu.Unlock()
+		}
+	})
+}
+
+func (w *waits) all() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Duration(nil), w.d...)
+}
+
+// tripBreaker is a small Breaker for tests: it opens after threshold
+// failures in a row and stays open for cooldown; then it lets one probe
+// through (half-open), whose success closes it and whose failure opens it
+// again. Context errors are left out of its counts, as the doc of Breaker
+// advises. It records what it is asked and told.
+type tripBreaker struct {
+	threshold int
+	cooldown  time.Duration
+
+	mu        sync.Mutex
+	failures  int
+	openUntil time.Time
+	probing   bool
+	asked     int
+	results   []error
+}
+
+func (b *tripBreaker) Allow() (func(error), error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.asked++
+	if b.failures >= b.threshold {
+		if b.probing || time.Now().Before(b.openUntil) {
+			return nil, errTripOpen
+		}
+		b.probing = true
+	}
+	return b.done, nil
+}
+
+func (b *tripBreaker) done(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.results = append(b.results, err)
+	b.probing = false
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case err == nil:
+		b.failures = 0
+	default:
+		b.failures++
+		if b.failures >= b.threshold {
+			b.openUntil = time.Now().Add(b.cooldown)
+		}
+	}
+}
+
+// told returns the results the breaker was told, in order.
+func (b *tripBreaker) told() []error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]error(nil), b.results...)
+}
+
+// askedCount returns how many times the breaker was asked.
+func (b *tripBreaker) askedCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.asked
+}
+
+// chainAgent is an agent named self on wire w that, for every streaming
+// send, calls the agent down (which it names downName) with a keyed
+// Client, and answers with chain.Error of how that call ended. What
+// it answered goes to sent.
+func chainAgent(t *testing.T, w wire, self, downName string, down *wireAgent, sent chan<- []byte) *wireAgent {
+	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+		kindStream: func(ww *wireWriter, c wireCall) {
+			_, err := keyedAgentClient(t, down).Send(c.ctx, hello()).Wait()
+			ww.w.Header().Set("X-Debug", "header-secret")
+			sent <- ww.errorObject(chain.Error(err, w.v, self, downName))
+		},
+	})
+}
+
+// completes is an agent that answers every streaming send with a completed
+// task.
+func completes(w wire) *wireAgent {
+	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+		kindStream: func(ww *wireWriter, _ wireCall) {
+			ww.sse()
+			ww.event(snap(a2a.StateCompleted, "done"))
+		},
+	})
+}
+
+// failingAgents returns, for wire w, agents that end the task with the
+// structured failure: streaming, as a status update after the first Task;
+// answering the send with the failed Task at once; and polled, the get-task
+// answering the failed Task. The first Task of the streaming and the polled
+// one carries metadata of its own: a session key that stays, and an
+// llm_response_id that the failure's replaces.
+func failingAgents(w wire) map[string]*wireAgent {
+	submitted := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted},
+		Metadata: map[string]any{"session": "s-1", "llm_response_id": "resp-0"}}
+	refuse := func(w *wireWriter, _ wireCall) {
+		w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+	}
+	return map[string]*wireAgent{
+		"streaming": newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+			kindStream: func(ww *wireWriter, _ wireCall) {
+				ww.sse()
+				ww.event(submitted)
+				ww.rawEvent(failureUpdate(w))
+			},
+		}),
+		"send": newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+			kindStream: refuse,
+			kindSend: func(ww *wireWriter, _ wireCall) {
+				ww.json(http.StatusOK, []byte(sendResult(w, failedTask(w))))
+			},
+		}),
+		"polled": newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+			kindStream: refuse,
+			kindSend:   func(ww *wireWriter, _ wireCall) { ww.result(submitted) },
+			kindGet: func(ww *wireWriter, _ wireCall) {
+				ww.json(http.StatusOK, []byte(failedTask(w)))
+			},
+		}),
+	}
+}
+
+// unavailable answers 503.
+func unavailable(w *wireWriter, _ wireCall) { w.w.WriteHeader(http.StatusServiceUnavailable) }
+
+// sendsWorking answers a streaming send with a working task, and ends.
+func sendsWorking(ww *wireWriter, _ wireCall) {
+	ww.sse()
+	ww.event(snap(a2a.StateWorking))
+}
+
+// workingThenCompleted answers the first get-task with a working task, the
+// next with the completed one.
+func workingThenCompleted(ww *wireWriter, c wireCall) {
+	if c.n == 0 {
+		ww.task(snap(a2a.StateWorking))
+		return
+	}
+	ww.task(snap(a2a.StateCompleted, "done"))
+}
+
+// runningThenDone answers get-task with the same working task four times,
+// then with the task completed.
+func runningThenDone(w *wireWriter, c wireCall) {
+	if c.n < 4 {
+		w.task(snap(a2a.StateWorking, "one "))
+		return
+	}
+	w.task(snap(a2a.StateCompleted, "one ", "two"))
+}
+
+// silentAgent streams a working task and then stays silent, as does every
+// subscription (a live-only server whose agent writes nothing), until done
+// says the task is finished; get-task shows the task working until then.
+func silentAgent(w wire, done func() bool) *wireAgent {
+	silent := func(ww *wireWriter, c wireCall) {
+		<-c.ctx.Done()
+	}
+	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+		kindStream: func(ww *wireWriter, c wireCall) {
+			ww.sse()
+			ww.event(snap(a2a.StateWorking, "one"))
+			silent(ww, c)
+		},
+		kindSubscribe: func(ww *wireWriter, c wireCall) {
+			if done() {
+				ww.sse()
+				ww.event(snap(a2a.StateCompleted, "one", " two"))
+				return
+			}
+			silent(ww, c)
+		},
+		kindGet: func(ww *wireWriter, _ wireCall) {
+			if done() {
+				ww.task(snap(a2a.StateCompleted, "one", " two"))
+				return
+			}
+			ww.task(snap(a2a.StateWorking, "one"))
+		},
+	})
+}
+
+// pollServer is a hand-written agent that cannot stream: streaming calls get
+// refuse, a unary send returns the task at once (snaps[0] for the first
+// one), and get-task number i (from 0) returns snaps[i+1] (the last one
+// from then on), unless getFault has a status for it.
+type pollServer struct {
+	v        a2a.Version
+	refuse   func(w http.ResponseWriter, id json.RawMessage)
+	snaps    []*a2a.Task
+	getFault map[int]int // get number (from 0) → HTTP status
+
+	mu      sync.Mutex
+	methods []string
+	sends   []json.RawMessage // params of unary sends
+	gets    int
+}
+
+func (p *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &req)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.methods = append(p.methods, req.Method)
+	result := func(v any) {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, raw)
+	}
+	task := func(t *a2a.Task) json.RawMessage {
+		raw, err := a2a.Codec{Version: p.v}.EncodeTask(t)
+		if err != nil {
+			panic(err)
+		}
+		return raw
+	}
+	switch req.Method {
+	case "message/stream", "SendStreamingMessage", "tasks/resubscribe", "SubscribeToTask":
+		p.refuse(w, req.ID)
+	case "message/send", "SendMessage":
+		p.sends = append(p.sends, req.Params)
+		// The result of a send is a stream result (a 0.3 Task with its kind,
+		// or the 1.0 wrapper): the task as the last get showed it.
+		raw, err := a2a.Codec{Version: p.v}.EncodeEvent(p.snaps[min(p.gets, len(p.snaps)-1)])
+		if err != nil {
+			panic(err)
+		}
+		result(json.RawMessage(raw))
+	case "tasks/get", "GetTask":
+		n := p.gets
+		p.gets++
+		if code, ok := p.getFault[n]; ok {
+			w.Header().Set("Retry-After", "3")
+			http.Error(w, "busy", code)
+			return
+		}
+		result(task(p.snaps[min(n+1, len(p.snaps)-1)]))
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
+	}
+}
+
+func (p *pollServer) count(method string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, m := range p.methods {
+		if m == method {
+			n++
+		}
+	}
+	return n
+}
+
+// progression returns snapshots of task t-1: submitted, working, one more
+// chunk per snapshot, then the final state.
+func progression(final a2a.TaskState, chunks ...string) []*a2a.Task {
+	base := func(st a2a.TaskState) *a2a.Task {
+		return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}}
+	}
+	snaps := []*a2a.Task{base(a2a.StateSubmitted), base(a2a.StateWorking)}
+	for i := range chunks {
+		t := base(a2a.StateWorking)
+		art := a2a.Artifact{ID: "a1"}
+		for _, c := range chunks[:i+1] {
+			art.Parts = append(art.Parts, a2a.Part{Text: c})
+		}
+		t.Artifacts = []a2a.Artifact{art}
+		snaps = append(snaps, t)
+	}
+	last := *snaps[len(snaps)-1]
+	last.Status = a2a.TaskStatus{State: final}
+	return append(snaps, &last)
+}
+
+func rpcErrorJSON(code int) func(w http.ResponseWriter, id json.RawMessage) {
+	return func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"no streaming"}}`, id, code)
+	}
+}
+
+// frameworkNotFound are 404 answers of web frameworks for a route the
+// server does not have: express's HTML page, and JSON bodies that name no
+// A2A error.
+var frameworkNotFound = []struct {
+	name, contentType, body string
+}{
+	{"express HTML", "text/html; charset=utf-8", "<!DOCTYPE html><html><body><pre>Cannot POST %s</pre></body></html>"},
+	{"error string", "application/json", `{"error":"Not Found"}`},
+	{"Spring Boot", "application/json", `{"timestamp":"2026-11-23T00:19:41.295+00:00","status":404,"error":"Not Found","path":"%s"}`},
+	{"FastAPI", "application/json", `{"detail":"Not Found"}`},
+	{"message", "application/json; charset=utf-8", `{"message":"Not Found"}`},
+}
+
+// notFound answers r as a framework does for a route it lacks: 404 with
+// body, which may quote the path (%s).
+func notFound(w http.ResponseWriter, r *http.Request, contentType, body string) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(http.StatusNotFound)
+	if strings.Contains(body, "%s") {
+		body = fmt.Sprintf(body, r.URL.Path)
+	}
+	io.WriteString(w, body)
+}
+
+func serve(ct string, status int, body []byte) func(w http.ResponseWriter, _ []byte) {
+	return func(w http.ResponseWriter, _ []byte) {
+		w.Header().Set("Content-Type", ct)
+		w.WriteHeader(status)
+		w.Write(body)
+	}
+}
+
+// restCapture reads a byte-exact capture of an @a2a-js/sdk restHandler
+// (a2a/testdata/rest, copied from shared/captures/rest).
+func restCapture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../a2a/testdata/rest/" + name)
+	require.NoError(t, err)
+	return b
+}
+
+// restReplay serves the captures of one version by method and path.
+type restReplay struct {
+	t      *testing.T
+	routes map[string]func(w http.ResponseWriter, body []byte)
+
+	mu    sync.Mutex
+	calls []string
+	sends [][]byte
+}
+
+func (r *restReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	key := req.Method + " " + req.URL.Path
+	r.mu.Lock()
+	r.calls = append(r.calls, key)
+	if strings.HasSuffix(req.URL.Path, "message:stream") {
+		r.sends = append(r.sends, body)
+	}
+	r.mu.Unlock()
+	h, ok := r.routes[key]
+	if !ok {
+		http.Error(w, "Cannot "+key, http.StatusNotFound)
+		return
+	}
+	h(w, body)
+}
+
+// targetRecorder serves h and records the method and request target (the
+// path and query exactly as sent) of every request. With getSubscribeOnly
+// it answers 405 to a POST to a subscribe route, as a server that routes
+// subscribe on GET only (the proto's mapping) does.
+type targetRecorder struct {
+	h                http.Handler
+	getSubscribeOnly bool
+
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *targetRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.seen = append(s.seen, r.Method+" "+r.RequestURI)
+	s.mu.Unlock()
+	if s.getSubscribeOnly && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":subscribe") {
+		w.Header().Set("Allow", "GET")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	s.h.ServeHTTP(w, r)
+}
+
+// since returns the targets recorded from the n-th on.
+func (s *targetRecorder) since(n int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen[n:]...)
+}
+
+func serveCard(card string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, card)
+	})
+}
+
+// cardFor returns a card of version v whose JSON-RPC interface is endpoint.
+func cardFor(v a2a.Version, endpoint string) string {
+	if v == a2a.V03 {
+		return fmt.Sprintf(`{"name":"x","url":%q,"preferredTransport":"JSONRPC","protocolVersion":"0.3.0"}`, endpoint)
+	}
+	return fmt.Sprintf(`{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`, endpoint)
+}
+
+// redirectTargets are origins a redirect from https://agent.test may
+// point at; none is the origin the caller named.
+var redirectTargets = []string{
+	"https://evil.test",
+	"http://agent.test",       // https down to http
+	"https://agent.test:8443", // another port
+	"https://sub.agent.test",  // net/http's own rule forwards Authorization to a subdomain
+}
+
+var resubscribeStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
+
+func artifactOf(id string, texts ...string) a2a.Artifact {
+	return a2a.Artifact{ID: id, Parts: textParts(texts...)}
+}
+
+func artifactEvent(a a2a.Artifact, appended bool) *a2a.ArtifactUpdate {
+	return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appended, Artifact: a}
+}
+
+// promptScript asks a question, then works on after the reply.
+func promptScript() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.AskInput("Which city?"),
+		a2atest.Chunk("a1", "for the city", true, true), a2atest.Pause(time.Second),
+		a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+func textArtifact(id, text string) a2a.Artifact {
+	return a2a.Artifact{ID: id, Parts: []a2a.Part{a2a.TextPart(text)}}
+}
+
+// manyArtifactsTask is a task of n artifacts of three text parts each.
+func manyArtifactsTask(st a2a.TaskState, n int) *a2a.Task {
+	t := snap(st)
+	t.Artifacts = make([]a2a.Artifact, n)
+	for i := range t.Artifacts {
+		t.Artifacts[i] = a2a.Artifact{ID: fmt.Sprintf("artifact-%05d", i),
+			Parts: textParts(fmt.Sprintf("section %d, ", i), "some words of the answer, ", "and its end.")}
+	}
+	return t
+}
+
+// benchBody builds an SSE body of n artifact-update events of about 200
+// bytes each, in the wire shape of the captures, then the final status:
+// JSON-RPC responses, or bare StreamResponse objects for HTTP+JSON.
+func benchBody(v a2a.Version, n int, binding ...a2a.Binding) []byte {
+	var b bytes.Buffer
+	rest := len(binding) > 0 && binding[0] == a2a.BindingHTTPJSON
+	write := func(ev a2a.Event) {
+		if rest {
+			raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
+			if err != nil {
+				panic(err)
+			}
+			fmt.Fprintf(&b, "data: %s\n\n", raw)
+			return
+		}
+		raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintf(&b, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
+	}
+	const task, ctx = "01a2012b-974f-761f-b805-9c1314c44506", "01a2012b-974f-76f9-9aea-fd8810f6e4b8"
+	write(&a2a.Task{ID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateWorking}})
+	for i := range n {
+		write(&a2a.ArtifactUpdate{TaskID: task, ContextID: ctx, Append: i > 0,
+			Artifact: a2a.Artifact{ID: "01a2012b-9a71-7764-a7f7-28d5f2ef6cbb", Parts: []a2a.Part{{Text: fmt.Sprintf("chunk %06d of the answer ", i)}}}})
+	}
+	write(&a2a.StatusUpdate{TaskID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true})
+	return b.Bytes()
+}

@@ -388,10 +388,6 @@ func cancelServer(v a2a.Version, cancelAnswer *a2a.Task, onCancel []a2a.Event) *
 	})
 }
 
-func textArtifact(id, text string) a2a.Artifact {
-	return a2a.Artifact{ID: id, Parts: []a2a.Part{a2a.TextPart(text)}}
-}
-
 // TestCancelBetweenDeltasKeepsTheFold: Stream.Cancel called
 // between two deltas of one server event (a Task that brings two
 // artifacts and a status message) leaves Task() the fold of the events

@@ -524,13 +524,6 @@ func fetchCardName(t *testing.T, o *cardOrigin, cache *agentcard.Cache, url stri
 	return card.Name
 }
 
-// waitFake lets d pass on the bubble's fake clock.
-func waitFake(d time.Duration) {
-	if d > 0 {
-		<-time.After(d)
-	}
-}
-
 // requireReusedFor asserts that a card fetched now is reused for exactly d: one
 // request now, none at d minus 1 ns, one more at d.
 func requireReusedFor(t *testing.T, d time.Duration, lines ...string) {

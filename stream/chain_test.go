@@ -30,20 +30,6 @@ func overloaded(v a2a.Version) *a2a.RPCError {
 			`{"@type":"type.googleapis.com/google.rpc.DebugInfo","detail":"data-secret"}]`)}
 }
 
-// chainAgent is an agent named self on wire w that, for every streaming
-// send, calls the agent down (which it names downName) with a keyed
-// Client, and answers with chain.Error of how that call ended. What
-// it answered goes to sent.
-func chainAgent(t *testing.T, w wire, self, downName string, down *wireAgent, sent chan<- []byte) *wireAgent {
-	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-		kindStream: func(ww *wireWriter, c wireCall) {
-			_, err := keyedAgentClient(t, down).Send(c.ctx, hello()).Wait()
-			ww.w.Header().Set("X-Debug", "header-secret")
-			sent <- ww.errorObject(chain.Error(err, w.v, self, downName))
-		},
-	})
-}
-
 // TestChainErrorThreeAgentsDeep: A calls B calls C, through real Clients
 // and servers, on every pair of wires. C answers a retryable error; B's
 // stream ends in it and B answers with chain.Error; A reads both links back

@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/stretchr/testify/require"
 )
 
 var versions = []a2a.Version{a2a.V03, a2a.V10}
@@ -260,3 +261,57 @@ func (d *blackHole) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	<-ctx.Done()
 	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: ctx.Err()}
 }
+
+// waitFake lets d pass on the bubble's fake clock.
+func waitFake(d time.Duration) {
+	if d > 0 {
+		<-time.After(d)
+	}
+}
+
+// funcBinding answers each call with its function; a call without one is
+// refused as a method the agent does not have.
+type funcBinding struct {
+	sendStream func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error)
+	subscribe  func(ctx context.Context, call stream.Call, taskID string) (stream.EventReader, error)
+	sendUnary  func(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error)
+	getTask    func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
+	cancel     func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
+}
+
+func (b *funcBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+	if b.sendStream == nil {
+		return nil, errNoMethod
+	}
+	return b.sendStream(ctx, call, m)
+}
+
+func (b *funcBinding) Subscribe(ctx context.Context, call stream.Call, id string) (stream.EventReader, error) {
+	if b.subscribe == nil {
+		return nil, errNoMethod
+	}
+	return b.subscribe(ctx, call, id)
+}
+
+func (b *funcBinding) SendUnary(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error) {
+	if b.sendUnary == nil {
+		return nil, errNoMethod
+	}
+	return b.sendUnary(ctx, call, m)
+}
+
+func (b *funcBinding) GetTask(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
+	if b.getTask == nil {
+		return nil, errNoMethod
+	}
+	return b.getTask(ctx, call, id)
+}
+
+func (b *funcBinding) Cancel(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
+	if b.cancel == nil {
+		return nil, errNoMethod
+	}
+	return b.cancel(ctx, call, id)
+}
+
+var errNoMethod = &a2a.RPCError{Code: a2a.CodeMethodNotFound, Message: "method not found"}

@@ -468,22 +468,6 @@ var scenarios = map[string]func(t *testing.T, w wire, a failure, opts ...stream.
 	},
 }
 
-// sendsWorking answers a streaming send with a working task, and ends.
-func sendsWorking(ww *wireWriter, _ wireCall) {
-	ww.sse()
-	ww.event(snap(a2a.StateWorking))
-}
-
-// workingThenCompleted answers the first get-task with a working task, the
-// next with the completed one.
-func workingThenCompleted(ww *wireWriter, c wireCall) {
-	if c.n == 0 {
-		ww.task(snap(a2a.StateWorking))
-		return
-	}
-	ww.task(snap(a2a.StateCompleted, "done"))
-}
-
 // runStream sends hello to the agent and drains the stream; a stream that
 // ends well has the completed task's text.
 func runStream(t *testing.T, agent *wireAgent, opts ...stream.Option) observed {

@@ -24,45 +24,6 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// asking is a script that stops for input half-way.
-func asking() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working(""),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-// recorder is a hook that answers from a list and records what it saw.
-type recorder struct {
-	answers  []string
-	requests []*hitl.Request
-	seen     []int // events yielded before each call
-	events   *int
-}
-
-func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
-	r.requests = append(r.requests, req)
-	if r.events != nil {
-		r.seen = append(r.seen, *r.events)
-	}
-	a := r.answers[0]
-	r.answers = r.answers[1:]
-	return hitl.Text(a), nil
-}
-
-func followUps(agent *a2atest.Agent) []a2atest.Request {
-	var out []a2atest.Request
-	for _, r := range agent.Requests() {
-		if r.Message != nil && r.Message.TaskID != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func TestHumanInTheLoop(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
@@ -128,9 +89,6 @@ func TestHumanInTheLoopAcrossDrops(t *testing.T) {
 		}
 	}
 }
-
-// a2a0 leaves one streaming request without a fault.
-func a2a0() a2atest.Fault { return a2atest.Fault{} }
 
 func TestStayOpenSubscriptionActsOnTheState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

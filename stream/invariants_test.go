@@ -14,12 +14,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
-	"github.com/stretchr/testify/require"
 )
 
 // collected is what a test application saw.
@@ -413,3 +414,16 @@ func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, g
 	require.Equal(t, server.Status.State, s.Task().Status.State)
 	return server
 }
+
+func followUps(agent *a2atest.Agent) []a2atest.Request {
+	var out []a2atest.Request
+	for _, r := range agent.Requests() {
+		if r.Message != nil && r.Message.TaskID != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// unarySends counts the unary sends an a2atest agent received.
+func unarySends(agent *a2atest.Agent) int { return countMethod(agent, "message/send", "SendMessage") }

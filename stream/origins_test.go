@@ -120,15 +120,6 @@ func TestSameOriginEndpointGetsHeaders(t *testing.T) {
 
 var _ = http.StatusOK
 
-// redirectTargets are origins a redirect from https://agent.test may
-// point at; none is the origin the caller named.
-var redirectTargets = []string{
-	"https://evil.test",
-	"http://agent.test",       // https down to http
-	"https://agent.test:8443", // another port
-	"https://sub.agent.test",  // net/http's own rule forwards Authorization to a subdomain
-}
-
 // TestRedirectToAnotherOriginCarriesNoHeader: no header follows a
 // redirect to another origin, whatever the call: the card request, a
 // streamed send, a unary send (agent that cannot stream), a subscribe,

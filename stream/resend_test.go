@@ -27,8 +27,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-var resubscribeStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
-
 // TestFirstSendCutAtEveryByteIsNotResent: the streaming send of a
 // new message answered 200 and cut at any byte offset (inside or after the
 // first event) is never sent again, whatever style the server resubscribes
@@ -993,17 +991,6 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 // message ID; a send the agent answered "busy" is made again only with
 // WithIdempotentSends. Every test counts the sends the agent received.
 
-// completes is an agent that answers every streaming send with a completed
-// task.
-func completes(w wire) *wireAgent {
-	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-		kindStream: func(ww *wireWriter, _ wireCall) {
-			ww.sse()
-			ww.event(snap(a2a.StateCompleted, "done"))
-		},
-	})
-}
-
 // TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack runs on real
 // sockets: the agent's port is closed when the send starts, and the agent
 // listens on it while the stream waits its first backoff, a second.
@@ -1210,34 +1197,6 @@ func TestConnectTimeoutDoesNotCutASlowAnswer(t *testing.T) {
 		})
 	}
 }
-
-// oneConnListener hands out one connection, then blocks until closed.
-type oneConnListener struct {
-	once sync.Once
-	conn net.Conn
-	done chan struct{}
-}
-
-func (l *oneConnListener) Accept() (net.Conn, error) {
-	var c net.Conn
-	l.once.Do(func() { c = l.conn })
-	if c != nil {
-		return c, nil
-	}
-	<-l.done
-	return nil, net.ErrClosed
-}
-
-func (l *oneConnListener) Close() error {
-	select {
-	case <-l.done:
-	default:
-		close(l.done)
-	}
-	return nil
-}
-
-func (l *oneConnListener) Addr() net.Addr { return pipeAddr{} }
 
 type pipeAddr struct{}
 

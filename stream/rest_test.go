@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -24,55 +22,11 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// restCapture reads a byte-exact capture of an @a2a-js/sdk restHandler
-// (a2a/testdata/rest, copied from shared/captures/rest).
-func restCapture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("../a2a/testdata/rest/" + name)
-	require.NoError(t, err)
-	return b
-}
-
 // firstEvents keeps the first n SSE events of a capture: the server's
 // stream, cut after them.
 func firstEvents(body []byte, n int) []byte {
 	evs := bytes.SplitAfter(body, []byte("\n\n"))
 	return bytes.Join(evs[:min(n, len(evs))], nil)
-}
-
-// restReplay serves the captures of one version by method and path.
-type restReplay struct {
-	t      *testing.T
-	routes map[string]func(w http.ResponseWriter, body []byte)
-
-	mu    sync.Mutex
-	calls []string
-	sends [][]byte
-}
-
-func (r *restReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	key := req.Method + " " + req.URL.Path
-	r.mu.Lock()
-	r.calls = append(r.calls, key)
-	if strings.HasSuffix(req.URL.Path, "message:stream") {
-		r.sends = append(r.sends, body)
-	}
-	r.mu.Unlock()
-	h, ok := r.routes[key]
-	if !ok {
-		http.Error(w, "Cannot "+key, http.StatusNotFound)
-		return
-	}
-	h(w, body)
-}
-
-func serve(ct string, status int, body []byte) func(w http.ResponseWriter, _ []byte) {
-	return func(w http.ResponseWriter, _ []byte) {
-		w.Header().Set("Content-Type", ct)
-		w.WriteHeader(status)
-		w.Write(body)
-	}
 }
 
 func TestRESTBindingAgainstCaptures(t *testing.T) {
@@ -192,37 +146,6 @@ func TestRESTSubscribeToAnEndedTaskIsARefusal(t *testing.T) {
 		require.Equal(t, "chunk-1 chunk-2", hitlErr.Task.Artifacts[0].Text())
 		require.Equal(t, []string{"POST /tasks/" + id + ":subscribe", "GET /tasks/" + id}, r.calls)
 	})
-}
-
-// targetRecorder serves h and records the method and request target (the
-// path and query exactly as sent) of every request. With getSubscribeOnly
-// it answers 405 to a POST to a subscribe route, as a server that routes
-// subscribe on GET only (the proto's mapping) does.
-type targetRecorder struct {
-	h                http.Handler
-	getSubscribeOnly bool
-
-	mu   sync.Mutex
-	seen []string
-}
-
-func (s *targetRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.seen = append(s.seen, r.Method+" "+r.RequestURI)
-	s.mu.Unlock()
-	if s.getSubscribeOnly && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":subscribe") {
-		w.Header().Set("Allow", "GET")
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	s.h.ServeHTTP(w, r)
-}
-
-// since returns the targets recorded from the n-th on.
-func (s *targetRecorder) since(n int) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.seen[n:]...)
 }
 
 // TestEndpointQueryKeptOnEveryCall: a key in the query string of a JSON-RPC

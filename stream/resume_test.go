@@ -984,14 +984,6 @@ func describe(ev a2a.Event) string {
 	return fmt.Sprintf("a %T", ev)
 }
 
-func artifactOf(id string, texts ...string) a2a.Artifact {
-	return a2a.Artifact{ID: id, Parts: textParts(texts...)}
-}
-
-func artifactEvent(a a2a.Artifact, appended bool) *a2a.ArtifactUpdate {
-	return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appended, Artifact: a}
-}
-
 // An artifact that the task fetched on resume lacked takes, once a later
 // task lists it, the place it has in the application's task: Task holds
 // the artifacts in the order the application folded them, on every wire.
@@ -1365,16 +1357,6 @@ func TestResumeHandsOverAReplacedArtifactAStoreLaggedOnInItsPlace(t *testing.T) 
 				require.Equal(t, []a2a.Artifact{artifactOf("a1", "new"), artifactOf("a2", "x")}, app.Artifacts)
 			})
 		})
-	}
-}
-
-// promptScript asks a question, then works on after the reply.
-func promptScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.AskInput("Which city?"),
-		a2atest.Chunk("a1", "for the city", true, true), a2atest.Pause(time.Second),
-		a2atest.Finish(a2a.StateCompleted, "done"),
 	}
 }
 

@@ -30,28 +30,6 @@ import (
 // larger of the backoff and the delay asked for; on a send, an ending
 // unless the caller opted in.
 
-// waits records the waits of the Reconnecting notices.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (w *waits) option() stream.Option {
-	return stream.WithNotify(func(n stream.Notice) {
-		if n.Kind == stream.Reconnecting {
-			w.mu.Lock()
-			w.d = append(w.d, n.Wait)
-			w.mu.Unlock()
-		}
-	})
-}
-
-func (w *waits) all() []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.d...)
-}
-
 const backoff = 500 * time.Millisecond // reconnect.Default's
 
 func TestRetryableErrorOnSubscribeWaitsTheDelayAndGoesOn(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -96,42 +95,6 @@ func requireEchoed(t *testing.T, s string) {
 	t.Helper()
 	require.Contains(t, s, secretToken)
 	require.Contains(t, s, secretKey)
-}
-
-type teeHandler []slog.Handler
-
-func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	for _, x := range h {
-		if x.Enabled(ctx, l) {
-			return true
-		}
-	}
-	return false
-}
-
-func (h teeHandler) Handle(ctx context.Context, r slog.Record) error {
-	for _, x := range h {
-		if err := x.Handle(ctx, r.Clone()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (h teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	c := make(teeHandler, len(h))
-	for i, x := range h {
-		c[i] = x.WithAttrs(as)
-	}
-	return c
-}
-
-func (h teeHandler) WithGroup(name string) slog.Handler {
-	c := make(teeHandler, len(h))
-	for i, x := range h {
-		c[i] = x.WithGroup(name)
-	}
-	return c
 }
 
 // errorTexts returns the Error text of err and of every error it wraps.
@@ -749,21 +712,6 @@ func (s *originSpy) requireCredentials(t *testing.T, origin string, want bool) {
 		}
 	}
 	require.NotZero(t, n, "no request reached %s", origin)
-}
-
-// cardFor returns a card of version v whose JSON-RPC interface is endpoint.
-func cardFor(v a2a.Version, endpoint string) string {
-	if v == a2a.V03 {
-		return fmt.Sprintf(`{"name":"x","url":%q,"preferredTransport":"JSONRPC","protocolVersion":"0.3.0"}`, endpoint)
-	}
-	return fmt.Sprintf(`{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`, endpoint)
-}
-
-func serveCard(card string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, card)
-	})
 }
 
 func TestCredentialsDoNotFollowACardRedirect(t *testing.T) {

@@ -409,37 +409,6 @@ func TestTheCallersOwnTimeIsNotAStall(t *testing.T) {
 // only quiet. The stall limit bounds it, so that a server that never
 // finishes cannot hold the caller forever.
 
-// silentAgent streams a working task and then stays silent, as does every
-// subscription (a live-only server whose agent writes nothing), until done
-// says the task is finished; get-task shows the task working until then.
-func silentAgent(w wire, done func() bool) *wireAgent {
-	silent := func(ww *wireWriter, c wireCall) {
-		<-c.ctx.Done()
-	}
-	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-		kindStream: func(ww *wireWriter, c wireCall) {
-			ww.sse()
-			ww.event(snap(a2a.StateWorking, "one"))
-			silent(ww, c)
-		},
-		kindSubscribe: func(ww *wireWriter, c wireCall) {
-			if done() {
-				ww.sse()
-				ww.event(snap(a2a.StateCompleted, "one", " two"))
-				return
-			}
-			silent(ww, c)
-		},
-		kindGet: func(ww *wireWriter, _ wireCall) {
-			if done() {
-				ww.task(snap(a2a.StateCompleted, "one", " two"))
-				return
-			}
-			ww.task(snap(a2a.StateWorking, "one"))
-		},
-	})
-}
-
 func TestSilentWorkingTaskDoesNotSpendTheBudget(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
