@@ -1107,14 +1107,14 @@ func rawEvent(w http.ResponseWriter, id json.RawMessage, raw []byte) {
 	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
 }
 
-// r3notices records notices.
-type r3notices struct{ ns []stream.Notice }
+// noticeLog records notices.
+type noticeLog struct{ ns []stream.Notice }
 
-func (n *r3notices) option() stream.Option {
+func (n *noticeLog) option() stream.Option {
 	return stream.WithNotify(func(x stream.Notice) { n.ns = append(n.ns, x) })
 }
 
-func (n *r3notices) kinds() []stream.NoticeKind {
+func (n *noticeLog) kinds() []stream.NoticeKind {
 	var ks []stream.NoticeKind
 	for _, x := range n.ns {
 		ks = append(ks, x.Kind)
@@ -1122,7 +1122,7 @@ func (n *r3notices) kinds() []stream.NoticeKind {
 	return ks
 }
 
-func (n *r3notices) count(k stream.NoticeKind) int {
+func (n *noticeLog) count(k stream.NoticeKind) int {
 	c := 0
 	for _, x := range n.ns {
 		if x.Kind == k {

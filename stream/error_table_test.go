@@ -454,7 +454,7 @@ var scenarios = map[string]func(t *testing.T, w wire, a failure, opts ...stream.
 			kindGet:    func(ww *wireWriter, _ wireCall) { a.write(ww, w) },
 			kindCancel: func(ww *wireWriter, _ wireCall) { a.write(ww, w) },
 		})
-		var ns r3notices
+		var ns noticeLog
 		c := agent.client(t, append(opts, ns.option())...)
 		start := time.Now()
 		_, getErr := c.GetTask(background(), "t-1")
@@ -472,7 +472,7 @@ var scenarios = map[string]func(t *testing.T, w wire, a failure, opts ...stream.
 // ends well has the completed task's text.
 func runStream(t *testing.T, agent *wireAgent, opts ...stream.Option) observed {
 	t.Helper()
-	var ns r3notices
+	var ns noticeLog
 	c := agent.client(t, append(opts, ns.option())...)
 	start := time.Now()
 	got, err := drain(t, c.Send(background(), hello()))
@@ -484,7 +484,7 @@ func runStream(t *testing.T, agent *wireAgent, opts ...stream.Option) observed {
 
 // observe gathers what a scenario saw; returned are the errors calls
 // returned to the caller.
-func observe(agent *wireAgent, ns *r3notices, start time.Time, err error, returned ...error) observed {
+func observe(agent *wireAgent, ns *noticeLog, start time.Time, err error, returned ...error) observed {
 	o := observed{err: err, returned: returned, calls: map[callKind]int{}, elapsed: time.Since(start)}
 	for _, k := range []callKind{kindStream, kindSend, kindSubscribe, kindGet, kindCancel} {
 		if n := agent.count(k); n > 0 {

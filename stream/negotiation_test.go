@@ -188,7 +188,7 @@ func TestNegotiatingSubscribeTellsAServerThatCannotSubscribeFromA03Server(t *tes
 					on[kindSubscribe] = streamTask
 				}
 				agent := newWireAgent(w, on)
-				var notes r3notices
+				var notes noticeLog
 				c := agent.clientOf(t, stream.WithHTTPClient(a2atest.NewClient(agent)), notes.option())
 				got, err := drain(t, c.Subscribe(bounded(t), "t-1"))
 				require.NoError(t, err)

@@ -386,7 +386,7 @@ func TestRESTCardWithoutStreamingPolls(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithRESTBase("/api/rest"), a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
-				var ns r3notices
+				var ns noticeLog
 				c := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option())
 				require.Equal(t, a2a.BindingHTTPJSON, c.Binding())
 				require.Equal(t, "http://agent.test/api/rest", strings.TrimSuffix(c.Endpoint(), "/"))
@@ -427,7 +427,7 @@ func TestCardWithoutStreamingGivesOnePollingNotice(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b),
 						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
-					var ns r3notices
+					var ns noticeLog
 					s := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -450,7 +450,7 @@ func TestRESTStreamingRefusedWithoutACardSendsOnceAndPolls(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
-				var ns r3notices
+				var ns noticeLog
 				c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(agent.Client()), stream.WithVersion(v), ns.option())
 				require.NoError(t, err)
 				s := c.Send(background(), hello())
@@ -504,7 +504,7 @@ func TestRESTWithoutSubscribeRouteCutTwicePollsAfterOneNotice(t *testing.T) {
 					a2atest.WithoutResubscribe(), a2atest.WithScript(paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)),
 					a2atest.WithGetFaults(a2atest.Drop()))
-				var ns r3notices
+				var ns noticeLog
 				c := resolveAgent(t, agent, ns.option(), stream.WithPollInterval(tick),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: tick}))
 				s := c.Send(background(), hello())

@@ -407,7 +407,7 @@ func TestResubscribeRefusalsFallBackToGetTask(t *testing.T) {
 					// answer only for an ended task, it polls instead.
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2), c.fault))
-					var notes r3notices
+					var notes noticeLog
 					s := newClient(t, agent, v, notes.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)

@@ -378,7 +378,7 @@ func TestRESTSubscribeByGETAfter405(t *testing.T) {
 					srv.event(w, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("two")}})
 					srv.event(w, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 				}
-				var ns r3notices
+				var ns noticeLog
 				got, err := drain(t, restClient(t, srv, v, ns.option()).Send(background(), hello()))
 				require.NoError(t, err)
 				require.Equal(t, "one two", got.text("a1"))

@@ -93,7 +93,7 @@ func TestSubscribeToAnAgentThatCannotStreamPolls(t *testing.T) {
 					},
 					kindGet: runningThenDone,
 				})
-				var notes r3notices
+				var notes noticeLog
 				start := time.Now()
 				s := agent.client(t, notes.option()).Subscribe(bounded(t), "t-1")
 				got, err := drain(t, s)
