@@ -145,15 +145,18 @@ func (a *wireAgent) ServeHTTP(hw http.ResponseWriter, r *http.Request) {
 	f(w, c)
 }
 
+// rpcRequest is what the hand-written servers read of a JSON-RPC request.
+type rpcRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		ID      string          `json:"id"`
+		Message json.RawMessage `json:"message"`
+	} `json:"params"`
+}
+
 func (a *wireAgent) parseRPC(body []byte, c *wireCall, w *wireWriter) {
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			ID      string          `json:"id"`
-			Message json.RawMessage `json:"message"`
-		} `json:"params"`
-	}
+	var req rpcRequest
 	_ = json.Unmarshal(body, &req)
 	w.id, c.method, c.taskID = req.ID, req.Method, req.Params.ID
 	_ = json.Unmarshal(req.ID, &c.rpcID)
@@ -886,14 +889,7 @@ type scriptedServer struct {
 
 func (s *scriptedServer) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	body, _ := io.ReadAll(hr.Body)
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			ID      string          `json:"id"`
-			Message json.RawMessage `json:"message"`
-		} `json:"params"`
-	}
+	var req rpcRequest
 	_ = json.Unmarshal(body, &req)
 	r := scriptedReq{ctx: hr.Context(), id: req.ID, method: req.Method, taskID: req.Params.ID}
 	if len(req.Params.Message) > 0 {
