@@ -16,45 +16,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// benchBody builds an SSE body of n artifact-update events of about 200
-// bytes each, in the wire shape of the captures, then the final status:
-// JSON-RPC responses, or bare StreamResponse objects for HTTP+JSON.
-func benchBody(v a2a.Version, n int, binding ...a2a.Binding) []byte {
-	var b bytes.Buffer
-	rest := len(binding) > 0 && binding[0] == a2a.BindingHTTPJSON
-	write := func(ev a2a.Event) {
-		if rest {
-			raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeEvent(ev)
-			if err != nil {
-				panic(err)
-			}
-			fmt.Fprintf(&b, "data: %s\n\n", raw)
-			return
-		}
-		raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
-		if err != nil {
-			panic(err)
-		}
-		fmt.Fprintf(&b, "data: {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":%s}\n\n", raw)
-	}
-	const task, ctx = "01a2012b-974f-761f-b805-9c1314c44506", "01a2012b-974f-76f9-9aea-fd8810f6e4b8"
-	write(&a2a.Task{ID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateWorking}})
-	for i := range n {
-		write(&a2a.ArtifactUpdate{TaskID: task, ContextID: ctx, Append: i > 0,
-			Artifact: a2a.Artifact{ID: "01a2012b-9a71-7764-a7f7-28d5f2ef6cbb", Parts: []a2a.Part{{Text: fmt.Sprintf("chunk %06d of the answer ", i)}}}})
-	}
-	write(&a2a.StatusUpdate{TaskID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true})
-	return b.Bytes()
-}
-
-// bodyTransport answers every request with the same SSE body.
-type bodyTransport struct{ body []byte }
-
-func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(t.body)), Request: r}, nil
-}
-
 // BenchmarkDriver measures the whole runtime per event (decode, dedupe,
 // delivery), with no network: Send, then Next until the end.
 //
@@ -245,17 +206,6 @@ func BenchmarkIdlePoll(b *testing.B) {
 			}
 		})
 	}
-}
-
-// manyArtifactsTask is a task of n artifacts of three text parts each.
-func manyArtifactsTask(st a2a.TaskState, n int) *a2a.Task {
-	t := snap(st)
-	t.Artifacts = make([]a2a.Artifact, n)
-	for i := range t.Artifacts {
-		t.Artifacts[i] = a2a.Artifact{ID: fmt.Sprintf("artifact-%05d", i),
-			Parts: textParts(fmt.Sprintf("section %d, ", i), "some words of the answer, ", "and its end.")}
-	}
-	return t
 }
 
 // restTaskShape is the part of an HTTP+JSON task body an application

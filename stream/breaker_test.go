@@ -24,67 +24,6 @@ import (
 // errTripOpen is tripBreaker's refusal.
 var errTripOpen = errors.New("test breaker: open")
 
-// tripBreaker is a small Breaker for tests: it opens after threshold
-// failures in a row and stays open for cooldown; then it lets one probe
-// through (half-open), whose success closes it and whose failure opens it
-// again. Context errors are left out of its counts, as the doc of Breaker
-// advises. It records what it is asked and told.
-type tripBreaker struct {
-	threshold int
-	cooldown  time.Duration
-
-	mu        sync.Mutex
-	failures  int
-	openUntil time.Time
-	probing   bool
-	asked     int
-	results   []error
-}
-
-func (b *tripBreaker) Allow() (func(error), error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.asked++
-	if b.failures >= b.threshold {
-		if b.probing || time.Now().Before(b.openUntil) {
-			return nil, errTripOpen
-		}
-		b.probing = true
-	}
-	return b.done, nil
-}
-
-func (b *tripBreaker) done(err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.results = append(b.results, err)
-	b.probing = false
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-	case err == nil:
-		b.failures = 0
-	default:
-		b.failures++
-		if b.failures >= b.threshold {
-			b.openUntil = time.Now().Add(b.cooldown)
-		}
-	}
-}
-
-// told returns the results the breaker was told, in order.
-func (b *tripBreaker) told() []error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]error(nil), b.results...)
-}
-
-// askedCount returns how many times the breaker was asked.
-func (b *tripBreaker) askedCount() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.asked
-}
-
 // requireStatusResult checks that a breaker was told an *HTTPError of code.
 func requireStatusResult(t *testing.T, err error, code int) {
 	t.Helper()
@@ -92,9 +31,6 @@ func requireStatusResult(t *testing.T, err error, code int) {
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, code, he.StatusCode)
 }
-
-// unavailable answers 503.
-func unavailable(w *wireWriter, _ wireCall) { w.w.WriteHeader(http.StatusServiceUnavailable) }
 
 // After threshold failures in a row, sends, get-tasks and cancels fail at
 // once with ErrCircuitOpen (and the breaker's own error), through every
@@ -330,10 +266,10 @@ func TestBreakerHalfOpenLetsOneProbeThrough(t *testing.T) {
 				_, err := c.GetTask(background(), "t-1")
 				requireStatusResult(t, err, http.StatusServiceUnavailable)
 
-				sgWait(cooldown - time.Nanosecond)
+				waitFake(cooldown - time.Nanosecond)
 				_, err = c.GetTask(background(), "t-1")
 				require.ErrorIs(t, err, stream.ErrCircuitOpen, "still open 1 ns before the cooldown ends")
-				sgWait(time.Nanosecond)
+				waitFake(time.Nanosecond)
 
 				errs := make([]error, 4)
 				var wg sync.WaitGroup

@@ -276,7 +276,7 @@ func TestCancelAnsweredWithTheTaskCompletedEndsAsTheTaskDid(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				done := taskWith(a2a.StateCompleted, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one "), a2a.TextPart("two")}})
 				srv := cancelServer(v, done, nil)
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				arts := map[string][]a2a.Part{}
 				for s.Next() {
 					applyParts(arts, s.Event())
@@ -310,7 +310,7 @@ func TestCancelThatTakesEffectLaterEndsCanceledOnTheStream(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				working := taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("one ")}})
 				srv := cancelServer(v, working, []a2a.Event{statusEvent(v, a2a.StateCanceled, agentMsgParts("m-9", a2a.TextPart("stopped")))})
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				for s.Next() {
 					if _, ok := s.Event().(*a2a.ArtifactUpdate); ok {
 						break
@@ -388,24 +388,6 @@ func cancelServer(v a2a.Version, cancelAnswer *a2a.Task, onCancel []a2a.Event) *
 	})
 }
 
-func sgText(id, text string) a2a.Artifact {
-	return a2a.Artifact{ID: id, Parts: []a2a.Part{a2a.TextPart(text)}}
-}
-
-// sgRequireFold asserts that Task().Artifacts is the fold of the events
-// yielded so far.
-func sgRequireFold(t *testing.T, fold *a2a.Task, got *a2a.Task, when string) {
-	t.Helper()
-	if got == nil {
-		require.Empty(t, fold.Artifacts, when)
-		return
-	}
-	require.Equal(t, len(fold.Artifacts), len(got.Artifacts), "%s: artifact count of Task() against the fold of the events yielded", when)
-	for i := range fold.Artifacts {
-		require.Equal(t, fold.Artifacts[i], got.Artifacts[i], "%s: artifact %d", when, i)
-	}
-}
-
 // TestCancelBetweenDeltasKeepsTheFold: Stream.Cancel called
 // between two deltas of one server event (a Task that brings two
 // artifacts and a status message) leaves Task() the fold of the events
@@ -419,7 +401,7 @@ func TestCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					msg := &a2a.Message{ID: "m-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("working on it")}}
 					snapshot := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: msg},
-						Artifacts: []a2a.Artifact{sgText("a1", "one"), sgText("a2", "two")}, History: []a2a.Message{*msg}}
+						Artifacts: []a2a.Artifact{textArtifact("a1", "one"), textArtifact("a2", "two")}, History: []a2a.Message{*msg}}
 					agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 						kindStream: func(w *wireWriter, c wireCall) {
 							w.sse()
@@ -429,7 +411,7 @@ func TestCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 						kindCancel: func(w *wireWriter, c wireCall) {
 							done := snapshot.Clone()
 							done.Status = a2a.TaskStatus{State: a2a.StateCanceled}
-							done.Artifacts = append(done.Artifacts, sgText("a3", "three"))
+							done.Artifacts = append(done.Artifacts, textArtifact("a3", "three"))
 							w.task(done)
 						},
 						kindGet: func(w *wireWriter, c wireCall) { w.task(snapshot) },
@@ -441,13 +423,13 @@ func TestCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 					for i := 0; i < after; i++ {
 						require.True(t, s.Next(), "delta %d (ended in %v)", i, s.Err())
 						fold.Apply(s.Event())
-						sgRequireFold(t, fold, s.Task(), fmt.Sprintf("after delta %d", i))
+						requireArtifactsFold(t, fold, s.Task(), fmt.Sprintf("after delta %d", i))
 					}
 					require.NoError(t, s.Cancel(context.Background()))
-					sgRequireFold(t, fold, s.Task(), "right after Cancel, before Next")
+					requireArtifactsFold(t, fold, s.Task(), "right after Cancel, before Next")
 					for s.Next() {
 						fold.Apply(s.Event())
-						sgRequireFold(t, fold, s.Task(), "after a delta that followed Cancel")
+						requireArtifactsFold(t, fold, s.Task(), "after a delta that followed Cancel")
 					}
 					state, ok := terminalState(s.Err())
 					require.True(t, ok, "ended in %v", s.Err())
@@ -470,7 +452,7 @@ func TestCancelStillRunningKeepsTheFold(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				canceled := make(chan struct{})
 				snapshot := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking},
-					Artifacts: []a2a.Artifact{sgText("a1", "one"), sgText("a2", "two")}}
+					Artifacts: []a2a.Artifact{textArtifact("a1", "one"), textArtifact("a2", "two")}}
 				agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 					kindStream: func(ww *wireWriter, c wireCall) {
 						ww.sse()
@@ -480,12 +462,12 @@ func TestCancelStillRunningKeepsTheFold(t *testing.T) {
 						case <-c.ctx.Done():
 							return
 						}
-						ww.event(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: sgText("a3", "three")})
+						ww.event(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: textArtifact("a3", "three")})
 						ww.event(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCanceled}, Final: true})
 					},
 					kindCancel: func(ww *wireWriter, c wireCall) {
 						running := snapshot.Clone()
-						running.Artifacts = append(running.Artifacts, sgText("a3", "three"))
+						running.Artifacts = append(running.Artifacts, textArtifact("a3", "three"))
 						ww.task(running)
 						close(canceled)
 					},
@@ -496,10 +478,10 @@ func TestCancelStillRunningKeepsTheFold(t *testing.T) {
 				require.True(t, s.Next())
 				fold.Apply(s.Event())
 				require.NoError(t, s.Cancel(context.Background()))
-				sgRequireFold(t, fold, s.Task(), "right after Cancel, before Next")
+				requireArtifactsFold(t, fold, s.Task(), "right after Cancel, before Next")
 				for s.Next() {
 					fold.Apply(s.Event())
-					sgRequireFold(t, fold, s.Task(), "after a delta that followed Cancel")
+					requireArtifactsFold(t, fold, s.Task(), "after a delta that followed Cancel")
 				}
 				state, ok := terminalState(s.Err())
 				require.True(t, ok, "ended in %v", s.Err())

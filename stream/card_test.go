@@ -467,15 +467,15 @@ func TestResolveOfAWebPageSaysItIsNotACard(t *testing.T) {
 // bubbles: the fake clock starts at 2000-01-01T00:00:00Z, so durations are
 // exact and a Date header needs no rounding.
 
-// sgCardOrigin serves an agent card whose response headers a test sets for
+// cardOrigin serves an agent card whose response headers a test sets for
 // each request, and records the card requests.
-type sgCardOrigin struct {
+type cardOrigin struct {
 	mu     sync.Mutex
 	reqs   []*http.Request
 	answer func(n int, r *http.Request, w http.ResponseWriter) // n counts card requests from 0
 }
 
-func (o *sgCardOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (o *cardOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	o.mu.Lock()
 	n := len(o.reqs)
 	o.reqs = append(o.reqs, r.Clone(context.Background()))
@@ -483,80 +483,73 @@ func (o *sgCardOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	o.answer(n, r, w)
 }
 
-func (o *sgCardOrigin) count() int {
+func (o *cardOrigin) count() int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.reqs)
 }
 
-func (o *sgCardOrigin) last() *http.Request {
+func (o *cardOrigin) last() *http.Request {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.reqs[len(o.reqs)-1]
 }
 
-// sgCard is the body of a card named name.
-func sgCard(name string) []byte {
+// namedCard is the body of a card named name.
+func namedCard(name string) []byte {
 	return []byte(`{"name":"` + name + `","description":"d","version":"1","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`)
 }
 
-// sgServeCard answers with the card and the header lines given ("Name:
+// serveNamedCard answers with the card and the header lines given ("Name:
 // value" each, repeated names making several field lines).
-func sgServeCard(w http.ResponseWriter, name string, lines ...string) {
+func serveNamedCard(w http.ResponseWriter, name string, lines ...string) {
 	for _, l := range lines {
 		k, v, _ := strings.Cut(l, ":")
 		w.Header().Add(k, strings.TrimSpace(v))
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(sgCard(name))
+	w.Write(namedCard(name))
 }
 
-// sgFixedCard serves the same headers on every request.
-func sgFixedCard(lines ...string) *sgCardOrigin {
-	return &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) { sgServeCard(w, "card", lines...) }}
+// fixedCard serves the same headers on every request.
+func fixedCard(lines ...string) *cardOrigin {
+	return &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) { serveNamedCard(w, "card", lines...) }}
 }
 
-// sgFetch reads the card through cache and returns its name.
-func sgFetch(t *testing.T, o *sgCardOrigin, cache *agentcard.Cache, url string) string {
+// fetchCardName reads the card through cache and returns its name.
+func fetchCardName(t *testing.T, o *cardOrigin, cache *agentcard.Cache, url string) string {
 	t.Helper()
-	card, err := agentcard.Fetch(context.Background(), url, agentcard.WithHTTPClient(newSGOrigins().serve("http://agent.test", o).client()), agentcard.WithCache(cache))
+	card, err := agentcard.Fetch(context.Background(), url, agentcard.WithHTTPClient(newOriginRouter().serve("http://agent.test", o).client()), agentcard.WithCache(cache))
 	require.NoError(t, err)
 	return card.Name
 }
 
-// sgWait lets d pass on the bubble's fake clock.
-func sgWait(d time.Duration) {
-	if d > 0 {
-		<-time.After(d)
-	}
-}
-
-// sgFreshFor asserts that a card fetched now is reused for exactly d: one
+// requireReusedFor asserts that a card fetched now is reused for exactly d: one
 // request now, none at d minus 1 ns, one more at d.
-func sgFreshFor(t *testing.T, d time.Duration, lines ...string) {
+func requireReusedFor(t *testing.T, d time.Duration, lines ...string) {
 	t.Helper()
-	o := sgFixedCard(lines...)
+	o := fixedCard(lines...)
 	cache := agentcard.NewCache()
-	sgFetch(t, o, cache, "http://agent.test")
+	fetchCardName(t, o, cache, "http://agent.test")
 	require.Equal(t, 1, o.count(), "the first read fetches")
-	sgWait(d - time.Nanosecond)
-	sgFetch(t, o, cache, "http://agent.test")
+	waitFake(d - time.Nanosecond)
+	fetchCardName(t, o, cache, "http://agent.test")
 	require.Equal(t, 1, o.count(), "still fresh 1 ns before %s (%v)", d, lines)
-	sgWait(time.Nanosecond)
-	sgFetch(t, o, cache, "http://agent.test")
+	waitFake(time.Nanosecond)
+	fetchCardName(t, o, cache, "http://agent.test")
 	require.Equal(t, 2, o.count(), "stale at %s (%v)", d, lines)
 }
 
-// sgNeverReused asserts that every read of the card fetches it (the
+// requireNeverReused asserts that every read of the card fetches it (the
 // response is not kept, or is revalidated each time without a validator).
-func sgNeverReused(t *testing.T, lines ...string) {
+func requireNeverReused(t *testing.T, lines ...string) {
 	t.Helper()
-	o := sgFixedCard(lines...)
+	o := fixedCard(lines...)
 	cache := agentcard.NewCache()
 	for i := 1; i <= 3; i++ {
-		sgFetch(t, o, cache, "http://agent.test")
+		fetchCardName(t, o, cache, "http://agent.test")
 		require.Equal(t, i, o.count(), "read %d fetches (%v)", i, lines)
-		sgWait(time.Second)
+		waitFake(time.Second)
 	}
 }
 
@@ -589,7 +582,7 @@ func TestCardCacheFreshForMaxAge(t *testing.T) {
 		"spaces":                  {60 * time.Second, []string{"Cache-Control:   max-age=60  ,  public  "}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { sgFreshFor(t, tc.fresh, tc.lines...) })
+			synctest.Test(t, func(t *testing.T) { requireReusedFor(t, tc.fresh, tc.lines...) })
 		})
 	}
 }
@@ -629,7 +622,7 @@ func TestCardCacheNotReused(t *testing.T) {
 		"no-store-after-quoted-comma": {`Cache-Control: ext="a, max-age=600", no-store, max-age=60`},
 	} {
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) { sgNeverReused(t, lines...) })
+			synctest.Test(t, func(t *testing.T) { requireNeverReused(t, lines...) })
 		})
 	}
 }
@@ -639,18 +632,18 @@ func TestCardCacheNotReused(t *testing.T) {
 // corrected_age_value = age_value + response_delay).
 func TestCardCacheRequestDelayCountsInAge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
-			sgWait(5 * time.Second)
-			sgServeCard(w, "card", "Cache-Control: max-age=60", "Age: 10")
+		o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			waitFake(5 * time.Second)
+			serveNamedCard(w, "card", "Cache-Control: max-age=60", "Age: 10")
 		}}
 		cache := agentcard.NewCache()
-		sgFetch(t, o, cache, "http://agent.test")
+		fetchCardName(t, o, cache, "http://agent.test")
 		// Received at 5 s with a corrected age of 15 s: fresh until 50 s.
-		sgWait(45*time.Second - time.Nanosecond)
-		sgFetch(t, o, cache, "http://agent.test")
+		waitFake(45*time.Second - time.Nanosecond)
+		fetchCardName(t, o, cache, "http://agent.test")
 		require.Equal(t, 1, o.count(), "fresh 1 ns before 45 s after receipt")
-		sgWait(time.Nanosecond)
-		sgFetch(t, o, cache, "http://agent.test")
+		waitFake(time.Nanosecond)
+		fetchCardName(t, o, cache, "http://agent.test")
 		require.Equal(t, 2, o.count(), "stale 45 s after receipt")
 	})
 }
@@ -676,9 +669,9 @@ func TestCardCacheRevalidation(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+				o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 					if n == 0 {
-						sgServeCard(w, "v1", "ETag: "+tc.etag, "Cache-Control: max-age=60")
+						serveNamedCard(w, "v1", "ETag: "+tc.etag, "Cache-Control: max-age=60")
 						return
 					}
 					for _, l := range tc.notMod {
@@ -688,17 +681,17 @@ func TestCardCacheRevalidation(t *testing.T) {
 					w.WriteHeader(http.StatusNotModified)
 				}}
 				cache := agentcard.NewCache()
-				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+				require.Equal(t, "v1", fetchCardName(t, o, cache, "http://agent.test"))
 				require.Empty(t, o.last().Header.Get("If-None-Match"))
-				sgWait(60 * time.Second) // stale now
-				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"), "the 304 keeps the stored card")
+				waitFake(60 * time.Second) // stale now
+				require.Equal(t, "v1", fetchCardName(t, o, cache, "http://agent.test"), "the 304 keeps the stored card")
 				require.Equal(t, 2, o.count())
 				require.Equal(t, tc.etag, o.last().Header.Get("If-None-Match"), "revalidated with the card's ETag")
-				sgWait(tc.freshAfter - time.Nanosecond)
-				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+				waitFake(tc.freshAfter - time.Nanosecond)
+				require.Equal(t, "v1", fetchCardName(t, o, cache, "http://agent.test"))
 				require.Equal(t, 2, o.count(), "fresh again after the 304, 1 ns before %s", tc.freshAfter)
-				sgWait(time.Nanosecond)
-				require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+				waitFake(time.Nanosecond)
+				require.Equal(t, "v1", fetchCardName(t, o, cache, "http://agent.test"))
 				require.Equal(t, 3, o.count(), "stale %s after the 304", tc.freshAfter)
 			})
 		})
@@ -716,20 +709,20 @@ func TestCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+				o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 					switch n {
 					case 0:
-						sgServeCard(w, "v1", `ETag: "v1"`, cc)
+						serveNamedCard(w, "v1", `ETag: "v1"`, cc)
 					case 1, 2:
 						w.Header().Set("ETag", `"v1"`)
 						w.WriteHeader(http.StatusNotModified)
 					default:
-						sgServeCard(w, "v2", `ETag: "v2"`, cc)
+						serveNamedCard(w, "v2", `ETag: "v2"`, cc)
 					}
 				}}
 				cache := agentcard.NewCache()
 				for i, want := range []string{"v1", "v1", "v1", "v2"} {
-					require.Equal(t, want, sgFetch(t, o, cache, "http://agent.test"), "read %d", i)
+					require.Equal(t, want, fetchCardName(t, o, cache, "http://agent.test"), "read %d", i)
 					require.Equal(t, i+1, o.count(), "read %d asks the server", i)
 					if i > 0 {
 						require.Equal(t, `"v1"`, o.last().Header.Get("If-None-Match"))
@@ -744,10 +737,10 @@ func TestCardCacheNoCacheRevalidatesEachTime(t *testing.T) {
 // no-store is not kept at all, so no later request is conditional.
 func TestCardCacheNoStoreNeverRevalidates(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := sgFixedCard(`ETag: "v1"`, "Cache-Control: no-store, max-age=60")
+		o := fixedCard(`ETag: "v1"`, "Cache-Control: no-store, max-age=60")
 		cache := agentcard.NewCache()
-		sgFetch(t, o, cache, "http://agent.test")
-		sgFetch(t, o, cache, "http://agent.test")
+		fetchCardName(t, o, cache, "http://agent.test")
+		fetchCardName(t, o, cache, "http://agent.test")
 		require.Equal(t, 2, o.count())
 		require.Empty(t, o.last().Header.Get("If-None-Match"), "nothing was kept to revalidate")
 	})
@@ -757,17 +750,17 @@ func TestCardCacheNoStoreNeverRevalidates(t *testing.T) {
 // cache entry: another query is another card.
 func TestCardCacheKeyedByQuery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
-			sgServeCard(w, "for-"+r.URL.Query().Get("tenant"), "Cache-Control: max-age=60")
+		o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			serveNamedCard(w, "for-"+r.URL.Query().Get("tenant"), "Cache-Control: max-age=60")
 		}}
 		cache := agentcard.NewCache()
-		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/?tenant=a"))
-		require.Equal(t, "for-b", sgFetch(t, o, cache, "http://agent.test/?tenant=b"))
-		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/?tenant=a"))
-		require.Equal(t, "for-b", sgFetch(t, o, cache, "http://agent.test/?tenant=b"))
+		require.Equal(t, "for-a", fetchCardName(t, o, cache, "http://agent.test/?tenant=a"))
+		require.Equal(t, "for-b", fetchCardName(t, o, cache, "http://agent.test/?tenant=b"))
+		require.Equal(t, "for-a", fetchCardName(t, o, cache, "http://agent.test/?tenant=a"))
+		require.Equal(t, "for-b", fetchCardName(t, o, cache, "http://agent.test/?tenant=b"))
 		require.Equal(t, 2, o.count())
-		require.Equal(t, "for-a", sgFetch(t, o, cache, "http://agent.test/cards/x.json?tenant=a"))
-		require.Equal(t, "for-c", sgFetch(t, o, cache, "http://agent.test/cards/x.json?tenant=c"))
+		require.Equal(t, "for-a", fetchCardName(t, o, cache, "http://agent.test/cards/x.json?tenant=a"))
+		require.Equal(t, "for-c", fetchCardName(t, o, cache, "http://agent.test/cards/x.json?tenant=c"))
 		require.Equal(t, 4, o.count())
 	})
 }
@@ -776,7 +769,7 @@ func TestCardCacheKeyedByQuery(t *testing.T) {
 // JSON are not kept, whatever their Cache-Control.
 func TestCardCacheErrorsNotKept(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+		o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 			w.Header().Set("Cache-Control", "max-age=600")
 			switch n {
 			case 0, 1:
@@ -785,11 +778,11 @@ func TestCardCacheErrorsNotKept(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Write([]byte("{not json"))
 			default:
-				sgServeCard(w, "good")
+				serveNamedCard(w, "good")
 			}
 		}}
 		cache := agentcard.NewCache()
-		hc := newSGOrigins().serve("http://agent.test", o).client()
+		hc := newOriginRouter().serve("http://agent.test", o).client()
 		_, err := agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
 		require.Error(t, err)
 		_, err = agentcard.Fetch(context.Background(), "http://agent.test/card.json", agentcard.WithHTTPClient(hc), agentcard.WithCache(cache))
@@ -807,18 +800,18 @@ func TestCardCacheErrorsNotKept(t *testing.T) {
 // one cache from many goroutines (run with -race); each gets the card.
 func TestCardCacheConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
-			sgServeCard(w, "card", "Cache-Control: max-age=1", `ETag: "v"`)
+		o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			serveNamedCard(w, "card", "Cache-Control: max-age=1", `ETag: "v"`)
 		}}
 		cache := agentcard.NewCache()
-		hc := newSGOrigins().serve("http://agent.test", o).client()
+		hc := newOriginRouter().serve("http://agent.test", o).client()
 		var wg sync.WaitGroup
 		for i := range 32 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for j := range 5 {
-					sgWait(time.Duration(i*j) * 100 * time.Millisecond)
+					waitFake(time.Duration(i*j) * 100 * time.Millisecond)
 					c, err := stream.Resolve(context.Background(), "http://agent.test", stream.WithHTTPClient(hc), stream.WithCardCache(cache))
 					if err != nil || c.Card() == nil || c.Card().Name != "card" {
 						t.Errorf("resolve: %v", err)
@@ -844,9 +837,9 @@ var _ = a2a.V10
 func TestCardCacheRevalidationEdges(t *testing.T) {
 	t.Run("304-no-store", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 				if n == 0 {
-					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
+					serveNamedCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
 					return
 				}
 				if r.Header.Get("If-None-Match") != "" {
@@ -855,70 +848,70 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 					w.WriteHeader(http.StatusNotModified)
 					return
 				}
-				sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: no-store")
+				serveNamedCard(w, "v1", `ETag: "v1"`, "Cache-Control: no-store")
 			}}
 			cache := agentcard.NewCache()
-			sgFetch(t, o, cache, "http://agent.test")
-			sgWait(time.Minute)
-			require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
+			fetchCardName(t, o, cache, "http://agent.test")
+			waitFake(time.Minute)
+			require.Equal(t, "v1", fetchCardName(t, o, cache, "http://agent.test"))
 			require.Equal(t, 2, o.count())
-			sgWait(time.Second)
-			sgFetch(t, o, cache, "http://agent.test")
+			waitFake(time.Second)
+			fetchCardName(t, o, cache, "http://agent.test")
 			require.Equal(t, 3, o.count(), "a card whose 304 said no-store is not reused")
 		})
 	})
 	t.Run("304-other-strong-etag", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 				switch {
 				case n == 0:
-					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
+					serveNamedCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
 				case r.Header.Get("If-None-Match") != "":
 					w.Header().Set("ETag", `"v2"`)
 					w.Header().Set("Cache-Control", "max-age=600")
 					w.WriteHeader(http.StatusNotModified)
 				default:
-					sgServeCard(w, "v2", `ETag: "v2"`, "Cache-Control: max-age=600")
+					serveNamedCard(w, "v2", `ETag: "v2"`, "Cache-Control: max-age=600")
 				}
 			}}
 			cache := agentcard.NewCache()
-			sgFetch(t, o, cache, "http://agent.test")
-			sgWait(time.Minute)
-			got := sgFetch(t, o, cache, "http://agent.test")
+			fetchCardName(t, o, cache, "http://agent.test")
+			waitFake(time.Minute)
+			got := fetchCardName(t, o, cache, "http://agent.test")
 			if got == "v1" {
 				// The 304 validated another representation: v1 must not be
 				// fresh for the 304's ten minutes.
-				sgWait(time.Second)
-				sgFetch(t, o, cache, "http://agent.test")
+				waitFake(time.Second)
+				fetchCardName(t, o, cache, "http://agent.test")
 				require.Greater(t, o.count(), 2, "a 304 for ETag v2 renewed the card stored under v1")
 			}
 		})
 	})
 	t.Run("200-replaces", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 				if n == 0 {
-					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
+					serveNamedCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60")
 					return
 				}
-				sgServeCard(w, "v2", "Cache-Control: max-age=60")
+				serveNamedCard(w, "v2", "Cache-Control: max-age=60")
 			}}
 			cache := agentcard.NewCache()
-			require.Equal(t, "v1", sgFetch(t, o, cache, "http://agent.test"))
-			sgWait(time.Minute)
-			require.Equal(t, "v2", sgFetch(t, o, cache, "http://agent.test"))
-			require.Equal(t, "v2", sgFetch(t, o, cache, "http://agent.test"))
+			require.Equal(t, "v1", fetchCardName(t, o, cache, "http://agent.test"))
+			waitFake(time.Minute)
+			require.Equal(t, "v2", fetchCardName(t, o, cache, "http://agent.test"))
+			require.Equal(t, "v2", fetchCardName(t, o, cache, "http://agent.test"))
 			require.Equal(t, 2, o.count())
-			sgWait(time.Minute)
-			sgFetch(t, o, cache, "http://agent.test")
+			waitFake(time.Minute)
+			fetchCardName(t, o, cache, "http://agent.test")
 			require.Empty(t, o.last().Header.Get("If-None-Match"), "v2 came with no ETag")
 		})
 	})
 	t.Run("304-date-renews", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
 				if n == 0 {
-					sgServeCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60", "Date: Sat, 01 Jan 2000 00:00:00 GMT")
+					serveNamedCard(w, "v1", `ETag: "v1"`, "Cache-Control: max-age=60", "Date: Sat, 01 Jan 2000 00:00:00 GMT")
 					return
 				}
 				w.Header().Set("ETag", `"v1"`)
@@ -926,12 +919,12 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 				w.WriteHeader(http.StatusNotModified)
 			}}
 			cache := agentcard.NewCache()
-			sgFetch(t, o, cache, "http://agent.test")
-			sgWait(time.Minute)
-			sgFetch(t, o, cache, "http://agent.test")
+			fetchCardName(t, o, cache, "http://agent.test")
+			waitFake(time.Minute)
+			fetchCardName(t, o, cache, "http://agent.test")
 			require.Equal(t, 2, o.count())
-			sgWait(time.Minute - time.Nanosecond)
-			sgFetch(t, o, cache, "http://agent.test")
+			waitFake(time.Minute - time.Nanosecond)
+			fetchCardName(t, o, cache, "http://agent.test")
 			require.Equal(t, 2, o.count(), "the 304's Date renews the card for the stored max-age")
 		})
 	})
@@ -941,11 +934,11 @@ func TestCardCacheRevalidationEdges(t *testing.T) {
 // differ only in their query reads two cards, each cached on its own.
 func TestCardCacheResolveKeyedByQuery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		o := &sgCardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
-			sgServeCard(w, "for-"+r.URL.Query().Get("code"), "Cache-Control: max-age=60")
+		o := &cardOrigin{answer: func(n int, r *http.Request, w http.ResponseWriter) {
+			serveNamedCard(w, "for-"+r.URL.Query().Get("code"), "Cache-Control: max-age=60")
 		}}
 		cache := agentcard.NewCache()
-		hc := newSGOrigins().serve("http://agent.test", o).client()
+		hc := newOriginRouter().serve("http://agent.test", o).client()
 		for _, code := range []string{"a", "b", "a", "b"} {
 			c, err := stream.Resolve(context.Background(), "http://agent.test/?code="+code, stream.WithHTTPClient(hc), stream.WithCardCache(cache))
 			require.NoError(t, err)

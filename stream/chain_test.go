@@ -13,52 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
-	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/stream"
 )
-
-// errorObject answers the call with e, as an agent of the wire answers its
-// caller with an error object it built: a JSON-RPC error response, or the
-// HTTP+JSON error body of the wire's version with its status. It returns
-// the body written.
-func (w *wireWriter) errorObject(e *a2a.RPCError) []byte {
-	if w.a.b == a2a.BindingJSONRPC {
-		raw, err := json.Marshal(e)
-		if err != nil {
-			panic(err)
-		}
-		body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":%s}`, w.idOrNull(), raw)
-		w.w.Header().Set("Content-Type", "application/json")
-		w.w.Write(body)
-		return body
-	}
-	status, ct, body := a2a.MarshalHTTPError(w.a.v, e)
-	w.w.Header().Set("Content-Type", ct)
-	w.w.WriteHeader(status)
-	w.w.Write(body)
-	return body
-}
-
-// keyedWireClient returns a Client of the agent under a keyed URL (a URL
-// password, ?code=) with a secret Authorization header: credentials that
-// must not reach the agent's callers.
-func keyedWireClient(t *testing.T, a *wireAgent) *stream.Client {
-	t.Helper()
-	opts := []stream.Option{stream.WithHTTPClient(a2atest.NewClient(a)), stream.WithVersion(a.v),
-		stream.WithHeader("Authorization", "Bearer service-secret")}
-	var (
-		c   *stream.Client
-		err error
-	)
-	if a.b == a2a.BindingHTTPJSON {
-		c, err = stream.NewRESTClient("https://bot:pw-secret@downstream.test?code=code-secret", opts...)
-	} else {
-		c, err = stream.NewClient("https://bot:pw-secret@downstream.test/?code=code-secret", opts...)
-	}
-	require.NoError(t, err)
-	return c
-}
 
 // overloaded is the retryable error the last agent of a chain answers, in
 // its version's shape, with secrets in its data that no caller may see.
@@ -71,20 +28,6 @@ func overloaded(v a2a.Version) *a2a.RPCError {
 		`[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"INTERNAL_ERROR","domain":"a2a-protocol.org","metadata":{"apiKey":"data-secret"}},` +
 			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"5s"},` +
 			`{"@type":"type.googleapis.com/google.rpc.DebugInfo","detail":"data-secret"}]`)}
-}
-
-// chainAgent is an agent named self on wire w that, for every streaming
-// send, calls the agent down (which it names downName) with a keyed
-// Client, and answers with chain.Error of how that call ended. What
-// it answered goes to sent.
-func chainAgent(t *testing.T, w wire, self, downName string, down *wireAgent, sent chan<- []byte) *wireAgent {
-	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-		kindStream: func(ww *wireWriter, c wireCall) {
-			_, err := keyedWireClient(t, down).Send(c.ctx, hello()).Wait()
-			ww.w.Header().Set("X-Debug", "header-secret")
-			sent <- ww.errorObject(chain.Error(err, w.v, self, downName))
-		},
-	})
 }
 
 // TestChainErrorThreeAgentsDeep: A calls B calls C, through real Clients
@@ -219,11 +162,11 @@ func TestChainErrorOfFailedCallsHoldsNoSecret(t *testing.T) {
 		for name, h := range failures {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					mo := newSGOrigins()
+					mo := newOriginRouter()
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
-					c := sgKeyedClient(t, w, mo.client(), &logCapture{})
+					c := keyedLoggedClient(t, w, mo.client(), &logCapture{})
 					_, err := c.Send(context.Background(), hello(), stream.WithHeader("X-Call-Token", "call-secret")).Wait()
 					require.Error(t, err)
 					for _, v := range []a2a.Version{a2a.V03, a2a.V10} {

@@ -107,7 +107,7 @@ func TestBreakerRefusalDoesNotSayCouldNotConnect(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b))
 				b := &refusingBreaker{}
 				b.refuse.Store(true)
-				_, err := drain(t, sgNewClient(t, w, agent, stream.WithBreaker(b)).Send(background(), hello()))
+				_, err := drain(t, reconnectingClient(t, w, agent, stream.WithBreaker(b)).Send(background(), hello()))
 				require.ErrorIs(t, err, stream.ErrCircuitOpen)
 				require.NotErrorIs(t, err, reconnect.ErrCouldNotConnect)
 				require.NotContains(t, err.Error(), "could not connect")
@@ -120,7 +120,7 @@ func TestBreakerRefusalDoesNotSayCouldNotConnect(t *testing.T) {
 					a2atest.WithScript(a2atest.Working("on it"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 				b := &refusingBreaker{}
-				s := sgNewClient(t, w, agent, stream.WithBreaker(b)).Send(background(), hello())
+				s := reconnectingClient(t, w, agent, stream.WithBreaker(b)).Send(background(), hello())
 				defer s.Close()
 				for s.Next() {
 					b.refuse.Store(true) // open once the stream is under way

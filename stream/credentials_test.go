@@ -19,7 +19,7 @@ import (
 )
 
 // authToken is the credential the auth agents accept; it holds "secret"
-// so that sgRequireNoCredentialsOutside recognises it.
+// so that requireNoCredentialsOutside recognises it.
 const authToken = "Bearer fresh-secret"
 
 // authSignIn is the agent's auth-required status message.
@@ -235,7 +235,7 @@ func TestAuthCredentialsGoWithReply(t *testing.T) {
 					},
 				})
 				hook := &authHook{tokens: []string{authToken}}
-				task, err := agent.client(t, stream.WithCredentials(hook), stream.WithHumanInput(sgLisbon)).Send(bounded(t), hello()).Wait()
+				task, err := agent.client(t, stream.WithCredentials(hook), stream.WithHumanInput(answerLisbon)).Send(bounded(t), hello()).Wait()
 				require.NoError(t, err)
 				require.Equal(t, a2a.StateCompleted, task.Status.State)
 				require.Equal(t, 2, agent.count(kindStream), "the message, then the reply")
@@ -599,7 +599,7 @@ func TestAuthRequiredWithoutCredentialsEnds(t *testing.T) {
 func TestAuthCredentialsStayOnNamedOrigin(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
-			for _, target := range sgRedirectTargets {
+			for _, target := range redirectTargets {
 				name := fmt.Sprintf("%s/polled=%v/%s", w, polled, target)
 				t.Run(name, func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -608,9 +608,9 @@ func TestAuthCredentialsStayOnNamedOrigin(t *testing.T) {
 							agent, kind = authPolledAgent(w), kindGet
 						}
 						var redirected atomic.Bool
-						mo := newSGOrigins()
+						mo := newOriginRouter()
 						mo.serve("https://agent.test", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-							if sgKindOf(w.v, w.b, r) == kind && !redirected.Swap(true) {
+							if kindOf(w.v, w.b, r) == kind && !redirected.Swap(true) {
 								http.Redirect(rw, r, target+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 								return
 							}
@@ -623,11 +623,11 @@ func TestAuthCredentialsStayOnNamedOrigin(t *testing.T) {
 						require.NoError(t, err, "the named origin, with the credentials, completes the task")
 						require.Equal(t, a2a.StateCompleted, task.Status.State)
 						require.Len(t, hook.requests, 1)
-						_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+						_, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 						require.Positive(t, outside, "the redirect was followed (or the test proves nothing)")
 						withToken := 0
 						for _, h := range mo.recorded() {
-							if sgOriginOf(h.url) == "https://agent.test:443" && h.header.Get("Authorization") == authToken {
+							if originOf(h.url) == "https://agent.test:443" && h.header.Get("Authorization") == authToken {
 								withToken++
 							}
 						}
@@ -649,8 +649,8 @@ func TestAuthCredentialsNotSentToCardsForeignEndpoint(t *testing.T) {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := authAgent(w)
-				mo := newSGOrigins()
-				mo.serve("https://agent.test", sgCardServer(sgCardJSON(w.v, w.b, "https://other.test/", true), nil))
+				mo := newOriginRouter()
+				mo.serve("https://agent.test", withCard(cardJSON(w.v, w.b, "https://other.test/", true), nil))
 				mo.serve("https://other.test", agent)
 				hook := &authHook{tokens: []string{authToken}}
 				c, err := stream.Resolve(context.Background(), "https://agent.test", stream.WithHTTPClient(mo.client()),
@@ -661,7 +661,7 @@ func TestAuthCredentialsNotSentToCardsForeignEndpoint(t *testing.T) {
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, a2a.StateAuthRequired, stream.EndingOf(err).Task.Status.State)
 				require.Len(t, hook.requests, 1)
-				_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+				_, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 				require.Positive(t, agent.count(kindSubscribe))
 				require.Greater(t, outside, agent.count(kindSubscribe))
 				requireMessageSentOnce(t, agent, false)

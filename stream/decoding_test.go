@@ -336,7 +336,7 @@ func foldedBy(t *testing.T, h http.Handler, v a2a.Version) (a2a.TaskStatus, []a2
 	var arts []a2a.Artifact
 	var evs []a2a.Event
 	synctest.Test(t, func(t *testing.T) {
-		got, _ := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+		got, _ := drain(t, newClient(t, h, v).Send(background(), hello()))
 		st, arts, evs = got.task.Status, got.task.Artifacts, got.events
 	})
 	return st, arts, evs
@@ -609,7 +609,7 @@ func TestJSONRPCFramesAsEncodingJSONReadsThem(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := handlerClient(t, rawFrames(task, c.frame, done), a2a.V03).Send(background(), hello())
+				s := newClient(t, rawFrames(task, c.frame, done), a2a.V03).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Len(t, got.task.Artifacts, 1)
@@ -723,7 +723,7 @@ func TestJSONRPCDuplicateResultTheLastWins(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				frame := `{"jsonrpc":"2.0","id":%[1]s,"result":{"kind":"message","messageId":"m","role":"agent","parts":[]},` +
 					`"result":{"artifactUpdate":{"taskId":"t-1","contextId":"c-1","artifact":{"artifactId":"a","parts":[{"text":"second"}]}}}}`
-				got, err := drain(t, handlerClient(t, rawFrames(task, frame, done), v).Send(background(), hello()))
+				got, err := drain(t, newClient(t, rawFrames(task, frame, done), v).Send(background(), hello()))
 				require.NoError(t, err)
 				for _, ev := range got.events {
 					_, isMessage := ev.(*a2a.Message)
@@ -825,7 +825,7 @@ func TestUnaryNear513BytesEndingInWhiteSpace(t *testing.T) {
 							}
 							task := func(text string) *a2a.Task {
 								return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted},
-									Artifacts: []a2a.Artifact{sgText("a1", text)}}
+									Artifacts: []a2a.Artifact{textArtifact("a1", text)}}
 							}
 							agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 								kindStream: func(ww *wireWriter, c wireCall) {
@@ -890,7 +890,7 @@ func TestStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
 									ww.w.Write(append(body(msg), ws...))
 								},
 							})
-							_, err := sgDrain(t, agent.client(t).Send(context.Background(), hello()))
+							_, err := drainLoose(t, agent.client(t).Send(context.Background(), hello()))
 							var rpc *a2a.RPCError
 							require.ErrorAs(t, err, &rpc, "ended in %v", err)
 							require.Equal(t, -32603, rpc.Code)
@@ -930,7 +930,7 @@ func TestHundredMegabyteLineIsCutAtTheLimit(t *testing.T) {
 							pour(w, io.LimitReader(repeatByte('x'), hundredMB), &written)
 							fmt.Fprint(w, "\n\n")
 						})
-						_, err = drain(t, handlerClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
+						_, err = drain(t, newClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
 					})
 				})
 				pe := requireProtocolError(t, err, "event too large")
@@ -953,7 +953,7 @@ func TestHundredMegabyteLineIsCutAtTheLimit(t *testing.T) {
 					fmt.Fprint(w, "data: ")
 					pour(w, io.LimitReader(repeatByte('x'), hundredMB), &written)
 				})
-				_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				requireProtocolError(t, err, "event too large")
 				require.Less(t, written.Load(), int64(stream.DefaultMaxEventSize+slack))
 				require.Greater(t, written.Load(), int64(stream.DefaultMaxEventSize-len("data: ")), "the limit, not less, is what stopped it")
@@ -970,7 +970,7 @@ func TestHundredMegabyteLineIsCutAtTheLimit(t *testing.T) {
 					pour(w, io.LimitReader(repeatByte('x'), hundredMB), &written)
 				}
 				h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) { huge(w, id) })
-				_, err := drain(t, handlerClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
+				_, err := drain(t, newClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
 				requireProtocolError(t, err, "event too large")
 				require.Less(t, written.Load(), int64(limit+slack))
 
@@ -985,7 +985,7 @@ func TestHundredMegabyteLineIsCutAtTheLimit(t *testing.T) {
 						huge(w, id)
 					}
 				})
-				_, err = drain(t, handlerClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
+				_, err = drain(t, newClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
 				requireKept(t, requireProtocolError(t, err, "response too large"))
 				require.Less(t, written.Load(), int64(limit+slack))
 			})
@@ -1023,7 +1023,7 @@ func TestEndlessLineIsCutAtTheLimit(t *testing.T) {
 						fmt.Fprint(w, start)
 						pour(w, repeatByte(fill), &written)
 					})
-					_, err := drain(t, handlerClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
+					_, err := drain(t, newClient(t, h, v, stream.WithMaxEventSize(limit)).Send(background(), hello()))
 					requireKept(t, requireProtocolError(t, err, "event too large"))
 					require.Less(t, written.Load(), int64(limit+slack))
 				})

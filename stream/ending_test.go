@@ -56,7 +56,7 @@ func drained(t *testing.T, s *stream.Stream) *stream.Stream {
 func scripted(t *testing.T, w wire, steps []a2atest.Step, aopts []a2atest.Option, copts ...stream.Option) *stream.Stream {
 	t.Helper()
 	agent := a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(steps...)}, aopts...)...)
-	return sgNewClient(t, w, agent, copts...).Send(background(), hello())
+	return reconnectingClient(t, w, agent, copts...).Send(background(), hello())
 }
 
 func endingCases() []endingCase {
@@ -135,7 +135,7 @@ func endingCases() []endingCase {
 			b := &tripBreaker{threshold: 1, cooldown: time.Hour}
 			agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b),
 				a2atest.WithFaults(a2atest.HTTPStatus(http.StatusServiceUnavailable, "busy")))
-			c := sgNewClient(t, w, agent, stream.WithBreaker(b))
+			c := reconnectingClient(t, w, agent, stream.WithBreaker(b))
 			drained(t, c.Send(background(), hello()))
 			return drained(t, c.Send(background(), hello()))
 		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, stream.ErrCircuitOpen) }, line: "ended: "},
@@ -160,7 +160,7 @@ func endingCases() []endingCase {
 		}, task: a2a.StateWorking, line: "ended: stream: HTTP 401"},
 		{name: "invalid message", run: func(t *testing.T, w wire) *stream.Stream {
 			agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b))
-			return drained(t, sgNewClient(t, w, agent).Send(background(), &a2a.Message{Role: a2a.RoleUser}))
+			return drained(t, reconnectingClient(t, w, agent).Send(background(), &a2a.Message{Role: a2a.RoleUser}))
 		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, stream.ErrInvalidMessage) }, line: "ended: "},
 		{name: "protocol error", run: func(t *testing.T, w wire) *stream.Stream {
 			return drained(t, scripted(t, w, a2atest.DefaultScript(), nil, stream.WithMaxEventSize(100)))
@@ -172,7 +172,7 @@ func endingCases() []endingCase {
 			agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(long...))
 			ctx, cancel := context.WithCancel(background())
 			defer cancel()
-			s := sgNewClient(t, w, agent).Send(ctx, hello())
+			s := reconnectingClient(t, w, agent).Send(ctx, hello())
 			defer s.Close()
 			for s.Next() {
 				if s.Task() != nil && s.Task().Status.State == a2a.StateWorking {
@@ -257,7 +257,7 @@ func TestEndingBeforeTheEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := wires()[0]
 		agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithScript(a2atest.Working("on it"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
-		s := sgNewClient(t, w, agent).Send(background(), hello())
+		s := reconnectingClient(t, w, agent).Send(background(), hello())
 		require.True(t, s.Next())
 		e := s.Ending()
 		require.Empty(t, e.State)
@@ -781,46 +781,6 @@ func TestStreamCancelAfterItsContextEnded(t *testing.T) {
 	})
 }
 
-// rpcServer is a hand-written hostile server: it answers each streaming
-// request with what script writes.
-func rpcServer(script func(w http.ResponseWriter, id json.RawMessage, n int)) http.Handler {
-	n := 0
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(body, &req)
-		n++
-		script(w, req.ID, n)
-	})
-}
-
-func sseEvent(w http.ResponseWriter, id json.RawMessage, v a2a.Version, ev a2a.Event) {
-	raw, err := a2a.Codec{Version: v}.EncodeEvent(ev)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)
-	w.(http.Flusher).Flush()
-}
-
-func sseHeaders(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(200)
-}
-
-func handlerClient(t *testing.T, h http.Handler, v a2a.Version, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(a2atest.NewClient(h)), stream.WithVersion(v)}, opts...)
-	c, err := stream.NewClient(endpoint, all...)
-	require.NoError(t, err)
-	return c
-}
-
-var firstTask = &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}
-var firstChunk = &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: "kept"}}}}
-
 func TestProtocolErrorsAreNotRetried(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -859,7 +819,7 @@ func TestProtocolErrorsAreNotRetried(t *testing.T) {
 						sseEvent(w, id, v, firstChunk)
 						c.after(w, id, v)
 					})
-					s := handlerClient(t, h, v, stream.WithMaxEventSize(4096)).Send(background(), hello())
+					s := newClient(t, h, v, stream.WithMaxEventSize(4096)).Send(background(), hello())
 					_, err := drain(t, s)
 					var pe *stream.ProtocolError
 					require.ErrorAs(t, err, &pe)
@@ -882,7 +842,7 @@ func TestRPCErrorMidStream(t *testing.T) {
 					sseEvent(w, id, v, firstTask)
 					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"error\":{\"code\":-32603,\"message\":\"internal error\"}}\n\n", id)
 				})
-				_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				var rpcErr *a2a.RPCError
 				require.ErrorAs(t, err, &rpcErr)
 				require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
@@ -906,7 +866,7 @@ func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
 			sseHeaders(w)
 			w.Write(bytes.ReplaceAll(captured, []byte(capturedID), id))
 		})
-		s := handlerClient(t, h, a2a.V03).Send(background(), hello())
+		s := newClient(t, h, a2a.V03).Send(background(), hello())
 		_, err = drain(t, s)
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)
@@ -923,139 +883,8 @@ func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
 // Stranger round 28, endings: how a stream ends and the one line it says,
 // on the four wires, against agents that write hostile reasons.
 
-// s28Wire is one of the four wires the client speaks.
-type s28Wire struct {
-	v a2a.Version
-	b a2a.Binding
-}
-
-func (w s28Wire) String() string { return string(w.v) + "/" + string(w.b) }
-
-func s28Wires() []s28Wire {
-	return []s28Wire{
-		{a2a.V03, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingJSONRPC},
-		{a2a.V03, a2a.BindingHTTPJSON}, {a2a.V10, a2a.BindingHTTPJSON},
-	}
-}
-
-func (w s28Wire) codec() a2a.Codec { return a2a.Codec{Version: w.v, Binding: w.b} }
-
-// agent returns an a2atest agent that speaks only this wire.
-func (w s28Wire) agent(opts ...a2atest.Option) *a2atest.Agent {
-	return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, opts...)...)
-}
-
-// client returns a client of this wire on hc at base.
-func (w s28Wire) clientAt(t *testing.T, base string, hc *http.Client, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(w.v)}, opts...)
-	var c *stream.Client
-	var err error
-	if w.b == a2a.BindingHTTPJSON {
-		c, err = stream.NewRESTClient(base, all...)
-	} else {
-		c, err = stream.NewClient(base, all...)
-	}
-	require.NoError(t, err)
-	return c
-}
-
-func (w s28Wire) client(t *testing.T, h http.Handler, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	return w.clientAt(t, "http://agent.test/", a2atest.NewClient(h), opts...)
-}
-
-// s28Call is what a hand-written server reads of a request.
-type s28Call struct {
-	kind string          // "stream", "subscribe", "get", "send", "cancel"
-	id   json.RawMessage // the JSON-RPC id
-	w    s28Wire
-}
-
-func s28Read(w s28Wire, r *http.Request) s28Call {
-	body, _ := io.ReadAll(r.Body)
-	c := s28Call{w: w, id: json.RawMessage(`1`)}
-	if w.b == a2a.BindingHTTPJSON {
-		p := r.URL.Path
-		switch {
-		case strings.HasSuffix(p, "message:stream"):
-			c.kind = "stream"
-		case strings.HasSuffix(p, ":subscribe"):
-			c.kind = "subscribe"
-		case strings.HasSuffix(p, "message:send"):
-			c.kind = "send"
-		case strings.HasSuffix(p, ":cancel"):
-			c.kind = "cancel"
-		case r.Method == http.MethodGet && strings.Contains(p, "/tasks/"):
-			c.kind = "get"
-		}
-		return c
-	}
-	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	_ = json.Unmarshal(body, &env)
-	if len(env.ID) > 0 {
-		c.id = env.ID
-	}
-	switch env.Method {
-	case "message/stream", "SendStreamingMessage":
-		c.kind = "stream"
-	case "tasks/resubscribe", "SubscribeToTask":
-		c.kind = "subscribe"
-	case "tasks/get", "GetTask":
-		c.kind = "get"
-	case "message/send", "SendMessage":
-		c.kind = "send"
-	case "tasks/cancel", "CancelTask":
-		c.kind = "cancel"
-	}
-	return c
-}
-
-// frame is one SSE event carrying ev, as the wire writes it.
-func (c s28Call) frame(ev a2a.Event) string {
-	b, err := c.w.codec().EncodeEvent(ev)
-	if err != nil {
-		panic(err)
-	}
-	if c.w.b == a2a.BindingJSONRPC {
-		b = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, c.id, b))
-	}
-	return "data: " + string(b) + "\n\n"
-}
-
-// task writes a unary task answer (get-task).
-func (c s28Call) task(w http.ResponseWriter, t *a2a.Task) {
-	b, err := c.w.codec().EncodeTask(t)
-	if err != nil {
-		panic(err)
-	}
-	if c.w.b == a2a.BindingJSONRPC {
-		b = []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, c.id, b))
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-func s28SSE(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	w.(http.Flusher).Flush()
-}
-
-func s28Write(w http.ResponseWriter, s string) {
-	_, _ = io.WriteString(w, s)
-	w.(http.Flusher).Flush()
-}
-
-func s28Task(state a2a.TaskState) *a2a.Task {
-	return &a2a.Task{ID: "t-28", ContextID: "c-28", Status: a2a.TaskStatus{State: state}}
-}
-
-// s28Hostile are reasons a hostile agent may give.
-func s28Hostile() map[string]string {
+// hostileReasons are reasons a hostile agent may give.
+func hostileReasons() map[string]string {
 	big := strings.Repeat("\u2028x\x1b[31m€", 1<<20/8)
 	return map[string]string{
 		"VT FF":            "a\vb\fc",
@@ -1078,10 +907,10 @@ func s28Hostile() map[string]string {
 	}
 }
 
-// s28RequireOneLine checks the promise of Ending.String: one line, valid
+// requireBoundedLine checks the promise of Ending.String: one line, valid
 // UTF-8, no control character, no line break, no bidi control, at most
 // MaxEndingLine bytes.
-func s28RequireOneLine(t *testing.T, line string) {
+func requireBoundedLine(t *testing.T, line string) {
 	t.Helper()
 	require.True(t, utf8.ValidString(line), "not valid UTF-8: %q", trim(line))
 	require.LessOrEqual(t, len(line), stream.MaxEndingLine, "too long: %q", trim(line))
@@ -1100,16 +929,6 @@ func trim(s string) string {
 	}
 	return s
 }
-
-// s28Drain runs s to its end and returns its ending.
-func s28Drain(s *stream.Stream) stream.Ending {
-	defer s.Close()
-	for s.Next() {
-	}
-	return s.Ending()
-}
-
-func s28Msg() *a2a.Message { return a2a.NewTextMessage(a2a.RoleUser, "hi") }
 
 // Every way a hostile reason reaches the ending, with a2atest agents, on
 // every wire: the line is one bounded line of valid UTF-8.
@@ -1150,18 +969,18 @@ func TestEndingLineOfAHostileReasonOnEveryWire(t *testing.T) {
 			return []a2atest.Option{a2atest.WithFaults(a2atest.HTTPStatus(http.StatusBadRequest, r))}
 		}, ""},
 	}
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for _, wy := range ways {
-			for name, reason := range s28Hostile() {
+			for name, reason := range hostileReasons() {
 				t.Run(w.String()+"/"+wy.name+"/"+name, func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						agent := w.agent(wy.opts(reason)...)
 						c := w.client(t, agent, stream.WithReconnect(reconnect.Never()))
-						e := s28Drain(c.Send(t.Context(), s28Msg()))
+						e := drainEnding(c.Send(t.Context(), hiMessage()))
 						require.Error(t, e.Err)
 						require.Equal(t, wy.state, e.State, "%v", e.Err)
 						line := e.String()
-						s28RequireOneLine(t, line)
+						requireBoundedLine(t, line)
 						if wy.state == "" {
 							require.True(t, strings.HasPrefix(line, "ended: "), "%q", trim(line))
 						} else {
@@ -1205,16 +1024,16 @@ func TestEndingLineOfAHostileStatusLine(t *testing.T) {
 			}()
 		}
 	}()
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			c := w.clientAt(t, "http://"+ln.Addr().String()+"/", &http.Client{}, stream.WithReconnect(reconnect.Never()))
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			e := s28Drain(c.Send(ctx, s28Msg()))
+			e := drainEnding(c.Send(ctx, hiMessage()))
 			var he *stream.HTTPError
 			require.ErrorAs(t, e.Err, &he)
 			t.Logf("%q", e.String())
-			s28RequireOneLine(t, e.String())
+			requireBoundedLine(t, e.String())
 			require.True(t, strings.HasPrefix(e.String(), "ended: "), e.String())
 		})
 	}
@@ -1232,7 +1051,7 @@ func TestEndingLineOfARESTProblemDetail(t *testing.T) {
 		"bare 0.3":     {"application/json", fmt.Sprintf(`{"code":-32004,"message":%s}`, q)},
 		"raw bytes":    {"application/json", `{"code":-32004,"message":"a` + "\xff\x1b\u2028\u202e" + `b"}`},
 	}
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		if w.b != a2a.BindingHTTPJSON {
 			continue
 		}
@@ -1245,10 +1064,10 @@ func TestEndingLineOfARESTProblemDetail(t *testing.T) {
 						_, _ = io.WriteString(rw, b.body)
 					})
 					c := w.client(t, h, stream.WithReconnect(reconnect.Never()))
-					e := s28Drain(c.Send(t.Context(), s28Msg()))
+					e := drainEnding(c.Send(t.Context(), hiMessage()))
 					require.Error(t, e.Err)
 					t.Logf("%q", e.String())
-					s28RequireOneLine(t, e.String())
+					requireBoundedLine(t, e.String())
 					require.True(t, strings.HasPrefix(e.String(), "ended: "), e.String())
 				})
 			})
@@ -1260,7 +1079,7 @@ func TestEndingLineOfARESTProblemDetail(t *testing.T) {
 // control bytes the JSON decoder may keep.
 func TestEndingLineOfRawBytesInAnRPCError(t *testing.T) {
 	msg := "a\xff\xfe b \u2028 \u202e c \\u0085 \\u001b[31m \\u2029 \\ud800 d"
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		if w.b != a2a.BindingJSONRPC {
 			continue
 		}
@@ -1268,21 +1087,21 @@ func TestEndingLineOfRawBytesInAnRPCError(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/event=%t", w, asEvent), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-						c := s28Read(w, r)
+						c := parseCall(w, r)
 						body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"%s"}}`, c.id, msg)
 						if asEvent {
-							s28SSE(rw)
-							s28Write(rw, "data: "+body+"\n\n")
+							startSSE(rw)
+							writeFlush(rw, "data: "+body+"\n\n")
 							return
 						}
 						rw.Header().Set("Content-Type", "application/json")
 						_, _ = io.WriteString(rw, body)
 					})
 					c := w.client(t, h, stream.WithReconnect(reconnect.Never()))
-					e := s28Drain(c.Send(t.Context(), s28Msg()))
+					e := drainEnding(c.Send(t.Context(), hiMessage()))
 					var re *a2a.RPCError
 					require.ErrorAs(t, e.Err, &re)
-					s28RequireOneLine(t, e.String())
+					requireBoundedLine(t, e.String())
 				})
 			})
 		}
@@ -1294,103 +1113,103 @@ func TestEndingLineOfRawBytesInAnRPCError(t *testing.T) {
 func TestEveryEndingSaysEndedOnce(t *testing.T) {
 	type way struct {
 		name string
-		run  func(t *testing.T, w s28Wire) stream.Ending
+		run  func(t *testing.T, w wire) stream.Ending
 		// ended: the String starts with "ended: " (the task did not end)
 		ended bool
 		want  string // a prefix of the line
 	}
-	send := func(t *testing.T, w s28Wire, agent *a2atest.Agent, opts ...stream.Option) stream.Ending {
+	send := func(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Option) stream.Ending {
 		c := w.client(t, agent, opts...)
-		return s28Drain(c.Send(t.Context(), s28Msg()))
+		return drainEnding(c.Send(t.Context(), hiMessage()))
 	}
 	ways := []way{
-		{"completed", func(t *testing.T, w s28Wire) stream.Ending { return send(t, w, w.agent()) }, false, "completed"},
-		{"answered", func(t *testing.T, w s28Wire) stream.Ending {
+		{"completed", func(t *testing.T, w wire) stream.Ending { return send(t, w, w.agent()) }, false, "completed"},
+		{"answered", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.Reply("hi"))))
 		}, false, "answered"},
-		{"failed", func(t *testing.T, w s28Wire) stream.Ending {
+		{"failed", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.Finish(a2a.StateFailed, "boom"))))
 		}, false, "failed: boom"},
-		{"rejected", func(t *testing.T, w s28Wire) stream.Ending {
+		{"rejected", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.Finish(a2a.StateRejected, "no"))))
 		}, false, "rejected"},
-		{"canceled", func(t *testing.T, w s28Wire) stream.Ending {
+		{"canceled", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.Finish(a2a.StateCanceled, ""))))
 		}, false, "canceled"},
-		{"auth-required", func(t *testing.T, w s28Wire) stream.Ending {
+		{"auth-required", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.AskAuth("sign in"))))
 		}, false, "auth-required"},
-		{"input-required without a hook", func(t *testing.T, w s28Wire) stream.Ending {
+		{"input-required without a hook", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.AskInput("which?"))))
 		}, false, "input-required"},
-		{"input-required, the hook fails", func(t *testing.T, w s28Wire) stream.Ending {
+		{"input-required, the hook fails", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.AskInput("which?"))),
 				stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
 					return nil, errors.New("no answer")
 				})))
 		}, false, "input-required"},
-		{"RPC error", func(t *testing.T, w s28Wire) stream.Ending {
+		{"RPC error", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithFaults(a2atest.RPCError(a2a.CodeInternalError, "oops", a2atest.ErrorAsJSON))))
 		}, true, "ended: "},
-		{"HTTP error", func(t *testing.T, w s28Wire) stream.Ending {
+		{"HTTP error", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithFaults(a2atest.HTTPStatus(500, "oops"))))
 		}, true, "ended: "},
-		{"connection lost", func(t *testing.T, w s28Wire) stream.Ending {
+		{"connection lost", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Second), a2atest.Finish(a2a.StateCompleted, "")),
 				a2atest.WithFaults(a2atest.CutAfterEvents(1), a2atest.Drop(), a2atest.Drop(), a2atest.Drop())),
 				stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond}))
 		}, true, "ended: "},
-		{"connection lost before a task", func(t *testing.T, w s28Wire) stream.Ending {
+		{"connection lost before a task", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithFaults(a2atest.CutAfterEvents(0))))
 		}, true, "ended: "},
-		{"could not connect", func(t *testing.T, w s28Wire) stream.Ending {
+		{"could not connect", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithFaults(a2atest.Refuse(), a2atest.Refuse(), a2atest.Refuse(), a2atest.Refuse(), a2atest.Refuse())),
 				stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond}))
 		}, true, "ended: "},
-		{"stalled", func(t *testing.T, w s28Wire) stream.Ending {
+		{"stalled", func(t *testing.T, w wire) stream.Ending {
 			return send(t, w, w.agent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, ""))),
 				stream.WithIdleTimeout(time.Second), stream.WithStallTimeout(10*time.Second))
 		}, true, "ended: "},
-		{"ctx canceled", func(t *testing.T, w s28Wire) stream.Ending {
+		{"ctx canceled", func(t *testing.T, w wire) stream.Ending {
 			agent := w.agent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
 			c := w.client(t, agent)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			s := c.Send(ctx, s28Msg())
+			s := c.Send(ctx, hiMessage())
 			defer s.Close()
 			for s.Next() {
 				cancel()
 			}
 			return s.Ending()
 		}, true, "ended: "},
-		{"protocol error", func(t *testing.T, w s28Wire) stream.Ending {
+		{"protocol error", func(t *testing.T, w wire) stream.Ending {
 			h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-				c := s28Read(w, r)
-				s28SSE(rw)
-				other := s28Task(a2a.StateWorking)
-				s28Write(rw, c.frame(other))
-				o2 := s28Task(a2a.StateWorking)
+				c := parseCall(w, r)
+				startSSE(rw)
+				other := taskInState(a2a.StateWorking)
+				writeFlush(rw, c.frame(other))
+				o2 := taskInState(a2a.StateWorking)
 				o2.ID = "another"
-				s28Write(rw, c.frame(o2))
+				writeFlush(rw, c.frame(o2))
 			})
-			return s28Drain(w.client(t, h, stream.WithReconnect(reconnect.Never())).Send(t.Context(), s28Msg()))
+			return drainEnding(w.client(t, h, stream.WithReconnect(reconnect.Never())).Send(t.Context(), hiMessage()))
 		}, true, "ended: "},
-		{"closed", func(t *testing.T, w s28Wire) stream.Ending {
+		{"closed", func(t *testing.T, w wire) stream.Ending {
 			agent := w.agent(a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")))
-			s := w.client(t, agent).Send(t.Context(), s28Msg())
+			s := w.client(t, agent).Send(t.Context(), hiMessage())
 			require.True(t, s.Next())
 			s.Close()
 			return s.Ending()
 		}, false, "closed"},
 	}
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for _, wy := range ways {
 			t.Run(w.String()+"/"+wy.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					e := wy.run(t, w)
 					line := e.String()
 					t.Logf("%s", line)
-					s28RequireOneLine(t, line)
+					requireBoundedLine(t, line)
 					require.True(t, strings.HasPrefix(line, wy.want), "%q", line)
 					if wy.ended {
 						require.Empty(t, e.State)

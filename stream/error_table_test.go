@@ -454,7 +454,7 @@ var scenarios = map[string]func(t *testing.T, w wire, a failure, opts ...stream.
 			kindGet:    func(ww *wireWriter, _ wireCall) { a.write(ww, w) },
 			kindCancel: func(ww *wireWriter, _ wireCall) { a.write(ww, w) },
 		})
-		var ns r3notices
+		var ns noticeLog
 		c := agent.client(t, append(opts, ns.option())...)
 		start := time.Now()
 		_, getErr := c.GetTask(background(), "t-1")
@@ -468,27 +468,11 @@ var scenarios = map[string]func(t *testing.T, w wire, a failure, opts ...stream.
 	},
 }
 
-// sendsWorking answers a streaming send with a working task, and ends.
-func sendsWorking(ww *wireWriter, _ wireCall) {
-	ww.sse()
-	ww.event(snap(a2a.StateWorking))
-}
-
-// workingThenCompleted answers the first get-task with a working task, the
-// next with the completed one.
-func workingThenCompleted(ww *wireWriter, c wireCall) {
-	if c.n == 0 {
-		ww.task(snap(a2a.StateWorking))
-		return
-	}
-	ww.task(snap(a2a.StateCompleted, "done"))
-}
-
 // runStream sends hello to the agent and drains the stream; a stream that
 // ends well has the completed task's text.
 func runStream(t *testing.T, agent *wireAgent, opts ...stream.Option) observed {
 	t.Helper()
-	var ns r3notices
+	var ns noticeLog
 	c := agent.client(t, append(opts, ns.option())...)
 	start := time.Now()
 	got, err := drain(t, c.Send(background(), hello()))
@@ -500,7 +484,7 @@ func runStream(t *testing.T, agent *wireAgent, opts ...stream.Option) observed {
 
 // observe gathers what a scenario saw; returned are the errors calls
 // returned to the caller.
-func observe(agent *wireAgent, ns *r3notices, start time.Time, err error, returned ...error) observed {
+func observe(agent *wireAgent, ns *noticeLog, start time.Time, err error, returned ...error) observed {
 	o := observed{err: err, returned: returned, calls: map[callKind]int{}, elapsed: time.Since(start)}
 	for _, k := range []callKind{kindStream, kindSend, kindSubscribe, kindGet, kindCancel} {
 		if n := agent.count(k); n > 0 {

@@ -2,8 +2,6 @@ package stream_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -69,52 +67,6 @@ func failureMetadataMap(t *testing.T) map[string]any {
 	var md map[string]any
 	require.NoError(t, json.Unmarshal([]byte(failureMetadata), &md))
 	return md
-}
-
-// rawEvent writes one stream result given as its JSON.
-func (w *wireWriter) rawEvent(raw string) {
-	b := []byte(raw)
-	if w.a.b == a2a.BindingJSONRPC {
-		b = w.envelope(b)
-	}
-	fmt.Fprintf(w.w, "data: %s\n\n", b)
-	w.w.(http.Flusher).Flush()
-}
-
-// failingAgents returns, for wire w, agents that end the task with the
-// structured failure: streaming, as a status update after the first Task;
-// answering the send with the failed Task at once; and polled, the get-task
-// answering the failed Task. The first Task of the streaming and the polled
-// one carries metadata of its own: a session key that stays, and an
-// llm_response_id that the failure's replaces.
-func failingAgents(w wire) map[string]*wireAgent {
-	submitted := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted},
-		Metadata: map[string]any{"session": "s-1", "llm_response_id": "resp-0"}}
-	refuse := func(w *wireWriter, _ wireCall) {
-		w.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
-	}
-	return map[string]*wireAgent{
-		"streaming": newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-			kindStream: func(ww *wireWriter, _ wireCall) {
-				ww.sse()
-				ww.event(submitted)
-				ww.rawEvent(failureUpdate(w))
-			},
-		}),
-		"send": newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-			kindStream: refuse,
-			kindSend: func(ww *wireWriter, _ wireCall) {
-				ww.json(http.StatusOK, []byte(sendResult(w, failedTask(w))))
-			},
-		}),
-		"polled": newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-			kindStream: refuse,
-			kindSend:   func(ww *wireWriter, _ wireCall) { ww.result(submitted) },
-			kindGet: func(ww *wireWriter, _ wireCall) {
-				ww.json(http.StatusOK, []byte(failedTask(w)))
-			},
-		}),
-	}
 }
 
 // A task that ends with a structured failure, on every wire, streamed,

@@ -24,45 +24,6 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// asking is a script that stops for input half-way.
-func asking() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working(""),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-// recorder is a hook that answers from a list and records what it saw.
-type recorder struct {
-	answers  []string
-	requests []*hitl.Request
-	seen     []int // events yielded before each call
-	events   *int
-}
-
-func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
-	r.requests = append(r.requests, req)
-	if r.events != nil {
-		r.seen = append(r.seen, *r.events)
-	}
-	a := r.answers[0]
-	r.answers = r.answers[1:]
-	return hitl.Text(a), nil
-}
-
-func followUps(agent *a2atest.Agent) []a2atest.Request {
-	var out []a2atest.Request
-	for _, r := range agent.Requests() {
-		if r.Message != nil && r.Message.TaskID != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 func TestHumanInTheLoop(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
@@ -128,9 +89,6 @@ func TestHumanInTheLoopAcrossDrops(t *testing.T) {
 		}
 	}
 }
-
-// a2a0 leaves one streaming request without a fault.
-func a2a0() a2atest.Fault { return a2atest.Fault{} }
 
 func TestStayOpenSubscriptionActsOnTheState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -425,7 +383,7 @@ func TestWorkingAfterTheReplyIsANewStatusInsideTheReplayWindow(t *testing.T) {
 					}
 				})
 				hook := &recorder{answers: []string{"Oct"}}
-				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				defer s.Close()
 				var states []a2a.TaskState
 				for s.Next() {
@@ -472,7 +430,7 @@ func TestAnswerLaterStaleTaskWithoutStatusMessagesIsNotANewQuestion(t *testing.T
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
 				})
 				hook := &recorder{answers: []string{"asked again"}}
-				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 				got, err := drain(t, s)
 				require.Empty(t, hook.requests, "the human is never asked twice for the same prompt")
 				require.NoError(t, err)
@@ -526,7 +484,7 @@ func TestAnswerLaterFollowUpOpeningWithANewPromptAsksTheHook(t *testing.T) {
 						}
 					})
 					hook := &recorder{answers: []string{"Lisbon"}}
-					s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
+					s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 					_, err := drain(t, s)
 					require.NoError(t, err, "got %T: %v", err, err)
 					require.Len(t, hook.requests, 1, "the new question is asked")
@@ -550,7 +508,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 		t.Run(c.name+"/no hook", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
-				s := handlerClient(t, srv, c.v).Send(bounded(t), reply())
+				s := newClient(t, srv, c.v).Send(bounded(t), reply())
 				got, err := drain(t, s)
 				require.NoError(t, err, "the prompt shown first is the one this message answers")
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
@@ -563,7 +521,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
 				hook := &recorder{answers: []string{"asked again"}}
-				s := handlerClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
+				s := newClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
 				got, err := drain(t, s)
 				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
 				require.Len(t, srv.requests(), 1, "one follow-up message, no second reply")
@@ -646,7 +604,7 @@ func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
 					}
 				})
 				hook := &recorder{answers: []string{"first answer", "second answer"}}
-				s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				require.NoError(t, err)
 				require.Len(t, hook.requests, 2, "the hook is asked twice")
@@ -720,7 +678,7 @@ func TestHumanInputWhilePolling(t *testing.T) {
 				p := &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 					snaps: []*a2a.Task{snaps[0], snaps[1], &asking, &asking, snaps[3], snaps[4]}}
 				rec := recorder{answers: []string{"Lisbon"}}
-				s := handlerClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
+				s := newClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "ab", got.text("a1"))

@@ -80,7 +80,7 @@ func TestServerTextQuotedInAnErrorIsCutOnACharacter(t *testing.T) {
 					w.WriteHeader(200)
 					fmt.Fprint(w, "?")
 				})
-				_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				var pe *stream.ProtocolError
 				require.True(t, errors.As(err, &pe), "%v", err)
 				require.True(t, utf8.ValidString(pe.Reason), "%q", pe.Reason)

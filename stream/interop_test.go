@@ -33,7 +33,7 @@ func TestRecordSeparatorsAndUntypedTaskResults(t *testing.T) {
 				fmt.Fprintf(w, "data: \x1e{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, r)
 			}
 		})
-		got, err := drain(t, handlerClient(t, h, a2a.V03).Send(background(), hello()))
+		got, err := drain(t, newClient(t, h, a2a.V03).Send(background(), hello()))
 		require.NoError(t, err)
 		require.Equal(t, []a2a.TaskState{a2a.StateWorking, a2a.StateCompleted}, got.states)
 		// "Hel" then "Hello" is a replacement of the single part: the
@@ -58,7 +58,7 @@ func TestCumulativeStatusMessage(t *testing.T) {
 				fmt.Fprintf(w, "data: \x1e{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, r)
 			}
 		})
-		s := handlerClient(t, h, a2a.V03).Send(background(), hello())
+		s := newClient(t, h, a2a.V03).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
 		var added []string
@@ -95,7 +95,7 @@ func TestInStreamErrorAfterATaskIsKnown(t *testing.T) {
 					}
 					unaryTask(w, id, a2a.V10, fetched)
 				})
-				s := handlerClient(t, h, a2a.V10).Send(background(), hello())
+				s := newClient(t, h, a2a.V10).Send(background(), hello())
 				_, err := drain(t, s)
 				if state == a2a.StateFailed {
 					var failed *terminal.FailedError

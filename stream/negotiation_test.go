@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -119,7 +118,7 @@ func TestResponseShapes(t *testing.T) {
 					w.WriteHeader(http.StatusRequestEntityTooLarge)
 					fmt.Fprint(w, "<html>"+strings.Repeat("x", 10000)+"</html>")
 				})
-				_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				var he *stream.HTTPError
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 413, he.StatusCode)
@@ -132,7 +131,7 @@ func TestResponseShapes(t *testing.T) {
 					w.Header().Set("Content-Type", "text/html")
 					fmt.Fprint(w, "<html>hello</html>")
 				})
-				_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				_, err = drain(t, newClient(t, h, v).Send(background(), hello()))
 				var pe *stream.ProtocolError
 				require.ErrorAs(t, err, &pe)
 				require.Contains(t, pe.Reason, "unexpected content type")
@@ -143,7 +142,7 @@ func TestResponseShapes(t *testing.T) {
 					w.Header().Set("Content-Type", "application/json")
 					fmt.Fprintf(w, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}", id, raw)
 				})
-				got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				got, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				require.NoError(t, err)
 				require.Len(t, got.events, 1)
 			})
@@ -189,7 +188,7 @@ func TestNegotiatingSubscribeTellsAServerThatCannotSubscribeFromA03Server(t *tes
 					on[kindSubscribe] = streamTask
 				}
 				agent := newWireAgent(w, on)
-				var notes r3notices
+				var notes noticeLog
 				c := agent.clientOf(t, stream.WithHTTPClient(a2atest.NewClient(agent)), notes.option())
 				got, err := drain(t, c.Subscribe(bounded(t), "t-1"))
 				require.NoError(t, err)
@@ -281,30 +280,11 @@ func TestConcurrentStreamsNegotiateOnce(t *testing.T) {
 	})
 }
 
-// sgNegotiating returns a Client of binding b for agent that negotiates
-// the version (no WithVersion).
-func sgNegotiating(t *testing.T, b a2a.Binding, hc *http.Client, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}),
-		stream.WithPollInterval(time.Second)}, opts...)
-	var (
-		c   *stream.Client
-		err error
-	)
-	if b == a2a.BindingJSONRPC {
-		c, err = stream.NewClient("http://agent.test/", all...)
-	} else {
-		c, err = stream.NewRESTClient("http://agent.test", all...)
-	}
-	require.NoError(t, err)
-	return c
-}
-
-// sgStartTask starts a slow task on agent with a Client fixed to w's
+// startTask starts a slow task on agent with a Client fixed to w's
 // version and returns its ID.
-func sgStartTask(t *testing.T, w wire, agent *a2atest.Agent) string {
+func startTask(t *testing.T, w wire, agent *a2atest.Agent) string {
 	t.Helper()
-	c := sgNewClient(t, w, agent)
+	c := reconnectingClient(t, w, agent)
 	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "slow"))
 	defer s.Close()
 	require.True(t, s.Next())
@@ -326,9 +306,9 @@ func TestNegotiationFirstCallIsNotSend(t *testing.T) {
 						if noSub {
 							opts = append(opts, a2atest.WithoutResubscribe())
 						}
-						agent := sgAgent(w, opts...)
-						id := sgStartTask(t, w, agent)
-						c := sgNegotiating(t, w.b, agent.Client())
+						agent := scriptedAgent(w, opts...)
+						id := startTask(t, w, agent)
+						c := negotiatingClient(t, w.b, agent.Client())
 						ctx := context.Background()
 						switch first {
 						case "get":
@@ -387,7 +367,7 @@ func TestSubscribeNeverConnectsNamesTask(t *testing.T) {
 						if !negotiate {
 							opts = append(opts, stream.WithVersion(w.v))
 						}
-						c := sgNegotiating(t, w.b, a2atest.NewClient(h), opts...)
+						c := negotiatingClient(t, w.b, a2atest.NewClient(h), opts...)
 						_, err := c.Subscribe(context.Background(), "t-lost-42").Wait()
 						var re *reconnect.Error
 						require.ErrorAs(t, err, &re, "ended in %v", err)
@@ -419,7 +399,7 @@ func TestFrameworkNotFoundOnRESTRoutes(t *testing.T) {
 			t.Run(string(v)+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					w := wire{v, a2a.BindingHTTPJSON}
-					agent := sgAgent(w, a2atest.WithScript(sgChunkyScript()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+					agent := scriptedAgent(w, a2atest.WithScript(chunkyScript()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 					notFound := func(rw http.ResponseWriter, r *http.Request) {
 						rw.Header().Set("Content-Type", "application/json")
 						rw.WriteHeader(http.StatusNotFound)
@@ -441,7 +421,7 @@ func TestFrameworkNotFoundOnRESTRoutes(t *testing.T) {
 					// Cut the first stream after two events: the stream must poll.
 					agentCut := a2atest.NewClient(h)
 					var notices []stream.Notice
-					c := sgNegotiating(t, w.b, agentCut, stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
+					c := negotiatingClient(t, w.b, agentCut, stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
 					col, err := drain(t, c.Send(context.Background(), hello()))
 					require.NoError(t, err)
 					require.Equal(t, "one two three", col.text("a1"))

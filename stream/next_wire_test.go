@@ -40,7 +40,7 @@ type follows struct {
 // scenario runs a stream that reaches its row on wire w, telling ns its
 // notices, and returns the agent whose calls count, what the application
 // collected and the stream's error.
-type scenario func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error)
+type scenario func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error)
 
 var whatFollows = []struct {
 	name string
@@ -58,7 +58,7 @@ var whatFollows = []struct {
 		follows{calls: seq(kindGet, kindGet), notices: kinds(stream.Polling), elapsed: time.Second,
 			events: yields("artifact a1", "status completed"), ends: endsWell}},
 	{"begin: the card says poll: switch to polling, then the route's send",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			agent := newWireAgent(w, answers{kindSend: answersResult(snap(a2a.StateWorking)), kindGet: answersTask(snap(a2a.StateCompleted, "done"))})
 			got, err := drain(t, cardSaysPoll(t, agent).Send(bounded(t), hello(), ns.option()))
 			return agent, got, err
@@ -77,7 +77,7 @@ var whatFollows = []struct {
 		sendTo(answers{kindStream: legOf(snap(a2a.StateWorking), artEvent("a1", false, "done"), snap(a2a.StateCompleted, "done"))}),
 		follows{calls: seq(kindStream), events: yields("status working", "artifact a1", "status completed"), ends: endsWell}},
 	{"arrive: gap open, the event halts the task: hold it back; fetch (fetchGap)",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			return sendTo(answers{
 				kindStream:    sendsWorking,
 				kindSubscribe: legOf(statusEvent(w.v, a2a.StateCompleted, nil)),
@@ -116,7 +116,7 @@ var whatFollows = []struct {
 	// delivered, "else end: *reconnect.Error") needs the task to move on
 	// while every call fails; no scenario here reaches it.
 	{"spent: a halting event held back: deliver it: halt if it halts",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			final := legOf(statusEvent(w.v, a2a.StateCompleted, nil))
 			return sendTo(answers{
 				kindStream: sendsWorking,
@@ -159,14 +159,14 @@ var whatFollows = []struct {
 	// spent there only when WithNotify's callback, told of the switch,
 	// takes it all.
 	{"switched: polling began, the stall limit spent: end: *StalledError",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			slow := stream.WithNotify(func(n stream.Notice) {
 				ns.ns = append(ns.ns, n)
 				if n.Kind == stream.Polling {
 					time.Sleep(time.Minute)
 				}
 			})
-			return sendTo(noStreamAfterDrop(answersTask(snap(a2a.StateWorking))), slow, stream.WithStallTimeout(time.Minute))(t, w, &r3notices{})
+			return sendTo(noStreamAfterDrop(answersTask(snap(a2a.StateWorking))), slow, stream.WithStallTimeout(time.Minute))(t, w, &noticeLog{})
 		},
 		follows{calls: seq(kindStream, kindSubscribe, kindGet), notices: kinds(stream.Reconnecting, stream.Resumed, stream.Polling),
 			elapsed: backoff + time.Minute, events: yields("status working"), ends: endsAs[*stream.StalledError]}},
@@ -203,7 +203,7 @@ var whatFollows = []struct {
 		sendTo(answers{kindStream: refusedWith(a2a.CodeUnsupportedOperation), kindSend: answersResult(snap(a2a.StateCompleted, "done"))}),
 		follows{calls: seq(kindStream, kindSend), notices: kinds(stream.Polling), events: yields("artifact a1", "status completed"), ends: endsWell}},
 	{"any: the reply never reached the agent, which still shows its prompt: send the same reply again",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			agent, got, err := sendTo(answers{
 				kindStream: func(ww *wireWriter, c wireCall) {
 					switch c.n {
@@ -258,7 +258,7 @@ var whatFollows = []struct {
 	// and the fetch finds nothing new for 30 s. The leg's own stall timer
 	// (25 s of reads waited) had 15 s left, past the idle timeout.
 	{"fetch: silent, and the task runs; stall spent: end: *StalledError",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			agent := silentAgent(w, func() bool { return false })
 			return runSend(t, agent, ns, stream.WithIdleTimeout(10*time.Second), stream.WithStallTimeout(25*time.Second),
 				stream.WithReconnect(reconnect.Policy{Backoff: 10 * time.Second}))
@@ -268,7 +268,7 @@ var whatFollows = []struct {
 	// One attempt in the budget, yet two subscriptions after drops: the
 	// silent one cost nothing. Cut at 10 s, then 20.5 s; done from 21 s.
 	{"fetch: silent, and the task runs: an attempt that costs nothing: wait, then resume",
-		func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 			start := time.Now()
 			agent := silentAgent(w, func() bool { return time.Since(start) >= 21*time.Second })
 			return runSend(t, agent, ns, stream.WithIdleTimeout(10*time.Second), stream.WithReconnect(reconnect.Policy{MaxAttempts: 1}))
@@ -295,7 +295,7 @@ func TestWhatFollowsEachStepOnEveryWire(t *testing.T) {
 		for _, w := range wires() {
 			t.Run(row.name+"/"+w.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					var ns r3notices
+					var ns noticeLog
 					start := time.Now()
 					agent, got, err := row.run(t, w, &ns)
 					elapsed := time.Since(start)
@@ -316,13 +316,13 @@ type answers = map[callKind]func(*wireWriter, wireCall)
 // sendTo is the scenario that sends hello to an agent answering on, with
 // opts, and drains the stream.
 func sendTo(on answers, opts ...stream.Option) scenario {
-	return func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+	return func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 		return runSend(t, newWireAgent(w, on), ns, opts...)
 	}
 }
 
 // runSend sends hello to agent, with opts, and drains the stream.
-func runSend(t *testing.T, agent *wireAgent, ns *r3notices, opts ...stream.Option) (*wireAgent, *collected, error) {
+func runSend(t *testing.T, agent *wireAgent, ns *noticeLog, opts ...stream.Option) (*wireAgent, *collected, error) {
 	t.Helper()
 	got, err := drain(t, agent.client(t).Send(bounded(t), hello(), append([]stream.Option{ns.option()}, opts...)...))
 	return agent, got, err
@@ -331,7 +331,7 @@ func runSend(t *testing.T, agent *wireAgent, ns *r3notices, opts ...stream.Optio
 // subscribeTo is the scenario that subscribes to t-1 on an agent answering
 // on.
 func subscribeTo(on answers) scenario {
-	return func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+	return func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 		agent := newWireAgent(w, on)
 		got, err := drain(t, agent.client(t).Subscribe(bounded(t), "t-1", ns.option()))
 		return agent, got, err
@@ -341,7 +341,7 @@ func subscribeTo(on answers) scenario {
 // resumeFrom is the scenario that resumes, from the checkpoint cp takes on
 // wire w, on an agent answering on.
 func resumeFrom(cp func(t *testing.T, w wire) *stream.Checkpoint, on answers) scenario {
-	return func(t *testing.T, w wire, ns *r3notices) (*wireAgent, *collected, error) {
+	return func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 		from := cp(t, w)
 		agent := newWireAgent(w, on)
 		got, err := drain(t, agent.client(t).Resume(bounded(t), from, ns.option()))

@@ -27,35 +27,15 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// sgScript picks a task's script by the first message's text: "ask"
-// asks a question, "slow" works for an hour, anything else finishes.
-func sgScript(msg *a2a.Message) []a2atest.Step {
-	switch {
-	case strings.Contains(msg.Text(), "ask"):
-		return []a2atest.Step{a2atest.Working("thinking"), a2atest.AskInput("Which city?"),
-			a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "ok")}
-	case strings.Contains(msg.Text(), "slow"):
-		return []a2atest.Step{a2atest.Working("thinking"), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "ok")}
-	}
-	return []a2atest.Step{a2atest.Working(""), a2atest.Chunk("a1", "done", false, true), a2atest.Finish(a2a.StateCompleted, "ok")}
-}
-
-func sgAgent(w wire, more ...a2atest.Option) *a2atest.Agent {
-	opts := append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScriptFunc(sgScript)}, more...)
-	return a2atest.NewAgent(opts...)
-}
-
-var sgLisbon = hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text("Lisbon"), nil })
-
-// sgEveryCall makes every kind of call with a per-call credential:
+// everyCall makes every kind of call with a per-call credential:
 // a streamed send whose task asks a question (and the reply), get-task,
 // subscribe, cancel, and Stream.Cancel.
-func sgEveryCall(t *testing.T, c *stream.Client) {
+func everyCall(t *testing.T, c *stream.Client) {
 	t.Helper()
 	ctx := context.Background()
 	call := stream.WithHeader("X-Call-Token", "per-call-secret")
 	user := stream.WithHeader("Authorization", "Bearer user-secret")
-	task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "ask me"), call, user, stream.WithHumanInput(sgLisbon)).Wait()
+	task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "ask me"), call, user, stream.WithHumanInput(answerLisbon)).Wait()
 	require.NoError(t, err)
 	require.Equal(t, a2a.StateCompleted, task.Status.State)
 
@@ -75,9 +55,9 @@ func sgEveryCall(t *testing.T, c *stream.Client) {
 	require.Error(t, s.Err())
 }
 
-// sgForeign are endpoints an agent card may name that are not the
+// foreignURLs are endpoints an agent card may name that are not the
 // origin https://agent.test the caller named.
-var sgForeign = []string{
+var foreignURLs = []string{
 	"https://other.test/",           // another host
 	"http://agent.test/",            // https down to http
 	"https://agent.test:8443/",      // another port
@@ -91,18 +71,18 @@ var sgForeign = []string{
 // another origin gets none, on every call kind and every wire.
 func TestCardNamesForeignEndpointGetsNoHeader(t *testing.T) {
 	for _, w := range wires() {
-		for _, foreign := range sgForeign {
+		for _, foreign := range foreignURLs {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := sgAgent(w)
-					mo := newSGOrigins()
-					mo.serve("https://agent.test", sgCardServer(sgCardJSON(w.v, w.b, foreign, true), nil))
+					agent := scriptedAgent(w)
+					mo := newOriginRouter()
+					mo.serve("https://agent.test", withCard(cardJSON(w.v, w.b, foreign, true), nil))
 					mo.serve(foreign, agent)
 					c, err := stream.Resolve(context.Background(), "https://agent.test", stream.WithHTTPClient(mo.client()),
 						stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"))
 					require.NoError(t, err)
-					sgEveryCall(t, c)
-					inside, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					everyCall(t, c)
+					inside, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 					require.Equal(t, 1, inside, "only the card request goes to the origin named")
 					require.GreaterOrEqual(t, outside, 7)
 					card := mo.recorded()[0]
@@ -119,13 +99,13 @@ func TestSameOriginEndpointGetsHeaders(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := sgAgent(w)
-				mo := newSGOrigins()
-				mo.serve("https://agent.test", sgCardServer(sgCardJSON(w.v, w.b, "https://agent.test/", true), agent))
+				agent := scriptedAgent(w)
+				mo := newOriginRouter()
+				mo.serve("https://agent.test", withCard(cardJSON(w.v, w.b, "https://agent.test/", true), agent))
 				c, err := stream.Resolve(context.Background(), "https://agent.test", stream.WithHTTPClient(mo.client()),
 					stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"))
 				require.NoError(t, err)
-				sgEveryCall(t, c)
+				everyCall(t, c)
 				hops := mo.recorded()
 				require.Greater(t, len(hops), 7)
 				for _, h := range hops[1:] {
@@ -140,15 +120,6 @@ func TestSameOriginEndpointGetsHeaders(t *testing.T) {
 
 var _ = http.StatusOK
 
-// sgRedirectTargets are origins a redirect from https://agent.test may
-// point at; none is the origin the caller named.
-var sgRedirectTargets = []string{
-	"https://evil.test",
-	"http://agent.test",       // https down to http
-	"https://agent.test:8443", // another port
-	"https://sub.agent.test",  // net/http's own rule forwards Authorization to a subdomain
-}
-
 // TestRedirectToAnotherOriginCarriesNoHeader: no header follows a
 // redirect to another origin, whatever the call: the card request, a
 // streamed send, a unary send (agent that cannot stream), a subscribe,
@@ -159,7 +130,7 @@ func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
 	kinds := []callKind{"card", kindStream, kindSend, kindSubscribe, kindGet, kindCancel}
 	for _, w := range wires() {
 		for _, k := range kinds {
-			for _, target := range sgRedirectTargets {
+			for _, target := range redirectTargets {
 				for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 					for _, direct := range []bool{false, true} {
 						if direct && k == "card" {
@@ -173,11 +144,11 @@ func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
 								if !streaming {
 									more = append(more, a2atest.WithoutStreaming())
 								}
-								agent := sgAgent(w, more...)
-								card := sgCardJSON(w.v, w.b, "https://agent.test/", streaming)
-								mo := newSGOrigins()
-								mo.serve("https://agent.test", sgRedirectKind(w.v, w.b, k, code, target, sgCardServer(card, agent)))
-								mo.serve(target, sgCardServer(card, agent))
+								agent := scriptedAgent(w, more...)
+								card := cardJSON(w.v, w.b, "https://agent.test/", streaming)
+								mo := newOriginRouter()
+								mo.serve("https://agent.test", redirectKind(w.v, w.b, k, code, target, withCard(card, agent)))
+								mo.serve(target, withCard(card, agent))
 								opts := []stream.Option{stream.WithHTTPClient(mo.client()),
 									stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"),
 									stream.WithPollInterval(time.Second)}
@@ -191,9 +162,9 @@ func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
 									c, err = stream.Resolve(context.Background(), "https://agent.test", opts...)
 								}
 								if err == nil {
-									sgEveryCallLoose(t, c)
+									everyCallLoose(t, c)
 								}
-								_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+								_, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 								require.Positive(t, outside, "the redirect was followed (or the test proves nothing)")
 							})
 						})
@@ -204,13 +175,13 @@ func TestRedirectToAnotherOriginCarriesNoHeader(t *testing.T) {
 	}
 }
 
-// sgEveryCallLoose makes every kind of call as sgEveryCall does, without
+// everyCallLoose makes every kind of call as everyCall does, without
 // requiring the calls to succeed (a client may refuse to follow a redirect).
-func sgEveryCallLoose(t *testing.T, c *stream.Client) {
+func everyCallLoose(t *testing.T, c *stream.Client) {
 	ctx := context.Background()
 	call := stream.WithHeader("X-Call-Token", "per-call-secret")
 	user := stream.WithHeader("Authorization", "Bearer user-secret")
-	task, _ := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "ask me"), call, user, stream.WithHumanInput(sgLisbon)).Wait()
+	task, _ := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "ask me"), call, user, stream.WithHumanInput(answerLisbon)).Wait()
 	if task == nil {
 		return
 	}
@@ -231,18 +202,18 @@ func sgEveryCallLoose(t *testing.T, c *stream.Client) {
 // no header.
 func TestForeignPolledEndpointGetsNoHeader(t *testing.T) {
 	for _, w := range wires() {
-		for _, foreign := range sgForeign {
+		for _, foreign := range foreignURLs {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := sgAgent(w, a2atest.WithoutStreaming())
-					mo := newSGOrigins()
-					mo.serve("https://agent.test", sgCardServer(sgCardJSON(w.v, w.b, foreign, false), nil))
+					agent := scriptedAgent(w, a2atest.WithoutStreaming())
+					mo := newOriginRouter()
+					mo.serve("https://agent.test", withCard(cardJSON(w.v, w.b, foreign, false), nil))
 					mo.serve(foreign, agent)
 					c, err := stream.Resolve(context.Background(), "https://agent.test", stream.WithHTTPClient(mo.client()),
 						stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"))
 					require.NoError(t, err)
-					sgEveryCall(t, c)
-					inside, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					everyCall(t, c)
+					inside, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 					require.Equal(t, 1, inside)
 					require.GreaterOrEqual(t, outside, 7)
 				})
@@ -260,11 +231,11 @@ func TestCardRedirectsCarryNoHeader(t *testing.T) {
 		{"legacy-under-path", "https://agent.test/agents/a"},
 		{"json-url", "https://agent.test/cards/a.json"},
 	} {
-		for _, target := range sgRedirectTargets {
+		for _, target := range redirectTargets {
 			t.Run(tc.name+"/"+target, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					card := sgCardJSON(a2a.V10, a2a.BindingJSONRPC, "https://agent.test/", true)
-					mo := newSGOrigins()
+					card := cardJSON(a2a.V10, a2a.BindingJSONRPC, "https://agent.test/", true)
+					mo := newOriginRouter()
 					mo.serve("https://agent.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						if strings.HasSuffix(r.URL.Path, "/agent-card.json") {
 							http.NotFound(w, r)
@@ -272,16 +243,16 @@ func TestCardRedirectsCarryNoHeader(t *testing.T) {
 						}
 						http.Redirect(w, r, target+"/moved/card.json", http.StatusTemporaryRedirect)
 					}))
-					mo.serve(target, sgCardServer(card, nil))
+					mo.serve(target, withCard(card, nil))
 					_, err := stream.Resolve(context.Background(), tc.base, stream.WithHTTPClient(mo.client()),
 						stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"))
-					_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					_, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 					if err == nil {
 						require.Positive(t, outside)
 					}
 					_, err = agentcard.Fetch(context.Background(), tc.base, agentcard.WithHTTPClient(mo.client()),
 						agentcard.WithHeader("Authorization", "Bearer service-secret"))
-					sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					requireNoCredentialsOutside(t, mo, "https://agent.test")
 					if err != nil {
 						require.NotContains(t, err.Error(), "secret")
 					}
@@ -296,15 +267,15 @@ func TestCardRedirectsCarryNoHeader(t *testing.T) {
 // GET to another origin gets no header.
 func TestSubscribeGetFallbackRedirectCarriesNoHeader(t *testing.T) {
 	for _, v := range versions {
-		for _, target := range sgRedirectTargets {
+		for _, target := range redirectTargets {
 			t.Run(string(v)+"/"+target, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					w := wire{v, a2a.BindingHTTPJSON}
-					agent := sgAgent(w)
-					card := sgCardJSON(v, w.b, "https://agent.test/", true)
+					agent := scriptedAgent(w)
+					card := cardJSON(v, w.b, "https://agent.test/", true)
 					var gets int
-					mo := newSGOrigins()
-					mo.serve("https://agent.test", sgCardServer(card, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+					mo := newOriginRouter()
+					mo.serve("https://agent.test", withCard(card, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 						if strings.HasSuffix(r.URL.Path, ":subscribe") {
 							if r.Method == http.MethodPost {
 								http.Error(rw, "Method Not Allowed", http.StatusMethodNotAllowed)
@@ -328,7 +299,7 @@ func TestSubscribeGetFallbackRedirectCarriesNoHeader(t *testing.T) {
 					require.True(t, sub.Next())
 					sub.Close()
 					require.Positive(t, gets, "the GET fallback was taken")
-					_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					_, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 					require.Positive(t, outside)
 				})
 			})
@@ -341,18 +312,18 @@ func TestSubscribeGetFallbackRedirectCarriesNoHeader(t *testing.T) {
 // to an endpoint on another origin that the card names, on any wire.
 func TestKeyedBaseQueryStaysHome(t *testing.T) {
 	for _, w := range wires() {
-		for _, foreign := range sgForeign[:3] {
+		for _, foreign := range foreignURLs[:3] {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := sgAgent(w)
-					mo := newSGOrigins()
-					mo.serve("https://agent.test", sgCardServer(sgCardJSON(w.v, w.b, foreign, true), nil))
+					agent := scriptedAgent(w)
+					mo := newOriginRouter()
+					mo.serve("https://agent.test", withCard(cardJSON(w.v, w.b, foreign, true), nil))
 					mo.serve(foreign, agent)
 					c, err := stream.Resolve(context.Background(), "https://agent.test/?code=code-secret", stream.WithHTTPClient(mo.client()))
 					require.NoError(t, err)
 					require.Contains(t, mo.recorded()[0].url.RawQuery, "code=code-secret", "the card request keeps the query")
-					sgEveryCall(t, c)
-					sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					everyCall(t, c)
+					requireNoCredentialsOutside(t, mo, "https://agent.test")
 				})
 			})
 		}
@@ -378,13 +349,13 @@ func TestRedirectRefererCarriesNoKey(t *testing.T) {
 					if k != "card" {
 						more = append(more, a2atest.WithRESTBase("/api"))
 					}
-					agent := sgAgent(w, more...)
-					card := sgCardJSON(w.v, w.b, "https://agent.test/", streaming)
-					mo := newSGOrigins()
+					agent := scriptedAgent(w, more...)
+					card := cardJSON(w.v, w.b, "https://agent.test/", streaming)
+					mo := newOriginRouter()
 					const target = "https://evil.test"
 					// The server's Location drops the key: only the client can leak it.
-					mo.serve("https://agent.test", sgRedirectPathOnly(w.v, w.b, k, target, sgCardServer(card, agent)))
-					mo.serve(target, sgCardServer(card, agent))
+					mo.serve("https://agent.test", redirectPathOnly(w.v, w.b, k, target, withCard(card, agent)))
+					mo.serve(target, withCard(card, agent))
 					opts := []stream.Option{stream.WithHTTPClient(mo.client()), stream.WithPollInterval(time.Second)}
 					var (
 						c   *stream.Client
@@ -399,9 +370,9 @@ func TestRedirectRefererCarriesNoKey(t *testing.T) {
 						c, err = stream.NewRESTClient("https://agent.test/api?code=code-secret", append(opts, stream.WithVersion(w.v))...)
 					}
 					if err == nil {
-						sgEveryCallLoose(t, c)
+						everyCallLoose(t, c)
 					}
-					_, outside := sgRequireNoCredentialsOutside(t, mo, "https://agent.test")
+					_, outside := requireNoCredentialsOutside(t, mo, "https://agent.test")
 					require.Positive(t, outside, "the redirect was followed (or the test proves nothing)")
 				})
 			})
@@ -409,11 +380,11 @@ func TestRedirectRefererCarriesNoKey(t *testing.T) {
 	}
 }
 
-// sgRedirectPathOnly answers calls of kind k with a 307 to the same path on
+// redirectPathOnly answers calls of kind k with a 307 to the same path on
 // target, without the query, and passes everything else to next.
-func sgRedirectPathOnly(v a2a.Version, b a2a.Binding, k callKind, target string, next http.Handler) http.Handler {
+func redirectPathOnly(v a2a.Version, b a2a.Binding, k callKind, target string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if sgKindOf(v, b, r) == k {
+		if kindOf(v, b, r) == k {
 			http.Redirect(w, r, target+r.URL.EscapedPath(), http.StatusTemporaryRedirect)
 			return
 		}
@@ -430,8 +401,8 @@ func TestPerCallHeaderReplacesCaseInsensitively(t *testing.T) {
 		for _, names := range [][2]string{{"Authorization", "authorization"}, {"authorization", "AUTHORIZATION"}, {"x-api-key", "X-Api-Key"}} {
 			t.Run(w.String()+"/"+names[0]+"/"+names[1], func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := sgAgent(w)
-					mo := newSGOrigins().serve("https://agent.test", agent)
+					agent := scriptedAgent(w)
+					mo := newOriginRouter().serve("https://agent.test", agent)
 					c := bindingClient(t, w.b, "https://agent.test",
 						stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v), stream.WithHeader(names[0], "service-secret"))
 					_, err := c.Send(context.Background(), hello(), stream.WithHeader(names[1], "user-secret")).Wait()
@@ -465,9 +436,9 @@ func TestSameOriginSpelledOtherwiseGetsHeaders(t *testing.T) {
 		} {
 			t.Run(w.String()+"/"+tc.base+"->"+tc.endpoint, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := sgAgent(w)
-					mo := newSGOrigins()
-					mo.serve(tc.base, sgCardServer(sgCardJSON(w.v, w.b, tc.endpoint, true), agent))
+					agent := scriptedAgent(w)
+					mo := newOriginRouter()
+					mo.serve(tc.base, withCard(cardJSON(w.v, w.b, tc.endpoint, true), agent))
 					c, err := stream.Resolve(context.Background(), tc.base, stream.WithHTTPClient(mo.client()),
 						stream.WithHeader("X-Api-Key", "key-secret"))
 					require.NoError(t, err)
@@ -492,8 +463,8 @@ func TestHookCallsCarryNoOtherClientsHeaders(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agentA, agentB := sgAgent(w), sgAgent(w)
-				mo := newSGOrigins().serve("https://a.test", agentA).serve("https://b.test", agentB)
+				agentA, agentB := scriptedAgent(w), scriptedAgent(w)
+				mo := newOriginRouter().serve("https://a.test", agentA).serve("https://b.test", agentB)
 				mk := func(base string, opts ...stream.Option) *stream.Client {
 					return bindingClient(t, w.b, base, append([]stream.Option{stream.WithHTTPClient(mo.client()), stream.WithVersion(w.v)}, opts...)...)
 				}
@@ -577,14 +548,14 @@ func TestPollRedirectedToAnotherHostCarriesNoHeader(t *testing.T) {
 // the Client's headers and opts, runs two streams (each with a per-call
 // header) to their end, and returns the notices each stream got and the
 // debug log.
-func withheldRun(t *testing.T, w wire, named, endpoint string, opts ...stream.Option) (notices [][]stream.Notice, log string, hops []sgHop) {
+func withheldRun(t *testing.T, w wire, named, endpoint string, opts ...stream.Option) (notices [][]stream.Notice, log string, hops []hop) {
 	t.Helper()
-	agent := sgAgent(w)
-	mo := newSGOrigins()
-	if sgOriginOf(mustURL(t, named)) == sgOriginOf(mustURL(t, endpoint)) {
-		mo.serve(named, sgCardServer(sgCardJSON(w.v, w.b, endpoint, true), agent))
+	agent := scriptedAgent(w)
+	mo := newOriginRouter()
+	if originOf(mustURL(t, named)) == originOf(mustURL(t, endpoint)) {
+		mo.serve(named, withCard(cardJSON(w.v, w.b, endpoint, true), agent))
 	} else {
-		mo.serve(named, sgCardServer(sgCardJSON(w.v, w.b, endpoint, true), nil))
+		mo.serve(named, withCard(cardJSON(w.v, w.b, endpoint, true), nil))
 		mo.serve(endpoint, agent)
 	}
 	var buf bytes.Buffer
@@ -596,7 +567,7 @@ func withheldRun(t *testing.T, w wire, named, endpoint string, opts ...stream.Op
 	for range 2 {
 		var got []stream.Notice
 		s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "ask me"), stream.WithHeader("X-Call-Token", "per-call-secret"),
-			stream.WithHumanInput(sgLisbon), stream.WithNotify(func(n stream.Notice) { got = append(got, n) }))
+			stream.WithHumanInput(answerLisbon), stream.WithNotify(func(n stream.Notice) { got = append(got, n) }))
 		_, err := s.Wait()
 		require.NoError(t, err)
 		notices = append(notices, got)
@@ -743,17 +714,17 @@ func TestWithTrustedOriginsRefusesWhatIsNotAnOrigin(t *testing.T) {
 // origin is not trusted where https was named, and an unreachable agent's
 // error names its URL once, redacted.
 
-// s28Recorder records the headers of every request a server got.
-type s28Recorder struct {
+// headerRecorder records the headers of every request a server got.
+type headerRecorder struct {
 	skipCards bool // card requests (to the named origin) are not recorded
 	mu        sync.Mutex
 	reqs      []http.Header
 	urls      []string
 }
 
-func (r *s28Recorder) wrap(h http.Handler) http.Handler {
+func (r *headerRecorder) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if r.skipCards && s28IsCard(req.URL.Path) {
+		if r.skipCards && isCardPath(req.URL.Path) {
 			h.ServeHTTP(w, req)
 			return
 		}
@@ -765,19 +736,19 @@ func (r *s28Recorder) wrap(h http.Handler) http.Handler {
 	})
 }
 
-func (r *s28Recorder) headers() []http.Header {
+func (r *headerRecorder) headers() []http.Header {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]http.Header(nil), r.reqs...)
 }
 
-func s28IsCard(p string) bool { return strings.HasPrefix(p, "/.well-known/") }
+func isCardPath(p string) bool { return strings.HasPrefix(p, "/.well-known/") }
 
-// s28CardNaming serves agent's card as if reached at host, and sends
+// cardNamingHost serves agent's card as if reached at host, and sends
 // everything else to next (nil: 404).
-func s28CardNaming(agent *a2atest.Agent, host string, next http.Handler) http.Handler {
+func cardNamingHost(agent *a2atest.Agent, host string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s28IsCard(r.URL.Path) {
+		if isCardPath(r.URL.Path) {
 			r2 := r.Clone(r.Context())
 			r2.Host = host
 			agent.ServeHTTP(w, r2)
@@ -792,86 +763,86 @@ func s28CardNaming(agent *a2atest.Agent, host string, next http.Handler) http.Ha
 }
 
 const (
-	s28Secret1 = "Bearer s28-service-secret"
-	s28Secret2 = "s28-key-secret"
-	s28Secret3 = "s28-call-secret"
+	serviceSecret = "Bearer s28-service-secret"
+	keySecret     = "s28-key-secret"
+	callSecret    = "s28-call-secret"
 )
 
-func s28Script() a2atest.Option {
+func helloScript() a2atest.Option {
 	return a2atest.WithScript(a2atest.Working(""), a2atest.Pause(20*time.Millisecond),
 		a2atest.Chunk("a1", "hello", false, true), a2atest.Finish(a2a.StateCompleted, ""))
 }
 
-type s28Origins struct {
+type originSetup struct {
 	name           string
 	named          string // the base URL the caller gives Resolve
 	endpointOrigin string
 	client         *http.Client
-	endpoint       *s28Recorder
+	endpoint       *headerRecorder
 }
 
-// s28Setups builds, for wire w, the ways a card names another origin.
-func s28Setups(t *testing.T, w s28Wire) []s28Origins {
-	var out []s28Origins
+// originSetups builds, for wire w, the ways a card names another origin.
+func originSetups(t *testing.T, w wire) []originSetup {
+	var out []originSetup
 	newAgent := func() *a2atest.Agent {
-		return w.agent(s28Script(), a2atest.WithNewTaskFault(a2atest.CutAfterEvents(2)))
+		return w.agent(helloScript(), a2atest.WithNewTaskFault(a2atest.CutAfterEvents(2)))
 	}
 	// another port: the card at A names B.
 	{
 		agent := newAgent()
-		rec := &s28Recorder{}
+		rec := &headerRecorder{}
 		b := httptest.NewServer(rec.wrap(agent))
 		t.Cleanup(b.Close)
 		bu, _ := url.Parse(b.URL)
-		a := httptest.NewServer(s28CardNaming(agent, bu.Host, nil))
+		a := httptest.NewServer(cardNamingHost(agent, bu.Host, nil))
 		t.Cleanup(a.Close)
-		out = append(out, s28Origins{"another port", a.URL + "/", "http://" + bu.Host, &http.Client{}, rec})
+		out = append(out, originSetup{"another port", a.URL + "/", "http://" + bu.Host, &http.Client{}, rec})
 	}
 	// localhost named, the card names 127.0.0.1 on the same port.
 	{
 		agent := newAgent()
-		rec := &s28Recorder{skipCards: true}
+		rec := &headerRecorder{skipCards: true}
 		var port string
 		srv := httptest.NewServer(rec.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-			s28CardNaming(agent, "127.0.0.1:"+port, agent).ServeHTTP(rw, r)
+			cardNamingHost(agent, "127.0.0.1:"+port, agent).ServeHTTP(rw, r)
 		})))
 		t.Cleanup(srv.Close)
 		u, _ := url.Parse(srv.URL)
 		port = u.Port()
-		out = append(out, s28Origins{"localhost vs 127.0.0.1", "http://localhost:" + port + "/", "http://127.0.0.1:" + port, &http.Client{}, rec})
+		out = append(out, originSetup{"localhost vs 127.0.0.1", "http://localhost:" + port + "/", "http://127.0.0.1:" + port, &http.Client{}, rec})
 	}
 	// https named, the card names http.
 	{
 		agent := newAgent()
-		rec := &s28Recorder{}
+		rec := &headerRecorder{}
 		b := httptest.NewServer(rec.wrap(agent))
 		t.Cleanup(b.Close)
 		bu, _ := url.Parse(b.URL)
-		a := httptest.NewTLSServer(s28CardNaming(agent, bu.Host, nil))
+		a := httptest.NewTLSServer(cardNamingHost(agent, bu.Host, nil))
 		t.Cleanup(a.Close)
 		c := a.Client()
-		out = append(out, s28Origins{"https to http", a.URL + "/", "http://" + bu.Host, c, rec})
+		out = append(out, originSetup{"https to http", a.URL + "/", "http://" + bu.Host, c, rec})
 	}
 	return out
 }
 
 func TestHeadersWithheldFromAnotherOriginOverRealSockets(t *testing.T) {
 	t.Parallel()
-	for _, w := range s28Wires() {
-		for _, o := range s28Setups(t, w) {
+	for _, w := range wires() {
+		for _, o := range originSetups(t, w) {
 			t.Run(w.String()+"/"+o.name, func(t *testing.T) {
 				var logBuf bytes.Buffer
 				var logMu sync.Mutex
-				logger := slog.New(slog.NewTextHandler(&s28SyncWriter{w: &logBuf, mu: &logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logBuf, mu: &logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 				defer cancel()
 				c, err := stream.Resolve(ctx, o.named, stream.WithHTTPClient(o.client), stream.WithVersion(w.v), stream.WithBinding(w.b),
-					stream.WithLogger(logger), stream.WithHeader("Authorization", s28Secret1), stream.WithHeader("X-Api-Key", s28Secret2),
+					stream.WithLogger(logger), stream.WithHeader("Authorization", serviceSecret), stream.WithHeader("X-Api-Key", keySecret),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: 5 * time.Millisecond}))
 				require.NoError(t, err)
 				for i := range 2 {
 					var notices []stream.Notice
-					s := c.Send(ctx, s28Msg(), stream.WithHeader("X-Call-Token", s28Secret3),
+					s := c.Send(ctx, hiMessage(), stream.WithHeader("X-Call-Token", callSecret),
 						stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
 					task, err := s.Wait()
 					require.NoError(t, err, "stream %d", i)
@@ -915,12 +886,12 @@ func TestHeadersWithheldFromAnotherOriginOverRealSockets(t *testing.T) {
 	}
 }
 
-type s28SyncWriter struct {
+type syncWriter struct {
 	w  *bytes.Buffer
 	mu *sync.Mutex
 }
 
-func (s *s28SyncWriter) Write(p []byte) (int, error) {
+func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
@@ -930,17 +901,17 @@ func (s *s28SyncWriter) Write(p []byte) (int, error) {
 // header and no Referer.
 func TestRedirectToAnotherOriginOverRealSocketsCarriesNoHeader(t *testing.T) {
 	t.Parallel()
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 			t.Run(fmt.Sprintf("%s/%d", w, code), func(t *testing.T) {
-				agent := w.agent(s28Script())
-				recB := &s28Recorder{}
+				agent := w.agent(helloScript())
+				recB := &headerRecorder{}
 				b := httptest.NewServer(recB.wrap(agent))
 				defer b.Close()
-				recA := &s28Recorder{}
+				recA := &headerRecorder{}
 				var aHost string
 				a := httptest.NewServer(recA.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-					if s28IsCard(r.URL.Path) {
+					if isCardPath(r.URL.Path) {
 						r2 := r.Clone(r.Context())
 						r2.Host = aHost
 						agent.ServeHTTP(rw, r2)
@@ -954,9 +925,9 @@ func TestRedirectToAnotherOriginOverRealSocketsCarriesNoHeader(t *testing.T) {
 				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 				defer cancel()
 				c, err := stream.Resolve(ctx, a.URL+"/?api_key=s28-query-secret", stream.WithHTTPClient(&http.Client{}), stream.WithVersion(w.v),
-					stream.WithBinding(w.b), stream.WithHeader("Authorization", s28Secret1))
+					stream.WithBinding(w.b), stream.WithHeader("Authorization", serviceSecret))
 				require.NoError(t, err)
-				_, err = c.Send(ctx, s28Msg(), stream.WithHeader("X-Call-Token", s28Secret3)).Wait()
+				_, err = c.Send(ctx, hiMessage(), stream.WithHeader("X-Call-Token", callSecret)).Wait()
 				require.NoError(t, err)
 				require.NotEmpty(t, recB.headers())
 				for _, h := range recB.headers() {
@@ -968,7 +939,7 @@ func TestRedirectToAnotherOriginOverRealSocketsCarriesNoHeader(t *testing.T) {
 				// the named origin got them
 				var sawAuth bool
 				for _, h := range recA.headers() {
-					sawAuth = sawAuth || h.Get("Authorization") == s28Secret1
+					sawAuth = sawAuth || h.Get("Authorization") == serviceSecret
 				}
 				require.True(t, sawAuth)
 			})
@@ -979,7 +950,7 @@ func TestRedirectToAnotherOriginOverRealSocketsCarriesNoHeader(t *testing.T) {
 // An http origin is never trusted where the caller named https; an https
 // one (or the same scheme) is.
 func TestTrustedHTTPOriginRefusedWhereHTTPSWasNamed(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			opts := []stream.Option{stream.WithHTTPClient(&http.Client{}), stream.WithVersion(w.v), stream.WithTrustedOrigins("http://127.0.0.1:9999")}
 			var err error
@@ -1011,13 +982,13 @@ func TestTrustedHTTPOriginRefusedWhereHTTPSWasNamed(t *testing.T) {
 // refused, and nothing is sent (README, Options: "Bad values ... are refused
 // by the constructor ... nothing is sent").
 func TestResolveRefusesATrustedHTTPOriginBeforeSending(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			agent := w.agent()
-			rec := &s28Recorder{}
+			rec := &headerRecorder{}
 			var host string
 			srv := httptest.NewTLSServer(rec.wrap(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-				s28CardNaming(agent, host, agent).ServeHTTP(rw, r)
+				cardNamingHost(agent, host, agent).ServeHTTP(rw, r)
 			})))
 			defer srv.Close()
 			u, _ := url.Parse(srv.URL)
@@ -1027,7 +998,7 @@ func TestResolveRefusesATrustedHTTPOriginBeforeSending(t *testing.T) {
 			require.ErrorIs(t, err, stream.ErrInvalidOption)
 			require.Empty(t, rec.headers(), "nothing is sent")
 			// an unreachable https host: the option's refusal, not "could not connect"
-			_, err = stream.Resolve(t.Context(), "https://"+s28ClosedPort(t)+"/", stream.WithTrustedOrigins("http://127.0.0.1:9999"))
+			_, err = stream.Resolve(t.Context(), "https://"+closedPort(t)+"/", stream.WithTrustedOrigins("http://127.0.0.1:9999"))
 			require.ErrorIs(t, err, stream.ErrInvalidOption, "%v", err)
 		})
 	}
@@ -1035,35 +1006,35 @@ func TestResolveRefusesATrustedHTTPOriginBeforeSending(t *testing.T) {
 
 // A trusted origin gets the headers, and no notice is given.
 func TestTrustedOriginGetsTheHeadersWithoutANotice(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
-			agent := w.agent(s28Script())
-			rec := &s28Recorder{}
+			agent := w.agent(helloScript())
+			rec := &headerRecorder{}
 			b := httptest.NewServer(rec.wrap(agent))
 			defer b.Close()
 			bu, _ := url.Parse(b.URL)
-			a := httptest.NewServer(s28CardNaming(agent, bu.Host, nil))
+			a := httptest.NewServer(cardNamingHost(agent, bu.Host, nil))
 			defer a.Close()
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			c, err := stream.Resolve(ctx, a.URL, stream.WithHTTPClient(&http.Client{}), stream.WithVersion(w.v), stream.WithBinding(w.b),
-				stream.WithHeader("Authorization", s28Secret1), stream.WithTrustedOrigins(b.URL))
+				stream.WithHeader("Authorization", serviceSecret), stream.WithTrustedOrigins(b.URL))
 			require.NoError(t, err)
 			var notices []stream.Notice
-			_, err = c.Send(ctx, s28Msg(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).Wait()
+			_, err = c.Send(ctx, hiMessage(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).Wait()
 			require.NoError(t, err)
 			for _, n := range notices {
 				require.NotEqual(t, stream.HeadersWithheld, n.Kind)
 			}
 			for _, h := range rec.headers() {
-				require.Equal(t, s28Secret1, h.Get("Authorization"))
+				require.Equal(t, serviceSecret, h.Get("Authorization"))
 			}
 		})
 	}
 }
 
-// s28ClosedPort returns an address on 127.0.0.1 where nothing listens.
-func s28ClosedPort(t *testing.T) string {
+// closedPort returns an address on 127.0.0.1 where nothing listens.
+func closedPort(t *testing.T) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
@@ -1074,8 +1045,8 @@ func s28ClosedPort(t *testing.T) string {
 // "could not connect" names the URL once, its user, password and query
 // values redacted, on every wire, for the agent and for its card.
 func TestCouldNotConnectNamesTheURLOnceRedacted(t *testing.T) {
-	addr := s28ClosedPort(t)
-	for _, w := range s28Wires() {
+	addr := closedPort(t)
+	for _, w := range wires() {
 		for _, base := range []string{
 			"http://s28user:s28pass@" + addr + "/a2a?api_key=s28-query-secret&x=1",
 			"http://" + addr + "/?token=s28-query-secret",
@@ -1108,8 +1079,8 @@ func TestCouldNotConnectNamesTheURLOnceRedacted(t *testing.T) {
 				check("FetchCard", err)
 				// the agent
 				c := w.clientAt(t, base, &http.Client{}, stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Millisecond}))
-				s := c.Send(ctx, s28Msg())
-				e := s28Drain(s)
+				s := c.Send(ctx, hiMessage())
+				e := drainEnding(s)
 				check("Send", e.Err)
 				var re *reconnect.Error
 				require.ErrorAs(t, e.Err, &re)
@@ -1219,7 +1190,7 @@ func TestTrustedOriginsPerCallIsRefusedWithoutARequest(t *testing.T) {
 	srv, n := s28bCountingServer(t, false)
 	c, err := stream.NewClient(srv.URL, stream.WithHTTPClient(srv.Client()))
 	require.NoError(t, err)
-	e := s28Drain(c.Send(t.Context(), s28Msg(), stream.WithTrustedOrigins("http://agent.example")))
+	e := drainEnding(c.Send(t.Context(), hiMessage(), stream.WithTrustedOrigins("http://agent.example")))
 	require.ErrorIs(t, e.Err, stream.ErrInvalidOption)
 	require.Zero(t, n.Load())
 }

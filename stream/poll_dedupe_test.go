@@ -18,10 +18,10 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// sgPolledAgent is an agent that cannot stream (it refuses streaming calls
+// polledAgent is an agent that cannot stream (it refuses streaming calls
 // with -32004 as @a2a-js/sdk does) whose get-task answers poll(n) for the
 // n-th poll, from 0.
-func sgPolledAgent(w wire, poll func(n int) *a2a.Task) *wireAgent {
+func polledAgent(w wire, poll func(n int) *a2a.Task) *wireAgent {
 	refuse := func(ww *wireWriter, c wireCall) {
 		ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
 	}
@@ -35,23 +35,23 @@ func sgPolledAgent(w wire, poll func(n int) *a2a.Task) *wireAgent {
 	})
 }
 
-// sgDataOrders are one JSON object written in several key orders and
+// dataOrders are one JSON object written in several key orders and
 // spacings.
-var sgDataOrders = []string{
+var dataOrders = []string{
 	`{"a":1,"b":{"x":1,"y":[1,2]},"c":"z"}`,
 	`{"c":"z","b":{"y":[1,2],"x":1},"a":1}`,
 	`{ "b" : { "x" : 1 , "y" : [ 1 , 2 ] } , "a" : 1 , "c" : "z" }`,
 	`{"b":{"y":[1,2],"x":1},"c":"z","a":1.0}`,
 }
 
-func sgDataPart(i int) a2a.Part {
-	return a2a.Part{Data: json.RawMessage(sgDataOrders[i%len(sgDataOrders)])}
+func dataPart(i int) a2a.Part {
+	return a2a.Part{Data: json.RawMessage(dataOrders[i%len(dataOrders)])}
 }
 
-// sgCount counts the events of each type and each message ID delivered.
-// sgMessageTexts counts the texts of the messages the application was
+// countKinds counts the events of each type and each message ID delivered.
+// messageTexts counts the texts of the messages the application was
 // given, as Message events and in statuses.
-func sgMessageTexts(col *collected) map[string]int {
+func messageTexts(col *collected) map[string]int {
 	texts := map[string]int{}
 	for _, ev := range col.events {
 		switch e := ev.(type) {
@@ -66,7 +66,7 @@ func sgMessageTexts(col *collected) map[string]int {
 	return texts
 }
 
-func sgCount(col *collected) (artifacts, statuses, messages, revisions int) {
+func countKinds(col *collected) (artifacts, statuses, messages, revisions int) {
 	for _, ev := range col.events {
 		switch e := ev.(type) {
 		case *a2a.ArtifactUpdate:
@@ -93,19 +93,19 @@ func TestPolledDataKeyOrderIsNotNews(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := sgPolledAgent(w, func(n int) *a2a.Task {
-					msg := &a2a.Message{ID: "m-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{sgDataPart(n)}}
+				agent := polledAgent(w, func(n int) *a2a.Task {
+					msg := &a2a.Message{ID: "m-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{dataPart(n)}}
 					state := a2a.StateWorking
 					if n >= 8 {
 						state = a2a.StateCompleted
 					}
 					return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state, Message: msg},
 						History:   []a2a.Message{*msg},
-						Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{a2a.TextPart("hi"), sgDataPart(n + 1)}}}}
+						Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{a2a.TextPart("hi"), dataPart(n + 1)}}}}
 				})
-				col, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
+				col, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
 				require.NoError(t, err)
-				artifacts, _, messages, revisions := sgCount(col)
+				artifacts, _, messages, revisions := countKinds(col)
 				require.Equal(t, 1, artifacts, "the artifact once: %v", col.events)
 				require.Equal(t, 1, messages, "the status message once")
 				require.Zero(t, revisions, "no revision of a message whose keys moved")
@@ -121,16 +121,16 @@ func TestPolledDataKeyOrderStalls(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := sgPolledAgent(w, func(n int) *a2a.Task {
-					msg := &a2a.Message{ID: "m-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{sgDataPart(n)}}
+				agent := polledAgent(w, func(n int) *a2a.Task {
+					msg := &a2a.Message{ID: "m-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{dataPart(n)}}
 					return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Message: msg},
 						History:   []a2a.Message{*msg},
-						Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{sgDataPart(n + 1)}}}}
+						Artifacts: []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{dataPart(n + 1)}}}}
 				})
 				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 				defer cancel()
 				start := time.Now()
-				col, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second), stream.WithStallTimeout(10*time.Second)).Send(ctx, hello()))
+				col, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second), stream.WithStallTimeout(10*time.Second)).Send(ctx, hello()))
 				var se *stream.StalledError
 				require.True(t, errors.As(err, &se), "ended in %v after %s, having yielded %d events", err, time.Since(start), len(col.events))
 				require.LessOrEqual(t, time.Since(start), 12*time.Second)
@@ -147,7 +147,7 @@ func TestPolledMessagesWithoutIDOnce(t *testing.T) {
 		for _, finish := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/finishes=%v", w, finish), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := sgPolledAgent(w, func(n int) *a2a.Task {
+					agent := polledAgent(w, func(n int) *a2a.Task {
 						hist := []a2a.Message{
 							{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: []a2a.Part{a2a.TextPart("hello")}},
 							{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("step 1")}},
@@ -163,8 +163,8 @@ func TestPolledMessagesWithoutIDOnce(t *testing.T) {
 					})
 					ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 					defer cancel()
-					col, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second), stream.WithStallTimeout(10*time.Second)).Send(ctx, hello()))
-					texts := sgMessageTexts(col)
+					col, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second), stream.WithStallTimeout(10*time.Second)).Send(ctx, hello()))
+					texts := messageTexts(col)
 					require.Equal(t, 1, texts["step 1"], "step 1 once: %v", texts)
 					require.Equal(t, 1, texts["step 2"], "step 2 once: %v", texts)
 					require.Zero(t, texts["hello"], "the user's own message is not an event")
@@ -190,22 +190,22 @@ func TestPolledSnapshotLagsDelivered(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				t0 := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 				final := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted, Timestamp: t0.Add(4 * time.Second)},
-					Artifacts: []a2a.Artifact{{ID: "a1", Parts: sgParts("p1 ", "p2 ", "p3")}}}
-				agent := sgPolledAgent(w, func(n int) *a2a.Task {
+					Artifacts: []a2a.Artifact{{ID: "a1", Parts: textParts("p1 ", "p2 ", "p3")}}}
+				agent := polledAgent(w, func(n int) *a2a.Task {
 					switch n {
 					case 0:
 						return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Timestamp: t0.Add(2 * time.Second)},
-							Artifacts: []a2a.Artifact{{ID: "a1", Parts: sgParts("p1 ", "p2 ")}}}
+							Artifacts: []a2a.Artifact{{ID: "a1", Parts: textParts("p1 ", "p2 ")}}}
 					case 1: // a replica that lags: an older status, a shorter artifact
 						return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Timestamp: t0.Add(1 * time.Second)},
-							Artifacts: []a2a.Artifact{{ID: "a1", Parts: sgParts("p1 ")}}}
+							Artifacts: []a2a.Artifact{{ID: "a1", Parts: textParts("p1 ")}}}
 					}
 					return final
 				})
-				col, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
+				col, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
 				require.NoError(t, err)
 				col.requireArtifacts(t, final.Artifacts, "the end")
-				require.Equal(t, map[string]int{"p1 ": 1, "p2 ": 1, "p3": 1}, sgPartsDelivered(col), "each part once: %s", sgDescribe(col.events))
+				require.Equal(t, map[string]int{"p1 ": 1, "p2 ": 1, "p3": 1}, partCounts(col), "each part once: %s", describeEvents(col.events))
 			})
 		})
 	}
@@ -219,8 +219,8 @@ func TestPolledOlderStatusIsNotNews(t *testing.T) {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				t0 := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-				art := []a2a.Artifact{{ID: "a1", Parts: sgParts("p1 ")}}
-				agent := sgPolledAgent(w, func(n int) *a2a.Task {
+				art := []a2a.Artifact{{ID: "a1", Parts: textParts("p1 ")}}
+				agent := polledAgent(w, func(n int) *a2a.Task {
 					switch n {
 					case 0:
 						return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking, Timestamp: t0.Add(2 * time.Second)}, Artifacts: art}
@@ -229,7 +229,7 @@ func TestPolledOlderStatusIsNotNews(t *testing.T) {
 					}
 					return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted, Timestamp: t0.Add(4 * time.Second)}, Artifacts: art}
 				})
-				col, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
+				col, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
 				require.NoError(t, err)
 				var after []a2a.TaskState
 				for i, s := range col.states {
@@ -237,7 +237,7 @@ func TestPolledOlderStatusIsNotNews(t *testing.T) {
 						after = col.states[i+1:]
 					}
 				}
-				require.Equal(t, []a2a.TaskState{a2a.StateCompleted}, after, "after working only completed: %s", sgDescribe(col.events))
+				require.Equal(t, []a2a.TaskState{a2a.StateCompleted}, after, "after working only completed: %s", describeEvents(col.events))
 			})
 		})
 	}
@@ -255,9 +255,9 @@ func TestResubscribeSnapshotLagsDelivered(t *testing.T) {
 					return a2a.TaskStatus{State: s, Timestamp: t0.Add(time.Duration(sec) * time.Second)}
 				}
 				chunk := func(text string, app, last bool) *a2a.ArtifactUpdate {
-					return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: sgParts(text)}, Append: app, LastChunk: last}
+					return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "a1", Parts: textParts(text)}, Append: app, LastChunk: last}
 				}
-				final := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: st(a2a.StateCompleted, 9), Artifacts: []a2a.Artifact{{ID: "a1", Parts: sgParts("p1 ", "p2 ", "p3")}}}
+				final := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: st(a2a.StateCompleted, 9), Artifacts: []a2a.Artifact{{ID: "a1", Parts: textParts("p1 ", "p2 ", "p3")}}}
 				agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 					kindStream: func(ww *wireWriter, c wireCall) {
 						ww.sse()
@@ -269,31 +269,23 @@ func TestResubscribeSnapshotLagsDelivered(t *testing.T) {
 					},
 					kindSubscribe: func(ww *wireWriter, c wireCall) {
 						ww.sse()
-						ww.event(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: st(a2a.StateWorking, 1), Artifacts: []a2a.Artifact{{ID: "a1", Parts: sgParts("p1 ")}}})
+						ww.event(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: st(a2a.StateWorking, 1), Artifacts: []a2a.Artifact{{ID: "a1", Parts: textParts("p1 ")}}})
 						ww.event(chunk("p3", true, true))
 						ww.event(&a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: st(a2a.StateCompleted, 9), Final: true})
 					},
 					kindGet: func(ww *wireWriter, c wireCall) { ww.task(final) },
 				})
-				col, err := sgDrain(t, agent.client(t, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).Send(context.Background(), hello()))
+				col, err := drainLoose(t, agent.client(t, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).Send(context.Background(), hello()))
 				require.NoError(t, err)
 				col.requireArtifacts(t, final.Artifacts, "the end")
-				require.Equal(t, map[string]int{"p1 ": 1, "p2 ": 1, "p3": 1}, sgPartsDelivered(col), "each part once: %s", sgDescribe(col.events))
+				require.Equal(t, map[string]int{"p1 ": 1, "p2 ": 1, "p3": 1}, partCounts(col), "each part once: %s", describeEvents(col.events))
 			})
 		})
 	}
 }
 
-func sgParts(texts ...string) []a2a.Part {
-	var ps []a2a.Part
-	for _, s := range texts {
-		ps = append(ps, a2a.TextPart(s))
-	}
-	return ps
-}
-
-// sgPartsDelivered counts how many times each text part was delivered.
-func sgPartsDelivered(col *collected) map[string]int {
+// partCounts counts how many times each text part was delivered.
+func partCounts(col *collected) map[string]int {
 	delivered := map[string]int{}
 	for _, ev := range col.events {
 		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
@@ -305,16 +297,16 @@ func sgPartsDelivered(col *collected) map[string]int {
 	return delivered
 }
 
-// sgResubscribeSnapshot runs a stream that drops after a status message, a
+// resubscribeSnapshot runs a stream that drops after a status message, a
 // Message and an artifact, then resubscribes to a snapshot-first server
 // whose Task lists them again; reorder writes the artifact's data part
 // with its keys in another order, and unnamed gives the messages no ID.
-func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
+func resubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				noID := func(text string) *a2a.Message {
-					m := &a2a.Message{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: sgParts(text)}
+					m := &a2a.Message{TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: textParts(text)}
 					if !unnamed {
 						m.ID = "id-" + text
 					}
@@ -324,7 +316,7 @@ func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 					if !reorder {
 						i = 0
 					}
-					return a2a.Artifact{ID: "a1", Parts: []a2a.Part{sgDataPart(i)}}
+					return a2a.Artifact{ID: "a1", Parts: []a2a.Part{dataPart(i)}}
 				}
 				agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
 					kindStream: func(ww *wireWriter, c wireCall) {
@@ -346,13 +338,13 @@ func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 							History: []a2a.Message{*noID("step 1"), *noID("note")}, Artifacts: []a2a.Artifact{art(2)}})
 					},
 				})
-				col, err := sgDrain(t, agent.client(t, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).Send(context.Background(), hello()))
+				col, err := drainLoose(t, agent.client(t, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).Send(context.Background(), hello()))
 				require.NoError(t, err)
-				artifacts, _, _, revisions := sgCount(col)
-				require.Equal(t, 1, artifacts, "the artifact once: %s", sgDescribe(col.events))
-				require.Zero(t, revisions, "%s", sgDescribe(col.events))
-				texts := sgMessageTexts(col)
-				require.Equal(t, map[string]int{"step 1": 1, "note": 1}, texts, "%s", sgDescribe(col.events))
+				artifacts, _, _, revisions := countKinds(col)
+				require.Equal(t, 1, artifacts, "the artifact once: %s", describeEvents(col.events))
+				require.Zero(t, revisions, "%s", describeEvents(col.events))
+				texts := messageTexts(col)
+				require.Equal(t, map[string]int{"step 1": 1, "note": 1}, texts, "%s", describeEvents(col.events))
 			})
 		})
 	}
@@ -360,19 +352,19 @@ func sgResubscribeSnapshot(t *testing.T, reorder, unnamed bool) {
 
 // TestResubscribeSnapshotControl: the same run with message IDs
 // and the same key order delivers each thing once (the control).
-func TestResubscribeSnapshotControl(t *testing.T) { sgResubscribeSnapshot(t, false, false) }
+func TestResubscribeSnapshotControl(t *testing.T) { resubscribeSnapshot(t, false, false) }
 
 // TestResubscribeSnapshotReorderedDataKeys: a data part is a JSON
 // object; the same object with its keys in another order (a map-backed
 // server) is the same part, not a new version of the artifact.
 func TestResubscribeSnapshotReorderedDataKeys(t *testing.T) {
-	sgResubscribeSnapshot(t, true, false)
+	resubscribeSnapshot(t, true, false)
 }
 
 // TestResubscribeSnapshotRelistsMessagesWithoutID: messages
 // without an ID that a snapshot lists again after a drop are not new.
 func TestResubscribeSnapshotRelistsMessagesWithoutID(t *testing.T) {
-	sgResubscribeSnapshot(t, false, true)
+	resubscribeSnapshot(t, false, true)
 }
 
 // TestPollRetryAfterLengthensOneWait: a poll answered 503 with
@@ -412,7 +404,7 @@ func TestPollRetryAfterLengthensOneWait(t *testing.T) {
 							ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}})
 						},
 					})
-					_, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
+					_, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
 					require.NoError(t, err)
 					require.Len(t, at, 4)
 					require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 9 * time.Second, 10 * time.Second}, at, "poll times")
@@ -604,7 +596,7 @@ func TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var served atomic.Int64 // the last poll answered; -1 before the first
 				served.Store(-1)
-				agent := sgPolledAgent(w, func(p int) *a2a.Task {
+				agent := polledAgent(w, func(p int) *a2a.Task {
 					served.Store(int64(p))
 					switch {
 					case p < changeAt:

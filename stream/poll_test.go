@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -24,117 +23,8 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// pollServer is a hand-written agent that cannot stream: streaming calls get
-// refuse, a unary send returns the task at once (snaps[0] for the first
-// one), and get-task number i (from 0) returns snaps[i+1] (the last one
-// from then on), unless getFault has a status for it.
-type pollServer struct {
-	v        a2a.Version
-	refuse   func(w http.ResponseWriter, id json.RawMessage)
-	snaps    []*a2a.Task
-	getFault map[int]int // get number (from 0) → HTTP status
-
-	mu      sync.Mutex
-	methods []string
-	sends   []json.RawMessage // params of unary sends
-	gets    int
-}
-
-func (p *pollServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	body, _ := io.ReadAll(r.Body)
-	_ = json.Unmarshal(body, &req)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.methods = append(p.methods, req.Method)
-	result := func(v any) {
-		raw, err := json.Marshal(v)
-		if err != nil {
-			panic(err)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, raw)
-	}
-	task := func(t *a2a.Task) json.RawMessage {
-		raw, err := a2a.Codec{Version: p.v}.EncodeTask(t)
-		if err != nil {
-			panic(err)
-		}
-		return raw
-	}
-	switch req.Method {
-	case "message/stream", "SendStreamingMessage", "tasks/resubscribe", "SubscribeToTask":
-		p.refuse(w, req.ID)
-	case "message/send", "SendMessage":
-		p.sends = append(p.sends, req.Params)
-		// The result of a send is a stream result (a 0.3 Task with its kind,
-		// or the 1.0 wrapper): the task as the last get showed it.
-		raw, err := a2a.Codec{Version: p.v}.EncodeEvent(p.snaps[min(p.gets, len(p.snaps)-1)])
-		if err != nil {
-			panic(err)
-		}
-		result(json.RawMessage(raw))
-	case "tasks/get", "GetTask":
-		n := p.gets
-		p.gets++
-		if code, ok := p.getFault[n]; ok {
-			w.Header().Set("Retry-After", "3")
-			http.Error(w, "busy", code)
-			return
-		}
-		result(task(p.snaps[min(n+1, len(p.snaps)-1)]))
-	default:
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, req.ID)
-	}
-}
-
-func (p *pollServer) count(method string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, m := range p.methods {
-		if m == method {
-			n++
-		}
-	}
-	return n
-}
-
-func rpcErrorJSON(code int) func(w http.ResponseWriter, id json.RawMessage) {
-	return func(w http.ResponseWriter, id json.RawMessage) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"no streaming"}}`, id, code)
-	}
-}
-
 func httpStatus(code int) func(w http.ResponseWriter, id json.RawMessage) {
 	return func(w http.ResponseWriter, _ json.RawMessage) { http.Error(w, "no", code) }
-}
-
-// progression returns snapshots of task t-1: submitted, working, one more
-// chunk per snapshot, then the final state.
-func progression(final a2a.TaskState, chunks ...string) []*a2a.Task {
-	base := func(st a2a.TaskState) *a2a.Task {
-		return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}}
-	}
-	snaps := []*a2a.Task{base(a2a.StateSubmitted), base(a2a.StateWorking)}
-	for i := range chunks {
-		t := base(a2a.StateWorking)
-		art := a2a.Artifact{ID: "a1"}
-		for _, c := range chunks[:i+1] {
-			art.Parts = append(art.Parts, a2a.Part{Text: c})
-		}
-		t.Artifacts = []a2a.Artifact{art}
-		snaps = append(snaps, t)
-	}
-	last := *snaps[len(snaps)-1]
-	last.Status = a2a.TaskStatus{State: final}
-	return append(snaps, &last)
 }
 
 // sleeps records every wait of the stream, and waits on the fake clock.
@@ -164,7 +54,7 @@ func TestAgentThatCannotStreamIsPolled(t *testing.T) {
 					p := &pollServer{v: v, refuse: r.refuse, snaps: progression(a2a.StateCompleted, "one ", "two")}
 					var notices []stream.Notice
 					var sl sleeps
-					s := handlerClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
+					s := newClient(t, p, v, sl.option(), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) })).
 						Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -222,7 +112,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 				snaps: progression(a2a.StateCompleted, "a", "b"), getFault: map[int]int{1: 503}}
 			var sl sleeps
 			var kinds []stream.NoticeKind
-			s := handlerClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
+			s := newClient(t, p, a2a.V10, sl.option(), stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).
 				Send(background(), hello())
 			got, err := drain(t, s)
 			require.NoError(t, err)
@@ -240,7 +130,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 			snaps := progression(a2a.StateCompleted, "a")
 			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 				snaps: []*a2a.Task{snaps[0], snaps[1], snaps[1], snaps[1], snaps[1], snaps[1], snaps[2], snaps[3]}, getFault: map[int]int{1: 503, 4: 503}}
-			s := handlerClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+			s := newClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
 				Send(background(), hello())
 			_, err := drain(t, s)
 			var re *reconnect.Error
@@ -254,7 +144,7 @@ func TestFailedPollsAreAttempts(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 				snaps: progression(a2a.StateCompleted, "a", "b", "c"), getFault: map[int]int{1: 503, 3: 503, 5: 503}}
-			s := handlerClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
+			s := newClient(t, p, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: time.Second})).
 				Send(background(), hello())
 			got, err := drain(t, s)
 			require.NoError(t, err)
@@ -268,7 +158,7 @@ func TestStalledTaskEndsTyped(t *testing.T) {
 		snaps := progression(a2a.StateCompleted, "a")
 		p := &pollServer{v: a2a.V03, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps[:3]} // never completes
 		start := time.Now()
-		_, err := drain(t, handlerClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
+		_, err := drain(t, newClient(t, p, a2a.V03, stream.WithStallTimeout(time.Minute)).Send(background(), hello()))
 		var stalled *stream.StalledError
 		require.ErrorAs(t, err, &stalled)
 		require.Equal(t, time.Minute, stalled.After)
@@ -309,30 +199,6 @@ func TestServerThatCannotSubscribeIsPolled(t *testing.T) {
 			})
 		}
 	}
-}
-
-// frameworkNotFound are 404 answers of web frameworks for a route the
-// server does not have: express's HTML page, and JSON bodies that name no
-// A2A error.
-var frameworkNotFound = []struct {
-	name, contentType, body string
-}{
-	{"express HTML", "text/html; charset=utf-8", "<!DOCTYPE html><html><body><pre>Cannot POST %s</pre></body></html>"},
-	{"error string", "application/json", `{"error":"Not Found"}`},
-	{"Spring Boot", "application/json", `{"timestamp":"2026-11-23T00:19:41.295+00:00","status":404,"error":"Not Found","path":"%s"}`},
-	{"FastAPI", "application/json", `{"detail":"Not Found"}`},
-	{"message", "application/json; charset=utf-8", `{"message":"Not Found"}`},
-}
-
-// notFound answers r as a framework does for a route it lacks: 404 with
-// body, which may quote the path (%s).
-func notFound(w http.ResponseWriter, r *http.Request, contentType, body string) {
-	w.Header().Set("Content-Type", contentType)
-	w.WriteHeader(http.StatusNotFound)
-	if strings.Contains(body, "%s") {
-		body = fmt.Sprintf(body, r.URL.Path)
-	}
-	io.WriteString(w, body)
 }
 
 // TestRESTServerWithoutSubscribeRouteIsPolled: an HTTP+JSON server with no
@@ -381,7 +247,7 @@ func TestPollingEndsTyped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		snaps := progression(a2a.StateFailed, "partial")
 		p := &pollServer{v: a2a.V10, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}
-		_, err := drain(t, handlerClient(t, p, a2a.V10).Send(background(), hello()))
+		_, err := drain(t, newClient(t, p, a2a.V10).Send(background(), hello()))
 		var failed *terminal.FailedError
 		require.ErrorAs(t, err, &failed)
 		require.Equal(t, "partial", failed.Task.Artifact("a1").Text())
@@ -425,7 +291,7 @@ func pollingAgent(t *testing.T, v a2a.Version, b a2a.Binding, snaps []*a2a.Task,
 		}
 		return restClient(t, pollSeq(v, snaps[0], polls...), v, opts...)
 	}
-	return handlerClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
+	return newClient(t, &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation), snaps: snaps}, v, opts...)
 }
 
 // A polled task whose status message has no ID, and which the server also
@@ -520,7 +386,7 @@ func TestRESTCardWithoutStreamingPolls(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithRESTBase("/api/rest"), a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
-				var ns r3notices
+				var ns noticeLog
 				c := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option())
 				require.Equal(t, a2a.BindingHTTPJSON, c.Binding())
 				require.Equal(t, "http://agent.test/api/rest", strings.TrimSuffix(c.Endpoint(), "/"))
@@ -561,7 +427,7 @@ func TestCardWithoutStreamingGivesOnePollingNotice(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b),
 						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
-					var ns r3notices
+					var ns noticeLog
 					s := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -584,7 +450,7 @@ func TestRESTStreamingRefusedWithoutACardSendsOnceAndPolls(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
-				var ns r3notices
+				var ns noticeLog
 				c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(agent.Client()), stream.WithVersion(v), ns.option())
 				require.NoError(t, err)
 				s := c.Send(background(), hello())
@@ -638,7 +504,7 @@ func TestRESTWithoutSubscribeRouteCutTwicePollsAfterOneNotice(t *testing.T) {
 					a2atest.WithoutResubscribe(), a2atest.WithScript(paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)),
 					a2atest.WithGetFaults(a2atest.Drop()))
-				var ns r3notices
+				var ns noticeLog
 				c := resolveAgent(t, agent, ns.option(), stream.WithPollInterval(tick),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: tick}))
 				s := c.Send(background(), hello())
@@ -924,9 +790,6 @@ func TestPollIntervalBelowAMillisecondIsRefused(t *testing.T) {
 	})
 }
 
-// unarySends counts the unary sends an a2atest agent received.
-func unarySends(agent *a2atest.Agent) int { return countMethod(agent, "message/send", "SendMessage") }
-
 // A task fetched whole (a poll of an agent that cannot stream, the get-task
 // after a stream ended early, the task Resume fetches) hands its changes over
 // in the order a stream would have: the README's screen loop prints the same
@@ -1122,7 +985,7 @@ func TestPolledTaskYieldsInStreamOrder(t *testing.T) {
 			a2atest.Chunk("a2", "y", true, true), a2atest.Finish(a2a.StateFailed, "oops"),
 		},
 	}
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for name, script := range scripts {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
@@ -1136,7 +999,7 @@ func TestPolledTaskYieldsInStreamOrder(t *testing.T) {
 						})))
 					require.NoError(t, err)
 					start := time.Now()
-					s := c.Send(ctx, s28Msg())
+					s := c.Send(ctx, hiMessage())
 					defer s.Close()
 					var ys []s28bYield
 					folded := &a2a.Task{}

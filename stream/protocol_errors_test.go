@@ -179,7 +179,7 @@ func TestHTMLBadGatewayOnSendIsAnHTTPError(t *testing.T) {
 					w.WriteHeader(http.StatusBadGateway)
 					pour(w, io.MultiReader(strings.NewReader(htmlPage), repeatByte('x')), &written)
 				})
-				_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				_, err = drain(t, newClient(t, h, v).Send(background(), hello()))
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 502, he.StatusCode)
 				require.Len(t, he.Body, 4096)
@@ -245,7 +245,7 @@ func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 						calls++
 						answer(w, c.ct, c.body)
 					})
-					s := handlerClient(t, h, v).Send(background(), hello())
+					s := newClient(t, h, v).Send(background(), hello())
 					_, err := drain(t, s)
 					pe := requireProtocolError(t, err, "unexpected content type")
 					require.Nil(t, pe.Task)
@@ -261,7 +261,7 @@ func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 						}
 						answer(w, c.ct, c.body)
 					})
-					_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
+					_, err = drain(t, newClient(t, h, v).Send(background(), hello()))
 					requireKept(t, requireProtocolError(t, err, "unexpected content type"))
 					require.Equal(t, 2, calls)
 
@@ -278,7 +278,7 @@ func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 							answer(w, c.ct, c.body)
 						}
 					})
-					_, err = drain(t, handlerClient(t, h, v).Send(background(), hello()))
+					_, err = drain(t, newClient(t, h, v).Send(background(), hello()))
 					requireKept(t, requireProtocolError(t, err, "unexpected content type"))
 					require.Equal(t, 3, calls)
 				})
@@ -314,7 +314,7 @@ func TestInvalidUTF8IsReadAsReplacementCharacters(t *testing.T) {
 						rawEvent(w, id, raw)
 					}
 				})
-				s := handlerClient(t, h, v).Send(background(), hello())
+				s := newClient(t, h, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				// encoding/json turns each invalid byte into U+FFFD.
@@ -354,7 +354,7 @@ func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
 						sseEvent(w, id, v, firstChunk)
 						rawEvent(w, id, deep(v, depth))
 					})
-					got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+					got, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 					pe := requireProtocolError(t, err, "malformed JSON-RPC response")
 					requireKept(t, pe)
 					require.Contains(t, pe.Error(), "exceeded max depth")
@@ -373,7 +373,7 @@ func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
 					rawEvent(w, id, deep(v, 9000))
 					sseEvent(w, id, v, &a2a.StatusUpdate{TaskID: "t-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 				})
-				s := handlerClient(t, h, v).Send(background(), hello())
+				s := newClient(t, h, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "kept", got.text("a1"))
@@ -422,7 +422,7 @@ func TestMismatchedJSONRPCResponseIDIsAProtocolError(t *testing.T) {
 					}
 					for i, answer := range answers {
 						h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) { answer(w) })
-						_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+						_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 						pe := requireProtocolError(t, err, "does not match request ID")
 						require.Nil(t, pe.Task, "answer %d", i)
 						var rpcErr *a2a.RPCError
@@ -446,7 +446,7 @@ func TestMismatchedJSONRPCResponseIDIsAProtocolError(t *testing.T) {
 								unaryTask(w, wid, v, firstTask)
 							}
 						})
-						_, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+						_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 						requireKept(t, requireProtocolError(t, err, "does not match request ID"))
 						if getTask {
 							require.Equal(t, 3, calls)
@@ -494,7 +494,7 @@ func TestSendContinuingATaskAnsweredWithAnotherTaskIsAProtocolError(t *testing.T
 						Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 				})
 				reply := &a2a.Message{ID: "m-reply", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleUser, Parts: textParts("Oct")}
-				s := handlerClient(t, srv, v).Send(bounded(t), reply)
+				s := newClient(t, srv, v).Send(bounded(t), reply)
 				_, err := drain(t, s)
 				requireProtocolError(t, err, "")
 			})
@@ -540,7 +540,7 @@ func TestEventsInAnotherContextAreAProtocolError(t *testing.T) {
 							sseEvent(w, r.id, v, ev)
 						}
 					})
-					s := handlerClient(t, srv, v).Send(bounded(t), hello())
+					s := newClient(t, srv, v).Send(bounded(t), hello())
 					_, err := drain(t, s)
 					if c.wantErr {
 						requireProtocolError(t, err, "context")
@@ -569,7 +569,7 @@ func TestGapGetTaskAnsweringTheTaskInAnotherContextIsAProtocolError(t *testing.T
 						unaryTask(w, r.id, v, &a2a.Task{ID: "t-1", ContextID: "c-other", Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 					}
 				})
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				requireProtocolError(t, err, "context")
 			})
@@ -616,7 +616,7 @@ func TestSnapshotFromAnotherContextIsAProtocolError(t *testing.T) {
 					sseHeaders(w)
 					sseEvent(w, r.id, v, elsewhere)
 				})
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				pe := requireProtocolError(t, err, "")
 				requireKept(t, pe)
@@ -656,7 +656,7 @@ func TestEventForAnotherTaskIsAProtocolError(t *testing.T) {
 							}
 							sseEvent(w, id, v, ev)
 						})
-						s := handlerClient(t, h, v).Send(background(), hello())
+						s := newClient(t, h, v).Send(background(), hello())
 						got, err := drain(t, s)
 						pe := requireProtocolError(t, err, `event for task "t-other" on the stream of task "t-1"`)
 						requireKept(t, pe)
@@ -692,7 +692,7 @@ func TestResubscribeAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 					sseHeaders(w)
 					sseEvent(w, id, v, stranger)
 				})
-				got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				got, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				requireKept(t, requireProtocolError(t, err, `event for task "t-2" on the stream of task "t-1"`))
 				require.Equal(t, "kept", got.text("a1"))
 				require.Equal(t, 2, calls, "not retried")
@@ -712,7 +712,7 @@ func TestResubscribeAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 						unaryTask(w, id, v, stranger)
 					}
 				})
-				got, err := drain(t, handlerClient(t, h, v).Send(background(), hello()))
+				got, err := drain(t, newClient(t, h, v).Send(background(), hello()))
 				requireKept(t, requireProtocolError(t, err, `asked for task "t-1", got task "t-2"`))
 				require.Equal(t, "kept", got.text("a1"))
 				require.Equal(t, 3, calls, "not retried")

@@ -373,7 +373,7 @@ func TestEmptyJSONAnswerToAResubscribeIsADrop(t *testing.T) {
 			agent.ServeHTTP(w, r)
 		})
 		var causes []error
-		s := handlerClient(t, h, a2a.V10, stream.WithNotify(func(no stream.Notice) {
+		s := newClient(t, h, a2a.V10, stream.WithNotify(func(no stream.Notice) {
 			if no.Kind == stream.Reconnecting {
 				causes = append(causes, no.Cause)
 			}
@@ -407,7 +407,7 @@ func TestResubscribeRefusalsFallBackToGetTask(t *testing.T) {
 					// answer only for an ended task, it polls instead.
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2), c.fault))
-					var notes r3notices
+					var notes noticeLog
 					s := newClient(t, agent, v, notes.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -732,7 +732,7 @@ func TestHeldFinalStatusEndsTheStreamWhenTheGapCannotBeClosed(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						final := statusEvent(v, st, agentMessage("m-final", "the end"))
 						srv := heldFinalServer(v, final, c.sub, c.get)
-						s := handlerClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).
+						s := newClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})).
 							Send(bounded(t), hello())
 						got, err := drain(t, s)
 						require.NotEmpty(t, got.states)
@@ -837,7 +837,7 @@ func TestFinalEventKeptWhenTheGapGetTaskFails(t *testing.T) {
 								jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 							}
 						})
-						s := handlerClient(t, srv, v).Send(bounded(t), hello())
+						s := newClient(t, srv, v).Send(bounded(t), hello())
 						got, err := drain(t, s)
 						require.Equal(t, 1, srv.count(scriptedReq.isSubscribe))
 						require.NotEmpty(t, got.states)
@@ -898,7 +898,7 @@ func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
 					var rec reconnects
 					start := time.Now()
-					s := handlerClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
+					s := newClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
@@ -927,7 +927,7 @@ func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
 					calls++
 					sseHeaders(w)
 				})
-				s := handlerClient(t, h, v).Send(background(), hello())
+				s := newClient(t, h, v).Send(background(), hello())
 				_, err := drain(t, s)
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
@@ -1110,7 +1110,7 @@ func TestResubscribeStylesMixedPerReconnect(t *testing.T) {
 				name := fmt.Sprintf("seed %d legs %+v", seed, legs)
 				ok := t.Run(fmt.Sprint(seed), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						s := handlerClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 8, Backoff: time.Second})).
+						s := newClient(t, srv, v, stream.WithReconnect(reconnect.Policy{MaxAttempts: 8, Backoff: time.Second})).
 							Send(bounded(t), hello())
 						got, err := drain(t, s)
 						require.NoError(t, err, name)

@@ -173,7 +173,7 @@ func TestRevertToAnEarlierVersionAfterTheReplyIsAReplacement(t *testing.T) {
 						}
 					})
 					hook := &recorder{answers: []string{"go back"}}
-					s := handlerClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
+					s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					require.Len(t, hook.requests, 1)
@@ -215,7 +215,7 @@ func TestSnapshotAfterTheServersClockWentBackKeepsTheEnding(t *testing.T) {
 						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 					}
 				})
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				require.NoError(t, err, "got %T: %v", err, err)
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
@@ -262,7 +262,7 @@ func TestNewStatusesWithoutTimestampsAfterATimestampedOneAreDelivered(t *testing
 							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 						}
 					})
-					s := handlerClient(t, srv, v).Send(bounded(t), hello())
+					s := newClient(t, srv, v).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
 					require.Equal(t, []string{"m-1", "m-2", "m-3"}, got.messages)
@@ -499,7 +499,7 @@ func TestStatusMessagesWithoutIDAreDeliveredOnceAcrossAReplay(t *testing.T) {
 				})
 				// Not drain: it takes message IDs for identities, and these
 				// messages have none.
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				defer s.Close()
 				var texts []string
 				for s.Next() {
@@ -715,7 +715,7 @@ func TestLiveRevisionsRewriteAndAddParts(t *testing.T) {
 						sseEvent(w, r.id, v, ev)
 					}
 				})
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				got, err := collectAll(t, s)
 				require.NoError(t, err)
 				rs := revisionsOf(got)
@@ -779,7 +779,7 @@ func TestNoRevisionOfTheUsersOwnMessage(t *testing.T) {
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateWorking, nil))
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, agentMsgParts("m-1", a2a.TextPart("ok"))))
 				})
-				s := handlerClient(t, srv, v).Send(bounded(t), hello())
+				s := newClient(t, srv, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Empty(t, revisionsOf(got))

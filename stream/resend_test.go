@@ -27,54 +27,6 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// sgSends counts the sends the agent received of a new message (first) and
-// of follow-ups (replies), refused ones included: what went on the wire.
-func sgSends(agent *a2atest.Agent) (first, replies int) {
-	return sgSendsOf(agent, false)
-}
-
-// sgSendsOf is sgSends; with unaryOnly it counts unary sends only (for an
-// agent that refuses every streaming send, which a client not told so
-// tries first: a refused streaming call was not taken).
-func sgSendsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
-	for _, r := range agent.Requests() {
-		if r.Message == nil {
-			continue
-		}
-		if unaryOnly && r.Method != "message/send" && r.Method != "SendMessage" {
-			continue
-		}
-		if r.Message.TaskID == "" {
-			first++
-		} else {
-			replies++
-		}
-	}
-	return first, replies
-}
-
-var sgStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
-
-// sgChunkyScript: a task that streams a few chunks over time and completes.
-func sgChunkyScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("on it"),
-		a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "three", true, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-func sgNewClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
-	t.Helper()
-	all := append([]stream.Option{stream.WithHTTPClient(agent.Client()), stream.WithVersion(w.v),
-		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}), stream.WithPollInterval(100 * time.Millisecond)}, opts...)
-	return bindingClient(t, w.b, "http://agent.test", all...)
-}
-
 // TestFirstSendCutAtEveryByteIsNotResent: the streaming send of a
 // new message answered 200 and cut at any byte offset (inside or after the
 // first event) is never sent again, whatever style the server resubscribes
@@ -83,7 +35,7 @@ func sgNewClient(t *testing.T, w wire, agent *a2atest.Agent, opts ...stream.Opti
 func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for _, style := range sgStyles {
+		for _, style := range resubscribeStyles {
 			step := 1
 			if style != a2atest.SnapshotFirst {
 				step = 5
@@ -91,11 +43,11 @@ func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
 			for n := 0; n < 900; n += step {
 				t.Run(fmt.Sprintf("%s/%s/%d", w, style, n), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgChunkyScript()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(chunkyScript()...),
 							a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterBytes(n)))
-						c := sgNewClient(t, w, agent)
+						c := reconnectingClient(t, w, agent)
 						col, err := drain(t, c.Send(context.Background(), hello()))
-						first, _ := sgSends(agent)
+						first, _ := sendCounts(agent)
 						require.Equal(t, 1, first, "the message went out once")
 						if err != nil {
 							require.ErrorIs(t, err, reconnect.ErrNoTask, "an ending other than no-task: %v", err)
@@ -114,8 +66,8 @@ var (
 	_ = http.StatusOK
 )
 
-// sgAskScript: a task that asks a question and, once answered, finishes.
-func sgAskScript() []a2atest.Step {
+// askScript: a task that asks a question and, once answered, finishes.
+func askScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("on it"),
 		a2atest.AskInput("Which city?"),
@@ -125,9 +77,9 @@ func sgAskScript() []a2atest.Step {
 	}
 }
 
-// sgSendFaults are answers to a send that may have been taken (or that got
+// sendFaults are answers to a send that may have been taken (or that got
 // a response, which is enough not to send again).
-func sgSendFaults() map[string]a2atest.Fault {
+func sendFaults() map[string]a2atest.Fault {
 	f := map[string]a2atest.Fault{
 		"200-no-event-eof": a2atest.CloseAfterEvents(0),
 		"200-no-event-cut": a2atest.CutAfterEvents(0),
@@ -148,21 +100,21 @@ func sgSendFaults() map[string]a2atest.Fault {
 func TestFirstSendNeverResent(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
-			for name, f := range sgSendFaults() {
+			for name, f := range sendFaults() {
 				t.Run(fmt.Sprintf("%s/polled=%v/%s", w, polled, name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgChunkyScript()...)}
+						opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(chunkyScript()...)}
 						if polled {
 							opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(f))
 						} else {
 							opts = append(opts, a2atest.WithFaults(f))
 						}
 						agent := a2atest.NewAgent(opts...)
-						c := sgNewClient(t, w, agent)
+						c := reconnectingClient(t, w, agent)
 						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 						defer cancel()
 						_, _ = drain(t, c.Send(ctx, hello()))
-						first, _ := sgSendsOf(agent, polled)
+						first, _ := sendCountsOf(agent, polled)
 						require.Equal(t, 1, first, "the message went out once")
 					})
 				})
@@ -178,11 +130,11 @@ func TestReplyNeverResent(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
-			for _, style := range sgStyles {
-				for name, f := range sgSendFaults() {
+			for _, style := range resubscribeStyles {
+				for name, f := range sendFaults() {
 					t.Run(fmt.Sprintf("%s/polled=%v/%s/%s", w, polled, style, name), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
-							opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgAskScript()...), a2atest.WithStyle(style)}
+							opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(askScript()...), a2atest.WithStyle(style)}
 							if polled {
 								opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, f))
 							} else {
@@ -191,11 +143,11 @@ func TestReplyNeverResent(t *testing.T) {
 							agent := a2atest.NewAgent(opts...)
 							asked := 0
 							hook := hitlFunc(func() { asked++ })
-							c := sgNewClient(t, w, agent, stream.WithHumanInput(hook))
+							c := reconnectingClient(t, w, agent, stream.WithHumanInput(hook))
 							ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 							defer cancel()
 							_, err := drain(t, c.Send(ctx, hello()))
-							first, replies := sgSendsOf(agent, polled)
+							first, replies := sendCountsOf(agent, polled)
 							require.Equal(t, 1, first, "the message went out once")
 							require.Equal(t, 1, replies, "the reply went out once (ended in %v)", err)
 							require.Equal(t, 1, asked, "the human was asked once")
@@ -217,7 +169,7 @@ func TestReplyNeverResent(t *testing.T) {
 // send (first message and reply), damaged in any way, goes out once.
 func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
 	for _, w := range wires() {
-		for name, f := range sgSendFaults() {
+		for name, f := range sendFaults() {
 			for _, onReply := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/reply=%v", w, name, onReply), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -225,7 +177,7 @@ func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
 						if onReply {
 							faults = []a2atest.Fault{{}, f}
 						}
-						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgAskScript()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(askScript()...),
 							a2atest.WithoutStreaming(), a2atest.WithSendFaults(faults...))
 						asked := 0
 						c, err := stream.Resolve(context.Background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()),
@@ -238,7 +190,7 @@ func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
 						for _, r := range agent.Requests() {
 							require.NotContains(t, []string{"message/stream", "SendStreamingMessage", "tasks/resubscribe", "SubscribeToTask"}, r.Method)
 						}
-						first, replies := sgSends(agent)
+						first, replies := sendCounts(agent)
 						require.Equal(t, 1, first)
 						require.LessOrEqual(t, replies, 1)
 						if onReply {
@@ -272,15 +224,15 @@ func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 			for name, f := range faults {
 				t.Run(fmt.Sprintf("%s/%v/%s", b, vs, name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(vs...), a2atest.WithBindings(b), a2atest.WithScript(sgChunkyScript()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(vs...), a2atest.WithBindings(b), a2atest.WithScript(chunkyScript()...),
 							a2atest.WithNewTaskFault(f))
-						c := sgNegotiating(t, b, agent.Client())
+						c := negotiatingClient(t, b, agent.Client())
 						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 						defer cancel()
-						_, _ = sgDrain(t, c.Send(ctx, hello()))
+						_, _ = drainLoose(t, c.Send(ctx, hello()))
 						// The fault falls on the first try (1.0 first): it is no
 						// version refusal, so nothing else is sent.
-						first, _ := sgSends(agent)
+						first, _ := sendCounts(agent)
 						require.Equal(t, 1, first, "the message went out once: %v", agent.Requests())
 					})
 				})
@@ -297,9 +249,9 @@ func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 func TestStylesPerReconnectNoResend(t *testing.T) {
 	t.Parallel()
 	perms := [][]a2atest.ResubscribeStyle{}
-	for _, a := range sgStyles {
-		for _, b := range sgStyles {
-			for _, c := range sgStyles {
+	for _, a := range resubscribeStyles {
+		for _, b := range resubscribeStyles {
+			for _, c := range resubscribeStyles {
 				perms = append(perms, []a2atest.ResubscribeStyle{a, b, c})
 			}
 		}
@@ -328,21 +280,21 @@ func TestStylesPerReconnectNoResend(t *testing.T) {
 						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(script...),
 							a2atest.WithStyles(styles...), a2atest.WithFaults(cuts...))
 						asked := 0
-						c := sgNewClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })),
+						c := reconnectingClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })),
 							stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: 100 * time.Millisecond}))
 						var notes []string
 						c2 := stream.WithNotify(func(n stream.Notice) { notes = append(notes, fmt.Sprintf("%s(%d %v)", n.Kind, n.Attempt, n.Cause)) })
-						col, err := sgDrain(t, c.Send(context.Background(), hello(), c2))
+						col, err := drainLoose(t, c.Send(context.Background(), hello(), c2))
 						if err != nil {
 							for _, r := range agent.Requests() {
 								t.Logf("req %s task=%s style=%v fault=%v", r.Method, r.TaskID, r.Style, r.Fault)
 							}
-							t.Logf("events %s", sgDescribe(col.events))
+							t.Logf("events %s", describeEvents(col.events))
 							t.Logf("notes %v", notes)
 							t.Logf("agent task %+v", agent.Task(agent.TaskIDs()[0]).Status)
 						}
 						require.NoError(t, err)
-						first, replies := sgSends(agent)
+						first, replies := sendCounts(agent)
 						require.Equal(t, 1, first)
 						require.Equal(t, 1, replies)
 						require.Equal(t, 1, asked)
@@ -393,7 +345,7 @@ func TestSendRedirectedToGetNotResent(t *testing.T) {
 						c := agent.clientOf(t, opts...)
 						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 						defer cancel()
-						_, err := sgDrain(t, c.Send(ctx, hello()))
+						_, err := drainLoose(t, c.Send(ctx, hello()))
 						require.Equal(t, 1, taken, "the message was sent %d times (ended in %v)", taken, err)
 					})
 				})
@@ -440,12 +392,12 @@ func TestCannotStreamWithoutCardSendsOnce(t *testing.T) {
 							if polls >= 3 {
 								st = a2a.StateCompleted
 							}
-							ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}, Artifacts: []a2a.Artifact{sgText("a1", "done")}})
+							ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}, Artifacts: []a2a.Artifact{textArtifact("a1", "done")}})
 						},
 					})
 					var notices []stream.Notice
 					c := agent.client(t, stream.WithPollInterval(time.Second), stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
-					col, err := sgDrain(t, c.Send(context.Background(), hello()))
+					col, err := drainLoose(t, c.Send(context.Background(), hello()))
 					require.NoError(t, err)
 					require.Equal(t, "done", col.text("a1"))
 					require.Equal(t, 1, agent.count(kindSend), "one unary send")
@@ -471,7 +423,7 @@ func TestDroppedReplyResentWithSameID(t *testing.T) {
 		for _, polled := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/polled=%v", w, polled), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(sgAskScript()...)}
+					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(askScript()...)}
 					if polled {
 						opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, a2atest.Drop()))
 					} else {
@@ -479,8 +431,8 @@ func TestDroppedReplyResentWithSameID(t *testing.T) {
 					}
 					agent := a2atest.NewAgent(opts...)
 					asked := 0
-					c := sgNewClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })))
-					col, err := sgDrain(t, c.Send(context.Background(), hello()))
+					c := reconnectingClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })))
+					col, err := drainLoose(t, c.Send(context.Background(), hello()))
 					require.NoError(t, err)
 					require.Equal(t, "plan", col.text("a1"))
 					var ids []string
@@ -625,7 +577,7 @@ func TestReplyWhoseRedirectTheBreakerRefusesIsNotSentAgain(t *testing.T) {
 					},
 				})
 				moved := newWireAgent(w, nil)
-				routes := newSGOrigins().serve("http://agent.test", a).serve("http://moved.test", moved)
+				routes := newOriginRouter().serve("http://agent.test", a).serve("http://moved.test", moved)
 				// Asked for: 1 the message, 2 the reply, 3 the reply's redirect.
 				b := &refuseNth{n: 3}
 				hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text("Paris"), nil })
@@ -816,24 +768,24 @@ func TestConnectTimeoutBoundsARedirectsDial(t *testing.T) {
 	}
 }
 
-// sgSlow is an agent whose task asks a question, lists no user message in
+// slowReplier is an agent whose task asks a question, lists no user message in
 // its history, and acts on the reply only slowly: working 5 s after the
 // reply arrived, completed 10 s after. Its first streamed reply (or unary
 // reply) is damaged as cut says; its subscribes follow style.
-type sgSlow struct {
+type slowReplier struct {
 	mu      sync.Mutex
 	replyAt time.Time // zero until a reply arrived
 	replies int
 }
 
 const (
-	sgSlowWorkAfter = 5 * time.Second
-	sgSlowDoneAfter = 10 * time.Second
+	slowWorkAfter = 5 * time.Second
+	slowDoneAfter = 10 * time.Second
 )
 
-var sgPrompt = &a2a.Message{ID: "p-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Which city?")}}
+var cityPrompt = &a2a.Message{ID: "p-1", TaskID: "t-1", ContextID: "c-1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Which city?")}}
 
-func (a *sgSlow) state() (a2a.TaskState, time.Duration) {
+func (a *slowReplier) state() (a2a.TaskState, time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.replyAt.IsZero() {
@@ -841,19 +793,19 @@ func (a *sgSlow) state() (a2a.TaskState, time.Duration) {
 	}
 	since := time.Since(a.replyAt)
 	switch {
-	case since < sgSlowWorkAfter:
-		return a2a.StateInputRequired, sgSlowWorkAfter - since
-	case since < sgSlowDoneAfter:
-		return a2a.StateWorking, sgSlowDoneAfter - since
+	case since < slowWorkAfter:
+		return a2a.StateInputRequired, slowWorkAfter - since
+	case since < slowDoneAfter:
+		return a2a.StateWorking, slowDoneAfter - since
 	}
 	return a2a.StateCompleted, -1
 }
 
-func (a *sgSlow) task() *a2a.Task {
+func (a *slowReplier) task() *a2a.Task {
 	st, _ := a.state()
-	t := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}, History: []a2a.Message{*sgPrompt}}
+	t := &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}, History: []a2a.Message{*cityPrompt}}
 	if st == a2a.StateInputRequired {
-		t.Status.Message = sgPrompt
+		t.Status.Message = cityPrompt
 	}
 	if st == a2a.StateCompleted {
 		t.Artifacts = []a2a.Artifact{{ID: "a1", Parts: []a2a.Part{a2a.TextPart("Lisbon plan")}}}
@@ -861,16 +813,16 @@ func (a *sgSlow) task() *a2a.Task {
 	return t
 }
 
-func (a *sgSlow) status(st a2a.TaskState) *a2a.StatusUpdate {
+func (a *slowReplier) status(st a2a.TaskState) *a2a.StatusUpdate {
 	u := &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}, Final: st.Terminal() || st.Interrupted()}
 	if st == a2a.StateInputRequired {
-		u.Status.Message = sgPrompt
+		u.Status.Message = cityPrompt
 	}
 	return u
 }
 
 // live streams what happens from now on until the task settles again.
-func (a *sgSlow) live(w *wireWriter, c wireCall) {
+func (a *slowReplier) live(w *wireWriter, c wireCall) {
 	for {
 		st, wait := a.state()
 		if wait < 0 {
@@ -892,7 +844,7 @@ func (a *sgSlow) live(w *wireWriter, c wireCall) {
 	}
 }
 
-func (a *sgSlow) handlers(damage string, style string) map[callKind]func(w *wireWriter, c wireCall) {
+func (a *slowReplier) handlers(damage string, style string) map[callKind]func(w *wireWriter, c wireCall) {
 	first := func(w *wireWriter, c wireCall) {
 		w.sse()
 		w.event(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}})
@@ -946,7 +898,7 @@ func (a *sgSlow) handlers(damage string, style string) map[callKind]func(w *wire
 		},
 		kindSend: func(w *wireWriter, c wireCall) {
 			if c.msg != nil && c.msg.TaskID == "" {
-				w.result(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: sgPrompt}, History: []a2a.Message{*sgPrompt}})
+				w.result(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateInputRequired, Message: cityPrompt}, History: []a2a.Message{*cityPrompt}})
 				return
 			}
 			damaged(w, c, true)
@@ -1000,7 +952,7 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 				for _, style := range []string{"live-only", "snapshot-first", "full-replay"} {
 					t.Run(fmt.Sprintf("%s/polled=%v/%s/%s", w, polled, damage, style), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
-							slow := &sgSlow{}
+							slow := &slowReplier{}
 							h := slow.handlers(damage, style)
 							if polled { // an agent that cannot stream, as @a2a-js/sdk refuses
 								refuse := func(w *wireWriter, c wireCall) {
@@ -1038,28 +990,6 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 // refused or timed out) is made again within the budget, with the same
 // message ID; a send the agent answered "busy" is made again only with
 // WithIdempotentSends. Every test counts the sends the agent received.
-
-// completes is an agent that answers every streaming send with a completed
-// task.
-func completes(w wire) *wireAgent {
-	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-		kindStream: func(ww *wireWriter, _ wireCall) {
-			ww.sse()
-			ww.event(snap(a2a.StateCompleted, "done"))
-		},
-	})
-}
-
-// sentIDs returns the message IDs of the sends the agent received.
-func (a *wireAgent) sentIDs() []string {
-	var ids []string
-	for _, c := range a.received() {
-		if c.msg != nil {
-			ids = append(ids, c.msg.ID)
-		}
-	}
-	return ids
-}
 
 // TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack runs on real
 // sockets: the agent's port is closed when the send starts, and the agent
@@ -1141,16 +1071,6 @@ func TestSendRefusedAtDialSpendsTheBudget(t *testing.T) {
 			})
 		})
 	}
-}
-
-// blackHole is a net/http Transport dial that never connects: it waits
-// until its context ends, as a dial to a black-holed address does.
-type blackHole struct{ n atomic.Int32 }
-
-func (d *blackHole) dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	d.n.Add(1)
-	<-ctx.Done()
-	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: ctx.Err()}
 }
 
 func TestConnectTimeoutBoundsEachDial(t *testing.T) {
@@ -1278,79 +1198,10 @@ func TestConnectTimeoutDoesNotCutASlowAnswer(t *testing.T) {
 	}
 }
 
-// pipeServer serves h over in-memory connections, one http.Server per
-// connection its dial makes; close stops them all.
-type pipeServer struct {
-	h       http.Handler
-	mu      sync.Mutex
-	servers []*http.Server
-}
-
-func (p *pipeServer) dial(context.Context, string, string) (net.Conn, error) {
-	client, server := net.Pipe()
-	srv := &http.Server{Handler: p.h}
-	p.mu.Lock()
-	p.servers = append(p.servers, srv)
-	p.mu.Unlock()
-	go srv.Serve(&oneConnListener{conn: server, done: make(chan struct{})})
-	return client, nil
-}
-
-func (p *pipeServer) close() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, srv := range p.servers {
-		srv.Close()
-	}
-}
-
-// oneConnListener hands out one connection, then blocks until closed.
-type oneConnListener struct {
-	once sync.Once
-	conn net.Conn
-	done chan struct{}
-}
-
-func (l *oneConnListener) Accept() (net.Conn, error) {
-	var c net.Conn
-	l.once.Do(func() { c = l.conn })
-	if c != nil {
-		return c, nil
-	}
-	<-l.done
-	return nil, net.ErrClosed
-}
-
-func (l *oneConnListener) Close() error {
-	select {
-	case <-l.done:
-	default:
-		close(l.done)
-	}
-	return nil
-}
-
-func (l *oneConnListener) Addr() net.Addr { return pipeAddr{} }
-
 type pipeAddr struct{}
 
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "pipe" }
-
-// refuseOnce is a RoundTripper that fails the requests its refuse function
-// picks as a transport does whose dial was refused, and passes the others
-// to next.
-type refuseOnce struct {
-	next   http.RoundTripper
-	refuse func(r *http.Request) bool
-}
-
-func (r refuseOnce) RoundTrip(req *http.Request) (*http.Response, error) {
-	if r.refuse(req) {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
-	}
-	return r.next.RoundTrip(req)
-}
 
 func TestReplyRefusedAtDialIsSentAgain(t *testing.T) {
 	for _, w := range wires() {

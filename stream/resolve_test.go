@@ -167,21 +167,6 @@ func TestResolvePicksAnAdditionalJSONRPCInterface(t *testing.T) {
 	})
 }
 
-// headerSpy records the Authorization header of each request by host.
-type headerSpy struct {
-	next http.RoundTripper
-	seen map[string][]string
-}
-
-func (h *headerSpy) RoundTrip(r *http.Request) (*http.Response, error) {
-	h.seen[r.URL.Host] = append(h.seen[r.URL.Host], r.Header.Get("Authorization"))
-	return h.next.RoundTrip(r)
-}
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 func TestNewClientRejectsBadInput(t *testing.T) {
 	for _, ep := range []string{"", "agent.test", "ftp://agent.test/", "http://"} {
 		_, err := stream.NewClient(ep)

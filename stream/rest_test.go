@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -24,55 +22,11 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// restCapture reads a byte-exact capture of an @a2a-js/sdk restHandler
-// (a2a/testdata/rest, copied from shared/captures/rest).
-func restCapture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("../a2a/testdata/rest/" + name)
-	require.NoError(t, err)
-	return b
-}
-
 // firstEvents keeps the first n SSE events of a capture: the server's
 // stream, cut after them.
 func firstEvents(body []byte, n int) []byte {
 	evs := bytes.SplitAfter(body, []byte("\n\n"))
 	return bytes.Join(evs[:min(n, len(evs))], nil)
-}
-
-// restReplay serves the captures of one version by method and path.
-type restReplay struct {
-	t      *testing.T
-	routes map[string]func(w http.ResponseWriter, body []byte)
-
-	mu    sync.Mutex
-	calls []string
-	sends [][]byte
-}
-
-func (r *restReplay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, _ := io.ReadAll(req.Body)
-	key := req.Method + " " + req.URL.Path
-	r.mu.Lock()
-	r.calls = append(r.calls, key)
-	if strings.HasSuffix(req.URL.Path, "message:stream") {
-		r.sends = append(r.sends, body)
-	}
-	r.mu.Unlock()
-	h, ok := r.routes[key]
-	if !ok {
-		http.Error(w, "Cannot "+key, http.StatusNotFound)
-		return
-	}
-	h(w, body)
-}
-
-func serve(ct string, status int, body []byte) func(w http.ResponseWriter, _ []byte) {
-	return func(w http.ResponseWriter, _ []byte) {
-		w.Header().Set("Content-Type", ct)
-		w.WriteHeader(status)
-		w.Write(body)
-	}
 }
 
 func TestRESTBindingAgainstCaptures(t *testing.T) {
@@ -192,37 +146,6 @@ func TestRESTSubscribeToAnEndedTaskIsARefusal(t *testing.T) {
 		require.Equal(t, "chunk-1 chunk-2", hitlErr.Task.Artifacts[0].Text())
 		require.Equal(t, []string{"POST /tasks/" + id + ":subscribe", "GET /tasks/" + id}, r.calls)
 	})
-}
-
-// targetRecorder serves h and records the method and request target (the
-// path and query exactly as sent) of every request. With getSubscribeOnly
-// it answers 405 to a POST to a subscribe route, as a server that routes
-// subscribe on GET only (the proto's mapping) does.
-type targetRecorder struct {
-	h                http.Handler
-	getSubscribeOnly bool
-
-	mu   sync.Mutex
-	seen []string
-}
-
-func (s *targetRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.seen = append(s.seen, r.Method+" "+r.RequestURI)
-	s.mu.Unlock()
-	if s.getSubscribeOnly && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":subscribe") {
-		w.Header().Set("Allow", "GET")
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
-	}
-	s.h.ServeHTTP(w, r)
-}
-
-// since returns the targets recorded from the n-th on.
-func (s *targetRecorder) since(n int) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.seen[n:]...)
 }
 
 // TestEndpointQueryKeptOnEveryCall: a key in the query string of a JSON-RPC
@@ -455,7 +378,7 @@ func TestRESTSubscribeByGETAfter405(t *testing.T) {
 					srv.event(w, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("two")}})
 					srv.event(w, &a2a.StatusUpdate{TaskID: "t-1", ContextID: "c-1", Final: true, Status: a2a.TaskStatus{State: a2a.StateCompleted}})
 				}
-				var ns r3notices
+				var ns noticeLog
 				got, err := drain(t, restClient(t, srv, v, ns.option()).Send(background(), hello()))
 				require.NoError(t, err)
 				require.Equal(t, "one two", got.text("a1"))
@@ -467,9 +390,9 @@ func TestRESTSubscribeByGETAfter405(t *testing.T) {
 	}
 }
 
-// sgRESTRecorder answers every REST call of version v under any base with a
+// restRecorder answers every REST call of version v under any base with a
 // canned success, and records each request's method, escaped path and query.
-type sgRESTRecorder struct {
+type restRecorder struct {
 	v a2a.Version
 	// getSubscribe makes a POST to a subscribe route get 405, as servers
 	// that route subscribe as GET only (a2a-python 0.3) answer.
@@ -478,7 +401,7 @@ type sgRESTRecorder struct {
 	seen         []string // "METHOD escaped-path?raw-query"
 }
 
-func (h *sgRESTRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *restRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.seen = append(h.seen, r.Method+" "+r.URL.EscapedPath()+"?"+r.URL.RawQuery)
 	h.mu.Unlock()
@@ -500,7 +423,7 @@ func (h *sgRESTRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (h *sgRESTRecorder) requests() []string {
+func (h *restRecorder) requests() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.seen...)
@@ -528,8 +451,8 @@ func TestRESTBaseURLOnEveryCall(t *testing.T) {
 		} {
 			t.Run(string(v)+"/"+tc.base, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					rec := &sgRESTRecorder{v: v}
-					c, err := stream.NewRESTClient(tc.base, stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					rec := &restRecorder{v: v}
+					c, err := stream.NewRESTClient(tc.base, stream.WithHTTPClient(newOriginRouter().serve("http://agent.test", rec).client()), stream.WithVersion(v))
 					require.NoError(t, err)
 					ctx := context.Background()
 					_, err = c.Send(ctx, hello()).Wait()
@@ -575,8 +498,8 @@ func TestTaskIDIsEscapedInRESTPaths(t *testing.T) {
 		for _, id := range []string{"a/b", "x?code=evil", "x#frag", "50%done", "a b", "../../admin"} {
 			t.Run(fmt.Sprintf("%s/%q", v, id), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					rec := &sgRESTRecorder{v: v}
-					c, err := stream.NewRESTClient("http://agent.test/api?code=K1", stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					rec := &restRecorder{v: v}
+					c, err := stream.NewRESTClient("http://agent.test/api?code=K1", stream.WithHTTPClient(newOriginRouter().serve("http://agent.test", rec).client()), stream.WithVersion(v))
 					require.NoError(t, err)
 					ctx := context.Background()
 					_, _ = c.GetTask(ctx, id)
@@ -617,8 +540,8 @@ func TestRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
 		for _, base := range []string{"http://agent.test/api?code=K1", "http://agent.test/api/?code=K1&x=1&x=2"} {
 			t.Run(string(v)+"/"+base, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					rec := &sgRESTRecorder{v: v, getSubscribe: true}
-					c, err := stream.NewRESTClient(base, stream.WithHTTPClient(newSGOrigins().serve("http://agent.test", rec).client()), stream.WithVersion(v))
+					rec := &restRecorder{v: v, getSubscribe: true}
+					c, err := stream.NewRESTClient(base, stream.WithHTTPClient(newOriginRouter().serve("http://agent.test", rec).client()), stream.WithVersion(v))
 					require.NoError(t, err)
 					_, err = c.Subscribe(context.Background(), "t-1").Wait()
 					require.NoError(t, err)

@@ -298,7 +298,7 @@ func TestResumeHandsOverARevisedMessageInItsNewVersion(t *testing.T) {
 						jsonRPCError(w, r.id, -32601, "no such method")
 					}
 				})
-				c := handlerClient(t, srv, v)
+				c := newClient(t, srv, v)
 				s := c.Send(bounded(t), hello())
 				var before []a2a.Event
 				for range 3 { // working, m-1, m-unlisted
@@ -395,7 +395,7 @@ func TestResumeRefusesTheTaskInAnotherContext(t *testing.T) {
 							jsonRPCError(rw, r.id, -32601, "no such method")
 						}
 					})
-					c = handlerClient(t, srv, w.v)
+					c = newClient(t, srv, w.v)
 				}
 				cp := firstLegCheckpoint(t, c, 2)
 				resumed = true
@@ -428,7 +428,7 @@ func replyCheckpoint(t *testing.T, v a2a.Version) []byte {
 				jsonRPCError(w, r.id, -32601, "no such method")
 			}
 		})
-		c := handlerClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}),
+		c := newClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}),
 			stream.WithCheckpointBeforeReply(func(_ context.Context, cp *stream.Checkpoint) error {
 				var err error
 				saved, err = cp.MarshalBinary()
@@ -520,7 +520,7 @@ func resumeAgainst(t *testing.T, v a2a.Version, get *a2a.Task, first ...a2a.Even
 			jsonRPCError(w, r.id, -32601, "no such method")
 		}
 	})
-	c := handlerClient(t, srv, v)
+	c := newClient(t, srv, v)
 	cp := firstLegCheckpoint(t, c, 2+len(first))
 	resumed = true
 	s := c.Resume(bounded(t), cp)
@@ -705,7 +705,7 @@ func TestResumedStreamThatHandedNothingOverKeepsItsCheckpoint(t *testing.T) {
 				gone := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
 					jsonRPCError(w, r.id, -32001, "task not found")
 				})
-				r := handlerClient(t, gone, v).Resume(bounded(t), cp)
+				r := newClient(t, gone, v).Resume(bounded(t), cp)
 				before, err := r.Checkpoint().MarshalBinary()
 				require.NoError(t, err)
 				require.Equal(t, saved, before, "before the first Next")
@@ -755,7 +755,7 @@ func TestResumeFromALaggingReplicaNeverAsksAgain(t *testing.T) {
 						jsonRPCError(w, r.id, -32601, "no such method")
 					}
 				})
-				c := handlerClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}))
+				c := newClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}))
 				cp := firstLegCheckpoint(t, c, 3) // working, the prompt, working again
 				resumed = true
 				s := c.Resume(bounded(t), cp, stream.WithHumanInput(neverAsked(t)))
@@ -822,7 +822,7 @@ func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldHandsOverOnlyItsTail(t *test
 						jsonRPCError(w, r.id, -32601, "no such method")
 					}
 				})
-				c := handlerClient(t, srv, v)
+				c := newClient(t, srv, v)
 				cp := firstLegCheckpoint(t, c, 2)
 				resumed = true
 				after, err := drainResumed(t, c.Resume(bounded(t), cp), []a2a.Event{firstTask, firstChunk})
@@ -867,7 +867,7 @@ func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldDropsItsReplay(t *testing.T)
 						jsonRPCError(w, r.id, -32601, "no such method")
 					}
 				})
-				c := handlerClient(t, srv, v)
+				c := newClient(t, srv, v)
 				cp := firstLegCheckpoint(t, c, 2)
 				resumed = true
 				s := c.Resume(bounded(t), cp)
@@ -982,14 +982,6 @@ func describe(ev a2a.Event) string {
 		return "the status " + string(e.Status.State)
 	}
 	return fmt.Sprintf("a %T", ev)
-}
-
-func artifactOf(id string, texts ...string) a2a.Artifact {
-	return a2a.Artifact{ID: id, Parts: textParts(texts...)}
-}
-
-func artifactEvent(a a2a.Artifact, appended bool) *a2a.ArtifactUpdate {
-	return &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: appended, Artifact: a}
 }
 
 // An artifact that the task fetched on resume lacked takes, once a later
@@ -1368,16 +1360,6 @@ func TestResumeHandsOverAReplacedArtifactAStoreLaggedOnInItsPlace(t *testing.T) 
 	}
 }
 
-// promptScript asks a question, then works on after the reply.
-func promptScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.AskInput("Which city?"),
-		a2atest.Chunk("a1", "for the city", true, true), a2atest.Pause(time.Second),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
 // neverAsked is a hook that fails the test when it is asked.
 func neverAsked(t *testing.T) hitl.Hook {
 	return hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
@@ -1537,7 +1519,7 @@ func TestResumeNeverResendsAReplyInFlightThatTheTaskCannotDisprove(t *testing.T)
 				})
 				ctx, die := context.WithCancel(bounded(t))
 				var saved []byte
-				s := handlerClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}),
+				s := newClient(t, srv, v, stream.WithHumanInput(&pollAnswer{text: "Lisbon"}),
 					stream.WithCheckpointBeforeReply(func(_ context.Context, cp *stream.Checkpoint) error {
 						var err error
 						saved, err = cp.MarshalBinary()
@@ -1551,7 +1533,7 @@ func TestResumeNeverResendsAReplyInFlightThatTheTaskCannotDisprove(t *testing.T)
 
 				waitCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
-				resumed := handlerClient(t, srv, v, stream.WithHumanInput(neverAsked(t))).Resume(waitCtx, cp)
+				resumed := newClient(t, srv, v, stream.WithHumanInput(neverAsked(t))).Resume(waitCtx, cp)
 				_, err = drain(t, resumed)
 				require.Error(t, err, "the stream waited for the agent until it gave up")
 				require.Zero(t, srv.count(func(r scriptedReq) bool { return r.msg != nil && r.msg.TaskID != "" }), "the reply was never sent again")

@@ -30,28 +30,6 @@ import (
 // larger of the backoff and the delay asked for; on a send, an ending
 // unless the caller opted in.
 
-// waits records the waits of the Reconnecting notices.
-type waits struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (w *waits) option() stream.Option {
-	return stream.WithNotify(func(n stream.Notice) {
-		if n.Kind == stream.Reconnecting {
-			w.mu.Lock()
-			w.d = append(w.d, n.Wait)
-			w.mu.Unlock()
-		}
-	})
-}
-
-func (w *waits) all() []time.Duration {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]time.Duration(nil), w.d...)
-}
-
 const backoff = 500 * time.Millisecond // reconnect.Default's
 
 func TestRetryableErrorOnSubscribeWaitsTheDelayAndGoesOn(t *testing.T) {
@@ -951,13 +929,13 @@ func TestRetryAfterHeaderInSecondsOrAsADate(t *testing.T) {
 // waits a negative time nor longer than its 30 s cap, and a chain's links
 // say at most a2a.MaxRetryHint.
 
-// s28Cap is the most a stream waits on a server's hint ("up to 30 s",
+// hintCap is the most a stream waits on a server's hint ("up to 30 s",
 // README, Errors call by call; WithPollInterval "to at most 30 s").
-const s28Cap = 30 * time.Second
+const hintCap = 30 * time.Second
 
-// s28Hint is a Retry-After value and the hint it must read as: want < 0
+// retryHint is a Retry-After value and the hint it must read as: want < 0
 // means no hint.
-type s28Hint struct {
+type retryHint struct {
 	name  string
 	value func(now time.Time) string
 	want  time.Duration
@@ -966,9 +944,9 @@ type s28Hint struct {
 	approx bool
 }
 
-func s28Hints() []s28Hint {
+func retryHints() []retryHint {
 	v := func(s string) func(time.Time) string { return func(time.Time) string { return s } }
-	return []s28Hint{
+	return []retryHint{
 		{"0", v("0"), 0, false},
 		{"-1", v("-1"), -1, false},
 		{"+5", v("+5"), -1, false},
@@ -989,7 +967,7 @@ func s28Hints() []s28Hint {
 
 func TestParseRetryAfterIsBounded(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, h := range s28Hints() {
+	for _, h := range retryHints() {
 		t.Run(h.name, func(t *testing.T) {
 			d, ok := a2a.ParseRetryAfter(h.value(now), now)
 			if h.want < 0 {
@@ -1013,11 +991,11 @@ func TestParseRetryAfterIsBounded(t *testing.T) {
 	}
 }
 
-// s28Expect is the wait a stream must make for a hint, given its own floor.
-func s28Expect(h s28Hint, floor time.Duration) time.Duration {
+// expectedWait is the wait a stream must make for a hint, given its own floor.
+func expectedWait(h retryHint, floor time.Duration) time.Duration {
 	want := h.want
-	if want > s28Cap {
-		want = s28Cap
+	if want > hintCap {
+		want = hintCap
 	}
 	if want < floor {
 		want = floor
@@ -1025,18 +1003,18 @@ func s28Expect(h s28Hint, floor time.Duration) time.Duration {
 	return want
 }
 
-// s28Stamps wraps a handler and records when each request of a kind came.
-type s28Stamps struct {
+// waitStamps wraps a handler and records when each request of a kind came.
+type waitStamps struct {
 	mu    sync.Mutex
 	at    []time.Time
 	kinds []string
 }
 
-func (s *s28Stamps) wrap(w s28Wire, h http.Handler, header func(kind string, rw http.ResponseWriter)) http.Handler {
+func (s *waitStamps) wrap(w wire, h http.Handler, header func(kind string, rw http.ResponseWriter)) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		c := s28Read(w, r)
+		c := parseCall(w, r)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		s.mu.Lock()
 		s.at = append(s.at, time.Now())
@@ -1049,7 +1027,7 @@ func (s *s28Stamps) wrap(w s28Wire, h http.Handler, header func(kind string, rw 
 	})
 }
 
-func (s *s28Stamps) gaps(kind string) []time.Duration {
+func (s *waitStamps) gaps(kind string) []time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []time.Duration
@@ -1066,7 +1044,7 @@ func (s *s28Stamps) gaps(kind string) []time.Duration {
 	return out
 }
 
-func (s *s28Stamps) times() []time.Time {
+func (s *waitStamps) times() []time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]time.Time(nil), s.at...)
@@ -1076,22 +1054,22 @@ func (s *s28Stamps) times() []time.Time {
 // of its backoff and the hint, at most 30 s, never less than zero.
 func TestRetryAfterOnAResubscribe(t *testing.T) {
 	const backoff = 100 * time.Millisecond
-	for _, w := range s28Wires() {
-		for _, h := range s28Hints() {
+	for _, w := range wires() {
+		for _, h := range retryHints() {
 			t.Run(w.String()+"/"+h.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := w.agent(
 						a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")),
 						a2atest.WithFaults(a2atest.CutAfterEvents(1),
 							a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {h.value(time.Now())}})))
-					var st s28Stamps
+					var st waitStamps
 					var notices []stream.Notice
 					c := w.client(t, st.wrap(w, agent, nil),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: backoff}),
 						stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
 					ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 					defer cancel()
-					s := c.Send(ctx, s28Msg())
+					s := c.Send(ctx, hiMessage())
 					defer s.Close()
 					for s.Next() {
 						if len(st.times()) >= 3 {
@@ -1101,18 +1079,18 @@ func TestRetryAfterOnAResubscribe(t *testing.T) {
 					at := st.times()
 					require.GreaterOrEqual(t, len(at), 3, "%v", s.Err())
 					got := at[2].Sub(at[1])
-					want := s28Expect(h, backoff)
+					want := expectedWait(h, backoff)
 					var waits []time.Duration
 					for _, n := range notices {
 						if n.Kind == stream.Reconnecting {
 							waits = append(waits, n.Wait)
 							require.GreaterOrEqual(t, n.Wait, time.Duration(0))
-							require.LessOrEqual(t, n.Wait, s28Cap)
+							require.LessOrEqual(t, n.Wait, hintCap)
 						}
 					}
 					t.Logf("waited %v, notices %v", got, waits)
 					require.GreaterOrEqual(t, got, time.Duration(0))
-					require.LessOrEqual(t, got, s28Cap)
+					require.LessOrEqual(t, got, hintCap)
 					if h.approx {
 						require.InDelta(t, float64(want), float64(got), float64(time.Second))
 					} else {
@@ -1127,23 +1105,23 @@ func TestRetryAfterOnAResubscribe(t *testing.T) {
 // A busy send with WithIdempotentSends: the same wait.
 func TestRetryAfterOnABusySend(t *testing.T) {
 	const backoff = 100 * time.Millisecond
-	for _, w := range s28Wires() {
-		for _, h := range s28Hints() {
+	for _, w := range wires() {
+		for _, h := range retryHints() {
 			t.Run(w.String()+"/"+h.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := w.agent(a2atest.WithFaults(
 						a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {h.value(time.Now())}})))
-					var st s28Stamps
+					var st waitStamps
 					c := w.client(t, st.wrap(w, agent, nil), stream.WithIdempotentSends(),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: backoff}))
 					ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 					defer cancel()
-					e := s28Drain(c.Send(ctx, s28Msg()))
+					e := drainEnding(c.Send(ctx, hiMessage()))
 					require.NoError(t, e.Err)
 					at := st.times()
 					require.Len(t, at, 2)
 					got := at[1].Sub(at[0])
-					want := s28Expect(h, backoff)
+					want := expectedWait(h, backoff)
 					t.Logf("waited %v", got)
 					if h.approx {
 						require.InDelta(t, float64(want), float64(got), float64(time.Second))
@@ -1161,9 +1139,9 @@ func TestRetryAfterOnABusySend(t *testing.T) {
 func TestRetryAfterOnAPoll(t *testing.T) {
 	t.Parallel()
 	const interval = time.Second
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for _, failed := range []bool{false, true} {
-			for _, h := range s28Hints() {
+			for _, h := range retryHints() {
 				t.Run(fmt.Sprintf("%s/failed=%t/%s", w, failed, h.name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						opts := []a2atest.Option{a2atest.WithoutStreaming(),
@@ -1182,12 +1160,12 @@ func TestRetryAfterOnAPoll(t *testing.T) {
 							}
 						}
 						agent := w.agent(opts...)
-						var st s28Stamps
+						var st waitStamps
 						c := w.client(t, st.wrap(w, agent, header), stream.WithPollInterval(interval),
 							stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: 100 * time.Millisecond}))
 						ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 						defer cancel()
-						s := c.Send(ctx, s28Msg())
+						s := c.Send(ctx, hiMessage())
 						defer s.Close()
 						for s.Next() {
 							if len(st.gaps("get")) >= 2 {
@@ -1199,17 +1177,17 @@ func TestRetryAfterOnAPoll(t *testing.T) {
 						got := gaps[0]
 						t.Logf("gaps %v", gaps[:min(3, len(gaps))])
 						require.Greater(t, got, time.Duration(0))
-						require.LessOrEqual(t, got, s28Cap)
+						require.LessOrEqual(t, got, hintCap)
 						floor := interval
 						if failed {
 							floor = 100 * time.Millisecond // a failed poll waits its backoff or its interval
 						}
-						want := s28Expect(h, floor)
+						want := expectedWait(h, floor)
 						if h.want > interval || !failed {
 							if h.approx {
-								require.InDelta(t, float64(s28Expect(h, interval)), float64(got), float64(time.Second))
+								require.InDelta(t, float64(expectedWait(h, interval)), float64(got), float64(time.Second))
 							} else {
-								require.Equal(t, s28Expect(h, interval), got)
+								require.Equal(t, expectedWait(h, interval), got)
 							}
 						} else {
 							require.GreaterOrEqual(t, got, want)
@@ -1261,7 +1239,7 @@ func TestRPCRetryHintIsBounded(t *testing.T) {
 
 // A huge RetryInfo on a resubscribe: the stream waits its 30 s cap.
 func TestHugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for _, after := range []time.Duration{1000 * time.Hour, time.Duration(1<<63 - 1)} {
 			t.Run(fmt.Sprintf("%s/%v", w, after), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
@@ -1269,12 +1247,12 @@ func TestHugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
 						a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, "")),
 						a2atest.WithFaults(a2atest.CutAfterEvents(1),
 							a2atest.RetryableError(a2a.CodeInternalError, "busy", after, a2atest.ErrorAsJSON)))
-					var st s28Stamps
+					var st waitStamps
 					c := w.client(t, st.wrap(w, agent, nil),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: 100 * time.Millisecond}))
 					ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 					defer cancel()
-					s := c.Send(ctx, s28Msg())
+					s := c.Send(ctx, hiMessage())
 					defer s.Close()
 					for s.Next() {
 						if len(st.times()) >= 3 {
@@ -1283,7 +1261,7 @@ func TestHugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
 					}
 					at := st.times()
 					require.GreaterOrEqual(t, len(at), 3, "%v", s.Err())
-					require.Equal(t, s28Cap, at[2].Sub(at[1]))
+					require.Equal(t, hintCap, at[2].Sub(at[1]))
 				})
 			})
 		}
@@ -1293,7 +1271,7 @@ func TestHugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
 // chain.Error of any hint says at most MaxRetryHint, never negative.
 func TestChainErrorRetryHintIsBounded(t *testing.T) {
 	var errs []error
-	for _, h := range s28Hints() {
+	for _, h := range retryHints() {
 		v := h.value(time.Now())
 		for _, code := range []int{408, 429, 500, 503} {
 			errs = append(errs, &stream.HTTPError{StatusCode: code, Status: http.StatusText(code), Header: http.Header{"Retry-After": {v}}})
@@ -1383,7 +1361,7 @@ func TestRetryAfterOnASuccessfulPollSetsTheNextPollsWait(t *testing.T) {
 							ww.task(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: st}})
 						},
 					})
-					_, err := sgDrain(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
+					_, err := drainLoose(t, agent.client(t, stream.WithPollInterval(time.Second)).Send(context.Background(), hello()))
 					require.NoError(t, err)
 					require.Equal(t, tc.polls, at, "poll times")
 				})

@@ -96,13 +96,13 @@ func textScript() []a2atest.Step {
 // task fetched after it.
 func TestScreenShowsEachWordOnceAcrossCutsAndReplays(t *testing.T) {
 	for _, w := range wires() {
-		for _, style := range sgStyles {
+		for _, style := range resubscribeStyles {
 			for cut := 1; cut <= 12; cut++ {
 				t.Run(fmt.Sprintf("%s/%s/cut-after-%d", w, style, cut), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(textScript()...),
 							a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterEvents(cut), a2atest.CutAfterEvents(cut/2+1)))
-						s := sgNewClient(t, w, agent).Send(background(), hello())
+						s := reconnectingClient(t, w, agent).Send(background(), hello())
 						defer s.Close()
 						var ui screenUI
 						for s.Next() {
@@ -131,7 +131,7 @@ func TestScreenShowsEachWordOnceAcrossCutsAndReplays(t *testing.T) {
 // cuts: the first version, then what each revision adds.
 func TestScreenShowsRevisionsOnceAcrossCuts(t *testing.T) {
 	for _, w := range wires() {
-		for _, style := range sgStyles {
+		for _, style := range resubscribeStyles {
 			for cut := 1; cut <= 6; cut++ {
 				t.Run(fmt.Sprintf("%s/%s/cut-after-%d", w, style, cut), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestScreenShowsRevisionsOnceAcrossCuts(t *testing.T) {
 							a2atest.Working("Hel"), a2atest.Pause(time.Second), a2atest.Working("lo, "), a2atest.Pause(time.Second),
 							a2atest.Working("wor"), a2atest.Pause(time.Second), a2atest.Finish(a2a.StateCompleted, "ld.")),
 							a2atest.WithCumulativeMessage(), a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterEvents(cut)))
-						s := sgNewClient(t, w, agent).Send(background(), hello())
+						s := reconnectingClient(t, w, agent).Send(background(), hello())
 						defer s.Close()
 						var ui screenUI
 						for s.Next() {
@@ -370,13 +370,13 @@ func screenScripts() map[string][]a2atest.Step {
 func TestScreenEndsWithTheTaskTextAcrossCuts(t *testing.T) {
 	for name, script := range screenScripts() {
 		for _, w := range wires() {
-			for _, style := range sgStyles {
+			for _, style := range resubscribeStyles {
 				for cut := 1; cut <= 14; cut++ {
 					t.Run(fmt.Sprintf("%s/%s/%s/cut-%d", name, w, style, cut), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
 							agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(script...),
 								a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterEvents(cut), a2atest.CutAfterEvents(cut/2+1)))
-							s := sgNewClient(t, w, agent).Send(background(), hello())
+							s := reconnectingClient(t, w, agent).Send(background(), hello())
 							ui := screenRun(t, s)
 							ui.requireShows(t, s.Task())
 						})
@@ -397,7 +397,7 @@ func TestScreenEndsWithTheTaskTextWhenPolled(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(script...),
 						a2atest.WithoutStreaming())
-					s := sgNewClient(t, w, agent).Send(background(), hello())
+					s := reconnectingClient(t, w, agent).Send(background(), hello())
 					ui := screenRun(t, s)
 					ui.requireShows(t, s.Task())
 				})
@@ -412,13 +412,13 @@ func TestScreenEndsWithTheTaskTextWhenPolled(t *testing.T) {
 func TestScreenOfASubscribeToARunningTask(t *testing.T) {
 	for name, script := range screenScripts() {
 		for _, w := range wires() {
-			for _, style := range sgStyles {
+			for _, style := range resubscribeStyles {
 				for _, after := range []int{1, 3} {
 					t.Run(fmt.Sprintf("%s/%s/%s/after-%d", name, w, style, after), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
 							agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(script...),
 								a2atest.WithStyle(style), a2atest.WithFaults(a2atest.Fault{}, a2atest.CutAfterEvents(2)))
-							c := sgNewClient(t, w, agent)
+							c := reconnectingClient(t, w, agent)
 							first := c.Send(background(), hello())
 							for range after {
 								require.True(t, first.Next())
@@ -527,7 +527,7 @@ func revisedTimeline(idless bool) []a2a.Event {
 // ID-less message in a pane of its own (not from the replaying server).
 func TestScreenOfRevisedAndIDlessMessagesAcrossCuts(t *testing.T) {
 	for _, w := range wires() {
-		for _, style := range sgStyles {
+		for _, style := range resubscribeStyles {
 			// A replaying server's ID-less messages come twice: see
 			// TestIDlessMessagesReplayedFromTheStartAreDeliveredOnce.
 			idless := style != a2atest.FullReplay

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -56,25 +55,6 @@ const secretEndpoint = "http://agent.test/rpc?api_key=" + secretQuery
 // shownEndpoint is secretEndpoint as error texts show it.
 const shownEndpoint = "http://agent.test/rpc?api_key=xxxxx"
 
-// errReset is the error of a transport that fails a request.
-var errReset = errors.New("connection reset by peer")
-
-// resetTransport fails the requests fail picks (all when fail is nil) with
-// errReset, and sends the others to next.
-type resetTransport struct {
-	next http.RoundTripper
-	fail func(n int) bool
-	n    int
-}
-
-func (f *resetTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.n++
-	if f.fail == nil || f.fail(f.n) {
-		return nil, errReset
-	}
-	return f.next.RoundTrip(r)
-}
-
 // requireRedactedURLError checks that err holds the transport's *url.Error,
 // still a *url.Error, with the endpoint redacted and its cause reachable.
 func requireRedactedURLError(t *testing.T, err error, cause error) {
@@ -115,66 +95,6 @@ func requireEchoed(t *testing.T, s string) {
 	t.Helper()
 	require.Contains(t, s, secretToken)
 	require.Contains(t, s, secretKey)
-}
-
-// logCapture is a Debug-level logger that writes every record both as text
-// and as JSON.
-type logCapture struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *logCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *logCapture) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
-
-func (c *logCapture) logger() *slog.Logger {
-	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
-	return slog.New(teeHandler{slog.NewTextHandler(c, opts), slog.NewJSONHandler(c, opts)})
-}
-
-type teeHandler []slog.Handler
-
-func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	for _, x := range h {
-		if x.Enabled(ctx, l) {
-			return true
-		}
-	}
-	return false
-}
-
-func (h teeHandler) Handle(ctx context.Context, r slog.Record) error {
-	for _, x := range h {
-		if err := x.Handle(ctx, r.Clone()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (h teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	c := make(teeHandler, len(h))
-	for i, x := range h {
-		c[i] = x.WithAttrs(as)
-	}
-	return c
-}
-
-func (h teeHandler) WithGroup(name string) slog.Handler {
-	c := make(teeHandler, len(h))
-	for i, x := range h {
-		c[i] = x.WithGroup(name)
-	}
-	return c
 }
 
 // errorTexts returns the Error text of err and of every error it wraps.
@@ -794,21 +714,6 @@ func (s *originSpy) requireCredentials(t *testing.T, origin string, want bool) {
 	require.NotZero(t, n, "no request reached %s", origin)
 }
 
-// cardFor returns a card of version v whose JSON-RPC interface is endpoint.
-func cardFor(v a2a.Version, endpoint string) string {
-	if v == a2a.V03 {
-		return fmt.Sprintf(`{"name":"x","url":%q,"preferredTransport":"JSONRPC","protocolVersion":"0.3.0"}`, endpoint)
-	}
-	return fmt.Sprintf(`{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`, endpoint)
-}
-
-func serveCard(card string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, card)
-	})
-}
-
 func TestCredentialsDoNotFollowACardRedirect(t *testing.T) {
 	for _, v := range versions {
 		for _, endpoint := range []string{"http://agent.test/", "http://cdn.test/rpc"} {
@@ -1019,7 +924,7 @@ func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
 			hops++
 			http.Redirect(w, r, "/again", http.StatusTemporaryRedirect)
 		})
-		_, err := drain(t, handlerClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
+		_, err := drain(t, newClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
 		require.Error(t, err)
 		var httpErr *stream.HTTPError
 		require.False(t, errors.As(err, &httpErr), "a redirect is not the agent's answer: %v", err)
@@ -1036,7 +941,7 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 			sseHeaders(w)
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%q,\"result\":{\"kind\":\"message\"}}\n\n", huge)
 		})
-		_, err := drain(t, handlerClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
+		_, err := drain(t, newClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
 		var pe *stream.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
@@ -1117,36 +1022,6 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 	}
 }
 
-// sgRequireNoSecret asserts that neither err's text (nor that of any error
-// in its chain) nor the log holds a secret.
-func sgRequireNoSecret(t *testing.T, err error, log *logCapture, what string) {
-	t.Helper()
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		require.NotContains(t, e.Error(), "secret", "%s: error text", what)
-	}
-	require.NotContains(t, log.String(), "secret", "%s: log", what)
-}
-
-// sgKeyedClient returns a Client of wire w for https://agent.test under a
-// keyed URL (?code=, a URL password) with secret headers, logging to log.
-func sgKeyedClient(t *testing.T, w wire, hc *http.Client, log *logCapture, extra ...stream.Option) *stream.Client {
-	t.Helper()
-	opts := append([]stream.Option{stream.WithHTTPClient(hc), stream.WithVersion(w.v), stream.WithLogger(log.logger()),
-		stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithHeader("X-Api-Key", "key-secret"),
-		stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second})}, extra...)
-	var (
-		c   *stream.Client
-		err error
-	)
-	if w.b == a2a.BindingJSONRPC {
-		c, err = stream.NewClient("https://user:pw-secret@agent.test/rpc?code=code-secret&lang=en", opts...)
-	} else {
-		c, err = stream.NewRESTClient("https://user:pw-secret@agent.test/api?code=code-secret&lang=en", opts...)
-	}
-	require.NoError(t, err)
-	return c
-}
-
 // TestErrorsAndLogsHoldNoSecret: whatever the failure (no such
 // host, a 5xx page, a 503 with Retry-After, a cut, malformed JSON, a wrong
 // content type, a redirect loop), no error text and no log line holds a
@@ -1187,25 +1062,25 @@ func TestErrorsAndLogsHoldNoSecret(t *testing.T) {
 		for name, h := range failures {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					mo := newSGOrigins()
+					mo := newOriginRouter()
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
 					log := &logCapture{}
-					c := sgKeyedClient(t, w, mo.client(), log)
+					c := keyedLoggedClient(t, w, mo.client(), log)
 					ctx := context.Background()
 					_, err := c.Send(ctx, hello(), stream.WithHeader("X-Call-Token", "call-secret")).Wait()
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "send")
+					requireNoSecret(t, err, log, "send")
 					_, err = c.Subscribe(ctx, "t-1", stream.WithHeader("X-Call-Token", "call-secret")).Wait()
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "subscribe")
+					requireNoSecret(t, err, log, "subscribe")
 					_, err = c.GetTask(ctx, "t-1", stream.WithHeader("X-Call-Token", "call-secret"))
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "get")
+					requireNoSecret(t, err, log, "get")
 					_, err = c.Cancel(ctx, "t-1", stream.WithHeader("X-Call-Token", "call-secret"))
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "cancel")
+					requireNoSecret(t, err, log, "cancel")
 					require.NotEmpty(t, mo.recorded())
 				})
 			})
@@ -1237,7 +1112,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 		for name, h := range answers {
 			t.Run(name+"/"+base, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					mo := newSGOrigins()
+					mo := newOriginRouter()
 					if h != nil {
 						mo.serve("https://agent.test", h)
 					}
@@ -1245,7 +1120,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 					_, err := stream.Resolve(context.Background(), base, stream.WithHTTPClient(mo.client()), stream.WithLogger(log.logger()),
 						stream.WithHeader("Authorization", "Bearer service-secret"))
 					require.Error(t, err)
-					sgRequireNoSecret(t, err, log, "resolve")
+					requireNoSecret(t, err, log, "resolve")
 					var ice *agentcard.InvalidError
 					if errors.As(err, &ice) {
 						require.NotContains(t, ice.Reason, "secret")
@@ -1255,7 +1130,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 					if name != "no-iface" { // agentcard.Fetch chooses no interface
 						require.Error(t, err)
 					}
-					sgRequireNoSecret(t, err, log, "fetch card")
+					requireNoSecret(t, err, log, "fetch card")
 				})
 			})
 		}
@@ -1267,7 +1142,7 @@ func TestCardErrorsHoldNoSecret(t *testing.T) {
 func TestInvalidHeaderErrorHoldsNoValue(t *testing.T) {
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
-			agent := sgAgent(w)
+			agent := scriptedAgent(w)
 			bad := stream.WithHeader("Authorization", "Bearer tok-secret\r\nX-Evil: 1")
 			_, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()), bad)
 			require.ErrorIs(t, err, stream.ErrInvalidOption)

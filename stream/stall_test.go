@@ -186,60 +186,60 @@ func TestWithoutAnIdleTimeoutKeepAlivesDoNotStallAStream(t *testing.T) {
 // the stream at the stall limit; a slow task that sends news does not.
 
 const (
-	s28Idle  = 5 * time.Second
-	s28Stall = 30 * time.Second
+	idleGap    = 5 * time.Second
+	stallAfter = 30 * time.Second
 )
 
-// s28Noise writes what a server sends while its task does nothing, until
+// noiseMaker writes what a server sends while its task does nothing, until
 // ctx ends.
-type s28Noise func(ctx context.Context, rw http.ResponseWriter, c s28Call, tick <-chan time.Time)
+type noiseMaker func(ctx context.Context, rw http.ResponseWriter, c parsedCall, tick <-chan time.Time)
 
-func s28Every(ctx context.Context, rw http.ResponseWriter, tick <-chan time.Time, s func() string) {
+func everyTick(ctx context.Context, rw http.ResponseWriter, tick <-chan time.Time, s func() string) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick:
-			s28Write(rw, s())
+			writeFlush(rw, s())
 		}
 	}
 }
 
-// s28EmptyData are servers whose keep-alive is an event with empty data.
-func s28EmptyData() map[string]s28Noise {
-	return map[string]s28Noise{
-		"empty data lines": func(ctx context.Context, rw http.ResponseWriter, _ s28Call, tick <-chan time.Time) {
-			s28Every(ctx, rw, tick, func() string { return "data:\n\n" })
+// emptyDataNoises are servers whose keep-alive is an event with empty data.
+func emptyDataNoises() map[string]noiseMaker {
+	return map[string]noiseMaker{
+		"empty data lines": func(ctx context.Context, rw http.ResponseWriter, _ parsedCall, tick <-chan time.Time) {
+			everyTick(ctx, rw, tick, func() string { return "data:\n\n" })
 		},
-		"empty data with an event name and id": func(ctx context.Context, rw http.ResponseWriter, _ s28Call, tick <-chan time.Time) {
+		"empty data with an event name and id": func(ctx context.Context, rw http.ResponseWriter, _ parsedCall, tick <-chan time.Time) {
 			n := 0
-			s28Every(ctx, rw, tick, func() string { n++; return fmt.Sprintf("event: ping\nid: %d\nretry: 1000\ndata: \n\n", n) })
+			everyTick(ctx, rw, tick, func() string { n++; return fmt.Sprintf("event: ping\nid: %d\nretry: 1000\ndata: \n\n", n) })
 		},
 	}
 }
 
-func s28Noises() map[string]s28Noise {
+func noiseMakers() map[string]noiseMaker {
 	stamp := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	return map[string]s28Noise{
-		"comments": func(ctx context.Context, rw http.ResponseWriter, _ s28Call, tick <-chan time.Time) {
-			s28Every(ctx, rw, tick, func() string { return ": keep-alive\n\n" })
+	return map[string]noiseMaker{
+		"comments": func(ctx context.Context, rw http.ResponseWriter, _ parsedCall, tick <-chan time.Time) {
+			everyTick(ctx, rw, tick, func() string { return ": keep-alive\n\n" })
 		},
-		"the same status update again": func(ctx context.Context, rw http.ResponseWriter, c s28Call, tick <-chan time.Time) {
+		"the same status update again": func(ctx context.Context, rw http.ResponseWriter, c parsedCall, tick <-chan time.Time) {
 			u := &a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28", Status: a2a.TaskStatus{State: a2a.StateWorking, Timestamp: stamp}}
-			s28Every(ctx, rw, tick, func() string { return c.frame(u) })
+			everyTick(ctx, rw, tick, func() string { return c.frame(u) })
 		},
-		"the same task again": func(ctx context.Context, rw http.ResponseWriter, c s28Call, tick <-chan time.Time) {
-			tk := s28Task(a2a.StateWorking)
+		"the same task again": func(ctx context.Context, rw http.ResponseWriter, c parsedCall, tick <-chan time.Time) {
+			tk := taskInState(a2a.StateWorking)
 			tk.Status.Timestamp = stamp
-			s28Every(ctx, rw, tick, func() string { return c.frame(tk) })
+			everyTick(ctx, rw, tick, func() string { return c.frame(tk) })
 		},
-		"the same artifact again": func(ctx context.Context, rw http.ResponseWriter, c s28Call, tick <-chan time.Time) {
+		"the same artifact again": func(ctx context.Context, rw http.ResponseWriter, c parsedCall, tick <-chan time.Time) {
 			u := &a2a.ArtifactUpdate{TaskID: "t-28", ContextID: "c-28", Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("same")}}}
-			s28Every(ctx, rw, tick, func() string { return c.frame(u) })
+			everyTick(ctx, rw, tick, func() string { return c.frame(u) })
 		},
-		"a byte a second of an event that never ends": func(ctx context.Context, rw http.ResponseWriter, _ s28Call, tick <-chan time.Time) {
+		"a byte a second of an event that never ends": func(ctx context.Context, rw http.ResponseWriter, _ parsedCall, tick <-chan time.Time) {
 			first := true
-			s28Every(ctx, rw, tick, func() string {
+			everyTick(ctx, rw, tick, func() string {
 				if first {
 					first = false
 					return "data: {"
@@ -247,31 +247,31 @@ func s28Noises() map[string]s28Noise {
 				return " "
 			})
 		},
-		"a byte a second of a comment that never ends": func(ctx context.Context, rw http.ResponseWriter, _ s28Call, tick <-chan time.Time) {
-			s28Every(ctx, rw, tick, func() string { return "x" }) // no newline: one endless line
+		"a byte a second of a comment that never ends": func(ctx context.Context, rw http.ResponseWriter, _ parsedCall, tick <-chan time.Time) {
+			everyTick(ctx, rw, tick, func() string { return "x" }) // no newline: one endless line
 		},
 	}
 }
 
-// s28StallAgent answers every streaming call with the task, working, and
+// stallAgent answers every streaming call with the task, working, and
 // then noise; get-task with the task, working.
-func s28StallAgent(w s28Wire, noise s28Noise, calls *[]string, mu *sync.Mutex) http.Handler {
+func stallAgent(w wire, noise noiseMaker, calls *[]string, mu *sync.Mutex) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		c := s28Read(w, r)
+		c := parseCall(w, r)
 		mu.Lock()
 		*calls = append(*calls, c.kind)
 		mu.Unlock()
 		switch c.kind {
 		case "stream", "subscribe":
-			s28SSE(rw)
-			tk := s28Task(a2a.StateWorking)
+			startSSE(rw)
+			tk := taskInState(a2a.StateWorking)
 			tk.Status.Timestamp = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			s28Write(rw, c.frame(tk))
+			writeFlush(rw, c.frame(tk))
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
 			noise(r.Context(), rw, c, tick.C)
 		case "get":
-			tk := s28Task(a2a.StateWorking)
+			tk := taskInState(a2a.StateWorking)
 			tk.Status.Timestamp = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			c.task(rw, tk)
 		default:
@@ -281,18 +281,18 @@ func s28StallAgent(w s28Wire, noise s28Noise, calls *[]string, mu *sync.Mutex) h
 }
 
 func TestNoNewsStallsAtTheStallLimit(t *testing.T) {
-	for _, w := range s28Wires() {
-		for name, noise := range s28Noises() {
+	for _, w := range wires() {
+		for name, noise := range noiseMakers() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					var mu sync.Mutex
 					var calls []string
-					c := w.client(t, s28StallAgent(w, noise, &calls, &mu),
-						stream.WithIdleTimeout(s28Idle), stream.WithStallTimeout(s28Stall))
+					c := w.client(t, stallAgent(w, noise, &calls, &mu),
+						stream.WithIdleTimeout(idleGap), stream.WithStallTimeout(stallAfter))
 					ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 					defer cancel()
 					start := time.Now()
-					e := s28Drain(c.Send(ctx, s28Msg()))
+					e := drainEnding(c.Send(ctx, hiMessage()))
 					took := time.Since(start)
 					mu.Lock()
 					t.Logf("ended after %v: %v; calls %v", took, e.Err, calls)
@@ -304,7 +304,7 @@ func TestNoNewsStallsAtTheStallLimit(t *testing.T) {
 					if name == "the same artifact again" {
 						lastNews = time.Second // the artifact's first copy is news
 					}
-					require.Equal(t, lastNews+s28Stall, took, "the stall limit after the last news")
+					require.Equal(t, lastNews+stallAfter, took, "the stall limit after the last news")
 				})
 			})
 		}
@@ -315,21 +315,21 @@ func TestNoNewsStallsAtTheStallLimit(t *testing.T) {
 // "ping") carries no news: the brief asks that such a server stall at the
 // stall limit, as one sending comments does.
 func TestEmptyDataKeepAlivesStallAtTheStallLimit(t *testing.T) {
-	for _, w := range s28Wires() {
-		for name, noise := range s28EmptyData() {
+	for _, w := range wires() {
+		for name, noise := range emptyDataNoises() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					var mu sync.Mutex
 					var calls []string
-					c := w.client(t, s28StallAgent(w, noise, &calls, &mu),
-						stream.WithIdleTimeout(s28Idle), stream.WithStallTimeout(s28Stall))
+					c := w.client(t, stallAgent(w, noise, &calls, &mu),
+						stream.WithIdleTimeout(idleGap), stream.WithStallTimeout(stallAfter))
 					ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 					defer cancel()
 					start := time.Now()
-					e := s28Drain(c.Send(ctx, s28Msg()))
+					e := drainEnding(c.Send(ctx, hiMessage()))
 					var se *stream.StalledError
 					require.ErrorAs(t, e.Err, &se, "%v", e.Err)
-					require.Equal(t, s28Stall, time.Since(start))
+					require.Equal(t, stallAfter, time.Since(start))
 				})
 			})
 		}
@@ -339,17 +339,17 @@ func TestEmptyDataKeepAlivesStallAtTheStallLimit(t *testing.T) {
 // A task that is slow but sends news every 20 s (under the 30 s limit),
 // with comments in between, is never stalled.
 func TestASlowTaskWithNewsDoesNotStall(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-					c := s28Read(w, r)
+					c := parseCall(w, r)
 					if c.kind != "stream" {
 						http.Error(rw, "unexpected", http.StatusInternalServerError)
 						return
 					}
-					s28SSE(rw)
-					s28Write(rw, c.frame(s28Task(a2a.StateWorking)))
+					startSSE(rw)
+					writeFlush(rw, c.frame(taskInState(a2a.StateWorking)))
 					for i := range 12 {
 						for range 20 {
 							select {
@@ -357,17 +357,17 @@ func TestASlowTaskWithNewsDoesNotStall(t *testing.T) {
 								return
 							case <-time.After(time.Second):
 							}
-							s28Write(rw, ": thinking\n\n")
+							writeFlush(rw, ": thinking\n\n")
 						}
-						s28Write(rw, c.frame(&a2a.ArtifactUpdate{TaskID: "t-28", ContextID: "c-28", Append: i > 0,
+						writeFlush(rw, c.frame(&a2a.ArtifactUpdate{TaskID: "t-28", ContextID: "c-28", Append: i > 0,
 							Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart(fmt.Sprintf("w%d ", i))}}}))
 					}
 					done := &a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28", Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true}
-					s28Write(rw, c.frame(done))
+					writeFlush(rw, c.frame(done))
 				})
-				c := w.client(t, h, stream.WithIdleTimeout(s28Idle), stream.WithStallTimeout(s28Stall))
+				c := w.client(t, h, stream.WithIdleTimeout(idleGap), stream.WithStallTimeout(stallAfter))
 				start := time.Now()
-				e := s28Drain(c.Send(t.Context(), s28Msg()))
+				e := drainEnding(c.Send(t.Context(), hiMessage()))
 				require.NoError(t, e.Err)
 				require.Equal(t, a2a.StateCompleted, e.State)
 				require.Equal(t, 240*time.Second, time.Since(start))
@@ -381,17 +381,17 @@ func TestASlowTaskWithNewsDoesNotStall(t *testing.T) {
 // stream's waits only) is not stalled; a sanity check that errors.As sees
 // no StalledError on a completed stream.
 func TestTheCallersOwnTimeIsNotAStall(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-					c := s28Read(w, r)
-					s28SSE(rw)
-					s28Write(rw, c.frame(s28Task(a2a.StateWorking)))
-					s28Write(rw, c.frame(&a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28", Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true}))
+					c := parseCall(w, r)
+					startSSE(rw)
+					writeFlush(rw, c.frame(taskInState(a2a.StateWorking)))
+					writeFlush(rw, c.frame(&a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28", Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true}))
 				})
-				c := w.client(t, h, stream.WithIdleTimeout(s28Idle), stream.WithStallTimeout(s28Stall))
-				s := c.Send(t.Context(), s28Msg())
+				c := w.client(t, h, stream.WithIdleTimeout(idleGap), stream.WithStallTimeout(stallAfter))
+				s := c.Send(t.Context(), hiMessage())
 				defer s.Close()
 				for s.Next() {
 					<-time.After(time.Minute) // the caller's own time, in the bubble's fake clock
@@ -408,37 +408,6 @@ func TestTheCallersOwnTimeIsNotAStall(t *testing.T) {
 // says the task is working costs no reconnect attempt: the agent is alive,
 // only quiet. The stall limit bounds it, so that a server that never
 // finishes cannot hold the caller forever.
-
-// silentAgent streams a working task and then stays silent, as does every
-// subscription (a live-only server whose agent writes nothing), until done
-// says the task is finished; get-task shows the task working until then.
-func silentAgent(w wire, done func() bool) *wireAgent {
-	silent := func(ww *wireWriter, c wireCall) {
-		<-c.ctx.Done()
-	}
-	return newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-		kindStream: func(ww *wireWriter, c wireCall) {
-			ww.sse()
-			ww.event(snap(a2a.StateWorking, "one"))
-			silent(ww, c)
-		},
-		kindSubscribe: func(ww *wireWriter, c wireCall) {
-			if done() {
-				ww.sse()
-				ww.event(snap(a2a.StateCompleted, "one", " two"))
-				return
-			}
-			silent(ww, c)
-		},
-		kindGet: func(ww *wireWriter, _ wireCall) {
-			if done() {
-				ww.task(snap(a2a.StateCompleted, "one", " two"))
-				return
-			}
-			ww.task(snap(a2a.StateWorking, "one"))
-		},
-	})
-}
 
 func TestSilentWorkingTaskDoesNotSpendTheBudget(t *testing.T) {
 	for _, w := range wires() {
@@ -526,32 +495,32 @@ func (c *s28bCalls) get() []string {
 
 // s28bKeepAliveAgent streams the task, the noise, one artifact, the noise
 // again, and the completed status. Any other call is recorded and refused.
-func s28bKeepAliveAgent(w s28Wire, noise string, calls *s28bCalls) http.Handler {
+func s28bKeepAliveAgent(w wire, noise string, calls *s28bCalls) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		c := s28Read(w, r)
+		c := parseCall(w, r)
 		calls.add(c.kind)
 		if c.kind != "stream" {
 			http.Error(rw, "unexpected", http.StatusInternalServerError)
 			return
 		}
-		s28SSE(rw)
-		s28Write(rw, c.frame(s28Task(a2a.StateWorking)))
-		s28Write(rw, noise)
-		s28Write(rw, c.frame(&a2a.ArtifactUpdate{TaskID: "t-28", ContextID: "c-28", LastChunk: true,
+		startSSE(rw)
+		writeFlush(rw, c.frame(taskInState(a2a.StateWorking)))
+		writeFlush(rw, noise)
+		writeFlush(rw, c.frame(&a2a.ArtifactUpdate{TaskID: "t-28", ContextID: "c-28", LastChunk: true,
 			Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{a2a.TextPart("real")}}}))
-		s28Write(rw, noise)
-		s28Write(rw, c.frame(&a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28",
+		writeFlush(rw, noise)
+		writeFlush(rw, c.frame(&a2a.StatusUpdate{TaskID: "t-28", ContextID: "c-28",
 			Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true}))
 	})
 }
 
-func s28bRunKeepAlive(t *testing.T, w s28Wire, noise string) {
+func s28bRunKeepAlive(t *testing.T, w wire, noise string) {
 	synctest.Test(t, func(t *testing.T) {
 		calls := &s28bCalls{}
 		c := w.client(t, s28bKeepAliveAgent(w, noise, calls))
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		s := c.Send(ctx, s28Msg())
+		s := c.Send(ctx, hiMessage())
 		defer s.Close()
 		var artifacts []string
 		var events int
@@ -572,7 +541,7 @@ func s28bRunKeepAlive(t *testing.T, w s28Wire, noise string) {
 }
 
 func TestEmptyDataIsAKeepAliveOnEveryWire(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for name, noise := range s28bKeepAlives() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) { s28bRunKeepAlive(t, w, noise) })
 		}
@@ -580,7 +549,7 @@ func TestEmptyDataIsAKeepAliveOnEveryWire(t *testing.T) {
 }
 
 func TestWhitespaceDataIsAKeepAliveOnEveryWire(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for name, noise := range s28bWhitespace() {
 			t.Run(w.String()+"/"+name, func(t *testing.T) { s28bRunKeepAlive(t, w, noise) })
 		}
@@ -590,7 +559,7 @@ func TestWhitespaceDataIsAKeepAliveOnEveryWire(t *testing.T) {
 // An "error" event is not a keep-alive, even with empty data: the stream
 // ends in an error, not in the completion that follows.
 func TestErrorEventWithEmptyDataIsNotSkipped(t *testing.T) {
-	for _, w := range s28Wires() {
+	for _, w := range wires() {
 		for name, noise := range map[string]string{
 			"event error, data:":       "event: error\ndata:\n\n",
 			"event error, data: space": "event: error\ndata: \n\n",
@@ -601,7 +570,7 @@ func TestErrorEventWithEmptyDataIsNotSkipped(t *testing.T) {
 					c := w.client(t, s28bKeepAliveAgent(w, noise, calls))
 					ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 					defer cancel()
-					e := s28Drain(c.Send(ctx, s28Msg()))
+					e := drainEnding(c.Send(ctx, hiMessage()))
 					t.Logf("ended: %T %v; calls %v", e.Err, e.Err, calls.get())
 					require.Error(t, e.Err)
 					require.NotErrorIs(t, e.Err, context.DeadlineExceeded, "ended by the bound, not by the error event")

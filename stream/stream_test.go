@@ -3,7 +3,6 @@ package stream_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,81 +23,6 @@ import (
 
 // The Stream itself: errors of the first send, the caller's context, and
 // ranging with All.
-
-var styles = []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
-
-const tick = 100 * time.Millisecond
-
-// paced is a script whose events are 100 ms apart, so that a cut leaves
-// events to be produced while the client is away. Its send stream carries 8
-// events: the task, working, three chunks of a1, a message, a2, completed.
-func paced() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(tick), a2atest.Say("aside"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "three", true, true),
-		a2atest.Pause(tick), a2atest.Chunk("a2", "x", false, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-const pacedEvents = 8
-
-// countMethod counts the requests with one of the given methods.
-func countMethod(agent *a2atest.Agent, methods ...string) int {
-	n := 0
-	for _, r := range agent.Requests() {
-		for _, m := range methods {
-			if r.Method == m {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func sends(agent *a2atest.Agent) int {
-	return countMethod(agent, "message/stream", "SendStreamingMessage")
-}
-
-func resubscribes(agent *a2atest.Agent) int {
-	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
-}
-
-func gets(agent *a2atest.Agent) int { return countMethod(agent, "tasks/get", "GetTask") }
-
-// partsDelivered counts the artifact parts the stream delivered.
-func partsDelivered(c *collected) int {
-	n := 0
-	for _, ev := range c.events {
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			n += len(u.Artifact.Parts)
-		}
-	}
-	return n
-}
-
-func serverParts(t *a2a.Task) int {
-	n := 0
-	for _, a := range t.Artifacts {
-		n += len(a.Parts)
-	}
-	return n
-}
-
-// requireSameAsServer checks the no-loss guarantee: the application's
-// artifacts equal the server's final ones and the final state matches.
-func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *collected) *a2a.Task {
-	t.Helper()
-	require.NotNil(t, s.Task())
-	server := agent.Task(s.Task().ID)
-	require.NotNil(t, server)
-	got.requireArtifacts(t, server.Artifacts, "against the server's final task")
-	require.Equal(t, server.Status.State, s.Task().Status.State)
-	return server
-}
 
 func TestInitialSendErrorsAreReturnedAsIs(t *testing.T) {
 	for _, v := range versions {
@@ -282,22 +206,6 @@ func TestEventDataEndingInWhiteSpace(t *testing.T) {
 			})
 		}
 	}
-}
-
-// failingTransport fails chosen requests before they reach the agent, the way
-// a reset connection does.
-type failingTransport struct {
-	next http.RoundTripper
-	fail func(n int, r *http.Request) bool
-	n    int
-}
-
-func (f *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	f.n++
-	if f.fail(f.n, r) {
-		return nil, errors.New("connection reset by peer")
-	}
-	return f.next.RoundTrip(r)
 }
 
 // Task() is the fold of the events yielded, also when Cancel comes between

@@ -76,16 +76,6 @@ func TestSubscribeToAnUnknownTask(t *testing.T) {
 	})
 }
 
-// runningThenDone answers get-task with the same working task four times,
-// then with the task completed.
-func runningThenDone(w *wireWriter, c wireCall) {
-	if c.n < 4 {
-		w.task(snap(a2a.StateWorking, "one "))
-		return
-	}
-	w.task(snap(a2a.StateCompleted, "one ", "two"))
-}
-
 // A Subscribe without a card, to an agent that cannot stream: the server
 // refuses the subscribe with -32004 (unsupported operation), and get-task
 // shows the task running. The server cannot stream it, now or on the next
@@ -103,7 +93,7 @@ func TestSubscribeToAnAgentThatCannotStreamPolls(t *testing.T) {
 					},
 					kindGet: runningThenDone,
 				})
-				var notes r3notices
+				var notes noticeLog
 				start := time.Now()
 				s := agent.client(t, notes.option()).Subscribe(bounded(t), "t-1")
 				got, err := drain(t, s)

@@ -288,53 +288,6 @@ func TestNewClientForRefusesANilBinding(t *testing.T) {
 // that return nothing, readers that go on after io.EOF, return nil events
 // or ignore their context, and NotSent.
 
-// funcBinding answers each call with its function; a call without one is
-// refused as a method the agent does not have.
-type funcBinding struct {
-	sendStream func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error)
-	subscribe  func(ctx context.Context, call stream.Call, taskID string) (stream.EventReader, error)
-	sendUnary  func(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error)
-	getTask    func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
-	cancel     func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
-}
-
-var errNoMethod = &a2a.RPCError{Code: a2a.CodeMethodNotFound, Message: "method not found"}
-
-func (b *funcBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
-	if b.sendStream == nil {
-		return nil, errNoMethod
-	}
-	return b.sendStream(ctx, call, m)
-}
-
-func (b *funcBinding) Subscribe(ctx context.Context, call stream.Call, id string) (stream.EventReader, error) {
-	if b.subscribe == nil {
-		return nil, errNoMethod
-	}
-	return b.subscribe(ctx, call, id)
-}
-
-func (b *funcBinding) SendUnary(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error) {
-	if b.sendUnary == nil {
-		return nil, errNoMethod
-	}
-	return b.sendUnary(ctx, call, m)
-}
-
-func (b *funcBinding) GetTask(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
-	if b.getTask == nil {
-		return nil, errNoMethod
-	}
-	return b.getTask(ctx, call, id)
-}
-
-func (b *funcBinding) Cancel(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
-	if b.cancel == nil {
-		return nil, errNoMethod
-	}
-	return b.cancel(ctx, call, id)
-}
-
 // listReader yields its events, then end (io.EOF when nil), then, if the
 // driver asks again, what follows: more events (a reader that goes on
 // after its end). It counts the calls made after the end, and Close.

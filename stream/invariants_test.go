@@ -1,0 +1,429 @@
+package stream_test
+
+// Checkers of what must hold whatever the scenario: the fold of what was
+// yielded equals the task (drain, drainLoose, requireArtifactsFold), the
+// application saw what the server has (requireSameAsServer), nothing was
+// sent twice (sendCounts, firstSends), no secret left its origin
+// (requireNoCredentialsOutside, requireNoSecret), and the counts and
+// extractors they use.
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/terminal"
+)
+
+// collected is what a test application saw.
+type collected struct {
+	events []a2a.Event
+	// task is the events folded by a2a.Task.Apply, as an application folds
+	// them; its artifacts must equal the stream's Task().Artifacts.
+	task      a2a.Task
+	artifacts []a2a.Artifact // task.Artifacts
+	messages  []string
+	states    []a2a.TaskState
+	shown     map[string]string // each message's text as the application shows it
+}
+
+func (c *collected) find(id string) int {
+	for i := range c.artifacts {
+		if c.artifacts[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *collected) text(id string) string {
+	if i := c.find(id); i >= 0 {
+		return c.artifacts[i].Text()
+	}
+	return ""
+}
+
+// requireArtifacts asserts that the application's artifacts equal want,
+// each with the same parts, name, description and metadata. The order may
+// differ: after a gap the application learns of artifacts in the order the
+// stream reveals them.
+func (c *collected) requireArtifacts(t *testing.T, want []a2a.Artifact, msg string) {
+	t.Helper()
+	require.Equal(t, len(want), len(c.artifacts), "%s: artifact count", msg)
+	for i := range want {
+		j := c.find(want[i].ID)
+		require.GreaterOrEqual(t, j, 0, "%s: artifact %s missing", msg, want[i].ID)
+		require.Equal(t, want[i], c.artifacts[j], "%s: artifact %s", msg, want[i].ID)
+	}
+}
+
+// drain runs the stream to its end, applying every event the way an
+// application would, and checks the stream's invariant on the way.
+func drain(t *testing.T, s *stream.Stream) (*collected, error) {
+	t.Helper()
+	c := &collected{shown: map[string]string{}}
+	defer s.Close()
+	for s.Next() {
+		ev := s.Event()
+		c.events = append(c.events, ev)
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			require.False(t, u.Append && c.task.Artifact(u.Artifact.ID) == nil, "append to unknown artifact %s", u.Artifact.ID)
+		}
+		c.task.Apply(ev)
+		c.artifacts = c.task.Artifacts
+		switch e := ev.(type) {
+		case *a2a.ArtifactUpdate:
+		case *a2a.StatusUpdate:
+			c.states = append(c.states, e.Status.State)
+			if m := e.Status.Message; m != nil {
+				c.messages = append(c.messages, m.ID)
+				c.shown[m.ID] = m.Text()
+			}
+		case *a2a.Message:
+			c.messages = append(c.messages, e.ID)
+			c.shown[e.ID] = e.Text()
+		case *a2a.MessageRevision:
+			old, ok := c.shown[e.Message.ID]
+			require.True(t, ok, "a revision of message %s, never delivered", e.Message.ID)
+			require.NotEqual(t, old, e.Message.Text(), "a revision of %s that shows the same text again", e.Message.ID)
+			if e.Extends {
+				require.Equal(t, e.Message.Text(), old+(&a2a.Message{Parts: e.Added}).Text(), "Added continues the text shown")
+			}
+			c.shown[e.Message.ID] = e.Message.Text()
+		default:
+			t.Fatalf("stream yielded %T; it must yield deltas only", ev)
+		}
+		if task := s.Task(); task != nil {
+			// The deltas rebuild Task().Artifacts exactly, order included.
+			require.Equal(t, len(task.Artifacts), len(c.artifacts), "after each event: artifact count")
+			for i := range task.Artifacts {
+				require.Equal(t, task.Artifacts[i], c.artifacts[i], "after each event: artifact %d", i)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, id := range c.messages {
+		require.False(t, seen[id], "message %s delivered twice", id)
+		seen[id] = true
+	}
+	return c, s.Err()
+}
+
+// drainLoose runs the stream to its end as drain does (checking after each
+// event that Task().Artifacts is the fold of the events), without drain's
+// checks on message IDs, which messages without an ID or with data parts
+// only do not fit.
+func drainLoose(t *testing.T, s *stream.Stream) (*collected, error) {
+	t.Helper()
+	c := &collected{shown: map[string]string{}}
+	defer s.Close()
+	for s.Next() {
+		ev := s.Event()
+		c.events = append(c.events, ev)
+		c.task.Apply(ev)
+		c.artifacts = c.task.Artifacts
+		if u, ok := ev.(*a2a.StatusUpdate); ok {
+			c.states = append(c.states, u.Status.State)
+		}
+		if task := s.Task(); task != nil {
+			require.Equal(t, len(task.Artifacts), len(c.artifacts), "after each event: artifact count")
+			for i := range task.Artifacts {
+				require.Equal(t, task.Artifacts[i], c.artifacts[i], "after each event: artifact %d", i)
+			}
+		}
+	}
+	return c, s.Err()
+}
+
+// drainEnding runs s to its end and returns its ending.
+func drainEnding(s *stream.Stream) stream.Ending {
+	defer s.Close()
+	for s.Next() {
+	}
+	return s.Ending()
+}
+
+// describeEvents is a short account of events, for failure messages.
+func describeEvents(evs []a2a.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *a2a.StatusUpdate:
+			fmt.Fprintf(&b, "[status %s", e.Status.State)
+			if e.Status.Message != nil {
+				fmt.Fprintf(&b, " %q", e.Status.Message.Text())
+			}
+			b.WriteString("] ")
+		case *a2a.ArtifactUpdate:
+			fmt.Fprintf(&b, "[artifact %s append=%v parts=%d %q] ", e.Artifact.ID, e.Append, len(e.Artifact.Parts), e.Artifact.Text())
+		case *a2a.Message:
+			fmt.Fprintf(&b, "[message %s %q] ", e.ID, e.Text())
+		case *a2a.MessageRevision:
+			fmt.Fprintf(&b, "[revision %s %q] ", e.Message.ID, e.Message.Text())
+		}
+	}
+	return b.String()
+}
+
+// deliveredParts returns, per artifact, the texts of the parts the stream
+// delivered, in order.
+func deliveredParts(c *collected) map[string][]string {
+	out := map[string][]string{}
+	for _, ev := range c.events {
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			for _, p := range u.Artifact.Parts {
+				out[u.Artifact.ID] = append(out[u.Artifact.ID], p.Text)
+			}
+		}
+	}
+	return out
+}
+
+// requireMessagesAsServer checks that the application shows, for every
+// agent message of the server's task, the server's last version, and that
+// the stream's Task holds each message once, in its last version.
+func requireMessagesAsServer(t *testing.T, server *a2a.Task, s *stream.Stream, got *collected) {
+	t.Helper()
+	n := 0
+	for _, m := range server.History {
+		if m.Role != a2a.RoleAgent {
+			continue
+		}
+		n++
+		shown, ok := got.shown[m.ID]
+		require.True(t, ok, "agent message %s (%q) never shown", m.ID, m.Text())
+		require.Equal(t, m.Text(), shown, "the application shows the server's last version of %s", m.ID)
+	}
+	require.NotZero(t, n, "the server's task has agent messages")
+	if sm := server.Status.Message; sm != nil {
+		require.Equal(t, sm.Text(), got.shown[sm.ID], "status message as the server's")
+		require.NotNil(t, s.Task().Status.Message)
+		require.Equal(t, sm.Text(), s.Task().Status.Message.Text(), "Task().Status.Message is the last version")
+	}
+	ids := map[string]int{}
+	for _, m := range s.Task().History {
+		ids[m.ID]++
+		require.Equal(t, 1, ids[m.ID], "message %s held twice in Task().History", m.ID)
+		if m.Role == a2a.RoleAgent {
+			require.Equal(t, m.Text(), got.shown[m.ID], "Task().History holds the version shown")
+		}
+	}
+}
+
+// requireArtifactsFold asserts that Task().Artifacts is the fold of the events
+// yielded so far.
+func requireArtifactsFold(t *testing.T, fold *a2a.Task, got *a2a.Task, when string) {
+	t.Helper()
+	if got == nil {
+		require.Empty(t, fold.Artifacts, when)
+		return
+	}
+	require.Equal(t, len(fold.Artifacts), len(got.Artifacts), "%s: artifact count of Task() against the fold of the events yielded", when)
+	for i := range fold.Artifacts {
+		require.Equal(t, fold.Artifacts[i], got.Artifacts[i], "%s: artifact %d", when, i)
+	}
+}
+
+// requireNoCredentialsOutside asserts that no hop to an origin other than
+// named carried any of the secret headers, and returns how many hops went
+// to named (so that a test can check it is not vacuous).
+func requireNoCredentialsOutside(t *testing.T, m *originRouter, named string) (inside, outside int) {
+	t.Helper()
+	nu, err := url.Parse(named)
+	require.NoError(t, err)
+	own := originOf(nu)
+	for _, h := range m.recorded() {
+		if h.origin() == own {
+			inside++
+			continue
+		}
+		outside++
+		for k, vs := range h.header {
+			for _, v := range vs {
+				require.NotContains(t, v, "secret", "%s %s (origin %s) carried %s, though the caller named %s", h.method, h.url, h.origin(), k, own)
+			}
+		}
+		require.NotContains(t, h.url.String(), "secret", "%s %s (origin %s): a secret in the URL", h.method, h.url, h.origin())
+	}
+	return inside, outside
+}
+
+// requireNoSecret asserts that neither err's text (nor that of any error
+// in its chain) nor the log holds a secret.
+func requireNoSecret(t *testing.T, err error, log *logCapture, what string) {
+	t.Helper()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		require.NotContains(t, e.Error(), "secret", "%s: error text", what)
+	}
+	require.NotContains(t, log.String(), "secret", "%s: log", what)
+}
+
+func requireProtocolError(t *testing.T, err error, reason string) *stream.ProtocolError {
+	t.Helper()
+	var pe *stream.ProtocolError
+	require.ErrorAs(t, err, &pe, "got %T: %v", err, err)
+	require.Contains(t, pe.Reason, reason)
+	var re *reconnect.Error
+	require.False(t, errors.As(err, &re), "a protocol error is never retried")
+	return pe
+}
+
+// requireKept checks that a protocol error carries the task as last known.
+func requireKept(t *testing.T, pe *stream.ProtocolError) {
+	t.Helper()
+	require.NotNil(t, pe.Task, "the last task is carried")
+	require.Equal(t, "t-1", pe.Task.ID)
+	require.Equal(t, "kept", pe.Task.Artifact("a1").Text())
+}
+
+// firstSends counts the sends of a new message (not follow-ups).
+func firstSends(agent *a2atest.Agent) int {
+	n := 0
+	for _, r := range agent.Requests() {
+		if r.Message != nil && r.Message.TaskID == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// sendCounts counts the sends the agent received of a new message (first) and
+// of follow-ups (replies), refused ones included: what went on the wire.
+func sendCounts(agent *a2atest.Agent) (first, replies int) {
+	return sendCountsOf(agent, false)
+}
+
+// sendCountsOf is sendCounts; with unaryOnly it counts unary sends only (for an
+// agent that refuses every streaming send, which a client not told so
+// tries first: a refused streaming call was not taken).
+func sendCountsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
+	for _, r := range agent.Requests() {
+		if r.Message == nil {
+			continue
+		}
+		if unaryOnly && r.Method != "message/send" && r.Method != "SendMessage" {
+			continue
+		}
+		if r.Message.TaskID == "" {
+			first++
+		} else {
+			replies++
+		}
+	}
+	return first, replies
+}
+
+func indexOfState(states []a2a.TaskState, st a2a.TaskState) int {
+	for i := range states {
+		if states[i] == st {
+			return i
+		}
+	}
+	return -1
+}
+
+// nextUntilWorking advances s to its first working status update.
+func nextUntilWorking(t *testing.T, s *stream.Stream) {
+	t.Helper()
+	for s.Next() {
+		if u, ok := s.Event().(*a2a.StatusUpdate); ok && u.Status.State == a2a.StateWorking {
+			return
+		}
+	}
+	t.Fatalf("the stream ended before working: %v", s.Err())
+}
+
+// terminalState and terminalFailure read a terminal error through any
+// wrapping, as a caller does with errors.As and the terminal.Error
+// interface: the state, and the structured failure, of a failed,
+// rejected, canceled or auth-required task; false for any other error.
+func terminalState(err error) (a2a.TaskState, bool) {
+	var te terminal.Error
+	if !errors.As(err, &te) {
+		return "", false
+	}
+	return te.State(), true
+}
+
+func terminalFailure(err error) (terminal.Failure, bool) {
+	var te terminal.Error
+	if !errors.As(err, &te) {
+		return terminal.Failure{}, false
+	}
+	return te.Failure()
+}
+
+// countMethod counts the requests with one of the given methods.
+func countMethod(agent *a2atest.Agent, methods ...string) int {
+	n := 0
+	for _, r := range agent.Requests() {
+		for _, m := range methods {
+			if r.Method == m {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func sends(agent *a2atest.Agent) int {
+	return countMethod(agent, "message/stream", "SendStreamingMessage")
+}
+
+func resubscribes(agent *a2atest.Agent) int {
+	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
+}
+
+func gets(agent *a2atest.Agent) int { return countMethod(agent, "tasks/get", "GetTask") }
+
+// partsDelivered counts the artifact parts the stream delivered.
+func partsDelivered(c *collected) int {
+	n := 0
+	for _, ev := range c.events {
+		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+			n += len(u.Artifact.Parts)
+		}
+	}
+	return n
+}
+
+func serverParts(t *a2a.Task) int {
+	n := 0
+	for _, a := range t.Artifacts {
+		n += len(a.Parts)
+	}
+	return n
+}
+
+// requireSameAsServer checks the no-loss guarantee: the application's
+// artifacts equal the server's final ones and the final state matches.
+func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *collected) *a2a.Task {
+	t.Helper()
+	require.NotNil(t, s.Task())
+	server := agent.Task(s.Task().ID)
+	require.NotNil(t, server)
+	got.requireArtifacts(t, server.Artifacts, "against the server's final task")
+	require.Equal(t, server.Status.State, s.Task().Status.State)
+	return server
+}
+
+func followUps(agent *a2atest.Agent) []a2atest.Request {
+	var out []a2atest.Request
+	for _, r := range agent.Requests() {
+		if r.Message != nil && r.Message.TaskID != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// unarySends counts the unary sends an a2atest agent received.
+func unarySends(agent *a2atest.Agent) int { return countMethod(agent, "message/send", "SendMessage") }
