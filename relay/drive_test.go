@@ -90,6 +90,9 @@ func TestDriveWithAStaleFenceStopsAndWritesNoEnding(t *testing.T) {
 		r := newRig(t, rigConfig{agent: []a2atest.Option{a2atest.WithScript(slowScript()...)}})
 		rd := r.connect("")
 		rd.take(2)
+		// The driver waits for the agent's next word: the tail read here is
+		// the last it wrote.
+		synctest.Wait()
 		before, err := r.log.Tail(context.Background())
 		require.NoError(t, err)
 		// Another replica takes the stream over while this driver waits

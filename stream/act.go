@@ -116,7 +116,7 @@ func (s *Stream) end(err error) phase {
 		protoErr.Task = s.snapshot()
 	}
 	if err != nil && taskOf(err) == nil && s.ledger.Task() != nil {
-		err = &TaskError{Err: err, Task: s.snapshot()}
+		err = &taskError{Err: err, Task: s.snapshot()}
 	}
 	s.leg.close()
 	s.err = err

@@ -55,8 +55,9 @@ type Ending struct {
 
 // EndingOf returns the ending err reports: its State, its Task (the final
 // task of a terminal.Error, or the last known task that a
-// *reconnect.Error, *hitl.Error, *ProtocolError, *StalledError or
-// *TaskError carries, wherever it is in err's chain), its Failure and err
+// *reconnect.Error, *hitl.Error, *ProtocolError or *StalledError carries,
+// or that the stream attached to any other ending once it knew its task,
+// wherever it is in err's chain), its Failure and err
 // itself. Use it on an error whose
 // stream is gone, such as Wait's or one fan-out call's (fanout.Result's
 // Err); a nil err says nothing about the task, and gives the zero Ending

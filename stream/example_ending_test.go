@@ -120,13 +120,12 @@ func Example_endings() {
 func ending(err error) string {
 	var (
 		httpErr  *stream.HTTPError
-		taskErr  *stream.TaskError
 		protoErr *stream.ProtocolError
 		stalled  *stream.StalledError
 		gaveUp   *reconnect.Error
 	)
 	switch {
-	case errors.As(err, &taskErr) && errors.As(err, &httpErr):
+	case stream.EndingOf(err).Task != nil && errors.As(err, &httpErr):
 		return fmt.Sprintf("HTTP %d once the task was known", httpErr.StatusCode)
 	case errors.As(err, &httpErr):
 		wait, _ := httpErr.RetryAfter()

@@ -14,3 +14,7 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 
 // Sleep is the stream's own sleep function, for tests that wrap it.
 var Sleep = sleep
+
+// TaskError is the error that attaches the last known task to an ending
+// that carries none, for tests that check it is there.
+type TaskError = taskError

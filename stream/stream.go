@@ -147,9 +147,10 @@ func (s *Stream) Event() a2a.Event { return s.out.cur }
 // *reconnect.Error, a failed human-input hook in a *hitl.Error, a JSON-RPC
 // error in an *a2a.RPCError, and context cancellation in ctx.Err(). Once the
 // task is known, an error that carries no task of its own (an RPC or HTTP
-// error, the context's error) comes wrapped in a *TaskError with the task as
-// last known; match errors with errors.As and errors.Is, and read the task
-// of any ending, its state and failure with Ending (or EndingOf).
+// error, the context's error) comes wrapped with the task as last known,
+// which Ending (or EndingOf) reads; match errors with errors.As and
+// errors.Is, which see through the wrapping, and read the task of any
+// ending, its state and failure with Ending.
 func (s *Stream) Err() error { return s.err }
 
 // Task returns the task assembled so far, or nil while none is known and for

@@ -9,17 +9,18 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// TaskError attaches the task as last known to an ending that carries no
+// taskError attaches the task as last known to an ending that carries no
 // task of its own: an *a2a.RPCError, an *HTTPError, a transport error,
 // ErrInvalidMessage or the context's error, met once the stream knew its
 // task. Its text is Err's; errors.As and errors.Is see through it to Err.
-type TaskError struct {
+// EndingOf reads its task.
+type taskError struct {
 	Err  error
 	Task *a2a.Task
 }
 
 // Error returns Err's text.
-func (e *TaskError) Error() string {
+func (e *taskError) Error() string {
 	if e.Err == nil {
 		return "stream: <nil>"
 	}
@@ -27,17 +28,17 @@ func (e *TaskError) Error() string {
 }
 
 // Unwrap returns Err.
-func (e *TaskError) Unwrap() error { return e.Err }
+func (e *taskError) Unwrap() error { return e.Err }
 
 // taskOf returns the task that an error of this module carries: the final
 // task of a terminal.Error, the last known task of a *reconnect.Error,
-// *hitl.Error, *ProtocolError, *StalledError or *TaskError, wherever it is
+// *hitl.Error, *ProtocolError, *StalledError or *taskError, wherever it is
 // in err's chain. It returns nil when err carries none, for example an
 // ending before any task was known, or a nil err. EndingOf(err).Task is its
 // public face.
 func taskOf(err error) *a2a.Task {
 	var (
-		te *TaskError
+		te *taskError
 		fe terminal.Error
 		he *hitl.Error
 		re *reconnect.Error
