@@ -244,12 +244,6 @@ func (o *cardOrigin) count() int {
 	return len(o.reqs)
 }
 
-func (o *cardOrigin) last() *http.Request {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.reqs[len(o.reqs)-1]
-}
-
 // namedCard is the body of a card named name.
 func namedCard(name string) []byte {
 	return []byte(`{"name":"` + name + `","description":"d","version":"1","supportedInterfaces":[{"url":"http://agent.test/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],"capabilities":{"streaming":true},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[]}`)
