@@ -55,7 +55,7 @@ var ErrCircuitOpen = errors.New("stream: the agent's circuit is open")
 // ErrCircuitOpen. Give the same b to every Client of one agent. Resolve's
 // fetch of the agent card does not go through b. Nil, the default, means
 // no breaker. It applies to NewClient, NewRESTClient and Resolve only: it
-// is Client-wide, FetchCard's request does not go through it, and a Transport
+// is Client-wide, the card's request does not go through it, and a Transport
 // of another module (NewClientFor) makes its own requests.
 func WithBreaker(b Breaker) Option {
 	return option{"WithBreaker", overHTTP, func(cfg *config) { cfg.breaker = b }}

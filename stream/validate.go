@@ -10,7 +10,7 @@ import (
 
 // ErrInvalidOption is wrapped by every error that refuses an option: a bad
 // value, or an option given where it does not apply (see Option). It comes
-// from the constructors, FetchCard, GetTask and Cancel, or, for a stream's
+// from the constructors, Resolve, GetTask and Cancel, or, for a stream's
 // option, as the stream's Err.
 var ErrInvalidOption = errors.New("stream: invalid option")
 
