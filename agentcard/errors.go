@@ -16,7 +16,7 @@ const maxErrorBody = 4 << 10
 var ErrInvalidOption = errors.New("agentcard: invalid option")
 
 // HTTPError reports a card request answered with a status other than 2xx
-// (stream.Resolve reports the same answer as a *stream.HTTPError). Body
+// (stream.Resolve reports the same answer as a *transport.HTTPError). Body
 // holds at most the first 4 KiB of the response body; it is not part of
 // the error text. Method and URL name the request, the URL redacted as in
 // every error text (no user name or password, no query value).
@@ -47,7 +47,7 @@ func (e *HTTPError) Error() string {
 // stream.Resolve when it offers no usable interface of a supported version.
 // URL is the card's (redacted). When no card was found at all (every card
 // URL answered 404), Tried lists the URLs asked, redacted, and Err is the
-// last 404: an *HTTPError from Fetch, a *stream.HTTPError from
+// last 404: an *HTTPError from Fetch, a *transport.HTTPError from
 // stream.Resolve.
 type InvalidError struct {
 	URL    string

@@ -18,6 +18,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Error returns the JSON-RPC error object that an agent named self answers
@@ -47,11 +48,11 @@ import (
 //
 // The downstream link says, for each error of a call:
 //
-//   - *a2a.RPCError (also inside a *stream.HTTPError): its code, message,
+//   - *a2a.RPCError (also inside a *transport.HTTPError): its code, message,
 //     1.0 reason and retry hint, and the HTTP status when one came with it
 //     (retryable also when that status is one the stream retries and came
 //     with a Retry-After header); if it was a chain, the chain follows.
-//   - *stream.HTTPError without an A2A error: code 0, "HTTP 503 Service
+//   - *transport.HTTPError without an A2A error: code 0, "HTTP 503 Service
 //     Unavailable" (the status text of the code, not the server's), the
 //     status; retryable for the statuses the stream counts as a failed
 //     attempt (408, 429 and 5xx), and for a body whose retry hint says so
@@ -64,24 +65,24 @@ import (
 //   - *reconnect.Error: code 0, "connection lost", or "could not connect"
 //     when no call could connect (and after how many attempts), the task's
 //     ID and state, the HTTP status and Retry-After delay of the last
-//     failure if it was a *stream.HTTPError; retryable.
-//   - *stream.ProtocolError: code 0, "protocol error: " and its reason; not
+//     failure if it was a *transport.HTTPError; retryable.
+//   - *transport.ProtocolError: code 0, "protocol error: " and its reason; not
 //     retryable.
 //   - *stream.StalledError: code 0, "task ID made no progress for D"; not
 //     retryable.
-//   - stream.ErrCircuitOpen (the breaker refused the call): "circuit open:
-//     nothing sent"; stream.ErrConnectTimeout: "no connection within the
+//   - transport.ErrCircuitOpen (the breaker refused the call): "circuit open:
+//     nothing sent"; transport.ErrConnectTimeout: "no connection within the
 //     connect timeout"; both retryable.
 //   - *fanout.QuorumError: "quorum not reached: N of M answers", none of
 //     its errors copied; retryable when one of them is
 //     ([fanout.ErrNotNeeded] aside).
-//   - stream.ErrIdleTimeout, a transport error (*url.Error, net.Error, an
-//     unexpected EOF, stream.ErrEndedEarly): code 0, "no data within the
+//   - transport.ErrIdleTimeout, a transport error (*url.Error, net.Error, an
+//     unexpected EOF, transport.ErrEndedEarly): code 0, "no data within the
 //     idle timeout" or "connection failed"; retryable.
 //   - context.DeadlineExceeded: "deadline exceeded", retryable (the
 //     downstream agent may answer in time on another try);
 //     context.Canceled: "canceled", not retryable.
-//   - stream.ErrInvalidMessage, stream.ErrInvalidOption,
+//   - transport.ErrInvalidMessage, stream.ErrInvalidOption,
 //     *agentcard.InvalidError: "invalid message", "invalid option",
 //     "invalid agent card"; not retryable (this agent's own mistake, or the
 //     card's).
@@ -113,9 +114,9 @@ func downstreamLinks(err error) []Link {
 		final    terminal.Error
 		lost     *reconnect.Error
 		input    *hitl.Error
-		httpErr  *stream.HTTPError
+		httpErr  *transport.HTTPError
 		rpcErr   *a2a.RPCError
-		protoErr *stream.ProtocolError
+		protoErr *transport.ProtocolError
 		stalled  *stream.StalledError
 		cardErr  *agentcard.InvalidError
 		quorum   *fanout.QuorumError
@@ -166,9 +167,9 @@ func downstreamLinks(err error) []Link {
 			l.RetryAfter, _ = httpErr.RetryAfter()
 		}
 		return []Link{l}
-	case errors.Is(err, stream.ErrCircuitOpen):
+	case errors.Is(err, transport.ErrCircuitOpen):
 		return []Link{{Message: "circuit open: nothing sent", Retryable: true}}
-	case errors.Is(err, stream.ErrConnectTimeout):
+	case errors.Is(err, transport.ErrConnectTimeout):
 		return []Link{{Message: "no connection within the connect timeout", Retryable: true}}
 	case errors.As(err, &httpErr):
 		return httpLinks(httpErr)
@@ -178,19 +179,19 @@ func downstreamLinks(err error) []Link {
 		return []Link{{Message: "protocol error: " + protoErr.Reason}}
 	case errors.As(err, &stalled):
 		return []Link{taskLink(stalled.Task, "made no progress for "+stalled.After.String())}
-	case errors.Is(err, stream.ErrInvalidMessage):
+	case errors.Is(err, transport.ErrInvalidMessage):
 		return []Link{{Message: "invalid message"}}
 	case errors.Is(err, stream.ErrInvalidOption):
 		return []Link{{Message: "invalid option"}}
 	case errors.As(err, &cardErr):
-		return []Link{{Message: "invalid agent card", Retryable: transport(cardErr.Err)}}
+		return []Link{{Message: "invalid agent card", Retryable: connectionFailed(cardErr.Err)}}
 	case errors.Is(err, context.DeadlineExceeded):
 		return []Link{{Message: "deadline exceeded", Retryable: true}}
 	case errors.Is(err, context.Canceled):
 		return []Link{{Message: "canceled"}}
-	case errors.Is(err, stream.ErrIdleTimeout):
+	case errors.Is(err, transport.ErrIdleTimeout):
 		return []Link{{Message: "no data within the idle timeout", Retryable: true}}
-	case transport(err):
+	case connectionFailed(err):
 		return []Link{{Message: "connection failed", Retryable: true}}
 	}
 	return []Link{{Message: "call failed"}}
@@ -211,7 +212,7 @@ func taskLink(t *a2a.Task, what string) Link {
 // the more specific answer (a 0.3 HTTP+JSON server sends every error it has
 // no status for as a 500); a Retry-After header on a status the stream
 // retries makes it retryable all the same, and gives the delay it lacks.
-func httpLinks(e *stream.HTTPError) []Link {
+func httpLinks(e *transport.HTTPError) []Link {
 	retryable := httpretry.Status(e.StatusCode)
 	var rpcErr *a2a.RPCError
 	if !errors.As(e.Err, &rpcErr) {
@@ -236,12 +237,12 @@ func httpLinks(e *stream.HTTPError) []Link {
 	return links
 }
 
-// transport reports a failure of the connection itself.
-func transport(err error) bool {
+// connectionFailed reports a failure of the connection itself.
+func connectionFailed(err error) bool {
 	var (
 		ue *url.Error
 		ne net.Error
 	)
 	return errors.As(err, &ue) || errors.As(err, &ne) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, stream.ErrEndedEarly)
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, transport.ErrEndedEarly)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // TestErrorDescribesEachError: the downstream link of each error this
@@ -42,7 +43,7 @@ func TestErrorDescribesEachError(t *testing.T) {
 		return t
 	}
 	secretHeader := http.Header{"Www-Authenticate": {`Bearer realm="header-secret"`}, "Set-Cookie": {"s=cookie-secret"}}
-	busy := &stream.HTTPError{StatusCode: 503, Status: "503 header-secret", Body: []byte(strings.Repeat("body-secret ", 1000)),
+	busy := &transport.HTTPError{StatusCode: 503, Status: "503 header-secret", Body: []byte(strings.Repeat("body-secret ", 1000)),
 		Header: http.Header{"Retry-After": {"7"}, "Set-Cookie": {"s=cookie-secret"}}}
 	dialErr := &url.Error{Op: "Post", URL: "https://bot:pw-secret@flights.test/a2a?code=code-secret",
 		Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect 10.0.0.7: refused, token tcp-secret")}}
@@ -76,34 +77,34 @@ func TestErrorDescribesEachError(t *testing.T) {
 		{"could not connect", &reconnect.Error{Attempts: 3, Err: dialErr, Unreachable: "https://flights.test/?code=xxxxx"},
 			[]chain.Link{{Message: "could not connect; gave up after 3 attempts", Retryable: true}}},
 		{"circuit open", &url.Error{Op: "Post", URL: "https://flights.test/?code=code-secret",
-			Err: fmt.Errorf("%w: %w", stream.ErrCircuitOpen, errors.New("circuit breaker is open"))},
+			Err: fmt.Errorf("%w: %w", transport.ErrCircuitOpen, errors.New("circuit breaker is open"))},
 			[]chain.Link{{Message: "circuit open: nothing sent", Retryable: true}}},
-		{"connect timeout", &url.Error{Op: "Post", URL: "https://flights.test/", Err: fmt.Errorf("%w (10s): %w", stream.ErrConnectTimeout, dialErr)},
+		{"connect timeout", &url.Error{Op: "Post", URL: "https://flights.test/", Err: fmt.Errorf("%w (10s): %w", transport.ErrConnectTimeout, dialErr)},
 			[]chain.Link{{Message: "no connection within the connect timeout", Retryable: true}}},
 		{"quorum out of reach", &fanout.QuorumError{Need: 2, Succeeded: 1, Errs: []error{busy, &terminal.FailedError{Task: task(a2a.StateFailed, "")}}},
 			[]chain.Link{{Message: "quorum not reached: 1 of 2 answers", Retryable: true}}},
 		{"quorum out of reach, nothing to retry", &fanout.QuorumError{Need: 2, Succeeded: 0, Errs: []error{&terminal.FailedError{Task: task(a2a.StateFailed, "")}, fanout.ErrNotNeeded}},
 			[]chain.Link{{Message: "quorum not reached: 0 of 2 answers"}}},
-		{"HTTP 429", &stream.HTTPError{StatusCode: 429, Header: http.Header{"Retry-After": {"30"}}, Body: []byte("body-secret")},
+		{"HTTP 429", &transport.HTTPError{StatusCode: 429, Header: http.Header{"Retry-After": {"30"}}, Body: []byte("body-secret")},
 			[]chain.Link{{Message: "HTTP 429 Too Many Requests", HTTPStatus: 429, Retryable: true, RetryAfter: 30 * time.Second}}},
 		{"HTTP 503", busy,
 			[]chain.Link{{Message: "HTTP 503 Service Unavailable", HTTPStatus: 503, Retryable: true, RetryAfter: 7 * time.Second}}},
-		{"HTTP 401", &stream.HTTPError{StatusCode: 401, Header: secretHeader, Body: []byte(`{"error":"bad token tok-secret"}`)},
+		{"HTTP 401", &transport.HTTPError{StatusCode: 401, Header: secretHeader, Body: []byte(`{"error":"bad token tok-secret"}`)},
 			[]chain.Link{{Message: "HTTP 401 Unauthorized", HTTPStatus: 401}}},
-		{"HTTP 500 whose google.rpc.Status asks for a retry", &stream.HTTPError{StatusCode: 500, Header: secretHeader,
+		{"HTTP 500 whose google.rpc.Status asks for a retry", &transport.HTTPError{StatusCode: 500, Header: secretHeader,
 			Body: []byte(`{"error":{"code":500,"status":"INTERNAL","message":"body-secret","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"3s"}]}}`)},
 			[]chain.Link{{Message: "HTTP 500 Internal Server Error", HTTPStatus: 500, Retryable: true, RetryAfter: 3 * time.Second}}},
-		{"HTTP 400 whose body asks for a retry", &stream.HTTPError{StatusCode: 400, Body: []byte(`{"code":400,"data":{"retryable":true,"retryAfter":"6"}}`)},
+		{"HTTP 400 whose body asks for a retry", &transport.HTTPError{StatusCode: 400, Body: []byte(`{"code":400,"data":{"retryable":true,"retryAfter":"6"}}`)},
 			[]chain.Link{{Message: "HTTP 400 Bad Request", HTTPStatus: 400, Retryable: true, RetryAfter: 6 * time.Second}}},
-		{"HTTP status without a text", &stream.HTTPError{StatusCode: 599},
+		{"HTTP status without a text", &transport.HTTPError{StatusCode: 599},
 			[]chain.Link{{Message: "HTTP 599", HTTPStatus: 599, Retryable: true}}},
-		{"A2A error in a 500", &stream.HTTPError{StatusCode: 500, Header: secretHeader,
+		{"A2A error in a 500", &transport.HTTPError{StatusCode: 500, Header: secretHeader,
 			Err: &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "task not found", Data: json.RawMessage(`{"debug":"data-secret"}`)}},
 			[]chain.Link{{Code: a2a.CodeTaskNotFound, Message: "task not found", HTTPStatus: 500}}},
-		{"A2A error in a 503 with Retry-After", &stream.HTTPError{StatusCode: 503, Header: http.Header{"Retry-After": {"9"}},
+		{"A2A error in a 503 with Retry-After", &transport.HTTPError{StatusCode: 503, Header: http.Header{"Retry-After": {"9"}},
 			Err: &a2a.RPCError{Code: a2a.CodeInternalError, Message: "busy"}},
 			[]chain.Link{{Code: a2a.CodeInternalError, Message: "busy", HTTPStatus: 503, Retryable: true, RetryAfter: 9 * time.Second}}},
-		{"A2A error that is retryable, delay from the header", &stream.HTTPError{StatusCode: 500, Header: http.Header{"Retry-After": {"4"}},
+		{"A2A error that is retryable, delay from the header", &transport.HTTPError{StatusCode: 500, Header: http.Header{"Retry-After": {"4"}},
 			Err: &a2a.RPCError{Code: a2a.CodeInternalError, Message: "busy", Data: json.RawMessage(`{"retryable":true}`)}},
 			[]chain.Link{{Code: a2a.CodeInternalError, Message: "busy", HTTPStatus: 500, Retryable: true, RetryAfter: 4 * time.Second}}},
 		{"JSON-RPC error", &a2a.RPCError{Code: a2a.CodeInternalError, Message: strings.Repeat("x", 300),
@@ -115,20 +116,20 @@ func TestErrorDescribesEachError(t *testing.T) {
 		{"a chain", fmt.Errorf("send: %w", chained),
 			[]chain.Link{{Code: a2a.CodeInternalError, Message: "downstream agent seats failed"},
 				{Agent: "seats", Code: a2a.CodeTaskNotFound, Message: "task not found", Reason: "TASK_NOT_FOUND"}}},
-		{"protocol error", &stream.ProtocolError{Reason: "malformed JSON", Err: errors.New("near body-secret")},
+		{"protocol error", &transport.ProtocolError{Reason: "malformed JSON", Err: errors.New("near body-secret")},
 			[]chain.Link{{Message: "protocol error: malformed JSON"}}},
 		{"stalled", &stream.StalledError{Task: task(a2a.StateWorking, "thinking"), After: 5 * time.Minute},
 			[]chain.Link{{Message: "task t-9 made no progress for 5m0s", TaskID: "t-9", State: a2a.StateWorking}}},
-		{"invalid message", fmt.Errorf("%w: data part", stream.ErrInvalidMessage), []chain.Link{{Message: "invalid message"}}},
+		{"invalid message", fmt.Errorf("%w: data part", transport.ErrInvalidMessage), []chain.Link{{Message: "invalid message"}}},
 		{"invalid option", fmt.Errorf("%w: header value-secret", stream.ErrInvalidOption), []chain.Link{{Message: "invalid option"}}},
 		{"invalid card", &agentcard.InvalidError{URL: "https://agent.test/?sig=sig-secret", Reason: "no interface", Err: io.ErrUnexpectedEOF},
 			[]chain.Link{{Message: "invalid agent card", Retryable: true}}},
 		{"deadline", fmt.Errorf("calling: %w", context.DeadlineExceeded), []chain.Link{{Message: "deadline exceeded", Retryable: true}}},
 		{"canceled", context.Canceled, []chain.Link{{Message: "canceled"}}},
-		{"idle", fmt.Errorf("drop: %w", stream.ErrIdleTimeout), []chain.Link{{Message: "no data within the idle timeout", Retryable: true}}},
+		{"idle", fmt.Errorf("drop: %w", transport.ErrIdleTimeout), []chain.Link{{Message: "no data within the idle timeout", Retryable: true}}},
 		{"transport", dialErr, []chain.Link{{Message: "connection failed", Retryable: true}}},
 		{"cut", io.ErrUnexpectedEOF, []chain.Link{{Message: "connection failed", Retryable: true}}},
-		{"ended early", stream.ErrEndedEarly, []chain.Link{{Message: "connection failed", Retryable: true}}},
+		{"ended early", transport.ErrEndedEarly, []chain.Link{{Message: "connection failed", Retryable: true}}},
 		{"anything else", errors.New("db password is pw-secret"), []chain.Link{{Message: "call failed"}}},
 	} {
 		for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
@@ -166,7 +167,7 @@ func TestErrorDescribesEachError(t *testing.T) {
 func TestErrorNamesAnAgentGivenAsAURLByItsOrigin(t *testing.T) {
 	t.Parallel()
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		e := chain.Error(stream.ErrIdleTimeout, v, "https://planner.test/a2a?key=self-secret",
+		e := chain.Error(transport.ErrIdleTimeout, v, "https://planner.test/a2a?key=self-secret",
 			"https://bot:pw-secret@flights.test:8443/a2a/v1?code=code-secret#frag-secret")
 		raw, err := json.Marshal(e)
 		require.NoError(t, err)
@@ -185,9 +186,9 @@ func TestErrorNamesAnAgentGivenAsAURLByItsOrigin(t *testing.T) {
 func TestErrorOfAQuorumOfAHundredCallsIsRetryable(t *testing.T) {
 	endings := []error{
 		&terminal.FailedError{Task: &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateFailed}}},
-		&reconnect.Error{Attempts: 3, Err: stream.ErrEndedEarly, TaskID: "t-1"},
-		fmt.Errorf("skipped: %w", stream.ErrCircuitOpen),
-		&stream.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
+		&reconnect.Error{Attempts: 3, Err: transport.ErrEndedEarly, TaskID: "t-1"},
+		fmt.Errorf("skipped: %w", transport.ErrCircuitOpen),
+		&transport.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
 		&stream.StalledError{Task: &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}, After: time.Minute},
 	}
 	calls := make([]func(context.Context) (int, error), 100)

@@ -12,7 +12,7 @@
 // cancelled, their results say [ErrNotNeeded], and Quorum waits for them:
 // no goroutine outlives it. The results come in the order of the calls.
 // Short of the quorum, the error is a [*QuorumError], through which
-// errors.Is and errors.As find each call's error: stream.ErrCircuitOpen for
+// errors.Is and errors.As find each call's error: transport.ErrCircuitOpen for
 // an agent skipped because its circuit is open (stream.WithBreaker), a
 // terminal.Error for a task that failed, the caller's context error when ctx
 // ended first.

@@ -28,7 +28,7 @@ var ErrNotNeeded = errors.New("fanout: call not needed: the fan-out was decided"
 // QuorumError ends a [Quorum] whose calls could not reach their quorum:
 // fewer than Need of them succeeded. Errs holds each call's error in the
 // order of the calls, nil for those that succeeded; errors.Is and
-// errors.As see each of them (stream.ErrCircuitOpen for an agent whose
+// errors.As see each of them (transport.ErrCircuitOpen for an agent whose
 // circuit was open, a terminal.Error for a task that failed, and so on).
 //
 // It reports on several calls, not on one task: stream.EndingOf of it
@@ -79,7 +79,7 @@ func (e *QuorumError) Unwrap() []error {
 // calls succeeded (more may have, if they finished before they were
 // cancelled), and otherwise a [*QuorumError]. A call to an agent whose
 // circuit is open (see stream.WithBreaker) fails at once with
-// stream.ErrCircuitOpen, without a request: such agents are skipped, and
+// transport.ErrCircuitOpen, without a request: such agents are skipped, and
 // counted as failures. When ctx ends first, the calls end with its error,
 // found by errors.Is through the *QuorumError.
 //

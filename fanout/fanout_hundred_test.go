@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 func TestFanOutOneOfAHundredWaitsForCallsThatIgnoreTheirContext(t *testing.T) {
@@ -65,9 +66,9 @@ func TestFanOutOneOfAHundredWaitsForCallsThatIgnoreTheirContext(t *testing.T) {
 func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
 	endings := []error{
 		&terminal.FailedError{Task: taskIn(a2a.StateFailed)},
-		&reconnect.Error{Attempts: 3, Err: stream.ErrEndedEarly, TaskID: "t-1"},
-		fmt.Errorf("skipped: %w", stream.ErrCircuitOpen),
-		&stream.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
+		&reconnect.Error{Attempts: 3, Err: transport.ErrEndedEarly, TaskID: "t-1"},
+		fmt.Errorf("skipped: %w", transport.ErrCircuitOpen),
+		&transport.HTTPError{StatusCode: 503, Status: "503 Service Unavailable"},
 		&stream.StalledError{Task: taskIn(a2a.StateWorking), After: time.Minute},
 	}
 	calls := make([]func(context.Context) (int, error), 100)
@@ -88,15 +89,15 @@ func TestQuorumErrorOfAHundredCallsReachesEveryEnding(t *testing.T) {
 	var (
 		failed  *terminal.FailedError
 		gaveUp  *reconnect.Error
-		httpErr *stream.HTTPError
+		httpErr *transport.HTTPError
 		stalled *stream.StalledError
 	)
 	require.ErrorAs(t, err, &failed)
 	require.ErrorAs(t, err, &gaveUp)
 	require.ErrorAs(t, err, &httpErr)
 	require.ErrorAs(t, err, &stalled)
-	require.ErrorIs(t, err, stream.ErrCircuitOpen)
-	require.ErrorIs(t, err, stream.ErrEndedEarly)
+	require.ErrorIs(t, err, transport.ErrCircuitOpen)
+	require.ErrorIs(t, err, transport.ErrEndedEarly)
 	require.Len(t, results, 100)
 	for i, r := range results[:99] {
 		if !errors.Is(r.Err, fanout.ErrNotNeeded) {

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/fanout"
-	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // errTripOpen is a circuit breaker's refusal, as stream.WithBreaker wraps it.
@@ -60,16 +60,16 @@ func TestFanOutReturnsOnceTheQuorumSucceeds(t *testing.T) {
 func TestFanOutStopsOnceTheQuorumIsOutOfReach(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var cause error
-		unavailable := &stream.HTTPError{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable"}
-		open := fmt.Errorf("%w: %w", stream.ErrCircuitOpen, errTripOpen)
+		unavailable := &transport.HTTPError{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable"}
+		open := fmt.Errorf("%w: %w", transport.ErrCircuitOpen, errTripOpen)
 		results, err := fanout.Quorum(context.Background(), 2, failWith(unavailable), failWith(open), untilCanceled(&cause))
 		require.Equal(t, []fanout.Result[string]{{Err: unavailable}, {Err: open}, {Err: fanout.ErrNotNeeded}}, results)
 		var qe *fanout.QuorumError
 		require.ErrorAs(t, err, &qe)
 		require.Equal(t, &fanout.QuorumError{Need: 2, Succeeded: 0, Errs: []error{unavailable, open, fanout.ErrNotNeeded}}, qe)
-		require.ErrorIs(t, err, stream.ErrCircuitOpen)
+		require.ErrorIs(t, err, transport.ErrCircuitOpen)
 		require.ErrorIs(t, err, errTripOpen)
-		var he *stream.HTTPError
+		var he *transport.HTTPError
 		require.ErrorAs(t, err, &he)
 		require.Equal(t, http.StatusServiceUnavailable, he.StatusCode)
 		require.EqualError(t, err, "fanout: quorum not reached: 0 of 3 calls succeeded, 2 needed; "+

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/interop/proxy"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -38,21 +39,21 @@ func authFlags(more ...string) []string {
 	return append([]string{"-auth", peerToken}, more...)
 }
 
-// credentials is a credentials hook that gives "Authorization: Bearer
+// tokenHook is a credentials hook that gives "Authorization: Bearer
 // token" and records each of its calls: the request, and the calls the
 // agent had received by then (read from the peer, not through the proxy).
-type credentials struct {
+type tokenHook struct {
 	p      *peer
 	token  string
-	reqs   []stream.AuthRequest
+	reqs   []credentials.Request
 	before []agentCall // the agent's calls when the hook was first called
 	err    error       // reading the agent's calls failed
 	// then, when set, is called with before once it is read.
 	then func(before []agentCall)
 }
 
-func (c *credentials) option() stream.Option {
-	return stream.WithCredentials(stream.CredentialsFunc(func(ctx context.Context, req *stream.AuthRequest) (http.Header, error) {
+func (c *tokenHook) option() stream.Option {
+	return stream.WithCredentials(credentials.Func(func(ctx context.Context, req *credentials.Request) (http.Header, error) {
 		c.reqs = append(c.reqs, *req)
 		if len(c.reqs) == 1 {
 			c.before, c.err = c.p.calls(ctx)
@@ -66,7 +67,7 @@ func (c *credentials) option() stream.Option {
 
 // requireAskedOnce checks that the hook was called once, for the task in
 // auth-required with the agent's message, and read the agent's calls.
-func (c *credentials) requireAskedOnce(t *testing.T) {
+func (c *tokenHook) requireAskedOnce(t *testing.T) {
 	t.Helper()
 	require.NoError(t, c.err)
 	require.Len(t, c.reqs, 1, "the hook was called once: the stale auth-required is not asked again")
@@ -81,7 +82,7 @@ func (c *credentials) requireAskedOnce(t *testing.T) {
 // requireTokenAfterTheHook checks that no call the agent received before
 // the hook carried an Authorization header, the send among them, and that
 // every call after it carried the hook's token, at least one.
-func (c *credentials) requireTokenAfterTheHook(t *testing.T, calls []agentCall) {
+func (c *tokenHook) requireTokenAfterTheHook(t *testing.T, calls []agentCall) {
 	t.Helper()
 	require.NotEmpty(t, c.before)
 	require.Equal(t, "send", c.before[0].Call)
@@ -110,7 +111,7 @@ func callsOf(calls []agentCall, kind string) []agentCall {
 func TestAuthRequiredGoesOnWithTheCredentialsHook(t *testing.T) {
 	eachWire(t, authFlags(), func(t *testing.T, w wire, p *peer) {
 		sc := scenarioNamed(t, "stream")
-		creds := &credentials{p: p, token: peerToken}
+		creds := &tokenHook{p: p, token: peerToken}
 		got, rl := run(t, p, sc, faults{client: []stream.Option{creds.option()}})
 		logRun(t, rl)
 		require.Equal(t, withText(sc.want), got)
@@ -131,7 +132,7 @@ func TestAuthRequiredGoesOnAfterACutOfTheSignedInSubscribe(t *testing.T) {
 	// after its snapshot and working.
 	eachWire(t, authFlags(), func(t *testing.T, w wire, p *peer) {
 		sc := scenarioNamed(t, "stream")
-		creds := &credentials{p: p, token: peerToken}
+		creds := &tokenHook{p: p, token: peerToken}
 		got, rl := run(t, p, sc, faults{plan: []proxy.Fault{{}, cut(2, 0)}, client: []stream.Option{creds.option()}})
 		logRun(t, rl)
 		require.Equal(t, withText(sc.want), got)
@@ -156,7 +157,7 @@ func TestAuthRequiredGoesOnWhenPolled(t *testing.T) {
 	t.Run("every-poll-answered", func(t *testing.T) {
 		eachWire(t, authFlags("-no-streaming"), func(t *testing.T, w wire, p *peer) {
 			sc := scenarioNamed(t, "stream")
-			creds := &credentials{p: p, token: peerToken}
+			creds := &tokenHook{p: p, token: peerToken}
 			got, rl := run(t, p, sc, faults{client: []stream.Option{creds.option()}})
 			logRun(t, rl)
 			require.Equal(t, withText(sc.want), got)
@@ -174,7 +175,7 @@ func TestAuthRequiredGoesOnWhenPolled(t *testing.T) {
 	t.Run("first-signed-in-poll-dropped", func(t *testing.T) {
 		eachWire(t, authFlags("-no-streaming"), func(t *testing.T, w wire, p *peer) {
 			sc := scenarioNamed(t, "stream")
-			creds := &credentials{p: p, token: peerToken}
+			creds := &tokenHook{p: p, token: peerToken}
 			// The index of the first signed-in poll, from 1: the polls the
 			// agent had received when the hook was called, and one.
 			var dropAt atomic.Int64
@@ -244,7 +245,7 @@ func TestAuthRequiredWithAWrongTokenIsNotAskedAgain(t *testing.T) {
 	t.Run("streamed", func(t *testing.T) {
 		eachWire(t, authFlags(), func(t *testing.T, w wire, p *peer) {
 			sc := scenarioNamed(t, "stream")
-			creds := &credentials{p: p, token: "not-the-token"}
+			creds := &tokenHook{p: p, token: "not-the-token"}
 			got, rl := run(t, p, sc, faults{client: []stream.Option{creds.option()}})
 			logRun(t, rl)
 			var re *reconnect.Error
@@ -268,7 +269,7 @@ func TestAuthRequiredWithAWrongTokenIsNotAskedAgain(t *testing.T) {
 	t.Run("polled", func(t *testing.T) {
 		eachWire(t, authFlags("-no-streaming"), func(t *testing.T, w wire, p *peer) {
 			sc := scenarioNamed(t, "stream")
-			creds := &credentials{p: p, token: "not-the-token"}
+			creds := &tokenHook{p: p, token: "not-the-token"}
 			got, rl := run(t, p, sc, faults{client: []stream.Option{creds.option(), stream.WithStallTimeout(time.Second)}})
 			logRun(t, rl)
 			var stalled *stream.StalledError

@@ -14,6 +14,7 @@ import (
 	"github.com/a2astream/a2astream/interop/proxy"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // These tests pin down the peculiarities of the real servers that the
@@ -79,7 +80,7 @@ func TestQuirkSubscribeAfterTheTurn(t *testing.T) {
 // with HTTP 500 -32603 "Bug: toJson serializer and body must be provided for
 // non-204 responses." (its restHandler reports any error raised before a
 // stream's first event through a call that throws, so the real error is
-// lost). Each must end in an *a2a.RPCError (inside a *stream.HTTPError over
+// lost). Each must end in an *a2a.RPCError (inside a *transport.HTTPError over
 // REST), not in a silent empty stream, and the message must not reach the
 // task.
 func TestQuirkErrorsOnStreams(t *testing.T) {
@@ -166,7 +167,7 @@ func equalArtifacts(a, b []artifact) bool {
 }
 
 // express rejects a JSON body over its 100 KB default with HTTP 413 and an
-// HTML page; a2a-go takes it. The stream must end in a *stream.HTTPError
+// HTML page; a2a-go takes it. The stream must end in a *transport.HTTPError
 // with the status, not in a protocol error about HTML.
 func TestQuirkBigRequest(t *testing.T) {
 	eachPeerWhere(t, streaming, func(t *testing.T, p *peer) {
@@ -181,9 +182,9 @@ func TestQuirkBigRequest(t *testing.T) {
 			}
 			return
 		}
-		var herr *stream.HTTPError
+		var herr *transport.HTTPError
 		if !errors.As(err, &herr) || herr.StatusCode != http.StatusRequestEntityTooLarge {
-			t.Fatalf("%T %v, want *stream.HTTPError 413", err, err)
+			t.Fatalf("%T %v, want *transport.HTTPError 413", err, err)
 		}
 		if !strings.Contains(strings.ToLower(string(herr.Body)), "<html") && !strings.Contains(string(herr.Body), "<!DOCTYPE") {
 			t.Logf("413 body is not HTML: %q", herr.Body)

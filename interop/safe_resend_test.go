@@ -19,6 +19,7 @@ import (
 	"github.com/a2astream/a2astream/interop/proxy"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // sentIDs returns the message IDs of the sends the proxy saw.
@@ -111,7 +112,7 @@ func TestBusySendIsNotSentAgainByDefault(t *testing.T) {
 		require.Equal(t, sentIDs(rl.px), p.counts(t).Sends, "the agent may have taken the message: it is not sent again")
 		require.Empty(t, rl.notices)
 		if w.b == a2a.BindingHTTPJSON {
-			var httpErr *stream.HTTPError
+			var httpErr *transport.HTTPError
 			require.ErrorAs(t, rl.err, &httpErr)
 			require.Equal(t, http.StatusServiceUnavailable, httpErr.StatusCode)
 			after, ok := httpErr.RetryAfter()

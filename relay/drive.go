@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // ErrEnded is what Drive returns for a log whose stream has ended already:
@@ -694,14 +695,14 @@ func failureText(e stream.Ending, kind string) string {
 	}
 	var (
 		rpc    *a2a.RPCError
-		status *stream.HTTPError
+		status *transport.HTTPError
 		lost   *reconnect.Error
-		proto  *stream.ProtocolError
+		proto  *transport.ProtocolError
 	)
 	switch kind {
 	case "agent-error":
 		if errors.As(e.Err, &rpc) && strings.TrimSpace(rpc.Message) != "" {
-			return clip.Line("the agent answered with an error: "+rpc.Message, stream.MaxEndingLine)
+			return clip.Line("the agent answered with an error: "+rpc.Message, clip.EndingLine)
 		}
 		return "the agent answered with an error"
 	case "http-error":
@@ -717,7 +718,7 @@ func failureText(e stream.Ending, kind string) string {
 		// still has the agent's words for the person.
 		if errors.As(e.Err, &proto) {
 			if su, ok := proto.Event.(*a2a.StatusUpdate); ok && su.Status.Message != nil && strings.TrimSpace(su.Status.Message.Text()) != "" {
-				return clip.Line("the agent sent what the relay cannot read: "+string(su.Status.State)+": "+su.Status.Message.Text(), stream.MaxEndingLine)
+				return clip.Line("the agent sent what the relay cannot read: "+string(su.Status.State)+": "+su.Status.Message.Text(), clip.EndingLine)
 			}
 		}
 		return "the agent sent what the relay cannot read"
@@ -739,8 +740,8 @@ func errorKind(e stream.Ending) string {
 	var (
 		lost   *reconnect.Error
 		rpc    *a2a.RPCError
-		status *stream.HTTPError
-		proto  *stream.ProtocolError
+		status *transport.HTTPError
+		proto  *transport.ProtocolError
 	)
 	switch {
 	case errors.As(e.Err, &lost):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
@@ -135,10 +136,10 @@ func TestStopWhileAnotherOwnerDrivesAppendsNothing(t *testing.T) {
 func TestStopCutsALongTextToOneEndingLine(t *testing.T) {
 	log, err := newMemoryStore(t).Open(t.Context(), "k")
 	require.NoError(t, err)
-	require.NoError(t, relay.Stop(t.Context(), log, "web", strings.Repeat("é", stream.MaxEndingLine)))
+	require.NoError(t, relay.Stop(t.Context(), log, "web", strings.Repeat("é", clip.EndingLine)))
 	var got relay.FailureData
 	require.NoError(t, json.Unmarshal(lastEntry(t, log).Data, &got))
-	require.LessOrEqual(t, len(got.Text), stream.MaxEndingLine)
+	require.LessOrEqual(t, len(got.Text), clip.EndingLine)
 	require.NotEmpty(t, got.Text)
 }
 

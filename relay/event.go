@@ -131,7 +131,7 @@ type FailureData struct {
 	// resume it: see Handler; this event is not in the log), or "error".
 	Kind  string        `json:"kind"`
 	State a2a.TaskState `json:"state,omitempty"` // the task's state, when it ended
-	// Text is one line of at most stream.MaxEndingLine bytes, meant for
+	// Text is one line of at most 512 bytes, as stream.Ending.String, meant for
 	// people: a task's ending with the agent's reason ("failed: out of
 	// paper"), the agent's own message of an error it answered with, or
 	// words such as "the agent could not be reached (HTTP 502)". It never

@@ -21,6 +21,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
@@ -311,7 +312,7 @@ func failureShown(t *testing.T, client *stream.Client, leaks []string) relay.Fai
 	require.NoError(t, json.Unmarshal([]byte(last.Data), &f))
 	require.Contains(t, failureKinds, f.Kind)
 	require.NotEmpty(t, f.Text)
-	require.LessOrEqual(t, len(f.Text), stream.MaxEndingLine)
+	require.LessOrEqual(t, len(f.Text), clip.EndingLine)
 	require.True(t, utf8.ValidString(f.Text))
 	require.NotContains(t, f.Text, "\n")
 	t.Logf("failure: %s (log: %d bytes)", last.Data, len(logBuf.String()))

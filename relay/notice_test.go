@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/stream"
@@ -214,6 +215,6 @@ func port(host string) string {
 
 type bearerCreds struct{}
 
-func (bearerCreds) Credentials(context.Context, *stream.AuthRequest) (http.Header, error) {
+func (bearerCreds) Credentials(context.Context, *credentials.Request) (http.Header, error) {
 	return http.Header{"Authorization": {"Bearer " + secretValue}}, nil
 }

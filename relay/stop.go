@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/internal/clip"
-	"github.com/a2astream/a2astream/stream"
 )
 
 // stopLease is the lease Stop holds while it appends the ending: it gives
@@ -22,7 +21,7 @@ const stoppedText = "the stream was stopped before its task ended"
 // after the log's tail, and gives the lease up. Its browsers are told
 // text, one line for people ("the stream was stopped before its task
 // ended" when text is empty; a longer text is cut to
-// stream.MaxEndingLine bytes). The stream has then ended: Run and Drive
+// 512 bytes, as stream.Ending.String is). The stream has then ended: Run and Drive
 // start nothing on its log, and the Handler ends its readers' responses
 // after the failure.
 //
@@ -60,7 +59,7 @@ func Stop(ctx context.Context, log Log, owner, text string) error {
 		text = stoppedText
 	}
 	d := &driver{ctx: ctx, log: log, fence: fence, cfg: defaultDriveConfig(), next: tail + 1}
-	d.add(EventFailure, FailureData{Kind: "stopped", Text: clip.Line(text, stream.MaxEndingLine)})
+	d.add(EventFailure, FailureData{Kind: "stopped", Text: clip.Line(text, clip.EndingLine)})
 	d.commit(nil)
 	return d.err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // The driver's two decisions are pure functions over facts: classify
@@ -111,7 +112,7 @@ func (s *Stream) retryAfterWait(again phase) phase {
 // end ends the stream with err, and returns phaseDone. A protocol error
 // carries the task as last known.
 func (s *Stream) end(err error) phase {
-	var protoErr *ProtocolError
+	var protoErr *transport.ProtocolError
 	if errors.As(err, &protoErr) {
 		protoErr.Task = s.snapshot()
 	}

@@ -6,60 +6,21 @@ import (
 	"net/http"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// AuthRequest is an agent's request for credentials: its task entered
-// auth-required, or it refused a call of the stream with 401 Unauthorized
-// (the credentials expired in the middle of the task).
-type AuthRequest struct {
-	// Task is the task as assembled so far: in auth-required, or in the
-	// state it was in when the agent refused the call.
-	Task *a2a.Task
-	// Message is the agent's status message that says what it needs (a
-	// sign-in link, a scope). It may be nil when the agent sent none, and is
-	// nil for a refused call.
-	Message *a2a.Message
-	// Cause is the refusal of a call (an error matching
-	// ErrNotAuthenticated: an *HTTPError with status 401, or the error of a
-	// Transport of another module), or nil when the task entered
-	// auth-required.
-	Cause error
-	// Attempt counts the calls of the hook on this stream, from 1: a
-	// second call means the agent asked again after the first credentials
-	// (they may have been refused, or have expired).
-	Attempt int
-}
-
-// Text returns the text of the agent's message, or "" when there is none.
-func (r *AuthRequest) Text() string { return r.Message.Text() }
-
-// CredentialsHook gives the credentials an agent asks for when its task
-// enters auth-required: headers such as a fresh "Authorization: Bearer …".
-// See WithCredentials.
-type CredentialsHook interface {
-	Credentials(ctx context.Context, req *AuthRequest) (http.Header, error)
-}
-
-// CredentialsFunc adapts a function to a [CredentialsHook].
-type CredentialsFunc func(ctx context.Context, req *AuthRequest) (http.Header, error)
-
-// Credentials calls f.
-func (f CredentialsFunc) Credentials(ctx context.Context, req *AuthRequest) (http.Header, error) {
-	return f(ctx, req)
-}
-
-// MaxCredentialsCalls is how many times one stream calls its credentials
+// maxCredentialsCalls is how many times one stream calls its credentials
 // hook at most. An agent that asks for credentials once more after that
 // ends the stream with a *terminal.AuthRequiredError that also matches
 // ErrCredentialsLimit.
-const MaxCredentialsCalls = 5
+const maxCredentialsCalls = 5
 
 // ErrCredentialsLimit is joined with the *terminal.AuthRequiredError that
 // ends a stream whose agent asked for credentials again after the hook had
-// given them MaxCredentialsCalls times.
-var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentication after %d calls of the credentials hook", MaxCredentialsCalls)
+// given them five times, the most a stream calls it.
+var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentication after %d calls of the credentials hook", maxCredentialsCalls)
 
 // WithCredentials sets the hook that gives credentials when a task enters
 // auth-required. Without it, auth-required ends the stream with a
@@ -81,17 +42,17 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // The hook is not called again for the auth-required status it gave
 // credentials for while the agent still shows it (a stale snapshot or get-task); an agent that asks again
 // with another status message, or after the task moved on, calls the hook
-// again, up to MaxCredentialsCalls times per stream. If the agent never
+// again, up to five times per stream. If the agent never
 // moves on, a stream that subscribes ends when the reconnect budget is
 // spent, and one that polls ends with a *StalledError at the stall limit
 // (WithStallTimeout).
 //
 // Credentials that expire in the middle of the task are renewed the same
 // way: a resubscribe, get-task or poll that the agent refuses with 401
-// Unauthorized calls the hook (AuthRequest.Cause holds the refusal), and
+// Unauthorized calls the hook (credentials.Request.Cause holds the refusal), and
 // the call is made again with the new headers. A send refused with 401 is
-// not made again. Every call of the hook counts toward MaxCredentialsCalls;
-// past it, the 401 ends the stream, joined with ErrCredentialsLimit.
+// not made again. Every call of the hook counts toward the five;
+// past them, the 401 ends the stream, joined with ErrCredentialsLimit.
 //
 // A hook that fails, runs out of time or returns a header that cannot be
 // sent (an invalid name, a control character other than a tab in a value) ends the stream
@@ -100,9 +61,9 @@ var ErrCredentialsLimit = fmt.Errorf("stream: the agent still requires authentic
 // timeout). When the stream's context ends during the call, the stream ends
 // with the context's error. Header values never appear in errors or logs.
 // It applies to a Client's constructors and to its streams.
-func WithCredentials(h CredentialsHook) Option {
+func WithCredentials(h credentials.Hook) Option {
 	return option{"WithCredentials", streams, func(cfg *config) {
-		if f, isFunc := h.(CredentialsFunc); h == nil || isFunc && f == nil {
+		if f, isFunc := h.(credentials.Func); h == nil || isFunc && f == nil {
 			cfg.refuse("WithCredentials: the hook is nil")
 		}
 		cfg.credentials = h
@@ -175,7 +136,7 @@ func (s *Stream) renewCredentials(err error) error {
 // joined with the hook's failure or ErrCredentialsLimit, or the stream's
 // context's error.
 func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) error {
-	if s.auth.calls >= MaxCredentialsCalls {
+	if s.auth.calls >= maxCredentialsCalls {
 		return fmt.Errorf("%w: %w", ending, ErrCredentialsLimit)
 	}
 	s.auth.calls++
@@ -187,7 +148,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) err
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	h, err := s.cfg.credentials.Credentials(ctx, &AuthRequest{Task: s.snapshot(), Message: msg, Cause: cause, Attempt: s.auth.calls})
+	h, err := s.cfg.credentials.Credentials(ctx, &credentials.Request{Task: s.snapshot(), Message: msg, Cause: cause, Attempt: s.auth.calls})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}

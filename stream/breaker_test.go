@@ -16,6 +16,7 @@ import (
 	"github.com/a2astream/a2astream/fanout"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // WithBreaker: a circuit breaker shared by the Clients of one agent, asked
@@ -27,7 +28,7 @@ var errTripOpen = errors.New("test breaker: open")
 // requireStatusResult checks that a breaker was told an *HTTPError of code.
 func requireStatusResult(t *testing.T, err error, code int) {
 	t.Helper()
-	var he *stream.HTTPError
+	var he *transport.HTTPError
 	require.ErrorAs(t, err, &he)
 	require.Equal(t, code, he.StatusCode)
 }
@@ -46,10 +47,10 @@ func TestBreakerOpensAfterFailuresAndCallsFailFast(t *testing.T) {
 			c := agent.client(t, stream.WithBreaker(b))
 			for range 3 {
 				_, err := c.Send(background(), hello()).Wait()
-				var he *stream.HTTPError
+				var he *transport.HTTPError
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, http.StatusServiceUnavailable, he.StatusCode)
-				require.NotErrorIs(t, err, stream.ErrCircuitOpen)
+				require.NotErrorIs(t, err, transport.ErrCircuitOpen)
 			}
 			require.Len(t, b.told(), 3)
 			for _, r := range b.told() {
@@ -58,14 +59,14 @@ func TestBreakerOpensAfterFailuresAndCallsFailFast(t *testing.T) {
 
 			other := agent.client(t, stream.WithBreaker(b)) // another Client of the agent
 			_, err := c.Send(background(), hello()).Wait()
-			require.ErrorIs(t, err, stream.ErrCircuitOpen)
+			require.ErrorIs(t, err, transport.ErrCircuitOpen)
 			require.ErrorIs(t, err, errTripOpen, "the breaker's own error is reachable")
 			_, err = other.Send(background(), hello()).Wait()
-			require.ErrorIs(t, err, stream.ErrCircuitOpen)
+			require.ErrorIs(t, err, transport.ErrCircuitOpen)
 			_, err = other.GetTask(background(), "t-1")
-			require.ErrorIs(t, err, stream.ErrCircuitOpen)
+			require.ErrorIs(t, err, transport.ErrCircuitOpen)
 			_, err = c.Cancel(background(), "t-1")
-			require.ErrorIs(t, err, stream.ErrCircuitOpen)
+			require.ErrorIs(t, err, transport.ErrCircuitOpen)
 
 			require.Equal(t, 3, agent.count(kindStream), "no send reached the agent once the circuit opened")
 			require.Zero(t, agent.count(kindGet))
@@ -90,7 +91,7 @@ func TestBreakerRefusedSendIsNotRetried(t *testing.T) {
 			} {
 				before := b.askedCount()
 				_, err := c.Send(background(), hello()).Wait()
-				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				require.ErrorIs(t, err, transport.ErrCircuitOpen)
 				var re *reconnect.Error
 				require.False(t, errors.As(err, &re), "it fails fast, not as a connection lost: %v", err)
 				require.Equal(t, before+1, b.askedCount(), "asked once: no retry, no other version")
@@ -114,7 +115,7 @@ func TestBreakerCountsTransportErrors(t *testing.T) {
 				require.ErrorIs(t, err, errReset)
 			}
 			_, err := c.GetTask(background(), "t-1")
-			require.ErrorIs(t, err, stream.ErrCircuitOpen)
+			require.ErrorIs(t, err, transport.ErrCircuitOpen)
 			require.Len(t, b.told(), 2)
 			for _, r := range b.told() {
 				require.ErrorIs(t, r, errReset)
@@ -160,7 +161,7 @@ func TestBreakerToldTheStatusesAClientRetries(t *testing.T) {
 					}
 					requireStatusResult(t, b.told()[0], tc.want)
 					if tc.want == http.StatusTooManyRequests {
-						var he *stream.HTTPError
+						var he *transport.HTTPError
 						require.ErrorAs(t, b.told()[0], &he)
 						d, ok := he.RetryAfter()
 						require.True(t, ok)
@@ -229,13 +230,13 @@ func TestBreakerToldTheCallersCancelApartFromSilence(t *testing.T) {
 
 				start := time.Now()
 				_, err = c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrIdleTimeout)
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
 				require.Equal(t, 5*time.Second, time.Since(start))
 				require.Len(t, b.told(), 3)
-				require.ErrorIs(t, b.told()[2], stream.ErrIdleTimeout)
+				require.ErrorIs(t, b.told()[2], transport.ErrIdleTimeout)
 				require.NotErrorIs(t, b.told()[2], context.Canceled, "silence is the agent's failure, not a cancel")
 				_, err = c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrCircuitOpen, "the silence opened the circuit; the cancels did not")
+				require.ErrorIs(t, err, transport.ErrCircuitOpen, "the silence opened the circuit; the cancels did not")
 			})
 		})
 	}
@@ -268,7 +269,7 @@ func TestBreakerHalfOpenLetsOneProbeThrough(t *testing.T) {
 
 				waitFake(cooldown - time.Nanosecond)
 				_, err = c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrCircuitOpen, "still open 1 ns before the cooldown ends")
+				require.ErrorIs(t, err, transport.ErrCircuitOpen, "still open 1 ns before the cooldown ends")
 				waitFake(time.Nanosecond)
 
 				errs := make([]error, 4)
@@ -280,7 +281,7 @@ func TestBreakerHalfOpenLetsOneProbeThrough(t *testing.T) {
 				require.Equal(t, 2, agent.count(kindGet), "one probe reached the agent")
 				refused := 0
 				for _, err := range errs {
-					if errors.Is(err, stream.ErrCircuitOpen) {
+					if errors.Is(err, transport.ErrCircuitOpen) {
 						refused++
 					}
 				}
@@ -341,7 +342,7 @@ func TestBreakerRefusedResubscribeIsAFailedAttempt(t *testing.T) {
 					if n.Kind == stream.Reconnecting {
 						attempts = append(attempts, n.Attempt)
 						if n.Attempt == 3 || n.Attempt == 4 {
-							require.ErrorIs(t, n.Cause, stream.ErrCircuitOpen, "attempt %d follows a refusal", n.Attempt)
+							require.ErrorIs(t, n.Cause, transport.ErrCircuitOpen, "attempt %d follows a refusal", n.Attempt)
 						}
 					}
 				}
@@ -367,7 +368,7 @@ func TestBreakerRefusingEverySubscribeIsNotCouldNotConnect(t *testing.T) {
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, 2, re.Attempts)
-				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				require.ErrorIs(t, err, transport.ErrCircuitOpen)
 				require.NotErrorIs(t, err, reconnect.ErrCouldNotConnect)
 				require.Empty(t, re.Unreachable)
 				require.Empty(t, agent.received(), "nothing reached the agent")
@@ -425,13 +426,13 @@ func TestBreakerToldAConnectTimeoutAsTheAgentsFailure(t *testing.T) {
 				c := bindingClient(t, w.b, "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: tr}),
 					stream.WithVersion(w.v), stream.WithBreaker(b), stream.WithConnectTimeout(2*time.Second))
 				_, err := c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				require.Len(t, b.told(), 1)
 				require.NotErrorIs(t, b.told()[0], context.Canceled, "the caller cancelled nothing")
-				require.ErrorIs(t, b.told()[0], stream.ErrConnectTimeout)
+				require.ErrorIs(t, b.told()[0], transport.ErrConnectTimeout)
 
 				_, err = c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrCircuitOpen, "the timeout opened the circuit")
+				require.ErrorIs(t, err, transport.ErrCircuitOpen, "the timeout opened the circuit")
 				require.Equal(t, int32(1), hole.n.Load())
 			})
 		})
@@ -492,7 +493,7 @@ func TestFanOutOverAgentsSkipsOpenCircuits(t *testing.T) {
 				require.Equal(t, "rainy", results[2].Value)
 				// Refused at once, unless the quorum was reached before its
 				// goroutine ran.
-				require.True(t, errors.Is(results[3].Err, stream.ErrCircuitOpen) || results[3].Err == fanout.ErrNotNeeded, "got %v", results[3].Err)
+				require.True(t, errors.Is(results[3].Err, transport.ErrCircuitOpen) || results[3].Err == fanout.ErrNotNeeded, "got %v", results[3].Err)
 				require.Empty(t, agents[3].received(), "the open circuit's agent got no request")
 				require.Equal(t, []error{context.Canceled}, breakers[1].told(), "the slow agent's breaker was told of the cancel")
 				require.Zero(t, breakers[1].failures, "which is no failure")
@@ -507,11 +508,11 @@ func TestFanOutOverAgentsSkipsOpenCircuits(t *testing.T) {
 				var qe *fanout.QuorumError
 				require.ErrorAs(t, err, &qe)
 				require.Equal(t, 2, qe.Succeeded)
-				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				require.ErrorIs(t, err, transport.ErrCircuitOpen)
 				require.ErrorIs(t, err, context.DeadlineExceeded)
 				require.Equal(t, []string{"sunny", "", "rainy", ""}, []string{results[0].Value, results[1].Value, results[2].Value, results[3].Value})
 				require.ErrorIs(t, results[1].Err, context.DeadlineExceeded)
-				require.ErrorIs(t, results[3].Err, stream.ErrCircuitOpen)
+				require.ErrorIs(t, results[3].Err, transport.ErrCircuitOpen)
 				require.Empty(t, agents[3].received())
 				require.Equal(t, []error{context.Canceled, context.DeadlineExceeded}, breakers[1].told())
 				require.Equal(t, 2, slow.count(kindStream))

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/internal/clip"
 	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/internal/sse"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // errIdle is the cancel cause of a call whose idle timer fired.
@@ -50,7 +52,7 @@ func (c *Client) newCall(parent context.Context, cfg callConfig) *call {
 // do sends req (built on k.ctx) with the call's headers if it goes to an
 // origin they go to, under the connect timeout; a redirect to another
 // origin does not carry them. It returns the response whatever its status,
-// or the transport's error mapped by transportErr, as an *unsentError when
+// or the transport's error mapped by transportErr, as a callmark.Unsent when
 // the request never left.
 func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	httpx.AddHeaders(req, c.headerOrigins, k.cfg.header)
@@ -62,7 +64,7 @@ func (c *Client) do(k *call, req *http.Request) (*http.Response, error) {
 	if unsent := r.done(err); err != nil {
 		err = k.transportErr(err)
 		if unsent && k.parent.Err() == nil {
-			err = &unsentError{err}
+			err = &callmark.Unsent{Err: err}
 		}
 		return nil, err
 	}
@@ -101,16 +103,16 @@ func (k *call) body(resp *http.Response) io.ReadCloser {
 }
 
 // transportErr maps an error of the exchange: the caller's context error
-// when it is done, ErrIdleTimeout when the idle timer cut the call (wrapping
+// when it is done, transport.ErrIdleTimeout when the idle timer cut the call (wrapping
 // err unless err is only the cancel the timer caused), else err; an error
-// after the response's status line comes as an *respondedError.
+// after the response's status line comes as a callmark.Responded.
 func (k *call) transportErr(err error) error {
 	if perr := k.parent.Err(); perr != nil {
 		return perr
 	}
 	err = k.lost(err)
 	if k.responded {
-		return &respondedError{err}
+		return &callmark.Responded{Err: err}
 	}
 	return err
 }
@@ -128,23 +130,23 @@ func (k *call) lost(err error) error {
 		var ue *url.Error
 		switch {
 		case errors.As(err, &ue) && errors.Is(ue.Err, context.Canceled):
-			return &url.Error{Op: ue.Op, URL: ue.URL, Err: ErrIdleTimeout}
+			return &url.Error{Op: ue.Op, URL: ue.URL, Err: transport.ErrIdleTimeout}
 		case errors.Is(err, context.Canceled):
-			return ErrIdleTimeout
+			return transport.ErrIdleTimeout
 		}
-		return fmt.Errorf("%w: %w", ErrIdleTimeout, err)
+		return fmt.Errorf("%w: %w", transport.ErrIdleTimeout, err)
 	}
 	return err
 }
 
 // readErr maps an error from reading a body: io.EOF at its clean end, a
-// *ProtocolError for an event over the size limit, else as transportErr.
+// *transport.ProtocolError for an event over the size limit, else as transportErr.
 func (k *call) readErr(err error) error {
 	switch {
 	case errors.Is(err, io.EOF):
 		return io.EOF
 	case isTooLarge(err):
-		return &ProtocolError{Reason: "event too large", Err: err}
+		return &transport.ProtocolError{Reason: "event too large", Err: err}
 	}
 	return k.transportErr(err)
 }
@@ -199,29 +201,11 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, time.Duration,
 	}
 	if err != nil {
 		if isTooLarge(err) {
-			return nil, 0, &ProtocolError{Reason: "response too large", Err: err}
+			return nil, 0, &transport.ProtocolError{Reason: "response too large", Err: err}
 		}
 		return nil, 0, k.transportErr(err)
 	}
 	return trimRecordSeparator(raw), asked, nil
-}
-
-// respondedError is a transport error that came after the response's status
-// line: the body was cut, but the request reached the server, which may have
-// acted on it (taken a message). Only classify and the calls that return
-// errors to the caller see it; they unwrap it.
-type respondedError struct{ err error }
-
-func (e *respondedError) Error() string { return e.err.Error() }
-func (e *respondedError) Unwrap() error { return e.err }
-
-// unwrapResponded returns err without its *respondedError, and whether it
-// had one.
-func unwrapResponded(err error) (error, bool) {
-	if a, ok := err.(*respondedError); ok {
-		return a.err, true
-	}
-	return err, false
 }
 
 // isTooLarge reports an event or body over the size limit.
@@ -237,7 +221,7 @@ func jsonType(mt string) bool {
 }
 
 func contentTypeError(resp *http.Response) error {
-	return &ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
+	return &transport.ProtocolError{Reason: fmt.Sprintf("unexpected content type %q", quote([]byte(resp.Header.Get("Content-Type"))))}
 }
 
 // httpError reads up to maxErrorBody of a non-2xx response, closes it, and
@@ -250,7 +234,7 @@ func (k *call) httpError(resp *http.Response) error {
 	if err != nil {
 		return k.transportErr(err)
 	}
-	e := &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b, Call: k.rpcMethod}
+	e := &transport.HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header, Body: b, Call: k.rpcMethod}
 	if r := resp.Request; r != nil && r.URL != nil {
 		e.Method, e.URL = r.Method, httpx.RedactURL(r.URL)
 	}

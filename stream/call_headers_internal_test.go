@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // TestCallHeadersReplaceByName pins withHeaders, which makes the headers
@@ -54,11 +55,11 @@ func TestCallOfABindingOfAnotherModule(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		k    callConfig
-		want Call
+		want transport.Call
 	}{
-		{"headers: a copy of them", callConfig{v: a2a.V10, header: h}, Call{Version: a2a.V10, Header: h}},
-		{"an empty header: nil", callConfig{v: a2a.V03, header: http.Header{}}, Call{Version: a2a.V03}},
-		{"no header: nil", callConfig{v: a2a.V03}, Call{Version: a2a.V03}},
+		{"headers: a copy of them", callConfig{v: a2a.V10, header: h}, transport.Call{Version: a2a.V10, Header: h}},
+		{"an empty header: nil", callConfig{v: a2a.V03, header: http.Header{}}, transport.Call{Version: a2a.V03}},
+		{"no header: nil", callConfig{v: a2a.V03}, transport.Call{Version: a2a.V03}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := c.k.public()

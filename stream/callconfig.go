@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // callConfig is what one call of a Client's binding is made with, passed
@@ -42,8 +43,8 @@ func (cfg *config) call(v a2a.Version, header http.Header) callConfig {
 // public returns the Call a Transport of another module is given: the
 // version, a copy of the headers, nil when there are none, and the idle
 // timeout.
-func (k callConfig) public() Call {
-	c := Call{Version: k.v, IdleTimeout: k.idleTimeout}
+func (k callConfig) public() transport.Call {
+	c := transport.Call{Version: k.v, IdleTimeout: k.idleTimeout}
 	if len(k.header) > 0 {
 		c.Header = k.header.Clone()
 	}

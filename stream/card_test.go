@@ -16,6 +16,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 func TestClientCardAndFetchCard(t *testing.T) {
@@ -198,7 +199,7 @@ func TestResolveOfANonAgentNamesTheCardURLsTried(t *testing.T) {
 	var ce *agentcard.InvalidError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, []string{"http://site.test/app/.well-known/agent-card.json?key=xxxxx", "http://site.test/app/.well-known/agent.json?key=xxxxx"}, ce.Tried)
-	var he *stream.HTTPError
+	var he *transport.HTTPError
 	require.ErrorAs(t, err, &he, "the HTTP error stays reachable")
 	require.Equal(t, http.StatusNotFound, he.StatusCode)
 	require.Contains(t, err.Error(), "is this the base URL of an A2A agent?")

@@ -13,7 +13,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/internal/httpx"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Client talks to one A2A agent endpoint, over JSON-RPC or HTTP+JSON. It is
@@ -170,7 +172,7 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *St
 		return s
 	}
 	if msg == nil || len(msg.Parts) == 0 {
-		s.enter(s.end(fmt.Errorf("%w: a message needs at least one part", ErrInvalidMessage)))
+		s.enter(s.end(fmt.Errorf("%w: a message needs at least one part", transport.ErrInvalidMessage)))
 		return s
 	}
 	m := msg.Clone()
@@ -235,7 +237,7 @@ func (c *Client) unaryTask(ctx context.Context, call taskCall, cfg *config, head
 		t, _, err = checkedTask(ctx, call, cfg.call(v, header), taskID)
 	}
 	if err != nil {
-		err, _ = unwrapResponded(err)
+		err, _ = callmark.UnwrapResponded(err)
 		return nil, err
 	}
 	c.remember(v)
@@ -251,10 +253,10 @@ func checkedTask(ctx context.Context, call taskCall, k callConfig, taskID string
 		return nil, 0, err
 	}
 	if t == nil { // a Transport of another module answered with neither
-		return nil, 0, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
+		return nil, 0, &transport.ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
 	}
 	if t.ID != taskID {
-		return nil, 0, &ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
+		return nil, 0, &transport.ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
 	}
 	return t, asked, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 var versions = []a2a.Version{a2a.V03, a2a.V10}
@@ -272,42 +273,42 @@ func waitFake(d time.Duration) {
 // funcBinding answers each call with its function; a call without one is
 // refused as a method the agent does not have.
 type funcBinding struct {
-	sendStream func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error)
-	subscribe  func(ctx context.Context, call stream.Call, taskID string) (stream.EventReader, error)
-	sendUnary  func(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error)
-	getTask    func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
-	cancel     func(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error)
+	sendStream func(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error)
+	subscribe  func(ctx context.Context, call transport.Call, taskID string) (transport.EventReader, error)
+	sendUnary  func(ctx context.Context, call transport.Call, m *a2a.Message) (a2a.Event, error)
+	getTask    func(ctx context.Context, call transport.Call, taskID string) (*a2a.Task, error)
+	cancel     func(ctx context.Context, call transport.Call, taskID string) (*a2a.Task, error)
 }
 
-func (b *funcBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+func (b *funcBinding) SendStream(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
 	if b.sendStream == nil {
 		return nil, errNoMethod
 	}
 	return b.sendStream(ctx, call, m)
 }
 
-func (b *funcBinding) Subscribe(ctx context.Context, call stream.Call, id string) (stream.EventReader, error) {
+func (b *funcBinding) Subscribe(ctx context.Context, call transport.Call, id string) (transport.EventReader, error) {
 	if b.subscribe == nil {
 		return nil, errNoMethod
 	}
 	return b.subscribe(ctx, call, id)
 }
 
-func (b *funcBinding) SendUnary(ctx context.Context, call stream.Call, m *a2a.Message) (a2a.Event, error) {
+func (b *funcBinding) SendUnary(ctx context.Context, call transport.Call, m *a2a.Message) (a2a.Event, error) {
 	if b.sendUnary == nil {
 		return nil, errNoMethod
 	}
 	return b.sendUnary(ctx, call, m)
 }
 
-func (b *funcBinding) GetTask(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
+func (b *funcBinding) GetTask(ctx context.Context, call transport.Call, id string) (*a2a.Task, error) {
 	if b.getTask == nil {
 		return nil, errNoMethod
 	}
 	return b.getTask(ctx, call, id)
 }
 
-func (b *funcBinding) Cancel(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
+func (b *funcBinding) Cancel(ctx context.Context, call transport.Call, id string) (*a2a.Task, error) {
 	if b.cancel == nil {
 		return nil, errNoMethod
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // reconnect.ErrCouldNotConnect says that no call could reach the agent: a
@@ -108,7 +109,7 @@ func TestBreakerRefusalDoesNotSayCouldNotConnect(t *testing.T) {
 				b := &refusingBreaker{}
 				b.refuse.Store(true)
 				_, err := drain(t, reconnectingClient(t, w, agent, stream.WithBreaker(b)).Send(background(), hello()))
-				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				require.ErrorIs(t, err, transport.ErrCircuitOpen)
 				require.NotErrorIs(t, err, reconnect.ErrCouldNotConnect)
 				require.NotContains(t, err.Error(), "could not connect")
 				require.Empty(t, agent.TaskIDs(), "nothing was sent")
@@ -126,7 +127,7 @@ func TestBreakerRefusalDoesNotSayCouldNotConnect(t *testing.T) {
 					b.refuse.Store(true) // open once the stream is under way
 				}
 				err := s.Err()
-				require.ErrorIs(t, err, stream.ErrCircuitOpen)
+				require.ErrorIs(t, err, transport.ErrCircuitOpen)
 				require.NotErrorIs(t, err, reconnect.ErrCouldNotConnect)
 				require.NotContains(t, err.Error(), "could not connect")
 			})
@@ -227,9 +228,9 @@ func TestStreamOfAnUnreachableAgentSaysCouldNotConnect(t *testing.T) {
 func TestAgentBehindABindingThatNeverConnectsEndsInTheDialsError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sends := 0
-		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 			sends++
-			return nil, stream.NotSent(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+			return nil, transport.NotSent(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
 		}}, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
 		require.NoError(t, err)
 		_, err = c.Send(background(), hello()).Wait()
@@ -491,7 +492,7 @@ func TestConnectTimeoutCountsAWaitForAPooledConnection(t *testing.T) {
 
 				start := time.Now()
 				_, err := c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				require.Equal(t, 10*time.Second, time.Since(start))
 				require.Equal(t, 0, a.count(kindGet), "nothing of the call was sent")
 			})

@@ -13,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // authToken is the credential the auth agents accept; it holds "secret"
@@ -105,12 +107,12 @@ func authPolledAgent(w wire) *wireAgent {
 type authHook struct {
 	tokens   []string
 	err      error
-	requests []*stream.AuthRequest
+	requests []*credentials.Request
 	events   *int  // the events the application saw, if counted
 	seen     []int // *events at each call
 }
 
-func (h *authHook) Credentials(_ context.Context, req *stream.AuthRequest) (http.Header, error) {
+func (h *authHook) Credentials(_ context.Context, req *credentials.Request) (http.Header, error) {
 	h.requests = append(h.requests, req)
 	if h.events != nil {
 		h.seen = append(h.seen, *h.events)
@@ -259,7 +261,7 @@ func TestAuthHookCallerCancelEnds(t *testing.T) {
 				agent := authAgent(w)
 				ctx, cancel := context.WithCancel(bounded(t))
 				defer cancel()
-				hook := stream.CredentialsFunc(func(hctx context.Context, _ *stream.AuthRequest) (http.Header, error) {
+				hook := credentials.Func(func(hctx context.Context, _ *credentials.Request) (http.Header, error) {
 					cancel()
 					<-hctx.Done()
 					return nil, errors.New("the user closed the sign-in page")
@@ -330,7 +332,7 @@ func TestAuthRequiredOutOfBandContinues(t *testing.T) {
 						authContinue(ww, c)
 					},
 				})
-				hook := stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) {
+				hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
 					signedIn = true
 					return nil, nil
 				})
@@ -544,24 +546,24 @@ func TestAuthRequiredWithoutCredentialsEnds(t *testing.T) {
 	hookErr := errors.New("the token endpoint said no")
 	for _, tc := range []struct {
 		name    string
-		hook    stream.CredentialsHook
+		hook    credentials.Hook
 		is      error
 		elapsed time.Duration
 	}{
 		{name: "no-hook"},
 		{name: "hook-error", hook: &authHook{err: hookErr}, is: hookErr},
-		{name: "hook-timeout", hook: stream.CredentialsFunc(func(ctx context.Context, _ *stream.AuthRequest) (http.Header, error) {
+		{name: "hook-timeout", hook: credentials.Func(func(ctx context.Context, _ *credentials.Request) (http.Header, error) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}), is: context.DeadlineExceeded, elapsed: 30 * time.Second},
-		{name: "hook-slow-success", hook: stream.CredentialsFunc(func(ctx context.Context, _ *stream.AuthRequest) (http.Header, error) {
+		{name: "hook-slow-success", hook: credentials.Func(func(ctx context.Context, _ *credentials.Request) (http.Header, error) {
 			<-ctx.Done()
 			return http.Header{"Authorization": {authToken}}, nil
 		}), is: context.DeadlineExceeded, elapsed: 30 * time.Second},
-		{name: "bad-header-value", hook: stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) {
+		{name: "bad-header-value", hook: credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
 			return http.Header{"Authorization": {"Bearer x-secret\r\nX-Injected: 1"}}, nil
 		})},
-		{name: "bad-header-name", hook: stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) {
+		{name: "bad-header-name", hook: credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
 			return http.Header{"Bad Name": {"x-secret"}}, nil
 		})},
 	} {
@@ -729,7 +731,7 @@ func TestExpiredCredentialsAreRenewedByTheHook(t *testing.T) {
 					require.Len(t, hook.requests, 1)
 					req := hook.requests[0]
 					require.Nil(t, req.Message, "no status asked for credentials")
-					var httpErr *stream.HTTPError
+					var httpErr *transport.HTTPError
 					require.ErrorAs(t, req.Cause, &httpErr)
 					require.Equal(t, http.StatusUnauthorized, httpErr.StatusCode)
 					require.Equal(t, "t-1", req.Task.ID)
@@ -751,7 +753,7 @@ func TestExpiredCredentialsWithoutAHookEndTheStream(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a := expiringAgent(w, false)
 				_, err := drain(t, a.client(t).Send(background(), hello()))
-				var httpErr *stream.HTTPError
+				var httpErr *transport.HTTPError
 				require.ErrorAs(t, err, &httpErr)
 				require.Equal(t, http.StatusUnauthorized, httpErr.StatusCode)
 				require.Equal(t, 1, a.count(kindSubscribe))
@@ -768,7 +770,7 @@ func TestCredentialsRefusedAgainAndAgainStopAtTheLimit(t *testing.T) {
 				hook := &authHook{tokens: []string{"Bearer stale"}}
 				_, err := drain(t, a.client(t, stream.WithCredentials(hook)).Send(background(), hello()))
 				require.ErrorIs(t, err, stream.ErrCredentialsLimit)
-				var httpErr *stream.HTTPError
+				var httpErr *transport.HTTPError
 				require.ErrorAs(t, err, &httpErr)
 				require.Equal(t, http.StatusUnauthorized, httpErr.StatusCode)
 				require.Len(t, hook.requests, stream.MaxCredentialsCalls)
@@ -788,7 +790,7 @@ func TestCredentialsHookFailingOnExpiryEndsWithBoth(t *testing.T) {
 				hook := &authHook{err: hookErr}
 				_, err := drain(t, a.client(t, stream.WithCredentials(hook)).Send(background(), hello()))
 				require.ErrorIs(t, err, hookErr)
-				var httpErr *stream.HTTPError
+				var httpErr *transport.HTTPError
 				require.ErrorAs(t, err, &httpErr)
 				require.Equal(t, 1, a.count(kindSubscribe))
 			})
@@ -844,7 +846,7 @@ func TestCredentialsRefusedWith401AfterAuthRequiredAskTheHookAgain(t *testing.T)
 				require.NoError(t, hook.requests[0].Cause, "the first call answers auth-required")
 				require.Equal(t, authSignIn.ID, hook.requests[0].Message.ID)
 				require.Equal(t, 2, hook.requests[1].Attempt)
-				var httpErr *stream.HTTPError
+				var httpErr *transport.HTTPError
 				require.ErrorAs(t, hook.requests[1].Cause, &httpErr, "the second answers the 401")
 				require.Equal(t, http.StatusUnauthorized, httpErr.StatusCode)
 				require.Equal(t, 2, a.count(kindSubscribe))
@@ -886,7 +888,7 @@ func TestCredentialsReplaceHeadersOfTheSameNameHoweverSpelled(t *testing.T) {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					a := authAgent(w)
-					hook := stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) {
+					hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
 						return http.Header{name: {authToken}}, nil
 					})
 					c := a.client(t, stream.WithHeader("Authorization", "Bearer service-secret"), stream.WithCredentials(hook))
@@ -956,7 +958,7 @@ func TestAuthHookHeaderWithAControlCharacterEndsTheStream(t *testing.T) {
 					tr := &http.Transport{DialContext: p.dial}
 					defer p.close()
 					defer tr.CloseIdleConnections()
-					hook := stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) {
+					hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
 						return http.Header{"Authorization": {bad.value}}, nil
 					})
 					start := time.Now()

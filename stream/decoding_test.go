@@ -905,7 +905,7 @@ func TestStreamAnsweredWithPlainErrorNear513Bytes(t *testing.T) {
 
 // A 100 MB SSE line, or a 100 MB JSON body, before or after the task: the
 // client reads at most the event size limit, buffers no more, and ends in a
-// *stream.ProtocolError.
+// *transport.ProtocolError.
 func TestHundredMegabyteLineIsCutAtTheLimit(t *testing.T) {
 	const limit = 1 << 20
 	// slack is what may be in flight beyond the limit: the decoder's 64 KiB

@@ -3,7 +3,7 @@
 // happens to the connections underneath.
 //
 // A Client speaks A2A 0.3 and 1.0 over JSON-RPC ([NewClient]) or HTTP+JSON
-// ([NewRESTClient]), with Server-Sent Events, or over a [Transport] of another
+// ([NewRESTClient]), with Server-Sent Events, or over a [transport.Transport] of another
 // module ([NewClientFor]); [Resolve] picks the binding and the version from
 // the agent card, which it reads with package agentcard (which also reads a
 // card alone, and keeps cards in a cache). [Client.Send] returns a [Stream], a pull
@@ -36,13 +36,13 @@
 //     hook ([WithCredentials]) whose headers the stream adds to its later
 //     calls, to the origin named only, and the task continues too.
 //   - Callers that fan out get circuit breaking ([WithBreaker],
-//     [ErrCircuitOpen]); package fanout runs their calls with a quorum,
+//     [transport.ErrCircuitOpen]); package fanout runs their calls with a quorum,
 //     and package chain turns any of the errors below into the error
 //     object an agent answers its own caller with.
 //   - The stream ends in nil (completed, or a message answer) or in a typed
 //     error that carries the final task: terminal.Error, *reconnect.Error,
-//     *hitl.Error, *a2a.RPCError, *ProtocolError, *HTTPError, *StalledError,
-//     ErrInvalidMessage, ErrCircuitOpen, or ctx.Err(). [Stream.Ending] reads
+//     *hitl.Error, *a2a.RPCError, *transport.ProtocolError, *transport.HTTPError, *StalledError,
+//     transport.ErrInvalidMessage, transport.ErrCircuitOpen, or ctx.Err(). [Stream.Ending] reads
 //     how it ended in one value: the state, the task, a message answer and
 //     the structured failure ([WithFailureReader] for other conventions).
 //   - Package chatview turns each yielded event into the text it adds to a
@@ -61,17 +61,17 @@
 //
 // # Adding a binding
 //
-// A binding of another wire (gRPC, say) is a type that implements [Transport]
+// A binding of another wire (gRPC, say) is a type that implements [transport.Transport]
 // in a module of its own, handed to [NewClientFor]; nothing in this package
-// changes. Its streaming calls return an [EventReader]; a call whose request
-// never left is wrapped with [NotSent] or [CouldNotConnect], one the agent
-// answered before it failed with [Responded], and the agent's "not
-// authenticated" wraps [ErrNotAuthenticated]; its other errors are *a2a.RPCError
+// changes. Its streaming calls return a [transport.EventReader]; a call whose request
+// never left is wrapped with [transport.NotSent] or [transport.CouldNotConnect], one the agent
+// answered before it failed with [transport.Responded], and the agent's "not
+// authenticated" wraps [transport.ErrNotAuthenticated]; its other errors are *a2a.RPCError
 // with A2A's JSON-RPC codes, so that classify sorts them as it sorts the
 // bindings' of this package (binding.go lists what each failure must be).
 // [a2a.Codec] of the binding reads and writes its JSON where the wire
 // carries JSON. The headers of WithHeader, of a call's options and of a
-// WithCredentials hook reach it in each call's [Call], and it sends them to
+// WithCredentials hook reach it in each call's [transport.Call], and it sends them to
 // its agent only; the HTTP client of WithHTTPClient and the breaker of
 // WithBreaker are for this package's HTTP bindings only, and NewClientFor
 // refuses them (see [Option]). [Resolve] does not

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // phase is where the driver stands between two calls of step. Each phase
@@ -372,7 +373,7 @@ func (s *Stream) checkOwner(ev a2a.Event) error {
 	if reason == "" {
 		return nil
 	}
-	return &ProtocolError{Reason: reason + eventSummary(ev), Event: ev}
+	return &transport.ProtocolError{Reason: reason + eventSummary(ev), Event: ev}
 }
 
 // eventSummary describes an event for an error text, with the state and

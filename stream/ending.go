@@ -10,11 +10,6 @@ import (
 	"github.com/a2astream/a2astream/terminal"
 )
 
-// MaxEndingLine bounds, in bytes, the line Ending.String returns, its
-// ellipsis included: a line for a person, however much text the agent or
-// the server gave as its reason.
-const MaxEndingLine = 512
-
 // Ending is how a stream ended, read in one call: the state its task ended
 // in, the final task, the message answer, the structured failure and the
 // error. [Stream.Ending] gives it; [EndingOf] reads one from an error alone.
@@ -55,7 +50,7 @@ type Ending struct {
 
 // EndingOf returns the ending err reports: its State, its Task (the final
 // task of a terminal.Error, or the last known task that a
-// *reconnect.Error, *hitl.Error, *ProtocolError or *StalledError carries,
+// *reconnect.Error, *hitl.Error, *transport.ProtocolError or *StalledError carries,
 // or that the stream attached to any other ending once it knew its task,
 // wherever it is in err's chain), its Failure and err
 // itself. Use it on an error whose
@@ -91,10 +86,10 @@ func EndingOf(err error) Ending {
 // Ending "not ended". Every line break (CR, LF, CRLF, VT, FF, NEL, U+2028,
 // U+2029), every other control character and every bidirectional control
 // in the reason reads as a space, invalid UTF-8 as U+FFFD, and the line is
-// cut at [MaxEndingLine] bytes on a character boundary, with an ellipsis:
+// cut at 512 bytes, its ellipsis included, on a character boundary:
 // the line is valid UTF-8 that a terminal or a log shows as one line.
 func (e Ending) String() string {
-	return clip.Line(e.line(), MaxEndingLine)
+	return clip.Line(e.line(), clip.EndingLine)
 }
 
 // line is String's line before it is made one bounded line.

@@ -27,6 +27,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // endingCase is one kind of ending of the README's Errors table, as it is
@@ -129,7 +130,7 @@ func endingCases() []endingCase {
 		}, check: func(t *testing.T, err error) {
 			var e *reconnect.Error
 			require.ErrorAs(t, err, &e)
-			require.ErrorIs(t, err, stream.ErrConnectTimeout)
+			require.ErrorIs(t, err, transport.ErrConnectTimeout)
 		}, line: "ended: reconnect: "},
 		{name: "circuit open", run: func(t *testing.T, w wire) *stream.Stream {
 			b := &tripBreaker{threshold: 1, cooldown: time.Hour}
@@ -138,7 +139,7 @@ func endingCases() []endingCase {
 			c := reconnectingClient(t, w, agent, stream.WithBreaker(b))
 			drained(t, c.Send(background(), hello()))
 			return drained(t, c.Send(background(), hello()))
-		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, stream.ErrCircuitOpen) }, line: "ended: "},
+		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, transport.ErrCircuitOpen) }, line: "ended: "},
 		{name: "JSON-RPC error", run: func(t *testing.T, w wire) *stream.Stream {
 			return drained(t, scripted(t, w, long, []a2atest.Option{a2atest.WithFaults(
 				a2atest.RPCError(a2a.CodeInvalidParams, "bad params", a2atest.ErrorAsJSON))}))
@@ -152,7 +153,7 @@ func endingCases() []endingCase {
 				a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.HTTPStatus(http.StatusUnauthorized, "expired")),
 				a2atest.WithGetFaults(a2atest.HTTPStatus(http.StatusUnauthorized, "expired"))}))
 		}, check: func(t *testing.T, err error) {
-			var e *stream.HTTPError
+			var e *transport.HTTPError
 			require.ErrorAs(t, err, &e)
 			require.Equal(t, http.StatusUnauthorized, e.StatusCode)
 			var te *stream.TaskError
@@ -161,11 +162,11 @@ func endingCases() []endingCase {
 		{name: "invalid message", run: func(t *testing.T, w wire) *stream.Stream {
 			agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b))
 			return drained(t, reconnectingClient(t, w, agent).Send(background(), &a2a.Message{Role: a2a.RoleUser}))
-		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, stream.ErrInvalidMessage) }, line: "ended: "},
+		}, check: func(t *testing.T, err error) { require.ErrorIs(t, err, transport.ErrInvalidMessage) }, line: "ended: "},
 		{name: "protocol error", run: func(t *testing.T, w wire) *stream.Stream {
 			return drained(t, scripted(t, w, a2atest.DefaultScript(), nil, stream.WithMaxEventSize(100)))
 		}, check: func(t *testing.T, err error) {
-			var e *stream.ProtocolError
+			var e *transport.ProtocolError
 			require.ErrorAs(t, err, &e)
 		}, line: "ended: stream: "},
 		{name: "the caller's context ended", run: func(t *testing.T, w wire) *stream.Stream {
@@ -821,7 +822,7 @@ func TestProtocolErrorsAreNotRetried(t *testing.T) {
 					})
 					s := newClient(t, h, v, stream.WithMaxEventSize(4096)).Send(background(), hello())
 					_, err := drain(t, s)
-					var pe *stream.ProtocolError
+					var pe *transport.ProtocolError
 					require.ErrorAs(t, err, &pe)
 					require.Contains(t, pe.Error(), c.reason)
 					require.NotNil(t, pe.Task, "the last task is carried")
@@ -868,7 +869,7 @@ func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
 		})
 		s := newClient(t, h, a2a.V03).Send(background(), hello())
 		_, err = drain(t, s)
-		var pe *stream.ProtocolError
+		var pe *transport.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		su, ok := pe.Event.(*a2a.StatusUpdate)
 		require.True(t, ok, "the event at fault is carried: %T", pe.Event)
@@ -1030,7 +1031,7 @@ func TestEndingLineOfAHostileStatusLine(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			e := drainEnding(c.Send(ctx, hiMessage()))
-			var he *stream.HTTPError
+			var he *transport.HTTPError
 			require.ErrorAs(t, e.Err, &he)
 			t.Logf("%q", e.String())
 			requireBoundedLine(t, e.String())
@@ -1240,7 +1241,7 @@ func TestTaskOfEveryCarrier(t *testing.T) {
 		&terminal.AuthRequiredError{Task: task},
 		&reconnect.Error{Attempts: 3, Task: task},
 		&hitl.Error{Task: task},
-		&stream.ProtocolError{Reason: "bad", Task: task},
+		&transport.ProtocolError{Reason: "bad", Task: task},
 		&stream.StalledError{Task: task},
 		&stream.TaskError{Err: &a2a.RPCError{Code: -32603}, Task: task},
 		fmt.Errorf("outer: %w", &terminal.CanceledError{Task: task}),
@@ -1370,13 +1371,13 @@ func taskOfCases() []taskOfCase {
 			check: isA(new(*a2a.RPCError))},
 		{name: "HTTP 403 on resubscribe", agent: long(a2atest.WithFaults(a2atest.CutAfterEvents(3),
 			a2atest.HTTPStatus(403, "forbidden"))),
-			check: isA(new(*stream.HTTPError))},
+			check: isA(new(*transport.HTTPError))},
 		{name: "stalled", agent: long(a2atest.WithoutStreaming()),
 			opts: []stream.Option{stream.WithStallTimeout(time.Minute)}, check: isA(new(*stream.StalledError))},
 		{name: "event too large", agent: func(v a2a.Version) *a2atest.Agent {
 			return a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(a2atest.Working("w"), a2atest.Pause(time.Second),
 				a2atest.Chunk("a1", string(make([]byte, 4000)), false, true), a2atest.Finish(a2a.StateCompleted, "")))
-		}, opts: []stream.Option{stream.WithMaxEventSize(1500)}, check: isA(new(*stream.ProtocolError))},
+		}, opts: []stream.Option{stream.WithMaxEventSize(1500)}, check: isA(new(*transport.ProtocolError))},
 		{name: "context canceled", agent: long(), ctx: func(t *testing.T) (context.Context, func(*stream.Stream)) {
 			ctx, stop := context.WithCancel(background())
 			return ctx, func(s *stream.Stream) { nextUntilWorking(t, s); stop() }

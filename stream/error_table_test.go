@@ -26,6 +26,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // action is what the runtime does with an error on one call.
@@ -91,12 +92,12 @@ func (a failure) write(ww *wireWriter, w wire) {
 }
 
 // match requires err to be the error of a: the A2A error of its code, or
-// an *stream.HTTPError of its status that names no A2A error.
+// a *transport.HTTPError of its status that names no A2A error.
 func (a failure) match(t *testing.T, err error) {
 	t.Helper()
 	var rpcErr *a2a.RPCError
 	if a.status != 0 {
-		var httpErr *stream.HTTPError
+		var httpErr *transport.HTTPError
 		require.ErrorAs(t, err, &httpErr)
 		require.Equal(t, a.status, httpErr.StatusCode)
 		require.False(t, errors.As(err, &rpcErr), "a plain body names no A2A error: %v", err)

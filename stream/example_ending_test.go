@@ -11,6 +11,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // ExampleStream_Ending prints one line about how each stream ended,
@@ -119,8 +120,8 @@ func Example_endings() {
 // ending names an ending the way an application would tell its user.
 func ending(err error) string {
 	var (
-		httpErr  *stream.HTTPError
-		protoErr *stream.ProtocolError
+		httpErr  *transport.HTTPError
+		protoErr *transport.ProtocolError
 		stalled  *stream.StalledError
 		gaveUp   *reconnect.Error
 	)
@@ -135,9 +136,9 @@ func ending(err error) string {
 	case errors.As(err, &stalled):
 		return fmt.Sprintf("no progress for %s", stalled.After)
 	case errors.Is(err, reconnect.ErrNoTask):
-		return fmt.Sprintf("lost before any task (idle: %v)", errors.Is(err, stream.ErrIdleTimeout))
+		return fmt.Sprintf("lost before any task (idle: %v)", errors.Is(err, transport.ErrIdleTimeout))
 	case errors.As(err, &gaveUp):
-		return fmt.Sprintf("gave up after %d attempts (closed early: %v)", gaveUp.Attempts, errors.Is(err, stream.ErrEndedEarly))
+		return fmt.Sprintf("gave up after %d attempts (closed early: %v)", gaveUp.Attempts, errors.Is(err, transport.ErrEndedEarly))
 	}
 	return fmt.Sprint(err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Example_options sets the limits and timeouts a Client has; each has a
@@ -39,7 +40,7 @@ func Example_options() {
 	_, err = stream.NewClient("http://agent.test/", stream.WithPollInterval(0), stream.WithMaxEventSize(-1))
 	fmt.Println("refused:", errors.Is(err, stream.ErrInvalidOption))
 	_, err = client.Send(context.Background(), &a2a.Message{Role: a2a.RoleUser}).Wait()
-	fmt.Println("a message without parts:", errors.Is(err, stream.ErrInvalidMessage))
+	fmt.Println("a message without parts:", errors.Is(err, transport.ErrInvalidMessage))
 	// Output:
 	// completed <nil> [polling] default poll interval: 1s
 	// refused: true

@@ -3,6 +3,8 @@ package stream
 import (
 	"context"
 	"time"
+
+	"github.com/a2astream/a2astream/internal/clip"
 )
 
 // WithSleep replaces the function a stream waits with (backoff, polls), for
@@ -18,3 +20,14 @@ var Sleep = sleep
 // TaskError is the error that attaches the last known task to an ending
 // that carries none, for tests that check it is there.
 type TaskError = taskError
+
+// The defaults and limits of the runtime, which its docs give in words,
+// for tests that check them.
+const (
+	DefaultPollInterval   = defaultPollInterval
+	DefaultStallTimeout   = defaultStallTimeout
+	DefaultConnectTimeout = defaultConnectTimeout
+	DefaultMaxEventSize   = defaultMaxEventSize
+	MaxCredentialsCalls   = maxCredentialsCalls
+	MaxEndingLine         = clip.EndingLine
+)

@@ -14,6 +14,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // An *HTTPError says what was tried: the request's method and URL (redacted)
@@ -41,7 +42,7 @@ func TestHTTPErrorNamesTheRequest(t *testing.T) {
 				}
 				require.NoError(t, err)
 				_, err = drain(t, c.Send(background(), hello()))
-				var he *stream.HTTPError
+				var he *transport.HTTPError
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, http.MethodPost, he.Method)
 				require.NotContains(t, err.Error(), "key-secret", "the URL is redacted")
@@ -81,7 +82,7 @@ func TestServerTextQuotedInAnErrorIsCutOnACharacter(t *testing.T) {
 					fmt.Fprint(w, "?")
 				})
 				_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
-				var pe *stream.ProtocolError
+				var pe *transport.ProtocolError
 				require.True(t, errors.As(err, &pe), "%v", err)
 				require.True(t, utf8.ValidString(pe.Reason), "%q", pe.Reason)
 				require.Contains(t, pe.Reason, `"text/`+strings.Repeat("x", 58)+`…"`)

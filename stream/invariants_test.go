@@ -21,6 +21,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // collected is what a test application saw.
@@ -266,9 +267,9 @@ func requireNoSecret(t *testing.T, err error, log *logCapture, what string) {
 	require.NotContains(t, log.String(), "secret", "%s: log", what)
 }
 
-func requireProtocolError(t *testing.T, err error, reason string) *stream.ProtocolError {
+func requireProtocolError(t *testing.T, err error, reason string) *transport.ProtocolError {
 	t.Helper()
-	var pe *stream.ProtocolError
+	var pe *transport.ProtocolError
 	require.ErrorAs(t, err, &pe, "got %T: %v", err, err)
 	require.Contains(t, pe.Reason, reason)
 	var re *reconnect.Error
@@ -277,7 +278,7 @@ func requireProtocolError(t *testing.T, err error, reason string) *stream.Protoc
 }
 
 // requireKept checks that a protocol error carries the task as last known.
-func requireKept(t *testing.T, pe *stream.ProtocolError) {
+func requireKept(t *testing.T, pe *transport.ProtocolError) {
 	t.Helper()
 	require.NotNil(t, pe.Task, "the last task is carried")
 	require.Equal(t, "t-1", pe.Task.ID)

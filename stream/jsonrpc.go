@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/jsonrpc"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // jsonrpcBinding speaks JSON-RPC 2.0 over HTTP POST to one endpoint, with
@@ -93,7 +94,7 @@ func unaryConfig(v a2a.Version) *sendConfig {
 func (b jsonrpcBinding) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
 	p, err := b.messageParams(k.v, m, false)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}
 	return legOf(b.stream(ctx, k, rpcStream, p))
 }
@@ -113,7 +114,7 @@ func (b jsonrpcBinding) cancel(ctx context.Context, k callConfig, taskID string)
 func (b jsonrpcBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
 	p, err := b.messageParams(k.v, m, true)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}
 	raw, _, err := b.unary(ctx, k, rpcSend, p)
 	if err != nil {
@@ -121,7 +122,7 @@ func (b jsonrpcBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Mess
 	}
 	ev, err := a2a.Codec{Version: k.v}.DecodeEvent(raw)
 	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed result", Err: err}
+		return nil, &transport.ProtocolError{Reason: "malformed result", Err: err}
 	}
 	return ev, nil
 }
@@ -137,18 +138,18 @@ func (b jsonrpcBinding) task(ctx context.Context, k callConfig, m rpcMethod, tas
 	}
 	t, err := a2a.Codec{Version: k.v}.DecodeTask(raw)
 	if err != nil {
-		return nil, 0, &ProtocolError{Reason: "malformed task", Err: err}
+		return nil, 0, &transport.ProtocolError{Reason: "malformed task", Err: err}
 	}
 	return t, asked, nil
 }
 
 // post sends one JSON-RPC request on k and returns the 2xx response with its
-// body open and the request's ID. Any other status is an *HTTPError.
+// body open and the request's ID. Any other status is a *transport.HTTPError.
 func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, accept string) (*http.Response, string, error) {
 	id := uuid.NewString()
 	body, err := json.Marshal(jsonrpc.NewRequest(id, m.name(v), params))
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: encoding the request: %w", ErrInvalidMessage, err)
+		return nil, "", fmt.Errorf("%w: encoding the request: %w", transport.ErrInvalidMessage, err)
 	}
 	req, err := http.NewRequestWithContext(k.ctx, http.MethodPost, b.c.endpoint, bytes.NewReader(body))
 	if err != nil {
@@ -171,7 +172,7 @@ func (b jsonrpcBinding) post(k *call, v a2a.Version, m rpcMethod, params any, ac
 }
 
 // stream makes a streaming call.
-func (b jsonrpcBinding) stream(ctx context.Context, cfg callConfig, m rpcMethod, params any) (EventReader, error) {
+func (b jsonrpcBinding) stream(ctx context.Context, cfg callConfig, m rpcMethod, params any) (transport.EventReader, error) {
 	k := b.c.newCall(ctx, cfg)
 	resp, id, err := b.post(k, cfg.v, m, params, "text/event-stream")
 	if err != nil {
@@ -187,9 +188,9 @@ func decodeEvent(d *jsonrpc.StreamDecoder, data []byte, reqID string) (a2a.Event
 	r, ev, err := d.Decode(data)
 	switch {
 	case errors.Is(err, jsonrpc.ErrNotAResponse):
-		return nil, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+		return nil, &transport.ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	case err != nil:
-		return nil, &ProtocolError{Reason: "malformed result", Err: err}
+		return nil, &transport.ProtocolError{Reason: "malformed result", Err: err}
 	}
 	if err := responseError(r.ID, reqID, r.Error); err != nil {
 		return nil, err
@@ -198,7 +199,7 @@ func decodeEvent(d *jsonrpc.StreamDecoder, data []byte, reqID string) (a2a.Event
 }
 
 // responseError is the error a JSON-RPC response makes of its ID and error
-// member, or nil: a *ProtocolError when it answers another request, else the
+// member, or nil: a *transport.ProtocolError when it answers another request, else the
 // RPC error it carries.
 func responseError(respID json.RawMessage, reqID string, rpcErr *a2a.RPCError) error {
 	err := jsonrpc.Check(respID, reqID, rpcErr)
@@ -209,7 +210,7 @@ func responseError(respID json.RawMessage, reqID string, rpcErr *a2a.RPCError) e
 	}
 	var mismatch *jsonrpc.IDMismatchError
 	if errors.As(err, &mismatch) {
-		return &ProtocolError{Reason: mismatch.Error()}
+		return &transport.ProtocolError{Reason: mismatch.Error()}
 	}
 	return err
 }
@@ -229,7 +230,7 @@ func (b jsonrpcBinding) unary(ctx context.Context, cfg callConfig, m rpcMethod, 
 	}
 	r, result, err := jsonrpc.DecodeResponse(raw)
 	if err != nil {
-		return nil, 0, &ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
+		return nil, 0, &transport.ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
 	}
 	if err := responseError(r.ID, id, r.Error); err != nil {
 		return nil, 0, err

@@ -10,6 +10,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/internal/sse"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // legReadBuffer is the size of the read buffer of a streaming leg. An idle
@@ -26,14 +27,14 @@ const legReadBuffer = 1 << 10
 type frameDecoder func(data []byte) (a2a.Event, error)
 
 // leg is one streaming call (a send or a subscribe) as the driver reads it:
-// the binding's EventReader, and how many events it has yielded.
+// the binding's transport.EventReader, and how many events it has yielded.
 type leg struct {
-	r      EventReader
+	r      transport.EventReader
 	events int
 }
 
 // next returns the next event of the leg, io.EOF at its clean end, or the
-// error the reader returned (see EventReader).
+// error the reader returned (see transport.EventReader).
 func (l *leg) next() (a2a.Event, error) {
 	ev, err := l.r.Next()
 	if err != nil {
@@ -46,7 +47,7 @@ func (l *leg) next() (a2a.Event, error) {
 // close releases the leg. It is idempotent.
 func (l *leg) close() { l.r.Close() }
 
-// sseReader is the EventReader of the HTTP bindings: one HTTP response of a
+// sseReader is the transport.EventReader of the HTTP bindings: one HTTP response of a
 // streaming call, an SSE body or a single JSON answer standing in for one.
 type sseReader struct {
 	k      *call
@@ -60,7 +61,7 @@ type sseReader struct {
 // newSSEReader reads a 2xx response of a streaming call. It returns an
 // error, and closes the call, when the response is not a stream it can read:
 // a single JSON answer that is an error or empty, or another content type.
-func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) (EventReader, error) {
+func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) (transport.EventReader, error) {
 	l := &sseReader{k: k, body: k.body(resp), frame: frame}
 	switch mt := httpx.MediaType(resp); {
 	case mt == "text/event-stream":
@@ -80,7 +81,7 @@ func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) 
 		if len(bytes.TrimSpace(raw)) == 0 {
 			// An empty answer is a connection that ended before its first
 			// event, as an empty event stream is.
-			return nil, ErrEndedEarly
+			return nil, transport.ErrEndedEarly
 		}
 		ev, err := frame(trimRecordSeparator(raw))
 		if err != nil {
@@ -94,8 +95,8 @@ func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) 
 }
 
 // Next returns the next event of the response, io.EOF at its clean end, or
-// an error: *a2a.RPCError, *ProtocolError, the parent context's error, or a
-// transport error (ErrIdleTimeout wrapped for an idle cut).
+// an error: *a2a.RPCError, *transport.ProtocolError, the parent context's error, or a
+// transport error (transport.ErrIdleTimeout wrapped for an idle cut).
 func (l *sseReader) Next() (a2a.Event, error) {
 	if l.single != nil {
 		ev := l.single
@@ -114,7 +115,7 @@ func (l *sseReader) Next() (a2a.Event, error) {
 	}
 	ev, err := l.frame(trimRecordSeparator(e.Data))
 	if err == nil && e.Type == "error" {
-		err = &ProtocolError{Reason: fmt.Sprintf("an %q frame without an error in it", "event: error")}
+		err = &transport.ProtocolError{Reason: fmt.Sprintf("an %q frame without an error in it", "event: error")}
 	}
 	if err != nil {
 		return nil, err

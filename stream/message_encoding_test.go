@@ -15,10 +15,11 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // A message that is nil, has no parts or does not encode ends the stream in
-// stream.ErrInvalidMessage before any request: a local error, not a network
+// transport.ErrInvalidMessage before any request: a local error, not a network
 // fault, and no task.
 func TestInvalidMessageIsRefusedBeforeAnythingIsSent(t *testing.T) {
 	cases := []struct {
@@ -42,7 +43,7 @@ func TestInvalidMessageIsRefusedBeforeAnythingIsSent(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v))
 					s := newClient(t, agent, v).Send(bounded(t), c.msg)
 					_, err := drain(t, s)
-					require.ErrorIs(t, err, stream.ErrInvalidMessage, "got %T: %v", err, err)
+					require.ErrorIs(t, err, transport.ErrInvalidMessage, "got %T: %v", err, err)
 					var re *reconnect.Error
 					require.False(t, errors.As(err, &re), "nothing was lost on the network")
 					require.Empty(t, agent.Requests(), "no request reached the server")
@@ -56,7 +57,7 @@ func TestInvalidMessageIsRefusedBeforeAnythingIsSent(t *testing.T) {
 // A hook reply that is not a valid message (no parts, or parts that do not
 // encode: NaN, Inf and channels in part metadata, data that is not JSON) is
 // a local error, not a network fault: the stream ends in *hitl.Error wrapping
-// stream.ErrInvalidMessage with the task still input-required, the human was
+// transport.ErrInvalidMessage with the task still input-required, the human was
 // asked once, nothing is sent again and nothing reconnects.
 func TestHookReplyThatIsNotAValidMessageEndsInHITLError(t *testing.T) {
 	cases := []struct {
@@ -85,7 +86,7 @@ func TestHookReplyThatIsNotAValidMessageEndsInHITLError(t *testing.T) {
 					_, err := drain(t, s)
 					var he *hitl.Error
 					require.ErrorAs(t, err, &he, "got %T: %v", err, err)
-					require.ErrorIs(t, err, stream.ErrInvalidMessage)
+					require.ErrorIs(t, err, transport.ErrInvalidMessage)
 					var re *reconnect.Error
 					require.False(t, errors.As(err, &re), "a local encoding error is not a network fault")
 					require.NotNil(t, he.Task)

@@ -18,6 +18,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Negotiation: the protocol version (1.0 first, 0.3 on a refusal) and the
@@ -68,7 +69,7 @@ func TestRESTNegotiatesDownOnAVersionRefusal(t *testing.T) {
 		require.ErrorAs(t, err, &hitlErr)
 		require.Equal(t, a2a.V03, client.Version())
 		require.Equal(t, []string{"POST /message:stream", "POST /v1/message:stream"}, r.calls)
-		require.False(t, errors.Is(err, stream.ErrInvalidMessage))
+		require.False(t, errors.Is(err, transport.ErrInvalidMessage))
 	})
 }
 
@@ -119,7 +120,7 @@ func TestResponseShapes(t *testing.T) {
 					fmt.Fprint(w, "<html>"+strings.Repeat("x", 10000)+"</html>")
 				})
 				_, err := drain(t, newClient(t, h, v).Send(background(), hello()))
-				var he *stream.HTTPError
+				var he *transport.HTTPError
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 413, he.StatusCode)
 				require.Len(t, he.Body, 4096)
@@ -132,7 +133,7 @@ func TestResponseShapes(t *testing.T) {
 					fmt.Fprint(w, "<html>hello</html>")
 				})
 				_, err = drain(t, newClient(t, h, v).Send(background(), hello()))
-				var pe *stream.ProtocolError
+				var pe *transport.ProtocolError
 				require.ErrorAs(t, err, &pe)
 				require.Contains(t, pe.Reason, "unexpected content type")
 
@@ -384,7 +385,7 @@ func TestSubscribeNeverConnectsNamesTask(t *testing.T) {
 
 // TestFrameworkNotFoundOnRESTRoutes: a REST server without a
 // subscribe route that answers with a web framework's JSON 404 is polled;
-// a get-task answered so is a plain *stream.HTTPError, not task-not-found;
+// a get-task answered so is a plain *transport.HTTPError, not task-not-found;
 // a negotiating Client of a 0.3-only server behind such a framework finds
 // 0.3 under /v1/.
 func TestFrameworkNotFoundOnRESTRoutes(t *testing.T) {
@@ -434,7 +435,7 @@ func TestFrameworkNotFoundOnRESTRoutes(t *testing.T) {
 					}
 					require.Equal(t, 1, polling, "one Polling notice: %v", notices)
 					_, err = c.GetTask(context.Background(), "nope")
-					var he *stream.HTTPError
+					var he *transport.HTTPError
 					require.ErrorAs(t, err, &he)
 					require.Equal(t, 404, he.StatusCode)
 					var rpc *a2a.RPCError

@@ -22,10 +22,12 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // follows is what a row says follows, as a scenario observes it.
@@ -50,7 +52,7 @@ var whatFollows = []struct {
 	// after any step
 	{"any: err set (a broken server): end with err",
 		sendTo(answers{kindStream: legOf(snap(a2a.StateWorking), &a2a.Task{ID: "t-9", ContextID: "c-1"})}),
-		follows{calls: seq(kindStream), events: yields("status working"), ends: endsAs[*stream.ProtocolError]}},
+		follows{calls: seq(kindStream), events: yields("status working"), ends: endsAs[*transport.ProtocolError]}},
 
 	// after begin
 	{"begin: the checkpoint says poll: switch to polling, then the route's resume",
@@ -451,7 +453,7 @@ var answerParis = stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Re
 }))
 
 // giveToken gives the credentials "Authorization: Bearer fresh".
-var giveToken = stream.WithCredentials(stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) {
+var giveToken = stream.WithCredentials(credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
 	return http.Header{"Authorization": {"Bearer fresh"}}, nil
 }))
 

@@ -9,10 +9,12 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/agentcard"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Option configures a Client, or one call of a Client. Each option applies
@@ -151,7 +153,7 @@ type config struct {
 	logger       *slog.Logger
 	policy       reconnect.Policy
 	hook         hitl.Hook
-	credentials  CredentialsHook
+	credentials  credentials.Hook
 	inputTimeout time.Duration
 	beforeReply  func(context.Context, *Checkpoint) error // WithCheckpointBeforeReply
 	sleep        func(context.Context, time.Duration) error
@@ -160,9 +162,9 @@ type config struct {
 	stallTimeout time.Duration
 	binding      a2a.Binding
 	cardCache    *agentcard.Cache
-	trusted      []string        // WithTrustedOrigins, as given
-	breaker      Breaker         // WithBreaker
-	readFailure  terminal.Reader // WithFailureReader
+	trusted      []string          // WithTrustedOrigins, as given
+	breaker      transport.Breaker // WithBreaker
+	readFailure  terminal.Reader   // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
 	// error) may be made again; see WithIdempotentSends.
 	idempotentSends bool
@@ -186,28 +188,28 @@ const (
 	streamingNo                       // capabilities.streaming false: poll
 )
 
-// DefaultMaxEventSize is the largest SSE event, or unary JSON response, a
+// defaultMaxEventSize is the largest SSE event, or unary JSON response, a
 // Client accepts unless WithMaxEventSize says otherwise.
-const DefaultMaxEventSize = sse.DefaultMaxEventSize // 16 MiB
+const defaultMaxEventSize = sse.DefaultMaxEventSize // 16 MiB
 
 func defaultConfig() config {
 	return config{
 		httpClient:     http.DefaultClient,
 		header:         http.Header{},
-		maxEventSize:   DefaultMaxEventSize,
+		maxEventSize:   defaultMaxEventSize,
 		logger:         slog.New(slog.DiscardHandler),
 		policy:         reconnect.Default(),
 		sleep:          sleep,
-		pollInterval:   DefaultPollInterval,
-		stallTimeout:   DefaultStallTimeout,
-		connectTimeout: DefaultConnectTimeout,
+		pollInterval:   defaultPollInterval,
+		stallTimeout:   defaultStallTimeout,
+		connectTimeout: defaultConnectTimeout,
 	}
 }
 
 // The defaults of WithPollInterval and WithStallTimeout.
 const (
-	DefaultPollInterval = time.Second
-	DefaultStallTimeout = 5 * time.Minute
+	defaultPollInterval = time.Second
+	defaultStallTimeout = 5 * time.Minute
 )
 
 // minPollInterval is the shortest poll interval; shorter ones are refused.
@@ -240,8 +242,8 @@ func WithIdempotentSends() Option {
 // capabilities.streaming false, or it refuses a streaming send) or a server
 // that cannot subscribe. A Retry-After from the server, on a poll's answer
 // or on a failed poll, lengthens one wait (to at most 30 s).
-// It must be at least 1 ms: a shorter one is refused. The default is
-// DefaultPollInterval. It applies to a Client's constructors and to its
+// It must be at least 1 ms: a shorter one is refused. The default is one
+// second. It applies to a Client's constructors and to its
 // streams.
 func WithPollInterval(d time.Duration) Option {
 	return option{"WithPollInterval", streams, func(cfg *config) { cfg.pollInterval = d }}
@@ -261,8 +263,8 @@ func WithPollInterval(d time.Duration) Option {
 // streamed task's clock counts the time the stream waits for its next
 // event, not the caller's own time between two events. Without an idle
 // timeout a stream's silence, keep-alives or not, is not bounded. Zero
-// disables the limit; it must not be negative. The default is
-// DefaultStallTimeout. It applies to a Client's constructors and to its
+// disables the limit; it must not be negative. The default is five
+// minutes. It applies to a Client's constructors and to its
 // streams.
 func WithStallTimeout(d time.Duration) Option {
 	return option{"WithStallTimeout", streams, func(cfg *config) { cfg.stallTimeout = d }}
@@ -329,8 +331,8 @@ func WithHeader(key, value string) Option {
 
 // WithMaxEventSize sets the largest SSE event (and unary JSON response) the
 // Client accepts, in bytes. A bigger one ends the stream with a
-// *ProtocolError. It must be positive. The default is DefaultMaxEventSize
-// (16 MiB). It applies to NewClient, NewRESTClient and Resolve, and to
+// *transport.ProtocolError. It must be positive. The default is 16 MiB.
+// It applies to NewClient, NewRESTClient and Resolve, and to
 // every call of their Clients; not to NewClientFor, whose Transport reads
 // its responses itself.
 func WithMaxEventSize(n int) Option {
@@ -356,9 +358,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // dial (name resolution included), a proxy's CONNECT and the TLS handshake,
 // apart from the idle timeout (WithIdleTimeout), which measures silence once
 // connected, and from the caller's context, which bounds the whole stream.
-// A call whose connection is not made in time fails with ErrConnectTimeout;
+// A call whose connection is not made in time fails with
+// transport.ErrConnectTimeout;
 // nothing was sent, so a send is made again within the reconnect budget.
-// The default is DefaultConnectTimeout; zero leaves the dial to the
+// The default is ten seconds; zero leaves the dial to the
 // transport's own limits. It must not be negative.
 //
 // It applies to net/http's Transport (the default), and to any

@@ -17,10 +17,12 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/agentcard"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // badOptions are refused by every constructor, each on its own.
@@ -46,7 +48,7 @@ func badOptions() map[string]stream.Option {
 		"nil human-input func":      stream.WithHumanInput(hitl.Func(nil)),
 		"nil notify function":       stream.WithNotify(nil),
 		"nil credentials hook":      stream.WithCredentials(nil),
-		"nil credentials func":      stream.WithCredentials(stream.CredentialsFunc(nil)),
+		"nil credentials func":      stream.WithCredentials(credentials.Func(nil)),
 	}
 }
 
@@ -493,7 +495,7 @@ func scopedOptions(hc *http.Client) []scopedOption {
 		{"WithInputTimeout", stream.WithInputTimeout(time.Minute), driver},
 		{"WithCheckpointBeforeReply", stream.WithCheckpointBeforeReply(func(context.Context, *stream.Checkpoint) error { return nil }), driver},
 		{"WithNotify", stream.WithNotify(func(stream.Notice) {}), driver},
-		{"WithCredentials", stream.WithCredentials(stream.CredentialsFunc(func(context.Context, *stream.AuthRequest) (http.Header, error) { return nil, nil })), driver},
+		{"WithCredentials", stream.WithCredentials(credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) { return nil, nil })), driver},
 		{"WithFailureReader", stream.WithFailureReader(terminal.ReadStructured), driver},
 	}
 }
@@ -507,27 +509,27 @@ func (allowAll) Allow() (func(error), error) { return func(error) {}, nil }
 // answers each with method-not-found.
 type countingBinding struct{ calls *atomic.Int64 }
 
-func (b countingBinding) SendStream(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+func (b countingBinding) SendStream(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 	b.calls.Add(1)
 	return nil, errNoMethod
 }
 
-func (b countingBinding) SendUnary(context.Context, stream.Call, *a2a.Message) (a2a.Event, error) {
+func (b countingBinding) SendUnary(context.Context, transport.Call, *a2a.Message) (a2a.Event, error) {
 	b.calls.Add(1)
 	return nil, errNoMethod
 }
 
-func (b countingBinding) Subscribe(context.Context, stream.Call, string) (stream.EventReader, error) {
+func (b countingBinding) Subscribe(context.Context, transport.Call, string) (transport.EventReader, error) {
 	b.calls.Add(1)
 	return nil, errNoMethod
 }
 
-func (b countingBinding) GetTask(context.Context, stream.Call, string) (*a2a.Task, error) {
+func (b countingBinding) GetTask(context.Context, transport.Call, string) (*a2a.Task, error) {
 	b.calls.Add(1)
 	return nil, errNoMethod
 }
 
-func (b countingBinding) Cancel(context.Context, stream.Call, string) (*a2a.Task, error) {
+func (b countingBinding) Cancel(context.Context, transport.Call, string) (*a2a.Task, error) {
 	b.calls.Add(1)
 	return nil, errNoMethod
 }

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/internal/httpretry"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // operation is a call the driver makes, as far as classifying its failure
@@ -135,11 +137,11 @@ type situation struct {
 //   - A subscription that ended cleanly having brought nothing new (say, a
 //     snapshot whose timestamp reads older than what is held, from a clock
 //     that went back or was truncated) may hide a change: quiet, with
-//     ErrEndedEarly.
+//     transport.ErrEndedEarly.
 //   - The caller's context ended: its error ends the stream.
 //   - The stall limit cut a leg that brought nothing new for that long:
 //     the stream ends stalled, whatever the cut's error.
-//   - A 401 (ErrNotAuthenticated) once the task is known, on anything but
+//   - A 401 (transport.ErrNotAuthenticated) once the task is known, on anything but
 //     a send, with a credentials hook: ask for credentials. A send is not
 //     made again that way: the message may have reached the agent.
 //   - A busy send is made again only with WithIdempotentSends; otherwise
@@ -166,7 +168,7 @@ func classify(op operation, err error, sit situation) outcome {
 		return outcome{kind: outEnd, err: sit.askedAbout}
 	}
 	if op == opSubscribe && err == io.EOF && sit.nothingNew {
-		return outcome{kind: outQuiet, err: ErrEndedEarly}
+		return outcome{kind: outQuiet, err: transport.ErrEndedEarly}
 	}
 	if sit.ctxErr != nil {
 		return outcome{kind: outEnd, err: sit.ctxErr}
@@ -174,7 +176,7 @@ func classify(op operation, err error, sit situation) outcome {
 	if sit.stalled {
 		return outcome{kind: outStalled, err: err}
 	}
-	if op != opSend && sit.credentials && sit.taskKnown && errors.Is(err, ErrNotAuthenticated) {
+	if op != opSend && sit.credentials && sit.taskKnown && errors.Is(err, transport.ErrNotAuthenticated) {
 		return outcome{kind: outCredentials, err: err}
 	}
 	o := classifyCall(op, err, sit.started, sit.negotiating)
@@ -184,7 +186,7 @@ func classify(op operation, err error, sit situation) outcome {
 		o.kind = outRetry
 	case o.kind == outBusy:
 		o.kind = outFatal
-	case o.kind == outRetry && sit.firstMessage && errors.Is(o.err, ErrCircuitOpen):
+	case o.kind == outRetry && sit.firstMessage && errors.Is(o.err, transport.ErrCircuitOpen):
 		o.kind = outEnd
 	case o.kind == outDrop && !sit.taskKnown:
 		o.kind = outLost
@@ -205,7 +207,7 @@ func classify(op operation, err error, sit situation) outcome {
 // event before it failed (an error in the middle of a stream); negotiating
 // whether the version may still fall back to 0.3.
 //
-//   - A *ProtocolError (a server bug) and ErrInvalidMessage (the caller's)
+//   - A *transport.ProtocolError (a server bug) and transport.ErrInvalidMessage (the caller's)
 //     are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
 //     or the circuit breaker's refusal, before any hop got a response) is a
@@ -227,25 +229,25 @@ func classify(op operation, err error, sit situation) outcome {
 //     ended task) and fetch the task. On a send, 429 and 503 are busy, and
 //     any other is fatal: the message may have been taken. Elsewhere 408,
 //     429, 5xx and a body marked retryable are drops, and the rest is fatal.
-//   - A Transport's "not authenticated" (ErrNotAuthenticated, with no A2A
+//   - A Transport's "not authenticated" (transport.ErrNotAuthenticated, with no A2A
 //     or HTTP error in it) is fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is outSilent.
 //
 // A drop or busy outcome carries the wait the server asked for (see
 // retryDelay). A transport error after the response's status line (an
-// *respondedError) is sorted as the error it wraps.
+// callmark.Responded) is sorted as the error it wraps.
 func classifyCall(op operation, err error, started, negotiating bool) outcome {
-	err, _ = unwrapResponded(err)
+	err, _ = callmark.UnwrapResponded(err)
 	var (
 		rpcErr  *a2a.RPCError
-		httpErr *HTTPError
-		protErr *ProtocolError
+		httpErr *transport.HTTPError
+		protErr *transport.ProtocolError
 	)
 	switch {
-	case errors.As(err, &protErr), errors.Is(err, ErrInvalidMessage):
+	case errors.As(err, &protErr), errors.Is(err, transport.ErrInvalidMessage):
 		return outcome{kind: outFatal, err: err}
-	case isUnsent(err):
+	case callmark.IsUnsent(err):
 		if op == opSend {
 			return outcome{kind: outRetry, err: err}
 		}
@@ -287,15 +289,15 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 			return outcome{kind: outBusy, err: err, retryAfter: retryDelay(err)}
 		case op == opSend:
 			return outcome{kind: outFatal, err: err}
-		case httpretry.Status(code), httpErr.hasBodyHint():
+		case httpretry.Status(code), hasBodyHint(httpErr):
 			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
 		return outcome{kind: outFatal, err: err}
-	case errors.Is(err, ErrNotAuthenticated):
+	case errors.Is(err, transport.ErrNotAuthenticated):
 		return outcome{kind: outFatal, err: err}
 	case err == io.EOF:
-		return outcome{kind: outDrop, err: ErrEndedEarly}
-	case op == opSubscribe && errors.Is(err, ErrIdleTimeout):
+		return outcome{kind: outDrop, err: transport.ErrEndedEarly}
+	case op == opSubscribe && errors.Is(err, transport.ErrIdleTimeout):
 		return outcome{kind: outSilent, err: err}
 	}
 	return outcome{kind: outDrop, err: err}
@@ -331,13 +333,13 @@ func retryDelay(err error) time.Duration {
 	var (
 		d       time.Duration
 		rpcErr  *a2a.RPCError
-		httpErr *HTTPError
+		httpErr *transport.HTTPError
 	)
 	if errors.As(err, &rpcErr) {
 		d = rpcErr.RetryAfter()
 	}
 	if errors.As(err, &httpErr) {
-		_, after := httpErr.bodyHint()
+		_, after := bodyHint(httpErr)
 		d = max(d, after)
 	}
 	return askedWait(d)
@@ -373,7 +375,7 @@ func plainRefusal(code int) bool {
 func isVersionRefusal(err error) bool {
 	var (
 		rpc     *a2a.RPCError
-		httpErr *HTTPError
+		httpErr *transport.HTTPError
 	)
 	if errors.As(err, &rpc) {
 		return rpc.Code == a2a.CodeMethodNotFound || rpc.Code == a2a.CodeVersionNotSupported

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // startPolling switches the stream to the polling route for the rest of
@@ -45,7 +46,7 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 	}
 	s.deliver(ev, foldAuthoritative, nil)
 	if s.ledger.Task() == nil {
-		err := &ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)}
+		err := &transport.ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)}
 		return found(facts{after: afterPoll, err: err})
 	}
 	return found(s.newsFacts(afterPoll))

@@ -8,6 +8,8 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/callmark"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // prompt is what the stream knows of the prompt it replied to.
@@ -26,11 +28,11 @@ type prompt struct {
 
 // heard clears unconfirmed when the call that sent a message got a
 // response: its result, or an error that came after the response's status
-// line (a body cut short), or one a Transport marked with Responded. The
+// line (a body cut short), or one a Transport marked with transport.Responded. The
 // agent may then have taken the message, which is never sent again. A send
 // that got no response keeps unconfirmed.
 func (p *prompt) heard(err error) {
-	if err == nil || isResponded(err) {
+	if err == nil || callmark.IsResponded(err) {
 		p.unconfirmed = false
 	}
 }
@@ -95,10 +97,10 @@ func (s *Stream) saveBeforeReply() error {
 // encodes. A reply that cannot is the hook's failure, not the network's.
 func validReply(v a2a.Version, m *a2a.Message) error {
 	if len(m.Parts) == 0 {
-		return fmt.Errorf("%w: the hook's reply has no parts", ErrInvalidMessage)
+		return fmt.Errorf("%w: the hook's reply has no parts", transport.ErrInvalidMessage)
 	}
 	if _, err := (a2a.Codec{Version: v}).EncodeMessage(m); err != nil {
-		return fmt.Errorf("%w: the hook's reply does not encode: %w", ErrInvalidMessage, err)
+		return fmt.Errorf("%w: the hook's reply does not encode: %w", transport.ErrInvalidMessage, err)
 	}
 	return nil
 }

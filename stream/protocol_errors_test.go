@@ -19,6 +19,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Servers that answer with what is not A2A: HTML pages, wrong content types,
@@ -31,7 +32,7 @@ import (
 
 // A poll answered 200 with an HTML page (a captive portal, a proxy's error
 // page served as 200): README: "wrong content type" is a
-// *stream.ProtocolError carrying the last task.
+// *transport.ProtocolError carrying the last task.
 func TestPollAnsweredWithHTMLIsAProtocolError(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
@@ -51,7 +52,7 @@ func TestPollAnsweredWithHTMLIsAProtocolError(t *testing.T) {
 }
 
 // Truncated JSON in a complete response (the server's bug, not the
-// network's): a *stream.ProtocolError carrying the last task.
+// network's): a *transport.ProtocolError carrying the last task.
 func TestPollAnsweredWithTruncatedJSONIsAProtocolError(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
@@ -71,7 +72,7 @@ func TestPollAnsweredWithTruncatedJSONIsAProtocolError(t *testing.T) {
 }
 
 // A poll answered with an endless body: README: "oversized event" is a
-// *stream.ProtocolError; the client stops reading near the limit.
+// *transport.ProtocolError; the client stops reading near the limit.
 func TestPollAnsweredWithAnEndlessBodyIsAProtocolError(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
@@ -119,8 +120,8 @@ func TestPollAnsweredWith204IsNotTheTask(t *testing.T) {
 					require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
 					return
 				}
-				var pe *stream.ProtocolError
-				var he *stream.HTTPError
+				var pe *transport.ProtocolError
+				var he *transport.HTTPError
 				require.True(t, errors.As(err, &pe) || errors.As(err, &he), "a typed error: %T %v", err, err)
 			})
 		})
@@ -143,14 +144,14 @@ func TestPollAnsweredWithAMessageIsNotTheTask(t *testing.T) {
 				start := time.Now()
 				_, err := drain(t, restClient(t, srv, v, stream.WithStallTimeout(time.Hour)).Send(background(), hello()))
 				require.Error(t, err)
-				var pe *stream.ProtocolError
+				var pe *transport.ProtocolError
 				require.ErrorAs(t, err, &pe, "%T %v after %v", err, err, time.Since(start))
 			})
 		})
 	}
 }
 
-// An HTML 502 page answering the send is an *stream.HTTPError keeping the
+// An HTML 502 page answering the send is a *transport.HTTPError keeping the
 // page's first 4 KiB (and reading no more of an endless one); a send is never
 // retried.
 func TestHTMLBadGatewayOnSendIsAnHTTPError(t *testing.T) {
@@ -161,7 +162,7 @@ func TestHTMLBadGatewayOnSendIsAnHTTPError(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.HTTPStatus(502, page)))
 				s := newClient(t, agent, v).Send(background(), hello())
 				_, err := drain(t, s)
-				var he *stream.HTTPError
+				var he *transport.HTTPError
 				require.ErrorAs(t, err, &he)
 				require.Equal(t, 502, he.StatusCode)
 				require.Equal(t, []byte(page[:4096]), he.Body, "the first 4 KiB of the page are kept")
@@ -204,7 +205,7 @@ func TestHTMLBadGatewayOnResubscribeIsAFailedAttempt(t *testing.T) {
 				requireSameAsServer(t, agent, s, got)
 				require.Len(t, rec.causes, 2, "the drop, then the failed attempt")
 				require.ErrorIs(t, rec.causes[0], io.ErrUnexpectedEOF)
-				var he *stream.HTTPError
+				var he *transport.HTTPError
 				require.ErrorAs(t, rec.causes[1], &he)
 				require.Equal(t, 502, he.StatusCode)
 				require.Len(t, rec.resumed, 1)
@@ -217,7 +218,7 @@ func TestHTMLBadGatewayOnResubscribeIsAFailedAttempt(t *testing.T) {
 }
 
 // A body that is not text/event-stream or JSON (HTML, XML, a sniffed page) is
-// a *stream.ProtocolError, on the send, the resubscribe and the get-task, and
+// a *transport.ProtocolError, on the send, the resubscribe and the get-task, and
 // is not tried again.
 func TestWrongContentTypeIsAProtocolError(t *testing.T) {
 	types := []struct {
@@ -334,7 +335,7 @@ func TestInvalidUTF8IsReadAsReplacementCharacters(t *testing.T) {
 	}
 }
 
-// JSON nested deeper than the decoder's limit is a *stream.ProtocolError
+// JSON nested deeper than the decoder's limit is a *transport.ProtocolError
 // that keeps what was delivered; nesting within the limit is read whole.
 func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
 	t.Parallel()
@@ -395,7 +396,7 @@ func TestDeeplyNestedJSONIsReadUpToTheDecodersDepth(t *testing.T) {
 }
 
 // A JSON-RPC response whose id is not the request's (on the send, the
-// resubscribe or the get-task) is a *stream.ProtocolError, even when it is an
+// resubscribe or the get-task) is a *transport.ProtocolError, even when it is an
 // error: someone else's error is not ours.
 func TestMismatchedJSONRPCResponseIDIsAProtocolError(t *testing.T) {
 	wrongIDs := []string{`"someone-else"`, `1`, `{"id":"x"}`}
@@ -503,7 +504,7 @@ func TestSendContinuingATaskAnsweredWithAnotherTaskIsAProtocolError(t *testing.T
 }
 
 // Context IDs: an event in a context other than the task's is a
-// *stream.ProtocolError; events without a context ID are the task's.
+// *transport.ProtocolError; events without a context ID are the task's.
 func TestEventsInAnotherContextAreAProtocolError(t *testing.T) {
 	noCtxTask := &a2a.Task{ID: "t-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}
 	cases := []struct {
@@ -578,7 +579,7 @@ func TestGapGetTaskAnsweringTheTaskInAnotherContextIsAProtocolError(t *testing.T
 }
 
 // README: "event for another task or another context" is a
-// *stream.ProtocolError, never retried, carrying the last task.
+// *transport.ProtocolError, never retried, carrying the last task.
 func TestPollAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 	for _, v := range versions {
 		for _, c := range []struct {
@@ -630,7 +631,7 @@ func TestSnapshotFromAnotherContextIsAProtocolError(t *testing.T) {
 }
 
 // A status, artifact or message for another task, live, in a snapshot or
-// from a get-task, is a *stream.ProtocolError; nothing of it reaches the
+// from a get-task, is a *transport.ProtocolError; nothing of it reaches the
 // application.
 func TestEventForAnotherTaskIsAProtocolError(t *testing.T) {
 	other := []a2a.Event{
@@ -675,7 +676,7 @@ func TestEventForAnotherTaskIsAProtocolError(t *testing.T) {
 }
 
 // A resubscribe answered with another task, as a snapshot or from the
-// get-task, is a *stream.ProtocolError, not retried, keeping what was
+// get-task, is a *transport.ProtocolError, not retried, keeping what was
 // delivered.
 func TestResubscribeAnsweringAnotherTaskIsAProtocolError(t *testing.T) {
 	stranger := &a2a.Task{ID: "t-2", ContextID: "c-9", Status: a2a.TaskStatus{State: a2a.StateCompleted},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/internal/httpx"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Whether a request left: net/http's Transport reports, through
@@ -22,15 +23,9 @@ import (
 // be sent again. A RoundTripper that reports neither (a test double, a
 // custom transport) proves nothing that way; its dial errors still do.
 
-// DefaultConnectTimeout is the connect timeout unless WithConnectTimeout
+// defaultConnectTimeout is the connect timeout unless WithConnectTimeout
 // says otherwise.
-const DefaultConnectTimeout = 10 * time.Second
-
-// ErrConnectTimeout is the cause of a failed call whose connection (the
-// dial, a proxy's CONNECT, the TLS handshake) was not made within the
-// connect timeout. Nothing was sent, so a send is made again within the
-// reconnect budget.
-var ErrConnectTimeout = errors.New("stream: no connection within the connect timeout")
+const defaultConnectTimeout = 10 * time.Second
 
 // errConnect is the cancel cause of a call whose connect timer fired.
 var errConnect = errors.New("connect timeout")
@@ -109,7 +104,7 @@ func (r *reach) done(err error) (unsent bool) {
 	switch {
 	case err == nil, r.responded:
 		return false
-	case errors.Is(err, ErrCircuitOpen):
+	case errors.Is(err, transport.ErrCircuitOpen):
 		return true
 	case r.asked:
 		return !r.got
@@ -187,23 +182,8 @@ func wrapTransport(hc *http.Client, wrap func(next http.RoundTripper) http.Round
 	return &c
 }
 
-// unsentError is a call's error when its request never left: it may be
-// sent again, whatever it carried. Only classify and prompt.heard look for
-// it.
-type unsentError struct{ err error }
-
-func (e *unsentError) Error() string { return e.err.Error() }
-func (e *unsentError) Unwrap() error { return e.err }
-
-// isUnsent reports an error whose request never left: marked so, and not
-// marked as coming after a response (see Responded).
-func isUnsent(err error) bool {
-	var u *unsentError
-	return errors.As(err, &u) && !isResponded(err)
-}
-
-// connectTimeoutErr is err as the connect timer's cut: ErrConnectTimeout
+// connectTimeoutErr is err as the connect timer's cut: transport.ErrConnectTimeout
 // wrapping the transport's error.
 func connectTimeoutErr(d time.Duration, err error) error {
-	return fmt.Errorf("%w (%s): %w", ErrConnectTimeout, d, err)
+	return fmt.Errorf("%w (%s): %w", transport.ErrConnectTimeout, d, err)
 }

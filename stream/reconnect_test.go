@@ -26,6 +26,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Reconnecting: drops, idle timeouts, the retry budget and its resets,
@@ -87,7 +88,7 @@ func TestCutAnywhere(t *testing.T) {
 							a2atest.WithScript(paced()...), a2atest.WithFaults(f))
 						s := newClient(t, agent, v).Send(background(), hello())
 						got, err := drain(t, s)
-						if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, stream.ErrEndedEarly) {
+						if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, transport.ErrEndedEarly) {
 							var re *reconnect.Error
 							if errors.As(err, &re) && re.Attempts == 0 {
 								return // cut before the task ID was known: nothing to resume
@@ -143,7 +144,7 @@ func TestIdleTimeoutIsADrop(t *testing.T) {
 				require.Equal(t, 2, resubscribes(agent))
 				require.Equal(t, 1, gets(agent))
 				require.Len(t, causes, 2)
-				require.ErrorIs(t, causes[1], stream.ErrIdleTimeout, "the second reconnect is caused by the idle timeout")
+				require.ErrorIs(t, causes[1], transport.ErrIdleTimeout, "the second reconnect is caused by the idle timeout")
 			})
 		})
 	}
@@ -205,7 +206,7 @@ func TestSlowDrip(t *testing.T) {
 				_, err = drain(t, s)
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
-				require.ErrorIs(t, err, stream.ErrIdleTimeout)
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
 				require.NotErrorIs(t, err, context.Canceled, "the caller canceled nothing")
 				require.Equal(t, 0, re.Attempts, "no byte of the first event arrived in time, so no task is known")
 			})
@@ -234,7 +235,7 @@ func TestBudgetSpentEndsInReconnectError(t *testing.T) {
 					var re *reconnect.Error
 					require.ErrorAs(t, err, &re)
 					require.Equal(t, 3, re.Attempts)
-					var httpErr *stream.HTTPError
+					var httpErr *transport.HTTPError
 					require.ErrorAs(t, err, &httpErr, "the last cause is kept")
 					require.Equal(t, code, httpErr.StatusCode)
 					require.NotNil(t, re.Task)
@@ -382,7 +383,7 @@ func TestEmptyJSONAnswerToAResubscribeIsADrop(t *testing.T) {
 		require.NoError(t, err)
 		requireSameAsServer(t, agent, s, got)
 		require.Len(t, causes, 2)
-		require.ErrorIs(t, causes[1], stream.ErrEndedEarly)
+		require.ErrorIs(t, causes[1], transport.ErrEndedEarly)
 	})
 }
 
@@ -477,7 +478,7 @@ func TestFatalResubscribeErrors(t *testing.T) {
 					_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
 					require.Error(t, err)
 					var (
-						httpErr *stream.HTTPError
+						httpErr *transport.HTTPError
 						rpcErr  *a2a.RPCError
 						re      *reconnect.Error
 					)
@@ -904,7 +905,7 @@ func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
 					require.NoError(t, err)
 					requireSameAsServer(t, agent, s, got)
 					require.Len(t, rec.causes, 1)
-					require.ErrorIs(t, rec.causes[0], stream.ErrIdleTimeout)
+					require.ErrorIs(t, rec.causes[0], transport.ErrIdleTimeout)
 					require.Equal(t, 350*time.Millisecond, rec.at[0].Sub(start), "dropped one idle timeout after the last byte")
 					require.Equal(t, 1, sends(agent))
 					require.Equal(t, 1, resubscribes(agent))
@@ -915,7 +916,7 @@ func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
 }
 
 // 200 text/event-stream then a clean EOF before any event: on the send it
-// ends in stream.ErrEndedEarly without resending; on a resubscribe it is a
+// ends in transport.ErrEndedEarly without resending; on a resubscribe it is a
 // failed attempt.
 func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
 	for _, v := range versions {
@@ -933,7 +934,7 @@ func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, 0, re.Attempts)
 				require.Nil(t, re.Task)
-				require.ErrorIs(t, err, stream.ErrEndedEarly)
+				require.ErrorIs(t, err, transport.ErrEndedEarly)
 				require.Nil(t, s.Task())
 				require.Equal(t, 1, calls, "the message is never sent twice")
 			})
@@ -951,7 +952,7 @@ func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
 				require.NoError(t, err)
 				requireSameAsServer(t, agent, s, got)
 				require.Len(t, rec.causes, 2, "the drop, then the empty resubscribe as a failed attempt")
-				require.ErrorIs(t, rec.causes[1], stream.ErrEndedEarly)
+				require.ErrorIs(t, rec.causes[1], transport.ErrEndedEarly)
 				require.Equal(t, 2, resubscribes(agent))
 				require.Equal(t, 1, sends(agent))
 			})

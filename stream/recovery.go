@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // The state of healing a dropped connection, by meaning. Each type's fields
@@ -144,7 +146,7 @@ type contact struct {
 // noteReach records the result of a call: any but an error whose request
 // never left shows that the agent could be reached.
 func (c *contact) noteReach(err error) {
-	if err == nil || !isUnsent(err) {
+	if err == nil || !callmark.IsUnsent(err) {
 		c.reached = true
 	}
 }
@@ -196,13 +198,13 @@ func (s *Stream) stallSpent() bool {
 // gaveUp is the *reconnect.Error that ends a stream after attempts
 // reconnects for s.tries.cause: its budget is spent, or its connection was
 // lost before any task was known. It names the agent's URL (or the address
-// a Transport gave CouldNotConnect) when no call of the stream could connect:
+// a Transport gave transport.CouldNotConnect) when no call of the stream could connect:
 // none reached the agent, and the last one tried to connect and failed (the
 // breaker's refusal tried nothing).
 func (s *Stream) gaveUp(attempts int) error {
 	cause := s.tries.cause
 	e := &reconnect.Error{Attempts: attempts, Err: cause, TaskID: s.taskID, Task: s.snapshot()}
-	if !s.contact.reached && isUnsent(cause) && !errors.Is(cause, ErrCircuitOpen) {
+	if !s.contact.reached && callmark.IsUnsent(cause) && !errors.Is(cause, transport.ErrCircuitOpen) {
 		e.Unreachable = unreachable(s.c.endpoint, cause)
 	}
 	return e

@@ -22,6 +22,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // A full replay of replaced versions delivers no part of them again: a
@@ -940,7 +941,7 @@ func TestAppendsCarryNamesAndMetadataAcrossCuts(t *testing.T) {
 							s := newClient(t, agent, v).Send(background(), hello())
 							got, err := drain(t, s)
 							var re *reconnect.Error
-							if (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, stream.ErrEndedEarly)) && errors.As(err, &re) && re.Attempts == 0 {
+							if (errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, transport.ErrEndedEarly)) && errors.As(err, &re) && re.Attempts == 0 {
 								return // cut before the task ID was known
 							}
 							require.NoError(t, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // TestFirstSendCutAtEveryByteIsNotResent: the streaming send of a
@@ -760,7 +761,7 @@ func TestConnectTimeoutBoundsARedirectsDial(t *testing.T) {
 					stream.WithConnectTimeout(2*time.Second))
 				_, err := drain(t, c.Send(ctx, hello()))
 				require.Equal(t, int32(1), hole.n.Load(), "the redirect was followed")
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				require.Equal(t, 2*time.Second, time.Since(start))
 				require.Equal(t, 1, a.count(kindStream))
 			})
@@ -970,7 +971,7 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 							col, err := drain(t, c.Send(ctx, hello()))
 							require.Equal(t, 1, slow.replies, "the reply went out once (the stream ended in %v)", err)
 							require.Equal(t, 1, asked, "the human was asked once")
-							var pe *stream.ProtocolError
+							var pe *transport.ProtocolError
 							if polled && damage == "no-event-eof" && errors.As(err, &pe) {
 								return // an empty JSON body is malformed: a server bug, never retried
 							}
@@ -1084,7 +1085,7 @@ func TestConnectTimeoutBoundsEachDial(t *testing.T) {
 				c := bindingClient(t, b, "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: tr}), stream.WithVersion(a2a.V10),
 					stream.WithConnectTimeout(2*time.Second), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2}))
 				_, err := drain(t, c.Send(background(), hello()))
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, 2, re.Attempts)
@@ -1114,7 +1115,7 @@ func TestAgentThatIsDownEndsInCouldNotConnect(t *testing.T) {
 	}{
 		{"refused", (&refusingDialer{}).dial, reconnect.Policy{MaxAttempts: 2}, 2, syscall.ECONNREFUSED, true},
 		{"refused, no reconnect", (&refusingDialer{}).dial, reconnect.Never(), 0, syscall.ECONNREFUSED, true},
-		{"connect timeout", (&blackHole{}).dial, reconnect.Policy{MaxAttempts: 1}, 1, stream.ErrConnectTimeout, false},
+		{"connect timeout", (&blackHole{}).dial, reconnect.Policy{MaxAttempts: 1}, 1, transport.ErrConnectTimeout, false},
 	}
 	for _, w := range wires() {
 		for _, tc := range cases {
@@ -1165,7 +1166,7 @@ func TestConnectTimeoutDefault(t *testing.T) {
 		c := bindingClient(t, a2a.BindingJSONRPC, "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: tr}),
 			stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Never()))
 		_, err := drain(t, c.Send(background(), hello()))
-		require.ErrorIs(t, err, stream.ErrConnectTimeout)
+		require.ErrorIs(t, err, transport.ErrConnectTimeout)
 		require.Equal(t, stream.DefaultConnectTimeout, time.Since(start))
 	})
 }
@@ -1244,7 +1245,7 @@ func TestBusySendIsNotSentAgainByDefault(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					a := busyOnce(w, status)
 					_, err := drain(t, a.client(t).Send(background(), hello()))
-					var httpErr *stream.HTTPError
+					var httpErr *transport.HTTPError
 					require.ErrorAs(t, err, &httpErr)
 					require.Equal(t, status, httpErr.StatusCode)
 					require.Equal(t, 1, a.count(kindStream))
@@ -1324,7 +1325,7 @@ func TestSendThatReachedTheAgentIsNeverSentAgainEvenWithIdempotentSends(t *testi
 					},
 				})
 				_, err := drain(t, a.client(t, stream.WithIdempotentSends()).Send(background(), hello()))
-				var httpErr *stream.HTTPError
+				var httpErr *transport.HTTPError
 				require.ErrorAs(t, err, &httpErr)
 				require.Equal(t, http.StatusBadGateway, httpErr.StatusCode)
 				require.Equal(t, 1, a.count(kindStream), "a 502 is not a busy answer")
@@ -1343,7 +1344,7 @@ func TestSendCancelledByTheCallerDuringTheDialIsNotSentAgain(t *testing.T) {
 		c := bindingClient(t, a2a.BindingJSONRPC, "http://agent.test", stream.WithHTTPClient(&http.Client{Transport: tr}), stream.WithVersion(a2a.V10))
 		_, err := drain(t, c.Send(ctx, hello()))
 		require.ErrorIs(t, err, context.DeadlineExceeded)
-		require.False(t, errors.Is(err, stream.ErrConnectTimeout))
+		require.False(t, errors.Is(err, transport.ErrConnectTimeout))
 		require.Equal(t, int32(1), d.n.Load())
 	})
 }
@@ -1444,7 +1445,7 @@ func TestConnectTimeoutGivenToOneCallOverridesTheClients(t *testing.T) {
 				start := time.Now()
 				_, err := drain(t, c.Send(background(), hello(), stream.WithConnectTimeout(time.Second),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2})))
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				var re *reconnect.Error
 				require.ErrorAs(t, err, &re)
 				require.Equal(t, 2, re.Attempts)
@@ -1453,12 +1454,12 @@ func TestConnectTimeoutGivenToOneCallOverridesTheClients(t *testing.T) {
 
 				start = time.Now()
 				_, err = c.GetTask(background(), "t-1", stream.WithConnectTimeout(2*time.Second))
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				require.Equal(t, 2*time.Second, time.Since(start))
 
 				start = time.Now()
 				_, err = c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, stream.ErrConnectTimeout)
+				require.ErrorIs(t, err, transport.ErrConnectTimeout)
 				require.Equal(t, time.Minute, time.Since(start), "the Client's own, for a call without one")
 			})
 		})

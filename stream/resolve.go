@@ -10,6 +10,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/internal/httpx"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Resolve reads the agent card under baseURL as agentcard.Fetch does
@@ -31,7 +32,7 @@ import (
 // *agentcard.InvalidError.
 //
 // The card's errors are agentcard.Fetch's, except that an answer with a
-// status other than 2xx is an *HTTPError, as every other answer of an
+// status other than 2xx is a *transport.HTTPError, as every other answer of an
 // agent is, inside the *agentcard.InvalidError when no card was found.
 //
 // Headers set with WithHeader, given to Resolve or to one call of the
@@ -81,7 +82,7 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 
 // cardError is an error of agentcard.Fetch as Resolve returns it: an
 // *agentcard.HTTPError, alone or as the Err of an *agentcard.InvalidError,
-// becomes an *HTTPError with the same fields, and a card it could not
+// becomes a *transport.HTTPError with the same fields, and a card it could not
 // connect for reads "stream: could not connect to ...".
 func cardError(err error) error {
 	var ce *httpx.ConnectError
@@ -92,7 +93,7 @@ func cardError(err error) error {
 	if !errors.As(err, &ae) {
 		return err
 	}
-	he := &HTTPError{StatusCode: ae.StatusCode, Status: ae.Status, Header: ae.Header, Body: ae.Body, Method: ae.Method, URL: ae.URL}
+	he := &transport.HTTPError{StatusCode: ae.StatusCode, Status: ae.Status, Header: ae.Header, Body: ae.Body, Method: ae.Method, URL: ae.URL}
 	if ie, ok := err.(*agentcard.InvalidError); ok && ie.Err == error(ae) {
 		c := *ie
 		c.Err = he

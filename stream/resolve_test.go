@@ -14,6 +14,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 func TestResolve(t *testing.T) {
@@ -180,9 +181,9 @@ func TestNewClientRejectsBadInput(t *testing.T) {
 	c, err := stream.NewClient(endpoint)
 	require.NoError(t, err)
 	_, err = c.Send(background(), nil).Wait()
-	require.ErrorIs(t, err, stream.ErrInvalidMessage)
+	require.ErrorIs(t, err, transport.ErrInvalidMessage)
 	_, err = c.Send(background(), &a2a.Message{}).Wait()
-	require.ErrorIs(t, err, stream.ErrInvalidMessage)
+	require.ErrorIs(t, err, transport.ErrInvalidMessage)
 	_, err = c.Subscribe(background(), "").Wait()
 	require.Error(t, err)
 }

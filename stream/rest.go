@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/httpx"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // restBinding speaks the HTTP+JSON binding under one base URL, as the
@@ -24,7 +25,7 @@ import (
 // segment after the base: the 1.0 spec's paths); the same under {base}/v1/
 // in 0.3 (its proto's paths, and @a2a-js/sdk 0.3's routes). Stream data
 // lines carry bare StreamResponse objects; errors are HTTP statuses with an
-// A2A error body, which the *HTTPError wraps as an *a2a.RPCError.
+// A2A error body, which the *transport.HTTPError wraps as an *a2a.RPCError.
 //
 // {base} is the base URL's path: the query of the base URL (an API key,
 // Azure Functions' ?code=) goes with every call as it is.
@@ -96,7 +97,7 @@ type restSend struct {
 func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte, error) {
 	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}
 	body := restSend{Message: raw}
 	if unary {
@@ -104,7 +105,7 @@ func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte
 	}
 	out, err := json.Marshal(body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: encoding the request: %w", ErrInvalidMessage, err)
+		return nil, fmt.Errorf("%w: encoding the request: %w", transport.ErrInvalidMessage, err)
 	}
 	return out, nil
 }
@@ -120,7 +121,7 @@ func (b restBinding) sendStream(ctx context.Context, k callConfig, m *a2a.Messag
 func (b restBinding) subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error) {
 	r := taskResource(taskID, ":subscribe")
 	l, err := b.stream(ctx, k, http.MethodPost, r, nil)
-	var httpErr *HTTPError
+	var httpErr *transport.HTTPError
 	if errors.As(err, &httpErr) && httpErr.StatusCode == http.StatusMethodNotAllowed {
 		// The proto maps subscribe to GET; some servers route only that.
 		return legOf(b.stream(ctx, k, http.MethodGet, r, nil))
@@ -163,7 +164,7 @@ func (b restBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message
 	}
 	ev, err := a2a.Codec{Version: k.v, Binding: a2a.BindingHTTPJSON}.DecodeEvent(raw)
 	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed result", Err: err}
+		return nil, &transport.ProtocolError{Reason: "malformed result", Err: err}
 	}
 	return ev, nil
 }
@@ -171,13 +172,13 @@ func (b restBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message
 func decodeTaskFor(v a2a.Version, b a2a.Binding, raw []byte) (*a2a.Task, error) {
 	t, err := a2a.Codec{Version: v, Binding: b}.DecodeTask(raw)
 	if err != nil {
-		return nil, &ProtocolError{Reason: "malformed task", Err: err}
+		return nil, &transport.ProtocolError{Reason: "malformed task", Err: err}
 	}
 	return t, nil
 }
 
 // request sends one REST request for r on k and returns the 2xx response
-// with its body open. Any other status is an *HTTPError, wrapping the A2A
+// with its body open. Any other status is a *transport.HTTPError, wrapping the A2A
 // error its body carries, if any.
 func (b restBinding) request(k *call, v a2a.Version, method string, r resource, body []byte, accept string) (*http.Response, error) {
 	var rd io.Reader
@@ -210,7 +211,7 @@ func (b restBinding) request(k *call, v a2a.Version, method string, r resource, 
 }
 
 // stream makes a streaming call.
-func (b restBinding) stream(ctx context.Context, cfg callConfig, method string, r resource, body []byte) (EventReader, error) {
+func (b restBinding) stream(ctx context.Context, cfg callConfig, method string, r resource, body []byte) (transport.EventReader, error) {
 	k := b.c.newCall(ctx, cfg)
 	resp, err := b.request(k, cfg.v, method, r, body, "text/event-stream")
 	if err != nil {
@@ -232,7 +233,7 @@ func restFrame(dec *a2a.EventDecoder) frameDecoder {
 		if rpcErr, ok := a2a.ParseHTTPError(0, data); ok {
 			return nil, rpcErr
 		}
-		return nil, &ProtocolError{Reason: "malformed result", Err: err}
+		return nil, &transport.ProtocolError{Reason: "malformed result", Err: err}
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // firstEvents keeps the first n SSE events of a capture: the server's
@@ -120,7 +121,7 @@ func TestRESTErrorsMapOntoRPCErrors(t *testing.T) {
 			client, err := stream.NewRESTClient("http://agent.test", stream.WithVersion(v), stream.WithHTTPClient(a2atest.NewClient(r)))
 			require.NoError(t, err)
 			_, err = client.GetTask(background(), "nope")
-			var httpErr *stream.HTTPError
+			var httpErr *transport.HTTPError
 			require.ErrorAs(t, err, &httpErr)
 			require.Equal(t, 404, httpErr.StatusCode)
 			var rpcErr *a2a.RPCError

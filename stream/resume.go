@@ -46,7 +46,7 @@ import (
 // the same binding; a checkpoint that names no task, or of another binding,
 // ends the stream at once in a *CheckpointError (ErrCheckpointForeign), with
 // no call made. A get-task that answers the task in another context than
-// cp's ends the stream in a *ProtocolError; one whose status is older than
+// cp's ends the stream in a *transport.ProtocolError; one whose status is older than
 // the newest status cp shows, and not terminal, is taken as from a replica
 // that lags, and its status is not handed over. The task's metadata and
 // its user messages are taken as the agent holds them, not handed over.

@@ -22,6 +22,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Errors a server marks as retryable (A2A 0.3's data {"retryable":true,
@@ -609,7 +610,7 @@ func TestHugeRetryAfterReadsAsTheLongestHint(t *testing.T) {
 	for name, value := range hugeRetryAfters {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				e := &stream.HTTPError{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {value}}}
+				e := &transport.HTTPError{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {value}}}
 				d, ok := e.RetryAfter()
 				require.True(t, ok)
 				require.Equal(t, a2a.MaxRetryHint, d)
@@ -649,7 +650,7 @@ func TestHugeRetryAfterOnAResubscribeWaitsTheCap(t *testing.T) {
 // resubscribes.
 func TestChainErrorOfAHugeRetryAfterSaysTheLongestHint(t *testing.T) {
 	for name, value := range hugeRetryAfters {
-		busy := &stream.HTTPError{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {value}}}
+		busy := &transport.HTTPError{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {value}}}
 		for how, err := range map[string]error{
 			"the 503":      busy,
 			"budget spent": &reconnect.Error{Attempts: 3, TaskID: "t-9", Err: busy},
@@ -903,7 +904,7 @@ func TestRetryAfterHeaderInSecondsOrAsADate(t *testing.T) {
 					require.Equal(t, []time.Duration{500 * time.Millisecond, want}, rec.waits)
 					require.Len(t, rec.resumed, 1)
 					require.Equal(t, want, rec.resumed[0].Sub(rec.at[1]), "the stream really waited that long")
-					var he *stream.HTTPError
+					var he *transport.HTTPError
 					require.ErrorAs(t, rec.causes[1], &he)
 					require.Equal(t, c.code, he.StatusCode)
 				})
@@ -914,7 +915,7 @@ func TestRetryAfterHeaderInSecondsOrAsADate(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v),
 					a2atest.WithFaults(a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"7"}})))
 				_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
-				var he *stream.HTTPError
+				var he *transport.HTTPError
 				require.ErrorAs(t, err, &he, "a send is never retried, whatever the server asks")
 				d, ok := he.RetryAfter()
 				require.True(t, ok)
@@ -982,7 +983,7 @@ func TestParseRetryAfterIsBounded(t *testing.T) {
 			} else {
 				require.Equal(t, h.want, d)
 			}
-			he := &stream.HTTPError{StatusCode: 503, Header: http.Header{"Retry-After": {h.value(time.Now())}}}
+			he := &transport.HTTPError{StatusCode: 503, Header: http.Header{"Retry-After": {h.value(time.Now())}}}
 			d2, ok2 := he.RetryAfter()
 			require.True(t, ok2)
 			require.GreaterOrEqual(t, d2, time.Duration(0))
@@ -1274,11 +1275,11 @@ func TestChainErrorRetryHintIsBounded(t *testing.T) {
 	for _, h := range retryHints() {
 		v := h.value(time.Now())
 		for _, code := range []int{408, 429, 500, 503} {
-			errs = append(errs, &stream.HTTPError{StatusCode: code, Status: http.StatusText(code), Header: http.Header{"Retry-After": {v}}})
-			errs = append(errs, &stream.HTTPError{StatusCode: code, Status: http.StatusText(code), Header: http.Header{"Retry-After": {v}},
+			errs = append(errs, &transport.HTTPError{StatusCode: code, Status: http.StatusText(code), Header: http.Header{"Retry-After": {v}}})
+			errs = append(errs, &transport.HTTPError{StatusCode: code, Status: http.StatusText(code), Header: http.Header{"Retry-After": {v}},
 				Err: &a2a.RPCError{Code: a2a.CodeInternalError, Message: "x", Data: json.RawMessage(`{"retryable":true,"retryAfter":99999999999999999999}`)}})
 		}
-		errs = append(errs, &reconnect.Error{Attempts: 3, Err: &stream.HTTPError{StatusCode: 503, Header: http.Header{"Retry-After": {v}}}, TaskID: "t"})
+		errs = append(errs, &reconnect.Error{Attempts: 3, Err: &transport.HTTPError{StatusCode: 503, Header: http.Header{"Retry-After": {v}}}, TaskID: "t"})
 	}
 	errs = append(errs, &a2a.RPCError{Code: a2a.CodeInternalError, Message: "x",
 		Data: json.RawMessage(`[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"99999999999999999999s"}]`)})

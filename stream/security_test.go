@@ -25,6 +25,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Security. Credentials: headers set with WithHeader go to the agent's own origin only
@@ -176,7 +177,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 	}
 	isHTTP := func(code int) func(t *testing.T, err error) {
 		return func(t *testing.T, err error) {
-			var he *stream.HTTPError
+			var he *transport.HTTPError
 			require.ErrorAs(t, err, &he)
 			require.Equal(t, code, he.StatusCode)
 			requireEchoed(t, string(he.Body))
@@ -185,7 +186,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 	}
 	isProtocol := func(reason string) func(t *testing.T, err error) {
 		return func(t *testing.T, err error) {
-			var pe *stream.ProtocolError
+			var pe *transport.ProtocolError
 			require.ErrorAs(t, err, &pe)
 			require.Contains(t, pe.Reason, reason)
 		}
@@ -331,7 +332,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 		}, func(t *testing.T, err error) {
 			// The URL error keeps the request, redacted; its cause is the
 			// idle timeout, not a cancel of the caller's.
-			requireRedactedURLError(t, err, stream.ErrIdleTimeout)
+			requireRedactedURLError(t, err, transport.ErrIdleTimeout)
 			require.NotErrorIs(t, err, context.Canceled)
 		}},
 		{"redirect loop keeping the query", func(t *testing.T, v a2a.Version, r *secretRun) {
@@ -365,7 +366,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 			})))
 		}, func(t *testing.T, err error) {
 			isHTTP(400)(t, err)
-			var he *stream.HTTPError
+			var he *transport.HTTPError
 			require.ErrorAs(t, err, &he)
 			require.Contains(t, string(he.Body), secretReply)
 		}},
@@ -445,7 +446,7 @@ func TestNoSecretsInCardErrors(t *testing.T) {
 		{"HTTP 500 echoing the request", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, echo(r), http.StatusInternalServerError)
 		}, func(t *testing.T, err error) {
-			var he *stream.HTTPError
+			var he *transport.HTTPError
 			require.ErrorAs(t, err, &he)
 			requireEchoed(t, string(he.Body))
 		}},
@@ -926,7 +927,7 @@ func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
 		})
 		_, err := drain(t, newClient(t, h, a2a.V10, stream.WithHeader("X-Api-Key", "k")).Send(background(), hello()))
 		require.Error(t, err)
-		var httpErr *stream.HTTPError
+		var httpErr *transport.HTTPError
 		require.False(t, errors.As(err, &httpErr), "a redirect is not the agent's answer: %v", err)
 		var re *reconnect.Error
 		require.ErrorAs(t, err, &re, "no response: the message may not have arrived, and no task is known")
@@ -942,7 +943,7 @@ func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%q,\"result\":{\"kind\":\"message\"}}\n\n", huge)
 		})
 		_, err := drain(t, newClient(t, h, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello()))
-		var pe *stream.ProtocolError
+		var pe *transport.ProtocolError
 		require.ErrorAs(t, err, &pe)
 		require.Less(t, len(err.Error()), 400, "a megabyte of server data is not copied into the error text")
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 var soak = flag.Int("soak", 0, "number of seeds TestSoak runs (0: a small fixed number, for the normal suite)")
@@ -378,7 +379,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	// none taken.
 	var (
 		re0   *reconnect.Error
-		http0 *stream.HTTPError
+		http0 *transport.HTTPError
 	)
 	cutRefusal := c.ability == soakNoStreaming && n == 0 &&
 		(errors.As(err, &re0) && re0.Attempts == 0 || errors.As(err, &http0) && http0.Err == nil)
@@ -402,7 +403,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 
 	var (
 		re      *reconnect.Error
-		httpErr *stream.HTTPError
+		httpErr *transport.HTTPError
 		failed  *terminal.FailedError
 		rpcErr  *a2a.RPCError
 	)

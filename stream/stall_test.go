@@ -16,6 +16,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // A stall limit that keep-alives cannot defeat: a server that sends only SSE
@@ -95,7 +96,7 @@ func TestKeepAlivesDoNotCountAsProgress(t *testing.T) {
 					require.Equal(t, limit, time.Since(last), "stalled at exactly the limit after the last event")
 					require.Equal(t, 1, a.count(kindStream))
 					require.Equal(t, 0, a.count(kindSubscribe)+a.count(kindGet), "a stall is no drop")
-					require.False(t, errors.Is(s.Err(), stream.ErrIdleTimeout))
+					require.False(t, errors.Is(s.Err(), transport.ErrIdleTimeout))
 				})
 			})
 		}
@@ -574,9 +575,9 @@ func TestErrorEventWithEmptyDataIsNotSkipped(t *testing.T) {
 					t.Logf("ended: %T %v; calls %v", e.Err, e.Err, calls.get())
 					require.Error(t, e.Err)
 					require.NotErrorIs(t, e.Err, context.DeadlineExceeded, "ended by the bound, not by the error event")
-					var pe *stream.ProtocolError
+					var pe *transport.ProtocolError
 					var rpc *a2a.RPCError
-					var he *stream.HTTPError
+					var he *transport.HTTPError
 					require.True(t, errors.As(e.Err, &pe) || errors.As(e.Err, &rpc) || errors.As(e.Err, &he),
 						"a typed error: %T %v", e.Err, e.Err)
 				})

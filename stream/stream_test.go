@@ -19,6 +19,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // The Stream itself: errors of the first send, the caller's context, and
@@ -30,7 +31,7 @@ func TestInitialSendErrorsAreReturnedAsIs(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.HTTPStatus(503, "down")))
 				_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
-				var httpErr *stream.HTTPError
+				var httpErr *transport.HTTPError
 				require.ErrorAs(t, err, &httpErr)
 				require.Equal(t, 503, httpErr.StatusCode)
 				require.Equal(t, 1, sends(agent), "a send is never retried: the message may have been accepted")

@@ -7,11 +7,12 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // taskError attaches the task as last known to an ending that carries no
-// task of its own: an *a2a.RPCError, an *HTTPError, a transport error,
-// ErrInvalidMessage or the context's error, met once the stream knew its
+// task of its own: an *a2a.RPCError, a *transport.HTTPError, a transport error,
+// transport.ErrInvalidMessage or the context's error, met once the stream knew its
 // task. Its text is Err's; errors.As and errors.Is see through it to Err.
 // EndingOf reads its task.
 type taskError struct {
@@ -32,7 +33,7 @@ func (e *taskError) Unwrap() error { return e.Err }
 
 // taskOf returns the task that an error of this module carries: the final
 // task of a terminal.Error, the last known task of a *reconnect.Error,
-// *hitl.Error, *ProtocolError, *StalledError or *taskError, wherever it is
+// *hitl.Error, *transport.ProtocolError, *StalledError or *taskError, wherever it is
 // in err's chain. It returns nil when err carries none, for example an
 // ending before any task was known, or a nil err. EndingOf(err).Task is its
 // public face.
@@ -42,7 +43,7 @@ func taskOf(err error) *a2a.Task {
 		fe terminal.Error
 		he *hitl.Error
 		re *reconnect.Error
-		pe *ProtocolError
+		pe *transport.ProtocolError
 		se *StalledError
 	)
 	switch {

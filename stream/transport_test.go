@@ -16,9 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // memAgent is an agent behind a Transport that is neither JSON-RPC nor REST:
@@ -68,7 +70,7 @@ func (a *memAgent) snapshot() *a2a.Task {
 
 // open answers one streaming call: its fault, or a reader of the events
 // from the agent's channel, led by the task as it stands on a subscribe.
-func (a *memAgent) open(ctx context.Context, send bool) (stream.EventReader, error) {
+func (a *memAgent) open(ctx context.Context, send bool) (transport.EventReader, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	fault := ""
@@ -78,7 +80,7 @@ func (a *memAgent) open(ctx context.Context, send bool) (stream.EventReader, err
 	a.legs++
 	switch fault {
 	case "unsent":
-		return nil, stream.NotSent(errors.New("mem: no route to agent"))
+		return nil, transport.NotSent(errors.New("mem: no route to agent"))
 	case "refused":
 		return nil, &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "task not found"}
 	case "busy":
@@ -181,16 +183,16 @@ func (r *memReader) Close() { r.once.Do(func() { close(r.done) }) }
 // memBinding is the Transport of a memAgent.
 type memBinding struct{ a *memAgent }
 
-func (b memBinding) SendStream(ctx context.Context, _ stream.Call, m *a2a.Message) (stream.EventReader, error) {
+func (b memBinding) SendStream(ctx context.Context, _ transport.Call, m *a2a.Message) (transport.EventReader, error) {
 	return b.a.open(ctx, true)
 }
 
-func (b memBinding) Subscribe(ctx context.Context, _ stream.Call, taskID string) (stream.EventReader, error) {
+func (b memBinding) Subscribe(ctx context.Context, _ transport.Call, taskID string) (transport.EventReader, error) {
 	return b.a.open(ctx, false)
 }
 
 // SendUnary takes the message and answers with the task as created.
-func (b memBinding) SendUnary(ctx context.Context, _ stream.Call, m *a2a.Message) (a2a.Event, error) {
+func (b memBinding) SendUnary(ctx context.Context, _ transport.Call, m *a2a.Message) (a2a.Event, error) {
 	b.a.mu.Lock()
 	defer b.a.mu.Unlock()
 	b.a.sends++
@@ -200,7 +202,7 @@ func (b memBinding) SendUnary(ctx context.Context, _ stream.Call, m *a2a.Message
 
 // GetTask answers with the task as it stands, and the task moves on by
 // one event: an agent that works while it is polled.
-func (b memBinding) GetTask(ctx context.Context, _ stream.Call, taskID string) (*a2a.Task, error) {
+func (b memBinding) GetTask(ctx context.Context, _ transport.Call, taskID string) (*a2a.Task, error) {
 	b.a.mu.Lock()
 	defer b.a.mu.Unlock()
 	t := b.a.snapshot()
@@ -208,7 +210,7 @@ func (b memBinding) GetTask(ctx context.Context, _ stream.Call, taskID string) (
 	return t, nil
 }
 
-func (b memBinding) Cancel(ctx context.Context, _ stream.Call, taskID string) (*a2a.Task, error) {
+func (b memBinding) Cancel(ctx context.Context, _ transport.Call, taskID string) (*a2a.Task, error) {
 	return nil, &a2a.RPCError{Code: a2a.CodeTaskNotCancelable, Message: "no"}
 }
 
@@ -362,28 +364,28 @@ func TestCallHeaderCarriesCredentialsAfterAuthRequired(t *testing.T) {
 			mu   sync.Mutex
 			seen = map[string][]http.Header{}
 		)
-		note := func(name string, call stream.Call) {
+		note := func(name string, call transport.Call) {
 			mu.Lock()
 			defer mu.Unlock()
 			seen[name] = append(seen[name], call.Header)
 		}
 		b := &funcBinding{
-			sendStream: func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
 				note("send", call)
 				return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), bArt("one ", false), bStatus(a2a.StateAuthRequired, "sign in")}}, nil
 			},
-			subscribe: func(ctx context.Context, call stream.Call, id string) (stream.EventReader, error) {
+			subscribe: func(ctx context.Context, call transport.Call, id string) (transport.EventReader, error) {
 				note("subscribe", call)
 				task := bTask(a2a.StateWorking)
 				task.Artifacts = []a2a.Artifact{{ID: "a-1", Parts: []a2a.Part{a2a.TextPart("one ")}}}
 				return &listReader{events: []a2a.Event{task, bArt("two", true), bStatus(a2a.StateCompleted, "")}}, nil
 			},
-			getTask: func(ctx context.Context, call stream.Call, id string) (*a2a.Task, error) {
+			getTask: func(ctx context.Context, call transport.Call, id string) (*a2a.Task, error) {
 				note("get", call)
 				return bTask(a2a.StateWorking), nil
 			},
 		}
-		hook := stream.CredentialsFunc(func(ctx context.Context, req *stream.AuthRequest) (http.Header, error) {
+		hook := credentials.Func(func(ctx context.Context, req *credentials.Request) (http.Header, error) {
 			return http.Header{"Authorization": {"Bearer fresh"}}, nil
 		})
 		c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithHeader("Authorization", "Bearer stale"),
@@ -424,7 +426,7 @@ func TestCallHeaderOfClientsSharingABinding(t *testing.T) {
 		)
 		release := make(chan struct{})
 		b := &funcBinding{
-			sendStream: func(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
 				<-release // both calls are in flight together
 				mu.Lock()
 				got[m.Text()] = append(got[m.Text()], call.Header.Values("Authorization")...)
@@ -454,7 +456,7 @@ func TestCallHeaderOfClientsSharingABinding(t *testing.T) {
 func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 	requireNothingIsAnError(t, map[string]func(t *testing.T) error{
 		"SendStream": func(t *testing.T) error {
-			c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) { return nil, nil }},
+			c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) { return nil, nil }},
 				stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			_, err = c.Send(background(), hello()).Wait()
@@ -462,10 +464,10 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 		},
 		"SendUnary": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+				sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 					return nil, &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "no streaming"}
 				},
-				sendUnary: func(context.Context, stream.Call, *a2a.Message) (a2a.Event, error) { return nil, nil },
+				sendUnary: func(context.Context, transport.Call, *a2a.Message) (a2a.Event, error) { return nil, nil },
 			}, stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			_, err = c.Send(background(), hello()).Wait()
@@ -473,8 +475,8 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 		},
 		"Subscribe": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				subscribe: func(context.Context, stream.Call, string) (stream.EventReader, error) { return nil, nil },
-				getTask:   func(context.Context, stream.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
+				subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) { return nil, nil },
+				getTask:   func(context.Context, transport.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
 			}, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
 			require.NoError(t, err)
 			_, err = c.Subscribe(background(), "t-1").Wait()
@@ -489,7 +491,7 @@ func TestBindingThatReturnsNothingFromAStreamOrASend(t *testing.T) {
 func TestBindingThatReturnsNoTask(t *testing.T) {
 	requireNothingIsAnError(t, map[string]func(t *testing.T) error{
 		"GetTask": func(t *testing.T) error {
-			c, err := stream.NewClientFor(&funcBinding{getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil }},
+			c, err := stream.NewClientFor(&funcBinding{getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, nil }},
 				stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			task, err := c.GetTask(background(), "t-1")
@@ -499,7 +501,7 @@ func TestBindingThatReturnsNoTask(t *testing.T) {
 			return err
 		},
 		"Cancel": func(t *testing.T) error {
-			c, err := stream.NewClientFor(&funcBinding{cancel: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil }},
+			c, err := stream.NewClientFor(&funcBinding{cancel: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, nil }},
 				stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			task, err := c.Cancel(background(), "t-1")
@@ -510,13 +512,13 @@ func TestBindingThatReturnsNoTask(t *testing.T) {
 		},
 		"GetTask while polling": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+				sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 					return nil, &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "no streaming"}
 				},
-				sendUnary: func(context.Context, stream.Call, *a2a.Message) (a2a.Event, error) {
+				sendUnary: func(context.Context, transport.Call, *a2a.Message) (a2a.Event, error) {
 					return bTask(a2a.StateSubmitted), nil
 				},
-				getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil },
+				getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, nil },
 			}, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
 			require.NoError(t, err)
 			_, err = c.Send(background(), hello()).Wait()
@@ -524,10 +526,10 @@ func TestBindingThatReturnsNoTask(t *testing.T) {
 		},
 		"Stream.Cancel": func(t *testing.T) error {
 			c, err := stream.NewClientFor(&funcBinding{
-				sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+				sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 					return &blockingReader{events: []a2a.Event{bTask(a2a.StateWorking)}, done: make(chan struct{})}, nil
 				},
-				cancel: func(context.Context, stream.Call, string) (*a2a.Task, error) { return nil, nil },
+				cancel: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, nil },
 			}, stream.WithVersion(a2a.V10))
 			require.NoError(t, err)
 			s := c.Send(background(), hello())
@@ -557,7 +559,7 @@ func requireNothingIsAnError(t *testing.T, calls map[string]func(t *testing.T) e
 // task completes with its events.
 func TestReaderNilEventIsPassedOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+		c, err := stream.NewClientFor(&funcBinding{sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 			return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), nil, bArt("x", false), bStatus(a2a.StateCompleted, "")}}, nil
 		}}, stream.WithVersion(a2a.V10))
 		require.NoError(t, err)
@@ -578,14 +580,14 @@ func TestReaderIsNotReadAfterItsEnd(t *testing.T) {
 			after: []a2a.Event{bArt("ghost ", true), bStatus(a2a.StateCompleted, "")}}
 		var second *listReader
 		b := &funcBinding{
-			sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) { return first, nil },
-			subscribe: func(context.Context, stream.Call, string) (stream.EventReader, error) {
+			sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) { return first, nil },
+			subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) {
 				task := bTask(a2a.StateWorking)
 				task.Artifacts = []a2a.Artifact{{ID: "a-1", Parts: []a2a.Part{a2a.TextPart("one ")}}}
 				second = &listReader{events: []a2a.Event{task, bArt("two", true), bStatus(a2a.StateCompleted, "")}}
 				return second, nil
 			},
-			getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) {
+			getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) {
 				task := bTask(a2a.StateCompleted)
 				task.Artifacts = []a2a.Artifact{{ID: "a-1", Parts: []a2a.Part{a2a.TextPart("one two")}}}
 				return task, nil
@@ -631,7 +633,7 @@ func (r *blockingReader) Close() { r.once.Do(func() { close(r.done) }) }
 func TestSilenceABindingTimesOutItselfIsADrop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := &funcBinding{
-			sendStream: func(ctx context.Context, _ stream.Call, _ *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(ctx context.Context, _ transport.Call, _ *a2a.Message) (transport.EventReader, error) {
 				return &selfTimedReader{events: []a2a.Event{bTask(a2a.StateSubmitted)}, idle: 10 * time.Second}, nil
 			},
 		}
@@ -653,7 +655,7 @@ func (r *selfTimedReader) Next() (a2a.Event, error) {
 		return ev, nil
 	}
 	<-time.After(r.idle)
-	return nil, fmt.Errorf("no event for %s: %w", r.idle, stream.ErrIdleTimeout)
+	return nil, fmt.Errorf("no event for %s: %w", r.idle, transport.ErrIdleTimeout)
 }
 
 func (r *selfTimedReader) Close() {}
@@ -664,11 +666,11 @@ func requireIdleTimeoutEndsSilence(t *testing.T, b *funcBinding, opts ...stream.
 	t.Helper()
 	var subscribedAfter time.Duration
 	start := time.Now()
-	b.subscribe = func(context.Context, stream.Call, string) (stream.EventReader, error) {
+	b.subscribe = func(context.Context, transport.Call, string) (transport.EventReader, error) {
 		subscribedAfter = time.Since(start)
 		return &listReader{events: []a2a.Event{bTask(a2a.StateWorking), bStatus(a2a.StateCompleted, "")}}, nil
 	}
-	b.getTask = func(context.Context, stream.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil }
+	b.getTask = func(context.Context, transport.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil }
 	c, err := stream.NewClientFor(b, append([]stream.Option{stream.WithVersion(a2a.V10),
 		stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})}, opts...)...)
 	require.NoError(t, err)
@@ -683,9 +685,9 @@ func requireIdleTimeoutEndsSilence(t *testing.T, b *funcBinding, opts ...stream.
 // NotSent(nil) is nil; NotSent(err) still is err for errors.Is and
 // errors.As.
 func TestNotSent(t *testing.T) {
-	require.NoError(t, stream.NotSent(nil))
+	require.NoError(t, transport.NotSent(nil))
 	cause := &a2a.RPCError{Code: a2a.CodeInternalError, Message: "no route"}
-	err := stream.NotSent(cause)
+	err := transport.NotSent(cause)
 	require.ErrorIs(t, err, cause)
 	var re *a2a.RPCError
 	require.ErrorAs(t, err, &re)
@@ -695,7 +697,7 @@ func TestNotSent(t *testing.T) {
 }
 
 // headerBinding is a memBinding that records, for each call, the headers
-// of its stream.Call, and refuses a subscribe with 401 while those lack
+// of its transport.Call, and refuses a subscribe with 401 while those lack
 // the Authorization header it wants (when it wants one).
 type headerBinding struct {
 	memBinding
@@ -709,7 +711,7 @@ func newHeaderBinding(a *memAgent, want string) *headerBinding {
 	return &headerBinding{memBinding: memBinding{a}, want: want, seen: map[string][]http.Header{}}
 }
 
-func (b *headerBinding) note(method string, call stream.Call) http.Header {
+func (b *headerBinding) note(method string, call transport.Call) http.Header {
 	h := call.Header.Clone() // as given, whatever the binding does with it then
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -723,24 +725,24 @@ func (b *headerBinding) calls(method string) []http.Header {
 	return b.seen[method]
 }
 
-func (b *headerBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+func (b *headerBinding) SendStream(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
 	b.note("SendStream", call)
 	return b.memBinding.SendStream(ctx, call, m)
 }
 
-func (b *headerBinding) Subscribe(ctx context.Context, call stream.Call, taskID string) (stream.EventReader, error) {
+func (b *headerBinding) Subscribe(ctx context.Context, call transport.Call, taskID string) (transport.EventReader, error) {
 	if h := b.note("Subscribe", call); b.want != "" && h.Get("Authorization") != b.want {
-		return nil, &stream.HTTPError{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized"}
+		return nil, &transport.HTTPError{StatusCode: http.StatusUnauthorized, Status: "401 Unauthorized"}
 	}
 	return b.memBinding.Subscribe(ctx, call, taskID)
 }
 
-func (b *headerBinding) GetTask(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error) {
+func (b *headerBinding) GetTask(ctx context.Context, call transport.Call, taskID string) (*a2a.Task, error) {
 	b.note("GetTask", call)
 	return b.memBinding.GetTask(ctx, call, taskID)
 }
 
-func (b *headerBinding) Cancel(ctx context.Context, call stream.Call, taskID string) (*a2a.Task, error) {
+func (b *headerBinding) Cancel(ctx context.Context, call transport.Call, taskID string) (*a2a.Task, error) {
 	b.note("Cancel", call)
 	return b.memBinding.Cancel(ctx, call, taskID)
 }
@@ -774,7 +776,7 @@ func TestCallHeaderCarriesCredentialsToABinding(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := newHeaderBinding(newMemAgent(2, "drop after 2"), "Bearer fresh")
 		asked := 0
-		hook := stream.CredentialsFunc(func(ctx context.Context, req *stream.AuthRequest) (http.Header, error) {
+		hook := credentials.Func(func(ctx context.Context, req *credentials.Request) (http.Header, error) {
 			asked++
 			require.Equal(t, background(), ctx, "the hook's context is the caller's, not a call's")
 			return http.Header{"Authorization": {"Bearer fresh"}}, nil
@@ -797,7 +799,7 @@ type outerBinding struct {
 	inner *stream.Client
 }
 
-func (b outerBinding) GetTask(ctx context.Context, _ stream.Call, taskID string) (*a2a.Task, error) {
+func (b outerBinding) GetTask(ctx context.Context, _ transport.Call, taskID string) (*a2a.Task, error) {
 	return b.inner.GetTask(ctx, taskID)
 }
 
@@ -821,7 +823,7 @@ func TestCallHeaderIsTheCallsOwn(t *testing.T) {
 // Call.Header they are given, as a binding may: it is the call's own copy.
 type mutatingBinding struct{ *headerBinding }
 
-func (b mutatingBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+func (b mutatingBinding) SendStream(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
 	r, err := b.headerBinding.SendStream(ctx, call, m)
 	call.Header.Set("Authorization", "changed by the binding")
 	call.Header.Set("X-Injected", "1")
@@ -861,7 +863,7 @@ type reentrantBinding struct {
 	c *stream.Client
 }
 
-func (b *reentrantBinding) SendStream(ctx context.Context, call stream.Call, m *a2a.Message) (stream.EventReader, error) {
+func (b *reentrantBinding) SendStream(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
 	if _, err := b.c.GetTask(ctx, "t-1"); err != nil {
 		return nil, err
 	}
@@ -893,7 +895,7 @@ func TestCallHeaderOfAClientCalledFromItsOwnCall(t *testing.T) {
 
 // errUnauthenticated is a binding's "not authenticated", as a gRPC binding
 // would return it for UNAUTHENTICATED.
-var errUnauthenticated = fmt.Errorf("rpc error: code = Unauthenticated desc = token expired: %w", stream.ErrNotAuthenticated)
+var errUnauthenticated = fmt.Errorf("rpc error: code = Unauthenticated desc = token expired: %w", transport.ErrNotAuthenticated)
 
 // A subscribe the binding answers with an error wrapping
 // ErrNotAuthenticated asks the credentials hook, whose headers reach the
@@ -909,10 +911,10 @@ func TestBindingsNotAuthenticatedAsksTheCredentialsHook(t *testing.T) {
 					causes     []error
 				)
 				b := &funcBinding{
-					sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+					sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 						return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
 					},
-					subscribe: func(_ context.Context, call stream.Call, _ string) (stream.EventReader, error) {
+					subscribe: func(_ context.Context, call transport.Call, _ string) (transport.EventReader, error) {
 						mu.Lock()
 						defer mu.Unlock()
 						subscribes = append(subscribes, call.Header)
@@ -921,11 +923,11 @@ func TestBindingsNotAuthenticatedAsksTheCredentialsHook(t *testing.T) {
 						}
 						return &listReader{events: []a2a.Event{bTask(a2a.StateWorking), bStatus(a2a.StateCompleted, "")}}, nil
 					},
-					getTask: func(context.Context, stream.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
+					getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
 				}
 				opts := []stream.Option{stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})}
 				if withHook {
-					opts = append(opts, stream.WithCredentials(stream.CredentialsFunc(func(_ context.Context, req *stream.AuthRequest) (http.Header, error) {
+					opts = append(opts, stream.WithCredentials(credentials.Func(func(_ context.Context, req *credentials.Request) (http.Header, error) {
 						causes = append(causes, req.Cause)
 						return http.Header{"Authorization": {"Bearer fresh"}}, nil
 					})))
@@ -935,14 +937,14 @@ func TestBindingsNotAuthenticatedAsksTheCredentialsHook(t *testing.T) {
 				got, err := drain(t, c.Send(background(), hello()))
 
 				if !withHook {
-					require.ErrorIs(t, err, stream.ErrNotAuthenticated)
+					require.ErrorIs(t, err, transport.ErrNotAuthenticated)
 					require.Len(t, subscribes, 1, "not authenticated is not a drop: it is not retried")
 					return
 				}
 				require.NoError(t, err)
 				require.Equal(t, a2a.StateCompleted, got.task.Status.State)
 				require.Len(t, causes, 1, "the hook is asked once")
-				require.ErrorIs(t, causes[0], stream.ErrNotAuthenticated)
+				require.ErrorIs(t, causes[0], transport.ErrNotAuthenticated)
 				require.Len(t, subscribes, 2)
 				require.Equal(t, "Bearer fresh", subscribes[1].Get("Authorization"))
 			})
@@ -953,10 +955,10 @@ func TestBindingsNotAuthenticatedAsksTheCredentialsHook(t *testing.T) {
 // An *HTTPError of status 401, the "not authenticated" of this package's
 // bindings, matches ErrNotAuthenticated; no other status does.
 func TestHTTPErrorOf401IsNotAuthenticated(t *testing.T) {
-	require.ErrorIs(t, &stream.HTTPError{StatusCode: http.StatusUnauthorized}, stream.ErrNotAuthenticated)
-	require.ErrorIs(t, fmt.Errorf("wrapped: %w", &stream.HTTPError{StatusCode: http.StatusUnauthorized}), stream.ErrNotAuthenticated)
+	require.ErrorIs(t, &transport.HTTPError{StatusCode: http.StatusUnauthorized}, transport.ErrNotAuthenticated)
+	require.ErrorIs(t, fmt.Errorf("wrapped: %w", &transport.HTTPError{StatusCode: http.StatusUnauthorized}), transport.ErrNotAuthenticated)
 	for _, code := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusServiceUnavailable} {
-		require.NotErrorIs(t, &stream.HTTPError{StatusCode: code}, stream.ErrNotAuthenticated, code)
+		require.NotErrorIs(t, &transport.HTTPError{StatusCode: code}, transport.ErrNotAuthenticated, code)
 	}
 }
 
@@ -972,39 +974,45 @@ func TestBindingsCouldNotConnectIsMatchedAndSentAgain(t *testing.T) {
 	cases := []struct {
 		name string
 		// send and subscribe answer every call; subscribe nil: never reached.
-		send, subscribe func() (stream.EventReader, error)
+		send, subscribe func() (transport.EventReader, error)
 		sends           int
 		couldNotConnect bool
 		unreachable     string
 		noTask          bool
 	}{
 		{
-			name:            "could not connect",
-			send:            func() (stream.EventReader, error) { return nil, stream.CouldNotConnect("127.0.0.1:50051", refused) },
+			name: "could not connect",
+			send: func() (transport.EventReader, error) {
+				return nil, transport.CouldNotConnect("127.0.0.1:50051", refused)
+			},
 			sends:           3,
 			couldNotConnect: true,
 			unreachable:     "127.0.0.1:50051",
 		},
 		{
 			name: "lost after it left",
-			send: func() (stream.EventReader, error) {
+			send: func() (transport.EventReader, error) {
 				return nil, errors.New("rpc error: code = Unavailable desc = error reading from server: EOF")
 			},
 			sends:  1,
 			noTask: true,
 		},
 		{
-			name:  "never left, for another reason",
-			send:  func() (stream.EventReader, error) { return nil, stream.NotSent(errors.New("client-side rate limit")) },
+			name: "never left, for another reason",
+			send: func() (transport.EventReader, error) {
+				return nil, transport.NotSent(errors.New("client-side rate limit"))
+			},
 			sends: 3,
 		},
 		{
 			name: "connected once, then could not",
-			send: func() (stream.EventReader, error) {
+			send: func() (transport.EventReader, error) {
 				return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
 			},
-			subscribe: func() (stream.EventReader, error) { return nil, stream.CouldNotConnect("127.0.0.1:50051", refused) },
-			sends:     1,
+			subscribe: func() (transport.EventReader, error) {
+				return nil, transport.CouldNotConnect("127.0.0.1:50051", refused)
+			},
+			sends: 1,
 		},
 	}
 	for _, tc := range cases {
@@ -1012,13 +1020,13 @@ func TestBindingsCouldNotConnectIsMatchedAndSentAgain(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var sends int
 				b := &funcBinding{
-					sendStream: func(context.Context, stream.Call, *a2a.Message) (stream.EventReader, error) {
+					sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 						sends++
 						return tc.send()
 					},
 				}
 				if tc.subscribe != nil {
-					b.subscribe = func(context.Context, stream.Call, string) (stream.EventReader, error) { return tc.subscribe() }
+					b.subscribe = func(context.Context, transport.Call, string) (transport.EventReader, error) { return tc.subscribe() }
 				}
 				c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: time.Second}))
@@ -1045,17 +1053,17 @@ func TestBindingsCouldNotConnectIsMatchedAndSentAgain(t *testing.T) {
 // reach. Either way the binding's error stays visible to errors.Is and
 // errors.As.
 func TestCouldNotConnectWrapsTheBindingsError(t *testing.T) {
-	require.NoError(t, stream.CouldNotConnect("127.0.0.1:50051", nil))
+	require.NoError(t, transport.CouldNotConnect("127.0.0.1:50051", nil))
 	cause := &a2a.RPCError{Code: a2a.CodeInternalError, Message: "unavailable"}
 	for _, addr := range []string{"127.0.0.1:50051", ""} {
-		err := stream.CouldNotConnect(addr, cause)
+		err := transport.CouldNotConnect(addr, cause)
 		require.ErrorIs(t, err, cause)
 		require.Equal(t, cause.Error(), err.Error())
 		require.NotErrorIs(t, err, reconnect.ErrCouldNotConnect, "one call's error does not say the stream could not connect")
 	}
-	require.NoError(t, stream.Responded(nil))
-	require.ErrorIs(t, stream.Responded(cause), cause)
-	require.Equal(t, cause.Error(), stream.Responded(cause).Error())
+	require.NoError(t, transport.Responded(nil))
+	require.ErrorIs(t, transport.Responded(cause), cause)
+	require.Equal(t, cause.Error(), transport.Responded(cause).Error())
 }
 
 // A reply whose streaming send failed after the agent responded
@@ -1071,7 +1079,7 @@ func TestBindingsRespondedReplyIsNotSentAgain(t *testing.T) {
 		replies int
 	}{
 		{"no response", cut, 2},
-		{"responded", stream.Responded(cut), 1},
+		{"responded", transport.Responded(cut), 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1080,7 +1088,7 @@ func TestBindingsRespondedReplyIsNotSentAgain(t *testing.T) {
 				prompt.Status.Message.ID = "q-1"
 				var replies int
 				b := &funcBinding{
-					sendStream: func(_ context.Context, _ stream.Call, m *a2a.Message) (stream.EventReader, error) {
+					sendStream: func(_ context.Context, _ transport.Call, m *a2a.Message) (transport.EventReader, error) {
 						if m.TaskID == "" {
 							return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), prompt}}, nil
 						}
@@ -1090,7 +1098,7 @@ func TestBindingsRespondedReplyIsNotSentAgain(t *testing.T) {
 						}
 						return &listReader{events: []a2a.Event{bStatus(a2a.StateWorking, ""), bStatus(a2a.StateCompleted, "")}}, nil
 					},
-					subscribe: func(context.Context, stream.Call, string) (stream.EventReader, error) {
+					subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) {
 						// The task as it stood before the reply: it still
 						// shows the prompt, and lists no reply.
 						snap := bTask(a2a.StateInputRequired)
@@ -1119,11 +1127,11 @@ func TestCallIdleTimeoutGivesABindingTheIdleTimeoutOfItsCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var got []time.Duration
 		b := &funcBinding{
-			sendStream: func(_ context.Context, call stream.Call, _ *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(_ context.Context, call transport.Call, _ *a2a.Message) (transport.EventReader, error) {
 				got = append(got, call.IdleTimeout)
 				return &listReader{events: []a2a.Event{bTask(a2a.StateSubmitted), bStatus(a2a.StateCompleted, "")}}, nil
 			},
-			getTask: func(_ context.Context, call stream.Call, _ string) (*a2a.Task, error) {
+			getTask: func(_ context.Context, call transport.Call, _ string) (*a2a.Task, error) {
 				got = append(got, call.IdleTimeout)
 				return bTask(a2a.StateCompleted), nil
 			},
@@ -1147,7 +1155,7 @@ func TestCallIdleTimeoutGivesABindingTheIdleTimeoutOfItsCall(t *testing.T) {
 
 	synctest.Test(t, func(t *testing.T) {
 		b := &funcBinding{
-			sendStream: func(_ context.Context, call stream.Call, _ *a2a.Message) (stream.EventReader, error) {
+			sendStream: func(_ context.Context, call transport.Call, _ *a2a.Message) (transport.EventReader, error) {
 				return &selfTimedReader{events: []a2a.Event{bTask(a2a.StateSubmitted)}, idle: call.IdleTimeout}, nil
 			},
 		}

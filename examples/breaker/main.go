@@ -7,7 +7,7 @@
 //     (github.com/sony/gobreaker/v2), given to its Client with
 //     stream.WithBreaker; every Client of that agent would share it. After
 //     two failures in a row the circuit opens, and calls to the agent fail
-//     at once with stream.ErrCircuitOpen, without a request; a minute later
+//     at once with transport.ErrCircuitOpen, without a request; a minute later
 //     one probe goes through (half-open);
 //   - fanout.Quorum runs the calls concurrently, returns as soon as enough
 //     succeeded (or as soon as that is out of reach), cancels the calls it
@@ -54,6 +54,7 @@ import (
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 func main() {
@@ -295,14 +296,14 @@ func verdict(err error) string {
 // describe says how one call ended, by the type of its error.
 func describe(r fanout.Result[string]) string {
 	var (
-		httpErr *stream.HTTPError
+		httpErr *transport.HTTPError
 		failed  *terminal.FailedError
 		gaveUp  *reconnect.Error
 	)
 	switch err := r.Err; {
 	case err == nil:
 		return "answered: " + r.Value
-	case errors.Is(err, stream.ErrCircuitOpen):
+	case errors.Is(err, transport.ErrCircuitOpen):
 		return "skipped: its circuit is open"
 	case errors.Is(err, fanout.ErrNotNeeded):
 		return "cancelled: not needed"

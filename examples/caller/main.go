@@ -49,10 +49,12 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/chain"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/examples/internal/demo"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Exit statuses.
@@ -93,8 +95,8 @@ func clientOptions(token string, opts ...stream.Option) []stream.Option {
 // signIn is the credentials hook: it gives the Authorization header token
 // whenever an agent asks for credentials. A hook could instead ask a token
 // endpoint, or the user.
-func signIn(token string) stream.CredentialsFunc {
-	return func(context.Context, *stream.AuthRequest) (http.Header, error) {
+func signIn(token string) credentials.Func {
+	return func(context.Context, *credentials.Request) (http.Header, error) {
 		return http.Header{"Authorization": {token}}, nil
 	}
 }
@@ -229,7 +231,7 @@ func decide(ctx context.Context, a *agent, answer string, signedIn bool, err err
 		failed   *terminal.FailedError
 		rejected *terminal.RejectedError
 		gaveUp   *reconnect.Error
-		httpErr  *stream.HTTPError
+		httpErr  *transport.HTTPError
 	)
 	switch {
 	case err == nil && signedIn:

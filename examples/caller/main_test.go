@@ -99,12 +99,12 @@ func TestSignInContinuesTheSameTask(t *testing.T) {
 }
 
 // TestStillAskedAfterSigningIn: an agent that asks for credentials again
-// and again gets them MaxCredentialsCalls times, then the question ends
-// without an answer.
+// and again gets them five times (a stream's limit), then the question
+// ends without an answer.
 func TestStillAskedAfterSigningIn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var steps []a2atest.Step
-		for i := range stream.MaxCredentialsCalls + 2 {
+		for i := range maxCredentialsCalls + 2 {
 			steps = append(steps, a2atest.AskAuth(fmt.Sprintf("Sign in again (%d).", i+1)), a2atest.Pause(time.Second))
 		}
 		picky := a2atest.NewAgent(a2atest.WithStayOpenOnInterrupt(), a2atest.WithScript(steps...))
@@ -255,3 +255,7 @@ func TestRemoteAgents(t *testing.T) {
 		host(secured) + "  q1  -32603 downstream agent " + host(secured) + " failed: task ID ended in state auth-required: Sign in to the calendar to continue. (not retryable)",
 	}, "\n")+"\n", taskIDs.ReplaceAllString(out, "ID"))
 }
+
+// maxCredentialsCalls is how many times a stream calls its credentials
+// hook at most (see stream.WithCredentials).
+const maxCredentialsCalls = 5

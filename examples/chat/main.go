@@ -37,6 +37,7 @@ import (
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Exit statuses.
@@ -291,9 +292,9 @@ func report(ctx context.Context, w io.Writer, e stream.Ending) int {
 		noAnswer *hitl.Error
 		gaveUp   *reconnect.Error
 		rpcErr   *a2a.RPCError
-		httpErr  *stream.HTTPError
+		httpErr  *transport.HTTPError
 		badCard  *agentcard.InvalidError
-		protoErr *stream.ProtocolError
+		protoErr *transport.ProtocolError
 	)
 	const hint = "the agent needs credentials: pass -header 'Authorization: Bearer …'"
 	err := e.Err

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/a2astream/a2astream/credentials"
 	"golang.org/x/oauth2"
-
-	"github.com/a2astream/a2astream/stream"
 )
 
 // tokenCredentials adapts an OAuth2 token source into a credentials hook:
@@ -20,8 +19,8 @@ import (
 // fetched only when it has expired. A token source takes no context: the
 // context given to Config.TokenSource, not the hook's, bounds its calls to
 // the token endpoint.
-func tokenCredentials(ts oauth2.TokenSource) stream.CredentialsHook {
-	return stream.CredentialsFunc(func(_ context.Context, _ *stream.AuthRequest) (http.Header, error) {
+func tokenCredentials(ts oauth2.TokenSource) credentials.Hook {
+	return credentials.Func(func(_ context.Context, _ *credentials.Request) (http.Header, error) {
 		tok, err := ts.Token()
 		if err != nil {
 			return nil, fmt.Errorf("oauth2: %w", err)

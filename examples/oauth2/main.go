@@ -30,6 +30,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -69,7 +70,7 @@ func run(ctx context.Context, out io.Writer) error {
 	hook := tokenCredentials(ts)
 	c, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(a2atest.NewClient(agent)),
 		stream.WithVersion(a2a.V10), stream.WithInputTimeout(10*time.Second),
-		stream.WithCredentials(stream.CredentialsFunc(func(ctx context.Context, req *stream.AuthRequest) (http.Header, error) {
+		stream.WithCredentials(credentials.Func(func(ctx context.Context, req *credentials.Request) (http.Header, error) {
 			fmt.Fprintf(out, "credentials hook, attempt %d: asking the token endpoint\n", req.Attempt)
 			return hook.Credentials(ctx, req)
 		})))

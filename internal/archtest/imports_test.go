@@ -18,11 +18,11 @@ const module = "github.com/a2astream/a2astream"
 
 // leaves may import a2a (and the standard library, and through a2a what it
 // imports) but never each other.
-var leaves = []string{"terminal", "dedupe", "reconnect", "hitl", "chatview"}
+var leaves = []string{"terminal", "dedupe", "reconnect", "hitl", "chatview", "transport", "credentials"}
 
 // leafInternals names the internal package a leaf wraps, if any: the leaf
 // exports what applications need, and stream uses the rest.
-var leafInternals = map[string]string{"dedupe": "internal/ledger"}
+var leafInternals = map[string]string{"dedupe": "internal/ledger", "transport": "internal/callmark"}
 
 // thirdParty lists the only non-module, non-standard imports allowed in
 // library (non-test) code.
@@ -165,6 +165,14 @@ func TestImportDirection(t *testing.T) {
 	}
 	if deps(g, "a2atest")["agentcard"] {
 		t.Errorf("a2atest depends on agentcard; it must stay an independent peer")
+	}
+	// internal/callmark, the marks that say how far a failed call got, is
+	// made by transport (for the bindings of other modules) and by stream
+	// (for its own), and read by stream only.
+	for pkg, imps := range g {
+		if pkg != "stream" && pkg != "transport" && slices.Contains(imps, module+"/internal/callmark") {
+			t.Errorf("%s imports internal/callmark; only transport and stream may", pkg)
+		}
 	}
 	// internal/checkpoint, the binary format of stream's checkpoints, is
 	// held to the leaves' rule (a2a and what a2a depends on), and only

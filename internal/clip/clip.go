@@ -8,6 +8,10 @@ const (
 	// Field bounds a short field: the kind of a result, a reason, an ID, a
 	// content type, a header.
 	Field = 64
+	// EndingLine bounds, its ellipsis included, the one line that tells a
+	// person how a stream ended (stream's Ending.String, relay's failure
+	// text), however much text the agent or the server gave as its reason.
+	EndingLine = 512
 )
 
 // Ellipsis ends text that [Text] cut.

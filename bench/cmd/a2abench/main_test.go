@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
-	"github.com/a2astream/a2astream/a2a"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/a2astream/a2astream/a2a"
 
 	"github.com/stretchr/testify/require"
 
