@@ -18,14 +18,17 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/foldcheck"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 	"github.com/a2astream/a2astream/transport"
 )
 
-// collected is what a test application saw.
+// collected is what a test application saw: the record of a
+// foldcheck.Fold, under the names the stream tests read.
 type collected struct {
+	fold   *foldcheck.Fold // nil in a record a test builds by hand
 	events []a2a.Event
 	// task is the events folded by a2a.Task.Apply, as an application folds
 	// them; its artifacts must equal the stream's Task().Artifacts.
@@ -53,95 +56,53 @@ func (c *collected) text(id string) string {
 }
 
 // requireArtifacts asserts that the application's artifacts equal want,
-// each with the same parts, name, description and metadata. The order may
-// differ: after a gap the application learns of artifacts in the order the
-// stream reveals them.
+// each with the same parts, name, description and metadata, in any order
+// (foldcheck's RequireArtifactsAnyOrder).
 func (c *collected) requireArtifacts(t *testing.T, want []a2a.Artifact, msg string) {
 	t.Helper()
-	require.Equal(t, len(want), len(c.artifacts), "%s: artifact count", msg)
-	for i := range want {
-		j := c.find(want[i].ID)
-		require.GreaterOrEqual(t, j, 0, "%s: artifact %s missing", msg, want[i].ID)
-		require.Equal(t, want[i], c.artifacts[j], "%s: artifact %s", msg, want[i].ID)
-	}
+	require.NotNil(t, c.fold, "%s: a record built by hand holds no fold", msg)
+	c.fold.RequireArtifactsAnyOrder(t, want, msg)
 }
 
 // drain runs the stream to its end, applying every event the way an
-// application would, and checks the stream's invariant on the way.
+// application would, and checks the stream's invariant on the way (every
+// check of foldcheck's Strict mode).
 func drain(t *testing.T, s *stream.Stream) (*collected, error) {
 	t.Helper()
-	c := &collected{shown: map[string]string{}}
-	defer s.Close()
-	for s.Next() {
-		ev := s.Event()
-		c.events = append(c.events, ev)
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			require.False(t, u.Append && c.task.Artifact(u.Artifact.ID) == nil, "append to unknown artifact %s", u.Artifact.ID)
-		}
-		c.task.Apply(ev)
-		c.artifacts = c.task.Artifacts
-		switch e := ev.(type) {
-		case *a2a.ArtifactUpdate:
-		case *a2a.StatusUpdate:
-			c.states = append(c.states, e.Status.State)
-			if m := e.Status.Message; m != nil {
-				c.messages = append(c.messages, m.ID)
-				c.shown[m.ID] = m.Text()
-			}
-		case *a2a.Message:
-			c.messages = append(c.messages, e.ID)
-			c.shown[e.ID] = e.Text()
-		case *a2a.MessageRevision:
-			old, ok := c.shown[e.Message.ID]
-			require.True(t, ok, "a revision of message %s, never delivered", e.Message.ID)
-			require.NotEqual(t, old, e.Message.Text(), "a revision of %s that shows the same text again", e.Message.ID)
-			if e.Extends {
-				require.Equal(t, e.Message.Text(), old+(&a2a.Message{Parts: e.Added}).Text(), "Added continues the text shown")
-			}
-			c.shown[e.Message.ID] = e.Message.Text()
-		default:
-			t.Fatalf("stream yielded %T; it must yield deltas only", ev)
-		}
-		if task := s.Task(); task != nil {
-			// The deltas rebuild Task().Artifacts exactly, order included.
-			require.Equal(t, len(task.Artifacts), len(c.artifacts), "after each event: artifact count")
-			for i := range task.Artifacts {
-				require.Equal(t, task.Artifacts[i], c.artifacts[i], "after each event: artifact %d", i)
-			}
-		}
-	}
-	seen := map[string]bool{}
-	for _, id := range c.messages {
-		require.False(t, seen[id], "message %s delivered twice", id)
-		seen[id] = true
-	}
-	return c, s.Err()
+	return drainFold(t, s, foldcheck.Strict)
 }
 
 // drainLoose runs the stream to its end as drain does (checking after each
 // event that Task().Artifacts is the fold of the events), without drain's
-// checks on message IDs, which messages without an ID or with data parts
-// only do not fit.
+// checks on messages, which messages without an ID or with data parts only
+// do not fit (foldcheck's Loose mode).
 func drainLoose(t *testing.T, s *stream.Stream) (*collected, error) {
 	t.Helper()
-	c := &collected{shown: map[string]string{}}
+	return drainFold(t, s, foldcheck.Loose)
+}
+
+// drainFold is drain with the checks of mode.
+func drainFold(t *testing.T, s *stream.Stream, mode foldcheck.Mode) (*collected, error) {
+	t.Helper()
+	f := &foldcheck.Fold{Mode: mode}
 	defer s.Close()
 	for s.Next() {
-		ev := s.Event()
-		c.events = append(c.events, ev)
-		c.task.Apply(ev)
-		c.artifacts = c.task.Artifacts
-		if u, ok := ev.(*a2a.StatusUpdate); ok {
-			c.states = append(c.states, u.Status.State)
-		}
+		f.Apply(t, s.Event())
 		if task := s.Task(); task != nil {
-			require.Equal(t, len(task.Artifacts), len(c.artifacts), "after each event: artifact count")
-			for i := range task.Artifacts {
-				require.Equal(t, task.Artifacts[i], c.artifacts[i], "after each event: artifact %d", i)
-			}
+			// The deltas rebuild Task().Artifacts exactly, order included.
+			f.RequireArtifacts(t, task.Artifacts, "after each event")
 		}
 	}
-	return c, s.Err()
+	f.RequireMessagesOnce(t)
+	return &collected{
+		fold:      f,
+		events:    f.Events,
+		task:      f.Task,
+		artifacts: f.Task.Artifacts,
+		messages:  f.Messages,
+		states:    f.States,
+		shown:     f.Shown,
+	}, s.Err()
 }
 
 // drainEnding runs s to its end and returns its ending.

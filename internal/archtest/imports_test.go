@@ -28,6 +28,14 @@ var leafInternals = map[string]string{"dedupe": "internal/ledger", "transport": 
 // library (non-test) code.
 var thirdParty = []string{"github.com/google/uuid"}
 
+// testSupport lists the internal packages of test support: only _test.go
+// files import them, so they may import testSupportThirdParty too.
+var testSupport = []string{"internal/foldcheck"}
+
+// testSupportThirdParty lists the imports allowed in test support beside
+// thirdParty.
+var testSupportThirdParty = []string{"github.com/stretchr/testify/require"}
+
 // graph maps each package of the module (relative path) to the imports of
 // its non-test files.
 func graph(t *testing.T) map[string][]string {
@@ -258,6 +266,25 @@ func TestImportDirection(t *testing.T) {
 			t.Errorf("%s depends on fanout; only chain, which composes above it, may", pkg)
 		}
 	}
+	// Test support (internal/foldcheck) is imported by tests only: no
+	// library package or example depends on it. It depends on a2a only
+	// (and what a2a depends on), so that the tests of any package above a2a
+	// may use it.
+	for _, p := range testSupport {
+		if _, ok := g[p]; !ok {
+			t.Fatalf("package %s not found; the check would be vacuous", p)
+		}
+		for imp := range deps(g, p) {
+			if imp != "a2a" && !deps(g, "a2a")[imp] {
+				t.Errorf("test support %s depends on %s; it may depend on a2a only", p, imp)
+			}
+		}
+		for pkg := range g {
+			if pkg != p && deps(g, pkg)[p] {
+				t.Errorf("%s depends on %s, which only _test.go files may import", pkg, p)
+			}
+		}
+	}
 	if deps(g, "a2atest")["stream"] {
 		t.Errorf("a2atest depends on stream; it must stay an independent peer")
 	}
@@ -279,6 +306,9 @@ func TestLibraryDependencies(t *testing.T) {
 		}
 		for _, imp := range imps {
 			if _, ok := local(imp); ok || std(imp) || slices.Contains(thirdParty, imp) {
+				continue
+			}
+			if slices.Contains(testSupport, pkg) && slices.Contains(testSupportThirdParty, imp) {
 				continue
 			}
 			t.Errorf("%s imports %s; library code may use only the standard library and %v", pkg, imp, thirdParty)

@@ -237,7 +237,7 @@ func (c *fuzzClient) step(what string, evs []a2a.Event, authoritative bool, stri
 			continue
 		}
 		c.delivered += len(u.Artifact.Parts)
-		i := c.app.find(u.Artifact.ID)
+		i := c.app.Find(u.Artifact.ID)
 		if i < 0 || u.Append {
 			continue
 		}
@@ -253,21 +253,21 @@ func (c *fuzzClient) step(what string, evs []a2a.Event, authoritative bool, stri
 			t.Fatalf("%s: artifact %s replaced with a %s server\n%s", what, u.Artifact.ID, styleNames[c.style], c.trace())
 		}
 		c.heals++
-		c.redone += len(c.app.artifacts[i].Parts)
+		c.redone += len(c.app.Task.Artifacts[i].Parts)
 	}
 	c.app.apply(t, evs)
 	want := c.l.Task().Artifacts
-	if len(want) != len(c.app.artifacts) {
-		t.Fatalf("%s: the application holds %d artifacts, the ledger %d\n%s", what, len(c.app.artifacts), len(want), c.trace())
+	if len(want) != len(c.app.Task.Artifacts) {
+		t.Fatalf("%s: the application holds %d artifacts, the ledger %d\n%s", what, len(c.app.Task.Artifacts), len(want), c.trace())
 	}
 	for i := range want {
-		if want[i].ID != c.app.artifacts[i].ID || !partsEq(want[i].Parts, c.app.artifacts[i].Parts) {
+		if want[i].ID != c.app.Task.Artifacts[i].ID || !partsEq(want[i].Parts, c.app.Task.Artifacts[i].Parts) {
 			t.Fatalf("%s: artifact %d: application %s %q, ledger %s %q\n%s", what, i,
-				c.app.artifacts[i].ID, partTexts(c.app.artifacts[i].Parts), want[i].ID, partTexts(want[i].Parts), c.trace())
+				c.app.Task.Artifacts[i].ID, partTexts(c.app.Task.Artifacts[i].Parts), want[i].ID, partTexts(want[i].Parts), c.trace())
 		}
 	}
 	seen := map[string]bool{}
-	for _, id := range c.app.messages {
+	for _, id := range c.app.Messages {
 		if id != "" && seen[id] {
 			t.Fatalf("%s: message %s delivered twice\n%s", what, id, c.trace())
 		}
@@ -392,22 +392,22 @@ func FuzzLedger(f *testing.F) {
 
 		// The server's artifacts, part for part (an artifact created in a
 		// gap may come later in the list than on the server).
-		if len(final.Artifacts) != len(c.app.artifacts) {
-			t.Fatalf("the application holds %d artifacts, the server %d\n%s", len(c.app.artifacts), len(final.Artifacts), c.trace())
+		if len(final.Artifacts) != len(c.app.Task.Artifacts) {
+			t.Fatalf("the application holds %d artifacts, the server %d\n%s", len(c.app.Task.Artifacts), len(final.Artifacts), c.trace())
 		}
 		serverParts := 0
 		for i := range final.Artifacts {
 			sa := &final.Artifacts[i]
 			serverParts += len(sa.Parts)
-			j := c.app.find(sa.ID)
-			if j >= 0 && (sa.Name != c.app.artifacts[j].Name || !reflect.DeepEqual(sa.Metadata, c.app.artifacts[j].Metadata)) {
+			j := c.app.Find(sa.ID)
+			if j >= 0 && (sa.Name != c.app.Task.Artifacts[j].Name || !reflect.DeepEqual(sa.Metadata, c.app.Task.Artifacts[j].Metadata)) {
 				t.Fatalf("artifact %s: application labels %q %v, server %q %v\n%s", sa.ID,
-					c.app.artifacts[j].Name, c.app.artifacts[j].Metadata, sa.Name, sa.Metadata, c.trace())
+					c.app.Task.Artifacts[j].Name, c.app.Task.Artifacts[j].Metadata, sa.Name, sa.Metadata, c.trace())
 			}
-			if j < 0 || !partsEq(sa.Parts, c.app.artifacts[j].Parts) {
+			if j < 0 || !partsEq(sa.Parts, c.app.Task.Artifacts[j].Parts) {
 				got := []string(nil)
 				if j >= 0 {
-					got = partTexts(c.app.artifacts[j].Parts)
+					got = partTexts(c.app.Task.Artifacts[j].Parts)
 				}
 				t.Fatalf("artifact %s: application %q, server %q\n%s", sa.ID, got, partTexts(sa.Parts), c.trace())
 			}
@@ -420,7 +420,7 @@ func FuzzLedger(f *testing.F) {
 		}
 		// Every agent message once, none lost.
 		delivered := map[string]bool{}
-		for _, id := range c.app.messages {
+		for _, id := range c.app.Messages {
 			delivered[id] = true
 		}
 		for _, m := range final.History {
@@ -486,7 +486,7 @@ func checkPolling(t *testing.T, srv *fuzzServer, strict bool) {
 	final := srv.task(len(srv.events))
 	for i := range final.Artifacts {
 		sa := &final.Artifacts[i]
-		if j := c.app.find(sa.ID); j < 0 || !partsEq(sa.Parts, c.app.artifacts[j].Parts) {
+		if j := c.app.Find(sa.ID); j < 0 || !partsEq(sa.Parts, c.app.Task.Artifacts[j].Parts) {
 			t.Fatalf("polling: artifact %s is not the server's\n%s", sa.ID, c.trace())
 		}
 	}
@@ -523,7 +523,7 @@ func TestReplayOfArtifactStartedByAnAppend(t *testing.T) {
 			a.apply(t, l.Apply(nil, ev))
 		}
 		a.check(t, l)
-		require.Equal(t, "p1p2", a.text("a1"), "p1 was replayed, not produced again")
+		require.Equal(t, "p1p2", a.Text("a1"), "p1 was replayed, not produced again")
 	})
 	t.Run("snapshot older than the artifact", func(t *testing.T) {
 		l := ledger.New()
@@ -537,6 +537,6 @@ func TestReplayOfArtifactStartedByAnAppend(t *testing.T) {
 			a.apply(t, l.Apply(nil, ev))
 		}
 		a.check(t, l)
-		require.Equal(t, "p1p2", a.text("a1"))
+		require.Equal(t, "p1p2", a.Text("a1"))
 	})
 }

@@ -9,101 +9,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/foldcheck"
 	"github.com/a2astream/a2astream/internal/ledger"
 )
 
-// app is what an application builds by applying the yielded deltas.
-type app struct {
-	// task is the deltas folded by a2a.Task.Apply; artifacts is its
-	// Artifacts.
-	task      a2a.Task
-	artifacts []a2a.Artifact
-	messages  []string
-	statuses  []a2a.TaskState
-	// shown is each message's text as the application shows it: a new
-	// message's text, extended by the Added of each revision that extends
-	// it, or replaced by the revision's text otherwise.
-	shown map[string]string
-}
+// app is what an application builds by applying the yielded deltas: a
+// foldcheck.Fold in its Strict mode (the zero Mode), which checks each delta
+// as it is applied.
+type app struct{ foldcheck.Fold }
 
-func (a *app) show(t *testing.T, m *a2a.Message) {
-	if a.shown == nil {
-		a.shown = map[string]string{}
-	}
-	a.shown[m.ID] = m.Text()
-}
-
+// apply hands one batch of deltas (what one Apply or Reconcile call
+// yielded) to the application.
 func (a *app) apply(t *testing.T, evs []a2a.Event) {
 	t.Helper()
 	for _, ev := range evs {
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			require.False(t, u.Append && a.task.Artifact(u.Artifact.ID) == nil, "append to an artifact the application never saw: %s", u.Artifact.ID)
-		}
-		a.task.Apply(ev)
-		a.artifacts = a.task.Artifacts
-		switch e := ev.(type) {
-		case *a2a.ArtifactUpdate:
-		case *a2a.Message:
-			a.messages = append(a.messages, e.ID)
-			a.show(t, e)
-		case *a2a.StatusUpdate:
-			a.statuses = append(a.statuses, e.Status.State)
-			if e.Status.Message != nil {
-				a.messages = append(a.messages, e.Status.Message.ID)
-				a.show(t, e.Status.Message)
-			}
-		case *a2a.MessageRevision:
-			old, ok := a.shown[e.Message.ID]
-			require.True(t, ok, "a revision of message %s, never delivered", e.Message.ID)
-			require.NotEqual(t, old, e.Message.Text(), "a revision of %s that shows the same text again", e.Message.ID)
-			if e.Extends {
-				added := (&a2a.Message{Parts: e.Added}).Text()
-				require.Equal(t, e.Message.Text(), old+added, "an extending revision's Added continues the text shown")
-			}
-			a.shown[e.Message.ID] = e.Message.Text()
-		default:
-			t.Fatalf("ledger yielded %T; it must yield deltas only", ev)
-		}
+		a.Apply(t, ev)
 	}
-}
-
-func (a *app) find(id string) int {
-	for i := range a.artifacts {
-		if a.artifacts[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-func (a *app) text(id string) string {
-	i := a.find(id)
-	if i < 0 {
-		return ""
-	}
-	return a.artifacts[i].Text()
 }
 
 // check asserts the invariant: the application's artifacts equal the
-// ledger's, and no message was delivered twice.
+// ledger's, order included, and no message was delivered twice.
 func (a *app) check(t *testing.T, l *ledger.Ledger) {
 	t.Helper()
 	var want []a2a.Artifact
 	if l.Task() != nil {
 		want = l.Task().Artifacts
 	}
-	// The deltas rebuild the ledger's artifacts exactly, order included.
-	require.Equal(t, len(want), len(a.artifacts), "artifact count")
-	for i := range want {
-		require.Equal(t, want[i], a.artifacts[i], "artifact %d (%s)", i, want[i].ID)
-	}
-	seen := map[string]bool{}
-	for _, id := range a.messages {
-		if seen[id] {
-			t.Fatalf("message %s delivered twice", id)
-		}
-		seen[id] = true
-	}
+	a.RequireArtifacts(t, want, "against the ledger's task")
+	a.RequireMessagesOnce(t)
 }
 
 func textMsg(id, text string) *a2a.Message {
@@ -147,8 +80,8 @@ func TestLiveStream(t *testing.T) {
 	a.apply(t, l.Apply(nil, chunk("a1", true, true, "world")))
 	a.apply(t, l.Apply(nil, status(a2a.StateCompleted, "", "")))
 	a.check(t, l)
-	require.Equal(t, "hello world", a.text("a1"))
-	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses)
+	require.Equal(t, "hello world", a.Text("a1"))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.States)
 	require.Equal(t, a2a.StateCompleted, l.Task().Status.State)
 	require.Equal(t, "thinking", l.Task().History[0].Text(), "status messages join the history")
 }
@@ -292,7 +225,7 @@ func TestRepeatedTextsAtDifferentPositionsSurvive(t *testing.T) {
 	a.apply(t, l.Apply(nil, chunk("a1", true, false, "\n")))
 	a.apply(t, l.Apply(nil, chunk("a1", true, true, "x")))
 	a.check(t, l)
-	require.Equal(t, "x\n\nx", a.text("a1"), "identical parts at different positions are not replays")
+	require.Equal(t, "x\n\nx", a.Text("a1"), "identical parts at different positions are not replays")
 }
 
 func TestFullReplayAfterResubscribe(t *testing.T) {
@@ -320,10 +253,10 @@ func TestFullReplayAfterResubscribe(t *testing.T) {
 	}
 	a.apply(t, replayed)
 	a.check(t, l)
-	require.Equal(t, "one two three four", a.text("a1"))
-	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses,
+	require.Equal(t, "one two three four", a.Text("a1"))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.States,
 		"replayed statuses are not delivered again")
-	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.messages)
+	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.Messages)
 	require.True(t, l.InReplayWindow(), "a replaying server keeps the window open: new content may be old")
 }
 
@@ -360,7 +293,7 @@ func TestReplayOfAVersionMissedInAGap(t *testing.T) {
 	evs := l.Apply(nil, chunk("a1", true, false, "!"))
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "v3!", a.text("a1"))
+	require.Equal(t, "v3!", a.Text("a1"))
 }
 
 func TestVersionHeldPendingIsDeliveredWhenTheTaskMovesOn(t *testing.T) {
@@ -387,7 +320,7 @@ func TestVersionHeldPendingIsDeliveredWhenTheTaskMovesOn(t *testing.T) {
 	require.Len(t, evs, 2, "a status newer in time: the version held was new, and comes first")
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "v2+", a.text("a1"))
+	require.Equal(t, "v2+", a.Text("a1"))
 	require.Equal(t, 0, l.Pending())
 }
 
@@ -406,7 +339,7 @@ func TestVersionAfterTheCurrentOneIsNew(t *testing.T) {
 	require.Len(t, evs, 1, "and so is going back to v1 after it")
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "v1", a.text("a1"))
+	require.Equal(t, "v1", a.Text("a1"))
 }
 
 func TestReplayOfAppendStraddlingHeldParts(t *testing.T) {
@@ -434,7 +367,7 @@ func TestAppendFalseOutsideWindowReplaces(t *testing.T) {
 	require.False(t, evs[0].(*a2a.ArtifactUpdate).Append)
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "draft", a.text("a1"))
+	require.Equal(t, "draft", a.Text("a1"))
 
 	require.Empty(t, l.Apply(nil, chunk("a1", false, true, "draft")), "an identical replacement changes nothing")
 }
@@ -456,8 +389,8 @@ func TestSnapshotFirstResubscribe(t *testing.T) {
 	a.apply(t, evs)
 	a.apply(t, l.Apply(nil, chunk("a1", true, true, "three")))
 	a.check(t, l)
-	require.Equal(t, "one two three", a.text("a1"))
-	require.Equal(t, "x", a.text("a2"))
+	require.Equal(t, "one two three", a.Text("a1"))
+	require.Equal(t, "x", a.Text("a2"))
 }
 
 func TestLiveOnlyGapIsHealedByAuthoritativeTask(t *testing.T) {
@@ -467,7 +400,7 @@ func TestLiveOnlyGapIsHealedByAuthoritativeTask(t *testing.T) {
 	// p2 was produced while disconnected; the live-only server sends p3 next.
 	l.OpenReplayWindow()
 	a.apply(t, l.Apply(nil, chunk("a1", true, false, "p3")))
-	require.Equal(t, "p1p3", a.text("a1"))
+	require.Equal(t, "p1p3", a.Text("a1"))
 	server := task(a2a.StateCompleted, map[string][]string{"a1": {"p1", "p2", "p3"}}, "a1")
 	require.False(t, l.Covers(server), "parts held are not a prefix of the server's")
 	evs := l.Reconcile(nil, server, true)
@@ -477,7 +410,7 @@ func TestLiveOnlyGapIsHealedByAuthoritativeTask(t *testing.T) {
 	require.Len(t, u.Artifact.Parts, 3)
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "p1p2p3", a.text("a1"))
+	require.Equal(t, "p1p2p3", a.Text("a1"))
 	require.Equal(t, server.Artifacts, l.Task().Artifacts)
 }
 
@@ -514,7 +447,7 @@ func TestMessagesOnceAcrossEventsStatusesAndHistory(t *testing.T) {
 	require.Nil(t, su.Status.Message, "a status message already delivered is stripped")
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.messages)
+	require.Equal(t, []string{"m-1", "m-2", "m-3"}, a.Messages)
 	require.Equal(t, "m-2", l.Task().Status.Message.ID, "the assembled status keeps its message")
 }
 
@@ -560,7 +493,7 @@ func TestFullReplayAcrossARealReplacement(t *testing.T) {
 	for _, ev := range live {
 		a.apply(t, l.Apply(nil, ev))
 	}
-	require.Equal(t, "v2", a.text("draft"))
+	require.Equal(t, "v2", a.Text("draft"))
 	l.OpenReplayWindow()
 	replay := []a2a.Event{
 		chunk("draft", false, false, "v1"), chunk("draft", true, false, "a"),
@@ -573,7 +506,7 @@ func TestFullReplayAcrossARealReplacement(t *testing.T) {
 	require.Len(t, evs, 1, "the first new part is delivered")
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "x+!", a.text("notes"))
+	require.Equal(t, "x+!", a.Text("notes"))
 	require.True(t, l.InReplayWindow(), "a replaying server keeps the window open")
 
 	// A connection that replays nothing: its first new part closes the
@@ -605,7 +538,7 @@ func TestStaleSnapshotWithAReplacedVersionIsLeftAlone(t *testing.T) {
 	evs := l.Reconcile(nil, task(a2a.StateWorking, map[string][]string{"draft": {"v1"}}, "draft"), true)
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "v1", a.text("draft"))
+	require.Equal(t, "v1", a.Text("draft"))
 }
 
 func TestStatusesWithoutMessageIDs(t *testing.T) {
@@ -701,11 +634,11 @@ func deltas(evs []a2a.Event) []string {
 func (a *app) grows(t *testing.T, evs []a2a.Event) {
 	t.Helper()
 	before := map[string]int{}
-	for _, art := range a.artifacts {
+	for _, art := range a.Task.Artifacts {
 		before[art.ID] = len(art.Parts)
 	}
 	a.apply(t, evs)
-	for _, art := range a.artifacts {
+	for _, art := range a.Task.Artifacts {
 		require.GreaterOrEqual(t, len(art.Parts), before[art.ID], "artifact %s shrank", art.ID)
 	}
 }
@@ -806,7 +739,7 @@ func TestLaggingSnapshotIsNotNews(t *testing.T) {
 				a.grows(t, evs)
 			}
 			a.check(t, l)
-			require.Equal(t, tc.want, a.text("a1"))
+			require.Equal(t, tc.want, a.Text("a1"))
 		})
 	}
 }
@@ -856,7 +789,7 @@ func TestTruncationInAGapArrivesWithTheGetTask(t *testing.T) {
 	require.False(t, evs[0].(*a2a.ArtifactUpdate).Append)
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "a", a.text("a1"))
+	require.Equal(t, "a", a.Text("a1"))
 }
 
 // withoutID returns an agent message without an ID.
@@ -1012,7 +945,7 @@ func TestDataPartsCompareByValue(t *testing.T) {
 	require.Equal(t, []string{`a1 append=true ["!"]`}, deltas(evs))
 	a.apply(t, evs)
 	a.check(t, l)
-	require.Equal(t, "v2!", a.text("a1"))
+	require.Equal(t, "v2!", a.Text("a1"))
 }
 
 // A get-task result that lags what was delivered (a state seen before,
@@ -1030,7 +963,7 @@ func TestGetTaskThatLagsIsNotNews(t *testing.T) {
 	var a app
 	a.apply(t, l.Reconcile(nil, at(task(a2a.StateSubmitted, nil), 0), true))
 	a.apply(t, l.Reconcile(nil, at(task(a2a.StateWorking, map[string][]string{"a1": {"p1", "p2"}}, "a1"), 2), true))
-	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking}, a.statuses)
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking}, a.States)
 
 	for _, lagging := range []*a2a.Task{
 		at(task(a2a.StateWorking, map[string][]string{"a1": {"p1"}}, "a1"), 1),
@@ -1039,15 +972,15 @@ func TestGetTaskThatLagsIsNotNews(t *testing.T) {
 		require.Empty(t, l.Reconcile(nil, lagging, true), "a lagging result is not news")
 		a.check(t, l)
 	}
-	require.Equal(t, "p1p2", a.text("a1"))
+	require.Equal(t, "p1p2", a.Text("a1"))
 	require.Equal(t, a2a.StateWorking, l.Task().Status.State)
 
 	evs := l.Reconcile(nil, at(task(a2a.StateCompleted, map[string][]string{"a1": {"p1", "p2", "p3"}}, "a1"), 1), true)
 	a.apply(t, evs)
 	a.check(t, l)
 	require.Len(t, evs, 2, "the new part and the new state, though stamped before the newest status")
-	require.Equal(t, "p1p2p3", a.text("a1"))
-	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.statuses)
+	require.Equal(t, "p1p2p3", a.Text("a1"))
+	require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateCompleted}, a.States)
 }
 
 // The metadata of status updates folds into the task's, key by key, a later
@@ -1185,7 +1118,7 @@ func TestStatusesBeyondTheStatusSetNeverGoBack(t *testing.T) {
 	for _, ev := range events() {
 		a.apply(t, l.Apply(nil, ev))
 	}
-	require.Len(t, a.statuses, n+1)
+	require.Len(t, a.States, n+1)
 
 	l.OpenReplayWindow()
 	for i, ev := range events() {
@@ -1195,7 +1128,7 @@ func TestStatusesBeyondTheStatusSetNeverGoBack(t *testing.T) {
 		require.Equal(t, a2a.StateWorking, l.Task().Status.State, "the state never goes back (event %d)", i)
 	}
 	a.apply(t, l.Apply(nil, status(a2a.StateCompleted, "", "")))
-	require.Len(t, a.statuses, n+2)
+	require.Len(t, a.States, n+2)
 	a.check(t, l)
 }
 

@@ -54,8 +54,8 @@ func TestWholeTaskYieldsInTheOrderOfAStream(t *testing.T) {
 				got := fold(l, tc.task)
 				require.Equal(t, tc.want, deltas(got))
 				a.apply(t, got)
-				require.Equal(t, l.Task().Artifacts, a.task.Artifacts, "the deltas still fold to the ledger's task")
-				require.Equal(t, l.Task().Status, a.task.Status)
+				require.Equal(t, l.Task().Artifacts, a.Task.Artifacts, "the deltas still fold to the ledger's task")
+				require.Equal(t, l.Task().Status, a.Task.Status)
 			})
 		}
 	}

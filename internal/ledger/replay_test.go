@@ -109,8 +109,8 @@ func TestFullReplayOfAReplacementAndOfAppendsIsOld(t *testing.T) {
 	for _, ev := range events() {
 		a.apply(t, l.Apply(nil, ev))
 	}
-	require.Equal(t, "v2", a.text("draft"))
-	require.Equal(t, "x+", a.text("notes"))
+	require.Equal(t, "v2", a.Text("draft"))
+	require.Equal(t, "x+", a.Text("notes"))
 
 	l.OpenReplayWindow()
 	for i, ev := range events() {
@@ -126,7 +126,7 @@ func TestFullReplayOfAReplacementAndOfAppendsIsOld(t *testing.T) {
 	require.Len(t, out, 1, "the first new part after the replay")
 	a.apply(t, out)
 	a.check(t, l)
-	require.Equal(t, "x+y", a.text("notes"))
+	require.Equal(t, "x+y", a.Text("notes"))
 }
 
 // A get-task shows one status of its instant; a status the agent set at

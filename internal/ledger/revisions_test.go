@@ -53,7 +53,7 @@ func TestRevisionCumulativeStatusMessage(t *testing.T) {
 	a.apply(t, evs)
 	a.check(t, l)
 
-	require.Equal(t, "Hello world", a.shown["m-1"])
+	require.Equal(t, "Hello world", a.Shown["m-1"])
 	require.Equal(t, "Hello world", l.Task().Status.Message.Text())
 	var inHistory []string
 	for _, m := range l.Task().History {
@@ -81,7 +81,7 @@ func TestRevisionThatRewrites(t *testing.T) {
 	require.Len(t, evs, 1)
 	require.False(t, evs[0].(*a2a.MessageRevision).Extends)
 	a.apply(t, evs)
-	require.Equal(t, "fin", a.shown["m-1"])
+	require.Equal(t, "fin", a.Shown["m-1"])
 	require.Equal(t, "fin", l.Task().Status.Message.Text())
 }
 
@@ -138,7 +138,7 @@ func TestRevisionReplayedInsideTheWindowIsNotDeliveredAgain(t *testing.T) {
 				require.Len(t, revisions(evs), 1, "version %q is news", versions[i])
 				a.apply(t, evs)
 			}
-			require.Equal(t, "Hello world", a.shown["m-1"])
+			require.Equal(t, "Hello world", a.Shown["m-1"])
 
 			// A snapshot that holds an older version, inside the next window.
 			l.OpenReplayWindow()
@@ -175,7 +175,7 @@ func TestAuthoritativeTaskRevisesEvenBackwards(t *testing.T) {
 	require.Equal(t, "Hello", evs[0].(*a2a.MessageRevision).Message.Text(), "the server's task is the truth")
 	require.Equal(t, a2a.StateCompleted, evs[1].(*a2a.StatusUpdate).Status.State)
 	a.apply(t, evs)
-	require.Equal(t, "Hello", a.shown["m-1"])
+	require.Equal(t, "Hello", a.Shown["m-1"])
 }
 
 // A server that keeps one message across states sends it again, unchanged,
@@ -323,7 +323,7 @@ func checkRevisions(t *testing.T, data []byte) {
 	}
 	a.check(t, l)
 	for id, text := range s.final {
-		require.Equal(t, text, a.shown[id], "message %s as the application shows it", id)
+		require.Equal(t, text, a.Shown[id], "message %s as the application shows it", id)
 	}
 	require.Equal(t, s.events[len(s.events)-1].Status.Message.Text(), l.Task().Status.Message.Text())
 	require.Equal(t, a2a.StateCompleted, l.Task().Status.State)
