@@ -68,7 +68,8 @@
 // answered before it failed with [transport.Responded], and the agent's "not
 // authenticated" wraps [transport.ErrNotAuthenticated]; its other errors are *a2a.RPCError
 // with A2A's JSON-RPC codes, so that classify sorts them as it sorts the
-// bindings' of this package (binding.go lists what each failure must be).
+// bindings' of this package ([transport.Transport] lists what each failure
+// must be).
 // [a2a.Codec] of the binding reads and writes its JSON where the wire
 // carries JSON. The headers of WithHeader, of a call's options and of a
 // WithCredentials hook reach it in each call's [transport.Call], and it sends them to

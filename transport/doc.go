@@ -14,8 +14,10 @@
 //   - [*HTTPError]: the agent answered with a status other than 2xx;
 //   - [*ProtocolError]: the server broke the protocol (never retried);
 //   - [ErrIdleTimeout], [ErrEndedEarly]: a stream went silent, or closed
-//     before its task settled (the runtime reconnects; a stream that runs
-//     out of attempts ends in a *reconnect.Error with this cause);
+//     before its task settled. The runtime reconnects; a stream whose drops
+//     spend its attempts ends in a *reconnect.Error with this cause, and one
+//     whose task the agent still shows working ends in a *stream.StalledError
+//     at the stall limit;
 //   - [ErrConnectTimeout], [ErrCircuitOpen]: a call never left;
 //   - [ErrNotAuthenticated]: the agent refused the credentials;
 //   - [ErrInvalidMessage]: the caller's message cannot be sent.

@@ -116,5 +116,8 @@ func (e *HTTPError) Is(target error) bool {
 }
 
 // ErrEndedEarly is the cause of a drop when a connection closed cleanly
-// before the task settled (reached a terminal or interrupted state).
+// while the stream still follows its task: the task has not ended, nor
+// halted on a question the stream has yet to put to its hook (an
+// input-required it already answered, or an auth-required it already gave
+// credentials for, waits for the agent to move on).
 var ErrEndedEarly = errors.New("stream: connection closed before the task settled")
