@@ -85,7 +85,8 @@ func NewTextMessage(role Role, text string) *Message {
 	return &Message{ID: uuid.NewString(), Role: role, Parts: []Part{{Text: text}}}
 }
 
-// Text returns the concatenated text of the message's text parts.
+// Text returns the concatenated text of the message's text parts. It is ""
+// for a nil message, so a prompt or status that may carry none reads safely.
 func (m *Message) Text() string {
 	if m == nil {
 		return ""
