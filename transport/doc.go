@@ -27,6 +27,6 @@
 // taken is never sent twice. [Transport] says what a binding must return
 // for each failure.
 //
-// The errors' texts begin with "stream:", as they did when these types were
-// stream's: they are what a stream's error reads.
+// The errors' texts begin with "stream:": they are what a stream's error
+// reads, whichever binding made it.
 package transport
