@@ -799,92 +799,62 @@ func TestCheckpointWithAPossiblySentReplyItDoesNotHoldIsRefused(t *testing.T) {
 // A get-task that lacks an artifact the checkpoint holds (a store that
 // lags; artifacts are never removed) does not make the application's parts
 // news: when the artifact comes back with more parts, only the parts after
-// those held are handed over, as appends.
+// those held are handed over, as appends, and Task holds the artifact as the
+// application does. The rows: the artifact comes back in a task that lists
+// it grown; or the server replays it from its first chunk, and the replayed
+// chunk the application holds is not handed over again.
 func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldHandsOverOnlyItsTail(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				resumed := false
-				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
-					switch {
-					case r.isSend():
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstTask)
-						sseEvent(w, r.id, v, firstChunk)
-						<-r.ctx.Done()
-					case r.isGet() && resumed:
-						unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
-					case r.isSubscribe() && resumed:
-						sseHeaders(w)
-						sseEvent(w, r.id, v, taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: textParts("kept", "more")}))
-						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
-					default:
-						jsonRPCError(w, r.id, -32601, "no such method")
-					}
-				})
-				c := newClient(t, srv, v)
-				cp := firstLegCheckpoint(t, c, 2)
-				resumed = true
-				after, err := drainResumed(t, c.Resume(bounded(t), cp), []a2a.Event{firstTask, firstChunk})
-				require.NoError(t, err)
-				var appended []a2a.Part
-				for _, ev := range after {
-					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-						require.True(t, u.Append, "a1 is appended to, not replaced")
-						appended = append(appended, u.Artifact.Parts...)
-					}
-				}
-				require.Equal(t, textParts("more"), appended)
-			})
-		})
+	more := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("more")}}
+	rows := []struct {
+		name string
+		subs []a2a.Event // what the resumed subscribe sends before the task completes
+	}{
+		{"in a task", []a2a.Event{taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: textParts("kept", "more")})}},
+		{"replayed from its first chunk", []a2a.Event{firstChunk, more}},
 	}
-}
-
-// The same lagging get-task, then a server that replays the artifact from
-// its first chunk: the replayed chunk the application holds is not handed
-// over again, and the chunk after it comes as an append.
-func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldDropsItsReplay(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				resumed := false
-				more := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("more")}}
-				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
-					switch {
-					case r.isSend():
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstTask)
-						sseEvent(w, r.id, v, firstChunk)
-						<-r.ctx.Done()
-					case r.isGet() && resumed:
-						unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
-					case r.isSubscribe() && resumed:
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstChunk)
-						sseEvent(w, r.id, v, more)
-						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
-					default:
-						jsonRPCError(w, r.id, -32601, "no such method")
+	for _, row := range rows {
+		for _, v := range versions {
+			t.Run(row.name+"/"+string(v), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					resumed := false
+					srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+						switch {
+						case r.isSend():
+							sseHeaders(w)
+							sseEvent(w, r.id, v, firstTask)
+							sseEvent(w, r.id, v, firstChunk)
+							<-r.ctx.Done()
+						case r.isGet() && resumed:
+							unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
+						case r.isSubscribe() && resumed:
+							sseHeaders(w)
+							for _, ev := range row.subs {
+								sseEvent(w, r.id, v, ev)
+							}
+							sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+						default:
+							jsonRPCError(w, r.id, -32601, "no such method")
+						}
+					})
+					c := newClient(t, srv, v)
+					cp := firstLegCheckpoint(t, c, 2)
+					resumed = true
+					s := c.Resume(bounded(t), cp)
+					after, err := drainResumed(t, s, []a2a.Event{firstTask, firstChunk})
+					require.NoError(t, err)
+					var updates []*a2a.ArtifactUpdate
+					for _, ev := range after {
+						if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+							require.True(t, u.Append, "a1 is appended to, not replaced")
+							updates = append(updates, u)
+						}
 					}
+					require.Len(t, updates, 1, "only the chunk after those held")
+					require.Equal(t, textParts("more"), updates[0].Artifact.Parts)
+					require.Equal(t, textParts("kept", "more"), s.Task().Artifact("a1").Parts, "Task holds the artifact as the application does")
 				})
-				c := newClient(t, srv, v)
-				cp := firstLegCheckpoint(t, c, 2)
-				resumed = true
-				s := c.Resume(bounded(t), cp)
-				after, err := drainResumed(t, s, []a2a.Event{firstTask, firstChunk})
-				require.NoError(t, err)
-				var updates []*a2a.ArtifactUpdate
-				for _, ev := range after {
-					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-						updates = append(updates, u)
-					}
-				}
-				require.Len(t, updates, 1, "only the chunk after those held")
-				require.True(t, updates[0].Append)
-				require.Equal(t, textParts("more"), updates[0].Artifact.Parts)
-				require.Equal(t, textParts("kept", "more"), s.Task().Artifact("a1").Parts, "Task holds the artifact as the application does")
 			})
-		})
+		}
 	}
 }
 
