@@ -175,26 +175,23 @@ func unreachableTransports() map[string]func(t *testing.T) *http.Transport {
 	}
 }
 
-// An agent that cannot be reached because its name does not resolve is
-// as unreachable as one whose port is closed: Resolve matches
-// ErrCouldNotConnect and names the card URL.
-func TestCardOfAnUnresolvableAgentSaysCouldNotConnect(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) { requireCardCouldNotConnect(t, &http.Transport{DialContext: dnsFailure}) })
-}
-
-// A card fetched through a proxy that refuses connections could not be
-// fetched because nothing could be connected to, as a stream's send
-// through the same proxy says (TestStreamOfAnUnreachableAgentSaysCouldNotConnect).
-func TestCardThroughARefusingProxySaysCouldNotConnect(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) { requireCardCouldNotConnect(t, refusingProxy(t)) })
-}
-
-func requireCardCouldNotConnect(t *testing.T, tr *http.Transport) {
-	t.Helper()
-	defer tr.CloseIdleConnections()
-	_, err := stream.Resolve(background(), "http://agent.test/", stream.WithHTTPClient(&http.Client{Transport: tr}))
-	require.ErrorIs(t, err, reconnect.ErrCouldNotConnect, "%v", err)
-	require.Contains(t, err.Error(), "could not connect to http://agent.test/.well-known/agent-card.json")
+// A card fetched from an agent whose name does not resolve (as unreachable
+// as one whose port is closed), or through a proxy that refuses
+// connections, could not be fetched because nothing could be connected to,
+// as a stream's send says (TestStreamOfAnUnreachableAgentSaysCouldNotConnect):
+// Resolve matches ErrCouldNotConnect and names the card URL.
+func TestCardOfAnUnreachableAgentSaysCouldNotConnect(t *testing.T) {
+	for name, newTransport := range unreachableTransports() {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tr := newTransport(t)
+				defer tr.CloseIdleConnections()
+				_, err := stream.Resolve(background(), "http://agent.test/", stream.WithHTTPClient(&http.Client{Transport: tr}))
+				require.ErrorIs(t, err, reconnect.ErrCouldNotConnect, "%v", err)
+				require.Contains(t, err.Error(), "could not connect to http://agent.test/.well-known/agent-card.json")
+			})
+		})
+	}
 }
 
 // A stream to an agent whose name does not resolve, or behind a proxy

@@ -70,32 +70,12 @@ func failureMetadataMap(t *testing.T) map[string]any {
 }
 
 // A task that ends with a structured failure, on every wire, streamed,
-// answered at once or polled: the failed error's task carries the status
-// update's (or the failed Task's) metadata merged into the first Task's,
-// the later value winning, and the status message keeps its own.
-func TestStructuredFailureMetadataIsTheTasks(t *testing.T) {
-	for _, w := range wires() {
-		for name, agent := range failingAgents(w) {
-			t.Run(w.String()+"/"+name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					_, err := drain(t, agent.client(t).Send(bounded(t), hello()))
-					var failed *terminal.FailedError
-					require.ErrorAs(t, err, &failed)
-					want := failureMetadataMap(t)
-					require.Equal(t, want, failed.Task.Status.Message.Metadata)
-					if name != "send" {
-						want["session"] = "s-1"
-					}
-					require.Equal(t, want, failed.Task.Metadata)
-				})
-			})
-		}
-	}
-}
-
-// The same failure read as the program needs it, on every wire, streamed,
-// answered at once or polled: terminal.FailureOf gives its fields, and the
-// error's text names its code.
+// answered at once or polled, is read as the program needs it:
+//   - the failed error's task carries the status update's (or the failed
+//     Task's) metadata merged into the first Task's, the later value
+//     winning, and the status message keeps its own;
+//   - terminal.FailureOf gives its fields, and the error's text names its
+//     code.
 func TestStructuredFailureIsReadFromTheFinalTask(t *testing.T) {
 	want := terminal.Failure{ObjectType: "error", Type: "flow_error", Code: "REMOTE_VALIDATION_FAILED",
 		Message: "validation failed", TaskState: "failed"}
@@ -104,6 +84,15 @@ func TestStructuredFailureIsReadFromTheFinalTask(t *testing.T) {
 			t.Run(w.String()+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					_, err := drain(t, agent.client(t).Send(bounded(t), hello()))
+					var failed *terminal.FailedError
+					require.ErrorAs(t, err, &failed)
+					md := failureMetadataMap(t)
+					require.Equal(t, md, failed.Task.Status.Message.Metadata)
+					if name != "send" {
+						md["session"] = "s-1"
+					}
+					require.Equal(t, md, failed.Task.Metadata)
+
 					got, ok := terminalFailure(err)
 					require.True(t, ok, "%v", err)
 					require.Equal(t, want, got)

@@ -86,8 +86,10 @@ func TestGoodOptionsAreAccepted(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// A per-call option that is Client-wide, or bad, ends that stream at once
-// with the refusal, and nothing is sent.
+// A per-call option that is Client-wide (WithHTTPClient, WithVersion,
+// WithBinding, WithCardCache), or bad, is refused with ErrInvalidOption by
+// every call, Cancel included: a stream ends at once with the refusal, and
+// nothing is sent.
 func TestPerCallOptionsAreValidated(t *testing.T) {
 	agent := a2atest.NewAgent()
 	c := newClient(t, agent, a2a.V10)
@@ -95,6 +97,7 @@ func TestPerCallOptionsAreValidated(t *testing.T) {
 		"WithHTTPClient": stream.WithHTTPClient(&http.Client{}),
 		"WithVersion":    stream.WithVersion(a2a.V03),
 		"WithBinding":    stream.WithBinding(a2a.BindingHTTPJSON),
+		"WithCardCache":  stream.WithCardCache(agentcard.NewCache()),
 	}
 	for name, bad := range badOptions() {
 		refused[name] = bad
@@ -106,6 +109,8 @@ func TestPerCallOptionsAreValidated(t *testing.T) {
 			_, err = drain(t, c.Subscribe(background(), "t-1", bad))
 			require.ErrorIs(t, err, stream.ErrInvalidOption)
 			_, err = c.GetTask(background(), "t-1", bad)
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			_, err = c.Cancel(background(), "t-1", bad)
 			require.ErrorIs(t, err, stream.ErrInvalidOption)
 			require.Empty(t, agent.Requests())
 		})
@@ -317,45 +322,6 @@ func TestPerCallOptionsStayWithTheirCall(t *testing.T) {
 			require.Equal(t, []string{"travel"}, r.Header.Values("X-Team"))
 		}
 	})
-}
-
-// Client-wide options are refused per call by every call, WithCardCache and
-// Cancel included, with ErrInvalidOption, and nothing is sent.
-func TestClientWideOptionsAreRefusedPerCall(t *testing.T) {
-	agent := a2atest.NewAgent()
-	c := newClient(t, agent, a2a.V10)
-	refused := map[string]stream.Option{
-		"WithHTTPClient": stream.WithHTTPClient(&http.Client{}),
-		"WithVersion":    stream.WithVersion(a2a.V03),
-		"WithBinding":    stream.WithBinding(a2a.BindingHTTPJSON),
-		"WithCardCache":  stream.WithCardCache(agentcard.NewCache()),
-	}
-	for name, o := range refused {
-		t.Run(name, func(t *testing.T) {
-			_, err := drain(t, c.Send(background(), hello(), o))
-			require.ErrorIs(t, err, stream.ErrInvalidOption)
-			_, err = drain(t, c.Subscribe(background(), "t-1", o))
-			require.ErrorIs(t, err, stream.ErrInvalidOption)
-			_, err = c.GetTask(background(), "t-1", o)
-			require.ErrorIs(t, err, stream.ErrInvalidOption)
-			_, err = c.Cancel(background(), "t-1", o)
-			require.ErrorIs(t, err, stream.ErrInvalidOption)
-			require.Empty(t, agent.Requests())
-		})
-	}
-}
-
-// Bad values are refused per call by Cancel too, before anything is sent.
-func TestBadValuesAreRefusedByCancel(t *testing.T) {
-	agent := a2atest.NewAgent()
-	c := newClient(t, agent, a2a.V10)
-	for name, bad := range badOptions() {
-		t.Run(name, func(t *testing.T) {
-			_, err := c.Cancel(background(), "t-1", bad)
-			require.ErrorIs(t, err, stream.ErrInvalidOption)
-			require.Empty(t, agent.Requests())
-		})
-	}
 }
 
 // The README and Option's doc: WithHTTPClient, WithVersion, WithBinding and

@@ -30,76 +30,65 @@ import (
 // client hung up are counted: the a2atest transport is an unbuffered pipe, so
 // that count is what the client read.
 
-// A poll answered 200 with an HTML page (a captive portal, a proxy's error
-// page served as 200): README: "wrong content type" is a
-// *transport.ProtocolError carrying the last task.
-func TestPollAnsweredWithHTMLIsAProtocolError(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := pollSeq(v, snap(a2a.StateSubmitted), answer(snap(a2a.StateWorking, "kept")),
-					func(w http.ResponseWriter, _ *restServer) {
-						w.Header().Set("Content-Type", "text/html")
-						io.WriteString(w, htmlPage)
-					})
-				_, err := drain(t, restClient(t, srv, v).Send(background(), hello()))
-				pe := requireProtocolError(t, err, "")
-				requireKept(t, pe)
-				require.Equal(t, 1, srv.count("send"))
-			})
-		})
+// A poll answered 200 with a body that is not a task is a
+// *transport.ProtocolError carrying the last task; the send is not sent again,
+// and the client reads no more of the answer than its limits allow. The rows:
+//   - an HTML page (a captive portal, a proxy's error page served as 200):
+//     README: "wrong content type";
+//   - truncated JSON in a complete response (the server's bug, not the
+//     network's);
+//   - an endless body: README: "oversized event"; the client stops reading
+//     near the limit.
+func TestPollAnsweredWithABodyThatIsNotATaskIsAProtocolError(t *testing.T) {
+	rows := []struct {
+		name string
+		opts []stream.Option
+		// answer writes the poll's answer and adds to written the bytes of
+		// the body the client took.
+		answer func(w http.ResponseWriter, written *int64)
+	}{
+		{"HTML", nil, func(w http.ResponseWriter, written *int64) {
+			w.Header().Set("Content-Type", "text/html")
+			n, _ := io.WriteString(w, htmlPage)
+			*written += int64(n)
+		}},
+		{"truncated JSON", nil, func(w http.ResponseWriter, written *int64) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "20")
+			n, _ := io.WriteString(w, `{"id":"t-1","status"`)
+			*written += int64(n)
+		}},
+		{"endless body", []stream.Option{stream.WithMaxEventSize(1 << 20)}, func(w http.ResponseWriter, written *int64) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"t-1","contextId":"c-1","metadata":{"x":"`)
+			buf := make([]byte, 32<<10)
+			for i := range buf {
+				buf[i] = 'a'
+			}
+			for *written < 100<<20 {
+				n, err := w.Write(buf)
+				*written += int64(n)
+				if err != nil {
+					return
+				}
+			}
+		}},
 	}
-}
-
-// Truncated JSON in a complete response (the server's bug, not the
-// network's): a *transport.ProtocolError carrying the last task.
-func TestPollAnsweredWithTruncatedJSONIsAProtocolError(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := pollSeq(v, snap(a2a.StateSubmitted), answer(snap(a2a.StateWorking, "kept")),
-					func(w http.ResponseWriter, _ *restServer) {
-						w.Header().Set("Content-Type", "application/json")
-						w.Header().Set("Content-Length", "20")
-						io.WriteString(w, `{"id":"t-1","status"`)
-					})
-				_, err := drain(t, restClient(t, srv, v).Send(background(), hello()))
-				pe := requireProtocolError(t, err, "")
-				requireKept(t, pe)
+	for _, r := range rows {
+		for _, v := range versions {
+			t.Run(r.name+"/"+string(v), func(t *testing.T) {
+				var written int64
+				synctest.Test(t, func(t *testing.T) {
+					srv := pollSeq(v, snap(a2a.StateSubmitted), answer(snap(a2a.StateWorking, "kept")),
+						func(w http.ResponseWriter, _ *restServer) { r.answer(w, &written) })
+					_, err := drain(t, restClient(t, srv, v, r.opts...).Send(background(), hello()))
+					pe := requireProtocolError(t, err, "")
+					requireKept(t, pe)
+					require.Equal(t, 1, srv.count("send"))
+				})
+				require.Less(t, written, int64(4<<20), "the client stopped reading at the answer's end or near the 1 MiB limit")
 			})
-		})
-	}
-}
-
-// A poll answered with an endless body: README: "oversized event" is a
-// *transport.ProtocolError; the client stops reading near the limit.
-func TestPollAnsweredWithAnEndlessBodyIsAProtocolError(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			var written int64
-			synctest.Test(t, func(t *testing.T) {
-				srv := pollSeq(v, snap(a2a.StateSubmitted), answer(snap(a2a.StateWorking, "kept")),
-					func(w http.ResponseWriter, _ *restServer) {
-						w.Header().Set("Content-Type", "application/json")
-						io.WriteString(w, `{"id":"t-1","contextId":"c-1","metadata":{"x":"`)
-						buf := make([]byte, 32<<10)
-						for i := range buf {
-							buf[i] = 'a'
-						}
-						for written < 100<<20 {
-							n, err := w.Write(buf)
-							written += int64(n)
-							if err != nil {
-								return
-							}
-						}
-					})
-				_, err := drain(t, restClient(t, srv, v, stream.WithMaxEventSize(1<<20)).Send(background(), hello()))
-				pe := requireProtocolError(t, err, "")
-				requireKept(t, pe)
-			})
-			require.Less(t, written, int64(4<<20), "the client stopped reading near the 1 MiB limit")
-		})
+		}
 	}
 }
 

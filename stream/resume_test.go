@@ -799,92 +799,62 @@ func TestCheckpointWithAPossiblySentReplyItDoesNotHoldIsRefused(t *testing.T) {
 // A get-task that lacks an artifact the checkpoint holds (a store that
 // lags; artifacts are never removed) does not make the application's parts
 // news: when the artifact comes back with more parts, only the parts after
-// those held are handed over, as appends.
+// those held are handed over, as appends, and Task holds the artifact as the
+// application does. The rows: the artifact comes back in a task that lists
+// it grown; or the server replays it from its first chunk, and the replayed
+// chunk the application holds is not handed over again.
 func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldHandsOverOnlyItsTail(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				resumed := false
-				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
-					switch {
-					case r.isSend():
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstTask)
-						sseEvent(w, r.id, v, firstChunk)
-						<-r.ctx.Done()
-					case r.isGet() && resumed:
-						unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
-					case r.isSubscribe() && resumed:
-						sseHeaders(w)
-						sseEvent(w, r.id, v, taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: textParts("kept", "more")}))
-						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
-					default:
-						jsonRPCError(w, r.id, -32601, "no such method")
-					}
-				})
-				c := newClient(t, srv, v)
-				cp := firstLegCheckpoint(t, c, 2)
-				resumed = true
-				after, err := drainResumed(t, c.Resume(bounded(t), cp), []a2a.Event{firstTask, firstChunk})
-				require.NoError(t, err)
-				var appended []a2a.Part
-				for _, ev := range after {
-					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-						require.True(t, u.Append, "a1 is appended to, not replaced")
-						appended = append(appended, u.Artifact.Parts...)
-					}
-				}
-				require.Equal(t, textParts("more"), appended)
-			})
-		})
+	more := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("more")}}
+	rows := []struct {
+		name string
+		subs []a2a.Event // what the resumed subscribe sends before the task completes
+	}{
+		{"in a task", []a2a.Event{taskWith(a2a.StateWorking, nil, a2a.Artifact{ID: "a1", Parts: textParts("kept", "more")})}},
+		{"replayed from its first chunk", []a2a.Event{firstChunk, more}},
 	}
-}
-
-// The same lagging get-task, then a server that replays the artifact from
-// its first chunk: the replayed chunk the application holds is not handed
-// over again, and the chunk after it comes as an append.
-func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldDropsItsReplay(t *testing.T) {
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				resumed := false
-				more := &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{ID: "a1", Parts: textParts("more")}}
-				srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
-					switch {
-					case r.isSend():
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstTask)
-						sseEvent(w, r.id, v, firstChunk)
-						<-r.ctx.Done()
-					case r.isGet() && resumed:
-						unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
-					case r.isSubscribe() && resumed:
-						sseHeaders(w)
-						sseEvent(w, r.id, v, firstChunk)
-						sseEvent(w, r.id, v, more)
-						sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
-					default:
-						jsonRPCError(w, r.id, -32601, "no such method")
+	for _, row := range rows {
+		for _, v := range versions {
+			t.Run(row.name+"/"+string(v), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					resumed := false
+					srv := newScriptedServer(func(w http.ResponseWriter, r scriptedReq) {
+						switch {
+						case r.isSend():
+							sseHeaders(w)
+							sseEvent(w, r.id, v, firstTask)
+							sseEvent(w, r.id, v, firstChunk)
+							<-r.ctx.Done()
+						case r.isGet() && resumed:
+							unaryTask(w, r.id, v, taskWith(a2a.StateWorking, nil))
+						case r.isSubscribe() && resumed:
+							sseHeaders(w)
+							for _, ev := range row.subs {
+								sseEvent(w, r.id, v, ev)
+							}
+							sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
+						default:
+							jsonRPCError(w, r.id, -32601, "no such method")
+						}
+					})
+					c := newClient(t, srv, v)
+					cp := firstLegCheckpoint(t, c, 2)
+					resumed = true
+					s := c.Resume(bounded(t), cp)
+					after, err := drainResumed(t, s, []a2a.Event{firstTask, firstChunk})
+					require.NoError(t, err)
+					var updates []*a2a.ArtifactUpdate
+					for _, ev := range after {
+						if u, ok := ev.(*a2a.ArtifactUpdate); ok {
+							require.True(t, u.Append, "a1 is appended to, not replaced")
+							updates = append(updates, u)
+						}
 					}
+					require.Len(t, updates, 1, "only the chunk after those held")
+					require.Equal(t, textParts("more"), updates[0].Artifact.Parts)
+					require.Equal(t, textParts("kept", "more"), s.Task().Artifact("a1").Parts, "Task holds the artifact as the application does")
 				})
-				c := newClient(t, srv, v)
-				cp := firstLegCheckpoint(t, c, 2)
-				resumed = true
-				s := c.Resume(bounded(t), cp)
-				after, err := drainResumed(t, s, []a2a.Event{firstTask, firstChunk})
-				require.NoError(t, err)
-				var updates []*a2a.ArtifactUpdate
-				for _, ev := range after {
-					if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-						updates = append(updates, u)
-					}
-				}
-				require.Len(t, updates, 1, "only the chunk after those held")
-				require.True(t, updates[0].Append)
-				require.Equal(t, textParts("more"), updates[0].Artifact.Parts)
-				require.Equal(t, textParts("kept", "more"), s.Task().Artifact("a1").Parts, "Task holds the artifact as the application does")
 			})
-		})
+		}
 	}
 }
 
@@ -1007,63 +977,60 @@ func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldKeepsItsPlace(t *testing.T) 
 	}
 }
 
-// An artifact whose name the agent took away while the application was
-// gone (a replacement without one) is handed over whole, as a replacement:
-// an append cannot take a name away. Whether the task fetched on resume
-// lists it, or a later task does after a store that lagged, on every wire.
-func TestResumeHandsOverWholeAnArtifactWhoseNameWasTakenAway(t *testing.T) {
+// An artifact the agent changed while the application was gone is handed
+// over so that the application's artifacts end as the agent's, whether the
+// task fetched on resume lists the change or a later task does after a store
+// that lagged, on every wire. The rows:
+//   - its name taken away (a replacement without one): handed over whole, as
+//     a replacement, since an append cannot take a name away;
+//   - its metadata changed, with no new part: the new values are handed over;
+//   - a metadata key taken away (a replacement without it): handed over
+//     whole, as a replacement, since an append cannot take a key away;
+//   - replaced: handed over whole, in its place: Task holds the application's
+//     artifacts in its order, as a stream that never stopped does.
+func TestResumeHandsOverAnArtifactChangedMeanwhile(t *testing.T) {
 	named := artifactOf("a1", "kept")
 	named.Name = "draft"
-	now := artifactOf("a1", "kept", "more")
-	for _, lagged := range []bool{false, true} {
-		for _, w := range wires() {
-			t.Run(fmt.Sprintf("%s/lagged=%v", w, lagged), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					l := lagging{
-						first: []a2a.Event{firstTask, artifactEvent(named, false)},
-						gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, now)},
-						subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
-					}
-					if lagged {
-						l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil)}
-						l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, now), statusEvent(w.v, a2a.StateCompleted, nil)}}
-					}
-					app, s := resumeLagging(t, w, l)
-					require.NoError(t, s.Err())
-					require.Equal(t, []a2a.Artifact{now}, app.Artifacts, "the application holds the agent's artifact")
-				})
-			})
-		}
-	}
-}
-
-// An artifact whose metadata the agent changed while the application was
-// gone, with no new part, hands the new values over: the application's
-// artifact ends as the agent's, whether the task fetched on resume lists
-// it or a later task does after a store that lagged, on every wire.
-func TestResumeHandsOverTheMetadataAnArtifactChangedMeanwhile(t *testing.T) {
 	before := artifactOf("a1", "kept")
 	before.Metadata = map[string]any{"k": "before"}
 	after := artifactOf("a1", "kept")
 	after.Metadata = map[string]any{"k": "after"}
-	for _, lagged := range []bool{false, true} {
-		for _, w := range wires() {
-			t.Run(fmt.Sprintf("%s/lagged=%v", w, lagged), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					l := lagging{
-						first: []a2a.Event{firstTask, artifactEvent(before, false)},
-						gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, after)},
-						subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
-					}
-					if lagged {
-						l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil)}
-						l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, after), statusEvent(w.v, a2a.StateCompleted, nil)}}
-					}
-					app, s := resumeLagging(t, w, l)
-					require.NoError(t, s.Err())
-					require.Equal(t, []a2a.Artifact{after}, app.Artifacts, "the application holds the agent's artifact")
+	keyed := artifactOf("a1", "kept")
+	keyed.Metadata = map[string]any{"k": "v", "draft": true}
+	unkeyed := artifactOf("a1", "kept", "more")
+	unkeyed.Metadata = map[string]any{"k": "v"}
+	rows := []struct {
+		name string
+		held []a2a.Event    // what the application was handed, after the task
+		now  []a2a.Artifact // the agent's artifacts when the application is back
+		lags []a2a.Artifact // the artifacts the task fetched on resume lists after a store that lagged
+	}{
+		{"name taken away", []a2a.Event{artifactEvent(named, false)}, []a2a.Artifact{artifactOf("a1", "kept", "more")}, nil},
+		{"metadata changed", []a2a.Event{artifactEvent(before, false)}, []a2a.Artifact{after}, nil},
+		{"metadata key taken away", []a2a.Event{artifactEvent(keyed, false)}, []a2a.Artifact{unkeyed}, nil},
+		{"replaced", []a2a.Event{firstChunk, artifactEvent(artifactOf("a2", "x"), false)},
+			[]a2a.Artifact{artifactOf("a1", "new"), artifactOf("a2", "x")}, []a2a.Artifact{artifactOf("a2", "x")}},
+	}
+	for _, r := range rows {
+		for _, lagged := range []bool{false, true} {
+			for _, w := range wires() {
+				t.Run(fmt.Sprintf("%s/%s/lagged=%v", r.name, w, lagged), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						l := lagging{
+							first: append([]a2a.Event{firstTask}, r.held...),
+							gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, r.now...)},
+							subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
+						}
+						if lagged {
+							l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil, r.lags...)}
+							l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, r.now...), statusEvent(w.v, a2a.StateCompleted, nil)}}
+						}
+						app, s := resumeLagging(t, w, l)
+						require.NoError(t, s.Err())
+						require.Equal(t, r.now, app.Artifacts, "the application holds the agent's artifacts")
+					})
 				})
-			})
+			}
 		}
 	}
 }
@@ -1239,57 +1206,6 @@ func TestResumeHandsOverTheNewNameOfAnArtifactRenamedMeanwhile(t *testing.T) {
 	}
 }
 
-// An artifact the agent replaced while the application was gone is handed
-// over whole, in its place: Task holds the application's artifacts in its
-// order, on every wire, as a stream that never stopped does.
-func TestResumeHandsOverAReplacedArtifactInItsPlace(t *testing.T) {
-	for _, w := range wires() {
-		t.Run(w.String(), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				app, s := resumeLagging(t, w, lagging{
-					first: []a2a.Event{firstTask, firstChunk, artifactEvent(artifactOf("a2", "x"), false)},
-					gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, artifactOf("a1", "new"), artifactOf("a2", "x"))},
-					subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
-				})
-				require.NoError(t, s.Err())
-				require.Equal(t, []a2a.Artifact{artifactOf("a1", "new"), artifactOf("a2", "x")}, app.Artifacts)
-			})
-		})
-	}
-}
-
-// An artifact a metadata key of which the agent took away while the
-// application was gone (a replacement without it) is handed over whole, as
-// a replacement: an append cannot take a key away. Whether the task
-// fetched on resume lists it, or a later task does after a store that
-// lagged, on every wire.
-func TestResumeHandsOverWholeAnArtifactWhoseMetadataKeyWasTakenAway(t *testing.T) {
-	keyed := artifactOf("a1", "kept")
-	keyed.Metadata = map[string]any{"k": "v", "draft": true}
-	now := artifactOf("a1", "kept", "more")
-	now.Metadata = map[string]any{"k": "v"}
-	for _, lagged := range []bool{false, true} {
-		for _, w := range wires() {
-			t.Run(fmt.Sprintf("%s/lagged=%v", w, lagged), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					l := lagging{
-						first: []a2a.Event{firstTask, artifactEvent(keyed, false)},
-						gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, now)},
-						subs:  [][]a2a.Event{{statusEvent(w.v, a2a.StateCompleted, nil)}},
-					}
-					if lagged {
-						l.gets = []*a2a.Task{taskWith(a2a.StateWorking, nil)}
-						l.subs = [][]a2a.Event{{taskWith(a2a.StateWorking, nil, now), statusEvent(w.v, a2a.StateCompleted, nil)}}
-					}
-					app, s := resumeLagging(t, w, l)
-					require.NoError(t, s.Err())
-					require.Equal(t, []a2a.Artifact{now}, app.Artifacts, "the application holds the agent's artifact")
-				})
-			})
-		}
-	}
-}
-
 // Metadata the application was handed, by the update that opened an
 // artifact and by appends (which fold it key by key), is not handed over
 // again on resume: an artifact the agent did not change since is not
@@ -1334,27 +1250,6 @@ func TestResumeHandsOverAReplacedArtifactInItsPlaceAmongOtherNews(t *testing.T) 
 				})
 				require.NoError(t, s.Err())
 				require.Equal(t, []a2a.Artifact{artifactOf("a1", "new"), artifactOf("a2", "x", "y"), artifactOf("a3", "z2"), artifactOf("a4", "w")}, app.Artifacts)
-			})
-		})
-	}
-}
-
-// An artifact the agent replaced while the application was gone, which the
-// task fetched on resume lacked (a store that lags) and a later task lists,
-// is handed over whole in its place: Task holds the application's
-// artifacts in its order, on every wire.
-func TestResumeHandsOverAReplacedArtifactAStoreLaggedOnInItsPlace(t *testing.T) {
-	for _, w := range wires() {
-		t.Run(w.String(), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				app, s := resumeLagging(t, w, lagging{
-					first: []a2a.Event{firstTask, firstChunk, artifactEvent(artifactOf("a2", "x"), false)},
-					gets:  []*a2a.Task{taskWith(a2a.StateWorking, nil, artifactOf("a2", "x"))},
-					subs: [][]a2a.Event{{taskWith(a2a.StateWorking, nil, artifactOf("a1", "new"), artifactOf("a2", "x")),
-						statusEvent(w.v, a2a.StateCompleted, nil)}},
-				})
-				require.NoError(t, s.Err())
-				require.Equal(t, []a2a.Artifact{artifactOf("a1", "new"), artifactOf("a2", "x")}, app.Artifacts)
 			})
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -66,31 +67,45 @@ func TestRetryableErrorOnSubscribeWaitsTheDelayAndGoesOn(t *testing.T) {
 	}
 }
 
+// A retryable error inside a stream is a drop: the stream waits the delay
+// it asks for, at most the 30 s cap, and resubscribes, with no get-task.
 func TestRetryableErrorInsideAStreamResubscribes(t *testing.T) {
-	for _, w := range wires() {
-		t.Run(w.String(), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				a := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-					kindStream: func(ww *wireWriter, _ wireCall) {
-						ww.sse()
-						ww.event(snap(a2a.StateWorking, "one"))
-						ww.streamError(a2a.CodeInternalError, "tool crashed", retryData(w.v, 2))
-					},
-					kindSubscribe: func(ww *wireWriter, _ wireCall) {
-						ww.sse()
-						ww.event(snap(a2a.StateCompleted, "one", " two"))
-					},
+	rows := []struct {
+		name    string
+		message string
+		after   int      // the delay the error asks for, in seconds
+		parts   []string // the texts of a1 in the completed task
+		wait    time.Duration
+	}{
+		{"2 s", "tool crashed", 2, []string{"one", " two"}, 2 * time.Second},
+		{"over the cap is cut", "come back tomorrow", 86400, []string{"one"}, 30 * time.Second},
+	}
+	for _, r := range rows {
+		for _, w := range wires() {
+			t.Run(r.name+"/"+w.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					a := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
+						kindStream: func(ww *wireWriter, _ wireCall) {
+							ww.sse()
+							ww.event(snap(a2a.StateWorking, "one"))
+							ww.streamError(a2a.CodeInternalError, r.message, retryData(w.v, r.after))
+						},
+						kindSubscribe: func(ww *wireWriter, _ wireCall) {
+							ww.sse()
+							ww.event(snap(a2a.StateCompleted, r.parts...))
+						},
+					})
+					var ws waits
+					s := a.client(t, ws.option()).Send(background(), hello())
+					got, err := drain(t, s)
+					require.NoError(t, err)
+					require.Equal(t, strings.Join(r.parts, ""), got.text("a1"))
+					require.Equal(t, []time.Duration{r.wait}, ws.all())
+					require.Equal(t, 1, a.count(kindSubscribe))
+					require.Equal(t, 0, a.count(kindGet), "a retryable error is a drop, not an ending to check")
 				})
-				var ws waits
-				s := a.client(t, ws.option()).Send(background(), hello())
-				got, err := drain(t, s)
-				require.NoError(t, err)
-				require.Equal(t, "one two", got.text("a1"))
-				require.Equal(t, []time.Duration{2 * time.Second}, ws.all())
-				require.Equal(t, 1, a.count(kindSubscribe))
-				require.Equal(t, 0, a.count(kindGet), "a retryable error is a drop, not an ending to check")
 			})
-		})
+		}
 	}
 }
 
@@ -181,30 +196,6 @@ func TestRetryableErrorsSpendTheBudget(t *testing.T) {
 				require.True(t, rpcErr.Retryable())
 				require.Equal(t, []time.Duration{backoff, time.Second, time.Second}, ws.all())
 				require.Equal(t, 3, a.count(kindSubscribe))
-			})
-		})
-	}
-}
-
-func TestRetryAfterOverTheCapIsCut(t *testing.T) {
-	for _, w := range wires() {
-		t.Run(w.String(), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				a := newWireAgent(w, map[callKind]func(*wireWriter, wireCall){
-					kindStream: func(ww *wireWriter, _ wireCall) {
-						ww.sse()
-						ww.event(snap(a2a.StateWorking, "one"))
-						ww.streamError(a2a.CodeInternalError, "come back tomorrow", retryData(w.v, 86400))
-					},
-					kindSubscribe: func(ww *wireWriter, _ wireCall) {
-						ww.sse()
-						ww.event(snap(a2a.StateCompleted, "one"))
-					},
-				})
-				var ws waits
-				_, err := drain(t, a.client(t, ws.option()).Send(background(), hello()))
-				require.NoError(t, err)
-				require.Equal(t, []time.Duration{30 * time.Second}, ws.all())
 			})
 		})
 	}
