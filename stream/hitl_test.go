@@ -663,11 +663,7 @@ type followUpCapture struct {
 }
 
 // Human input discovered by polling: asked once per prompt, each reply sent
-// once.
-
-// Human input discovered by polling: asked once per prompt, each reply sent
 // once, over both bindings.
-
 func TestHumanInputWhilePolling(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
