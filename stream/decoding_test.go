@@ -524,7 +524,7 @@ func bigStream(t *testing.T, w wire, results [][]byte, opts ...stream.Option) (a
 	return app, held, err
 }
 
-// A long stream over 500 artifacts (5 × -scale events: 5,000 by default,
+// A long stream over 500 artifacts (5 × -scale events: 1,000 by default,
 // 100,000 at CI's full size), and one of a 16 MiB text, fold to what
 // a2a.Codec.DecodeEvent gives on the four wires.
 func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
