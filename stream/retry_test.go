@@ -1145,7 +1145,7 @@ func TestRetryAfterOnAPoll(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/failed=%t/%s", w, failed, h.name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						opts := []a2atest.Option{a2atest.WithoutStreaming(),
-							a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, ""))}
+							a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Minute), a2atest.Finish(a2a.StateCompleted, ""))}
 						var header func(string, http.ResponseWriter)
 						if failed {
 							opts = append(opts, a2atest.WithGetFaults(
