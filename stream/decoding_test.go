@@ -455,6 +455,7 @@ func (k kept) still() kept { return keep(k.ev) }
 // wires, fold to what a2a.Codec.DecodeEvent gives, and nothing read from one
 // event changes after later events.
 func TestStrangeTextsEndToEndAsCodecDecodes(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			c := a2a.Codec{Version: w.v, Binding: w.b}
@@ -663,6 +664,7 @@ func TestRESTCapturesReplayedAsCodecDecodes(t *testing.T) {
 // a2a.Codec.DecodeEvent gives for each, whatever it read before, and nothing
 // it gives changes when the caller reuses the data or decodes more.
 func TestOneEventDecoderOverManyResultsAsCodec(t *testing.T) {
+	t.Parallel()
 	var all []string
 	all = append(all, strangerShapes...)
 	for _, tmpl := range append(append([]string(nil), artifactTemplates...), statusTemplates...) {

@@ -1270,6 +1270,7 @@ func TestHugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
 
 // chain.Error of any hint says at most MaxRetryHint, never negative.
 func TestChainErrorRetryHintIsBounded(t *testing.T) {
+	t.Parallel()
 	var errs []error
 	for _, h := range retryHints() {
 		v := h.value(time.Now())
