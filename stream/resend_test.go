@@ -998,6 +998,7 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 // sockets: the agent's port is closed when the send starts, and the agent
 // listens on it while the stream waits its first backoff, a second.
 func TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			t.Parallel()
