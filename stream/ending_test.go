@@ -326,7 +326,7 @@ func TestEndingStringIsOneLineWhateverTheReason(t *testing.T) {
 // error or a hook's error.
 func TestEndingStringIsShortWhateverTheReason(t *testing.T) {
 	t.Parallel()
-	requireEndingLines(t, map[string]string{"huge": strings.Repeat("very long reason ", 64<<10)})
+	requireEndingLines(t, map[string]string{"huge": strings.Repeat("very long reason ", *endingBigReason/16)})
 }
 
 // requireEndingLines ends a stream in each way with each reason, on every
@@ -884,9 +884,10 @@ func TestEventForAnotherTaskKeepsTheAgentsReason(t *testing.T) {
 // Stranger round 28, endings: how a stream ends and the one line it says,
 // on the four wires, against agents that write hostile reasons.
 
-// endingBigReason sizes the big reason of hostileReasons; CI passes the
-// full size (.ci/run).
-var endingBigReason = flag.Int("ending.bigreason", 128<<10, "about how many bytes the big hostile reason of TestEndingLineOfAHostileReasonOnEveryWire has, over 64 KiB, the SSE decoder's read buffer (CI: 1,048,576)")
+// endingBigReason sizes the big reason of hostileReasons and the huge one
+// of TestEndingStringIsShortWhateverTheReason; CI passes the full size
+// (.ci/run).
+var endingBigReason = flag.Int("ending.bigreason", 128<<10, "about how many bytes the big hostile reason of TestEndingLineOfAHostileReasonOnEveryWire and the huge one of TestEndingStringIsShortWhateverTheReason have, over 64 KiB, the SSE decoder's read buffer (CI: 1,048,576)")
 
 // hostileReasons are reasons a hostile agent may give.
 func hostileReasons() map[string]string {
