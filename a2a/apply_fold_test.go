@@ -26,6 +26,13 @@ import (
 // about a second; the default suite runs one, CI runs 4.
 var applySeeds = flag.Int("apply.seeds", 1, "how many seeds the TestApply* tests that check every step run (CI: 4)")
 
+// applySteps is how many checked steps each seed of
+// TestApplyCopiedByValueBothApplied and TestApplyCopiedByValueWithItsOwnSlice
+// runs, and twice the checked steps of each round of
+// TestApplyAfterTheCallerChangesTheHistory; the default suite runs 200, CI
+// runs 600.
+var applySteps = flag.Int("apply.steps", 200, "how many checked steps a seed of the TestApplyCopiedByValue* tests runs, twice those of a round of TestApplyAfterTheCallerChangesTheHistory (CI: 600)")
+
 // s28bRefAdd is the plain fold of one message into a history: replace the
 // entry of its ID, or add it. The doc does not say which entry of a
 // history that holds an ID twice (only a caller's hand can make one):
@@ -189,7 +196,7 @@ func TestApplyCopiedByValueBothApplied(t *testing.T) {
 			tk.Apply(g.next())
 		}
 		u := *tk //nolint:govet // copied by value on purpose
-		for i := range 600 {
+		for i := range *applySteps {
 			s28bApplyChecked(t, fmt.Sprintf("seed %d original, step %d", seed, i), tk, g.next())
 			s28bApplyChecked(t, fmt.Sprintf("seed %d copy, step %d", seed, i), &u, g.next())
 			if i%3 == 0 { // the same event to both
@@ -212,7 +219,7 @@ func TestApplyCopiedByValueWithItsOwnSlice(t *testing.T) {
 		}
 		u := *tk //nolint:govet // copied by value on purpose
 		u.History = append([]a2a.Message(nil), tk.History...)
-		for i := range 600 {
+		for i := range *applySteps {
 			s28bApplyChecked(t, fmt.Sprintf("seed %d original, step %d", seed, i), tk, g.next())
 			s28bApplyChecked(t, fmt.Sprintf("seed %d copy, step %d", seed, i), &u, g.next())
 		}
@@ -304,7 +311,7 @@ func TestApplyAfterTheCallerChangesTheHistory(t *testing.T) {
 				}
 				for round := range 3 {
 					change(tk, g)
-					for i := range 300 {
+					for i := range *applySteps / 2 {
 						s28bApplyChecked(t, fmt.Sprintf("seed %d round %d step %d", seed, round, i), tk, g.next())
 					}
 				}

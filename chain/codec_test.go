@@ -3,6 +3,7 @@ package chain_test
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -302,6 +303,10 @@ func TestEncodeNormalises(t *testing.T) {
 	require.Equal(t, &a2a.RPCError{Code: a2a.CodeInternalError, Message: "internal error"}, chain.Encode(a2a.V10, nil))
 }
 
+// manyLinks is how many links the longest 1.0 chain of TestOfHostileData
+// has; CI passes the full size (.ci/run).
+var manyLinks = flag.Int("chain.links", 10_000, "how many links the many-links case of TestOfHostileData has (CI: 100,000)")
+
 func TestOfHostileData(t *testing.T) {
 	t.Parallel()
 	const info = `"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"DOWNSTREAM_AGENT_ERROR","domain":"github.com/a2astream/a2astream"`
@@ -318,7 +323,7 @@ func TestOfHostileData(t *testing.T) {
 		{"0.3 downstream not an object", `{"agent":"a","downstream":"b"}`, 1},
 		{"1.0 metadata of the wrong types", `[{` + info + `,"metadata":{"agent":1,"code":"-1e99","retryable":true,"retryAfter":"-5s"}},{` + info + `,"metadata":[]},{` + info + `}]`, 3},
 		{"1.0 entries of every kind", `[null,1,"x",[],{},{"reason":7},{` + info + `,"metadata":{"code":"-32001"}}]`, 1},
-		{"many 1.0 links", `[` + strings.TrimSuffix(strings.Repeat(`{`+info+`},`, 100000), ",") + `]`, chain.MaxLinks},
+		{"many 1.0 links", `[` + strings.TrimSuffix(strings.Repeat(`{`+info+`},`, *manyLinks), ",") + `]`, chain.MaxLinks},
 		{"huge strings", `{"agent":"` + strings.Repeat("a", 1<<20) + `","downstream":{"code":-1,"message":"` + strings.Repeat("m", 1<<20) + `"}}`, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

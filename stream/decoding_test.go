@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -455,6 +456,7 @@ func (k kept) still() kept { return keep(k.ev) }
 // wires, fold to what a2a.Codec.DecodeEvent gives, and nothing read from one
 // event changes after later events.
 func TestStrangeTextsEndToEndAsCodecDecodes(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			c := a2a.Codec{Version: w.v, Binding: w.b}
@@ -524,9 +526,14 @@ func bigStream(t *testing.T, w wire, results [][]byte, opts ...stream.Option) (a
 	return app, held, err
 }
 
-// A long stream over 500 artifacts (5 × -scale events: 5,000 by default,
-// 100,000 at CI's full size), and one of a 16 MiB text, fold to what
-// a2a.Codec.DecodeEvent gives on the four wires.
+// bigText is the size of the big text of TestLongAndBigStreamsAsCodecDecodes;
+// CI passes the full size, 17 MiB, over DefaultMaxEventSize (.ci/run).
+var bigText = flag.Int("bigtext", 1<<20, "about how many bytes the big text of TestLongAndBigStreamsAsCodecDecodes has (CI: 17,825,792, 17 MiB)")
+
+// A long stream over 500 artifacts (5 × -scale events: 1,000 by default,
+// 100,000 at CI's full size), and one of a big text (-bigtext: 1 MiB by
+// default, 17 MiB in CI), fold to what a2a.Codec.DecodeEvent gives on the
+// four wires.
 func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
 	t.Parallel()
 	n := 5 * *scaleSize
@@ -562,7 +569,7 @@ func TestLongAndBigStreamsAsCodecDecodes(t *testing.T) {
 				require.Equal(t, k, k.still(), "event %d changed after later events", i)
 			}
 
-			big := strings.Repeat("0123456789abcde\u00e9", 1<<20)
+			big := strings.Repeat("0123456789abcde\u00e9", *bigText/17)
 			results = [][]byte{first, enc(&a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Artifact: a2a.Artifact{ID: "big", Parts: []a2a.Part{{Text: big}}}}), last}
 			app, _, err = bigStream(t, w, results, stream.WithMaxEventSize(64<<20))
 			require.NoError(t, err)
@@ -663,6 +670,7 @@ func TestRESTCapturesReplayedAsCodecDecodes(t *testing.T) {
 // a2a.Codec.DecodeEvent gives for each, whatever it read before, and nothing
 // it gives changes when the caller reuses the data or decodes more.
 func TestOneEventDecoderOverManyResultsAsCodec(t *testing.T) {
+	t.Parallel()
 	var all []string
 	all = append(all, strangerShapes...)
 	for _, tmpl := range append(append([]string(nil), artifactTemplates...), statusTemplates...) {

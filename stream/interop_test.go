@@ -233,6 +233,7 @@ func TestWildAgentThroughResolve(t *testing.T) {
 // did, with the server's last version of every message, no artifact, and
 // the message sent once.
 func TestWildAgentThroughResolveUnderCuts(t *testing.T) {
+	t.Parallel()
 	scripts := map[string][]a2atest.Step{
 		"completed": {a2atest.Working("Let me look. "), a2atest.Pause(time.Second), a2atest.Chunk("a1", "Lisbon ", false, false),
 			a2atest.Pause(time.Second), a2atest.Chunk("a1", "is sunny ", true, false), a2atest.Pause(3 * time.Second),

@@ -70,6 +70,7 @@ var foreignURLs = []string{
 // every call's go only to the origin given to Resolve; a card that names
 // another origin gets none, on every call kind and every wire.
 func TestCardNamesForeignEndpointGetsNoHeader(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, foreign := range foreignURLs {
 			t.Run(w.String()+"/"+foreign, func(t *testing.T) {
@@ -1006,6 +1007,7 @@ func TestResolveRefusesATrustedHTTPOriginBeforeSending(t *testing.T) {
 
 // A trusted origin gets the headers, and no notice is given.
 func TestTrustedOriginGetsTheHeadersWithoutANotice(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			agent := w.agent(helloScript())

@@ -573,7 +573,7 @@ func withHistory(t *a2a.Task, hs ...*a2a.Message) *a2a.Task {
 }
 
 // TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged: a polled task of
-// -polls artifacts of three parts each (2,000 by default, 10,000 in CI).
+// -polls artifacts of three parts each (500 by default, 10,000 in CI).
 // Polls that bring the same task deliver nothing; a poll in which one part
 // of the artifact nine tenths of the way in changed delivers exactly that
 // artifact, once, as the server now holds it; the task's end comes after.

@@ -71,6 +71,7 @@ func TestDropsAreHealed(t *testing.T) {
 // the application must end with the server's artifacts, each message once,
 // and (except to heal a live-only gap) no part twice.
 func TestCutAnywhere(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, v := range versions {
 		for _, style := range styles {

@@ -76,6 +76,7 @@ func TestReplayOfReplacedVersionsIsNotDeliveredAgain(t *testing.T) {
 // A cumulative-replacement agent: each event replaces the artifact with a
 // longer text. A full replay of all versions delivers nothing again.
 func TestFullReplayOfCumulativeReplacementsDeliversNothingAgain(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
@@ -391,6 +392,7 @@ func TestManyMessagesAndASnapshotDeliverEachOnce(t *testing.T) {
 // More statuses than the ledger's capped status set holds, then a full
 // replay: each status is delivered once.
 func TestManyStatusesAndAFullReplayDeliverEachOnce(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	script := func() []a2atest.Step {
 		var steps []a2atest.Step
@@ -607,6 +609,7 @@ func TestCumulativeRevisionsExtendTheVersionBefore(t *testing.T) {
 // Two cuts in a row, the second on the resubscribe, under every style:
 // the revision rules still end on the server's versions.
 func TestCumulativeMessageTwoCutsInARow(t *testing.T) {
+	t.Parallel()
 	styles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
 	for _, v := range versions {
 		for _, b := range bothBindings {

@@ -99,6 +99,7 @@ func sendFaults() map[string]a2atest.Fault {
 // TestFirstSendNeverResent: a new message whose send (streamed, or
 // unary for an agent that cannot stream) got any response is sent once.
 func TestFirstSendNeverResent(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			for name, f := range sendFaults() {
@@ -169,6 +170,7 @@ func TestReplyNeverResent(t *testing.T) {
 // that says streaming false never tries a streaming call, and its unary
 // send (first message and reply), damaged in any way, goes out once.
 func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for name, f := range sendFaults() {
 			for _, onReply := range []bool{false, true} {
@@ -947,6 +949,7 @@ func (a *slowReplier) handlers(damage string, style string) map[callKind]func(w 
 // asked again, streamed or polled, whatever the server's subscribe style;
 // the stream follows the task until it completes.
 func TestSlowAgentReplyNotResent(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
 			for _, damage := range []string{"headers-then-cut", "no-event-eof", "stale-snapshot-then-cut", "503"} {
@@ -996,6 +999,7 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 // sockets: the agent's port is closed when the send starts, and the agent
 // listens on it while the stream waits its first backoff, a second.
 func TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {
 			t.Parallel()
@@ -1356,6 +1360,7 @@ func TestSendCancelledByTheCallerDuringTheDialIsNotSentAgain(t *testing.T) {
 // given to one call overrides the Client's.
 
 func TestSharedClientAcrossAgentRestartsSendsEachMessageOnce(t *testing.T) {
+	t.Parallel()
 	const streams = 50
 	for _, w := range wires() {
 		t.Run(w.String(), func(t *testing.T) {

@@ -157,6 +157,7 @@ func TestRESTSubscribeToAnEndedTaskIsARefusal(t *testing.T) {
 // HTTP+JSON on GET after a 405), polls (an agent that cannot stream), gets
 // and cancels; the server must see exactly these targets.
 func TestEndpointQueryKeptOnEveryCall(t *testing.T) {
+	t.Parallel()
 	wires := []struct {
 		name    string
 		binding a2a.Binding

@@ -1137,7 +1137,7 @@ func TestRetryAfterOnAPoll(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/failed=%t/%s", w, failed, h.name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						opts := []a2atest.Option{a2atest.WithoutStreaming(),
-							a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Hour), a2atest.Finish(a2a.StateCompleted, ""))}
+							a2atest.WithScript(a2atest.Working(""), a2atest.Pause(time.Minute), a2atest.Finish(a2a.StateCompleted, ""))}
 						var header func(string, http.ResponseWriter)
 						if failed {
 							opts = append(opts, a2atest.WithGetFaults(
@@ -1262,6 +1262,7 @@ func TestHugeRetryInfoOnAResubscribeWaitsTheCap(t *testing.T) {
 
 // chain.Error of any hint says at most MaxRetryHint, never negative.
 func TestChainErrorRetryHintIsBounded(t *testing.T) {
+	t.Parallel()
 	var errs []error
 	for _, h := range retryHints() {
 		v := h.value(time.Now())

@@ -93,13 +93,13 @@ func TestScaleOfOneTask(t *testing.T) {
 
 // scaleSize is how many steps TestScaleOfOneTask gives one task; CI passes
 // the full size (.ci/run).
-var scaleSize = flag.Int("scale", 1_000, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses, and a fifth of the events of TestLongAndBigStreamsAsCodecDecodes (CI: 20,000; 100,000 was run once by hand)")
+var scaleSize = flag.Int("scale", 200, "how many messages, artifacts, statuses or appends TestScaleOfOneTask uses, and a fifth of the events of TestLongAndBigStreamsAsCodecDecodes (CI: 20,000; 100,000 was run once by hand)")
 
 // pollsSize is the large run of the linear-cost polling tests; the small run
 // is a tenth of it. It is also the size of the polled task of
 // TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged. CI passes the full
 // size (.ci/run).
-var pollsSize = flag.Int("polls", 2_000, "how many idle polls, and artifacts or messages by polling, the large run of TestIdlePollsCostLinear and TestArtifactsByPollingCostLinear uses (the small run uses a tenth), and how many artifacts TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged polls (CI: 10,000)")
+var pollsSize = flag.Int("polls", 500, "how many idle polls, and artifacts or messages by polling, the large run of TestIdlePollsCostLinear and TestArtifactsByPollingCostLinear uses (the small run uses a tenth), and how many artifacts TestPolledTaskOfManyArtifactsDeliversOnlyWhatChanged polls (CI: 10,000)")
 
 // README (Polling rules): "a poll with nothing new does neither"; the
 // cost of a poll with nothing new must not grow with the number of polls

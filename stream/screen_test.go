@@ -95,6 +95,7 @@ func textScript() []a2atest.Step {
 // replays nothing and the chunks sent during the cut come back with the
 // task fetched after it.
 func TestScreenShowsEachWordOnceAcrossCutsAndReplays(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, style := range resubscribeStyles {
 			for cut := 1; cut <= 12; cut++ {
@@ -368,6 +369,7 @@ func screenScripts() map[string][]a2atest.Step {
 // replaces on purpose, data parts between text parts, many artifacts
 // interleaved (status messages a cut hides are recovered from the gap).
 func TestScreenEndsWithTheTaskTextAcrossCuts(t *testing.T) {
+	t.Parallel()
 	for name, script := range screenScripts() {
 		for _, w := range wires() {
 			for _, style := range resubscribeStyles {
@@ -389,6 +391,7 @@ func TestScreenEndsWithTheTaskTextAcrossCuts(t *testing.T) {
 
 // An agent that cannot stream is polled: the UI ends with the task's text.
 func TestScreenEndsWithTheTaskTextWhenPolled(t *testing.T) {
+	t.Parallel()
 	scripts := screenScripts()
 	scripts["text"] = textScript()
 	for name, script := range scripts {
@@ -410,6 +413,7 @@ func TestScreenEndsWithTheTaskTextWhenPolled(t *testing.T) {
 // the UI ends with the task's whole text, what came before the subscribe
 // included, across a cut of the subscription.
 func TestScreenOfASubscribeToARunningTask(t *testing.T) {
+	t.Parallel()
 	for name, script := range screenScripts() {
 		for _, w := range wires() {
 			for _, style := range resubscribeStyles {
@@ -526,6 +530,7 @@ func revisedTimeline(idless bool) []a2a.Event {
 // UI ends with the last version in the message's one pane, and each
 // ID-less message in a pane of its own (not from the replaying server).
 func TestScreenOfRevisedAndIDlessMessagesAcrossCuts(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, style := range resubscribeStyles {
 			// A replaying server's ID-less messages come twice: see
@@ -587,6 +592,7 @@ func idlessTimeline(same bool) []a2a.Event {
 // thing or not. A live-only or snapshot-first server's new message that
 // says what an earlier one said is still delivered.
 func TestIDlessMessagesReplayedFromTheStartAreDeliveredOnce(t *testing.T) {
+	t.Parallel()
 	for _, w := range wires() {
 		for _, same := range []bool{false, true} {
 			events := idlessTimeline(same)

@@ -936,6 +936,7 @@ func TestEndlessRedirectsFailLikeNetHTTP(t *testing.T) {
 }
 
 func TestErrorTextQuotesServerDataBriefly(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		huge := strings.Repeat("i", 1<<20)
 		h := rpcServer(func(w http.ResponseWriter, id json.RawMessage, n int) {
@@ -1029,6 +1030,7 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 // header value, a URL password or a query value, on every call kind and
 // wire.
 func TestErrorsAndLogsHoldNoSecret(t *testing.T) {
+	t.Parallel()
 	failures := map[string]http.HandlerFunc{
 		"html-500": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")

@@ -278,6 +278,7 @@ func (s *soakStats) String() string {
 // real artifact replacements). Run more seeds with -soak N; rerun one with
 // -run 'TestSoak/seed=N$' -soak N+1.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	n := *soak
 	if n <= 0 {
 		n = soakDefault

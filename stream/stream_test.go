@@ -260,6 +260,7 @@ func TestCancelBetweenDeltasKeepsTaskTheFoldOfTheYielded(t *testing.T) {
 // TestManyStreamsOnOneClient runs 100 streams at once on one Client, each
 // with its own drops, under the race detector in CI.
 func TestManyStreamsOnOneClient(t *testing.T) {
+	t.Parallel()
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -79,6 +79,7 @@ func runProgram(t *testing.T, url, stdin string) programRun {
 // answered with a message: a failed task, and a stream whose task did not
 // end (the agent's executor threw, as a2a-js answers then), exit 1.
 func TestFirstProgramPrintsOneEndingLineAndExitsNonZeroUnlessCompleted(t *testing.T) {
+	t.Parallel()
 	threw := a2atest.RPCError(a2a.CodeInternalError, "Error: the executor threw\n    at Agent.execute (agent.js:12:9)", a2atest.ErrorAsErrorEvent)
 	for _, c := range []struct {
 		name   string
@@ -94,6 +95,7 @@ func TestFirstProgramPrintsOneEndingLineAndExitsNonZeroUnlessCompleted(t *testin
 		{"the task did not end", a2atest.NewAgent(a2atest.WithFaults(threw)), "", "ended: a2a: json-rpc error -32603 (internal error): Error: the executor threw …", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			agent := httptest.NewServer(c.agent)
 			defer agent.Close()
 			run := runProgram(t, agent.URL, c.stdin)
@@ -139,6 +141,7 @@ func (b *lockedBuffer) String() string {
 }
 
 func TestFirstProgramPrintsEachWordOnceAcrossACut(t *testing.T) {
+	t.Parallel()
 	agent := httptest.NewServer(demo.ServedAgent(demo.ModeCut, time.Millisecond))
 	defer agent.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -151,6 +154,7 @@ func TestFirstProgramPrintsEachWordOnceAcrossACut(t *testing.T) {
 }
 
 func TestFirstProgramEndsInOneLineWhenTheTaskFails(t *testing.T) {
+	t.Parallel()
 	agent := httptest.NewServer(demo.ServedAgent(demo.ModeFail, time.Millisecond))
 	defer agent.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -162,6 +166,7 @@ func TestFirstProgramEndsInOneLineWhenTheTaskFails(t *testing.T) {
 }
 
 func TestFirstProgramWithoutAnAnswerSaysSo(t *testing.T) {
+	t.Parallel()
 	agent := httptest.NewServer(demo.ServedAgent(demo.ModeAsk, time.Millisecond))
 	defer agent.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -176,6 +181,7 @@ func TestFirstProgramWithoutAnAnswerSaysSo(t *testing.T) {
 // does) while the agent waits for an answer, and checks that the agent's
 // task was canceled, not only abandoned.
 func TestFirstProgramCancelsTheTaskOnInterrupt(t *testing.T) {
+	t.Parallel()
 	served := demo.ServedAgent(demo.ModeAsk, time.Millisecond)
 	agent := httptest.NewServer(served)
 	defer agent.Close()
@@ -222,6 +228,7 @@ func (r *blockingReader) Read([]byte) (int, error) {
 }
 
 func TestFirstProgramNamesTheURLsItTriedAtANonAgent(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.NotFoundHandler())
 	defer site.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -239,6 +246,7 @@ func TestFirstProgramNamesTheURLsItTriedAtANonAgent(t *testing.T) {
 // question, and not with the card request, which the Client makes for
 // every user.
 func TestFirstProgramSendsTheTokenWithItsCallOnly(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[string][]string{} // Authorization values by "METHOD path"
 	served := demo.ServedAgent(demo.ModeAsk, time.Millisecond)

@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 // the demo agent in each mode: it exits 0 only when the task completed, and
 // prints how the task ended on one line, once.
 func TestExitsOneUnlessTheTaskCompleted(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		mode   demo.Mode
 		code   int
@@ -43,6 +44,7 @@ func TestExitsOneUnlessTheTaskCompleted(t *testing.T) {
 		{demo.ModeAsk, 1, "input-required: no answer: "},
 	} {
 		t.Run(string(tt.mode), func(t *testing.T) {
+			t.Parallel()
 			agent := httptest.NewServer(demo.ServedAgent(tt.mode, time.Millisecond))
 			defer agent.Close()
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
