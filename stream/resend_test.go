@@ -995,9 +995,15 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 // message ID; a send the agent answered "busy" is made again only with
 // WithIdempotentSends. Every test counts the sends the agent received.
 
+// comeBackWait is the real backoff of the test below: short, since its
+// subtests wait it on real sockets, and so that the port it frees stays
+// free no longer than it must.
+const comeBackWait = 100 * time.Millisecond
+
 // TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack runs on real
 // sockets: the agent's port is closed when the send starts, and the agent
-// listens on it while the stream waits its first backoff, a second.
+// listens on it while the stream waits its first backoff (comeBackWait).
+
 func TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
@@ -1025,7 +1031,7 @@ func TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack(t *testing.T) {
 			tr := http.DefaultTransport.(*http.Transport).Clone()
 			defer tr.CloseIdleConnections()
 			c := bindingClient(t, w.b, "http://"+addr, stream.WithHTTPClient(&http.Client{Transport: tr}), stream.WithVersion(w.v),
-				stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}),
+				stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: comeBackWait}),
 				stream.WithNotify(func(n stream.Notice) {
 					notices = append(notices, n)
 					once.Do(listen) // the agent comes back during the wait
@@ -1037,7 +1043,7 @@ func TestSendRefusedAtDialIsSentAgainWhenTheAgentComesBack(t *testing.T) {
 			require.Equal(t, []string{msg.ID}, a.sentIDs(), "one send reached the agent, with the message's ID")
 			require.Len(t, notices, 2)
 			require.Equal(t, stream.Reconnecting, notices[0].Kind)
-			require.Equal(t, time.Second, notices[0].Wait)
+			require.Equal(t, comeBackWait, notices[0].Wait)
 			var opErr *net.OpError
 			require.ErrorAs(t, notices[0].Cause, &opErr)
 			require.ErrorIs(t, notices[0].Cause, syscall.ECONNREFUSED)
