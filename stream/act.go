@@ -116,7 +116,7 @@ func (s *Stream) end(err error) phase {
 	if errors.As(err, &protoErr) {
 		protoErr.Task = s.snapshot()
 	}
-	if err != nil && taskOf(err) == nil && s.ledger.Task() != nil {
+	if err != nil && taskOf(err) == nil && s.ledger.Known() {
 		err = &taskError{Err: err, Task: s.snapshot()}
 	}
 	s.leg.close()

@@ -194,7 +194,7 @@ func (s *Stream) authMovedOn() {
 	if s.auth.given == "" {
 		return
 	}
-	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateAuthRequired && t.Status.State != a2a.StateUnknown {
+	if st := s.ledger.Status(); st != nil && st.State != a2a.StateAuthRequired && st.State != a2a.StateUnknown {
 		s.auth.given = ""
 	}
 }

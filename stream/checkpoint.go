@@ -86,9 +86,7 @@ func (s *Stream) Checkpoint() *Checkpoint {
 		return s.resuming
 	}
 	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), seen: s.seen}
-	if t := s.ledger.Task(); t != nil {
-		cp.contextID = t.ContextID
-	}
+	cp.contextID = s.ledger.ContextID()
 	cp.seen.index = nil
 	cp.seen.arts = slices.Clone(s.seen.arts)
 	cp.seen.msgs = s.seen.msgs.Shared()

@@ -226,7 +226,7 @@ func (s *Stream) send() report {
 // readyMessage prepares each send of the message (the first one, or the
 // same again).
 func (s *Stream) readyMessage() {
-	if s.ledger.Task() == nil {
+	if !s.ledger.Known() {
 		s.ledger.RecordSent(s.msg)
 	}
 	if s.msg.TaskID != "" {
@@ -290,7 +290,7 @@ func (s *Stream) read() report {
 		// The first event of a leg proves the version works.
 		s.proveVersion()
 	}
-	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
+	if m, ok := ev.(*a2a.Message); ok && s.taskID == "" && !s.ledger.Known() {
 		s.answerWith(m)
 		return found(facts{after: afterEvent, answered: true})
 	}
@@ -362,8 +362,8 @@ func (s *Stream) checkOwner(ev a2a.Event) error {
 	// The task's context: the ledger's, or, before a resumed stream has
 	// fetched its task, the checkpoint's.
 	var known string
-	if lt := s.ledger.Task(); lt != nil {
-		known = lt.ContextID
+	if s.ledger.Known() {
+		known = s.ledger.ContextID()
 	} else if s.resuming != nil {
 		known = s.resuming.contextID
 	}
@@ -419,8 +419,8 @@ func (s *Stream) wouldHalt(ev a2a.Event) bool {
 
 // halted reports whether the assembled task has halted.
 func (s *Stream) halted() bool {
-	t := s.ledger.Task()
-	return t != nil && s.haltsAt(&t.Status)
+	st := s.ledger.Status()
+	return st != nil && s.haltsAt(st)
 }
 
 // haltsAt reports whether a task halts at status st: the stream stops
@@ -444,7 +444,7 @@ func (s *Stream) haltsAt(st *a2a.TaskStatus) bool {
 // queue is drained (Next only steps with an empty queue, so the prompt was
 // yielded first), as follow decides by the task's state.
 func (s *Stream) onHalt() report {
-	return found(facts{after: afterHalt, state: s.ledger.Task().Status.State})
+	return found(facts{after: afterHalt, state: s.ledger.Status().State})
 }
 
 // eventOwner returns the task ID and context ID an event names.

@@ -34,7 +34,7 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 	}
 	s.resumedBySend()
 	s.proveVersion()
-	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && s.ledger.Task() == nil {
+	if msg, ok := ev.(*a2a.Message); ok && s.taskID == "" && !s.ledger.Known() {
 		s.answerWith(msg)
 		return found(facts{after: afterPoll, answered: true})
 	}
@@ -45,7 +45,7 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 		s.learnReplied(t, true)
 	}
 	s.deliver(ev, foldAuthoritative, nil)
-	if s.ledger.Task() == nil {
+	if !s.ledger.Known() {
 		err := &transport.ProtocolError{Reason: fmt.Sprintf("a unary send answered with a %T outside any task", ev)}
 		return found(facts{after: afterPoll, err: err})
 	}

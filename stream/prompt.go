@@ -149,7 +149,7 @@ func (s *Stream) confirmFrom(t *a2a.Task) {
 // waitsOnRepliedPrompt reports whether the task still shows the prompt the
 // stream replied to.
 func (s *Stream) waitsOnRepliedPrompt() bool {
-	st := &s.ledger.Task().Status
+	st := s.ledger.Status()
 	return st.State == a2a.StateInputRequired && s.prompt.replied != "" && promptKey(st) == s.prompt.replied
 }
 
@@ -194,7 +194,7 @@ func (s *Stream) promptMovedOn() {
 	if s.prompt.replied == "" {
 		return
 	}
-	if t := s.ledger.Task(); t != nil && t.Status.State != a2a.StateInputRequired && t.Status.State != a2a.StateUnknown {
+	if st := s.ledger.Status(); st != nil && st.State != a2a.StateInputRequired && st.State != a2a.StateUnknown {
 		s.prompt.replied = ""
 	}
 }

@@ -327,7 +327,7 @@ func (s *Stream) fetch() report {
 	why := s.ask.why
 	s.deliverFetched(t, why == fetchRefused || why == fetchNoStream || why == fetchQuiet || why == fetchSilent)
 	f := s.newsFacts(afterFetch)
-	f.why, f.state, f.asked = why, s.ledger.Task().Status.State, asked
+	f.why, f.state, f.asked = why, s.ledger.Status().State, asked
 	return found(f)
 }
 

@@ -163,6 +163,13 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, t *a2a.Task, u *a2a.ArtifactUpda
 func (l *Ledger) updateFacts(f *updateFacts, t *a2a.Task, u *a2a.ArtifactUpdate) (*a2a.Artifact, *artifactState) {
 	parts := u.Artifact.Parts
 	*f = updateFacts{appends: u.Append, open: l.win.open, replaying: l.win.replaying, parts: len(parts)}
+	if f.appends && !f.open {
+		// No row reads more of a live append than whether its artifact is
+		// held: the parts held stay unbuilt (see tail).
+		a, st := l.arts.lookupUnbuilt(t, u.Artifact.ID)
+		f.known = a != nil
+		return a, st
+	}
 	var r record
 	if l.arts.find(&r, t, u.Artifact.ID, parts, f.open, f.open && !f.appends); r.held == nil {
 		return nil, nil

@@ -24,6 +24,9 @@ type artifacts struct {
 	byID   map[string]int // index in the assembled task's Artifacts and in states
 	states []artifactState
 	epoch  int // the replay window's number; cursors of older windows are void
+	// unbuilt lists the IDs of the artifacts that have a tail (more not
+	// nil), each once: those buildAll builds.
+	unbuilt []string
 }
 
 // artifactState is the ledger's record of one artifact. A pointer to one
@@ -34,6 +37,10 @@ type artifactState struct {
 	// of an artifact never replaced stays small.
 	old *retiredParts
 	cur cursor
+	// more is the parts appended live after the artifact's Parts, not in
+	// them yet (see tail). Once made it stays, emptied by build, until
+	// buildAll: the artifact's ID is then in unbuilt.
+	more *tail
 }
 
 // retiredParts is the part hashes of each version of an artifact that an
@@ -77,12 +84,43 @@ func newArtifacts(seed maphash.Seed) artifacts {
 func (as *artifacts) newWindow() { as.epoch++ }
 
 // lookup returns the artifact held with this ID and its state, or nils.
+// The artifact's Parts are built: they hold every part.
 func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
+	a, st := as.lookupUnbuilt(t, id)
+	if a != nil {
+		as.build(st, a)
+	}
+	return a, st
+}
+
+// lookupUnbuilt is lookup without building the artifact's Parts: its
+// caller reads no part, and may only fold a live append into it (foldLive).
+func (as *artifacts) lookupUnbuilt(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
 	i, ok := as.byID[id]
 	if !ok {
 		return nil, nil
 	}
 	return &t.Artifacts[i], &as.states[i]
+}
+
+// build moves the parts of the artifact's tail into its Parts.
+func (as *artifacts) build(st *artifactState, a *a2a.Artifact) {
+	if st.more != nil && st.more.n > 0 {
+		a.Parts = st.more.moveTo(a.Parts)
+	}
+}
+
+// buildAll builds the Parts of every artifact of t that has a tail: after
+// it, t's artifacts hold every part. Its cost is that of the parts moved.
+func (as *artifacts) buildAll(t *a2a.Task) {
+	for _, id := range as.unbuilt {
+		if i, ok := as.byID[id]; ok {
+			as.build(&as.states[i], &t.Artifacts[i])
+			as.states[i].more = nil
+		}
+	}
+	clear(as.unbuilt)
+	as.unbuilt = as.unbuilt[:0]
 }
 
 // lookupAt is lookup for the artifact at index i of a whole task: a server
@@ -91,6 +129,7 @@ func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactSta
 // task of many artifacts would otherwise hash every ID of.
 func (as *artifacts) lookupAt(t *a2a.Task, i int, id string) (*a2a.Artifact, *artifactState) {
 	if i < len(t.Artifacts) && t.Artifacts[i].ID == id {
+		as.build(&as.states[i], &t.Artifacts[i])
 		return &t.Artifacts[i], &as.states[i]
 	}
 	return as.lookup(t, id)
@@ -174,11 +213,37 @@ func (as *artifacts) replaceCurrent(st *artifactState, held *a2a.Artifact, next 
 }
 
 // fold folds an append into held; inWindow, the cursor goes after every
-// part held, since what follows in the window comes after them.
+// part held, since what follows in the window comes after them. Outside
+// the window it is foldLive.
 func (as *artifacts) fold(st *artifactState, held *a2a.Artifact, u *a2a.ArtifactUpdate, inWindow bool) {
+	if !inWindow {
+		as.foldLive(st, held, u)
+		return
+	}
+	as.build(st, held)
 	held.Apply(u)
-	if inWindow {
-		as.setCursor(st, verCurrent, len(held.Parts))
+	as.setCursor(st, verCurrent, len(held.Parts))
+}
+
+// foldLive folds an append into held as a2a.Artifact.Apply does, without
+// copying the parts held: a new part goes into the spare capacity of
+// held's Parts while it has some and no tail is waiting, and else into the
+// artifact's tail. held need not be built.
+func (as *artifacts) foldLive(st *artifactState, held *a2a.Artifact, u *a2a.ArtifactUpdate) {
+	labels := *u
+	labels.Artifact.Parts = nil
+	held.Apply(&labels)
+	for i := range u.Artifact.Parts {
+		p := u.Artifact.Parts[i].Clone()
+		if (st.more == nil || st.more.n == 0) && len(held.Parts) < cap(held.Parts) {
+			held.Parts = append(held.Parts, p)
+			continue
+		}
+		if st.more == nil {
+			st.more = &tail{}
+			as.unbuilt = append(as.unbuilt, held.ID)
+		}
+		st.more.add(&p)
 	}
 }
 

@@ -259,3 +259,29 @@ func BenchmarkManyArtifacts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLongArtifact states what the length of an artifact costs a
+// live append: one artifact opened, then appended to one chunk at a time
+// until it holds n parts, with the task read once at the end (as Wait
+// does). The metric ns/event should not grow with n (issue 31's target:
+// at 1,000,000 parts, within 1.2× of 1,000).
+func BenchmarkLongArtifact(b *testing.B) {
+	for _, n := range []int{1_000, 1_000_000} {
+		b.Run(fmt.Sprintf("parts=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var dst []a2a.Event
+			for b.Loop() {
+				l := ledger.New()
+				for i := range n {
+					u := &a2a.ArtifactUpdate{TaskID: benchTask, ContextID: "ctx", Append: i > 0,
+						Artifact: a2a.Artifact{ID: "long", Parts: []a2a.Part{a2a.TextPart("token ")}}}
+					dst = l.Apply(dst[:0], u)
+				}
+				if got := len(l.Task().Artifacts[0].Parts); got != n {
+					b.Fatalf("parts held: got %d, want %d", got, n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
+		})
+	}
+}

@@ -217,7 +217,7 @@ func partTexts(ps []a2a.Part) []string {
 // the accounting of parts delivered.
 type fuzzClient struct {
 	t         *testing.T
-	l         *ledger.Ledger
+	l         *twin
 	style     int
 	app       app
 	delivered int // artifact parts delivered, in every delta
@@ -339,7 +339,7 @@ func FuzzLedger(f *testing.F) {
 		// replacements are heals of live-only gaps.
 		strict := !srv.rewrites
 
-		l := ledger.New()
+		l := newTwin(t)
 		c := &fuzzClient{t: t, l: l, style: style}
 		c.log = append(c.log, "server: "+strings.Join(srv.log, "; "), "style "+styleNames[style])
 		l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
@@ -389,6 +389,7 @@ func FuzzLedger(f *testing.F) {
 		}
 		final := srv.task(n)
 		c.step("final get-task", l.Reconcile(nil, final, true), true, strict)
+		l.agree()
 
 		// The server's artifacts, part for part (an artifact created in a
 		// gap may come later in the list than on the server).
@@ -474,7 +475,7 @@ func repoll(c *fuzzClient, task *a2a.Task, what string) {
 // server's messages without an ID at least once and never more often than
 // the server's history does.
 func checkPolling(t *testing.T, srv *fuzzServer, strict bool) {
-	l := ledger.New()
+	l := newTwin(t)
 	c := &fuzzClient{t: t, l: l, style: polling}
 	c.log = append(c.log, "server: "+strings.Join(srv.log, "; "), "style polling")
 	l.RecordSent(&a2a.Message{ID: "u-1", Role: a2a.RoleUser, Parts: []a2a.Part{{Text: "hi"}}})
@@ -483,6 +484,7 @@ func checkPolling(t *testing.T, srv *fuzzServer, strict bool) {
 		c.step(fmt.Sprintf("poll %d", k), l.Reconcile(nil, task.Clone(), true), true, strict)
 		repoll(c, task, fmt.Sprint("poll ", k))
 	}
+	l.agree()
 	final := srv.task(len(srv.events))
 	for i := range final.Artifacts {
 		sa := &final.Artifacts[i]

@@ -38,8 +38,38 @@ func New() *Ledger {
 }
 
 // Task returns the assembled task, or nil while no task is known. The ledger
-// keeps ownership: callers must not modify it.
-func (l *Ledger) Task() *a2a.Task { return l.task }
+// keeps ownership: callers must not modify it. Its artifacts hold every
+// part folded so far; the parts folded after the call are in the task the
+// next call returns (the same pointer, its artifacts' Parts built again).
+// The cost of a call is that of the parts appended since the last: a
+// caller that needs only the task's ID, context or status reads Known,
+// ContextID or Status, which cost nothing.
+func (l *Ledger) Task() *a2a.Task {
+	if l.task != nil {
+		l.arts.buildAll(l.task)
+	}
+	return l.task
+}
+
+// Known reports whether the ledger knows a task.
+func (l *Ledger) Known() bool { return l.task != nil }
+
+// ContextID returns the task's context ID, or "" while no task is known.
+func (l *Ledger) ContextID() string {
+	if l.task == nil {
+		return ""
+	}
+	return l.task.ContextID
+}
+
+// Status returns the task's status, or nil while no task is known. The
+// ledger keeps ownership: callers must not modify it.
+func (l *Ledger) Status() *a2a.TaskStatus {
+	if l.task == nil {
+		return nil
+	}
+	return &l.task.Status
+}
 
 // OpenReplayWindow starts a replay window. Call it when a resubscribe
 // succeeds.

@@ -187,6 +187,9 @@ func (l *Ledger) taskFacts(t *a2a.Task, kind taskKind) taskFacts {
 // is the only code of the task's own stage that changes the ledger; its
 // artifacts, messages and status are folded by their own tables.
 func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, kind taskKind) []a2a.Event {
+	if l.task != nil {
+		l.arts.buildAll(l.task)
+	}
 	v := decideTask(l.taskFacts(t, kind))
 	if v.replayed {
 		// What follows on this connection may be old too, even after a
@@ -275,6 +278,7 @@ func (l *Ledger) Covers(t *a2a.Task) bool {
 	if l.task == nil {
 		return true
 	}
+	l.arts.buildAll(l.task)
 	if len(l.task.Artifacts) > len(t.Artifacts) {
 		return false
 	}

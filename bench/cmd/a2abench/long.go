@@ -48,8 +48,11 @@ func longRun(cfg *config, n, msgs, arts int) (longResult, error) {
 	if err := s.Err(); err != nil {
 		return longResult{}, err
 	}
-	h1 := heapAfterGC() // the drained stream: ledger (with the task), ID sets
+	// The task read first: until then the stream holds the parts of live
+	// appends in its compact tails (see internal/ledger/tail.go), which
+	// are the task's parts, not something kept beside it.
 	t := s.Task()
+	h1 := heapAfterGC() // the drained stream: ledger (with the task), ID sets
 	r := longResult{events: got, wall: smp.Wall.Seconds(), cpu: smp.CPU.Seconds(), parts: 0, hist: len(t.History)}
 	for i := range t.Artifacts {
 		r.parts += len(t.Artifacts[i].Parts)
