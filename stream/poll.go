@@ -65,14 +65,15 @@ func (s *Stream) pollWait() report {
 // poll at once (phaseCatchUp: polling began, or a failed attempt was
 // waited for, whose end it tells WithNotify). The next poll whose answer
 // repeats the last poll's (see lastPoll) is neither decoded nor delivered:
-// the ledger has folded that task, and folding it again brings nothing.
+// the ledger has folded that task, and folding it again brings nothing. A
+// poll that fails forgets the answer kept.
 func (s *Stream) poll(from phase) report {
 	last := s.lastPoll.take()
 	a, r, ok := s.askTask(from)
 	if !ok {
 		return r
 	}
-	if from == phasePoll && last.repeatedBy(a) {
+	if last.repeatedBy(a) {
 		s.proveVersion()
 		s.tries.ask(a.asked) // the next poll's wait
 		s.lastPoll.remember(a.raw)

@@ -134,3 +134,51 @@ func TestPollThatRepeatsAnOlderPollIsFolded(t *testing.T) {
 		})
 	}
 }
+
+// TestPollAfterAReplyIsFolded: a poll after the reply to a prompt whose
+// answer is byte for byte the poll's before the reply is folded: the reply
+// and its answer changed what the task means to the stream. Here the agent
+// answered the reply's send with the task working, then shows the prompt
+// again on the next poll: the prompt's status comes again, after working,
+// and is asked as a new question (see promptMovedOn).
+func TestPollAfterAReplyIsFolded(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				asking := repeatTask(a2a.StateInputRequired, "v1")
+				asking.Status.Message = agentMsg("q-1", "which city?")
+				refuse := func(ww *wireWriter, c wireCall) {
+					ww.rpcError(a2a.CodeUnsupportedOperation, "Streaming is not supported.")
+				}
+				agent := newWireAgent(w, map[callKind]func(w *wireWriter, c wireCall){
+					kindStream:    refuse,
+					kindSubscribe: refuse,
+					kindSend: func(ww *wireWriter, c wireCall) {
+						if c.n == 0 {
+							ww.result(snap(a2a.StateSubmitted))
+							return
+						}
+						ww.result(repeatTask(a2a.StateWorking, "v1")) // the reply's answer
+					},
+					kindGet: func(ww *wireWriter, c wireCall) {
+						if c.n < 2 {
+							ww.task(asking) // the same before and after the reply
+							return
+						}
+						ww.task(repeatTask(a2a.StateCompleted, "v1"))
+					},
+				})
+				rec := &recorder{answers: []string{"Lisbon", "again?"}}
+				s := agent.client(t, stream.WithPollInterval(time.Second), stream.WithHumanInput(rec)).Send(context.Background(), hello())
+				col, err := drainLoose(t, s)
+				require.NoError(t, err)
+				require.Equal(t, 3, agent.count(kindGet))
+				require.Zero(t, stream.PollsRepeated(s), "the poll after the reply is folded")
+				require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateInputRequired, a2a.StateWorking, a2a.StateInputRequired, a2a.StateWorking, a2a.StateCompleted},
+					col.states, "%s", describeEvents(col.events))
+				require.Len(t, rec.requests, 2, "the prompt after working is a new question")
+				require.Equal(t, 3, agent.count(kindSend), "the message, then a reply to each question")
+			})
+		})
+	}
+}
