@@ -74,6 +74,9 @@ type pollAgent struct {
 	mu             sync.Mutex
 	gets           int
 	at             []time.Time
+	// mallocs, when not nil, gets the process's count of heap allocations
+	// (runtime.MemStats.Mallocs) when each get-task came.
+	mallocs []uint64
 }
 
 func newPollAgent(v a2a.Version, b a2a.Binding, polls int) (*pollAgent, error) {
@@ -125,6 +128,11 @@ func (p *pollAgent) get(now time.Time) []byte {
 	}
 	p.gets++
 	p.at = append(p.at, now)
+	if p.mallocs != nil {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		p.mallocs = append(p.mallocs, ms.Mallocs)
+	}
 	return body
 }
 
@@ -189,6 +197,12 @@ func followByPolling(v a2a.Version, b a2a.Binding, polls int) ([]time.Duration, 
 	if err != nil {
 		return nil, err
 	}
+	return follow(agent)
+}
+
+// follow is followByPolling of agent.
+func follow(agent *pollAgent) ([]time.Duration, error) {
+	v, b, polls := agent.v, agent.b, agent.polls
 	newClient := stream.NewRESTClient
 	if b == a2a.BindingJSONRPC {
 		newClient = stream.NewClient
