@@ -33,15 +33,42 @@ func NewClientFor(b transport.Transport, opts ...Option) (*Client, error) {
 
 // agentCalls are a Client's calls to its agent as the driver makes them,
 // each with its configuration k: its binding's, with each transport.EventReader
-// coming as a leg, which counts its events. getTask and cancel return too
-// the wait the 2xx answer asked for with a Retry-After header (see
-// askedWait), 0 when it asked for none or the binding cannot tell.
+// coming as a leg, which counts its events. getTask and cancel answer with
+// the task undecoded (see taskAnswer).
 type agentCalls interface {
 	sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error)
 	sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error)
 	subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error)
-	getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
-	cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
+	getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
+	cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
+}
+
+// taskAnswer is what a get-task or a cancel answered: the task's JSON as
+// the server sent it (the JSON-RPC result, or the HTTP+JSON body) with the
+// codec of its wire, which task decodes, or, from a Transport of another
+// module, the task itself; and the wait the 2xx answer asked for with a
+// Retry-After header (see askedWait), 0 when it asked for none or the
+// binding cannot tell. The JSON is kept undecoded so that a poll can tell
+// a body byte for byte the last one's before it decodes it (see lastPoll).
+type taskAnswer struct {
+	raw   []byte // the task's JSON; nil when given
+	codec a2a.Codec
+	given bool      // a Transport of another module gave the task, decoded
+	t     *a2a.Task // the task given
+	asked time.Duration
+}
+
+// task returns the task answered: the one given, or raw decoded, which a
+// *transport.ProtocolError reports malformed.
+func (a taskAnswer) task() (*a2a.Task, error) {
+	if a.given {
+		return a.t, nil
+	}
+	t, err := a.codec.DecodeTask(a.raw)
+	if err != nil {
+		return nil, &transport.ProtocolError{Reason: "malformed task", Err: err}
+	}
+	return t, nil
 }
 
 // seam adapts a Transport of another module to the driver: each call gets a
@@ -60,14 +87,14 @@ func (s seam) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.
 	return s.b.SendUnary(ctx, k.public(), m)
 }
 
-func (s seam) getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+func (s seam) getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
 	t, err := s.b.GetTask(ctx, k.public(), taskID)
-	return t, 0, err
+	return taskAnswer{given: true, t: t}, err
 }
 
-func (s seam) cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+func (s seam) cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
 	t, err := s.b.Cancel(ctx, k.public(), taskID)
-	return t, 0, err
+	return taskAnswer{given: true, t: t}, err
 }
 
 // legOf makes a leg of what a streaming call returned. A reader that comes

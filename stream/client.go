@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -225,16 +224,16 @@ func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2
 }
 
 // taskCall is a binding's get-task or cancel.
-type taskCall func(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error)
+type taskCall func(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
 
 // unaryTask makes call, a get-task or a cancel, with cfg and header, in
 // the Client's version, negotiated if it is not known yet.
 func (c *Client) unaryTask(ctx context.Context, call taskCall, cfg *config, header http.Header, taskID string) (*a2a.Task, error) {
 	v, negotiable := c.currentVersion()
-	t, _, err := checkedTask(ctx, call, cfg.call(v, header), taskID)
+	t, err := checkedTask(ctx, call, cfg.call(v, header), taskID)
 	if negotiable && isVersionRefusal(err) {
 		v = a2a.V03
-		t, _, err = checkedTask(ctx, call, cfg.call(v, header), taskID)
+		t, err = checkedTask(ctx, call, cfg.call(v, header), taskID)
 	}
 	if err != nil {
 		err, _ = callmark.UnwrapResponded(err)
@@ -244,19 +243,28 @@ func (c *Client) unaryTask(ctx context.Context, call taskCall, cfg *config, head
 	return t, nil
 }
 
-// checkedTask makes a get-task or cancel call with k and checks that the
-// result is the task asked for. It returns too the wait the answer asked
-// for (see agentCalls).
-func checkedTask(ctx context.Context, call taskCall, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
-	t, asked, err := call(ctx, k, taskID)
+// checkedTask makes a get-task or cancel call with k and returns its task,
+// checked (see taskOfAnswer).
+func checkedTask(ctx context.Context, call taskCall, k callConfig, taskID string) (*a2a.Task, error) {
+	a, err := call(ctx, k, taskID)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
+	}
+	return taskOfAnswer(a, taskID)
+}
+
+// taskOfAnswer decodes the task a get-task or cancel for taskID answered
+// with, and checks that it is the task asked for.
+func taskOfAnswer(a taskAnswer, taskID string) (*a2a.Task, error) {
+	t, err := a.task()
+	if err != nil {
+		return nil, err
 	}
 	if t == nil { // a Transport of another module answered with neither
-		return nil, 0, &transport.ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
+		return nil, &transport.ProtocolError{Reason: fmt.Sprintf("asked for task %q, got no task and no error", quote([]byte(taskID)))}
 	}
 	if t.ID != taskID {
-		return nil, 0, &transport.ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
+		return nil, &transport.ProtocolError{Reason: fmt.Sprintf("asked for task %q, got task %q", taskID, quote([]byte(t.ID))), Task: t}
 	}
-	return t, asked, nil
+	return t, nil
 }

@@ -109,6 +109,11 @@ func (a *active) stalled(quiet, limit time.Duration) bool {
 // classify and handle, anything else to follow and act; step enters the
 // phase they return: the one place the loop changes the phase.
 func (s *Stream) step() {
+	if s.phase != phasePollWait && s.phase != phasePoll {
+		// Only the poll wait comes between a poll and the next that may
+		// find its task again (see lastPoll).
+		s.lastPoll.forget()
+	}
 	var r report
 	switch err := s.ctx.Err(); {
 	case err != nil:

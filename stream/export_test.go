@@ -31,3 +31,7 @@ const (
 	MaxCredentialsCalls   = maxCredentialsCalls
 	MaxEndingLine         = clip.EndingLine
 )
+
+// PollsRepeated returns how many of s's polls found the task of the poll
+// before, byte for byte, and were neither decoded nor folded.
+func PollsRepeated(s *Stream) int { return s.lastPoll.repeats }

@@ -103,11 +103,11 @@ func (b jsonrpcBinding) subscribe(ctx context.Context, k callConfig, taskID stri
 	return legOf(b.stream(ctx, k, rpcSubscribe, idParams{ID: taskID, Tenant: b.tenant(k.v)}))
 }
 
-func (b jsonrpcBinding) getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+func (b jsonrpcBinding) getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
 	return b.task(ctx, k, rpcGet, taskID)
 }
 
-func (b jsonrpcBinding) cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+func (b jsonrpcBinding) cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
 	return b.task(ctx, k, rpcCancel, taskID)
 }
 
@@ -127,20 +127,19 @@ func (b jsonrpcBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Mess
 	return ev, nil
 }
 
-func (b jsonrpcBinding) task(ctx context.Context, k callConfig, m rpcMethod, taskID string) (*a2a.Task, time.Duration, error) {
+// task makes a get-task or cancel call and returns its result, the task
+// undecoded: its bytes do not hold the request's ID, which changes with
+// every call.
+func (b jsonrpcBinding) task(ctx context.Context, k callConfig, m rpcMethod, taskID string) (taskAnswer, error) {
 	p := idParams{ID: taskID, Tenant: b.tenant(k.v)}
 	if m == rpcGet {
 		p.HistoryLength = fullHistory
 	}
 	raw, asked, err := b.unary(ctx, k, m, p)
 	if err != nil {
-		return nil, 0, err
+		return taskAnswer{}, err
 	}
-	t, err := a2a.Codec{Version: k.v}.DecodeTask(raw)
-	if err != nil {
-		return nil, 0, &transport.ProtocolError{Reason: "malformed task", Err: err}
-	}
-	return t, asked, nil
+	return taskAnswer{raw: raw, codec: a2a.Codec{Version: k.v}, asked: asked}, nil
 }
 
 // post sends one JSON-RPC request on k and returns the 2xx response with its

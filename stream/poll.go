@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -62,14 +63,33 @@ func (s *Stream) pollWait() report {
 
 // poll fetches the task for phase from: the next poll (phasePoll), or a
 // poll at once (phaseCatchUp: polling began, or a failed attempt was
-// waited for, whose end it tells WithNotify).
+// waited for, whose end it tells WithNotify). The next poll whose answer
+// repeats the last poll's (see lastPoll) is neither decoded nor delivered:
+// the ledger has folded that task, and folding it again brings nothing. A
+// poll that fails forgets the answer kept.
 func (s *Stream) poll(from phase) report {
-	t, asked, r, ok := s.fetchTask(from)
+	last := s.lastPoll.take()
+	a, r, ok := s.askTask(from)
+	if !ok {
+		return r
+	}
+	if last.repeatedBy(a) {
+		s.proveVersion()
+		s.tries.ask(a.asked) // the next poll's wait
+		s.lastPoll.remember(a.raw)
+		s.lastPoll.repeats++
+		return found(s.newsFacts(afterPoll))
+	}
+	t, asked, r, ok := s.takeTask(from, a)
 	if !ok {
 		return r
 	}
 	s.tries.ask(asked) // the next poll's wait
-	return s.polled(t, from == phaseCatchUp)
+	r = s.polled(t, from == phaseCatchUp)
+	if !a.given {
+		s.lastPoll.remember(a.raw)
+	}
+	return r
 }
 
 // probe fetches the task in 1.0 after the server refused a 1.0 subscribe
@@ -92,4 +112,39 @@ func (s *Stream) probe() report {
 func (s *Stream) polled(t *a2a.Task, tellResumed bool) report {
 	s.deliverFetched(t, tellResumed)
 	return found(s.newsFacts(afterPoll))
+}
+
+// lastPoll is the task the last poll delivered, as its answer's bytes (the
+// HTTP+JSON body, or the JSON-RPC result, which leaves out the request's
+// ID), while nothing but the poll wait has followed that poll: step forgets
+// it on any other step (a send, a hook, a backoff, a fetch), which may
+// change what the same task means to the ledger. A next poll whose answer
+// is byte for byte the same repeats it: the ledger folded that very task
+// one poll ago, and a get-task folded again yields nothing and changes
+// nothing (the ledger's fuzzing checks this: repoll). A task given
+// decoded by a Transport of another module is never remembered.
+type lastPoll struct {
+	raw []byte // nil when none is remembered
+	// repeats counts the polls whose answer repeated the one remembered:
+	// neither decoded nor folded.
+	repeats int
+}
+
+// remember remembers raw, the answer of a poll whose task was delivered.
+func (p *lastPoll) remember(raw []byte) { p.raw = raw }
+
+// take returns the answer remembered, if any, and forgets it.
+func (p *lastPoll) take() lastPoll {
+	last := *p
+	p.raw = nil
+	return last
+}
+
+// forget forgets the answer remembered, if any.
+func (p *lastPoll) forget() { p.raw = nil }
+
+// repeatedBy reports whether a, the next poll's answer, is byte for byte
+// the answer remembered.
+func (p lastPoll) repeatedBy(a taskAnswer) bool {
+	return p.raw != nil && !a.given && bytes.Equal(p.raw, a.raw)
 }

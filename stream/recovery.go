@@ -305,8 +305,29 @@ const (
 // or returns another task, ok is false and r reports it, for the phase
 // from that made the call.
 func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, r report, ok bool) {
-	t, asked, err := checkedTask(s.ctx, s.c.calls.getTask, s.call(), s.taskID)
+	a, r, ok := s.askTask(from)
+	if !ok {
+		return nil, 0, r, false
+	}
+	return s.takeTask(from, a)
+}
+
+// askTask makes the get-task of fetchTask and returns its answer, the task
+// undecoded; when the call fails, ok is false and r reports it. Only a
+// poll (see lastPoll) looks at the answer before takeTask decodes it.
+func (s *Stream) askTask(from phase) (a taskAnswer, r report, ok bool) {
+	a, err := s.c.calls.getTask(s.ctx, s.call(), s.taskID)
 	s.contact.noteReach(err)
+	if err != nil {
+		return taskAnswer{}, failedWith(failure{from: from, op: opGet, err: err}), false
+	}
+	return a, report{}, true
+}
+
+// takeTask decodes the task of a, a get-task's answer, and checks that it
+// is the stream's (see fetchTask).
+func (s *Stream) takeTask(from phase, a taskAnswer) (t *a2a.Task, asked time.Duration, r report, ok bool) {
+	t, err := taskOfAnswer(a, s.taskID)
 	if err == nil {
 		err = s.checkOwner(t)
 	}
@@ -314,7 +335,7 @@ func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, r repo
 		return nil, 0, failedWith(failure{from: from, op: opGet, err: err}), false
 	}
 	s.proveVersion()
-	return t, asked, report{}, true
+	return t, a.asked, report{}, true
 }
 
 // fetch fetches the task for s.ask.why and delivers it; follow decides

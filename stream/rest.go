@@ -129,28 +129,24 @@ func (b restBinding) subscribe(ctx context.Context, k callConfig, taskID string)
 	return legOf(l, err)
 }
 
-func (b restBinding) getTask(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+func (b restBinding) getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
 	r := taskResource(taskID, "")
 	r.query = "historyLength=" + strconv.Itoa(fullHistory)
 	return b.task(ctx, k, http.MethodGet, r, nil)
 }
 
-func (b restBinding) cancel(ctx context.Context, k callConfig, taskID string) (*a2a.Task, time.Duration, error) {
+func (b restBinding) cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
 	return b.task(ctx, k, http.MethodPost, taskResource(taskID, ":cancel"), []byte("{}"))
 }
 
-// task makes a get-task or cancel call of r and decodes its task; it
-// returns too the wait the response asked for (see readUnary).
-func (b restBinding) task(ctx context.Context, k callConfig, method string, r resource, body []byte) (*a2a.Task, time.Duration, error) {
+// task makes a get-task or cancel call of r and returns its body, the
+// task undecoded, with the wait the response asked for (see readUnary).
+func (b restBinding) task(ctx context.Context, k callConfig, method string, r resource, body []byte) (taskAnswer, error) {
 	raw, asked, err := b.unary(ctx, k, method, r, body)
 	if err != nil {
-		return nil, 0, err
+		return taskAnswer{}, err
 	}
-	t, err := decodeTaskFor(k.v, a2a.BindingHTTPJSON, raw)
-	if err != nil {
-		return nil, 0, err
-	}
-	return t, asked, nil
+	return taskAnswer{raw: raw, codec: a2a.Codec{Version: k.v, Binding: a2a.BindingHTTPJSON}, asked: asked}, nil
 }
 
 func (b restBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
@@ -167,14 +163,6 @@ func (b restBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message
 		return nil, &transport.ProtocolError{Reason: "malformed result", Err: err}
 	}
 	return ev, nil
-}
-
-func decodeTaskFor(v a2a.Version, b a2a.Binding, raw []byte) (*a2a.Task, error) {
-	t, err := a2a.Codec{Version: v, Binding: b}.DecodeTask(raw)
-	if err != nil {
-		return nil, &transport.ProtocolError{Reason: "malformed task", Err: err}
-	}
-	return t, nil
 }
 
 // request sends one REST request for r on k and returns the 2xx response

@@ -67,6 +67,9 @@ type Stream struct {
 	news    news
 	prompt  prompt
 	auth    auth
+	// lastPoll is the task the last poll delivered, while only the poll
+	// wait follows it: poll.go remembers it, step forgets it.
+	lastPoll lastPoll
 }
 
 // delivery is what the application is handed: the queue of deltas computed

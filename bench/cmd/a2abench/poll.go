@@ -56,27 +56,32 @@ type pollShape struct {
 	} `json:"artifacts"`
 }
 
-// pollAgent is an in-memory HTTP+JSON agent that cannot stream: it refuses
-// a streaming send, answers the unary send with a submitted task, then
-// every get-task with a prepared body: the working task of pollArtifacts
-// artifacts for the first polls + 1 gets, then the completed one. It
-// records when each get-task came. Its bodies are made before the run, so
-// that only the client's work is timed.
+// pollAgent is an in-memory agent of one binding that cannot stream: it
+// refuses a streaming send, answers the unary send with a submitted task,
+// then every get-task with a prepared task: the working task of
+// pollArtifacts artifacts for the first polls + 1 gets, then the completed
+// one. It records when each get-task came. Its bodies are made before the
+// run, so that only the client's work is timed; over JSON-RPC, the
+// envelope that carries the request's ID is written around them.
 type pollAgent struct {
 	v              a2a.Version
-	refusal, first []byte
+	b              a2a.Binding
+	refusal, first []byte // over JSON-RPC, the refusal's error object and the send's result
 	refusalStatus  int
 	refusalType    string
-	working, done  []byte
+	working, done  []byte // the tasks: over JSON-RPC, the results
 	polls          int
 	mu             sync.Mutex
 	gets           int
 	at             []time.Time
+	// mallocs, when not nil, gets the process's count of heap allocations
+	// (runtime.MemStats.Mallocs) when each get-task came.
+	mallocs []uint64
 }
 
-func newPollAgent(v a2a.Version, polls int) (*pollAgent, error) {
-	codec := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}
-	p := &pollAgent{v: v, polls: polls}
+func newPollAgent(v a2a.Version, b a2a.Binding, polls int) (*pollAgent, error) {
+	codec := a2a.Codec{Version: v, Binding: b}
+	p := &pollAgent{v: v, b: b, polls: polls}
 	var err error
 	if p.first, err = codec.EncodeEvent(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateSubmitted}}); err != nil {
 		return nil, err
@@ -87,55 +92,122 @@ func newPollAgent(v a2a.Version, polls int) (*pollAgent, error) {
 	if p.done, err = codec.EncodeTask(pollTask(a2a.StateCompleted, pollArtifacts)); err != nil {
 		return nil, err
 	}
-	p.refusalStatus, p.refusalType, p.refusal = a2a.MarshalHTTPError(v, &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "Streaming is not supported."})
+	refusal := &a2a.RPCError{Code: a2a.CodeUnsupportedOperation, Message: "Streaming is not supported."}
+	if b == a2a.BindingJSONRPC {
+		p.refusalStatus, p.refusalType = http.StatusOK, "application/json"
+		p.refusal, err = json.Marshal(refusal)
+		return p, err
+	}
+	p.refusalStatus, p.refusalType, p.refusal = a2a.MarshalHTTPError(v, refusal)
 	return p, nil
+}
+
+// rpcBody returns the body that answers a JSON-RPC request with ID id: a
+// response with member ("result" or "error") raw, whose bytes are not
+// copied.
+func rpcBody(id json.RawMessage, member string, raw []byte) (io.Reader, int) {
+	head := `{"jsonrpc":"2.0","id":` + string(id) + `,"` + member + `":`
+	return io.MultiReader(strings.NewReader(head), bytes.NewReader(raw), strings.NewReader("}")), len(head) + len(raw) + 1
+}
+
+// envelope is a JSON-RPC response carrying result, with a request ID of
+// the length the client's have (a UUID): the body whose json.Unmarshal the
+// poll is compared with.
+func envelope(result []byte) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":"00000000-0000-4000-8000-000000000000","result":` + string(result) + `}`)
+}
+
+// get answers a get-task: the working task, or the completed one after
+// the polls, and records when it came.
+func (p *pollAgent) get(now time.Time) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	body := p.working
+	if p.gets > p.polls {
+		body = p.done
+	}
+	p.gets++
+	p.at = append(p.at, now)
+	if p.mallocs != nil {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		p.mallocs = append(p.mallocs, ms.Mallocs)
+	}
+	return body
 }
 
 // RoundTrip implements http.RoundTripper.
 func (p *pollAgent) RoundTrip(req *http.Request) (*http.Response, error) {
 	now := time.Now()
+	var reqBody []byte
 	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
+		reqBody, _ = io.ReadAll(req.Body)
 		req.Body.Close()
 	}
 	status, ctype, body := http.StatusOK, "application/json", []byte(nil)
-	switch path := req.URL.Path; {
-	case req.Method == http.MethodPost && strings.HasSuffix(path, "/message:stream"):
-		status, ctype, body = p.refusalStatus, p.refusalType, p.refusal
-	case req.Method == http.MethodPost && strings.HasSuffix(path, "/message:send"):
-		body = p.first
-	case req.Method == http.MethodGet && strings.Contains(path, "/tasks/"):
-		p.mu.Lock()
-		body = p.working
-		if p.gets > p.polls {
-			body = p.done
+	var rd io.Reader
+	var n int
+	if p.b == a2a.BindingJSONRPC {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		p.gets++
-		p.at = append(p.at, now)
-		p.mu.Unlock()
-	default:
-		status, body = http.StatusNotFound, []byte("not found")
+		if err := json.Unmarshal(reqBody, &r); err != nil {
+			return nil, err
+		}
+		switch r.Method {
+		case "message/stream", "SendStreamingMessage":
+			rd, n = rpcBody(r.ID, "error", p.refusal)
+		case "message/send", "SendMessage":
+			rd, n = rpcBody(r.ID, "result", p.first)
+		case "tasks/get", "GetTask":
+			rd, n = rpcBody(r.ID, "result", p.get(now))
+		default:
+			return nil, fmt.Errorf("pollAgent: method %q", r.Method)
+		}
+	} else {
+		switch path := req.URL.Path; {
+		case req.Method == http.MethodPost && strings.HasSuffix(path, "/message:stream"):
+			status, ctype, body = p.refusalStatus, p.refusalType, p.refusal
+		case req.Method == http.MethodPost && strings.HasSuffix(path, "/message:send"):
+			body = p.first
+		case req.Method == http.MethodGet && strings.Contains(path, "/tasks/"):
+			body = p.get(now)
+		default:
+			status, body = http.StatusNotFound, []byte("not found")
+		}
+		rd, n = bytes.NewReader(body), len(body)
 	}
 	return &http.Response{
 		Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), StatusCode: status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header:        http.Header{"Content-Type": {ctype}},
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		ContentLength: int64(len(body)),
+		Body:          io.NopCloser(rd),
+		ContentLength: int64(n),
 		Request:       req,
 	}, nil
 }
 
 // followByPolling sends a message to a fresh pollAgent of version v and
-// follows the task to its end, and returns the time between consecutive
-// get-tasks that brought nothing new: each an empty poll and the sleep
-// before the next.
-func followByPolling(v a2a.Version, polls int) ([]time.Duration, error) {
-	agent, err := newPollAgent(v, polls)
+// binding b and follows the task to its end, and returns the time between
+// consecutive get-tasks that brought nothing new: each an empty poll and
+// the sleep before the next.
+func followByPolling(v a2a.Version, b a2a.Binding, polls int) ([]time.Duration, error) {
+	agent, err := newPollAgent(v, b, polls)
 	if err != nil {
 		return nil, err
 	}
-	c, err := stream.NewRESTClient("http://agent.invalid", stream.WithVersion(v),
+	return follow(agent)
+}
+
+// follow is followByPolling of agent.
+func follow(agent *pollAgent) ([]time.Duration, error) {
+	v, b, polls := agent.v, agent.b, agent.polls
+	newClient := stream.NewRESTClient
+	if b == a2a.BindingJSONRPC {
+		newClient = stream.NewClient
+	}
+	c, err := newClient("http://agent.invalid", stream.WithVersion(v),
 		stream.WithHTTPClient(&http.Client{Transport: agent}), stream.WithPollInterval(pollInterval),
 		stream.WithStallTimeout(0), stream.WithReconnect(reconnect.Never()))
 	if err != nil {
@@ -191,11 +263,20 @@ func timedSleeps(k int) []time.Duration {
 // body into a struct, and the medians behind it.
 type pollFigures struct {
 	v                                 a2a.Version
+	b                                 a2a.Binding // HTTP+JSON when zero
 	body                              int
 	gap, sleep, poll, unmarshal, mapU time.Duration
 	decode                            time.Duration // a2a.Codec.DecodeTask of the body alone
 	ratio                             float64
 	decodeRatio                       float64 // decode over unmarshal, the median of the rounds'
+}
+
+// where names the wire of f: "JSON-RPC 1.0", "HTTP+JSON 0.3".
+func (f pollFigures) where() string {
+	if f.b == a2a.BindingJSONRPC {
+		return "JSON-RPC " + f.v.String()
+	}
+	return "HTTP+JSON " + f.v.String()
 }
 
 func durMedian(ds []time.Duration) time.Duration {
@@ -206,21 +287,46 @@ func durMedian(ds []time.Duration) time.Duration {
 	return time.Duration(measure.Median(xs))
 }
 
-// pollCost follows a task of 10,000 artifacts by polling, over HTTP+JSON
-// in both versions, and compares a poll that brings nothing new with one
-// json.Unmarshal of the same body.
+// rpcShape is pollShape as the result of a JSON-RPC response.
+type rpcShape struct {
+	Result pollShape `json:"result"`
+}
+
+// artifactsOf returns how many artifacts the struct dst of an unmarshal
+// holds, and whether it is one.
+func artifactsOf(dst any) (int, bool) {
+	switch d := dst.(type) {
+	case *pollShape:
+		return len(d.Artifacts), true
+	case *rpcShape:
+		return len(d.Result.Artifacts), true
+	}
+	return 0, false
+}
+
+// pollCost follows a task of 10,000 artifacts by polling, over JSON-RPC
+// and HTTP+JSON in both versions, and compares a poll that brings nothing
+// new with one json.Unmarshal of the same body.
 func pollCost(cfg *config, w io.Writer) error {
 	polls := 20
 	if cfg.quick {
 		polls = 3
 	}
 	var figs []pollFigures
-	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		agent, err := newPollAgent(v, 0)
+	for _, wire := range []struct {
+		v a2a.Version
+		b a2a.Binding
+	}{{a2a.V03, a2a.BindingJSONRPC}, {a2a.V10, a2a.BindingJSONRPC}, {a2a.V03, a2a.BindingHTTPJSON}, {a2a.V10, a2a.BindingHTTPJSON}} {
+		v, b := wire.v, wire.b
+		agent, err := newPollAgent(v, b, 0)
 		if err != nil {
 			return err
 		}
-		body := agent.working
+		task := agent.working // what DecodeTask decodes
+		body, shape := task, func() any { return new(pollShape) }
+		if b == a2a.BindingJSONRPC {
+			body, shape = envelope(task), func() any { return new(rpcShape) }
+		}
 		unmarshal := func(into func() any) ([]time.Duration, error) {
 			out := make([]time.Duration, polls)
 			for i := range out {
@@ -230,18 +336,18 @@ func pollCost(cfg *config, w io.Writer) error {
 					return nil, err
 				}
 				out[i] = time.Since(start)
-				if st, ok := dst.(*pollShape); ok && len(st.Artifacts) != pollArtifacts {
-					return nil, fmt.Errorf("the struct holds %d artifacts", len(st.Artifacts))
+				if n, ok := artifactsOf(dst); ok && n != pollArtifacts {
+					return nil, fmt.Errorf("the struct holds %d artifacts", n)
 				}
 			}
 			return out, nil
 		}
-		codec := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}
+		codec := a2a.Codec{Version: v, Binding: b}
 		decodeTask := func() ([]time.Duration, error) {
 			out := make([]time.Duration, polls)
 			for i := range out {
 				start := time.Now()
-				t, err := codec.DecodeTask(body)
+				t, err := codec.DecodeTask(task)
 				if err != nil {
 					return nil, err
 				}
@@ -255,14 +361,14 @@ func pollCost(cfg *config, w io.Writer) error {
 		var gaps, sleeps, structs, maps, decodes, ratios, decodeRatios []float64
 		for round := -1; round < cfg.rounds; round++ { // round -1 warms up
 			runtime.GC() // a collected heap for each contender
-			g, err := followByPolling(v, polls)
+			g, err := followByPolling(v, b, polls)
 			if err != nil {
-				return fmt.Errorf("%s: %w", v, err)
+				return fmt.Errorf("%s %s: %w", b, v, err)
 			}
 			runtime.GC()
 			sl := timedSleeps(polls)
 			runtime.GC()
-			us, err := unmarshal(func() any { return new(pollShape) })
+			us, err := unmarshal(shape)
 			if err != nil {
 				return fmt.Errorf("%s: json.Unmarshal into a struct: %w", v, err)
 			}
@@ -286,7 +392,7 @@ func pollCost(cfg *config, w io.Writer) error {
 			ratios = append(ratios, float64(gap-sleep)/float64(st))
 		}
 		gap, sleep := time.Duration(measure.Median(gaps)), time.Duration(measure.Median(sleeps))
-		figs = append(figs, pollFigures{v: v, body: len(body), gap: gap, sleep: sleep,
+		figs = append(figs, pollFigures{v: v, b: b, body: len(body), gap: gap, sleep: sleep,
 			poll: gap - sleep, unmarshal: time.Duration(measure.Median(structs)),
 			mapU: time.Duration(measure.Median(maps)), ratio: measure.Median(ratios),
 			decode: time.Duration(measure.Median(decodes)), decodeRatio: measure.Median(decodeRatios)})
@@ -294,26 +400,29 @@ func pollCost(cfg *config, w io.Writer) error {
 	cfg.res.poll = figs
 
 	fmt.Fprintf(w, "## 7. Polling a big task\n\n")
-	fmt.Fprintf(w, "A stream follows, by polling over HTTP+JSON, a task of %s artifacts of three text parts each, from an in-memory agent "+
-		"that refuses streaming (a RoundTripper serving bodies made before the run): the unary send, a catch-up get-task that brings the "+
-		"artifacts, %d get-tasks that bring nothing new, and one that brings the completed task. An empty poll is the time from one "+
-		"get-task to the next (the call, the decode of the body, the ledger's judgement, what the stream does with it, and the wait of "+
-		"the poll interval, %s, the shortest the library allows) less the median of %d timed waits of that interval made the stream's way "+
-		"(a timer and a select). It is compared with one json.Unmarshal of the same body into a struct of the fields an application "+
-		"reads (id, contextId, status.state, each artifact's artifactId and its parts' kind and text), and into a map; "+
-		"a2a.Codec.DecodeTask of the same body, alone, says what of the poll is the decode. "+
+	fmt.Fprintf(w, "A stream follows, by polling over JSON-RPC and over HTTP+JSON, a task of %s artifacts of three text parts each, from an "+
+		"in-memory agent that refuses streaming (a RoundTripper serving bodies made before the run; over JSON-RPC it writes the envelope "+
+		"that carries each request's ID around them): the unary send, a catch-up get-task that brings the artifacts, %d get-tasks that "+
+		"bring nothing new, and one that brings the completed task. An empty poll is the time from one get-task to the next (the call, "+
+		"the reading of the body, its comparison with the last poll's, which it repeats byte for byte (over JSON-RPC, its result), what "+
+		"the stream does with that, and the wait of the poll interval, %s, the shortest the library allows) less the median of %d timed "+
+		"waits of that interval made the stream's way (a timer and a select). It is compared with one json.Unmarshal of the same body "+
+		"(over JSON-RPC, the whole response) into a struct of the fields an application reads (id, contextId, status.state, each "+
+		"artifact's artifactId and its parts' kind and text), and into a map; a2a.Codec.DecodeTask of the task alone says what a poll "+
+		"whose body changed spends on the decode, before the ledger's judgement. "+
 		"Per round: the median of each; ×struct is the median over %d rounds (after one warm-up round) of the per-round ratio.\n\n",
 		measure.Thousands(pollArtifacts), polls, pollInterval, polls, cfg.rounds)
-	t := measure.Table{Head: []string{"version", "body", "get to get", "wait alone", "empty poll", "json.Unmarshal, struct", "json.Unmarshal, map", "a2a DecodeTask", "poll ×struct", "DecodeTask ×struct"},
+	t := measure.Table{Head: []string{"wire", "body", "get to get", "wait alone", "empty poll", "json.Unmarshal, struct", "json.Unmarshal, map", "a2a DecodeTask", "poll ×struct", "DecodeTask ×struct"},
 		Align: []bool{false, true, true, true, true, true, true, true, true, true}}
 	worst := 0.0
+	var each []string
 	for _, f := range figs {
-		t.Add("HTTP+JSON "+f.v.String(), fmt.Sprintf("%s B", measure.Thousands(int64(f.body))), measure.Dur(f.gap), measure.Dur(f.sleep),
+		t.Add(f.where(), fmt.Sprintf("%s B", measure.Thousands(int64(f.body))), measure.Dur(f.gap), measure.Dur(f.sleep),
 			measure.Dur(f.poll), measure.Dur(f.unmarshal), measure.Dur(f.mapU), measure.Dur(f.decode), measure.Ratio(f.ratio), measure.Ratio(f.decodeRatio))
 		worst = max(worst, f.ratio)
+		each = append(each, fmt.Sprintf("**%s** over %s", measure.Ratio(f.ratio), f.where()))
 	}
 	fmt.Fprintln(w, t.String())
-	fmt.Fprintf(w, "- an empty poll ≤ 1.5× one json.Unmarshal of its body into a struct: **%s** in 0.3, **%s** in 1.0 — %s\n",
-		measure.Ratio(figs[0].ratio), measure.Ratio(figs[1].ratio), verdict(worst <= pollTarget))
+	fmt.Fprintf(w, "- an empty poll ≤ 1.5× one json.Unmarshal of its body into a struct: %s — %s\n", strings.Join(each, ", "), verdict(worst <= pollTarget))
 	return nil
 }

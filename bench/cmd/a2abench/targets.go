@@ -77,7 +77,7 @@ func targetsReport(r *results) string {
 		ledger = []figure{{"1,000 vs 1 artifact", r.ledger.ratio}}
 	}
 	for _, p := range r.poll {
-		poll = append(poll, figure{"HTTP+JSON " + p.v.String(), p.ratio})
+		poll = append(poll, figure{p.where(), p.ratio})
 	}
 	whyPeak, whyIdle, whyPoll := "", "", ""
 	if r.big != nil && len(r.big.ssePeak) > 0 {
@@ -92,11 +92,12 @@ func targetsReport(r *results) string {
 	if len(r.poll) > 0 {
 		var ds []figure
 		for _, p := range r.poll {
-			ds = append(ds, figure{"HTTP+JSON " + p.v.String(), p.decodeRatio})
+			ds = append(ds, figure{p.where(), p.decodeRatio})
 		}
 		whyPoll = "a2a.Codec.DecodeTask of the body alone takes " + figures(ds, measure.Ratio) + " the struct's json.Unmarshal " +
-			"(encoding/json into the union of both versions' shapes, then the conversion). " +
-			"Next: extend the hand-written decoder to whole tasks, or skip the decode of a body byte for byte the last one's."
+			"(encoding/json into the union of both versions' shapes, then the conversion), which an empty poll skips when its body " +
+			"repeats the last poll's byte for byte: a miss says a poll decoded it. Next: find what made the body differ, or what " +
+			"made the stream forget the last one."
 	}
 	rows := []targetRow{
 		{"driver events/s vs the decode floor, 0.3 and 1.0, JSON-RPC and HTTP+JSON", fmt.Sprintf("≥ %s", measure.Ratio(floorTarget)), r.floor, atLeast(floorTarget), measure.Ratio, nil, ""},
