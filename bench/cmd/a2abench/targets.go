@@ -131,10 +131,10 @@ func targetsReport(r *results) string {
 	b.WriteString("Each target of issue 21's table against this run's figures, taken from the suites above (a suite not run says so). " +
 		"A target with several figures is met when every figure meets it. Each verdict says which figure of the rounds it read; " +
 		"a figure that is a median of rounds has the rounds' min–max in brackets.\n\n")
-	t := measure.Table{Head: []string{"measure", "target", "this run", "verdict", "for a miss: what this run measured, and the next idea"}}
+	t := measure.Table{Head: []string{"measure", "target", "this run", "verdict", "for a miss: what this run measured, and the next idea", "the verdict read"}}
 	for _, row := range rows {
 		if len(row.figures) == 0 && len(row.unmeasured) == 0 {
-			t.Add(row.measure, row.target, "not run", "–", "–")
+			t.Add(row.measure, row.target, "not run", "–", "–", "–")
 			continue
 		}
 		cells := make([]string, len(row.figures))
@@ -165,9 +165,6 @@ func targetsReport(r *results) string {
 		if len(row.unmeasured) > 0 {
 			v = strings.TrimPrefix(v+"; ", "–; ") + "not measured at " + strings.Join(row.unmeasured, ", ")
 		}
-		if len(row.figures) > 0 {
-			v += " (read: " + row.read + ")"
-		}
 		why := "–"
 		switch {
 		case len(missed) == 0:
@@ -176,7 +173,7 @@ func targetsReport(r *results) string {
 		default:
 			why = "nothing in this run's figures explains it; the CPU profile of section 1 is where to look"
 		}
-		t.Add(row.measure, row.target, strings.Join(cells, "; "), v, why)
+		t.Add(row.measure, row.target, strings.Join(cells, "; "), v, why, row.read)
 	}
 	b.WriteString(t.String())
 	return b.String()
