@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/bench/internal/measure"
@@ -130,5 +133,33 @@ func growth(cfg *config, w io.Writer) error {
 	}
 	var cp cpuProfiler
 	cp.add(cs[1].name, prof)
-	return cp.write(w, top, fmt.Sprintf("CPU profile of one more fresh round of %s under GOMAXPROCS %d, top %d", cs[1].name, p, top))
+	if err := cp.write(w, top, fmt.Sprintf("CPU profile of one more fresh round of %s under GOMAXPROCS %d, top %d", cs[1].name, p, top)); err != nil {
+		return err
+	}
+	// What growing the artifact costs: the samples with a slice's growth on
+	// the stack, and those under a2a.(*Artifact).Apply.
+	costs, _, shares := profileShares(prof, []string{"runtime.growslice", "slices.Grow", "github.com/a2astream/a2astream/a2a.(*Artifact).Apply"})
+	inTop := "none"
+	byFlat := slices.Clone(costs)
+	slices.SortFunc(byFlat, func(a, b funcCost) int { return cmp.Or(cmp.Compare(b.flat, a.flat), cmp.Compare(a.name, b.name)) })
+	for _, c := range byFlat[:min(top, len(byFlat))] {
+		if growthFunc(c.name) {
+			inTop = "`" + shortFunc(c.name) + "`"
+			break
+		}
+	}
+	fmt.Fprintf(w, "On the stack in that profile: runtime.growslice %s, slices.Grow %s, a2a.(*Artifact).Apply %s. "+
+		"A growth function (runtime.growslice, runtime.memmove, runtime.memclrNoHeapPointers, slices.Grow) in the top %d by flat: %s.\n",
+		pct(shares[0]), pct(shares[1]), pct(shares[2]), top, inTop)
+	return nil
+}
+
+// growthFunc reports whether name is a function a slice's growth spends
+// its time in: the copy, the clearing of the new array, the growth itself.
+func growthFunc(name string) bool {
+	switch name {
+	case "runtime.growslice", "runtime.memmove", "runtime.memclrNoHeapPointers", "slices.Grow":
+		return true
+	}
+	return strings.HasPrefix(name, "slices.Grow[")
 }
