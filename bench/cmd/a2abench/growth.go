@@ -121,10 +121,7 @@ func growth(cfg *config, w io.Writer) error {
 	fmt.Fprintf(w, "- target (issue 31): CPU per event at %s appended chunks ≤ %s that at %s, on the median of the fresh rounds under each GOMAXPROCS — %s\n",
 		measure.Thousands(int64(long)), measure.Ratio(growthTarget), measure.Thousands(int64(short)), verdict(ok))
 
-	top := cfg.cpuTop
-	if top <= 0 {
-		top = 5
-	}
+	const top = 5 // "no growth function in the top five" is issue 31's reading
 	p := procs[len(procs)-1]
 	prof, err := freshProfile(cfg, "growth", 1, p)
 	if err != nil {
