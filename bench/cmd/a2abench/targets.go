@@ -129,7 +129,7 @@ func targetsReport(r *results) string {
 	var b strings.Builder
 	b.WriteString("## Issue 21 targets\n\n")
 	b.WriteString("Each target of issue 21's table against this run's figures, taken from the suites above (a suite not run says so). " +
-		"A target with several figures is met when every figure meets it. Each verdict says which figure of the rounds it read; " +
+		"A target with several figures is met when every figure meets it. The last column says which figure of the rounds the verdict read; " +
 		"a figure that is a median of rounds has the rounds' min–max in brackets.\n\n")
 	t := measure.Table{Head: []string{"measure", "target", "this run", "verdict", "for a miss: what this run measured, and the next idea", "the verdict read"}}
 	for _, row := range rows {
