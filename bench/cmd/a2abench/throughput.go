@@ -188,10 +188,15 @@ const (
 	ours03, rest03, a2ago, floor03, ours10, rest10, floor10 = 0, 1, 2, 3, 4, 5, 6
 )
 
-// floorOf is the decode floor each contender is set against: the floor of
-// its version (the REST drivers' too: the floor reads the JSON-RPC stream,
-// the same events).
-var floorOf = [...]int{ours03: floor03, rest03: floor03, a2ago: floor03, floor03: floor03, ours10: floor10, rest10: floor10, floor10: floor10}
+// floorOf returns the decode floor contender i is set against: the floor
+// of its version (the REST drivers' too: the floor reads the JSON-RPC
+// stream, the same events).
+func floorOf(i int) int {
+	if i >= ours10 {
+		return floor10
+	}
+	return floor03
+}
 
 // throughputContenders returns the throughput suite's contenders and the
 // number of artifact chunks of their stream.
@@ -327,8 +332,8 @@ func throughput(cfg *config, w io.Writer) error {
 		t := measure.Table{Head: []string{"contender", "events/s", "events/s ×floor", "CPU ns/event", "CPU ×floor", "allocs/event", "B/event"},
 			Align: []bool{false, true, true, true, true, true, true}}
 		for i := range cs {
-			t.Add(cs[i].name, spread(perRound(ss[i], rate)), spreadX(perRoundRatio(ss[i], ss[floorOf[i]], rate)),
-				spread(perRound(ss[i], cpu)), spreadX(perRoundRatio(ss[i], ss[floorOf[i]], cpu)),
+			t.Add(cs[i].name, spread(perRound(ss[i], rate)), spreadX(perRoundRatio(ss[i], ss[floorOf(i)], rate)),
+				spread(perRound(ss[i], cpu)), spreadX(perRoundRatio(ss[i], ss[floorOf(i)], cpu)),
 				measure.F(measure.Median(perRound(ss[i], allocs))), measure.F(measure.Median(perRound(ss[i], bytesPer))))
 		}
 		fmt.Fprintln(w, t.String())
@@ -357,7 +362,7 @@ func throughput(cfg *config, w io.Writer) error {
 	for _, set := range judged {
 		ss := set.ss
 		for _, wi := range wires {
-			f, r := spreadFigure(fmt.Sprintf("%s (GOMAXPROCS %d)", wi.name, set.procs), perRoundRatio(ss[wi.i], ss[floorOf[wi.i]], rate))
+			f, r := spreadFigure(fmt.Sprintf("%s (GOMAXPROCS %d)", wi.name, set.procs), perRoundRatio(ss[wi.i], ss[floorOf(wi.i)], rate))
 			res.floor, res.floorRange = append(res.floor, f), append(res.floorRange, r)
 		}
 		f, r := spreadFigure(fmt.Sprintf("JSON-RPC 0.3 (GOMAXPROCS %d)", set.procs), perRoundRatio(ss[ours03], ss[a2ago], rate))
