@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,11 +44,15 @@ const allocEvents = 20_000
 // dozen whatever the stream's length, so the process's allocations per
 // event are the client's.
 type preparedServer struct {
-	rpc, rest map[string][]byte // by version
+	rpc  map[string][][]byte // by version: the rendering cut at each memnet.Marker
+	rest map[string][]byte   // by version
+
+	mu  sync.Mutex // held while a JSON-RPC stream is written from buf
+	buf []byte     // the JSON-RPC stream with the request's ID, reused
 }
 
 func newPreparedServer(t *testing.T, n int) *preparedServer {
-	p := &preparedServer{rpc: map[string][]byte{}, rest: map[string][]byte{}}
+	p := &preparedServer{rpc: map[string][][]byte{}, rest: map[string][]byte{}}
 	h := &server.Handler{}
 	for _, v := range []string{"0.3", "1.0"} {
 		method := "SendStreamingMessage"
@@ -58,7 +63,7 @@ func newPreparedServer(t *testing.T, n int) *preparedServer {
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/?s=throughput&n="+strconv.Itoa(n),
 			strings.NewReader(`{"jsonrpc":"2.0","id":`+memnet.Marker+`,"method":"`+method+`","params":{}}`)))
 		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-		p.rpc[v] = rec.Body.Bytes()
+		p.rpc[v] = bytes.Split(rec.Body.Bytes(), []byte(memnet.Marker))
 
 		path := "/rest/throughput/n=" + strconv.Itoa(n) + "/message:stream"
 		if v == "0.3" {
@@ -80,24 +85,35 @@ func (p *preparedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	var out []byte
+	w.Header().Set("Content-Type", "text/event-stream")
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/rest/"); ok {
-		out = p.rest["1.0"]
+		out := p.rest["1.0"]
 		if strings.HasPrefix(rest, "v1/") {
 			out = p.rest["0.3"]
 		}
-	} else {
-		var req struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		out = bytes.ReplaceAll(p.rpc[r.URL.Query().Get("v")], []byte(memnet.Marker), req.ID)
+		_, _ = w.Write(out)
+		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	_, _ = w.Write(out)
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	// The request's ID between the pieces, in a buffer reused from call
+	// to call: a new copy of the stream would count as the client's bytes,
+	// and one write of it keeps the transport's chunks as they were.
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = p.buf[:0]
+	for i, piece := range p.rpc[r.URL.Query().Get("v")] {
+		if i > 0 {
+			p.buf = append(p.buf, req.ID...)
+		}
+		p.buf = append(p.buf, piece...)
+	}
+	_, _ = w.Write(p.buf)
 }
 
 // allocWire is one wire of the guard.

@@ -121,15 +121,26 @@ func shortFunc(name string) string {
 
 func pct(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }
 
+// add records a profile taken elsewhere (a fresh round's child) under key.
+func (p *cpuProfiler) add(key string, prof *profile.Profile) {
+	if !slices.Contains(p.keys, key) {
+		p.keys = append(p.keys, key)
+	}
+	if p.profs == nil {
+		p.profs = map[string][]*profile.Profile{}
+	}
+	p.profs[key] = append(p.profs[key], prof)
+}
+
 // write renders the top n functions of each key's merged runs, by flat
-// and by cumulative time.
-func (p *cpuProfiler) write(w io.Writer, n int) error {
+// and by cumulative time, after title, which says which runs they are.
+func (p *cpuProfiler) write(w io.Writer, n int, title string) error {
 	prefixes := []string{"encoding/json.", "runtime.gcBgMarkWorker", "runtime.mallocgc", "net/http."}
-	fmt.Fprintf(w, "\nCPU profile of the driver's measured rounds (`-cpuprofile-top %d`): runtime/pprof at its default 100 Hz, "+
+	fmt.Fprintf(w, "\n%s: runtime/pprof at its default 100 Hz, "+
 		"one profile per round merged, the whole client process (net/http's goroutines and the collector included, the server is "+
 		"another process). Flat is the time in the function itself, cumulative the time with it on the stack, both as shares of "+
 		"the samples; the left half is sorted by flat, the right by cumulative, without the frames above the driver "+
-		"(a2abench's own functions, runtime.main), which are on every stack.\n", n)
+		"(a2abench's own functions, runtime.main), which are on every stack.\n", title)
 	for _, key := range p.keys {
 		merged, err := profile.Merge(p.profs[key])
 		if err != nil {

@@ -147,7 +147,7 @@ func decoders(cfg *config, w io.Writer) error {
 	fmt.Fprintf(w, "Each contender decodes the same event %s times per round, in %d interleaved rounds (event by event, contender by contender) "+
 		"after one warm-up round: the data line of an event of the throughput suite, the JSON-RPC response around its result. "+
 		"The libraries decode into the decode floor's small struct (the throughput suite's); a2a's rows decode into a2a's model, "+
-		"the EventDecoder as the driver does. ns/event is wall time; ×first is the median of the per-round ratios to the floor's time; allocations are "+
+		"the EventDecoder as the driver does. ns/event is wall time and ×first the per-round ratio to the floor's time, both min / median / max of the rounds (the winner is picked on the medians); allocations are "+
 		"the process's while the loop runs. The GOEXPERIMENT=jsonv2 rows run in a worker process built with that setting "+
 		"(cmd/jsonv2worker), asked for one loop at a time so that its rounds interleave with the others; under that setting "+
 		"encoding/json itself is implemented on encoding/json/v2.\n\n",
@@ -173,7 +173,11 @@ func decoders(cfg *config, w io.Writer) error {
 			a := medianOf(ss, func(r decodebench.Result) float64 { return r.Allocs })
 			ratios[i] = append(ratios[i], x)
 			allocs[i] = append(allocs[i], a)
-			t.Add(r.name, measure.F(medianOf(ss, func(r decodebench.Result) float64 { return r.Ns })), measure.Ratio(x),
+			nss := make([]float64, len(ss))
+			for k := range ss {
+				nss[k] = ss[k].Ns
+			}
+			t.Add(r.name, measure.SpreadCell(nss, measure.F), measure.SpreadCell(xs, measure.Ratio),
 				measure.F(a), measure.F(medianOf(ss, func(r decodebench.Result) float64 { return r.Bytes })))
 		}
 		fmt.Fprintln(w, t.String())

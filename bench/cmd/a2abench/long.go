@@ -93,22 +93,23 @@ func longStream(cfg *config, w io.Writer) error {
 		"message IDs at 1M; the ledger keeps every ID), the rest append chunks spread round-robin over %s artifacts. "+
 		"After the stream is drained: heap growth with the Stream held (after GC), then with only its Task() held; "+
 		"the difference is what the stream keeps beyond the assembled task (the ledger's message-ID set, artifact index, status cursor and replay cursors, the queue). "+
-		"Medians of %d interleaved rounds.\n\n",
+		"%d interleaved rounds: events/s and CPU ns/event are min / median / max, the rest medians.\n\n",
 		sizes[len(sizes)-1]/msgs, measure.Thousands(int64(msgs)), measure.Thousands(int64(arts)), rounds)
 	t := measure.Table{Head: []string{"events", "events/s", "CPU ns/event", "history msgs", "parts", "heap growth", "assembled task", "beyond the task"},
 		Align: []bool{true, true, true, true, true, true, true, true}}
 	var beyond float64
 	for i, n := range sizes {
-		f := func(g func(longResult) float64) float64 {
+		all := func(g func(longResult) float64) []float64 {
 			xs := make([]float64, len(res[i]))
 			for k, r := range res[i] {
 				xs[k] = g(r)
 			}
-			return measure.Median(xs)
+			return xs
 		}
+		f := func(g func(longResult) float64) float64 { return measure.Median(all(g)) }
 		beyond = f(func(r longResult) float64 { return float64(r.ledger) })
-		t.Add(measure.Thousands(int64(n)), measure.F(f(func(r longResult) float64 { return float64(r.events) / r.wall })),
-			measure.F(f(func(r longResult) float64 { return r.cpu * 1e9 / float64(r.events) })),
+		t.Add(measure.Thousands(int64(n)), measure.SpreadCell(all(func(r longResult) float64 { return float64(r.events) / r.wall }), measure.F),
+			measure.SpreadCell(all(func(r longResult) float64 { return r.cpu * 1e9 / float64(r.events) }), measure.F),
 			measure.Thousands(int64(res[i][0].hist)), measure.Thousands(int64(res[i][0].parts)),
 			measure.MiB(f(func(r longResult) float64 { return float64(r.total) })),
 			measure.MiB(f(func(r longResult) float64 { return float64(r.task) })),

@@ -1,17 +1,25 @@
 // Command a2abench compares a2astream with the a2a-go v0.3.3 client, the
 // r3labs/sse and tmaxmax/go-sse parsers and a decode floor, and a2a's
-// event decoder with fast JSON libraries (the decoders suite), times the
-// ledger's cost per event (ledger) and a poll that brings nothing new
-// (poll), and prints markdown tables of medians over interleaved rounds
-// (A B A B …) with ratios against the first contender of each table. A
-// closing section sets issue 21's targets against the figures of the run.
+// event decoder with fast JSON libraries (the decoders suite), measures
+// whether the driver's cost per event grows with the artifact it
+// assembles (growth), times the ledger's cost per event (ledger) and a
+// poll that brings nothing new (poll), and prints markdown tables over
+// interleaved rounds (A B A B …) with ratios against a reference
+// contender. A closing section sets issue 21's targets against the
+// figures of the run.
 //
-//	go run ./cmd/a2abench                       # all suites, ~5 minutes
+//	go run ./cmd/a2abench                       # all suites
 //	go run ./cmd/a2abench -out ../BENCHMARKS.md # also update the file
 //	go run ./cmd/a2abench -only throughput -rounds 3
+//	go run ./cmd/a2abench -only growth -quick   # a smoke test of one suite
 //
 // A child process (the same binary with -serve) is the loopback server, so
-// the CPU time and allocations reported are the client's alone.
+// the CPU time and allocations reported are the client's alone. The
+// throughput suite runs its rounds warm (in this process) and, with -fresh
+// (the default), also each round in a new process (the same binary with
+// -round), cold; the growth suite runs fresh rounds only. Both run under
+// each GOMAXPROCS of -procs (1 and 2 by default) and give min / median /
+// max of the rounds.
 package main
 
 import (
@@ -33,24 +41,35 @@ import (
 )
 
 // allSuites is the default of -only: every suite, in the report's order.
-const allSuites = "throughput,decoders,big,long,many,resume,ledger,poll"
+const allSuites = "throughput,growth,decoders,big,long,many,resume,ledger,poll"
 
 type config struct {
 	rounds int
 	quick  bool
 	cpuTop int    // with > 0, the throughput suite profiles the driver and prints its top functions
+	fresh  bool   // the throughput suite also runs each round in a new process
+	procs  []int  // the GOMAXPROCS values the throughput and growth suites run under
 	base   string // http://127.0.0.1:port of the child server
 	hc     *http.Client
 	res    *results // what the suites measured for issue 21's targets
 }
 
 func main() {
+	if isRoundChild(os.Args[1:]) {
+		if err := roundChild(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "a2abench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	serve := flag.Bool("serve", false, "run as the loopback server (internal)")
 	out := flag.String("out", "", "also write the report into this markdown file, between the a2abench markers")
 	only := flag.String("only", allSuites, "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
 	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC driver rounds and print the top `N` functions")
+	fresh := flag.Bool("fresh", true, "also run each throughput round in a new process (cold heap and pages), beside the warm rounds")
+	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS `values` the throughput and growth suites run under")
 	flag.Parse()
 	if *serve {
 		if err := server.ServeChild(); err != nil {
@@ -59,22 +78,26 @@ func main() {
 		}
 		return
 	}
-	if err := run(*only, *rounds, *quick, *cpuTop, *out); err != nil {
+	ps, err := parseProcs(*procs)
+	if err == nil {
+		err = run(*only, *rounds, *quick, *cpuTop, *fresh, ps, *out)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "a2abench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(only string, rounds int, quick bool, cpuTop int, out string) error {
+func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []int, out string) error {
 	nofile := raiseNoFile()
 	child, base, err := startChild()
 	if err != nil {
 		return err
 	}
 	defer child.stop()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 64
-	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, base: base, hc: &http.Client{Transport: tr}, res: &results{}}
+	hc := newHTTPClient()
+	tr := hc.Transport.(*http.Transport)
+	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, fresh: fresh, procs: procs, base: base, hc: hc, res: &results{}}
 
 	var rep bytes.Buffer
 	start := time.Now()
@@ -85,9 +108,15 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 	if cpuTop > 0 {
 		flags += fmt.Sprintf(" -cpuprofile-top %d", cpuTop)
 	}
+	if !fresh {
+		flags += " -fresh=false"
+	}
+	if ps := fmt.Sprint(procs); ps != "[1 2]" {
+		flags += " -procs " + strings.Trim(strings.ReplaceAll(ps, " ", ","), "[]")
+	}
 	fmt.Fprintf(&rep, "Command: `cd bench && go run ./cmd/a2abench -rounds %d%s`%s  \n", rounds, flags, map[bool]string{true: " (-quick)"}[quick])
-	fmt.Fprintf(&rep, "Machine: %s, %d CPUs (GOMAXPROCS %d), %s %s/%s, RLIMIT_NOFILE %s, %s.  \n",
-		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, nofile, memTotal())
+	fmt.Fprintf(&rep, "Machine: %s, %d CPUs (GOMAXPROCS %d; the throughput and growth suites run under GOMAXPROCS %s), %s %s/%s, RLIMIT_NOFILE %s, %s.  \n",
+		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), procsList(procs), runtime.Version(), runtime.GOOS, runtime.GOARCH, nofile, memTotal())
 	fmt.Fprintf(&rep, "Library: %s (the bench module replaces github.com/a2astream/a2astream with ../).  \n", libraryRevision())
 	fmt.Fprintf(&rep, "Run: %s; the machine is shared and noisy, so compare ratios within this run, not absolute figures across runs.\n\n",
 		start.UTC().Format("2006-01-02 15:04 MST"))
@@ -98,6 +127,7 @@ func run(only string, rounds int, quick bool, cpuTop int, out string) error {
 		fn   func(*config, io.Writer) error
 	}{
 		{"throughput", throughput},
+		{"growth", growth},
 		{"decoders", decoders},
 		{"big", bigEvents},
 		{"long", longStream},
@@ -216,6 +246,18 @@ func raiseNoFile() string {
 		_ = syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl)
 	}
 	return fmt.Sprint(rl.Cur)
+}
+
+// procsList renders GOMAXPROCS values as "1 and 2".
+func procsList(procs []int) string {
+	parts := make([]string, len(procs))
+	for i, p := range procs {
+		parts[i] = fmt.Sprint(p)
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 func cpuModel() string {

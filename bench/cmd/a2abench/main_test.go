@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,19 @@ import (
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
+// TestMain runs a fresh round when the suites under test start this test
+// binary again as their child (a2abench -round …); else the tests.
+func TestMain(m *testing.M) {
+	if isRoundChild(os.Args[1:]) {
+		if err := roundChild(os.Args[1:]); err != nil {
+			fmt.Fprintln(os.Stderr, "a2abench:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // TestSuitesQuick runs every suite at its -quick size against an in-process
 // server, to check that the contenders agree on what they read.
 func TestSuitesQuick(t *testing.T) {
@@ -28,9 +42,10 @@ func TestSuitesQuick(t *testing.T) {
 	defer srv.Close()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()
-	cfg := &config{rounds: 1, quick: true, cpuTop: 5, base: srv.URL, hc: &http.Client{Transport: tr}, res: &results{}}
+	cfg := &config{rounds: 1, quick: true, cpuTop: 5, fresh: true, procs: []int{1, 2}, base: srv.URL, hc: &http.Client{Transport: tr}, res: &results{}}
 	for name, fn := range map[string]func(*config, *bytes.Buffer) error{
 		"throughput": func(c *config, b *bytes.Buffer) error { return throughput(c, b) },
+		"growth":     func(c *config, b *bytes.Buffer) error { return growth(c, b) },
 		"decoders":   func(c *config, b *bytes.Buffer) error { return decoders(c, b) },
 		"big":        func(c *config, b *bytes.Buffer) error { return bigEvents(c, b) },
 		"long":       func(c *config, b *bytes.Buffer) error { return longStream(c, b) },
@@ -49,6 +64,10 @@ func TestSuitesQuick(t *testing.T) {
 			}
 			if name == "decoders" && (strings.Contains(b.String(), "failed:") || !strings.Contains(b.String(), "**Why the winner**")) {
 				t.Errorf("a decoder failed, or no winner:\n%s", b.String())
+			}
+			if name == "growth" {
+				require.Contains(t, b.String(), "- target (issue 31): CPU per event at 20 000 appended chunks ≤ 1.20× that at 100")
+				require.Contains(t, b.String(), "| function (by flat) |")
 			}
 			if name == "ledger" || name == "poll" {
 				require.Contains(t, b.String(), map[string]string{"ledger": "- cost per event at 1,000 artifacts ≤ 1.2×", "poll": "- an empty poll ≤ 1.5×"}[name])

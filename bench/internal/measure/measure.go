@@ -220,3 +220,22 @@ func Dur(d time.Duration) string {
 		return fmt.Sprintf("%.0f µs", float64(d)/1e3)
 	}
 }
+
+// Spread returns the smallest, the median and the largest of xs (NaN for
+// none).
+func Spread(xs []float64) (lo, med, hi float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return slices.Min(xs), Median(xs), slices.Max(xs)
+}
+
+// SpreadCell renders the spread of xs as "min / median / max", each with
+// format; one value alone is rendered once.
+func SpreadCell(xs []float64, format func(float64) string) string {
+	lo, med, hi := Spread(xs)
+	if len(xs) == 1 {
+		return format(med)
+	}
+	return format(lo) + " / " + format(med) + " / " + format(hi)
+}
