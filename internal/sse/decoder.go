@@ -12,6 +12,12 @@ import (
 // when it is given a limit of zero or less: 16 MiB.
 const DefaultMaxEventSize = 16 << 20
 
+// dataChunkSize is the size of the chunks that hold the data of an event
+// bigger than one chunk. Up to that size the data buffer grows by doubling,
+// as a small event needs; past it, each new chunk of data goes into a chunk
+// of its own, and no byte is copied again while the event grows.
+const dataChunkSize = 64 << 10
+
 // readBufferSize is the size of the bufio.Reader that NewDecoder puts in
 // front of a reader that is not one already.
 const readBufferSize = 64 << 10
@@ -71,8 +77,13 @@ type Decoder struct {
 	lfKnown bool
 	lf      int
 
-	// The event being built.
+	// The event being built. Its data is the full chunks of chunks, then
+	// data: an event of up to chunk bytes lives in data alone (see
+	// dataChunkSize). chunked is the bytes in chunks.
 	data    []byte
+	chunks  [][]byte
+	chunked int
+	chunk   int  // the chunk size: dataChunkSize, smaller in tests
 	hasData bool // the block had at least one data field
 	open    bool // the block had at least one field
 	typ     []byte
@@ -100,7 +111,7 @@ func NewDecoder(r io.Reader, maxEventSize int) *Decoder {
 	if maxEventSize <= 0 {
 		maxEventSize = DefaultMaxEventSize
 	}
-	d := &Decoder{max: maxEventSize}
+	d := &Decoder{max: maxEventSize, chunk: dataChunkSize}
 	if r == nil {
 		d.err = errNilReader
 		return d
@@ -185,7 +196,7 @@ func (d *Decoder) Next() (Event, error) {
 			d.consume(n)
 			continue
 		}
-		if len(d.data)+i > d.max {
+		if d.dataLen()+i > d.max {
 			return Event{}, d.fail(&TooLargeError{Limit: d.max})
 		}
 		dispatch := d.processLine(buf[:i])

@@ -38,17 +38,22 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want, wantErr := referenceDecode(in, fuzzLimit)
 		ways := []struct {
-			name string
-			r    io.Reader
+			name  string
+			r     io.Reader
+			chunk int // the data chunk size; 0 for the default
 		}{
-			{"whole", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16)},
-			{"one-byte", iotest.OneByteReader(bytes.NewReader(in))},
-			{"half", iotest.HalfReader(bytes.NewReader(in))},
-			{"bufio-16", bufio.NewReaderSize(bytes.NewReader(in), 16)},
-			{"split", splitAt(in, len(in)/3, nil)},
+			{"whole", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16), 0},
+			{"one-byte", iotest.OneByteReader(bytes.NewReader(in)), 0},
+			{"half", iotest.HalfReader(bytes.NewReader(in)), 0},
+			{"bufio-16", bufio.NewReaderSize(bytes.NewReader(in), 16), 0},
+			{"split", splitAt(in, len(in)/3, nil), 0},
+			// Small data chunks, so that events bigger than one are common.
+			{"whole-chunks-7", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16), 7},
+			{"one-byte-chunks-16", iotest.OneByteReader(bytes.NewReader(in)), 16},
+			{"half-chunks-512", iotest.HalfReader(bytes.NewReader(in)), 512},
 		}
 		for _, way := range ways {
-			got, err, again := decodeAllBounded(t, way.name, way.r, fuzzLimit)
+			got, err, again := decodeAllBounded(t, way.name, way.r, fuzzLimit, way.chunk)
 			for i, ev := range got {
 				if len(ev.Data) > fuzzLimit {
 					t.Fatalf("%s: event %d: len(Data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
@@ -70,15 +75,19 @@ func FuzzDecode(f *testing.F) {
 // decodeAllBounded is decodeAll that also checks, after every call of Next,
 // that the decoder's own buffers stay bounded by the event size limit:
 // however the input is shaped, the memory one stream holds is the read
-// buffer plus at most twice the limit for each of data, line, type and ID
-// (append may round a capacity up to twice what is needed).
-func decodeAllBounded(t *testing.T, way string, r io.Reader, limit int) (evs []rec, err, again error) {
+// buffer plus at most twice the limit for each of data (its chunks
+// included), line, type and ID (append may round a capacity up to twice
+// what is needed). A chunk size above zero replaces the decoder's.
+func decodeAllBounded(t *testing.T, way string, r io.Reader, limit, chunk int) (evs []rec, err, again error) {
 	d := NewDecoder(r, limit)
+	if chunk > 0 {
+		d.chunk = chunk
+	}
 	check := func() {
 		for _, b := range []struct {
 			name string
 			c    int
-		}{{"data", cap(d.data)}, {"line", cap(d.line)}, {"type", cap(d.typ)}, {"id", cap(d.id)}} {
+		}{{"data", d.chunked + cap(d.data)}, {"line", cap(d.line)}, {"type", cap(d.typ)}, {"id", cap(d.id)}} {
 			if b.c > 2*limit {
 				t.Fatalf("%s: after event %d: cap(%s) = %d; want at most %d", way, len(evs), b.name, b.c, 2*limit)
 			}
