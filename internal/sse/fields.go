@@ -69,16 +69,8 @@ func (d *Decoder) endBlock() bool {
 	return dispatch
 }
 
-// resetBlock empties the per-event buffers. The last event ID is kept. Of
-// the chunks of a big event's data, only the first is kept, as the data
-// buffer of the next: a stream holds no more than a chunk once a big event
-// is behind it.
+// resetBlock empties the per-event buffers. The last event ID is kept.
 func (d *Decoder) resetBlock() {
-	if len(d.chunks) > 0 {
-		d.data = d.chunks[0]
-		clear(d.chunks)
-		d.chunks, d.chunked = nil, 0
-	}
 	d.data = d.data[:0]
 	d.typ = d.typ[:0]
 	d.retry = 0
@@ -90,22 +82,21 @@ func (d *Decoder) resetBlock() {
 func (d *Decoder) event() Event {
 	ev := Event{
 		Type:  d.eventType(),
-		Data:  d.joinData(),
 		ID:    d.id[:len(d.id):len(d.id)],
 		Retry: d.retry,
 	}
+	if len(d.chunks) == 0 {
+		ev.Data = d.data[:len(d.data):len(d.data)]
+	} else {
+		// The chunks go with the event. Only the first is kept, as the
+		// data buffer of the next: a stream holds no more than a chunk
+		// once a big event is behind it.
+		ev.Chunks = append(d.chunks, d.data[:len(d.data):len(d.data)])
+		d.data = ev.Chunks[0][:0]
+		d.chunks, d.chunked = nil, 0
+	}
 	d.resetBlock()
 	return ev
-}
-
-// joinData returns the event's data in one slice: the data buffer itself,
-// or, for an event held in chunks, the chunks joined in a new slice of its
-// exact length.
-func (d *Decoder) joinData() []byte {
-	if len(d.chunks) == 0 {
-		return d.data[:len(d.data):len(d.data)]
-	}
-	return bytes.Join(append(d.chunks, d.data), nil)
 }
 
 // eventType returns the event type buffer as a string without allocating

@@ -56,7 +56,7 @@ func FuzzDecode(f *testing.F) {
 			got, err, again := decodeAllBounded(t, way.name, way.r, fuzzLimit, way.chunk)
 			for i, ev := range got {
 				if len(ev.Data) > fuzzLimit {
-					t.Fatalf("%s: event %d: len(Data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
+					t.Fatalf("%s: event %d: len(data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
 				}
 			}
 			if !sameRecs(got, want) {
@@ -83,6 +83,8 @@ func decodeAllBounded(t *testing.T, way string, r io.Reader, limit, chunk int) (
 	if chunk > 0 {
 		d.chunk = chunk
 	}
+	// The default chunk size is over fuzzLimit: only the ways with small
+	// chunks see events come in chunks.
 	check := func() {
 		for _, b := range []struct {
 			name string
@@ -100,7 +102,32 @@ func decodeAllBounded(t *testing.T, way string, r io.Reader, limit, chunk int) (
 			_, again := d.Next()
 			return evs, err, again
 		}
-		evs = append(evs, rec{Type: ev.Type, Data: string(ev.Data), ID: string(ev.ID), Retry: ev.Retry})
+		checkChunks(t, way, len(evs), ev, d.chunk)
+		evs = append(evs, rec{Type: ev.Type, Data: dataOf(ev), ID: string(ev.ID), Retry: ev.Retry})
+	}
+}
+
+// checkChunks checks the shape of an event's data: Data alone for an event
+// of up to chunk bytes of data, Chunks alone past it, each chunk but the
+// last full.
+func checkChunks(t *testing.T, way string, i int, ev Event, chunk int) {
+	t.Helper()
+	if ev.Chunks == nil {
+		if len(ev.Data) > chunk {
+			t.Fatalf("%s: event %d: %d bytes of Data and no chunks; want at most %d", way, i, len(ev.Data), chunk)
+		}
+		return
+	}
+	if ev.Data != nil || len(ev.Chunks) < 2 {
+		t.Fatalf("%s: event %d: Data %q beside %d chunks; want nil, and two chunks or more", way, i, ev.Data, len(ev.Chunks))
+	}
+	for k, c := range ev.Chunks[:len(ev.Chunks)-1] {
+		if len(c) != chunk {
+			t.Fatalf("%s: event %d: chunk %d of %d: %d bytes; want %d", way, i, k, len(ev.Chunks), len(c), chunk)
+		}
+	}
+	if last := ev.Chunks[len(ev.Chunks)-1]; len(last) == 0 || len(last) > chunk {
+		t.Fatalf("%s: event %d: last chunk: %d bytes; want 1 to %d", way, i, len(last), chunk)
 	}
 }
 

@@ -101,7 +101,7 @@ func (d *Decoder) writeByte(c byte) {
 // writeSlow is write when p does not fit in the data buffer. Below the
 // chunk size the buffer grows (see grow); at the chunk size it is full,
 // joins the chunks, and a new chunk takes its place: the data of a big
-// event is never copied while it grows, and its garbage is nil.
+// event is never copied, and leaves no garbage as it grows.
 func (d *Decoder) writeSlow(p []byte) {
 	for {
 		room := cap(d.data) - len(d.data)
