@@ -1,8 +1,11 @@
 package a2a
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/a2astream/a2astream/internal/jsonscan"
 )
 
 // EventDecoder decodes the stream results of one stream, each the data of
@@ -43,9 +46,28 @@ func NewEventDecoder(c Codec) *EventDecoder {
 // but for those over 4 KiB: keeping one of them (an ID, a name) keeps the
 // others alive, never a part's text and never more than 4 KiB of any one.
 func (d *EventDecoder) Decode(data []byte) (Event, error) {
-	if ev, ok := decodeFast(d.d, data); ok {
+	s := jsonscan.New(data)
+	if ev, ok := decodeFast(d.d, &s); ok {
 		return ev, nil
 	}
+	return d.decodeSlow(data)
+}
+
+// DecodePieces is [EventDecoder.Decode] of the text made of pieces, one
+// after the other, as a big event's data comes: it gives what Decode gives
+// of the pieces joined, and joins them only for a result the fast path does
+// not read. So the text of a big artifact chunk is copied once, out of the
+// pieces, and the pieces and the text are all the memory it takes.
+func (d *EventDecoder) DecodePieces(pieces [][]byte) (Event, error) {
+	s := jsonscan.NewPieces(pieces)
+	if ev, ok := decodeFast(d.d, &s); ok {
+		return ev, nil
+	}
+	return d.decodeSlow(bytes.Join(pieces, nil))
+}
+
+// decodeSlow decodes data with encoding/json.
+func (d *EventDecoder) decodeSlow(data []byte) (Event, error) {
 	var w wireObject
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("a2a: decoding stream result: %w", err)

@@ -222,6 +222,12 @@ func requireDecodersAgree(t *testing.T, data []byte) {
 			_, err = d.Decode(otherEvent)
 			require.NoError(t, err)
 		}
+		// In pieces, as a big event's data comes: the same event.
+		for _, pieces := range cuts(data) {
+			got, err := d.DecodePieces(pieces)
+			require.Equal(t, wantErr == nil, err == nil, "%s/%s in %d pieces of %q: error %v; DecodeEvent's %v", c.Version, c.Binding, len(pieces), data, err, wantErr)
+			require.Equal(t, want, got, "%s/%s in %d pieces of %q", c.Version, c.Binding, len(pieces), data)
+		}
 		if c.Binding != a2a.BindingJSONRPC {
 			continue
 		}
@@ -235,8 +241,18 @@ func requireDecodersAgree(t *testing.T, data []byte) {
 			if wantErr == nil && ref.Error == nil {
 				want, wantErr = c.DecodeEvent(raw)
 			}
-			for i := range 2 {
-				r, got, err := sd.Decode(in)
+			for i := range 2 + len(cuts(in)) {
+				var (
+					r   *jsonrpc.Response
+					got a2a.Event
+					err error
+				)
+				if i < 2 {
+					r, got, err = sd.Decode(in)
+				} else {
+					// In pieces, as a big event's data comes.
+					r, got, err = sd.DecodePieces(cuts(in)[i-2])
+				}
 				if wantErr != nil || ref.Error != nil {
 					require.True(t, err != nil || r.Error != nil, "%s/%s (round %d): response %q decoded: %#v; encoding/json: %v", c.Version, c.Binding, i, in, got, wantErr)
 					continue
@@ -248,6 +264,28 @@ func requireDecodersAgree(t *testing.T, data []byte) {
 			}
 		}
 	}
+}
+
+// cuts returns data cut into pieces: in two at a third of it, in pieces of
+// 7 bytes with an empty piece after each, and, when it is short, in bytes.
+func cuts(data []byte) [][][]byte {
+	k := len(data) / 3
+	out := [][][]byte{{data[:k], data[k:]}}
+	sizes := []int{7}
+	if len(data) <= 256 {
+		sizes = append(sizes, 1)
+	}
+	for _, n := range sizes {
+		var p [][]byte
+		for i := 0; i < len(data); i += n {
+			p = append(p, data[i:min(len(data), i+n)])
+			if n == 7 {
+				p = append(p, nil)
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // repositoryCaptures returns the data of every SSE event of every stream

@@ -94,15 +94,14 @@ type fastEvent struct {
 	parts     int
 }
 
-// decodeFast decodes data, one stream result in dialect d, if it is one of
-// the shapes of the fast path; ok is false for anything else.
-func decodeFast(d dialect, data []byte) (ev Event, ok bool) {
+// decodeFast decodes the text s reads, one stream result in dialect d, if
+// it is one of the shapes of the fast path; ok is false for anything else.
+func decodeFast(d dialect, s *jsonscan.Scanner) (ev Event, ok bool) {
 	var f fastEvent
-	s := jsonscan.New(data)
-	if !f.scan(&s) || !s.End() {
+	if !f.scan(s) || !s.End() {
 		return nil, false
 	}
-	return f.event(d, data), true
+	return f.event(d, s), true
 }
 
 // artifactUpdateOfOne is an artifact update with the one part it carries,
@@ -120,14 +119,14 @@ type statusUpdateOfOne struct {
 	p [1]Part
 }
 
-// event builds the event that f found in data, as wireObject.event does
-// in dialect d.
-func (f *fastEvent) event(d dialect, data []byte) Event {
+// event builds the event that f found in the text s read, as
+// wireObject.event does in dialect d.
+func (f *fastEvent) event(d dialect, s *jsonscan.Scanner) Event {
 	// The parts of the v0.3 proto have no media type or file name: they
 	// are not read, so not copied.
 	proto := d == dialectProto03 || f.content
 	var strs fastCopies
-	strs.copy(f, data, proto)
+	strs.copy(f, s, proto)
 
 	var ps []Part
 	switch f.result {
@@ -226,8 +225,8 @@ func (f *fastEvent) ownBuffer(i int) bool {
 	return l > fastBigString || l > 0 && i >= fastPart && (i-fastPart)%3 == 0
 }
 
-// copy copies the strings f found in data.
-func (c *fastCopies) copy(f *fastEvent, data []byte, proto bool) {
+// copy copies the strings f found in the text s read.
+func (c *fastCopies) copy(f *fastEvent, s *jsonscan.Scanner, proto bool) {
 	n := fastPart + 3*f.parts
 	if proto {
 		for i := fastPart; i < n; i += 3 {
@@ -247,10 +246,10 @@ func (c *fastCopies) copy(f *fastEvent, data []byte, proto bool) {
 		case f.ownBuffer(i):
 			var own strings.Builder
 			own.Grow(v.Len())
-			v.CopyTo(&own, data)
+			s.Copy(&own, *v)
 			c.own[i] = own.String()
 		case v.Len() > 0:
-			v.CopyTo(&b, data)
+			s.Copy(&b, *v)
 		}
 		c.ends[i] = int32(b.Len())
 	}

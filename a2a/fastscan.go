@@ -38,9 +38,9 @@ func (f *fastEvent) update(s *jsonscan.Scanner, top bool) (uint, bool) {
 			switch {
 			case !top || !ok:
 				return 0, false
-			case v.Is(s.Data(), "artifact-update"):
+			case s.Is(v, "artifact-update"):
 				f.result = fastArtifactUpdate
-			case v.Is(s.Data(), "status-update"):
+			case s.Is(v, "status-update"):
 				f.result = fastStatusUpdate
 			default:
 				return 0, false
@@ -185,7 +185,7 @@ func (f *fastEvent) scanPart(s *jsonscan.Scanner, i int) bool {
 		switch string(name) {
 		case "kind":
 			v, ok := s.String()
-			return 1, ok && v.Is(s.Data(), "text")
+			return 1, ok && s.Is(v, "text")
 		case "text":
 			return 2, f.str(s, i)
 		case "mediaType":

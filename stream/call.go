@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,6 +197,9 @@ func (c *Client) readUnary(k *call, resp *http.Response) ([]byte, time.Duration,
 		var e sse.Event
 		e, err = sse.NewDecoder(body, k.cfg.maxEventSize).Next()
 		raw = e.Data
+		if e.Chunks != nil {
+			raw = bytes.Join(e.Chunks, nil)
+		}
 	default:
 		return nil, 0, contentTypeError(resp)
 	}

@@ -179,12 +179,24 @@ func (b jsonrpcBinding) stream(ctx context.Context, cfg callConfig, m rpcMethod,
 		return nil, err
 	}
 	dec := jsonrpc.NewStreamDecoder(cfg.v)
-	return b.c.newSSEReader(k, resp, func(data []byte) (a2a.Event, error) { return decodeEvent(dec, data, id) })
+	return b.c.newSSEReader(k, resp, func(data []byte, pieces [][]byte) (a2a.Event, error) {
+		return decodeEvent(dec, data, pieces, id)
+	})
 }
 
-// decodeEvent decodes one JSON-RPC response carrying a stream result.
-func decodeEvent(d *jsonrpc.StreamDecoder, data []byte, reqID string) (a2a.Event, error) {
-	r, ev, err := d.Decode(data)
+// decodeEvent decodes one JSON-RPC response carrying a stream result: data,
+// or, when data is nil, the text made of pieces (see frameDecoder).
+func decodeEvent(d *jsonrpc.StreamDecoder, data []byte, pieces [][]byte, reqID string) (a2a.Event, error) {
+	var (
+		r   *jsonrpc.Response
+		ev  a2a.Event
+		err error
+	)
+	if pieces != nil {
+		r, ev, err = d.DecodePieces(pieces)
+	} else {
+		r, ev, err = d.Decode(data)
+	}
 	switch {
 	case errors.Is(err, jsonrpc.ErrNotAResponse):
 		return nil, &transport.ProtocolError{Reason: "malformed JSON-RPC response", Err: err}

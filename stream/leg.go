@@ -23,8 +23,12 @@ const legReadBuffer = 1 << 10
 
 // frameDecoder turns the data of one SSE event (or a whole JSON body that
 // stands in for a stream) into an event, or the error the server sent in
-// its place. Each binding has its own.
-type frameDecoder func(data []byte) (a2a.Event, error)
+// its place. Each binding has its own. The data comes whole, or, for an
+// SSE event of more than 16 KiB of data, in the decoder's chunks (pieces;
+// data is then nil), which the binding reads without joining them (see
+// sse.Event.Chunks): a big event then costs its size in chunks and its
+// text's one copy, not a third copy of it in one slice.
+type frameDecoder func(data []byte, pieces [][]byte) (a2a.Event, error)
 
 // leg is one streaming call (a send or a subscribe) as the driver reads it:
 // the binding's transport.EventReader, and how many events it has yielded.
@@ -83,7 +87,7 @@ func (c *Client) newSSEReader(k *call, resp *http.Response, frame frameDecoder) 
 			// event, as an empty event stream is.
 			return nil, transport.ErrEndedEarly
 		}
-		ev, err := frame(trimRecordSeparator(raw))
+		ev, err := frame(trimRecordSeparator(raw), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +117,12 @@ func (l *sseReader) Next() (a2a.Event, error) {
 	if err != nil {
 		return nil, l.k.readErr(err)
 	}
-	ev, err := l.frame(trimRecordSeparator(e.Data))
+	var ev a2a.Event
+	if e.Chunks != nil {
+		ev, err = l.frame(nil, trimRecordSeparatorPieces(e.Chunks))
+	} else {
+		ev, err = l.frame(trimRecordSeparator(e.Data), nil)
+	}
 	if err == nil && e.Type == "error" {
 		err = &transport.ProtocolError{Reason: fmt.Sprintf("an %q frame without an error in it", "event: error")}
 	}
@@ -129,7 +138,32 @@ func (l *sseReader) Next() (a2a.Event, error) {
 // event is skipped, and brings nothing new to the stall limit. An event
 // named "error" is not skipped: it must hold an error.
 func keepAlive(e sse.Event) bool {
-	return e.Type != "error" && len(bytes.TrimSpace(trimRecordSeparator(e.Data))) == 0
+	if e.Type == "error" {
+		return false
+	}
+	if e.Chunks != nil {
+		return blankPieces(e.Chunks)
+	}
+	return len(bytes.TrimSpace(trimRecordSeparator(e.Data))) == 0
+}
+
+// blankPieces is keepAlive's test of data that comes in pieces: whether
+// the text they make is white space around at most one record separator,
+// as the test of whole data reads it.
+func blankPieces(pieces [][]byte) bool {
+	sep := false
+	for _, p := range pieces {
+		for _, c := range p {
+			switch {
+			case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			case c == 0x1e && !sep:
+				sep = true
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // trimRecordSeparator drops the ASCII record separator (0x1E) that some
@@ -137,6 +171,20 @@ func keepAlive(e sse.Event) bool {
 func trimRecordSeparator(b []byte) []byte {
 	b = bytes.TrimLeft(b, " \t\r\n")
 	return bytes.TrimPrefix(b, []byte{0x1e})
+}
+
+// trimRecordSeparatorPieces is trimRecordSeparator of the text made of
+// pieces, an event's chunks: it drops the leading pieces that hold nothing
+// but white space, and cuts the first of the others in place.
+func trimRecordSeparatorPieces(pieces [][]byte) [][]byte {
+	for len(pieces) > 0 {
+		if p := bytes.TrimLeft(pieces[0], " \t\r\n"); len(p) > 0 {
+			pieces[0] = bytes.TrimPrefix(p, []byte{0x1e})
+			return pieces
+		}
+		pieces = pieces[1:]
+	}
+	return pieces
 }
 
 // Close releases the response: stops its timer, cancels its request and

@@ -213,10 +213,21 @@ func (b restBinding) stream(ctx context.Context, cfg callConfig, method string, 
 // restFrame decodes the data of one SSE event of a REST stream, or a whole
 // JSON body standing in for one: a StreamResponse, or an A2A error body.
 func restFrame(dec *a2a.EventDecoder) frameDecoder {
-	return func(data []byte) (a2a.Event, error) {
-		ev, err := dec.Decode(data)
+	return func(data []byte, pieces [][]byte) (a2a.Event, error) {
+		var (
+			ev  a2a.Event
+			err error
+		)
+		if pieces != nil {
+			ev, err = dec.DecodePieces(pieces)
+		} else {
+			ev, err = dec.Decode(data)
+		}
 		if err == nil {
 			return ev, nil
+		}
+		if pieces != nil {
+			data = bytes.Join(pieces, nil)
 		}
 		if rpcErr, ok := a2a.ParseHTTPError(0, data); ok {
 			return nil, rpcErr

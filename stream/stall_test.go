@@ -462,6 +462,9 @@ func s28bWhitespace() map[string]string {
 		"a tab":                   "data:\t\n\n",
 		"a record separator":      "data: \x1e\n\n",
 		"a record separator bare": "data:\x1e\n\n",
+		// Over 16 KiB of data: the SSE decoder hands it out in chunks.
+		"20 KiB of white space around a record separator": "data: " + strings.Repeat(" \t", 5<<10) + "\x1e" +
+			strings.Repeat(" ", 10<<10) + "\ndata: " + strings.Repeat(" ", 1<<10) + "\n\n",
 	}
 }
 

@@ -1,21 +1,19 @@
 package jsonrpc
 
 import (
-	"bytes"
-	"encoding/json"
-
 	"github.com/a2astream/a2astream/internal/jsonscan"
 )
 
-// scanEnvelope reads the envelope of a streamed response as almost every
-// server writes it: an object of "jsonrpc" (a string), "id" (a string, a
-// number or null) and "result", each once, spelled exactly, with "result"
-// last. It returns the id as written (nil when absent) and the bytes of
-// the result: everything between its name and the envelope's closing
-// brace, which the caller must check is one JSON object. ok is false for
+// scanEnvelope reads, with s, the envelope of a streamed response as almost
+// every server writes it: an object of "jsonrpc" (a string), "id" (a
+// string, a number or null) and "result", each once, spelled exactly, with
+// "result" last. end is the offset of the envelope's closing brace, the
+// text's last one (see closingBrace). It returns where the id is, as
+// written (idLo -1 when absent), and where the result starts: it runs to
+// end, and the caller must check it is one JSON object. ok is false for
 // anything else, which StreamDecoder decodes with encoding/json.
-func scanEnvelope(data []byte) (id json.RawMessage, result []byte, ok bool) {
-	s := jsonscan.New(data)
+func scanEnvelope(s *jsonscan.Scanner, end int) (idLo, idHi, result int, ok bool) {
+	idLo, idHi = -1, -1
 	var seen uint8
 	more, ok := s.BeginObject()
 	for ok && more {
@@ -30,47 +28,70 @@ func scanEnvelope(data []byte) (id json.RawMessage, result []byte, ok bool) {
 			_, ok = s.String()
 		case "id":
 			bit = 2
-			switch s.Peek() {
+			c := s.Peek()
+			idLo = s.Pos()
+			switch c {
 			case '"':
-				start := s.Pos()
 				_, ok = s.String()
-				id = data[start:s.Pos()]
 			case 'n':
-				start := s.Pos()
 				ok = s.Null()
-				id = data[start:s.Pos()]
 			default:
-				start := s.Pos()
 				ok = s.Number()
-				id = data[start:s.Pos()]
 			}
+			idHi = s.Pos()
 		case "result":
 			// The result runs to the envelope's closing brace.
-			end := bytes.LastIndexByte(data, '}')
-			if end < s.Pos() || !blank(data[end+1:]) {
-				return nil, nil, false
+			if end < s.Pos() {
+				return -1, -1, 0, false
 			}
-			return id, data[s.Pos():end], true
+			return idLo, idHi, s.Pos(), true
 		default:
 			ok = false
 		}
 		if !ok || seen&bit != 0 {
-			return nil, nil, false
+			return -1, -1, 0, false
 		}
 		seen |= bit
 		more, ok = s.NextMember()
 	}
-	return nil, nil, false
+	return -1, -1, 0, false
 }
 
-// blank reports whether b holds nothing but JSON white space.
-func blank(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return false
+// closingBrace returns the offset of the last byte of the text made of
+// pieces, one after the other, that is not JSON white space, if it is a
+// '}'; else -1.
+func closingBrace(pieces [][]byte) int {
+	off := 0
+	for _, p := range pieces {
+		off += len(p)
+	}
+	for k := len(pieces) - 1; k >= 0; k-- {
+		p := pieces[k]
+		off -= len(p)
+		for i := len(p) - 1; i >= 0; i-- {
+			switch p[i] {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '}':
+				return off + i
+			}
+			return -1
 		}
 	}
-	return true
+	return -1
+}
+
+// span returns the bytes from offset lo to hi of the text made of pieces,
+// one after the other: the pieces that hold them, cut to them.
+func span(pieces [][]byte, lo, hi int) [][]byte {
+	var out [][]byte
+	off := 0
+	for _, p := range pieces {
+		a, b := max(lo-off, 0), min(hi-off, len(p))
+		if a < b {
+			out = append(out, p[a:b])
+		}
+		off += len(p)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/clip"
+	"github.com/a2astream/a2astream/internal/jsonscan"
 )
 
 // Request is a JSON-RPC 2.0 request with a string ID.
@@ -106,13 +107,38 @@ func NewStreamDecoder(v a2a.Version) *StreamDecoder {
 // written twice counts as encoding/json counts it, the last one winning),
 // then the result by Decode.
 func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
-	if id, result, ok := scanEnvelope(data); ok {
-		if ev, err := d.dec.Decode(result); err == nil {
-			d.r = Response{ID: id}
+	s := jsonscan.New(data)
+	end := closingBrace([][]byte{data})
+	if idLo, idHi, result, ok := scanEnvelope(&s, end); ok {
+		if ev, err := d.dec.Decode(data[result:end]); err == nil {
+			d.r = Response{}
+			if idLo >= 0 {
+				d.r.ID = data[idLo:idHi]
+			}
 			return &d.r, ev, nil
 		}
 	}
 	return d.decodeFrame(data)
+}
+
+// DecodePieces is [StreamDecoder.Decode] of the text made of pieces, one
+// after the other, as a big event's data comes: it gives what Decode gives
+// of the pieces joined. The fast path reads the pieces as they are (see
+// [a2a.EventDecoder.DecodePieces]); the rest joins them. The response's ID
+// has memory of its own.
+func (d *StreamDecoder) DecodePieces(pieces [][]byte) (*Response, a2a.Event, error) {
+	s := jsonscan.NewPieces(pieces)
+	end := closingBrace(pieces)
+	if idLo, idHi, result, ok := scanEnvelope(&s, end); ok {
+		if ev, err := d.dec.DecodePieces(span(pieces, result, end)); err == nil {
+			d.r = Response{}
+			if idLo >= 0 {
+				d.r.ID = bytes.Join(span(pieces, idLo, idHi), nil)
+			}
+			return &d.r, ev, nil
+		}
+	}
+	return d.decodeFrame(bytes.Join(pieces, nil))
 }
 
 // decodeFrame is Decode for every response the fast path leaves: the

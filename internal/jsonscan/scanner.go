@@ -6,24 +6,49 @@ package jsonscan
 // token. A method that does not find what it reads reports not ok, and the
 // Scanner is then of no further use: the caller gives up on the text.
 //
-// A Scanner holds data and a position, and nothing else: it is a value to
-// keep on the stack, made with [New] for each text. It is not safe for
+// A text may also come in pieces ([NewPieces]), as the data of a big
+// event does: the Scanner then reads across them. A string cut between two
+// pieces reads as it would in one, as do a name or number of up to 64
+// bytes, the bytes of syntax and white space; a literal (true, false,
+// null) cut in two, or one that follows an array's ',' at the start of a
+// piece, reads as not ok, as the price of keeping the methods that read literals
+// small enough to be inlined: the caller then decodes the text another way.
+//
+// A Scanner holds the text and a position: it is a value to keep on the
+// stack, made with [New] or [NewPieces] for each text. It is not safe for
 // concurrent use.
 type Scanner struct {
-	data []byte
-	pos  int
+	data []byte   // the piece being read: all of the text made by New
+	pos  int      // the offset in data of the next byte
+	base int      // the offset in the text of data[0]
+	segs [][]byte // the text's pieces, for a text made by NewPieces
+	seg  int      // the index of data in segs
 }
+
+// maxCut is the longest name or number that a Scanner reads when it is cut
+// between two pieces: longer ones it reports as not ok.
+const maxCut = 64
 
 // New returns a Scanner at the start of data. data is read, never written.
 func New(data []byte) Scanner { return Scanner{data: data} }
 
-// Data returns the data the Scanner reads.
-func (s *Scanner) Data() []byte { return s.data }
+// NewPieces returns a Scanner at the start of the text made of pieces, one
+// after the other. The pieces are read, never written; any may be empty.
+func NewPieces(pieces [][]byte) Scanner {
+	if len(pieces) == 0 {
+		return Scanner{}
+	}
+	return Scanner{data: pieces[0], segs: pieces}
+}
 
-// Pos returns the offset in data of the next byte to read.
-func (s *Scanner) Pos() int { return s.pos }
+// Pos returns the offset in the text of the next byte to read.
+func (s *Scanner) Pos() int { return s.base + s.pos }
 
-// skip skips JSON white space.
+// skip skips JSON white space in the piece being read. It stops at the
+// piece's end: the methods kept small enough to be inlined (next, after,
+// Bool, Null) read within one piece and report not ok at its end (a
+// literal cut between pieces: the caller then decodes the text another
+// way), and the others call skipAll first.
 func (s *Scanner) skip() {
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
@@ -35,10 +60,57 @@ func (s *Scanner) skip() {
 	}
 }
 
+// skipAll is skip across pieces: past white space and the ends of pieces,
+// so that the next byte of the text, if there is one, is in data. Only a
+// text in pieces needs it.
+func (s *Scanner) skipAll() {
+	s.skip()
+	for s.pos == len(s.data) && s.advance() {
+		s.skip()
+	}
+}
+
+// advance moves the Scanner, at the end of a piece, to the start of the
+// next one, and reports whether there was one.
+func (s *Scanner) advance() bool {
+	if s.seg+1 >= len(s.segs) {
+		return false
+	}
+	s.base += len(s.data)
+	s.seg++
+	s.data, s.pos = s.segs[s.seg], 0
+	return true
+}
+
+// window copies the next len(w) bytes of the text, or as many as are left,
+// into w, without reading them, and returns how many it copied.
+func (s *Scanner) window(w []byte) int {
+	n := copy(w, s.data[s.pos:])
+	for k := s.seg + 1; n < len(w) && k < len(s.segs); k++ {
+		n += copy(w[n:], s.segs[k])
+	}
+	return n
+}
+
+// skipN reads n bytes, which the text holds, across pieces.
+func (s *Scanner) skipN(n int) {
+	for n > len(s.data)-s.pos {
+		n -= len(s.data) - s.pos
+		s.pos = len(s.data)
+		if !s.advance() {
+			return
+		}
+	}
+	s.pos += n
+}
+
 // Peek skips white space and returns the next byte without reading it, or
 // 0 at the end of data.
 func (s *Scanner) Peek() byte {
 	s.skip()
+	if s.segs != nil {
+		s.skipAll()
+	}
 	if s.pos < len(s.data) {
 		return s.data[s.pos]
 	}
@@ -55,17 +127,26 @@ func (s *Scanner) next(c byte) bool {
 	return false
 }
 
-// End skips white space and reports whether data ends there.
+// End skips white space and reports whether the text ends there.
 func (s *Scanner) End() bool {
 	s.skip()
+	if s.segs != nil {
+		s.skipAll()
+	}
 	return s.pos == len(s.data)
 }
 
 // BeginObject reads the '{' that opens an object. more reports whether a
 // member follows: it is false for an empty object, whose '}' is read too.
 func (s *Scanner) BeginObject() (more, ok bool) {
+	if s.segs != nil {
+		s.skipAll()
+	}
 	if !s.next('{') {
 		return false, false
+	}
+	if s.segs != nil {
+		s.skipAll()
 	}
 	if s.next('}') {
 		return false, true
@@ -75,13 +156,24 @@ func (s *Scanner) BeginObject() (more, ok bool) {
 
 // NextMember reads what follows a member's value: a ',' (more is true) or
 // the '}' that closes the object.
-func (s *Scanner) NextMember() (more, ok bool) { return s.after('}') }
+func (s *Scanner) NextMember() (more, ok bool) {
+	if s.segs != nil {
+		s.skipAll()
+	}
+	return s.after('}')
+}
 
 // BeginArray reads the '[' that opens an array. more reports whether an
 // element follows: it is false for an empty array, whose ']' is read too.
 func (s *Scanner) BeginArray() (more, ok bool) {
+	if s.segs != nil {
+		s.skipAll()
+	}
 	if !s.next('[') {
 		return false, false
+	}
+	if s.segs != nil {
+		s.skipAll()
 	}
 	if s.next(']') {
 		return false, true
@@ -91,7 +183,12 @@ func (s *Scanner) BeginArray() (more, ok bool) {
 
 // NextElement reads what follows an array's element: a ',' (more is true)
 // or the ']' that closes the array.
-func (s *Scanner) NextElement() (more, ok bool) { return s.after(']') }
+func (s *Scanner) NextElement() (more, ok bool) {
+	if s.segs != nil {
+		s.skipAll()
+	}
+	return s.after(']')
+}
 
 // after reads a ',' or the closing byte end.
 func (s *Scanner) after(end byte) (more, ok bool) {
@@ -115,6 +212,9 @@ func (s *Scanner) after(end byte) (more, ok bool) {
 // then the name itself: a decoder that compares them with the names it
 // knows takes any other spelling for a name it does not know.
 func (s *Scanner) Name() ([]byte, bool) {
+	if s.segs != nil {
+		s.skipAll()
+	}
 	if !s.next('"') {
 		return nil, false
 	}
@@ -124,12 +224,45 @@ func (s *Scanner) Name() ([]byte, bool) {
 		case c == '"':
 			name := d[s.pos:i]
 			s.pos = i + 1
+			if s.segs != nil {
+				return name, s.colon()
+			}
 			return name, s.next(':')
 		case c == '\\' || c < ' ':
 			return nil, false
 		}
 	}
+	if s.seg+1 < len(s.segs) {
+		return s.nameAcross()
+	}
 	return nil, false
+}
+
+// nameAcross is Name for a name cut between two pieces: it returns a copy
+// of the name, of up to maxCut bytes.
+func (s *Scanner) nameAcross() ([]byte, bool) {
+	var w [maxCut + 1]byte
+	n := s.window(w[:])
+	for i, c := range w[:n] {
+		switch {
+		case c == '"':
+			name := append([]byte(nil), w[:i]...)
+			s.skipN(i + 1)
+			return name, s.colon()
+		case c == '\\' || c < ' ':
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// colon reads the ':' after a name in a text in pieces, and the white
+// space after it, so that the value starts in data.
+func (s *Scanner) colon() bool {
+	s.skipAll()
+	ok := s.next(':')
+	s.skipAll()
+	return ok
 }
 
 // Members reads an object whose members are each known and each met at
@@ -151,7 +284,11 @@ func (s *Scanner) Members(member func(name []byte) (bit uint, ok bool)) (seen ui
 			return 0, false
 		}
 		seen |= bit
-		more, ok = s.NextMember()
+		if s.segs != nil {
+			s.skipAll()
+		}
+		more, ok = s.after('}') // NextMember, inlined
+
 	}
 	if !ok {
 		return 0, false
@@ -195,7 +332,34 @@ func (s *Scanner) EmptyObject() bool {
 // part without leading zeros, then an optional fraction and exponent.
 func (s *Scanner) Number() bool {
 	s.skip()
-	d, i := s.data, s.pos
+	if s.segs != nil {
+		s.skipAll()
+	}
+	d := s.data[s.pos:]
+	n, ok := number(d)
+	if n == len(d) && s.seg+1 < len(s.segs) {
+		return s.numberAcross()
+	}
+	s.pos += n
+	return ok
+}
+
+// numberAcross is Number for a number that may go on in the next piece.
+func (s *Scanner) numberAcross() bool {
+	var w [maxCut + 1]byte
+	n, ok := number(w[:s.window(w[:])])
+	if !ok || n > maxCut {
+		return false
+	}
+	s.skipN(n)
+	return true
+}
+
+// number reads the number at the start of d, and returns its length and
+// whether it is one; when it is not, n is where it stopped being one, which
+// is len(d) when d ends too soon.
+func number(d []byte) (n int, ok bool) {
+	i := 0
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -205,12 +369,12 @@ func (s *Scanner) Number() bool {
 	case i < len(d) && '1' <= d[i] && d[i] <= '9':
 		i = digits(d, i)
 	default:
-		return false
+		return i, false
 	}
 	if i < len(d) && d[i] == '.' {
 		j := digits(d, i+1)
 		if j == i+1 {
-			return false
+			return j, false
 		}
 		i = j
 	}
@@ -221,12 +385,11 @@ func (s *Scanner) Number() bool {
 		}
 		j := digits(d, i)
 		if j == i {
-			return false
+			return j, false
 		}
 		i = j
 	}
-	s.pos = i
-	return true
+	return i, true
 }
 
 // digits returns the offset of the first byte at or after i in d that is

@@ -19,7 +19,7 @@ func readString(data []byte) (value string, n int, ok bool) {
 		return "", 0, false
 	}
 	var b strings.Builder
-	v.CopyTo(&b, data)
+	s.Copy(&b, v)
 	return b.String(), v.Len(), true
 }
 

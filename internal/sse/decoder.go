@@ -12,6 +12,15 @@ import (
 // when it is given a limit of zero or less: 16 MiB.
 const DefaultMaxEventSize = 16 << 20
 
+// dataChunkSize is the size of the chunks that hold the data of an event
+// bigger than one chunk. Up to that size the data buffer grows by doubling,
+// as a small event needs; past it, each new chunk of data goes into a chunk
+// of its own, no byte is copied again while the event grows, and the event
+// is handed out in its chunks (Event.Chunks). It is small so that a big
+// event's memory is its size and not much more: the last chunk's free room
+// and the first one's growth are at most a chunk each.
+const dataChunkSize = 16 << 10
+
 // readBufferSize is the size of the bufio.Reader that NewDecoder puts in
 // front of a reader that is not one already.
 const readBufferSize = 64 << 10
@@ -24,16 +33,24 @@ var errNilReader = errors.New("sse: nil reader")
 
 // Event is one dispatched server-sent event.
 //
-// Data and ID alias buffers owned by the [Decoder]. They stay valid only
-// until the next call to [Decoder.Next]; copy them to keep them longer.
+// Data, Chunks and ID alias buffers owned by the [Decoder]. They stay valid
+// only until the next call to [Decoder.Next]; copy them to keep them longer.
 type Event struct {
 	// Type is the value of the block's event field, or "" when the block
 	// had none. The common values "message" and "error" do not allocate.
 	Type string
 
-	// Data is the block's data lines joined with "\n". It is empty, not
-	// missing, for a block whose only data line had an empty value.
+	// Data is the block's data lines joined with "\n", for an event of up
+	// to 16 KiB of data. It is empty, not missing, for a block whose only
+	// data line had an empty value. It is nil for a bigger event, whose
+	// data is in Chunks.
 	Data []byte
+
+	// Chunks holds the data of an event of more than 16 KiB of data, in
+	// pieces, one after the other, in the chunks the decoder read it into:
+	// a big event is never copied into one slice (bytes.Join(Chunks, nil)
+	// does that). It is nil for a smaller event.
+	Chunks [][]byte
 
 	// ID is the last event ID of the stream. As the SSE specification
 	// says, it carries over from earlier events until an id field changes
@@ -71,8 +88,13 @@ type Decoder struct {
 	lfKnown bool
 	lf      int
 
-	// The event being built.
+	// The event being built. Its data is the full chunks of chunks, then
+	// data: an event of up to chunk bytes lives in data alone (see
+	// dataChunkSize). chunked is the bytes in chunks.
 	data    []byte
+	chunks  [][]byte
+	chunked int
+	chunk   int  // the chunk size: dataChunkSize, smaller in tests
 	hasData bool // the block had at least one data field
 	open    bool // the block had at least one field
 	typ     []byte
@@ -100,7 +122,7 @@ func NewDecoder(r io.Reader, maxEventSize int) *Decoder {
 	if maxEventSize <= 0 {
 		maxEventSize = DefaultMaxEventSize
 	}
-	d := &Decoder{max: maxEventSize}
+	d := &Decoder{max: maxEventSize, chunk: dataChunkSize}
 	if r == nil {
 		d.err = errNilReader
 		return d
@@ -185,7 +207,7 @@ func (d *Decoder) Next() (Event, error) {
 			d.consume(n)
 			continue
 		}
-		if len(d.data)+i > d.max {
+		if d.dataLen()+i > d.max {
 			return Event{}, d.fail(&TooLargeError{Limit: d.max})
 		}
 		dispatch := d.processLine(buf[:i])

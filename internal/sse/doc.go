@@ -27,6 +27,8 @@
 //     loop, on bigger ones, while artifacts can be far larger.
 //
 // This decoder reads straight from a bufio.Reader, copies each byte of
-// data once, keeps one reusable buffer per event part, and enforces an
-// explicit limit (16 MiB unless told otherwise) on every event and line.
+// data once, keeps one reusable buffer per event part, hands a big event
+// out in the fixed-size chunks it read it into (never one buffer that
+// doubles as it grows), and enforces an explicit limit (16 MiB unless told
+// otherwise) on every event and line.
 package sse

@@ -34,7 +34,7 @@ func (d *Decoder) field(name, value []byte) {
 	switch string(name) {
 	case "data":
 		d.beginData()
-		d.data = append(d.grow(len(value)), value...)
+		d.write(value)
 	case "event":
 		d.typ = append(d.typ[:0], value...)
 	case "id":
@@ -52,7 +52,7 @@ func (d *Decoder) field(name, value []byte) {
 func (d *Decoder) beginData() {
 	d.open = true
 	if d.hasData {
-		d.data = append(d.data, '\n')
+		d.writeByte('\n')
 	}
 	d.hasData = true
 }
@@ -82,9 +82,18 @@ func (d *Decoder) resetBlock() {
 func (d *Decoder) event() Event {
 	ev := Event{
 		Type:  d.eventType(),
-		Data:  d.data[:len(d.data):len(d.data)],
 		ID:    d.id[:len(d.id):len(d.id)],
 		Retry: d.retry,
+	}
+	if len(d.chunks) == 0 {
+		ev.Data = d.data[:len(d.data):len(d.data)]
+	} else {
+		// The chunks go with the event. Only the first is kept, as the
+		// data buffer of the next: a stream holds no more than a chunk
+		// once a big event is behind it.
+		ev.Chunks = append(d.chunks, d.data[:len(d.data):len(d.data)])
+		d.data = ev.Chunks[0][:0]
+		d.chunks, d.chunked = nil, 0
 	}
 	d.resetBlock()
 	return ev

@@ -38,20 +38,25 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want, wantErr := referenceDecode(in, fuzzLimit)
 		ways := []struct {
-			name string
-			r    io.Reader
+			name  string
+			r     io.Reader
+			chunk int // the data chunk size; 0 for the default
 		}{
-			{"whole", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16)},
-			{"one-byte", iotest.OneByteReader(bytes.NewReader(in))},
-			{"half", iotest.HalfReader(bytes.NewReader(in))},
-			{"bufio-16", bufio.NewReaderSize(bytes.NewReader(in), 16)},
-			{"split", splitAt(in, len(in)/3, nil)},
+			{"whole", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16), 0},
+			{"one-byte", iotest.OneByteReader(bytes.NewReader(in)), 0},
+			{"half", iotest.HalfReader(bytes.NewReader(in)), 0},
+			{"bufio-16", bufio.NewReaderSize(bytes.NewReader(in), 16), 0},
+			{"split", splitAt(in, len(in)/3, nil), 0},
+			// Small data chunks, so that events bigger than one are common.
+			{"whole-chunks-7", bufio.NewReaderSize(bytes.NewReader(in), len(in)+16), 7},
+			{"one-byte-chunks-16", iotest.OneByteReader(bytes.NewReader(in)), 16},
+			{"half-chunks-512", iotest.HalfReader(bytes.NewReader(in)), 512},
 		}
 		for _, way := range ways {
-			got, err, again := decodeAllBounded(t, way.name, way.r, fuzzLimit)
+			got, err, again := decodeAllBounded(t, way.name, way.r, fuzzLimit, way.chunk)
 			for i, ev := range got {
 				if len(ev.Data) > fuzzLimit {
-					t.Fatalf("%s: event %d: len(Data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
+					t.Fatalf("%s: event %d: len(data): got %v; want at most %v", way.name, i, len(ev.Data), fuzzLimit)
 				}
 			}
 			if !sameRecs(got, want) {
@@ -70,15 +75,21 @@ func FuzzDecode(f *testing.F) {
 // decodeAllBounded is decodeAll that also checks, after every call of Next,
 // that the decoder's own buffers stay bounded by the event size limit:
 // however the input is shaped, the memory one stream holds is the read
-// buffer plus at most twice the limit for each of data, line, type and ID
-// (append may round a capacity up to twice what is needed).
-func decodeAllBounded(t *testing.T, way string, r io.Reader, limit int) (evs []rec, err, again error) {
+// buffer plus at most twice the limit for each of data (its chunks
+// included), line, type and ID (append may round a capacity up to twice
+// what is needed). A chunk size above zero replaces the decoder's.
+func decodeAllBounded(t *testing.T, way string, r io.Reader, limit, chunk int) (evs []rec, err, again error) {
 	d := NewDecoder(r, limit)
+	if chunk > 0 {
+		d.chunk = chunk
+	}
+	// The default chunk size is over fuzzLimit: only the ways with small
+	// chunks see events come in chunks.
 	check := func() {
 		for _, b := range []struct {
 			name string
 			c    int
-		}{{"data", cap(d.data)}, {"line", cap(d.line)}, {"type", cap(d.typ)}, {"id", cap(d.id)}} {
+		}{{"data", d.chunked + cap(d.data)}, {"line", cap(d.line)}, {"type", cap(d.typ)}, {"id", cap(d.id)}} {
 			if b.c > 2*limit {
 				t.Fatalf("%s: after event %d: cap(%s) = %d; want at most %d", way, len(evs), b.name, b.c, 2*limit)
 			}
@@ -91,7 +102,32 @@ func decodeAllBounded(t *testing.T, way string, r io.Reader, limit int) (evs []r
 			_, again := d.Next()
 			return evs, err, again
 		}
-		evs = append(evs, rec{Type: ev.Type, Data: string(ev.Data), ID: string(ev.ID), Retry: ev.Retry})
+		checkChunks(t, way, len(evs), ev, d.chunk)
+		evs = append(evs, rec{Type: ev.Type, Data: dataOf(ev), ID: string(ev.ID), Retry: ev.Retry})
+	}
+}
+
+// checkChunks checks the shape of an event's data: Data alone for an event
+// of up to chunk bytes of data, Chunks alone past it, each chunk but the
+// last full.
+func checkChunks(t *testing.T, way string, i int, ev Event, chunk int) {
+	t.Helper()
+	if ev.Chunks == nil {
+		if len(ev.Data) > chunk {
+			t.Fatalf("%s: event %d: %d bytes of Data and no chunks; want at most %d", way, i, len(ev.Data), chunk)
+		}
+		return
+	}
+	if ev.Data != nil || len(ev.Chunks) < 2 {
+		t.Fatalf("%s: event %d: Data %q beside %d chunks; want nil, and two chunks or more", way, i, ev.Data, len(ev.Chunks))
+	}
+	for k, c := range ev.Chunks[:len(ev.Chunks)-1] {
+		if len(c) != chunk {
+			t.Fatalf("%s: event %d: chunk %d of %d: %d bytes; want %d", way, i, k, len(ev.Chunks), len(c), chunk)
+		}
+	}
+	if last := ev.Chunks[len(ev.Chunks)-1]; len(last) == 0 || len(last) > chunk {
+		t.Fatalf("%s: event %d: last chunk: %d bytes; want 1 to %d", way, i, len(last), chunk)
 	}
 }
 

@@ -50,7 +50,7 @@ func decodeAll(r io.Reader, limit int) (evs []rec, err, again error) {
 			_, again := d.Next()
 			return evs, err, again
 		}
-		evs = append(evs, rec{Type: ev.Type, Data: string(ev.Data), ID: string(ev.ID), Retry: ev.Retry})
+		evs = append(evs, rec{Type: ev.Type, Data: dataOf(ev), ID: string(ev.ID), Retry: ev.Retry})
 	}
 }
 
@@ -189,4 +189,21 @@ func checkDecode(t *testing.T, r io.Reader, limit int, want []rec, wantErr strin
 	if again != err {
 		t.Fatalf("second Next after the error: got %v; want the same error %v", again, err)
 	}
+}
+
+// dataOf returns an event's data: Data, or its Chunks joined.
+func dataOf(ev Event) string {
+	if ev.Chunks != nil {
+		return string(bytes.Join(ev.Chunks, nil))
+	}
+	return string(ev.Data)
+}
+
+// dataLen returns the length of an event's data, without joining it.
+func dataLen(ev Event) int {
+	n := len(ev.Data)
+	for _, c := range ev.Chunks {
+		n += len(c)
+	}
+	return n
 }

@@ -29,7 +29,7 @@ func (d *Decoder) appendPartial(p []byte) error {
 		d.mode = modeName
 		d.line = d.line[:0]
 		d.lineLen = 0
-		d.base = len(d.data)
+		d.base = d.dataLen()
 	}
 	if d.base+d.lineLen+len(p) > d.max {
 		return &TooLargeError{Limit: d.max}
@@ -74,24 +74,65 @@ func (d *Decoder) appendData(p []byte) {
 			p = p[1:]
 		}
 	}
-	d.data = append(d.grow(len(p)), p...)
+	d.write(p)
 }
 
-// grow returns the data buffer with room for n more bytes. When it must
-// grow, it at least doubles the capacity and rounds it up to a power of
-// two, so that a big event arriving in many small pieces costs two to four
-// times its size in allocations rather than the five or more of append's
-// gentler growth for large slices. It does not go past the size limit
-// unless asked to.
+// dataLen returns the length of the event's data so far.
+func (d *Decoder) dataLen() int { return d.chunked + len(d.data) }
+
+// write appends p to the event's data.
+func (d *Decoder) write(p []byte) {
+	if len(p) <= cap(d.data)-len(d.data) {
+		d.data = append(d.data, p...)
+		return
+	}
+	d.writeSlow(p)
+}
+
+// writeByte appends c to the event's data.
+func (d *Decoder) writeByte(c byte) {
+	if len(d.data) < cap(d.data) {
+		d.data = append(d.data, c)
+		return
+	}
+	d.writeSlow([]byte{c})
+}
+
+// writeSlow is write when p does not fit in the data buffer. Below the
+// chunk size the buffer grows (see grow); at the chunk size it is full,
+// joins the chunks, and a new chunk takes its place: the data of a big
+// event is never copied, and leaves no garbage as it grows.
+func (d *Decoder) writeSlow(p []byte) {
+	for {
+		room := cap(d.data) - len(d.data)
+		if len(p) <= room {
+			d.data = append(d.data, p...)
+			return
+		}
+		if cap(d.data) < d.chunk {
+			d.data = d.grow(len(p))
+			continue
+		}
+		d.data = append(d.data, p[:room]...)
+		p = p[room:]
+		d.chunks = append(d.chunks, d.data)
+		d.chunked += len(d.data)
+		d.data = make([]byte, 0, d.chunk)
+	}
+}
+
+// grow returns the data buffer with room for n more bytes, or as much as
+// a chunk holds. When it must grow, it at least doubles the capacity and
+// rounds it up to a power of two, so that an event arriving in many small
+// pieces costs at most twice its size in allocations. It does not go past
+// the size limit unless asked to, nor past the chunk size.
 func (d *Decoder) grow(n int) []byte {
 	need := len(d.data) + n
-	if need <= cap(d.data) {
-		return d.data
-	}
 	c := 1 << bits.Len(uint(max(2*cap(d.data), need, 512)-1))
 	if c > d.max || c <= 0 {
 		c = max(d.max, need)
 	}
+	c = min(c, d.chunk)
 	b := make([]byte, len(d.data), c)
 	copy(b, d.data)
 	return b

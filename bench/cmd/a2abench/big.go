@@ -76,8 +76,12 @@ func bigEvents(cfg *config, w io.Writer) error {
 			func() error {
 				d := sse.NewDecoder(&memnet.ChunkReader{Segs: [][]byte{event}, Chunk: readChunk}, limit)
 				ev, err := d.Next()
-				if err == nil && len(ev.Data) != len(payload) {
-					err = fmt.Errorf("data %d bytes; want %d", len(ev.Data), len(payload))
+				n := len(ev.Data) // a big event comes in chunks
+				for _, c := range ev.Chunks {
+					n += len(c)
+				}
+				if err == nil && n != len(payload) {
+					err = fmt.Errorf("data %d bytes; want %d", n, len(payload))
 				}
 				return err
 			},
