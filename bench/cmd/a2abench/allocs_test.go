@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -132,28 +131,6 @@ func (w allocWire) benchName() string {
 	return w.v.String()
 }
 
-// readKeptAllocs reads allocs.txt: the number kept for each wire.
-func readKeptAllocs(t *testing.T) map[string]float64 {
-	f, err := os.Open(allocsFile)
-	require.NoError(t, err)
-	defer f.Close()
-	kept := map[string]float64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fields := strings.Fields(line)
-		require.Len(t, fields, 3, "line %q of %s", line, allocsFile)
-		x, err := strconv.ParseFloat(fields[2], 64)
-		require.NoError(t, err, "line %q of %s", line, allocsFile)
-		kept[fields[0]+" "+fields[1]] = x
-	}
-	require.NoError(t, sc.Err())
-	return kept
-}
-
 // TestDriverAllocationsPerEvent is the allocation guard: the driver's
 // allocations per event (net/http's Transport and a real connection, over
 // an in-memory pipe, included) on each wire must not grow above the number
@@ -165,7 +142,7 @@ func TestDriverAllocationsPerEvent(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's sync.Pool drops items at random: the counts are not the product's")
 	}
-	kept := readKeptAllocs(t)
+	kept := readKept(t, allocsFile)
 	ln := memnet.NewListener()
 	srv := server.NewServer(newPreparedServer(t, allocEvents-3))
 	go srv.Serve(ln)
