@@ -330,11 +330,11 @@ func WithHeader(key, value string) Option {
 }
 
 // WithMaxEventSize sets the largest SSE event (and unary JSON response) the
-// Client accepts, in bytes. An SSE event counts as its field lines were
-// sent, without their line ends: each "data: " prefix counts, so an event
-// of n bytes of data on one line needs a limit of n+6. A bigger one ends
-// the stream with a *transport.ProtocolError. It must be positive. The
-// default is 16 MiB.
+// Client accepts, in bytes. What counts of an SSE event is its data read
+// so far plus the line being read, field name included, without the line
+// end: n bytes of data sent as "data: " lines need a limit of n+6. A
+// bigger one ends the stream with a *transport.ProtocolError. It must be
+// positive. The default is 16 MiB.
 // It applies to NewClient, NewRESTClient and Resolve, and to
 // every call of their Clients; not to NewClientFor, whose Transport reads
 // its responses itself.
