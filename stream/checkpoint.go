@@ -27,8 +27,9 @@ import (
 // taking one after every event is cheap (see BENCHMARKS.md). Its binary
 // form ([Checkpoint.MarshalBinary]) is versioned and checksummed; parse it
 // with [ParseCheckpoint], which reads the form this version writes
-// (format 2) and the one before it (format 1, which holds no digest of an
-// artifact's metadata).
+// (format 3) and those before it (format 2, which keeps every message ID
+// as text, and format 1, which also holds no digest of an artifact's
+// metadata).
 //
 // A Checkpoint is immutable: later events of its stream do not change it,
 // and it may be used from any goroutine.

@@ -5,6 +5,8 @@ import (
 	"hash/crc32"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/a2astream/a2astream/a2a"
 )
 
@@ -108,15 +110,41 @@ type Messages struct {
 	sum uint32 // valid when b is not empty; see sum
 }
 
-// Add appends a mark, keeping the running checksum.
+// The kinds of mark, each its first byte; 0 ends the list.
+const (
+	markText = 1 // the ID as a string
+	markUUID = 2 // the ID, a UUID in its canonical form, as its 16 bytes (format 3)
+)
+
+// Add appends a mark, keeping the running checksum. An ID that is a UUID
+// written as uuid.UUID.String writes it (lowercase, hyphenated) is kept in
+// its 16 bytes, not its 36 characters: agents name their messages so, and
+// a long stream keeps a mark per message.
 func (ms *Messages) Add(id string, digest uint64) {
 	if len(ms.b) == 0 {
 		ms.sum = headSum()
 	}
 	n := len(ms.b)
-	ms.b = appendString(append(ms.b, 1), id)
+	if u, ok := canonicalUUID(id); ok {
+		ms.b = append(append(ms.b, markUUID), u[:]...)
+	} else {
+		ms.b = appendString(append(ms.b, markText), id)
+	}
 	ms.b = binary.BigEndian.AppendUint64(ms.b, digest)
 	ms.sum = crc32.Update(ms.sum, castagnoli, ms.b[n:])
+}
+
+// canonicalUUID returns id's 16 bytes when id is a UUID in the form
+// uuid.UUID.String writes, the only form a mark's 16 bytes read back to.
+func canonicalUUID(id string) (uuid.UUID, bool) {
+	if len(id) != 36 {
+		return uuid.UUID{}, false
+	}
+	u, err := uuid.Parse(id)
+	if err != nil || u.String() != id {
+		return uuid.UUID{}, false
+	}
+	return u, true
 }
 
 // Shared returns ms with a capacity of its length: an Add to either makes
@@ -132,8 +160,7 @@ func (ms Messages) All() []Message {
 	var out []Message
 	r := reader{b: ms.b}
 	for len(r.b) > 0 && r.err == nil {
-		r.byte()
-		out = append(out, Message{ID: r.string(), Digest: r.u64()})
+		out = append(out, Message{ID: r.markID(r.byte()), Digest: r.u64()})
 	}
 	return out
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // sample returns checkpoints that use every field of the format: none at
-// all, and one with messages (one without an ID), statuses shown, artifacts
+// all, and one with messages (one without an ID, one named by a UUID),
+// statuses shown, artifacts
 // with metadata, unknown metadata and none, and a prompt with its reply.
 func sample() []checkpoint.Checkpoint {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 5, time.UTC)
@@ -22,6 +23,8 @@ func sample() []checkpoint.Checkpoint {
 	msgs.Add("m-1", 11)
 	msgs.Add("", 12)
 	msgs.Add("m-1", 13)
+	msgs.Add("0b6b3a53-44c7-4bd2-9f37-0f5c2a0d6e11", 14) // a UUID: kept in 16 bytes
+	msgs.Add("0B6B3A53-44C7-4BD2-9F37-0F5C2A0D6E11", 15) // in capitals: as text
 	reply := a2a.NewTextMessage(a2a.RoleUser, "Lisbon")
 	reply.ID, reply.TaskID = "r-1", "t-1"
 	return []checkpoint.Checkpoint{{}, {
@@ -45,7 +48,7 @@ func TestCheckpointRoundTrips(t *testing.T) {
 	for _, c := range sample() {
 		b, err := checkpoint.Append(nil, &c)
 		require.NoError(t, err)
-		require.Equal(t, "a2acp\x02", string(b[:6]), "written in format 2")
+		require.Equal(t, "a2acp\x03", string(b[:6]), "written in format 3")
 		back, err := checkpoint.Parse(b)
 		require.NoError(t, err)
 		again, err := checkpoint.Append([]byte("prefix"), &back)
@@ -59,7 +62,7 @@ func TestCheckpointRoundTrips(t *testing.T) {
 }
 
 // A format 1 checkpoint reads, with the metadata of its artifacts
-// unknown, and is written again in format 2, which reads back to a
+// unknown, and is written again in format 3, which reads back to a
 // checkpoint that writes the same bytes.
 func TestFormat1StillReads(t *testing.T) {
 	b, err := os.ReadFile("testdata/checkpoint-format1.bin")
@@ -74,12 +77,74 @@ func TestFormat1StillReads(t *testing.T) {
 	require.Len(t, c.Messages.All(), 1)
 	again, err := checkpoint.Append(nil, &c)
 	require.NoError(t, err)
-	require.Equal(t, "a2acp\x02", string(again[:6]))
+	require.Equal(t, "a2acp\x03", string(again[:6]))
 	back, err := checkpoint.Parse(again)
 	require.NoError(t, err)
 	twice, err := checkpoint.Append(nil, &back)
 	require.NoError(t, err)
 	require.Equal(t, again, twice)
+}
+
+// A format 2 checkpoint (testdata/checkpoint-format2.bin: sample()[1], its
+// marks without the one in capitals, as the library wrote it before format
+// 3, every ID as text) reads with every mark, and is written again in
+// format 3, its marks as they were read, which reads back to a checkpoint
+// that writes the same bytes.
+func TestFormat2StillReads(t *testing.T) {
+	b, err := os.ReadFile("testdata/checkpoint-format2.bin")
+	require.NoError(t, err)
+	require.Equal(t, "a2acp\x02", string(b[:6]), "the fixture is of format 2")
+	c, err := checkpoint.Parse(b)
+	require.NoError(t, err)
+	want := sample()[1]
+	require.Equal(t, want.TaskID, c.TaskID)
+	require.Equal(t, want.Artifacts, c.Artifacts)
+	require.Equal(t, want.Messages.All()[:4], c.Messages.All())
+	again, err := checkpoint.Append(nil, &c)
+	require.NoError(t, err)
+	require.Equal(t, "a2acp\x03", string(again[:6]))
+	back, err := checkpoint.Parse(again)
+	require.NoError(t, err)
+	require.Equal(t, c.Messages.All(), back.Messages.All())
+	twice, err := checkpoint.Append(nil, &back)
+	require.NoError(t, err)
+	require.Equal(t, again, twice)
+}
+
+// A mark keeps a UUID in 16 bytes only in its canonical form, the one it
+// reads back to; any other ID, a UUID in capitals or without its hyphens
+// included, is kept as the text it is. Each reads back as it was added.
+func TestMarksKeepUUIDsShort(t *testing.T) {
+	const id = "0b6b3a53-44c7-4bd2-9f37-0f5c2a0d6e11"
+	size := func(id string) int {
+		var ms checkpoint.Messages
+		ms.Add(id, 1)
+		b, err := checkpoint.Append(nil, &checkpoint.Checkpoint{Messages: ms})
+		require.NoError(t, err)
+		back, err := checkpoint.Parse(b)
+		require.NoError(t, err)
+		require.Equal(t, []checkpoint.Message{{ID: id, Digest: 1}}, back.Messages.All())
+		return len(b)
+	}
+	base := size("") // its mark: the kind, a length 0, the digest
+	require.Equal(t, base-1+16, size(id), "a UUID: 16 bytes, and no length")
+	for _, other := range []string{"0B6B3A53-44C7-4BD2-9F37-0F5C2A0D6E11", "0b6b3a5344c74bd29f370f5c2a0d6e11",
+		"{0b6b3a53-44c7-4bd2-9f37-0f5c2a0d6e11}", "urn:uuid:0b6b3a53-44c7-4bd2-9f37-0f5c2a0d6e11", "m-1"} {
+		require.Equal(t, base+len(other), size(other), "%q: as text", other)
+	}
+}
+
+// A UUID mark is format 3's: in a checkpoint that says it is of format 2,
+// it is refused.
+func TestUUIDMarkInFormat2IsRefused(t *testing.T) {
+	var ms checkpoint.Messages
+	ms.Add("0b6b3a53-44c7-4bd2-9f37-0f5c2a0d6e11", 1)
+	b, err := checkpoint.Append(nil, &checkpoint.Checkpoint{TaskID: "t-1", Messages: ms})
+	require.NoError(t, err)
+	b[5] = 2
+	_, err = checkpoint.Parse(withSum(b[:len(b)-4]))
+	require.ErrorIs(t, err, checkpoint.ErrCorrupt)
+	require.ErrorContains(t, err, "a message mark")
 }
 
 // Bytes that are not a whole checkpoint are refused with an *Error, never
@@ -103,13 +168,13 @@ func TestDamagedIsRefusedWhole(t *testing.T) {
 		}
 		requireRefused(t, saved[:n], want, "a prefix")
 	}
-	for i := len("a2acp\x02") * 8; i < len(saved)*8; i++ {
+	for i := len("a2acp\x03") * 8; i < len(saved)*8; i++ {
 		b := append([]byte(nil), saved...)
 		b[i/8] ^= 1 << (i % 8)
 		requireRefused(t, b, checkpoint.ErrCorrupt, "a bit flipped")
 	}
-	newer := append([]byte("a2acp\x03"), saved[6:]...)
-	requireRefused(t, newer, checkpoint.ErrNewer, "format 3")
+	newer := append([]byte("a2acp\x04"), saved[6:]...)
+	requireRefused(t, newer, checkpoint.ErrNewer, "format 4")
 	body := append(append([]byte(nil), saved[:len(saved)-4]...), 0)
 	requireRefused(t, withSum(body), checkpoint.ErrCorrupt, "a byte more")
 	requireRefused(t, []byte(`{"taskId":"t-1"}`), checkpoint.ErrForeign, "JSON")

@@ -7,11 +7,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/clip"
 )
 
-// Parse reads a checkpoint's binary form, of format 1 or 2. It returns an
+// Parse reads a checkpoint's binary form, of format 1, 2 or 3. It returns an
 // *Error for bytes that are not a whole checkpoint of a format it reads,
 // or whose fields contradict each other: never a checkpoint made of part
 // of them. The checkpoint shares no memory with data.
@@ -40,8 +42,15 @@ func Parse(data []byte) (Checkpoint, error) {
 	r.b = r.b[:len(r.b)-4]
 	var c Checkpoint
 	marks := r.b
-	for r.err == nil && r.flag() {
-		r.string()
+	for r.err == nil {
+		kind := r.byte()
+		if kind == 0 {
+			break
+		}
+		if kind == markUUID && f < 3 {
+			r.fail("a message mark")
+		}
+		r.markID(kind)
 		r.u64()
 	}
 	if r.err == nil {
@@ -258,6 +267,23 @@ func (r *reader) flag() bool {
 	}
 	r.fail("a flag")
 	return false
+}
+
+// markID reads the ID of a message mark of this kind.
+func (r *reader) markID(kind byte) string {
+	switch kind {
+	case markText:
+		return r.string()
+	case markUUID:
+		if len(r.b) < 16 {
+			break
+		}
+		id := uuid.UUID(r.b[:16]).String()
+		r.b = r.b[16:]
+		return id
+	}
+	r.fail("a message mark")
+	return ""
 }
 
 // status reads a status: its fields in the order written.

@@ -5,12 +5,15 @@
 // keeps of what it yielded are this package's types, so that writing a
 // checkpoint copies nothing but its bytes. It depends on package a2a only.
 //
-// Format 2, the one written:
+// Format 3, the one written:
 //
 //	magic       "a2acp" (5 bytes)
-//	format      uvarint, 2
-//	messages    n × (byte 1, string ID, u64 digest), oldest first, then
-//	            byte 0
+//	format      uvarint, 3
+//	messages    n marks, oldest first, then byte 0; a mark is byte 1,
+//	            string ID, u64 digest, or, for an ID that is a UUID in
+//	            its canonical form (lowercase, hyphenated: as
+//	            uuid.UUID.String writes it), byte 2, the UUID's 16 bytes,
+//	            u64 digest
 //	task        string ID, string context ID, string version, string
 //	            binding, byte polling (0 or 1)
 //	events      uvarint
@@ -37,9 +40,11 @@
 // package stream (its digest.go); this package stores them and compares
 // none.
 //
+// Format 2 is format 3 without the marks of kind 2: every ID is a string.
 // Format 1 is format 2 without the metadata of each artifact: a reader
 // reads it as metadata unknown ([Artifact].MetaUnknown). A writer writes
-// format 2 only. A reader refuses a format above its own ([ErrNewer]), and
+// format 3 only; the marks of a checkpoint read are written as they were
+// read. A reader refuses a format above its own ([ErrNewer]), and
 // anything else that does not parse to the end, or whose fields contradict
 // each other ([ErrCorrupt]); bytes that do not start as a checkpoint does
 // are [ErrForeign]. Every refusal is an [*Error].

@@ -11,12 +11,12 @@ import (
 
 const (
 	magic   = "a2acp"
-	written = 2 // the format written; format 1 is read too
+	written = 3 // the format written; formats 1 and 2 are read too
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Append appends c's binary form, in format 2, to b. It allocates nothing
+// Append appends c's binary form, in format 3, to b. It allocates nothing
 // when b has room: the message marks are copied as they are kept, and only
 // the fields after them are checksummed. It fails only when the reply does
 // not encode; b is then returned as it was.

@@ -15,10 +15,11 @@ import (
 // it never panics, refuses with an *Error, and a checkpoint it accepts
 // writes bytes that read back to a checkpoint that writes the same bytes
 // again. A reply's JSON may be written otherwise than it was read (white
-// space, say), the rest byte for byte. The seeds are of format 2 (those of
-// sample, and, in testdata/fuzz/FuzzParseCheckpoint, the checkpoints a
-// stream wrote after each event of a script with artifacts with metadata
-// and after a prompt replied to) and of format 1.
+// space, say), the rest byte for byte. The seeds are of format 3 (those of
+// sample), of format 2 (testdata/checkpoint-format2.bin and, in
+// testdata/fuzz/FuzzParseCheckpoint, the checkpoints a stream wrote after
+// each event of a script with artifacts with metadata and after a prompt
+// replied to) and of format 1.
 func FuzzParseCheckpoint(f *testing.F) {
 	for _, c := range sample() {
 		b, err := checkpoint.Append(nil, &c)
@@ -27,14 +28,17 @@ func FuzzParseCheckpoint(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	format1, err := os.ReadFile("testdata/checkpoint-format1.bin")
-	if err != nil {
-		f.Fatal(err)
+	for _, name := range []string{"testdata/checkpoint-format1.bin", "testdata/checkpoint-format2.bin"} {
+		old, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(old)
 	}
-	f.Add(format1)
 	f.Add([]byte("a2acp"))
 	f.Add([]byte("a2acp\x02"))
 	f.Add([]byte("a2acp\x03"))
+	f.Add([]byte("a2acp\x04"))
 	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		summed := binary.BigEndian.AppendUint32(bytes.Clone(data), crc32.Checksum(data, castagnoli))

@@ -125,7 +125,7 @@ func (l *Ledger) historyFacts(s *historyScan, lt *a2a.Task, i int, m *a2a.Messag
 func (l *Ledger) actOnHistory(dst []a2a.Event, lt *a2a.Task, m, held *a2a.Message, v historyVerdict) []a2a.Event {
 	switch {
 	case v.revise:
-		return append(dst, l.msgs.revise(lt, held, m))
+		return append(dst, l.revise(lt, held, m))
 	case v.replayed:
 		l.win.replayed()
 	case v.hold:

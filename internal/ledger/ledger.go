@@ -130,7 +130,7 @@ func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
 		}
 	}
 	for i := range shown {
-		l.statuses.note(&shown[i])
+		l.noteStatus(&shown[i])
 		if m := shown[i].Message; m != nil && l.msgs.known(m.ID) {
 			l.msgs.markStatus(m.ID)
 		}

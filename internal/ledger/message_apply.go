@@ -95,7 +95,7 @@ func (l *Ledger) messageFacts(m *a2a.Message) (messageFacts, *a2a.Message, uint6
 // code of this path that changes the ledger.
 func (l *Ledger) actOnMessage(dst []a2a.Event, m, held *a2a.Message, k uint64, v messageVerdict) []a2a.Event {
 	if v.revise {
-		return append(dst, l.msgs.revise(l.task, held, m))
+		return append(dst, l.revise(l.task, held, m))
 	}
 	if v.replay {
 		l.win.replayed()

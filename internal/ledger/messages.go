@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"hash/maphash"
+	"math"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -15,16 +16,22 @@ const maxRetiredVersions = 1 << 12
 // messages is the ledger's record of every message delivered or recorded,
 // by ID. Every such message is also in the assembled task's history (or is
 // a message answer outside any task), so the record grows with what the
-// ledger holds anyway: a map entry per message.
+// ledger holds anyway: 24 bytes a message and a slot of the index (see
+// idIndex), its ID shared with the history's copy.
 type messages struct {
 	seed maphash.Seed
-	byID map[string]messageState
+	recs []messageRecord
+	ids  idIndex // recs by ID
 	// retired holds, for messages revised at least once, the content
 	// hashes of the versions replaced, oldest first.
 	retired map[string][]uint64
 	// withoutID records the messages without an ID that the assembled
 	// history holds, by content (see contentKey).
 	withoutID map[uint64]contentState
+	// atLatest lists the records that hold statuses seen at the newest
+	// instant, each once, so that those are forgotten when a newer
+	// instant comes (see clearLatest).
+	atLatest []int32
 }
 
 // contentState is the ledger's record of the messages without an ID of one
@@ -35,13 +42,15 @@ type contentState struct {
 	inStatus bool // one travelled as a status message
 }
 
-type messageState struct {
-	at       int  // index in the task's history; -1 when not in one
-	inStatus bool // delivered as a status message at least once
+// messageRecord is the ledger's record of one message ID: 24 bytes.
+type messageRecord struct {
+	id       string
+	at       int32       // index in the task's history; -1 when not in one
+	statuses statusMarks // the statuses it travelled in (see status_seen.go)
 }
 
 func newMessages(seed maphash.Seed) messages {
-	return messages{seed: seed, byID: map[string]messageState{}, retired: map[string][]uint64{}, withoutID: map[uint64]contentState{}}
+	return messages{seed: seed, ids: idIndex{seed: seed}, retired: map[string][]uint64{}, withoutID: map[uint64]contentState{}}
 }
 
 // contentKey identifies a message without an ID by its content: its role
@@ -69,27 +78,76 @@ func (ms *messages) holdWithoutID(m *a2a.Message, inStatus bool) {
 	}
 }
 
+// idOf returns the ID of record number i.
+func (ms *messages) idOf(i int) string { return ms.recs[i].id }
+
+// record returns the record of a message ID, or nil.
+func (ms *messages) record(id string) *messageRecord {
+	if i, ok := ms.number(id); ok {
+		return &ms.recs[i]
+	}
+	return nil
+}
+
+// number returns the number of the record of a message ID.
+func (ms *messages) number(id string) (int, bool) {
+	if id == "" {
+		return 0, false
+	}
+	return ms.ids.lookup(id, ms.idOf)
+}
+
 // add records a message ID held at index at of the history (-1 for none),
 // and reports whether it was new.
 func (ms *messages) add(id string, at int) bool {
-	if _, ok := ms.byID[id]; ok {
+	if ms.record(id) != nil {
 		return false
 	}
-	ms.byID[id] = messageState{at: at}
+	if at > math.MaxInt32 {
+		at = -1 // not found there then: judged as a message outside any task
+	}
+	ms.recs = append(ms.recs, messageRecord{id: id, at: int32(at)})
+	ms.ids.insert(id, len(ms.recs)-1, ms.idOf)
 	return true
 }
 
-func (ms *messages) known(id string) bool {
-	_, ok := ms.byID[id]
-	return id != "" && ok
-}
+func (ms *messages) known(id string) bool { return ms.record(id) != nil }
 
 // markStatus records that the message travelled as a status message.
 func (ms *messages) markStatus(id string) {
-	if st, ok := ms.byID[id]; ok && !st.inStatus {
-		st.inStatus = true
-		ms.byID[id] = st
+	if r := ms.record(id); r != nil {
+		r.statuses.setInStatus()
 	}
+}
+
+// inStatus reports whether the message travelled as a status message.
+func (ms *messages) inStatus(id string) bool {
+	r := ms.record(id)
+	return r != nil && r.statuses.inStatus()
+}
+
+// noteAtLatest records that the message of record number i, as held,
+// travelled in a status in state s seen at the newest instant, and
+// reports whether it could (see statusMarks.addLatest).
+func (ms *messages) noteAtLatest(i int, s a2a.TaskState) bool {
+	r := &ms.recs[i]
+	fresh := r.statuses.latest() == 0
+	if !r.statuses.addLatest(s) {
+		return false
+	}
+	if fresh {
+		ms.atLatest = append(ms.atLatest, int32(i))
+	}
+	return true
+}
+
+// clearLatest forgets the statuses seen at the newest instant: a newer
+// one came.
+func (ms *messages) clearLatest() {
+	for _, i := range ms.atLatest {
+		ms.recs[i].statuses.clearLatest()
+	}
+	ms.atLatest = ms.atLatest[:0]
 }
 
 // version is what a message with a known ID is, next to the version held.
@@ -130,11 +188,18 @@ func (ms *messages) classify(m *a2a.Message, history []a2a.Message, inWindow boo
 // held returns the version of the message held in history, or nil when
 // it is not there (a message answer outside any task).
 func (ms *messages) held(id string, history []a2a.Message) *a2a.Message {
-	st, ok := ms.byID[id]
-	if !ok || st.at < 0 || st.at >= len(history) || history[st.at].ID != id {
-		return nil
+	_, m := ms.heldRecord(id, history)
+	return m
+}
+
+// heldRecord returns the record of a message ID (nil for none) and the
+// version of it held in history (see held).
+func (ms *messages) heldRecord(id string, history []a2a.Message) (*messageRecord, *a2a.Message) {
+	r := ms.record(id)
+	if r == nil || r.at < 0 || int(r.at) >= len(history) || history[r.at].ID != id {
+		return r, nil
 	}
-	return &history[st.at]
+	return r, &history[r.at]
 }
 
 // revise replaces the version held in t's history (and in its status, when

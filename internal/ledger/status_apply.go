@@ -130,7 +130,10 @@ func (l *Ledger) actOnStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 	if v.drop {
 		return dst
 	}
-	l.statuses.note(&st)
+	// Noted as it arrived, once its message is recorded: a status is
+	// remembered on the record of a message the history holds as it came.
+	arrived := st
+	defer l.noteStatus(&arrived)
 	m := st.Message
 	out := st
 	if !v.carry {
@@ -141,7 +144,7 @@ func (l *Ledger) actOnStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 		// first and on its own; the status keeps the version held (a
 		// replayed older version does not undo it).
 		if v.revise {
-			dst = append(dst, l.msgs.revise(t, held, m))
+			dst = append(dst, l.revise(t, held, m))
 		}
 		if v.replayed {
 			l.win.replayed()

@@ -12,7 +12,7 @@ import "github.com/a2astream/a2astream/a2a"
 //
 //	reason                   | facts                                                   | replay
 //	-------------------------+---------------------------------------------------------+-------
-//	seen in time             | the timestamps decide (statusCursor.byTime): st older   | yes
+//	seen in time             | the timestamps decide (Ledger.statusByTime): st older   | yes
 //	                         | than the newest seen, or seen at that same instant      |
 //	news in time             | they decide otherwise: st newer, or at the newest       | no
 //	                         | instant and unseen, that instant seen whole             |
@@ -44,7 +44,7 @@ const (
 
 // statusReplayFacts is what the ledger knows of a status st.
 type statusReplayFacts struct {
-	timed      bool // the timestamps decide (statusCursor.byTime)
+	timed      bool // the timestamps decide (Ledger.statusByTime)
 	timeReplay bool // and they say st is a replay
 	seenBefore bool // this state with this message was noted
 
@@ -89,8 +89,8 @@ func decideStatusReplay(f statusReplayFacts) (replayed bool, reason string) {
 // statusReplayFacts gathers the facts of st in one pass.
 func (l *Ledger) statusReplayFacts(st *a2a.TaskStatus) statusReplayFacts {
 	var f statusReplayFacts
-	f.timeReplay, f.timed = l.statuses.byTime(st)
-	f.seenBefore = l.statuses.seenBefore(st)
+	f.timeReplay, f.timed = l.statusByTime(st)
+	f.seenBefore = l.statusSeen(st)
 	switch m := st.Message; {
 	case m == nil:
 	case m.ID == "":
@@ -105,7 +105,7 @@ func (l *Ledger) statusReplayFacts(st *a2a.TaskStatus) statusReplayFacts {
 				history = l.task.History
 			}
 			f.version, _ = l.msgs.classify(m, history, true)
-			f.inStatus = l.msgs.byID[m.ID].inStatus
+			f.inStatus = l.msgs.inStatus(m.ID)
 		}
 	}
 	return f

@@ -10,22 +10,24 @@ import (
 
 // statusCursor recognises replayed status updates. It is order-aware where
 // the server gives timestamps: a status older than the newest one seen is a
-// replay, whatever its state. Statuses without a timestamp, and statuses
-// whose message has no ID, are remembered by state and message (its ID and
-// its content); the ledger also asks its message record about the others
-// (see Ledger.statusReplayed). Its memory is one timestamp, the few
-// statuses seen at that instant, one hash per distinct status of the other
-// kinds, and the few states seen.
+// replay, whatever its state. Statuses seen at the newest instant, those
+// without a timestamp, and those whose message has no ID, are remembered
+// by state and message (its ID and its content): most on their message's
+// record, the others here by hash (see status_seen.go); the ledger also
+// asks its message record about the others (see Ledger.statusReplayed).
+// Its memory is one timestamp, one hash per status remembered here, and
+// the few states seen.
 type statusCursor struct {
 	seed     maphash.Seed
 	latest   time.Time           // the newest status timestamp seen
-	atLatest map[uint64]struct{} // statuses seen with that timestamp
-	seen     map[uint64]struct{} // statuses seen without a timestamp or a message ID
+	atLatest map[uint64]struct{} // statuses seen with that timestamp, remembered here
+	seen     map[uint64]struct{} // statuses whose time cannot tell them, remembered here
 	states   []a2a.TaskState     // the states seen, each once
-	// partial: atLatest may lack statuses set at that instant, because
-	// that instant was learnt from a whole task, which shows only its last
-	// status, or the ledger was made by Resume; a status at that instant
-	// not in atLatest is then not news by its time alone.
+	// partial: the statuses seen at the newest instant may lack some set
+	// at that instant, because that instant was learnt from a whole task,
+	// which shows only its last status, or the ledger was made by Resume;
+	// a status at that instant not seen is then not news by its time
+	// alone.
 	partial bool
 }
 
@@ -33,24 +35,35 @@ func newStatusCursor(seed maphash.Seed) statusCursor {
 	return statusCursor{seed: seed, atLatest: map[uint64]struct{}{}, seen: map[uint64]struct{}{}}
 }
 
-// byTime reports whether the timestamps decide if st is a replay, and if
-// so, whether it is: older than the newest status seen, or seen at that
-// same instant.
-func (c *statusCursor) byTime(st *a2a.TaskStatus) (replayed, decided bool) {
-	if st.Timestamp.IsZero() || c.latest.IsZero() {
-		return false, false
+// instant is where a status's timestamp places it against the newest one
+// seen.
+type instant uint8
+
+const (
+	instantUnknown instant = iota // st or the cursor has no timestamp
+	instantOlder                  // before the newest seen
+	instantNewer                  // after it
+	instantLatest                 // at that same instant
+)
+
+// when places st in time against the newest status seen.
+func (c *statusCursor) when(st *a2a.TaskStatus) instant {
+	switch ts := st.Timestamp; {
+	case ts.IsZero() || c.latest.IsZero():
+		return instantUnknown
+	case ts.Before(c.latest):
+		return instantOlder
+	case ts.After(c.latest):
+		return instantNewer
 	}
-	switch {
-	case st.Timestamp.Before(c.latest):
-		return true, true
-	case st.Timestamp.After(c.latest):
-		return false, true
-	}
+	return instantLatest
+}
+
+// seenAtLatest reports whether this state with this message was
+// remembered here as seen at the newest instant.
+func (c *statusCursor) seenAtLatest(st *a2a.TaskStatus) bool {
 	_, ok := c.atLatest[c.key(st)]
-	if !ok && c.partial {
-		return false, false
-	}
-	return ok, true
+	return ok
 }
 
 // seenBefore reports whether this state with this message was noted.
@@ -72,25 +85,55 @@ func (c *statusCursor) newer(st *a2a.TaskStatus) bool {
 // sawState reports whether a status in state s was seen.
 func (c *statusCursor) sawState(s a2a.TaskState) bool { return slices.Contains(c.states, s) }
 
-// note records st as seen.
-func (c *statusCursor) note(st *a2a.TaskStatus) {
+// note records st's state and its time as seen, and says where st stands:
+// at a newer instant than every one seen before (the statuses of the old
+// one are then forgotten), at the newest one, or neither. The ledger
+// remembers the status itself (see Ledger.noteStatus).
+func (c *statusCursor) note(st *a2a.TaskStatus) instant {
 	if !c.sawState(st.State) {
 		c.states = append(c.states, st.State)
 	}
-	k := c.key(st)
-	if ts := st.Timestamp; !ts.IsZero() {
-		switch {
-		case ts.After(c.latest):
-			c.latest = ts
-			c.partial = false
-			clear(c.atLatest)
-			c.atLatest[k] = struct{}{}
-		case ts.Equal(c.latest):
-			c.atLatest[k] = struct{}{}
-		}
+	ts := st.Timestamp
+	switch {
+	case ts.IsZero():
+		return instantUnknown
+	case ts.After(c.latest):
+		c.latest = ts
+		c.partial = false
+		clear(c.atLatest)
+		return instantNewer
+	case ts.Equal(c.latest):
+		return instantLatest
 	}
-	if st.Timestamp.IsZero() || st.Message == nil || st.Message.ID == "" {
-		c.seen[k] = struct{}{}
+	return instantOlder
+}
+
+// untimed reports whether st is a status whose time cannot tell it: one
+// without a timestamp, or one whose message has no ID.
+func untimed(st *a2a.TaskStatus) bool {
+	return st.Timestamp.IsZero() || st.Message == nil || st.Message.ID == ""
+}
+
+// remember records this state with this message as seen: at the newest
+// instant when atLatest, else as a status whose time cannot tell it.
+func (c *statusCursor) remember(st *a2a.TaskStatus, atLatest bool) {
+	if atLatest {
+		c.atLatest[c.key(st)] = struct{}{}
+	} else {
+		c.seen[c.key(st)] = struct{}{}
+	}
+}
+
+// rememberHeld records as seen, with the message of this ID whose content
+// hashes (hashParts) to content, each state of untimed as seen without a
+// timestamp and each of latest at the newest instant: a message record's,
+// when its version held is replaced (see Ledger.revise).
+func (c *statusCursor) rememberHeld(untimed, latest stateSet, id string, content uint64) {
+	for s := range untimed.all() {
+		c.seen[c.keyOf(s, true, id, content)] = struct{}{}
+	}
+	for s := range latest.all() {
+		c.atLatest[c.keyOf(s, true, id, content)] = struct{}{}
 	}
 }
 
@@ -98,16 +141,25 @@ func (c *statusCursor) note(st *a2a.TaskStatus) {
 // and content, so that each version of a revised message is a status of
 // its own.
 func (c *statusCursor) key(st *a2a.TaskStatus) uint64 {
+	if m := st.Message; m != nil {
+		return c.keyOf(st.State, true, m.ID, hashParts(c.seed, m.Parts))
+	}
+	return c.keyOf(st.State, false, "", 0)
+}
+
+// keyOf is key of a status in this state, with a message of this ID and
+// content hash when withMessage.
+func (c *statusCursor) keyOf(state a2a.TaskState, withMessage bool, id string, content uint64) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
-	h.WriteString(string(st.State))
+	h.WriteString(string(state))
 	h.WriteByte(0)
-	if m := st.Message; m != nil {
+	if withMessage {
 		h.WriteByte('m')
-		h.WriteString(m.ID)
+		h.WriteString(id)
 		h.WriteByte(0)
 		var b [8]byte
-		putUint64(b[:], hashParts(c.seed, m.Parts))
+		putUint64(b[:], content)
 		h.Write(b[:])
 	}
 	return h.Sum64()
