@@ -153,8 +153,9 @@ func (l *Ledger) statusByTime(st *a2a.TaskStatus) (replayed, decided bool) {
 		return false, true
 	}
 	seen := l.statuses.seenAtLatest(st)
-	if i, ok := l.heldAs(st.Message); ok && !seen {
-		seen = l.msgs.recs[i].statuses.latest().has(st.State)
+	if !seen {
+		i, ok := l.heldAs(st.Message)
+		seen = ok && l.msgs.recs[i].statuses.latest().has(st.State)
 	}
 	if !seen && l.statuses.partial {
 		return false, false
