@@ -135,6 +135,13 @@ type statusUpdateOfOne struct {
 
 // event builds the event that f found in the text s read, as
 // wireObject.event does in dialect d.
+//
+// The event is new memory, zeroed: its fields are set one by one, never by
+// assigning a whole struct (a Part, an Artifact, a Message), which the
+// compiler writes as a zeroing or a copy of the struct, with a bulk write
+// barrier over its pointers while the collector runs. A stream that keeps
+// its task has a live heap that grows, so the collector runs for a good part
+// of its events.
 func (f *fastEvent) event(d dialect, s *jsonscan.Scanner, last *fastLast) Event {
 	// The parts of the v0.3 proto have no media type or file name: they
 	// are not read, so not copied.
@@ -154,8 +161,9 @@ func (f *fastEvent) event(d dialect, s *jsonscan.Scanner, last *fastLast) Event 
 		}
 		u.TaskID, u.ContextID, u.Append, u.LastChunk = strs.get(fastTaskID), strs.get(fastContextID), f.append, f.lastChunk
 		if f.artifact {
-			ps = f.textParts(ps, &strs, proto)
-			u.Artifact = Artifact{ID: strs.get(fastArtifactID), Name: strs.get(fastName), Description: strs.get(fastDescription), Parts: ps}
+			a := &u.Artifact
+			a.ID, a.Name, a.Description = strs.get(fastArtifactID), strs.get(fastName), strs.get(fastDescription)
+			a.Parts = f.textParts(ps, &strs, proto)
 		}
 		return u
 	default:
@@ -188,13 +196,9 @@ func (f *fastEvent) event(d dialect, s *jsonscan.Scanner, last *fastLast) Event 
 			}
 		}
 		if m != nil {
-			*m = Message{
-				ID:        strs.get(fastMessageID),
-				TaskID:    strs.get(fastMessageTaskID),
-				ContextID: strs.get(fastMessageContextID),
-				Role:      parseRole(strs.get(fastRole)),
-				Parts:     f.textParts(ps, &strs, proto),
-			}
+			m.ID, m.TaskID, m.ContextID = strs.get(fastMessageID), strs.get(fastMessageTaskID), strs.get(fastMessageContextID)
+			m.Role = parseRole(strs.get(fastRole))
+			m.Parts = f.textParts(ps, &strs, proto)
 			u.Status.Message = m
 		}
 		return u
@@ -202,7 +206,8 @@ func (f *fastEvent) event(d dialect, s *jsonscan.Scanner, last *fastLast) Event 
 }
 
 // textParts returns the event's parts in ps, which holds room for one, or
-// in a new slice: nil for none, as parts and protoParts give it.
+// in a new slice: nil for none, as parts and protoParts give it. The parts
+// of ps are zero: their fields are set one by one (see event).
 func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
 	if f.parts == 0 {
 		return nil
@@ -212,9 +217,10 @@ func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
 	}
 	for i := range ps {
 		j := fastPart + 3*i
-		ps[i] = Part{Text: strs.get(j)}
+		p := &ps[i]
+		p.Text = strs.get(j)
 		if !proto {
-			ps[i].MediaType, ps[i].Filename = strs.get(j+1), strs.get(j+2)
+			p.MediaType, p.Filename = strs.get(j+1), strs.get(j+2)
 		}
 	}
 	return ps
