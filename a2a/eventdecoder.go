@@ -17,10 +17,13 @@ import (
 // [EventDecoder.Decode] reads the results that make up almost every
 // stream, artifact and status updates with text parts, with a decoder
 // written for them, in one pass and with three allocations for an
-// artifact update; it gives exactly what DecodeEvent gives, and leaves every other
-// result, and any field or value it does not know, to encoding/json. It
-// keeps nothing from one event to the next, and holds no buffer while a
-// stream is idle.
+// artifact update, two for the next chunk of the same artifact; it gives
+// exactly what DecodeEvent gives, and leaves every other result, and any
+// field or value it does not know, to encoding/json. Of one event it keeps
+// for the next only the short strings (the IDs, the names, the state: not a
+// part's text, nothing over 4 KiB), so that a string the next event repeats
+// is given again, not copied; while a stream is idle it holds those and no
+// buffer.
 //
 // A binding that frames each result in an object of its own, as JSON-RPC
 // frames it in a response, reads the frame with its result kept raw (a
@@ -28,7 +31,8 @@ import (
 // "event: error" is an error body, not a result: read it with
 // [ParseHTTPError].
 type EventDecoder struct {
-	d dialect
+	d    dialect
+	last fastLast // the short strings of the last event the fast path read
 }
 
 // NewEventDecoder returns a decoder for the stream results of c's wire.
@@ -43,11 +47,13 @@ func NewEventDecoder(c Codec) *EventDecoder {
 //
 // The text of a part of an artifact or status update read by the fast
 // path has memory of its own; the event's other strings share one buffer,
-// but for those over 4 KiB: keeping one of them (an ID, a name) keeps the
-// others alive, never a part's text and never more than 4 KiB of any one.
+// but for those over 4 KiB, and those the last event had the same in their
+// place, which are that event's strings: keeping one of them (an ID, a
+// name) keeps the others of the event it was first read in alive, never a
+// part's text and never more than 4 KiB of any one.
 func (d *EventDecoder) Decode(data []byte) (Event, error) {
 	s := jsonscan.New(data)
-	if ev, ok := decodeFast(d.d, &s); ok {
+	if ev, ok := decodeFast(d.d, &s, &d.last); ok {
 		return ev, nil
 	}
 	return d.decodeSlow(data)
@@ -60,7 +66,7 @@ func (d *EventDecoder) Decode(data []byte) (Event, error) {
 // pieces, and the pieces and the text are all the memory it takes.
 func (d *EventDecoder) DecodePieces(pieces [][]byte) (Event, error) {
 	s := jsonscan.NewPieces(pieces)
-	if ev, ok := decodeFast(d.d, &s); ok {
+	if ev, ok := decodeFast(d.d, &s, &d.last); ok {
 		return ev, nil
 	}
 	return d.decodeSlow(bytes.Join(pieces, nil))

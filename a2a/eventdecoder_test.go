@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -436,7 +437,9 @@ func TestEventDecoderKeepsNothingOfTheData(t *testing.T) {
 // with one text part in three allocations (the event with its part, the
 // text, and one buffer for its other strings), and a status update with a
 // message of one text part in three, on every wire (over JSON-RPC through
-// the binding's StreamDecoder, envelope included).
+// the binding's StreamDecoder, envelope included). An event whose short
+// strings (IDs, state, timestamp…) are the last event's, as the next chunk
+// of an artifact repeats its IDs, takes two: they are not copied again.
 func TestEventDecoderAllocations(t *testing.T) {
 	status10 := []byte(`{"statusUpdate":{"taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"06325c56-f4d2-49c2-a8ed-1dddcfcdeb6d","contextId":"dc471aba-e1b1-45fa-9368-8f43db5dcc27","taskId":"45cca664-8eb5-41df-a5b8-4751ba90c17b","role":"ROLE_AGENT","parts":[{"text":"working","metadata":{},"mediaType":"text/plain"}],"metadata":{}},"timestamp":"2026-11-22T02:53:03.909Z"},"metadata":{}}}`)
 	status03 := []byte(`{"kind":"status-update","contextId":"01a2012b-974f-76f9-9aea-fd8810f6e4b8","final":false,"status":{"message":{"kind":"message","messageId":"01a2012b-98e0-76dd-8f2f-b24337e26211","contextId":"01a2012b-974f-76f9-9aea-fd8810f6e4b8","parts":[{"kind":"text","text":"working"}],"role":"agent","taskId":"01a2012b-974f-761f-b805-9c1314c44506"},"state":"working","timestamp":"2026-11-22T02:52:44.128482303Z"},"taskId":"01a2012b-974f-761f-b805-9c1314c44506"}`)
@@ -451,19 +454,31 @@ func TestEventDecoderAllocations(t *testing.T) {
 		{wires[3], [][]byte{benchArtifact10, status10}},
 	} {
 		for _, data := range tc.events {
-			decode := a2a.NewEventDecoder(tc.c).Decode
+			// newDecode returns a new decoder's Decode: one that has read
+			// no event yet.
+			newDecode := func() func([]byte) (a2a.Event, error) { return a2a.NewEventDecoder(tc.c).Decode }
 			if tc.c.Binding == a2a.BindingJSONRPC {
-				sd := jsonrpc.NewStreamDecoder(tc.c.Version)
 				data = slices.Concat([]byte(`{"jsonrpc":"2.0","id":"1faab19d-2b15-47fc-bd65-fee8174ca091","result":`), data, []byte(`}`))
-				decode = func(data []byte) (a2a.Event, error) {
-					_, ev, err := sd.Decode(data)
-					return ev, err
+				newDecode = func() func([]byte) (a2a.Event, error) {
+					sd := jsonrpc.NewStreamDecoder(tc.c.Version)
+					return func(data []byte) (a2a.Event, error) {
+						_, ev, err := sd.Decode(data)
+						return ev, err
+					}
 				}
 			}
 			var err error
-			allocs := testing.AllocsPerRun(100, func() { _, err = decode(data) })
+			// The first event of a decoder: the allocations of a new
+			// decoder and its first event, less those of a new decoder.
+			made := testing.AllocsPerRun(100, func() { _ = newDecode() })
+			first := testing.AllocsPerRun(100, func() { _, err = newDecode()(data) })
 			require.NoError(t, err)
-			require.Equal(t, 3.0, allocs, "%s/%s: allocations to decode %s", tc.c.Version, tc.c.Binding, data)
+			require.Equal(t, 3.0, first-made, "%s/%s: allocations to decode %s", tc.c.Version, tc.c.Binding, data)
+			// The same event again, on the same decoder.
+			decode := newDecode()
+			next := testing.AllocsPerRun(100, func() { _, err = decode(data) })
+			require.NoError(t, err)
+			require.Equal(t, 2.0, next, "%s/%s: allocations to decode %s again", tc.c.Version, tc.c.Binding, data)
 		}
 	}
 }
@@ -551,5 +566,47 @@ func TestEventDecoderPartKeepsNoIDsAlive(t *testing.T) {
 				runtime.KeepAlive(data)
 			})
 		}
+	}
+}
+
+// TestEventDecoderGivesRepeatedStringsAgain: a short string the last event
+// had in its place (the task, context and artifact IDs of an artifact's
+// next chunk) is that event's string again, not a copy; one written with
+// escapes, one that differs, and one whose place was empty in the last
+// event are read as they are. Every event still equals what encoding/json
+// gives, on every wire.
+func TestEventDecoderGivesRepeatedStringsAgain(t *testing.T) {
+	t.Parallel()
+	results := [][]byte{
+		[]byte(`{"artifactUpdate":{"taskId":"task-1","contextId":"ctx-1","artifact":{"artifactId":"art-1","name":"report","parts":[{"text":"one","mediaType":"text/plain"}]},"append":true}}`),
+		[]byte(`{"artifactUpdate":{"taskId":"task-1","contextId":"ctx-1","artifact":{"artifactId":"art-1","name":"report","parts":[{"text":"two","mediaType":"text/plain"}]},"append":true}}`),
+		[]byte(`{"artifactUpdate":{"taskId":"task-\u0031","contextId":"ctx-1","artifact":{"artifactId":"art-2","parts":[{"text":"three"}]},"append":true}}`),
+		[]byte(`{"artifactUpdate":{"taskId":"task-1","contextId":"ctx-1","artifact":{"artifactId":"art-2","description":"d","parts":[{"text":"four","mediaType":"text/html"}]},"append":true}}`),
+		[]byte(`{"statusUpdate":{"taskId":"task-1","contextId":"ctx-1","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m-1","role":"ROLE_AGENT","parts":[{"text":"working"}]},"timestamp":"2026-11-22T02:53:05.112Z"}}}`),
+		[]byte(`{"statusUpdate":{"taskId":"task-1","contextId":"ctx-2","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m-2","role":"ROLE_AGENT","parts":[{"text":"working"}]},"timestamp":"2026-11-22T02:53:05.112Z"}}}`),
+	}
+	for _, c := range wires {
+		d := a2a.NewEventDecoder(c)
+		var got []a2a.Event
+		for _, r := range results {
+			want, err := c.DecodeEvent(r)
+			require.NoError(t, err)
+			ev, err := d.Decode(bytes.Clone(r))
+			require.NoError(t, err)
+			require.Equal(t, want, ev, "%s/%s: %s", c.Version, c.Binding, r)
+			got = append(got, ev)
+		}
+		same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+		one, two := got[0].(*a2a.ArtifactUpdate), got[1].(*a2a.ArtifactUpdate)
+		require.True(t, same(one.TaskID, two.TaskID) && same(one.ContextID, two.ContextID) &&
+			same(one.Artifact.ID, two.Artifact.ID) && same(one.Artifact.Name, two.Artifact.Name),
+			"%s/%s: the next chunk's IDs are the last one's", c.Version, c.Binding)
+		require.False(t, same(one.Artifact.Parts[0].Text, two.Artifact.Parts[0].Text), "a text is never given again")
+		three := got[2].(*a2a.ArtifactUpdate)
+		require.False(t, same(two.TaskID, three.TaskID), "%s/%s: an ID written with escapes is read as it is", c.Version, c.Binding)
+		require.True(t, same(two.ContextID, three.ContextID))
+		five, six := got[4].(*a2a.StatusUpdate), got[5].(*a2a.StatusUpdate)
+		require.True(t, same(five.TaskID, six.TaskID))
+		require.False(t, same(five.ContextID, six.ContextID))
 	}
 }

@@ -16,7 +16,11 @@ import (
 // (fastCopies): each part's text into a buffer of its own, sized exactly,
 // the others into one shared buffer, so that an artifact update with one
 // text part costs three allocations: the event with its part, the text and
-// the buffer of the other strings.
+// the buffer of the other strings. A short string that is the same as the
+// one in its place in the stream's last event (the task, context and
+// artifact IDs of each chunk of an artifact, its name, the state) is that
+// event's string again, not a copy (fastLast): the event of a stream's
+// next chunk then costs two allocations.
 //
 // It gives exactly what encoding/json gives through wireObject, or nothing:
 // any name it does not know (or that is not spelled exactly, as
@@ -24,8 +28,8 @@ import (
 // escapes), a name twice, a null, a value of another type, a part that is
 // not text, metadata that is not empty, any other result, or data that is
 // not one JSON object ends the fast path, and the whole event is decoded by
-// encoding/json. Nothing of one event is kept for the next: the fast path
-// works on a fastEvent on the stack.
+// encoding/json. Of one event, only its short strings are kept for the
+// next (fastLast); the fast path works on a fastEvent on the stack.
 
 // The strings of an event, by their index in fastEvent.strs. Part i has
 // three, from fastPart + 3i: its text, media type and file name.
@@ -94,14 +98,24 @@ type fastEvent struct {
 	parts     int
 }
 
+// fastLast holds the short strings of the last event the fast path read on
+// a stream, each in its place (fastTaskID…): those that come again in the
+// next event are given again, not copied. They are strings, never written:
+// an event that keeps one shares it with the events before it, and keeps
+// alive at most the shared buffer of the event it was first read in, as it
+// would have kept its own.
+type fastLast [fastStrings]string
+
 // decodeFast decodes the text s reads, one stream result in dialect d, if
 // it is one of the shapes of the fast path; ok is false for anything else.
-func decodeFast(d dialect, s *jsonscan.Scanner) (ev Event, ok bool) {
+// last holds the short strings of the stream's last event, and gets this
+// one's.
+func decodeFast(d dialect, s *jsonscan.Scanner, last *fastLast) (ev Event, ok bool) {
 	var f fastEvent
 	if !f.scan(s) || !s.End() {
 		return nil, false
 	}
-	return f.event(d, s), true
+	return f.event(d, s, last), true
 }
 
 // artifactUpdateOfOne is an artifact update with the one part it carries,
@@ -121,12 +135,19 @@ type statusUpdateOfOne struct {
 
 // event builds the event that f found in the text s read, as
 // wireObject.event does in dialect d.
-func (f *fastEvent) event(d dialect, s *jsonscan.Scanner) Event {
+//
+// The event is new memory, zeroed: its fields are set one by one, never by
+// assigning a whole struct (a Part, an Artifact, a Message), which the
+// compiler writes as a zeroing or a copy of the struct, with a bulk write
+// barrier over its pointers while the collector runs. A stream that keeps
+// its task has a live heap that grows, so the collector runs for a good part
+// of its events.
+func (f *fastEvent) event(d dialect, s *jsonscan.Scanner, last *fastLast) Event {
 	// The parts of the v0.3 proto have no media type or file name: they
 	// are not read, so not copied.
 	proto := d == dialectProto03 || f.content
 	var strs fastCopies
-	strs.copy(f, s, proto)
+	strs.copy(f, s, proto, last)
 
 	var ps []Part
 	switch f.result {
@@ -140,8 +161,9 @@ func (f *fastEvent) event(d dialect, s *jsonscan.Scanner) Event {
 		}
 		u.TaskID, u.ContextID, u.Append, u.LastChunk = strs.get(fastTaskID), strs.get(fastContextID), f.append, f.lastChunk
 		if f.artifact {
-			ps = f.textParts(ps, &strs, proto)
-			u.Artifact = Artifact{ID: strs.get(fastArtifactID), Name: strs.get(fastName), Description: strs.get(fastDescription), Parts: ps}
+			a := &u.Artifact
+			a.ID, a.Name, a.Description = strs.get(fastArtifactID), strs.get(fastName), strs.get(fastDescription)
+			a.Parts = f.textParts(ps, &strs, proto)
 		}
 		return u
 	default:
@@ -174,13 +196,9 @@ func (f *fastEvent) event(d dialect, s *jsonscan.Scanner) Event {
 			}
 		}
 		if m != nil {
-			*m = Message{
-				ID:        strs.get(fastMessageID),
-				TaskID:    strs.get(fastMessageTaskID),
-				ContextID: strs.get(fastMessageContextID),
-				Role:      parseRole(strs.get(fastRole)),
-				Parts:     f.textParts(ps, &strs, proto),
-			}
+			m.ID, m.TaskID, m.ContextID = strs.get(fastMessageID), strs.get(fastMessageTaskID), strs.get(fastMessageContextID)
+			m.Role = parseRole(strs.get(fastRole))
+			m.Parts = f.textParts(ps, &strs, proto)
 			u.Status.Message = m
 		}
 		return u
@@ -188,7 +206,8 @@ func (f *fastEvent) event(d dialect, s *jsonscan.Scanner) Event {
 }
 
 // textParts returns the event's parts in ps, which holds room for one, or
-// in a new slice: nil for none, as parts and protoParts give it.
+// in a new slice: nil for none, as parts and protoParts give it. The parts
+// of ps are zero: their fields are set one by one (see event).
 func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
 	if f.parts == 0 {
 		return nil
@@ -198,9 +217,10 @@ func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
 	}
 	for i := range ps {
 		j := fastPart + 3*i
-		ps[i] = Part{Text: strs.get(j)}
+		p := &ps[i]
+		p.Text = strs.get(j)
 		if !proto {
-			ps[i].MediaType, ps[i].Filename = strs.get(j+1), strs.get(j+2)
+			p.MediaType, p.Filename = strs.get(j+1), strs.get(j+2)
 		}
 	}
 	return ps
@@ -211,12 +231,13 @@ func (f *fastEvent) textParts(ps []Part, strs *fastCopies, proto bool) []Part {
 // of every chunk, which must not keep the event's IDs alive with it. So has
 // any other string over fastBigString bytes. The rest, the IDs, names,
 // media types, state, role and timestamp, share one buffer of their summed
-// length. Each buffer is written once, then only read: strings.Builder's
-// String shares it, as a string, without a copy.
+// length, but for those the last event had in their place (see fastLast),
+// given again. Each buffer is written once, then only read:
+// strings.Builder's String shares it, as a string, without a copy.
 type fastCopies struct {
 	all  string              // the short strings, one after another
 	ends [fastStrings]int32  // where each short string ends in all
-	own  [fastStrings]string // the strings with a buffer of their own
+	own  [fastStrings]string // the strings with a buffer of their own, or the last event's
 }
 
 // ownBuffer reports whether string i of f gets a buffer of its own.
@@ -225,8 +246,10 @@ func (f *fastEvent) ownBuffer(i int) bool {
 	return l > fastBigString || l > 0 && i >= fastPart && (i-fastPart)%3 == 0
 }
 
-// copy copies the strings f found in the text s read.
-func (c *fastCopies) copy(f *fastEvent, s *jsonscan.Scanner, proto bool) {
+// copy copies the strings f found in the text s read, but for the short
+// ones last holds (written the same, without escapes), which it gives
+// again; last gets the short strings of this event.
+func (c *fastCopies) copy(f *fastEvent, s *jsonscan.Scanner, proto bool, last *fastLast) {
 	n := fastPart + 3*f.parts
 	if proto {
 		for i := fastPart; i < n; i += 3 {
@@ -235,8 +258,12 @@ func (c *fastCopies) copy(f *fastEvent, s *jsonscan.Scanner, proto bool) {
 	}
 	size := 0
 	for i := range n {
-		if !f.ownBuffer(i) {
-			size += f.strs[i].Len()
+		switch v := f.strs[i]; {
+		case v.Len() == 0 || f.ownBuffer(i):
+		case last[i] != "" && s.Is(v, last[i]):
+			c.own[i] = last[i]
+		default:
+			size += v.Len()
 		}
 	}
 	var b strings.Builder
@@ -248,12 +275,19 @@ func (c *fastCopies) copy(f *fastEvent, s *jsonscan.Scanner, proto bool) {
 			own.Grow(v.Len())
 			s.Copy(&own, *v)
 			c.own[i] = own.String()
+		case c.own[i] != "":
+			// The last event's string.
 		case v.Len() > 0:
 			s.Copy(&b, *v)
 		}
 		c.ends[i] = int32(b.Len())
 	}
 	c.all = b.String()
+	for i := range n {
+		if f.strs[i].Len() > 0 && !f.ownBuffer(i) {
+			last[i] = c.get(i)
+		}
+	}
 }
 
 // get returns string i.

@@ -169,8 +169,17 @@ func blankPieces(pieces [][]byte) bool {
 // trimRecordSeparator drops the ASCII record separator (0x1E) that some
 // servers put before each JSON text, as RFC 7464 JSON text sequences do.
 func trimRecordSeparator(b []byte) []byte {
-	b = bytes.TrimLeft(b, " \t\r\n")
+	b = trimLeftSpace(b)
 	return bytes.TrimPrefix(b, []byte{0x1e})
+}
+
+// trimLeftSpace is bytes.TrimLeft(b, " \t\r\n") without building the set
+// of its cutset on every call: it runs on every event.
+func trimLeftSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }
 
 // trimRecordSeparatorPieces is trimRecordSeparator of the text made of
@@ -178,7 +187,7 @@ func trimRecordSeparator(b []byte) []byte {
 // but white space, and cuts the first of the others in place.
 func trimRecordSeparatorPieces(pieces [][]byte) [][]byte {
 	for len(pieces) > 0 {
-		if p := bytes.TrimLeft(pieces[0], " \t\r\n"); len(p) > 0 {
+		if p := trimLeftSpace(pieces[0]); len(p) > 0 {
 			pieces[0] = bytes.TrimPrefix(p, []byte{0x1e})
 			return pieces
 		}

@@ -166,7 +166,12 @@ func (c *contact) toldResent() bool {
 // polling if later); of streaming, the time reads waited since.
 type news struct {
 	count int
-	since time.Time
+	// since is when the stall clocks last started, as the time after base
+	// on the monotonic clock: base is read once, and each start then takes
+	// one reading of the monotonic clock, not the two of time.Now (the
+	// wall clock too), a cost paid on every event.
+	base  time.Time
+	since time.Duration
 	// quiet is the time the reads of streaming legs waited since the last
 	// news (or the restart of the clock): keep-alive comments do not stop
 	// it, and the caller's own time between two events is not in it.
@@ -181,7 +186,10 @@ func (n *news) note() {
 
 // restart starts the stall clocks again.
 func (n *news) restart() {
-	n.since = time.Now()
+	if n.base.IsZero() {
+		n.base = time.Now()
+	}
+	n.since = time.Since(n.base)
 	n.quiet = 0
 }
 
@@ -192,7 +200,7 @@ func (n *news) waited(d time.Duration) { n.quiet += d }
 // shown nothing new for the stall limit.
 func (s *Stream) stallSpent() bool {
 	d := s.cfg.stallTimeout
-	return d > 0 && time.Since(s.news.since) >= d
+	return d > 0 && time.Since(s.news.base)-s.news.since >= d
 }
 
 // gaveUp is the *reconnect.Error that ends a stream after attempts

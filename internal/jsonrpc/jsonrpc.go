@@ -111,10 +111,11 @@ func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
 	end := closingBrace([][]byte{data})
 	if idLo, idHi, result, ok := scanEnvelope(&s, end); ok {
 		if ev, err := d.dec.Decode(data[result:end]); err == nil {
-			d.r = Response{}
+			var id json.RawMessage
 			if idLo >= 0 {
-				d.r.ID = data[idLo:idHi]
+				id = data[idLo:idHi]
 			}
+			d.reset(id)
 			return &d.r, ev, nil
 		}
 	}
@@ -131,14 +132,29 @@ func (d *StreamDecoder) DecodePieces(pieces [][]byte) (*Response, a2a.Event, err
 	end := closingBrace(pieces)
 	if idLo, idHi, result, ok := scanEnvelope(&s, end); ok {
 		if ev, err := d.dec.DecodePieces(span(pieces, result, end)); err == nil {
-			d.r = Response{}
+			var id json.RawMessage
 			if idLo >= 0 {
-				d.r.ID = bytes.Join(span(pieces, idLo, idHi), nil)
+				id = bytes.Join(span(pieces, idLo, idHi), nil)
 			}
+			d.reset(id)
 			return &d.r, ev, nil
 		}
 	}
 	return d.decodeFrame(bytes.Join(pieces, nil))
+}
+
+// reset makes the decoder's response the one of a result with the given
+// ID: d.r = Response{ID: id}, written member by member, and only those
+// that change. Writing the whole struct zeroes it with a bulk write barrier
+// over its pointers while the collector runs, on every event.
+func (d *StreamDecoder) reset(id json.RawMessage) {
+	d.r.ID = id
+	if d.r.Result != nil {
+		d.r.Result = nil
+	}
+	if d.r.Error != nil {
+		d.r.Error = nil
+	}
 }
 
 // decodeFrame is Decode for every response the fast path leaves: the
