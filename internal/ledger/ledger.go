@@ -151,7 +151,7 @@ func (l *Ledger) Hold(a a2a.Artifact, at int) bool {
 	if l.task == nil {
 		return false
 	}
-	if held, _ := l.arts.lookup(l.task, a.ID); held != nil {
+	if held, _ := l.arts.lookupUnbuilt(l.task, a.ID); held != nil {
 		return false
 	}
 	st := l.arts.add(l.task, a.Clone())
