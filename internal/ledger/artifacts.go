@@ -31,7 +31,12 @@ type artifacts struct {
 	// fresh holds the artifacts after the task's Artifacts: artifact
 	// len(t.Artifacts)+i is fresh's element i.
 	fresh blockList[a2a.Artifact]
-	epoch int // the replay window's number; cursors of older windows are void
+	// missed and missedHash are the last ID looked up and not found, and
+	// its hash: the artifact opened then is indexed without hashing its
+	// ID again.
+	missed     string
+	missedHash uint32
+	epoch      int // the replay window's number; cursors of older windows are void
 	// unbuilt lists the IDs of the artifacts that have a tail (more not
 	// nil), each once: those buildAll builds.
 	unbuilt []string
@@ -45,8 +50,8 @@ type artifactState struct {
 	// of an artifact never replaced stays small.
 	old *retiredParts
 	cur cursor
-	// more is the parts appended live after the artifact's Parts, not in
-	// them yet (see tail). Once made it stays, emptied by build, until
+	// more is the parts appended (live or in the replay window) after the
+	// artifact's Parts, not in them yet (see tail). Once made it stays, emptied by build, until
 	// buildAll: the artifact's ID is then in unbuilt.
 	more *tail
 }
@@ -116,13 +121,16 @@ func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactSta
 // lookupUnbuilt is lookup without building the artifact's Parts: its
 // caller reads its parts through partAt, or none.
 func (as *artifacts) lookupUnbuilt(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
-	i, ok := as.byID.find(as, t, id, as.hash(id))
+	h := as.hash(id)
+	i, ok := as.byID.find(as, t, id, h)
 	if !ok {
+		as.missed, as.missedHash = id, h
 		return nil, nil
 	}
 	return as.at(t, i), as.states.at(i)
 }
 
+// hash returns the hash of an ID for the index (idIndex).
 func (as *artifacts) hash(id string) uint32 { return uint32(maphash.String(as.seed, id)) }
 
 // build moves the parts of the artifact's tail into its Parts.
@@ -197,7 +205,11 @@ func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
 	} else {
 		*as.fresh.push() = a
 	}
-	as.byID.insert(as.hash(a.ID), i)
+	h := as.missedHash
+	if a.ID != as.missed { // the usual artifact is opened after its lookup missed
+		h = as.hash(a.ID)
+	}
+	as.byID.insert(h, i)
 	return as.states.push()
 }
 
