@@ -163,46 +163,66 @@ func (l *Ledger) applyArtifact(dst []a2a.Event, t *a2a.Task, u *a2a.ArtifactUpda
 func (l *Ledger) updateFacts(f *updateFacts, t *a2a.Task, u *a2a.ArtifactUpdate) (*a2a.Artifact, *artifactState) {
 	parts := u.Artifact.Parts
 	*f = updateFacts{appends: u.Append, open: l.win.open, replaying: l.win.replaying, parts: len(parts)}
-	if f.appends && !f.open {
+	if f.appends {
 		// No row reads more of a live append than whether its artifact is
-		// held: the parts held stay unbuilt (see tail).
+		// held, and an append in the window reads the parts at its cursor:
+		// the parts held stay unbuilt (see tail), so that the first append
+		// after a resubscribe, in the middle of a long artifact, moves none.
 		a, st := l.arts.lookupUnbuilt(t, u.Artifact.ID)
-		f.known = a != nil
+		if f.known = a != nil; f.known && f.open {
+			l.appendFacts(f, a, st, &u.Artifact)
+		}
 		return a, st
 	}
 	var r record
-	if l.arts.find(&r, t, u.Artifact.ID, parts, f.open, f.open && !f.appends); r.held == nil {
+	if l.arts.find(&r, t, u.Artifact.ID, parts, f.open, f.open); r.held == nil {
 		return nil, nil
 	}
 	a := r.held
 	f.known = true
 	if f.open {
-		f.anchored, f.reached, f.ver, f.pos = r.anchored, r.reached, r.cur.ver, r.cur.pos
-		switch f.ver {
-		case verCurrent:
-			f.at = atCurrent
-		case verPending:
-			f.at = atPending
-		default:
-			f.at = atRetired
-		}
+		f.anchored, f.reached = r.anchored, r.reached
+		f.setCursor(r.cur)
 	}
-	if !f.appends {
-		f.replays, f.replayVer = r.replays, r.replayVer
-		if !f.open || !f.replays {
-			f.same = partsEqual(parts, a.Parts) && labelsEqual(a, &u.Artifact)
-		}
-		return a, r.st
-	}
-	if f.open && f.at == atCurrent {
-		for f.prefix < len(parts) && f.pos+f.prefix < len(a.Parts) && parts[f.prefix].Equal(&a.Parts[f.pos+f.prefix]) {
-			f.prefix++
-		}
-		if len(parts) == 0 && f.pos == len(a.Parts) {
-			f.labelsChange = labelsChange(a, &u.Artifact)
-		}
+	f.replays, f.replayVer = r.replays, r.replayVer
+	if !f.open || !f.replays {
+		f.same = partsEqual(parts, a.Parts) && labelsEqual(a, &u.Artifact)
 	}
 	return a, r.st
+}
+
+// setCursor sets the facts of the artifact's cursor c but anchored and
+// reached.
+func (f *updateFacts) setCursor(c cursor) {
+	f.ver, f.pos = c.ver, c.pos
+	switch f.ver {
+	case verCurrent:
+		f.at = atCurrent
+	case verPending:
+		f.at = atPending
+	default:
+		f.at = atRetired
+	}
+}
+
+// appendFacts sets the facts of an append in the window of u, the update's
+// artifact, to a, the artifact held (its record st), reading the parts
+// held at the cursor whether built or not.
+func (l *Ledger) appendFacts(f *updateFacts, a *a2a.Artifact, st *artifactState, u *a2a.Artifact) {
+	parts := u.Parts
+	f.anchored, f.reached = l.arts.anchored(st), l.arts.reachedCurrent(st)
+	f.setCursor(l.arts.cursorOf(st))
+	if f.at != atCurrent {
+		return
+	}
+	held := partCount(st, a)
+	var buf a2a.Part
+	for f.prefix < len(parts) && f.pos+f.prefix < held && parts[f.prefix].Equal(partAt(st, a, f.pos+f.prefix, &buf)) {
+		f.prefix++
+	}
+	if len(parts) == 0 && f.pos == held {
+		f.labelsChange = labelsChange(a, u)
+	}
 }
 
 // applyUpdate acts on the verdict v about u, an update of a, the artifact

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -16,29 +17,41 @@ const maxRetiredParts = 1 << 16
 // each, what replay detection needs: the versions it replaced, and its replay
 // cursor.
 //
-// The records are held by value, states[i] for the task's Artifacts[i], so
-// that a new artifact costs a map entry and no allocation of its own: an
-// event that opens an artifact costs about what an append to one does.
+// Opening an artifact moves nothing already held, so that an event that
+// opens one costs about what an append to one does: the records are held
+// by value in blocks that never move (states[i] for the task's artifact i);
+// the artifacts opened since the task's Artifacts were last built are held
+// in blocks too (fresh), after them, and moved into Artifacts in one growth
+// by buildAll; and the index by ID keeps each ID's hash, so that it grows
+// without hashing an ID again (see idIndex).
 type artifacts struct {
 	seed   maphash.Seed
-	byID   map[string]int // index in the assembled task's Artifacts and in states
-	states []artifactState
-	epoch  int // the replay window's number; cursors of older windows are void
+	byID   idIndex
+	states blockList[artifactState]
+	// fresh holds the artifacts after the task's Artifacts: artifact
+	// len(t.Artifacts)+i is fresh's element i.
+	fresh blockList[a2a.Artifact]
+	// missed and missedHash are the last ID looked up and not found, and
+	// its hash: the artifact opened then is indexed without hashing its
+	// ID again.
+	missed     string
+	missedHash uint32
+	epoch      int // the replay window's number; cursors of older windows are void
 	// unbuilt lists the IDs of the artifacts that have a tail (more not
 	// nil), each once: those buildAll builds.
 	unbuilt []string
 }
 
 // artifactState is the ledger's record of one artifact. A pointer to one
-// (from lookup or add) is valid until the next add.
+// stays valid: the records never move.
 type artifactState struct {
 	// old holds the part hashes of the versions replaced; nil until an
 	// append:false (or a healing snapshot) replaces one, so that the record
 	// of an artifact never replaced stays small.
 	old *retiredParts
 	cur cursor
-	// more is the parts appended live after the artifact's Parts, not in
-	// them yet (see tail). Once made it stays, emptied by build, until
+	// more is the parts appended (live or in the replay window) after the
+	// artifact's Parts, not in them yet (see tail). Once made it stays, emptied by build, until
 	// buildAll: the artifact's ID is then in unbuilt.
 	more *tail
 }
@@ -77,11 +90,23 @@ const (
 )
 
 func newArtifacts(seed maphash.Seed) artifacts {
-	return artifacts{seed: seed, byID: map[string]int{}}
+	return artifacts{seed: seed}
 }
 
 // newWindow voids every replay cursor.
 func (as *artifacts) newWindow() { as.epoch++ }
+
+// count returns how many artifacts t holds.
+func (as *artifacts) count(t *a2a.Task) int { return len(t.Artifacts) + as.fresh.n }
+
+// at returns artifact i of t, which t holds. The pointer is valid until
+// the next buildAll.
+func (as *artifacts) at(t *a2a.Task, i int) *a2a.Artifact {
+	if i < len(t.Artifacts) {
+		return &t.Artifacts[i]
+	}
+	return as.fresh.at(i - len(t.Artifacts))
+}
 
 // lookup returns the artifact held with this ID and its state, or nils.
 // The artifact's Parts are built: they hold every part.
@@ -94,14 +119,19 @@ func (as *artifacts) lookup(t *a2a.Task, id string) (*a2a.Artifact, *artifactSta
 }
 
 // lookupUnbuilt is lookup without building the artifact's Parts: its
-// caller reads no part, and may only fold a live append into it (foldLive).
+// caller reads its parts through partAt, or none.
 func (as *artifacts) lookupUnbuilt(t *a2a.Task, id string) (*a2a.Artifact, *artifactState) {
-	i, ok := as.byID[id]
+	h := as.hash(id)
+	i, ok := as.byID.find(id, h, func(i int) string { return as.at(t, i).ID })
 	if !ok {
+		as.missed, as.missedHash = id, h
 		return nil, nil
 	}
-	return &t.Artifacts[i], &as.states[i]
+	return as.at(t, i), as.states.at(i)
 }
+
+// hash returns the hash of an ID for the index (idIndex).
+func (as *artifacts) hash(id string) uint32 { return idHash(as.seed, id) }
 
 // build moves the parts of the artifact's tail into its Parts.
 func (as *artifacts) build(st *artifactState, a *a2a.Artifact) {
@@ -110,13 +140,40 @@ func (as *artifacts) build(st *artifactState, a *a2a.Artifact) {
 	}
 }
 
-// buildAll builds the Parts of every artifact of t that has a tail: after
-// it, t's artifacts hold every part. Its cost is that of the parts moved.
+// partCount returns how many parts the artifact holds, built or not.
+func partCount(st *artifactState, a *a2a.Artifact) int {
+	if st.more == nil {
+		return len(a.Parts)
+	}
+	return len(a.Parts) + st.more.n
+}
+
+// partAt returns part i of the artifact, built or not (i below
+// partCount): the part held, or one built in buf.
+func partAt(st *artifactState, a *a2a.Artifact, i int, buf *a2a.Part) *a2a.Part {
+	if i < len(a.Parts) {
+		return &a.Parts[i]
+	}
+	return st.more.at(i-len(a.Parts), buf)
+}
+
+// buildAll moves the artifacts opened since the last into t's Artifacts,
+// and builds the Parts of every artifact of t that has a tail: after it,
+// t's artifacts hold every part. Its cost is that of the artifacts and
+// parts moved.
 func (as *artifacts) buildAll(t *a2a.Task) {
+	if as.fresh.n > 0 {
+		t.Artifacts = slices.Grow(t.Artifacts, as.fresh.n)
+		for _, b := range as.fresh.blocks {
+			t.Artifacts = append(t.Artifacts, b...)
+		}
+		as.fresh = blockList[a2a.Artifact]{}
+	}
 	for _, id := range as.unbuilt {
-		if i, ok := as.byID[id]; ok {
-			as.build(&as.states[i], &t.Artifacts[i])
-			as.states[i].more = nil
+		if i, ok := as.byID.find(id, as.hash(id), func(i int) string { return as.at(t, i).ID }); ok {
+			st := as.states.at(i)
+			as.build(st, &t.Artifacts[i])
+			st.more = nil
 		}
 	}
 	clear(as.unbuilt)
@@ -128,20 +185,32 @@ func (as *artifacts) buildAll(t *a2a.Task) {
 // so the artifact held at i is tried before the index, which a poll of a
 // task of many artifacts would otherwise hash every ID of.
 func (as *artifacts) lookupAt(t *a2a.Task, i int, id string) (*a2a.Artifact, *artifactState) {
-	if i < len(t.Artifacts) && t.Artifacts[i].ID == id {
-		as.build(&as.states[i], &t.Artifacts[i])
-		return &t.Artifacts[i], &as.states[i]
+	if i < as.count(t) {
+		if a := as.at(t, i); a.ID == id {
+			st := as.states.at(i)
+			as.build(st, a)
+			return a, st
+		}
 	}
 	return as.lookup(t, id)
 }
 
-// add appends a new artifact to t.
+// add appends a new artifact to t: into the spare capacity of t's
+// Artifacts while it has some and no fresh artifact is waiting, else
+// after the fresh ones.
 func (as *artifacts) add(t *a2a.Task, a a2a.Artifact) *artifactState {
-	i := len(t.Artifacts)
-	t.Artifacts = append(t.Artifacts, a)
-	as.states = append(as.states, artifactState{})
-	as.byID[a.ID] = i
-	return &as.states[i]
+	i := as.count(t)
+	if as.fresh.n == 0 && len(t.Artifacts) < cap(t.Artifacts) {
+		t.Artifacts = append(t.Artifacts, a)
+	} else {
+		*as.fresh.push() = a
+	}
+	h := as.missedHash
+	if a.ID != as.missed { // the usual artifact is opened after its lookup missed
+		h = as.hash(a.ID)
+	}
+	as.byID.insert(h, i)
+	return as.states.push()
 }
 
 // replace puts a new version in place of the held one, remembering the part
@@ -212,17 +281,14 @@ func (as *artifacts) replaceCurrent(st *artifactState, held *a2a.Artifact, next 
 	as.setCursor(st, verCurrent, len(held.Parts))
 }
 
-// fold folds an append into held; inWindow, the cursor goes after every
-// part held, since what follows in the window comes after them. Outside
-// the window it is foldLive.
+// fold folds an append into held, as foldLive does; inWindow, the cursor
+// goes after every part held, since what follows in the window comes after
+// them.
 func (as *artifacts) fold(st *artifactState, held *a2a.Artifact, u *a2a.ArtifactUpdate, inWindow bool) {
-	if !inWindow {
-		as.foldLive(st, held, u)
-		return
+	as.foldLive(st, held, u)
+	if inWindow {
+		as.setCursor(st, verCurrent, partCount(st, held))
 	}
-	as.build(st, held)
-	held.Apply(u)
-	as.setCursor(st, verCurrent, len(held.Parts))
 }
 
 // foldLive folds an append into held as a2a.Artifact.Apply does, without

@@ -41,9 +41,9 @@ func New() *Ledger {
 // keeps ownership: callers must not modify it. Its artifacts hold every
 // part folded so far; the parts folded after the call are in the task the
 // next call returns (the same pointer, its artifacts' Parts built again).
-// The cost of a call is that of the parts appended since the last: a
-// caller that needs only the task's ID, context or status reads Known,
-// ContextID or Status, which cost nothing.
+// The cost of a call is that of the parts appended and the artifacts
+// opened since the last: a caller that needs only the task's ID, context
+// or status reads Known, ContextID or Status, which cost nothing.
 func (l *Ledger) Task() *a2a.Task {
 	if l.task != nil {
 		l.arts.buildAll(l.task)
@@ -151,7 +151,7 @@ func (l *Ledger) Hold(a a2a.Artifact, at int) bool {
 	if l.task == nil {
 		return false
 	}
-	if held, _ := l.arts.lookup(l.task, a.ID); held != nil {
+	if held, _ := l.arts.lookupUnbuilt(l.task, a.ID); held != nil {
 		return false
 	}
 	st := l.arts.add(l.task, a.Clone())

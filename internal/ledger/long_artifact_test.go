@@ -190,3 +190,130 @@ func TestAnArtifactPlacedElsewhereKeepsItsAppends(t *testing.T) {
 	require.Len(t, arts[2].Parts, 42)
 	require.Equal(t, a2a.TextPart("a-last"), arts[2].Parts[41])
 }
+
+// A resume in the middle of a long artifact, part of whose parts were read
+// (built) and part not: whether the server resends nothing or replays the
+// artifact from its start, each part is delivered once and held once, in
+// order.
+func TestAResumeInTheMiddleOfALongArtifactDeliversEachPartOnce(t *testing.T) {
+	type replay func(l *ledger.Ledger, held int) []a2a.Event
+	replayAppends := func(per int) replay {
+		return func(l *ledger.Ledger, held int) []a2a.Event {
+			var deltas []a2a.Event
+			all := partsUpTo(held)
+			for i := 0; i < held; i += per {
+				deltas = l.Apply(deltas, appendOf("a", all[i:min(i+per, held)]...))
+			}
+			return deltas
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		replay replay // what the server resends after the resubscribe
+	}{
+		{"resends nothing", func(*ledger.Ledger, int) []a2a.Event { return nil }},
+		{"replays one part per event", replayAppends(1)},
+		{"replays 7 parts per event", replayAppends(7)},
+		{"replays the first part as a new version, then appends", func(l *ledger.Ledger, held int) []a2a.Event {
+			deltas := l.Apply(nil, openOf("a", partOf(0)))
+			all := partsUpTo(held)
+			for i := 1; i < held; i++ {
+				deltas = l.Apply(deltas, appendOf("a", all[i]))
+			}
+			return deltas
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := ledger.New()
+			l.Apply(nil, openOf("a", partOf(0)))
+			held := 1
+			for resume := range 3 {
+				for range 1500 + 100*resume {
+					require.Len(t, l.Apply(nil, appendOf("a", partOf(held))), 1, "append %d is delivered", held)
+					held++
+					if held == 1000 {
+						// Part of the artifact built, the rest in its tail.
+						require.Equal(t, partsUpTo(held), l.Task().Artifacts[0].Parts)
+					}
+				}
+				l.OpenReplayWindow()
+				require.Empty(t, c.replay(l, held), "resume %d: a replay of the %d parts held", resume, held)
+				// New parts: the first one several at a time, then one by one.
+				deltas := l.Apply(nil, appendOf("a", partOf(held), partOf(held+1)))
+				require.Len(t, deltas, 1, "resume %d", resume)
+				require.Equal(t, []a2a.Part{partOf(held), partOf(held + 1)}, deltas[0].(*a2a.ArtifactUpdate).Artifact.Parts)
+				held += 2
+				for range 5 {
+					deltas = l.Apply(nil, appendOf("a", partOf(held)))
+					require.Len(t, deltas, 1, "resume %d, part %d", resume, held)
+					require.Equal(t, []a2a.Part{partOf(held)}, deltas[0].(*a2a.ArtifactUpdate).Artifact.Parts)
+					held++
+				}
+			}
+			require.Equal(t, partsUpTo(held), l.Task().Artifacts[0].Parts)
+		})
+	}
+}
+
+// Many artifacts, opened live across the blocks that hold them, read now
+// and then, moved and held: each keeps its ID, its place and its parts.
+func TestManyArtifactsKeepTheirPlaceAndTheirParts(t *testing.T) {
+	l := ledger.New()
+	const n = 5000
+	id := func(i int) string { return fmt.Sprintf("art-%d", i) }
+	want := make([][]a2a.Part, n)
+	for i := range n {
+		want[i] = []a2a.Part{a2a.TextPart(fmt.Sprint("open ", i))}
+		deltas := l.Apply(nil, openOf(id(i), want[i]...))
+		require.Len(t, deltas, 1, "artifact %d is new", i)
+		if i%3 == 0 {
+			// An append to an artifact opened before.
+			j := i / 3
+			p := a2a.TextPart(fmt.Sprint("append ", i))
+			require.Len(t, l.Apply(nil, appendOf(id(j), p)), 1, "append to artifact %d", j)
+			want[j] = append(want[j], p)
+		}
+		if i == 100 || i == 2100 {
+			require.Len(t, l.Task().Artifacts, i+1)
+		}
+	}
+	arts := l.Task().Artifacts
+	require.Len(t, arts, n)
+	for i := range n {
+		require.Equal(t, id(i), arts[i].ID)
+		require.Equal(t, want[i], arts[i].Parts, "artifact %d", i)
+	}
+	// Moved and held: every artifact is still found by its ID.
+	require.True(t, l.Place(id(n-1), 0))
+	require.True(t, l.Place(id(1), n-1))
+	require.True(t, l.Hold(a2a.Artifact{ID: "held", Parts: []a2a.Part{a2a.TextPart("held")}}, 2))
+	require.False(t, l.Hold(a2a.Artifact{ID: id(7)}, 0), "an artifact held already")
+	order := []string{id(n - 1), id(0), "held"}
+	for i := 2; i < n-1; i++ {
+		order = append(order, id(i))
+	}
+	order = append(order, id(1))
+	for i := range n {
+		p := a2a.TextPart(fmt.Sprint("last ", i))
+		require.Len(t, l.Apply(nil, appendOf(id(i), p)), 1, "append to artifact %d", i)
+		want[i] = append(want[i], p)
+	}
+	arts = l.Task().Artifacts
+	require.Len(t, arts, n+1)
+	for i, got := range arts {
+		require.Equal(t, order[i], got.ID, "place %d", i)
+	}
+	for i := range n {
+		at := i + 1
+		switch i {
+		case n - 1:
+			at = 0
+		case 0:
+			at = 1
+		case 1:
+			at = n
+		}
+		require.Equal(t, want[i], arts[at].Parts, "artifact %d", i)
+	}
+	require.Equal(t, []a2a.Part{a2a.TextPart("held")}, arts[2].Parts)
+}

@@ -16,8 +16,8 @@ const maxRetiredVersions = 1 << 12
 // messages is the ledger's record of every message delivered or recorded,
 // by ID. Every such message is also in the assembled task's history (or is
 // a message answer outside any task), so the record grows with what the
-// ledger holds anyway: 24 bytes a message and a slot of the index (see
-// idIndex), its ID shared with the history's copy.
+// ledger holds anyway: 24 bytes a message and an 8-byte slot of the index
+// (see idIndex), its ID shared with the history's copy.
 type messages struct {
 	seed maphash.Seed
 	recs []messageRecord
@@ -50,7 +50,7 @@ type messageRecord struct {
 }
 
 func newMessages(seed maphash.Seed) messages {
-	return messages{seed: seed, ids: idIndex{seed: seed}, retired: map[string][]uint64{}, withoutID: map[uint64]contentState{}}
+	return messages{seed: seed, retired: map[string][]uint64{}, withoutID: map[uint64]contentState{}}
 }
 
 // contentKey identifies a message without an ID by its content: its role
@@ -94,7 +94,7 @@ func (ms *messages) number(id string) (int, bool) {
 	if id == "" {
 		return 0, false
 	}
-	return ms.ids.lookup(id, ms.idOf)
+	return ms.ids.find(id, idHash(ms.seed, id), ms.idOf)
 }
 
 // add records a message ID held at index at of the history (-1 for none),
@@ -107,7 +107,7 @@ func (ms *messages) add(id string, at int) bool {
 		at = -1 // not found there then: judged as a message outside any task
 	}
 	ms.recs = append(ms.recs, messageRecord{id: id, at: int32(at)})
-	ms.ids.insert(id, len(ms.recs)-1, ms.idOf)
+	ms.ids.insert(idHash(ms.seed, id), len(ms.recs)-1)
 	return true
 }
 

@@ -12,25 +12,36 @@ func (l *Ledger) Place(id string, at int) bool {
 	if l.task == nil {
 		return false
 	}
-	from, ok := l.arts.byID[id]
+	as := &l.arts
+	as.buildAll(l.task)
+	idOf := func(i int) string { return as.at(l.task, i).ID }
+	from, ok := as.byID.find(id, as.hash(id), idOf)
 	if !ok {
 		return false
 	}
-	arts, states := l.task.Artifacts, l.arts.states
+	arts := l.task.Artifacts
 	at = min(max(at, 0), len(arts)-1)
-	moved, state := arts[from], states[from]
-	lo, hi := from, at
+	lo, hi, step := from, at, 1 // artifact i+step moves to i
 	if at < from {
-		copy(arts[at+1:from+1], arts[at:from])
-		copy(states[at+1:from+1], states[at:from])
-		lo, hi = at, from
-	} else {
-		copy(arts[from:at], arts[from+1:at+1])
-		copy(states[from:at], states[from+1:at+1])
+		lo, hi, step = at, from, -1
 	}
-	arts[at], states[at] = moved, state
+	// The index's slots of the artifacts that move, found while each is
+	// still at the place its slot says.
+	slots := make([]int, hi-lo+1)
 	for i := lo; i <= hi; i++ {
-		l.arts.byID[arts[i].ID] = i
+		slots[i-lo], _ = as.byID.slotOf(arts[i].ID, as.hash(arts[i].ID), idOf)
+	}
+	moved, state := arts[from], *as.states.at(from)
+	for i := from; i != at; i += step {
+		arts[i], *as.states.at(i) = arts[i+step], *as.states.at(i + step)
+	}
+	arts[at], *as.states.at(at) = moved, state
+	for i := lo; i <= hi; i++ {
+		to := i - step // where the artifact at i went
+		if i == from {
+			to = at
+		}
+		as.byID.slots[slots[i-lo]].at = uint32(to + 1)
 	}
 	return true
 }

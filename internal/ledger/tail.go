@@ -13,22 +13,14 @@ import (
 // several times over the life of a long artifact: the cost of an append
 // grew with the artifact and with the machine's memory speed. A tail holds
 // the parts appended since the []Part was last built, in blocks that are
-// never grown or moved; building the []Part (artifacts.build) moves the
-// tail into it in one copy, when the assembled task is read.
-
-const (
-	// firstBlock is the capacity of a tail's first block: a short tail
-	// (the usual append of a few parts between two reads) costs little.
-	firstBlock = 8
-	// maxBlock is the largest block: a block is allocated for every
-	// maxBlock parts of a long artifact, 48 KiB each.
-	maxBlock = 1024
-)
+// never grown or moved (a blockList); building the []Part (artifacts.build)
+// moves the tail into it in one copy, when a decision must read every part
+// or the assembled task is read.
 
 // tail is the parts appended to an artifact after its Parts, in order.
+// Its blocks never move (see blockList).
 type tail struct {
-	blocks [][]tailPart // each full but the last; a block's capacity is never exceeded
-	n      int          // parts over all blocks
+	blockList[tailPart]
 }
 
 // tailPart is one part of a tail. A text part (text with its media type
@@ -43,23 +35,25 @@ type tailPart struct {
 
 // add appends p.
 func (t *tail) add(p *a2a.Part) {
-	last := len(t.blocks) - 1
-	if last < 0 || len(t.blocks[last]) == cap(t.blocks[last]) {
-		size := firstBlock
-		if last >= 0 {
-			size = min(2*cap(t.blocks[last]), maxBlock)
-		}
-		t.blocks = append(t.blocks, make([]tailPart, 0, size))
-		last++
-	}
-	tp := tailPart{text: p.Text, mediaType: p.MediaType, metadata: p.Metadata}
+	tp := t.push()
 	if !p.IsText() || p.Filename != "" {
 		whole := new(a2a.Part)
 		*whole = *p
-		tp = tailPart{other: whole}
+		tp.other = whole
+		return
 	}
-	t.blocks[last] = append(t.blocks[last], tp)
-	t.n++
+	*tp = tailPart{text: p.Text, mediaType: p.MediaType, metadata: p.Metadata}
+}
+
+// at returns part i of the tail, which holds it: the part itself for a
+// part held whole, else the part built in buf.
+func (t *tail) at(i int, buf *a2a.Part) *a2a.Part {
+	tp := t.blockList.at(i)
+	if tp.other != nil {
+		return tp.other
+	}
+	*buf = a2a.Part{Text: tp.text, MediaType: tp.mediaType, Metadata: tp.metadata}
+	return buf
 }
 
 // moveTo appends the tail's parts to dst, in one growth of dst at most,

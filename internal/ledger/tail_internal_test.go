@@ -44,3 +44,43 @@ func TestLiveAppendsLeaveThePartsHeldInPlace(t *testing.T) {
 		require.Equal(t, fmt.Sprint(i), parts[i].Text)
 	}
 }
+
+// The first appends after a resubscribe, whether the server resends
+// nothing or replays the artifact's parts, read the parts held where they
+// are: the artifact's Parts are not built, and nothing held moves.
+func TestAResumeLeavesThePartsHeldInPlace(t *testing.T) {
+	text := func(i int) a2a.Part { return a2a.TextPart(fmt.Sprint(i)) }
+	appendOne := func(l *Ledger, parts ...a2a.Part) []a2a.Event {
+		return l.Apply(nil, &a2a.ArtifactUpdate{TaskID: "t", Append: true, Artifact: a2a.Artifact{ID: "a", Parts: parts}})
+	}
+	for _, replays := range []bool{false, true} {
+		t.Run(fmt.Sprint("replays=", replays), func(t *testing.T) {
+			l := New()
+			l.Apply(nil, &a2a.ArtifactUpdate{TaskID: "t", Artifact: a2a.Artifact{ID: "a", Parts: []a2a.Part{text(0)}}})
+			for i := 1; i < 3000; i++ {
+				appendOne(l, text(i))
+			}
+			a, st := l.arts.lookupUnbuilt(l.task, "a")
+			array, built, unbuilt := unsafe.SliceData(a.Parts), len(a.Parts), st.more.n
+			require.Equal(t, 3000, built+unbuilt)
+			require.Positive(t, unbuilt)
+			l.OpenReplayWindow()
+			if replays {
+				for i := 0; i < 3000; i += 2 {
+					require.Empty(t, appendOne(l, text(i), text(i+1)), "parts %d and %d are a replay", i, i+1)
+				}
+			}
+			require.Len(t, appendOne(l, text(3000)), 1)
+			require.Len(t, appendOne(l, text(3001)), 1)
+			a, st = l.arts.lookupUnbuilt(l.task, "a")
+			require.Same(t, array, unsafe.SliceData(a.Parts), "the parts held moved")
+			require.Len(t, a.Parts, built)
+			require.Equal(t, unbuilt+2, st.more.n)
+			parts := l.Task().Artifacts[0].Parts
+			require.Len(t, parts, 3002)
+			for i := range parts {
+				require.Equal(t, text(i), parts[i])
+			}
+		})
+	}
+}

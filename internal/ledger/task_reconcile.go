@@ -238,6 +238,7 @@ func (l *Ledger) lacksArtifact(t *a2a.Task) bool {
 	if l.task == nil {
 		return false
 	}
+	l.arts.buildAll(l.task) // every artifact in Artifacts (nothing to do after reconcile's)
 	if len(t.Artifacts) < len(l.task.Artifacts) {
 		return true
 	}
