@@ -35,9 +35,10 @@ func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
 
 // Task returns the assembled task, or nil while no task is known. The ledger
 // keeps ownership: callers must not modify it. Later events change it in
-// place, but the parts they append reach it only when Task is called
-// again: call Task again after them, and Clone it to keep it. Its cost is
-// that of copying the parts appended since the last call.
+// place, but the parts they append and the artifacts they open reach it
+// only when Task is called again: call Task again after them, and Clone it
+// to keep it. Its cost is that of copying the parts appended and the
+// artifacts opened since the last call.
 func (l *Ledger) Task() *a2a.Task { return l.l.Task() }
 
 // RecordSent records a message the client sent (the user's request or a

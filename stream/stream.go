@@ -159,12 +159,13 @@ func (s *Stream) Err() error { return s.err }
 // Task returns the task assembled so far, or nil while none is known and for
 // a message answer. It must not be modified. Its artifacts are always those
 // the events yielded so far build. It is the stream's own task: later
-// events change it in place, but the parts they append reach it only when
-// Task is called again, so read it between calls of Next, call Task again
-// after later events, and Clone it to keep it. The stream keeps the parts
-// of live appends aside until Task is called, so that an append costs the
-// same however long its artifact; a call costs what the parts appended
-// since the last one cost to copy.
+// events change it in place, but the parts they append and the artifacts
+// they open reach it only when Task is called again, so read it between
+// calls of Next, call Task again after later events, and Clone it to keep
+// it. The stream keeps the parts of live appends, and new artifacts, aside
+// until Task is called, so that an event costs the same however long its
+// artifact and however many artifacts the task has; a call costs what the
+// parts and artifacts added since the last one cost to copy.
 func (s *Stream) Task() *a2a.Task {
 	t := s.ledger.Task()
 	if s.out.view == nil || t == nil {
