@@ -58,16 +58,24 @@ func (t *tail) at(i int, buf *a2a.Part) *a2a.Part {
 
 // moveTo appends the tail's parts to dst, in one growth of dst at most,
 // and returns the extended slice; the tail is then empty and holds no
-// block.
+// block. A text part's fields are set one by one: a whole a2a.Part
+// assigned is copied with a bulk write barrier over its pointers while the
+// collector runs, which made the copy of a long artifact's parts cost
+// several times the copy itself. Every field is set, since the room after
+// dst's length may hold an earlier part.
 func (t *tail) moveTo(dst []a2a.Part) []a2a.Part {
-	dst = slices.Grow(dst, t.n)
+	k := len(dst)
+	dst = slices.Grow(dst, t.n)[:k+t.n]
 	for _, b := range t.blocks {
 		for i := range b {
+			p := &dst[k]
+			k++
 			if b[i].other != nil {
-				dst = append(dst, *b[i].other)
-			} else {
-				dst = append(dst, a2a.Part{Text: b[i].text, MediaType: b[i].mediaType, Metadata: b[i].metadata})
+				*p = *b[i].other
+				continue
 			}
+			p.Text, p.MediaType, p.Metadata = b[i].text, b[i].mediaType, b[i].metadata
+			p.Data, p.URL, p.Raw, p.Filename = nil, "", nil, ""
 		}
 	}
 	*t = tail{}
