@@ -959,3 +959,48 @@ func TestAppendsCarryNamesAndMetadataAcrossCuts(t *testing.T) {
 		}
 	}
 }
+
+// A message the stream missed in a gap (a live-only resubscribe after the
+// agent sent it, or a connection that skipped it) that a later full replay
+// brings in a status older than the newest one seen is delivered, once, as
+// a message; the replayed statuses change nothing, and the stream ends as
+// the agent's task. (A stranger's red-team, finding F1.)
+func TestMessageMissedInAGapComesWithAnOlderReplayedStatus(t *testing.T) {
+	at := func(sec int) time.Time { return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC) }
+	for _, w := range wires() {
+		stamped := func(state a2a.TaskState, m *a2a.Message, sec int) *a2a.StatusUpdate {
+			ev := statusEvent(w.v, state, m)
+			ev.Status.Timestamp = at(sec)
+			return ev
+		}
+		first := snap(a2a.StateSubmitted)
+		m1, m2, m3 := stamped(a2a.StateWorking, agentMsg("m1", "one"), 1), stamped(a2a.StateWorking, agentMsg("m2", "two"), 2),
+			stamped(a2a.StateWorking, agentMsg("m3", "three"), 3)
+		done := stamped(a2a.StateCompleted, nil, 4)
+		final := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m1", "one"), agentMsg("m2", "two"), agentMsg("m3", "three")})
+		final.Status.Timestamp = at(4)
+		for _, sc := range []struct {
+			name string
+			legs [][]a2a.Event
+		}{
+			{"live-only, then a full replay", [][]a2a.Event{{first, m1, nil}, {m3, nil}, {first, m1, m2, m3, done}}},
+			{"a connection that skipped an event, then a full replay", [][]a2a.Event{{first, m1, m3, nil}, {first, m1, m2, m3, done}}},
+		} {
+			t.Run(fmt.Sprintf("%s/%s/%s", w.b, w.v, sc.name), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					got, err := drain(t, legAgent(t, w.v, w.b, final, sc.legs...).Send(background(), hello()))
+					require.NoError(t, err)
+					require.ElementsMatch(t, []string{"m1", "m2", "m3"}, got.messages, "each message once: %s", describeEvents(got.events))
+					var held []string
+					for _, m := range got.task.History {
+						if m.Role == a2a.RoleAgent {
+							held = append(held, m.ID+"="+m.Text())
+						}
+					}
+					require.ElementsMatch(t, []string{"m1=one", "m2=two", "m3=three"}, held)
+					require.Equal(t, a2a.StateCompleted, got.task.Status.State)
+				})
+			})
+		}
+	}
+}

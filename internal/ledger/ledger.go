@@ -178,7 +178,7 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		t := l.ensureTask(e.TaskID, e.ContextID)
 		if l.win.open && l.statusReplayed(&e.Status) {
 			l.win.replayed()
-			return dst
+			return l.missedInReplay(dst, t, e.Status.Message)
 		}
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)

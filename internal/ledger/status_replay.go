@@ -124,3 +124,52 @@ func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 	replayed, _ := decideStatusReplay(l.statusReplayFacts(st))
 	return replayed
 }
+
+// A replayed status may carry a message the ledger never delivered: one
+// the stream missed in a gap (a live-only resubscribe, or a connection
+// that skipped an event) and that a later full replay brings in a status
+// older than the newest seen. The status is a replay and changes nothing;
+// its message is decided by decideReplayedMessage:
+//
+//	reason        | facts                                         | verdict
+//	--------------+-----------------------------------------------+--------------------------------------------
+//	no message    | the status carries none                       | nothing
+//	judged before | a message without an ID (its content is what  | nothing
+//	              | the replay rows judged)                       |
+//	delivered     | its ID was delivered or recorded              | nothing
+//	missed        | its ID was never delivered nor recorded       | it joins the history and is delivered alone,
+//	              |                                               | as a message, marked as in a status
+
+// decideReplayedMessage is the table above; it returns whether the
+// message is delivered, and its row's reason. It is pure.
+func decideReplayedMessage(f statusReplayFacts) (deliver bool, reason string) {
+	switch {
+	case f.message == noMessage:
+		return false, "no message"
+	case f.message == messageWithoutID:
+		return false, "judged before"
+	case f.known:
+		return false, "delivered"
+	}
+	return true, "missed"
+}
+
+// missedInReplay acts on decideReplayedMessage for m, the message of a
+// replayed status of t (nil for none).
+func (l *Ledger) missedInReplay(dst []a2a.Event, t *a2a.Task, m *a2a.Message) []a2a.Event {
+	f := statusReplayFacts{}
+	switch {
+	case m == nil:
+	case m.ID == "":
+		f.message = messageWithoutID
+	default:
+		f.message, f.known = messageWithID, l.msgs.known(m.ID)
+	}
+	if deliver, _ := decideReplayedMessage(f); !deliver {
+		return dst
+	}
+	l.msgs.add(m.ID, len(t.History))
+	l.msgs.markStatus(m.ID)
+	t.History = append(t.History, *m.Clone())
+	return append(dst, m)
+}

@@ -37,3 +37,24 @@ func TestDecideStatusReplayFollowsItsTable(t *testing.T) {
 		})
 	}
 }
+
+// Each row of the table of a replayed status's message, in
+// status_replay.go: whether decideReplayedMessage delivers it.
+func TestDecideReplayedMessageFollowsItsTable(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		f       statusReplayFacts
+		deliver bool
+	}{
+		{"no message", statusReplayFacts{message: noMessage}, false},
+		{"judged before", statusReplayFacts{message: messageWithoutID}, false},
+		{"delivered", statusReplayFacts{message: messageWithID, known: true}, false},
+		{"missed", statusReplayFacts{message: messageWithID}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			deliver, reason := decideReplayedMessage(tc.f)
+			require.Equal(t, tc.name, reason)
+			require.Equal(t, tc.deliver, deliver)
+		})
+	}
+}
