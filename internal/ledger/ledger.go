@@ -176,9 +176,12 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		return l.Reconcile(dst, e, false)
 	case *a2a.StatusUpdate:
 		t := l.ensureTask(e.TaskID, e.ContextID)
-		if l.win.open && l.statusReplayed(&e.Status) {
-			l.win.replayed()
-			return l.missedInReplay(dst, t, e.Status.Message)
+		if l.win.open {
+			f := l.statusReplayFacts(&e.Status)
+			if replayed, _ := decideStatusReplay(f); replayed {
+				l.win.replayed()
+				return l.missedInReplay(dst, t, e.Status.Message, f)
+			}
 		}
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)

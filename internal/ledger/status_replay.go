@@ -155,16 +155,8 @@ func decideReplayedMessage(f statusReplayFacts) (deliver bool, reason string) {
 }
 
 // missedInReplay acts on decideReplayedMessage for m, the message of a
-// replayed status of t (nil for none).
-func (l *Ledger) missedInReplay(dst []a2a.Event, t *a2a.Task, m *a2a.Message) []a2a.Event {
-	f := statusReplayFacts{}
-	switch {
-	case m == nil:
-	case m.ID == "":
-		f.message = messageWithoutID
-	default:
-		f.message, f.known = messageWithID, l.msgs.known(m.ID)
-	}
+// replayed status of t (nil for none), whose facts are f.
+func (l *Ledger) missedInReplay(dst []a2a.Event, t *a2a.Task, m *a2a.Message, f statusReplayFacts) []a2a.Event {
 	if deliver, _ := decideReplayedMessage(f); !deliver {
 		return dst
 	}
