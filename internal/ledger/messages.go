@@ -188,18 +188,21 @@ func (ms *messages) classify(m *a2a.Message, history []a2a.Message, inWindow boo
 // held returns the version of the message held in history, or nil when
 // it is not there (a message answer outside any task).
 func (ms *messages) held(id string, history []a2a.Message) *a2a.Message {
-	_, m := ms.heldRecord(id, history)
-	return m
+	i, ok := ms.number(id)
+	if !ok {
+		return nil
+	}
+	return ms.heldAt(i, history)
 }
 
-// heldRecord returns the record of a message ID (nil for none) and the
-// version of it held in history (see held).
-func (ms *messages) heldRecord(id string, history []a2a.Message) (*messageRecord, *a2a.Message) {
-	r := ms.record(id)
-	if r == nil || r.at < 0 || int(r.at) >= len(history) || history[r.at].ID != id {
-		return r, nil
+// heldAt returns the version held in history of the message of record
+// number i, or nil when it is not there (see held).
+func (ms *messages) heldAt(i int, history []a2a.Message) *a2a.Message {
+	r := &ms.recs[i]
+	if r.at < 0 || int(r.at) >= len(history) || history[r.at].ID != r.id {
+		return nil
 	}
-	return r, &history[r.at]
+	return &history[r.at]
 }
 
 // revise replaces the version held in t's history (and in its status, when

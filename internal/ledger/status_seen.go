@@ -103,7 +103,7 @@ func (l *Ledger) heldAs(m *a2a.Message) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	held := l.msgs.held(m.ID, l.task.History)
+	held := l.msgs.heldAt(i, l.task.History)
 	if held == nil || l.msgs.hash(held.Parts) != l.msgs.hash(m.Parts) {
 		return 0, false
 	}
