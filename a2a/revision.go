@@ -14,8 +14,11 @@ package a2a
 // old version was text that the new one continues, a text part with the
 // continuation only, then every part that follows. An application that
 // printed the old version can print Added and be done; one that keeps
-// messages should replace. Added may be empty when only the metadata
-// changed.
+// messages should replace.
+//
+// A version is told by its parts: a message sent again with the same parts
+// and other metadata is not a revision, and the version held keeps the
+// metadata it came with.
 type MessageRevision struct {
 	TaskID    string
 	ContextID string

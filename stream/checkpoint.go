@@ -103,12 +103,23 @@ func (s *Stream) Checkpoint() *Checkpoint {
 }
 
 // TaskID returns the ID of the task the checkpoint follows, "" when its
-// stream knew none.
-func (cp *Checkpoint) TaskID() string { return cp.taskID }
+// stream knew none or cp is nil.
+func (cp *Checkpoint) TaskID() string {
+	if cp == nil {
+		return ""
+	}
+	return cp.taskID
+}
 
 // Delivered returns how many events the stream had yielded when the
-// checkpoint was taken, those of the streams it resumed included.
-func (cp *Checkpoint) Delivered() uint64 { return cp.seen.events }
+// checkpoint was taken, those of the streams it resumed included; 0 for a
+// nil cp.
+func (cp *Checkpoint) Delivered() uint64 {
+	if cp == nil {
+		return 0
+	}
+	return cp.seen.events
+}
 
 // The reasons a checkpoint is refused, which a *CheckpointError wraps.
 var (
@@ -138,12 +149,22 @@ func (e *CheckpointError) Error() string { return e.Err.Error() + ": " + e.Reaso
 // Unwrap returns Err.
 func (e *CheckpointError) Unwrap() error { return e.Err }
 
+// errNilCheckpoint is the error of a method that needs a checkpoint, called
+// on a nil one.
+func errNilCheckpoint() error {
+	return &CheckpointError{Err: ErrCheckpointForeign, Reason: "nil checkpoint"}
+}
+
 // MarshalBinary returns the checkpoint's binary form.
 func (cp *Checkpoint) MarshalBinary() ([]byte, error) { return cp.AppendBinary(nil) }
 
 // AppendBinary appends the checkpoint's binary form to b: with a buffer kept
 // across calls, writing a checkpoint after every event allocates nothing.
+// A nil cp has no form: a *CheckpointError with ErrCheckpointForeign.
 func (cp *Checkpoint) AppendBinary(b []byte) ([]byte, error) {
+	if cp == nil {
+		return b, errNilCheckpoint()
+	}
 	d := cp.data()
 	b, err := checkpoint.Append(b, &d)
 	if err != nil {
@@ -164,8 +185,12 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 }
 
 // UnmarshalBinary sets cp from its binary form, as ParseCheckpoint reads
-// it; on error cp is left as it was.
+// it; on error cp is left as it was. A nil cp cannot be set: a
+// *CheckpointError with ErrCheckpointForeign.
 func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
+	if cp == nil {
+		return errNilCheckpoint()
+	}
 	d, err := checkpoint.Parse(data)
 	if err != nil {
 		return checkpointError(err)

@@ -293,3 +293,27 @@ func TestCheckpointWithArtifactMetadataRoundTrips(t *testing.T) {
 		require.Equal(t, []a2a.Artifact{now, bare}, s.Task().Artifacts)
 	})
 }
+
+// A nil *Checkpoint answers its questions with zero values and refuses to
+// be written or set with a *CheckpointError, as Resume refuses it: none of
+// its methods panics. (A stranger's red-team, finding F7.)
+func TestANilCheckpointRefusesInsteadOfPanicking(t *testing.T) {
+	var cp *stream.Checkpoint
+	require.Equal(t, "", cp.TaskID())
+	require.Zero(t, cp.Delivered())
+	for name, call := range map[string]func() error{
+		"MarshalBinary": func() error { _, err := cp.MarshalBinary(); return err },
+		"AppendBinary":  func() error { _, err := cp.AppendBinary(nil); return err },
+		"UnmarshalBinary": func() error {
+			return cp.UnmarshalBinary([]byte("anything"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := call()
+			var ce *stream.CheckpointError
+			require.ErrorAs(t, err, &ce)
+			require.ErrorIs(t, err, stream.ErrCheckpointForeign)
+			require.Equal(t, "nil checkpoint", ce.Reason)
+		})
+	}
+}

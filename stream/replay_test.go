@@ -1004,3 +1004,123 @@ func TestMessageMissedInAGapComesWithAnOlderReplayedStatus(t *testing.T) {
 		}
 	}
 }
+
+// A message without an ID that the stream missed in a gap, brought by a
+// later full replay in a status older than the newest one seen, is
+// delivered once, as a message, as one with an ID is: the history does not
+// hold its content, so it was never delivered. (A stranger's red-team,
+// finding F1, for messages without an ID.)
+func TestMessageWithoutIDMissedInAGapComesWithAnOlderReplayedStatus(t *testing.T) {
+	at := func(sec int) time.Time { return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC) }
+	for _, w := range wires() {
+		stamped := func(state a2a.TaskState, m *a2a.Message, sec int) *a2a.StatusUpdate {
+			ev := statusEvent(w.v, state, m)
+			ev.Status.Timestamp = at(sec)
+			return ev
+		}
+		first := snap(a2a.StateSubmitted)
+		m1, m2, m3 := stamped(a2a.StateWorking, agentMsg("m1", "one"), 1), stamped(a2a.StateWorking, agentMsg("", "two"), 2),
+			stamped(a2a.StateWorking, agentMsg("m3", "three"), 3)
+		done := stamped(a2a.StateCompleted, nil, 4)
+		final := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m1", "one"), agentMsg("", "two"), agentMsg("m3", "three")})
+		final.Status.Timestamp = at(4)
+		for _, sc := range []struct {
+			name string
+			legs [][]a2a.Event
+		}{
+			{"live-only, then a full replay", [][]a2a.Event{{first, m1, nil}, {m3, nil}, {first, m1, m2, m3, done}}},
+			{"a connection that skipped an event, then a full replay", [][]a2a.Event{{first, m1, m3, nil}, {first, m1, m2, m3, done}}},
+		} {
+			t.Run(fmt.Sprintf("%s/%s/%s", w.b, w.v, sc.name), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					got, err := drainLoose(t, legAgent(t, w.v, w.b, final, sc.legs...).Send(background(), hello()))
+					require.NoError(t, err)
+					require.Equal(t, []string{"one", "three", "two"}, agentTexts(got.events), "each message once: %s", describeEvents(got.events))
+					var held []string
+					for _, m := range got.task.History {
+						if m.Role == a2a.RoleAgent {
+							held = append(held, m.Text())
+						}
+					}
+					require.ElementsMatch(t, []string{"one", "two", "three"}, held)
+					require.Equal(t, a2a.StateCompleted, got.task.Status.State)
+				})
+			})
+		}
+	}
+}
+
+// An agent that moves its status message A -> B -> C -> A within one
+// instant (or without timestamps), after a reconnect, ends on A: once a
+// connection brought a status as news, the same status later in that
+// connection is sent again, not replayed. On every wire, whether the new
+// connection starts with a snapshot or replays the task from its start.
+// (A stranger's red-team, finding F2.)
+func TestStatusMessageMovedBackWithinAnInstantAfterAReconnect(t *testing.T) {
+	for _, timed := range []bool{true, false} {
+		stamp := func(sec int) time.Time {
+			if !timed {
+				return time.Time{}
+			}
+			return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC)
+		}
+		for _, w := range wires() {
+			stamped := func(state a2a.TaskState, m *a2a.Message, sec int) *a2a.StatusUpdate {
+				ev := statusEvent(w.v, state, m)
+				ev.Status.Timestamp = stamp(sec)
+				return ev
+			}
+			first, working := snap(a2a.StateSubmitted), stamped(a2a.StateWorking, nil, 1)
+			moves := []a2a.Event{stamped(a2a.StateWorking, agentMsg("m", "A"), 2), stamped(a2a.StateWorking, agentMsg("m", "B"), 2),
+				stamped(a2a.StateWorking, agentMsg("m", "C"), 2), stamped(a2a.StateWorking, agentMsg("m", "A"), 2),
+				stamped(a2a.StateCompleted, nil, 3)}
+			resumed := snap(a2a.StateWorking)
+			resumed.Status.Timestamp = stamp(1)
+			final := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m", "A")})
+			final.Status.Timestamp = stamp(3)
+			for _, sc := range []struct {
+				name string
+				legs [][]a2a.Event
+			}{
+				{"a snapshot, then the rest", [][]a2a.Event{{first, working, nil}, append([]a2a.Event{resumed}, moves...)}},
+				{"a full replay", [][]a2a.Event{{first, working, nil}, append([]a2a.Event{first, working}, moves...)}},
+			} {
+				t.Run(fmt.Sprintf("timed=%v/%s/%s/%s", timed, w.b, w.v, sc.name), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						got, err := drain(t, legAgent(t, w.v, w.b, final, sc.legs...).Send(background(), hello()))
+						require.NoError(t, err)
+						require.Equal(t, []string{"A", "B", "C", "A"}, agentTexts(got.events), describeEvents(got.events))
+						require.Equal(t, "A", got.shown["m"])
+						var held []string
+						for _, m := range got.task.History {
+							if m.Role == a2a.RoleAgent {
+								held = append(held, m.ID+"="+m.Text())
+							}
+						}
+						require.Equal(t, []string{"m=A"}, held)
+						require.Equal(t, a2a.StateCompleted, got.task.Status.State)
+					})
+				})
+			}
+		}
+	}
+}
+
+// agentTexts is the text of each agent message the events deliver, in
+// order: a message, a status's message, and each revision of one.
+func agentTexts(evs []a2a.Event) []string {
+	var out []string
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case *a2a.Message:
+			out = append(out, e.Text())
+		case *a2a.StatusUpdate:
+			if m := e.Status.Message; m != nil && m.Role == a2a.RoleAgent {
+				out = append(out, m.Text())
+			}
+		case *a2a.MessageRevision:
+			out = append(out, e.Message.Text())
+		}
+	}
+	return out
+}

@@ -130,7 +130,7 @@ func Resume(t *a2a.Task, delivered []string, shown []a2a.TaskStatus) *Ledger {
 		}
 	}
 	for i := range shown {
-		l.noteStatus(&shown[i])
+		l.noteStatus(&shown[i], false)
 		if m := shown[i].Message; m != nil && l.msgs.known(m.ID) {
 			l.msgs.markStatus(m.ID)
 		}
@@ -176,12 +176,17 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		return l.Reconcile(dst, e, false)
 	case *a2a.StatusUpdate:
 		t := l.ensureTask(e.TaskID, e.ContextID)
+		// The window's rules apply to its message too (an older version
+		// of it is a replay), unless this connection brought the status
+		// as news before: then its message is news again as well.
+		inWindow := l.win.open
 		if l.win.open {
-			f := l.statusReplayFacts(&e.Status)
+			f := l.statusReplayFacts(&e.Status, true)
 			if replayed, _ := decideStatusReplay(f); replayed {
 				l.win.replayed()
 				return l.missedInReplay(dst, t, e.Status.Message, f)
 			}
+			inWindow = !f.again
 		}
 		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
 			dst = l.flushPending(dst, t)
@@ -190,7 +195,7 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 		// folds into the task's, its values winning, even when the status
 		// itself is the one held.
 		foldMetadata(t, e.Metadata, true)
-		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, false, l.win.open, false)
+		return l.applyStatus(dst, t, e.Status, e.Final, e.Metadata, statusOf{update: true, inWindow: inWindow})
 	case *a2a.ArtifactUpdate:
 		return l.applyArtifact(dst, l.ensureTask(e.TaskID, e.ContextID), e)
 	case *a2a.Message:

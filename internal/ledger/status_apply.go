@@ -32,6 +32,7 @@ import "github.com/a2astream/a2astream/a2a"
 type statusFacts struct {
 	checkReplay bool // the caller asks whether it is a replay
 	replayed    bool // decideStatusReplay says it is
+	update      bool // a status update's (statusOf.update)
 
 	message  statusMessage
 	known    bool    // its message's ID was delivered or recorded
@@ -52,6 +53,7 @@ type statusVerdict struct {
 	replayed bool   // the window replays
 	carry    bool   // the message is new: it joins the history, and the status carries it
 	deliver  bool   // the status changes: a status delta
+	update   bool   // a status update's: noted as news of this connection (status_news.go)
 }
 
 // decideStatus is the table in this file's comment. It is pure: it reads
@@ -60,7 +62,7 @@ func decideStatus(f statusFacts) statusVerdict {
 	if f.checkReplay && f.replayed {
 		return statusVerdict{reason: "replay", drop: true}
 	}
-	var v statusVerdict
+	v := statusVerdict{update: f.update}
 	switch {
 	case f.message == noMessage:
 		v.reason = "no message"
@@ -83,17 +85,30 @@ func decideStatus(f statusFacts) statusVerdict {
 	return v
 }
 
-// statusFacts gathers the facts of st, a status for t, in one pass, and
-// returns the version held of its message when its ID is known.
-// checkReplay asks whether it is a replay; inWindow applies the replay
-// window's rules to its message (an older version of it is a replay),
-// unless the status is newer in time than every one seen; heldCopy says
-// that its message, without an ID, is one the history holds (the task's
-// history lists it at a place held).
-func (l *Ledger) statusFacts(t *a2a.Task, st *a2a.TaskStatus, checkReplay, inWindow, heldCopy bool) (statusFacts, *a2a.Message) {
-	f := statusFacts{checkReplay: checkReplay}
-	if checkReplay {
-		if f.replayed = l.statusReplayed(st); f.replayed {
+// statusOf says where a status comes from and how it is judged.
+type statusOf struct {
+	// checkReplay asks whether it is a replay (a whole task's status).
+	checkReplay bool
+	// inWindow applies the replay window's rules to its message (an older
+	// version of it is a replay), unless the status is newer in time than
+	// every one seen.
+	inWindow bool
+	// heldCopy says that its message, without an ID, is one the history
+	// holds (the task's history lists it at a place held).
+	heldCopy bool
+	// update says it is a status update's, not a whole task's: inside
+	// the replay window, it is noted as news of this connection
+	// (status_news.go).
+	update bool
+}
+
+// statusFacts gathers the facts of st, a status for t, from where how
+// says, in one pass, and returns the version held of its message when its
+// ID is known.
+func (l *Ledger) statusFacts(t *a2a.Task, st *a2a.TaskStatus, how statusOf) (statusFacts, *a2a.Message) {
+	f := statusFacts{checkReplay: how.checkReplay, update: how.update}
+	if how.checkReplay {
+		if f.replayed = l.statusReplayed(st, false); f.replayed {
 			return f, nil
 		}
 	}
@@ -102,13 +117,13 @@ func (l *Ledger) statusFacts(t *a2a.Task, st *a2a.TaskStatus, checkReplay, inWin
 	case m == nil:
 	case m.ID == "":
 		f.message = messageWithoutID
-		f.heldCopy = heldCopy || sameMessage(m, t.Status.Message)
+		f.heldCopy = how.heldCopy || sameMessage(m, t.Status.Message)
 	default:
 		f.message = messageWithID
 		if f.known = l.msgs.known(m.ID); f.known {
 			// A status newer in time than every one seen is news, and so
 			// is its message, even when it is shorter than the version held.
-			f.version, held = l.msgs.classify(m, t.History, inWindow && !l.statuses.newer(st))
+			f.version, held = l.msgs.classify(m, t.History, how.inWindow && !l.statuses.newer(st))
 		}
 	}
 	f.sameState = st.State == t.Status.State
@@ -116,10 +131,10 @@ func (l *Ledger) statusFacts(t *a2a.Task, st *a2a.TaskStatus, checkReplay, inWin
 	return f, held
 }
 
-// applyStatus folds st, a status for t, and its event's final and
-// metadata md; see statusFacts for checkReplay, inWindow and heldCopy.
-func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, checkReplay, inWindow, heldCopy bool) []a2a.Event {
-	f, held := l.statusFacts(t, &st, checkReplay, inWindow, heldCopy)
+// applyStatus folds st, a status for t from where how says, and its
+// event's final and metadata md.
+func (l *Ledger) applyStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, final bool, md map[string]any, how statusOf) []a2a.Event {
+	f, held := l.statusFacts(t, &st, how)
 	return l.actOnStatus(dst, t, st, final, md, held, decideStatus(f))
 }
 
@@ -133,7 +148,7 @@ func (l *Ledger) actOnStatus(dst []a2a.Event, t *a2a.Task, st a2a.TaskStatus, fi
 	// Noted as it arrived, once its message is recorded: a status is
 	// remembered on the record of a message the history holds as it came.
 	arrived := st
-	defer l.noteStatus(&arrived)
+	defer l.noteStatus(&arrived, v.update)
 	m := st.Message
 	out := st
 	if !v.carry {

@@ -55,10 +55,10 @@ func decideStatusChange(f statusChangeFacts) (changes bool, reason string) {
 // statusChangeFacts gathers the facts of ev's status in one pass.
 func (l *Ledger) statusChangeFacts(ev a2a.Event) statusChangeFacts {
 	var st *a2a.TaskStatus
-	checkReplay := l.win.open
+	checkReplay, update := l.win.open, false
 	switch e := ev.(type) {
 	case *a2a.StatusUpdate:
-		st = &e.Status
+		st, update = &e.Status, true
 	case *a2a.Task:
 		st = &e.Status
 		checkReplay = checkReplay && !l.listsSentAfter(e)
@@ -69,7 +69,7 @@ func (l *Ledger) statusChangeFacts(ev a2a.Event) statusChangeFacts {
 	if !f.task {
 		return f
 	}
-	if f.replayed = checkReplay && l.statusReplayed(st); f.replayed {
+	if f.replayed = checkReplay && l.statusReplayed(st, update); f.replayed {
 		return f
 	}
 	f.sameState, f.sameMessage = st.State == l.task.Status.State, sameMessage(st.Message, l.task.Status.Message)

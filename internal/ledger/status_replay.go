@@ -12,6 +12,9 @@ import "github.com/a2astream/a2astream/a2a"
 //
 //	reason                   | facts                                                   | replay
 //	-------------------------+---------------------------------------------------------+-------
+//	again                    | a status update inside the window, not older in time,   | no
+//	                         | that this connection brought as news before: sent again |
+//	                         | (status_news.go)                                        |
 //	seen in time             | the timestamps decide (Ledger.statusByTime): st older   | yes
 //	                         | than the newest seen, or seen at that same instant      |
 //	news in time             | they decide otherwise: st newer, or at the newest       | no
@@ -44,6 +47,10 @@ const (
 
 // statusReplayFacts is what the ledger knows of a status st.
 type statusReplayFacts struct {
+	// A status update inside the window, not older in time, that this
+	// connection brought as news before.
+	again bool
+
 	timed      bool // the timestamps decide (Ledger.statusByTime)
 	timeReplay bool // and they say st is a replay
 	seenBefore bool // this state with this message was noted
@@ -64,6 +71,8 @@ type statusReplayFacts struct {
 // row's reason. It is pure: it reads the facts only.
 func decideStatusReplay(f statusReplayFacts) (replayed bool, reason string) {
 	switch {
+	case f.again:
+		return false, "again"
 	case f.timed && f.timeReplay:
 		return true, "seen in time"
 	case f.timed:
@@ -86,9 +95,11 @@ func decideStatusReplay(f statusReplayFacts) (replayed bool, reason string) {
 	return true, "same message"
 }
 
-// statusReplayFacts gathers the facts of st in one pass.
-func (l *Ledger) statusReplayFacts(st *a2a.TaskStatus) statusReplayFacts {
+// statusReplayFacts gathers the facts of st in one pass; update says that
+// st is a status update's (not a whole task's).
+func (l *Ledger) statusReplayFacts(st *a2a.TaskStatus, update bool) statusReplayFacts {
 	var f statusReplayFacts
+	f.again = update && l.statusNewsHere(st)
 	f.timeReplay, f.timed = l.statusByTime(st)
 	f.seenBefore = l.statusSeen(st)
 	switch m := st.Message; {
@@ -112,16 +123,18 @@ func (l *Ledger) statusReplayFacts(st *a2a.TaskStatus) statusReplayFacts {
 }
 
 // statusReplayed reports whether st, met inside the replay window, was
-// seen before or is older than what was. Timestamps decide when both sides
-// have them. Otherwise a status is a replay when this state with this
-// message was seen, or when its message was delivered before and this is
-// not news: an older version of it, or the version held, unless the
-// message travelled in a status before (a server that keeps one message
-// across states, as it moves on, sends it again in the new state). A
-// message without an ID was delivered before when the history holds its
-// content, and travelled in a status before when one of that content did.
-func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
-	replayed, _ := decideStatusReplay(l.statusReplayFacts(st))
+// seen before or is older than what was; update says that st is a status
+// update's, which is news when this connection brought it as news before.
+// Timestamps decide when both sides have them. Otherwise a status is a
+// replay when this state with this message was seen, or when its message
+// was delivered before and this is not news: an older version of it, or
+// the version held, unless the message travelled in a status before (a
+// server that keeps one message across states, as it moves on, sends it
+// again in the new state). A message without an ID was delivered before
+// when the history holds its content, and travelled in a status before
+// when one of that content did.
+func (l *Ledger) statusReplayed(st *a2a.TaskStatus, update bool) bool {
+	replayed, _ := decideStatusReplay(l.statusReplayFacts(st, update))
 	return replayed
 }
 
@@ -131,14 +144,16 @@ func (l *Ledger) statusReplayed(st *a2a.TaskStatus) bool {
 // older than the newest seen. The status is a replay and changes nothing;
 // its message is decided by decideReplayedMessage:
 //
-//	reason        | facts                                         | verdict
-//	--------------+-----------------------------------------------+--------------------------------------------
-//	no message    | the status carries none                       | nothing
-//	judged before | a message without an ID (its content is what  | nothing
-//	              | the replay rows judged)                       |
-//	delivered     | its ID was delivered or recorded              | nothing
-//	missed        | its ID was never delivered nor recorded       | it joins the history and is delivered alone,
-//	              |                                               | as a message, marked as in a status
+//	reason          | facts                                         | verdict
+//	----------------+-----------------------------------------------+--------------------------------------------
+//	no message      | the status carries none                       | nothing
+//	content held    | a message without an ID, whose content the    | nothing
+//	                | history holds                                 |
+//	content missed  | a message without an ID, whose content the    | it joins the history and is delivered alone,
+//	                | history does not hold                         | as a message, its content marked as in a status
+//	delivered       | its ID was delivered or recorded              | nothing
+//	missed          | its ID was never delivered nor recorded       | it joins the history and is delivered alone,
+//	                |                                               | as a message, marked as in a status
 
 // decideReplayedMessage is the table above; it returns whether the
 // message is delivered, and its row's reason. It is pure.
@@ -146,8 +161,10 @@ func decideReplayedMessage(f statusReplayFacts) (deliver bool, reason string) {
 	switch {
 	case f.message == noMessage:
 		return false, "no message"
+	case f.message == messageWithoutID && f.contentHeld:
+		return false, "content held"
 	case f.message == messageWithoutID:
-		return false, "judged before"
+		return true, "content missed"
 	case f.known:
 		return false, "delivered"
 	}
@@ -160,8 +177,11 @@ func (l *Ledger) missedInReplay(dst []a2a.Event, t *a2a.Task, m *a2a.Message, f 
 	if deliver, _ := decideReplayedMessage(f); !deliver {
 		return dst
 	}
-	l.msgs.add(m.ID, len(t.History))
-	l.msgs.markStatus(m.ID)
+	if m.ID != "" {
+		l.msgs.add(m.ID, len(t.History))
+		l.msgs.markStatus(m.ID)
+	}
+	l.msgs.holdWithoutID(m, true)
 	t.History = append(t.History, *m.Clone())
 	return append(dst, m)
 }

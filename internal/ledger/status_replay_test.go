@@ -16,6 +16,7 @@ func TestDecideStatusReplayFollowsItsTable(t *testing.T) {
 		f        statusReplayFacts
 		replayed bool
 	}{
+		{"again", statusReplayFacts{again: true, timed: true, timeReplay: true, seenBefore: true}, false},
 		{"seen in time", statusReplayFacts{timed: true, timeReplay: true}, true},
 		{"news in time", statusReplayFacts{timed: true, seenBefore: true, message: messageWithID, known: true, version: versionOld}, false},
 		{"seen before", statusReplayFacts{seenBefore: true, message: messageWithID, known: true, version: versionRevised}, true},
@@ -47,7 +48,8 @@ func TestDecideReplayedMessageFollowsItsTable(t *testing.T) {
 		deliver bool
 	}{
 		{"no message", statusReplayFacts{message: noMessage}, false},
-		{"judged before", statusReplayFacts{message: messageWithoutID}, false},
+		{"content held", statusReplayFacts{message: messageWithoutID, contentHeld: true}, false},
+		{"content missed", statusReplayFacts{message: messageWithoutID}, true},
 		{"delivered", statusReplayFacts{message: messageWithID, known: true}, false},
 		{"missed", statusReplayFacts{message: messageWithID}, true},
 	} {

@@ -111,12 +111,17 @@ func (l *Ledger) heldAs(m *a2a.Message) (int, bool) {
 }
 
 // noteStatus records st, a status as it arrived, as seen: its state and
-// its time in the cursor, and the status itself when it stands at the
-// newest instant or its time cannot tell it.
-func (l *Ledger) noteStatus(st *a2a.TaskStatus) {
+// its time in the cursor, the status itself when it stands at the newest
+// instant or its time cannot tell it, and, when it is a status update's
+// (update) inside the replay window, as news of this connection
+// (status_news.go).
+func (l *Ledger) noteStatus(st *a2a.TaskStatus, update bool) {
 	at := l.statuses.note(st)
 	if at == instantNewer {
 		l.msgs.clearLatest()
+	}
+	if update && l.win.open {
+		l.win.news.note(st, l.statuses.key(st))
 	}
 	atLatest := at == instantNewer || at == instantLatest
 	if !atLatest && !untimed(st) {

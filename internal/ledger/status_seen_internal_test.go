@@ -31,7 +31,7 @@ func TestUntimedStatusesAreRememberedOnTheirMessagesRecord(t *testing.T) {
 	other := statusWith(a2a.StateInputRequired, "m-1", "hello", time.Time{}).Status
 	require.False(t, l.statusSeen(&other), "another state")
 
-	l.noteStatus(&statusWith("paused", "m-1", "hello", time.Time{}).Status)
+	l.noteStatus(&statusWith("paused", "m-1", "hello", time.Time{}).Status, false)
 	paused := statusWith("paused", "m-1", "hello", time.Time{}).Status
 	require.True(t, l.statusSeen(&paused))
 	require.Len(t, l.statuses.seen, 1, "a state with no bit: on the cursor")

@@ -171,7 +171,7 @@ func (l *Ledger) taskFacts(t *a2a.Task, kind taskKind) taskFacts {
 		f.current = f.task && st.State == l.task.Status.State && sameMessage(st.Message, l.task.Status.Message)
 		f.older = l.statuses.older(st)
 		if !f.older && f.task && !f.current {
-			f.replayed = l.statusReplayed(st)
+			f.replayed = l.statusReplayed(st, false)
 		}
 		if !f.older && !f.replayed {
 			f.lacks = l.lacksArtifact(t)
@@ -215,7 +215,7 @@ func (l *Ledger) reconcile(dst []a2a.Event, t *a2a.Task, kind taskKind) []a2a.Ev
 	msgs := len(dst) - start - arts
 	check, _ := checksStatus(taskStatusFacts{lags: l.lags(&t.Status), open: l.win.open, authoritative: v.authoritative,
 		listsSentAfter: l.win.open && !v.authoritative && l.listsSentAfter(t)})
-	dst = l.applyStatus(dst, lt, t.Status, false, nil, check, inWindow, statusHeld)
+	dst = l.applyStatus(dst, lt, t.Status, false, nil, statusOf{checkReplay: check, inWindow: inWindow, heldCopy: statusHeld})
 	inStreamOrder(dst[start:], arts, msgs, t.Status.State)
 	if ts := t.Status.Timestamp; !ts.IsZero() && ts.Equal(l.statuses.latest) {
 		// A whole task shows one status of its instant: others the agent

@@ -23,6 +23,9 @@ type window struct {
 	// content (messages.contentKey): while the server replays, the k-th of
 	// a content is a replay when the history holds k of it.
 	withoutID map[uint64]int
+	// news is the statuses this connection's status updates brought as
+	// news (status_news.go).
+	news statusNews
 }
 
 func (w *window) start() { *w = window{open: true, pending: w.pending[:0]} }
