@@ -81,17 +81,54 @@ func closingBrace(pieces [][]byte) int {
 	return -1
 }
 
-// span returns the bytes from offset lo to hi of the text made of pieces,
-// one after the other: the pieces that hold them, cut to them.
-func span(pieces [][]byte, lo, hi int) [][]byte {
-	var out [][]byte
+// cut is the bytes from offset lo to hi of the text made of pieces, one
+// after the other, without a new list: the pieces that hold them, as a
+// part of pieces whose first and last elements are cut to them in place.
+// A big event's list of pieces is long (a piece per 16 KiB), and a copy of
+// it would be garbage of its size. Until restore puts them back, pieces'
+// elements are changed.
+type cut struct {
+	pieces      [][]byte
+	i, j        int    // the span is pieces[i:j]
+	first, last []byte // pieces[i] and pieces[j-1] as they were
+}
+
+// cutSpan cuts pieces to the bytes from lo to hi (see cut).
+func cutSpan(pieces [][]byte, lo, hi int) cut {
+	c := cut{pieces: pieces}
 	off := 0
-	for _, p := range pieces {
+	for k, p := range pieces {
 		a, b := max(lo-off, 0), min(hi-off, len(p))
-		if a < b {
-			out = append(out, p[a:b])
-		}
 		off += len(p)
+		if a >= b {
+			continue
+		}
+		if c.j == 0 {
+			c.i, c.first = k, p
+		}
+		c.j, c.last = k+1, p
+		if k == c.i {
+			pieces[k] = p[a:b]
+		} else {
+			pieces[k] = p[:b]
+		}
 	}
-	return out
+	return c
+}
+
+// span returns the cut pieces (nil for none).
+func (c cut) span() [][]byte {
+	if c.j == 0 {
+		return nil
+	}
+	return c.pieces[c.i:c.j:c.j]
+}
+
+// restore puts back the pieces' elements cutSpan changed.
+func (c cut) restore() {
+	if c.j == 0 {
+		return
+	}
+	c.pieces[c.i] = c.first
+	c.pieces[c.j-1] = c.last
 }

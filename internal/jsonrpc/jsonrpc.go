@@ -126,15 +126,21 @@ func (d *StreamDecoder) Decode(data []byte) (*Response, a2a.Event, error) {
 // after the other, as a big event's data comes: it gives what Decode gives
 // of the pieces joined. The fast path reads the pieces as they are (see
 // [a2a.EventDecoder.DecodePieces]); the rest joins them. The response's ID
-// has memory of its own.
+// has memory of its own. While it runs it cuts the first and last of the
+// result's pieces in place, and puts them back before it returns.
 func (d *StreamDecoder) DecodePieces(pieces [][]byte) (*Response, a2a.Event, error) {
 	s := jsonscan.NewPieces(pieces)
 	end := closingBrace(pieces)
 	if idLo, idHi, result, ok := scanEnvelope(&s, end); ok {
-		if ev, err := d.dec.DecodePieces(span(pieces, result, end)); err == nil {
+		c := cutSpan(pieces, result, end)
+		ev, err := d.dec.DecodePieces(c.span())
+		c.restore()
+		if err == nil {
 			var id json.RawMessage
 			if idLo >= 0 {
-				id = bytes.Join(span(pieces, idLo, idHi), nil)
+				c := cutSpan(pieces, idLo, idHi)
+				id = bytes.Join(c.span(), nil)
+				c.restore()
 			}
 			d.reset(id)
 			return &d.r, ev, nil

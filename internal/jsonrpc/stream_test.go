@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -223,18 +224,29 @@ func TestStreamDecoderFastEnvelopeMatchesFrame(t *testing.T) {
 		}
 	}
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		fast, frame := NewStreamDecoder(v), NewStreamDecoder(v)
+		fast, frame, pieced := NewStreamDecoder(v), NewStreamDecoder(v), NewStreamDecoder(v)
 		for _, in := range inputs {
-			r, ev, err := fast.Decode([]byte(in))
 			wr, wev, werr := frame.decodeFrame([]byte(in))
-			require.Equal(t, werr == nil, err == nil, "%s: %s: error %v; encoding/json's %v", v, in, err, werr)
-			require.Equal(t, errors.Is(werr, ErrNotAResponse), errors.Is(err, ErrNotAResponse), "%s: %s: %v; %v", v, in, err, werr)
-			require.Equal(t, errors.Is(werr, a2a.ErrUnknownResult), errors.Is(err, a2a.ErrUnknownResult), "%s: %s: %v; %v", v, in, err, werr)
-			require.Equal(t, wev, ev, "%s: %s", v, in)
-			require.Equal(t, wr == nil, r == nil, "%s: %s", v, in)
-			if r != nil {
-				require.Equal(t, wr.ID, r.ID, "%s: %s", v, in)
-				require.Equal(t, wr.Error, r.Error, "%s: %s", v, in)
+			check := func(how string, r *Response, ev a2a.Event, err error) {
+				require.Equal(t, werr == nil, err == nil, "%s: %s: %s: error %v; encoding/json's %v", how, v, in, err, werr)
+				require.Equal(t, errors.Is(werr, ErrNotAResponse), errors.Is(err, ErrNotAResponse), "%s: %s: %s: %v; %v", how, v, in, err, werr)
+				require.Equal(t, errors.Is(werr, a2a.ErrUnknownResult), errors.Is(err, a2a.ErrUnknownResult), "%s: %s: %s: %v; %v", how, v, in, err, werr)
+				require.Equal(t, wev, ev, "%s: %s: %s", how, v, in)
+				require.Equal(t, wr == nil, r == nil, "%s: %s: %s", how, v, in)
+				if r != nil {
+					require.Equal(t, wr.ID, r.ID, "%s: %s: %s", how, v, in)
+					require.Equal(t, wr.Error, r.Error, "%s: %s: %s", how, v, in)
+				}
+			}
+			r, ev, err := fast.Decode([]byte(in))
+			check("whole", r, ev, err)
+			// In pieces, as a big event comes; the pieces are left as they were.
+			for _, n := range []int{1, 2, 3, 7} {
+				pieces := cutInto([]byte(in), n)
+				before := slices.Clone(pieces)
+				r, ev, err := pieced.DecodePieces(pieces)
+				check(fmt.Sprintf("in %d pieces", n), r, ev, err)
+				require.Equal(t, before, pieces, "%s: %s: pieces not restored", v, in)
 			}
 		}
 	}
@@ -254,4 +266,14 @@ func TestStreamDecoderTakesTheLastOfARepeatedResult(t *testing.T) {
 
 	_, _, err = d.Decode([]byte(`{"jsonrpc":"2.0","id":"1","result":` + fmt.Sprintf(update, "first") + `,"result":null}`))
 	require.ErrorIs(t, err, ErrNotAResponse)
+}
+
+// cutInto cuts b into n pieces of about the same length (empty pieces
+// included when b is short).
+func cutInto(b []byte, n int) [][]byte {
+	pieces := make([][]byte, 0, n)
+	for i := range n {
+		pieces = append(pieces, b[i*len(b)/n:(i+1)*len(b)/n])
+	}
+	return pieces
 }
