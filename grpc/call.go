@@ -9,6 +9,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -67,6 +68,15 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 			return nil, transport.NotSent(fmt.Errorf("%w: %w", transport.ErrCircuitOpen, err))
 		}
 		r.done = done
+	}
+	if t.cc.GetState() == connectivity.TransientFailure {
+		// grpc-go fails every call at once while it waits out its own
+		// backoff before it dials again (1 s, growing to 2 min), which
+		// would outlast the stream's reconnect attempts. Those attempts are
+		// spaced by the stream's policy: each one made now has grpc-go dial
+		// at once, so that the next finds an agent that came back. This
+		// call still fails as the last dial did.
+		t.cc.ResetConnectBackoff()
 	}
 	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(ctx, md))
 	var connect *time.Timer
