@@ -48,12 +48,12 @@ type agent struct {
 	calls []seenCall
 }
 
-// newAgent starts an agent serving the versions named; it stops when the
-// test ends.
-func newAgent(t *testing.T, v10, v03 bool, h handlers) *agent {
+// newAgent starts an agent serving the versions named, with the server
+// options given; it stops when the test ends.
+func newAgent(t *testing.T, v10, v03 bool, h handlers, opts ...grpc.ServerOption) *agent {
 	t.Helper()
 	a := &agent{h: h, lis: bufconn.Listen(1 << 20)}
-	a.srv = grpc.NewServer(
+	a.srv = grpc.NewServer(append([]grpc.ServerOption{
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
 			a.note(ctx, info.FullMethod)
 			return next(ctx, req)
@@ -62,7 +62,7 @@ func newAgent(t *testing.T, v10, v03 bool, h handlers) *agent {
 			a.note(ss.Context(), info.FullMethod)
 			return next(srv, ss)
 		}),
-	)
+	}, opts...)...)
 	if v10 {
 		pbv1.RegisterA2AServiceServer(a.srv, service10{a: a})
 	}

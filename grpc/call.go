@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -153,6 +154,16 @@ func (r *rpc) fail(err error) error {
 		out = fmt.Errorf("%w (%s, %s)", transport.ErrIdleTimeout, r.t.target, r.method)
 	} else {
 		st, _ := status.FromError(err)
+		if tooLarge(st) {
+			// Not busy: a message over a limit is refused again however
+			// often it is sent.
+			r.report(nil)
+			se := &StatusError{Code: st.Code(), Message: st.Message(), Target: r.t.target, Method: r.method, status: st}
+			if r.responded {
+				return &transport.ProtocolError{Reason: "event too large", Err: se}
+			}
+			return fmt.Errorf("%w: the agent refused the request as too large: %w", transport.ErrInvalidMessage, se)
+		}
 		se := r.t.statusError(st, r.o, r.method).(*StatusError)
 		if breakerStatus(st.Code()) {
 			r.report(se)
@@ -218,4 +229,12 @@ func (r *rpc) unary(m proto.Message) error {
 	}
 	r.heard()
 	return nil
+}
+
+// tooLarge reports the status of a message over gRPC's size limit: one
+// the Transport received (over WithMaxMessageSize), or the agent's refusal
+// of the request for its size. grpc-go words both so.
+func tooLarge(st *status.Status) bool {
+	m := st.Message()
+	return st.Code() == codes.ResourceExhausted && strings.HasPrefix(m, "grpc: ") && strings.Contains(m, "larger than max")
 }

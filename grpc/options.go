@@ -38,6 +38,10 @@ func (e *OptionError) Unwrap() error { return ErrInvalidOption }
 // says otherwise: that of stream's HTTP bindings.
 const defaultConnectTimeout = 10 * time.Second
 
+// defaultMaxMessageSize is the largest message a Transport accepts unless
+// WithMaxMessageSize says otherwise: stream's default largest event.
+const defaultMaxMessageSize = 16 << 20
+
 // config is what the options set.
 type config struct {
 	creds          credentials.TransportCredentials
@@ -46,6 +50,7 @@ type config struct {
 	connectTimeout time.Duration
 	breaker        transport.Breaker
 	tenant         string
+	maxMessageSize int
 	errs           []error
 }
 
@@ -126,4 +131,19 @@ func WithBreaker(b transport.Breaker) Option {
 // The default is none.
 func WithTenant(tenant string) Option {
 	return func(c *config) { c.tenant = tenant }
+}
+
+// WithMaxMessageSize sets the largest message, in bytes, the Transport
+// accepts from the agent: an event, a task, a send's answer. A bigger one
+// ends the call with a *transport.ProtocolError, as an event over
+// stream.WithMaxEventSize does on stream's HTTP bindings. It must be
+// positive. The default is 16 MiB, theirs (grpc-go's own is 4 MiB).
+func WithMaxMessageSize(n int) Option {
+	return func(c *config) {
+		if n <= 0 {
+			c.refuse("WithMaxMessageSize", "it is not positive")
+			return
+		}
+		c.maxMessageSize = n
+	}
 }

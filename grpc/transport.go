@@ -42,9 +42,10 @@ type protoMessage = proto.Message
 //     means in Err (see StatusError); a transport's UNAVAILABLE from RecvMsg
 //     (a connection lost after the request left) is a *StatusError without
 //     one: a drop, never "busy";
-//   - a result that does not decode is a *transport.ProtocolError; a message
-//     or a header the proto or gRPC metadata cannot carry is an error
-//     wrapping transport.ErrInvalidMessage (see HeaderError).
+//   - a result that does not decode, or one over WithMaxMessageSize, is a
+//     *transport.ProtocolError; a message or a header the proto or gRPC
+//     metadata cannot carry, and a request the agent refuses for its size,
+//     is an error wrapping transport.ErrInvalidMessage (see HeaderError).
 //
 // Timers: each call's reads are timed by transport.Call.IdleTimeout, with
 // the Transport's own timer (gRPC keepalive does not see a silent but live
@@ -66,7 +67,7 @@ type Transport struct {
 // WithTransportCredentials or WithInsecure. An invalid option is refused
 // with an *OptionError.
 func New(target string, opts ...Option) (*Transport, error) {
-	cfg := config{connectTimeout: defaultConnectTimeout}
+	cfg := config{connectTimeout: defaultConnectTimeout, maxMessageSize: defaultMaxMessageSize}
 	for _, o := range opts {
 		if o == nil {
 			cfg.refuse("New", "a nil Option")
@@ -89,7 +90,10 @@ func New(target string, opts ...Option) (*Transport, error) {
 	if cfg.insecure {
 		creds = insecure.NewCredentials()
 	}
-	dial := append([]grpc.DialOption{grpc.WithTransportCredentials(creds)}, cfg.dialOpts...)
+	dial := append([]grpc.DialOption{
+		grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)),
+	}, cfg.dialOpts...)
 	cc, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}

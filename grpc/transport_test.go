@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -472,6 +473,7 @@ func TestOptionsRefused(t *testing.T) {
 		"negative connect": {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), a2agrpc.WithConnectTimeout(-1)}, "WithConnectTimeout"},
 		"nil dial option":  {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), a2agrpc.WithDialOptions(nil)}, "WithDialOptions"},
 		"nil option":       {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), nil}, "New"},
+		"zero max message": {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), a2agrpc.WithMaxMessageSize(0)}, "WithMaxMessageSize"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -553,3 +555,53 @@ func TestBreaker(t *testing.T) {
 }
 
 func insecureCreds() credentials.TransportCredentials { return insecure.NewCredentials() }
+
+// A message over the size limit ends the call as a protocol error, never as
+// busy: RESOURCE_EXHAUSTED of grpc-go's own limit is no agent's answer.
+func TestMessageTooLarge(t *testing.T) {
+	big := strings.Repeat("x", 2048)
+	a := newAgent(t, true, false, handlers{
+		stream: func(_ context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+			return sendAll(send, working("t-1"), chunk("t-1", big, false))
+		},
+		get: func(_ context.Context, id string) (*a2a.Task, error) {
+			task := working(id)
+			task.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: big}}}}
+			return task, nil
+		},
+	})
+	tr := a.client(t, a2agrpc.WithMaxMessageSize(1024))
+	call := transport.Call{Version: a2a.V10}
+	r, err := tr.SendStream(context.Background(), call, hello())
+	require.NoError(t, err)
+	evs, err := readAll(t, r)
+	require.Len(t, evs, 1)
+	var pe *transport.ProtocolError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "event too large", pe.Reason)
+	var rpcErr *a2a.RPCError
+	require.False(t, errors.As(err, &rpcErr))
+
+	_, err = tr.GetTask(context.Background(), call, "t-1")
+	require.ErrorAs(t, err, &pe)
+
+	// The default is 16 MiB, not grpc-go's 4 MiB.
+	huge := strings.Repeat("y", 5<<20)
+	b := newAgent(t, true, false, handlers{get: func(_ context.Context, id string) (*a2a.Task, error) {
+		task := working(id)
+		task.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: huge}}}}
+		return task, nil
+	}})
+	got, err := b.client(t).GetTask(context.Background(), call, "t-1")
+	require.NoError(t, err)
+	require.Len(t, got.Artifacts[0].Parts[0].Text, 5<<20)
+
+	// The agent refusing the request for its size: the caller's message
+	// cannot be sent, never busy.
+	small := newAgent(t, true, false, handlers{stream: func(_ context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+		return send(working("t-1"))
+	}}, grpc.MaxRecvMsgSize(1024))
+	_, err = small.client(t).SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, big))
+	require.ErrorIs(t, err, transport.ErrInvalidMessage)
+	require.False(t, errors.As(err, &rpcErr))
+}
