@@ -260,3 +260,34 @@ func TestDriverCredentials(t *testing.T) {
 		})
 	}
 }
+
+// RESOURCE_EXHAUSTED on a send is busy: sent again only for a caller who
+// said the agent deduplicates sends (stream.WithIdempotentSends), and the
+// end of the stream otherwise, as a 429 is over HTTP.
+func TestDriverBusySend(t *testing.T) {
+	for _, idempotent := range []bool{false, true} {
+		t.Run(map[bool]string{false: "once", true: "idempotent"}[idempotent], func(t *testing.T) {
+			var sends atomic.Int32
+			a := newAgent(t, true, false, handlers{stream: func(_ context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+				if sends.Add(1) == 1 {
+					return status.Error(codes.ResourceExhausted, "too many tasks")
+				}
+				return sendAll(send, working("t-1"), state("t-1", a2a.StateCompleted))
+			}})
+			opts := []stream.Option{stream.WithVersion(a2a.V10)}
+			if idempotent {
+				opts = append(opts, stream.WithIdempotentSends())
+			}
+			s := newClient(t, a.client(t), opts...).Send(context.Background(), hello())
+			defer s.Close()
+			_, err := play(s, nil)
+			if !idempotent {
+				require.Equal(t, codes.ResourceExhausted, status.Code(err))
+				require.Equal(t, int32(1), sends.Load())
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, int32(2), sends.Load())
+		})
+	}
+}
