@@ -118,10 +118,21 @@ func WithConnectTimeout(d time.Duration) Option {
 
 // WithBreaker makes the Transport ask b before each call it makes to the
 // agent and report the call's result to it, as transport.Breaker says for
-// stream's HTTP bindings, with the response headers of a gRPC call in the
-// place of an HTTP status line (see Transport). A call b refuses fails at
-// once with an error wrapping transport.ErrCircuitOpen, marked
-// transport.NotSent. Nil, the default, means no breaker.
+// stream's HTTP bindings, with a gRPC call's response headers in the place
+// of the HTTP status line. It reports, once per call:
+//
+//   - nil when the response headers (or the answer) arrive, or when the call
+//     ends before them with a status that is the agent's answer;
+//   - the *StatusError of a call that ends before them with the codes of a
+//     server down, overloaded or failing (UNAVAILABLE, a refused dial among
+//     them, RESOURCE_EXHAUSTED, INTERNAL, UNKNOWN, DEADLINE_EXCEEDED,
+//     ABORTED, DATA_LOSS), as HTTP's 408, 429 and 5xx;
+//   - transport.ErrConnectTimeout, transport.ErrIdleTimeout, or the caller's
+//     context error, for a call those ended before any answer.
+//
+// A call b refuses fails at once with an error wrapping
+// transport.ErrCircuitOpen, marked transport.NotSent. Nil, the default,
+// means no breaker.
 func WithBreaker(b transport.Breaker) Option {
 	return func(c *config) { c.breaker = b }
 }

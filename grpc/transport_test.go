@@ -605,3 +605,50 @@ func TestMessageTooLarge(t *testing.T) {
 	require.ErrorIs(t, err, transport.ErrInvalidMessage)
 	require.False(t, errors.As(err, &rpcErr))
 }
+
+// A task ID no request can name (empty, or with a "/" in 0.3) came from the
+// agent: a protocol error, and nothing is sent.
+func TestUnnameableTaskID(t *testing.T) {
+	a := newAgent(t, true, true, handlers{get: func(_ context.Context, id string) (*a2a.Task, error) { return working(id), nil }})
+	tr := a.client(t)
+	for _, tt := range []struct {
+		v  a2a.Version
+		id string
+	}{{a2a.V10, ""}, {a2a.V03, ""}, {a2a.V03, "a/b"}} {
+		_, err := tr.GetTask(context.Background(), transport.Call{Version: tt.v}, tt.id)
+		var pe *transport.ProtocolError
+		require.ErrorAs(t, err, &pe, "%s %q", tt.v, tt.id)
+		_, err = tr.Subscribe(context.Background(), transport.Call{Version: tt.v}, tt.id)
+		require.ErrorAs(t, err, &pe)
+		_, err = tr.Cancel(context.Background(), transport.Call{Version: tt.v}, tt.id)
+		require.ErrorAs(t, err, &pe)
+	}
+	require.Empty(t, a.seen())
+}
+
+// A message the proto cannot carry is the caller's error: nothing is sent.
+func TestUnsendableMessage(t *testing.T) {
+	a := newAgent(t, true, true, handlers{})
+	tr := a.client(t)
+	bad := &a2a.Message{Role: a2a.RoleUser, ID: "m-1", Parts: []a2a.Part{{Data: []byte("{not json")}}}
+	for _, v := range versions {
+		_, err := tr.SendStream(context.Background(), transport.Call{Version: v}, bad)
+		require.ErrorIs(t, err, transport.ErrInvalidMessage)
+		_, err = tr.SendUnary(context.Background(), transport.Call{Version: v}, bad)
+		require.ErrorIs(t, err, transport.ErrInvalidMessage)
+	}
+	require.Empty(t, a.seen())
+}
+
+// SendUnary reads a message answer too.
+func TestSendUnaryMessageAnswer(t *testing.T) {
+	a := newAgent(t, true, true, handlers{unary: func(context.Context, *a2a.Message) (a2a.Event, error) {
+		return a2a.NewTextMessage(a2a.RoleAgent, "hi"), nil
+	}})
+	tr := a.client(t)
+	for _, v := range versions {
+		ev, err := tr.SendUnary(context.Background(), transport.Call{Version: v}, hello())
+		require.NoError(t, err)
+		require.Equal(t, "hi", ev.(*a2a.Message).Parts[0].Text)
+	}
+}
