@@ -34,6 +34,7 @@ type handlers struct {
 type seenCall struct {
 	method string
 	md     metadata.MD
+	req    any // a unary call's request
 }
 
 // agent is an in-process gRPC A2A agent on a bufconn listener, serving
@@ -55,11 +56,11 @@ func newAgent(t *testing.T, v10, v03 bool, h handlers, opts ...grpc.ServerOption
 	a := &agent{h: h, lis: bufconn.Listen(1 << 20)}
 	a.srv = grpc.NewServer(append([]grpc.ServerOption{
 		grpc.UnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, next grpc.UnaryHandler) (any, error) {
-			a.note(ctx, info.FullMethod)
+			a.note(ctx, info.FullMethod, req)
 			return next(ctx, req)
 		}),
 		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, next grpc.StreamHandler) error {
-			a.note(ss.Context(), info.FullMethod)
+			a.note(ss.Context(), info.FullMethod, nil)
 			return next(srv, ss)
 		}),
 	}, opts...)...)
@@ -106,11 +107,11 @@ func (a *agent) cut() {
 	a.conns = nil
 }
 
-func (a *agent) note(ctx context.Context, method string) {
+func (a *agent) note(ctx context.Context, method string, req any) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.calls = append(a.calls, seenCall{method: method, md: md.Copy()})
+	a.calls = append(a.calls, seenCall{method: method, md: md.Copy(), req: req})
 }
 
 // seen returns the calls the agent got so far.

@@ -22,6 +22,8 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	a2agrpc "github.com/a2astream/a2astream/grpc"
+	pbv03 "github.com/a2astream/a2astream/grpc/internal/a2apb/v03"
+	pbv1 "github.com/a2astream/a2astream/grpc/internal/a2apb/v1"
 	"github.com/a2astream/a2astream/transport"
 )
 
@@ -651,4 +653,83 @@ func TestSendUnaryMessageAnswer(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "hi", ev.(*a2a.Message).Parts[0].Text)
 	}
+}
+
+// WithTenant's tenant goes with 1.0 requests; 0.3 has none. A get-task asks
+// for the whole history.
+func TestTenant(t *testing.T) {
+	a := newAgent(t, true, true, handlers{get: func(_ context.Context, id string) (*a2a.Task, error) { return working(id), nil }})
+	tr := a.client(t, a2agrpc.WithTenant("acme"))
+	for _, v := range versions {
+		_, err := tr.GetTask(context.Background(), transport.Call{Version: v}, "t-1")
+		require.NoError(t, err)
+	}
+	seen := a.seen()
+	req10 := seen[0].req.(*pbv1.GetTaskRequest)
+	require.Equal(t, "acme", req10.GetTenant())
+	require.Equal(t, "t-1", req10.GetId())
+	require.Positive(t, req10.GetHistoryLength())
+	req03 := seen[1].req.(*pbv03.GetTaskRequest)
+	require.Equal(t, "tasks/t-1", req03.GetName())
+	require.Positive(t, req03.GetHistoryLength())
+}
+
+// One Transport serves concurrent streams of either version.
+func TestConcurrentStreams(t *testing.T) {
+	a := newAgent(t, true, true, handlers{stream: func(_ context.Context, m *a2a.Message, send func(a2a.Event) error) error {
+		id := m.Parts[0].Text
+		return sendAll(send, working(id), chunk(id, "a", false), chunk(id, "b", true), state(id, a2a.StateCompleted))
+	}})
+	tr := a.client(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := "t-" + string(rune('a'+i))
+			r, err := tr.SendStream(context.Background(), transport.Call{Version: versions[i%2]}, a2a.NewTextMessage(a2a.RoleUser, id))
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer r.Close()
+			n := 0
+			for {
+				ev, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := taskIDOf(ev); got != id {
+					errs <- errors.New("event of another stream: " + got)
+					return
+				}
+				n++
+			}
+			if n != 4 {
+				errs <- errors.New("missing events")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+func taskIDOf(ev a2a.Event) string {
+	switch e := ev.(type) {
+	case *a2a.Task:
+		return e.ID
+	case *a2a.ArtifactUpdate:
+		return e.TaskID
+	case *a2a.StatusUpdate:
+		return e.TaskID
+	}
+	return ""
 }
