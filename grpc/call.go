@@ -25,12 +25,6 @@ var (
 	errIdle    = errors.New("idle")
 )
 
-// unaryDesc is the StreamDesc of a unary method, as grpc-go's Invoke uses.
-var unaryDesc = grpc.StreamDesc{}
-
-// streamDesc is the StreamDesc of a server-streaming method.
-var streamDesc = grpc.StreamDesc{ServerStreams: true}
-
 // rpc is one gRPC call: NewStream, SendMsg of its one request, CloseSend,
 // then RecvMsg of its answer or events, with its timers and its breaker.
 // Its context is the caller's, with the call's metadata, cancelled by the

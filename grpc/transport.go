@@ -228,7 +228,7 @@ func badTaskID(err error) error {
 
 // unary makes a unary call and reads its answer into resp.
 func (t *Transport) unary(ctx context.Context, call transport.Call, o op, method string, req, resp proto.Message) error {
-	r, err := t.start(ctx, call, o, method, &unaryDesc, req)
+	r, err := t.start(ctx, call, o, method, &grpc.StreamDesc{}, req) // unary, as grpc-go's Invoke
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func openStream[M any, P interface {
 	*M
 	protoMessage
 }](t *Transport, ctx context.Context, call transport.Call, o op, method string, req proto.Message, decode func(P) (a2a.Event, error)) (transport.EventReader, error) {
-	r, err := t.start(ctx, call, o, method, &streamDesc, req)
+	r, err := t.start(ctx, call, o, method, &grpc.StreamDesc{ServerStreams: true}, req)
 	if err != nil {
 		return nil, err
 	}
