@@ -22,17 +22,44 @@ const a2aDomain = "a2a-protocol.org"
 
 // StatusError reports a call that ended with a gRPC status other than OK,
 // whether the agent sent it or grpc-go made it of a failed connection. Err
-// is what the status means to A2A, when it means something:
+// is what the status means to A2A, when it means something; errors.As finds
+// it through the StatusError, and the driver sorts the call as it sorts the
+// same error over JSON-RPC:
 //
-//   - an *a2a.RPCError of the A2A code (see statusMeaning for the table):
-//     errors.As finds it through the StatusError, and the driver sorts the
-//     call as it sorts the same error over JSON-RPC;
-//   - transport.ErrNotAuthenticated for UNAUTHENTICATED;
-//   - nil for a status A2A gives no meaning (UNAVAILABLE, INTERNAL, …): a
-//     lost call, made again as the driver makes a dropped one.
+//   - UNAUTHENTICATED: transport.ErrNotAuthenticated, whatever its details
+//     (it reaches stream.WithCredentials' hook).
+//   - A google.rpc.ErrorInfo of domain a2a-protocol.org among the details
+//     (A2A 1.0 servers, and @a2a-js/sdk 1.3.0's 0.3 service): the
+//     *a2a.RPCError of its reason (TASK_NOT_FOUND is a2a.CodeTaskNotFound,
+//     and so on), read as a2a.ParseHTTPError reads the same google.rpc.Status
+//     over HTTP+JSON, with the details as its Data: a google.rpc.RetryInfo
+//     among them is its retry hint (a2a.RPCError.RetryAfter), which the
+//     driver waits as stream's HTTP bindings wait a Retry-After.
+//   - A RetryInfo without an A2A reason, or RESOURCE_EXHAUSTED: the agent is
+//     busy. Err is an *a2a.RPCError of code a2a.CodeInternalError (A2A has
+//     none for it) marked retryable, with the details as Data: busy on a send
+//     (sent again only with stream.WithIdempotentSends), a drop after the
+//     wait asked for elsewhere, as a 429 or 503 over HTTP.
+//   - Otherwise by code alone, as A2A 0.3 servers send their errors (no
+//     details): NOT_FOUND is task not found (-32001); INVALID_ARGUMENT invalid
+//     params (-32602). Two codes are ambiguous. UNIMPLEMENTED is method not
+//     found (-32601) when its message is gRPC's own for a service or method
+//     the server does not have (grpc-go's "unknown service …" and "unknown
+//     method …", grpc-js's "… does not implement the method …"), as a 0.3-only
+//     server refuses a 1.0 call, which the Client then makes in 0.3; with any
+//     other message it is unsupported operation (-32004), since @a2a-js/sdk
+//     0.3.14 sends both -32003 and -32004 as UNIMPLEMENTED. FAILED_PRECONDITION
+//     is task not cancelable (-32002) on a cancel, and unsupported operation
+//     (-32004) on the other calls (0.3 servers send -32002 and -32007 so, and
+//     1.0 servers their refusal of a subscribe to an ended task).
+//   - Any other code means nothing to A2A: Err is nil, and the call is a drop,
+//     made again as a lost connection is. A transport's UNAVAILABLE (a
+//     connection lost, grpc-go's own) is one: a drop, never busy.
 //
-// GRPCStatus returns the status, so status.FromError and status.Code read
-// it too.
+// RESOURCE_EXHAUSTED of a message over gRPC's size limit is not busy: the
+// error is a *transport.ProtocolError, or wraps transport.ErrInvalidMessage
+// (see Transport), with the StatusError inside. GRPCStatus returns the
+// status, so status.FromError and status.Code read it too.
 type StatusError struct {
 	Code    codes.Code
 	Message string // the status's message, as sent
@@ -89,33 +116,8 @@ func (t *Transport) statusError(st *status.Status, o op, method string) error {
 		Err: statusMeaning(st, o), status: st}
 }
 
-// statusMeaning reads what a status means to A2A (see StatusError):
-//
-//   - UNAUTHENTICATED: transport.ErrNotAuthenticated, whatever its details.
-//   - A google.rpc.ErrorInfo of domain a2a-protocol.org among the details
-//     (A2A 1.0 servers, and @a2a-js/sdk 1.3.0's 0.3 service): the A2A error
-//     of its reason, read as a2a.ParseHTTPError reads the same
-//     google.rpc.Status over HTTP+JSON, with the details as its Data (a
-//     RetryInfo among them is its retry hint).
-//   - A google.rpc.RetryInfo without an A2A reason, or RESOURCE_EXHAUSTED:
-//     the agent is busy. It is an *a2a.RPCError of code -32603 (internal
-//     error: A2A has no code for it) marked retryable, with the details as
-//     Data, so that the driver treats it as stream's HTTP bindings treat a
-//     429 or 503 with Retry-After: busy on a send, a drop after the wait
-//     asked for elsewhere.
-//   - Otherwise by code alone, as A2A 0.3 servers send errors (no details):
-//     NOT_FOUND is task not found (-32001); INVALID_ARGUMENT invalid params
-//     (-32602); UNIMPLEMENTED is method not found (-32601) when its message
-//     is gRPC's own for a service or method the server does not have
-//     (grpc-go's "unknown service"/"unknown method", grpc-js's "does not
-//     implement"), which is how a 0.3-only server refuses a 1.0 call, and
-//     unsupported operation (-32004) otherwise (@a2a-js/sdk 0.3.14 sends
-//     -32003 and -32004 as UNIMPLEMENTED); FAILED_PRECONDITION is task not
-//     cancelable (-32002) on a cancel, and unsupported operation (-32004) on
-//     the other calls (0.3 servers send -32002 and -32007 so; 1.0 servers
-//     send their refusals of a subscribe to an ended task so). Any other code
-//     means nothing to A2A: nil, a lost call. A transport's UNAVAILABLE (a
-//     refused dial, a connection lost) is one, never busy.
+// statusMeaning reads what st means to A2A, as StatusError says, for a
+// call of kind o.
 func statusMeaning(st *status.Status, o op) error {
 	if st.Code() == codes.Unauthenticated {
 		return transport.ErrNotAuthenticated

@@ -148,7 +148,7 @@ func WithTenant(tenant string) Option {
 // accepts from the agent: an event, a task, a send's answer. A bigger one
 // ends the call with a *transport.ProtocolError, as an event over
 // stream.WithMaxEventSize does on stream's HTTP bindings. It must be
-// positive. The default is 16 MiB, theirs (grpc-go's own is 4 MiB).
+// positive. The default is 16 MiB, as theirs is (grpc-go's own is 4 MiB).
 func WithMaxMessageSize(n int) Option {
 	return func(c *config) {
 		if n <= 0 {
