@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/transport"
 )
 
@@ -51,6 +52,29 @@ func TestIdleTimeout(t *testing.T) {
 				_, err = r.Next()
 				require.ErrorIs(t, err, transport.ErrIdleTimeout)
 				require.Equal(t, 30*time.Second+2*time.Minute+time.Minute, time.Since(start))
+			})
+		})
+	}
+}
+
+// A subscribe that gets no headers (a2a-go v0.3.3 sends none until the
+// task's next event) is timed too: Subscribe itself fails with the idle
+// timeout, and the call is not marked as answered.
+func TestIdleBeforeHeaders(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := newAgent(t, true, true, handlers{subscribe: func(ctx context.Context, _ string, _ func(a2a.Event) error) error {
+					<-ctx.Done()
+					return ctx.Err()
+				}})
+				start := time.Now()
+				r, err := a.client(t).Subscribe(context.Background(), transport.Call{Version: v, IdleTimeout: time.Minute}, "t-1")
+				require.Nil(t, r)
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
+				require.False(t, callmark.IsResponded(err))
+				require.False(t, callmark.IsUnsent(err))
+				require.Equal(t, time.Minute, time.Since(start))
 			})
 		})
 	}
