@@ -1,0 +1,234 @@
+package a2agrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/a2astream/a2astream/transport"
+)
+
+// The cancel causes of a call's context: its connect timer, and its idle
+// timer.
+var (
+	errConnect = errors.New("connect timeout")
+	errIdle    = errors.New("idle")
+)
+
+// rpc is one gRPC call: NewStream, SendMsg of its one request, CloseSend,
+// then RecvMsg of its answer or events, with its timers and its breaker.
+// Its context is the caller's, with the call's metadata, cancelled by the
+// connect timer, the idle timer or Close.
+type rpc struct {
+	t      *Transport
+	o      op
+	method string
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	cs     grpc.ClientStream
+	idle   *time.Timer
+	d      time.Duration
+	// done is the breaker's report for this call, nil once made (or when
+	// there is no breaker).
+	done func(error)
+	// responded: the response headers arrived (or an answer did): the
+	// request reached the agent, which may have acted on it.
+	responded bool
+}
+
+// start makes the call up to its request sent: the metadata of call, the
+// breaker's leave, NewStream under the connect timer, SendMsg and
+// CloseSend. An error there means the request never left (see fail),
+// except the caller's own.
+func (t *Transport) start(ctx context.Context, call transport.Call, o op, method string, desc *grpc.StreamDesc, req proto.Message) (*rpc, error) {
+	md, err := outgoing(call)
+	if err != nil {
+		return nil, err
+	}
+	r := &rpc{t: t, o: o, method: method, parent: ctx, d: call.IdleTimeout}
+	if b := t.cfg.breaker; b != nil {
+		done, err := b.Allow()
+		if err != nil {
+			return nil, transport.NotSent(fmt.Errorf("%w: %w", transport.ErrCircuitOpen, err))
+		}
+		r.done = done
+	}
+	if t.cc.GetState() == connectivity.TransientFailure {
+		// grpc-go fails every call at once while it waits out its own
+		// backoff before it dials again (1 s, growing to 2 min), which
+		// would outlast the stream's reconnect attempts. Those attempts are
+		// spaced by the stream's policy: each one made now has grpc-go dial
+		// at once, so that the next finds an agent that came back. This
+		// call still fails as the last dial did.
+		t.cc.ResetConnectBackoff()
+	}
+	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(ctx, md))
+	var connect *time.Timer
+	if d := t.cfg.connectTimeout; d > 0 {
+		connect = time.AfterFunc(d, func() { r.cancel(errConnect) })
+	}
+	cs, err := t.cc.NewStream(r.ctx, desc, method)
+	if connect != nil && !connect.Stop() && err == nil {
+		// The timer fired as the stream opened: the call is cut, and
+		// nothing of it was sent.
+		err = context.Cause(r.ctx)
+	}
+	if err != nil {
+		return nil, r.unsent(err)
+	}
+	r.cs = cs
+	if r.d > 0 {
+		r.idle = time.AfterFunc(r.d, func() { r.cancel(errIdle) })
+	}
+	if err := cs.SendMsg(req); err != nil && err != io.EOF {
+		// io.EOF: the server ended the call; RecvMsg reads its status.
+		return nil, r.fail(err)
+	}
+	_ = cs.CloseSend() // always nil; the status comes from RecvMsg
+	return r, nil
+}
+
+// unsent maps an error of NewStream: the request was never written. A
+// connect timeout and UNAVAILABLE (a refused dial, a name that does not
+// resolve, a connection that would not come up) are CouldNotConnect; the
+// caller's context ending is its error; anything else is NotSent.
+func (r *rpc) unsent(err error) error {
+	defer r.cancel(context.Canceled)
+	if perr := r.parent.Err(); perr != nil {
+		r.report(perr)
+		return perr
+	}
+	if context.Cause(r.ctx) == errConnect {
+		r.report(transport.ErrConnectTimeout)
+		return transport.CouldNotConnect(r.t.target, fmt.Errorf("%w (%s): %w", transport.ErrConnectTimeout, r.t.cfg.connectTimeout, err))
+	}
+	r.report(err)
+	st, _ := status.FromError(err)
+	mapped := r.t.statusError(st, r.o, r.method)
+	if st.Code() == codes.Unavailable {
+		return transport.CouldNotConnect(r.t.target, mapped)
+	}
+	return transport.NotSent(mapped)
+}
+
+// fail maps an error of the call after NewStream: the caller's context
+// error when it ended; an error wrapping transport.ErrIdleTimeout when the
+// idle timer cut the call; else the *StatusError of its status. An error
+// that is no answer of the agent's (a connection lost, a timer's cut) is
+// marked transport.Responded once the response headers had arrived. It
+// ends the call.
+func (r *rpc) fail(err error) error {
+	r.stopIdle()
+	defer r.cancel(context.Canceled)
+	if !r.responded && r.cs != nil {
+		// The call has ended: Header no longer waits. It returns the
+		// headers if they had come.
+		if md, _ := r.cs.Header(); md != nil {
+			r.responded = true
+		}
+	}
+	if perr := r.parent.Err(); perr != nil {
+		r.report(perr)
+		return perr
+	}
+	var out error
+	if context.Cause(r.ctx) == errIdle {
+		r.report(transport.ErrIdleTimeout)
+		out = fmt.Errorf("%w (%s, %s)", transport.ErrIdleTimeout, r.t.target, r.method)
+	} else {
+		st, _ := status.FromError(err)
+		if tooLarge(st) {
+			// Not busy: a message over a limit is refused again however
+			// often it is sent.
+			r.report(nil)
+			se := &StatusError{Code: st.Code(), Message: st.Message(), Target: r.t.target, Method: r.method, status: st}
+			if r.responded {
+				return &transport.ProtocolError{Reason: "event too large", Err: se}
+			}
+			return fmt.Errorf("%w: the agent refused the request as too large: %w", transport.ErrInvalidMessage, se)
+		}
+		se := r.t.statusError(st, r.o, r.method).(*StatusError)
+		if breakerStatus(st.Code()) {
+			r.report(se)
+		} else {
+			r.report(nil)
+		}
+		if se.Err != nil {
+			return se // the agent's answer
+		}
+		out = se
+	}
+	if r.responded {
+		return transport.Responded(out)
+	}
+	return out
+}
+
+// heard notes that the agent answered: the response headers, or a message.
+// The breaker is told the call went through.
+func (r *rpc) heard() {
+	r.responded = true
+	r.report(nil)
+}
+
+// report tells the breaker the call's result, once.
+func (r *rpc) report(err error) {
+	if r.done != nil {
+		r.done(err)
+		r.done = nil
+	}
+}
+
+// recv reads one message of the call into m under the idle timer, which
+// runs only while the read waits for the network.
+func (r *rpc) recv(m proto.Message) error {
+	if r.idle != nil {
+		r.idle.Reset(r.d)
+	}
+	err := r.cs.RecvMsg(m)
+	r.stopIdle()
+	return err
+}
+
+// stopIdle stops the idle timer.
+func (r *rpc) stopIdle() {
+	if r.idle != nil {
+		r.idle.Stop()
+	}
+}
+
+// close ends the call and releases what it holds. It is idempotent.
+func (r *rpc) close() {
+	r.stopIdle()
+	r.report(nil)
+	r.cancel(context.Canceled)
+}
+
+// unary reads the one answer of a unary call into m, and ends the call.
+func (r *rpc) unary(m proto.Message) error {
+	defer r.close()
+	if err := r.recv(m); err != nil {
+		return r.fail(err)
+	}
+	r.heard()
+	return nil
+}
+
+// tooLarge reports the status of a message over gRPC's size limit: one
+// the Transport received (over WithMaxMessageSize), or the agent's refusal
+// of the request for its size. grpc-go words both so.
+func tooLarge(st *status.Status) bool {
+	m := st.Message()
+	return st.Code() == codes.ResourceExhausted && strings.HasPrefix(m, "grpc: ") && strings.Contains(m, "larger than max")
+}

@@ -1,0 +1,160 @@
+package a2agrpc
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/a2astream/a2astream/transport"
+)
+
+// ErrInvalidOption is wrapped by the *OptionError with which New refuses an
+// option, or a set of options, that cannot make a Transport.
+var ErrInvalidOption = errors.New("a2agrpc: invalid option")
+
+// OptionError reports an option New refused: which one, and why. It
+// matches ErrInvalidOption with errors.Is.
+type OptionError struct {
+	// Option names the option ("WithConnectTimeout"), or "New" for the
+	// target or for options that do not go together.
+	Option string
+	// Reason says what is wrong, never quoting a credential.
+	Reason string
+}
+
+// Error reads like "a2agrpc: invalid option: WithConnectTimeout: it is
+// negative".
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("%v: %s: %s", ErrInvalidOption, e.Option, e.Reason)
+}
+
+// Unwrap returns ErrInvalidOption.
+func (e *OptionError) Unwrap() error { return ErrInvalidOption }
+
+// defaultConnectTimeout is the connect timeout unless WithConnectTimeout
+// says otherwise: that of stream's HTTP bindings.
+const defaultConnectTimeout = 10 * time.Second
+
+// defaultMaxMessageSize is the largest message a Transport accepts unless
+// WithMaxMessageSize says otherwise: stream's default largest event.
+const defaultMaxMessageSize = 16 << 20
+
+// config is what the options set.
+type config struct {
+	creds          credentials.TransportCredentials
+	insecure       bool
+	dialOpts       []grpc.DialOption
+	connectTimeout time.Duration
+	breaker        transport.Breaker
+	tenant         string
+	maxMessageSize int
+	errs           []error
+}
+
+// Option configures a Transport (see New).
+type Option func(*config)
+
+// refuse notes that an option is refused; New returns the first refusal.
+func (c *config) refuse(option, reason string) {
+	c.errs = append(c.errs, &OptionError{Option: option, Reason: reason})
+}
+
+// WithTransportCredentials makes the Transport's connections with creds,
+// TLS for one (credentials.NewTLS). It must not be nil. New needs it or
+// WithInsecure, never both: a plaintext connection is never made unless
+// the caller asks for one.
+func WithTransportCredentials(creds credentials.TransportCredentials) Option {
+	return func(c *config) {
+		if creds == nil {
+			c.refuse("WithTransportCredentials", "nil credentials")
+			return
+		}
+		c.creds = creds
+	}
+}
+
+// WithInsecure makes the Transport's connections in plaintext, without TLS:
+// for an agent on the same host or network, or in tests. Headers, and the
+// credentials among them, then travel in clear.
+func WithInsecure() Option {
+	return func(c *config) { c.insecure = true }
+}
+
+// WithDialOptions adds options to grpc.NewClient's (a context dialer,
+// per-RPC credentials, keepalive parameters, interceptors), after the
+// Transport's own. Transport credentials go with WithTransportCredentials
+// or WithInsecure, not here. A nil option is refused.
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(c *config) {
+		for _, o := range opts {
+			if o == nil {
+				c.refuse("WithDialOptions", "a nil grpc.DialOption")
+				return
+			}
+		}
+		c.dialOpts = append(c.dialOpts, opts...)
+	}
+}
+
+// WithConnectTimeout bounds the wait for a connection to the agent at the
+// start of each call: the time grpc-go's NewStream takes to have a ready
+// connection and open the call's stream on it. A call cut there was never
+// sent: it fails with an error wrapping transport.ErrConnectTimeout, marked
+// transport.CouldNotConnect. The default is ten seconds, as stream's HTTP
+// bindings have it; zero leaves the wait to grpc-go (twenty seconds while
+// it connects, and the caller's context). It must not be negative.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.refuse("WithConnectTimeout", "it is negative")
+			return
+		}
+		c.connectTimeout = d
+	}
+}
+
+// WithBreaker makes the Transport ask b before each call it makes to the
+// agent and report the call's result to it, as transport.Breaker says for
+// stream's HTTP bindings, with a gRPC call's response headers in the place
+// of the HTTP status line. It reports, once per call:
+//
+//   - nil when the response headers (or the answer) arrive, or when the call
+//     ends before them with a status that is the agent's answer;
+//   - the *StatusError of a call that ends before them with the codes of a
+//     server down, overloaded or failing (UNAVAILABLE, a refused dial among
+//     them, RESOURCE_EXHAUSTED, INTERNAL, UNKNOWN, DEADLINE_EXCEEDED,
+//     ABORTED, DATA_LOSS), as HTTP's 408, 429 and 5xx;
+//   - transport.ErrConnectTimeout, transport.ErrIdleTimeout, or the caller's
+//     context error, for a call those ended before any answer.
+//
+// A call b refuses fails at once with an error wrapping
+// transport.ErrCircuitOpen, marked transport.NotSent. Nil, the default,
+// means no breaker.
+func WithBreaker(b transport.Breaker) Option {
+	return func(c *config) { c.breaker = b }
+}
+
+// WithTenant sets the tenant of A2A 1.0's requests (their tenant field),
+// for an agent that serves several behind one endpoint. 0.3 has no tenant.
+// The default is none.
+func WithTenant(tenant string) Option {
+	return func(c *config) { c.tenant = tenant }
+}
+
+// WithMaxMessageSize sets the largest message, in bytes, the Transport
+// accepts from the agent: an event, a task, a send's answer. A bigger one
+// ends the call with a *transport.ProtocolError, as an event over
+// stream.WithMaxEventSize does on stream's HTTP bindings. It must be
+// positive. The default is 16 MiB, as theirs is (grpc-go's own is 4 MiB).
+func WithMaxMessageSize(n int) Option {
+	return func(c *config) {
+		if n <= 0 {
+			c.refuse("WithMaxMessageSize", "it is not positive")
+			return
+		}
+		c.maxMessageSize = n
+	}
+}

@@ -1,0 +1,79 @@
+package a2agrpc_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"math/big"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/a2astream/a2astream/a2a"
+	a2agrpc "github.com/a2astream/a2astream/grpc"
+	"github.com/a2astream/a2astream/internal/callmark"
+	"github.com/a2astream/a2astream/transport"
+)
+
+// selfSigned makes a certificate for agent.test, and a pool trusting it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "agent.test"},
+		DNSNames:     []string{"agent.test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	leaf, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// Over TLS: the headers, credentials among them, reach the agent whose
+// certificate the caller trusts; an agent whose certificate it does not
+// trust gets no call, and the failure is a dial's (never sent).
+func TestTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	a := newAgent(t, true, false, handlers{get: func(_ context.Context, id string) (*a2a.Task, error) { return working(id), nil }},
+		grpc.Creds(credentials.NewServerTLSFromCert(&cert)))
+	dial := a2agrpc.WithDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+		return a.lis.DialContext(ctx)
+	}))
+	call := transport.Call{Version: a2a.V10, Header: map[string][]string{"Authorization": {"Bearer s3cret"}}}
+
+	trusting, err := a2agrpc.New("passthrough:///agent.test", dial,
+		a2agrpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})))
+	require.NoError(t, err)
+	defer trusting.Close()
+	got, err := trusting.GetTask(context.Background(), call, "t-1")
+	require.NoError(t, err)
+	require.Equal(t, "t-1", got.ID)
+	require.Equal(t, []string{"Bearer s3cret"}, a.seen()[0].md.Get("authorization"))
+
+	distrusting, err := a2agrpc.New("passthrough:///agent.test", dial,
+		a2agrpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})))
+	require.NoError(t, err)
+	defer distrusting.Close()
+	_, err = distrusting.GetTask(context.Background(), call, "t-1")
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "certificate")
+	require.True(t, callmark.IsUnsent(err))
+	require.Len(t, a.seen(), 1, "no call reached the agent")
+}
