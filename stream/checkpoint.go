@@ -38,9 +38,9 @@ type Checkpoint struct {
 	contextID string
 	version   a2a.Version
 	binding   a2a.Binding
-	polling   bool        // the stream followed its task by polling: the agent cannot stream it
-	seen      seen        // its index is nil (see seen.resumed)
-	prompt    promptState // the prompt replied to; zero for none
+	polling   bool         // the stream followed its task by polling: the agent cannot stream it
+	marks     marks        // what the events yielded hold (see seen)
+	prompt    *promptState // the prompt replied to; nil for none
 }
 
 // promptState is the prompt a checkpoint knows as replied to, with the
@@ -49,6 +49,15 @@ type promptState struct {
 	key   string
 	reply *a2a.Message
 	sent  replySent
+}
+
+// replied returns the prompt cp knows as replied to: the zero promptState
+// for none.
+func (cp *Checkpoint) replied() promptState {
+	if cp.prompt == nil {
+		return promptState{}
+	}
+	return *cp.prompt
 }
 
 // replySent is what a checkpoint knows of the reply's last send: the
@@ -86,15 +95,14 @@ func (s *Stream) Checkpoint() *Checkpoint {
 		// know the context yet, nor, before its first step, that it polls).
 		return s.resuming
 	}
-	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), seen: s.seen}
+	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), marks: s.seen.marks}
 	cp.contextID = s.ledger.ContextID()
-	cp.seen.index = nil
-	cp.seen.arts = slices.Clone(s.seen.arts)
-	cp.seen.msgs = s.seen.msgs.Shared()
+	cp.marks.arts = slices.Clone(s.seen.arts)
+	cp.marks.msgs = s.seen.msgs.Shared()
 	if s.prompt.replied != "" || s.prompt.unconfirmed {
 		// Once the task moved on from the prompt, the reply is neither
 		// asked about nor sent again: the checkpoint drops it.
-		cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply}
+		cp.prompt = &promptState{key: s.prompt.replied, reply: s.prompt.reply}
 		if s.prompt.unconfirmed {
 			cp.prompt.sent = replyUnheard
 		}
@@ -118,7 +126,7 @@ func (cp *Checkpoint) Delivered() uint64 {
 	if cp == nil {
 		return 0
 	}
-	return cp.seen.events
+	return cp.marks.events
 }
 
 // The reasons a checkpoint is refused, which a *CheckpointError wraps.
@@ -202,21 +210,27 @@ func (cp *Checkpoint) UnmarshalBinary(data []byte) error {
 // data returns what cp holds as the format's data, sharing cp's marks: the
 // one way from a Checkpoint to the format (checkpointOf is the way back).
 func (cp *Checkpoint) data() checkpoint.Checkpoint {
-	w := &cp.seen
-	return checkpoint.Checkpoint{
+	w := &cp.marks
+	d := checkpoint.Checkpoint{
 		TaskID: cp.taskID, ContextID: cp.contextID, Version: cp.version, Binding: cp.binding, Polling: cp.polling,
 		Events: w.events, Status: w.status, Latest: w.latest, Shown: w.shown, Artifacts: w.arts, Messages: w.msgs,
-		Prompt: checkpoint.Prompt{Key: cp.prompt.key, Reply: cp.prompt.reply, Sent: cp.prompt.sent},
 	}
+	if p := cp.prompt; p != nil {
+		d.Prompt = checkpoint.Prompt{Key: p.key, Reply: p.reply, Sent: p.sent}
+	}
+	return d
 }
 
 // checkpointOf returns the Checkpoint that holds d, sharing d's marks.
 func checkpointOf(d *checkpoint.Checkpoint) Checkpoint {
-	return Checkpoint{
+	cp := Checkpoint{
 		taskID: d.TaskID, contextID: d.ContextID, version: d.Version, binding: d.Binding, polling: d.Polling,
-		seen:   seen{events: d.Events, status: d.Status, latest: d.Latest, shown: d.Shown, arts: d.Artifacts, msgs: d.Messages},
-		prompt: promptState{key: d.Prompt.Key, reply: d.Prompt.Reply, sent: d.Prompt.Sent},
+		marks: marks{events: d.Events, status: d.Status, latest: d.Latest, shown: d.Shown, arts: d.Artifacts, msgs: d.Messages},
 	}
+	if p := d.Prompt; p != (checkpoint.Prompt{}) {
+		cp.prompt = &promptState{key: p.Key, reply: p.Reply, sent: p.Sent}
+	}
+	return cp
 }
 
 // checkpointError returns the *CheckpointError by which the user is told

@@ -86,7 +86,7 @@ func (s *Stream) saveBeforeReply() error {
 		return nil
 	}
 	cp := *s.Checkpoint() // a copy: Checkpoint may return one it shares
-	cp.prompt = promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
+	cp.prompt = &promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
 	if err := f(s.ctx, &cp); err != nil {
 		return fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err)
 	}

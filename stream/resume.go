@@ -72,23 +72,25 @@ func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *St
 	if cp.version != "" {
 		s.v, s.nego = cp.version, false
 	}
-	s.seen = cp.seen.resumed()
-	s.prompt = prompt{replied: cp.prompt.key, reply: cp.prompt.reply, unconfirmed: cp.prompt.sent == replyUnheard}
+	s.seen = cp.marks.resumed()
+	p := cp.replied()
+	s.prompt = prompt{replied: p.key, reply: p.reply, unconfirmed: p.sent == replyUnheard}
 	s.resuming = cp
 	return s
 }
 
-// resumed returns a copy of w that a resumed stream goes on from: its own
-// artifact records and index, and message records that it appends to
-// without touching the checkpoint's (their capacity is their length).
-func (w seen) resumed() seen {
+// resumed returns what a resumed stream goes on from: a copy of w with its
+// own artifact records and their index, and message records that it
+// appends to without touching the checkpoint's (their capacity is their
+// length).
+func (w marks) resumed() seen {
 	w.arts = slices.Clone(w.arts)
-	w.index = make(map[string]int, len(w.arts))
+	index := make(map[string]int, len(w.arts))
 	for i := range w.arts {
-		w.index[w.arts[i].ID] = i
+		index[w.arts[i].ID] = i
 	}
 	w.msgs = w.msgs.Shared()
-	return w
+	return seen{marks: w, index: index}
 }
 
 // makesCall reports whether the phase calls the agent: a resumed stream
@@ -109,13 +111,13 @@ func (s *Stream) resume() report {
 	if !ok {
 		return r
 	}
-	if cp := s.resuming; cp.prompt.sent == replyInFlight {
+	if p := s.resuming.replied(); p.sent == replyInFlight {
 		// The reply may have reached the agent: it is sent again only
 		// when the task proves it did not.
-		s.prompt.unconfirmed = provesNotReceived(t, cp.prompt.reply)
+		s.prompt.unconfirmed = provesNotReceived(t, p.reply)
 	}
 	seed, delivered, shown, replaced := seedTask(s.resuming, t)
-	if st := &t.Status; !st.State.Terminal() && !st.Timestamp.IsZero() && st.Timestamp.Before(s.resuming.seen.latest) {
+	if st := &t.Status; !st.State.Terminal() && !st.Timestamp.IsZero() && st.Timestamp.Before(s.resuming.marks.latest) {
 		// The task fetched shows a status older than one the application
 		// was shown: a replica or store that lags. The seeded ledger notes
 		// its state as seen, as a stream that never stopped would have, so
@@ -160,7 +162,7 @@ func provesNotReceived(t *a2a.Task, reply *a2a.Message) bool {
 // the application holds them: folding t adds them last, and placeReplaced
 // puts them back in their place.
 func seedTask(cp *Checkpoint, t *a2a.Task) (*a2a.Task, []string, []a2a.TaskStatus, []string) {
-	w := &cp.seen
+	w := &cp.marks
 	marks := w.msgs.All()
 	last := make(map[string]digest, len(marks)) // each message's last version handed over
 	unnamed := map[digest]int{}                 // messages without an ID handed over, by content
@@ -367,7 +369,7 @@ func unfetched(cp *Checkpoint, t *a2a.Task) map[string]artifactMark {
 		listed[t.Artifacts[i].ID] = true
 	}
 	var out map[string]artifactMark
-	for _, m := range cp.seen.arts {
+	for _, m := range cp.marks.arts {
 		if listed[m.ID] {
 			continue
 		}

@@ -9,10 +9,16 @@ import (
 )
 
 // seen is what the application was handed, folded one yielded delta at a
-// time: the substance of a checkpoint. It holds no content, only counts and
-// digests, so that taking a checkpoint costs the same after a 50 MB answer
-// as after a word.
+// time: the marks a checkpoint holds, and an index of their artifacts.
 type seen struct {
+	marks
+	index map[string]int // artifact ID → arts index
+}
+
+// marks is the substance of a checkpoint. It holds no content, only counts
+// and digests, so that taking a checkpoint costs the same after a 50 MB
+// answer as after a word.
+type marks struct {
 	events uint64 // deltas yielded
 	status statusMark
 	latest time.Time // the newest status timestamp yielded
@@ -22,7 +28,6 @@ type seen struct {
 	// place (see noteShown).
 	shown []statusMark
 	arts  []artifactMark
-	index map[string]int // artifact ID → arts index
 	// msgs holds a mark per version of a message yielded, already in the
 	// binary form a checkpoint writes, with the running checksum of the
 	// checkpoint's bytes up to their end. It only grows (a later version
