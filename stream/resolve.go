@@ -98,19 +98,19 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 			learned.streaming = streamingYes
 		}
 	}
-	if in.endpoint == nil {
-		return openFor(cfg, in, opts, learned, base)
+	if in.binding == a2a.BindingGRPC {
+		return clientOver(cfg, in, opts, learned, base)
 	}
 	return newClient(in.endpoint.String(), in.binding, opts, learned, "Resolve")
 }
 
-// openFor makes the Client of an interface of WithTransportFor's binding
+// clientOver makes the Client of an interface of WithTransportFor's binding
 // that Resolve picked: cfg is Resolve's, checked. It refuses the options
 // of this package's HTTP bindings among opts, as NewClientFor does, then
 // opens the Transport with cfg.open, and makes a Client of it as
 // NewClientFor does, with what the card told (learned). Headers go with
 // its calls only when the interface is on base's host and port.
-func openFor(cfg config, in iface, opts []Option, learned *fromCard, base *url.URL) (*Client, error) {
+func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *url.URL) (*Client, error) {
 	where := interfaceName(in.url)
 	var refused []error
 	for _, o := range opts {
