@@ -13,6 +13,10 @@
 //	defer tr.Close()
 //	client, err := stream.NewClientFor(tr, stream.WithIdleTimeout(time.Minute))
 //
+// Or let stream.Resolve read the agent card and open its gRPC interface with
+// Opener, given to stream.WithTransportFor(a2a.BindingGRPC, ...); the
+// Client's Close then closes the Transport (see ExampleOpener).
+//
 // Transport says what each failure of a call reads as; StatusError, what a
 // gRPC status means to A2A. The options of stream's HTTP bindings do not
 // reach a Transport: it has its own connect timeout and breaker

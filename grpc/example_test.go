@@ -39,3 +39,25 @@ func ExampleNew() {
 		fmt.Println(err)
 	}
 }
+
+// Resolve reads the agent's card and, when the interface it picks is gRPC,
+// opens it with Opener; Client.Close closes the connection.
+func ExampleOpener() {
+	client, err := stream.Resolve(context.Background(), "https://agent.example/",
+		stream.WithTransportFor(a2a.BindingGRPC,
+			a2agrpc.Opener(a2agrpc.WithTransportCredentials(credentials.NewTLS(nil)))),
+		stream.WithHeader("Authorization", "Bearer …"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "Say hello"))
+	defer s.Close()
+	for s.Next() {
+		fmt.Printf("%T\n", s.Event())
+	}
+	if err := s.Err(); err != nil {
+		fmt.Println(err)
+	}
+}

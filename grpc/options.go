@@ -50,6 +50,7 @@ type config struct {
 	connectTimeout time.Duration
 	breaker        transport.Breaker
 	tenant         string
+	tenantSet      bool // WithTenant was given, for Opener
 	maxMessageSize int
 	errs           []error
 }
@@ -141,7 +142,7 @@ func WithBreaker(b transport.Breaker) Option {
 // for an agent that serves several behind one endpoint. 0.3 has no tenant.
 // The default is none.
 func WithTenant(tenant string) Option {
-	return func(c *config) { c.tenant = tenant }
+	return func(c *config) { c.tenant, c.tenantSet = tenant, true }
 }
 
 // WithMaxMessageSize sets the largest message, in bytes, the Transport

@@ -14,7 +14,8 @@ import (
 // return "": b knows where it calls. The headers of WithHeader reach b in
 // [transport.Call.Header]. The options of this package's HTTP bindings
 // (WithHTTPClient, WithBreaker, WithTrustedOrigins, WithConnectTimeout,
-// WithMaxEventSize) and of Resolve (WithBinding, WithCardCache) do not
+// WithMaxEventSize) and of Resolve (WithBinding, WithCardCache,
+// WithTransportFor) do not
 // apply to b, and are refused with ErrInvalidOption (see Option), by
 // NewClientFor and by each call of its Client.
 func NewClientFor(b transport.Transport, opts ...Option) (*Client, error) {
@@ -26,8 +27,8 @@ func NewClientFor(b transport.Transport, opts ...Option) (*Client, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, version: cfg.version}
-	c.calls = seam{b}
+	c := &Client{cfg: cfg, version: cfg.version, madeBy: "NewClientFor"}
+	c.calls = seam{b: b}
 	return c, nil
 }
 
@@ -72,28 +73,42 @@ func (a taskAnswer) task() (*a2a.Task, error) {
 }
 
 // seam adapts a Transport of another module to the driver: each call gets a
-// Call of its version and its headers, its own copy.
-type seam struct{ b transport.Transport }
+// Call of its version and its headers, its own copy; no headers when
+// withhold is set (a Transport Resolve opened for an interface that is not
+// on the origin the caller named).
+type seam struct {
+	b        transport.Transport
+	withhold bool
+}
+
+// call returns the Call of a call made with k.
+func (s seam) call(k callConfig) transport.Call {
+	c := k.public()
+	if s.withhold {
+		c.Header = nil
+	}
+	return c
+}
 
 func (s seam) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
-	return legOf(s.b.SendStream(ctx, k.public(), m))
+	return legOf(s.b.SendStream(ctx, s.call(k), m))
 }
 
 func (s seam) subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error) {
-	return legOf(s.b.Subscribe(ctx, k.public(), taskID))
+	return legOf(s.b.Subscribe(ctx, s.call(k), taskID))
 }
 
 func (s seam) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
-	return s.b.SendUnary(ctx, k.public(), m)
+	return s.b.SendUnary(ctx, s.call(k), m)
 }
 
 func (s seam) getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
-	t, err := s.b.GetTask(ctx, k.public(), taskID)
+	t, err := s.b.GetTask(ctx, s.call(k), taskID)
 	return taskAnswer{given: true, t: t}, err
 }
 
 func (s seam) cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error) {
-	t, err := s.b.Cancel(ctx, k.public(), taskID)
+	t, err := s.b.Cancel(ctx, s.call(k), taskID)
 	return taskAnswer{given: true, t: t}, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -40,8 +41,39 @@ type Client struct {
 	calls   agentCalls  // the calls of its binding
 	binding a2a.Binding // which binding it speaks
 
+	// madeBy names the constructor of a Client of a Transport of another
+	// module (NewClientFor, or Resolve with WithTransportFor), for the
+	// refusals of its calls' options.
+	madeBy string
+	// closer is the Transport Resolve opened (WithTransportFor), which
+	// Close closes; nil when the Client opened nothing.
+	closer    io.Closer
+	closeOnce sync.Once
+	closeErr  error
+
 	mu      sync.Mutex
 	version a2a.Version // negotiated version; "" until known
+}
+
+// Close releases what the Client opened itself: the Transport Resolve
+// opened with the open function of WithTransportFor, when it is an
+// io.Closer, whose Close error it returns. A Client of NewClient,
+// NewRESTClient or NewClientFor, or of Resolve over JSON-RPC or HTTP+JSON,
+// opened nothing: Close does nothing and returns nil (a Transport given to
+// NewClientFor stays the caller's to close). After Close, the calls of the
+// Client and of its streams fail as the Transport's calls do after its
+// Close: a2agrpc's with CANCELED ("the client connection is closing"),
+// marked not sent, so that GetTask and Cancel fail at once and a stream
+// tries its send again within its reconnect budget, then ends in a
+// *reconnect.Error. End the streams first. Close may be called more than
+// once: later calls return what the first returned.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		if c.closer != nil {
+			c.closeErr = c.closer.Close()
+		}
+	})
+	return c.closeErr
 }
 
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.

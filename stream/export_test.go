@@ -35,3 +35,7 @@ const (
 // PollsRepeated returns how many of s's polls found the task of the poll
 // before, byte for byte, and were neither decoded nor folded.
 func PollsRepeated(s *Stream) int { return s.lastPoll.repeats }
+
+// SameHostPort is sameHostPort: whether a gRPC target is on base's host
+// and port, to which alone Resolve's headers go.
+var SameHostPort = sameHostPort

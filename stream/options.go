@@ -133,7 +133,10 @@ func (c *Client) configWith(opts []Option, call string, stream bool) (*config, e
 		at = atUnary
 	}
 	if foreign {
-		call += " of a Client of NewClientFor"
+		call += " of a Client of " + c.madeBy
+		if c.madeBy == "Resolve" {
+			call += " over a Transport of WithTransportFor"
+		}
 	}
 	cfg.header = http.Header{}
 	cfg.applyOptions(opts, at, call)
@@ -162,9 +165,13 @@ type config struct {
 	stallTimeout time.Duration
 	binding      a2a.Binding
 	cardCache    *agentcard.Cache
-	trusted      []string          // WithTrustedOrigins, as given
-	breaker      transport.Breaker // WithBreaker
-	readFailure  terminal.Reader   // WithFailureReader
+	// openFor and open are WithTransportFor's: Resolve may pick the
+	// card's interfaces of binding openFor, and opens them with open.
+	openFor     a2a.Binding
+	open        func(a2a.AgentInterface) (transport.Transport, error)
+	trusted     []string          // WithTrustedOrigins, as given
+	breaker     transport.Breaker // WithBreaker
+	readFailure terminal.Reader   // WithFailureReader
 	// idempotentSends: a send answered "busy" (429, 503, a retryable
 	// error) may be made again; see WithIdempotentSends.
 	idempotentSends bool
@@ -455,12 +462,49 @@ func WithNotify(f func(Notice)) Option {
 }
 
 // WithBinding makes Resolve prefer interfaces of binding b
-// (a2a.BindingJSONRPC or a2a.BindingHTTPJSON) when the card offers several;
-// without it Resolve prefers JSON-RPC. It applies to Resolve only:
-// NewClient and NewRESTClient name their binding, and NewClientFor is
-// given one.
+// (a2a.BindingJSONRPC or a2a.BindingHTTPJSON, or a2a.BindingGRPC given
+// WithTransportFor of it) when the card offers several; without it Resolve
+// prefers JSON-RPC. It applies to Resolve only: NewClient and
+// NewRESTClient name their binding, and NewClientFor is given one.
 func WithBinding(b a2a.Binding) Option {
 	return option{"WithBinding", atResolve, func(cfg *config) { cfg.binding = b }}
+}
+
+// WithTransportFor lets Resolve pick the card's interfaces of binding b, a
+// binding of another module, and open the Transport of the one it picks
+// with open, which is given the interface as the card states it (its URL,
+// for gRPC the target, its tenant and protocol version; for a 0.3 card's
+// url, an AgentInterface of that url, the card's preferredTransport and its
+// protocolVersion). The Client then makes its calls through that Transport
+// as a Client of NewClientFor does, in the interface's version, and
+// Client.Close closes it. An error of open is Resolve's error, wrapped.
+//
+// b must be a2a.BindingGRPC (for example with a2agrpc.Opener, in the
+// module github.com/a2astream/a2astream/grpc): the bindings this package
+// speaks itself, JSON-RPC and HTTP+JSON, and unknown ones are refused, and
+// so is a nil open. Given twice, the last one wins. It applies to Resolve
+// only.
+//
+// When Resolve picks such an interface, the options of this package's HTTP
+// bindings given to it (WithHTTPClient, WithBreaker, WithTrustedOrigins,
+// WithConnectTimeout, WithMaxEventSize) are refused with ErrInvalidOption,
+// as NewClientFor refuses them: they do not reach the Transport, which has
+// options of its own. Headers (WithHeader, a credentials hook's) reach it
+// in Call.Header only when its interface is on baseURL's host and port (see
+// Resolve).
+func WithTransportFor(b a2a.Binding, open func(a2a.AgentInterface) (transport.Transport, error)) Option {
+	return option{"WithTransportFor", atResolve, func(cfg *config) {
+		pb, known := a2a.ParseBinding(string(b))
+		switch {
+		case open == nil:
+			cfg.refuse("WithTransportFor: the open function is nil")
+		case known && (pb == a2a.BindingJSONRPC || pb == a2a.BindingHTTPJSON):
+			cfg.refuse(fmt.Sprintf("WithTransportFor: %s is a binding this package speaks itself", pb))
+		case pb != a2a.BindingGRPC:
+			cfg.refuse(fmt.Sprintf("WithTransportFor: unsupported binding %q (only GRPC)", string(b)))
+		}
+		cfg.openFor, cfg.open = pb, open
+	}}
 }
 
 // NoticeKind says what a Notice reports.
@@ -521,6 +565,7 @@ type Notice struct {
 	Headers []string
 	// NamedOrigin is the origin the caller named, to which alone headers
 	// go, and EndpointOrigin the origin of the endpoint the stream calls,
-	// which is not it (HeadersWithheld).
+	// which is not it (HeadersWithheld); for a gRPC interface Resolve
+	// picked, its target's host:port.
 	NamedOrigin, EndpointOrigin string
 }

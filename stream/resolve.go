@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"strings"
 
@@ -31,6 +33,19 @@ import (
 // WithPollInterval). A card with no usable interface ends in an
 // *agentcard.InvalidError.
 //
+// gRPC interfaces (protocolBinding GRPC in 1.0; a 0.3 card's url when its
+// preferredTransport is GRPC, and additionalInterfaces of transport GRPC)
+// are considered only with WithTransportFor(a2a.BindingGRPC, open), after
+// HTTP+JSON (first with WithBinding(a2a.BindingGRPC)); without it they are
+// passed over, and the error of a card that offers nothing else says so. A
+// gRPC interface's url is a target ("127.0.0.1:50051",
+// "dns:///agent.example:443"), never resolved against baseURL. Resolve opens
+// its Transport with open, and the Client is then as NewClientFor's of that
+// Transport (Endpoint and Binding return ""), in the interface's version,
+// following the card's streaming capability, with Card; Client.Close
+// closes the Transport. Resolve refuses the options of the HTTP bindings
+// then (see WithTransportFor).
+//
 // The card's errors are agentcard.Fetch's, except that an answer with a
 // status other than 2xx is a *transport.HTTPError, as every other answer of an
 // agent is, inside the *agentcard.InvalidError when no card was found.
@@ -39,7 +54,13 @@ import (
 // Client, go only to the origin of baseURL (its scheme, host and port): the
 // card request carries Resolve's, and the calls carry them only when the
 // chosen endpoint has that origin. A card that names another host, another
-// port, or http where baseURL is https gets no header at all.
+// port, or http where baseURL is https gets no header at all. A gRPC
+// interface's Transport gets them in Call.Header only when its target's host
+// and port are baseURL's (its port 443 for https and 80 for http when it
+// names none; a target's, 443); otherwise each stream tells a
+// HeadersWithheld notice, whose EndpointOrigin is the target's host:port.
+// Whether they then travel encrypted is the Transport's choice (a2agrpc's
+// WithTransportCredentials or WithInsecure).
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	base, err := httpx.ParseBase(baseURL)
 	if err != nil {
@@ -57,7 +78,7 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 	}
 	var in iface
 	pick := func(card *a2a.AgentCard) (err error) {
-		in, err = pickInterface(card, cfg.version, cfg.binding, base)
+		in, err = pickInterface(card, cfg.version, cfg.binding, cfg.openFor, base)
 		return err
 	}
 	fetchOpts := []agentcard.Option{agentcard.WithHTTPClient(cfg.httpClient), agentcard.WithCache(cfg.cardCache), agentcard.WithCheck(pick)}
@@ -77,7 +98,133 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 			learned.streaming = streamingYes
 		}
 	}
+	if in.binding == a2a.BindingGRPC {
+		return clientOver(cfg, in, opts, learned, base)
+	}
 	return newClient(in.endpoint.String(), in.binding, opts, learned, "Resolve")
+}
+
+// clientOver makes the Client of an interface of WithTransportFor's binding
+// that Resolve picked: cfg is Resolve's, checked. It refuses the options
+// of this package's HTTP bindings among opts, as NewClientFor does, then
+// opens the Transport with cfg.open, and makes a Client of it as
+// NewClientFor does, with what the card told (learned). Headers go with
+// its calls only when the interface is on base's host and port.
+func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *url.URL) (*Client, error) {
+	where := interfaceName(in.url)
+	var refused []error
+	for _, o := range opts {
+		if o == nil {
+			continue // refused by check already
+		}
+		if o := o.option(); o.at&atNewClientFor == 0 && o.at != atResolve {
+			refused = append(refused, invalidOption("%s does not reach the Transport Resolve opened: Resolve picked the %s interface %s, "+
+				"whose Transport (WithTransportFor) makes its own requests, with options of its own (a2agrpc.Opener's for gRPC)",
+				o.name, in.binding, where))
+		}
+	}
+	if err := errors.Join(refused...); err != nil {
+		return nil, err
+	}
+	tr, err := cfg.open(in.card)
+	if err != nil {
+		return nil, fmt.Errorf("stream: Resolve: opening the %s interface %s: %w", in.binding, where, err)
+	}
+	if tr == nil {
+		return nil, fmt.Errorf("stream: Resolve: opening the %s interface %s: the open function of WithTransportFor returned a nil Transport", in.binding, where)
+	}
+	cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
+	c := &Client{origin: learned.origin, headerOrigins: httpx.Origins{learned.origin}, cfg: cfg, version: cfg.version, madeBy: "Resolve"}
+	c.endpointOrigin = learned.origin
+	withhold := !sameHostPort(in.url, base)
+	if withhold {
+		c.endpointOrigin = where
+	}
+	c.calls = seam{b: tr, withhold: withhold}
+	if cl, ok := tr.(io.Closer); ok {
+		c.closer = cl
+	}
+	return c, nil
+}
+
+// grpcHostPort returns the host and port of a gRPC target as a card names
+// it: "host:port"; "host" alone, on gRPC's default port 443;
+// "dns:///host:port" or "passthrough:///host:port"; or a URL
+// ("https://host:port/") whose host and port are taken, the port by its
+// scheme when it has none (80 for http, else 443). ok is false for a
+// target that names no host and port so (a Unix socket, another resolver).
+func grpcHostPort(target string) (host, port string, ok bool) {
+	hp := target
+	if strings.Contains(target, "://") {
+		u, err := url.Parse(target)
+		if err != nil {
+			return "", "", false
+		}
+		switch strings.ToLower(u.Scheme) {
+		case "dns", "passthrough":
+			hp = strings.TrimPrefix(u.Path, "/")
+		case "http":
+			hp = u.Host
+			if u.Port() == "" {
+				hp = net.JoinHostPort(u.Hostname(), "80")
+			}
+		case "https", "grpc", "grpcs":
+			hp = u.Host
+			if u.Port() == "" {
+				hp = net.JoinHostPort(u.Hostname(), "443")
+			}
+		default:
+			return "", "", false
+		}
+	}
+	if hp == "" {
+		return "", "", false
+	}
+	host, port, err := net.SplitHostPort(hp)
+	switch {
+	case err == nil:
+	case !strings.Contains(hp, ":"):
+		host, port = hp, "443"
+	case strings.HasPrefix(hp, "[") && strings.HasSuffix(hp, "]"):
+		host, port = hp[1:len(hp)-1], "443"
+	default:
+		return "", "", false
+	}
+	if host == "" || port == "" {
+		return "", "", false
+	}
+	return host, port, true
+}
+
+// sameHostPort reports whether a gRPC target is on base's host and port
+// (base's port by its scheme when it names none: 443 for https, 80 for
+// http), to which alone Resolve's headers go.
+func sameHostPort(target string, base *url.URL) bool {
+	host, port, ok := grpcHostPort(target)
+	if !ok {
+		return false
+	}
+	bport := base.Port()
+	if bport == "" {
+		bport = "80"
+		if strings.EqualFold(base.Scheme, "https") {
+			bport = "443"
+		}
+	}
+	return strings.EqualFold(host, base.Hostname()) && port == bport
+}
+
+// interfaceName is how errors and the HeadersWithheld notice name the
+// interface of a gRPC target: its host and port, or the target redacted
+// when it names none.
+func interfaceName(target string) string {
+	if host, port, ok := grpcHostPort(target); ok {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(target, "://") {
+		return httpx.RedactRawURL(target)
+	}
+	return target
 }
 
 // cardError is an error of agentcard.Fetch as Resolve returns it: an
@@ -130,23 +277,38 @@ type fromCard struct {
 
 // iface is one usable interface of an agent card.
 type iface struct {
-	url      string
-	endpoint *url.URL // url resolved against the card's base URL
+	url string
+	// endpoint is url resolved against the card's base URL; nil for an
+	// interface of WithTransportFor's binding, whose url is its Transport's.
+	endpoint *url.URL
 	v        a2a.Version
 	binding  a2a.Binding
 	tenant   string
+	card     a2a.AgentInterface // the interface as the card states it
 }
 
 // pickInterface chooses the interface to use from a card: of those with a
-// binding and version this module speaks (restricted to version want, when
-// set), the first with the preferred binding when one is set, else the first
-// JSON-RPC one, else the first HTTP+JSON one, in the card's order.
-func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding, base *url.URL) (iface, error) {
+// binding and version this module speaks, or of binding openFor
+// (WithTransportFor), restricted to version want when set, the first with
+// the preferred binding when one is set, else the first JSON-RPC one, else
+// the first HTTP+JSON one, else the first of binding openFor, in the card's
+// order.
+func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer, openFor a2a.Binding, base *url.URL) (iface, error) {
 	var (
 		all     []iface
 		skipped string // the first unusable URL, redacted, for the error
+		grpc    bool   // the card offers gRPC, and no Transport opens it
 	)
 	for _, in := range cardInterfaces(card, want) {
+		if in.binding == a2a.BindingGRPC {
+			// A gRPC URL is a target, never resolved against the base.
+			if openFor == a2a.BindingGRPC {
+				all = append(all, in)
+			} else {
+				grpc = true
+			}
+			continue
+		}
 		// An interface whose URL does not resolve to an absolute http or
 		// https URL (ftp://…, http:///…, host:port/… with no scheme) is
 		// unusable: skip it for the next.
@@ -163,6 +325,9 @@ func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding, ba
 		}
 	}
 	order := []a2a.Binding{a2a.BindingJSONRPC, a2a.BindingHTTPJSON}
+	if openFor == a2a.BindingGRPC {
+		order = append(order, a2a.BindingGRPC)
+	}
 	if prefer != "" {
 		order = append([]a2a.Binding{prefer}, order...)
 	}
@@ -177,10 +342,18 @@ func pickInterface(card *a2a.AgentCard, want a2a.Version, prefer a2a.Binding, ba
 	if want != "" {
 		what = string(want)
 	}
-	if skipped != "" {
-		return iface{}, fmt.Errorf("no JSON-RPC or HTTP+JSON interface of protocol version %s with an http or https URL (%q is not one)", what, skipped)
+	bindings := "JSON-RPC or HTTP+JSON"
+	if openFor == a2a.BindingGRPC {
+		bindings = "JSON-RPC, HTTP+JSON or gRPC"
 	}
-	return iface{}, fmt.Errorf("no JSON-RPC or HTTP+JSON interface of protocol version %s", what)
+	msg := fmt.Sprintf("no %s interface of protocol version %s", bindings, what)
+	if skipped != "" {
+		msg += fmt.Sprintf(" with an http or https URL (%q is not one)", skipped)
+	}
+	if grpc {
+		msg += "; the card offers gRPC: pass WithTransportFor(a2a.BindingGRPC, ...) to use it"
+	}
+	return iface{}, errors.New(msg)
 }
 
 // cardInterfaces lists the usable interfaces of a card in its order: the
@@ -192,7 +365,7 @@ func cardInterfaces(card *a2a.AgentCard, want a2a.Version) []iface {
 	for _, in := range card.SupportedInterfaces {
 		b, known := a2a.ParseBinding(in.ProtocolBinding)
 		if v, vok := a2a.ParseVersion(in.ProtocolVersion); known && vok && ok(v) && in.URL != "" {
-			out = append(out, iface{url: in.URL, v: v, binding: b, tenant: in.Tenant})
+			out = append(out, iface{url: in.URL, v: v, binding: b, tenant: in.Tenant, card: in})
 		}
 	}
 	if card.URL == "" && len(card.AdditionalInterfaces) == 0 {
@@ -211,12 +384,13 @@ func cardInterfaces(card *a2a.AgentCard, want a2a.Version) []iface {
 			b, known = a2a.ParseBinding(card.PreferredTransport)
 		}
 		if known {
-			out = append(out, iface{url: card.URL, v: a2a.V03, binding: b})
+			stated := a2a.AgentInterface{URL: card.URL, Transport: card.PreferredTransport, ProtocolVersion: card.ProtocolVersion}
+			out = append(out, iface{url: card.URL, v: a2a.V03, binding: b, card: stated})
 		}
 	}
 	for _, in := range card.AdditionalInterfaces {
 		if b, known := a2a.ParseBinding(in.Transport); known && in.URL != "" {
-			out = append(out, iface{url: in.URL, v: a2a.V03, binding: b})
+			out = append(out, iface{url: in.URL, v: a2a.V03, binding: b, card: in})
 		}
 	}
 	return out

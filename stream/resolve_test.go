@@ -1,12 +1,19 @@
 package stream_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -344,5 +351,425 @@ func TestResolveSkipsAnUnusableInterfaceURL(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// grpcStub is a Transport Resolve opens for a gRPC interface
+// (WithTransportFor): it records each call's Call and its Close, and plays
+// the two-chunk task of memWire to a streaming send.
+type grpcStub struct {
+	mu       sync.Mutex
+	calls    []string
+	headers  []http.Header
+	versions []a2a.Version
+	closed   int
+	closeErr error
+}
+
+func (g *grpcStub) note(name string, call transport.Call) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.calls = append(g.calls, name)
+	g.headers = append(g.headers, call.Header)
+	g.versions = append(g.versions, call.Version)
+}
+
+func (g *grpcStub) SendStream(ctx context.Context, call transport.Call, m *a2a.Message) (transport.EventReader, error) {
+	g.note("SendStream", call)
+	return memWire{}.SendStream(ctx, call, m)
+}
+
+func (g *grpcStub) SendUnary(_ context.Context, call transport.Call, _ *a2a.Message) (a2a.Event, error) {
+	g.note("SendUnary", call)
+	return stubTask(a2a.StateCompleted), nil
+}
+
+func (g *grpcStub) Subscribe(_ context.Context, call transport.Call, _ string) (transport.EventReader, error) {
+	g.note("Subscribe", call)
+	return nil, &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "no such task"}
+}
+
+func (g *grpcStub) GetTask(_ context.Context, call transport.Call, _ string) (*a2a.Task, error) {
+	g.note("GetTask", call)
+	return stubTask(a2a.StateCompleted), nil
+}
+
+func (g *grpcStub) Cancel(_ context.Context, call transport.Call, _ string) (*a2a.Task, error) {
+	g.note("Cancel", call)
+	return stubTask(a2a.StateCanceled), nil
+}
+
+func (g *grpcStub) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed++
+	return g.closeErr
+}
+
+func stubTask(state a2a.TaskState) *a2a.Task {
+	return &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: state}}
+}
+
+// opener is the open function of WithTransportFor in these tests: it
+// records the interfaces it was given and opens the stub.
+type opener struct {
+	stub   *grpcStub
+	err    error
+	mu     sync.Mutex
+	opened []a2a.AgentInterface
+}
+
+func (o *opener) open(in a2a.AgentInterface) (transport.Transport, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.opened = append(o.opened, in)
+	if o.err != nil {
+		return nil, o.err
+	}
+	return o.stub, nil
+}
+
+func newOpener() *opener { return &opener{stub: &grpcStub{}} }
+
+// grpcCardServer serves on a loopback port the card card returns, given the
+// server's host:port (a card names its gRPC target with it), and counts
+// the card requests. Its connections are not kept alive, so that no
+// goroutine of http.DefaultClient's outlives the test. A Client Resolve
+// makes over gRPC is refused WithHTTPClient, so the card is read with
+// http.DefaultClient.
+func grpcCardServer(t *testing.T, card func(hostport string) string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	var hostport string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, card(hostport))
+	}))
+	t.Cleanup(srv.Close)
+	hostport = strings.TrimPrefix(srv.URL, "http://")
+	return srv, &n
+}
+
+// Resolve takes a card's gRPC interfaces only with WithTransportFor of
+// gRPC: 1.0 supportedInterfaces of binding GRPC, a 0.3 card's url when its
+// preferredTransport is GRPC, and 0.3 additionalInterfaces of transport
+// GRPC; after JSON-RPC and HTTP+JSON in the card's order, first with
+// WithBinding(GRPC), of the version WithVersion asks. The open function
+// gets the interface as the card states it, its url never resolved against
+// baseURL; the Client is NewClientFor's, in the interface's version.
+func TestResolvePicksGRPCWithTransportFor(t *testing.T) {
+	grpc10 := `{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0","tenant":"acme"}`
+	stated10 := a2a.AgentInterface{URL: "127.0.0.1:50051", ProtocolBinding: "GRPC", ProtocolVersion: "1.0", Tenant: "acme"}
+	cases := []struct {
+		name     string
+		card     string
+		opts     []stream.Option // besides WithTransportFor, unless noOpen
+		noOpen   bool
+		opened   *a2a.AgentInterface // the interface opened; nil: an HTTP binding picked
+		endpoint string              // the HTTP binding's
+		version  a2a.Version
+	}{
+		{"1.0 supportedInterfaces", `{"name":"x","supportedInterfaces":[` + grpc10 + `]}`,
+			nil, false, &stated10, "", a2a.V10},
+		{"0.3 url in GRPC", `{"name":"x","url":"dns:///agent.example:443","preferredTransport":"GRPC","protocolVersion":"0.3.0"}`,
+			nil, false, &a2a.AgentInterface{URL: "dns:///agent.example:443", Transport: "GRPC", ProtocolVersion: "0.3.0"}, "", a2a.V03},
+		{"0.3 additionalInterfaces", `{"name":"x","url":"ftp://agent.test/","protocolVersion":"0.3.0",` +
+			`"additionalInterfaces":[{"url":"ftp://agent.test/","transport":"JSONRPC"},{"url":"127.0.0.1:50052","transport":"grpc"}]}`,
+			nil, false, &a2a.AgentInterface{URL: "127.0.0.1:50052", Transport: "grpc"}, "", a2a.V03},
+		{"JSON-RPC preferred over an earlier gRPC entry", `{"name":"x","supportedInterfaces":[` + grpc10 +
+			`,{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
+			nil, false, nil, "http://agent.test/rpc", a2a.V10},
+		{"HTTP+JSON preferred over an earlier gRPC entry", `{"name":"x","supportedInterfaces":[` + grpc10 +
+			`,{"url":"http://agent.test/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}]}`,
+			nil, false, nil, "http://agent.test/rest", a2a.V10},
+		{"WithBinding puts gRPC first", `{"name":"x","supportedInterfaces":[` +
+			`{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},` + grpc10 + `]}`,
+			[]stream.Option{stream.WithBinding(a2a.BindingGRPC)}, false, &stated10, "", a2a.V10},
+		{"WithVersion keeps the 0.3 gRPC interface", `{"name":"x","supportedInterfaces":[` + grpc10 + `],` +
+			`"url":"127.0.0.1:50053","preferredTransport":"GRPC","protocolVersion":"0.3.0"}`,
+			[]stream.Option{stream.WithVersion(a2a.V03)}, false,
+			&a2a.AgentInterface{URL: "127.0.0.1:50053", Transport: "GRPC", ProtocolVersion: "0.3.0"}, "", a2a.V03},
+		{"WithVersion 1.0 passes the 0.3 gRPC interface over", `{"name":"x","supportedInterfaces":[` + grpc10 + `],` +
+			`"url":"127.0.0.1:50053","preferredTransport":"GRPC","protocolVersion":"0.3.0"}`,
+			[]stream.Option{stream.WithVersion(a2a.V10)}, false, &stated10, "", a2a.V10},
+		{"without WithTransportFor gRPC is passed over", `{"name":"x","supportedInterfaces":[` + grpc10 +
+			`,{"url":"http://agent.test/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}]}`,
+			nil, true, nil, "http://agent.test/rest", a2a.V10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv, _ := grpcCardServer(t, func(string) string { return c.card })
+			o := newOpener()
+			opts := c.opts
+			if !c.noOpen {
+				opts = append([]stream.Option{stream.WithTransportFor(a2a.BindingGRPC, o.open)}, opts...)
+			}
+			client, err := stream.Resolve(background(), srv.URL, opts...)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, client.Close()) }()
+			require.Equal(t, c.version, client.Version())
+			require.NotNil(t, client.Card())
+			if c.opened == nil {
+				require.Empty(t, o.opened, "no Transport opened")
+				require.Equal(t, c.endpoint, client.Endpoint())
+				require.NotEqual(t, a2a.Binding(""), client.Binding())
+				return
+			}
+			require.Equal(t, []a2a.AgentInterface{*c.opened}, o.opened)
+			require.Equal(t, "", client.Endpoint(), "as a Client of NewClientFor")
+			require.Equal(t, a2a.Binding(""), client.Binding(), "as a Client of NewClientFor")
+			task, err := client.Send(background(), hello()).Wait()
+			require.NoError(t, err)
+			require.Equal(t, a2a.StateCompleted, task.Status.State)
+			require.Equal(t, []string{"SendStream"}, o.stub.calls)
+			require.Equal(t, []a2a.Version{c.version}, o.stub.versions, "the interface's version, fixed: no negotiation")
+		})
+	}
+}
+
+// A card whose only usable interfaces are gRPC, resolved without
+// WithTransportFor, ends in an *agentcard.InvalidError that says the card
+// offers gRPC and how to use it.
+func TestResolveOfAGRPCOnlyCardSaysHowToUseIt(t *testing.T) {
+	cards := map[string]string{
+		"1.0":                   `{"name":"x","supportedInterfaces":[{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`,
+		"0.3 url":               `{"name":"x","url":"127.0.0.1:50051","preferredTransport":"GRPC","protocolVersion":"0.3.0"}`,
+		"0.3 additional":        `{"name":"x","protocolVersion":"0.3.0","additionalInterfaces":[{"url":"127.0.0.1:50051","transport":"GRPC"}]}`,
+		"with an unusable HTTP": `{"name":"x","supportedInterfaces":[{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},{"url":"ftp://x/","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`,
+	}
+	for name, card := range cards {
+		t.Run(name, func(t *testing.T) {
+			srv, _ := grpcCardServer(t, func(string) string { return card })
+			_, err := stream.Resolve(background(), srv.URL)
+			var ice *agentcard.InvalidError
+			require.ErrorAs(t, err, &ice)
+			require.Contains(t, err.Error(), "the card offers gRPC: pass WithTransportFor")
+		})
+	}
+	// A card with nothing usable and no gRPC says nothing of gRPC.
+	srv, _ := grpcCardServer(t, func(string) string { return `{"name":"x","capabilities":{}}` })
+	_, err := stream.Resolve(background(), srv.URL)
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "gRPC")
+}
+
+// WithTransportFor is Resolve's: refused with ErrInvalidOption for a
+// binding this package speaks, an unknown one, a nil function, and by every
+// other place options are taken, before any request. WithBinding of gRPC
+// needs it.
+func TestWithTransportForIsRefusedWhereItDoesNotApply(t *testing.T) {
+	o := newOpener()
+	srv, cards := grpcCardServer(t, func(string) string { return `{"name":"x"}` })
+	for name, opt := range map[string]stream.Option{
+		"JSON-RPC":                     stream.WithTransportFor(a2a.BindingJSONRPC, o.open),
+		"HTTP+JSON":                    stream.WithTransportFor(a2a.BindingHTTPJSON, o.open),
+		"REST spelled REST":            stream.WithTransportFor("REST", o.open),
+		"unknown binding":              stream.WithTransportFor("FOO", o.open),
+		"no binding":                   stream.WithTransportFor("", o.open),
+		"nil open":                     stream.WithTransportFor(a2a.BindingGRPC, nil),
+		"WithBinding GRPC without one": stream.WithBinding(a2a.BindingGRPC),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := stream.Resolve(background(), srv.URL, opt)
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			require.Contains(t, err.Error(), "WithTransportFor")
+		})
+	}
+	require.Zero(t, cards.Load(), "refused before the card is asked for")
+	require.Empty(t, o.opened)
+
+	good := stream.WithTransportFor(a2a.BindingGRPC, o.open)
+	_, err := stream.NewClient("http://agent.test/", good)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
+	_, err = stream.NewRESTClient("http://agent.test/", good)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
+	_, err = stream.NewClientFor(memWire{}, good)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
+	c, err := stream.NewClientFor(memWire{}, stream.WithVersion(a2a.V10))
+	require.NoError(t, err)
+	_, err = c.Send(background(), hello(), good).Wait()
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
+	_, err = c.GetTask(background(), "t-1", good)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
+}
+
+// When Resolve picks gRPC, the options of this package's HTTP bindings
+// given to it are refused, as NewClientFor refuses them, and the Transport
+// is not opened: they would not reach it. When it picks an HTTP binding of
+// the same card, they apply.
+func TestResolveOverGRPCRefusesTheHTTPBindingsOptions(t *testing.T) {
+	card := `{"name":"x","supportedInterfaces":[{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},` +
+		`{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`
+	srv, _ := grpcCardServer(t, func(string) string { return card })
+	for name, opt := range map[string]stream.Option{
+		"WithHTTPClient":     stream.WithHTTPClient(&http.Client{}),
+		"WithBreaker":        stream.WithBreaker(allowAll{}),
+		"WithTrustedOrigins": stream.WithTrustedOrigins("http://other.test"),
+		"WithConnectTimeout": stream.WithConnectTimeout(time.Second),
+		"WithMaxEventSize":   stream.WithMaxEventSize(1 << 10),
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := newOpener()
+			_, err := stream.Resolve(background(), srv.URL, stream.WithTransportFor(a2a.BindingGRPC, o.open), stream.WithBinding(a2a.BindingGRPC), opt)
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			require.Contains(t, err.Error(), name)
+			require.Contains(t, err.Error(), "Resolve picked the GRPC interface 127.0.0.1:50051")
+			require.Contains(t, err.Error(), "a2agrpc.Opener")
+			require.Empty(t, o.opened, "nothing opened")
+
+			c, err := stream.Resolve(background(), srv.URL, stream.WithTransportFor(a2a.BindingGRPC, o.open), opt)
+			require.NoError(t, err, "JSON-RPC picked: the option applies")
+			require.Equal(t, a2a.BindingJSONRPC, c.Binding())
+			require.Empty(t, o.opened)
+		})
+	}
+}
+
+// An error of the open function is Resolve's, wrapped; a nil Transport is
+// an error too.
+func TestResolveReturnsTheOpenFunctionsError(t *testing.T) {
+	srv, _ := grpcCardServer(t, func(string) string {
+		return `{"name":"x","supportedInterfaces":[{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`
+	})
+	bad := errors.New("no credentials for this target")
+	o := newOpener()
+	o.err = bad
+	_, err := stream.Resolve(background(), srv.URL, stream.WithTransportFor(a2a.BindingGRPC, o.open))
+	require.ErrorIs(t, err, bad)
+	require.Contains(t, err.Error(), "opening the GRPC interface 127.0.0.1:50051")
+
+	none := func(a2a.AgentInterface) (transport.Transport, error) { return nil, nil }
+	_, err = stream.Resolve(background(), srv.URL, stream.WithTransportFor(a2a.BindingGRPC, none))
+	require.ErrorContains(t, err, "nil Transport")
+}
+
+// Headers go to a gRPC interface's Transport only when its target is on
+// baseURL's host and port; otherwise every call's Call.Header is empty, a
+// credentials hook's and a per-call header's too, and each stream says so
+// with the HeadersWithheld notice the HTTP bindings give.
+func TestResolveOverGRPCSendsHeadersToBaseURLsHostAndPortOnly(t *testing.T) {
+	cases := []struct {
+		name   string
+		target func(hostport string) string
+		sent   bool
+		named  string // the EndpointOrigin of the notice
+	}{
+		{"same host and port", func(hp string) string { return hp }, true, ""},
+		{"same, through dns", func(hp string) string { return "dns:///" + hp }, true, ""},
+		{"same, as a URL", func(hp string) string { return "http://" + hp + "/" }, true, ""},
+		{"another port", func(string) string { return "127.0.0.1:1" }, false, "127.0.0.1:1"},
+		{"another host", func(hp string) string { return "localhost:" + strings.Split(hp, ":")[1] }, false, "localhost:"},
+		{"no port: 443", func(string) string { return "127.0.0.1" }, false, "127.0.0.1:443"},
+		{"a Unix socket", func(string) string { return "unix:///tmp/agent.sock" }, false, "unix:///tmp/agent.sock"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv, _ := grpcCardServer(t, func(hp string) string {
+				return fmt.Sprintf(`{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":"GRPC","protocolVersion":"1.0"}]}`, c.target(hp))
+			})
+			o := newOpener()
+			var notices []stream.Notice
+			client, err := stream.Resolve(background(), srv.URL, stream.WithTransportFor(a2a.BindingGRPC, o.open),
+				stream.WithHeader("Authorization", "Bearer s3cret"),
+				stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
+			require.NoError(t, err)
+			_, err = client.Send(background(), hello(), stream.WithHeader("X-User", "u1")).Wait()
+			require.NoError(t, err)
+			_, err = client.GetTask(background(), "t-1")
+			require.NoError(t, err)
+			require.Equal(t, []string{"SendStream", "GetTask"}, o.stub.calls)
+			withheld := withheldNotices(notices)
+			if c.sent {
+				require.Equal(t, "Bearer s3cret", o.stub.headers[0].Get("Authorization"))
+				require.Equal(t, "u1", o.stub.headers[0].Get("X-User"))
+				require.Equal(t, "Bearer s3cret", o.stub.headers[1].Get("Authorization"))
+				require.Empty(t, withheld)
+				return
+			}
+			for i, h := range o.stub.headers {
+				require.Empty(t, h, "call %s carries no header", o.stub.calls[i])
+			}
+			require.Len(t, withheld, 1)
+			require.Equal(t, []string{"Authorization", "X-User"}, withheld[0].Headers)
+			require.Equal(t, srv.URL, withheld[0].NamedOrigin)
+			require.True(t, strings.HasPrefix(withheld[0].EndpointOrigin, c.named), withheld[0].EndpointOrigin)
+		})
+	}
+}
+
+// The host and port of a gRPC target against baseURL's, with the default
+// ports: 443 for https and for a target that names none, 80 for http.
+func TestSameHostPortOfAGRPCTarget(t *testing.T) {
+	parse := func(s string) *url.URL {
+		u, err := url.Parse(s)
+		require.NoError(t, err)
+		return u
+	}
+	https, http80 := parse("https://agent.example/a2a"), parse("http://agent.example")
+	for target, want := range map[string]bool{
+		"agent.example:443":                true,
+		"AGENT.example:443":                true,
+		"agent.example":                    true,
+		"dns:///agent.example:443":         true,
+		"dns:///agent.example":             true,
+		"https://agent.example/x":          true,
+		"grpcs://agent.example":            true,
+		"agent.example:8443":               false,
+		"other.example:443":                false,
+		"http://agent.example/":            false,
+		"unix:///run/agent.sock":           false,
+		"xds:///agent.example:443":         false,
+		"":                                 false,
+		"agent.example:443:1":              false,
+		"dns://8.8.8.8/other:443":          false,
+		"passthrough:///agent.example:443": true,
+	} {
+		require.Equal(t, want, stream.SameHostPort(target, https), "%q against %s", target, https)
+	}
+	require.True(t, stream.SameHostPort("agent.example:80", http80))
+	require.True(t, stream.SameHostPort("http://agent.example", http80))
+	require.False(t, stream.SameHostPort("agent.example", http80), "a target without a port is on 443")
+	require.True(t, stream.SameHostPort("[::1]:8080", parse("http://[::1]:8080/")))
+}
+
+// The Client of a gRPC pick follows the card's streaming capability (false:
+// it polls, with a unary send), keeps the card, and Close closes the
+// Transport Resolve opened, once, returning its error each time.
+func TestResolveOverGRPCClientPollsKeepsTheCardAndCloses(t *testing.T) {
+	srv, _ := grpcCardServer(t, func(string) string {
+		return `{"name":"poller","capabilities":{"streaming":false},` +
+			`"supportedInterfaces":[{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`
+	})
+	o := newOpener()
+	o.stub.closeErr = errors.New("close failed")
+	client, err := stream.Resolve(background(), srv.URL, stream.WithTransportFor(a2a.BindingGRPC, o.open), stream.WithPollInterval(time.Millisecond))
+	require.NoError(t, err)
+	require.Equal(t, "poller", client.Card().Name)
+	task, err := client.Send(background(), hello()).Wait()
+	require.NoError(t, err)
+	require.Equal(t, a2a.StateCompleted, task.Status.State)
+	require.Equal(t, "SendUnary", o.stub.calls[0], "the card says it cannot stream")
+	require.NotContains(t, o.stub.calls, "SendStream")
+	require.Zero(t, o.stub.closed)
+	require.EqualError(t, client.Close(), "close failed")
+	require.EqualError(t, client.Close(), "close failed", "the same answer")
+	require.Equal(t, 1, o.stub.closed, "closed once")
+}
+
+// Close of a Client that opened nothing does nothing: a Transport given to
+// NewClientFor stays the caller's.
+func TestCloseOfAClientThatOpenedNothing(t *testing.T) {
+	stub := &grpcStub{}
+	c, err := stream.NewClientFor(stub)
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.NoError(t, c.Close())
+	require.Zero(t, stub.closed)
+	for _, mk := range []func(string, ...stream.Option) (*stream.Client, error){stream.NewClient, stream.NewRESTClient} {
+		c, err := mk("http://agent.test/")
+		require.NoError(t, err)
+		require.NoError(t, c.Close())
 	}
 }

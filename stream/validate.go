@@ -59,7 +59,12 @@ func (cfg *config) check() error {
 	if cfg.version != "" && cfg.version != a2a.V03 && cfg.version != a2a.V10 {
 		bad("WithVersion: unsupported protocol version %q", string(cfg.version))
 	}
-	if cfg.binding != "" && cfg.binding != a2a.BindingJSONRPC && cfg.binding != a2a.BindingHTTPJSON {
+	switch {
+	case cfg.binding == "", cfg.binding == a2a.BindingJSONRPC, cfg.binding == a2a.BindingHTTPJSON:
+	case cfg.binding == a2a.BindingGRPC && cfg.openFor == a2a.BindingGRPC && cfg.open != nil:
+	case cfg.binding == a2a.BindingGRPC:
+		bad("WithBinding: %s needs WithTransportFor(a2a.BindingGRPC, ...), which opens its Transport", string(cfg.binding))
+	default:
 		bad("WithBinding: unsupported binding %q", string(cfg.binding))
 	}
 	if err := httpx.CheckHeader(cfg.header); err != nil {
