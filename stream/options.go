@@ -486,10 +486,11 @@ func WithBinding(b a2a.Binding) Option {
 // only.
 //
 // When Resolve picks such an interface, the options of this package's HTTP
-// bindings given to it (WithHTTPClient, WithBreaker, WithTrustedOrigins,
+// bindings given to it (WithBreaker, WithTrustedOrigins,
 // WithConnectTimeout, WithMaxEventSize) are refused with ErrInvalidOption,
 // as NewClientFor refuses them: they do not reach the Transport, which has
-// options of its own. Headers (WithHeader, a credentials hook's) reach it
+// options of its own. WithHTTPClient is not refused: Resolve read the card
+// with it; the Transport's calls do not use it. Headers (WithHeader, a credentials hook's) reach it
 // in Call.Header only when its interface is on baseURL's host and port (see
 // Resolve).
 func WithTransportFor(b a2a.Binding, open func(a2a.AgentInterface) (transport.Transport, error)) Option {

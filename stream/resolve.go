@@ -44,7 +44,8 @@ import (
 // Transport (Endpoint and Binding return ""), in the interface's version,
 // following the card's streaming capability, with Card; Client.Close
 // closes the Transport. Resolve refuses the options of the HTTP bindings
-// then (see WithTransportFor).
+// then, but WithHTTPClient, with which it read the card (see
+// WithTransportFor).
 //
 // The card's errors are agentcard.Fetch's, except that an answer with a
 // status other than 2xx is a *transport.HTTPError, as every other answer of an
@@ -106,7 +107,8 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 
 // clientOver makes the Client of an interface of WithTransportFor's binding
 // that Resolve picked: cfg is Resolve's, checked. It refuses the options
-// of this package's HTTP bindings among opts, as NewClientFor does, then
+// of this package's HTTP bindings among opts, as NewClientFor does (but
+// WithHTTPClient, with which Resolve read the card), then
 // opens the Transport with cfg.open, and makes a Client of it as
 // NewClientFor does, with what the card told (learned). Headers go with
 // its calls only when the interface is on base's host and port.
@@ -117,7 +119,8 @@ func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *ur
 		if o == nil {
 			continue // refused by check already
 		}
-		if o := o.option(); o.at&atNewClientFor == 0 && o.at != atResolve {
+		// WithHTTPClient read the card: it applied.
+		if o := o.option(); o.at&atNewClientFor == 0 && o.at != atResolve && o.name != "WithHTTPClient" {
 			refused = append(refused, invalidOption("%s does not reach the Transport Resolve opened: Resolve picked the %s interface %s, "+
 				"whose Transport (WithTransportFor) makes its own requests, with options of its own (a2agrpc.Opener's for gRPC)",
 				o.name, in.binding, where))

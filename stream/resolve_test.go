@@ -434,9 +434,8 @@ func newOpener() *opener { return &opener{stub: &grpcStub{}} }
 // grpcCardServer serves on a loopback port the card card returns, given the
 // server's host:port (a card names its gRPC target with it), and counts
 // the card requests. Its connections are not kept alive, so that no
-// goroutine of http.DefaultClient's outlives the test. A Client Resolve
-// makes over gRPC is refused WithHTTPClient, so the card is read with
-// http.DefaultClient.
+// goroutine of http.DefaultClient's outlives the test. The card is read
+// with http.DefaultClient.
 func grpcCardServer(t *testing.T, card func(hostport string) string) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var n atomic.Int32
@@ -598,13 +597,13 @@ func TestWithTransportForIsRefusedWhereItDoesNotApply(t *testing.T) {
 // When Resolve picks gRPC, the options of this package's HTTP bindings
 // given to it are refused, as NewClientFor refuses them, and the Transport
 // is not opened: they would not reach it. When it picks an HTTP binding of
-// the same card, they apply.
+// the same card, they apply. WithHTTPClient is the exception: Resolve reads
+// the card with it (TestResolveOverGRPCReadsTheCardWithWithHTTPClient).
 func TestResolveOverGRPCRefusesTheHTTPBindingsOptions(t *testing.T) {
 	card := `{"name":"x","supportedInterfaces":[{"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},` +
 		`{"url":"http://agent.test/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]}`
 	srv, _ := grpcCardServer(t, func(string) string { return card })
 	for name, opt := range map[string]stream.Option{
-		"WithHTTPClient":     stream.WithHTTPClient(&http.Client{}),
 		"WithBreaker":        stream.WithBreaker(allowAll{}),
 		"WithTrustedOrigins": stream.WithTrustedOrigins("http://other.test"),
 		"WithConnectTimeout": stream.WithConnectTimeout(time.Second),
@@ -625,6 +624,31 @@ func TestResolveOverGRPCRefusesTheHTTPBindingsOptions(t *testing.T) {
 			require.Empty(t, o.opened)
 		})
 	}
+}
+
+// WithHTTPClient given to Resolve reads the card, whichever interface it
+// picks: a gRPC pick is not refused for it, and its calls go through the
+// Transport opened, not the HTTP client.
+func TestResolveOverGRPCReadsTheCardWithWithHTTPClient(t *testing.T) {
+	card := `{"name":"x","supportedInterfaces":[{"url":"agent.test:443","protocolBinding":"GRPC","protocolVersion":"1.0"}]}`
+	var asked atomic.Int32
+	hc := &http.Client{Transport: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		asked.Add(1)
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(card)), Request: r}, nil
+	})}
+	o := newOpener()
+	c, err := stream.Resolve(background(), "https://agent.test", stream.WithTransportFor(a2a.BindingGRPC, o.open), stream.WithHTTPClient(hc))
+	require.NoError(t, err)
+	require.Equal(t, int32(1), asked.Load(), "the card was read with the HTTP client")
+	require.Len(t, o.opened, 1)
+	require.Equal(t, "agent.test:443", o.opened[0].URL)
+	task, err := c.GetTask(background(), "t-1")
+	require.NoError(t, err)
+	require.Equal(t, a2a.StateCompleted, task.Status.State)
+	require.Equal(t, int32(1), asked.Load(), "the call went through the Transport")
+	require.Equal(t, []string{"GetTask"}, o.stub.calls)
+	require.NoError(t, c.Close())
 }
 
 // An error of the open function is Resolve's, wrapped; a nil Transport is
