@@ -15,11 +15,13 @@ type Binding string
 
 // The bindings of A2A 0.3 and 1.0, spelled as agent cards spell them.
 //
-// BindingGRPC is recognised, not spoken: [ParseBinding] reads it, so that a
-// client choosing among a card's interfaces knows a gRPC interface for what
-// it is and passes over it, and a [Codec] of it reads and writes the JSON of
-// the gRPC proto's messages, as HTTP+JSON carries them; but no package of
-// this module makes gRPC calls. A binding in a module of its own may.
+// BindingGRPC is recognised, not spoken, by this module: [ParseBinding]
+// reads it, so that a client choosing among a card's interfaces knows a
+// gRPC interface for what it is, and a [Codec] of it reads and writes the
+// JSON of the gRPC proto's messages, as HTTP+JSON carries them; but no
+// package of this module makes gRPC calls. The module
+// github.com/a2astream/a2astream/grpc does; stream.Resolve picks a gRPC
+// interface when given its opener (stream.WithTransportFor).
 const (
 	BindingJSONRPC  Binding = "JSONRPC"
 	BindingHTTPJSON Binding = "HTTP+JSON"
