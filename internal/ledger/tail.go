@@ -3,6 +3,7 @@ package ledger
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -18,28 +19,57 @@ import (
 // moves the tail into it in one copy, when a decision must read every part
 // or the assembled task is read.
 //
-// A tail is small: what a stream of tokens appends is text parts of one
-// media type and no metadata, and a tail holds of each only its text (16
-// bytes), the media type once for the run of parts that share it. Memory a
-// process has not used before costs far more to touch than memory it
-// reuses (a page fault, and on a virtual machine the host's too), and a
-// long stream's tail is all new memory: at a million parts, the 48 bytes a
-// part the tail held before were about a tenth of the driver's CPU.
+// A tail is small, since memory a process has not used before costs far
+// more to touch than memory it reuses (a page fault, and on a virtual
+// machine the host's too), and a long stream's tail is all new memory.
+// What a stream of tokens appends is text parts of one media type and no
+// metadata: a tail holds the media type once for the run of parts that
+// share it, and the texts back to back in text blocks, each part only
+// where its text ends (4 bytes). A part's Text is then a substring of its
+// block, which it keeps alive: a text block holds at most maxTextBlock
+// bytes, and a text longer than bigText is held as it came.
 
-// tail is the parts appended to an artifact after its Parts, in order: the
-// text of each (its blockList), and the runs of parts that share the rest.
-// Its blocks never move (see blockList).
+const (
+	// maxTextBlock is the most bytes a text block holds.
+	maxTextBlock = 8 << 10
+	// firstTextBlock is the size of a tail's first text block; each
+	// next one doubles, up to maxTextBlock.
+	firstTextBlock = 256
+	// bigText is the longest text copied into a text block.
+	bigText = maxTextBlock / 8
+)
+
+// tail is the parts appended to an artifact after its Parts, in order:
+// where each part's text ends in its text block (its blockList), the text
+// blocks, and the runs of parts that share the rest. Its blocks never move
+// (see blockList).
 type tail struct {
-	blockList[string] // part i's text; "" for a part held whole
+	blockList[uint32] // part i's text ends here in its text block
+	texts             blockList[textBlock]
 	runs              blockList[tailRun]
 }
 
+// textBlock is the texts of the parts of a tail from first on, back to
+// back: copied into b, or one text held as it came (whole).
+type textBlock struct {
+	first int
+	whole string
+	b     strings.Builder // never grown: it holds what its capacity does
+}
+
+// str returns the block's texts.
+func (tb *textBlock) str() string {
+	if tb.whole != "" {
+		return tb.whole
+	}
+	return tb.b.String()
+}
+
 // tailRun is the parts of a tail from its start to the next run's start: a
-// text part held whole, or text parts (text with a media type, but no file
-// name: what a stream of tokens appends), each its text in the tail, with
-// this media type and metadata. Text parts share a run only when they have
-// no metadata: a part's metadata is its own map, never shared with another
-// part's.
+// part held whole (any part but text with no file name), or text parts,
+// each its text in the tail's text blocks, with this media type and
+// metadata. Text parts share a run only when they have no metadata: a
+// part's metadata is its own map, never shared with another part's.
 type tailRun struct {
 	start     int // the run's first part
 	mediaType string
@@ -53,13 +83,45 @@ func (t *tail) add(p *a2a.Part) {
 		whole := new(a2a.Part)
 		*whole = *p
 		*t.runs.push() = tailRun{start: t.n, whole: whole}
-		*t.push() = ""
+		t.addText("")
 		return
 	}
 	if t.runs.n == 0 || !t.runs.at(t.runs.n-1).joins(p) {
 		*t.runs.push() = tailRun{start: t.n, mediaType: p.MediaType, metadata: p.Metadata}
 	}
-	*t.push() = p.Text
+	t.addText(p.Text)
+}
+
+// addText appends the text of the next part ("" for a part held whole).
+func (t *tail) addText(s string) {
+	end := uint32(0)
+	if t.n > 0 {
+		end = *t.blockList.at(t.n - 1)
+	}
+	if s != "" {
+		var tb *textBlock
+		if t.texts.n > 0 {
+			tb = t.texts.at(t.texts.n - 1)
+		}
+		switch {
+		case len(s) > bigText:
+			*t.texts.push() = textBlock{first: t.n, whole: s}
+			end = uint32(len(s))
+		default:
+			if tb == nil || tb.b.Len()+len(s) > tb.b.Cap() {
+				size := firstTextBlock
+				if tb != nil {
+					size = min(max(2*tb.b.Cap(), size), maxTextBlock)
+				}
+				tb = t.texts.push()
+				tb.first = t.n
+				tb.b.Grow(size)
+			}
+			tb.b.WriteString(s)
+			end = uint32(tb.b.Len())
+		}
+	}
+	*t.push() = end
 }
 
 // joins reports whether the text part p, appended after the run's parts,
@@ -77,6 +139,26 @@ func (t *tail) runOf(i int) *tailRun {
 	return t.runs.at(k)
 }
 
+// textOf returns the text of part i of the tail.
+func (t *tail) textOf(i int) string {
+	k := t.texts.n - 1
+	if k > 0 && t.texts.at(k).first > i {
+		k = sort.Search(t.texts.n, func(k int) bool { return t.texts.at(k).first > i }) - 1
+	}
+	if k < 0 || t.texts.at(k).first > i {
+		return "" // no text before part i's
+	}
+	tb := t.texts.at(k)
+	start, end := uint32(0), *t.blockList.at(i)
+	if tb.first < i {
+		start = *t.blockList.at(i - 1)
+	}
+	if start == end {
+		return ""
+	}
+	return tb.str()[start:end]
+}
+
 // at returns part i of the tail, which holds it: the part itself for a
 // part held whole, else the part built in buf.
 func (t *tail) at(i int, buf *a2a.Part) *a2a.Part {
@@ -84,7 +166,7 @@ func (t *tail) at(i int, buf *a2a.Part) *a2a.Part {
 	if r.whole != nil {
 		return r.whole
 	}
-	*buf = a2a.Part{Text: *t.blockList.at(i), MediaType: r.mediaType, Metadata: r.metadata}
+	*buf = a2a.Part{Text: t.textOf(i), MediaType: r.mediaType, Metadata: r.metadata}
 	return buf
 }
 
@@ -98,15 +180,32 @@ func (t *tail) at(i int, buf *a2a.Part) *a2a.Part {
 func (t *tail) moveTo(dst []a2a.Part) []a2a.Part {
 	k := len(dst)
 	dst = slices.Grow(dst, t.n)[:k+t.n]
-	run, r, next := 0, (*tailRun)(nil), 0 // next: the first part after run r
+	var (
+		r              *tailRun
+		run, nextRun   int // the next run, and its first part
+		text, nextText int // the next text block, and its first part
+		s              string
+		start          uint32
+	)
+	nextText = t.n
+	if t.texts.n > 0 {
+		nextText = t.texts.at(0).first
+	}
 	i := 0
 	for _, b := range t.blocks {
-		for j := range b {
-			if i == next {
+		for _, end := range b {
+			if i == nextRun {
 				r, run = t.runs.at(run), run+1
-				next = t.n
+				nextRun = t.n
 				if run < t.runs.n {
-					next = t.runs.at(run).start
+					nextRun = t.runs.at(run).start
+				}
+			}
+			if i == nextText {
+				s, start, text = t.texts.at(text).str(), 0, text+1
+				nextText = t.n
+				if text < t.texts.n {
+					nextText = t.texts.at(text).first
 				}
 			}
 			p := &dst[k]
@@ -115,7 +214,12 @@ func (t *tail) moveTo(dst []a2a.Part) []a2a.Part {
 				*p = *r.whole
 				continue
 			}
-			p.Text, p.MediaType, p.Metadata = b[j], r.mediaType, r.metadata
+			p.Text = ""
+			if end != start {
+				p.Text = s[start:end]
+			}
+			start = end
+			p.MediaType, p.Metadata = r.mediaType, r.metadata
 			p.Data, p.URL, p.Raw, p.Filename = nil, "", nil, ""
 		}
 	}

@@ -98,6 +98,11 @@ func TestATailGivesBackEveryPartAdded(t *testing.T) {
 		func(i int) a2a.Part { return a2a.Part{Text: fmt.Sprint(i), Filename: "f.txt"} },
 		func(i int) a2a.Part { return a2a.Part{Data: []byte(fmt.Sprintf(`{"n":%d}`, i))} },
 		func(i int) a2a.Part { return a2a.Part{} },
+		// Long texts of one length: each held as it came, each ending
+		// where the one before it did.
+		func(i int) a2a.Part { return a2a.TextPart(fmt.Sprintf("%0*d", bigText+1, i)) },
+		// Texts that fill text blocks exactly.
+		func(i int) a2a.Part { return a2a.TextPart(fmt.Sprintf("%0*d", firstTextBlock/2, i)) },
 	}
 	var want []a2a.Part
 	var tl tail
