@@ -98,28 +98,26 @@ func (t *tail) addText(s string) {
 	if t.n > 0 {
 		end = *t.blockList.at(t.n - 1)
 	}
-	if s != "" {
+	switch {
+	case len(s) > bigText:
+		*t.texts.push() = textBlock{first: t.n, whole: s}
+		end = uint32(len(s))
+	case s != "":
 		var tb *textBlock
 		if t.texts.n > 0 {
 			tb = t.texts.at(t.texts.n - 1)
 		}
-		switch {
-		case len(s) > bigText:
-			*t.texts.push() = textBlock{first: t.n, whole: s}
-			end = uint32(len(s))
-		default:
-			if tb == nil || tb.b.Len()+len(s) > tb.b.Cap() {
-				size := firstTextBlock
-				if tb != nil {
-					size = min(max(2*tb.b.Cap(), size), maxTextBlock)
-				}
-				tb = t.texts.push()
-				tb.first = t.n
-				tb.b.Grow(size)
+		if tb == nil || tb.b.Len()+len(s) > tb.b.Cap() {
+			size := firstTextBlock
+			if tb != nil {
+				size = min(max(2*tb.b.Cap(), size), maxTextBlock)
 			}
-			tb.b.WriteString(s)
-			end = uint32(tb.b.Len())
+			tb = t.texts.push()
+			tb.first = t.n
+			tb.b.Grow(max(size, len(s)))
 		}
+		tb.b.WriteString(s)
+		end = uint32(tb.b.Len())
 	}
 	*t.push() = end
 }
