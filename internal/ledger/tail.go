@@ -47,6 +47,9 @@ type tail struct {
 	blockList[uint32] // part i's text ends here in its text block
 	texts             blockList[textBlock]
 	runs              blockList[tailRun]
+	// textHint and runHint are the text block and the run of the part
+	// read last (see seek).
+	textHint, runHint int
 }
 
 // textBlock is the texts of the parts of a tail from first on, back to
@@ -130,20 +133,13 @@ func (r *tailRun) joins(p *a2a.Part) bool {
 
 // runOf returns the run that holds part i of the tail.
 func (t *tail) runOf(i int) *tailRun {
-	k := t.runs.n - 1
-	if k > 0 && t.runs.at(k).start > i {
-		k = sort.Search(t.runs.n, func(k int) bool { return t.runs.at(k).start > i }) - 1
-	}
-	return t.runs.at(k)
+	return t.runs.at(seek(&t.runs, func(r *tailRun) int { return r.start }, i, &t.runHint))
 }
 
 // textOf returns the text of part i of the tail.
 func (t *tail) textOf(i int) string {
-	k := t.texts.n - 1
-	if k > 0 && t.texts.at(k).first > i {
-		k = sort.Search(t.texts.n, func(k int) bool { return t.texts.at(k).first > i }) - 1
-	}
-	if k < 0 || t.texts.at(k).first > i {
+	k := seek(&t.texts, func(tb *textBlock) int { return tb.first }, i, &t.textHint)
+	if k < 0 {
 		return "" // no text before part i's
 	}
 	tb := t.texts.at(k)
@@ -155,6 +151,22 @@ func (t *tail) textOf(i int) string {
 		return ""
 	}
 	return tb.str()[start:end]
+}
+
+// seek returns the index of the last element of l whose first part (key)
+// is at most i, or -1; the keys ascend. A replay reads a tail's parts in
+// order, so the element found last (*hint) and the one after it are tried
+// before a binary search; *hint is left at the element found.
+func seek[T any](l *blockList[T], key func(*T) int, i int, hint *int) int {
+	for k := *hint; k < l.n && k <= *hint+1; k++ {
+		if key(l.at(k)) <= i && (k+1 == l.n || key(l.at(k+1)) > i) {
+			*hint = k
+			return k
+		}
+	}
+	k := sort.Search(l.n, func(k int) bool { return key(l.at(k)) > i }) - 1
+	*hint = max(k, 0)
+	return k
 }
 
 // at returns part i of the tail, which holds it: the part itself for a

@@ -120,6 +120,13 @@ func TestATailGivesBackEveryPartAdded(t *testing.T) {
 	for i := len(want) - 1; i >= 0; i-- {
 		require.Equal(t, want[i], *tl.at(i, &buf), "part %d", i)
 	}
+	for i := range want { // in order, as a replay reads them
+		require.Equal(t, want[i], *tl.at(i, &buf), "part %d", i)
+	}
+	for i := range want { // every seventh, then from the start again
+		j := i * 7 % len(want)
+		require.Equal(t, want[j], *tl.at(j, &buf), "part %d", j)
+	}
 	// Moved after two parts held, into room that holds stale parts.
 	dst := make([]a2a.Part, 2, 2+len(want))
 	stale := dst[:cap(dst)]
