@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -82,5 +83,75 @@ func TestAResumeLeavesThePartsHeldInPlace(t *testing.T) {
 				require.Equal(t, text(i), parts[i])
 			}
 		})
+	}
+}
+
+// A tail gives back every part added, whole, by index and when moved into
+// a []Part, whatever runs the parts fall into: text parts that share a
+// media type and have no metadata, text parts with metadata (each its own
+// map, never shared), and parts held whole.
+func TestATailGivesBackEveryPartAdded(t *testing.T) {
+	kinds := []func(i int) a2a.Part{
+		func(i int) a2a.Part { return a2a.TextPart(fmt.Sprint("token ", i)) },
+		func(i int) a2a.Part { return a2a.Part{Text: fmt.Sprint(i), MediaType: "text/markdown"} },
+		func(i int) a2a.Part { return a2a.Part{Text: fmt.Sprint(i), Metadata: map[string]any{"k": "same"}} },
+		func(i int) a2a.Part { return a2a.Part{Text: fmt.Sprint(i), Filename: "f.txt"} },
+		func(i int) a2a.Part { return a2a.Part{Data: []byte(fmt.Sprintf(`{"n":%d}`, i))} },
+		func(i int) a2a.Part { return a2a.Part{} },
+		// Long texts of one length: each held as it came, each ending
+		// where the one before it did.
+		func(i int) a2a.Part { return a2a.TextPart(fmt.Sprintf("%0*d", bigText+1, i)) },
+		// Texts that fill text blocks exactly.
+		func(i int) a2a.Part { return a2a.TextPart(fmt.Sprintf("%0*d", firstTextBlock/2, i)) },
+	}
+	var want []a2a.Part
+	var tl tail
+	for i := 0; len(want) < 3*maxBlock; i++ {
+		// Runs of 1 to 40 parts of one kind, the kinds in turn.
+		for range 1 + (i*17)%40 {
+			p := kinds[i%len(kinds)](len(want))
+			want = append(want, p)
+			c := p.Clone()
+			tl.add(&c)
+		}
+	}
+	require.Equal(t, len(want), tl.n)
+	var buf a2a.Part
+	for i := len(want) - 1; i >= 0; i-- {
+		require.Equal(t, want[i], *tl.at(i, &buf), "part %d", i)
+	}
+	for i := range want { // in order, as a replay reads them
+		require.Equal(t, want[i], *tl.at(i, &buf), "part %d", i)
+	}
+	for i := range want { // every seventh, then from the start again
+		j := i * 7 % len(want)
+		require.Equal(t, want[j], *tl.at(j, &buf), "part %d", j)
+	}
+	// Moved after two parts held, into room that holds stale parts.
+	dst := make([]a2a.Part, 2, 2+len(want))
+	stale := dst[:cap(dst)]
+	for i := range stale {
+		stale[i] = a2a.Part{Text: "stale", Filename: "stale", URL: "stale", Data: []byte(`1`), Raw: []byte{1}, Metadata: map[string]any{"stale": true}}
+	}
+	got := tl.moveTo(dst[:0:0])
+	require.Equal(t, want, got)
+	got = (&tail{}).moveTo(got)
+	require.Equal(t, want, got)
+	for i := range want {
+		c := want[i].Clone()
+		tl.add(&c)
+	}
+	got = tl.moveTo(dst)
+	require.Equal(t, append(dst[:2:2], want...), got)
+	require.Zero(t, tl.n)
+	// No two parts share a metadata map.
+	moved := got[2:]
+	m := slices.IndexFunc(moved, func(p a2a.Part) bool { return p.Metadata != nil })
+	require.Positive(t, m)
+	moved[m].Metadata["k"] = "changed"
+	for i := range moved {
+		if i != m && moved[i].Metadata != nil {
+			require.Equal(t, "same", moved[i].Metadata["k"], "part %d", i)
+		}
 	}
 }
