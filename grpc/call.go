@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -39,6 +40,9 @@ type rpc struct {
 	cs     grpc.ClientStream
 	idle   *time.Timer
 	d      time.Duration
+	// waiting: a read of the call waits for the network (the response
+	// headers, or a message), which the idle timer bounds.
+	waiting atomic.Bool
 	// done is the breaker's report for this call, nil once made (or when
 	// there is no breaker).
 	done func(error)
@@ -89,7 +93,8 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 	}
 	r.cs = cs
 	if r.d > 0 {
-		r.idle = time.AfterFunc(r.d, func() { r.cancel(errIdle) })
+		r.waiting.Store(true) // for the response headers
+		r.idle = time.AfterFunc(r.d, r.idleFired)
 	}
 	if err := cs.SendMsg(req); err != nil && err != io.EOF {
 		// io.EOF: the server ended the call; RecvMsg reads its status.
@@ -194,6 +199,7 @@ func (r *rpc) report(err error) {
 // runs only while the read waits for the network.
 func (r *rpc) recv(m proto.Message) error {
 	if r.idle != nil {
+		r.waiting.Store(true)
 		r.idle.Reset(r.d)
 	}
 	err := r.cs.RecvMsg(m)
@@ -201,9 +207,24 @@ func (r *rpc) recv(m proto.Message) error {
 	return err
 }
 
+// idleFired is the idle timer's: while the call waits, it cuts the call
+// once its connection read nothing for the idle timeout (see activity), and
+// else waits on for the rest of it.
+func (r *rpc) idleFired() {
+	if !r.waiting.Load() {
+		return
+	}
+	if quiet := r.t.act.quiet(); quiet < r.d {
+		r.idle.Reset(r.d - quiet)
+		return
+	}
+	r.cancel(errIdle)
+}
+
 // stopIdle stops the idle timer.
 func (r *rpc) stopIdle() {
 	if r.idle != nil {
+		r.waiting.Store(false)
 		r.idle.Stop()
 	}
 }

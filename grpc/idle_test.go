@@ -2,13 +2,17 @@ package a2agrpc_test
 
 import (
 	"context"
+	"net"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 
 	"github.com/a2astream/a2astream/a2a"
+	a2agrpc "github.com/a2astream/a2astream/grpc"
 	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -78,4 +82,59 @@ func TestIdleBeforeHeaders(t *testing.T) {
 			})
 		})
 	}
+}
+
+// The idle timeout is the silence of the call's connection, not the wait
+// for a whole message: a 2 MiB event that comes through a slow link, 32
+// KiB every 100 ms (6.4 s in all), arrives under an idle timeout of 1 s,
+// as it does over the HTTP bindings, whose timer every byte resets. When
+// the link then goes silent, the timer cuts the call one timeout later.
+func TestIdleTimeoutIsSilenceNotAWholeMessage(t *testing.T) {
+	big := strings.Repeat("x", 2<<20)
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := newAgent(t, true, true, handlers{stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+					if err := send(chunk("t-1", big, false)); err != nil {
+						return err
+					}
+					<-ctx.Done()
+					return ctx.Err()
+				}})
+				tr := a.client(t, a2agrpc.WithDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+					c, err := a.lis.DialContext(ctx)
+					if err != nil {
+						return nil, err
+					}
+					return &slowConn{Conn: c, chunk: 32 << 10, every: 100 * time.Millisecond}, nil
+				})))
+				r, err := tr.SendStream(context.Background(), transport.Call{Version: v, IdleTimeout: time.Second}, hello())
+				require.NoError(t, err)
+				defer r.Close()
+				ev, err := r.Next()
+				require.NoError(t, err, "bytes came every 100 ms")
+				require.Len(t, ev.(*a2a.ArtifactUpdate).Artifact.Parts[0].Text, len(big))
+				start := time.Now()
+				_, err = r.Next()
+				require.ErrorIs(t, err, transport.ErrIdleTimeout, "then silence")
+				// One timeout after the link's last bytes: those of the
+				// event, or of a frame that followed it within a tick.
+				require.GreaterOrEqual(t, time.Since(start), time.Second)
+				require.LessOrEqual(t, time.Since(start), time.Second+100*time.Millisecond)
+			})
+		})
+	}
+}
+
+// slowConn is a link that passes at most chunk bytes of what it reads per
+// tick of every: slow, but never silent while there is something to pass.
+type slowConn struct {
+	net.Conn
+	chunk int
+	every time.Duration
+}
+
+func (c *slowConn) Read(p []byte) (int, error) {
+	<-time.After(c.every) // the bubble's clock
+	return c.Conn.Read(p[:min(len(p), c.chunk)])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -49,7 +50,10 @@ type protoMessage = proto.Message
 //
 // Timers: each call's reads are timed by transport.Call.IdleTimeout, with
 // the Transport's own timer (gRPC keepalive does not see a silent but live
-// stream), and its connection by WithConnectTimeout. Headers: the call's
+// stream), and its connection by WithConnectTimeout. The idle timeout is
+// the silence of the connection, as over the HTTP bindings: a big event on
+// a slow link arrives however long it takes while bytes keep coming. Bytes
+// of any call on the same connection count. Headers: the call's
 // headers go as metadata (see HeaderError for what is dropped and what is
 // refused) to the target only: the Transport calls no other host.
 //
@@ -59,6 +63,7 @@ type Transport struct {
 	target string
 	cfg    config
 	cc     *grpc.ClientConn
+	act    *activity // when its connections last read bytes
 }
 
 // New returns a Transport for the agent at target, a gRPC target
@@ -90,15 +95,18 @@ func New(target string, opts ...Option) (*Transport, error) {
 	if cfg.insecure {
 		creds = insecure.NewCredentials()
 	}
-	dial := append([]grpc.DialOption{
-		grpc.WithTransportCredentials(creds),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)),
-	}, cfg.dialOpts...)
+	act := newActivity()
+	// The Transport's options go last, so that none of WithDialOptions
+	// replaces its credentials (a TLS connection made plaintext) or its
+	// size limit.
+	dial := append(slices.Clip(cfg.dialOpts),
+		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)))
 	cc, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
-	return &Transport{target: target, cfg: cfg, cc: cc}, nil
+	return &Transport{target: target, cfg: cfg, cc: cc, act: act}, nil
 }
 
 // Target returns the target the Transport calls, as given to New.
