@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/transport"
@@ -122,6 +123,7 @@ func statusMeaning(st *status.Status, o op) error {
 	if st.Code() == codes.Unauthenticated {
 		return transport.ErrNotAuthenticated
 	}
+	st = withoutBadRetryInfo(st)
 	var (
 		a2aInfo, retry bool
 	)
@@ -169,6 +171,28 @@ func statusMeaning(st *status.Status, o op) error {
 		return nil
 	}
 	return &a2a.RPCError{Code: code, Message: st.Message(), Data: data}
+}
+
+// withoutBadRetryInfo returns st without its RetryInfo details whose delay
+// is no valid Duration (seconds out of range, or seconds and nanos of
+// other signs), which protobuf does not check and no JSON can carry: such
+// a hint is no hint, and the status means what its code and its other
+// details say.
+func withoutBadRetryInfo(st *status.Status) *status.Status {
+	p := st.Proto()
+	keep := make([]*anypb.Any, 0, len(p.GetDetails()))
+	for _, a := range p.GetDetails() {
+		var ri errdetails.RetryInfo
+		if a.MessageIs(&ri) && (a.UnmarshalTo(&ri) != nil || ri.GetRetryDelay() != nil && !ri.GetRetryDelay().IsValid()) {
+			continue
+		}
+		keep = append(keep, a)
+	}
+	if len(keep) == len(p.GetDetails()) {
+		return st
+	}
+	p.Details = keep
+	return status.FromProto(p)
 }
 
 // grpcNoSuchMethod reports the messages with which gRPC servers answer a

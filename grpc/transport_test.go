@@ -326,6 +326,36 @@ func TestBusyAndRetryInfo(t *testing.T) {
 	}
 }
 
+// A RetryInfo whose delay is no valid Duration (seconds out of range, or
+// seconds and nanos of other signs) is no hint: the status means what its
+// code and its other details say. (A stranger's red-team found it read as
+// a fatal internal error that hid the A2A reason.)
+func TestABadRetryInfoIsIgnored(t *testing.T) {
+	for name, d := range map[string]*durationpb.Duration{
+		"seconds out of range": {Seconds: 1 << 62},
+		"signs differ":         {Seconds: 1, Nanos: -5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			unavailable, err := status.New(codes.Unavailable, "restarting").WithDetails(&errdetails.RetryInfo{RetryDelay: d})
+			require.NoError(t, err)
+			notFound, err := statusWith(t, codes.NotFound, "gone", a2aInfo("TASK_NOT_FOUND")).WithDetails(&errdetails.RetryInfo{RetryDelay: d})
+			require.NoError(t, err)
+
+			a := newAgent(t, true, false, handlers{stream: func(context.Context, *a2a.Message, func(a2a.Event) error) error { return unavailable.Err() }})
+			_, err = a.client(t).SendStream(context.Background(), transport.Call{Version: a2a.V10}, hello())
+			require.Error(t, err)
+			var rpcErr *a2a.RPCError
+			require.False(t, errors.As(err, &rpcErr), "UNAVAILABLE without a valid hint is a drop: %v", err)
+
+			a = newAgent(t, true, false, handlers{stream: func(context.Context, *a2a.Message, func(a2a.Event) error) error { return notFound.Err() }})
+			_, err = a.client(t).SendStream(context.Background(), transport.Call{Version: a2a.V10}, hello())
+			require.ErrorAs(t, err, &rpcErr)
+			require.Equal(t, a2a.CodeTaskNotFound, rpcErr.Code)
+			require.Zero(t, rpcErr.RetryAfter())
+		})
+	}
+}
+
 // A 1.0 call to a server of 0.3 only is method not found, which the Client
 // reads as a refusal of the version.
 func TestOneZeroCallToAZeroThreeServer(t *testing.T) {
