@@ -85,9 +85,11 @@ func WithInsecure() Option {
 }
 
 // WithDialOptions adds options to grpc.NewClient's (a context dialer,
-// per-RPC credentials, keepalive parameters, interceptors), after the
-// Transport's own. Transport credentials go with WithTransportCredentials
-// or WithInsecure, not here. A nil option is refused.
+// per-RPC credentials, keepalive parameters, interceptors), before the
+// Transport's own, which win where they meet: transport credentials go
+// with WithTransportCredentials or WithInsecure only, and a
+// grpc.WithTransportCredentials here does not replace them (TLS asked for
+// is never made plaintext by it). A nil option is refused.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) {
 		for _, o := range opts {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/a2astream/a2astream/a2a"
 	a2agrpc "github.com/a2astream/a2astream/grpc"
@@ -76,4 +77,23 @@ func TestTLS(t *testing.T) {
 	require.Contains(t, err.Error(), "certificate")
 	require.True(t, callmark.IsUnsent(err))
 	require.Len(t, a.seen(), 1, "no call reached the agent")
+}
+
+// Credentials given in WithDialOptions do not replace the Transport's: TLS
+// asked for with WithTransportCredentials stays TLS, and a plaintext agent
+// gets no call, nor the headers. (A stranger's red-team found the dial
+// option made the connection plaintext.)
+func TestDialOptionsDoNotMakeTLSPlaintext(t *testing.T) {
+	a := newAgent(t, true, false, handlers{get: func(_ context.Context, id string) (*a2a.Task, error) { return working(id), nil }})
+	tr, err := a2agrpc.New("passthrough:///agent.test",
+		a2agrpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})),
+		a2agrpc.WithDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return a.lis.DialContext(ctx) })))
+	require.NoError(t, err)
+	defer tr.Close()
+	call := transport.Call{Version: a2a.V10, Header: map[string][]string{"Authorization": {"Bearer s3cret"}}}
+	_, err = tr.GetTask(context.Background(), call, "t-1")
+	require.Error(t, err, "the TLS handshake with a plaintext agent fails")
+	require.True(t, callmark.IsUnsent(err))
+	require.Empty(t, a.seen(), "no call, and no header, reached the agent")
 }
