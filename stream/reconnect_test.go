@@ -66,49 +66,6 @@ func TestDropsAreHealed(t *testing.T) {
 	}
 }
 
-// TestCutAnywhere is the no-loss test: the send stream is cut at every event
-// boundary and at random byte offsets, against all three server styles, and
-// the application must end with the server's artifacts, each message once,
-// and (except to heal a live-only gap) no part twice.
-func TestCutAnywhere(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, v := range versions {
-		for _, style := range styles {
-			var faults []a2atest.Fault
-			for k := 1; k < pacedEvents; k++ {
-				faults = append(faults, a2atest.CutAfterEvents(k), a2atest.CloseAfterEvents(k))
-			}
-			for range 12 {
-				faults = append(faults, a2atest.CutAfterBytes(200+rng.IntN(2400)))
-			}
-			for _, f := range faults {
-				t.Run(fmt.Sprintf("%s/%s/%s", v, style, f), func(t *testing.T) {
-					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style),
-							a2atest.WithScript(paced()...), a2atest.WithFaults(f))
-						s := newClient(t, agent, v).Send(background(), hello())
-						got, err := drain(t, s)
-						if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, transport.ErrEndedEarly) {
-							var re *reconnect.Error
-							if errors.As(err, &re) && re.Attempts == 0 {
-								return // cut before the task ID was known: nothing to resume
-							}
-						}
-						require.NoError(t, err)
-						server := requireSameAsServer(t, agent, s, got)
-						require.Equal(t, 1, sends(agent))
-						if style != a2atest.LiveOnly {
-							require.Equal(t, serverParts(server), partsDelivered(got), "no part delivered twice")
-						}
-						require.Contains(t, got.messages, server.Status.Message.ID, "the final status message arrives")
-					})
-				})
-			}
-		}
-	}
-}
-
 func TestIdleTimeoutIsADrop(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {

@@ -1,0 +1,81 @@
+package a2agrpctest_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/grpc/a2agrpctest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
+)
+
+// grpcWires are the two gRPC wires: an a2atest agent of one version, served
+// by a2agrpctest, reached by the library's gRPC binding fixed to it.
+func grpcWires() []wirematrix.Wire {
+	var ws []wirematrix.Wire
+	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
+		ws = append(ws, wirematrix.Wire{
+			Name:         string(v) + "/GRPC",
+			Version:      v,
+			AgentOptions: []a2atest.Option{a2atest.WithVersions(v)},
+			Client: func(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
+				t.Helper()
+				srv := a2agrpctest.NewServer(agent)
+				tr, err := srv.Transport()
+				require.NoError(t, err)
+				t.Cleanup(func() {
+					require.NoError(t, tr.Close())
+					srv.Close()
+				})
+				c, err := stream.NewClientFor(tr, append([]stream.Option{stream.WithVersion(v)}, opts...)...)
+				require.NoError(t, err)
+				return c
+			},
+			// A gRPC stream lost before anything could be resumed ends
+			// UNAVAILABLE (a cut), or early (a clean close).
+			Lost: func(err error) bool {
+				return grpcUnavailable(err) || errors.Is(err, transport.ErrEndedEarly)
+			},
+		})
+	}
+	return ws
+}
+
+// grpcUnavailable reports whether err wraps a gRPC status UNAVAILABLE.
+func grpcUnavailable(err error) bool {
+	var st interface{ GRPCStatus() *status.Status }
+	return errors.As(err, &st) && st.GRPCStatus().Code() == codes.Unavailable
+}
+
+func TestMatrixCutAnywhere(t *testing.T) {
+	t.Parallel()
+	for _, w := range grpcWires() {
+		wirematrix.CutAnywhere(t, w)
+	}
+}
+
+func TestMatrixHumanInTheLoop(t *testing.T) {
+	for _, w := range grpcWires() {
+		wirematrix.HumanInTheLoop(t, w)
+	}
+}
+
+func TestMatrixHumanInTheLoopAcrossDrops(t *testing.T) {
+	for _, w := range grpcWires() {
+		wirematrix.HumanInTheLoopAcrossDrops(t, w)
+	}
+}
+
+func TestMatrixResumeFromACheckpoint(t *testing.T) {
+	t.Parallel()
+	for _, w := range grpcWires() {
+		wirematrix.ResumeFromACheckpoint(t, w)
+	}
+}
