@@ -60,3 +60,15 @@ func TestResumeFromACheckpointHandsOverTheRestOnce(t *testing.T) {
 		wirematrix.ResumeFromACheckpoint(t, w)
 	}
 }
+
+func TestMatrixCredentials(t *testing.T) {
+	for _, w := range matrixWires() {
+		wirematrix.Credentials(t, w)
+	}
+}
+
+func TestMatrixCredentialsRenewedOnRefusal(t *testing.T) {
+	for _, w := range matrixWires() {
+		wirematrix.CredentialsRenewedOnRefusal(t, w)
+	}
+}

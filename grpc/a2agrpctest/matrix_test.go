@@ -79,3 +79,15 @@ func TestMatrixResumeFromACheckpoint(t *testing.T) {
 		wirematrix.ResumeFromACheckpoint(t, w)
 	}
 }
+
+func TestMatrixCredentials(t *testing.T) {
+	for _, w := range grpcWires() {
+		wirematrix.Credentials(t, w)
+	}
+}
+
+func TestMatrixCredentialsRenewedOnRefusal(t *testing.T) {
+	for _, w := range grpcWires() {
+		wirematrix.CredentialsRenewedOnRefusal(t, w)
+	}
+}

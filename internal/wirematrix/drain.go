@@ -17,9 +17,18 @@ import (
 // artifacts are the fold of the events).
 func drain(t *testing.T, s *stream.Stream) (*foldcheck.Fold, error) {
 	t.Helper()
+	return drainEach(t, s, nil)
+}
+
+// drainEach is drain that hands each event to each (if not nil) too.
+func drainEach(t *testing.T, s *stream.Stream, each func(a2a.Event)) (*foldcheck.Fold, error) {
+	t.Helper()
 	f := &foldcheck.Fold{Mode: foldcheck.Strict}
 	defer s.Close()
 	for s.Next() {
+		if each != nil {
+			each(s.Event())
+		}
 		f.Apply(t, s.Event())
 		if task := s.Task(); task != nil {
 			f.RequireArtifacts(t, task.Artifacts, "after each event")
