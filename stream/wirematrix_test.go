@@ -72,3 +72,13 @@ func TestMatrixCredentialsRenewedOnRefusal(t *testing.T) {
 		wirematrix.CredentialsRenewedOnRefusal(t, w)
 	}
 }
+
+// TestMatrixEndings runs the wire-neutral endings of
+// TestEndingReadsEveryEnding from the shared package, so that the copy the
+// gRPC wires run is checked on the HTTP wires too.
+func TestMatrixEndings(t *testing.T) {
+	t.Parallel()
+	for _, w := range matrixWires() {
+		wirematrix.Endings(t, w)
+	}
+}

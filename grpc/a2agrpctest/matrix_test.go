@@ -91,3 +91,10 @@ func TestMatrixCredentialsRenewedOnRefusal(t *testing.T) {
 		wirematrix.CredentialsRenewedOnRefusal(t, w)
 	}
 }
+
+func TestMatrixEndings(t *testing.T) {
+	t.Parallel()
+	for _, w := range grpcWires() {
+		wirematrix.Endings(t, w)
+	}
+}
