@@ -32,40 +32,6 @@ import (
 // Reconnecting: drops, idle timeouts, the retry budget and its resets,
 // refused resubscribes and the get-task that follows them.
 
-func TestDropsAreHealed(t *testing.T) {
-	drops := []struct {
-		name  string
-		fault a2atest.Fault
-	}{
-		{"transport error", a2atest.CutAfterEvents(3)},
-		{"unexpected EOF mid-event", a2atest.CutAfterBytes(700)},
-		{"clean EOF before settled", a2atest.CloseAfterEvents(3)},
-	}
-	for _, v := range versions {
-		for _, d := range drops {
-			t.Run(string(v)+"/"+d.name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
-						a2atest.WithFaults(d.fault))
-					start := time.Now()
-					s := newClient(t, agent, v).Send(background(), hello())
-					got, err := drain(t, s)
-					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
-					require.Equal(t, 1, sends(agent), "the user's message is never sent again")
-					require.Equal(t, 1, resubscribes(agent))
-					reqs := agent.Requests()
-					require.Equal(t, s.Task().ID, reqs[1].TaskID, "resubscribe by task ID")
-					// The stream waited exactly one backoff of 500 ms: the task
-					// itself takes 600 ms and ends while the client waits or
-					// after it is back.
-					require.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond)
-				})
-			})
-		}
-	}
-}
-
 func TestIdleTimeoutIsADrop(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {

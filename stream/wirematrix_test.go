@@ -82,3 +82,11 @@ func TestMatrixEndings(t *testing.T) {
 		wirematrix.Endings(t, w)
 	}
 }
+
+// TestDropsAreHealed: a drop mid-task is resubscribed once, after one
+// backoff, and nothing is lost (wirematrix.DropsAreHealed).
+func TestDropsAreHealed(t *testing.T) {
+	for _, w := range matrixWires() {
+		wirematrix.DropsAreHealed(t, w)
+	}
+}

@@ -98,3 +98,9 @@ func TestMatrixEndings(t *testing.T) {
 		wirematrix.Endings(t, w)
 	}
 }
+
+func TestMatrixDropsAreHealed(t *testing.T) {
+	for _, w := range grpcWires() {
+		wirematrix.DropsAreHealed(t, w)
+	}
+}

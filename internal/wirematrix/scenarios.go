@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -138,6 +139,41 @@ func HumanInTheLoopAcrossDrops(t *testing.T, w Wire) {
 				require.Len(t, hook.requests, 1)
 				require.Len(t, followUps(agent), 1)
 				require.Equal(t, "draft final", got.Text("a1"))
+			})
+		})
+	}
+}
+
+// DropsAreHealed: a send stream lost mid-task (a cut between events, a cut
+// mid-event, a clean close before the task settled) is resubscribed once,
+// by task ID, after one backoff of 500 ms (fake time), and nothing is lost;
+// the user's message is never sent again.
+func DropsAreHealed(t *testing.T, w Wire) {
+	drops := []struct {
+		name  string
+		fault a2atest.Fault
+	}{
+		{"transport error", a2atest.CutAfterEvents(3)},
+		{"unexpected EOF mid-event", a2atest.CutAfterBytes(700)},
+		{"clean EOF before settled", a2atest.CloseAfterEvents(3)},
+	}
+	for _, d := range drops {
+		t.Run(w.String()+"/"+d.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := w.Agent(a2atest.WithScript(paced()...), a2atest.WithFaults(d.fault))
+				start := time.Now()
+				s := w.Client(t, agent).Send(context.Background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, sends(agent), "the user's message is never sent again")
+				require.Equal(t, 1, resubscribes(agent))
+				reqs := agent.Requests()
+				require.Equal(t, s.Task().ID, reqs[1].TaskID, "resubscribe by task ID")
+				// The stream waited exactly one backoff of 500 ms: the task
+				// itself takes 600 ms and ends while the client waits or
+				// after it is back.
+				require.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond)
 			})
 		})
 	}
