@@ -7,11 +7,21 @@
 // one definition.
 //
 // A [Wire] says how to make an a2atest agent that speaks the wire and a
-// stream client that reaches it; each scenario ([CutAnywhere],
-// [HumanInTheLoop], [HumanInTheLoopAcrossDrops],
-// [ResumeFromACheckpoint]) takes a *testing.T and a Wire and runs its
-// subtests, each in a testing/synctest bubble, where the agent's pauses
-// take no wall time.
+// stream client that reaches it; each scenario takes a *testing.T and a
+// Wire and runs its subtests, each in a testing/synctest bubble, where the
+// agent's pauses take no wall time:
+//
+//   - cuts and drops: [CutAnywhere] (every event boundary, random byte
+//     offsets, the three resubscribe styles), [DropsAreHealed];
+//   - human input: [HumanInTheLoop], [HumanInTheLoopAcrossDrops] (the reply
+//     and its leg cut, under each style);
+//   - credentials: [Credentials] (auth-required, streamed and polled, and a
+//     caller's header on every call), [CredentialsRenewedOnRefusal] (a
+//     resubscribe refused as unauthenticated);
+//   - checkpoints: [ResumeFromACheckpoint] (a restart after every event,
+//     under each style and polling);
+//   - endings: [Endings] (what Stream.Ending reads of the endings any wire
+//     can make).
 //
 // It imports stream, a2atest, internal/foldcheck and testify's require,
 // which library code never does; internal/archtest checks that only test
