@@ -90,3 +90,9 @@ func TestDropsAreHealed(t *testing.T) {
 		wirematrix.DropsAreHealed(t, w)
 	}
 }
+
+func TestMatrixPolling(t *testing.T) {
+	for _, w := range matrixWires() {
+		wirematrix.Polling(t, w)
+	}
+}

@@ -104,3 +104,9 @@ func TestMatrixDropsAreHealed(t *testing.T) {
 		wirematrix.DropsAreHealed(t, w)
 	}
 }
+
+func TestMatrixPolling(t *testing.T) {
+	for _, w := range grpcWires() {
+		wirematrix.Polling(t, w)
+	}
+}

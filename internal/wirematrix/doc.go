@@ -18,6 +18,8 @@
 //   - credentials: [Credentials] (auth-required, streamed and polled, and a
 //     caller's header on every call), [CredentialsRenewedOnRefusal] (a
 //     resubscribe refused as unauthenticated);
+//   - polling: [Polling] (an agent that cannot stream, polls dropped or
+//     refused as busy);
 //   - checkpoints: [ResumeFromACheckpoint] (a restart after every event,
 //     under each style and polling);
 //   - endings: [Endings] (what Stream.Ending reads of the endings any wire

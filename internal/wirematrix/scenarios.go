@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -174,6 +175,61 @@ func DropsAreHealed(t *testing.T, w Wire) {
 				// itself takes 600 ms and ends while the client waits or
 				// after it is back.
 				require.GreaterOrEqual(t, time.Since(start), 500*time.Millisecond)
+			})
+		})
+	}
+}
+
+// Polling: an agent that cannot stream (its task works for four seconds)
+// refuses the streamed send; the
+// stream sends once with a unary send that returns at once and polls
+// get-task for the task (every poll by its ID) until it settles, healing
+// polls that are dropped or refused as busy on the way; nothing is lost and
+// the user's message is sent once.
+func Polling(t *testing.T, w Wire) {
+	for _, c := range []struct {
+		name   string
+		faults []a2atest.Fault
+	}{
+		{"clean", nil},
+		{"failing polls", []a2atest.Fault{a2atest.Drop(), {}, a2atest.HTTPStatus(http.StatusServiceUnavailable, "busy"), {}, a2atest.Drop()}},
+	} {
+		t.Run(w.String()+"/"+c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := w.Agent(a2atest.WithoutStreaming(), a2atest.WithScript(resumeScript()...), a2atest.WithGetFaults(c.faults...))
+				s := w.Client(t, agent, stream.WithPollInterval(100*time.Millisecond)).Send(context.Background(), hello())
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				server := requireSameAsServer(t, agent, s, got)
+				require.Equal(t, a2a.StateCompleted, server.Status.State)
+				require.Contains(t, got.Messages, server.Status.Message.ID, "the final status message arrives")
+				require.Equal(t, 1, countMethod(agent, "message/send", "SendMessage"), "one unary send")
+				gets, failed := 0, 0
+				for _, r := range agent.Requests() {
+					switch r.Method {
+					case "message/send", "SendMessage":
+						require.True(t, r.NonBlocking, "the unary send returns at once")
+					case "tasks/get", "GetTask":
+						gets++
+						if !r.Fault.IsZero() {
+							failed++
+						}
+						require.Equal(t, s.Task().ID, r.TaskID, "polls by task ID")
+					case "message/stream", "SendStreamingMessage":
+						// the streamed send, refused: counted below
+					default:
+						t.Fatalf("unexpected call %s", r.Method)
+					}
+				}
+				require.Equal(t, 1, sends(agent), "one streamed send, refused, before the unary one")
+				want := 0
+				for _, f := range c.faults {
+					if !f.IsZero() {
+						want++
+					}
+				}
+				require.Equal(t, want, failed, "every failing poll was made")
+				require.Greater(t, gets, len(c.faults), "polled on past the failed polls")
 			})
 		})
 	}
