@@ -96,3 +96,21 @@ func TestMatrixPolling(t *testing.T) {
 		wirematrix.Polling(t, w)
 	}
 }
+
+// TestFirstSendNeverResent: a new message whose send got any response is
+// sent once (wirematrix.FirstSendNeverResent).
+func TestFirstSendNeverResent(t *testing.T) {
+	t.Parallel()
+	for _, w := range matrixWires() {
+		wirematrix.FirstSendNeverResent(t, w)
+	}
+}
+
+// TestReplyNeverResent: a reply whose send got any response is never sent
+// again, and the human is asked once (wirematrix.ReplyNeverResent).
+func TestReplyNeverResent(t *testing.T) {
+	t.Parallel()
+	for _, w := range matrixWires() {
+		wirematrix.ReplyNeverResent(t, w)
+	}
+}
