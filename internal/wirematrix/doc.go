@@ -15,6 +15,8 @@
 //     offsets, the three resubscribe styles), [DropsAreHealed];
 //   - human input: [HumanInTheLoop], [HumanInTheLoopAcrossDrops] (the reply
 //     and its leg cut, under each style);
+//   - no resend of what got a response: [FirstSendNeverResent],
+//     [ReplyNeverResent] (streamed and polled, under each style);
 //   - credentials: [Credentials] (auth-required, streamed and polled, and a
 //     caller's header on every call), [CredentialsRenewedOnRefusal] (a
 //     resubscribe refused as unauthenticated);
