@@ -32,6 +32,12 @@ var thirdParty = []string{"github.com/google/uuid"}
 // files import them, so they may import testSupportThirdParty too.
 var testSupport = []string{"internal/foldcheck"}
 
+// testMatrix is the test support above stream: internal/wirematrix, the
+// scenarios every wire runs. Only _test.go files import it (stream's, and
+// the grpc module's); it may depend on stream, a2atest, internal/foldcheck
+// and what they depend on, and import testSupportThirdParty.
+const testMatrix = "internal/wirematrix"
+
 // testSupportThirdParty lists the imports allowed in test support beside
 // thirdParty.
 var testSupportThirdParty = []string{"github.com/stretchr/testify/require"}
@@ -280,16 +286,35 @@ func TestImportDirection(t *testing.T) {
 			}
 		}
 		for pkg := range g {
-			if pkg != p && deps(g, pkg)[p] {
+			if pkg != p && pkg != testMatrix && deps(g, pkg)[p] {
 				t.Errorf("%s depends on %s, which only _test.go files may import", pkg, p)
 			}
+		}
+	}
+	if _, ok := g[testMatrix]; !ok {
+		t.Fatalf("package %s not found; the check would be vacuous", testMatrix)
+	}
+	matrixDeps := map[string]bool{"stream": true, "a2atest": true, "internal/foldcheck": true}
+	for _, p := range []string{"stream", "a2atest", "internal/foldcheck"} {
+		for imp := range deps(g, p) {
+			matrixDeps[imp] = true
+		}
+	}
+	for imp := range deps(g, testMatrix) {
+		if !matrixDeps[imp] {
+			t.Errorf("test support %s depends on %s; it may depend on stream, a2atest, internal/foldcheck and what they depend on", testMatrix, imp)
+		}
+	}
+	for pkg := range g {
+		if pkg != testMatrix && deps(g, pkg)[testMatrix] {
+			t.Errorf("%s depends on %s, which only _test.go files may import", pkg, testMatrix)
 		}
 	}
 	if deps(g, "a2atest")["stream"] {
 		t.Errorf("a2atest depends on stream; it must stay an independent peer")
 	}
 	for pkg := range g {
-		if pkg == "a2atest" || strings.HasPrefix(pkg, "examples") {
+		if pkg == "a2atest" || pkg == testMatrix || strings.HasPrefix(pkg, "examples") {
 			continue
 		}
 		if deps(g, pkg)["a2atest"] {
@@ -308,7 +333,7 @@ func TestLibraryDependencies(t *testing.T) {
 			if _, ok := local(imp); ok || std(imp) || slices.Contains(thirdParty, imp) {
 				continue
 			}
-			if slices.Contains(testSupport, pkg) && slices.Contains(testSupportThirdParty, imp) {
+			if (slices.Contains(testSupport, pkg) || pkg == testMatrix) && slices.Contains(testSupportThirdParty, imp) {
 				continue
 			}
 			t.Errorf("%s imports %s; library code may use only the standard library and %v", pkg, imp, thirdParty)

@@ -1,0 +1,124 @@
+package wirematrix
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
+)
+
+// Wire is one way of reaching an a2atest agent: a binding in one version.
+type Wire struct {
+	// Name names the wire in subtests, e.g. "0.3/JSONRPC".
+	Name string
+	// Version is the version the wire speaks; clients are fixed to it.
+	Version a2a.Version
+	// AgentOptions make an a2atest agent speak the wire (its versions and
+	// bindings); the scenarios' options follow them.
+	AgentOptions []a2atest.Option
+	// Client returns a client of agent over the wire, fixed to Version,
+	// with opts after the wire's own. Whatever it opens closes when the
+	// test ends.
+	Client func(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client
+	// Lost reports whether err, a stream's error, is the one of a
+	// connection lost before anything could be resumed. Nil means the HTTP
+	// wires' errors: io.ErrUnexpectedEOF or transport.ErrEndedEarly.
+	Lost func(err error) bool
+}
+
+// String returns the wire's name.
+func (w Wire) String() string { return w.Name }
+
+// Agent returns an a2atest agent that speaks the wire, with opts.
+func (w Wire) Agent(opts ...a2atest.Option) *a2atest.Agent {
+	return a2atest.NewAgent(append(append([]a2atest.Option(nil), w.AgentOptions...), opts...)...)
+}
+
+// lost is w.Lost, or the HTTP wires' test.
+func (w Wire) lost(err error) bool {
+	if w.Lost != nil {
+		return w.Lost(err)
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, transport.ErrEndedEarly)
+}
+
+// styles are the resubscribe styles of a2atest.
+var styles = []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
+
+const tick = 100 * time.Millisecond
+
+// paced is a script whose events are 100 ms apart, so that a cut leaves
+// events to be produced while the client is away. Its send stream carries 8
+// events: the task, working, three chunks of a1, a message, a2, completed.
+func paced() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working("thinking"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "two ", true, false),
+		a2atest.Pause(tick), a2atest.Say("aside"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "three", true, true),
+		a2atest.Pause(tick), a2atest.Chunk("a2", "x", false, true),
+		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+const pacedEvents = 8
+
+// asking is a script that stops for input half-way.
+func asking() []a2atest.Step {
+	return []a2atest.Step{
+		a2atest.Working(""),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
+		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
+		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+	}
+}
+
+func hello() *a2a.Message { return a2a.NewTextMessage(a2a.RoleUser, "hello") }
+
+// bounded is a context that ends with the test, an hour of (fake) time
+// at most.
+func bounded(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// countMethod counts the requests with one of the given methods.
+func countMethod(agent *a2atest.Agent, methods ...string) int {
+	n := 0
+	for _, r := range agent.Requests() {
+		for _, m := range methods {
+			if r.Method == m {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func sends(agent *a2atest.Agent) int {
+	return countMethod(agent, "message/stream", "SendStreamingMessage")
+}
+
+func resubscribes(agent *a2atest.Agent) int {
+	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
+}
+
+// followUps are the sends of messages to an existing task.
+func followUps(agent *a2atest.Agent) []a2atest.Request {
+	var out []a2atest.Request
+	for _, r := range agent.Requests() {
+		if r.Message != nil && r.Message.TaskID != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
