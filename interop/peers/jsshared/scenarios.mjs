@@ -20,8 +20,11 @@
 //   --no-subscribe  resubscribe is not served: JSON-RPC answers the method
 //                   as unknown (the SDK's own -32601), and REST has no
 //                   :subscribe route (express's 404 page)
+//   --grpc-port N   also serve A2A over gRPC on 127.0.0.1:N (0: a free port),
+//                   beside the HTTP interface, with the same request handler
+//                   (see serveGrpc)
 export function parseArgs(argv) {
-  const opts = { port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true };
+  const opts = { port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true, grpcPort: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--port') opts.port = Number(argv[++i]);
@@ -30,6 +33,7 @@ export function parseArgs(argv) {
     else if (a === '--rest') opts.rest = true;
     else if (a === '--no-streaming') opts.streaming = false;
     else if (a === '--no-subscribe') opts.subscribe = false;
+    else if (a === '--grpc-port') opts.grpcPort = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
   return opts;
@@ -144,6 +148,23 @@ export async function run(steps, emit, signal, delay) {
 // textOf joins the text of a user message's parts, whichever shape they have.
 export function textOf(parts) {
   return (parts || []).map((p) => (p.kind === 'text' ? p.text : p.content?.$case === 'text' ? p.content.value : '')).join('');
+}
+
+// serveGrpc binds a gRPC server (grpc is the peer's @grpc/grpc-js) on
+// 127.0.0.1:port with each [descriptor, implementation] of services, prints
+// "A2A_PEER_GRPC=127.0.0.1:PORT" and resolves to that address. The peers call
+// it before announce, so that the line comes before A2A_PEER_URL.
+export function serveGrpc(grpc, port, services) {
+  const server = new grpc.Server();
+  for (const [descriptor, impl] of services) server.addService(descriptor, impl);
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (err) return reject(err);
+      const addr = `127.0.0.1:${bound}`;
+      process.stdout.write(`A2A_PEER_GRPC=${addr}\n`);
+      resolve(addr);
+    });
+  });
 }
 
 export function announce(server) {
