@@ -22,6 +22,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -231,6 +232,13 @@ func (e *executor) Execute(ctx context.Context, req *a2asrv.RequestContext, q ev
 			func() error { return s.chunk("log", "needs credentials", true) },
 			func() error { return s.status(a2a.TaskStateAuthRequired, "Please sign in to the calendar.", true) },
 		)
+	case strings.Contains(lower, "error"):
+		// The executor fails after working: the server, not the script,
+		// ends the call.
+		if err := s.steps(1, working); err != nil {
+			return err
+		}
+		return errors.New("scripted executor error")
 	case strings.Contains(lower, "fail"):
 		return s.steps(1, working,
 			func() error { return s.chunk("log", "step 1 ok", true) },

@@ -67,9 +67,11 @@ class ScriptedExecutor {
     };
     try {
       await run(steps, emit, abort.signal, this.delay);
+      // Not when the script throws: the SDK then publishes the failure
+      // itself, on a bus that must still be open.
+      bus.finished();
     } finally {
       this.running.delete(taskId);
-      bus.finished();
     }
   }
 

@@ -9,6 +9,7 @@
 //                                                 of a name is append=false
 //   {op: 'message', text}                         an agent Message (no task)
 //   {op: 'waitCancel'}                            park until tasks/cancel (or ~400 delays)
+//   {op: 'throw', text}                           the executor throws Error(text)
 // and `factor` says how many delays to pause before it.
 
 // The modes a peer can serve, besides the default (JSON-RPC at /, streaming,
@@ -92,6 +93,9 @@ export function plan(text, followUp) {
     ];
   }
   if (t.includes('message')) return [s('message', { text: 'pong: a message, not a task' })];
+  // The executor throws after Task and working: the SDK, not the script,
+  // ends the task (with a failed status event).
+  if (t.includes('error')) return [s('task', {}, 0), s('status', { state: 'working' }), s('throw', { text: 'scripted executor error' })];
   const working = s('status', { state: 'working' });
   const task = s('task', {}, 0);
   if (t.includes('cancel')) {
@@ -141,6 +145,7 @@ export async function run(steps, emit, signal, delay) {
   for (const step of steps) {
     const wait = step.op === 'waitCancel' ? 400 * delay : step.factor * delay;
     if (wait > 0 && !(await sleep(wait, signal))) return;
+    if (step.op === 'throw') throw new Error(step.text);
     if (step.op !== 'waitCancel') emit(step);
   }
 }
