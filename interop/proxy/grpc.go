@@ -11,9 +11,10 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// gRPC mode (NewGRPC): the proxy speaks to a gRPC server, HTTP/2 with prior
-// knowledge (h2c), where one connection carries every call of a client, each
-// on its own HTTP/2 stream. Counting bytes of the TCP stream, as the
+// NewGRPC starts a proxy on 127.0.0.1 (a free port) in gRPC mode that
+// forwards to target, the host:port of a gRPC server in plaintext: HTTP/2
+// with prior knowledge (h2c), where one connection carries every call of a
+// client, each on its own HTTP/2 stream. Counting bytes of the TCP stream, as the
 // HTTP/1.1 mode does, would count frame headers, SETTINGS, PINGs and window
 // updates and other calls' frames mixed in: where a cut lands would depend
 // on how the peers happened to frame and interleave. So in gRPC mode the
@@ -43,14 +44,11 @@ import (
 // call on it fails. Stall stops forwarding anything, either way, as a dead
 // path would, until the client gives up on the stalled call (it resets its
 // stream with RST_STREAM); then the proxy sends the client a GOAWAY whose
-// last stream is the stalled call's (true: the server saw nothing after
-// it), so that the client makes its next calls on a new connection, as it
-// would once its keepalive had found the path dead, and closes this one.
+// last stream is the last one it forwarded to the server (calls after it
+// never reached the server), so that the client makes its next calls on a
+// new connection, as it would once its keepalive had found the path dead,
+// and closes this one.
 // Poll drops (DropPolls) and card rewriting do not apply in gRPC mode.
-
-// NewGRPC starts a proxy on 127.0.0.1 (a free port) in gRPC mode (see
-// above) that forwards to target, the host:port of a gRPC server in
-// plaintext (h2c).
 func NewGRPC(target string) (*Proxy, error) { return start(target, true) }
 
 const (
@@ -176,6 +174,7 @@ func (g *grpcConn) clientToServer() {
 	var block []byte // a header block continued in CONTINUATION frames
 	var blockStream uint32
 	goaway := false
+	var lastOpened uint32 // the highest stream the server has seen
 	for {
 		f, err := readFrame(g.c.client)
 		if err != nil {
@@ -191,7 +190,7 @@ func (g *grpcConn) clientToServer() {
 			// and the proxy waits for it to close the connection.
 			if f.typ == frameRST && f.stream == stalled && !goaway {
 				goaway = true
-				if _, err := g.c.client.Write(goAway(stalled)); err != nil {
+				if _, err := g.c.client.Write(goAway(lastOpened)); err != nil {
 					return
 				}
 			}
@@ -202,6 +201,7 @@ func (g *grpcConn) clientToServer() {
 		}
 		switch f.typ {
 		case frameHeaders:
+			lastOpened = max(lastOpened, f.stream)
 			frag, _, ok := f.unpad()
 			if !ok {
 				return

@@ -74,7 +74,7 @@
 //
 // NewGRPC makes a proxy for a gRPC server instead: it reads HTTP/2 frames,
 // not HTTP/1.1, and counts each streaming call's gRPC messages as events;
-// see grpc.go for exactly what it counts and how its faults act.
+// see NewGRPC for exactly what it counts and how its faults act.
 package proxy
 
 import (
