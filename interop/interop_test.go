@@ -297,8 +297,14 @@ const pollInterval = 100 * time.Millisecond
 // resolve returns a client made by stream.Resolve from the agent card read
 // through the proxy, whose URLs the proxy rewrites to its own: every call
 // then goes through the proxy too. It uses one TCP connection per request.
+//
+// A gRPC peer's client is instead stream.NewClientFor over an a2agrpc
+// Transport to the proxy (see grpcClient).
 func resolve(t *testing.T, px *proxy.Proxy, p *peer, opts ...stream.Option) *stream.Client {
 	t.Helper()
+	if p.def.grpc {
+		return grpcClient(t, px, append([]stream.Option{stream.WithVersion(p.def.version)}, opts...)...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	opts = append([]stream.Option{
@@ -335,9 +341,14 @@ func newClient(t *testing.T, px *proxy.Proxy, p *peer, prompts *[]string, extra 
 	return resolve(t, px, p, opts...)
 }
 
+// newProxy starts a proxy in front of the peer (in gRPC mode, in front of
+// its gRPC server, for a gRPC peer) that applies plan.
 func newProxy(t *testing.T, p *peer, plan []proxy.Fault) *proxy.Proxy {
 	t.Helper()
 	px, err := proxy.New(p.addr)
+	if p.def.grpc {
+		px, err = proxy.NewGRPC(p.grpcAddr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,7 +543,12 @@ func normalize(arts []a2a.Artifact) []a2a.Artifact {
 // run to end exactly as the uncut one does (which must match the scenario's
 // expectation), with each of the user's messages sent once.
 func TestMatrix(t *testing.T) {
-	eachPeer(t, func(t *testing.T, p *peer) {
+	matrix(t, peerDefs)
+}
+
+// matrix runs TestMatrix's runs on each peer of defs.
+func matrix(t *testing.T, defs []peerDef) {
+	eachPeerOf(t, defs, func(peerDef) bool { return true }, func(t *testing.T, p *peer) {
 		for _, sc := range scenarios {
 			t.Run(sc.name, func(t *testing.T) {
 				t.Parallel()

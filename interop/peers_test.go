@@ -100,6 +100,10 @@ type peerDef struct {
 	mode peerMode
 	// command returns the command that starts the peer, or why it cannot.
 	command func() (*exec.Cmd, error)
+	// grpc says the tests reach the peer over gRPC (its A2A_PEER_GRPC
+	// address, through a proxy in gRPC mode, with an a2agrpc client), not
+	// over the binding of its card.
+	grpc bool
 }
 
 // peerMode is what an agent can do, which decides the faults a run can
@@ -178,13 +182,15 @@ var peerDefs = []peerDef{
 
 // peer is a running peer process.
 type peer struct {
-	def  peerDef
-	url  string // http://127.0.0.1:PORT/
-	addr string // 127.0.0.1:PORT
-	logs *tailBuffer
+	def      peerDef
+	url      string // http://127.0.0.1:PORT/
+	addr     string // 127.0.0.1:PORT
+	grpcAddr string // 127.0.0.1:PORT of its gRPC server, or ""
+	logs     *tailBuffer
 }
 
-// startPeer starts def and waits (at most 20 s) for its A2A_PEER_URL line.
+// startPeer starts def and waits (at most 20 s) for its A2A_PEER_URL line,
+// and its A2A_PEER_GRPC line before it for a gRPC peer.
 // The process is killed when t's cleanup runs.
 func startPeer(t *testing.T, def peerDef) *peer {
 	t.Helper()
@@ -212,15 +218,20 @@ func startPeer(t *testing.T, def peerDef) *peer {
 		}
 	})
 
-	urlc := make(chan string, 1)
+	type lines struct{ url, grpc string }
+	urlc := make(chan lines, 1)
 	go func() {
 		defer close(exited)
 		sc := bufio.NewScanner(stdout)
 		sent := false
+		var grpcAddr string
 		for sc.Scan() {
 			line := sc.Text()
+			if a, ok := strings.CutPrefix(line, "A2A_PEER_GRPC="); ok && grpcAddr == "" {
+				grpcAddr = a
+			}
 			if u, ok := strings.CutPrefix(line, "A2A_PEER_URL="); ok && !sent {
-				urlc <- u
+				urlc <- lines{u, grpcAddr}
 				sent = true
 			}
 		}
@@ -228,9 +239,12 @@ func startPeer(t *testing.T, def peerDef) *peer {
 	}()
 
 	select {
-	case u := <-urlc:
-		addr := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/")
-		return &peer{def: def, url: u, addr: addr, logs: logs}
+	case l := <-urlc:
+		if def.grpc && l.grpc == "" {
+			t.Fatalf("%s printed no A2A_PEER_GRPC line before its URL", def.name)
+		}
+		addr := strings.TrimSuffix(strings.TrimPrefix(l.url, "http://"), "/")
+		return &peer{def: def, url: l.url, addr: addr, grpcAddr: l.grpc, logs: logs}
 	case <-exited:
 		missingPeer(t, "%s exited before printing its URL:\n%s", def.name, logs.String())
 	case <-time.After(20 * time.Second):
@@ -264,14 +278,15 @@ func (b *tailBuffer) String() string {
 
 var errNotStarted = errors.New("peer not started")
 
-// eachPeer runs f as a parallel subtest per peer, with the peer started.
-func eachPeer(t *testing.T, f func(t *testing.T, p *peer)) {
-	eachPeerWhere(t, func(peerDef) bool { return true }, f)
-}
-
 // eachPeerWhere runs f as a parallel subtest per peer that want accepts.
 func eachPeerWhere(t *testing.T, want func(peerDef) bool, f func(t *testing.T, p *peer)) {
-	for _, def := range peerDefs {
+	eachPeerOf(t, peerDefs, want, f)
+}
+
+// eachPeerOf runs f as a parallel subtest per peer of defs that want
+// accepts.
+func eachPeerOf(t *testing.T, defs []peerDef, want func(peerDef) bool, f func(t *testing.T, p *peer)) {
+	for _, def := range defs {
 		if !want(def) {
 			continue
 		}

@@ -2,12 +2,18 @@ package interop_test
 
 import (
 	"context"
+	"io"
+	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	a2agrpc "github.com/a2astream/a2astream/grpc"
 	"github.com/a2astream/a2astream/interop/proxy"
+	"github.com/a2astream/a2astream/reconnect"
+	"github.com/a2astream/a2astream/stream"
 )
 
 // Regression tests for library defects the matrix found against real
@@ -133,4 +139,133 @@ func TestArtifactHealedAfterAGapKeepsItsParts(t *testing.T) {
 	if !equalArtifacts(got, want) {
 		t.Fatalf("artifacts %v, want the server's %v (compared per artifact)", got, want)
 	}
+}
+
+// trickle relays TCP connections from a port of its own on 127.0.0.1 to
+// target, passing the client's bytes at once and the server's at most chunk
+// bytes per tick of every: a slow link that is never silent for longer than
+// a tick. It returns its address; it stops in t's cleanup.
+func trickle(t *testing.T, target string, chunk int, every time.Duration) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	track := func(c net.Conn) {
+		mu.Lock()
+		defer mu.Unlock()
+		conns = append(conns, c)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		close(done)
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			track(client)
+			track(server)
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				_, _ = io.Copy(server, client)
+				server.Close()
+			}()
+			go func() {
+				defer wg.Done()
+				defer client.Close()
+				tick := time.NewTicker(every)
+				defer tick.Stop()
+				buf := make([]byte, chunk)
+				for {
+					n, err := server.Read(buf)
+					if n > 0 {
+						if _, werr := client.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+					select {
+					case <-tick.C:
+					case <-done:
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// Open (the gRPC binding, github.com/a2astream/a2astream/grpc): its idle
+// timer bounds the wait for each whole message (it is reset by each
+// RecvMsg), not the silence between bytes as stream's HTTP bindings' is. A
+// big event on a slow link that never goes quiet is then taken for a
+// stall: the stream drops and resubscribes, the snapshot is as big, and the
+// run ends in *reconnect.Error although bytes arrived every 25 ms. The same
+// 2 MiB event through the same link over JSON-RPC arrives. Under -race on a
+// loaded two-core machine the gRPC matrix's big-2MiB cells show it too
+// (TestGRPCMatrix/*/big-2MiB/cut-before-last: the first stream's blob takes
+// over the 2 s idle timeout and the cut never fires).
+func TestReproGRPCIdleTimeoutCountsWholeMessages(t *testing.T) {
+	t.Parallel()
+	p := grpcPeerNamed(t, "js-1.3.0-grpc")
+	const idle = time.Second // 2 MiB at 32 KiB per 25 ms: about 1.6 s, bytes every 25 ms
+	run := func(t *testing.T, c *stream.Client) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		task, err := c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "big artifact")).Wait()
+		if err != nil {
+			t.Fatalf("the 2 MiB event over a slow but live link: %v", err)
+		}
+		if got := view(task.Artifacts); len(got) != 1 || len(got[0].Parts) != 1 || got[0].Parts[0] != bigText {
+			t.Fatalf("artifacts %v", got)
+		}
+	}
+	t.Run("json-rpc", func(t *testing.T) {
+		c, err := stream.NewClient("http://"+trickle(t, p.addr, 32<<10, 25*time.Millisecond)+"/",
+			stream.WithVersion(a2a.V10), stream.WithIdleTimeout(idle),
+			stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: reconnectBackoff}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, c)
+	})
+	t.Run("grpc", func(t *testing.T) {
+		tr, err := a2agrpc.New(trickle(t, p.grpcAddr, 32<<10, 25*time.Millisecond), a2agrpc.WithInsecure())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tr.Close() })
+		c, err := stream.NewClientFor(tr, stream.WithVersion(a2a.V10), stream.WithIdleTimeout(idle),
+			stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: reconnectBackoff}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run(t, c)
+	})
 }

@@ -69,6 +69,12 @@
 // Use it with an HTTP client that does not reuse connections
 // (http.Transport.DisableKeepAlives), so that each request is one connection:
 // only the first request and response of a connection are read.
+//
+// # gRPC
+//
+// NewGRPC makes a proxy for a gRPC server instead: it reads HTTP/2 frames,
+// not HTTP/1.1, and counts each streaming call's gRPC messages as events;
+// see NewGRPC for exactly what it counts and how its faults act.
 package proxy
 
 import (
@@ -143,6 +149,7 @@ type Record struct {
 type Proxy struct {
 	addr   string // the address it listens on, kept across StopListening
 	target string
+	grpc   bool // gRPC mode (see NewGRPC)
 
 	mu         sync.Mutex
 	ln         net.Listener // nil while not listening (see StopListening)
@@ -161,12 +168,15 @@ type Proxy struct {
 
 // New starts a proxy on 127.0.0.1 (a free port) that forwards to target,
 // a host:port.
-func New(target string) (*Proxy, error) {
+func New(target string) (*Proxy, error) { return start(target, false) }
+
+// start starts a proxy, in gRPC mode when grpc is set (see NewGRPC).
+func start(target string, grpc bool) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{addr: ln.Addr().String(), ln: ln, target: target, conns: map[net.Conn]struct{}{}, done: make(chan struct{})}
+	p := &Proxy{addr: ln.Addr().String(), ln: ln, target: target, grpc: grpc, conns: map[net.Conn]struct{}{}, done: make(chan struct{})}
 	p.wg.Add(1)
 	go p.serve(ln)
 	return p, nil
@@ -369,6 +379,10 @@ func (p *Proxy) handle(client net.Conn) {
 	defer p.untrack(server)
 
 	c := &pair{client: client, server: server, closed: make(chan struct{}), req: make(chan *Request, 1)}
+	if p.grpc {
+		p.handleGRPC(c)
+		return
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

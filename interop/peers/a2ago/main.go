@@ -8,12 +8,21 @@
 // to stdout once it accepts connections, and serves JSON-RPC on "/" and the
 // agent card on /.well-known/agent-card.json until it is killed.
 //
+// With -grpc ADDR (127.0.0.1:0 picks a free port) it also serves A2A 0.3 over
+// gRPC there, with a2a-go's a2agrpc handler over the same request handler,
+// lists that interface in the card's additionalInterfaces, and prints
+//
+//	A2A_PEER_GRPC=127.0.0.1:PORT
+//
+// before the A2A_PEER_URL line.
+//
 // The user's text selects the script (see the scenario table in
 // interop/README.md); events are spaced by -delay.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -23,7 +32,10 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2agrpc"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 )
@@ -31,6 +43,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	delay := flag.Duration("delay", 60*time.Millisecond, "pause between events")
+	grpcAddr := flag.String("grpc", "", "also serve gRPC on this address (empty: no gRPC)")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -58,6 +71,20 @@ func main() {
 	}
 
 	handler := a2asrv.NewHandler(&executor{delay: *delay})
+	if *grpcAddr != "" {
+		gln, err := net.Listen("tcp", *grpcAddr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		card.AdditionalInterfaces = []a2a.AgentInterface{
+			{Transport: a2a.TransportProtocolJSONRPC, URL: url},
+			{Transport: a2a.TransportProtocolGRPC, URL: gln.Addr().String()},
+		}
+		gs := grpc.NewServer()
+		a2agrpc.NewHandler(handler).RegisterWith(gs)
+		go func() { log.Fatal(gs.Serve(gln)) }()
+		fmt.Printf("A2A_PEER_GRPC=%s\n", gln.Addr())
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/", a2asrv.NewJSONRPCHandler(handler))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
@@ -205,6 +232,13 @@ func (e *executor) Execute(ctx context.Context, req *a2asrv.RequestContext, q ev
 			func() error { return s.chunk("log", "needs credentials", true) },
 			func() error { return s.status(a2a.TaskStateAuthRequired, "Please sign in to the calendar.", true) },
 		)
+	case strings.Contains(lower, "error"):
+		// The executor fails after working: the server, not the script,
+		// ends the call.
+		if err := s.steps(1, working); err != nil {
+			return err
+		}
+		return errors.New("scripted executor error")
 	case strings.Contains(lower, "fail"):
 		return s.steps(1, working,
 			func() error { return s.chunk("log", "step 1 ok", true) },

@@ -1,16 +1,18 @@
 // A scripted A2A 0.3 agent on @a2a-js/sdk 0.3.14 and express 5, used as a
 // real peer by the a2astream interop tests.
 //
-//   node server.mjs --port 0 --delay 60 [--rest] [--no-streaming] [--no-subscribe]
+//   node server.mjs --port 0 --delay 60 [--rest] [--no-streaming] [--no-subscribe] [--grpc-port 0]
 //
-// (the modes are described in ../jsshared/scenarios.mjs)
+// (the modes are described in ../jsshared/scenarios.mjs; --grpc-port also serves
+// A2A 0.3 over gRPC, a2a.v1.A2AService, listed in the card's additionalInterfaces)
 //
-// prints "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
+// prints "A2A_PEER_GRPC=127.0.0.1:PORT" (with --grpc-port), then
+// "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { announce, interfaceURL, mountA2A, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
+import { announce, interfaceURL, mountA2A, parseArgs, plan, run, serveGrpc, textOf } from '../jsshared/scenarios.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 
@@ -65,9 +67,11 @@ class ScriptedExecutor {
     };
     try {
       await run(steps, emit, abort.signal, this.delay);
+      // Not when the script throws: the SDK then publishes the failure
+      // itself, on a bus that must still be open.
+      bus.finished();
     } finally {
       this.running.delete(taskId);
-      bus.finished();
     }
   }
 
@@ -101,7 +105,17 @@ app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: ha
 const handlerOpts = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication };
 mountA2A(app, express, opts, jsonRpcHandler(handlerOpts), opts.rest ? restHandler(handlerOpts) : undefined);
 
+let grpcAddr;
+if (opts.grpcPort !== undefined) {
+  const grpc = await import('@grpc/grpc-js');
+  const { A2AService, grpcService } = await import('@a2a-js/sdk/server/grpc');
+  grpcAddr = await serveGrpc(grpc, opts.grpcPort, [[A2AService, grpcService(handlerOpts)]]);
+}
+
 const server = app.listen(opts.port, '127.0.0.1', () => {
   card.url = interfaceURL(server, opts);
+  if (grpcAddr) {
+    card.additionalInterfaces = [{ url: card.url, transport: card.preferredTransport }, { url: grpcAddr, transport: 'GRPC' }];
+  }
   announce(server);
 });

@@ -4,14 +4,17 @@
 //   node server.mjs --port 0 --delay 60            A2A 1.0 only (clients send A2A-Version: 1.0)
 //   node server.mjs --port 0 --delay 60 --legacy   also A2A 0.3 through the SDK's legacyCompat
 //   … [--rest] [--no-streaming] [--no-subscribe]    the modes described in ../jsshared/scenarios.mjs
+//   … --grpc-port 0    also A2A 1.0 over gRPC (lf.a2a.v1.A2AService; with --legacy, 0.3's
+//                      a2a.v1.A2AService beside it), listed in the card as GRPC interfaces
 //
-// prints "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
+// prints "A2A_PEER_GRPC=127.0.0.1:PORT" (with --grpc-port), then
+// "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { announce, interfaceURL, mountA2A, parseArgs, plan, run, textOf } from '../jsshared/scenarios.mjs';
+import { announce, interfaceURL, mountA2A, parseArgs, plan, run, serveGrpc, textOf } from '../jsshared/scenarios.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 
@@ -136,8 +139,23 @@ app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: ha
 const handlerOpts = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat };
 mountA2A(app, express, opts, jsonRpcHandler(handlerOpts), opts.rest ? restHandler(handlerOpts) : undefined);
 
+if (opts.grpcPort !== undefined) {
+  // The SDK checks a gRPC call's version against the card's GRPC
+  // interfaces: without them every call is refused VERSION_NOT_SUPPORTED.
+  const grpc = await import('@grpc/grpc-js');
+  const { A2AService, grpcService } = await import('@a2a-js/sdk/server/grpc');
+  const services = [[A2AService, grpcService(handlerOpts)]];
+  if (opts.legacy) {
+    const { LegacyA2AService, legacyGrpcService } = await import('@a2a-js/sdk/compat/v0_3/server/grpc');
+    services.push([LegacyA2AService, legacyGrpcService(handlerOpts)]);
+  }
+  const addr = await serveGrpc(grpc, opts.grpcPort, services);
+  const grpcIface = (version) => ({ url: addr, protocolBinding: 'GRPC', tenant: '', protocolVersion: version });
+  card.supportedInterfaces.push(...(opts.legacy ? [grpcIface('1.0'), grpcIface('0.3')] : [grpcIface('1.0')]));
+}
+
 const server = app.listen(opts.port, '127.0.0.1', () => {
   const url = interfaceURL(server, opts);
-  for (const i of card.supportedInterfaces) i.url = url;
+  for (const i of card.supportedInterfaces) if (i.protocolBinding !== 'GRPC') i.url = url;
   announce(server);
 });

@@ -9,6 +9,7 @@
 //                                                 of a name is append=false
 //   {op: 'message', text}                         an agent Message (no task)
 //   {op: 'waitCancel'}                            park until tasks/cancel (or ~400 delays)
+//   {op: 'throw', text}                           the executor throws Error(text)
 // and `factor` says how many delays to pause before it.
 
 // The modes a peer can serve, besides the default (JSON-RPC at /, streaming,
@@ -20,8 +21,11 @@
 //   --no-subscribe  resubscribe is not served: JSON-RPC answers the method
 //                   as unknown (the SDK's own -32601), and REST has no
 //                   :subscribe route (express's 404 page)
+//   --grpc-port N   also serve A2A over gRPC on 127.0.0.1:N (0: a free port),
+//                   beside the HTTP interface, with the same request handler
+//                   (see serveGrpc)
 export function parseArgs(argv) {
-  const opts = { port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true };
+  const opts = { port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true, grpcPort: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--port') opts.port = Number(argv[++i]);
@@ -30,6 +34,7 @@ export function parseArgs(argv) {
     else if (a === '--rest') opts.rest = true;
     else if (a === '--no-streaming') opts.streaming = false;
     else if (a === '--no-subscribe') opts.subscribe = false;
+    else if (a === '--grpc-port') opts.grpcPort = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
   return opts;
@@ -88,6 +93,9 @@ export function plan(text, followUp) {
     ];
   }
   if (t.includes('message')) return [s('message', { text: 'pong: a message, not a task' })];
+  // The executor throws after Task and working: the SDK, not the script,
+  // ends the task (with a failed status event).
+  if (t.includes('error')) return [s('task', {}, 0), s('status', { state: 'working' }), s('throw', { text: 'scripted executor error' })];
   const working = s('status', { state: 'working' });
   const task = s('task', {}, 0);
   if (t.includes('cancel')) {
@@ -137,6 +145,7 @@ export async function run(steps, emit, signal, delay) {
   for (const step of steps) {
     const wait = step.op === 'waitCancel' ? 400 * delay : step.factor * delay;
     if (wait > 0 && !(await sleep(wait, signal))) return;
+    if (step.op === 'throw') throw new Error(step.text);
     if (step.op !== 'waitCancel') emit(step);
   }
 }
@@ -144,6 +153,23 @@ export async function run(steps, emit, signal, delay) {
 // textOf joins the text of a user message's parts, whichever shape they have.
 export function textOf(parts) {
   return (parts || []).map((p) => (p.kind === 'text' ? p.text : p.content?.$case === 'text' ? p.content.value : '')).join('');
+}
+
+// serveGrpc binds a gRPC server (grpc is the peer's @grpc/grpc-js) on
+// 127.0.0.1:port with each [descriptor, implementation] of services, prints
+// "A2A_PEER_GRPC=127.0.0.1:PORT" and resolves to that address. The peers call
+// it before announce, so that the line comes before A2A_PEER_URL.
+export function serveGrpc(grpc, port, services) {
+  const server = new grpc.Server();
+  for (const [descriptor, impl] of services) server.addService(descriptor, impl);
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (err) return reject(err);
+      const addr = `127.0.0.1:${bound}`;
+      process.stdout.write(`A2A_PEER_GRPC=${addr}\n`);
+      resolve(addr);
+    });
+  });
 }
 
 export function announce(server) {
