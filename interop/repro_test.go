@@ -221,17 +221,16 @@ func trickle(t *testing.T, target string, chunk int, every time.Duration) string
 	return ln.Addr().String()
 }
 
-// Open (the gRPC binding, github.com/a2astream/a2astream/grpc): its idle
-// timer bounds the wait for each whole message (it is reset by each
-// RecvMsg), not the silence between bytes as stream's HTTP bindings' is. A
-// big event on a slow link that never goes quiet is then taken for a
-// stall: the stream drops and resubscribes, the snapshot is as big, and the
-// run ends in *reconnect.Error although bytes arrived every 25 ms. The same
-// 2 MiB event through the same link over JSON-RPC arrives. Under -race on a
-// loaded two-core machine the gRPC matrix's big-2MiB cells show it too
-// (TestGRPCMatrix/*/big-2MiB/cut-before-last: the first stream's blob takes
-// over the 2 s idle timeout and the cut never fires).
-func TestReproGRPCIdleTimeoutCountsWholeMessages(t *testing.T) {
+// Fixed (the gRPC binding, github.com/a2astream/a2astream/grpc): its idle
+// timer bounded the wait for each whole message (it was reset by each
+// RecvMsg), not the silence between bytes as stream's HTTP bindings' does.
+// A big event on a slow link that never goes quiet was taken for a stall:
+// the stream dropped and resubscribed, the snapshot was as big, and the
+// run ended in *reconnect.Error although bytes arrived every 25 ms. Now the
+// binding times the connection's silence, and the same 2 MiB event through
+// the same link arrives over gRPC as over JSON-RPC (it showed in
+// TestGRPCMatrix/*/big-2MiB/cut-before-last on a loaded machine).
+func TestRegressionGRPCIdleTimeoutIsSilenceNotAWholeMessage(t *testing.T) {
 	t.Parallel()
 	p := grpcPeerNamed(t, "js-1.3.0-grpc")
 	const idle = time.Second // 2 MiB at 32 KiB per 25 ms: about 1.6 s, bytes every 25 ms
