@@ -97,3 +97,23 @@ func TestDialOptionsDoNotMakeTLSPlaintext(t *testing.T) {
 	require.True(t, callmark.IsUnsent(err))
 	require.Empty(t, a.seen(), "no call, and no header, reached the agent")
 }
+
+// Secure says whether the Transport's connections are encrypted: true with
+// TLS credentials, false with WithInsecure or gRPC's insecure credentials.
+func TestSecureSaysWhetherConnectionsAreEncrypted(t *testing.T) {
+	for name, c := range map[string]struct {
+		opt  a2agrpc.Option
+		want bool
+	}{
+		"TLS":                  {a2agrpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})), true},
+		"WithInsecure":         {a2agrpc.WithInsecure(), false},
+		"insecure credentials": {a2agrpc.WithTransportCredentials(insecure.NewCredentials()), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := a2agrpc.New("passthrough:///agent.test", c.opt)
+			require.NoError(t, err)
+			defer tr.Close()
+			require.Equal(t, c.want, tr.Secure())
+		})
+	}
+}

@@ -64,6 +64,7 @@ type Transport struct {
 	cfg    config
 	cc     *grpc.ClientConn
 	act    *activity // when its connections last read bytes
+	secure bool      // its connections are encrypted (Secure)
 }
 
 // New returns a Transport for the agent at target, a gRPC target
@@ -106,11 +107,18 @@ func New(target string, opts ...Option) (*Transport, error) {
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
-	return &Transport{target: target, cfg: cfg, cc: cc, act: act}, nil
+	secure := creds.Info().SecurityProtocol != insecure.NewCredentials().Info().SecurityProtocol
+	return &Transport{target: target, cfg: cfg, cc: cc, act: act, secure: secure}, nil
 }
 
 // Target returns the target the Transport calls, as given to New.
 func (t *Transport) Target() string { return t.target }
+
+// Secure reports whether the Transport's connections are encrypted: made
+// with WithTransportCredentials of credentials other than gRPC's insecure
+// ones (TLS, ALTS), not with WithInsecure. stream.Resolve asks it before it
+// lets headers go to a Transport from an https base URL.
+func (t *Transport) Secure() bool { return t.secure }
 
 // Close closes the Transport's connections; calls in flight fail. Its calls
 // fail after it.

@@ -490,9 +490,13 @@ func WithBinding(b a2a.Binding) Option {
 // WithConnectTimeout, WithMaxEventSize) are refused with ErrInvalidOption,
 // as NewClientFor refuses them: they do not reach the Transport, which has
 // options of its own. WithHTTPClient is not refused: Resolve read the card
-// with it; the Transport's calls do not use it. Headers (WithHeader, a credentials hook's) reach it
-// in Call.Header only when its interface is on baseURL's host and port (see
-// Resolve).
+// with it; the Transport's calls do not use it.
+//
+// Headers (WithHeader, a credentials hook's) reach the Transport in
+// Call.Header only when its interface is on baseURL's host and port and,
+// when baseURL is https, the Transport says its connections are encrypted
+// (a method Secure() bool that returns true: a2agrpc's Transport has one);
+// else they are withheld, with a HeadersWithheld notice (see Resolve).
 func WithTransportFor(b a2a.Binding, open func(a2a.AgentInterface) (transport.Transport, error)) Option {
 	return option{"WithTransportFor", atResolve, func(cfg *config) {
 		pb, known := a2a.ParseBinding(string(b))

@@ -58,10 +58,11 @@ import (
 // port, or http where baseURL is https gets no header at all. A gRPC
 // interface's Transport gets them in Call.Header only when its target's host
 // and port are baseURL's (its port 443 for https and 80 for http when it
-// names none; a target's, 443); otherwise each stream tells a
-// HeadersWithheld notice, whose EndpointOrigin is the target's host:port.
-// Whether they then travel encrypted is the Transport's choice (a2agrpc's
-// WithTransportCredentials or WithInsecure).
+// names none; a target's, 443) and, when baseURL is https, the Transport
+// says its connections are encrypted (a method Secure() bool that returns
+// true, as a2agrpc's does given TLS credentials): headers never go from
+// https down to plaintext. Otherwise each stream tells a HeadersWithheld
+// notice, whose EndpointOrigin is the target's host:port.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	base, err := httpx.ParseBase(baseURL)
 	if err != nil {
@@ -139,7 +140,9 @@ func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *ur
 	cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
 	c := &Client{origin: learned.origin, headerOrigins: httpx.Origins{learned.origin}, cfg: cfg, version: cfg.version, madeBy: "Resolve"}
 	c.endpointOrigin = learned.origin
-	withhold := !sameHostPort(in.url, base)
+	// Headers never go from https down to plaintext: over an https base,
+	// only to a Transport that says its connections are encrypted.
+	withhold := !sameHostPort(in.url, base) || strings.EqualFold(base.Scheme, "https") && !encrypted(tr)
 	if withhold {
 		c.endpointOrigin = where
 	}
@@ -148,6 +151,14 @@ func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *ur
 		c.closer = cl
 	}
 	return c, nil
+}
+
+// encrypted reports whether tr says its connections are encrypted, with a
+// method Secure() bool (a2agrpc's Transport has one); a Transport that
+// says nothing is taken for plaintext.
+func encrypted(tr transport.Transport) bool {
+	s, ok := tr.(interface{ Secure() bool })
+	return ok && s.Secure()
 }
 
 // grpcHostPort returns the host and port of a gRPC target as a card names

@@ -797,3 +797,56 @@ func TestCloseOfAClientThatOpenedNothing(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 }
+
+// secureStub is a grpcStub whose Transport says whether its connections
+// are encrypted.
+type secureStub struct {
+	*grpcStub
+	secure bool
+}
+
+func (s secureStub) Secure() bool { return s.secure }
+
+// From an https base URL, headers reach a gRPC Transport on its host and
+// port only when the Transport says its connections are encrypted: never
+// from https down to plaintext. A Transport that says nothing is taken for
+// plaintext. (A stranger's red-team found the credentials sent over a
+// plaintext gRPC connection from an https base.)
+func TestResolveOverGRPCFromHTTPSSendsHeadersOnlyOverEncryption(t *testing.T) {
+	var hostport string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"name":"x","supportedInterfaces":[{"url":%q,"protocolBinding":"GRPC","protocolVersion":"1.0"}]}`, hostport)
+	}))
+	defer srv.Close()
+	hostport = strings.TrimPrefix(srv.URL, "https://")
+	for _, c := range []struct {
+		name string
+		tr   func(*grpcStub) transport.Transport
+		sent bool
+	}{
+		{"says nothing", func(g *grpcStub) transport.Transport { return g }, false},
+		{"says plaintext", func(g *grpcStub) transport.Transport { return secureStub{g, false} }, false},
+		{"says encrypted", func(g *grpcStub) transport.Transport { return secureStub{g, true} }, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stub := &grpcStub{}
+			var notices []stream.Notice
+			client, err := stream.Resolve(background(), srv.URL, stream.WithHTTPClient(srv.Client()),
+				stream.WithTransportFor(a2a.BindingGRPC, func(a2a.AgentInterface) (transport.Transport, error) { return c.tr(stub), nil }),
+				stream.WithHeader("Authorization", "Bearer s3cret"),
+				stream.WithNotify(func(n stream.Notice) { notices = append(notices, n) }))
+			require.NoError(t, err)
+			_, err = client.Send(background(), hello()).Wait()
+			require.NoError(t, err)
+			require.Equal(t, []string{"SendStream"}, stub.calls)
+			if c.sent {
+				require.Equal(t, "Bearer s3cret", stub.headers[0].Get("Authorization"))
+				require.Empty(t, withheldNotices(notices))
+				return
+			}
+			require.Empty(t, stub.headers[0])
+			require.Len(t, withheldNotices(notices), 1)
+		})
+	}
+}
