@@ -49,6 +49,9 @@ type rpc struct {
 	// responded: the response headers arrived (or an answer did): the
 	// request reached the agent, which may have acted on it.
 	responded bool
+	// answered: the server sent the call headers or trailers (see
+	// answerWatch); set by grpc-go's reader.
+	answered atomic.Bool
 }
 
 // start makes the call up to its request sent: the metadata of call, the
@@ -77,7 +80,7 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 		// call still fails as the last dial did.
 		t.cc.ResetConnectBackoff()
 	}
-	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(ctx, md))
+	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(withAnswered(ctx, &r.answered), md))
 	var connect *time.Timer
 	if d := t.cfg.connectTimeout; d > 0 {
 		connect = time.AfterFunc(d, func() { r.cancel(errConnect) })
@@ -130,19 +133,23 @@ func (r *rpc) unsent(err error) error {
 // fail maps an error of the call after NewStream: the caller's context
 // error when it ended; an error wrapping transport.ErrIdleTimeout when the
 // idle timer cut the call; else the *StatusError of its status. An error
-// that is no answer of the agent's (a connection lost, a timer's cut) is
-// marked transport.Responded once the response headers had arrived. It
+// that is no answer of the agent's (a connection lost, a timer's cut), or a
+// status with no A2A meaning, is marked transport.Responded once the
+// response headers had arrived or the server sent its status alone. It
 // ends the call.
 func (r *rpc) fail(err error) error {
 	r.stopIdle()
 	defer r.cancel(context.Canceled)
-	if !r.responded && r.cs != nil {
+	headers := r.responded
+	if !headers && r.cs != nil {
 		// The call has ended: Header no longer waits. It returns the
 		// headers if they had come.
 		if md, _ := r.cs.Header(); md != nil {
-			r.responded = true
+			headers = true
 		}
 	}
+	// A status the server sent alone (trailers-only) is its answer too.
+	r.responded = headers || r.answered.Load()
 	if perr := r.parent.Err(); perr != nil {
 		r.report(perr)
 		return perr
@@ -158,7 +165,7 @@ func (r *rpc) fail(err error) error {
 			// often it is sent.
 			r.report(nil)
 			se := &StatusError{Code: st.Code(), Message: st.Message(), Target: r.t.target, Method: r.method, status: st}
-			if r.responded {
+			if headers { // after the response headers: our receive limit
 				return &transport.ProtocolError{Reason: "event too large", Err: se}
 			}
 			return fmt.Errorf("%w: the agent refused the request as too large: %w", transport.ErrInvalidMessage, se)

@@ -79,6 +79,19 @@ func TestHowFarACallGot(t *testing.T) {
 		require.False(t, callmark.IsUnsent(err))
 		require.False(t, callmark.IsResponded(err), "a refusal is no sign the agent took the message")
 	})
+	t.Run("a status alone, with no A2A meaning", func(t *testing.T) {
+		// A trailers-only INTERNAL: the server answered, so the request
+		// may have reached the agent, and a reply is not sent again.
+		// (Before, only response headers counted, and a reply answered so
+		// was sent again when the task still showed the prompt.)
+		b := newAgent(t, true, false, handlers{stream: func(context.Context, *a2a.Message, func(a2a.Event) error) error {
+			return status.Error(codes.Internal, "boom")
+		}})
+		_, err := b.client(t).SendStream(context.Background(), call, hello())
+		require.Equal(t, codes.Internal, status.Code(err))
+		require.True(t, callmark.IsResponded(err))
+		require.False(t, callmark.IsUnsent(err))
+	})
 	t.Run("lost after the headers", func(t *testing.T) {
 		r, err := a.client(t).SendStream(context.Background(), call, hello())
 		require.NoError(t, err)

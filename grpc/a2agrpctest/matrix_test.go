@@ -1,11 +1,8 @@
 package a2agrpctest_test
 
 import (
-	"context"
 	"errors"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/codes"
@@ -14,7 +11,6 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/grpc/a2agrpctest"
-	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
@@ -122,64 +118,9 @@ func TestMatrixFirstSendNeverResent(t *testing.T) {
 	}
 }
 
-// trailersOnly are the faults of wirematrix's sendFaults that reach a gRPC
-// client as a status with no response headers and no A2A meaning: HTTP
-// 500 as INTERNAL, 502 and 504 as UNAVAILABLE. The binding reads such a
-// status as a call that may not have reached the agent (as a lost
-// connection), so the driver sends a reply again when the task still shows
-// the prompt, where the HTTP wires, which got a response, never do.
-// TestReplyAfterATrailersOnlyStatusIsSentAgain pins that difference.
-var trailersOnly = []string{"500", "502", "504"}
-
 func TestMatrixReplyNeverResent(t *testing.T) {
 	t.Parallel()
 	for _, w := range grpcWires() {
-		wirematrix.ReplyNeverResent(t, w, trailersOnly...)
-	}
-}
-
-// The gap of trailersOnly, pinned: a reply answered with a bare INTERNAL
-// or UNAVAILABLE status is sent once more (the agent, which refused it
-// unprocessed, takes the second), the human is asked once, and the task
-// completes. If the binding comes to read a server's status as an answer,
-// this fails: then the faults join TestMatrixReplyNeverResent.
-func TestReplyAfterATrailersOnlyStatusIsSentAgain(t *testing.T) {
-	faults := map[string]a2atest.Fault{
-		"500": a2atest.HTTPStatus(500, "<html>boom</html>"),
-		"502": a2atest.HTTPStatus(502, "bad gateway"),
-		"504": a2atest.HTTPStatus(504, "timeout"),
-	}
-	require.Len(t, faults, len(trailersOnly))
-	for _, w := range grpcWires() {
-		for _, name := range trailersOnly {
-			t.Run(w.Name+"/"+name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := w.Agent(a2atest.WithScript(a2atest.Working("on it"), a2atest.AskInput("Which city?"),
-						a2atest.Pause(time.Second), a2atest.Chunk("a1", "plan", false, true), a2atest.Finish(a2a.StateCompleted, "done")),
-						a2atest.WithFaults(a2atest.Fault{}, faults[name]))
-					asked := 0
-					hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
-						asked++
-						return hitl.Text("Lisbon"), nil
-					})
-					s := w.Client(t, agent, stream.WithHumanInput(hook)).Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
-					defer s.Close()
-					for s.Next() {
-					}
-					require.NoError(t, s.Err())
-					require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
-					require.Equal(t, 1, asked, "the human was asked once")
-					var replies []a2atest.Request
-					for _, r := range agent.Requests() {
-						if r.Message != nil && r.Message.TaskID != "" {
-							replies = append(replies, r)
-						}
-					}
-					require.Len(t, replies, 2, "the reply went out twice")
-					require.Equal(t, faults[name], replies[0].Fault, "the first was refused, unprocessed")
-					require.Equal(t, replies[0].Message.ID, replies[1].Message.ID, "the same reply, sent again")
-				})
-			})
-		}
+		wirematrix.ReplyNeverResent(t, w)
 	}
 }
