@@ -966,26 +966,9 @@ func TestAppendsCarryNamesAndMetadataAcrossCuts(t *testing.T) {
 // a message; the replayed statuses change nothing, and the stream ends as
 // the agent's task. (A stranger's red-team, finding F1.)
 func TestMessageMissedInAGapComesWithAnOlderReplayedStatus(t *testing.T) {
-	at := func(sec int) time.Time { return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC) }
 	for _, w := range wires() {
-		stamped := func(state a2a.TaskState, m *a2a.Message, sec int) *a2a.StatusUpdate {
-			ev := statusEvent(w.v, state, m)
-			ev.Status.Timestamp = at(sec)
-			return ev
-		}
-		first := snap(a2a.StateSubmitted)
-		m1, m2, m3 := stamped(a2a.StateWorking, agentMsg("m1", "one"), 1), stamped(a2a.StateWorking, agentMsg("m2", "two"), 2),
-			stamped(a2a.StateWorking, agentMsg("m3", "three"), 3)
-		done := stamped(a2a.StateCompleted, nil, 4)
-		final := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m1", "one"), agentMsg("m2", "two"), agentMsg("m3", "three")})
-		final.Status.Timestamp = at(4)
-		for _, sc := range []struct {
-			name string
-			legs [][]a2a.Event
-		}{
-			{"live-only, then a full replay", [][]a2a.Event{{first, m1, nil}, {m3, nil}, {first, m1, m2, m3, done}}},
-			{"a connection that skipped an event, then a full replay", [][]a2a.Event{{first, m1, m3, nil}, {first, m1, m2, m3, done}}},
-		} {
+		final, scenarios := gapThenFullReplay(w, agentMsg("m2", "two"))
+		for _, sc := range scenarios {
 			t.Run(fmt.Sprintf("%s/%s/%s", w.b, w.v, sc.name), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					got, err := drain(t, legAgent(t, w.v, w.b, final, sc.legs...).Send(background(), hello()))
@@ -1005,32 +988,45 @@ func TestMessageMissedInAGapComesWithAnOlderReplayedStatus(t *testing.T) {
 	}
 }
 
+// legScenario is a named sequence of legs for legAgent.
+type legScenario struct {
+	name string
+	legs [][]a2a.Event
+}
+
+// gapThenFullReplay returns the agent's final task and the scenarios in
+// which the stream misses missed, the message of the status at second 2
+// (between m1's at 1 and m3's at 3), in a gap, and a later full replay
+// brings it in a status older than the newest seen: a live-only
+// resubscribe, or a connection that skipped the event.
+func gapThenFullReplay(w wire, missed *a2a.Message) (*a2a.Task, []legScenario) {
+	at := func(sec int) time.Time { return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC) }
+	stamped := func(state a2a.TaskState, m *a2a.Message, sec int) *a2a.StatusUpdate {
+		ev := statusEvent(w.v, state, m)
+		ev.Status.Timestamp = at(sec)
+		return ev
+	}
+	first := snap(a2a.StateSubmitted)
+	m1, m2, m3 := stamped(a2a.StateWorking, agentMsg("m1", "one"), 1), stamped(a2a.StateWorking, missed, 2),
+		stamped(a2a.StateWorking, agentMsg("m3", "three"), 3)
+	done := stamped(a2a.StateCompleted, nil, 4)
+	final := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m1", "one"), missed, agentMsg("m3", "three")})
+	final.Status.Timestamp = at(4)
+	return final, []legScenario{
+		{"live-only, then a full replay", [][]a2a.Event{{first, m1, nil}, {m3, nil}, {first, m1, m2, m3, done}}},
+		{"a connection that skipped an event, then a full replay", [][]a2a.Event{{first, m1, m3, nil}, {first, m1, m2, m3, done}}},
+	}
+}
+
 // A message without an ID that the stream missed in a gap, brought by a
 // later full replay in a status older than the newest one seen, is
 // delivered once, as a message, as one with an ID is: the history does not
 // hold its content, so it was never delivered. (A stranger's red-team,
 // finding F1, for messages without an ID.)
 func TestMessageWithoutIDMissedInAGapComesWithAnOlderReplayedStatus(t *testing.T) {
-	at := func(sec int) time.Time { return time.Date(2026, 1, 1, 0, 0, sec, 0, time.UTC) }
 	for _, w := range wires() {
-		stamped := func(state a2a.TaskState, m *a2a.Message, sec int) *a2a.StatusUpdate {
-			ev := statusEvent(w.v, state, m)
-			ev.Status.Timestamp = at(sec)
-			return ev
-		}
-		first := snap(a2a.StateSubmitted)
-		m1, m2, m3 := stamped(a2a.StateWorking, agentMsg("m1", "one"), 1), stamped(a2a.StateWorking, agentMsg("", "two"), 2),
-			stamped(a2a.StateWorking, agentMsg("m3", "three"), 3)
-		done := stamped(a2a.StateCompleted, nil, 4)
-		final := taskWith(a2a.StateCompleted, []*a2a.Message{agentMsg("m1", "one"), agentMsg("", "two"), agentMsg("m3", "three")})
-		final.Status.Timestamp = at(4)
-		for _, sc := range []struct {
-			name string
-			legs [][]a2a.Event
-		}{
-			{"live-only, then a full replay", [][]a2a.Event{{first, m1, nil}, {m3, nil}, {first, m1, m2, m3, done}}},
-			{"a connection that skipped an event, then a full replay", [][]a2a.Event{{first, m1, m3, nil}, {first, m1, m2, m3, done}}},
-		} {
+		final, scenarios := gapThenFullReplay(w, agentMsg("", "two"))
+		for _, sc := range scenarios {
 			t.Run(fmt.Sprintf("%s/%s/%s", w.b, w.v, sc.name), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					got, err := drainLoose(t, legAgent(t, w.v, w.b, final, sc.legs...).Send(background(), hello()))
