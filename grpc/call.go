@@ -49,9 +49,6 @@ type rpc struct {
 	// responded: the response headers arrived (or an answer did): the
 	// request reached the agent, which may have acted on it.
 	responded bool
-	// answered: the server sent the call headers or trailers (see
-	// answerWatch); set by grpc-go's reader.
-	answered atomic.Bool
 }
 
 // start makes the call up to its request sent: the metadata of call, the
@@ -80,7 +77,7 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 		// call still fails as the last dial did.
 		t.cc.ResetConnectBackoff()
 	}
-	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(withAnswered(ctx, &r.answered), md))
+	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(ctx, md))
 	var connect *time.Timer
 	if d := t.cfg.connectTimeout; d > 0 {
 		connect = time.AfterFunc(d, func() { r.cancel(errConnect) })
@@ -148,8 +145,11 @@ func (r *rpc) fail(err error) error {
 			headers = true
 		}
 	}
-	// A status the server sent alone (trailers-only) is its answer too.
-	r.responded = headers || r.answered.Load()
+	// A status the server sent alone (trailers-only) is its answer too,
+	// and a request it answered may have reached the agent: its trailers
+	// hold at least its content-type, where a status grpc-go makes of a
+	// failed connection (or of a proxy's answer that is no gRPC) has none.
+	r.responded = headers || r.cs != nil && len(r.cs.Trailer()) > 0
 	if perr := r.parent.Err(); perr != nil {
 		r.report(perr)
 		return perr

@@ -102,8 +102,7 @@ func New(target string, opts ...Option) (*Transport, error) {
 	// size limit.
 	dial := append(slices.Clip(cfg.dialOpts),
 		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)),
-		grpc.WithStatsHandler(answerWatch{}))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)))
 	cc, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
