@@ -18,10 +18,10 @@ import (
 	"github.com/a2astream/a2astream/transport"
 )
 
-// An agent that came back is reached on the call after the one that found
-// grpc-go waiting out its dial backoff: that call has it dial at once, so
-// the stream's reconnect policy, not grpc-go's backoff (1 s and growing),
-// spaces the attempts. The bubble's clock never moves here: no backoff is
+// An agent that came back is reached at the latest on the call after the
+// one that found grpc-go waiting out its dial backoff: that call has it
+// dial at once, so the stream's reconnect policy, not grpc-go's backoff
+// (1 s and growing), spaces the attempts. The bubble's clock never moves here: no backoff is
 // waited out.
 func TestAgentBackAfterRefusedDial(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -44,11 +44,16 @@ func TestAgentBackAfterRefusedDial(t *testing.T) {
 		synctest.Wait()
 
 		down.Store(false) // the agent is back
-		_, err = tr.GetTask(context.Background(), call, "t-1")
-		require.Equal(t, codes.Unavailable, status.Code(err), "this call found grpc-go in its backoff")
-		synctest.Wait() // the dial it started is done
-
 		got, err := tr.GetTask(context.Background(), call, "t-1")
+		if err != nil {
+			// This call found grpc-go in its backoff. Whether it fails as
+			// the last dial did, or waits on the dial it started, depends
+			// on whether grpc-go's picker saw that dial begin before the
+			// call picked: a race inside grpc-go, so both are allowed.
+			require.Equal(t, codes.Unavailable, status.Code(err), "this call found grpc-go in its backoff")
+			synctest.Wait() // the dial it started is done
+			got, err = tr.GetTask(context.Background(), call, "t-1")
+		}
 		require.NoError(t, err)
 		require.Equal(t, "t-1", got.ID)
 	})
