@@ -784,6 +784,42 @@ func TestFinalEventKeptWhenTheGapGetTaskFails(t *testing.T) {
 	}
 }
 
+// The get-task that closes a gap before a held final status shows the task
+// ended with a status message the streamed final lacked: the ending is
+// delivered once, with that message, and the held final adds nothing (it
+// was once delivered twice, the second time without the message).
+func TestGapGetTaskShowingTheEndingsMessageEndsOnce(t *testing.T) {
+	for _, v := range versions {
+		for _, st := range []a2a.TaskState{a2a.StateCompleted, a2a.StateFailed} {
+			t.Run(string(v)+"/"+string(st), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					unexpected := func(w http.ResponseWriter, r scriptedReq, k int) {
+						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
+					}
+					ended := taskWith(st, []*a2a.Message{agentMessage("m-working", "on it"), agentMessage("m-done", "bye")})
+					ended.Status.Message = agentMessage("m-done", "bye")
+					srv := heldFinalServer(v, statusEvent(v, st, nil), unexpected, func(w http.ResponseWriter, r scriptedReq, k int) {
+						unaryTask(w, r.id, v, ended)
+					})
+					s := newClient(t, srv, v).Send(bounded(t), hello())
+					got, err := drain(t, s)
+					require.Equal(t, 1, srv.count(scriptedReq.isGet), "the gap was closed by a get-task")
+					require.Equal(t, []a2a.TaskState{a2a.StateWorking, a2a.StateWorking, st}, got.states, "the ending once")
+					require.Equal(t, []string{"m-working", "m-done"}, got.messages, "each message once")
+					require.Equal(t, "m-done", s.Task().Status.Message.ID, "the ending keeps its message")
+					if st == a2a.StateCompleted {
+						require.NoError(t, err)
+						return
+					}
+					var failed *terminal.FailedError
+					require.ErrorAs(t, err, &failed, "got %T: %v", err, err)
+					require.Equal(t, "bye", failed.Task.Status.Message.Text())
+				})
+			})
+		}
+	}
+}
+
 // An error from the WithSleep function ends the stream with that error: a
 // local error is not a network fault, and nothing resubscribes.
 func TestSleepErrorEndsTheStream(t *testing.T) {

@@ -22,6 +22,8 @@ import "github.com/a2astream/a2astream/a2a"
 //	                | the content of the status message held                        |
 //	message new     | any other message                                             | it joins the history; the status carries it
 //	same status     | the state and the message of the status held                  | no status delta
+//	same ending     | the state held, a terminal one, and a message not new (none,  | no status delta: an ended task does not change, and a
+//	                | or one delivered before)                                      | copy of its ending without its message is not news
 //	new status      | any other                                                     | it becomes the status held; delivered
 //
 // Every status that is not a replay is noted in the status cursor, and a
@@ -41,6 +43,7 @@ type statusFacts struct {
 
 	sameState   bool // the state held
 	sameMessage bool // the status message held (sameMessage)
+	ended       bool // the state held is terminal
 }
 
 // statusVerdict is what decideStatus makes of a status.
@@ -79,6 +82,10 @@ func decideStatus(f statusFacts) statusVerdict {
 	}
 	if f.sameState && f.sameMessage {
 		v.status = "same status"
+		return v
+	}
+	if f.sameState && f.ended && !v.carry {
+		v.status = "same ending"
 		return v
 	}
 	v.status, v.deliver = "new status", true
@@ -128,6 +135,7 @@ func (l *Ledger) statusFacts(t *a2a.Task, st *a2a.TaskStatus, how statusOf) (sta
 	}
 	f.sameState = st.State == t.Status.State
 	f.sameMessage = sameMessage(st.Message, t.Status.Message)
+	f.ended = t.Status.State.Terminal()
 	return f, held
 }
 
