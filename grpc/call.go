@@ -60,6 +60,9 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 	if err != nil {
 		return nil, err
 	}
+	if t.closed.Load() {
+		return nil, transport.NotSent(t.closedError(nil))
+	}
 	r := &rpc{t: t, o: o, method: method, parent: ctx, d: call.IdleTimeout}
 	if b := t.cfg.breaker; b != nil {
 		done, err := b.Allow()
@@ -107,7 +110,8 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 // unsent maps an error of NewStream: the request was never written. A
 // connect timeout and UNAVAILABLE (a refused dial, a name that does not
 // resolve, a connection that would not come up) are CouldNotConnect; the
-// caller's context ending is its error; anything else is NotSent.
+// caller's context ending is its error; the Transport closed wraps
+// transport.ErrClosed; anything else is NotSent.
 func (r *rpc) unsent(err error) error {
 	defer r.cancel(context.Canceled)
 	if perr := r.parent.Err(); perr != nil {
@@ -121,6 +125,9 @@ func (r *rpc) unsent(err error) error {
 	r.report(err)
 	st, _ := status.FromError(err)
 	mapped := r.t.statusError(st, r.o, r.method)
+	if r.t.closed.Load() {
+		return transport.NotSent(r.t.closedError(mapped))
+	}
 	if st.Code() == codes.Unavailable {
 		return transport.CouldNotConnect(r.t.target, mapped)
 	}
@@ -180,6 +187,9 @@ func (r *rpc) fail(err error) error {
 			return se // the agent's answer
 		}
 		out = se
+		if r.t.closed.Load() {
+			out = r.t.closedError(se)
+		}
 	}
 	if r.responded {
 		return transport.Responded(out)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -218,6 +219,88 @@ func TestDriverRefusedDial(t *testing.T) {
 	require.ErrorIs(t, err, reconnect.ErrCouldNotConnect)
 	require.Equal(t, addr, re.Unreachable)
 	require.Equal(t, codes.Unavailable, status.Code(errors.Unwrap(re)))
+}
+
+// PERMISSION_DENIED on a resubscribe ends the stream at once, matching
+// transport.ErrPermissionDenied: the call is not made again as a drop's is,
+// and the credentials hook is not asked (the agent knew who called).
+func TestDriverPermissionDenied(t *testing.T) {
+	for name, opts := range versionOpts {
+		t.Run(name, func(t *testing.T) {
+			var subscribes, asked atomic.Int32
+			a := newAgent(t, true, true, handlers{
+				stream: func(_ context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+					if err := sendAll(send, working("t-1")); err != nil {
+						return err
+					}
+					return status.Error(codes.Unavailable, "going away") // a drop
+				},
+				subscribe: func(context.Context, string, func(a2a.Event) error) error {
+					subscribes.Add(1)
+					return status.Error(codes.PermissionDenied, "not your task")
+				},
+			})
+			hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
+				asked.Add(1)
+				return http.Header{"Authorization": {"Bearer other"}}, nil
+			})
+			s := newClient(t, a.client(t), append(opts, stream.WithCredentials(hook))...).Send(context.Background(), hello())
+			defer s.Close()
+			_, err := play(s, nil)
+			require.ErrorIs(t, err, transport.ErrPermissionDenied)
+			require.Equal(t, codes.PermissionDenied, status.Code(err))
+			require.Equal(t, int32(1), subscribes.Load(), "not made again")
+			require.Zero(t, asked.Load(), "the hook is not asked")
+		})
+	}
+}
+
+// A Client whose Transport was closed fails at once: a stream begun after
+// Close ends with transport.ErrClosed without reaching the agent, GetTask
+// returns it, and a stream in flight when the Transport closes ends with
+// it instead of reconnecting until its budget is spent.
+func TestDriverClosedTransport(t *testing.T) {
+	t.Run("closed before", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			a := newAgent(t, true, false, handlers{})
+			tr := a.client(t)
+			c := newClient(t, tr, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: time.Hour}))
+			require.NoError(t, tr.Close())
+			s := c.Send(context.Background(), hello())
+			defer s.Close()
+			_, err := play(s, nil)
+			require.ErrorIs(t, err, transport.ErrClosed)
+			var re *reconnect.Error
+			require.False(t, errors.As(err, &re), "no reconnect was tried: %v", err)
+			_, err = c.GetTask(context.Background(), "t-1")
+			require.ErrorIs(t, err, transport.ErrClosed)
+			require.Empty(t, a.methods(), "nothing reached the agent")
+		})
+	})
+	t.Run("closed while streaming", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			closing := make(chan struct{})
+			a := newAgent(t, true, false, handlers{stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+				if err := sendAll(send, working("t-1")); err != nil {
+					return err
+				}
+				close(closing)
+				<-ctx.Done()
+				return ctx.Err()
+			}})
+			tr := a.client(t)
+			c := newClient(t, tr, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: time.Hour}))
+			s := c.Send(context.Background(), hello())
+			defer s.Close()
+			require.True(t, s.Next())
+			<-closing
+			require.NoError(t, tr.Close())
+			for s.Next() {
+			}
+			require.ErrorIs(t, s.Err(), transport.ErrClosed)
+			require.Equal(t, []string{"/lf.a2a.v1.A2AService/SendStreamingMessage"}, a.methods(), "no resubscribe")
+		})
+	})
 }
 
 // UNAUTHENTICATED on a resubscribe reaches the credentials hook; the call is

@@ -53,6 +53,8 @@ const a2aDomain = "a2a-protocol.org"
 //     is task not cancelable (-32002) on a cancel, and unsupported operation
 //     (-32004) on the other calls (0.3 servers send -32002 and -32007 so, and
 //     1.0 servers their refusal of a subscribe to an ended task).
+//   - PERMISSION_DENIED matches transport.ErrPermissionDenied (as a 403 does
+//     over HTTP), whatever Err is: it ends the stream, not made again.
 //   - Any other code means nothing to A2A: Err is nil, and the call is a drop,
 //     made again as a lost connection is. A transport's UNAVAILABLE (a
 //     connection lost, grpc-go's own) is one: a drop, never busy.
@@ -83,6 +85,12 @@ func (e *StatusError) Error() string {
 
 // Unwrap returns Err.
 func (e *StatusError) Unwrap() error { return e.Err }
+
+// Is reports whether target is transport.ErrPermissionDenied and the code
+// PERMISSION_DENIED.
+func (e *StatusError) Is(target error) bool {
+	return target == transport.ErrPermissionDenied && e.Code == codes.PermissionDenied
+}
 
 // GRPCStatus returns the status the call ended with.
 func (e *StatusError) GRPCStatus() *status.Status { return e.status }

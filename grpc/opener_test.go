@@ -2,6 +2,7 @@ package a2agrpc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -131,14 +132,14 @@ func TestResolveOverGRPC(t *testing.T) {
 				require.NoError(t, c.Close())
 				require.NoError(t, c.Close(), "idempotent")
 				// After Close, calls fail as the Transport's do after its
-				// Close: CANCELED, "the client connection is closing", not
-				// sent; a stream's send is tried within its budget.
+				// Close, at once: transport.ErrClosed, not sent, and a
+				// stream ends with it without a reconnect.
 				_, err = c.GetTask(context.Background(), "t-1")
-				require.ErrorContains(t, err, "the client connection is closing")
+				require.ErrorIs(t, err, transport.ErrClosed)
 				_, err = c.Send(context.Background(), hello()).Wait()
+				require.ErrorIs(t, err, transport.ErrClosed)
 				var re *reconnect.Error
-				require.ErrorAs(t, err, &re)
-				require.ErrorContains(t, err, "the client connection is closing")
+				require.False(t, errors.As(err, &re), "no reconnect: %v", err)
 			})
 		}
 	}

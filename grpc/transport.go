@@ -3,8 +3,10 @@ package a2agrpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -65,6 +67,7 @@ type Transport struct {
 	cc     *grpc.ClientConn
 	act    *activity // when its connections last read bytes
 	secure bool      // its connections are encrypted (Secure)
+	closed atomic.Bool
 }
 
 // New returns a Transport for the agent at target, a gRPC target
@@ -121,8 +124,24 @@ func (t *Transport) Target() string { return t.target }
 func (t *Transport) Secure() bool { return t.secure }
 
 // Close closes the Transport's connections; calls in flight fail. Its calls
-// fail after it.
-func (t *Transport) Close() error { return t.cc.Close() }
+// fail after it, at once, with an error wrapping transport.ErrClosed, which
+// ends a stream over it without a reconnect. Calls of Close after the first
+// do nothing and return nil.
+func (t *Transport) Close() error {
+	if t.closed.Swap(true) {
+		return nil
+	}
+	return t.cc.Close()
+}
+
+// closedError is the error of a call that found t closed: err (nil for a
+// call not begun) is what grpc-go said of it.
+func (t *Transport) closedError(err error) error {
+	if err == nil {
+		return fmt.Errorf("%w (%s)", transport.ErrClosed, t.target)
+	}
+	return fmt.Errorf("%w (%s): %w", transport.ErrClosed, t.target, err)
+}
 
 // v03 reports whether call speaks 0.3; any other version is spoken as 1.0.
 func v03(call transport.Call) bool { return call.Version == a2a.V03 }

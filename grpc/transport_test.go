@@ -207,6 +207,7 @@ func TestStatusTable(t *testing.T) {
 	const (
 		plain  = 0 // no A2A meaning: a drop
 		noAuth = 1 // transport.ErrNotAuthenticated
+		denied = 2 // transport.ErrPermissionDenied, no A2A meaning
 	)
 	tests := []struct {
 		name   string
@@ -255,7 +256,10 @@ func TestStatusTable(t *testing.T) {
 		}, false, noAuth},
 		{"server's unavailable", func(*testing.T) *status.Status { return status.New(codes.Unavailable, "later") }, false, plain},
 		{"internal", func(*testing.T) *status.Status { return status.New(codes.Internal, "boom") }, false, plain},
-		{"permission denied", func(*testing.T) *status.Status { return status.New(codes.PermissionDenied, "no") }, false, plain},
+		{"permission denied", func(*testing.T) *status.Status { return status.New(codes.PermissionDenied, "no") }, false, denied},
+		{"permission denied with details", func(t *testing.T) *status.Status {
+			return statusWith(t, codes.PermissionDenied, "not yours", a2aInfo("TASK_NOT_FOUND"))
+		}, false, a2a.CodeTaskNotFound},
 	}
 	for _, tt := range tests {
 		for _, v := range versions {
@@ -279,8 +283,9 @@ func TestStatusTable(t *testing.T) {
 				require.Equal(t, st.Code(), se.Code)
 				require.Equal(t, st.Code(), status.Code(err))
 				var rpcErr *a2a.RPCError
+				require.Equal(t, st.Code() == codes.PermissionDenied, errors.Is(err, transport.ErrPermissionDenied), "permission denied matches its code, details or none")
 				switch tt.want {
-				case plain:
+				case plain, denied:
 					require.NoError(t, se.Err)
 					require.False(t, errors.As(err, &rpcErr))
 				case noAuth:

@@ -62,11 +62,10 @@ type Client struct {
 // opened nothing: Close does nothing and returns nil (a Transport given to
 // NewClientFor stays the caller's to close). After Close, the calls of the
 // Client and of its streams fail as the Transport's calls do after its
-// Close: a2agrpc's with CANCELED ("the client connection is closing"),
-// marked not sent, so that GetTask and Cancel fail at once and a stream
-// tries its send again within its reconnect budget, then ends in a
-// *reconnect.Error. End the streams first. Close may be called more than
-// once: later calls return what the first returned.
+// Close: a2agrpc's at once, with an error wrapping transport.ErrClosed,
+// which ends a stream without a reconnect. End the streams first. Close
+// may be called more than once: later calls return what the first
+// returned.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
 		if c.closer != nil {

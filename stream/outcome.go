@@ -207,8 +207,8 @@ func classify(op operation, err error, sit situation) outcome {
 // event before it failed (an error in the middle of a stream); negotiating
 // whether the version may still fall back to 0.3.
 //
-//   - A *transport.ProtocolError (a server bug) and transport.ErrInvalidMessage (the caller's)
-//     are fatal, never retried.
+//   - A *transport.ProtocolError (a server bug), transport.ErrInvalidMessage (the caller's)
+//     and transport.ErrClosed (a Transport closed) are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
 //     or the circuit breaker's refusal, before any hop got a response) is a
 //     drop; a send is made again (outRetry).
@@ -229,8 +229,9 @@ func classify(op operation, err error, sit situation) outcome {
 //     ended task) and fetch the task. On a send, 429 and 503 are busy, and
 //     any other is fatal: the message may have been taken. Elsewhere 408,
 //     429, 5xx and a body marked retryable are drops, and the rest is fatal.
-//   - A Transport's "not authenticated" (transport.ErrNotAuthenticated, with no A2A
-//     or HTTP error in it) is fatal.
+//   - A Transport's "not authenticated" and "permission denied"
+//     (transport.ErrNotAuthenticated, transport.ErrPermissionDenied, with no
+//     A2A or HTTP error in it) are fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is outSilent.
 //
@@ -245,7 +246,7 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 		protErr *transport.ProtocolError
 	)
 	switch {
-	case errors.As(err, &protErr), errors.Is(err, transport.ErrInvalidMessage):
+	case errors.As(err, &protErr), errors.Is(err, transport.ErrInvalidMessage), errors.Is(err, transport.ErrClosed):
 		return outcome{kind: outFatal, err: err}
 	case callmark.IsUnsent(err):
 		if op == opSend {
@@ -293,7 +294,7 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
 		return outcome{kind: outFatal, err: err}
-	case errors.Is(err, transport.ErrNotAuthenticated):
+	case errors.Is(err, transport.ErrNotAuthenticated), errors.Is(err, transport.ErrPermissionDenied):
 		return outcome{kind: outFatal, err: err}
 	case err == io.EOF:
 		return outcome{kind: outDrop, err: transport.ErrEndedEarly}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -953,12 +954,88 @@ func TestBindingsNotAuthenticatedAsksTheCredentialsHook(t *testing.T) {
 }
 
 // An *HTTPError of status 401, the "not authenticated" of this package's
-// bindings, matches ErrNotAuthenticated; no other status does.
+// bindings, matches ErrNotAuthenticated, and one of 403 ErrPermissionDenied;
+// no other status matches either.
 func TestHTTPErrorOf401IsNotAuthenticated(t *testing.T) {
 	require.ErrorIs(t, &transport.HTTPError{StatusCode: http.StatusUnauthorized}, transport.ErrNotAuthenticated)
 	require.ErrorIs(t, fmt.Errorf("wrapped: %w", &transport.HTTPError{StatusCode: http.StatusUnauthorized}), transport.ErrNotAuthenticated)
+	require.ErrorIs(t, &transport.HTTPError{StatusCode: http.StatusForbidden}, transport.ErrPermissionDenied)
 	for _, code := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusServiceUnavailable} {
 		require.NotErrorIs(t, &transport.HTTPError{StatusCode: code}, transport.ErrNotAuthenticated, code)
+	}
+	for _, code := range []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusServiceUnavailable} {
+		require.NotErrorIs(t, &transport.HTTPError{StatusCode: code}, transport.ErrPermissionDenied, code)
+	}
+}
+
+// A subscribe the binding answers with an error wrapping
+// ErrPermissionDenied (gRPC's PERMISSION_DENIED) ends the stream at once:
+// not retried as a drop, and not put to the credentials hook, since the
+// agent knew who called.
+func TestBindingsPermissionDeniedEndsTheStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var subscribes, asked atomic.Int32
+		denied := fmt.Errorf("rpc error: code = PermissionDenied desc = not yours: %w", transport.ErrPermissionDenied)
+		b := &funcBinding{
+			sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
+				return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
+			},
+			subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) {
+				subscribes.Add(1)
+				return nil, denied
+			},
+			getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return bTask(a2a.StateWorking), nil },
+		}
+		c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}),
+			stream.WithCredentials(credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
+				asked.Add(1)
+				return http.Header{"Authorization": {"Bearer other"}}, nil
+			})))
+		require.NoError(t, err)
+		_, err = drain(t, c.Send(background(), hello()))
+		require.ErrorIs(t, err, transport.ErrPermissionDenied)
+		require.EqualValues(t, 1, subscribes.Load(), "permission denied is not a drop: it is not retried")
+		require.Zero(t, asked.Load(), "the credentials hook is not asked")
+	})
+}
+
+// A binding whose calls fail with ErrClosed (its Transport was closed) ends
+// a stream at once, whether the send or a later subscribe finds it closed:
+// no call is made again, as a call that never left otherwise would be.
+func TestBindingsClosedEndsTheStreamAtOnce(t *testing.T) {
+	closed := transport.NotSent(fmt.Errorf("%w: grpc: the client connection is closing", transport.ErrClosed))
+	for _, atSend := range []bool{true, false} {
+		t.Run(fmt.Sprintf("at send %v", atSend), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var sends, subscribes atomic.Int32
+				b := &funcBinding{
+					sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
+						sends.Add(1)
+						if atSend {
+							return nil, closed
+						}
+						return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
+					},
+					subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) {
+						subscribes.Add(1)
+						return nil, closed
+					},
+					getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, closed },
+				}
+				c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}))
+				require.NoError(t, err)
+				_, err = drain(t, c.Send(background(), hello()))
+				require.ErrorIs(t, err, transport.ErrClosed)
+				require.EqualValues(t, 1, sends.Load())
+				if atSend {
+					require.Zero(t, subscribes.Load())
+				} else {
+					require.EqualValues(t, 1, subscribes.Load(), "a closed transport is not a drop: nothing is made again")
+				}
+				_, err = c.GetTask(background(), "t-1")
+				require.ErrorIs(t, err, transport.ErrClosed)
+			})
+		})
 	}
 }
 

@@ -110,9 +110,11 @@ var ErrInvalidMessage = errors.New("stream: invalid message")
 var ErrConnectTimeout = errors.New("stream: no connection within the connect timeout")
 
 // Is reports whether target is ErrNotAuthenticated and the status is 401
-// Unauthorized.
+// Unauthorized, or target is ErrPermissionDenied and the status is 403
+// Forbidden.
 func (e *HTTPError) Is(target error) bool {
-	return target == ErrNotAuthenticated && e.StatusCode == http.StatusUnauthorized
+	return target == ErrNotAuthenticated && e.StatusCode == http.StatusUnauthorized ||
+		target == ErrPermissionDenied && e.StatusCode == http.StatusForbidden
 }
 
 // ErrEndedEarly is the cause of a drop when a connection closed cleanly

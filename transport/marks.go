@@ -15,6 +15,20 @@ import (
 // stream, never sent again as a drop would be.
 var ErrNotAuthenticated = errors.New("stream: the agent refused the call: not authenticated")
 
+// ErrPermissionDenied is the agent's refusal of a call from a caller it
+// knows but does not allow: HTTP's 403 Forbidden (an [*HTTPError] of status
+// 403 matches it) or gRPC's PERMISSION_DENIED (a Transport of another module
+// returns an error that matches it). It ends the stream: the same call made
+// again gets the same answer, and the stream.WithCredentials hook is not
+// asked, since the agent knew who called.
+var ErrPermissionDenied = errors.New("stream: the agent refused the call: permission denied")
+
+// ErrClosed is the cause of a call of a Transport that was closed (a
+// Client's Close closes the Transport it opened): the call was not made. A
+// stream ends with it at once, made again by no reconnect, and GetTask and
+// Cancel return it.
+var ErrClosed = errors.New("stream: the transport is closed")
+
 // NotSent marks err as the error of a call whose request never reached the
 // agent, so that the Client may make it again (see [Transport]). It returns
 // nil for a nil err. For a call that could not connect to the agent, use
