@@ -571,14 +571,6 @@ func redirectKind(v a2a.Version, b a2a.Binding, k callKind, code int, target str
 	})
 }
 
-// hitlFunc returns a hook that answers "Lisbon" and calls count each time.
-func hitlFunc(count func()) hitl.Hook {
-	return hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
-		count()
-		return hitl.Text("Lisbon"), nil
-	})
-}
-
 func scriptedAgent(w wire, more ...a2atest.Option) *a2atest.Agent {
 	opts := append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScriptFunc(scriptByText)}, more...)
 	return a2atest.NewAgent(opts...)
@@ -598,19 +590,6 @@ func scriptByText(msg *a2a.Message) []a2atest.Step {
 }
 
 var answerLisbon = hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text("Lisbon"), nil })
-
-// chunkyScript: a task that streams a few chunks over time and completes.
-func chunkyScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("on it"),
-		a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "three", true, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
 
 func hello() *a2a.Message { return a2a.NewTextMessage(a2a.RoleUser, "hello") }
 
@@ -1215,27 +1194,6 @@ func (r refuseOnce) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.next.RoundTrip(req)
 }
 
-var styles = []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
-
-const tick = 100 * time.Millisecond
-
-// paced is a script whose events are 100 ms apart, so that a cut leaves
-// events to be produced while the client is away. Its send stream carries 8
-// events: the task, working, three chunks of a1, a message, a2, completed.
-func paced() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(tick), a2atest.Say("aside"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "three", true, true),
-		a2atest.Pause(tick), a2atest.Chunk("a2", "x", false, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-const pacedEvents = 8
-
 type teeHandler []slog.Handler
 
 func (h teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -1300,37 +1258,8 @@ func (l *oneConnListener) Close() error {
 
 func (l *oneConnListener) Addr() net.Addr { return pipeAddr{} }
 
-// asking is a script that stops for input half-way.
-func asking() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working(""),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
 // a2a0 leaves one streaming request without a fault.
 func a2a0() a2atest.Fault { return a2atest.Fault{} }
-
-// recorder is a hook that answers from a list and records what it saw.
-type recorder struct {
-	answers  []string
-	requests []*hitl.Request
-	seen     []int // events yielded before each call
-	events   *int
-}
-
-func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
-	r.requests = append(r.requests, req)
-	if r.events != nil {
-		r.seen = append(r.seen, *r.events)
-	}
-	a := r.answers[0]
-	r.answers = r.answers[1:]
-	return hitl.Text(a), nil
-}
 
 // waits records the waits of the Reconnecting notices.
 type waits struct {
@@ -1767,8 +1696,6 @@ var redirectTargets = []string{
 	"https://agent.test:8443", // another port
 	"https://sub.agent.test",  // net/http's own rule forwards Authorization to a subdomain
 }
-
-var resubscribeStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
 
 func artifactOf(id string, texts ...string) a2a.Artifact {
 	return a2a.Artifact{ID: id, Parts: textParts(texts...)}

@@ -14,6 +14,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -134,7 +135,7 @@ func TestCancelOnAnEndedStreamIsRefused(t *testing.T) {
 		{a2a.StateFailed, []a2atest.Step{a2atest.Working("w"), a2atest.Finish(a2a.StateFailed, "boom")},
 			func(t *testing.T, err error) {
 				require.ErrorAs(t, err, new(*terminal.FailedError))
-				state, _ := terminalState(err)
+				state, _ := wirematrix.TerminalState(err)
 				require.Equal(t, a2a.StateFailed, state)
 			}},
 	}
@@ -213,7 +214,7 @@ func TestCancelAfterTheBudgetWasSpentOrAfterClose(t *testing.T) {
 	})
 	t.Run("no hook, then Cancel twice", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+			agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Asking()...))
 			s := newClient(t, agent, a2a.V10).Send(background(), hello())
 			_, err := s.Wait()
 			require.ErrorIs(t, err, hitl.ErrNoHook)
@@ -329,7 +330,9 @@ func TestCancelThatTakesEffectLaterEndsCanceledOnTheStream(t *testing.T) {
 	}
 }
 
-func cancelCalls(agent *a2atest.Agent) int { return countMethod(agent, "tasks/cancel", "CancelTask") }
+func cancelCalls(agent *a2atest.Agent) int {
+	return wirematrix.CountMethod(agent, "tasks/cancel", "CancelTask")
+}
 
 // requireCanceled checks a stream that ended canceled.
 func requireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err error) {
@@ -339,7 +342,7 @@ func requireCanceled(t *testing.T, agent *a2atest.Agent, s *stream.Stream, err e
 	require.NotNil(t, canceled.Task)
 	require.Equal(t, a2a.StateCanceled, canceled.Task.Status.State)
 	require.Equal(t, s.Task().ID, canceled.Task.ID)
-	state, ok := terminalState(err)
+	state, ok := wirematrix.TerminalState(err)
 	require.True(t, ok)
 	require.Equal(t, a2a.StateCanceled, state)
 	require.Equal(t, a2a.StateCanceled, stream.EndingOf(err).Task.Status.State)
@@ -431,7 +434,7 @@ func TestCancelBetweenDeltasKeepsTheFold(t *testing.T) {
 						fold.Apply(s.Event())
 						requireArtifactsFold(t, fold, s.Task(), "after a delta that followed Cancel")
 					}
-					state, ok := terminalState(s.Err())
+					state, ok := wirematrix.TerminalState(s.Err())
 					require.True(t, ok, "ended in %v", s.Err())
 					require.Equal(t, a2a.StateCanceled, state)
 					require.Len(t, fold.Artifacts, 3, "the cancel's task was delivered whole")
@@ -483,7 +486,7 @@ func TestCancelStillRunningKeepsTheFold(t *testing.T) {
 					fold.Apply(s.Event())
 					requireArtifactsFold(t, fold, s.Task(), "after a delta that followed Cancel")
 				}
-				state, ok := terminalState(s.Err())
+				state, ok := wirematrix.TerminalState(s.Err())
 				require.True(t, ok, "ended in %v", s.Err())
 				require.Equal(t, a2a.StateCanceled, state)
 				require.Len(t, fold.Artifacts, 3)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/credentials"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -870,7 +871,7 @@ func TestStaleTokenAfterAuthRequiredEndsAsAuthRequiredAtTheLimit(t *testing.T) {
 				require.Equal(t, a2a.StateAuthRequired, stream.EndingOf(err).Task.Status.State, "the task never left auth-required")
 				var authErr *terminal.AuthRequiredError
 				require.ErrorAs(t, err, &authErr, "the task needs authentication: %v", err)
-				state, ok := terminalState(err)
+				state, ok := wirematrix.TerminalState(err)
 				require.True(t, ok)
 				require.Equal(t, a2a.StateAuthRequired, state)
 			})

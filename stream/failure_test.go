@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -93,7 +94,7 @@ func TestStructuredFailureIsReadFromTheFinalTask(t *testing.T) {
 					}
 					require.Equal(t, md, failed.Task.Metadata)
 
-					got, ok := terminalFailure(err)
+					got, ok := wirematrix.TerminalFailure(err)
 					require.True(t, ok, "%v", err)
 					require.Equal(t, want, got)
 					require.EqualError(t, err, "terminal: task t-1 ended in state failed: REMOTE_VALIDATION_FAILED: validation failed")
@@ -142,13 +143,13 @@ func TestFailureReaderReadsAnotherConvention(t *testing.T) {
 				want := terminal.Failure{Code: "SOLD_OUT", Message: "no seats on flight 12"}
 
 				_, err := drain(t, agent.client(t).Send(bounded(t), hello()))
-				_, ok := terminalFailure(err)
+				_, ok := wirematrix.TerminalFailure(err)
 				require.False(t, ok, "the default reader finds no tRPC-Agent-Go keys")
 				require.EqualError(t, err, "terminal: task t-1 ended in state failed: no seats left")
 
 				var calls int
 				_, err = drain(t, agent.client(t, stream.WithFailureReader(fromDataPart(&calls))).Send(bounded(t), hello()))
-				got, ok := terminalFailure(err)
+				got, ok := wirematrix.TerminalFailure(err)
 				require.True(t, ok)
 				require.Equal(t, want, got)
 				require.EqualError(t, err, "terminal: task t-1 ended in state failed: SOLD_OUT: no seats on flight 12")
@@ -156,7 +157,7 @@ func TestFailureReaderReadsAnotherConvention(t *testing.T) {
 
 				calls = 0
 				_, err = drain(t, agent.client(t).Send(bounded(t), hello(), stream.WithFailureReader(fromDataPart(&calls))))
-				got, ok = terminalFailure(err)
+				got, ok = wirematrix.TerminalFailure(err)
 				require.True(t, ok, "per call")
 				require.Equal(t, want, got)
 				require.Equal(t, 1, calls)
@@ -195,7 +196,7 @@ func TestCanceledTaskIsReadByTheFailureReader(t *testing.T) {
 				}
 				var canceled *terminal.CanceledError
 				require.ErrorAs(t, s.Err(), &canceled)
-				got, ok := terminalFailure(s.Err())
+				got, ok := wirematrix.TerminalFailure(s.Err())
 				require.True(t, ok)
 				require.Equal(t, terminal.Failure{Code: "USER_ABORT"}, got)
 				require.EqualError(t, s.Err(), "terminal: task t-1 ended in state canceled: USER_ABORT")
@@ -279,7 +280,7 @@ func TestReplayedStatusNeverBringsAnOlderFailureKeyBack(t *testing.T) {
 					}
 					require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateWorking, a2a.StateWorking, a2a.StateFailed}, states,
 						"the replayed statuses are not delivered again")
-					f, ok := terminalFailure(err)
+					f, ok := wirematrix.TerminalFailure(err)
 					require.True(t, ok, "%v", err)
 					require.Equal(t, "NEW", f.Code, "the later value wins; the replay does not bring OLD back: %v", err)
 					require.Equal(t, "flow_error", f.Type)

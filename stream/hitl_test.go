@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -30,13 +31,13 @@ func TestStayOpenSubscriptionActsOnTheState(t *testing.T) {
 		// The stream must ask on the state, not wait for an EOF that never
 		// comes (synctest would report the deadlock).
 		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithStayOpenOnInterrupt(),
-			a2atest.WithScript(asking()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
-		hook := &recorder{answers: []string{"yes"}}
+			a2atest.WithScript(wirematrix.Asking()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		hook := &wirematrix.Recorder{Answers: []string{"yes"}}
 		s := newClient(t, agent, a2a.V10, stream.WithHumanInput(hook)).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
-		require.Len(t, hook.requests, 1)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+		require.Len(t, hook.Requests, 1)
 	})
 }
 
@@ -44,7 +45,7 @@ func TestNoHook(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Asking()...))
 				s := newClient(t, agent, v).Send(background(), hello())
 				_, err := drain(t, s)
 				require.ErrorIs(t, err, hitl.ErrNoHook)
@@ -64,7 +65,7 @@ func TestHookErrorAndTimeout(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				boom := errors.New("nobody home")
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Asking()...))
 				failing := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return nil, boom })
 				_, err := drain(t, newClient(t, agent, v, stream.WithHumanInput(failing)).Send(background(), hello()))
 				require.ErrorIs(t, err, boom)
@@ -72,7 +73,7 @@ func TestHookErrorAndTimeout(t *testing.T) {
 				require.ErrorAs(t, err, &he)
 				require.NotNil(t, he.Task)
 
-				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Asking()...))
 				var asked time.Time
 				slow := hitl.Func(func(ctx context.Context, _ *hitl.Request) ([]a2a.Part, error) {
 					asked = time.Now()
@@ -93,10 +94,10 @@ func TestHookErrorAndTimeout(t *testing.T) {
 // and sends the same reply again with the same message ID.
 func TestReplyLostBeforeAnyResponseIsResent(t *testing.T) {
 	for _, v := range versions {
-		for _, style := range styles {
+		for _, style := range wirematrix.Styles() {
 			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(asking()...))
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(wirematrix.Asking()...))
 					var lostID string
 					ft := &failingTransport{next: a2atest.NewTransport(agent), fail: func(n int, r *http.Request) bool {
 						if n != 2 {
@@ -105,16 +106,16 @@ func TestReplyLostBeforeAnyResponseIsResent(t *testing.T) {
 						lostID = messageIDOf(t, r)
 						return true
 					}}
-					hook := &recorder{answers: []string{"yes"}}
+					hook := &wirematrix.Recorder{Answers: []string{"yes"}}
 					c, err := stream.NewClient(endpoint, stream.WithHTTPClient(&http.Client{Transport: ft}),
 						stream.WithVersion(v), stream.WithHumanInput(hook))
 					require.NoError(t, err)
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
-					require.Len(t, hook.requests, 1, "the human is not asked again")
-					fu := followUps(agent)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+					require.Len(t, hook.Requests, 1, "the human is not asked again")
+					fu := wirematrix.FollowUps(agent)
 					require.Len(t, fu, 1)
 					require.NotEmpty(t, lostID)
 					require.Equal(t, lostID, fu[0].Message.ID, "the same reply, same message ID")
@@ -131,14 +132,14 @@ func TestReplyAcceptedIsNotResent(t *testing.T) {
 				// The follow-up reaches the agent but its response is cut
 				// before the first byte: the agent did take it.
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst),
-					a2atest.WithScript(asking()...), a2atest.WithFaults(a2a0(), a2atest.CutAfterBytes(0)))
-				hook := &recorder{answers: []string{"yes"}}
+					a2atest.WithScript(wirematrix.Asking()...), a2atest.WithFaults(a2a0(), a2atest.CutAfterBytes(0)))
+				hook := &wirematrix.Recorder{Answers: []string{"yes"}}
 				s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Len(t, followUps(agent), 1)
-				require.Len(t, hook.requests, 1)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Len(t, wirematrix.FollowUps(agent), 1)
+				require.Len(t, hook.Requests, 1)
 			})
 		})
 	}
@@ -163,7 +164,7 @@ func messageIDOf(t *testing.T, r *http.Request) string {
 func TestAuthRequiredEndsAtOnce(t *testing.T) {
 	script := []a2atest.Step{
 		a2atest.Working(""), a2atest.Chunk("a1", "partial", false, false),
-		a2atest.Pause(tick), a2atest.AskAuth("sign in to the calendar"),
+		a2atest.Pause(wirematrix.Tick), a2atest.AskAuth("sign in to the calendar"),
 	}
 	sources := []struct {
 		name  string
@@ -180,13 +181,13 @@ func TestAuthRequiredEndsAtOnce(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(src.style),
 						a2atest.WithScript(script...), a2atest.WithFaults(src.fault))
-					hook := &recorder{}
+					hook := &wirematrix.Recorder{}
 					_, err := drain(t, newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello()))
 					var auth *terminal.AuthRequiredError
 					require.ErrorAs(t, err, &auth)
 					require.Equal(t, "partial", auth.Task.Artifact("a1").Text())
 					require.True(t, strings.HasSuffix(err.Error(), "ended in state auth-required: sign in to the calendar"), err.Error())
-					require.Empty(t, hook.requests, "auth-required never goes to the input hook")
+					require.Empty(t, hook.Requests, "auth-required never goes to the input hook")
 				})
 			})
 		}
@@ -198,14 +199,14 @@ func TestUnknownStateIsNotSettled(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(
-					a2atest.Status(a2a.StateUnknown, ""), a2atest.Pause(tick), a2atest.Chunk("a1", "x", false, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.Status(a2a.StateUnknown, ""), a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "x", false, true),
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "")),
 					a2atest.WithFaults(a2atest.CloseAfterEvents(2)))
 				s := newClient(t, agent, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 1, resubscribes(agent), "a clean EOF in state unknown is a drop")
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 1, wirematrix.Resubscribes(agent), "a clean EOF in state unknown is a drop")
 			})
 		})
 	}
@@ -316,7 +317,7 @@ func TestWorkingAfterTheReplyIsANewStatusInsideTheReplayWindow(t *testing.T) {
 						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 					}
 				})
-				hook := &recorder{answers: []string{"Oct"}}
+				hook := &wirematrix.Recorder{Answers: []string{"Oct"}}
 				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				defer s.Close()
 				var states []a2a.TaskState
@@ -363,10 +364,10 @@ func TestAnswerLaterStaleTaskWithoutStatusMessagesIsNotANewQuestion(t *testing.T
 					sseEvent(w, r.id, v, firstChunk)
 					sseEvent(w, r.id, v, statusEvent(v, a2a.StateCompleted, nil))
 				})
-				hook := &recorder{answers: []string{"asked again"}}
+				hook := &wirematrix.Recorder{Answers: []string{"asked again"}}
 				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 				got, err := drain(t, s)
-				require.Empty(t, hook.requests, "the human is never asked twice for the same prompt")
+				require.Empty(t, hook.Requests, "the human is never asked twice for the same prompt")
 				require.NoError(t, err)
 				require.Equal(t, "kept", got.text("a1"))
 				require.Len(t, srv.requests(), 1)
@@ -417,12 +418,12 @@ func TestAnswerLaterFollowUpOpeningWithANewPromptAsksTheHook(t *testing.T) {
 							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 						}
 					})
-					hook := &recorder{answers: []string{"Lisbon"}}
+					hook := &wirematrix.Recorder{Answers: []string{"Lisbon"}}
 					s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), reply)
 					_, err := drain(t, s)
 					require.NoError(t, err, "got %T: %v", err, err)
-					require.Len(t, hook.requests, 1, "the new question is asked")
-					require.Equal(t, "Which city?", hook.requests[0].Text())
+					require.Len(t, hook.Requests, 1, "the new question is asked")
+					require.Equal(t, "Which city?", hook.Requests[0].Text())
 				})
 			})
 		}
@@ -454,10 +455,10 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 		t.Run(c.name+"/hook", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := replayServer(t, c)
-				hook := &recorder{answers: []string{"asked again"}}
+				hook := &wirematrix.Recorder{Answers: []string{"asked again"}}
 				s := newClient(t, srv, c.v, stream.WithHumanInput(hook)).Send(bounded(t), reply())
 				got, err := drain(t, s)
-				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
+				require.Empty(t, hook.Requests, "the hook is not asked the question the caller just answered")
 				require.Len(t, srv.requests(), 1, "one follow-up message, no second reply")
 				require.NoError(t, err)
 				require.Equal(t, "result for follow-up: more input", got.text(c.result))
@@ -471,7 +472,7 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 		t.Run(fmt.Sprintf("a2atest 1.0/hook %v", withHook), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithStyle(a2atest.SnapshotFirst),
-					a2atest.WithStayOpenOnInterrupt(), a2atest.WithScript(asking()...))
+					a2atest.WithStayOpenOnInterrupt(), a2atest.WithScript(wirematrix.Asking()...))
 				_, err := drain(t, newClient(t, agent, a2a.V10).Send(bounded(t), hello()))
 				var he *hitl.Error
 				require.ErrorAs(t, err, &he)
@@ -479,19 +480,19 @@ func TestAnswerLaterWithSendIsNotANewQuestion(t *testing.T) {
 
 				later := a2a.NewTextMessage(a2a.RoleUser, "Oct 10-17")
 				later.TaskID, later.ContextID = he.Task.ID, he.Task.ContextID
-				hook := &recorder{answers: []string{"asked again"}}
+				hook := &wirematrix.Recorder{Answers: []string{"asked again"}}
 				var opts []stream.Option
 				if withHook {
 					opts = append(opts, stream.WithHumanInput(hook))
 				}
 				s := newClient(t, agent, a2a.V10, opts...).Send(bounded(t), later)
 				got, err := drain(t, s)
-				require.Empty(t, hook.requests, "the hook is not asked the question the caller just answered")
-				fu := followUps(agent)
+				require.Empty(t, hook.Requests, "the hook is not asked the question the caller just answered")
+				fu := wirematrix.FollowUps(agent)
 				require.Len(t, fu, 1, "only the caller's follow-up was sent")
 				require.Equal(t, later.ID, fu[0].Message.ID)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, "draft final", got.text("a1"))
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
 			})
@@ -537,11 +538,11 @@ func TestSecondPromptWithoutMessageOrTimestampIsAsked(t *testing.T) {
 						jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 					}
 				})
-				hook := &recorder{answers: []string{"first answer", "second answer"}}
+				hook := &wirematrix.Recorder{Answers: []string{"first answer", "second answer"}}
 				s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				_, err := drain(t, s)
 				require.NoError(t, err)
-				require.Len(t, hook.requests, 2, "the hook is asked twice")
+				require.Len(t, hook.Requests, 2, "the hook is asked twice")
 				var sent []*a2a.Message
 				for _, r := range srv.requests() {
 					if r.isSend() && r.msg != nil && r.msg.TaskID != "" {
@@ -607,12 +608,12 @@ func TestHumanInputWhilePolling(t *testing.T) {
 				asking.Status = a2a.TaskStatus{State: a2a.StateInputRequired, Message: &a2a.Message{ID: "q-1", Role: a2a.RoleAgent, Parts: []a2a.Part{{Text: "which city?"}}}}
 				p := &pollServer{v: v, refuse: rpcErrorJSON(a2a.CodeUnsupportedOperation),
 					snaps: []*a2a.Task{snaps[0], snaps[1], &asking, &asking, snaps[3], snaps[4]}}
-				rec := recorder{answers: []string{"Lisbon"}}
+				rec := wirematrix.Recorder{Answers: []string{"Lisbon"}}
 				s := newClient(t, p, v, stream.WithHumanInput(&rec)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "ab", got.text("a1"))
-				require.Len(t, rec.requests, 1, "asked once, though two polls showed the prompt")
+				require.Len(t, rec.Requests, 1, "asked once, though two polls showed the prompt")
 				require.Len(t, p.sends, 2, "the message, then the reply, each unary and once")
 				require.Contains(t, string(p.sends[1]), "Lisbon")
 			})
@@ -628,23 +629,23 @@ func TestRESTHumanInputDiscoveredByPolling(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithoutStreaming(), a2atest.WithScript(asking()...),
+					a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Asking()...),
 					// a poll dropped after the prompt, one refused
 					a2atest.WithGetFaults(a2atest.Fault{}, a2atest.Fault{}, a2atest.Drop(), a2atest.HTTPStatus(503, "x")))
-				rec := &recorder{answers: []string{"Oct 10"}}
+				rec := &wirematrix.Recorder{Answers: []string{"Oct 10"}}
 				c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(30*time.Millisecond))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Len(t, rec.requests, 1, "asked once")
-				require.Equal(t, "Which dates?", rec.requests[0].Text())
-				fu := followUps(agent)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Len(t, rec.Requests, 1, "asked once")
+				require.Equal(t, "Which dates?", rec.Requests[0].Text())
+				fu := wirematrix.FollowUps(agent)
 				require.Len(t, fu, 1, "the reply is sent once")
 				require.Equal(t, "Oct 10", fu[0].Message.Text())
 				require.Equal(t, s.Task().ID, fu[0].Message.TaskID)
 				require.Equal(t, s.Task().ContextID, fu[0].Message.ContextID)
-				require.Equal(t, 0, sends(agent), "no streaming call at all")
+				require.Equal(t, 0, wirematrix.Sends(agent), "no streaming call at all")
 				require.Equal(t, 2, unarySends(agent))
 			})
 		})
@@ -658,17 +659,17 @@ func TestRESTWithoutSubscribeRouteAsksOnceAndRepliesOnce(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithoutResubscribe(), a2atest.WithScript(asking()...),
+					a2atest.WithoutResubscribe(), a2atest.WithScript(wirematrix.Asking()...),
 					// the first stream cut before the prompt, the reply's stream cut too
 					a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.Fault{}, a2atest.CutAfterEvents(1)))
-				rec := &recorder{answers: []string{"Oct 10"}}
-				c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
+				rec := &wirematrix.Recorder{Answers: []string{"Oct 10"}}
+				c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(wirematrix.Tick))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Len(t, rec.requests, 1)
-				require.Len(t, followUps(agent), 1)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Len(t, rec.Requests, 1)
+				require.Len(t, wirematrix.FollowUps(agent), 1)
 			})
 		})
 	}
@@ -707,11 +708,11 @@ func TestStalePromptAfterTheReplyWhilePollingIsNotAskedAgain(t *testing.T) {
 							srv.task(w, snap(a2a.StateCompleted, "a", "b"))
 						}
 					}
-					rec := &recorder{answers: []string{"Lisbon", "again?"}}
+					rec := &wirematrix.Recorder{Answers: []string{"Lisbon", "again?"}}
 					got, err := drain(t, restClient(t, srv, v, stream.WithHumanInput(rec)).Send(background(), hello()))
 					require.NoError(t, err)
 					require.Equal(t, "ab", got.text("a1"))
-					require.Len(t, rec.requests, 1, "asked once")
+					require.Len(t, rec.Requests, 1, "asked once")
 					require.Equal(t, 2, srv.count("send"), "the message, then the reply, once each")
 				})
 			})
@@ -729,16 +730,16 @@ func TestReplySendDroppedWhilePollingIsResentOnce(t *testing.T) {
 			t.Run(string(v)+"/"+f.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-						a2atest.WithoutStreaming(), a2atest.WithScript(asking()...),
+						a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Asking()...),
 						a2atest.WithSendFaults(a2atest.Fault{}, f))
-					rec := &recorder{answers: []string{"Oct 10", "again?"}}
-					s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick)).Send(background(), hello())
+					rec := &wirematrix.Recorder{Answers: []string{"Oct 10", "again?"}}
+					s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(wirematrix.Tick)).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					server := requireSameAsServer(t, agent, s, got)
-					require.Len(t, rec.requests, 1, "asked once")
+					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+					require.Len(t, rec.Requests, 1, "asked once")
 					ids := map[string]bool{}
-					for _, r := range followUps(agent) {
+					for _, r := range wirematrix.FollowUps(agent) {
 						ids[r.Message.ID] = true
 					}
 					require.Len(t, ids, 1, "one reply, re-sent with the same message ID if at all")
@@ -763,21 +764,21 @@ func TestTwoPromptsByPollingAreAskedOnceEach(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				script := []a2atest.Step{
-					a2atest.Working(""), a2atest.Pause(tick), a2atest.AskInput("first?"),
-					a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false), a2atest.AskInput("second?"),
-					a2atest.Pause(tick), a2atest.Chunk("a1", "two", true, true), a2atest.Finish(a2a.StateCompleted, ""),
+					a2atest.Working(""), a2atest.Pause(wirematrix.Tick), a2atest.AskInput("first?"),
+					a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "one ", false, false), a2atest.AskInput("second?"),
+					a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "two", true, true), a2atest.Finish(a2a.StateCompleted, ""),
 				}
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
 					a2atest.WithoutStreaming(), a2atest.WithScript(script...))
-				rec := &recorder{answers: []string{"A", "B", "C"}}
-				s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick)).Send(background(), hello())
+				rec := &wirematrix.Recorder{Answers: []string{"A", "B", "C"}}
+				s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(wirematrix.Tick)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Len(t, rec.requests, 2)
-				require.Equal(t, "first?", rec.requests[0].Text())
-				require.Equal(t, "second?", rec.requests[1].Text())
-				fu := followUps(agent)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Len(t, rec.Requests, 2)
+				require.Equal(t, "first?", rec.Requests[0].Text())
+				require.Equal(t, "second?", rec.Requests[1].Text())
+				fu := wirematrix.FollowUps(agent)
 				require.Len(t, fu, 2)
 				require.Equal(t, "A", fu[0].Message.Text())
 				require.Equal(t, "B", fu[1].Message.Text())
@@ -786,8 +787,8 @@ func TestTwoPromptsByPollingAreAskedOnceEach(t *testing.T) {
 		t.Run(string(v)+"/no hook", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithoutStreaming(), a2atest.WithScript(asking()...))
-				_, err := drain(t, resolveAgent(t, agent, stream.WithPollInterval(tick)).Send(background(), hello()))
+					a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Asking()...))
+				_, err := drain(t, resolveAgent(t, agent, stream.WithPollInterval(wirematrix.Tick)).Send(background(), hello()))
 				var he *hitl.Error
 				require.ErrorAs(t, err, &he)
 				require.ErrorIs(t, err, hitl.ErrNoHook)

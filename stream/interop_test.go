@@ -14,6 +14,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -139,7 +140,7 @@ func TestSilenceWithoutKeepAlives(t *testing.T) {
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, 5*time.Second, time.Since(start))
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Len(t, agent.Requests(), 1, "one connection, kept through the silence")
 			})
 		})
@@ -151,7 +152,7 @@ func TestSilenceWithoutKeepAlives(t *testing.T) {
 					stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) })).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Contains(t, kinds, stream.Polling, "the server cannot resubscribe: the stream polls")
 				require.Equal(t, "first second", got.text("a1"))
 				require.NotZero(t, gets(agent))
@@ -258,7 +259,7 @@ func TestWildAgentThroughResolveUnderCuts(t *testing.T) {
 					require.NoError(t, err)
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
-					server := requireSameAsServer(t, agent, s, got)
+					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					switch server.Status.State {
 					case a2a.StateCompleted:
 						require.NoError(t, err)

@@ -2,7 +2,8 @@ package stream_test
 
 // Checkers of what must hold whatever the scenario: the fold of what was
 // yielded equals the task (drain, drainLoose, requireArtifactsFold), the
-// application saw what the server has (requireSameAsServer), nothing was
+// application saw what the server has (wirematrix.RequireSameAsServer, with
+// the other checkers the wire matrix shares), nothing was
 // sent twice (sendCounts, firstSends), no secret left its origin
 // (requireNoCredentialsOutside, requireNoSecret), and the counts and
 // extractors they use.
@@ -19,9 +20,9 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/internal/foldcheck"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
-	"github.com/a2astream/a2astream/terminal"
 	"github.com/a2astream/a2astream/transport"
 )
 
@@ -81,19 +82,11 @@ func drainLoose(t *testing.T, s *stream.Stream) (*collected, error) {
 	return drainFold(t, s, foldcheck.Loose)
 }
 
-// drainFold is drain with the checks of mode.
+// drainFold is drain with the checks of mode (wirematrix.DrainEach), under
+// the names the stream tests read.
 func drainFold(t *testing.T, s *stream.Stream, mode foldcheck.Mode) (*collected, error) {
 	t.Helper()
-	f := &foldcheck.Fold{Mode: mode}
-	defer s.Close()
-	for s.Next() {
-		f.Apply(t, s.Event())
-		if task := s.Task(); task != nil {
-			// The deltas rebuild Task().Artifacts exactly, order included.
-			f.RequireArtifacts(t, task.Artifacts, "after each event")
-		}
-	}
-	f.RequireMessagesOnce(t)
+	f, err := wirematrix.DrainEach(t, s, mode, nil)
 	return &collected{
 		fold:      f,
 		events:    f.Events,
@@ -102,7 +95,7 @@ func drainFold(t *testing.T, s *stream.Stream, mode foldcheck.Mode) (*collected,
 		messages:  f.Messages,
 		states:    f.States,
 		shown:     f.Shown,
-	}, s.Err()
+	}, err
 }
 
 // drainEnding runs s to its end and returns its ending.
@@ -260,27 +253,7 @@ func firstSends(agent *a2atest.Agent) int {
 // sendCounts counts the sends the agent received of a new message (first) and
 // of follow-ups (replies), refused ones included: what went on the wire.
 func sendCounts(agent *a2atest.Agent) (first, replies int) {
-	return sendCountsOf(agent, false)
-}
-
-// sendCountsOf is sendCounts; with unaryOnly it counts unary sends only (for an
-// agent that refuses every streaming send, which a client not told so
-// tries first: a refused streaming call was not taken).
-func sendCountsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
-	for _, r := range agent.Requests() {
-		if r.Message == nil {
-			continue
-		}
-		if unaryOnly && r.Method != "message/send" && r.Method != "SendMessage" {
-			continue
-		}
-		if r.Message.TaskID == "" {
-			first++
-		} else {
-			replies++
-		}
-	}
-	return first, replies
+	return wirematrix.SendCountsOf(agent, false)
 }
 
 func indexOfState(states []a2a.TaskState, st a2a.TaskState) int {
@@ -303,89 +276,9 @@ func nextUntilWorking(t *testing.T, s *stream.Stream) {
 	t.Fatalf("the stream ended before working: %v", s.Err())
 }
 
-// terminalState and terminalFailure read a terminal error through any
-// wrapping, as a caller does with errors.As and the terminal.Error
-// interface: the state, and the structured failure, of a failed,
-// rejected, canceled or auth-required task; false for any other error.
-func terminalState(err error) (a2a.TaskState, bool) {
-	var te terminal.Error
-	if !errors.As(err, &te) {
-		return "", false
-	}
-	return te.State(), true
-}
-
-func terminalFailure(err error) (terminal.Failure, bool) {
-	var te terminal.Error
-	if !errors.As(err, &te) {
-		return terminal.Failure{}, false
-	}
-	return te.Failure()
-}
-
-// countMethod counts the requests with one of the given methods.
-func countMethod(agent *a2atest.Agent, methods ...string) int {
-	n := 0
-	for _, r := range agent.Requests() {
-		for _, m := range methods {
-			if r.Method == m {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func sends(agent *a2atest.Agent) int {
-	return countMethod(agent, "message/stream", "SendStreamingMessage")
-}
-
-func resubscribes(agent *a2atest.Agent) int {
-	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
-}
-
-func gets(agent *a2atest.Agent) int { return countMethod(agent, "tasks/get", "GetTask") }
-
-// partsDelivered counts the artifact parts the stream delivered.
-func partsDelivered(c *collected) int {
-	n := 0
-	for _, ev := range c.events {
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			n += len(u.Artifact.Parts)
-		}
-	}
-	return n
-}
-
-func serverParts(t *a2a.Task) int {
-	n := 0
-	for _, a := range t.Artifacts {
-		n += len(a.Parts)
-	}
-	return n
-}
-
-// requireSameAsServer checks the no-loss guarantee: the application's
-// artifacts equal the server's final ones and the final state matches.
-func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *collected) *a2a.Task {
-	t.Helper()
-	require.NotNil(t, s.Task())
-	server := agent.Task(s.Task().ID)
-	require.NotNil(t, server)
-	got.requireArtifacts(t, server.Artifacts, "against the server's final task")
-	require.Equal(t, server.Status.State, s.Task().Status.State)
-	return server
-}
-
-func followUps(agent *a2atest.Agent) []a2atest.Request {
-	var out []a2atest.Request
-	for _, r := range agent.Requests() {
-		if r.Message != nil && r.Message.TaskID != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func gets(agent *a2atest.Agent) int { return wirematrix.CountMethod(agent, "tasks/get", "GetTask") }
 
 // unarySends counts the unary sends an a2atest agent received.
-func unarySends(agent *a2atest.Agent) int { return countMethod(agent, "message/send", "SendMessage") }
+func unarySends(agent *a2atest.Agent) int {
+	return wirematrix.CountMethod(agent, "message/send", "SendMessage")
+}

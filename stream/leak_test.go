@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -64,10 +65,10 @@ func TestLeaks(t *testing.T) {
 		faults := make([]a2atest.Fault, 3*streams)
 		for i := range faults {
 			if rng.IntN(4) == 0 {
-				faults[i] = a2atest.CutAfterEvents(2 + rng.IntN(pacedEvents-2))
+				faults[i] = a2atest.CutAfterEvents(2 + rng.IntN(wirematrix.PacedEvents-2))
 			}
 		}
-		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03, a2a.V10), a2atest.WithScript(paced()...),
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03, a2a.V10), a2atest.WithScript(wirematrix.Paced()...),
 			a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithFaults(faults...))
 		counter := &bodyCounter{next: agent.Client().Transport}
 		client, err := stream.NewClient(endpoint, stream.WithHTTPClient(&http.Client{Transport: counter}))
@@ -90,7 +91,7 @@ func TestLeaks(t *testing.T) {
 			errs   []string
 		)
 		for i := range streams {
-			way, n := rng.IntN(ways), rng.IntN(pacedEvents+1)
+			way, n := rng.IntN(ways), rng.IntN(wirematrix.PacedEvents+1)
 			delay := time.Duration(rng.IntN(1500)) * time.Millisecond
 			slots <- struct{}{}
 			wg.Go(func() {
@@ -131,7 +132,7 @@ func TestLeaks(t *testing.T) {
 		require.Equal(t, streams, counts[byDeadline]+counts[byCancel]+counts[byClose]+counts[toTheEnd])
 		require.Positive(t, counter.opened.Load())
 		require.Equal(t, counter.opened.Load(), counter.closed.Load(), "response bodies opened and closed")
-		require.Positive(t, resubscribes(agent), "some streams were cut and resubscribed")
+		require.Positive(t, wirematrix.Resubscribes(agent), "some streams were cut and resubscribed")
 		t.Logf("%d streams (deadline %d, cancel %d, close %d, to the end %d), %d requests, %d bodies opened and closed",
 			streams, counts[byDeadline], counts[byCancel], counts[byClose], counts[toTheEnd], len(agent.Requests()), counter.opened.Load())
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
@@ -75,7 +76,7 @@ func TestHookReplyThatIsNotAValidMessageEndsInHITLError(t *testing.T) {
 		for _, c := range cases {
 			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Asking()...))
 					asked := 0
 					hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
 						asked++
@@ -93,8 +94,8 @@ func TestHookReplyThatIsNotAValidMessageEndsInHITLError(t *testing.T) {
 					require.Equal(t, a2a.StateInputRequired, he.Task.Status.State)
 					require.Equal(t, 1, asked)
 					require.Empty(t, rec.causes, "no reconnect")
-					require.Equal(t, 0, resubscribes(agent))
-					require.Empty(t, followUps(agent))
+					require.Equal(t, 0, wirematrix.Resubscribes(agent))
+					require.Empty(t, wirematrix.FollowUps(agent))
 					require.Len(t, agent.Requests(), 1, "only the first message reached the server")
 				})
 			})

@@ -16,6 +16,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
@@ -83,7 +84,7 @@ func TestRESTNegotiationReachesA03OnlyServer(t *testing.T) {
 		t.Run(nf.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithScript(paced()...))
+					a2atest.WithScript(wirematrix.Paced()...))
 				var refused []string
 				h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if !strings.HasPrefix(r.URL.Path, "/v1/") {
@@ -98,10 +99,10 @@ func TestRESTNegotiationReachesA03OnlyServer(t *testing.T) {
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, a2a.V03, c.Version())
 				require.Equal(t, []string{"POST /message:stream"}, refused, "one 1.0 try")
-				require.Equal(t, 1, sends(agent), "the message is sent once")
+				require.Equal(t, 1, wirematrix.Sends(agent), "the message is sent once")
 				require.Equal(t, "/v1/message:stream", agent.Requests()[0].Path)
 				require.Len(t, agent.TaskIDs(), 1)
 			})
@@ -155,13 +156,13 @@ func TestTextPlainUnaryResponses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// a2a-go answers unary calls with text/plain.
 		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithUnaryContentType(""),
-			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
-			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
+			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(wirematrix.Paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1)))
 		c := newClient(t, agent, a2a.V03)
 		s := c.Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		require.Equal(t, 1, gets(agent))
 		task, err := c.GetTask(background(), s.Task().ID)
 		require.NoError(t, err)
@@ -241,7 +242,7 @@ func TestRESTNegotiationFallsBackOn404ToA03OnlyAgent(t *testing.T) {
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err, "requests: %v", agent.Requests())
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, a2a.V03, c.Version())
 				require.Len(t, agent.TaskIDs(), 1)
 			})
@@ -253,7 +254,7 @@ func TestRESTNegotiationFallsBackOn404ToA03OnlyAgent(t *testing.T) {
 // against a 0.3-only agent: every stream completes (run with -race).
 func TestConcurrentStreamsNegotiateOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithScript(paced()...))
+		agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03), a2atest.WithScript(wirematrix.Paced()...))
 		c, err := stream.NewClient(endpoint, stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
 		const n = 6
@@ -277,7 +278,7 @@ func TestConcurrentStreamsNegotiateOnce(t *testing.T) {
 			require.Equal(t, "one two three", texts[i])
 		}
 		require.Equal(t, a2a.V03, c.Version())
-		require.Equal(t, n, countMethod(agent, "message/stream"), "each message reached the agent once")
+		require.Equal(t, n, wirematrix.CountMethod(agent, "message/stream"), "each message reached the agent once")
 	})
 }
 
@@ -327,7 +328,7 @@ func TestNegotiationFirstCallIsNotSend(t *testing.T) {
 							require.NoError(t, s.Cancel(ctx))
 							for s.Next() {
 							}
-							state, ok := terminalState(s.Err())
+							state, ok := wirematrix.TerminalState(s.Err())
 							require.True(t, ok, "ended in %v", s.Err())
 							require.Equal(t, a2a.StateCanceled, state)
 						}
@@ -400,7 +401,7 @@ func TestFrameworkNotFoundOnRESTRoutes(t *testing.T) {
 			t.Run(string(v)+"/"+name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					w := wire{v, a2a.BindingHTTPJSON}
-					agent := scriptedAgent(w, a2atest.WithScript(chunkyScript()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+					agent := scriptedAgent(w, a2atest.WithScript(wirematrix.ChunkyScript()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 					notFound := func(rw http.ResponseWriter, r *http.Request) {
 						rw.Header().Set("Content-Type", "application/json")
 						rw.WriteHeader(http.StatusNotFound)

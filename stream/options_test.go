@@ -19,6 +19,7 @@ import (
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -120,7 +121,7 @@ func TestPerCallOptionsAreValidated(t *testing.T) {
 // A per-call option overrides the Client's for that stream only.
 func TestPerCallOptionsOverrideTheClients(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Asking()...))
 		var clientAsked, callAsked int
 		clientHook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
 			clientAsked++
@@ -165,7 +166,7 @@ func TestPerCallOptionsOverrideTheClients(t *testing.T) {
 // other Client send them.
 func TestPerCallOptionsStayWithTheirStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Asking()...))
 		var c *stream.Client
 		var hookSaw string
 		hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
@@ -209,12 +210,12 @@ func TestPerCallOptionsStayWithTheirStream(t *testing.T) {
 // as the call says and tells the call's function.
 func TestPerCallReconnectPolicy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 		c := newClient(t, agent, a2a.V10)
 		_, err := drain(t, c.Send(background(), hello(), stream.WithReconnect(reconnect.Never())))
 		require.ErrorAs(t, err, new(*reconnect.Error))
 
-		agent = a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		agent = a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 		c = newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Never()))
 		var notices []stream.Notice
 		start := time.Now()
@@ -243,7 +244,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // header now replaces the Client's values of its name (callConfig).
 func TestPerCallHeaderReplacesTheClients(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 		c := newClient(t, agent, a2a.V10, stream.WithHeader("Authorization", "Bearer service"))
 		_, err := drain(t, c.Send(background(), hello(), stream.WithHeader("Authorization", "Bearer user-42")))
 		require.NoError(t, err)
@@ -272,7 +273,7 @@ func TestHookContextDoesNotCarryOptionsToAnotherClient(t *testing.T) {
 		done, err := otherClient.Send(background(), hello()).Wait()
 		require.NoError(t, err)
 
-		agent := a2atest.NewAgent(a2atest.WithScript(asking()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Asking()...))
 		hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
 			t, err := otherClient.GetTask(ctx, done.ID) // ask the other agent
 			if err != nil {
@@ -354,7 +355,7 @@ func TestClientWideOptionsAreRefusedPerCallEvenWithTheClientsValue(t *testing.T)
 // and notify function, all cut once: no option reaches another stream.
 func TestConcurrentPerCallOptionsDoNotMix(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(asking()...), a2atest.WithStyle(a2atest.FullReplay),
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Asking()...), a2atest.WithStyle(a2atest.FullReplay),
 			a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2),
 				a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2), a2atest.CutAfterEvents(2)))
 		c := newClient(t, agent, a2a.V10, stream.WithHeader("X-Team", "travel"),

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -168,7 +169,7 @@ func TestPollAfterAReplyIsFolded(t *testing.T) {
 						ww.task(repeatTask(a2a.StateCompleted, "v1"))
 					},
 				})
-				rec := &recorder{answers: []string{"Lisbon", "again?"}}
+				rec := &wirematrix.Recorder{Answers: []string{"Lisbon", "again?"}}
 				s := agent.client(t, stream.WithPollInterval(time.Second), stream.WithHumanInput(rec)).Send(context.Background(), hello())
 				col, err := drainLoose(t, s)
 				require.NoError(t, err)
@@ -176,7 +177,7 @@ func TestPollAfterAReplyIsFolded(t *testing.T) {
 				require.Zero(t, stream.PollsRepeated(s), "the poll after the reply is folded")
 				require.Equal(t, []a2a.TaskState{a2a.StateSubmitted, a2a.StateInputRequired, a2a.StateWorking, a2a.StateInputRequired, a2a.StateWorking, a2a.StateCompleted},
 					col.states, "%s", describeEvents(col.events))
-				require.Len(t, rec.requests, 2, "the prompt after working is a new question")
+				require.Len(t, rec.Requests, 2, "the prompt after working is a new question")
 				require.Equal(t, 3, agent.count(kindSend), "the message, then a reply to each question")
 			})
 		})

@@ -18,6 +18,7 @@ import (
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/chatview"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -183,15 +184,15 @@ func TestServerThatCannotSubscribeIsPolled(t *testing.T) {
 		for _, f := range faults {
 			t.Run(string(v)+"/"+f.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2), f.fault))
 					var kinds []stream.NoticeKind
 					s := newClient(t, agent, v, stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) }),
-						stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: tick})).Send(background(), hello())
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: wirematrix.Tick})).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
-					require.Equal(t, 1, resubscribes(agent), "no second subscribe: the stream polls")
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+					require.Equal(t, 1, wirematrix.Resubscribes(agent), "no second subscribe: the stream polls")
 					require.GreaterOrEqual(t, gets(agent), 2)
 					require.Equal(t, []stream.NoticeKind{stream.Reconnecting, stream.Polling, stream.Resumed}, kinds,
 						"polling costs no attempt: one drop, one switch, one resume")
@@ -212,7 +213,7 @@ func TestRESTServerWithoutSubscribeRouteIsPolled(t *testing.T) {
 			t.Run(string(v)+"/"+nf.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-						a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
+						a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 					var subscribes int
 					h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 						if strings.HasSuffix(r.URL.Path, ":subscribe") {
@@ -224,17 +225,17 @@ func TestRESTServerWithoutSubscribeRouteIsPolled(t *testing.T) {
 					})
 					var kinds []stream.NoticeKind
 					c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(a2atest.NewClient(h)),
-						stream.WithVersion(v), stream.WithPollInterval(tick),
+						stream.WithVersion(v), stream.WithPollInterval(wirematrix.Tick),
 						stream.WithNotify(func(n stream.Notice) { kinds = append(kinds, n.Kind) }),
-						stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: tick}))
+						stream.WithReconnect(reconnect.Policy{MaxAttempts: 1, Backoff: wirematrix.Tick}))
 					require.NoError(t, err)
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Equal(t, 1, subscribes, "no second subscribe: the stream polls")
 					require.GreaterOrEqual(t, gets(agent), 2)
-					require.Equal(t, 1, sends(agent))
+					require.Equal(t, 1, wirematrix.Sends(agent))
 					require.Equal(t, []stream.NoticeKind{stream.Reconnecting, stream.Polling, stream.Resumed}, kinds,
 						"polling costs no attempt: one drop, one switch, one resume")
 				})
@@ -254,7 +255,7 @@ func TestPollingEndsTyped(t *testing.T) {
 	})
 }
 
-var _ hitl.Hook = (*recorder)(nil)
+var _ hitl.Hook = (*wirematrix.Recorder)(nil)
 
 func TestUnsupportedOperationIsNotAStreamingRefusalWhenTheCardSaysItStreams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -385,7 +386,7 @@ func TestRESTCardWithoutStreamingPolls(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithRESTBase("/api/rest"), a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
+					a2atest.WithRESTBase("/api/rest"), a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Paced()...))
 				var ns noticeLog
 				c := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option())
 				require.Equal(t, a2a.BindingHTTPJSON, c.Binding())
@@ -394,8 +395,8 @@ func TestRESTCardWithoutStreamingPolls(t *testing.T) {
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 0, sends(agent), "no streaming call to an agent whose card says it cannot stream")
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 0, wirematrix.Sends(agent), "no streaming call to an agent whose card says it cannot stream")
 				require.Equal(t, 1, unarySends(agent))
 				for _, r := range agent.Requests() {
 					require.Equal(t, a2a.BindingHTTPJSON, r.Binding)
@@ -426,12 +427,12 @@ func TestCardWithoutStreamingGivesOnePollingNotice(t *testing.T) {
 			t.Run(string(b)+"/"+string(v), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b),
-						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
+						a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Paced()...))
 					var ns noticeLog
 					s := resolveAgent(t, agent, stream.WithPollInterval(250*time.Millisecond), ns.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Equal(t, 3, gets(agent), "it did poll")
 					require.Equal(t, []stream.NoticeKind{stream.Polling}, ns.kinds())
 					require.NoError(t, ns.ns[0].Cause, "the card said so: no cause")
@@ -449,14 +450,14 @@ func TestRESTStreamingRefusedWithoutACardSendsOnceAndPolls(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithoutStreaming(), a2atest.WithScript(paced()...))
+					a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Paced()...))
 				var ns noticeLog
 				c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(agent.Client()), stream.WithVersion(v), ns.option())
 				require.NoError(t, err)
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Len(t, agent.TaskIDs(), 1, "one task: the message reached the agent once")
 				require.Equal(t, 1, unarySends(agent))
 				require.Equal(t, []stream.NoticeKind{stream.Polling}, ns.kinds())
@@ -479,13 +480,13 @@ func TestRESTPollsFailingAtRandomEndAsTheServersTask(t *testing.T) {
 						a2atest.Drop(), a2atest.HTTPStatus(503, "<html>busy</html>"), a2atest.CutAfterBytes(20),
 						a2atest.HTTPStatusWithHeader(429, "slow down", http.Header{"Retry-After": {"2"}}))
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-						a2atest.WithoutStreaming(), a2atest.WithScript(paced()...), a2atest.WithGetFaults(faults...))
+						a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Paced()...), a2atest.WithGetFaults(faults...))
 					c := resolveAgent(t, agent, stream.WithPollInterval(50*time.Millisecond),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 10, Backoff: 100 * time.Millisecond}))
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Equal(t, 1, unarySends(agent))
 					require.Len(t, agent.TaskIDs(), 1)
 				})
@@ -501,18 +502,18 @@ func TestRESTWithoutSubscribeRouteCutTwicePollsAfterOneNotice(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-					a2atest.WithoutResubscribe(), a2atest.WithScript(paced()...),
+					a2atest.WithoutResubscribe(), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)),
 					a2atest.WithGetFaults(a2atest.Drop()))
 				var ns noticeLog
-				c := resolveAgent(t, agent, ns.option(), stream.WithPollInterval(tick),
-					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: tick}))
+				c := resolveAgent(t, agent, ns.option(), stream.WithPollInterval(wirematrix.Tick),
+					stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: wirematrix.Tick}))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 1, resubscribes(agent))
-				require.Equal(t, 1, sends(agent))
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 1, wirematrix.Resubscribes(agent))
+				require.Equal(t, 1, wirematrix.Sends(agent))
 				require.Equal(t, 0, unarySends(agent))
 				require.Equal(t, 1, ns.count(stream.Polling))
 			})
@@ -749,7 +750,7 @@ func TestUnaryAnswerThatIsDoneNeedsNoPoll(t *testing.T) {
 				s := resolveAgent(t, agent).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, "hello world", got.text("a1"))
 				require.Equal(t, 0, gets(agent))
 			})
@@ -831,10 +832,10 @@ func (r *readmeScreen) run(s *stream.Stream) (string, error) {
 // then completes.
 func workingThenChunks() []a2atest.Step {
 	return []a2atest.Step{
-		a2atest.Pause(tick / 2), a2atest.Working("working"),
+		a2atest.Pause(wirematrix.Tick / 2), a2atest.Working("working"),
 		a2atest.Chunk("a1", "chunk-1", false, false),
-		a2atest.Pause(20 * tick), a2atest.Chunk("a1", " chunk-2", true, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""),
+		a2atest.Pause(20 * wirematrix.Tick), a2atest.Chunk("a1", " chunk-2", true, true),
+		a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""),
 	}
 }
 
@@ -855,7 +856,7 @@ func TestPolledTaskPrintsWhatTheStreamPrints(t *testing.T) {
 				require.Equal(t, streamedScreen, streamed)
 
 				polling := a2atest.NewAgent(append(opts, a2atest.WithoutStreaming())...)
-				polled, err := new(readmeScreen).run(clientOn(t, polling, w.v, w.b, stream.WithPollInterval(tick)).Send(bounded(t), hello()))
+				polled, err := new(readmeScreen).run(clientOn(t, polling, w.v, w.b, stream.WithPollInterval(wirematrix.Tick)).Send(bounded(t), hello()))
 				require.NoError(t, err)
 				require.Equal(t, streamed, polled, "polled")
 				require.NotZero(t, unarySends(polling), "the task was followed by polling")
@@ -887,7 +888,7 @@ func TestTaskAfterAnEarlyEndPrintsWhatTheStreamPrints(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b),
 						a2atest.WithScript(workingThenChunks()...), way.opt,
 						a2atest.WithFaults(a2atest.CloseAfterEvents(1)))
-					got, err := new(readmeScreen).run(clientOn(t, agent, w.v, w.b, stream.WithPollInterval(tick)).Send(bounded(t), hello()))
+					got, err := new(readmeScreen).run(clientOn(t, agent, w.v, w.b, stream.WithPollInterval(wirematrix.Tick)).Send(bounded(t), hello()))
 					require.NoError(t, err)
 					require.Equal(t, streamedScreen, got)
 				})
@@ -910,12 +911,12 @@ func TestResumedTaskPrintsWhatTheStreamPrints(t *testing.T) {
 						opts = append(opts, a2atest.WithoutStreaming())
 					}
 					agent := a2atest.NewAgent(opts...)
-					c := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(tick))
+					c := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(wirematrix.Tick))
 					s := c.Send(bounded(t), hello())
 					require.True(t, s.Next(), "the first event: %v", s.Err())
 					cp := s.Checkpoint()
 					s.Close()
-					time.Sleep(tick) // the agent moves on: the task holds the status and the first chunk
+					time.Sleep(wirematrix.Tick) // the agent moves on: the task holds the status and the first chunk
 
 					got, err := new(readmeScreen).run(c.Resume(bounded(t), cp))
 					require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -158,7 +159,7 @@ func TestHTMLBadGatewayOnSendIsAnHTTPError(t *testing.T) {
 				method := map[a2a.Version]string{a2a.V03: "message/stream", a2a.V10: "SendStreamingMessage"}[v]
 				require.Equal(t, "stream: HTTP 502 Bad Gateway from POST http://agent.test/ ("+method+")", err.Error(),
 					"the request is named, the page is not part of the text")
-				require.Equal(t, 1, sends(agent), "a send is never retried")
+				require.Equal(t, 1, wirematrix.Sends(agent), "a send is never retried")
 				require.Len(t, agent.Requests(), 1)
 				require.Nil(t, s.Task())
 
@@ -185,13 +186,13 @@ func TestHTMLBadGatewayOnResubscribeIsAFailedAttempt(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.HTTPStatus(502, htmlPage+"</body></html>")))
 				var rec reconnects
 				s := newClient(t, agent, v, rec.option()).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Len(t, rec.causes, 2, "the drop, then the failed attempt")
 				require.ErrorIs(t, rec.causes[0], io.ErrUnexpectedEOF)
 				var he *transport.HTTPError
@@ -199,8 +200,8 @@ func TestHTMLBadGatewayOnResubscribeIsAFailedAttempt(t *testing.T) {
 				require.Equal(t, 502, he.StatusCode)
 				require.Len(t, rec.resumed, 1)
 				require.Equal(t, 500*time.Millisecond, rec.resumed[0].Sub(rec.at[1]), "one backoff after the 502")
-				require.Equal(t, 1, sends(agent))
-				require.Equal(t, 2, resubscribes(agent))
+				require.Equal(t, 1, wirematrix.Sends(agent))
+				require.Equal(t, 2, wirematrix.Resubscribes(agent))
 			})
 		})
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -65,7 +66,7 @@ func TestIdleTimeoutIsADrop(t *testing.T) {
 				// 0.5 s backoff, 2 s of silence, then get-task: "one" at 2.5 s.
 				require.Equal(t, 2500*time.Millisecond, oneAt)
 				require.Equal(t, 4*time.Second, time.Since(start))
-				require.Equal(t, 2, resubscribes(agent))
+				require.Equal(t, 2, wirematrix.Resubscribes(agent))
 				require.Equal(t, 1, gets(agent))
 				require.Len(t, causes, 2)
 				require.ErrorIs(t, causes[1], transport.ErrIdleTimeout, "the second reconnect is caused by the idle timeout")
@@ -78,7 +79,7 @@ func TestSlowConsumerIsNotAnIdleServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The application spends 5 s on each event, far beyond the 1 s idle
 		// timeout, while the server has sent everything: nothing is dropped.
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...))
 		s := newClient(t, agent, a2a.V10, stream.WithIdleTimeout(time.Second)).Send(background(), hello())
 		defer s.Close()
 		for s.Next() {
@@ -86,7 +87,7 @@ func TestSlowConsumerIsNotAnIdleServer(t *testing.T) {
 			<-work.C
 		}
 		require.NoError(t, s.Err())
-		require.Equal(t, 0, resubscribes(agent))
+		require.Equal(t, 0, wirematrix.Resubscribes(agent))
 	})
 }
 
@@ -122,7 +123,7 @@ func TestSlowDrip(t *testing.T) {
 				got, err := drain(t, s)
 				require.NoError(t, err)
 				require.Equal(t, "hello world", got.text("a1"))
-				require.Equal(t, 0, resubscribes(agent))
+				require.Equal(t, 0, wirematrix.Resubscribes(agent))
 
 				// One byte every 2 s against the same timeout is a drop.
 				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithFaults(a2atest.Drip(2*time.Second)))
@@ -143,7 +144,7 @@ func TestBudgetSpentEndsInReconnectError(t *testing.T) {
 		for _, code := range []int{429, 502, 503, 504} {
 			t.Run(fmt.Sprintf("%s/%d", v, code), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(3),
 							a2atest.HTTPStatus(code, "busy"), a2atest.HTTPStatus(code, "busy"), a2atest.HTTPStatus(code, "busy")))
 					var dropped time.Time
@@ -164,7 +165,7 @@ func TestBudgetSpentEndsInReconnectError(t *testing.T) {
 					require.Equal(t, code, httpErr.StatusCode)
 					require.NotNil(t, re.Task)
 					require.Equal(t, "one ", re.Task.Artifact("a1").Text(), "the last known task is carried")
-					require.Equal(t, 3, resubscribes(agent))
+					require.Equal(t, 3, wirematrix.Resubscribes(agent))
 				})
 			})
 		}
@@ -173,7 +174,7 @@ func TestBudgetSpentEndsInReconnectError(t *testing.T) {
 
 func TestReconnectErrorCarriesCause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...),
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...),
 			a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CutAfterBytes(0)))
 		_, err := drain(t, newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Policy{MaxAttempts: 1})).Send(background(), hello()))
 		var re *reconnect.Error
@@ -187,7 +188,7 @@ func TestTransportErrorsOnResubscribeCountAsAttempts(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CutAfterBytes(0), a2atest.CutAfterBytes(0)))
 				policy := reconnect.Policy{MaxAttempts: 2, Backoff: 250 * time.Millisecond}
 				var dropped time.Time
@@ -214,7 +215,7 @@ func TestProgressResetsTheBudget(t *testing.T) {
 				// attempt, good attempt repeats three times: five attempts in
 				// all, never more than two without progress.
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst),
-					a2atest.WithScript(paced()...),
+					a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3),
 						a2atest.HTTPStatus(503, ""), a2atest.CutAfterEvents(2),
 						a2atest.HTTPStatus(503, ""), a2atest.CutAfterEvents(2),
@@ -223,8 +224,8 @@ func TestProgressResetsTheBudget(t *testing.T) {
 				s := newClient(t, agent, v, stream.WithReconnect(policy)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 6, resubscribes(agent))
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 6, wirematrix.Resubscribes(agent))
 			})
 		})
 	}
@@ -234,7 +235,7 @@ func TestNoProgressMeansNoReset(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The same pattern against a server whose good attempts bring nothing
 		// new (they are cut before any event): the budget runs out.
-		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithScript(paced()...),
+		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithScript(wirematrix.Paced()...),
 			a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.HTTPStatus(503, ""), a2atest.CutAfterEvents(0),
 				a2atest.HTTPStatus(503, "")))
 		policy := reconnect.Policy{MaxAttempts: 2, Backoff: 10 * time.Millisecond}
@@ -242,13 +243,13 @@ func TestNoProgressMeansNoReset(t *testing.T) {
 		var re *reconnect.Error
 		require.ErrorAs(t, err, &re)
 		require.Equal(t, 2, re.Attempts)
-		require.Equal(t, 2, resubscribes(agent))
+		require.Equal(t, 2, wirematrix.Resubscribes(agent))
 	})
 }
 
 func TestNeverReconnect(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 		s := newClient(t, agent, a2a.V10, stream.WithReconnect(reconnect.Never())).Send(background(), hello())
 		_, err := drain(t, s)
 		var re *reconnect.Error
@@ -256,7 +257,7 @@ func TestNeverReconnect(t *testing.T) {
 		require.Equal(t, 0, re.Attempts)
 		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 		require.NotNil(t, re.Task)
-		require.Equal(t, 0, resubscribes(agent))
+		require.Equal(t, 0, wirematrix.Resubscribes(agent))
 	})
 }
 
@@ -274,7 +275,7 @@ func TestDropBeforeTaskIDIsAttemptsZero(t *testing.T) {
 					require.Nil(t, re.Task)
 					require.Error(t, re.Err)
 					require.Nil(t, s.Task())
-					require.Equal(t, 0, resubscribes(agent))
+					require.Equal(t, 0, wirematrix.Resubscribes(agent))
 				})
 			})
 		}
@@ -285,7 +286,7 @@ func TestEmptyJSONAnswerToAResubscribeIsADrop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// A 200 application/json with an empty body ends like an empty event
 		// stream: a failed attempt, then a resume.
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
 			a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 		n := 0
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -305,7 +306,7 @@ func TestEmptyJSONAnswerToAResubscribeIsADrop(t *testing.T) {
 		})).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		require.Len(t, causes, 2)
 		require.ErrorIs(t, causes[1], transport.ErrEndedEarly)
 	})
@@ -330,21 +331,21 @@ func TestResubscribeRefusalsFallBackToGetTask(t *testing.T) {
 					// so the stream waits and resubscribes as its next attempt;
 					// after -32004 (unsupported operation), which 1.0 servers
 					// answer only for an ended task, it polls instead.
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2), c.fault))
 					var notes noticeLog
 					s := newClient(t, agent, v, notes.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					if c.polls {
-						require.Equal(t, 1, resubscribes(agent))
+						require.Equal(t, 1, wirematrix.Resubscribes(agent))
 						require.Greater(t, gets(agent), 1)
 						require.Equal(t, 1, notes.count(stream.Polling))
 						return
 					}
 					require.GreaterOrEqual(t, gets(agent), 1)
-					require.Equal(t, 2, resubscribes(agent))
+					require.Equal(t, 2, wirematrix.Resubscribes(agent))
 					require.Zero(t, notes.count(stream.Polling))
 				})
 			})
@@ -360,12 +361,12 @@ func TestRefusalAfterTheTaskEnded(t *testing.T) {
 				// a2a-go does; the final state comes from get-task, and the
 				// budget is not burned on a finished task.
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.LiveOnly),
-					a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
+					a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1)))
 				s := newClient(t, agent, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 1, resubscribes(agent))
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 1, wirematrix.Resubscribes(agent))
 				require.Equal(t, 1, gets(agent))
 			})
 		})
@@ -377,7 +378,7 @@ func TestGetTaskTerminalStatesEndTyped(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				script := []a2atest.Step{a2atest.Working(""), a2atest.Chunk("a1", "partial", false, false),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateFailed, "upstream API timed out")}
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateFailed, "upstream API timed out")}
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.LiveOnly),
 					a2atest.WithScript(script...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 				s := newClient(t, agent, v).Send(background(), hello())
@@ -397,7 +398,7 @@ func TestFatalResubscribeErrors(t *testing.T) {
 			a2atest.RPCError(a2a.CodeInternalError, "boom", a2atest.ErrorAsJSON)} {
 			t.Run(string(v)+"/"+f.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2), f))
 					_, err := drain(t, newClient(t, agent, v).Send(background(), hello()))
 					require.Error(t, err)
@@ -408,7 +409,7 @@ func TestFatalResubscribeErrors(t *testing.T) {
 					)
 					require.True(t, errors.As(err, &httpErr) || errors.As(err, &rpcErr), "got %T %v", err, err)
 					require.False(t, errors.As(err, &re), "a fatal error is returned as is")
-					require.Equal(t, 1, resubscribes(agent))
+					require.Equal(t, 1, wirematrix.Resubscribes(agent))
 				})
 			})
 		}
@@ -417,21 +418,21 @@ func TestFatalResubscribeErrors(t *testing.T) {
 
 func TestGetTaskTransportFailureIsAnAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
-			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)),
+		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(wirematrix.Paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1)),
 			a2atest.WithGetFaults(a2atest.HTTPStatus(503, "busy")))
 		s := newClient(t, agent, a2a.V10).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		require.Equal(t, 2, gets(agent))
 	})
 }
 
 func TestRetryAfterOnGetTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
-			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)),
+		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(wirematrix.Paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1)),
 			a2atest.WithGetFaults(a2atest.HTTPStatusWithHeader(503, "", http.Header{"Retry-After": {"9"}})))
 		var waits []time.Duration
 		s := newClient(t, agent, a2a.V10, stream.WithNotify(func(n stream.Notice) {
@@ -441,14 +442,14 @@ func TestRetryAfterOnGetTask(t *testing.T) {
 		})).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		require.Equal(t, []time.Duration{500 * time.Millisecond, 9 * time.Second}, waits)
 	})
 }
 
 func TestRetryAfterIsHonoured(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...), a2atest.WithStyle(a2atest.SnapshotFirst),
 			a2atest.WithFaults(a2atest.CutAfterEvents(3),
 				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"4"}}),
 				a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"3600"}})))
@@ -460,7 +461,7 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 		})).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		require.Equal(t, []time.Duration{500 * time.Millisecond, 4 * time.Second, 30 * time.Second}, waits,
 			"the backoff, then the server's Retry-After, capped at 30 s")
 	})
@@ -827,7 +828,7 @@ func TestSleepErrorEndsTheStream(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				boom := errors.New("sleep broke")
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 				slept := 0
 				sleep := func(context.Context, time.Duration) error {
@@ -839,7 +840,7 @@ func TestSleepErrorEndsTheStream(t *testing.T) {
 				require.Error(t, err, "the stream did not complete")
 				require.ErrorIs(t, err, boom)
 				require.Equal(t, 1, slept)
-				require.Equal(t, 0, resubscribes(agent))
+				require.Equal(t, 0, wirematrix.Resubscribes(agent))
 			})
 		})
 	}
@@ -849,26 +850,26 @@ func TestSleepErrorEndsTheStream(t *testing.T) {
 // under every resubscribe style, and the stream resumes.
 func TestSilentSocketIsADropUnderEveryStyle(t *testing.T) {
 	for _, v := range versions {
-		for _, style := range styles {
+		for _, style := range wirematrix.Styles() {
 			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					// The send goes silent after the task, working and "one "
 					// (at 100 ms). With a 250 ms idle timeout and a 50 ms
 					// backoff the stream is back at 400 ms, while the agent is
 					// still producing.
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(wirematrix.Paced()...))
 					var rec reconnects
 					start := time.Now()
 					s := newClient(t, silentAfter(agent, 3), v, rec.option(), stream.WithIdleTimeout(250*time.Millisecond),
 						stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Len(t, rec.causes, 1)
 					require.ErrorIs(t, rec.causes[0], transport.ErrIdleTimeout)
 					require.Equal(t, 350*time.Millisecond, rec.at[0].Sub(start), "dropped one idle timeout after the last byte")
-					require.Equal(t, 1, sends(agent))
-					require.Equal(t, 1, resubscribes(agent))
+					require.Equal(t, 1, wirematrix.Sends(agent))
+					require.Equal(t, 1, wirematrix.Resubscribes(agent))
 				})
 			})
 		}
@@ -903,18 +904,18 @@ func TestCleanEOFBeforeAnyEventIsErrEndedEarly(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				// The task still runs when the stream comes back, so the
 				// resubscribe is answered as a stream: 200, headers, EOF.
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.CloseAfterEvents(0)))
 				var rec reconnects
 				s := newClient(t, agent, v, rec.option(),
 					stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 50 * time.Millisecond})).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Len(t, rec.causes, 2, "the drop, then the empty resubscribe as a failed attempt")
 				require.ErrorIs(t, rec.causes[1], transport.ErrEndedEarly)
-				require.Equal(t, 2, resubscribes(agent))
-				require.Equal(t, 1, sends(agent))
+				require.Equal(t, 2, wirematrix.Resubscribes(agent))
+				require.Equal(t, 1, wirematrix.Sends(agent))
 			})
 		})
 	}
@@ -936,9 +937,9 @@ func TestSlowDripIsAlive(t *testing.T) {
 					stream.WithIdleTimeout(1500*time.Millisecond), stream.WithStallTimeout(0)).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, "hello world", got.text("a1"))
-				require.Equal(t, 0, resubscribes(agent))
+				require.Equal(t, 0, wirematrix.Resubscribes(agent))
 				n := ct.n.Load()
 				require.Greater(t, n, int64(100))
 				require.Equal(t, time.Duration(n-1)*time.Second, time.Since(start), "one second per byte after the first")
@@ -954,14 +955,14 @@ func TestSlowDripOnGetTaskIsAlive(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				drip := a2atest.Drip(time.Second)
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(paced()...),
-					a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)),
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithScript(wirematrix.Paced()...),
+					a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1)),
 					a2atest.WithGetFaults(drip, drip, drip, drip, drip))
 				c := newClient(t, agent, v, stream.WithIdleTimeout(1500*time.Millisecond))
 				s := c.Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err, "a get-task that drips one byte a second is alive")
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, 1, gets(agent))
 
 				task, err := c.GetTask(background(), s.Task().ID)
@@ -1083,7 +1084,7 @@ func TestResubscribeStylesMixedPerReconnect(t *testing.T) {
 							require.Equal(t, want, deliveredParts(got), "%s: a full-replay server lets the client deliver every part exactly once", name)
 						}
 						if !anyGapLive && !shrunkInAGap(srv) {
-							require.LessOrEqual(t, partsDelivered(got), total,
+							require.LessOrEqual(t, wirematrix.PartsDelivered(got.events), total,
 								"%s: with snapshot-first and replaying servers no part is ever delivered twice", name)
 						}
 					})

@@ -19,6 +19,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -42,8 +43,8 @@ func TestReplayOfReplacedVersionsIsNotDeliveredAgain(t *testing.T) {
 			a2atest.Chunk("draft", "+", true, false),
 			a2atest.Chunk("draft", "x", false, false),
 			a2atest.Chunk("draft", "y", true, false),
-			a2atest.Pause(tick), a2atest.Chunk("notes", "z", false, true),
-			a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""),
+			a2atest.Pause(wirematrix.Tick), a2atest.Chunk("notes", "z", false, true),
+			a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""),
 		}, 5, []string{"x", "+", "x", "y"}},
 		{"two replaced versions starting alike", []a2atest.Step{
 			a2atest.Chunk("draft", "a", false, false),
@@ -51,8 +52,8 @@ func TestReplayOfReplacedVersionsIsNotDeliveredAgain(t *testing.T) {
 			a2atest.Chunk("draft", "a", false, false),
 			a2atest.Chunk("draft", "c", true, false),
 			a2atest.Chunk("draft", "z", false, false),
-			a2atest.Pause(tick), a2atest.Chunk("draft", "!", true, true),
-			a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""),
+			a2atest.Pause(wirematrix.Tick), a2atest.Chunk("draft", "!", true, true),
+			a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""),
 		}, 6, []string{"a", "b", "a", "c", "z", "!"}},
 	}
 	for _, v := range versions {
@@ -64,9 +65,9 @@ func TestReplayOfReplacedVersionsIsNotDeliveredAgain(t *testing.T) {
 					s := newClient(t, agent, v).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					require.Equal(t, 1, resubscribes(agent))
+					require.Equal(t, 1, wirematrix.Resubscribes(agent))
 					require.Equal(t, c.want, deliveredParts(got)["draft"], "each part of draft once")
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				})
 			})
 		}
@@ -87,15 +88,15 @@ func TestFullReplayOfCumulativeReplacementsDeliversNothingAgain(t *testing.T) {
 					text += fmt.Sprintf("w%d ", i)
 					script = append(script, a2atest.Chunk("a1", text, false, false))
 				}
-				script = append(script, a2atest.Pause(tick), a2atest.Chunk("a1", text+"end", false, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""))
+				script = append(script, a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", text+"end", false, true),
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""))
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay),
 					a2atest.WithScript(script...), a2atest.WithFaults(a2atest.CutAfterEvents(n+1)))
 				s := newClient(t, agent, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				require.Equal(t, n+1, partsDelivered(got), "each version once")
-				requireSameAsServer(t, agent, s, got)
+				require.Equal(t, n+1, wirematrix.PartsDelivered(got.events), "each version once")
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 			})
 		})
 	}
@@ -119,17 +120,17 @@ func TestFullReplayBeyondTheRetiredVersionsCap(t *testing.T) {
 		for i := range n {
 			script = append(script, a2atest.Chunk("a1", fmt.Sprintf("version %d", i), false, false))
 		}
-		script = append(script, a2atest.Pause(tick), a2atest.Chunk("a1", "last", false, true),
-			a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""))
+		script = append(script, a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "last", false, true),
+			a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""))
 		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay),
 			a2atest.WithScript(script...), a2atest.WithFaults(a2atest.CutAfterEvents(n+1)))
 		s := newClient(t, agent, v).Send(bounded(t), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		// Documented: versions beyond the cap may be delivered again. At most
 		// the forgotten ones (n - 65,536) should be.
-		require.LessOrEqual(t, partsDelivered(got), n+1+(n-65_536),
+		require.LessOrEqual(t, wirematrix.PartsDelivered(got.events), n+1+(n-65_536),
 			"only the forgotten versions may come again, not everything after them")
 	})
 }
@@ -174,11 +175,11 @@ func TestRevertToAnEarlierVersionAfterTheReplyIsAReplacement(t *testing.T) {
 							jsonRPCError(w, r.id, a2a.CodeInternalError, "unexpected request")
 						}
 					})
-					hook := &recorder{answers: []string{"go back"}}
+					hook := &wirematrix.Recorder{Answers: []string{"go back"}}
 					s := newClient(t, srv, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					require.Len(t, hook.requests, 1)
+					require.Len(t, hook.Requests, 1)
 					require.Equal(t, strings.Join(revert.parts, ""), got.text("a1"),
 						"the agent's replacement after the reply is delivered")
 					require.Equal(t, textParts(revert.parts...), s.Task().Artifact("a1").Parts)
@@ -287,14 +288,14 @@ func TestTruncationDuringTheGapIsHealedByTheGetTask(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay), a2atest.WithScript(
 					a2atest.ArtifactChunk(a2a.Artifact{ID: "a1", Parts: textParts("x", "y")}, false, false),
-					a2atest.Pause(tick), a2atest.ArtifactChunk(a2a.Artifact{ID: "a1", Parts: textParts("x")}, false, false),
+					a2atest.Pause(wirematrix.Tick), a2atest.ArtifactChunk(a2a.Artifact{ID: "a1", Parts: textParts("x")}, false, false),
 					a2atest.Chunk("a1", "z", true, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "")),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 				s := newClient(t, agent, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, []string{"x", "y", "x", "z"}, deliveredParts(got)["a1"])
 			})
 		})
@@ -329,14 +330,14 @@ func TestFullReplayAcrossAnArtifactReplacement(t *testing.T) {
 					a2atest.Chunk("draft", "v2", false, false),
 					a2atest.Chunk("notes", "x", false, false),
 					a2atest.Chunk("notes", "+", true, false),
-					a2atest.Pause(tick), a2atest.Chunk("notes", "y", true, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.Pause(wirematrix.Tick), a2atest.Chunk("notes", "y", true, true),
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "")),
 					a2atest.WithFaults(a2atest.CutAfterEvents(6)))
 				s := newClient(t, agent, v).Send(bounded(t), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 1, resubscribes(agent))
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 1, wirematrix.Resubscribes(agent))
 
 				delivered := map[string][]string{}
 				for _, ev := range got.events {
@@ -348,7 +349,7 @@ func TestFullReplayAcrossAnArtifactReplacement(t *testing.T) {
 				}
 				require.Equal(t, []string{"v1", "v2"}, delivered["draft"], "v1 and v2 once each, v1 never after v2")
 				require.Equal(t, []string{"x", "+", "y"}, delivered["notes"], "each part of notes once")
-				require.Equal(t, 5, partsDelivered(got))
+				require.Equal(t, 5, wirematrix.PartsDelivered(got.events))
 			})
 		})
 	}
@@ -374,8 +375,8 @@ func TestManyMessagesAndASnapshotDeliverEachOnce(t *testing.T) {
 				s := newClient(t, agent, v).Send(bounded(t), hello())
 				got, err := drain(t, s) // drain fails on a message delivered twice
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 1, resubscribes(agent))
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, 1, wirematrix.Resubscribes(agent))
 				messages := 0
 				for _, ev := range got.events {
 					if _, ok := ev.(*a2a.Message); ok {
@@ -399,7 +400,7 @@ func TestManyStatusesAndAFullReplayDeliverEachOnce(t *testing.T) {
 		for i := range n {
 			steps = append(steps, a2atest.Working(fmt.Sprintf("step %d", i)))
 		}
-		return append(steps, a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""))
+		return append(steps, a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""))
 	}
 	run := func(t *testing.T, v a2a.Version, faults ...a2atest.Fault) []a2a.TaskState {
 		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay),
@@ -407,7 +408,7 @@ func TestManyStatusesAndAFullReplayDeliverEachOnce(t *testing.T) {
 		s := newClient(t, agent, v).Send(bounded(t), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 		return got.states
 	}
 	for _, v := range versions {
@@ -440,14 +441,14 @@ func TestStatusChangeInsideTheReplayWindowIsDelivered(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithScript(
 					a2atest.Working(""),
-					a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
-					a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
+					a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "draft ", false, false),
+					a2atest.Pause(wirematrix.Tick), a2atest.AskInput("Which dates?"),
 					a2atest.Working(""),
 					a2atest.Pause(time.Second), a2atest.Chunk("a1", "final", true, false),
-					a2atest.Pause(tick), a2atest.Chunk("a2", "notes", false, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done")),
+					a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a2", "notes", false, true),
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "done")),
 					a2atest.WithFaults(a2a0(), a2atest.CutAfterEvents(0)))
-				hook := &recorder{answers: []string{"Oct 10-17"}}
+				hook := &wirematrix.Recorder{Answers: []string{"Oct 10-17"}}
 				s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(bounded(t), hello())
 				defer s.Close()
 				var states []a2a.TaskState
@@ -467,9 +468,9 @@ func TestStatusChangeInsideTheReplayWindowIsDelivered(t *testing.T) {
 					}
 				}
 				require.NoError(t, s.Err())
-				require.Len(t, hook.requests, 1)
-				require.Len(t, followUps(agent), 1)
-				require.Equal(t, 1, resubscribes(agent), "the reply's stream was cut once")
+				require.Len(t, hook.Requests, 1)
+				require.Len(t, wirematrix.FollowUps(agent), 1)
+				require.Equal(t, 1, wirematrix.Resubscribes(agent), "the reply's stream was cut once")
 				require.Equal(t, 2, artifactsAfterPrompt)
 				i := indexOfState(states, a2a.StateInputRequired)
 				require.GreaterOrEqual(t, i, 0)
@@ -548,10 +549,9 @@ func TestCumulativeMessageUnderCutsEndsOnTheServersVersions(t *testing.T) {
 		faults = append(faults, a2atest.CutAfterEvents(k))
 	}
 	faults = append(faults, a2atest.CloseAfterEvents(2), a2atest.CutAfterBytes(700), a2atest.CutAfterBytes(1500))
-	styles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
 	for _, v := range versions {
 		for _, b := range bothBindings {
-			for _, st := range styles {
+			for _, st := range wirematrix.Styles() {
 				for _, f := range faults {
 					t.Run(fmt.Sprintf("%s/%s/%s/%s", v, b, st, f), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
@@ -562,7 +562,7 @@ func TestCumulativeMessageUnderCutsEndsOnTheServersVersions(t *testing.T) {
 							got, err := drain(t, s)
 							require.NoError(t, err)
 							require.Equal(t, 1, hook.asked, "the human is asked once")
-							server := requireSameAsServer(t, agent, s, got)
+							server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 							requireMessagesAsServer(t, server, s, got)
 							require.Equal(t, 1, firstSends(agent), "the message is sent once")
 						})
@@ -582,12 +582,12 @@ func TestCumulativeRevisionsExtendTheVersionBefore(t *testing.T) {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
-						a2atest.WithScript(a2atest.Working("one "), a2atest.Pause(tick), a2atest.Chunk("a1", "two ", false, false),
-							a2atest.Pause(tick), a2atest.Say("three"), a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")))
+						a2atest.WithScript(a2atest.Working("one "), a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "two ", false, false),
+							a2atest.Pause(wirematrix.Tick), a2atest.Say("three"), a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "")))
 					s := clientOn(t, agent, v, b).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					server := requireSameAsServer(t, agent, s, got)
+					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					requireMessagesAsServer(t, server, s, got)
 					rs := revisionsOf(got)
 					require.NotEmpty(t, rs)
@@ -610,10 +610,9 @@ func TestCumulativeRevisionsExtendTheVersionBefore(t *testing.T) {
 // the revision rules still end on the server's versions.
 func TestCumulativeMessageTwoCutsInARow(t *testing.T) {
 	t.Parallel()
-	styles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
 	for _, v := range versions {
 		for _, b := range bothBindings {
-			for _, st := range styles {
+			for _, st := range wirematrix.Styles() {
 				for _, k := range []int{1, 2, 3} {
 					t.Run(fmt.Sprintf("%s/%s/%s/%d", v, b, st, k), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
@@ -623,7 +622,7 @@ func TestCumulativeMessageTwoCutsInARow(t *testing.T) {
 							s := clientOn(t, agent, v, b, stream.WithHumanInput(&pollAnswer{text: "Tuesday"})).Send(background(), hello())
 							got, err := drain(t, s)
 							require.NoError(t, err)
-							server := requireSameAsServer(t, agent, s, got)
+							server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 							requireMessagesAsServer(t, server, s, got)
 						})
 					})
@@ -641,17 +640,17 @@ func TestCumulativeMessageInAFailedEnding(t *testing.T) {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
-						a2atest.WithScript(a2atest.Working("Trying "), a2atest.Pause(tick), a2atest.Chunk("a1", "hard", false, false),
-							a2atest.Pause(tick), a2atest.Finish(a2a.StateFailed, ", but failed.")),
+						a2atest.WithScript(a2atest.Working("Trying "), a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "hard", false, false),
+							a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateFailed, ", but failed.")),
 						a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 					s := clientOn(t, agent, v, b).Send(background(), hello())
 					got, err := drain(t, s)
 					var failed *terminal.FailedError
 					require.ErrorAs(t, err, &failed)
-					server := requireSameAsServer(t, agent, s, got)
+					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					requireMessagesAsServer(t, server, s, got)
 					require.Equal(t, server.Status.Message.Text(), failed.Task.Status.Message.Text())
-					state, ok := terminalState(err)
+					state, ok := wirematrix.TerminalState(err)
 					require.True(t, ok)
 					require.Equal(t, a2a.StateFailed, state)
 					require.Equal(t, failed.Task.Status.Message.Text(), stream.EndingOf(err).Task.Status.Message.Text())
@@ -670,8 +669,8 @@ func TestSubscribeToACumulativeTaskRevisesTheMessageSoFar(t *testing.T) {
 			t.Run(string(v)+"/"+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithCumulativeMessage(),
-						a2atest.WithScript(a2atest.Working("a "), a2atest.Pause(tick), a2atest.Chunk("a1", "b ", false, false),
-							a2atest.Pause(tick), a2atest.Chunk("a1", "c ", true, false), a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "d")),
+						a2atest.WithScript(a2atest.Working("a "), a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "b ", false, false),
+							a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "c ", true, false), a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "d")),
 						a2atest.WithFaults(a2atest.Fault{}, a2atest.CutAfterEvents(2)))
 					c := clientOn(t, agent, v, b)
 					first := c.Send(background(), hello())
@@ -683,7 +682,7 @@ func TestSubscribeToACumulativeTaskRevisesTheMessageSoFar(t *testing.T) {
 					s := c.Subscribe(background(), id)
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					server := requireSameAsServer(t, agent, s, got)
+					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					requireMessagesAsServer(t, server, s, got)
 				})
 			})
@@ -810,7 +809,7 @@ func TestHookIsAskedWithTheCumulativePromptsLastVersion(t *testing.T) {
 					s := newClient(t, agent, v, stream.WithHumanInput(hook)).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					server := requireSameAsServer(t, agent, s, got)
+					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					var first *a2a.Message
 					for i := range server.History {
 						m := &server.History[i]
@@ -844,13 +843,13 @@ func revisionsOf(got *collected) []*a2a.MessageRevision {
 func cumulativeScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("Let me look. "),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "Lisbon ", false, false),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "is sunny ", true, false),
-		a2atest.Pause(tick), a2atest.Say("all week. "),
-		a2atest.Pause(tick), a2atest.AskInput("Which day?"),
-		a2atest.Pause(tick), a2atest.Working("Booking "),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "Tuesday", false, false),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ". Done."),
+		a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "Lisbon ", false, false),
+		a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "is sunny ", true, false),
+		a2atest.Pause(wirematrix.Tick), a2atest.Say("all week. "),
+		a2atest.Pause(wirematrix.Tick), a2atest.AskInput("Which day?"),
+		a2atest.Pause(wirematrix.Tick), a2atest.Working("Booking "),
+		a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "Tuesday", false, false),
+		a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ". Done."),
 	}
 }
 
@@ -921,11 +920,11 @@ func described() []a2atest.Step {
 	}
 	return []a2atest.Step{
 		a2atest.Working("writing"),
-		a2atest.Pause(tick), chunk("intro ", false, false, "draft", map[string]any{"pages": 1.0, "lang": "en"}),
-		a2atest.Pause(tick), chunk("body ", true, false, "", map[string]any{"pages": 2.0}),
-		a2atest.Pause(tick), chunk("end", true, false, "report", nil),
-		a2atest.Pause(tick), chunk("", true, true, "", map[string]any{"final": true}),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+		a2atest.Pause(wirematrix.Tick), chunk("intro ", false, false, "draft", map[string]any{"pages": 1.0, "lang": "en"}),
+		a2atest.Pause(wirematrix.Tick), chunk("body ", true, false, "", map[string]any{"pages": 2.0}),
+		a2atest.Pause(wirematrix.Tick), chunk("end", true, false, "report", nil),
+		a2atest.Pause(wirematrix.Tick), chunk("", true, true, "", map[string]any{"final": true}),
+		a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "done"),
 	}
 }
 
@@ -934,7 +933,7 @@ const describedEvents = 7
 func TestAppendsCarryNamesAndMetadataAcrossCuts(t *testing.T) {
 	t.Parallel()
 	for _, v := range versions {
-		for _, style := range styles {
+		for _, style := range wirematrix.Styles() {
 			for k := 1; k < describedEvents; k++ {
 				for _, f := range []a2atest.Fault{a2atest.CutAfterEvents(k), a2atest.CloseAfterEvents(k)} {
 					t.Run(fmt.Sprintf("%s/%s/%s", v, style, f), func(t *testing.T) {
@@ -948,7 +947,7 @@ func TestAppendsCarryNamesAndMetadataAcrossCuts(t *testing.T) {
 								return // cut before the task ID was known
 							}
 							require.NoError(t, err)
-							server := requireSameAsServer(t, agent, s, got)
+							server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 							report := server.Artifact("report")
 							require.Equal(t, "report", report.Name)
 							require.Equal(t, map[string]any{"pages": 2.0, "lang": "en", "final": true}, report.Metadata)

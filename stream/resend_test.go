@@ -23,6 +23,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
@@ -36,7 +37,7 @@ import (
 func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for _, style := range resubscribeStyles {
+		for _, style := range wirematrix.ResubscribeStyles() {
 			step := 1
 			if style != a2atest.SnapshotFirst {
 				step = 5
@@ -44,7 +45,7 @@ func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
 			for n := 0; n < 900; n += step {
 				t.Run(fmt.Sprintf("%s/%s/%d", w, style, n), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(chunkyScript()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(wirematrix.ChunkyScript()...),
 							a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterBytes(n)))
 						c := reconnectingClient(t, w, agent)
 						col, err := drain(t, c.Send(context.Background(), hello()))
@@ -67,42 +68,13 @@ var (
 	_ = http.StatusOK
 )
 
-// askScript: a task that asks a question and, once answered, finishes.
-func askScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("on it"),
-		a2atest.AskInput("Which city?"),
-		a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "plan", false, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-// sendFaults are answers to a send that may have been taken (or that got
-// a response, which is enough not to send again).
-func sendFaults() map[string]a2atest.Fault {
-	f := map[string]a2atest.Fault{
-		"200-no-event-eof": a2atest.CloseAfterEvents(0),
-		"200-no-event-cut": a2atest.CutAfterEvents(0),
-		"cut-after-first":  a2atest.CutAfterEvents(1),
-		"500":              a2atest.HTTPStatus(500, "<html>boom</html>"),
-		"502":              a2atest.HTTPStatus(502, "bad gateway"),
-		"503-retry-after":  a2atest.HTTPStatusWithHeader(503, "busy", http.Header{"Retry-After": {"1"}}),
-		"504":              a2atest.HTTPStatus(504, "timeout"),
-	}
-	for _, n := range []int{1, 10, 17, 40, 80, 120, 200} {
-		f[fmt.Sprintf("cut-at-%d", n)] = a2atest.CutAfterBytes(n)
-	}
-	return f
-}
-
 // TestCardNoStreamingSendsUnaryOnce: a client resolved from a card
 // that says streaming false never tries a streaming call, and its unary
 // send (first message and reply), damaged in any way, goes out once.
 func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for name, f := range sendFaults() {
+		for name, f := range wirematrix.SendFaults() {
 			for _, onReply := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/reply=%v", w, name, onReply), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -110,11 +82,11 @@ func TestCardNoStreamingSendsUnaryOnce(t *testing.T) {
 						if onReply {
 							faults = []a2atest.Fault{{}, f}
 						}
-						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(askScript()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(wirematrix.AskScript()...),
 							a2atest.WithoutStreaming(), a2atest.WithSendFaults(faults...))
 						asked := 0
 						c, err := stream.Resolve(context.Background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()),
-							stream.WithHumanInput(hitlFunc(func() { asked++ })), stream.WithPollInterval(100*time.Millisecond),
+							stream.WithHumanInput(wirematrix.HitlFunc(func() { asked++ })), stream.WithPollInterval(100*time.Millisecond),
 							stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 100 * time.Millisecond}))
 						require.NoError(t, err)
 						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
@@ -157,7 +129,7 @@ func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 			for name, f := range faults {
 				t.Run(fmt.Sprintf("%s/%v/%s", b, vs, name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(vs...), a2atest.WithBindings(b), a2atest.WithScript(chunkyScript()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(vs...), a2atest.WithBindings(b), a2atest.WithScript(wirematrix.ChunkyScript()...),
 							a2atest.WithNewTaskFault(f))
 						c := negotiatingClient(t, b, agent.Client())
 						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
@@ -182,9 +154,9 @@ func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 func TestStylesPerReconnectNoResend(t *testing.T) {
 	t.Parallel()
 	perms := [][]a2atest.ResubscribeStyle{}
-	for _, a := range resubscribeStyles {
-		for _, b := range resubscribeStyles {
-			for _, c := range resubscribeStyles {
+	for _, a := range wirematrix.ResubscribeStyles() {
+		for _, b := range wirematrix.ResubscribeStyles() {
+			for _, c := range wirematrix.ResubscribeStyles() {
 				perms = append(perms, []a2atest.ResubscribeStyle{a, b, c})
 			}
 		}
@@ -213,7 +185,7 @@ func TestStylesPerReconnectNoResend(t *testing.T) {
 						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(script...),
 							a2atest.WithStyles(styles...), a2atest.WithFaults(cuts...))
 						asked := 0
-						c := reconnectingClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })),
+						c := reconnectingClient(t, w, agent, stream.WithHumanInput(wirematrix.HitlFunc(func() { asked++ })),
 							stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: 100 * time.Millisecond}))
 						var notes []string
 						c2 := stream.WithNotify(func(n stream.Notice) { notes = append(notes, fmt.Sprintf("%s(%d %v)", n.Kind, n.Attempt, n.Cause)) })
@@ -356,7 +328,7 @@ func TestDroppedReplyResentWithSameID(t *testing.T) {
 		for _, polled := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/polled=%v", w, polled), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(askScript()...)}
+					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(wirematrix.AskScript()...)}
 					if polled {
 						opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, a2atest.Drop()))
 					} else {
@@ -364,7 +336,7 @@ func TestDroppedReplyResentWithSameID(t *testing.T) {
 					}
 					agent := a2atest.NewAgent(opts...)
 					asked := 0
-					c := reconnectingClient(t, w, agent, stream.WithHumanInput(hitlFunc(func() { asked++ })))
+					c := reconnectingClient(t, w, agent, stream.WithHumanInput(wirematrix.HitlFunc(func() { asked++ })))
 					col, err := drainLoose(t, c.Send(context.Background(), hello()))
 					require.NoError(t, err)
 					require.Equal(t, "plan", col.text("a1"))
@@ -896,7 +868,7 @@ func TestSlowAgentReplyNotResent(t *testing.T) {
 							}
 							agent := newWireAgent(w, h)
 							asked := 0
-							c := agent.client(t, stream.WithHumanInput(hitlFunc(func() { asked++ })),
+							c := agent.client(t, stream.WithHumanInput(wirematrix.HitlFunc(func() { asked++ })),
 								stream.WithReconnect(reconnect.Policy{MaxAttempts: 5, Backoff: time.Second}),
 								stream.WithPollInterval(time.Second))
 							ctx, cancel := context.WithTimeout(context.Background(), time.Hour)

@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/agentcard"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -65,8 +66,8 @@ func TestResolveRespectsAFixedVersion(t *testing.T) {
 
 func TestResolveCopiesTheTenant(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithTenant("acme"), a2atest.WithScript(paced()...),
-			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1)))
+		agent := a2atest.NewAgent(a2atest.WithTenant("acme"), a2atest.WithScript(wirematrix.Paced()...),
+			a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1)))
 		client, err := stream.Resolve(background(), "http://agent.test/", stream.WithHTTPClient(agent.Client()))
 		require.NoError(t, err)
 		_, err = drain(t, client.Send(background(), hello()))
@@ -293,15 +294,15 @@ func TestResolveOfAHybridAgentWorksForEveryChoice(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V03, a2a.V10),
 						a2atest.WithBindings(a2a.BindingHTTPJSON, a2a.BindingJSONRPC), a2atest.WithRESTBase("/rest"),
-						a2atest.WithScript(paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+						a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 					c := resolveAgent(t, agent, stream.WithBinding(b), stream.WithVersion(v))
 					require.Equal(t, b, c.Binding())
 					require.Equal(t, v, c.Version())
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
-					require.Equal(t, 1, sends(agent))
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+					require.Equal(t, 1, wirematrix.Sends(agent))
 					for _, r := range agent.Requests() {
 						require.Equal(t, b, r.Binding)
 					}

@@ -18,6 +18,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 	"github.com/a2astream/a2astream/transport"
@@ -569,9 +570,9 @@ func TestRESTSubscribeGetFallbackKeepsBase(t *testing.T) {
 func TestRESTTenantOnEveryRequest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewAgent(a2atest.WithBindings(a2a.BindingHTTPJSON), a2atest.WithTenant("acme"),
-			a2atest.WithoutStreaming(), a2atest.WithScript(asking()...))
-		rec := &recorder{answers: []string{"yes"}}
-		c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(tick))
+			a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Asking()...))
+		rec := &wirematrix.Recorder{Answers: []string{"yes"}}
+		c := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(wirematrix.Tick))
 		got, err := drain(t, c.Send(background(), hello()))
 		require.NoError(t, err)
 		require.Equal(t, "draft final", got.text("a1"))

@@ -21,129 +21,10 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
-
-// resumeScript is a task that works for four seconds: two artifacts
-// growing chunk by chunk, a message with an ID, status messages, then the
-// end.
-func resumeScript() []a2atest.Step {
-	return []a2atest.Step{
-		a2atest.Working("thinking"),
-		a2atest.Chunk("a1", "one ", false, false), a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "two ", true, false), a2atest.Say("a note"), a2atest.Pause(time.Second),
-		a2atest.Chunk("a2", "x", false, false), a2atest.Chunk("a1", "three ", true, false), a2atest.Pause(time.Second),
-		a2atest.Working("still at it"), a2atest.Chunk("a2", "y", true, true), a2atest.Pause(time.Second),
-		a2atest.Chunk("a1", "four", true, true),
-		a2atest.Finish(a2a.StateCompleted, "done"),
-	}
-}
-
-// resumeMode is how the agent lets the client follow its task.
-type resumeMode struct {
-	name string
-	opts []a2atest.Option
-}
-
-func resumeModes() []resumeMode {
-	return []resumeMode{
-		{"live-only", []a2atest.Option{a2atest.WithStyle(a2atest.LiveOnly)}},
-		{"snapshot-first", []a2atest.Option{a2atest.WithStyle(a2atest.SnapshotFirst)}},
-		{"full-replay", []a2atest.Option{a2atest.WithStyle(a2atest.FullReplay)}},
-		{"polled", []a2atest.Option{a2atest.WithoutStreaming()}},
-	}
-}
-
-// drainResumed runs a resumed stream to its end, as an application that
-// saw the events before does: it folds each event into what it holds, and
-// checks after each that the stream's Task has the artifacts it holds.
-func drainResumed(t *testing.T, s *stream.Stream, before []a2a.Event) ([]a2a.Event, error) {
-	t.Helper()
-	defer s.Close()
-	var app a2a.Task
-	for _, ev := range before {
-		app.Apply(ev)
-	}
-	var after []a2a.Event
-	for s.Next() {
-		ev := s.Event()
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			require.False(t, u.Append && app.Artifact(u.Artifact.ID) == nil, "append to artifact %s, which the application never had", u.Artifact.ID)
-		}
-		app.Apply(ev)
-		after = append(after, ev)
-		task := s.Task()
-		require.Len(t, task.Artifacts, len(app.Artifacts), "after each event: artifact count")
-		for _, a := range task.Artifacts {
-			require.Equal(t, a, *app.Artifact(a.ID), "after each event: artifact %s", a.ID)
-		}
-	}
-	return after, s.Err()
-}
-
-// requireHandedOverOnce checks that events, folded as an application folds
-// them, make the server's task, and that no part, message or status was
-// handed over twice.
-func requireHandedOverOnce(t *testing.T, server *a2a.Task, events []a2a.Event) {
-	t.Helper()
-	var app a2a.Task
-	parts, messages := 0, map[string]int{}
-	var states []a2a.TaskState
-	for _, ev := range events {
-		app.Apply(ev)
-		switch e := ev.(type) {
-		case *a2a.ArtifactUpdate:
-			require.True(t, e.Append || app.Artifact(e.Artifact.ID) == nil || len(parts0(events, e)) == 0,
-				"artifact %s replaced: a replacement hands parts over again", e.Artifact.ID)
-			parts += len(e.Artifact.Parts)
-		case *a2a.Message:
-			messages[e.ID]++
-		case *a2a.MessageRevision:
-			t.Fatalf("a revision of %s: the agent revised nothing", e.Message.ID)
-		case *a2a.StatusUpdate:
-			if n := len(states); n > 0 && states[n-1] == e.Status.State && e.Status.Message == nil {
-				t.Fatalf("status %s handed over twice in a row, with no message", e.Status.State)
-			}
-			states = append(states, e.Status.State)
-			if m := e.Status.Message; m != nil {
-				messages[m.ID]++
-			}
-		}
-	}
-	want := 0
-	for _, a := range server.Artifacts {
-		want += len(a.Parts)
-		got := app.Artifact(a.ID)
-		require.NotNil(t, got, "artifact %s never handed over", a.ID)
-		require.Equal(t, a.Parts, got.Parts, "artifact %s", a.ID)
-	}
-	require.Equal(t, want, parts, "parts handed over, in all")
-	for _, m := range server.History {
-		if m.Role == a2a.RoleAgent {
-			require.Equal(t, 1, messages[m.ID], "agent message %s (%q) handed over once", m.ID, m.Text())
-		}
-	}
-	for id, n := range messages {
-		require.Equal(t, 1, n, "message %s handed over %d times", id, n)
-	}
-	require.Equal(t, server.Status.State, app.Status.State)
-}
-
-// parts0 is the parts handed over for e's artifact before e: a first
-// update of an artifact may not append.
-func parts0(events []a2a.Event, e *a2a.ArtifactUpdate) []a2a.Part {
-	var ps []a2a.Part
-	for _, ev := range events {
-		if ev == a2a.Event(e) {
-			break
-		}
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok && u.Artifact.ID == e.Artifact.ID {
-			ps = append(ps, u.Artifact.Parts...)
-		}
-	}
-	return ps
-}
 
 // An artifact the agent replaced after the checkpoint (other parts than
 // the application holds) is handed over whole, as a replacement: the
@@ -179,7 +60,7 @@ func TestResumeHandsOverWhatChangedSinceWhole(t *testing.T) {
 				cp, err := stream.ParseCheckpoint(saved)
 				require.NoError(t, err)
 				before = before[:cp.Delivered()]
-				after, err := drainResumed(t, clientOn(t, agent, w.v, w.b).Resume(bounded(t), cp), before)
+				after, err := wirematrix.DrainResumed(t, clientOn(t, agent, w.v, w.b).Resume(bounded(t), cp), before)
 				require.NoError(t, err)
 				var app a2a.Task
 				for _, ev := range append(before, after...) {
@@ -243,7 +124,7 @@ func TestResumeHandsOverARevisedMessageInItsNewVersion(t *testing.T) {
 				require.IsType(t, &a2a.Message{}, before[2])
 				cp := s.Checkpoint()
 				s.Close()
-				after, err := drainResumed(t, c.Resume(bounded(t), cp), before)
+				after, err := wirematrix.DrainResumed(t, c.Resume(bounded(t), cp), before)
 				require.NoError(t, err)
 				var msgs []*a2a.Message
 				for _, ev := range after {
@@ -518,7 +399,7 @@ func TestResumeHandsOverARepeatedMessageWithoutAnIDOnce(t *testing.T) {
 // resumed from one of them leaves it as it was.
 func TestCheckpointKeptWhileTheStreamGoesOnStaysTheSame(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(resumeScript()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.ResumeScript()...))
 		c := newClient(t, agent, a2a.V10)
 		s := c.Send(bounded(t), hello())
 		kept := make(chan *stream.Checkpoint)
@@ -626,7 +507,7 @@ func TestResumedStreamThatHandedNothingOverKeepsItsCheckpoint(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithScript(resumeScript()...), a2atest.WithVersions(v), a2atest.WithoutStreaming())
+				agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.ResumeScript()...), a2atest.WithVersions(v), a2atest.WithoutStreaming())
 				s := clientOn(t, agent, v, a2a.BindingJSONRPC, stream.WithPollInterval(250*time.Millisecond)).Send(bounded(t), hello())
 				for range 3 {
 					require.True(t, s.Next(), "%v", s.Err())
@@ -775,7 +656,7 @@ func TestResumeWhenTheTaskFetchedLacksAnArtifactHeldHandsOverOnlyItsTail(t *test
 					cp := firstLegCheckpoint(t, c, 2)
 					resumed = true
 					s := c.Resume(bounded(t), cp)
-					after, err := drainResumed(t, s, []a2a.Event{firstTask, firstChunk})
+					after, err := wirematrix.DrainResumed(t, s, []a2a.Event{firstTask, firstChunk})
 					require.NoError(t, err)
 					var updates []*a2a.ArtifactUpdate
 					for _, ev := range after {
@@ -1242,7 +1123,7 @@ func TestResumeAfterAReplyInFlightNeverAsksAgainNorRepliesTwice(t *testing.T) {
 						var before []a2a.Event
 						for s.Next() {
 							before = append(before, s.Event())
-							if len(followUps(agent)) > 0 {
+							if len(wirematrix.FollowUps(agent)) > 0 {
 								break // the process dies after the reply reached the agent
 							}
 						}
@@ -1251,21 +1132,21 @@ func TestResumeAfterAReplyInFlightNeverAsksAgainNorRepliesTwice(t *testing.T) {
 						require.Equal(t, 1, asked)
 						require.NotNil(t, saved, "the checkpoint was saved before the reply")
 						if reached {
-							require.Len(t, followUps(agent), 1)
+							require.Len(t, wirematrix.FollowUps(agent), 1)
 						} else {
-							require.Empty(t, followUps(agent), "the reply never left")
+							require.Empty(t, wirematrix.FollowUps(agent), "the reply never left")
 						}
 
 						cp, err := stream.ParseCheckpoint(saved)
 						require.NoError(t, err)
 						resumed := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(250*time.Millisecond),
 							stream.WithHumanInput(neverAsked(t))).Resume(bounded(t), cp)
-						after, err := drainResumed(t, resumed, before[:cp.Delivered()])
+						after, err := wirematrix.DrainResumed(t, resumed, before[:cp.Delivered()])
 						require.NoError(t, err)
-						replies := followUps(agent)
+						replies := wirematrix.FollowUps(agent)
 						require.Len(t, replies, 1, "the agent got the reply once")
 						require.Equal(t, "Lisbon", replies[0].Message.Text())
-						requireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before[:cp.Delivered()], after...))
+						wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before[:cp.Delivered()], after...))
 					})
 				})
 			}
@@ -1305,13 +1186,13 @@ func TestResumeWhileAPromptIsShownAsksTheHuman(t *testing.T) {
 							require.Equal(t, "Which city?", r.Text())
 							return hitl.Text("Porto"), nil
 						}))).Resume(bounded(t), cp)
-					after, err := drainResumed(t, resumed, before)
+					after, err := wirematrix.DrainResumed(t, resumed, before)
 					require.NoError(t, err)
 					require.Equal(t, 1, asked)
-					replies := followUps(agent)
+					replies := wirematrix.FollowUps(agent)
 					require.Len(t, replies, 1)
 					require.Equal(t, "Porto", replies[0].Message.Text())
-					requireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before, after...))
+					wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before, after...))
 				})
 			})
 		}
@@ -1406,18 +1287,18 @@ func randomScript(r *rand.Rand) []a2atest.Step {
 // part or message twice.
 func TestResumeAtRandomPointsHandsOverEverythingOnce(t *testing.T) {
 	t.Parallel()
-	ws, modes := wires(), resumeModes()
+	ws, modes := wires(), wirematrix.ResumeModes()
 	failures := 0
 	for seed := range *resumeRuns {
 		r := rand.New(rand.NewPCG(uint64(seed), 20))
 		w, mode := ws[r.IntN(len(ws))], modes[r.IntN(len(modes))]
 		script := randomScript(r)
 		stop, lag := 1+r.IntN(len(script)+2), r.IntN(4)
-		name := fmt.Sprintf("seed %d: %s, %s, stop after %d, lag %d", seed, w, mode.name, stop, lag)
+		name := fmt.Sprintf("seed %d: %s, %s, stop after %d, lag %d", seed, w, mode.Name, stop, lag)
 		ok := t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(append([]a2atest.Option{a2atest.WithScript(script...),
-					a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.opts...)...)
+					a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.Opts...)...)
 				opts := []stream.Option{stream.WithPollInterval(250 * time.Millisecond)}
 				s := clientOn(t, agent, w.v, w.b, opts...).Send(bounded(t), hello())
 				var before []a2a.Event
@@ -1432,9 +1313,9 @@ func TestResumeAtRandomPointsHandsOverEverythingOnce(t *testing.T) {
 				s.Close()
 				cp, err := stream.ParseCheckpoint(saved)
 				require.NoError(t, err, name)
-				after, err := drainResumed(t, clientOn(t, agent, w.v, w.b, opts...).Resume(bounded(t), cp), before)
+				after, err := wirematrix.DrainResumed(t, clientOn(t, agent, w.v, w.b, opts...).Resume(bounded(t), cp), before)
 				require.NoError(t, err, name)
-				requireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before, after...))
+				wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before, after...))
 			})
 		})
 		if !ok {
@@ -1453,11 +1334,11 @@ func TestResumeAtRandomPointsHandsOverEverythingOnce(t *testing.T) {
 func TestACheckpointResumedTwiceAtOnceHandsEachTheRestOnce(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for _, mode := range resumeModes() {
-			t.Run(w.String()+"/"+mode.name, func(t *testing.T) {
+		for _, mode := range wirematrix.ResumeModes() {
+			t.Run(w.String()+"/"+mode.Name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					opts := append([]a2atest.Option{a2atest.WithScript(resumeScript()...),
-						a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.opts...)
+					opts := append([]a2atest.Option{a2atest.WithScript(wirematrix.ResumeScript()...),
+						a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.Opts...)
 					agent := a2atest.NewAgent(opts...)
 					sopts := []stream.Option{stream.WithPollInterval(250 * time.Millisecond)}
 					s := clientOn(t, agent, w.v, w.b, sopts...).Send(bounded(t), hello())
@@ -1485,7 +1366,7 @@ func TestACheckpointResumedTwiceAtOnceHandsEachTheRestOnce(t *testing.T) {
 					wg.Wait()
 					for i := range 2 {
 						require.NoError(t, errs[i], "resumed stream %d", i)
-						requireHandedOverOnce(t, agent.Task(cp.TaskID()), append(append([]a2a.Event(nil), before...), afters[i]...))
+						wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(append([]a2a.Event(nil), before...), afters[i]...))
 					}
 				})
 			})
@@ -1500,14 +1381,14 @@ func TestACheckpointResumedTwiceAtOnceHandsEachTheRestOnce(t *testing.T) {
 func TestACheckpointTakenMidWayThroughAResumesHandoverResumesOnce(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for _, mode := range resumeModes() {
-			t.Run(w.String()+"/"+mode.name, func(t *testing.T) {
+		for _, mode := range wirematrix.ResumeModes() {
+			t.Run(w.String()+"/"+mode.Name, func(t *testing.T) {
 				for first := 1; first <= 3; first++ {
 					for mid := 1; mid <= 3; mid++ {
 						t.Run(fmt.Sprintf("first %d, mid %d", first, mid), func(t *testing.T) {
 							synctest.Test(t, func(t *testing.T) {
-								opts := append([]a2atest.Option{a2atest.WithScript(resumeScript()...),
-									a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.opts...)
+								opts := append([]a2atest.Option{a2atest.WithScript(wirematrix.ResumeScript()...),
+									a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.Opts...)
 								agent := a2atest.NewAgent(opts...)
 								sopts := []stream.Option{stream.WithPollInterval(250 * time.Millisecond)}
 								s := clientOn(t, agent, w.v, w.b, sopts...).Send(bounded(t), hello())
@@ -1533,9 +1414,9 @@ func TestACheckpointTakenMidWayThroughAResumesHandoverResumesOnce(t *testing.T) 
 								cp2, err := stream.ParseCheckpoint(saved)
 								require.NoError(t, err)
 								r2 := clientOn(t, agent, w.v, w.b, sopts...).Resume(bounded(t), cp2)
-								after, err := drainResumed(t, r2, seen)
+								after, err := wirematrix.DrainResumed(t, r2, seen)
 								require.NoError(t, err)
-								requireHandedOverOnce(t, agent.Task(cp.TaskID()), append(seen, after...))
+								wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(seen, after...))
 							})
 						})
 					}

@@ -21,6 +21,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/chain"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
@@ -882,14 +883,14 @@ func TestRetryAfterHeaderInSecondsOrAsADate(t *testing.T) {
 			t.Run(string(v)+"/"+c.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					require.True(t, epoch.Equal(time.Now()))
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithFaults(a2atest.CutAfterEvents(3),
 							a2atest.HTTPStatusWithHeader(c.code, "busy", http.Header{"Retry-After": {c.header}})))
 					var rec reconnects
 					s := newClient(t, agent, v, rec.option()).Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Len(t, rec.waits, 2)
 					want := c.want(rec.at[1])
 					require.Equal(t, []time.Duration{500 * time.Millisecond, want}, rec.waits)
@@ -911,7 +912,7 @@ func TestRetryAfterHeaderInSecondsOrAsADate(t *testing.T) {
 				d, ok := he.RetryAfter()
 				require.True(t, ok)
 				require.Equal(t, 7*time.Second, d)
-				require.Equal(t, 1, sends(agent))
+				require.Equal(t, 1, wirematrix.Sends(agent))
 			})
 		})
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -36,7 +37,7 @@ func TestScaleOfOneTask(t *testing.T) {
 		{"appends", func(i int) a2atest.Step { return a2atest.Chunk("a1", fmt.Sprintf("part %d ", i), i > 0, false) }},
 	}
 	for _, k := range kinds {
-		for _, style := range styles {
+		for _, style := range wirematrix.Styles() {
 			t.Run(k.name+"/"+style.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					v := a2a.V10
@@ -44,7 +45,7 @@ func TestScaleOfOneTask(t *testing.T) {
 					for i := range n {
 						script = append(script, k.step(i))
 					}
-					script = append(script, a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, ""))
+					script = append(script, a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, ""))
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style),
 						a2atest.WithScript(script...), a2atest.WithFaults(a2atest.CutAfterEvents(n/2)))
 					// A snapshot of 100,000 messages is over the default 16 MiB.

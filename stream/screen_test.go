@@ -12,6 +12,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/chatview"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -97,7 +98,7 @@ func textScript() []a2atest.Step {
 func TestScreenShowsEachWordOnceAcrossCutsAndReplays(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for _, style := range resubscribeStyles {
+		for _, style := range wirematrix.ResubscribeStyles() {
 			for cut := 1; cut <= 12; cut++ {
 				t.Run(fmt.Sprintf("%s/%s/cut-after-%d", w, style, cut), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -132,7 +133,7 @@ func TestScreenShowsEachWordOnceAcrossCutsAndReplays(t *testing.T) {
 // cuts: the first version, then what each revision adds.
 func TestScreenShowsRevisionsOnceAcrossCuts(t *testing.T) {
 	for _, w := range wires() {
-		for _, style := range resubscribeStyles {
+		for _, style := range wirematrix.ResubscribeStyles() {
 			for cut := 1; cut <= 6; cut++ {
 				t.Run(fmt.Sprintf("%s/%s/cut-after-%d", w, style, cut), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
@@ -372,7 +373,7 @@ func TestScreenEndsWithTheTaskTextAcrossCuts(t *testing.T) {
 	t.Parallel()
 	for name, script := range screenScripts() {
 		for _, w := range wires() {
-			for _, style := range resubscribeStyles {
+			for _, style := range wirematrix.ResubscribeStyles() {
 				for cut := 1; cut <= 14; cut++ {
 					t.Run(fmt.Sprintf("%s/%s/%s/cut-%d", name, w, style, cut), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
@@ -416,7 +417,7 @@ func TestScreenOfASubscribeToARunningTask(t *testing.T) {
 	t.Parallel()
 	for name, script := range screenScripts() {
 		for _, w := range wires() {
-			for _, style := range resubscribeStyles {
+			for _, style := range wirematrix.ResubscribeStyles() {
 				for _, after := range []int{1, 3} {
 					t.Run(fmt.Sprintf("%s/%s/%s/after-%d", name, w, style, after), func(t *testing.T) {
 						synctest.Test(t, func(t *testing.T) {
@@ -532,7 +533,7 @@ func revisedTimeline(idless bool) []a2a.Event {
 func TestScreenOfRevisedAndIDlessMessagesAcrossCuts(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
-		for _, style := range resubscribeStyles {
+		for _, style := range wirematrix.ResubscribeStyles() {
 			// A replaying server's ID-less messages come twice: see
 			// TestIDlessMessagesReplayedFromTheStartAreDeliveredOnce.
 			idless := style != a2atest.FullReplay

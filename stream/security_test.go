@@ -22,6 +22,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/agentcard"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -209,7 +210,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 	// askingAgent asks for input; its follow-up send is answered with 400
 	// and an echo of the request, the reply included.
 	askingAgent := func(v a2a.Version) http.Handler {
-		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(asking()...))
+		agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Asking()...))
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -307,7 +308,7 @@ func TestNoSecretsInErrorsOrLogs(t *testing.T) {
 			requireRedactedURLError(t, err, errReset)
 		}},
 		{"transport errors on every resubscribe and get-task, budget spent", func(t *testing.T, v a2a.Version, r *secretRun) {
-			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+			agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 				a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 			rt := &resetTransport{next: a2atest.NewTransport(agent), fail: func(n int) bool { return n > 1 }}
 			r.send(t, agent, v, stream.WithHTTPClient(&http.Client{Transport: rt}),
@@ -764,7 +765,7 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 		for _, e := range endpoints {
 			t.Run(string(v)+"/"+e.endpoint, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 					home := http.NewServeMux()
 					home.Handle(agentcard.Path, serveCard(cardFor(v, e.endpoint)))
@@ -776,7 +777,7 @@ func TestCredentialsStayOnTheCardsOrigin(t *testing.T) {
 					s := client.Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					// Send, resubscribe and get-task all went to the endpoint.
 					require.Len(t, agent.Requests(), 3)
 					spy.requireCredentials(t, e.origin, e.same)
@@ -815,7 +816,7 @@ func TestCredentialsDoNotFollowRedirectsOfAnyCall(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					// The origin redirects the resubscribe and the get-task
 					// (a 307 keeps method and body) to another origin.
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 						a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 					home := redirectAllButSends(agent, target)
 					spy := &originSpy{routes: map[string]http.Handler{"http://agent.test": home}, fall: agent}
@@ -825,9 +826,9 @@ func TestCredentialsDoNotFollowRedirectsOfAnyCall(t *testing.T) {
 					s := c.Send(background(), hello())
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Len(t, agent.Requests(), 3, "send, resubscribe and get-task")
-					require.Equal(t, 1, resubscribes(agent))
+					require.Equal(t, 1, wirematrix.Resubscribes(agent))
 					require.Equal(t, 1, gets(agent))
 					spy.requireCredentials(t, "http://agent.test", true)
 					spy.requireCredentials(t, target, false)
@@ -901,7 +902,7 @@ func TestPerCallCredentialsDoNotFollowRedirects(t *testing.T) {
 	for _, target := range []string{"https://elsewhere.test", "http://agent.test"} {
 		t.Run(target, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(paced()...),
+				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 				spy := &originSpy{routes: map[string]http.Handler{home: redirectAllButSends(agent, target)}, fall: agent}
 				c, err := stream.NewClient(home+"/", stream.WithVersion(a2a.V10), stream.WithHTTPClient(&http.Client{Transport: spy}))
@@ -980,7 +981,7 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 			for _, e := range endpoints {
 				t.Run(string(v)+"/"+string(b)+"/"+e.endpoint, func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(paced()...),
+						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(b), a2atest.WithScript(wirematrix.Paced()...),
 							a2atest.WithStyle(a2atest.LiveOnly), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 						home := http.NewServeMux()
 						home.Handle(agentcard.Path, serveCard(cardOf(v, b, e.endpoint)))
@@ -992,8 +993,8 @@ func TestPerCallCredentialsStayOnTheCallersOrigin(t *testing.T) {
 						s := client.Send(background(), hello(), withSecretHeaders()...)
 						got, err := drain(t, s)
 						require.NoError(t, err)
-						requireSameAsServer(t, agent, s, got)
-						require.Equal(t, 1, resubscribes(agent))
+						wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+						require.Equal(t, 1, wirematrix.Resubscribes(agent))
 						_, err = client.GetTask(background(), s.Task().ID, withSecretHeaders()...)
 						require.NoError(t, err)
 						_, _ = client.Cancel(background(), s.Task().ID, withSecretHeaders()...)

@@ -17,6 +17,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -131,13 +132,13 @@ func (c *soakCase) String() string {
 // scenario, is what the seed drew before the mode existed.
 func newSoakCase(seed uint64) *soakCase {
 	rng := rand.New(rand.NewPCG(seed, 0x50a4))
-	c := &soakCase{seed: seed, version: versions[rng.IntN(2)], style: styles[rng.IntN(3)], hitl: rng.IntN(2) == 0}
+	c := &soakCase{seed: seed, version: versions[rng.IntN(2)], style: wirematrix.Styles()[rng.IntN(3)], hitl: rng.IntN(2) == 0}
 	var mixed *rand.Rand
 	if seed%3 == 2 {
 		mixed = rand.New(rand.NewPCG(seed, 0x313d))
 		c.style = 0
 		for range soakMixedStyles {
-			c.styles = append(c.styles, styles[mixed.IntN(len(styles))])
+			c.styles = append(c.styles, wirematrix.Styles()[mixed.IntN(len(wirematrix.Styles()))])
 		}
 	}
 	c.policy = reconnect.Policy{MaxAttempts: 1 + rng.IntN(3), Backoff: time.Duration(1+rng.IntN(10)) * 50 * time.Millisecond}
@@ -153,7 +154,7 @@ func newSoakCase(seed uint64) *soakCase {
 	c.script = append(c.script, a2atest.Working("on it"))
 	for i := range steps {
 		if d := rng.IntN(4); d > 0 {
-			c.script = append(c.script, a2atest.Pause(time.Duration(d)*tick))
+			c.script = append(c.script, a2atest.Pause(time.Duration(d)*wirematrix.Tick))
 		}
 		if i == ask {
 			c.script = append(c.script, a2atest.AskInput("which city?"))
@@ -184,7 +185,7 @@ func newSoakCase(seed uint64) *soakCase {
 		}
 		events++
 	}
-	c.script = append(c.script, a2atest.Pause(tick))
+	c.script = append(c.script, a2atest.Pause(wirematrix.Tick))
 	if rng.IntN(10) == 0 {
 		c.script = append(c.script, a2atest.Finish(a2a.StateFailed, "upstream failed"))
 	} else {
@@ -349,7 +350,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 	if c.ability != 0 {
 		st.polled++
 	}
-	st.resubscribes += resubscribes(agent)
+	st.resubscribes += wirematrix.Resubscribes(agent)
 	for _, r := range agent.Requests() {
 		switch {
 		case r.Fault == a2atest.Refuse():
@@ -460,7 +461,7 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		st.completed++
 	}
 
-	server := requireSameAsServer(t, agent, s, got)
+	server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 	require.Equal(t, server.Status.State, s.Task().Status.State)
 	require.Contains(t, got.messages, server.Status.Message.ID, "the final status message arrives")
 	for _, m := range server.History {
@@ -557,7 +558,7 @@ func TestSoakReplyTakenIsNotSentAgain(t *testing.T) {
 				got, err := drain(t, s)
 				requireRepliesOnce(t, agent)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 				require.Equal(t, "draft final", got.text("a1"))
 			})
 		})
@@ -574,12 +575,12 @@ func TestSoakEmptyAnswerToResubscribeIsADrop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The resubscribe comes after the task ended: the 1.0 agent answers
 		// -32004 as plain JSON, cut to an empty body.
-		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithScript(paced()...),
-			a2atest.WithFaults(a2atest.CutAfterEvents(pacedEvents-1), a2atest.CloseAfterEvents(0)))
+		agent := a2atest.NewAgent(a2atest.WithStyle(a2atest.SnapshotFirst), a2atest.WithScript(wirematrix.Paced()...),
+			a2atest.WithFaults(a2atest.CutAfterEvents(wirematrix.PacedEvents-1), a2atest.CloseAfterEvents(0)))
 		s := newClient(t, agent, a2a.V10).Send(background(), hello())
 		got, err := drain(t, s)
 		require.NoError(t, err)
-		requireSameAsServer(t, agent, s, got)
+		wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 	})
 }
 
@@ -595,15 +596,15 @@ func TestFullReplayOfArtifactOpenedByAnAppend(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.FullReplay), a2atest.WithScript(
-					a2atest.Working(""), a2atest.Pause(tick), a2atest.Chunk("a1", "one ", true, false),
-					a2atest.Pause(tick), a2atest.Chunk("a1", "two", true, true),
-					a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.Working(""), a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "one ", true, false),
+					a2atest.Pause(wirematrix.Tick), a2atest.Chunk("a1", "two", true, true),
+					a2atest.Pause(wirematrix.Tick), a2atest.Finish(a2a.StateCompleted, "")),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3)))
 				s := newClient(t, agent, v).Send(background(), hello())
 				got, err := drain(t, s)
 				require.NoError(t, err)
-				server := requireSameAsServer(t, agent, s, got)
-				require.Equal(t, serverParts(server), partsDelivered(got), "no part delivered twice")
+				server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, wirematrix.ServerParts(server), wirematrix.PartsDelivered(got.events), "no part delivered twice")
 			})
 		})
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -34,7 +35,7 @@ func TestInitialSendErrorsAreReturnedAsIs(t *testing.T) {
 				var httpErr *transport.HTTPError
 				require.ErrorAs(t, err, &httpErr)
 				require.Equal(t, 503, httpErr.StatusCode)
-				require.Equal(t, 1, sends(agent), "a send is never retried: the message may have been accepted")
+				require.Equal(t, 1, wirematrix.Sends(agent), "a send is never retried: the message may have been accepted")
 
 				for _, shape := range []a2atest.ErrorShape{a2atest.ErrorAsJSON, a2atest.ErrorAsEvent, a2atest.ErrorAsErrorEvent} {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v),
@@ -44,7 +45,7 @@ func TestInitialSendErrorsAreReturnedAsIs(t *testing.T) {
 					require.ErrorAs(t, err, &rpcErr, shape.String())
 					require.Equal(t, a2a.CodeInternalError, rpcErr.Code)
 					require.Equal(t, "boom", rpcErr.Message)
-					require.Equal(t, 1, sends(agent))
+					require.Equal(t, 1, wirematrix.Sends(agent))
 				}
 			})
 		})
@@ -55,7 +56,7 @@ func TestContextCancellation(t *testing.T) {
 	for _, v := range versions {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.Hang()))
 				ctx, cancel := context.WithTimeout(background(), 3*time.Second)
 				defer cancel()
@@ -65,7 +66,7 @@ func TestContextCancellation(t *testing.T) {
 				require.Equal(t, 3*time.Second, time.Since(start))
 
 				// Cancelled during the backoff.
-				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(paced()...),
+				agent = a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithScript(wirematrix.Paced()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(2)))
 				ctx, cancel = context.WithCancel(background())
 				s := newClient(t, agent, v, stream.WithNotify(func(n stream.Notice) {
@@ -75,7 +76,7 @@ func TestContextCancellation(t *testing.T) {
 				})).Send(ctx, hello())
 				_, err = drain(t, s)
 				require.ErrorIs(t, err, context.Canceled)
-				require.Equal(t, 0, resubscribes(agent))
+				require.Equal(t, 0, wirematrix.Resubscribes(agent))
 			})
 		})
 	}
@@ -83,7 +84,7 @@ func TestContextCancellation(t *testing.T) {
 
 func TestBreakingOutOfAllClosesTheStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		agent := a2atest.NewAgent(a2atest.WithScript(paced()...))
+		agent := a2atest.NewAgent(a2atest.WithScript(wirematrix.Paced()...))
 		s := newClient(t, agent, a2a.V10).Send(background(), hello())
 		n := 0
 		for ev, err := range s.All() {
@@ -267,10 +268,10 @@ func TestManyStreamsOnOneClient(t *testing.T) {
 				const n = 100
 				var faults []a2atest.Fault
 				for i := range 3 * n {
-					faults = append(faults, a2atest.CutAfterEvents(1+i%(pacedEvents-1)))
+					faults = append(faults, a2atest.CutAfterEvents(1+i%(wirematrix.PacedEvents-1)))
 				}
 				agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(a2atest.SnapshotFirst),
-					a2atest.WithScript(paced()...), a2atest.WithFaults(faults...))
+					a2atest.WithScript(wirematrix.Paced()...), a2atest.WithFaults(faults...))
 				client := newClient(t, agent, v)
 				var wg sync.WaitGroup
 				results := make([]error, n)
@@ -291,7 +292,7 @@ func TestManyStreamsOnOneClient(t *testing.T) {
 					require.Equal(t, "one two three", texts[i], "stream %d", i)
 				}
 				require.Len(t, agent.TaskIDs(), n)
-				require.Greater(t, resubscribes(agent), n/2, "the streams really dropped")
+				require.Greater(t, wirematrix.Resubscribes(agent), n/2, "the streams really dropped")
 			})
 		})
 	}

@@ -13,16 +13,17 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
 
 func TestSubscribeToARunningTask(t *testing.T) {
 	for _, v := range versions {
-		for _, style := range styles {
+		for _, style := range wirematrix.Styles() {
 			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(paced()...))
+					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(wirematrix.Paced()...))
 					c := newClient(t, agent, v)
 					first := c.Send(background(), hello())
 					defer first.Close()
@@ -37,7 +38,7 @@ func TestSubscribeToARunningTask(t *testing.T) {
 					s := c.Subscribe(background(), id)
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Equal(t, id, s.Task().ID)
 				})
 			})
@@ -47,7 +48,7 @@ func TestSubscribeToARunningTask(t *testing.T) {
 
 func TestSubscribeToAFinishedTask(t *testing.T) {
 	for _, v := range versions {
-		for _, style := range styles {
+		for _, style := range wirematrix.Styles() {
 			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style))
@@ -58,7 +59,7 @@ func TestSubscribeToAFinishedTask(t *testing.T) {
 					s := c.Subscribe(background(), task.ID)
 					got, err := drain(t, s)
 					require.NoError(t, err, "a refused subscribe falls back to get-task")
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.Equal(t, "hello world", got.text("a1"))
 				})
 			})
@@ -120,8 +121,8 @@ func TestSubscribeWithoutASubscribeRoutePolls(t *testing.T) {
 						opt = a2atest.WithoutStreaming()
 					}
 					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-						opt, a2atest.WithScript(paced()...))
-					c := resolveAgent(t, agent, stream.WithPollInterval(tick))
+						opt, a2atest.WithScript(wirematrix.Paced()...))
+					c := resolveAgent(t, agent, stream.WithPollInterval(wirematrix.Tick))
 					// Start the task with a unary send of another client, then follow it.
 					req, _ := http.NewRequest(http.MethodPost, "http://agent.test"+map[a2a.Version]string{a2a.V03: "/v1", a2a.V10: ""}[v]+"/message:send",
 						strings.NewReader(sendBody(t, v)))
@@ -136,7 +137,7 @@ func TestSubscribeWithoutASubscribeRoutePolls(t *testing.T) {
 					s := c.Subscribe(background(), ids[0])
 					got, err := drain(t, s)
 					require.NoError(t, err)
-					requireSameAsServer(t, agent, s, got)
+					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
 					require.GreaterOrEqual(t, gets(agent), 1)
 				})
 			})

@@ -19,6 +19,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
@@ -693,7 +694,7 @@ func TestNotSent(t *testing.T) {
 	var re *a2a.RPCError
 	require.ErrorAs(t, err, &re)
 	require.Same(t, cause, re)
-	_, isTerminal := terminalState(err)
+	_, isTerminal := wirematrix.TerminalState(err)
 	require.False(t, isTerminal)
 }
 

@@ -54,73 +54,9 @@ func grpcUnavailable(err error) bool {
 	return errors.As(err, &st) && st.GRPCStatus().Code() == codes.Unavailable
 }
 
-func TestMatrixCutAnywhere(t *testing.T) {
-	t.Parallel()
-	for _, w := range grpcWires() {
-		wirematrix.CutAnywhere(t, w)
-	}
-}
-
-func TestMatrixHumanInTheLoop(t *testing.T) {
-	for _, w := range grpcWires() {
-		wirematrix.HumanInTheLoop(t, w)
-	}
-}
-
-func TestMatrixHumanInTheLoopAcrossDrops(t *testing.T) {
-	for _, w := range grpcWires() {
-		wirematrix.HumanInTheLoopAcrossDrops(t, w)
-	}
-}
-
-func TestMatrixResumeFromACheckpoint(t *testing.T) {
-	t.Parallel()
-	for _, w := range grpcWires() {
-		wirematrix.ResumeFromACheckpoint(t, w)
-	}
-}
-
-func TestMatrixCredentials(t *testing.T) {
-	for _, w := range grpcWires() {
-		wirematrix.Credentials(t, w)
-	}
-}
-
-func TestMatrixCredentialsRenewedOnRefusal(t *testing.T) {
-	for _, w := range grpcWires() {
-		wirematrix.CredentialsRenewedOnRefusal(t, w)
-	}
-}
-
-func TestMatrixEndings(t *testing.T) {
-	t.Parallel()
-	for _, w := range grpcWires() {
-		wirematrix.Endings(t, w)
-	}
-}
-
-func TestMatrixDropsAreHealed(t *testing.T) {
-	for _, w := range grpcWires() {
-		wirematrix.DropsAreHealed(t, w)
-	}
-}
-
-func TestMatrixPolling(t *testing.T) {
-	for _, w := range grpcWires() {
-		wirematrix.Polling(t, w)
-	}
-}
-
-func TestMatrixFirstSendNeverResent(t *testing.T) {
-	t.Parallel()
-	for _, w := range grpcWires() {
-		wirematrix.FirstSendNeverResent(t, w)
-	}
-}
-
-func TestMatrixReplyNeverResent(t *testing.T) {
-	t.Parallel()
-	for _, w := range grpcWires() {
-		wirematrix.ReplyNeverResent(t, w)
-	}
+// TestMatrix runs every scenario of internal/wirematrix on the two gRPC
+// wires, each as a subtest named by the scenario (the four HTTP wires run
+// them in stream's tests).
+func TestMatrix(t *testing.T) {
+	wirematrix.RunAll(t, grpcWires()...)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/credentials"
+	"github.com/a2astream/a2astream/internal/foldcheck"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -40,10 +41,10 @@ func (h *authHook) Credentials(_ context.Context, req *credentials.Request) (htt
 func authScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working(""),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(tick), a2atest.AskAuth("Sign in to the calendar"),
+		a2atest.Pause(Tick), a2atest.Chunk("a1", "one ", false, false),
+		a2atest.Pause(Tick), a2atest.AskAuth("Sign in to the calendar"),
 		a2atest.Pause(time.Second), a2atest.Chunk("a1", "two", true, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+		a2atest.Pause(Tick), a2atest.Finish(a2a.StateCompleted, "done"),
 	}
 }
 
@@ -69,13 +70,13 @@ func Credentials(t *testing.T, w Wire) {
 				s := w.Client(t, agent, stream.WithHeader("X-Caller", "matrix"), stream.WithPollInterval(250*time.Millisecond)).
 					Send(bounded(t), hello(), stream.WithCredentials(hook))
 				var states []a2a.TaskState
-				got, err := drainEach(t, s, func(ev a2a.Event) {
+				got, err := DrainEach(t, s, foldcheck.Strict, func(ev a2a.Event) {
 					if u, ok := ev.(*a2a.StatusUpdate); ok {
 						states = append(states, u.Status.State)
 					}
 				})
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
+				RequireSameAsServer(t, agent, s, got)
 				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
 				require.Equal(t, "one two", got.Text("a1"))
 				require.Contains(t, states, a2a.StateAuthRequired, "the application sees auth-required")
@@ -92,8 +93,8 @@ func Credentials(t *testing.T, w Wire) {
 				if mode.opts != nil {
 					unary = 1 // polled: one unary send, after the refused streamed one
 				}
-				require.Equal(t, 1, sends(agent), "one streamed send")
-				require.Equal(t, unary, countMethod(agent, "message/send", "SendMessage"), "the user's message is sent once")
+				require.Equal(t, 1, Sends(agent), "one streamed send")
+				require.Equal(t, unary, CountMethod(agent, "message/send", "SendMessage"), "the user's message is sent once")
 				// The calls before the hook (the send; polled, the refused
 				// stream, the unary send and the polls up to auth-required)
 				// carry no credentials; every call after it carries them once.
@@ -128,14 +129,14 @@ func Credentials(t *testing.T, w Wire) {
 func CredentialsRenewedOnRefusal(t *testing.T, w Wire) {
 	t.Run(w.String(), func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			agent := w.Agent(a2atest.WithScript(paced()...),
+			agent := w.Agent(a2atest.WithScript(Paced()...),
 				a2atest.WithFaults(a2atest.CutAfterEvents(2), a2atest.HTTPStatus(http.StatusUnauthorized, "sign in again")))
 			hook := &authHook{}
 			s := w.Client(t, agent).Send(bounded(t), hello(), stream.WithCredentials(hook))
-			got, err := drain(t, s)
+			got, err := Drain(t, s)
 			require.NoError(t, err)
-			requireSameAsServer(t, agent, s, got)
-			require.Equal(t, 1, sends(agent), "the user's message is sent once")
+			RequireSameAsServer(t, agent, s, got)
+			require.Equal(t, 1, Sends(agent), "the user's message is sent once")
 			require.Len(t, hook.requests, 1)
 			require.True(t, errors.Is(hook.requests[0].Cause, transport.ErrNotAuthenticated), "the cause: %v", hook.requests[0].Cause)
 			require.Equal(t, 1, hook.requests[0].Attempt)

@@ -27,6 +27,19 @@
 //   - endings: [Endings] (what Stream.Ending reads of the endings any wire
 //     can make).
 //
+// [Scenarios] lists them, and [RunAll] runs them all on the wires a runner
+// can build (grpc/a2agrpctest's TestMatrix); stream's tests run each under
+// its own test name ([Named], [Scenario.On]), and its endings test adds the
+// HTTP wires' own endings to [EndingCases].
+//
+// The helpers the scenarios use are stream's tests' too, defined here once:
+// the scripts ([Paced], [Asking], [ChunkyScript], [AskScript],
+// [ResumeScript]), the drain that checks the fold ([Drain], [DrainEach]),
+// the checks against the server ([RequireSameAsServer],
+// [RequireHandedOverOnce]), the counts of what the agent received ([Sends],
+// [Resubscribes], [CountMethod], [SendCountsOf], [FollowUps]) and the hooks
+// ([Recorder], [HitlFunc]).
+//
 // It imports stream, a2atest, internal/foldcheck and testify's require,
 // which library code never does; internal/archtest checks that only test
 // files import it.

@@ -11,19 +11,21 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// drain runs the stream to its end, applying every event the way an
+// Drain runs the stream to its end, applying every event the way an
 // application would, and checks the stream's invariant on the way (every
 // check of foldcheck's Strict mode, and after each event that Task's
-// artifacts are the fold of the events).
-func drain(t *testing.T, s *stream.Stream) (*foldcheck.Fold, error) {
+// artifacts are the fold of the events, order included). It returns the
+// fold and the stream's error.
+func Drain(t *testing.T, s *stream.Stream) (*foldcheck.Fold, error) {
 	t.Helper()
-	return drainEach(t, s, nil)
+	return DrainEach(t, s, foldcheck.Strict, nil)
 }
 
-// drainEach is drain that hands each event to each (if not nil) too.
-func drainEach(t *testing.T, s *stream.Stream, each func(a2a.Event)) (*foldcheck.Fold, error) {
+// DrainEach is Drain with the checks of mode, handing each event to each
+// (if not nil) too, before it is folded.
+func DrainEach(t *testing.T, s *stream.Stream, mode foldcheck.Mode, each func(a2a.Event)) (*foldcheck.Fold, error) {
 	t.Helper()
-	f := &foldcheck.Fold{Mode: foldcheck.Strict}
+	f := &foldcheck.Fold{Mode: mode}
 	defer s.Close()
 	for s.Next() {
 		if each != nil {
@@ -31,6 +33,7 @@ func drainEach(t *testing.T, s *stream.Stream, each func(a2a.Event)) (*foldcheck
 		}
 		f.Apply(t, s.Event())
 		if task := s.Task(); task != nil {
+			// The deltas rebuild Task().Artifacts exactly, order included.
 			f.RequireArtifacts(t, task.Artifacts, "after each event")
 		}
 	}
@@ -38,10 +41,12 @@ func drainEach(t *testing.T, s *stream.Stream, each func(a2a.Event)) (*foldcheck
 	return f, s.Err()
 }
 
-// requireSameAsServer checks the no-loss guarantee: the application's
-// artifacts equal the server's final ones and the final state matches.
-func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *foldcheck.Fold) *a2a.Task {
+// RequireSameAsServer checks the no-loss guarantee: the application's
+// artifacts (got, in any order) equal the server's final ones and the
+// final state matches. It returns the server's task.
+func RequireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, got *foldcheck.Fold) *a2a.Task {
 	t.Helper()
+	require.NotNil(t, got, "against the server's final task: no fold (a record built by hand holds none)")
 	require.NotNil(t, s.Task())
 	server := agent.Task(s.Task().ID)
 	require.NotNil(t, server)
@@ -50,10 +55,10 @@ func requireSameAsServer(t *testing.T, agent *a2atest.Agent, s *stream.Stream, g
 	return server
 }
 
-// partsDelivered counts the artifact parts the stream delivered.
-func partsDelivered(f *foldcheck.Fold) int {
+// PartsDelivered counts the artifact parts that events carry.
+func PartsDelivered(events []a2a.Event) int {
 	n := 0
-	for _, ev := range f.Events {
+	for _, ev := range events {
 		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
 			n += len(u.Artifact.Parts)
 		}
@@ -61,7 +66,8 @@ func partsDelivered(f *foldcheck.Fold) int {
 	return n
 }
 
-func serverParts(t *a2a.Task) int {
+// ServerParts counts the parts of t's artifacts.
+func ServerParts(t *a2a.Task) int {
 	n := 0
 	for _, a := range t.Artifacts {
 		n += len(a.Parts)

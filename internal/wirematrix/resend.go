@@ -17,8 +17,9 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// chunkyScript works for two seconds, one chunk a second.
-func chunkyScript() []a2atest.Step {
+// ChunkyScript is a task that streams a few chunks over two seconds, one
+// chunk a second, and completes.
+func ChunkyScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("on it"),
 		a2atest.Chunk("a1", "one ", false, false),
@@ -30,8 +31,9 @@ func chunkyScript() []a2atest.Step {
 	}
 }
 
-// askScript: a task that asks a question and, once answered, finishes.
-func askScript() []a2atest.Step {
+// AskScript is a task that asks a question ("Which city?") and, once
+// answered, finishes.
+func AskScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("on it"),
 		a2atest.AskInput("Which city?"),
@@ -41,12 +43,15 @@ func askScript() []a2atest.Step {
 	}
 }
 
-// resubscribeStyles are the styles of the resend scenarios, in their order.
-var resubscribeStyles = []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
+// ResubscribeStyles returns the styles of the resend scenarios, in their
+// order: snapshot-first, live-only, full-replay.
+func ResubscribeStyles() []a2atest.ResubscribeStyle {
+	return []a2atest.ResubscribeStyle{a2atest.SnapshotFirst, a2atest.LiveOnly, a2atest.FullReplay}
+}
 
-// sendFaults are answers to a send that may have been taken (or that got
+// SendFaults are answers to a send that may have been taken (or that got
 // a response, which is enough not to send again).
-func sendFaults() map[string]a2atest.Fault {
+func SendFaults() map[string]a2atest.Fault {
 	f := map[string]a2atest.Fault{
 		"200-no-event-eof": a2atest.CloseAfterEvents(0),
 		"200-no-event-cut": a2atest.CutAfterEvents(0),
@@ -62,11 +67,12 @@ func sendFaults() map[string]a2atest.Fault {
 	return f
 }
 
-// sendCountsOf counts the sends of a new message (first) and of replies;
+// SendCountsOf counts the sends of a new message (first) and of replies
+// that agent received, refused ones included;
 // with unaryOnly it counts unary sends only (for an agent that refuses
 // every streaming send, which a client not told so tries first: a refused
 // streaming call was not taken).
-func sendCountsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
+func SendCountsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
 	for _, r := range agent.Requests() {
 		if r.Message == nil {
 			continue
@@ -83,7 +89,8 @@ func sendCountsOf(agent *a2atest.Agent, unaryOnly bool) (first, replies int) {
 	return first, replies
 }
 
-func hitlFunc(count func()) hitl.Hook {
+// HitlFunc returns a hook that answers "Lisbon" and calls count each time.
+func HitlFunc(count func()) hitl.Hook {
 	return hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
 		count()
 		return hitl.Text("Lisbon"), nil
@@ -95,21 +102,21 @@ func hitlFunc(count func()) hitl.Hook {
 // at any point, an error status) is sent once.
 func FirstSendNeverResent(t *testing.T, w Wire) {
 	for _, polled := range []bool{false, true} {
-		for name, f := range sendFaults() {
+		for name, f := range SendFaults() {
 			t.Run(fmt.Sprintf("%s/polled=%v/%s", w, polled, name), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					opts := []a2atest.Option{a2atest.WithScript(chunkyScript()...)}
+					opts := []a2atest.Option{a2atest.WithScript(ChunkyScript()...)}
 					if polled {
 						opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(f))
 					} else {
 						opts = append(opts, a2atest.WithFaults(f))
 					}
 					agent := w.Agent(opts...)
-					c := w.Client(t, agent, quick()...)
+					c := w.Client(t, agent, Quick()...)
 					ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 					defer cancel()
-					_, _ = drain(t, c.Send(ctx, hello()))
-					first, _ := sendCountsOf(agent, polled)
+					_, _ = Drain(t, c.Send(ctx, hello()))
+					first, _ := SendCountsOf(agent, polled)
 					require.Equal(t, 1, first, "the message went out once")
 				})
 			})
@@ -124,14 +131,14 @@ func FirstSendNeverResent(t *testing.T, w Wire) {
 // them otherwise says so where it runs this.
 func ReplyNeverResent(t *testing.T, w Wire, except ...string) {
 	for _, polled := range []bool{false, true} {
-		for _, style := range resubscribeStyles {
-			for name, f := range sendFaults() {
+		for _, style := range ResubscribeStyles() {
+			for name, f := range SendFaults() {
 				if slices.Contains(except, name) {
 					continue
 				}
 				t.Run(fmt.Sprintf("%s/polled=%v/%s/%s", w, polled, style, name), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
-						opts := []a2atest.Option{a2atest.WithScript(askScript()...), a2atest.WithStyle(style)}
+						opts := []a2atest.Option{a2atest.WithScript(AskScript()...), a2atest.WithStyle(style)}
 						if polled {
 							opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, f))
 						} else {
@@ -139,12 +146,12 @@ func ReplyNeverResent(t *testing.T, w Wire, except ...string) {
 						}
 						agent := w.Agent(opts...)
 						asked := 0
-						hook := hitlFunc(func() { asked++ })
-						c := w.Client(t, agent, quick(stream.WithHumanInput(hook))...)
+						hook := HitlFunc(func() { asked++ })
+						c := w.Client(t, agent, Quick(stream.WithHumanInput(hook))...)
 						ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 						defer cancel()
-						_, err := drain(t, c.Send(ctx, hello()))
-						first, replies := sendCountsOf(agent, polled)
+						_, err := Drain(t, c.Send(ctx, hello()))
+						first, replies := SendCountsOf(agent, polled)
 						require.Equal(t, 1, first, "the message went out once")
 						require.Equal(t, 1, replies, "the reply went out once (ended in %v)", err)
 						require.Equal(t, 1, asked, "the human was asked once")

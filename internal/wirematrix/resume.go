@@ -13,10 +13,10 @@ import (
 	"github.com/a2astream/a2astream/stream"
 )
 
-// resumeScript is a task that works for four seconds: two artifacts
+// ResumeScript is a task that works for four seconds: two artifacts
 // growing chunk by chunk, a message with an ID, status messages, then the
 // end.
-func resumeScript() []a2atest.Step {
+func ResumeScript() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("thinking"),
 		a2atest.Chunk("a1", "one ", false, false), a2atest.Pause(time.Second),
@@ -28,14 +28,17 @@ func resumeScript() []a2atest.Step {
 	}
 }
 
-// resumeMode is how the agent lets the client follow its task.
-type resumeMode struct {
-	name string
-	opts []a2atest.Option
+// ResumeMode is how the agent lets the client follow its task.
+type ResumeMode struct {
+	// Name names the mode in subtests.
+	Name string
+	// Opts are the agent's options of the mode.
+	Opts []a2atest.Option
 }
 
-func resumeModes() []resumeMode {
-	return []resumeMode{
+// ResumeModes are the three server styles and polling.
+func ResumeModes() []ResumeMode {
+	return []ResumeMode{
 		{"live-only", []a2atest.Option{a2atest.WithStyle(a2atest.LiveOnly)}},
 		{"snapshot-first", []a2atest.Option{a2atest.WithStyle(a2atest.SnapshotFirst)}},
 		{"full-replay", []a2atest.Option{a2atest.WithStyle(a2atest.FullReplay)}},
@@ -53,14 +56,14 @@ func resumeModes() []resumeMode {
 // meanwhile): the resumed stream hands them over again, since the
 // application kept nothing of them.
 func ResumeFromACheckpoint(t *testing.T, w Wire) {
-	for _, mode := range resumeModes() {
-		t.Run(w.String()+"/"+mode.name, func(t *testing.T) {
+	for _, mode := range ResumeModes() {
+		t.Run(w.String()+"/"+mode.Name, func(t *testing.T) {
 			newAgent := func() *a2atest.Agent {
-				return w.Agent(append([]a2atest.Option{a2atest.WithScript(resumeScript()...)}, mode.opts...)...)
+				return w.Agent(append([]a2atest.Option{a2atest.WithScript(ResumeScript()...)}, mode.Opts...)...)
 			}
 			var total int
 			synctest.Test(t, func(t *testing.T) {
-				got, err := drain(t, w.Client(t, newAgent(), stream.WithPollInterval(250*time.Millisecond)).Send(bounded(t), hello()))
+				got, err := Drain(t, w.Client(t, newAgent(), stream.WithPollInterval(250*time.Millisecond)).Send(bounded(t), hello()))
 				require.NoError(t, err)
 				total = len(got.Events)
 			})
@@ -91,10 +94,10 @@ func ResumeFromACheckpoint(t *testing.T, w Wire) {
 							require.NoError(t, err)
 							require.Equal(t, uint64(stop), cp.Delivered())
 							resumed := w.Client(t, agent, opts...).Resume(bounded(t), cp)
-							after, err := drainResumed(t, resumed, before)
+							after, err := DrainResumed(t, resumed, before)
 							require.NoError(t, err)
 							require.Equal(t, uint64(stop+len(after)), resumed.Checkpoint().Delivered())
-							requireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before, after...))
+							RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before, after...))
 						})
 					})
 				}
@@ -103,10 +106,10 @@ func ResumeFromACheckpoint(t *testing.T, w Wire) {
 	}
 }
 
-// drainResumed runs a resumed stream to its end, as an application that
+// DrainResumed runs a resumed stream to its end, as an application that
 // saw the events before does: it folds each event into what it holds, and
 // checks after each that the stream's Task has the artifacts it holds.
-func drainResumed(t *testing.T, s *stream.Stream, before []a2a.Event) ([]a2a.Event, error) {
+func DrainResumed(t *testing.T, s *stream.Stream, before []a2a.Event) ([]a2a.Event, error) {
 	t.Helper()
 	defer s.Close()
 	var app a2a.Task
@@ -130,10 +133,10 @@ func drainResumed(t *testing.T, s *stream.Stream, before []a2a.Event) ([]a2a.Eve
 	return after, s.Err()
 }
 
-// requireHandedOverOnce checks that events, folded as an application folds
+// RequireHandedOverOnce checks that events, folded as an application folds
 // them, make the server's task, and that no part, message or status was
 // handed over twice.
-func requireHandedOverOnce(t *testing.T, server *a2a.Task, events []a2a.Event) {
+func RequireHandedOverOnce(t *testing.T, server *a2a.Task, events []a2a.Event) {
 	t.Helper()
 	var app a2a.Task
 	parts, messages := 0, map[string]int{}

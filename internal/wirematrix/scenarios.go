@@ -27,9 +27,9 @@ import (
 // ends with the wire's lost-connection error (Wire.Lost) and no attempt.
 func CutAnywhere(t *testing.T, w Wire) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, style := range styles {
+	for _, style := range Styles() {
 		var faults []a2atest.Fault
-		for k := 1; k < pacedEvents; k++ {
+		for k := 1; k < PacedEvents; k++ {
 			faults = append(faults, a2atest.CutAfterEvents(k), a2atest.CloseAfterEvents(k))
 		}
 		for range 12 {
@@ -38,9 +38,9 @@ func CutAnywhere(t *testing.T, w Wire) {
 		for _, f := range faults {
 			t.Run(fmt.Sprintf("%s/%s/%s", w, style, f), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
-					agent := w.Agent(a2atest.WithStyle(style), a2atest.WithScript(paced()...), a2atest.WithFaults(f))
+					agent := w.Agent(a2atest.WithStyle(style), a2atest.WithScript(Paced()...), a2atest.WithFaults(f))
 					s := w.Client(t, agent).Send(context.Background(), hello())
-					got, err := drain(t, s)
+					got, err := Drain(t, s)
 					if w.lost(err) {
 						var re *reconnect.Error
 						if errors.As(err, &re) && re.Attempts == 0 {
@@ -48,10 +48,10 @@ func CutAnywhere(t *testing.T, w Wire) {
 						}
 					}
 					require.NoError(t, err)
-					server := requireSameAsServer(t, agent, s, got)
-					require.Equal(t, 1, sends(agent))
+					server := RequireSameAsServer(t, agent, s, got)
+					require.Equal(t, 1, Sends(agent))
 					if style != a2atest.LiveOnly {
-						require.Equal(t, serverParts(server), partsDelivered(got), "no part delivered twice")
+						require.Equal(t, ServerParts(server), PartsDelivered(got.Events), "no part delivered twice")
 					}
 					require.Contains(t, got.Messages, server.Status.Message.ID, "the final status message arrives")
 				})
@@ -60,21 +60,28 @@ func CutAnywhere(t *testing.T, w Wire) {
 	}
 }
 
-// recorder is a hook that answers from a list and records what it saw.
-type recorder struct {
-	answers  []string
-	requests []*hitl.Request
-	seen     []int // events yielded before each call
-	events   *int
+// Recorder is a human-input hook that answers from a list and records
+// what it saw. It is not safe for concurrent use.
+type Recorder struct {
+	// Answers are the answers still to give, in order; a call past the
+	// last one panics (a test helper's way to fail loudly).
+	Answers []string
+	// Requests are the requests the hook was called with, in order.
+	Requests []*hitl.Request
+	// Seen is, for each call, *Events at the time of the call.
+	Seen []int
+	// Events, if not nil, counts the events the test has yielded so far.
+	Events *int
 }
 
-func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
-	r.requests = append(r.requests, req)
-	if r.events != nil {
-		r.seen = append(r.seen, *r.events)
+// Ask records req and gives the next of Answers.
+func (r *Recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error) {
+	r.Requests = append(r.Requests, req)
+	if r.Events != nil {
+		r.Seen = append(r.Seen, *r.Events)
 	}
-	a := r.answers[0]
-	r.answers = r.answers[1:]
+	a := r.Answers[0]
+	r.Answers = r.Answers[1:]
 	return hitl.Text(a), nil
 }
 
@@ -85,9 +92,9 @@ func (r *recorder) Ask(_ context.Context, req *hitl.Request) ([]a2a.Part, error)
 func HumanInTheLoop(t *testing.T, w Wire) {
 	t.Run(w.String(), func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
-			agent := w.Agent(a2atest.WithScript(asking()...))
+			agent := w.Agent(a2atest.WithScript(Asking()...))
 			events := 0
-			hook := &recorder{answers: []string{"Oct 10-17"}, events: &events}
+			hook := &Recorder{Answers: []string{"Oct 10-17"}, Events: &events}
 			s := w.Client(t, agent, stream.WithHumanInput(hook)).Send(context.Background(), hello())
 			defer s.Close()
 			var promptAt int
@@ -100,13 +107,13 @@ func HumanInTheLoop(t *testing.T, w Wire) {
 			}
 			require.NoError(t, s.Err())
 
-			require.Len(t, hook.requests, 1, "asked exactly once, even though a 1.0 follow-up opens with a stale snapshot")
-			req := hook.requests[0]
+			require.Len(t, hook.Requests, 1, "asked exactly once, even though a 1.0 follow-up opens with a stale snapshot")
+			req := hook.Requests[0]
 			require.Equal(t, "Which dates?", req.Text())
 			require.Equal(t, "draft ", req.Task.Artifact("a1").Text(), "the hook sees the assembled task")
-			require.Equal(t, promptAt, hook.seen[0], "the hook runs after the prompt was yielded")
+			require.Equal(t, promptAt, hook.Seen[0], "the hook runs after the prompt was yielded")
 
-			fu := followUps(agent)
+			fu := FollowUps(agent)
 			require.Len(t, fu, 1)
 			reply := fu[0].Message
 			first := agent.Requests()[0].Message
@@ -118,7 +125,7 @@ func HumanInTheLoop(t *testing.T, w Wire) {
 
 			require.Equal(t, "draft final", s.Task().Artifact("a1").Text(), "the prompt never enters artifact text")
 			require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
-			require.Equal(t, 0, resubscribes(agent))
+			require.Equal(t, 0, Resubscribes(agent))
 		})
 	})
 }
@@ -127,18 +134,18 @@ func HumanInTheLoop(t *testing.T, w Wire) {
 // follow-up leg drops too, under each style; the hook is asked once, the
 // answer reaches the task once, and nothing is lost.
 func HumanInTheLoopAcrossDrops(t *testing.T, w Wire) {
-	for _, style := range styles {
+	for _, style := range Styles() {
 		t.Run(w.String()+"/"+style.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := w.Agent(a2atest.WithStyle(style), a2atest.WithScript(asking()...),
+				agent := w.Agent(a2atest.WithStyle(style), a2atest.WithScript(Asking()...),
 					a2atest.WithFaults(a2atest.CutAfterEvents(3), a2atest.Fault{}, a2atest.CutAfterEvents(2)))
-				hook := &recorder{answers: []string{"yes"}}
+				hook := &Recorder{Answers: []string{"yes"}}
 				s := w.Client(t, agent, stream.WithHumanInput(hook)).Send(context.Background(), hello())
-				got, err := drain(t, s)
+				got, err := Drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Len(t, hook.requests, 1)
-				require.Len(t, followUps(agent), 1)
+				RequireSameAsServer(t, agent, s, got)
+				require.Len(t, hook.Requests, 1)
+				require.Len(t, FollowUps(agent), 1)
 				require.Equal(t, "draft final", got.Text("a1"))
 			})
 		})
@@ -161,14 +168,14 @@ func DropsAreHealed(t *testing.T, w Wire) {
 	for _, d := range drops {
 		t.Run(w.String()+"/"+d.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := w.Agent(a2atest.WithScript(paced()...), a2atest.WithFaults(d.fault))
+				agent := w.Agent(a2atest.WithScript(Paced()...), a2atest.WithFaults(d.fault))
 				start := time.Now()
 				s := w.Client(t, agent).Send(context.Background(), hello())
-				got, err := drain(t, s)
+				got, err := Drain(t, s)
 				require.NoError(t, err)
-				requireSameAsServer(t, agent, s, got)
-				require.Equal(t, 1, sends(agent), "the user's message is never sent again")
-				require.Equal(t, 1, resubscribes(agent))
+				RequireSameAsServer(t, agent, s, got)
+				require.Equal(t, 1, Sends(agent), "the user's message is never sent again")
+				require.Equal(t, 1, Resubscribes(agent))
 				reqs := agent.Requests()
 				require.Equal(t, s.Task().ID, reqs[1].TaskID, "resubscribe by task ID")
 				// The stream waited exactly one backoff of 500 ms: the task
@@ -196,14 +203,14 @@ func Polling(t *testing.T, w Wire) {
 	} {
 		t.Run(w.String()+"/"+c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				agent := w.Agent(a2atest.WithoutStreaming(), a2atest.WithScript(resumeScript()...), a2atest.WithGetFaults(c.faults...))
+				agent := w.Agent(a2atest.WithoutStreaming(), a2atest.WithScript(ResumeScript()...), a2atest.WithGetFaults(c.faults...))
 				s := w.Client(t, agent, stream.WithPollInterval(100*time.Millisecond)).Send(context.Background(), hello())
-				got, err := drain(t, s)
+				got, err := Drain(t, s)
 				require.NoError(t, err)
-				server := requireSameAsServer(t, agent, s, got)
+				server := RequireSameAsServer(t, agent, s, got)
 				require.Equal(t, a2a.StateCompleted, server.Status.State)
 				require.Contains(t, got.Messages, server.Status.Message.ID, "the final status message arrives")
-				require.Equal(t, 1, countMethod(agent, "message/send", "SendMessage"), "one unary send")
+				require.Equal(t, 1, CountMethod(agent, "message/send", "SendMessage"), "one unary send")
 				gets, failed := 0, 0
 				for _, r := range agent.Requests() {
 					switch r.Method {
@@ -221,7 +228,7 @@ func Polling(t *testing.T, w Wire) {
 						t.Fatalf("unexpected call %s", r.Method)
 					}
 				}
-				require.Equal(t, 1, sends(agent), "one streamed send, refused, before the unary one")
+				require.Equal(t, 1, Sends(agent), "one streamed send, refused, before the unary one")
 				want := 0
 				for _, f := range c.faults {
 					if !f.IsZero() {

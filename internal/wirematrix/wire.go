@@ -48,36 +48,42 @@ func (w Wire) lost(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, transport.ErrEndedEarly)
 }
 
-// styles are the resubscribe styles of a2atest.
-var styles = []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
+// Styles returns the resubscribe styles of a2atest: live-only,
+// snapshot-first, full-replay.
+func Styles() []a2atest.ResubscribeStyle {
+	return []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
+}
 
-const tick = 100 * time.Millisecond
+// Tick is the pause between the events of Paced and Asking.
+const Tick = 100 * time.Millisecond
 
-// paced is a script whose events are 100 ms apart, so that a cut leaves
-// events to be produced while the client is away. Its send stream carries 8
-// events: the task, working, three chunks of a1, a message, a2, completed.
-func paced() []a2atest.Step {
+// Paced is a script whose events are 100 ms apart, so that a cut leaves
+// events to be produced while the client is away. Its send stream carries
+// PacedEvents events: the task, working, three chunks of a1, a message,
+// a2, completed.
+func Paced() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working("thinking"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "one ", false, false),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "two ", true, false),
-		a2atest.Pause(tick), a2atest.Say("aside"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "three", true, true),
-		a2atest.Pause(tick), a2atest.Chunk("a2", "x", false, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+		a2atest.Pause(Tick), a2atest.Chunk("a1", "one ", false, false),
+		a2atest.Pause(Tick), a2atest.Chunk("a1", "two ", true, false),
+		a2atest.Pause(Tick), a2atest.Say("aside"),
+		a2atest.Pause(Tick), a2atest.Chunk("a1", "three", true, true),
+		a2atest.Pause(Tick), a2atest.Chunk("a2", "x", false, true),
+		a2atest.Pause(Tick), a2atest.Finish(a2a.StateCompleted, "done"),
 	}
 }
 
-const pacedEvents = 8
+// PacedEvents is the number of events of Paced's send stream.
+const PacedEvents = 8
 
-// asking is a script that stops for input half-way.
-func asking() []a2atest.Step {
+// Asking is a script that stops for input ("Which dates?") half-way.
+func Asking() []a2atest.Step {
 	return []a2atest.Step{
 		a2atest.Working(""),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "draft ", false, false),
-		a2atest.Pause(tick), a2atest.AskInput("Which dates?"),
-		a2atest.Pause(tick), a2atest.Chunk("a1", "final", true, true),
-		a2atest.Pause(tick), a2atest.Finish(a2a.StateCompleted, "done"),
+		a2atest.Pause(Tick), a2atest.Chunk("a1", "draft ", false, false),
+		a2atest.Pause(Tick), a2atest.AskInput("Which dates?"),
+		a2atest.Pause(Tick), a2atest.Chunk("a1", "final", true, true),
+		a2atest.Pause(Tick), a2atest.Finish(a2a.StateCompleted, "done"),
 	}
 }
 
@@ -91,8 +97,8 @@ func bounded(t *testing.T) context.Context {
 	return ctx
 }
 
-// countMethod counts the requests with one of the given methods.
-func countMethod(agent *a2atest.Agent, methods ...string) int {
+// CountMethod counts the requests agent received with one of methods.
+func CountMethod(agent *a2atest.Agent, methods ...string) int {
 	n := 0
 	for _, r := range agent.Requests() {
 		for _, m := range methods {
@@ -104,16 +110,21 @@ func countMethod(agent *a2atest.Agent, methods ...string) int {
 	return n
 }
 
-func sends(agent *a2atest.Agent) int {
-	return countMethod(agent, "message/stream", "SendStreamingMessage")
+// Sends counts the streamed sends agent received (either version's
+// method), refused ones included.
+func Sends(agent *a2atest.Agent) int {
+	return CountMethod(agent, "message/stream", "SendStreamingMessage")
 }
 
-func resubscribes(agent *a2atest.Agent) int {
-	return countMethod(agent, "tasks/resubscribe", "SubscribeToTask")
+// Resubscribes counts the resubscribes agent received (either version's
+// method).
+func Resubscribes(agent *a2atest.Agent) int {
+	return CountMethod(agent, "tasks/resubscribe", "SubscribeToTask")
 }
 
-// followUps are the sends of messages to an existing task.
-func followUps(agent *a2atest.Agent) []a2atest.Request {
+// FollowUps are the sends of messages to an existing task that agent
+// received.
+func FollowUps(agent *a2atest.Agent) []a2atest.Request {
 	var out []a2atest.Request
 	for _, r := range agent.Requests() {
 		if r.Message != nil && r.Message.TaskID != "" {
