@@ -150,9 +150,14 @@ func profileShares(p *profile.Profile, prefixes []string) ([]funcCost, int64, []
 	return out, total, shares
 }
 
-// shortFunc drops the module path of a2astream's own functions.
+// shortFunc drops the module path of a2astream's own functions, and the
+// type arguments of a generic one (grpc.recvEvent[…]).
 func shortFunc(name string) string {
-	return strings.TrimPrefix(name, "github.com/a2astream/a2astream/")
+	name = strings.TrimPrefix(name, "github.com/a2astream/a2astream/")
+	if i, j := strings.Index(name, "["), strings.LastIndex(name, "]"); i >= 0 && j > i {
+		name = name[:i+1] + "…" + name[j:]
+	}
+	return name
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }

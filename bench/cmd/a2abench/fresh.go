@@ -73,12 +73,13 @@ func roundChild(args []string) error {
 	if !ok || err != nil {
 		return fmt.Errorf("-round %q: want suite/index", *key)
 	}
-	gaConn, err := newA2AGoConn(*grpcAddr)
-	if err != nil {
-		return err
+	cfg := &config{rounds: 1, quick: *quick, base: *base, hc: newHTTPClient(), res: &results{}, grpcAddr: *grpcAddr}
+	if *grpcAddr != "" {
+		if cfg.gaConn, err = newA2AGoConn(*grpcAddr); err != nil {
+			return err
+		}
+		defer cfg.gaConn.Close()
 	}
-	defer gaConn.Close()
-	cfg := &config{rounds: 1, quick: *quick, base: *base, hc: newHTTPClient(), res: &results{}, grpcAddr: *grpcAddr, gaConn: gaConn}
 	cs, err := freshContenders(cfg, suite)
 	if err != nil {
 		return err

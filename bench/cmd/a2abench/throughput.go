@@ -294,7 +294,7 @@ func throughput(cfg *config, w io.Writer) error {
 	var prof cpuProfiler
 	profiled := slices.Clone(cs)
 	if cfg.cpuTop > 0 {
-		for _, i := range []int{ours03, ours10, grpc03, grpc10} {
+		for _, i := range []int{ours03, ours10, grpc03, grpc10, a2agoGRPC} {
 			if cs[i].remote != nil {
 				profiled[i].remote = prof.wrapRemote(cs[i].name, cs[i].remote)
 			} else {
