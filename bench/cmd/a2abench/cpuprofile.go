@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"os"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -47,6 +48,41 @@ func (p *cpuProfiler) wrap(key string, run func() error) func() error {
 		}
 		p.profs[key] = append(p.profs[key], prof)
 		return err
+	}
+}
+
+// wrapRemote returns remote, its warm rounds profiled under key while the
+// profiler is on: the other program writes the profile into a temporary
+// file, read back here.
+func (p *cpuProfiler) wrapRemote(key string, remote func(bool, int, string) (measure.Sample, error)) func(bool, int, string) (measure.Sample, error) {
+	if !slices.Contains(p.keys, key) {
+		p.keys = append(p.keys, key)
+	}
+	return func(fresh bool, procs int, profPath string) (measure.Sample, error) {
+		if !p.on || fresh || profPath != "" {
+			return remote(fresh, procs, profPath)
+		}
+		f, err := os.CreateTemp("", "a2abench-*.pprof")
+		if err != nil {
+			return measure.Sample{}, err
+		}
+		path := f.Name()
+		f.Close()
+		defer os.Remove(path)
+		s, err := remote(fresh, procs, path)
+		if err != nil {
+			return s, err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return s, fmt.Errorf("cpu profile: %w", err)
+		}
+		prof, err := profile.ParseData(b)
+		if err != nil {
+			return s, fmt.Errorf("cpu profile: %w", err)
+		}
+		p.add(key, prof)
+		return s, nil
 	}
 }
 
@@ -114,9 +150,14 @@ func profileShares(p *profile.Profile, prefixes []string) ([]funcCost, int64, []
 	return out, total, shares
 }
 
-// shortFunc drops the module path of a2astream's own functions.
+// shortFunc drops the module path of a2astream's own functions, and the
+// type arguments of a generic one (grpc.recvEvent[…]).
 func shortFunc(name string) string {
-	return strings.TrimPrefix(name, "github.com/a2astream/a2astream/")
+	name = strings.TrimPrefix(name, "github.com/a2astream/a2astream/")
+	if i, j := strings.Index(name, "["), strings.LastIndex(name, "]"); i >= 0 && j > i {
+		name = name[:i+1] + "…" + name[j:]
+	}
+	return name
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) }
@@ -135,7 +176,8 @@ func (p *cpuProfiler) add(key string, prof *profile.Profile) {
 // write renders the top n functions of each key's merged runs, by flat
 // and by cumulative time, after title, which says which runs they are.
 func (p *cpuProfiler) write(w io.Writer, n int, title string) error {
-	prefixes := []string{"encoding/json.", "runtime.gcBgMarkWorker", "runtime.mallocgc", "net/http."}
+	prefixes := []string{"encoding/json.", "runtime.gcBgMarkWorker", "runtime.mallocgc", "net/http.",
+		"google.golang.org/grpc", "google.golang.org/protobuf/", "github.com/a2astream/a2astream/grpc"}
 	fmt.Fprintf(w, "\n%s: runtime/pprof at its default 100 Hz, "+
 		"one profile per round merged, the whole client process (net/http's goroutines and the collector included, the server is "+
 		"another process). Flat is the time in the function itself, cumulative the time with it on the stack, both as shares of "+
@@ -147,8 +189,12 @@ func (p *cpuProfiler) write(w io.Writer, n int, title string) error {
 			return fmt.Errorf("merging the profiles of %s: %w", key, err)
 		}
 		costs, total, shares := profileShares(merged, prefixes)
-		fmt.Fprintf(w, "\n%s: %s of samples; on the stack: encoding/json %s, the collector's mark workers %s, mallocgc %s, net/http %s.\n\n",
-			key, measure.Dur(time.Duration(total)), pct(shares[0]), pct(shares[1]), pct(shares[2]), pct(shares[3]))
+		grpcShares := ""
+		if shares[4]+shares[5]+shares[6] > 0 {
+			grpcShares = fmt.Sprintf(", grpc-go %s, protobuf-go %s, a2agrpc (its conversion included) %s", pct(shares[4]), pct(shares[5]), pct(shares[6]))
+		}
+		fmt.Fprintf(w, "\n%s: %s of samples; on the stack: encoding/json %s, the collector's mark workers %s, mallocgc %s, net/http %s%s.\n\n",
+			key, measure.Dur(time.Duration(total)), pct(shares[0]), pct(shares[1]), pct(shares[2]), pct(shares[3]), grpcShares)
 		byFlat := slices.Clone(costs)
 		slices.SortFunc(byFlat, func(a, b funcCost) int { return cmp.Or(cmp.Compare(b.flat, a.flat), cmp.Compare(a.name, b.name)) })
 		// The frames above the driver (a2abench's own, runtime.main) are on

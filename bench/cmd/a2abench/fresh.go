@@ -21,7 +21,7 @@ import (
 // A fresh round runs one contender once in a new process: the a2abench
 // binary started again as
 //
-//	a2abench -round <suite>/<index> -base <server URL> [-quick] [-cpuprofile <file>]
+//	a2abench -round <suite>/<index> -base <server URL> -grpc <host:port> [-quick] [-cpuprofile <file>]
 //
 // with GOMAXPROCS in its environment. The child builds the suite's
 // contenders as the parent does, runs the one named, measures it as a warm
@@ -62,6 +62,7 @@ func roundChild(args []string) error {
 	fs := flag.NewFlagSet("a2abench -round", flag.ContinueOnError)
 	key := fs.String("round", "", "the contender to run: `suite/index`")
 	base := fs.String("base", "", "the server's base URL")
+	grpcAddr := fs.String("grpc", "", "the server's gRPC `host:port`")
 	quick := fs.Bool("quick", false, "small sizes")
 	profPath := fs.String("cpuprofile", "", "write a CPU profile of the run to `file`")
 	if err := fs.Parse(args); err != nil {
@@ -72,7 +73,13 @@ func roundChild(args []string) error {
 	if !ok || err != nil {
 		return fmt.Errorf("-round %q: want suite/index", *key)
 	}
-	cfg := &config{rounds: 1, quick: *quick, base: *base, hc: newHTTPClient(), res: &results{}}
+	cfg := &config{rounds: 1, quick: *quick, base: *base, hc: newHTTPClient(), res: &results{}, grpcAddr: *grpcAddr}
+	if *grpcAddr != "" {
+		if cfg.gaConn, err = newA2AGoConn(*grpcAddr); err != nil {
+			return err
+		}
+		defer cfg.gaConn.Close()
+	}
 	cs, err := freshContenders(cfg, suite)
 	if err != nil {
 		return err
@@ -112,7 +119,7 @@ func freshRound(cfg *config, suite string, i, procs int, profPath string) (measu
 	if err != nil {
 		return measure.Sample{}, err
 	}
-	args := []string{roundFlag, fmt.Sprintf("%s/%d", suite, i), "-base", cfg.base}
+	args := []string{roundFlag, fmt.Sprintf("%s/%d", suite, i), "-base", cfg.base, "-grpc", cfg.grpcAddr}
 	if cfg.quick {
 		args = append(args, "-quick")
 	}
@@ -138,10 +145,20 @@ func freshRound(cfg *config, suite string, i, procs int, profPath string) (measu
 // interleaveFresh runs every contender of suite once per round, each in a
 // new process under GOMAXPROCS procs, in order, and returns the samples by
 // contender. There is no warm-up round: a fresh round is cold by design.
+// A contender that runs in another program (remote) starts a new process
+// of it.
 func interleaveFresh(cfg *config, suite string, cs []contender, rounds, procs int) ([][]measure.Sample, error) {
 	out := make([][]measure.Sample, len(cs))
 	for range rounds {
-		for i := range cs {
+		for i, c := range cs {
+			if c.remote != nil {
+				s, err := c.remote(true, procs, "")
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c.name, err)
+				}
+				out[i] = append(out[i], s)
+				continue
+			}
 			s, err := freshRound(cfg, suite, i, procs, "")
 			if err != nil {
 				return nil, err

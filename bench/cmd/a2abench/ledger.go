@@ -75,8 +75,8 @@ func ledgerCost(cfg *config, w io.Writer) error {
 		}
 	}
 	cs := []contender{
-		{"1 artifact (1,000 appends to it)", fold(0)},
-		{"1,000 artifacts (1,000 events, one per artifact)", fold(1)},
+		{name: "1 artifact (1,000 appends to it)", run: fold(0)},
+		{name: "1,000 artifacts (1,000 events, one per artifact)", run: fold(1)},
 	}
 	ss := make([][]measure.Sample, len(cs))
 	for round := -1; round < cfg.rounds; round++ { // round -1 warms up

@@ -14,7 +14,10 @@
 //	go run ./cmd/a2abench -only growth -quick   # a smoke test of one suite
 //
 // A child process (the same binary with -serve) is the loopback server, so
-// the CPU time and allocations reported are the client's alone. The
+// the CPU time and allocations reported are the client's alone; it serves
+// gRPC too, on a second port, and the throughput suite's a2astream gRPC
+// contenders run in cmd/grpcworker, which a2abench builds and asks for
+// rounds (grpc.go says why they cannot run here). The
 // throughput suite runs its rounds warm (in this process) and, with -fresh
 // (the default), also each round in a new process (the same binary with
 // -round), cold; the growth suite runs fresh rounds only. Both run under
@@ -37,6 +40,8 @@ import (
 	"syscall"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
@@ -51,7 +56,13 @@ type config struct {
 	procs  []int  // the GOMAXPROCS values the throughput and growth suites run under
 	base   string // http://127.0.0.1:port of the child server
 	hc     *http.Client
-	res    *results // what the suites measured for issue 21's targets
+	// grpcAddr is the child server's gRPC host:port; grpc runs the
+	// a2astream gRPC contenders' rounds (cmd/grpcworker, nil in a fresh
+	// round's child); gaConn is the a2a-go gRPC contender's connection.
+	grpcAddr string
+	grpc     *grpcWorkers
+	gaConn   *grpc.ClientConn
+	res      *results // what the suites measured for issue 21's targets
 }
 
 func main() {
@@ -67,7 +78,7 @@ func main() {
 	only := flag.String("only", allSuites, "comma-separated suites to run")
 	rounds := flag.Int("rounds", 5, "interleaved rounds per suite")
 	quick := flag.Bool("quick", false, "small sizes, for a smoke test")
-	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC driver rounds and print the top `N` functions")
+	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC and gRPC driver rounds and print the top `N` functions")
 	fresh := flag.Bool("fresh", true, "also run each throughput round in a new process (cold heap and pages), beside the warm rounds")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS `values` the throughput and growth suites run under")
 	flag.Parse()
@@ -90,14 +101,22 @@ func main() {
 
 func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []int, out string) error {
 	nofile := raiseNoFile()
-	child, base, err := startChild()
+	child, base, grpcAddr, err := startChild()
 	if err != nil {
 		return err
 	}
 	defer child.stop()
 	hc := newHTTPClient()
 	tr := hc.Transport.(*http.Transport)
-	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, fresh: fresh, procs: procs, base: base, hc: hc, res: &results{}}
+	gaConn, err := newA2AGoConn(grpcAddr)
+	if err != nil {
+		return err
+	}
+	defer gaConn.Close()
+	workers := &grpcWorkers{addr: grpcAddr}
+	defer workers.close()
+	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, fresh: fresh, procs: procs, base: base, hc: hc, res: &results{},
+		grpcAddr: grpcAddr, grpc: workers, gaConn: gaConn}
 
 	var rep bytes.Buffer
 	start := time.Now()
@@ -204,33 +223,39 @@ func (c *childProc) stop() {
 	}
 }
 
-// startChild starts the loopback server as a child process.
-func startChild() (*childProc, string, error) {
+// startChild starts the loopback server as a child process and returns
+// its HTTP base URL and its gRPC host:port.
+func startChild() (*childProc, string, string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	cmd := exec.Command(exe, "-serve")
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, "", err
+		return nil, "", "", err
 	}
 	c := &childProc{cmd: cmd, stdin: stdin}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
-	if err != nil || !ok {
-		c.stop()
-		return nil, "", fmt.Errorf("server child: got %q, %v", line, err)
+	r := bufio.NewReader(stdout)
+	var addrs [2]string
+	for i, prefix := range []string{"addr ", "grpc "} {
+		line, err := r.ReadString('\n')
+		addr, ok := strings.CutPrefix(strings.TrimSpace(line), prefix)
+		if err != nil || !ok {
+			c.stop()
+			return nil, "", "", fmt.Errorf("server child: got %q, %v; want %q", line, err, prefix+"host:port")
+		}
+		addrs[i] = addr
 	}
-	return c, "http://" + addr, nil
+	return c, "http://" + addrs[0], addrs[1], nil
 }
 
 // raiseNoFile lifts the soft open-file limit to the hard one (the Go

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/a2astream/a2astream/bench/internal/grpcserver"
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
@@ -42,7 +44,18 @@ func TestSuitesQuick(t *testing.T) {
 	defer srv.Close()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	defer tr.CloseIdleConnections()
-	cfg := &config{rounds: 1, quick: true, cpuTop: 5, fresh: true, procs: []int{1, 2}, base: srv.URL, hc: &http.Client{Transport: tr}, res: &results{}}
+	gln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	gs := grpcserver.NewGRPCServer(&grpcserver.Server{})
+	go gs.Serve(gln)
+	defer gs.Stop()
+	gaConn, err := newA2AGoConn(gln.Addr().String())
+	require.NoError(t, err)
+	defer gaConn.Close()
+	workers := &grpcWorkers{addr: gln.Addr().String()}
+	defer workers.close()
+	cfg := &config{rounds: 1, quick: true, cpuTop: 5, fresh: true, procs: []int{1, 2}, base: srv.URL, hc: &http.Client{Transport: tr}, res: &results{},
+		grpcAddr: gln.Addr().String(), grpc: workers, gaConn: gaConn}
 	for name, fn := range map[string]func(*config, *bytes.Buffer) error{
 		"throughput": func(c *config, b *bytes.Buffer) error { return throughput(c, b) },
 		"growth":     func(c *config, b *bytes.Buffer) error { return growth(c, b) },
@@ -73,7 +86,9 @@ func TestSuitesQuick(t *testing.T) {
 				require.Contains(t, b.String(), map[string]string{"ledger": "- cost per event at 1,000 artifacts ≤ 1.2×", "poll": "- an empty poll ≤ 1.5×"}[name])
 			}
 			if name == "throughput" {
-				for _, row := range []string{"| a2astream JSON-RPC 0.3 |", "| a2astream REST 0.3 (proto-JSON) |", "| a2astream JSON-RPC 1.0 |", "| a2astream REST 1.0 |", "REST events/s within 10 %", "| function (by flat) |"} {
+				for _, row := range []string{"| a2astream JSON-RPC 0.3 |", "| a2astream REST 0.3 (proto-JSON) |", "| a2astream JSON-RPC 1.0 |", "| a2astream REST 1.0 |", "REST events/s within 10 %", "| function (by flat) |",
+					"| a2astream gRPC 0.3 |", "| a2astream gRPC 1.0 |", "| a2a-go v0.3.3 gRPC 0.3 |", "gRPC allocations per event ≤ 5.00",
+					"a2astream gRPC driver (Send → Next), 1.0: "} {
 					if !strings.Contains(b.String(), row) {
 						t.Errorf("no %q in the throughput output:\n%s", row, b.String())
 					}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/bench/internal/decodebench"
+	drivepkg "github.com/a2astream/a2astream/bench/internal/drive"
+	"github.com/a2astream/a2astream/bench/internal/grpcserver"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
@@ -25,6 +27,11 @@ import (
 type contender struct {
 	name string
 	run  func() error
+	// remote, when not nil, runs the contender's round in another program,
+	// which measures it (run is then not used): warm in a process it keeps,
+	// fresh in a new one, under GOMAXPROCS procs, CPU-profiled into
+	// profPath when that is not empty.
+	remote func(fresh bool, procs int, profPath string) (measure.Sample, error)
 }
 
 // interleave runs every contender once per round, in order, and returns
@@ -33,6 +40,14 @@ func interleave(rounds int, peak bool, cs []contender) ([][]measure.Sample, erro
 	out := make([][]measure.Sample, len(cs))
 	for range rounds {
 		for i, c := range cs {
+			if c.remote != nil {
+				s, err := c.remote(false, runtime.GOMAXPROCS(0), "")
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c.name, err)
+				}
+				out[i] = append(out[i], s)
+				continue
+			}
 			p := measure.Start(peak)
 			err := c.run()
 			s := p.Stop()
@@ -86,22 +101,7 @@ func sendOursREST(hc *http.Client, base string, v a2a.Version, wantEvents int, c
 
 // drive sends one message with c and reads the stream to its end.
 func drive(c *stream.Client, wantEvents int, check func(*a2a.Task) error) error {
-	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
-	defer s.Close()
-	n := 0
-	for s.Next() {
-		n++
-	}
-	if err := s.Err(); err != nil {
-		return err
-	}
-	if wantEvents >= 0 && n != wantEvents {
-		return fmt.Errorf("got %d events; want %d", n, wantEvents)
-	}
-	if check != nil {
-		return check(s.Task())
-	}
-	return nil
+	return drivepkg.Send(c, wantEvents, check)
 }
 
 // sendA2AGo runs the a2a-go v0.3.3 client's SendStreamingMessage loop.
@@ -186,13 +186,15 @@ func floorRun(hc *http.Client, url string, v a2a.Version, wantEvents int) error 
 // returns them.
 const (
 	ours03, rest03, a2ago, floor03, ours10, rest10, floor10 = 0, 1, 2, 3, 4, 5, 6
+	grpc03, grpc10, a2agoGRPC                               = 7, 8, 9
 )
 
 // floorOf returns the decode floor contender i is set against: the floor
-// of its version (the REST drivers' too: the floor reads the JSON-RPC
-// stream, the same events).
+// of its version (the REST and gRPC drivers' too: the floor reads the
+// JSON-RPC stream, the same events).
 func floorOf(i int) int {
-	if i >= ours10 {
+	switch i {
+	case ours10, rest10, floor10, grpc10:
 		return floor10
 	}
 	return floor03
@@ -215,24 +217,42 @@ func throughputContenders(cfg *config) ([]contender, int) {
 		return nil
 	}
 	noRetry := stream.WithReconnect(reconnect.Never())
+	// The a2astream gRPC rounds run in cmd/grpcworker (see grpc.go).
+	grpcRound := func(v string) func(bool, int, string) (measure.Sample, error) {
+		return func(fresh bool, procs int, profPath string) (measure.Sample, error) {
+			if cfg.grpc == nil {
+				return measure.Sample{}, fmt.Errorf("no gRPC worker here")
+			}
+			return cfg.grpc.round(fresh, v, n, procs, profPath)
+		}
+	}
 	return []contender{
-		ours03: {"a2astream driver (Send → Next), 0.3", func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, checkParts, noRetry) }},
-		rest03: {"a2astream REST driver (Send → Next), 0.3", func() error {
+		ours03: {name: "a2astream driver (Send → Next), 0.3", run: func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, checkParts, noRetry) }},
+		rest03: {name: "a2astream REST driver (Send → Next), 0.3", run: func() error {
 			return sendOursREST(cfg.hc, restBase, a2a.V03, events, checkParts, noRetry)
 		}},
-		a2ago: {"a2a-go v0.3.3 SendStreamingMessage, 0.3", func() error {
+		a2ago: {name: "a2a-go v0.3.3 SendStreamingMessage, 0.3", run: func() error {
 			got, err := sendA2AGo(cfg.hc, url("0.3"))
 			if err == nil && got != events {
 				err = fmt.Errorf("got %d events; want %d", got, events)
 			}
 			return err
 		}},
-		floor03: {"decode floor (bufio scan + json.Unmarshal), 0.3", func() error { return floorRun(cfg.hc, url("0.3"), a2a.V03, events) }},
-		ours10:  {"a2astream driver (Send → Next), 1.0", func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, checkParts, noRetry) }},
-		rest10: {"a2astream REST driver (Send → Next), 1.0", func() error {
+		floor03: {name: "decode floor (bufio scan + json.Unmarshal), 0.3", run: func() error { return floorRun(cfg.hc, url("0.3"), a2a.V03, events) }},
+		ours10:  {name: "a2astream driver (Send → Next), 1.0", run: func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, checkParts, noRetry) }},
+		rest10: {name: "a2astream REST driver (Send → Next), 1.0", run: func() error {
 			return sendOursREST(cfg.hc, restBase, a2a.V10, events, checkParts, noRetry)
 		}},
-		floor10: {"decode floor (bufio scan + json.Unmarshal), 1.0", func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
+		floor10: {name: "decode floor (bufio scan + json.Unmarshal), 1.0", run: func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
+		grpc03:  {name: "a2astream gRPC driver (Send → Next), 0.3", remote: grpcRound("0.3")},
+		grpc10:  {name: "a2astream gRPC driver (Send → Next), 1.0", remote: grpcRound("1.0")},
+		a2agoGRPC: {name: "a2a-go v0.3.3 SendStreamingMessage over gRPC, 0.3", run: func() error {
+			got, err := sendA2AGoGRPC(cfg.gaConn, cfg.grpcAddr, n)
+			if err == nil && got != events {
+				err = fmt.Errorf("got %d events; want %d", got, events)
+			}
+			return err
+		}},
 	}, n
 }
 
@@ -269,13 +289,17 @@ func throughput(cfg *config, w io.Writer) error {
 	}
 	// The warm rounds run in this process: one untimed warm-up round of
 	// each contender, then the interleaved rounds. The CPU profile, when
-	// asked for, is of the JSON-RPC drivers' warm rounds under the last
-	// GOMAXPROCS.
+	// asked for, is of the JSON-RPC and gRPC drivers' warm rounds under the
+	// last GOMAXPROCS.
 	var prof cpuProfiler
 	profiled := slices.Clone(cs)
 	if cfg.cpuTop > 0 {
-		for _, i := range []int{ours03, ours10} {
-			profiled[i].run = prof.wrap(cs[i].name, cs[i].run)
+		for _, i := range []int{ours03, ours10, grpc03, grpc10, a2agoGRPC} {
+			if cs[i].remote != nil {
+				profiled[i].remote = prof.wrapRemote(cs[i].name, cs[i].remote)
+			} else {
+				profiled[i].run = prof.wrap(cs[i].name, cs[i].run)
+			}
 		}
 	}
 	var sets []runSet
@@ -433,10 +457,84 @@ func throughput(cfg *config, w io.Writer) error {
 	}
 	fmt.Fprintln(w, t.String())
 	fmt.Fprintf(w, "- REST events/s within 10 %% of JSON-RPC (≥ 0.90×, on the median of each %s set) — %s\n", read, verdict(restOK))
+	grpcTable(w, sets, judged, read, n, cs)
 	if cfg.cpuTop > 0 {
 		return prof.write(w, cfg.cpuTop, fmt.Sprintf("CPU profile of the driver's warm rounds under GOMAXPROCS %d (`-cpuprofile-top %d`)", procs[len(procs)-1], cfg.cpuTop))
 	}
 	return nil
+}
+
+// Issue 32's targets for the gRPC binding.
+const (
+	grpcRPCTarget    = 1.0 // gRPC events/s over JSON-RPC's on the same stream, at least
+	grpcAllocsTarget = 5.0 // gRPC allocations per event, at most
+	grpcA2AGoTarget  = 3.0 // gRPC events/s over the a2a-go gRPC client's, at least
+)
+
+// grpcTable writes the gRPC rows beside JSON-RPC, of every set, and issue
+// 32's targets judged on the judged sets (read names them).
+func grpcTable(w io.Writer, sets, judged []runSet, read string, n int, cs []contender) {
+	ev := float64(n + 3)
+	rate := func(s measure.Sample) float64 { return ev / s.Wall.Seconds() }
+	cpu := func(s measure.Sample) float64 { return float64(s.CPU.Nanoseconds()) / ev }
+	allocs := func(s measure.Sample) float64 { return float64(s.Mallocs) / ev }
+	bytesPer := func(s measure.Sample) float64 { return float64(s.Bytes) / ev }
+	spread := func(xs []float64) string { return measure.SpreadCell(xs, measure.F) }
+	spreadX := func(xs []float64) string { return measure.SpreadCell(xs, measure.Ratio) }
+	wire03 := float64(grpcserver.WireBytes(grpcserver.Encode("0.3", n))) / ev
+	wire10 := float64(grpcserver.WireBytes(grpcserver.Encode("1.0", n))) / ev
+
+	fmt.Fprintf(w, "\ngRPC beside JSON-RPC (issue 32), the same events from the same child process: its gRPC listener "+
+		"(grpc-go, h2c on loopback) sends each version's StreamResponse messages, encoded once up front (%.0f and %.0f B/event "+
+		"in 0.3 and 1.0 with the 5-byte message prefix, HTTP/2 framing left out). %s and %s are a2agrpc through "+
+		"`stream.NewClientFor` (one `a2agrpc.Transport` per process); they run in cmd/grpcworker, a process of their own "+
+		"(a2a-go's generated code and a2agrpc's register the same protobuf names, a2a.v1.*, and cannot share a binary), which "+
+		"measures itself as a fresh round does, warm in one process kept for the suite, fresh in a new one per round. "+
+		"%s is a2a-go's client with `NewGRPCTransportFromClient` on one connection per process. "+
+		"×JSON-RPC is the per-round ratio to the a2astream JSON-RPC driver of the same version, ×a2a-go gRPC to the a2a-go gRPC client "+
+		"(0.3; for the 1.0 row across versions), min / median / max.\n\n",
+		wire03, wire10, cs[grpc03].name, cs[grpc10].name, cs[a2agoGRPC].name)
+	t := measure.Table{Head: []string{"binding, version", "rounds", "events/s", "×JSON-RPC", "×a2a-go gRPC", "CPU ns/event", "CPU ×JSON-RPC", "allocs/event", "B/event"},
+		Align: []bool{false, false, true, true, true, true, true, true, true}}
+	rows := []struct {
+		name      string
+		i, rpcRow int
+	}{
+		{"a2astream gRPC 0.3", grpc03, ours03},
+		{"a2astream gRPC 1.0", grpc10, ours10},
+		{"a2a-go v0.3.3 gRPC 0.3", a2agoGRPC, ours03},
+	}
+	for _, set := range sets {
+		ss := set.ss
+		for _, row := range rows {
+			t.Add(row.name, set.String(), spread(perRound(ss[row.i], rate)), spreadX(perRoundRatio(ss[row.i], ss[row.rpcRow], rate)),
+				spreadX(perRoundRatio(ss[row.i], ss[a2agoGRPC], rate)),
+				spread(perRound(ss[row.i], cpu)), spreadX(perRoundRatio(ss[row.i], ss[row.rpcRow], cpu)),
+				measure.F(measure.Median(perRound(ss[row.i], allocs))), measure.F(measure.Median(perRound(ss[row.i], bytesPer))))
+		}
+	}
+	fmt.Fprintln(w, t.String())
+
+	var vsRPC, vsA2AGo, alloc []string
+	rpcOK, a2agoOK, allocOK := true, true, true
+	for _, set := range judged {
+		ss := set.ss
+		for _, row := range rows[:2] {
+			lo, med, hi := measure.Spread(perRoundRatio(ss[row.i], ss[row.rpcRow], rate))
+			rpcOK = rpcOK && med >= grpcRPCTarget
+			vsRPC = append(vsRPC, fmt.Sprintf("**%s** in %s (GOMAXPROCS %d) (%s–%s)", measure.Ratio(med), row.name, set.procs, measure.Ratio(lo), measure.Ratio(hi)))
+			lo, med, hi = measure.Spread(perRoundRatio(ss[row.i], ss[a2agoGRPC], rate))
+			a2agoOK = a2agoOK && med >= grpcA2AGoTarget
+			vsA2AGo = append(vsA2AGo, fmt.Sprintf("**%s** in %s (GOMAXPROCS %d) (%s–%s)", measure.Ratio(med), row.name, set.procs, measure.Ratio(lo), measure.Ratio(hi)))
+			x := measure.Median(perRound(ss[row.i], allocs))
+			allocOK = allocOK && x <= grpcAllocsTarget
+			alloc = append(alloc, fmt.Sprintf("**%s** in %s (GOMAXPROCS %d)", measure.F(x), row.name, set.procs))
+		}
+	}
+	fmt.Fprintf(w, "Targets (issue 32), judged on the median of each %s set:\n\n", read)
+	fmt.Fprintf(w, "- gRPC events/s ≥ JSON-RPC's on the same stream (≥ %s): %s — %s\n", measure.Ratio(grpcRPCTarget), strings.Join(vsRPC, ", "), verdict(rpcOK))
+	fmt.Fprintf(w, "- gRPC allocations per event ≤ %s (grpc-go included): %s — %s\n", measure.F(grpcAllocsTarget), strings.Join(alloc, ", "), verdict(allocOK))
+	fmt.Fprintf(w, "- gRPC events/s ≥ %s the a2a-go v0.3.3 gRPC client's: %s — %s\n", measure.Ratio(grpcA2AGoTarget), strings.Join(vsA2AGo, ", "), verdict(a2agoOK))
 }
 
 // measureRESTWireBytes reads one REST stream of each version (0.3, 1.0)

@@ -41,6 +41,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2astream/a2astream/bench/internal/grpcserver"
 	"github.com/a2astream/a2astream/bench/internal/wire"
 )
 
@@ -363,17 +364,25 @@ func Protocols() *http.Protocols {
 }
 
 // ServeChild runs the server as the child process of the benchmark: it
-// listens on 127.0.0.1, prints "addr host:port" on stdout, and exits when
-// its stdin closes (the parent went away).
+// listens on 127.0.0.1 twice, HTTP (this package) and gRPC (package
+// grpcserver, h2c), prints "addr host:port" and then "grpc host:port" on
+// stdout, and exits when its stdin closes (the parent went away).
 func ServeChild() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("addr %s\n", ln.Addr())
+	gln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("addr %s\ngrpc %s\n", ln.Addr(), gln.Addr())
 	go func() {
 		_, _ = io.Copy(io.Discard, bufio.NewReader(os.Stdin))
 		os.Exit(0)
 	}()
-	return NewServer(&Handler{}).Serve(ln)
+	errs := make(chan error, 2)
+	go func() { errs <- grpcserver.Serve(&grpcserver.Server{}, gln) }()
+	go func() { errs <- NewServer(&Handler{}).Serve(ln) }()
+	return <-errs
 }
