@@ -25,6 +25,7 @@ import (
 	pbv03 "github.com/a2astream/a2astream/grpc/internal/a2apb/v03"
 	pbv1 "github.com/a2astream/a2astream/grpc/internal/a2apb/v1"
 	"github.com/a2astream/a2astream/grpc/internal/convert"
+	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
 
@@ -324,4 +325,55 @@ func benchStream(b *testing.B, v a2a.Version, how string) {
 			}
 		}
 	}
+}
+
+// BenchmarkClientChunks10: the whole stream client (stream.NewClientFor
+// over the Transport, its driver folding each chunk into the task) reading
+// one stream: a working task, b.N text artifact chunks, completed. An op is
+// one chunk; the allocations are the process's, the server's included (a
+// memory profile tells the client's from the server's).
+func BenchmarkClientChunks10(b *testing.B) { benchClient(b, a2a.V10) }
+
+func BenchmarkClientChunks03(b *testing.B) { benchClient(b, a2a.V03) }
+
+func benchClient(b *testing.B, v a2a.Version) {
+	const task, ctx = "bff0492c-bf72-4b0b-8ac9-d35bf8bb82d2", "b797c749-b41f-4038-b7b3-81997bb919d9"
+	enc := func(e a2a.Event) []byte {
+		var m proto.Message
+		var err error
+		if v == a2a.V03 {
+			m, err = convert.StreamResponse03(e)
+		} else {
+			m, err = convert.StreamResponse10(e)
+		}
+		require.NoError(b, err)
+		out, err := proto.Marshal(m)
+		require.NoError(b, err)
+		return out
+	}
+	first := enc(&a2a.Task{ID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateWorking}})
+	chunk := enc(&a2a.ArtifactUpdate{TaskID: task, ContextID: ctx, Append: true,
+		Artifact: a2a.Artifact{ID: "a1", Parts: []a2a.Part{{Text: "a chunk of the answer, forty bytes long."}}}})
+	last := enc(&a2a.StatusUpdate{TaskID: task, ContextID: ctx, Status: a2a.TaskStatus{State: a2a.StateCompleted}, Final: true})
+	var n atomic.Int64
+	a := newRawAgent(b, func() [][]byte {
+		out := [][]byte{first}
+		for range n.Load() {
+			out = append(out, chunk)
+		}
+		return append(out, last)
+	})
+	c, err := stream.NewClientFor(a.client(b), stream.WithVersion(v))
+	require.NoError(b, err)
+	n.Store(int64(b.N))
+	b.ReportAllocs()
+	b.ResetTimer()
+	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "go"))
+	defer s.Close()
+	events := 0
+	for s.Next() {
+		events++
+	}
+	require.NoError(b, s.Err())
+	require.Equal(b, b.N+2, events)
 }
