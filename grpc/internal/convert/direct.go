@@ -38,12 +38,26 @@ import (
 // bytes, which are not retained, and gives again the IDs (task, context,
 // artifact, message), names, descriptions, media types and file names that
 // the stream's last fast-path event had in the same place, when the bytes
-// are the same: the next chunk of an artifact allocates for its text only.
-// A StreamDecoder is not safe for concurrent use.
+// are the same. The artifact updates of a stream are made up to
+// maxChunkRoom at a time, each a text of its own besides: the next chunk of
+// an artifact takes an allocation for its text and a sixteenth of one for
+// its event. A StreamDecoder is not safe for concurrent use.
 type StreamDecoder struct {
 	v03  bool
 	last [nSlots]string
+	// chunks is room for the next artifact updates of the stream, made
+	// maxChunkRoom at a time (fewer for the first: 1, 2, 4...), so that a
+	// chunk takes a fraction of an allocation for its event; rooms is how
+	// many the last make held.
+	chunks []artifactEvent
+	rooms  int
 }
+
+// maxChunkRoom is the most artifact updates made in one allocation: an
+// event kept keeps the others made with it alive (up to 15, 248 bytes
+// each on 64-bit machines, their texts not included: a text has memory of
+// its own).
+const maxChunkRoom = 16
 
 // maxDirectParts bounds the parts of one message or artifact the fast path
 // reads; one with more goes the generated way.
@@ -612,7 +626,7 @@ type (
 func (d *StreamDecoder) build(v *eventView) a2a.Event {
 	switch v.payload {
 	case payloadArtifactUpdate:
-		e := new(artifactEvent)
+		e := d.chunk()
 		u := &e.u
 		u.TaskID, u.ContextID = d.keep(slotTask, v.taskID), d.keep(slotContext, v.contextID)
 		u.Append, u.LastChunk = v.append, v.lastChunk
@@ -636,6 +650,17 @@ func (d *StreamDecoder) build(v *eventView) a2a.Event {
 		d.message(&v.msg, &e.m, e.p[:])
 		return &e.m
 	}
+}
+
+// chunk returns room for an artifact update, zeroed, out of d.chunks.
+func (d *StreamDecoder) chunk() *artifactEvent {
+	if len(d.chunks) == 0 {
+		d.rooms = min(max(2*d.rooms, 1), maxChunkRoom)
+		d.chunks = make([]artifactEvent, d.rooms)
+	}
+	e := &d.chunks[0]
+	d.chunks = d.chunks[1:]
+	return e
 }
 
 func (d *StreamDecoder) message(v *messageView, m *a2a.Message, one []a2a.Part) {
