@@ -55,7 +55,7 @@ type rpc struct {
 // breaker's leave, NewStream under the connect timer, SendMsg and
 // CloseSend. An error there means the request never left (see fail),
 // except the caller's own.
-func (t *Transport) start(ctx context.Context, call transport.Call, o op, method string, desc *grpc.StreamDesc, req proto.Message) (*rpc, error) {
+func (t *Transport) start(ctx context.Context, call transport.Call, o op, method string, desc *grpc.StreamDesc, req proto.Message, opts ...grpc.CallOption) (*rpc, error) {
 	md, err := outgoing(call)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 	if d := t.cfg.connectTimeout; d > 0 {
 		connect = time.AfterFunc(d, func() { r.cancel(errConnect) })
 	}
-	cs, err := t.cc.NewStream(r.ctx, desc, method)
+	cs, err := t.cc.NewStream(r.ctx, desc, method, opts...)
 	if connect != nil && !connect.Stop() && err == nil {
 		// The timer fired as the stream opened: the call is cut, and
 		// nothing of it was sent.
@@ -212,9 +212,10 @@ func (r *rpc) report(err error) {
 	}
 }
 
-// recv reads one message of the call into m under the idle timer, which
-// runs only while the read waits for the network.
-func (r *rpc) recv(m proto.Message) error {
+// recv reads one message of the call into m (a generated message, or a
+// streaming call's *eventSink) under the idle timer, which runs only while
+// the read waits for the network.
+func (r *rpc) recv(m any) error {
 	if r.idle != nil {
 		r.waiting.Store(true)
 		r.idle.Reset(r.d)

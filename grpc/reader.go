@@ -42,15 +42,13 @@ func (e *eventReader) Next() (a2a.Event, error) {
 // Close ends the call. It is idempotent.
 func (e *eventReader) Close() { e.r.close() }
 
-// recvEvent reads one message of r into m and decodes it with decode; at
-// the call's end, io.EOF or its error (see rpc.fail). A message that does
-// not decode ends the call with the *transport.ProtocolError decode gives.
-func recvEvent[M any, P interface {
-	*M
-	protoMessage
-}](r *rpc, decode func(P) (a2a.Event, error)) (a2a.Event, error) {
-	m := P(new(M))
-	if err := r.recv(m); err != nil {
+// recvEvent reads one message of r into sink, whose decoder makes it an
+// event; at the call's end, io.EOF or its error (see rpc.fail). A message
+// that does not decode ends the call with the *transport.ProtocolError the
+// converter gives.
+func recvEvent(r *rpc, sink *eventSink) (a2a.Event, error) {
+	sink.ev, sink.err = nil, nil
+	if err := r.recv(sink); err != nil {
 		if err == io.EOF {
 			r.close()
 			return nil, io.EOF
@@ -58,7 +56,8 @@ func recvEvent[M any, P interface {
 		return nil, r.fail(err)
 	}
 	r.responded = true
-	ev, err := decode(m)
+	ev, err := sink.ev, sink.err
+	sink.ev = nil
 	if err != nil {
 		r.close()
 		return nil, err

@@ -19,9 +19,6 @@ import (
 	"github.com/a2astream/a2astream/transport"
 )
 
-// protoMessage is a message of the generated code.
-type protoMessage = proto.Message
-
 // Transport makes the calls of A2A's gRPC binding to one agent: a
 // transport.Transport for stream.NewClientFor. It speaks A2A 1.0
 // (lf.a2a.v1.A2AService, with the metadata a2a-version: 1.0) or 0.3
@@ -68,6 +65,9 @@ type Transport struct {
 	act    *activity // when its connections last read bytes
 	secure bool      // its connections are encrypted (Secure)
 	closed atomic.Bool
+	// stream is the call option of the streaming calls: their codec,
+	// which decodes each event straight from the received bytes.
+	stream grpc.CallOption
 }
 
 // New returns a Transport for the agent at target, a gRPC target
@@ -111,7 +111,7 @@ func New(target string, opts ...Option) (*Transport, error) {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
 	secure := creds.Info().SecurityProtocol != insecure.NewCredentials().Info().SecurityProtocol
-	return &Transport{target: target, cfg: cfg, cc: cc, act: act, secure: secure}, nil
+	return &Transport{target: target, cfg: cfg, cc: cc, act: act, secure: secure, stream: newStreamCodec()}, nil
 }
 
 // Target returns the target the Transport calls, as given to New.
@@ -154,13 +154,13 @@ func (t *Transport) SendStream(ctx context.Context, call transport.Call, m *a2a.
 		if err != nil {
 			return nil, err
 		}
-		return openStream(t, ctx, call, opSendStream, pbv03.A2AService_SendStreamingMessage_FullMethodName, req, convert.EventOf03)
+		return openStream(t, ctx, call, opSendStream, pbv03.A2AService_SendStreamingMessage_FullMethodName, req, true)
 	}
 	req, err := convert.SendRequest10(m, t.cfg.tenant, false)
 	if err != nil {
 		return nil, err
 	}
-	return openStream(t, ctx, call, opSendStream, pbv1.A2AService_SendStreamingMessage_FullMethodName, req, convert.EventOf10)
+	return openStream(t, ctx, call, opSendStream, pbv1.A2AService_SendStreamingMessage_FullMethodName, req, false)
 }
 
 // Subscribe opens a stream of the task: SubscribeToTask in 1.0,
@@ -171,13 +171,13 @@ func (t *Transport) Subscribe(ctx context.Context, call transport.Call, taskID s
 		if err != nil {
 			return nil, badTaskID(err)
 		}
-		return openStream(t, ctx, call, opSubscribe, pbv03.A2AService_TaskSubscription_FullMethodName, req, convert.EventOf03)
+		return openStream(t, ctx, call, opSubscribe, pbv03.A2AService_TaskSubscription_FullMethodName, req, true)
 	}
 	req, err := convert.SubscribeRequest10(taskID, t.cfg.tenant)
 	if err != nil {
 		return nil, badTaskID(err)
 	}
-	return openStream(t, ctx, call, opSubscribe, pbv1.A2AService_SubscribeToTask_FullMethodName, req, convert.EventOf10)
+	return openStream(t, ctx, call, opSubscribe, pbv1.A2AService_SubscribeToTask_FullMethodName, req, false)
 }
 
 // SendUnary sends m with SendMessage, asking the agent to return at once,
@@ -273,16 +273,16 @@ func (t *Transport) unary(ctx context.Context, call transport.Call, o op, method
 // openStream makes a streaming call and returns its reader once the
 // response headers arrived. A call that ended without any (a
 // trailers-only response: an error status, or an OK one with no event) is
-// read at once: its error is returned, or a reader of its end.
-func openStream[M any, P interface {
-	*M
-	protoMessage
-}](t *Transport, ctx context.Context, call transport.Call, o op, method string, req proto.Message, decode func(P) (a2a.Event, error)) (transport.EventReader, error) {
-	r, err := t.start(ctx, call, o, method, &grpc.StreamDesc{ServerStreams: true}, req)
+// read at once: its error is returned, or a reader of its end. Its events
+// are read with the Transport's stream codec, by a StreamDecoder of 0.3
+// (v03) or 1.0.
+func openStream(t *Transport, ctx context.Context, call transport.Call, o op, method string, req proto.Message, v03 bool) (transport.EventReader, error) {
+	r, err := t.start(ctx, call, o, method, &grpc.StreamDesc{ServerStreams: true}, req, t.stream)
 	if err != nil {
 		return nil, err
 	}
-	e := &eventReader{r: r, recv: func(r *rpc) (a2a.Event, error) { return recvEvent(r, decode) }}
+	sink := &eventSink{d: convert.NewStreamDecoder(v03)}
+	e := &eventReader{r: r, recv: func(r *rpc) (a2a.Event, error) { return recvEvent(r, sink) }}
 	md, _ := r.cs.Header() // waits for the headers, under the idle timer
 	if md != nil {
 		r.stopIdle()

@@ -97,50 +97,58 @@ type seed struct {
 
 // captureSeeds reads every recorded result of the captures as the binary
 // message a server sent.
-func captureSeeds(f *testing.F) []seed {
-	kinds := map[string]uint8{"event": 0, "unary-result": 1, "get-task": 2, "cancel-result": 2}
+func captureSeeds(f testing.TB) []seed {
 	var out []seed
 	for dir, base := range map[string]uint8{"v1.0": 0, "v0.3": 3} {
 		files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", dir, "*.jsonl"))
 		require.NoError(f, err)
 		require.NotEmpty(f, files)
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			require.NoError(f, err)
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				var rec struct {
-					Kind string          `json:"kind"`
-					Msg  json.RawMessage `json:"msg"`
-				}
-				require.NoError(f, json.Unmarshal(sc.Bytes(), &rec))
-				kind, _, _ := strings.Cut(rec.Kind, ":")
-				k, ok := kinds[kind]
-				if rec.Msg == nil || !ok {
-					continue
-				}
-				k += base
-				raw := rec.Msg
-				if base == 3 {
-					raw = contentNotParts(f, raw)
-				}
-				m := fuzzKinds[k].msg()
-				require.NoError(f, protojson.Unmarshal(raw, m), file)
-				b, err := proto.Marshal(m)
-				require.NoError(f, err)
-				out = append(out, seed{k, b})
-			}
-		}
+		out = append(out, seedsOf(f, files, base)...)
 	}
 	require.GreaterOrEqual(f, len(out), 50)
+	return out
+}
+
+// seedsOf reads every recorded result of the capture files, of the
+// version whose first kind is base (0 for 1.0, 3 for 0.3).
+func seedsOf(f testing.TB, files []string, base uint8) []seed {
+	kinds := map[string]uint8{"event": 0, "unary-result": 1, "get-task": 2, "cancel-result": 2}
+	var out []seed
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var rec struct {
+				Kind string          `json:"kind"`
+				Msg  json.RawMessage `json:"msg"`
+			}
+			require.NoError(f, json.Unmarshal(sc.Bytes(), &rec))
+			kind, _, _ := strings.Cut(rec.Kind, ":")
+			k, ok := kinds[kind]
+			if rec.Msg == nil || !ok {
+				continue
+			}
+			k += base
+			raw := rec.Msg
+			if base == 3 {
+				raw = contentNotParts(f, raw)
+			}
+			m := fuzzKinds[k].msg()
+			require.NoError(f, protojson.Unmarshal(raw, m), file)
+			b, err := proto.Marshal(m)
+			require.NoError(f, err)
+			out = append(out, seed{k, b})
+		}
+	}
 	return out
 }
 
 // contentNotParts renames the "parts" of every message (an object with a
 // "messageId") to "content", as the v0.3.0 proto names them: the 0.3
 // captures were rendered with a2a-go's generated code, which says "parts".
-func contentNotParts(f *testing.F, raw []byte) []byte {
+func contentNotParts(f testing.TB, raw []byte) []byte {
 	var v any
 	require.NoError(f, json.Unmarshal(raw, &v))
 	var walk func(any)
