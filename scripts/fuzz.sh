@@ -29,6 +29,8 @@ targets=(
 	"FuzzDecodeEventPerWire ./a2a"
 	"FuzzFastDecodeMatchesEncodingJSON ./a2a"
 	"FuzzStringMatchesEncodingJSON ./internal/jsonscan"
+	"FuzzPiecesReadAsWhole ./internal/jsonscan"
+	"FuzzDecodePiecesReadsAsWhole ./internal/jsonrpc"
 	"FuzzCanonicalJSON ./internal/canonjson"
 	"FuzzRetryHint ./a2a"
 	"FuzzChainOf ./chain"
@@ -38,6 +40,9 @@ targets=(
 	"FuzzAnswerPost ./relay"
 	"FuzzEndingString ./stream"
 	"FuzzScreenJSON ./chatview"
+	# The grpc module's: a third field names the nested module's folder.
+	"FuzzResultsFromServers ./internal/convert grpc"
+	"FuzzDirectDecodeMatchesGenerated ./internal/convert grpc"
 )
 # corpus lists the inputs go test has written for a target: a failing one
 # lands there.
@@ -46,12 +51,13 @@ corpus() { ls "$2/testdata/fuzz/$1" 2>/dev/null | sort || true; }
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for t in "${targets[@]}"; do
-	read -r name pkg <<<"$t"
-	echo "=== $name ($pkg, ${secs}s)"
-	before=$(corpus "$name" "$pkg")
+	read -r name pkg module <<<"$t"
+	module=${module:-.}
+	echo "=== $name ($module: $pkg, ${secs}s)"
+	before=$(cd "$module" && corpus "$name" "$pkg")
 	# -timeout 0: go test's default 10-minute timeout would kill a long run.
 	rc=0
-	go test -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" -timeout 0 "${parallel[@]}" "$pkg" >"$out" 2>&1 || rc=$?
+	(cd "$module" && go test -run '^$' -fuzz "^${name}\$" -fuzztime "${secs}s" -timeout 0 "${parallel[@]}" "$pkg") >"$out" 2>&1 || rc=$?
 	cat "$out"
 	[ "$rc" -eq 0 ] && continue
 	# Go 1.26's fuzzing coordinator may report its own -fuzztime deadline
@@ -59,7 +65,7 @@ for t in "${targets[@]}"; do
 	# (golang/go#75804, fixed in Go 1.27): the only failure text is then
 	# "context deadline exceeded", and no failing input was written. That
 	# is not a finding; anything else is.
-	if [ "$(corpus "$name" "$pkg")" = "$before" ] && ! grep -q "Failing input" "$out" &&
+	if [ "$(cd "$module" && corpus "$name" "$pkg")" = "$before" ] && ! grep -q "Failing input" "$out" &&
 		[ "$(grep -c -- '--- FAIL' "$out")" -eq 1 ] && grep -qx '    context deadline exceeded' "$out"; then
 		echo "=== $name: the -fuzztime deadline race of Go's coordinator (golang/go#75804), no failing input: not a failure"
 		continue
