@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/chatview"
@@ -225,34 +227,45 @@ func TestDriverRefusedDial(t *testing.T) {
 // transport.ErrPermissionDenied: the call is not made again as a drop's is,
 // and the credentials hook is not asked (the agent knew who called).
 func TestDriverPermissionDenied(t *testing.T) {
-	for name, opts := range versionOpts {
-		t.Run(name, func(t *testing.T) {
-			var subscribes, asked atomic.Int32
-			a := newAgent(t, true, true, handlers{
-				stream: func(_ context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
-					if err := sendAll(send, working("t-1")); err != nil {
-						return err
-					}
-					return status.Error(codes.Unavailable, "going away") // a drop
-				},
-				subscribe: func(context.Context, string, func(a2a.Event) error) error {
-					subscribes.Add(1)
-					return status.Error(codes.PermissionDenied, "not your task")
-				},
-			})
-			hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
-				asked.Add(1)
-				return http.Header{"Authorization": {"Bearer other"}}, nil
-			})
-			s := newClient(t, a.client(t), append(opts, stream.WithCredentials(hook))...).Send(context.Background(), hello())
-			defer s.Close()
-			_, err := play(s, nil)
-			require.ErrorIs(t, err, transport.ErrPermissionDenied)
-			require.Equal(t, codes.PermissionDenied, status.Code(err))
-			require.Equal(t, int32(1), subscribes.Load(), "not made again")
-			require.Zero(t, asked.Load(), "the hook is not asked")
-		})
+	retry, err := status.New(codes.PermissionDenied, "not now").WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(time.Second)})
+	require.NoError(t, err)
+	for name, st := range map[string]*status.Status{
+		"bare":           status.New(codes.PermissionDenied, "not your task"),
+		"RetryInfo":      retry, // a hint to retry does not make it a drop
+		"task not found": statusWith(t, codes.PermissionDenied, "not yours", a2aInfo("TASK_NOT_FOUND")),
+		"unsupported":    statusWith(t, codes.PermissionDenied, "not yours", a2aInfo("UNSUPPORTED_OPERATION")),
+	} {
+		for version, opts := range versionOpts {
+			t.Run(name+"/"+version, func(t *testing.T) { permissionDenied(t, st, opts) })
+		}
 	}
+}
+
+func permissionDenied(t *testing.T, st *status.Status, opts []stream.Option) {
+	var subscribes, asked atomic.Int32
+	a := newAgent(t, true, true, handlers{
+		stream: func(_ context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+			if err := sendAll(send, working("t-1")); err != nil {
+				return err
+			}
+			return status.Error(codes.Unavailable, "going away") // a drop
+		},
+		subscribe: func(context.Context, string, func(a2a.Event) error) error {
+			subscribes.Add(1)
+			return st.Err()
+		},
+	})
+	hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
+		asked.Add(1)
+		return http.Header{"Authorization": {"Bearer other"}}, nil
+	})
+	s := newClient(t, a.client(t), append(opts, stream.WithCredentials(hook))...).Send(context.Background(), hello())
+	defer s.Close()
+	_, err := play(s, nil)
+	require.ErrorIs(t, err, transport.ErrPermissionDenied)
+	require.Equal(t, codes.PermissionDenied, status.Code(err))
+	require.Equal(t, int32(1), subscribes.Load(), "not made again")
+	require.Zero(t, asked.Load(), "the hook is not asked")
 }
 
 // A Client whose Transport was closed fails at once: a stream begun after

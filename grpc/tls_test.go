@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/credentials/local"
 
 	"github.com/a2astream/a2astream/a2a"
 	a2agrpc "github.com/a2astream/a2astream/grpc"
@@ -108,6 +109,8 @@ func TestSecureSaysWhetherConnectionsAreEncrypted(t *testing.T) {
 		"TLS":                  {a2agrpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})), true},
 		"WithInsecure":         {a2agrpc.WithInsecure(), false},
 		"insecure credentials": {a2agrpc.WithTransportCredentials(insecure.NewCredentials()), false},
+		// local: plaintext, over a loopback address or a Unix socket.
+		"local credentials": {a2agrpc.WithTransportCredentials(local.NewCredentials()), false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := a2agrpc.New("passthrough:///agent.test", c.opt)

@@ -110,7 +110,7 @@ func New(target string, opts ...Option) (*Transport, error) {
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
-	secure := creds.Info().SecurityProtocol != insecure.NewCredentials().Info().SecurityProtocol
+	secure := encrypting(creds.Info().SecurityProtocol)
 	return &Transport{target: target, cfg: cfg, cc: cc, act: act, secure: secure, stream: newStreamCodec()}, nil
 }
 
@@ -118,10 +118,16 @@ func New(target string, opts ...Option) (*Transport, error) {
 func (t *Transport) Target() string { return t.target }
 
 // Secure reports whether the Transport's connections are encrypted: made
-// with WithTransportCredentials of credentials other than gRPC's insecure
-// ones (TLS, ALTS), not with WithInsecure. stream.Resolve asks it before it
+// with WithTransportCredentials of credentials whose security protocol is
+// TLS or ALTS, not with WithInsecure, gRPC's insecure or local credentials
+// (plaintext over a loopback or a Unix socket), or credentials of another
+// protocol, which it cannot vouch for. stream.Resolve asks it before it
 // lets headers go to a Transport from an https base URL.
 func (t *Transport) Secure() bool { return t.secure }
+
+// encrypting reports the security protocols (credentials.ProtocolInfo) that
+// encrypt a connection.
+func encrypting(protocol string) bool { return protocol == "tls" || protocol == "alts" }
 
 // Close closes the Transport's connections; calls in flight fail. Its calls
 // fail after it, at once, with an error wrapping transport.ErrClosed, which

@@ -156,7 +156,8 @@ type situation struct {
 //     message, not streaming (a2a-js answers -32004 to a message for a
 //     task that has ended).
 //   - A version refusal of a probe says the server speaks 0.3.
-//   - A fatal RPC error on a send or a subscribe once the task is known may
+//   - A fatal RPC error on a send or a subscribe once the task is known,
+//     other than a permission denied, may
 //     stand for an ending the server did not send as an event: ask the
 //     task.
 func classify(op operation, err error, sit situation) outcome {
@@ -196,7 +197,7 @@ func classify(op operation, err error, sit situation) outcome {
 	case o.kind == outDowngrade && sit.probing:
 		o.kind = outSpeaks03
 	}
-	if o.kind == outFatal && op != opGet && sit.taskKnown && errors.As(o.err, &rpcErr) {
+	if o.kind == outFatal && op != opGet && sit.taskKnown && errors.As(o.err, &rpcErr) && !errors.Is(o.err, transport.ErrPermissionDenied) {
 		o.kind = outAskTask
 	}
 	return o
@@ -207,8 +208,10 @@ func classify(op operation, err error, sit situation) outcome {
 // event before it failed (an error in the middle of a stream); negotiating
 // whether the version may still fall back to 0.3.
 //
-//   - A *transport.ProtocolError (a server bug), transport.ErrInvalidMessage (the caller's)
-//     and transport.ErrClosed (a Transport closed) are fatal, never retried.
+//   - A *transport.ProtocolError (a server bug), transport.ErrInvalidMessage (the caller's),
+//     transport.ErrClosed (a Transport closed) and transport.ErrPermissionDenied (a 403, a
+//     PERMISSION_DENIED, whatever A2A error or retry hint came with it: the agent knew the
+//     caller and refused) are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
 //     or the circuit breaker's refusal, before any hop got a response) is a
 //     drop; a send is made again (outRetry).
@@ -229,9 +232,8 @@ func classify(op operation, err error, sit situation) outcome {
 //     ended task) and fetch the task. On a send, 429 and 503 are busy, and
 //     any other is fatal: the message may have been taken. Elsewhere 408,
 //     429, 5xx and a body marked retryable are drops, and the rest is fatal.
-//   - A Transport's "not authenticated" and "permission denied"
-//     (transport.ErrNotAuthenticated, transport.ErrPermissionDenied, with no
-//     A2A or HTTP error in it) are fatal.
+//   - A Transport's "not authenticated" (transport.ErrNotAuthenticated, with no A2A
+//     or HTTP error in it) is fatal.
 //   - A clean end of a stream, a transport error and silence are drops;
 //     silence on a subscribe is outSilent.
 //
@@ -246,7 +248,8 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 		protErr *transport.ProtocolError
 	)
 	switch {
-	case errors.As(err, &protErr), errors.Is(err, transport.ErrInvalidMessage), errors.Is(err, transport.ErrClosed):
+	case errors.As(err, &protErr), errors.Is(err, transport.ErrInvalidMessage), errors.Is(err, transport.ErrClosed),
+		errors.Is(err, transport.ErrPermissionDenied):
 		return outcome{kind: outFatal, err: err}
 	case callmark.IsUnsent(err):
 		if op == opSend {
@@ -294,7 +297,7 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 			return outcome{kind: outDrop, err: err, retryAfter: retryDelay(err)}
 		}
 		return outcome{kind: outFatal, err: err}
-	case errors.Is(err, transport.ErrNotAuthenticated), errors.Is(err, transport.ErrPermissionDenied):
+	case errors.Is(err, transport.ErrNotAuthenticated):
 		return outcome{kind: outFatal, err: err}
 	case err == io.EOF:
 		return outcome{kind: outDrop, err: transport.ErrEndedEarly}

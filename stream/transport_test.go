@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -974,9 +975,22 @@ func TestHTTPErrorOf401IsNotAuthenticated(t *testing.T) {
 // not retried as a drop, and not put to the credentials hook, since the
 // agent knew who called.
 func TestBindingsPermissionDeniedEndsTheStream(t *testing.T) {
+	for name, denied := range map[string]error{
+		"bare": fmt.Errorf("rpc error: code = PermissionDenied desc = not yours: %w", transport.ErrPermissionDenied),
+		// A 403 whose A2A error says retryable, or names a refusal that
+		// would otherwise fetch the task: permission denied all the same.
+		"403, retryable": &transport.HTTPError{StatusCode: http.StatusForbidden,
+			Err: &a2a.RPCError{Code: a2a.CodeInternalError, Message: "later", Data: json.RawMessage(`{"retryable":true}`)}},
+		"403, task not found": &transport.HTTPError{StatusCode: http.StatusForbidden,
+			Err: &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "not yours"}},
+	} {
+		t.Run(name, func(t *testing.T) { permissionDeniedEndsTheStream(t, denied) })
+	}
+}
+
+func permissionDeniedEndsTheStream(t *testing.T, denied error) {
 	synctest.Test(t, func(t *testing.T) {
 		var subscribes, asked atomic.Int32
-		denied := fmt.Errorf("rpc error: code = PermissionDenied desc = not yours: %w", transport.ErrPermissionDenied)
 		b := &funcBinding{
 			sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
 				return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
