@@ -3,7 +3,6 @@ package a2agrpc
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -33,7 +32,8 @@ const a2aDomain = "a2a-protocol.org"
 //     (A2A 1.0 servers, and @a2a-js/sdk 1.3.0's 0.3 service): the
 //     *a2a.RPCError of its reason (TASK_NOT_FOUND is a2a.CodeTaskNotFound,
 //     and so on), read as a2a.ParseHTTPError reads the same google.rpc.Status
-//     over HTTP+JSON, with the details as its Data: a google.rpc.RetryInfo
+//     over HTTP+JSON (a reason A2A does not define reads as if it were not
+//     there: by the rows below), with the details as its Data: a google.rpc.RetryInfo
 //     among them is its retry hint (a2a.RPCError.RetryAfter), which the
 //     driver waits as stream's HTTP bindings wait a Retry-After.
 //   - A RetryInfo without an A2A reason, or RESOURCE_EXHAUSTED: the agent is
@@ -147,8 +147,12 @@ func statusMeaning(st *status.Status, o op) error {
 	}
 	data := detailsJSON(st)
 	if a2aInfo {
+		// With no HTTP status, only a reason A2A defines names an error:
+		// one it does not (a later version's) reads by the gRPC code below,
+		// which says more than the HTTP status it maps to (ABORTED is no
+		// "task not cancelable", as a 409 would read).
 		if body, err := protojson.Marshal(st.Proto()); err == nil {
-			if rpcErr, ok := a2a.ParseHTTPError(httpStatus(st.Code()), body); ok {
+			if rpcErr, ok := a2a.ParseHTTPError(0, body); ok {
 				return rpcErr
 			}
 		}
@@ -235,35 +239,6 @@ func detailsJSON(st *status.Status) json.RawMessage {
 		return nil
 	}
 	return b
-}
-
-// httpStatus is the HTTP status of a gRPC code, as google.rpc.Code's
-// documentation maps them: what a2a.ParseHTTPError reads an ErrorInfo with
-// an A2A reason it does not know by.
-func httpStatus(c codes.Code) int {
-	switch c {
-	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
-		return http.StatusBadRequest
-	case codes.Unauthenticated:
-		return http.StatusUnauthorized
-	case codes.PermissionDenied:
-		return http.StatusForbidden
-	case codes.NotFound:
-		return http.StatusNotFound
-	case codes.Aborted, codes.AlreadyExists:
-		return http.StatusConflict
-	case codes.ResourceExhausted:
-		return http.StatusTooManyRequests
-	case codes.Canceled:
-		return 499
-	case codes.Unimplemented:
-		return http.StatusNotImplemented
-	case codes.Unavailable:
-		return http.StatusServiceUnavailable
-	case codes.DeadlineExceeded:
-		return http.StatusGatewayTimeout
-	}
-	return http.StatusInternalServerError
 }
 
 // breakerStatus reports the codes a Breaker is told as failures when a

@@ -257,6 +257,12 @@ func TestStatusTable(t *testing.T) {
 		{"server's unavailable", func(*testing.T) *status.Status { return status.New(codes.Unavailable, "later") }, false, plain},
 		{"internal", func(*testing.T) *status.Status { return status.New(codes.Internal, "boom") }, false, plain},
 		{"permission denied", func(*testing.T) *status.Status { return status.New(codes.PermissionDenied, "no") }, false, denied},
+		{"an A2A reason A2A does not define reads by code: ABORTED a drop", func(t *testing.T) *status.Status {
+			return statusWith(t, codes.Aborted, "try again", a2aInfo("SOME_LATER_REASON"))
+		}, false, plain},
+		{"an A2A reason A2A does not define reads by code: NOT_FOUND", func(t *testing.T) *status.Status {
+			return statusWith(t, codes.NotFound, "gone", a2aInfo("SOME_LATER_REASON"))
+		}, false, a2a.CodeTaskNotFound},
 		{"permission denied with details", func(t *testing.T) *status.Status {
 			return statusWith(t, codes.PermissionDenied, "not yours", a2aInfo("TASK_NOT_FOUND"))
 		}, false, a2a.CodeTaskNotFound},
