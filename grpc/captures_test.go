@@ -184,7 +184,7 @@ func TestCapturesSurviveTheBinaryWire(t *testing.T) {
 	}
 }
 
-// renameMessageParts renames the "parts" of every a2a.v1.Message in v (the
+// renameMessageParts renames the "parts" of every 0.3 Message in v (the
 // proto-JSON of a message of type md) to "content", leaving an artifact's
 // "parts" as they are.
 func renameMessageParts(v any, md protoreflect.MessageDescriptor) {
@@ -192,7 +192,7 @@ func renameMessageParts(v any, md protoreflect.MessageDescriptor) {
 	if !ok || md.FullName().Parent() == "google.protobuf" {
 		return
 	}
-	if md.FullName() == "a2a.v1.Message" {
+	if md.FullName() == (*a2apbv03.Message)(nil).ProtoReflect().Descriptor().FullName() {
 		if parts, ok := obj["parts"]; ok {
 			delete(obj, "parts")
 			obj["content"] = parts

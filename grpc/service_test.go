@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -74,14 +75,22 @@ func TestServicesHaveTheMethodsServersRegister(t *testing.T) {
 		desc    grpc.ServiceDesc
 		service protoreflect.FullName
 		want    []string
+		// A message of the version, and the proto package it registers
+		// under.
+		task     proto.Message
+		messages protoreflect.FullName
 	}{
-		{"1.0", a2apbv1.A2AService_ServiceDesc, "lf.a2a.v1.A2AService", methods10},
-		{"0.3", a2apbv03.A2AService_ServiceDesc, "a2a.v1.A2AService", methods03},
+		{"1.0", a2apbv1.A2AService_ServiceDesc, "lf.a2a.v1.A2AService", methods10, &a2apbv1.Task{}, "a2astream.grpc.v1"},
+		{"0.3", a2apbv03.A2AService_ServiceDesc, "a2a.v1.A2AService", methods03, &a2apbv03.Task{}, "a2astream.grpc.v03"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.Equal(t, string(tt.service), tt.desc.ServiceName)
 			require.ElementsMatch(t, tt.want, fullMethods(tt.desc))
+			for _, m := range tt.desc.Methods {
+				full := "/" + tt.desc.ServiceName + "/" + m.MethodName
+				require.False(t, streaming[full], "%s is unary", full)
+			}
 			for _, s := range tt.desc.Streams {
 				full := "/" + tt.desc.ServiceName + "/" + s.StreamName
 				require.True(t, streaming[full], "%s streams", full)
@@ -89,19 +98,20 @@ func TestServicesHaveTheMethodsServersRegister(t *testing.T) {
 				require.False(t, s.ClientStreams, full)
 			}
 
-			// The registered file descriptor says the same, and imports
-			// only well-known types (no google.api annotations).
-			d, err := protoregistry.GlobalFiles.FindDescriptorByName(tt.service)
-			require.NoError(t, err)
-			sd := d.(protoreflect.ServiceDescriptor)
-			require.Equal(t, len(tt.want), sd.Methods().Len())
-			for i := range sd.Methods().Len() {
-				m := sd.Methods().Get(i)
-				full := "/" + string(tt.service) + "/" + string(m.Name())
-				require.Contains(t, tt.want, full)
-				require.Equal(t, streaming[full], m.IsStreamingServer(), full)
-			}
-			imports := sd.ParentFile().Imports()
+			// Nothing under the spec's names reaches protobuf-go's global
+			// registry (a program that also links a2a-go's generated
+			// a2apb, which registers a2a.v1.*, would panic at start): the
+			// service is only the strings of its ServiceDesc, and the
+			// messages register under this module's own package, from a
+			// file that imports only well-known types (no google.api
+			// annotations).
+			_, err := protoregistry.GlobalFiles.FindDescriptorByName(tt.service)
+			require.ErrorIs(t, err, protoregistry.NotFound)
+			_, err = protoregistry.GlobalFiles.FindDescriptorByName(tt.service.Parent().Append("Task"))
+			require.ErrorIs(t, err, protoregistry.NotFound)
+			require.Equal(t, tt.messages, tt.task.ProtoReflect().Descriptor().ParentFile().Package())
+			require.Zero(t, tt.task.ProtoReflect().Descriptor().ParentFile().Services().Len())
+			imports := tt.task.ProtoReflect().Descriptor().ParentFile().Imports()
 			for i := range imports.Len() {
 				require.True(t, strings.HasPrefix(imports.Get(i).Path(), "google/protobuf/"), imports.Get(i).Path())
 			}
@@ -109,16 +119,25 @@ func TestServicesHaveTheMethodsServersRegister(t *testing.T) {
 	}
 }
 
-// Both files register in one binary: their paths differ although both
-// declare A2AService, Task, Message.
+// Both versions' messages register in one binary, each under this module's
+// own path and package, and no file of the global registry declares the
+// spec's packages (lf.a2a.v1, a2a.v1), which a2a-go's generated code and
+// others register.
 func TestBothVersionsRegisterSideBySide(t *testing.T) {
 	for path, pkg := range map[string]protoreflect.FullName{
-		"lf/a2a/v1/a2a.proto": "lf.a2a.v1",
-		"a2a/v0/a2a.proto":    "a2a.v1",
+		"a2astream/grpc/v1/a2a.proto":  "a2astream.grpc.v1",
+		"a2astream/grpc/v03/a2a.proto": "a2astream.grpc.v03",
 	} {
 		fd, err := protoregistry.GlobalFiles.FindFileByPath(path)
 		require.NoError(t, err, path)
 		require.Equal(t, pkg, fd.Package(), path)
+	}
+	for _, path := range []string{"lf/a2a/v1/a2a.proto", "a2a/v0/a2a.proto", "lf/a2a/v1/service.proto", "a2a/v0/service.proto"} {
+		_, err := protoregistry.GlobalFiles.FindFileByPath(path)
+		require.ErrorIs(t, err, protoregistry.NotFound, path)
+	}
+	for _, pkg := range []protoreflect.FullName{"lf.a2a.v1", "a2a.v1"} {
+		require.Zero(t, protoregistry.GlobalFiles.NumFilesByPackage(pkg), pkg)
 	}
 }
 
