@@ -464,9 +464,10 @@ func (p *partView) parse10(b []byte) bool {
 	})
 }
 
-// parse03 reads a 0.3 Part: text 1, file 2, data 3 (a oneof); only text
-// is read here.
+// parse03 reads a 0.3 Part: text 1, file 2, data 3 (a oneof), metadata 4
+// (added after the v0.3.0 tag); only text is read here.
 func (p *partView) parse03(b []byte) bool {
+	var seen uint64
 	return fields(b, func(num protowire.Number, typ protowire.Type, _ uint64, val []byte) result {
 		switch num {
 		case 1:
@@ -477,6 +478,8 @@ func (p *partView) parse03(b []byte) bool {
 			return ok
 		case 2, 3:
 			return fail
+		case 4:
+			return noMetadata(&seen, num, typ, val)
 		}
 		return skipField
 	})

@@ -52,15 +52,16 @@ func roundTripEvents() map[string]a2a.Event {
 	return evs
 }
 
-// lost03 is what the v0.3.0 proto cannot carry of an event: a part's
-// metadata, its file name, and the media type of a text or data part.
+// lost03 is what the 0.3 proto cannot carry of an event: the media type
+// and file name of a text or data part. (A part's metadata and a file's
+// name came into the spec's proto after the v0.3.0 tag; 0.3 servers built
+// from it send them, and the module's 0.3 proto has them.)
 func lost03(e a2a.Event) a2a.Event {
 	strip := func(ps []a2a.Part) {
 		for i := range ps {
 			p := &ps[i]
-			p.Metadata, p.Filename = nil, ""
 			if p.URL == "" && p.Raw == nil {
-				p.MediaType = ""
+				p.MediaType, p.Filename = "", ""
 			}
 		}
 	}

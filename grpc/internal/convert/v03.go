@@ -128,28 +128,33 @@ func parts03(ps []a2a.Part) ([]*pb.Part, error) {
 	return out, nil
 }
 
-// part03 converts a part. Its metadata, and its file name, are left out:
-// the v0.3.0 proto has no field for them. Its media type is carried for a
-// file only. Data must be a JSON object, the only value a 0.3 DataPart
-// holds; any other is refused.
+// part03 converts a part, with its metadata (Part.metadata, a field the
+// spec's proto added after the v0.3.0 tag, as 0.3's JSON has it). Its media
+// type and file name are carried for a file only (FilePart.name, added
+// after the tag too). Data must be a JSON object, the only value a 0.3
+// DataPart holds; any other is refused.
 func part03(p *a2a.Part) (*pb.Part, error) {
+	md, err := structOf(p.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case p.Data != nil:
 		s, err := dataStructOf(p.Data)
 		if err != nil {
 			return nil, err
 		}
-		return &pb.Part{Part: &pb.Part_Data{Data: &pb.DataPart{Data: s}}}, nil
+		return &pb.Part{Part: &pb.Part_Data{Data: &pb.DataPart{Data: s}}, Metadata: md}, nil
 	case p.URL != "":
 		return &pb.Part{Part: &pb.Part_File{File: &pb.FilePart{
-			File: &pb.FilePart_FileWithUri{FileWithUri: p.URL}, MimeType: p.MediaType,
-		}}}, nil
+			File: &pb.FilePart_FileWithUri{FileWithUri: p.URL}, MimeType: p.MediaType, Name: p.Filename,
+		}}, Metadata: md}, nil
 	case p.Raw != nil:
 		return &pb.Part{Part: &pb.Part_File{File: &pb.FilePart{
-			File: &pb.FilePart_FileWithBytes{FileWithBytes: p.Raw}, MimeType: p.MediaType,
-		}}}, nil
+			File: &pb.FilePart_FileWithBytes{FileWithBytes: p.Raw}, MimeType: p.MediaType, Name: p.Filename,
+		}}, Metadata: md}, nil
 	}
-	return &pb.Part{Part: &pb.Part_Text{Text: p.Text}}, nil
+	return &pb.Part{Part: &pb.Part_Text{Text: p.Text}, Metadata: md}, nil
 }
 
 // dataStructOf converts a part's data to the Struct of a 0.3 DataPart.
@@ -362,7 +367,7 @@ func partOf03(p *pb.Part, out *a2a.Part) error {
 		default:
 			return malformed("file part has neither a URI nor bytes")
 		}
-		out.MediaType = c.File.GetMimeType()
+		out.MediaType, out.Filename = c.File.GetMimeType(), c.File.GetName()
 	case *pb.Part_Data:
 		s := c.Data.GetData()
 		if s == nil {
@@ -377,6 +382,11 @@ func partOf03(p *pb.Part, out *a2a.Part) error {
 	default:
 		return malformed("part has no content")
 	}
+	md, err := mapOf(p.GetMetadata())
+	if err != nil {
+		return err
+	}
+	out.Metadata = md
 	return nil
 }
 

@@ -387,7 +387,11 @@ type Part struct {
 	//	*Part_Text
 	//	*Part_File
 	//	*Part_Data
-	Part          isPart_Part `protobuf_oneof:"part"`
+	Part isPart_Part `protobuf_oneof:"part"`
+	// Not in the v0.3.0 tag: the spec's a2a.v1 proto added it after it, and
+	// 0.3 servers built from that proto (a2a-python's) send it. A server of
+	// the tag skips it as an unknown field.
+	Metadata      *structpb.Struct `protobuf:"bytes,4,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -456,6 +460,13 @@ func (x *Part) GetData() *DataPart {
 	return nil
 }
 
+func (x *Part) GetMetadata() *structpb.Struct {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
 type isPart_Part interface {
 	isPart_Part()
 }
@@ -484,8 +495,10 @@ type FilePart struct {
 	//
 	//	*FilePart_FileWithUri
 	//	*FilePart_FileWithBytes
-	File          isFilePart_File `protobuf_oneof:"file"`
-	MimeType      string          `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	File     isFilePart_File `protobuf_oneof:"file"`
+	MimeType string          `protobuf:"bytes,3,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	// Not in the v0.3.0 tag either: added after it, as Part.metadata was.
+	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -548,6 +561,13 @@ func (x *FilePart) GetFileWithBytes() []byte {
 func (x *FilePart) GetMimeType() string {
 	if x != nil {
 		return x.MimeType
+	}
+	return ""
+}
+
+func (x *FilePart) GetName() string {
+	if x != nil {
+		return x.Name
 	}
 	return ""
 }
@@ -1492,16 +1512,18 @@ const file_a2astream_grpc_v03_a2a_proto_rawDesc = "" +
 	"TaskStatus\x123\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1d.a2astream.grpc.v03.TaskStateR\x05state\x124\n" +
 	"\x06update\x18\x02 \x01(\v2\x1b.a2astream.grpc.v03.MessageR\amessage\x128\n" +
-	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\x8c\x01\n" +
+	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\"\xc1\x01\n" +
 	"\x04Part\x12\x14\n" +
 	"\x04text\x18\x01 \x01(\tH\x00R\x04text\x122\n" +
 	"\x04file\x18\x02 \x01(\v2\x1c.a2astream.grpc.v03.FilePartH\x00R\x04file\x122\n" +
-	"\x04data\x18\x03 \x01(\v2\x1c.a2astream.grpc.v03.DataPartH\x00R\x04dataB\x06\n" +
-	"\x04part\"\x7f\n" +
+	"\x04data\x18\x03 \x01(\v2\x1c.a2astream.grpc.v03.DataPartH\x00R\x04data\x123\n" +
+	"\bmetadata\x18\x04 \x01(\v2\x17.google.protobuf.StructR\bmetadataB\x06\n" +
+	"\x04part\"\x93\x01\n" +
 	"\bFilePart\x12$\n" +
 	"\rfile_with_uri\x18\x01 \x01(\tH\x00R\vfileWithUri\x12(\n" +
 	"\x0ffile_with_bytes\x18\x02 \x01(\fH\x00R\rfileWithBytes\x12\x1b\n" +
-	"\tmime_type\x18\x03 \x01(\tR\bmimeTypeB\x06\n" +
+	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04nameB\x06\n" +
 	"\x04file\"7\n" +
 	"\bDataPart\x12+\n" +
 	"\x04data\x18\x01 \x01(\v2\x17.google.protobuf.StructR\x04data\"\x97\x02\n" +
@@ -1637,31 +1659,32 @@ var file_a2astream_grpc_v03_a2a_proto_depIdxs = []int32{
 	21, // 7: a2astream.grpc.v03.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
 	6,  // 8: a2astream.grpc.v03.Part.file:type_name -> a2astream.grpc.v03.FilePart
 	7,  // 9: a2astream.grpc.v03.Part.data:type_name -> a2astream.grpc.v03.DataPart
-	20, // 10: a2astream.grpc.v03.DataPart.data:type_name -> google.protobuf.Struct
-	1,  // 11: a2astream.grpc.v03.Message.role:type_name -> a2astream.grpc.v03.Role
-	5,  // 12: a2astream.grpc.v03.Message.content:type_name -> a2astream.grpc.v03.Part
-	20, // 13: a2astream.grpc.v03.Message.metadata:type_name -> google.protobuf.Struct
-	5,  // 14: a2astream.grpc.v03.Artifact.parts:type_name -> a2astream.grpc.v03.Part
-	20, // 15: a2astream.grpc.v03.Artifact.metadata:type_name -> google.protobuf.Struct
-	4,  // 16: a2astream.grpc.v03.TaskStatusUpdateEvent.status:type_name -> a2astream.grpc.v03.TaskStatus
-	20, // 17: a2astream.grpc.v03.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
-	9,  // 18: a2astream.grpc.v03.TaskArtifactUpdateEvent.artifact:type_name -> a2astream.grpc.v03.Artifact
-	20, // 19: a2astream.grpc.v03.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
-	13, // 20: a2astream.grpc.v03.PushNotificationConfig.authentication:type_name -> a2astream.grpc.v03.AuthenticationInfo
-	8,  // 21: a2astream.grpc.v03.SendMessageRequest.request:type_name -> a2astream.grpc.v03.Message
-	2,  // 22: a2astream.grpc.v03.SendMessageRequest.configuration:type_name -> a2astream.grpc.v03.SendMessageConfiguration
-	20, // 23: a2astream.grpc.v03.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
-	3,  // 24: a2astream.grpc.v03.SendMessageResponse.task:type_name -> a2astream.grpc.v03.Task
-	8,  // 25: a2astream.grpc.v03.SendMessageResponse.msg:type_name -> a2astream.grpc.v03.Message
-	3,  // 26: a2astream.grpc.v03.StreamResponse.task:type_name -> a2astream.grpc.v03.Task
-	8,  // 27: a2astream.grpc.v03.StreamResponse.msg:type_name -> a2astream.grpc.v03.Message
-	10, // 28: a2astream.grpc.v03.StreamResponse.status_update:type_name -> a2astream.grpc.v03.TaskStatusUpdateEvent
-	11, // 29: a2astream.grpc.v03.StreamResponse.artifact_update:type_name -> a2astream.grpc.v03.TaskArtifactUpdateEvent
-	30, // [30:30] is the sub-list for method output_type
-	30, // [30:30] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	20, // 10: a2astream.grpc.v03.Part.metadata:type_name -> google.protobuf.Struct
+	20, // 11: a2astream.grpc.v03.DataPart.data:type_name -> google.protobuf.Struct
+	1,  // 12: a2astream.grpc.v03.Message.role:type_name -> a2astream.grpc.v03.Role
+	5,  // 13: a2astream.grpc.v03.Message.content:type_name -> a2astream.grpc.v03.Part
+	20, // 14: a2astream.grpc.v03.Message.metadata:type_name -> google.protobuf.Struct
+	5,  // 15: a2astream.grpc.v03.Artifact.parts:type_name -> a2astream.grpc.v03.Part
+	20, // 16: a2astream.grpc.v03.Artifact.metadata:type_name -> google.protobuf.Struct
+	4,  // 17: a2astream.grpc.v03.TaskStatusUpdateEvent.status:type_name -> a2astream.grpc.v03.TaskStatus
+	20, // 18: a2astream.grpc.v03.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	9,  // 19: a2astream.grpc.v03.TaskArtifactUpdateEvent.artifact:type_name -> a2astream.grpc.v03.Artifact
+	20, // 20: a2astream.grpc.v03.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	13, // 21: a2astream.grpc.v03.PushNotificationConfig.authentication:type_name -> a2astream.grpc.v03.AuthenticationInfo
+	8,  // 22: a2astream.grpc.v03.SendMessageRequest.request:type_name -> a2astream.grpc.v03.Message
+	2,  // 23: a2astream.grpc.v03.SendMessageRequest.configuration:type_name -> a2astream.grpc.v03.SendMessageConfiguration
+	20, // 24: a2astream.grpc.v03.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
+	3,  // 25: a2astream.grpc.v03.SendMessageResponse.task:type_name -> a2astream.grpc.v03.Task
+	8,  // 26: a2astream.grpc.v03.SendMessageResponse.msg:type_name -> a2astream.grpc.v03.Message
+	3,  // 27: a2astream.grpc.v03.StreamResponse.task:type_name -> a2astream.grpc.v03.Task
+	8,  // 28: a2astream.grpc.v03.StreamResponse.msg:type_name -> a2astream.grpc.v03.Message
+	10, // 29: a2astream.grpc.v03.StreamResponse.status_update:type_name -> a2astream.grpc.v03.TaskStatusUpdateEvent
+	11, // 30: a2astream.grpc.v03.StreamResponse.artifact_update:type_name -> a2astream.grpc.v03.TaskArtifactUpdateEvent
+	31, // [31:31] is the sub-list for method output_type
+	31, // [31:31] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_a2astream_grpc_v03_a2a_proto_init() }
