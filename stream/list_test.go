@@ -13,12 +13,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
+	"github.com/a2astream/a2astream/internal/wirematrix"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -733,3 +735,83 @@ func (l *listingTransport) ListTasks(_ context.Context, call transport.Call, f a
 }
 
 func ptr(n int) *int { return &n }
+
+// listOf serves ListTasks from agent's tasks as they are now, newest first,
+// filtered by context and state, in one page.
+func listOf(t *testing.T, agent *a2atest.Agent) func(int, listReq) listReply {
+	return func(_ int, r listReq) listReply {
+		var f struct {
+			ContextID string `json:"contextId"`
+			Status    string `json:"status"`
+		}
+		if r.query != nil {
+			f.ContextID, f.Status = r.query.Get("contextId"), r.query.Get("status")
+		} else {
+			require.NoError(t, json.Unmarshal(r.params, &f))
+		}
+		ids := agent.TaskIDs()
+		var tasks []*a2a.Task
+		for i := len(ids) - 1; i >= 0; i-- {
+			task := agent.Task(ids[i])
+			if f.ContextID != "" && task.ContextID != f.ContextID {
+				continue
+			}
+			tasks = append(tasks, task)
+		}
+		return listReply{result: pageJSON(t, "", len(tasks), tasks...)}
+	}
+}
+
+// After a restart without a checkpoint, the listing finds the context's
+// running task, and Subscribe resumes it: every event from there once, the
+// task as the agent holds it at the end.
+func TestListTasksFindsARunningTaskThatSubscribeResumes(t *testing.T) {
+	for _, b := range bothBindings {
+		t.Run(string(b), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(a2a.V10), a2atest.WithBindings(b),
+					a2atest.WithScriptFunc(func(m *a2a.Message) []a2atest.Step {
+						if m.Parts[0].Text == "quick" {
+							return a2atest.DefaultScript()
+						}
+						return wirematrix.Paced()
+					}))
+				list := &listAgent{next: agent}
+				list.answer = listOf(t, agent)
+				c := listClient(t, b, list, a2a.V10)
+
+				quick := a2a.NewTextMessage(a2a.RoleUser, "quick")
+				quick.ContextID = "ctx-1"
+				done, err := c.Send(background(), quick).Wait()
+				require.NoError(t, err)
+				long := a2a.NewTextMessage(a2a.RoleUser, "long")
+				long.ContextID = "ctx-1"
+				first := c.Send(background(), long)
+				for first.Next() {
+					if first.Task() != nil && first.Task().Artifact("a1") != nil {
+						break
+					}
+				}
+				require.NotNil(t, first.Task())
+				running := first.Task().ID
+				first.Close() // the process restarts: nothing of the stream is kept
+
+				var found []string
+				for task, err := range c.ListTasks(background(), a2a.TaskFilter{ContextID: "ctx-1"}).All() {
+					require.NoError(t, err)
+					if !task.Status.State.Terminal() {
+						found = append(found, task.ID)
+					}
+				}
+				require.Equal(t, []string{running}, found, "the finished task %s is listed too, and left alone", done.ID)
+
+				s := c.Subscribe(background(), found[0])
+				got, err := drain(t, s)
+				require.NoError(t, err)
+				wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+				require.Equal(t, "one two three", got.text("a1"))
+				require.Equal(t, a2a.StateCompleted, s.Task().Status.State)
+			})
+		})
+	}
+}
