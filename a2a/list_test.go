@@ -39,7 +39,7 @@ func TestTaskFilterCheck(t *testing.T) {
 }
 
 // The params and the query are the ones @a2a-js/sdk 1.3.0 read in
-// stream/testdata/list/js-1.3.0-list.json.
+// stream/testdata/js-1.3.0-list.json.
 func TestTaskFilterEncodings(t *testing.T) {
 	t.Parallel()
 	f := a2a.TaskFilter{

@@ -336,10 +336,10 @@ type capture struct {
 	} `json:"response"`
 }
 
-// loadCaptures reads the exchanges of a capture file under testdata/list.
+// loadCaptures reads the exchanges of a capture file under testdata.
 func loadCaptures(t *testing.T, name string) []capture {
 	t.Helper()
-	b, err := os.ReadFile("testdata/list/" + name)
+	b, err := os.ReadFile("testdata/" + name)
 	require.NoError(t, err)
 	var f struct {
 		Exchanges []capture `json:"exchanges"`
