@@ -42,6 +42,7 @@ type agentCalls interface {
 	subscribe(ctx context.Context, k callConfig, taskID string) (*leg, error)
 	getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
 	cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
+	listTasks(ctx context.Context, k callConfig, f a2a.TaskFilter) (*a2a.TaskPage, error)
 }
 
 // taskAnswer is what a get-task or a cancel answered: the task's JSON as

@@ -23,8 +23,9 @@ import (
 //   - a Client's constructors: NewClient, NewRESTClient and Resolve, for
 //     the bindings of this package, and NewClientFor, for a Transport of
 //     another module;
-//   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask
-//     and Cancel, of a Client of this package's bindings or of NewClientFor.
+//   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask,
+//     Cancel and ListTasks, of a Client of this package's bindings or of
+//     NewClientFor.
 //
 // An option given where it does not apply is refused, whatever its value,
 // with an error that wraps ErrInvalidOption and names the option and the
@@ -62,9 +63,9 @@ const (
 	atResolve                        // Resolve
 	atNewClientFor                   // NewClientFor
 	atStream                         // Send, Subscribe and Resume of a Client of this package's bindings
-	atUnary                          // GetTask and Cancel of a Client of this package's bindings
+	atUnary                          // GetTask, Cancel and ListTasks of a Client of this package's bindings
 	atStreamFor                      // Send, Subscribe and Resume of a Client of NewClientFor
-	atUnaryFor                       // GetTask and Cancel of a Client of NewClientFor
+	atUnaryFor                       // GetTask, Cancel and ListTasks of a Client of NewClientFor
 )
 
 // The scopes of the options: each option applies at one of these sets.
@@ -81,7 +82,7 @@ const (
 	// streams: what the driver reads, at every constructor and every
 	// stream (WithReconnect, the hooks, ...).
 	streams = constructors | atStream | atStreamFor
-	// streamsAndHTTPCalls: those and GetTask and Cancel of this package's
+	// streamsAndHTTPCalls: those and GetTask, Cancel and ListTasks of this package's
 	// bindings (WithIdleTimeout, WithLogger).
 	streamsAndHTTPCalls = streams | atUnary
 	// everywhere: WithHeader.
@@ -103,7 +104,7 @@ func (w where) String() string {
 		return "a Client's constructors (NewClient, NewRESTClient, Resolve, NewClientFor) and its streams (Send, Subscribe, Resume)"
 	case streamsAndHTTPCalls:
 		return "a Client's constructors (NewClient, NewRESTClient, Resolve, NewClientFor), its streams (Send, Subscribe, Resume), " +
-			"and GetTask and Cancel of a Client of NewClient, NewRESTClient or Resolve"
+			"and GetTask, Cancel and ListTasks of a Client of NewClient, NewRESTClient or Resolve"
 	case everywhere:
 		return "everywhere"
 	}
@@ -354,11 +355,11 @@ func WithMaxEventSize(n int) Option {
 // A2A servers measured sends keep-alives, so set it above the agent's
 // longest silence. It must not be negative.
 //
-// It applies to a Client's constructors, to its streams, and to GetTask
-// and Cancel of a Client of NewClient, NewRESTClient or Resolve. A Transport
+// It applies to a Client's constructors, to its streams, and to GetTask,
+// Cancel and ListTasks of a Client of NewClient, NewRESTClient or Resolve. A Transport
 // of another module (NewClientFor) gets it in Call.IdleTimeout and times
 // its own readers with it (see Transport); there it also turns on the stall
-// limit of a streamed task (WithStallTimeout), and GetTask and Cancel of
+// limit of a streamed task (WithStallTimeout), and GetTask, Cancel and ListTasks of
 // such a Client refuse it.
 func WithIdleTimeout(d time.Duration) Option {
 	return option{"WithIdleTimeout", streamsAndHTTPCalls, func(cfg *config) { cfg.idleTimeout = d }}
@@ -393,7 +394,7 @@ func WithConnectTimeout(d time.Duration) Option {
 // the endpoint's query reads "?api_key=xxxxx", in a *url.Error from the transport too); text a
 // server sends (a JSON-RPC error message) is quoted as the server wrote it,
 // up to its first 256 bytes. It must not be nil. It applies to a Client's
-// constructors, to its streams, and to GetTask and Cancel of a Client of
+// constructors, to its streams, and to GetTask, Cancel and ListTasks of a Client of
 // NewClient, NewRESTClient or Resolve, which log their requests.
 func WithLogger(l *slog.Logger) Option {
 	return option{"WithLogger", streamsAndHTTPCalls, func(cfg *config) { cfg.logger = l }}

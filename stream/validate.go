@@ -11,7 +11,8 @@ import (
 // ErrInvalidOption is wrapped by every error that refuses an option: a bad
 // value, or an option given where it does not apply (see Option). It comes
 // from the constructors, Resolve, GetTask and Cancel, or, for a stream's
-// option, as the stream's Err.
+// option, as the stream's Err; and, for a ListTasks option or a filter
+// value the call refuses (see a2a.TaskFilter.Check), as the listing's Err.
 var ErrInvalidOption = errors.New("stream: invalid option")
 
 func invalidOption(format string, args ...any) error {
