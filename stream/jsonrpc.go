@@ -29,14 +29,15 @@ const (
 	rpcGet
 	rpcCancel
 	rpcSend
+	rpcExtendedCard
 )
 
 // name returns the method's name in version v.
 func (m rpcMethod) name(v a2a.Version) string {
 	if v == a2a.V03 {
-		return [...]string{"message/stream", "tasks/resubscribe", "tasks/get", "tasks/cancel", "message/send"}[m]
+		return [...]string{"message/stream", "tasks/resubscribe", "tasks/get", "tasks/cancel", "message/send", "agent/getAuthenticatedExtendedCard"}[m]
 	}
-	return [...]string{"SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask", "SendMessage"}[m]
+	return [...]string{"SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask", "SendMessage", "GetExtendedAgentCard"}[m]
 }
 
 type idParams struct {
