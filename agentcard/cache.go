@@ -34,7 +34,8 @@ type Cache struct {
 	mu      sync.Mutex
 	entries map[string]cachedCard
 	// extended are the extended cards kept, by extendedKey.
-	extended map[[sha256.Size]byte]extendedCard
+	extended    map[[sha256.Size]byte]extendedCard
+	extendedSeq uint64 // counts the extended cards kept
 }
 
 // cachedCard is a card kept, with what revalidating it needs; the zero

@@ -3,11 +3,10 @@ package agentcard
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/a2astream/a2astream/a2a"
 )
@@ -21,7 +20,7 @@ const maxExtended = 256
 type extendedCard struct {
 	public *a2a.AgentCard // the public card it was fetched under
 	card   *a2a.AgentCard
-	stored time.Time
+	seq    uint64 // the order in which it was kept
 }
 
 // Extended returns the authenticated extended card kept for the agent
@@ -70,13 +69,14 @@ func (c *Cache) KeepExtended(public *a2a.AgentCard, endpoint string, header http
 		var oldest [sha256.Size]byte
 		first := true
 		for k, e := range c.extended {
-			if first || e.stored.Before(c.extended[oldest].stored) {
+			if first || e.seq < c.extended[oldest].seq {
 				oldest, first = k, false
 			}
 		}
 		delete(c.extended, oldest)
 	}
-	c.extended[key] = extendedCard{public: public, card: card, stored: time.Now()}
+	c.extendedSeq++
+	c.extended[key] = extendedCard{public: public, card: card, seq: c.extendedSeq}
 }
 
 // extendedKey is the key of an extended card: a SHA-256 of the endpoint
@@ -91,20 +91,27 @@ func extendedKey(endpoint string, header http.Header) [sha256.Size]byte {
 		h.Write([]byte(s))
 	}
 	put(endpoint)
-	names := make([]string, 0, len(header))
-	for k := range header {
-		names = append(names, http.CanonicalHeaderKey(k))
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	for _, k := range names {
-		vs := header.Values(k)
-		if len(vs) == 0 {
+	// The names canonical (a header set by hand may hold "authorization"),
+	// the values of names that differ only in case in the order of the
+	// names as given.
+	raw := slices.Sorted(maps.Keys(header))
+	values := map[string][]string{}
+	var names []string
+	for _, k := range raw {
+		if len(header[k]) == 0 {
 			continue
 		}
-		put(strings.ToLower(k))
-		put(strconv.Itoa(len(vs)))
-		for _, v := range vs {
+		name := http.CanonicalHeaderKey(k)
+		if _, seen := values[name]; !seen {
+			names = append(names, name)
+		}
+		values[name] = append(values[name], header[k]...)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		put(k)
+		put(strconv.Itoa(len(values[k])))
+		for _, v := range values[k] {
 			put(v)
 		}
 	}
