@@ -23,8 +23,9 @@ import (
 	"github.com/a2astream/a2astream/transport"
 )
 
-// cardCapture is one file of testdata/extcard: a peer's public card and
-// its answers to the extended card call, per binding and caller.
+// cardCapture is one file of ../a2a/testdata/cards (see its README): a
+// peer's public card and its answers to the extended card call, per
+// binding and caller.
 type cardCapture struct {
 	Exchanges []struct {
 		Label   string
@@ -43,7 +44,7 @@ type cardCapture struct {
 
 func readCardCapture(t *testing.T, file string) cardCapture {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "extcard", file))
+	raw, err := os.ReadFile(filepath.Join("..", "a2a", "testdata", "cards", file))
 	require.NoError(t, err)
 	var c cardCapture
 	require.NoError(t, json.Unmarshal(raw, &c))
