@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -329,8 +330,13 @@ func TestExtendedCardCallShape(t *testing.T) {
 				w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32004,"message":"no"}}`))
 			}))
 			defer srv.Close()
-			_, causes := resolveKept(t, srv.URL, stream.WithHeader("X-Key", "k1"))
+			var logged bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			_, causes := resolveKept(t, srv.URL, stream.WithHeader("X-Key", "k1"), stream.WithLogger(logger))
 			require.Len(t, causes, 1)
+			require.Contains(t, logged.String(), `msg="a2a: keeping the public agent card"`)
+			require.Contains(t, logged.String(), "-32004")
+			require.NotContains(t, logged.String(), "k1", "no header value is logged")
 			require.Equal(t, tc.method, got.Method)
 			require.Equal(t, tc.params, string(got.Params))
 			require.Equal(t, "k1", header.Get("X-Key"))
@@ -586,4 +592,29 @@ func TestExtendedCardIsResolvesOption(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, c.CardExtended())
 	require.Equal(t, "public-card-kept", stream.PublicCardKept.String())
+}
+
+// A 403 keeps the public card, and does not call the credentials hook:
+// only a 401 asks for credentials.
+func TestExtendedCardForbidden(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == agentcard.Path {
+			w.Write([]byte(`{"name":"agent","capabilities":{"extendedAgentCard":true},` +
+				`"supportedInterfaces":[{"url":"/rest","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}]}`))
+			return
+		}
+		require.Equal(t, "/rest/extendedAgentCard", r.URL.Path)
+		http.Error(w, `{"error":"forbidden"}`, http.StatusForbidden)
+	}))
+	defer srv.Close()
+	hook := credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) {
+		t.Error("the hook was called on a 403")
+		return nil, nil
+	})
+	c, causes := resolveKept(t, srv.URL, stream.WithCredentials(hook))
+	require.False(t, c.CardExtended())
+	require.Len(t, causes, 1)
+	var he *transport.HTTPError
+	require.ErrorAs(t, causes[0], &he)
+	require.Equal(t, http.StatusForbidden, he.StatusCode)
 }
