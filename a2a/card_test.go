@@ -2,6 +2,8 @@ package a2a_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -93,4 +95,46 @@ func TestSecuritySchemeRoundTripAndUnknownKinds(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{"name":"a","securitySchemes":{"x":{"quantumSecurityScheme":{}}}}`), &card))
 	require.Equal(t, a2a.SecurityScheme{}, card.SecuritySchemes["x"])
 	require.Error(t, json.Unmarshal([]byte(`{"name":"a","securitySchemes":{"x":[1]}}`), &card), "not an object")
+}
+
+// @a2a-js/sdk 1.3.0 serves its well-known 1.0 card with the one-of of each
+// security scheme in the SDK's in-memory form ({"scheme":{"$case":…,
+// "value":…}}), not proto JSON (push/README.md §4): the card reads, and the
+// scheme reads as the proto JSON one the extended card call returns. Any
+// other object (an unknown kind, a field of the wrong type) reads as
+// nothing, never as an error that loses the whole card.
+func TestSecuritySchemeOfTheJSSDKWellKnownCard(t *testing.T) {
+	for _, file := range []string{"card-1.0-public-card-no-legacy.json", "card-1.0-public-card-legacy.json"} {
+		t.Run(file, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("testdata", "cards", file))
+			require.NoError(t, err)
+			var capture struct {
+				Exchanges []struct {
+					Request  struct{ Headers map[string]string }
+					Response struct{ Body json.RawMessage }
+				}
+			}
+			require.NoError(t, json.Unmarshal(raw, &capture))
+			var v10 json.RawMessage
+			for _, e := range capture.Exchanges {
+				if e.Request.Headers["A2A-Version"] == "1.0" {
+					v10 = e.Response.Body
+				}
+			}
+			require.Contains(t, string(v10), `"$case"`)
+			var card a2a.AgentCard
+			require.NoError(t, json.Unmarshal(v10, &card))
+			require.True(t, card.Capabilities.ExtendedAgentCard)
+			require.Equal(t, a2a.SecurityScheme{Type: "http", Description: "probe token", Scheme: "Bearer"}, card.SecuritySchemes["bearer"])
+		})
+	}
+	var card a2a.AgentCard
+	require.NoError(t, json.Unmarshal([]byte(`{"name":"a","securitySchemes":{
+		"t":{"type":5},
+		"c":{"scheme":{"$case":"httpAuthSecurityScheme","value":"x"}},
+		"n":{"scheme":{"$case":"","value":{}}},
+		"w":{"httpAuthSecurityScheme":[1]}}}`), &card))
+	for _, name := range []string{"t", "c", "n", "w"} {
+		require.Equal(t, a2a.SecurityScheme{}, card.SecuritySchemes[name], name)
+	}
 }

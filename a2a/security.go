@@ -7,7 +7,8 @@ import "encoding/json"
 // ({"type":"apiKey","in":"header","name":"X-Key"}); a 1.0 card as a one-of
 // wrapper ({"apiKeySecurityScheme":{"location":"header","name":"X-Key"}}).
 // Both read into the same fields; it is written back in the 0.3 shape. A
-// scheme of a kind neither version defines reads as the zero value.
+// scheme of a kind neither version defines, or of a shape this module
+// cannot read, reads as the zero value (see UnmarshalJSON).
 type SecurityScheme struct {
 	// Type is the 0.3 name of the kind of scheme: "apiKey", "http",
 	// "oauth2", "openIdConnect" or "mutualTLS".
@@ -64,43 +65,68 @@ type securityScheme10 struct {
 	} `json:"mtlsSecurityScheme"`
 }
 
-// UnmarshalJSON reads either version's shape.
+// UnmarshalJSON reads either version's shape, and the form @a2a-js/sdk
+// 1.3.0 serves on its well-known card, where the one-of is written as the
+// SDK holds it in memory: {"scheme":{"$case":"httpAuthSecurityScheme",
+// "value":{...}}}. A scheme must be a JSON object; an object of any other
+// shape (an unknown kind, a field of the wrong type) reads as the zero
+// value, so that one scheme the module cannot read never fails the whole
+// card.
 func (s *SecurityScheme) UnmarshalJSON(b []byte) error {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return err
 	}
+	*s = readSecurityScheme(b, probe)
+	return nil
+}
+
+// readSecurityScheme reads the scheme b, a JSON object whose members are
+// probe, in any shape UnmarshalJSON takes, or returns the zero value.
+func readSecurityScheme(b []byte, probe map[string]json.RawMessage) SecurityScheme {
 	if _, ok := probe["type"]; ok {
 		var w securityScheme03
-		if err := json.Unmarshal(b, &w); err != nil {
-			return err
+		if json.Unmarshal(b, &w) != nil {
+			return SecurityScheme{}
 		}
-		*s = SecurityScheme{Type: w.Type, Description: w.Description, Name: w.Name, Location: w.In,
+		return SecurityScheme{Type: w.Type, Description: w.Description, Name: w.Name, Location: w.In,
 			Scheme: w.Scheme, BearerFormat: w.BearerFormat, OAuth2MetadataURL: w.OAuth2MetadataURL,
 			Flows: w.Flows, OpenIDConnectURL: w.OpenIDConnectURL}
-		return nil
+	}
+	if raw, ok := probe["scheme"]; ok && len(probe) == 1 {
+		// The SDK's in-memory one-of: {"$case": member, "value": {...}}.
+		var c struct {
+			Case  string          `json:"$case"`
+			Value json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(raw, &c) != nil || c.Case == "" || len(c.Value) == 0 {
+			return SecurityScheme{}
+		}
+		wrapped, err := json.Marshal(map[string]json.RawMessage{c.Case: c.Value})
+		if err != nil {
+			return SecurityScheme{}
+		}
+		b = wrapped
 	}
 	var w securityScheme10
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
+	if json.Unmarshal(b, &w) != nil {
+		return SecurityScheme{}
 	}
 	switch {
 	case w.APIKey != nil:
-		*s = SecurityScheme{Type: "apiKey", Description: w.APIKey.Description, Name: w.APIKey.Name, Location: w.APIKey.Location}
+		return SecurityScheme{Type: "apiKey", Description: w.APIKey.Description, Name: w.APIKey.Name, Location: w.APIKey.Location}
 	case w.HTTP != nil:
-		*s = SecurityScheme{Type: "http", Description: w.HTTP.Description, Scheme: w.HTTP.Scheme, BearerFormat: w.HTTP.BearerFormat}
+		return SecurityScheme{Type: "http", Description: w.HTTP.Description, Scheme: w.HTTP.Scheme, BearerFormat: w.HTTP.BearerFormat}
 	case w.OAuth2 != nil:
-		*s = SecurityScheme{Type: "oauth2", Description: w.OAuth2.Description, Flows: w.OAuth2.Flows, OAuth2MetadataURL: w.OAuth2.OAuth2MetadataURL}
+		return SecurityScheme{Type: "oauth2", Description: w.OAuth2.Description, Flows: w.OAuth2.Flows, OAuth2MetadataURL: w.OAuth2.OAuth2MetadataURL}
 	case w.OpenIDConnect != nil:
-		*s = SecurityScheme{Type: "openIdConnect", Description: w.OpenIDConnect.Description, OpenIDConnectURL: w.OpenIDConnect.OpenIDConnectURL}
+		return SecurityScheme{Type: "openIdConnect", Description: w.OpenIDConnect.Description, OpenIDConnectURL: w.OpenIDConnect.OpenIDConnectURL}
 	case w.MTLS != nil:
-		*s = SecurityScheme{Type: "mutualTLS", Description: w.MTLS.Description}
-	default:
-		// A kind added after this module was written: kept as nothing
-		// rather than failing the whole card.
-		*s = SecurityScheme{}
+		return SecurityScheme{Type: "mutualTLS", Description: w.MTLS.Description}
 	}
-	return nil
+	// A kind added after this module was written: kept as nothing
+	// rather than failing the whole card.
+	return SecurityScheme{}
 }
 
 // MarshalJSON writes the 0.3 (OpenAPI) shape.

@@ -1,6 +1,7 @@
 package agentcard
 
 import (
+	"crypto/sha256"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,11 +26,16 @@ import (
 // counts as 2^31. s-maxage (for shared caches), Expires and heuristic
 // freshness are not used, and Vary is not read: cards are keyed by URL
 // (query included) only, so give callers that send different credentials,
-// and may see different cards, caches of their own. A Cache is safe for
-// concurrent use; its zero value is not: use NewCache.
+// and may see different cards, caches of their own. Authenticated
+// extended cards (stream.WithExtendedCard) are kept apart, keyed by the
+// caller's credentials too: see Extended. A Cache is safe for concurrent
+// use; its zero value is not: use NewCache.
 type Cache struct {
 	mu      sync.Mutex
 	entries map[string]cachedCard
+	// extended are the extended cards kept, by extendedKey.
+	extended    map[[sha256.Size]byte]extendedCard
+	extendedSeq uint64 // counts the extended cards kept
 }
 
 // cachedCard is a card kept, with what revalidating it needs; the zero

@@ -14,7 +14,7 @@ import (
 // return "": b knows where it calls. The headers of WithHeader reach b in
 // [transport.Call.Header]. The options of this package's HTTP bindings
 // (WithHTTPClient, WithBreaker, WithTrustedOrigins, WithConnectTimeout,
-// WithMaxEventSize) and of Resolve (WithBinding, WithCardCache,
+// WithMaxEventSize) and of Resolve (WithBinding, WithCardCache, WithExtendedCard,
 // WithTransportFor) do not
 // apply to b, and are refused with ErrInvalidOption (see Option), by
 // NewClientFor and by each call of its Client.

@@ -30,14 +30,17 @@ const (
 	rpcCancel
 	rpcSend
 	rpcList // 1.0 only: never sent in 0.3, which has no ListTasks
+	rpcExtendedCard
 )
 
 // name returns the method's name in version v.
 func (m rpcMethod) name(v a2a.Version) string {
 	if v == a2a.V03 {
-		return [...]string{"message/stream", "tasks/resubscribe", "tasks/get", "tasks/cancel", "message/send", "tasks/list"}[m]
+		return [...]string{"message/stream", "tasks/resubscribe", "tasks/get", "tasks/cancel", "message/send", "tasks/list",
+			"agent/getAuthenticatedExtendedCard"}[m]
 	}
-	return [...]string{"SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask", "SendMessage", "ListTasks"}[m]
+	return [...]string{"SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask", "SendMessage", "ListTasks",
+		"GetExtendedAgentCard"}[m]
 }
 
 type idParams struct {

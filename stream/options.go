@@ -166,6 +166,7 @@ type config struct {
 	stallTimeout time.Duration
 	binding      a2a.Binding
 	cardCache    *agentcard.Cache
+	extendedCard bool // WithExtendedCard
 	// openFor and open are WithTransportFor's: Resolve may pick the
 	// card's interfaces of binding openFor, and opens them with open.
 	openFor     a2a.Binding
@@ -184,7 +185,10 @@ type config struct {
 	// Set by Resolve from the agent card (fromCard), never by an Option:
 	tenant    string         // the chosen 1.0 interface's tenant
 	streaming streaming      // what the card says of streaming
-	card      *a2a.AgentCard // the card Resolve read
+	card      *a2a.AgentCard // the card in use: the public one Resolve read, or the extended one
+	// cardExtended: card is the agent's authenticated extended card
+	// (WithExtendedCard).
+	cardExtended bool
 }
 
 // streaming is what the agent card says of the agent's ability to stream.
@@ -451,7 +455,8 @@ func WithInputTimeout(d time.Duration) Option {
 
 // WithNotify sets a function told about reconnects and resumes, for example
 // to show "reconnecting (1/3)…" in a user interface. It is called on the
-// goroutine that calls Stream.Next and must not block. It applies to a
+// goroutine that calls Stream.Next (Resolve's, for PublicCardKept) and must
+// not block. It applies to a
 // Client's constructors and to its streams.
 func WithNotify(f func(Notice)) Option {
 	return option{"WithNotify", streams, func(cfg *config) {
@@ -539,10 +544,19 @@ const (
 	// it once, before its first call, or when a credentials hook first
 	// gives headers.
 	HeadersWithheld
+	// PublicCardKept: Resolve, given WithExtendedCard, keeps the public
+	// agent card, and Cause says why (see WithExtendedCard): the card
+	// offers no extended card (ErrExtendedCardNotOffered), the agent
+	// answered with its public card (ErrExtendedCardPublic), no
+	// credentials may go to its endpoint (ErrExtendedCardWithheld), or the
+	// call failed (the agent's refusal, a network error, a
+	// *transport.ProtocolError for what is not a card). It is told once,
+	// on Resolve's goroutine, before Resolve returns.
+	PublicCardKept
 )
 
-// String returns "reconnecting", "resumed", "polling" or
-// "headers-withheld".
+// String returns "reconnecting", "resumed", "polling",
+// "headers-withheld" or "public-card-kept".
 func (k NoticeKind) String() string {
 	switch k {
 	case Reconnecting:
@@ -553,12 +567,14 @@ func (k NoticeKind) String() string {
 		return "polling"
 	case HeadersWithheld:
 		return "headers-withheld"
+	case PublicCardKept:
+		return "public-card-kept"
 	}
 	return "unknown"
 }
 
-// Notice reports a reconnect, a resume, the switch to polling or headers
-// withheld to the function set with WithNotify.
+// Notice reports a reconnect, a resume, the switch to polling, headers
+// withheld or the public card kept to the function set with WithNotify.
 type Notice struct {
 	Kind        NoticeKind
 	TaskID      string

@@ -63,6 +63,11 @@ import (
 // true, as a2agrpc's does given TLS credentials): headers never go from
 // https down to plaintext. Otherwise each stream tells a HeadersWithheld
 // notice, whose EndpointOrigin is the target's host:port.
+//
+// WithExtendedCard makes Resolve fetch the authenticated extended card the
+// public card offers, with the caller's credentials, over the interface
+// picked; on any failure it keeps the public card, with a PublicCardKept
+// notice.
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	base, err := httpx.ParseBase(baseURL)
 	if err != nil {
@@ -100,10 +105,20 @@ func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, erro
 			learned.streaming = streamingYes
 		}
 	}
+	var c *Client
 	if in.binding == a2a.BindingGRPC {
-		return clientOver(cfg, in, opts, learned, base)
+		c, err = clientOver(cfg, in, opts, learned, base)
+	} else {
+		c, err = newClient(in.endpoint.String(), in.binding, opts, learned, "Resolve")
 	}
-	return newClient(in.endpoint.String(), in.binding, opts, learned, "Resolve")
+	if err != nil || !cfg.extendedCard {
+		return c, err
+	}
+	if err := c.useExtendedCard(ctx, cfg.cardCache); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // clientOver makes the Client of an interface of WithTransportFor's binding
@@ -266,8 +281,10 @@ func cardError(err error) error {
 	return err
 }
 
-// Card returns the agent card Resolve read to make this Client, or nil for
-// a Client made with NewClient or NewRESTClient. It must not be modified.
+// Card returns the agent card Resolve read to make this Client: its
+// public card, or, given WithExtendedCard, its extended card when Resolve
+// got one (CardExtended says which). It is nil for a Client made with
+// NewClient, NewRESTClient or NewClientFor. It must not be modified.
 func (c *Client) Card() *a2a.AgentCard { return c.cfg.card }
 
 // WithCardCache makes Resolve read and keep agent cards in cache; see
