@@ -26,9 +26,10 @@ type TaskFilter struct {
 	// eight states of a task (StateSubmitted … StateRejected), in any
 	// spelling the wire uses; StateUnknown and other values are refused.
 	State TaskState
-	// PageSize, when set, is the number of tasks a page holds at most:
-	// 1 to MaxPageSize. nil asks for the server's default.
-	PageSize *int
+	// PageSize, when not 0, is the number of tasks a page holds at most:
+	// 1 to MaxPageSize. 0 asks for the server's default; a negative value
+	// is refused.
+	PageSize int
 	// PageToken, when set, starts the listing at the page it names: a
 	// TaskPage's NextPageToken, opaque to the client.
 	PageToken string
@@ -45,11 +46,11 @@ type TaskFilter struct {
 }
 
 // Check reports the first value of f that a ListTasks call refuses: a page
-// size outside 1 to MaxPageSize, a negative history length, or a state
+// size below 0 or above MaxPageSize, a negative history length, or a state
 // that is none of the eight states of a task. nil means f may be sent.
 func (f TaskFilter) Check() error {
-	if f.PageSize != nil && (*f.PageSize < 1 || *f.PageSize > MaxPageSize) {
-		return fmt.Errorf("a2a: invalid task filter: PageSize %d: want 1 to %d", *f.PageSize, MaxPageSize)
+	if f.PageSize < 0 || f.PageSize > MaxPageSize {
+		return fmt.Errorf("a2a: invalid task filter: PageSize %d: want 1 to %d, or 0 for the server's default", f.PageSize, MaxPageSize)
 	}
 	if f.HistoryLength != nil && *f.HistoryLength < 0 {
 		return fmt.Errorf("a2a: invalid task filter: HistoryLength %d: want 0 or more", *f.HistoryLength)
@@ -77,7 +78,7 @@ type listParams struct {
 	Tenant               string `json:"tenant,omitempty"`
 	ContextID            string `json:"contextId,omitempty"`
 	Status               string `json:"status,omitempty"`
-	PageSize             *int   `json:"pageSize,omitempty"`
+	PageSize             int    `json:"pageSize,omitempty"`
 	PageToken            string `json:"pageToken,omitempty"`
 	HistoryLength        *int   `json:"historyLength,omitempty"`
 	StatusTimestampAfter string `json:"statusTimestampAfter,omitempty"`
@@ -122,8 +123,8 @@ func (f TaskFilter) Query() string {
 	}
 	set("contextId", p.ContextID)
 	set("status", p.Status)
-	if p.PageSize != nil {
-		set("pageSize", strconv.Itoa(*p.PageSize))
+	if p.PageSize != 0 {
+		set("pageSize", strconv.Itoa(p.PageSize))
 	}
 	set("pageToken", p.PageToken)
 	if p.HistoryLength != nil {

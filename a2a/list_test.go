@@ -20,10 +20,11 @@ func TestTaskFilterCheck(t *testing.T) {
 		ok   bool
 	}{
 		{"zero", a2a.TaskFilter{}, true},
-		{"page size 1", a2a.TaskFilter{PageSize: intp(1)}, true},
-		{"page size 100", a2a.TaskFilter{PageSize: intp(a2a.MaxPageSize)}, true},
-		{"page size 0", a2a.TaskFilter{PageSize: intp(0)}, false},
-		{"page size 101", a2a.TaskFilter{PageSize: intp(101)}, false},
+		{"page size 1", a2a.TaskFilter{PageSize: 1}, true},
+		{"page size 100", a2a.TaskFilter{PageSize: a2a.MaxPageSize}, true},
+		{"page size 0: the server's default", a2a.TaskFilter{PageSize: 0}, true},
+		{"page size -1", a2a.TaskFilter{PageSize: -1}, false},
+		{"page size 101", a2a.TaskFilter{PageSize: 101}, false},
 		{"history 0", a2a.TaskFilter{HistoryLength: intp(0)}, true},
 		{"history -1", a2a.TaskFilter{HistoryLength: intp(-1)}, false},
 		{"a state", a2a.TaskFilter{State: a2a.StateWorking}, true},
@@ -43,7 +44,7 @@ func TestTaskFilterCheck(t *testing.T) {
 func TestTaskFilterEncodings(t *testing.T) {
 	t.Parallel()
 	f := a2a.TaskFilter{
-		ContextID: "c-1", State: a2a.StateInputRequired, PageSize: intp(2), PageToken: "p/2=",
+		ContextID: "c-1", State: a2a.StateInputRequired, PageSize: 2, PageToken: "p/2=",
 		HistoryLength: intp(0), IncludeArtifacts: true, StatusAfter: time.Date(2000, 1, 1, 1, 0, 0, 5e8, time.FixedZone("x", 3600)),
 	}
 	params, err := a2a.EncodeListTasks(f, "acme")

@@ -33,6 +33,7 @@ targets=(
 	"FuzzDecodePiecesReadsAsWhole ./internal/jsonrpc"
 	"FuzzCanonicalJSON ./internal/canonjson"
 	"FuzzRetryHint ./a2a"
+	"FuzzDecodeTaskPage ./a2a"
 	"FuzzChainOf ./chain"
 	"FuzzLedger ./internal/ledger"
 	"FuzzRevisions ./internal/ledger"

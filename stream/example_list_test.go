@@ -31,8 +31,7 @@ func ExampleClient_ListTasks() {
 		return
 	}
 
-	pageSize := 2
-	for task, err := range c.ListTasks(context.Background(), a2a.TaskFilter{ContextID: "c-1", PageSize: &pageSize}).All() {
+	for task, err := range c.ListTasks(context.Background(), a2a.TaskFilter{ContextID: "c-1", PageSize: 2}).All() {
 		var cut *stream.ListingCutError
 		switch {
 		case errors.As(err, &cut):

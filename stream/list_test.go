@@ -213,7 +213,7 @@ func TestListTasksPagesThroughEveryPage(t *testing.T) {
 	for _, b := range bothBindings {
 		t.Run(string(b), func(t *testing.T) {
 			agent := &listAgent{answer: fivePages(t)}
-			l := listClient(t, b, agent, a2a.V10).ListTasks(background(), a2a.TaskFilter{PageSize: ptr(2)})
+			l := listClient(t, b, agent, a2a.V10).ListTasks(background(), a2a.TaskFilter{PageSize: 2})
 			var pages [][]string
 			for l.Next() {
 				pages = append(pages, idsOf(l.Page().Tasks))
@@ -240,7 +240,7 @@ func TestListTasksAllYieldsEveryTaskOfEveryPage(t *testing.T) {
 			agent := &listAgent{answer: fivePages(t)}
 			c := listClient(t, b, agent, a2a.V10)
 			var ids []string
-			for task, err := range c.ListTasks(background(), a2a.TaskFilter{PageSize: ptr(2)}).All() {
+			for task, err := range c.ListTasks(background(), a2a.TaskFilter{PageSize: 2}).All() {
 				require.NoError(t, err)
 				ids = append(ids, task.ID)
 			}
@@ -248,7 +248,7 @@ func TestListTasksAllYieldsEveryTaskOfEveryPage(t *testing.T) {
 
 			agent = &listAgent{answer: fivePages(t)}
 			c = listClient(t, b, agent, a2a.V10)
-			for task := range c.ListTasks(background(), a2a.TaskFilter{PageSize: ptr(2)}).All() {
+			for task := range c.ListTasks(background(), a2a.TaskFilter{PageSize: 2}).All() {
 				if task.ID == "t-5" {
 					break
 				}
@@ -282,7 +282,7 @@ func TestListTasksCutShortByAStaleToken(t *testing.T) {
 					}
 					return tc.stale
 				}}
-				l := listClient(t, b, agent, a2a.V10).ListTasks(background(), a2a.TaskFilter{PageSize: ptr(2), PageToken: tc.token})
+				l := listClient(t, b, agent, a2a.V10).ListTasks(background(), a2a.TaskFilter{PageSize: 2, PageToken: tc.token})
 				var ids []string
 				for task, err := range l.All() {
 					if err != nil {
@@ -383,16 +383,16 @@ func TestListTasksSendsFiltersAsTheCapturesShow(t *testing.T) {
 		next   string
 	}{
 		{"ListTasks {}", a2a.TaskFilter{}, 5, ""},
-		{"ListTasks page 1", a2a.TaskFilter{PageSize: ptr(2)}, 2, token},
-		{"ListTasks page 2", a2a.TaskFilter{PageSize: ptr(2), PageToken: token}, 2, "MjAyNi0xMS0yOVQwNzoyMDo0OS4yMjFafDM5OGRkOTUzLTYzMjAtNGE3ZC04ODdhLWZlMjM5ODQ4ZTczZQ=="},
+		{"ListTasks page 1", a2a.TaskFilter{PageSize: 2}, 2, token},
+		{"ListTasks page 2", a2a.TaskFilter{PageSize: 2, PageToken: token}, 2, "MjAyNi0xMS0yOVQwNzoyMDo0OS4yMjFafDM5OGRkOTUzLTYzMjAtNGE3ZC04ODdhLWZlMjM5ODQ4ZTczZQ=="},
 		{"ListTasks contextId=A", a2a.TaskFilter{ContextID: contextA}, 3, ""},
 		{"ListTasks status=FAILED", a2a.TaskFilter{State: a2a.StateFailed}, 2, ""},
 		{"ListTasks contextId=B status=INPUT_REQUIRED historyLength=0", a2a.TaskFilter{ContextID: contextB, State: a2a.StateInputRequired, HistoryLength: ptr(0)}, 1, ""},
-		{"ListTasks historyLength=1 includeArtifacts pageSize=1", a2a.TaskFilter{ContextID: contextA, HistoryLength: ptr(1), IncludeArtifacts: true, PageSize: ptr(1)}, 1, "MjAyNi0xMS0yOVQwNzoyMDo0OS42NjlafGQ4Y2NlZGI3LWFmZGEtNDlhMS05NTc5LTY5ZDU1Yjc5ZTZhNw=="},
-		{"ListTasks statusTimestampAfter", a2a.TaskFilter{StatusAfter: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), PageSize: ptr(1)}, 1, "MjAyNi0xMS0yOVQwNzoyMDo1MC42NDhafDg1NjcwZTQzLTU5MjUtNDA5Yi04N2FkLTQxZmU1NGNlZmY2Ng=="},
+		{"ListTasks historyLength=1 includeArtifacts pageSize=1", a2a.TaskFilter{ContextID: contextA, HistoryLength: ptr(1), IncludeArtifacts: true, PageSize: 1}, 1, "MjAyNi0xMS0yOVQwNzoyMDo0OS42NjlafGQ4Y2NlZGI3LWFmZGEtNDlhMS05NTc5LTY5ZDU1Yjc5ZTZhNw=="},
+		{"ListTasks statusTimestampAfter", a2a.TaskFilter{StatusAfter: time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), PageSize: 1}, 1, "MjAyNi0xMS0yOVQwNzoyMDo1MC42NDhafDg1NjcwZTQzLTU5MjUtNDA5Yi04N2FkLTQxZmU1NGNlZmY2Ng=="},
 		{"/rest/tasks", a2a.TaskFilter{}, 5, ""},
-		{"/rest/tasks?pageSize=2", a2a.TaskFilter{PageSize: ptr(2)}, 2, token},
-		{"/rest/tasks?pageSize=2&pageToken=" + url.QueryEscape(token), a2a.TaskFilter{PageSize: ptr(2), PageToken: token}, 2, "MjAyNi0xMS0yOVQwNzoyMDo0OS4yMjFafDM5OGRkOTUzLTYzMjAtNGE3ZC04ODdhLWZlMjM5ODQ4ZTczZQ=="},
+		{"/rest/tasks?pageSize=2", a2a.TaskFilter{PageSize: 2}, 2, token},
+		{"/rest/tasks?pageSize=2&pageToken=" + url.QueryEscape(token), a2a.TaskFilter{PageSize: 2, PageToken: token}, 2, "MjAyNi0xMS0yOVQwNzoyMDo0OS4yMjFafDM5OGRkOTUzLTYzMjAtNGE3ZC04ODdhLWZlMjM5ODQ4ZTczZQ=="},
 		{"/rest/tasks?contextId=" + contextA + "&status=TASK_STATE_INPUT_REQUIRED&historyLength=1", a2a.TaskFilter{ContextID: contextA, State: a2a.StateInputRequired, HistoryLength: ptr(1)}, 2, ""},
 		{"/rest/tasks?status=TASK_STATE_FAILED&includeArtifacts=true", a2a.TaskFilter{State: a2a.StateFailed, IncludeArtifacts: true}, 2, ""},
 	}
@@ -453,7 +453,7 @@ func TestListTasksReadsWhatThePageHolds(t *testing.T) {
 		artifacts bool
 	}{
 		{"ListTasks contextId=B status=INPUT_REQUIRED historyLength=0", a2a.TaskFilter{ContextID: "313a69fd-8340-40bd-a39d-a52d15fee8e2", State: a2a.StateInputRequired, HistoryLength: ptr(0)}, 0, false},
-		{"ListTasks historyLength=1 includeArtifacts pageSize=1", a2a.TaskFilter{ContextID: "044c1d83-3983-4d17-9277-8e28e8d5a0bd", HistoryLength: ptr(1), IncludeArtifacts: true, PageSize: ptr(1)}, 1, true},
+		{"ListTasks historyLength=1 includeArtifacts pageSize=1", a2a.TaskFilter{ContextID: "044c1d83-3983-4d17-9277-8e28e8d5a0bd", HistoryLength: ptr(1), IncludeArtifacts: true, PageSize: 1}, 1, true},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			var want capture
@@ -562,9 +562,8 @@ func TestListTasksRefusesInvalidFiltersWithoutARequest(t *testing.T) {
 		filter a2a.TaskFilter
 		opts   []stream.Option
 	}{
-		{"page size 0", a2a.TaskFilter{PageSize: ptr(0)}, nil},
-		{"page size 101", a2a.TaskFilter{PageSize: ptr(101)}, nil},
-		{"page size -1", a2a.TaskFilter{PageSize: ptr(-1)}, nil},
+		{"page size 101", a2a.TaskFilter{PageSize: 101}, nil},
+		{"page size -1", a2a.TaskFilter{PageSize: -1}, nil},
 		{"negative history length", a2a.TaskFilter{HistoryLength: ptr(-1)}, nil},
 		{"unknown state", a2a.TaskFilter{State: "TASK_STATE_BOGUS"}, nil},
 		{"the unknown state", a2a.TaskFilter{State: a2a.StateUnknown}, nil},
@@ -584,7 +583,7 @@ func TestListTasksRefusesInvalidFiltersWithoutARequest(t *testing.T) {
 		}
 	}
 	// The limits themselves are sent.
-	for _, f := range []a2a.TaskFilter{{PageSize: ptr(1)}, {PageSize: ptr(100)}, {HistoryLength: ptr(0)}, {State: "TASK_STATE_AUTH_REQUIRED"}, {State: "cancelled"}} {
+	for _, f := range []a2a.TaskFilter{{PageSize: 0}, {PageSize: 1}, {PageSize: 100}, {HistoryLength: ptr(0)}, {State: "TASK_STATE_AUTH_REQUIRED"}, {State: "cancelled"}} {
 		agent := &listAgent{answer: func(int, listReq) listReply { return listReply{result: pageJSON(t, "", 0)} }}
 		l := listClient(t, a2a.BindingJSONRPC, agent, a2a.V10).ListTasks(background(), f)
 		require.True(t, l.Next(), "%+v: %v", f, l.Err())
@@ -691,14 +690,14 @@ func TestListTasksOverATransportOfAnotherModule(t *testing.T) {
 	c, err = stream.NewClientFor(lister, stream.WithVersion(a2a.V10), stream.WithHeader("X-Api-Key", "k"))
 	require.NoError(t, err)
 	var ids []string
-	for task, err := range c.ListTasks(background(), a2a.TaskFilter{ContextID: "c", PageSize: ptr(1)}).All() {
+	for task, err := range c.ListTasks(background(), a2a.TaskFilter{ContextID: "c", PageSize: 1}).All() {
 		require.NoError(t, err)
 		ids = append(ids, task.ID)
 	}
 	require.Equal(t, []string{"t-2", "t-1"}, ids)
 	require.Len(t, lister.calls, 2)
 	require.Equal(t, "p2", lister.calls[1].filter.PageToken)
-	require.Equal(t, 1, *lister.calls[1].filter.PageSize)
+	require.Equal(t, 1, lister.calls[1].filter.PageSize)
 	require.Equal(t, "k", lister.calls[0].call.Header.Get("X-Api-Key"))
 
 	// A page whose task has no ID is refused, as from the HTTP bindings.
