@@ -12,7 +12,9 @@ import (
 // (the credentials expired in the middle of the task).
 type Request struct {
 	// Task is the task as assembled so far: in auth-required, or in the
-	// state it was in when the agent refused the call.
+	// state it was in when the agent refused the call. It is nil when the
+	// refused call belongs to no task: Resolve's fetch of the extended
+	// card (stream.WithExtendedCard).
 	Task *a2a.Task
 	// Message is the agent's status message that says what it needs (a
 	// sign-in link, a scope). It may be nil when the agent sent none, and is
