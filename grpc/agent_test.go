@@ -28,6 +28,9 @@ type handlers struct {
 	unary     func(ctx context.Context, m *a2a.Message) (a2a.Event, error)
 	get       func(ctx context.Context, id string) (*a2a.Task, error)
 	cancel    func(ctx context.Context, id string) (*a2a.Task, error)
+	// list answers 1.0 ListTasks in terms of the proto, so that a test
+	// reads the request as sent and may answer a page the model refuses.
+	list func(ctx context.Context, req *pbv1.ListTasksRequest) (*pbv1.ListTasksResponse, error)
 }
 
 // seenCall is one call the agent got: its full method and metadata.
@@ -221,6 +224,13 @@ func (s service10) CancelTask(ctx context.Context, req *pbv1.CancelTaskRequest) 
 		return nil, err
 	}
 	return convert.Task10(t)
+}
+
+func (s service10) ListTasks(ctx context.Context, req *pbv1.ListTasksRequest) (*pbv1.ListTasksResponse, error) {
+	if s.a.h.list == nil {
+		return s.UnimplementedA2AServiceServer.ListTasks(ctx, req)
+	}
+	return s.a.h.list(ctx, req)
 }
 
 // service03 serves A2A 0.3 with the agent's handlers.

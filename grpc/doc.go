@@ -17,6 +17,9 @@
 // Opener, given to stream.WithTransportFor(a2a.BindingGRPC, ...); the
 // Client's Close then closes the Transport (see ExampleOpener).
 //
+// The Transport also lists an agent's tasks for stream.Client.ListTasks
+// (transport.TaskLister; A2A 1.0's ListTasks, which 0.3 does not have).
+//
 // Transport says what each failure of a call reads as; StatusError, what a
 // gRPC status means to A2A. The options of stream's HTTP bindings do not
 // reach a Transport: it has its own connect timeout and breaker

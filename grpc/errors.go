@@ -117,6 +117,7 @@ const (
 	opSubscribe
 	opGetTask
 	opCancel
+	opList
 )
 
 // statusError makes the error of a call that ended with st (not OK).
