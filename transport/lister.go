@@ -14,7 +14,8 @@ import (
 // errors.ErrUnsupported, sending nothing.
 //
 // ListTasks makes one call for one page. The filter has been checked
-// ([a2a.TaskFilter.Check]). The errors are those of GetTask (see
+// ([a2a.TaskFilter.Check]); the page it returns is checked by the caller
+// (every task has an ID, and the filter's context when it names one). The errors are those of GetTask (see
 // Transport); an agent that does not support the call answers as a
 // Transport reports any agent's error (-32601 method not found, -32004
 // unsupported operation), or the binding returns an error matching
