@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/a2astream/a2astream/a2a"
-	drivepkg "github.com/a2astream/a2astream/bench/internal/drive"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/bench/internal/memnet"
 	"github.com/a2astream/a2astream/bench/internal/server"
@@ -83,7 +82,7 @@ func (p *guardPipe) send(w allocWire) func() error {
 		case "rest":
 			return sendOursREST(p.hc, "http://pipe/rest", w.v, allocEvents, nil, opts...)
 		case "grpc":
-			return sendOursGRPC(p.grpc, w.v, allocEvents, drivepkg.CheckParts(allocEvents-3), opts...)
+			return sendOursGRPC(p.grpc, w.v, allocEvents, checkParts(allocEvents-3), opts...)
 		}
 		return sendOurs(p.hc, "http://pipe/rpc?v="+w.v.String(), w.v, allocEvents, nil, opts...)
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/bench/internal/decodebench"
-	drivepkg "github.com/a2astream/a2astream/bench/internal/drive"
 	"github.com/a2astream/a2astream/bench/internal/grpcserver"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/reconnect"
@@ -87,9 +86,37 @@ func sendOursREST(hc *http.Client, base string, v a2a.Version, wantEvents int, c
 	return drive(c, wantEvents, check)
 }
 
-// drive sends one message with c and reads the stream to its end.
+// drive sends one message with c and reads the stream to its end. With
+// wantEvents >= 0 the stream must have that many events; check, when not
+// nil, judges the task assembled.
 func drive(c *stream.Client, wantEvents int, check func(*a2a.Task) error) error {
-	return drivepkg.Send(c, wantEvents, check)
+	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
+	defer s.Close()
+	n := 0
+	for s.Next() {
+		n++
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if wantEvents >= 0 && n != wantEvents {
+		return fmt.Errorf("got %d events; want %d", n, wantEvents)
+	}
+	if check != nil {
+		return check(s.Task())
+	}
+	return nil
+}
+
+// checkParts returns a check that the task holds one artifact of n parts,
+// the throughput scenario's.
+func checkParts(n int) func(*a2a.Task) error {
+	return func(t *a2a.Task) error {
+		if t == nil || len(t.Artifacts) != 1 || len(t.Artifacts[0].Parts) != n {
+			return fmt.Errorf("assembled task does not hold the %d parts", n)
+		}
+		return nil
+	}
 }
 
 // sendA2AGo runs the a2a-go v0.3.3 client's SendStreamingMessage loop.
@@ -198,18 +225,13 @@ func throughputContenders(cfg *config) ([]contender, int) {
 	events := n + 3 // task, working, n chunks, completed
 	url := func(v string) string { return fmt.Sprintf("%s/?s=throughput&n=%d&v=%s", cfg.base, n, v) }
 	restBase := fmt.Sprintf("%s/rest/throughput/n=%d", cfg.base, n)
-	checkParts := func(t *a2a.Task) error {
-		if t == nil || len(t.Artifacts) != 1 || len(t.Artifacts[0].Parts) != n {
-			return fmt.Errorf("assembled task does not hold the %d parts", n)
-		}
-		return nil
-	}
+	check := checkParts(n)
 	noRetry := stream.WithReconnect(reconnect.Never())
 	chunks := stream.WithHeader(grpcserver.NKey, strconv.Itoa(n)) // the gRPC server's scenario
 	return []contender{
-		ours03: {name: "a2astream driver (Send → Next), 0.3", run: func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, checkParts, noRetry) }},
+		ours03: {name: "a2astream driver (Send → Next), 0.3", run: func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, check, noRetry) }},
 		rest03: {name: "a2astream REST driver (Send → Next), 0.3", run: func() error {
-			return sendOursREST(cfg.hc, restBase, a2a.V03, events, checkParts, noRetry)
+			return sendOursREST(cfg.hc, restBase, a2a.V03, events, check, noRetry)
 		}},
 		a2ago: {name: "a2a-go v0.3.3 SendStreamingMessage, 0.3", run: func() error {
 			got, err := sendA2AGo(cfg.hc, url("0.3"))
@@ -219,16 +241,16 @@ func throughputContenders(cfg *config) ([]contender, int) {
 			return err
 		}},
 		floor03: {name: "decode floor (bufio scan + json.Unmarshal), 0.3", run: func() error { return floorRun(cfg.hc, url("0.3"), a2a.V03, events) }},
-		ours10:  {name: "a2astream driver (Send → Next), 1.0", run: func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, checkParts, noRetry) }},
+		ours10:  {name: "a2astream driver (Send → Next), 1.0", run: func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, check, noRetry) }},
 		rest10: {name: "a2astream REST driver (Send → Next), 1.0", run: func() error {
-			return sendOursREST(cfg.hc, restBase, a2a.V10, events, checkParts, noRetry)
+			return sendOursREST(cfg.hc, restBase, a2a.V10, events, check, noRetry)
 		}},
 		floor10: {name: "decode floor (bufio scan + json.Unmarshal), 1.0", run: func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
 		grpc03: {name: "a2astream gRPC driver (Send → Next), 0.3", run: func() error {
-			return sendOursGRPC(cfg.grpcTr, a2a.V03, events, checkParts, noRetry, chunks)
+			return sendOursGRPC(cfg.grpcTr, a2a.V03, events, check, noRetry, chunks)
 		}},
 		grpc10: {name: "a2astream gRPC driver (Send → Next), 1.0", run: func() error {
-			return sendOursGRPC(cfg.grpcTr, a2a.V10, events, checkParts, noRetry, chunks)
+			return sendOursGRPC(cfg.grpcTr, a2a.V10, events, check, noRetry, chunks)
 		}},
 		a2agoGRPC: {name: "a2a-go v0.3.3 SendStreamingMessage over gRPC, 0.3", run: func() error {
 			got, err := sendA2AGoGRPC(cfg.gaConn, cfg.grpcAddr, n)
