@@ -15,10 +15,10 @@
 //
 // A child process (the same binary with -serve) is the loopback server, so
 // the CPU time and allocations reported are the client's alone; it serves
-// gRPC too, on a second port. The
-// throughput suite runs its rounds warm (in this process) and, with -fresh
-// (the default), also each round in a new process (the same binary with
-// -round), cold; the growth suite runs fresh rounds only. Both run under
+// gRPC too, on a second port, for the throughput suite's gRPC contenders.
+// The throughput suite runs its rounds warm (in this process) and, with
+// -fresh (the default), also each round in a new process (the same binary
+// with -round), cold; the growth suite runs fresh rounds only. Both run under
 // each GOMAXPROCS of -procs (1 and 2 by default) and give min / median /
 // max of the rounds.
 package main
