@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -48,41 +47,6 @@ func (p *cpuProfiler) wrap(key string, run func() error) func() error {
 		}
 		p.profs[key] = append(p.profs[key], prof)
 		return err
-	}
-}
-
-// wrapRemote returns remote, its warm rounds profiled under key while the
-// profiler is on: the other program writes the profile into a temporary
-// file, read back here.
-func (p *cpuProfiler) wrapRemote(key string, remote func(bool, int, string) (measure.Sample, error)) func(bool, int, string) (measure.Sample, error) {
-	if !slices.Contains(p.keys, key) {
-		p.keys = append(p.keys, key)
-	}
-	return func(fresh bool, procs int, profPath string) (measure.Sample, error) {
-		if !p.on || fresh || profPath != "" {
-			return remote(fresh, procs, profPath)
-		}
-		f, err := os.CreateTemp("", "a2abench-*.pprof")
-		if err != nil {
-			return measure.Sample{}, err
-		}
-		path := f.Name()
-		f.Close()
-		defer os.Remove(path)
-		s, err := remote(fresh, procs, path)
-		if err != nil {
-			return s, err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return s, fmt.Errorf("cpu profile: %w", err)
-		}
-		prof, err := profile.ParseData(b)
-		if err != nil {
-			return s, fmt.Errorf("cpu profile: %w", err)
-		}
-		p.add(key, prof)
-		return s, nil
 	}
 }
 

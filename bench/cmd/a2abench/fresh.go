@@ -79,6 +79,10 @@ func roundChild(args []string) error {
 			return err
 		}
 		defer cfg.gaConn.Close()
+		if cfg.grpcTr, err = newGRPCTransport(*grpcAddr); err != nil {
+			return err
+		}
+		defer cfg.grpcTr.Close()
 	}
 	cs, err := freshContenders(cfg, suite)
 	if err != nil {
@@ -145,20 +149,10 @@ func freshRound(cfg *config, suite string, i, procs int, profPath string) (measu
 // interleaveFresh runs every contender of suite once per round, each in a
 // new process under GOMAXPROCS procs, in order, and returns the samples by
 // contender. There is no warm-up round: a fresh round is cold by design.
-// A contender that runs in another program (remote) starts a new process
-// of it.
 func interleaveFresh(cfg *config, suite string, cs []contender, rounds, procs int) ([][]measure.Sample, error) {
 	out := make([][]measure.Sample, len(cs))
 	for range rounds {
-		for i, c := range cs {
-			if c.remote != nil {
-				s, err := c.remote(true, procs, "")
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", c.name, err)
-				}
-				out[i] = append(out[i], s)
-				continue
-			}
+		for i := range cs {
 			s, err := freshRound(cfg, suite, i, procs, "")
 			if err != nil {
 				return nil, err

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -13,11 +15,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/bench/internal/memnet"
 	"github.com/a2astream/a2astream/bench/internal/server"
+	a2agrpc "github.com/a2astream/a2astream/grpc"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 )
@@ -47,27 +51,57 @@ func guardWires() []allocWire {
 	return []allocWire{{"jsonrpc", a2a.V03}, {"jsonrpc", a2a.V10}, {"rest", a2a.V03}, {"rest", a2a.V10}}
 }
 
-// pipeClient starts the prepared server of allocEvents events on an
-// in-memory pipe and returns a client of it; both stop at the test's end.
-func pipeClient(t *testing.T) *http.Client {
+// guardPipe is the prepared server of allocEvents events on an in-memory
+// pipe, and its clients: an http.Client and an a2agrpc.Transport.
+type guardPipe struct {
+	hc   *http.Client
+	grpc *a2agrpc.Transport
+}
+
+// newGuardPipe starts the prepared server and its clients; all stop at the
+// test's end.
+func newGuardPipe(t *testing.T) *guardPipe {
 	ln := memnet.NewListener()
 	srv := server.NewServer(newPreparedServer(t, allocEvents-3))
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	tr := &http.Transport{DialContext: ln.Dial}
 	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
+	gt, err := a2agrpc.New("passthrough:///pipe", a2agrpc.WithInsecure(), a2agrpc.WithDialOptions(
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return ln.Dial(ctx, "", "") })))
+	require.NoError(t, err)
+	t.Cleanup(func() { gt.Close() })
+	return &guardPipe{hc: &http.Client{Transport: tr}, grpc: gt}
 }
 
-// guardSend returns one call of the driver on w, reading allocEvents events.
-func guardSend(hc *http.Client, w allocWire) func() error {
+// send returns one call of the driver on w, reading allocEvents events.
+func (p *guardPipe) send(w allocWire) func() error {
 	return func() error {
 		opts := []stream.Option{stream.WithReconnect(reconnect.Never())}
-		if w.binding == "rest" {
-			return sendOursREST(hc, "http://pipe/rest", w.v, allocEvents, nil, opts...)
+		switch w.binding {
+		case "rest":
+			return sendOursREST(p.hc, "http://pipe/rest", w.v, allocEvents, nil, opts...)
+		case "grpc":
+			return sendOursGRPC(p.grpc, w.v, allocEvents, checkParts(allocEvents-3), opts...)
 		}
-		return sendOurs(hc, "http://pipe/rpc?v="+w.v.String(), w.v, allocEvents, nil, opts...)
+		return sendOurs(p.hc, "http://pipe/rpc?v="+w.v.String(), w.v, allocEvents, nil, opts...)
 	}
+}
+
+// leastPerEvent returns the least over calls calls of send, each after a
+// collection, of what count takes from the MemStats before and after the
+// call, per event.
+func leastPerEvent(t *testing.T, send func() error, calls int, count func(before, after *runtime.MemStats) uint64) float64 {
+	got := math.Inf(1)
+	for range calls {
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		require.NoError(t, send())
+		runtime.ReadMemStats(&m1)
+		got = min(got, float64(count(&m0, &m1))/allocEvents)
+	}
+	return got
 }
 
 // readKept reads a guard's file: a number for each wire.
@@ -105,22 +139,13 @@ func TestDriverBytesPerEvent(t *testing.T) {
 		t.Skip("the race detector's sync.Pool drops items at random: the bytes are not the product's")
 	}
 	kept := readKept(t, bytesFile)
-	hc := pipeClient(t)
+	p := newGuardPipe(t)
 	measured := map[string]float64{}
 	for _, w := range guardWires() {
 		t.Run(strings.ReplaceAll(w.key(), " ", "-"), func(t *testing.T) {
-			send := guardSend(hc, w)
+			send := p.send(w)
 			require.NoError(t, send()) // warm-up: the connection, the pools
-			got := math.Inf(1)
-			for range 3 {
-				runtime.GC()
-				var m0, m1 runtime.MemStats
-				runtime.ReadMemStats(&m0)
-				require.NoError(t, send())
-				runtime.ReadMemStats(&m1)
-				got = min(got, float64(m1.TotalAlloc-m0.TotalAlloc)/allocEvents)
-			}
-			got = math.Round(got)
+			got := math.Round(leastPerEvent(t, send, 3, func(m0, m1 *runtime.MemStats) uint64 { return m1.TotalAlloc - m0.TotalAlloc }))
 			t.Logf("%s: %.0f bytes allocated per event", w.key(), got)
 			measured[w.key()] = got
 			if *updateBytes {
@@ -201,11 +226,11 @@ func TestDriverCPURatioToFloor(t *testing.T) {
 		t.Skip("the race detector multiplies the driver's and the floor's costs by different factors")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	hc := pipeClient(t)
+	p := newGuardPipe(t)
 	var names []string
 	var runs []func() error
 	for _, w := range guardWires() {
-		send := guardSend(hc, w)
+		send := p.send(w)
 		if *cpuRatioTwice {
 			once := send
 			send = func() error {
@@ -219,7 +244,7 @@ func TestDriverCPURatioToFloor(t *testing.T) {
 	}
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
 		names = append(names, "floor "+v.String())
-		runs = append(runs, func() error { return floorRun(hc, "http://pipe/rpc?v="+v.String(), v, allocEvents) })
+		runs = append(runs, func() error { return floorRun(p.hc, "http://pipe/rpc?v="+v.String(), v, allocEvents) })
 	}
 	wires := guardWires()
 	floorOfWire := func(i int) int { // the floor of the wire's version

@@ -15,12 +15,10 @@
 //
 // A child process (the same binary with -serve) is the loopback server, so
 // the CPU time and allocations reported are the client's alone; it serves
-// gRPC too, on a second port, and the throughput suite's a2astream gRPC
-// contenders run in cmd/grpcworker, which a2abench builds and asks for
-// rounds (grpc.go says why they cannot run here). The
-// throughput suite runs its rounds warm (in this process) and, with -fresh
-// (the default), also each round in a new process (the same binary with
-// -round), cold; the growth suite runs fresh rounds only. Both run under
+// gRPC too, on a second port, for the throughput suite's gRPC contenders.
+// The throughput suite runs its rounds warm (in this process) and, with
+// -fresh (the default), also each round in a new process (the same binary
+// with -round), cold; the growth suite runs fresh rounds only. Both run under
 // each GOMAXPROCS of -procs (1 and 2 by default) and give min / median /
 // max of the rounds.
 package main
@@ -43,6 +41,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/a2astream/a2astream/bench/internal/server"
+	a2agrpc "github.com/a2astream/a2astream/grpc"
 )
 
 // allSuites is the default of -only: every suite, in the report's order.
@@ -56,11 +55,11 @@ type config struct {
 	procs  []int  // the GOMAXPROCS values the throughput and growth suites run under
 	base   string // http://127.0.0.1:port of the child server
 	hc     *http.Client
-	// grpcAddr is the child server's gRPC host:port; grpc runs the
-	// a2astream gRPC contenders' rounds (cmd/grpcworker, nil in a fresh
-	// round's child); gaConn is the a2a-go gRPC contender's connection.
+	// grpcAddr is the child server's gRPC host:port; grpcTr is the
+	// a2astream gRPC contenders' transport, gaConn the a2a-go gRPC
+	// contender's connection.
 	grpcAddr string
-	grpc     *grpcWorkers
+	grpcTr   *a2agrpc.Transport
 	gaConn   *grpc.ClientConn
 	res      *results // what the suites measured for issue 21's targets
 }
@@ -113,10 +112,13 @@ func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []in
 		return err
 	}
 	defer gaConn.Close()
-	workers := &grpcWorkers{addr: grpcAddr}
-	defer workers.close()
+	grpcTr, err := newGRPCTransport(grpcAddr)
+	if err != nil {
+		return err
+	}
+	defer grpcTr.Close()
 	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, fresh: fresh, procs: procs, base: base, hc: hc, res: &results{},
-		grpcAddr: grpcAddr, grpc: workers, gaConn: gaConn}
+		grpcAddr: grpcAddr, grpcTr: grpcTr, gaConn: gaConn}
 
 	var rep bytes.Buffer
 	start := time.Now()

@@ -52,10 +52,11 @@ func TestSuitesQuick(t *testing.T) {
 	gaConn, err := newA2AGoConn(gln.Addr().String())
 	require.NoError(t, err)
 	defer gaConn.Close()
-	workers := &grpcWorkers{addr: gln.Addr().String()}
-	defer workers.close()
+	grpcTr, err := newGRPCTransport(gln.Addr().String())
+	require.NoError(t, err)
+	defer grpcTr.Close()
 	cfg := &config{rounds: 1, quick: true, cpuTop: 5, fresh: true, procs: []int{1, 2}, base: srv.URL, hc: &http.Client{Transport: tr}, res: &results{},
-		grpcAddr: gln.Addr().String(), grpc: workers, gaConn: gaConn}
+		grpcAddr: gln.Addr().String(), grpcTr: grpcTr, gaConn: gaConn}
 	for name, fn := range map[string]func(*config, *bytes.Buffer) error{
 		"throughput": func(c *config, b *bytes.Buffer) error { return throughput(c, b) },
 		"growth":     func(c *config, b *bytes.Buffer) error { return growth(c, b) },

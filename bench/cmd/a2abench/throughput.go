@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	ga "github.com/a2aproject/a2a-go/a2a"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/bench/internal/decodebench"
-	drivepkg "github.com/a2astream/a2astream/bench/internal/drive"
 	"github.com/a2astream/a2astream/bench/internal/grpcserver"
 	"github.com/a2astream/a2astream/bench/internal/measure"
 	"github.com/a2astream/a2astream/reconnect"
@@ -27,11 +27,6 @@ import (
 type contender struct {
 	name string
 	run  func() error
-	// remote, when not nil, runs the contender's round in another program,
-	// which measures it (run is then not used): warm in a process it keeps,
-	// fresh in a new one, under GOMAXPROCS procs, CPU-profiled into
-	// profPath when that is not empty.
-	remote func(fresh bool, procs int, profPath string) (measure.Sample, error)
 }
 
 // interleave runs every contender once per round, in order, and returns
@@ -40,14 +35,6 @@ func interleave(rounds int, peak bool, cs []contender) ([][]measure.Sample, erro
 	out := make([][]measure.Sample, len(cs))
 	for range rounds {
 		for i, c := range cs {
-			if c.remote != nil {
-				s, err := c.remote(false, runtime.GOMAXPROCS(0), "")
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", c.name, err)
-				}
-				out[i] = append(out[i], s)
-				continue
-			}
 			p := measure.Start(peak)
 			err := c.run()
 			s := p.Stop()
@@ -99,9 +86,37 @@ func sendOursREST(hc *http.Client, base string, v a2a.Version, wantEvents int, c
 	return drive(c, wantEvents, check)
 }
 
-// drive sends one message with c and reads the stream to its end.
+// drive sends one message with c and reads the stream to its end. With
+// wantEvents >= 0 the stream must have that many events; check, when not
+// nil, judges the task assembled.
 func drive(c *stream.Client, wantEvents int, check func(*a2a.Task) error) error {
-	return drivepkg.Send(c, wantEvents, check)
+	s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "hello"))
+	defer s.Close()
+	n := 0
+	for s.Next() {
+		n++
+	}
+	if err := s.Err(); err != nil {
+		return err
+	}
+	if wantEvents >= 0 && n != wantEvents {
+		return fmt.Errorf("got %d events; want %d", n, wantEvents)
+	}
+	if check != nil {
+		return check(s.Task())
+	}
+	return nil
+}
+
+// checkParts returns a check that the task holds one artifact of n parts,
+// the throughput scenario's.
+func checkParts(n int) func(*a2a.Task) error {
+	return func(t *a2a.Task) error {
+		if t == nil || len(t.Artifacts) != 1 || len(t.Artifacts[0].Parts) != n {
+			return fmt.Errorf("assembled task does not hold the %d parts", n)
+		}
+		return nil
+	}
 }
 
 // sendA2AGo runs the a2a-go v0.3.3 client's SendStreamingMessage loop.
@@ -210,26 +225,13 @@ func throughputContenders(cfg *config) ([]contender, int) {
 	events := n + 3 // task, working, n chunks, completed
 	url := func(v string) string { return fmt.Sprintf("%s/?s=throughput&n=%d&v=%s", cfg.base, n, v) }
 	restBase := fmt.Sprintf("%s/rest/throughput/n=%d", cfg.base, n)
-	checkParts := func(t *a2a.Task) error {
-		if t == nil || len(t.Artifacts) != 1 || len(t.Artifacts[0].Parts) != n {
-			return fmt.Errorf("assembled task does not hold the %d parts", n)
-		}
-		return nil
-	}
+	check := checkParts(n)
 	noRetry := stream.WithReconnect(reconnect.Never())
-	// The a2astream gRPC rounds run in cmd/grpcworker (see grpc.go).
-	grpcRound := func(v string) func(bool, int, string) (measure.Sample, error) {
-		return func(fresh bool, procs int, profPath string) (measure.Sample, error) {
-			if cfg.grpc == nil {
-				return measure.Sample{}, fmt.Errorf("no gRPC worker here")
-			}
-			return cfg.grpc.round(fresh, v, n, procs, profPath)
-		}
-	}
+	chunks := stream.WithHeader(grpcserver.NKey, strconv.Itoa(n)) // the gRPC server's scenario
 	return []contender{
-		ours03: {name: "a2astream driver (Send → Next), 0.3", run: func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, checkParts, noRetry) }},
+		ours03: {name: "a2astream driver (Send → Next), 0.3", run: func() error { return sendOurs(cfg.hc, url("0.3"), a2a.V03, events, check, noRetry) }},
 		rest03: {name: "a2astream REST driver (Send → Next), 0.3", run: func() error {
-			return sendOursREST(cfg.hc, restBase, a2a.V03, events, checkParts, noRetry)
+			return sendOursREST(cfg.hc, restBase, a2a.V03, events, check, noRetry)
 		}},
 		a2ago: {name: "a2a-go v0.3.3 SendStreamingMessage, 0.3", run: func() error {
 			got, err := sendA2AGo(cfg.hc, url("0.3"))
@@ -239,13 +241,17 @@ func throughputContenders(cfg *config) ([]contender, int) {
 			return err
 		}},
 		floor03: {name: "decode floor (bufio scan + json.Unmarshal), 0.3", run: func() error { return floorRun(cfg.hc, url("0.3"), a2a.V03, events) }},
-		ours10:  {name: "a2astream driver (Send → Next), 1.0", run: func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, checkParts, noRetry) }},
+		ours10:  {name: "a2astream driver (Send → Next), 1.0", run: func() error { return sendOurs(cfg.hc, url("1.0"), a2a.V10, events, check, noRetry) }},
 		rest10: {name: "a2astream REST driver (Send → Next), 1.0", run: func() error {
-			return sendOursREST(cfg.hc, restBase, a2a.V10, events, checkParts, noRetry)
+			return sendOursREST(cfg.hc, restBase, a2a.V10, events, check, noRetry)
 		}},
 		floor10: {name: "decode floor (bufio scan + json.Unmarshal), 1.0", run: func() error { return floorRun(cfg.hc, url("1.0"), a2a.V10, events) }},
-		grpc03:  {name: "a2astream gRPC driver (Send → Next), 0.3", remote: grpcRound("0.3")},
-		grpc10:  {name: "a2astream gRPC driver (Send → Next), 1.0", remote: grpcRound("1.0")},
+		grpc03: {name: "a2astream gRPC driver (Send → Next), 0.3", run: func() error {
+			return sendOursGRPC(cfg.grpcTr, a2a.V03, events, check, noRetry, chunks)
+		}},
+		grpc10: {name: "a2astream gRPC driver (Send → Next), 1.0", run: func() error {
+			return sendOursGRPC(cfg.grpcTr, a2a.V10, events, check, noRetry, chunks)
+		}},
 		a2agoGRPC: {name: "a2a-go v0.3.3 SendStreamingMessage over gRPC, 0.3", run: func() error {
 			got, err := sendA2AGoGRPC(cfg.gaConn, cfg.grpcAddr, n)
 			if err == nil && got != events {
@@ -295,11 +301,7 @@ func throughput(cfg *config, w io.Writer) error {
 	profiled := slices.Clone(cs)
 	if cfg.cpuTop > 0 {
 		for _, i := range []int{ours03, ours10, grpc03, grpc10, a2agoGRPC} {
-			if cs[i].remote != nil {
-				profiled[i].remote = prof.wrapRemote(cs[i].name, cs[i].remote)
-			} else {
-				profiled[i].run = prof.wrap(cs[i].name, cs[i].run)
-			}
+			profiled[i].run = prof.wrap(cs[i].name, cs[i].run)
 		}
 	}
 	var sets []runSet
@@ -487,9 +489,7 @@ func grpcTable(w io.Writer, sets, judged []runSet, read string, n int, cs []cont
 	fmt.Fprintf(w, "\ngRPC beside JSON-RPC (issue 32), the same events from the same child process: its gRPC listener "+
 		"(grpc-go, h2c on loopback) sends each version's StreamResponse messages, encoded once up front (%.0f and %.0f B/event "+
 		"in 0.3 and 1.0 with the 5-byte message prefix, HTTP/2 framing left out). %s and %s are a2agrpc through "+
-		"`stream.NewClientFor` (one `a2agrpc.Transport` per process); they run in cmd/grpcworker, a process of their own "+
-		"(a2a-go's generated code and a2agrpc's register the same protobuf names, a2a.v1.*, and cannot share a binary), which "+
-		"measures itself as a fresh round does, warm in one process kept for the suite, fresh in a new one per round. "+
+		"`stream.NewClientFor` (one `a2agrpc.Transport` per process), warm and fresh like the JSON-RPC contenders. "+
 		"%s is a2a-go's client with `NewGRPCTransportFromClient` on one connection per process. "+
 		"×JSON-RPC is the per-round ratio to the a2astream JSON-RPC driver of the same version, ×a2a-go gRPC to the a2a-go gRPC client "+
 		"(0.3; for the 1.0 row across versions), min / median / max.\n\n",

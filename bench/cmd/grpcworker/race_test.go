@@ -1,7 +1,0 @@
-//go:build race
-
-package main
-
-// raceEnabled reports a build with the race detector, whose sync.Pool drops
-// a share of what is put back: allocation counts are not the product's then.
-const raceEnabled = true
