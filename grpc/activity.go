@@ -2,6 +2,7 @@ package a2agrpc
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync/atomic"
 	"time"
@@ -38,25 +39,47 @@ func (a *activity) quiet() time.Duration {
 }
 
 // noting is TransportCredentials whose handshake hands gRPC a connection
-// that notes its reads in act.
+// that notes its reads in act. When secure (the Transport says Secure), it
+// refuses a connection the handshake did not encrypt: credentials that
+// name TLS may fall back to plaintext (xDS's, with an insecure fallback),
+// and the headers a Transport that says Secure is given must not travel
+// in the clear.
 type noting struct {
 	credentials.TransportCredentials
-	act *activity
+	act    *activity
+	secure bool
 }
 
+// errNotEncrypted is the handshake's error for a connection that a
+// Transport that says Secure would have had in plaintext.
+var errNotEncrypted = errors.New("a2agrpc: the connection is not encrypted, though the transport credentials name an encrypting protocol")
+
 // ClientHandshake is the wrapped credentials' handshake, with the
-// connection it returns wrapped.
+// connection it returns wrapped, or refused (see noting).
 func (n noting) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	conn, info, err := n.TransportCredentials.ClientHandshake(ctx, authority, raw)
 	if err != nil {
 		return conn, info, err
 	}
+	if n.secure && !encrypted(info) {
+		_ = conn.Close()
+		return nil, nil, errNotEncrypted
+	}
 	return &notingConn{Conn: conn, act: n.act}, info, nil
+}
+
+// encrypted reports whether a handshake's result says its connection is
+// encrypted and authenticated (credentials.PrivacyAndIntegrity).
+func encrypted(info credentials.AuthInfo) bool {
+	c, ok := info.(interface {
+		GetCommonAuthInfo() credentials.CommonAuthInfo
+	})
+	return ok && c.GetCommonAuthInfo().SecurityLevel == credentials.PrivacyAndIntegrity
 }
 
 // Clone clones the wrapped credentials, noting in the same activity.
 func (n noting) Clone() credentials.TransportCredentials {
-	return noting{TransportCredentials: n.TransportCredentials.Clone(), act: n.act}
+	return noting{TransportCredentials: n.TransportCredentials.Clone(), act: n.act, secure: n.secure}
 }
 
 // notingConn is a connection whose reads are noted.

@@ -255,9 +255,14 @@ func (r *rpc) close() {
 }
 
 // unary reads the one answer of a unary call into m, and ends the call.
+// An answer that does not decode is a *transport.ProtocolError.
 func (r *rpc) unary(m proto.Message) error {
 	defer r.close()
-	if err := r.recv(m); err != nil {
+	box := &answerBox{m: m}
+	if err := r.recv(box); err != nil {
+		if box.bad != nil {
+			return malformed(box.bad)
+		}
 		return r.fail(err)
 	}
 	r.heard()

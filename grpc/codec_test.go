@@ -2,6 +2,7 @@ package a2agrpc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -9,14 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
@@ -25,6 +25,7 @@ import (
 	pbv03 "github.com/a2astream/a2astream/grpc/internal/a2apb/v03"
 	pbv1 "github.com/a2astream/a2astream/grpc/internal/a2apb/v1"
 	"github.com/a2astream/a2astream/grpc/internal/convert"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -182,7 +183,7 @@ func TestStreamCallsKeepTheContentType(t *testing.T) {
 // proto codec made it; a StreamResponse the model cannot hold (no payload)
 // with the converter's *transport.ProtocolError; the events before each
 // are read.
-func TestStreamBadBytesAsBefore(t *testing.T) {
+func TestStreamBadBytesAreProtocolErrors(t *testing.T) {
 	v10, _ := bigChunks(t, 1)
 	empty := []byte{}
 	for _, tc := range []struct {
@@ -190,14 +191,16 @@ func TestStreamBadBytesAsBefore(t *testing.T) {
 		bad   []byte
 		check func(t *testing.T, err error)
 	}{
+		// Bytes that are no StreamResponse: proto's error, in a
+		// ProtocolError, not the INTERNAL status grpc-go makes of it
+		// (which would read as the agent's, a drop).
 		{"no StreamResponse", []byte{0x0a}, func(t *testing.T, err error) {
+			var pe *transport.ProtocolError
+			require.ErrorAs(t, err, &pe)
 			var se *a2agrpc.StatusError
-			require.ErrorAs(t, err, &se)
-			require.Equal(t, codes.Internal, se.Code)
-			st, _ := status.FromError(se)
-			require.Contains(t, st.Message(), "grpc: failed to unmarshal the received message: ")
+			require.False(t, errors.As(err, &se), "not a status: %v", err)
 			var m pbv1.StreamResponse
-			require.Contains(t, st.Message(), proto.Unmarshal([]byte{0x0a}, &m).Error())
+			require.ErrorContains(t, err, proto.Unmarshal([]byte{0x0a}, &m).Error())
 		}},
 		{"no payload", empty, func(t *testing.T, err error) {
 			var pe *transport.ProtocolError
@@ -217,6 +220,50 @@ func TestStreamBadBytesAsBefore(t *testing.T) {
 			tc.check(t, err)
 			_, again := r.Next()
 			require.Equal(t, err, again, "the call has ended")
+		})
+	}
+}
+
+// A unary call's answer that does not decode is a *transport.ProtocolError
+// too, on each unary call of both versions.
+func TestUnaryBadBytesAreProtocolErrors(t *testing.T) {
+	a := newRawAgent(t, func() [][]byte { return [][]byte{{0x0a}} })
+	tr := a.client(t)
+	for _, v := range []a2a.Version{a2a.V10, a2a.V03} {
+		call := transport.Call{Version: v}
+		_, err := tr.GetTask(context.Background(), call, "t-1")
+		var pe *transport.ProtocolError
+		require.ErrorAs(t, err, &pe, "GetTask %s", v)
+		_, err = tr.Cancel(context.Background(), call, "t-1")
+		require.ErrorAs(t, err, &pe, "Cancel %s", v)
+		_, err = tr.SendUnary(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "go"))
+		require.ErrorAs(t, err, &pe, "SendUnary %s", v)
+	}
+}
+
+// A stream whose agent sends an event that does not decode ends at once in
+// a *transport.ProtocolError, as over HTTP: it is not a drop, and nothing is
+// made again (it was resubscribed until the budget was spent).
+func TestMalformedEventEndsTheStream(t *testing.T) {
+	v10, _ := bigChunks(t, 1)
+	task, err := proto.Marshal(&pbv1.StreamResponse{Payload: &pbv1.StreamResponse_Task{Task: &pbv1.Task{Id: "t-1", ContextId: "c-1",
+		Status: &pbv1.TaskStatus{State: pbv1.TaskState_TASK_STATE_WORKING}}}})
+	require.NoError(t, err)
+	for name, bad := range map[string][]byte{"cut short": v10[0][:len(v10[0])-3], "no StreamResponse": {0x0a}} {
+		t.Run(name, func(t *testing.T) {
+			a := newRawAgent(t, func() [][]byte { return [][]byte{task, bad} })
+			c, err := stream.NewClientFor(a.client(t), stream.WithVersion(a2a.V10),
+				stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Millisecond}))
+			require.NoError(t, err)
+			s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "go"))
+			defer s.Close()
+			for s.Next() {
+			}
+			var pe *transport.ProtocolError
+			require.ErrorAs(t, s.Err(), &pe)
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			require.Len(t, a.md, 1, "no call made again")
 		})
 	}
 }

@@ -44,14 +44,18 @@ func (e *eventReader) Close() { e.r.close() }
 
 // recvEvent reads one message of r into sink, whose decoder makes it an
 // event; at the call's end, io.EOF or its error (see rpc.fail). A message
-// that does not decode ends the call with the *transport.ProtocolError the
-// converter gives.
+// that does not decode ends the call with a *transport.ProtocolError: the
+// converter's, or malformed's for bytes that are no StreamResponse.
 func recvEvent(r *rpc, sink *eventSink) (a2a.Event, error) {
-	sink.ev, sink.err = nil, nil
+	sink.ev, sink.err, sink.bad = nil, nil, nil
 	if err := r.recv(sink); err != nil {
 		if err == io.EOF {
 			r.close()
 			return nil, io.EOF
+		}
+		if sink.bad != nil {
+			r.close()
+			return nil, malformed(sink.bad)
 		}
 		return nil, r.fail(err)
 	}

@@ -99,6 +99,38 @@ func TestDialOptionsDoNotMakeTLSPlaintext(t *testing.T) {
 	require.Empty(t, a.seen(), "no call, and no header, reached the agent")
 }
 
+// fallbackTLS names TLS but makes its connections in plaintext, as xDS's
+// client credentials do with an insecure fallback for an address that
+// carries no security settings.
+type fallbackTLS struct {
+	credentials.TransportCredentials
+}
+
+func (fallbackTLS) Info() credentials.ProtocolInfo {
+	return credentials.ProtocolInfo{SecurityProtocol: "tls"}
+}
+
+func (f fallbackTLS) Clone() credentials.TransportCredentials { return f }
+
+// A Transport that says Secure refuses a connection its credentials did
+// not encrypt: credentials that name TLS and fall back to plaintext get no
+// call through, and no header reaches the agent. (A stranger's red-team
+// found Resolve sent an https base's headers in the clear so.)
+func TestSecureRefusesAConnectionNotEncrypted(t *testing.T) {
+	a := newAgent(t, true, false, handlers{get: func(_ context.Context, id string) (*a2a.Task, error) { return working(id), nil }})
+	tr, err := a2agrpc.New("passthrough:///agent.test",
+		a2agrpc.WithTransportCredentials(fallbackTLS{insecure.NewCredentials()}),
+		a2agrpc.WithDialOptions(grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return a.lis.DialContext(ctx) })))
+	require.NoError(t, err)
+	defer tr.Close()
+	require.True(t, tr.Secure(), "its credentials name TLS")
+	call := transport.Call{Version: a2a.V10, Header: map[string][]string{"Authorization": {"Bearer s3cret"}}}
+	_, err = tr.GetTask(context.Background(), call, "t-1")
+	require.ErrorContains(t, err, "not encrypted")
+	require.True(t, callmark.IsUnsent(err))
+	require.Empty(t, a.seen(), "no call, and no header, reached the agent")
+}
+
 // Secure says whether the Transport's connections are encrypted: true with
 // TLS credentials, false with WithInsecure or gRPC's insecure credentials.
 func TestSecureSaysWhetherConnectionsAreEncrypted(t *testing.T) {

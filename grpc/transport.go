@@ -65,8 +65,9 @@ type Transport struct {
 	act    *activity // when its connections last read bytes
 	secure bool      // its connections are encrypted (Secure)
 	closed atomic.Bool
-	// stream is the call option of the streaming calls: their codec,
-	// which decodes each event straight from the received bytes.
+	// stream is the call option of every call: its codec, which decodes
+	// each event straight from the received bytes and notes a message
+	// that does not decode.
 	stream grpc.CallOption
 }
 
@@ -100,17 +101,17 @@ func New(target string, opts ...Option) (*Transport, error) {
 		creds = insecure.NewCredentials()
 	}
 	act := newActivity()
+	secure := encrypting(creds.Info().SecurityProtocol)
 	// The Transport's options go last, so that none of WithDialOptions
 	// replaces its credentials (a TLS connection made plaintext) or its
 	// size limit.
 	dial := append(slices.Clip(cfg.dialOpts),
-		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act}),
+		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act, secure: secure}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)))
 	cc, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
-	secure := encrypting(creds.Info().SecurityProtocol)
 	return &Transport{target: target, cfg: cfg, cc: cc, act: act, secure: secure, stream: newStreamCodec()}, nil
 }
 
@@ -121,7 +122,10 @@ func (t *Transport) Target() string { return t.target }
 // with WithTransportCredentials of credentials whose security protocol is
 // TLS or ALTS, not with WithInsecure, gRPC's insecure or local credentials
 // (plaintext over a loopback or a Unix socket), or credentials of another
-// protocol, which it cannot vouch for. stream.Resolve asks it before it
+// protocol, which it cannot vouch for. A Transport that says Secure
+// refuses a connection whose handshake did not encrypt it (credentials
+// that name TLS but fall back to plaintext, as xDS's may): its calls fail
+// as calls that could not connect. stream.Resolve asks Secure before it
 // lets headers go to a Transport from an https base URL.
 func (t *Transport) Secure() bool { return t.secure }
 
@@ -269,7 +273,7 @@ func badTaskID(err error) error {
 
 // unary makes a unary call and reads its answer into resp.
 func (t *Transport) unary(ctx context.Context, call transport.Call, o op, method string, req, resp proto.Message) error {
-	r, err := t.start(ctx, call, o, method, &grpc.StreamDesc{}, req) // unary, as grpc-go's Invoke
+	r, err := t.start(ctx, call, o, method, &grpc.StreamDesc{}, req, t.stream) // unary, as grpc-go's Invoke
 	if err != nil {
 		return err
 	}
