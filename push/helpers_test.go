@@ -41,15 +41,23 @@ type notification struct {
 // pushTo returns the notification an agent sends for g: body, with g's
 // token, as a 1.0 agent sends it.
 func pushTo(g *push.Registration, body string) notification {
-	return notification{
+	n := notification{
 		method: http.MethodPost, url: g.URL(), contentType: "application/a2a+json",
-		header: http.Header{push.TokenHeader: {g.Token()}}, body: []byte(body),
+		header: http.Header{}, body: []byte(body),
 	}
+	n.header.Set(push.TokenHeader, g.Token())
+	return n
 }
 
 // send serves n with h and returns the status and the response body.
 func send(t testing.TB, h http.Handler, n notification) (int, string) {
 	t.Helper()
+	rec := serve(h, n)
+	return rec.Code, rec.Body.String()
+}
+
+// serve serves n with h and returns the response.
+func serve(h http.Handler, n notification) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(n.method, n.url, bytes.NewReader(n.body))
 	if n.contentType != "" {
 		req.Header.Set("Content-Type", n.contentType)
@@ -61,7 +69,7 @@ func send(t testing.TB, h http.Handler, n notification) (int, string) {
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	return rec.Code, rec.Body.String()
+	return rec
 }
 
 // ready reports whether g's Ready channel holds a value, without taking it.
