@@ -55,7 +55,7 @@ func TestNewReceiverOptions(t *testing.T) {
 		"nil option":                     {nil},
 		"zero body":                      {push.WithMaxBodySize(0)},
 		"negative body":                  {push.WithMaxBodySize(-1)},
-		"zero entries":                   {push.WithQueueLimit(0, 1 << 22)},
+		"zero entries":                   {push.WithQueueLimit(0, 1<<22)},
 		"zero bytes":                     {push.WithQueueLimit(64, 0)},
 		"body over the queue's bytes":    {push.WithQueueLimit(64, 1000)},
 		"body over the queue's bytes, 2": {push.WithMaxBodySize(2000), push.WithQueueLimit(64, 1000)},
