@@ -65,8 +65,11 @@ func WithMaxBodySize(bytes int) Option {
 // Registration.Take takes it: at most entries notifications, whose bodies
 // add up to at most bytes. A notification beyond either bound is dropped
 // (the agent is still answered 2xx, so that it never waits on the
-// application) and the next Take reports it lost. Both must be positive.
-// The defaults are DefaultQueueEntries and DefaultQueueBytes.
+// application) and the next Take reports it lost. Both must be positive,
+// and bytes at least the body limit (WithMaxBodySize, 1 MiB by default).
+// The bytes are those of the bodies: the decoded events take some
+// multiple of them in memory, more for bodies of many small parts. The
+// defaults are DefaultQueueEntries and DefaultQueueBytes.
 func WithQueueLimit(entries, bytes int) Option {
 	return optionFunc(func(cfg *config) {
 		if entries <= 0 || bytes <= 0 {
@@ -80,7 +83,7 @@ func WithQueueLimit(entries, bytes int) Option {
 // WithLogger sets the logger of the Receiver. It gets only what is safe to
 // keep: a registration's ID, a body's size, the version of its shape, and
 // the class of a refusal ("method", "content-type", "unauthorized",
-// "too-large", "undecodable", "shape", "foreign-task") or of a drop
+// "too-large", "unread", "undecodable", "shape", "foreign-task") or of a drop
 // ("replay", "overflow"); never a token, an Authorization value, a path
 // that names no registration, or anything a body holds. Refusals made
 // before the token is checked are logged at Debug (anyone can make them),

@@ -1,11 +1,13 @@
 package push_test
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -82,6 +84,26 @@ func TestLossOfBodyOfUnknownLength(t *testing.T) {
 	rec := httptest.NewRecorder()
 	r.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	require.Empty(t, rec.Body.String())
+	ns, lost := g.Take()
+	require.Empty(t, ns)
+	require.True(t, lost)
+}
+
+// TestLossOfBodyCutShort: a body whose reading fails (the agent's
+// connection dropped) is refused (400) and reported lost: something was
+// pushed with the token, and what it was is unknown.
+func TestLossOfBodyCutShort(t *testing.T) {
+	r := newReceiver(t)
+	g := register(t, r)
+	body := io.MultiReader(strings.NewReader(`{"statusUpdate":`), iotest.ErrReader(errors.New("connection reset")))
+	req := httptest.NewRequest(http.MethodPost, g.URL(), io.NopCloser(body))
+	req.ContentLength = -1
+	req.Header.Set("Content-Type", "application/a2a+json")
+	req.Header.Set(push.TokenHeader, g.Token())
+	rec := httptest.NewRecorder()
+	r.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusBadRequest, rec.Code)
 	require.Empty(t, rec.Body.String())
 	ns, lost := g.Take()
 	require.Empty(t, ns)

@@ -32,8 +32,9 @@ const tokenBytes = 32
 // http.Handler that the application mounts at the base URL given to
 // NewReceiver, and Register makes a Registration for each push config the
 // application registers with an agent. A Receiver is safe for concurrent
-// use. It holds its registrations until they are closed: close each one
-// when its task is done with.
+// use. It holds its registrations, in memory, until they are closed: close
+// each one when its task is done with. It does not bound how many there
+// are; the application does, by the tasks it follows.
 type Receiver struct {
 	base string // the base URL, without a trailing slash
 	cfg  config
@@ -155,7 +156,8 @@ const statusAccepted = http.StatusNoContent
 //     constant time). The two answers are the same, and the body is not
 //     read. An Authorization header is not a token: the library registers
 //     its configs with a token only;
-//   - 413 to a body longer than WithMaxBodySize;
+//   - 413 to a body longer than WithMaxBodySize, 400 to one that could not
+//     be read to its end;
 //   - 400 to a body that is not one event: a 1.0 StreamResponse member
 //     (task, statusUpdate, artifactUpdate, or a message with a task ID) or a
 //     0.3 Task snapshot;
@@ -168,7 +170,6 @@ const statusAccepted = http.StatusNoContent
 // ServeHTTP never waits for the application.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ctx := req.Context()
-	log := r.cfg.logger
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		r.refuse(ctx, w, http.StatusMethodNotAllowed, "method", nil)
@@ -198,10 +199,10 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			r.refuse(ctx, w, http.StatusRequestEntityTooLarge, "too-large", g)
 			return
 		}
-		// The connection failed while the body was read: nothing to
-		// answer to, and nothing known of the event.
+		// The body could not be read to its end (the connection failed):
+		// nothing is known of the event.
 		g.markLost()
-		log.LogAttrs(ctx, slog.LevelWarn, "push: notification body unread", slog.String("registration", g.id))
+		r.refuse(ctx, w, http.StatusBadRequest, "unread", g)
 		return
 	}
 	digest := sha256.Sum256(body)
@@ -217,7 +218,7 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	switch g.offer(n, taskID, digest, int64(len(body))) {
 	case offerQueued:
-		log.LogAttrs(ctx, slog.LevelDebug, "push: notification queued",
+		r.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "push: notification queued",
 			slog.String("registration", g.id), slog.Int("bytes", len(body)), slog.String("version", string(n.Version)))
 		w.WriteHeader(statusAccepted)
 	case offerReplay:
