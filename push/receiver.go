@@ -34,7 +34,9 @@ const tokenBytes = 32
 // application registers with an agent. A Receiver is safe for concurrent
 // use. It holds its registrations, in memory, until they are closed: close
 // each one when its task is done with. It does not bound how many there
-// are; the application does, by the tasks it follows.
+// are; the application does, by the tasks it follows. Make one with
+// NewReceiver: the zero Receiver refuses to Register and refuses every
+// request.
 type Receiver struct {
 	base string // the base URL, without a trailing slash
 	cfg  config
@@ -105,6 +107,9 @@ func loopback(host string) bool {
 // to the task of the first notification it accepts. The caller must Close
 // it.
 func (r *Receiver) Register() (*Registration, error) {
+	if r.regs == nil {
+		return nil, errors.New("push: Register: the Receiver was not made by NewReceiver")
+	}
 	id, err := uuid.NewRandom()
 	if err != nil {
 		return nil, fmt.Errorf("push: making a registration ID: %w", err)
@@ -170,6 +175,10 @@ const statusAccepted = http.StatusNoContent
 // ServeHTTP never waits for the application.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ctx := req.Context()
+	if r.regs == nil {
+		w.WriteHeader(http.StatusUnauthorized) // the zero Receiver has no registration
+		return
+	}
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		r.refuse(ctx, w, http.StatusMethodNotAllowed, "method", nil)

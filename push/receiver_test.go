@@ -113,3 +113,20 @@ func TestMount(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroReceiver: a Receiver not made by NewReceiver refuses to
+// register and refuses every request, without panicking.
+func TestZeroReceiver(t *testing.T) {
+	var r push.Receiver
+	_, err := r.Register()
+	require.Error(t, err)
+	g := register(t, newReceiver(t))
+	status, body := send(t, &r, pushTo(g, status1))
+	require.Equal(t, http.StatusUnauthorized, status)
+	require.Empty(t, body)
+	var zero push.Registration
+	zero.Close()
+	ns, lost := zero.Take()
+	require.Empty(t, ns)
+	require.False(t, lost)
+}

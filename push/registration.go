@@ -28,7 +28,8 @@ type Notification struct {
 // Registration is one push config of the application's: the ID, URL and
 // token to register with the agent, the task it is bound to, and the queue
 // of the notifications received for it until they are taken. It is safe
-// for concurrent use; Ready and Take are meant for one consumer.
+// for concurrent use; Ready and Take are meant for one consumer. Only
+// Receiver.Register makes a usable one.
 //
 // A consumer waits with a select beside its own timer or context:
 //
@@ -124,7 +125,9 @@ func (g *Registration) Take() (ns []Notification, lost bool) {
 // notifications (as it refuses an unknown one), and what it held is freed.
 // Close is idempotent.
 func (g *Registration) Close() {
-	g.recv.forget(g.id)
+	if g.recv != nil {
+		g.recv.forget(g.id)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.closed = true
