@@ -20,7 +20,15 @@ import (
 // WithDialOptions), and every read notes the time. The idle timer, when it
 // fires, waits on for as long as bytes came within the timeout. Bytes of
 // any call on the connection count, so a stream stays alive while another
-// on the same connection is busy.
+// on the same connection is busy: the bytes of HTTP/2's DATA, HEADERS and
+// CONTINUATION frames, which carry calls. The connection's own frames do
+// not: a PING (a keepalive of the client, the server or a proxy between
+// them, sent while nothing else moves), a PING's ack, SETTINGS and
+// WINDOW_UPDATE say that the connection lives, not that a call moves, and
+// counting them would keep a silent stream open forever. The handshake
+// returns the connection as HTTP/2 reads it (decrypted, under TLS), a
+// sequence of frames from the server's first on: frames reads their
+// headers.
 
 // activity is when the Transport's connections last read bytes.
 type activity struct {
@@ -82,16 +90,65 @@ func (n noting) Clone() credentials.TransportCredentials {
 	return noting{TransportCredentials: n.TransportCredentials.Clone(), act: n.act, secure: n.secure}
 }
 
-// notingConn is a connection whose reads are noted.
+// notingConn is a connection whose reads of calls' frames are noted.
 type notingConn struct {
 	net.Conn
-	act *activity
+	act    *activity
+	frames frames // gRPC reads a connection from one goroutine
 }
 
 func (c *notingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
-	if n > 0 {
+	if n > 0 && c.frames.scan(p[:n]) {
 		c.act.read()
 	}
 	return n, err
+}
+
+// frames follows the HTTP/2 frames a connection reads, across reads: the
+// 9-byte header of each (a 24-bit length, then the type), then as many
+// bytes of payload as the length says.
+type frames struct {
+	head  [9]byte
+	nhead int    // bytes of the current frame's header read so far
+	left  uint32 // bytes of the current frame's payload still to come
+	calls bool   // the current frame carries a call (calls)
+}
+
+// HTTP/2's frame types that carry calls (RFC 9113, section 6).
+const (
+	frameData         = 0x0
+	frameHeaders      = 0x1
+	frameContinuation = 0x9
+)
+
+// scan reads p, the next bytes of the connection, and reports whether any
+// of them belong to a frame that carries a call: a DATA, HEADERS or
+// CONTINUATION frame, header or payload.
+func (f *frames) scan(p []byte) (calls bool) {
+	for len(p) > 0 {
+		if f.left > 0 {
+			n := uint32(min(len(p), int(min(f.left, 1<<30))))
+			calls = calls || f.calls
+			f.left -= n
+			p = p[n:]
+			continue
+		}
+		n := copy(f.head[f.nhead:], p)
+		f.nhead += n
+		p = p[n:]
+		if f.nhead < len(f.head) {
+			break
+		}
+		f.nhead = 0
+		f.left = uint32(f.head[0])<<16 | uint32(f.head[1])<<8 | uint32(f.head[2])
+		switch f.head[3] {
+		case frameData, frameHeaders, frameContinuation:
+			f.calls = true
+		default:
+			f.calls = false
+		}
+		calls = calls || f.calls
+	}
+	return calls
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 
 	"github.com/a2astream/a2astream/a2a"
 	a2agrpc "github.com/a2astream/a2astream/grpc"
@@ -137,4 +138,52 @@ type slowConn struct {
 func (c *slowConn) Read(p []byte) (int, error) {
 	<-time.After(c.every) // the bubble's clock
 	return c.Conn.Read(p[:min(len(p), c.chunk)])
+}
+
+// Keepalive is not a call moving: PINGs on the connection, the server's
+// (or a proxy's) or the client's own, and their acks, do not reset a
+// call's idle timer, or a silent stream would never time out while
+// keepalive runs shorter than the timeout (a fourth stranger round's F1).
+// The silent stream ends one idle timeout after its last event.
+func TestIdleTimeoutNotKeptAliveByPings(t *testing.T) {
+	cases := []struct {
+		name   string
+		server []grpc.ServerOption
+		client []grpc.DialOption
+		idle   time.Duration
+	}{
+		{"the server pings every second", []grpc.ServerOption{grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Second, Timeout: time.Minute})}, nil, 5 * time.Second},
+		{"the client pings every 10 s", []grpc.ServerOption{grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true})},
+			[]grpc.DialOption{grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 10 * time.Second, Timeout: time.Minute, PermitWithoutStream: true})}, 30 * time.Second},
+	}
+	for _, c := range cases {
+		for _, v := range versions {
+			t.Run(c.name+"/"+string(v), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					a := newAgent(t, true, true, handlers{stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+						if err := send(working("t-1")); err != nil {
+							return err
+						}
+						<-ctx.Done() // silent, while the connection pings
+						return ctx.Err()
+					}}, c.server...)
+					tr := a.client(t, a2agrpc.WithDialOptions(append([]grpc.DialOption{grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+						return a.lis.DialContext(ctx)
+					})}, c.client...)...))
+					ctx, cancel := context.WithTimeout(context.Background(), 10*c.idle)
+					defer cancel()
+					r, err := tr.SendStream(ctx, transport.Call{Version: v, IdleTimeout: c.idle}, hello())
+					require.NoError(t, err)
+					defer r.Close()
+					_, err = r.Next()
+					require.NoError(t, err)
+					start := time.Now()
+					_, err = r.Next()
+					require.ErrorIs(t, err, transport.ErrIdleTimeout, "keepalive kept a silent stream open")
+					require.GreaterOrEqual(t, time.Since(start), c.idle)
+					require.Less(t, time.Since(start), c.idle+time.Second)
+				})
+			})
+		}
+	}
 }

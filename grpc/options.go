@@ -90,6 +90,13 @@ func WithInsecure() Option {
 // with WithTransportCredentials or WithInsecure only, and a
 // grpc.WithTransportCredentials here does not replace them (TLS asked for
 // is never made plaintext by it). A nil option is refused.
+//
+// Credentials given here (grpc.WithPerRPCCredentials) are outside the
+// origin rule: gRPC sends them on every call to whatever target the
+// Transport dials, and the Transport cannot read them to hold them back.
+// Given to an Opener, they go to the target the agent card names, another
+// host's included. Give credentials with stream.WithHeader or a credentials
+// hook instead, which reach the agent named only.
 func WithDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) {
 		for _, o := range opts {

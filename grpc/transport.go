@@ -52,7 +52,10 @@ import (
 // stream), and its connection by WithConnectTimeout. The idle timeout is
 // the silence of the connection, as over the HTTP bindings: a big event on
 // a slow link arrives however long it takes while bytes keep coming. Bytes
-// of any call on the same connection count. Headers: the call's
+// of any call on the same connection count; the connection's own frames
+// (keepalive PINGs, from either side or a proxy, and their acks, SETTINGS,
+// WINDOW_UPDATE) do not, so keepalive never keeps a silent stream open.
+// Headers: the call's
 // headers go as metadata (see HeaderError for what is dropped and what is
 // refused) to the target only: the Transport calls no other host.
 //
