@@ -23,20 +23,20 @@ func TestFramesCountOnlyCalls(t *testing.T) {
 		calls bool
 	}
 	parts := []part{
-		{0x4, 6, false},  // SETTINGS
-		{0x4, 0, false},  // SETTINGS ack
-		{0x6, 8, false},  // PING
-		{0x1, 3, true},   // HEADERS
-		{0x9, 2, true},   // CONTINUATION
-		{0x8, 4, false},  // WINDOW_UPDATE
-		{0x0, 5, true},   // DATA
-		{0x6, 8, false},  // PING ack
-		{0x0, 0, true},   // an empty DATA (END_STREAM)
-		{0x2, 5, false},  // PRIORITY
-		{0x3, 4, false},  // RST_STREAM
-		{0x7, 8, false},  // GOAWAY
-		{0x0, 70, true},  // DATA
-		{0x6, 8, false},  // PING
+		{0x4, 6, false}, // SETTINGS
+		{0x4, 0, false}, // SETTINGS ack
+		{0x6, 8, false}, // PING
+		{0x1, 3, true},  // HEADERS
+		{0x9, 2, true},  // CONTINUATION
+		{0x8, 4, false}, // WINDOW_UPDATE
+		{0x0, 5, true},  // DATA
+		{0x6, 8, false}, // PING ack
+		{0x0, 0, true},  // an empty DATA (END_STREAM)
+		{0x2, 5, false}, // PRIORITY
+		{0x3, 4, false}, // RST_STREAM
+		{0x7, 8, false}, // GOAWAY
+		{0x0, 70, true}, // DATA
+		{0x6, 8, false}, // PING
 	}
 	var (
 		wire []byte
