@@ -178,6 +178,13 @@ func (r *rpc) fail(err error) error {
 			return fmt.Errorf("%w: the agent refused the request as too large: %w", transport.ErrInvalidMessage, se)
 		}
 		se := r.t.statusError(st, r.o, r.method).(*StatusError)
+		if headers && st.Code() == codes.Unimplemented && grpcNoSuchMethod(st.Message()) {
+			// gRPC answers a method a server lacks with its status alone;
+			// one sent after the response headers came from a handler that
+			// ran, which may have taken the request: no version refusal,
+			// or a send would be made again in 0.3.
+			se.Err = nil
+		}
 		if breakerStatus(st.Code()) {
 			r.report(se)
 		} else {

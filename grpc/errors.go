@@ -47,7 +47,10 @@ const a2aDomain = "a2a-protocol.org"
 //     found (-32601) when its message is gRPC's own for a service or method
 //     the server does not have (grpc-go's "unknown service …" and "unknown
 //     method …", grpc-js's "… does not implement the method …"), as a 0.3-only
-//     server refuses a 1.0 call, which the Client then makes in 0.3; with any
+//     server refuses a 1.0 call, which the Client then makes in 0.3, but only
+//     when the server sent the status alone, as gRPC servers answer a method
+//     they lack: after response headers a handler ran and may have taken the
+//     request, so the status has no A2A meaning (Err is nil); with any
 //     other message it is unsupported operation (-32004), since @a2a-js/sdk
 //     0.3.14 sends both -32003 and -32004 as UNIMPLEMENTED. FAILED_PRECONDITION
 //     is task not cancelable (-32002) on a cancel, and unsupported operation

@@ -2,12 +2,15 @@ package a2agrpc_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2astream/a2astream/a2a"
 	a2agrpc "github.com/a2astream/a2astream/grpc"
@@ -102,6 +105,48 @@ func TestReplyResentOnlyWithoutAnswer(t *testing.T) {
 			} else {
 				require.Equal(t, int32(2), replies.Load(), "sent again: the agent never answered it")
 			}
+		})
+	}
+}
+
+// A 1.0 send answered with response headers, then UNIMPLEMENTED "unknown
+// method": a handler ran (a server without the method answers with its
+// status alone), so the message may have reached the agent, and it is not
+// sent again in 0.3. The stream ends without a task (a fourth stranger
+// round's F3). Answered with the status alone, the same send falls back to
+// 0.3, as a server without the 1.0 service answers.
+func TestUnknownMethodAfterHeadersIsNoVersionRefusal(t *testing.T) {
+	for _, headersFirst := range []bool{true, false} {
+		t.Run(map[bool]string{true: "after headers", false: "trailers only"}[headersFirst], func(t *testing.T) {
+			var sends10, sends03 atomic.Int32
+			a := newAgent(t, true, true, handlers{stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+				method, _ := grpc.Method(ctx)
+				if strings.HasPrefix(method, "/lf.a2a.v1.") {
+					sends10.Add(1)
+					if headersFirst {
+						if err := grpc.SendHeader(ctx, metadata.MD{}); err != nil {
+							return err
+						}
+					}
+					return status.Error(codes.Unimplemented, "unknown method SendStreamingMessage for service lf.a2a.v1.A2AService")
+				}
+				sends03.Add(1)
+				if err := send(&a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateCompleted}}); err != nil {
+					return err
+				}
+				return nil
+			}})
+			c, err := stream.NewClientFor(a.client(t))
+			require.NoError(t, err)
+			_, err = c.Send(context.Background(), hello()).Wait()
+			require.Equal(t, int32(1), sends10.Load())
+			if headersFirst {
+				require.Error(t, err)
+				require.Zero(t, sends03.Load(), "the message is not sent again in 0.3")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, int32(1), sends03.Load(), "a server without the method: 0.3")
 		})
 	}
 }
