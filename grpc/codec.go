@@ -78,7 +78,11 @@ func (c streamCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		s.ev, s.err = ev, err
 		return nil
 	case *answerBox:
-		if err := c.proto.Unmarshal(data, s.m); err != nil {
+		err := c.proto.Unmarshal(data, s.m)
+		if err == nil {
+			err = misread(s.m.ProtoReflect())
+		}
+		if err != nil {
 			s.bad = err
 			return err
 		}
