@@ -21,7 +21,8 @@ import (
 func grpcWires() []wirematrix.Wire {
 	var ws []wirematrix.Wire
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		ws = append(ws, wirematrix.Wire{
+		var w wirematrix.Wire
+		w = wirematrix.Wire{
 			Name:         string(v) + "/GRPC",
 			Version:      v,
 			AgentOptions: []a2atest.Option{a2atest.WithVersions(v)},
@@ -43,7 +44,14 @@ func grpcWires() []wirematrix.Wire {
 			Lost: func(err error) bool {
 				return grpcUnavailable(err) || errors.Is(err, transport.ErrEndedEarly)
 			},
-		})
+			// The server forwards whole events only: a cut anywhere inside
+			// an event ends the call where the event starts, so a few
+			// offsets around each event cover what every byte does.
+			CutOffsets: func(t *testing.T, _ a2atest.ResubscribeStyle) []int {
+				return wirematrix.CutsAroundEvents(t, w)
+			},
+		}
+		ws = append(ws, w)
 	}
 	return ws
 }

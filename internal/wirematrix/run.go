@@ -24,6 +24,7 @@ func Scenarios() []Scenario {
 		{Name: "HumanInTheLoop", Run: HumanInTheLoop},
 		{Name: "HumanInTheLoopAcrossDrops", Run: HumanInTheLoopAcrossDrops},
 		{Name: "FirstSendNeverResent", Parallel: true, Run: FirstSendNeverResent},
+		{Name: "FirstSendCutAtEveryByte", Parallel: true, Run: FirstSendCutAtEveryByte},
 		{Name: "ReplyNeverResent", Parallel: true, Run: func(t *testing.T, w Wire) { ReplyNeverResent(t, w) }},
 		{Name: "Credentials", Run: Credentials},
 		{Name: "CredentialsRenewedOnRefusal", Run: CredentialsRenewedOnRefusal},

@@ -30,6 +30,11 @@ type Wire struct {
 	// connection lost before anything could be resumed. Nil means the HTTP
 	// wires' errors: io.ErrUnexpectedEOF or transport.ErrEndedEarly.
 	Lost func(err error) bool
+	// CutOffsets returns the byte offsets at which FirstSendCutAtEveryByte
+	// cuts the first send stream under style. Nil means the HTTP wires'
+	// offsets: every offset below 900, each byte under snapshot-first and
+	// every fifth under the other styles.
+	CutOffsets func(t *testing.T, style a2atest.ResubscribeStyle) []int
 }
 
 // String returns the wire's name.
