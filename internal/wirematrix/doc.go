@@ -12,7 +12,10 @@
 // agent's pauses take no wall time:
 //
 //   - cuts and drops: [CutAnywhere] (every event boundary, random byte
-//     offsets, the three resubscribe styles), [DropsAreHealed];
+//     offsets, the three resubscribe styles), [DropsAreHealed],
+//     [StylesMixedPerReconnect] (a hand-written server whose style changes
+//     per leg, over seeded timelines; a wire reaches it with
+//     [Wire.HandlerClient]);
 //   - human input: [HumanInTheLoop], [HumanInTheLoopAcrossDrops] (the reply
 //     and its leg cut, under each style);
 //   - no resend of what got a response: [FirstSendNeverResent],

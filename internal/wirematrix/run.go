@@ -25,6 +25,7 @@ func Scenarios() []Scenario {
 		{Name: "HumanInTheLoopAcrossDrops", Run: HumanInTheLoopAcrossDrops},
 		{Name: "FirstSendNeverResent", Parallel: true, Run: FirstSendNeverResent},
 		{Name: "FirstSendCutAtEveryByte", Parallel: true, Run: FirstSendCutAtEveryByte},
+		{Name: "StylesMixedPerReconnect", Parallel: true, Run: func(t *testing.T, w Wire) { StylesMixedPerReconnect(t, w, MixedSeeds) }},
 		{Name: "ReplyNeverResent", Parallel: true, Run: func(t *testing.T, w Wire) { ReplyNeverResent(t, w) }},
 		{Name: "Credentials", Run: Credentials},
 		{Name: "CredentialsRenewedOnRefusal", Run: CredentialsRenewedOnRefusal},

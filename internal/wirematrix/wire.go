@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -26,6 +27,14 @@ type Wire struct {
 	// with opts after the wire's own. Whatever it opens closes when the
 	// test ends.
 	Client func(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client
+	// HandlerClient returns a client, fixed to Version, with opts after
+	// the wire's own, of h: a hand-written server of the JSON-RPC binding
+	// in Version (StylesMixedPerReconnect's), which a wire of another
+	// binding reaches through a bridge (grpc/a2agrpctest's
+	// NewHandlerServer). Nil for a wire that cannot reach one, which
+	// cannot run StylesMixedPerReconnect (it fails the test). Whatever it
+	// opens closes when the test ends.
+	HandlerClient func(t *testing.T, h http.Handler, opts ...stream.Option) *stream.Client
 	// Lost reports whether err, a stream's error, is the one of a
 	// connection lost before anything could be resumed. Nil means the HTTP
 	// wires' errors: io.ErrUnexpectedEOF or transport.ErrEndedEarly.
