@@ -168,6 +168,10 @@ type faults struct {
 	down bool
 	// client adds options to the run's client.
 	client []stream.Option
+	// viaCard makes a gRPC peer's client with stream.Resolve from its card,
+	// whose gRPC interface then names the proxy (resolveGRPC), instead of
+	// with stream.NewClientFor.
+	viaCard bool
 }
 
 func (f faults) String() string {
@@ -325,6 +329,13 @@ func resolve(t *testing.T, px *proxy.Proxy, p *peer, opts ...stream.Option) *str
 // resolve).
 func newClient(t *testing.T, px *proxy.Proxy, p *peer, prompts *[]string, extra ...stream.Option) *stream.Client {
 	t.Helper()
+	return resolve(t, px, p, clientOptions(prompts, extra...)...)
+}
+
+// clientOptions are the options of newClient's clients: the reconnect
+// policy, idle timeout and poll interval of every run, and a hook that
+// records its prompts in prompts and answers, then extra.
+func clientOptions(prompts *[]string, extra ...stream.Option) []stream.Option {
 	var mu sync.Mutex
 	hook := hitl.Func(func(ctx context.Context, req *hitl.Request) ([]a2a.Part, error) {
 		mu.Lock()
@@ -338,7 +349,7 @@ func newClient(t *testing.T, px *proxy.Proxy, p *peer, prompts *[]string, extra 
 		stream.WithPollInterval(pollInterval),
 		stream.WithHumanInput(hook),
 	}, extra...)
-	return resolve(t, px, p, opts...)
+	return opts
 }
 
 // newProxy starts a proxy in front of the peer (in gRPC mode, in front of
@@ -450,7 +461,12 @@ func run(t *testing.T, p *peer, sc scenario, f faults) (outcome, *runLog) {
 			onResume(n.TaskID)
 		}
 	})}, f.client...)
-	client := newClient(t, px, p, &prompts, opts...)
+	var client *stream.Client
+	if f.viaCard {
+		client = resolveGRPC(t, px, p, clientOptions(&prompts, opts...)...)
+	} else {
+		client = newClient(t, px, p, &prompts, opts...)
+	}
 	if f.down {
 		if err := px.StopListening(); err != nil {
 			t.Fatal(err)

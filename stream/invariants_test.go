@@ -131,15 +131,7 @@ func describeEvents(evs []a2a.Event) string {
 // deliveredParts returns, per artifact, the texts of the parts the stream
 // delivered, in order.
 func deliveredParts(c *collected) map[string][]string {
-	out := map[string][]string{}
-	for _, ev := range c.events {
-		if u, ok := ev.(*a2a.ArtifactUpdate); ok {
-			for _, p := range u.Artifact.Parts {
-				out[u.Artifact.ID] = append(out[u.Artifact.ID], p.Text)
-			}
-		}
-	}
-	return out
+	return wirematrix.DeliveredParts(c.events)
 }
 
 // requireMessagesAsServer checks that the application shows, for every

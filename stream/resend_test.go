@@ -33,34 +33,11 @@ import (
 // new message answered 200 and cut at any byte offset (inside or after the
 // first event) is never sent again, whatever style the server resubscribes
 // in: the stream either ends in reconnect.ErrNoTask (no task ID was seen)
-// or follows the task to its end with the uncut run's artifacts.
+// or follows the task to its end with the uncut run's artifacts
+// (wirematrix.FirstSendCutAtEveryByte, every offset below 900 on the four
+// HTTP wires; the gRPC wires cut around each event).
 func TestFirstSendCutAtEveryByteIsNotResent(t *testing.T) {
-	t.Parallel()
-	for _, w := range wires() {
-		for _, style := range wirematrix.ResubscribeStyles() {
-			step := 1
-			if style != a2atest.SnapshotFirst {
-				step = 5
-			}
-			for n := 0; n < 900; n += step {
-				t.Run(fmt.Sprintf("%s/%s/%d", w, style, n), func(t *testing.T) {
-					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(wirematrix.ChunkyScript()...),
-							a2atest.WithStyle(style), a2atest.WithFaults(a2atest.CutAfterBytes(n)))
-						c := reconnectingClient(t, w, agent)
-						col, err := drain(t, c.Send(context.Background(), hello()))
-						first, _ := sendCounts(agent)
-						require.Equal(t, 1, first, "the message went out once")
-						if err != nil {
-							require.ErrorIs(t, err, reconnect.ErrNoTask, "an ending other than no-task: %v", err)
-							return
-						}
-						require.Equal(t, "one two three", col.text("a1"))
-					})
-				})
-			}
-		}
-	}
+	onHTTPWires(t, "FirstSendCutAtEveryByte")
 }
 
 var (

@@ -46,4 +46,8 @@
 // A stream's response headers are sent when the agent's are (so a Hang
 // fault is an open stream that sends nothing), and its events one gRPC
 // message each, converted as the library's gRPC binding reads them.
+//
+// NewHandlerServer serves, the same way, any http.Handler of the JSON-RPC
+// binding instead of an agent: a hand-written server whose answers a test
+// controls event by event reaches gRPC clients unchanged.
 package a2agrpctest

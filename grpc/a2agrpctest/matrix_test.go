@@ -2,6 +2,7 @@ package a2agrpctest_test
 
 import (
 	"errors"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,31 +22,50 @@ import (
 func grpcWires() []wirematrix.Wire {
 	var ws []wirematrix.Wire
 	for _, v := range []a2a.Version{a2a.V03, a2a.V10} {
-		ws = append(ws, wirematrix.Wire{
+		var w wirematrix.Wire
+		w = wirematrix.Wire{
 			Name:         string(v) + "/GRPC",
 			Version:      v,
 			AgentOptions: []a2atest.Option{a2atest.WithVersions(v)},
 			Client: func(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client {
 				t.Helper()
-				srv := a2agrpctest.NewServer(agent)
-				tr, err := srv.Transport()
-				require.NoError(t, err)
-				t.Cleanup(func() {
-					require.NoError(t, tr.Close())
-					srv.Close()
-				})
-				c, err := stream.NewClientFor(tr, append([]stream.Option{stream.WithVersion(v)}, opts...)...)
-				require.NoError(t, err)
-				return c
+				return serverClient(t, a2agrpctest.NewServer(agent), v, opts...)
+			},
+			HandlerClient: func(t *testing.T, h http.Handler, opts ...stream.Option) *stream.Client {
+				t.Helper()
+				return serverClient(t, a2agrpctest.NewHandlerServer(h), v, opts...)
 			},
 			// A gRPC stream lost before anything could be resumed ends
 			// UNAVAILABLE (a cut), or early (a clean close).
 			Lost: func(err error) bool {
 				return grpcUnavailable(err) || errors.Is(err, transport.ErrEndedEarly)
 			},
-		})
+			// The server forwards whole events only: a cut anywhere inside
+			// an event ends the call where the event starts, so a few
+			// offsets around each event cover what every byte does.
+			CutOffsets: func(t *testing.T, _ a2atest.ResubscribeStyle) []int {
+				return wirematrix.CutsAroundEvents(t, w)
+			},
+		}
+		ws = append(ws, w)
 	}
 	return ws
+}
+
+// serverClient returns a client of srv over the library's gRPC binding,
+// fixed to v, with opts after that; the transport and the server close
+// when the test ends.
+func serverClient(t *testing.T, srv *a2agrpctest.Server, v a2a.Version, opts ...stream.Option) *stream.Client {
+	t.Helper()
+	tr, err := srv.Transport()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, tr.Close())
+		srv.Close()
+	})
+	c, err := stream.NewClientFor(tr, append([]stream.Option{stream.WithVersion(v)}, opts...)...)
+	require.NoError(t, err)
+	return c
 }
 
 // grpcUnavailable reports whether err wraps a gRPC status UNAVAILABLE.

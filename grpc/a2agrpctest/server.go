@@ -29,7 +29,8 @@ import (
 	"github.com/a2astream/a2astream/internal/sse"
 )
 
-// Server is an in-process gRPC A2A server in front of one [a2atest.Agent].
+// Server is an in-process gRPC A2A server in front of one [a2atest.Agent]
+// (or one handler of the JSON-RPC binding: [NewHandlerServer]).
 // Its methods are safe for concurrent use.
 type Server struct {
 	agent *a2atest.Agent
@@ -43,11 +44,22 @@ type Server struct {
 // gRPC server options given (interceptors, say), on an in-memory listener.
 // Close stops it.
 func NewServer(agent *a2atest.Agent, opts ...grpc.ServerOption) *Server {
+	s := NewHandlerServer(agent, opts...)
+	s.agent = agent
+	return s
+}
+
+// NewHandlerServer is NewServer for any handler of A2A's JSON-RPC binding
+// (a hand-written server a test scripts event by event) instead of an
+// a2atest.Agent: each gRPC call is made of a JSON-RPC request to h, in the
+// call's version, and its answer is converted back as NewServer's are (a
+// handler that panics with http.ErrAbortHandler cuts the call, which ends
+// UNAVAILABLE). Its Agent is nil.
+func NewHandlerServer(h http.Handler, opts ...grpc.ServerOption) *Server {
 	s := &Server{
-		agent: agent,
-		http:  a2atest.NewClient(agent),
-		lis:   bufconn.Listen(1 << 20),
-		done:  make(chan struct{}),
+		http: a2atest.NewClient(h),
+		lis:  bufconn.Listen(1 << 20),
+		done: make(chan struct{}),
 	}
 	s.srv = grpc.NewServer(append([]grpc.ServerOption{grpc.WaitForHandlers(true)}, opts...)...)
 	registerV10(s.srv, s)
@@ -59,7 +71,7 @@ func NewServer(agent *a2atest.Agent, opts ...grpc.ServerOption) *Server {
 	return s
 }
 
-// Agent returns the agent the server serves.
+// Agent returns the agent the server serves (nil for NewHandlerServer's).
 func (s *Server) Agent() *a2atest.Agent { return s.agent }
 
 // Target is the gRPC target to dial with [Server.DialOption].

@@ -12,11 +12,17 @@
 // agent's pauses take no wall time:
 //
 //   - cuts and drops: [CutAnywhere] (every event boundary, random byte
-//     offsets, the three resubscribe styles), [DropsAreHealed];
+//     offsets, the three resubscribe styles), [DropsAreHealed],
+//     [StylesMixedPerReconnect] (a hand-written server whose style changes
+//     per leg, over seeded timelines; a wire reaches it with
+//     [Wire.HandlerClient]);
 //   - human input: [HumanInTheLoop], [HumanInTheLoopAcrossDrops] (the reply
 //     and its leg cut, under each style);
 //   - no resend of what got a response: [FirstSendNeverResent],
-//     [ReplyNeverResent] (streamed and polled, under each style);
+//     [FirstSendCutAtEveryByte] (the first send stream cut at every byte
+//     offset, or around each event where [Wire.CutOffsets] says so:
+//     [CutsAroundEvents]), [ReplyNeverResent] (streamed and polled, under
+//     each style);
 //   - credentials: [Credentials] (auth-required, streamed and polled, and a
 //     caller's header on every call), [CredentialsRenewedOnRefusal] (a
 //     resubscribe refused as unauthenticated);

@@ -21,9 +21,11 @@ func Scenarios() []Scenario {
 	return []Scenario{
 		{Name: "CutAnywhere", Parallel: true, Run: CutAnywhere},
 		{Name: "DropsAreHealed", Run: DropsAreHealed},
+		{Name: "StylesMixedPerReconnect", Parallel: true, Run: func(t *testing.T, w Wire) { StylesMixedPerReconnect(t, w, MixedSeeds) }},
 		{Name: "HumanInTheLoop", Run: HumanInTheLoop},
 		{Name: "HumanInTheLoopAcrossDrops", Run: HumanInTheLoopAcrossDrops},
 		{Name: "FirstSendNeverResent", Parallel: true, Run: FirstSendNeverResent},
+		{Name: "FirstSendCutAtEveryByte", Parallel: true, Run: FirstSendCutAtEveryByte},
 		{Name: "ReplyNeverResent", Parallel: true, Run: func(t *testing.T, w Wire) { ReplyNeverResent(t, w) }},
 		{Name: "Credentials", Run: Credentials},
 		{Name: "CredentialsRenewedOnRefusal", Run: CredentialsRenewedOnRefusal},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"testing"
 	"time"
 
@@ -26,10 +27,23 @@ type Wire struct {
 	// with opts after the wire's own. Whatever it opens closes when the
 	// test ends.
 	Client func(t *testing.T, agent *a2atest.Agent, opts ...stream.Option) *stream.Client
+	// HandlerClient returns a client, fixed to Version, with opts after
+	// the wire's own, of h: a hand-written server of the JSON-RPC binding
+	// in Version (StylesMixedPerReconnect's), which a wire of another
+	// binding reaches through a bridge (grpc/a2agrpctest's
+	// NewHandlerServer). Nil for a wire that cannot reach one, which
+	// cannot run StylesMixedPerReconnect (it fails the test). Whatever it
+	// opens closes when the test ends.
+	HandlerClient func(t *testing.T, h http.Handler, opts ...stream.Option) *stream.Client
 	// Lost reports whether err, a stream's error, is the one of a
 	// connection lost before anything could be resumed. Nil means the HTTP
 	// wires' errors: io.ErrUnexpectedEOF or transport.ErrEndedEarly.
 	Lost func(err error) bool
+	// CutOffsets returns the byte offsets at which FirstSendCutAtEveryByte
+	// cuts the first send stream under style. Nil means the HTTP wires'
+	// offsets: every offset below 900, each byte under snapshot-first and
+	// every fifth under the other styles.
+	CutOffsets func(t *testing.T, style a2atest.ResubscribeStyle) []int
 }
 
 // String returns the wire's name.
