@@ -39,6 +39,7 @@ targets=(
 	"FuzzRevisions ./internal/ledger"
 	"FuzzParseCheckpoint ./internal/checkpoint"
 	"FuzzAnswerPost ./relay"
+	"FuzzReceiverBody ./push"
 	"FuzzEndingString ./stream"
 	"FuzzScreenJSON ./chatview"
 	# The grpc module's: a third field names the nested module's folder.

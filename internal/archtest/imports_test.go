@@ -18,7 +18,7 @@ const module = "github.com/a2astream/a2astream"
 
 // leaves may import a2a (and the standard library, and through a2a what it
 // imports) but never each other.
-var leaves = []string{"terminal", "dedupe", "reconnect", "hitl", "chatview", "transport", "credentials"}
+var leaves = []string{"terminal", "dedupe", "reconnect", "hitl", "chatview", "transport", "credentials", "push"}
 
 // leafInternals names the internal package a leaf wraps, if any: the leaf
 // exports what applications need, and stream uses the rest.

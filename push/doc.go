@@ -1,0 +1,47 @@
+// Package push receives the push notifications of A2A agents: the events
+// of a task that an agent POSTs to a webhook the client registered, so
+// that a client learns of a long task's progress without holding a
+// connection open.
+//
+// Make one Receiver for the application, with the public URL where it is
+// mounted, as the agent will reach it, and mount it there:
+//
+//	recv, err := push.NewReceiver("https://app.example/hooks/a2a")
+//	mux.Handle("POST /hooks/a2a/{id}", recv)
+//	// or: mux.Handle("/hooks/a2a/", http.StripPrefix("/hooks/a2a", recv))
+//
+// For each push config, call Register: the Registration gives the ID, the
+// URL (the base URL, "/", the ID) and the token to put in the config the
+// client registers with the agent, in the send or with the push-config
+// calls. Bind the registration to its task, or let the first notification
+// bind it; then wait for notifications with a select on Ready beside a
+// timer, and Take them. Close the registration when the task is done with.
+//
+// What the Receiver guarantees, against anyone who can reach the URL:
+//
+//   - A notification is queued only for the registration its path names,
+//     only with that registration's token in X-A2A-Notification-Token
+//     (compared in constant time), and only for the registration's task.
+//     An unknown registration and a wrong token get the same answer, and
+//     no refusal says more than its status.
+//   - An exact replay of one of a registration's last 64 bodies is answered
+//     2xx and not queued again (a2a-js 1.3.0 pushes a cancel twice, byte
+//     for byte). Equal events in different bodies are not replays: the
+//     consumer deduplicates events, as it does those of a stream.
+//   - The Receiver never waits for the application. Each registration's
+//     queue is bounded (WithQueueLimit), and a body is read under a limit
+//     (WithMaxBodySize); a notification that does not fit is dropped, the
+//     agent is answered 2xx, and Take reports the loss.
+//   - Nothing of a token, an Authorization header or a body reaches the
+//     logger (WithLogger).
+//
+// A push is not a delivery guarantee. Agents try each notification once,
+// with no retry and no sequence number; a 0.3 agent pushes the whole task
+// after each event, not the event. Take what a Registration gives as news
+// to reconcile with the task (fetch it when a notification was lost, and
+// before acting on an ending), never as the only copy of an event.
+//
+// Registrations are held in memory by the Receiver that made them: a
+// notification that reaches another process (another replica) is refused
+// there as unknown.
+package push

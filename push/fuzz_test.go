@@ -1,0 +1,63 @@
+package push_test
+
+import (
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/push"
+)
+
+// FuzzReceiverBody sends bodies through ServeHTTP with a registration's
+// token, to a registration bound to task t1 or unbound: it never panics;
+// a refused body queues nothing; an accepted one (204) queues exactly one
+// notification, the body decoded by the zero Codec, of task t1 when the
+// registration was bound, in a version the Receiver knows. Seeded with
+// every push body of testdata/'s captures.
+func FuzzReceiverBody(f *testing.F) {
+	files, err := filepath.Glob("testdata/*.json")
+	require.NoError(f, err)
+	for _, file := range files {
+		for _, p := range readCapture(f, file).Pushes {
+			f.Add([]byte(p.Body), false)
+			f.Add([]byte(p.Body), true)
+		}
+	}
+	for _, s := range []string{status1, artifact1, foreign, task03, `{}`, `null`, `[]`, `{"task":null}`,
+		`{"message":{"messageId":"m","taskId":"t1","role":"ROLE_AGENT","parts":[{"text":"x"}]}}`,
+		`{"id":"t1","status":{"state":"working"}}`} {
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, bound bool) {
+		r, err := push.NewReceiver(base, push.WithMaxBodySize(1<<16))
+		require.NoError(t, err)
+		g, err := r.Register()
+		require.NoError(t, err)
+		defer g.Close()
+		if bound {
+			require.NoError(t, g.Bind("t1"))
+		}
+		n := pushTo(g, "")
+		n.body = body
+		n.contentType = "application/json"
+		status, answer := send(t, r, n)
+		require.Empty(t, answer)
+		ns, _ := g.Take()
+		if status != http.StatusNoContent {
+			require.Empty(t, ns)
+			return
+		}
+		require.Len(t, ns, 1)
+		want, err := a2a.Codec{}.DecodeEvent(body)
+		require.NoError(t, err)
+		require.Equal(t, want, ns[0].Event)
+		require.Contains(t, []a2a.Version{a2a.V03, a2a.V10}, ns[0].Version)
+		require.NotEmpty(t, g.TaskID())
+		if bound {
+			require.Equal(t, "t1", g.TaskID())
+		}
+	})
+}

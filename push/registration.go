@@ -1,0 +1,220 @@
+package push
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/a2astream/a2astream/a2a"
+)
+
+// replayWindow is how many bodies of a registration's recent notifications
+// it remembers (by SHA-256 digest) to drop an exact replay of one.
+const replayWindow = 64
+
+// Notification is one event an agent pushed, decoded. It holds nothing of
+// the request that carried it: no header, no token.
+type Notification struct {
+	// Event is a *a2a.Task, *a2a.StatusUpdate, *a2a.ArtifactUpdate or
+	// *a2a.Message of the registration's task. A 0.3 notification is
+	// always a *a2a.Task: the whole task as it was after the event that
+	// caused the push, not the event.
+	Event a2a.Event
+	// Version is the shape the body had: a2a.V10 for a 1.0 StreamResponse
+	// member ({"task"|"statusUpdate"|"artifactUpdate"|"message": …}),
+	// a2a.V03 for a whole Task snapshot (with "kind":"task", or bare).
+	Version a2a.Version
+}
+
+// Registration is one push config of the application's: the ID, URL and
+// token to register with the agent, the task it is bound to, and the queue
+// of the notifications received for it until they are taken. It is safe
+// for concurrent use; Ready and Take are meant for one consumer. Only
+// Receiver.Register makes a usable one.
+//
+// A consumer waits with a select beside its own timer or context:
+//
+//	select {
+//	case <-reg.Ready():
+//		ns, lost := reg.Take()
+//		// apply ns; when lost, fetch the task: a notification was dropped
+//	case <-timer.C:
+//		// poll
+//	}
+type Registration struct {
+	id, url, token string
+	recv           *Receiver
+	// ready holds a value exactly when the queue is not empty or lost is
+	// set: both change under mu, and so does ready.
+	ready chan struct{}
+
+	mu      sync.Mutex
+	closed  bool
+	taskID  string
+	queue   []Notification
+	bytes   int64 // the sum of the queued notifications' body sizes
+	lost    bool
+	digests [replayWindow][32]byte
+	ndigest int // digests recorded, ever; the next goes at ndigest%replayWindow
+}
+
+// ID returns the registration's ID, a random UUID: the push config's id.
+func (g *Registration) ID() string { return g.id }
+
+// URL returns the URL the agent POSTs to: the Receiver's base URL, "/",
+// and the ID. It is the push config's url.
+func (g *Registration) URL() string { return g.url }
+
+// Token returns the secret the agent sends back in the
+// X-A2A-Notification-Token header of each notification: the push config's
+// token. Keep it out of logs.
+func (g *Registration) Token() string { return g.token }
+
+// Bind binds the registration to the task taskID: the Receiver then
+// refuses a notification of any other task. A registration registered with
+// the push-config calls is bound to the task it was registered for; one
+// that rides in the send, before the task exists, is bound when the task's
+// first event comes (or by the first notification, whichever is first).
+// Binding again to the same task does nothing; to another, it returns
+// ErrBound. After Close it returns ErrClosed. An empty taskID is an error.
+func (g *Registration) Bind(taskID string) error {
+	if taskID == "" {
+		return errors.New("push: Bind: the task ID is empty")
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.closed:
+		return ErrClosed
+	case g.taskID == "":
+		g.taskID = taskID
+	case g.taskID != taskID:
+		return ErrBound
+	}
+	return nil
+}
+
+// TaskID returns the ID of the task the registration is bound to, or "".
+func (g *Registration) TaskID() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.taskID
+}
+
+// Ready returns a channel that holds a value while notifications are
+// queued or one was lost: receive from it in a select, then call Take. It
+// is the same channel for the registration's life; after Close it never
+// becomes ready again.
+func (g *Registration) Ready() <-chan struct{} { return g.ready }
+
+// Take returns, without waiting, the notifications queued, oldest first,
+// and whether any was lost since the last Take: dropped because the queue
+// was full, or sent by the agent (with the right token) in a body the
+// Receiver could not read. After a loss, the consumer should fetch the task
+// to recover what it missed. It returns nil and false when there is
+// nothing, and after Close.
+func (g *Registration) Take() (ns []Notification, lost bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ns, lost = g.queue, g.lost
+	g.queue, g.bytes, g.lost = nil, 0, false
+	g.drainReady()
+	return ns, lost
+}
+
+// Close forgets the registration: the Receiver refuses its later
+// notifications (as it refuses an unknown one), and what it held is freed.
+// Close is idempotent.
+func (g *Registration) Close() {
+	if g.recv != nil {
+		g.recv.forget(g.id)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	g.queue, g.bytes, g.lost = nil, 0, false
+	g.digests, g.ndigest = [replayWindow][32]byte{}, 0
+	g.drainReady()
+}
+
+// drainReady empties ready; mu is held.
+func (g *Registration) drainReady() {
+	select {
+	case <-g.ready:
+	default:
+	}
+}
+
+// signal fills ready; mu is held.
+func (g *Registration) signal() {
+	select {
+	case g.ready <- struct{}{}:
+	default:
+	}
+}
+
+// markLost records that a notification sent with the registration's token
+// could not be taken.
+func (g *Registration) markLost() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return
+	}
+	g.lost = true
+	g.signal()
+}
+
+// seen reports whether a body with digest d was queued recently.
+func (g *Registration) seen(d [32]byte) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.seenLocked(d)
+}
+
+func (g *Registration) seenLocked(d [32]byte) bool {
+	for i := range min(g.ndigest, replayWindow) {
+		if g.digests[i] == d {
+			return true
+		}
+	}
+	return false
+}
+
+// offer is what became of a notification offered to a registration.
+type offer int
+
+const (
+	offerQueued   offer = iota
+	offerReplay         // a recent body again: dropped
+	offerOverflow       // the queue is full: dropped, lost set
+	offerForeign        // another task's: refused
+	offerClosed         // closed meanwhile: refused as unknown
+)
+
+// offer queues n, of task taskID, whose body had digest d and size bytes,
+// unless the registration is closed, bound to another task, saw the body
+// recently, or has no room. An unbound registration binds to taskID.
+func (g *Registration) offer(n Notification, taskID string, d [32]byte, bytes int64) offer {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.closed:
+		return offerClosed
+	case g.taskID != "" && g.taskID != taskID:
+		return offerForeign
+	case g.seenLocked(d):
+		return offerReplay
+	}
+	g.taskID = taskID
+	if len(g.queue) >= g.recv.cfg.queueEntries || g.bytes+bytes > g.recv.cfg.queueBytes {
+		g.lost = true
+		g.signal()
+		return offerOverflow
+	}
+	g.queue = append(g.queue, n)
+	g.bytes += bytes
+	g.digests[g.ndigest%replayWindow] = d
+	g.ndigest++
+	g.signal()
+	return offerQueued
+}
