@@ -12,6 +12,7 @@ import (
 	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/sse"
+	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
 	"github.com/a2astream/a2astream/transport"
@@ -164,6 +165,10 @@ type config struct {
 	notify       func(Notice)
 	pollInterval time.Duration
 	stallTimeout time.Duration
+	// pushReceiver and pushPollInterval are WithPush's and
+	// WithPushPollInterval's (push.go).
+	pushReceiver     *push.Receiver
+	pushPollInterval time.Duration
 	binding      a2a.Binding
 	cardCache    *agentcard.Cache
 	extendedCard bool // WithExtendedCard
@@ -214,6 +219,7 @@ func defaultConfig() config {
 		sleep:          sleep,
 		pollInterval:   defaultPollInterval,
 		stallTimeout:   defaultStallTimeout,
+		pushPollInterval: defaultPushPollInterval,
 		connectTimeout: defaultConnectTimeout,
 	}
 }
@@ -553,10 +559,21 @@ const (
 	// *transport.ProtocolError for what is not a card). It is told once,
 	// on Resolve's goroutine, before Resolve returns.
 	PublicCardKept
+	// Pushing: the stream registered a push config with the agent
+	// (WithPush) and follows its task by push notifications: it polls
+	// get-task when one comes, and every Wait (WithPushPollInterval) when
+	// none does. Cause is what made it stop streaming (the drop), or nil
+	// when it polled already.
+	Pushing
+	// PushUnavailable: the stream was given WithPush, but the agent
+	// cannot take a push config, and Cause says why (the card says it has no
+	// push notifications, or the agent's answer to the push-config call);
+	// the stream follows its task as without WithPush.
+	PushUnavailable
 )
 
 // String returns "reconnecting", "resumed", "polling",
-// "headers-withheld" or "public-card-kept".
+// "headers-withheld", "public-card-kept", "pushing" or "push-unavailable".
 func (k NoticeKind) String() string {
 	switch k {
 	case Reconnecting:
@@ -569,12 +586,17 @@ func (k NoticeKind) String() string {
 		return "headers-withheld"
 	case PublicCardKept:
 		return "public-card-kept"
+	case Pushing:
+		return "pushing"
+	case PushUnavailable:
+		return "push-unavailable"
 	}
 	return "unknown"
 }
 
-// Notice reports a reconnect, a resume, the switch to polling, headers
-// withheld or the public card kept to the function set with WithNotify.
+// Notice reports a reconnect, a resume, the switch to polling or to push
+// notifications, push notifications unavailable, headers withheld or the
+// public card kept to the function set with WithNotify.
 type Notice struct {
 	Kind        NoticeKind
 	TaskID      string

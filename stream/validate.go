@@ -94,6 +94,9 @@ func (cfg *config) check() error {
 	if cfg.pollInterval < minPollInterval {
 		bad("WithPollInterval: the interval must be at least %s, not %s", minPollInterval, cfg.pollInterval)
 	}
+	if cfg.pushPollInterval < minPollInterval {
+		bad("WithPushPollInterval: the interval must be at least %s, not %s", minPollInterval, cfg.pushPollInterval)
+	}
 	if cfg.logger == nil {
 		bad("WithLogger: the logger is nil")
 	}
