@@ -95,6 +95,8 @@ func (w where) String() string {
 	switch w {
 	case atResolve:
 		return "Resolve only"
+	case atStream:
+		return "the streams (Send, Subscribe, Resume) of a Client of NewClient, NewRESTClient or Resolve only"
 	case overHTTP:
 		return "NewClient, NewRESTClient and Resolve only"
 	case constructors:
@@ -186,6 +188,9 @@ type config struct {
 	// refusals are the options refused as they were applied (a nil Option,
 	// a nil hook); check reports them.
 	refusals []string
+	// push is the push-notification config a stream's send carries in its
+	// configuration (withPushConfig); nil for none.
+	push *a2a.PushConfig
 
 	// Set by Resolve from the agent card (fromCard), never by an Option:
 	tenant    string         // the chosen 1.0 interface's tenant

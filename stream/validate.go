@@ -103,6 +103,11 @@ func (cfg *config) check() error {
 	if cfg.policy.Backoff < 0 {
 		bad("WithReconnect: negative Backoff %s", cfg.policy.Backoff)
 	}
+	if cfg.push != nil {
+		if err := cfg.push.Check(); err != nil {
+			bad("WithPush: %s", err)
+		}
+	}
 	if cfg.sleep == nil {
 		bad("the sleep function is nil")
 	}
