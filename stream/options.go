@@ -171,9 +171,9 @@ type config struct {
 	// WithPushPollInterval's (push.go).
 	pushReceiver     *push.Receiver
 	pushPollInterval time.Duration
-	binding      a2a.Binding
-	cardCache    *agentcard.Cache
-	extendedCard bool // WithExtendedCard
+	binding          a2a.Binding
+	cardCache        *agentcard.Cache
+	extendedCard     bool // WithExtendedCard
 	// openFor and open are WithTransportFor's: Resolve may pick the
 	// card's interfaces of binding openFor, and opens them with open.
 	openFor     a2a.Binding
@@ -216,16 +216,16 @@ const defaultMaxEventSize = sse.DefaultMaxEventSize // 16 MiB
 
 func defaultConfig() config {
 	return config{
-		httpClient:     http.DefaultClient,
-		header:         http.Header{},
-		maxEventSize:   defaultMaxEventSize,
-		logger:         slog.New(slog.DiscardHandler),
-		policy:         reconnect.Default(),
-		sleep:          sleep,
-		pollInterval:   defaultPollInterval,
-		stallTimeout:   defaultStallTimeout,
+		httpClient:       http.DefaultClient,
+		header:           http.Header{},
+		maxEventSize:     defaultMaxEventSize,
+		logger:           slog.New(slog.DiscardHandler),
+		policy:           reconnect.Default(),
+		sleep:            sleep,
+		pollInterval:     defaultPollInterval,
+		stallTimeout:     defaultStallTimeout,
 		pushPollInterval: defaultPushPollInterval,
-		connectTimeout: defaultConnectTimeout,
+		connectTimeout:   defaultConnectTimeout,
 	}
 }
 

@@ -137,9 +137,9 @@ func (p *pushes) close() {
 type pushAnswer int
 
 const (
-	pushTaken   pushAnswer = iota + 1 // the agent took the config
-	pushCannot                        // the agent cannot take one: go on without
-	pushFailed                        // the call failed otherwise: try again at the next drop or poll wait
+	pushTaken  pushAnswer = iota + 1 // the agent took the config
+	pushCannot                       // the agent cannot take one: go on without
+	pushFailed                       // the call failed otherwise: try again at the next drop or poll wait
 )
 
 // errNoPushOffered is the cause of a PushUnavailable notice when the agent
