@@ -14,7 +14,7 @@ import (
 )
 
 // The wire literals below are the SDKs' own, from the captures of
-// ../shared/push/captures/push/ (copied into stream/testdata/push/, whose
+// ../shared/push/captures/push/ (copied into stream/testdata/push-*.json, whose
 // tests replay them whole): 1.0-rest-config.json, 1.0-jsonrpc-config-calls.json,
 // 0.3-js0.3.14-config-calls.json and 0.3-js0.3.14-no-push-server.json, with
 // 127.0.0.1:PORT written 127.0.0.1:8080.

@@ -2,56 +2,64 @@ package stream_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
-	"time"
+	"strings"
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
-	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/stream"
 )
 
-// ExampleWithPush follows a long task by push notifications once its
-// connection drops: the stream registers a push config with the agent,
-// whose notifications reach the receiver the application mounts on its
-// own server, and each one makes the stream fetch the task. Here the agent
-// reaches the application's server in-process.
-func ExampleWithPush() {
-	recv, err := push.NewReceiver("http://127.0.0.1:8080/hooks/a2a")
+// Register a webhook for a task, list the task's configs, and remove it.
+// A config prints without its token.
+func ExampleClient_SetPushConfig() {
+	// An agent over HTTP+JSON that holds the configs of task t-1, as
+	// @a2a-js/sdk 1.3.0 answers: 201 with the config (the token echoed),
+	// 204 for a delete, 404 TASK_NOT_FOUND for a config it does not have.
+	var stored string
+	agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/a2a+json")
+		switch {
+		case r.Method == http.MethodPost:
+			body, _ := io.ReadAll(r.Body)
+			stored = `{"id":"c-1","taskId":"t-1",` + strings.TrimPrefix(string(body), "{")
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, stored)
+		case r.Method == http.MethodDelete:
+			stored = ""
+			w.WriteHeader(http.StatusNoContent)
+		case strings.HasSuffix(r.URL.Path, "/pushNotificationConfigs"):
+			io.WriteString(w, `{"configs":[`+stored+`]}`)
+		case stored != "":
+			io.WriteString(w, stored)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":{"code":404,"status":"NOT_FOUND","message":"no such config",`+
+				`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`)
+		}
+	})
+	c, err := stream.NewRESTClient("http://agent.test", stream.WithHTTPClient(a2atest.NewClient(agent)), stream.WithVersion(a2a.V10))
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	mux := http.NewServeMux() // the application's own server
-	mux.Handle("POST /hooks/a2a/{id}", recv)
+	ctx, taskID, token := context.Background(), "t-1", "a fresh random token"
 
-	agent := a2atest.NewAgent(
-		a2atest.WithPush(), a2atest.WithPushClient(a2atest.NewClient(mux)),
-		a2atest.WithScript(
-			a2atest.Chunk("report", "Collecting figures. ", false, false),
-			a2atest.Pause(50*time.Millisecond),
-			a2atest.Chunk("report", "Writing the summary. ", true, false),
-			a2atest.Pause(50*time.Millisecond),
-			a2atest.Chunk("report", "Done.", true, true),
-			a2atest.Finish(a2a.StateCompleted, "")),
-		a2atest.WithFaults(a2atest.CutAfterEvents(2))) // the connection drops after the first chunk
-	defer agent.Close()
-
-	client, err := stream.NewClient("http://agent.test/", stream.WithHTTPClient(agent.Client()),
-		stream.WithPush(recv),
-		stream.WithNotify(func(n stream.Notice) { fmt.Println("notice:", n.Kind) }))
-	if err != nil {
-		panic(err)
-	}
-	s := client.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "The quarterly report, please."))
-	task, err := s.Wait()
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(task.Artifacts[0].Text())
-	fmt.Println(s.Ending())
+	cfg, err := c.SetPushConfig(ctx, taskID, a2a.PushConfig{URL: "https://app.example/a2a/hook", Token: token})
+	fmt.Println(cfg, err)
+	cfgs, err := c.ListPushConfigs(ctx, taskID)
+	fmt.Println(len(cfgs), err)
+	err = c.DeletePushConfig(ctx, taskID, cfg.ID)
+	fmt.Println(err)
+	_, err = c.GetPushConfig(ctx, taskID, cfg.ID)
+	var rpcErr *a2a.RPCError
+	fmt.Println(errors.As(err, &rpcErr) && rpcErr.Code == a2a.CodeTaskNotFound, errors.Is(err, errors.ErrUnsupported))
 	// Output:
-	// notice: pushing
-	// Collecting figures. Writing the summary. Done.
-	// completed
+	// a2a.PushConfig{ID:"c-1" TaskID:"t-1" URL:"https://app.example/a2a/hook" Token:xxxxx} <nil>
+	// 1 <nil>
+	// <nil>
+	// true false
 }

@@ -25,8 +25,8 @@ import (
 //     the bindings of this package, and NewClientFor, for a Transport of
 //     another module;
 //   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask,
-//     Cancel and ListTasks, of a Client of this package's bindings or of
-//     NewClientFor.
+//     Cancel, ListTasks and the push-config calls (SetPushConfig, ...), of
+//     a Client of this package's bindings or of NewClientFor.
 //
 // An option given where it does not apply is refused, whatever its value,
 // with an error that wraps ErrInvalidOption and names the option and the

@@ -10,10 +10,16 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/internal/callmark"
 	"github.com/a2astream/a2astream/internal/httpx"
-	"github.com/a2astream/a2astream/internal/jsonrpc"
 	"github.com/a2astream/a2astream/transport"
 )
 
+// SetPushConfig registers cfg for task taskID and returns the config as
+// the agent answered it, with the ID the agent gave it when cfg has none
+// (a random UUID on @a2a-js/sdk 1.3.0, the task's ID on 0.3.14); a config
+// with the ID of one the task has replaces it. cfg is refused, with an
+// error wrapping ErrInvalidOption and nothing sent, when
+// a2a.PushConfig.Check refuses it; its TaskID is not sent.
+//
 // The push-config calls register, read and remove the webhooks an agent
 // POSTs a task's events to (A2A push notifications): in 0.3
 // tasks/pushNotificationConfig/{set,get,list,delete}; in 1.0 the JSON-RPC
@@ -25,7 +31,10 @@ import (
 // them: a call in 0.3 over HTTP+JSON fails, sending nothing, with an error
 // that matches errors.ErrUnsupported.
 //
-// Each takes ctx and opts as GetTask does, and negotiates the version as
+// Each takes ctx and opts as GetTask does, and refuses with an error
+// wrapping ErrInvalidOption, sending nothing, an option GetTask refuses
+// and an empty task ID (or, for get and delete, config ID). Each
+// negotiates the version as
 // it does: a Client whose version is not known yet calls in 1.0 first, and
 // in 0.3 when the agent refuses 1.0 (-32601 for the 1.0 method names,
 // -32009, or an HTTP 404 without an A2A error).
@@ -53,14 +62,6 @@ import (
 // one read back. The token and the credentials never appear in the text of
 // an error of these calls (an agent's error message that quotes them is
 // redacted) nor in the request log of WithLogger.
-
-// SetPushConfig registers cfg for task taskID and returns the config as
-// the agent answered it, with the ID the agent gave it when cfg has none
-// (a random UUID on @a2a-js/sdk 1.3.0, the task's ID on 0.3.14); a config
-// with the ID of one the task has replaces it. cfg is refused, with an
-// error wrapping ErrInvalidOption and nothing sent, when
-// a2a.PushConfig.Check refuses it; its TaskID is not sent. See the
-// push-config calls above for the errors.
 func (c *Client) SetPushConfig(ctx context.Context, taskID string, cfg a2a.PushConfig, opts ...Option) (a2a.PushConfig, error) {
 	if err := cfg.Check(); err != nil {
 		return a2a.PushConfig{}, fmt.Errorf("%w: SetPushConfig: %w", ErrInvalidOption, err)
@@ -82,8 +83,8 @@ func (c *Client) SetPushConfig(ctx context.Context, taskID string, cfg a2a.PushC
 
 // GetPushConfig returns the config configID of task taskID as the agent
 // holds it. configID is required (the config @a2a-js/sdk 0.3.14 registers
-// from a send without an ID has the task's ID as its ID). See the
-// push-config calls above for the errors.
+// from a send without an ID has the task's ID as its ID). Its errors are
+// SetPushConfig's.
 func (c *Client) GetPushConfig(ctx context.Context, taskID, configID string, opts ...Option) (a2a.PushConfig, error) {
 	var got a2a.PushConfig
 	err := c.pushCall(ctx, "GetPushConfig", taskID, configID, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
@@ -101,8 +102,7 @@ func (c *Client) GetPushConfig(ctx context.Context, taskID, configID string, opt
 }
 
 // ListPushConfigs returns the configs task taskID has, in the agent's
-// order: none (an empty slice) when it has none. See the push-config calls
-// above for the errors.
+// order: none (an empty slice) when it has none. Its errors are SetPushConfig's.
 func (c *Client) ListPushConfigs(ctx context.Context, taskID string, opts ...Option) ([]a2a.PushConfig, error) {
 	var got []a2a.PushConfig
 	err := c.pushCall(ctx, "ListPushConfigs", taskID, "-", opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
@@ -126,8 +126,7 @@ func (c *Client) ListPushConfigs(ctx context.Context, taskID string, opts ...Opt
 
 // DeletePushConfig removes the config configID of task taskID. It is
 // idempotent, as the servers answer it: removing a config the task does not
-// have succeeds (an unknown task is -32001). See the push-config calls
-// above for the errors.
+// have succeeds (an unknown task is -32001). Its errors are SetPushConfig's.
 func (c *Client) DeletePushConfig(ctx context.Context, taskID, configID string, opts ...Option) error {
 	return c.pushCall(ctx, "DeletePushConfig", taskID, configID, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
 		return c.calls.deletePushConfig(ctx, k, taskID, configID)
@@ -239,208 +238,4 @@ func redactSecrets(err error, cfg a2a.PushConfig) error {
 		httpErr.Body = []byte(httpx.RedactSecrets(string(httpErr.Body), secrets...))
 	}
 	return err
-}
-
-// pushConfigParams are the params of the 1.0 JSON-RPC calls that name a
-// task and, but for the list, a config.
-type pushConfigParams struct {
-	Tenant string `json:"tenant,omitempty"`
-	TaskID string `json:"taskId"`
-	ID     string `json:"id,omitempty"`
-}
-
-// pushConfigParams03 are those of 0.3, where "id" is the task's.
-type pushConfigParams03 struct {
-	ID       string `json:"id"`
-	ConfigID string `json:"pushNotificationConfigId,omitempty"`
-}
-
-// params returns the params of a call about task taskID and config
-// configID ("" for the list) in version k.v.
-func (b jsonrpcBinding) pushParams(v a2a.Version, taskID, configID string) any {
-	if v == a2a.V03 {
-		return pushConfigParams03{ID: taskID, ConfigID: configID}
-	}
-	return pushConfigParams{Tenant: b.tenant(v), TaskID: taskID, ID: configID}
-}
-
-func (b jsonrpcBinding) setPushConfig(ctx context.Context, k callConfig, taskID string, cfg a2a.PushConfig) (a2a.PushConfig, error) {
-	params, err := a2a.Codec{Version: k.v}.EncodeSetPushConfig(taskID, cfg, b.tenant(k.v))
-	if err != nil {
-		return a2a.PushConfig{}, fmt.Errorf("%w: SetPushConfig: %w", ErrInvalidOption, err)
-	}
-	raw, _, err := b.unary(ctx, k, rpcPushSet, json.RawMessage(params))
-	if err != nil {
-		return a2a.PushConfig{}, err
-	}
-	return decodePushConfig(raw)
-}
-
-func (b jsonrpcBinding) getPushConfig(ctx context.Context, k callConfig, taskID, configID string) (a2a.PushConfig, error) {
-	raw, _, err := b.unary(ctx, k, rpcPushGet, b.pushParams(k.v, taskID, configID))
-	if err != nil {
-		return a2a.PushConfig{}, err
-	}
-	return decodePushConfig(raw)
-}
-
-func (b jsonrpcBinding) listPushConfigs(ctx context.Context, k callConfig, taskID string) ([]a2a.PushConfig, error) {
-	raw, _, err := b.unary(ctx, k, rpcPushList, b.pushParams(k.v, taskID, ""))
-	if err != nil {
-		return nil, err
-	}
-	return decodePushConfigs(raw)
-}
-
-// deletePushConfig makes a delete, whose result is null: any result is
-// success.
-func (b jsonrpcBinding) deletePushConfig(ctx context.Context, k callConfig, taskID, configID string) error {
-	call := b.c.newCall(ctx, k)
-	defer call.close()
-	resp, id, err := b.post(call, k.v, rpcPushDelete, b.pushParams(k.v, taskID, configID), "application/json")
-	if err != nil {
-		return err
-	}
-	raw, _, err := b.c.readUnary(call, resp)
-	if err != nil {
-		return err
-	}
-	r, err := jsonrpc.DecodeVoidResponse(raw)
-	if err != nil {
-		return &transport.ProtocolError{Reason: "malformed JSON-RPC response", Err: err}
-	}
-	return responseError(r.ID, id, r.Error)
-}
-
-// pushResource is the HTTP+JSON resource of task taskID's push configs,
-// or of config configID of them.
-func pushResource(taskID, configID string) resource {
-	segs := []string{"tasks", taskID, "pushNotificationConfigs"}
-	if configID != "" {
-		segs = append(segs, configID)
-	}
-	return resource{segs: segs}
-}
-
-// noPushRoutes refuses a push-config call over the HTTP+JSON binding of
-// 0.3, which names no route for it.
-func noPushRoutes(v a2a.Version) error {
-	if v == a2a.V03 {
-		return fmt.Errorf("stream: %w: the HTTP+JSON binding of A2A 0.3 has no push-config routes", errors.ErrUnsupported)
-	}
-	return nil
-}
-
-func (b restBinding) setPushConfig(ctx context.Context, k callConfig, taskID string, cfg a2a.PushConfig) (a2a.PushConfig, error) {
-	if err := noPushRoutes(k.v); err != nil {
-		return a2a.PushConfig{}, err
-	}
-	body, err := a2a.Codec{Version: k.v, Binding: a2a.BindingHTTPJSON}.EncodePushConfig(cfg)
-	if err != nil {
-		return a2a.PushConfig{}, fmt.Errorf("%w: SetPushConfig: %w", ErrInvalidOption, err)
-	}
-	raw, _, err := b.unary(ctx, k, http.MethodPost, pushResource(taskID, ""), body)
-	if err != nil {
-		return a2a.PushConfig{}, err
-	}
-	return decodePushConfig(raw)
-}
-
-func (b restBinding) getPushConfig(ctx context.Context, k callConfig, taskID, configID string) (a2a.PushConfig, error) {
-	if err := noPushRoutes(k.v); err != nil {
-		return a2a.PushConfig{}, err
-	}
-	raw, _, err := b.unary(ctx, k, http.MethodGet, pushResource(taskID, configID), nil)
-	if err != nil {
-		return a2a.PushConfig{}, err
-	}
-	return decodePushConfig(raw)
-}
-
-func (b restBinding) listPushConfigs(ctx context.Context, k callConfig, taskID string) ([]a2a.PushConfig, error) {
-	if err := noPushRoutes(k.v); err != nil {
-		return nil, err
-	}
-	raw, _, err := b.unary(ctx, k, http.MethodGet, pushResource(taskID, ""), nil)
-	if err != nil {
-		return nil, err
-	}
-	return decodePushConfigs(raw)
-}
-
-// deletePushConfig makes a DELETE, which @a2a-js/sdk 1.3.0 answers 204 with
-// an empty body: any 2xx is success, and its body is not read.
-func (b restBinding) deletePushConfig(ctx context.Context, k callConfig, taskID, configID string) error {
-	if err := noPushRoutes(k.v); err != nil {
-		return err
-	}
-	call := b.c.newCall(ctx, k)
-	defer call.close()
-	resp, err := b.request(call, k.v, http.MethodDelete, pushResource(taskID, configID), nil, "application/json")
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
-}
-
-// decodePushConfig decodes a config an agent answered with, which a
-// *transport.ProtocolError reports malformed.
-func decodePushConfig(raw []byte) (a2a.PushConfig, error) {
-	p, err := a2a.DecodePushConfig(raw)
-	if err != nil {
-		return a2a.PushConfig{}, &transport.ProtocolError{Reason: "malformed push notification config", Err: err}
-	}
-	return p, nil
-}
-
-// decodePushConfigs decodes the configs of a list, which a
-// *transport.ProtocolError reports malformed.
-func decodePushConfigs(raw []byte) ([]a2a.PushConfig, error) {
-	ps, err := a2a.DecodePushConfigs(raw)
-	if err != nil {
-		return nil, &transport.ProtocolError{Reason: "malformed push notification configs", Err: err}
-	}
-	return ps, nil
-}
-
-// pushConfigurer returns the Transport as a transport.PushConfigurer, or
-// an error that matches errors.ErrUnsupported when it is not one.
-func (s seam) pushConfigurer() (transport.PushConfigurer, error) {
-	p, ok := s.b.(transport.PushConfigurer)
-	if !ok {
-		return nil, fmt.Errorf("stream: %w: the Transport does not implement transport.PushConfigurer", errors.ErrUnsupported)
-	}
-	return p, nil
-}
-
-func (s seam) setPushConfig(ctx context.Context, k callConfig, taskID string, cfg a2a.PushConfig) (a2a.PushConfig, error) {
-	p, err := s.pushConfigurer()
-	if err != nil {
-		return a2a.PushConfig{}, err
-	}
-	return p.SetPushConfig(ctx, s.call(k), taskID, cfg)
-}
-
-func (s seam) getPushConfig(ctx context.Context, k callConfig, taskID, configID string) (a2a.PushConfig, error) {
-	p, err := s.pushConfigurer()
-	if err != nil {
-		return a2a.PushConfig{}, err
-	}
-	return p.GetPushConfig(ctx, s.call(k), taskID, configID)
-}
-
-func (s seam) listPushConfigs(ctx context.Context, k callConfig, taskID string) ([]a2a.PushConfig, error) {
-	p, err := s.pushConfigurer()
-	if err != nil {
-		return nil, err
-	}
-	return p.ListPushConfigs(ctx, s.call(k), taskID)
-}
-
-func (s seam) deletePushConfig(ctx context.Context, k callConfig, taskID, configID string) error {
-	p, err := s.pushConfigurer()
-	if err != nil {
-		return err
-	}
-	return p.DeletePushConfig(ctx, s.call(k), taskID, configID)
 }

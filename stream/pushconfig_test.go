@@ -23,8 +23,8 @@ import (
 	"github.com/a2astream/a2astream/transport"
 )
 
-// pushExchange is one exchange of a capture of testdata/push/ (see
-// testdata/push/README.md): a call with its body whole, or a stream.
+// pushExchange is one exchange of a capture of testdata/push-*.json (see
+// testdata/push-captures.md): a call with its body whole, or a stream.
 type pushExchange struct {
 	Kind    string `json:"kind"`
 	Label   string `json:"label"`
@@ -41,11 +41,11 @@ type pushExchange struct {
 	} `json:"response"`
 }
 
-// loadPushCapture reads the exchanges of testdata/push/name, with the
+// loadPushCapture reads the exchanges of testdata/push-name, with the
 // receiver's 127.0.0.1:PORT written 127.0.0.1:8080 (a URL Check accepts).
 func loadPushCapture(t *testing.T, name string) []pushExchange {
 	t.Helper()
-	b, err := os.ReadFile("testdata/push/" + name)
+	b, err := os.ReadFile("testdata/push-" + name)
 	require.NoError(t, err)
 	b = bytes.ReplaceAll(b, []byte("127.0.0.1:PORT"), []byte("127.0.0.1:8080"))
 	var f struct {
@@ -595,7 +595,9 @@ func TestPushConfigAnswersAreChecked(t *testing.T) {
 			require.Equal(t, "theirs", got.Token)
 		})
 	}
-	agent := &pushAgent{answer: func(int, pushReq) pushAnswer { return rpcAnswer(`{"configs":[{"id":"c","taskId":"other","url":"https://x/"}]}`, nil) }}
+	agent := &pushAgent{answer: func(int, pushReq) pushAnswer {
+		return rpcAnswer(`{"configs":[{"id":"c","taskId":"other","url":"https://x/"}]}`, nil)
+	}}
 	_, err := pushClient(t, a2a.BindingJSONRPC, agent, a2a.V10).ListPushConfigs(background(), "t")
 	var pe *transport.ProtocolError
 	require.ErrorAs(t, err, &pe)
