@@ -1,6 +1,7 @@
 package a2atest
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"slices"
@@ -92,6 +93,16 @@ type Agent struct {
 	nGet     int
 	nSend    int
 	nCards   int
+
+	// Push notifications (push.go): what was pushed, the count of POSTs
+	// for PushFaults, and the pushers' end.
+	pushes   []Push
+	nPush    int
+	closed   bool
+	closing  <-chan struct{}
+	closeCtx context.Context
+	stopAll  context.CancelFunc
+	pushers  sync.WaitGroup
 }
 
 // Request is one request the agent received, in either binding, as
@@ -154,7 +165,8 @@ func NewAgent(opts ...Option) *Agent {
 			o.apply(&cfg)
 		}
 	}
-	return &Agent{cfg: cfg, tasks: make(map[string]*task)}
+	closeCtx, stopAll := context.WithCancel(context.Background())
+	return &Agent{cfg: cfg, tasks: make(map[string]*task), closeCtx: closeCtx, stopAll: stopAll, closing: closeCtx.Done()}
 }
 
 // Client returns an [*http.Client] that reaches the agent in-process, through

@@ -38,7 +38,7 @@ func (a *Agent) Card(host string) a2a.AgentCard {
 		Name:         a.cfg.name,
 		Description:  "scriptable fake A2A agent (a2atest)",
 		Version:      "1.0.0",
-		Capabilities: a2a.AgentCapabilities{Streaming: &streaming},
+		Capabilities: a2a.AgentCapabilities{Streaming: &streaming, PushNotifications: a.cfg.push},
 	}
 	if a.cfg.v10 {
 		for _, b := range a.cfg.bindings {

@@ -27,6 +27,14 @@
 // records every request ([Agent.Requests]) and exposes its tasks
 // ([Agent.Task]) for assertions.
 //
+// With [WithPush] the agent also takes webhooks, in a send or by the
+// push-config calls, and POSTs each event of a task to them as the SDKs'
+// push senders do: once each, one at a time, lost when the POST fails;
+// [WithPushFaults] loses, repeats, delays and reorders them, and
+// [Agent.Pushes] reports them. That is the one part of the agent that
+// starts goroutines and timers of its own (a goroutine per task with
+// webhooks, inside a bubble too): [Agent.Close] stops them.
+//
 // A typical test, with fake time:
 //
 //	func TestResume(t *testing.T) {

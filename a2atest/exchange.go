@@ -25,6 +25,10 @@ type call struct {
 	// history, if set, trims the history of a get's Task as the request
 	// asks (its historyLength); nil leaves it whole.
 	history func(*a2a.Task)
+	// hook is the webhook a send's configuration or a push-config set
+	// carries; configID the config a get or a delete names.
+	hook     *webhook
+	configID string
 }
 
 // exchange is one request being answered. It decides what to answer; its
@@ -148,6 +152,8 @@ func (x *exchange) dispatch(c call) {
 		x.get(c)
 	case opCancel:
 		x.cancel(c.taskID)
+	case opPushSet, opPushGet, opPushList, opPushDelete:
+		x.pushCall(c)
 	}
 }
 
@@ -187,6 +193,7 @@ func (x *exchange) send(c call) {
 	a.mu.Lock()
 	a.tasks[t.id] = t
 	a.order = append(a.order, t.id)
+	x.takeWebhook(t, c, 0)
 	snap := t.state(now)
 	a.mu.Unlock()
 	switch {
@@ -235,6 +242,7 @@ func (x *exchange) followUp(c call) {
 		return
 	}
 	idx := t.followUp(msg, cur, now)
+	x.takeWebhook(t, c, idx)
 	snap := t.state(now)
 	a.mu.Unlock()
 
@@ -470,4 +478,23 @@ func (x *exchange) waitChange(d time.Duration, changed <-chan struct{}) bool {
 	case <-x.ctx().Done():
 		return false
 	}
+}
+
+// takeWebhook registers the webhook of send c for task t, from timeline
+// entry from on, if the agent takes webhooks ([WithPush]); an agent
+// without push ignores it, as the SDKs do. The agent's mutex is held.
+func (x *exchange) takeWebhook(t *task, c call, from int) {
+	if c.hook == nil || !x.a.cfg.push {
+		return
+	}
+	w := *c.hook
+	w.from = from
+	if w.id == "" {
+		if x.v == a2a.V03 {
+			w.id = t.id
+		} else {
+			w.id = uuid.NewString()
+		}
+	}
+	x.a.register(t, w)
 }

@@ -20,7 +20,14 @@ const (
 	opGet
 	opCancel
 	opSubscribe
+	opPushSet    // a push-config call: set (0.3), create (1.0)
+	opPushGet    // get a push config
+	opPushList   // list a task's push configs
+	opPushDelete // delete a push config
 )
+
+// pushOp reports the push-config calls.
+func (o op) pushOp() bool { return o >= opPushSet && o <= opPushDelete }
 
 // lookupMethod maps a JSON-RPC method name to its operation and version.
 func lookupMethod(m string) (op, a2a.Version, bool) {
@@ -45,6 +52,22 @@ func lookupMethod(m string) (op, a2a.Version, bool) {
 		return opCancel, a2a.V10, true
 	case "SubscribeToTask":
 		return opSubscribe, a2a.V10, true
+	case "tasks/pushNotificationConfig/set":
+		return opPushSet, a2a.V03, true
+	case "tasks/pushNotificationConfig/get":
+		return opPushGet, a2a.V03, true
+	case "tasks/pushNotificationConfig/list":
+		return opPushList, a2a.V03, true
+	case "tasks/pushNotificationConfig/delete":
+		return opPushDelete, a2a.V03, true
+	case "CreateTaskPushNotificationConfig":
+		return opPushSet, a2a.V10, true
+	case "GetTaskPushNotificationConfig":
+		return opPushGet, a2a.V10, true
+	case "ListTaskPushNotificationConfigs":
+		return opPushList, a2a.V10, true
+	case "DeleteTaskPushNotificationConfig":
+		return opPushDelete, a2a.V10, true
 	}
 	return 0, "", false
 }
@@ -64,6 +87,14 @@ func methodName(o op, v a2a.Version) string {
 		v03, v10 = "tasks/cancel", "CancelTask"
 	case opSubscribe:
 		v03, v10 = "tasks/resubscribe", "SubscribeToTask"
+	case opPushSet:
+		v03, v10 = "tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"
+	case opPushGet:
+		v03, v10 = "tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"
+	case opPushList:
+		v03, v10 = "tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"
+	case opPushDelete:
+		v03, v10 = "tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"
 	}
 	if v == a2a.V03 {
 		return v03
@@ -95,6 +126,26 @@ type sendConfig struct {
 	// ReturnImmediately is 1.0's: it replaces blocking, inverted, and
 	// defaults to false (blocking).
 	ReturnImmediately bool `json:"returnImmediately"`
+	// The webhook of the send, each version's name ([WithPush]).
+	TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig"`
+	PushNotificationConfig     json.RawMessage `json:"pushNotificationConfig"`
+}
+
+// webhook returns the webhook a send's configuration carries in version
+// v, if any.
+func (p *rpcParams) webhook(v a2a.Version) *webhook {
+	c := p.Configuration
+	if c == nil {
+		return nil
+	}
+	raw := c.TaskPushNotificationConfig
+	if v == a2a.V03 {
+		raw = c.PushNotificationConfig
+	}
+	if w, ok := readHook(v, raw); ok {
+		return &w
+	}
+	return nil
 }
 
 // nonBlocking reports whether a unary send in version v asks to be answered
@@ -133,6 +184,13 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 	if o == opSend {
 		c.nonBlocking = params.nonBlocking(v)
 	}
+	if o == opSend || o == opStream {
+		c.hook = params.webhook(v)
+	}
+	var complaint string
+	if o.pushOp() && parseErr == nil && !isNull(req.Params) {
+		complaint = readPushCall(&c, req.Params)
+	}
 	rec := a.admit(Request{
 		Method:      req.Method,
 		Version:     r.Header.Get("A2A-Version"),
@@ -166,6 +224,8 @@ func (a *Agent) serveJSONRPC(w http.ResponseWriter, r *http.Request, body []byte
 		x.w.fail(a2a.CodeInvalidParams, "invalid params: missing")
 	case json.Unmarshal(req.Params, &params) != nil:
 		x.w.fail(a2a.CodeInvalidParams, "invalid params")
+	case complaint != "":
+		x.w.fail(a2a.CodeInvalidParams, complaint)
 	default:
 		x.dispatch(c)
 	}

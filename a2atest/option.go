@@ -2,6 +2,7 @@ package a2atest
 
 import (
 	"bytes"
+	"net/http"
 	"slices"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -38,18 +39,22 @@ type config struct {
 	jsonrpc, rest bool          // whether bindings holds each
 	restBase      string        // restBasePath form
 	habits        habits        // of servers outside the official SDKs; see wild.go
+	push          bool          // WithPush: the agent takes webhooks and pushes
+	pushClient    *http.Client  // what makes the pushes' POSTs
+	pushFaults    []PushFault
 }
 
 func defaultConfig() config {
 	return config{
-		v10:      true,
-		styles:   []ResubscribeStyle{SnapshotFirst},
-		script:   DefaultScript(),
-		unaryCT:  "application/json",
-		name:     "a2atest agent",
-		bindings: []a2a.Binding{a2a.BindingJSONRPC},
-		jsonrpc:  true,
-		restBase: "/",
+		v10:        true,
+		styles:     []ResubscribeStyle{SnapshotFirst},
+		script:     DefaultScript(),
+		unaryCT:    "application/json",
+		name:       "a2atest agent",
+		bindings:   []a2a.Binding{a2a.BindingJSONRPC},
+		jsonrpc:    true,
+		restBase:   "/",
+		pushClient: &http.Client{},
 	}
 }
 
@@ -377,4 +382,54 @@ func WithBindings(bs ...a2a.Binding) Option {
 // [a2a.BindingHTTPJSON].
 func WithRESTBase(path string) Option {
 	return optionFunc(func(c *config) { c.restBase = restBasePath(path) })
+}
+
+// WithPush makes an agent that supports push notifications, as
+// @a2a-js/sdk does with a push store and sender: its card says
+// capabilities.pushNotifications, it takes a webhook in a send's
+// configuration (1.0 taskPushNotificationConfig, 0.3
+// pushNotificationConfig, over JSON-RPC and HTTP+JSON) and by the
+// push-config calls (1.0 CreateTaskPushNotificationConfig and its Get,
+// List and Delete, with their HTTP+JSON routes; 0.3
+// tasks/pushNotificationConfig/set, get, list and delete over JSON-RPC),
+// and POSTs each event of the task, from the one after the webhook's
+// registration on (from the task's first for a webhook in the send), to
+// every webhook of the task: in 1.0 the event as a StreamResponse
+// (application/a2a+json), in 0.3 the whole Task after it
+// (application/json), with the webhook's token in
+// X-A2A-Notification-Token (a 1.0 webhook with an authentication sends
+// "Authorization: <scheme> <credentials>" instead). A task's pushes go one
+// at a time, in order, each tried once, whatever the answer: one that
+// fails is lost for that webhook. [WithPushFaults] loses, repeats, delays
+// and reorders them; [Agent.Pushes] reports them.
+//
+// An agent without WithPush answers the push-config calls -32003 (push
+// notifications not supported; over HTTP+JSON 400) and ignores a webhook
+// in a send, as the SDKs do.
+//
+// An agent with pushes runs a goroutine per task that has webhooks, until
+// the task ends: [Agent.Close] stops them.
+func WithPush() Option {
+	return optionFunc(func(c *config) { c.push = true })
+}
+
+// WithPushClient sets what POSTs the agent's push notifications (nil keeps
+// the default:
+// an http.Client of its own, each POST bounded to 5 seconds as the SDK's
+// sender bounds it). [NewClient] of an http.Handler (a push receiver)
+// delivers them in-process, inside a testing/synctest bubble too.
+func WithPushClient(hc *http.Client) Option {
+	return optionFunc(func(c *config) {
+		if hc != nil {
+			c.pushClient = hc
+		}
+	})
+}
+
+// WithPushFaults gives the agent's push notifications faults: fs apply to
+// the POSTs the agent makes, counted from 1 across all its tasks and
+// webhooks (see [PushFault]).
+func WithPushFaults(fs ...PushFault) Option {
+	fs = slices.Clone(fs)
+	return optionFunc(func(c *config) { c.pushFaults = fs })
 }

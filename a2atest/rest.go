@@ -26,7 +26,9 @@ type restRoute struct {
 	op     op
 	v      a2a.Version
 	tenant string // the path's tenant (1.0 only), "" if none
-	taskID string // the path's task ID, for get, cancel and subscribe
+	taskID string // the path's task ID, for get, cancel, subscribe and the push configs
+	// configID is the path's push config ID (get and delete of one).
+	configID string
 }
 
 // restBasePath returns the path the REST routes are served under, "/" or
@@ -50,7 +52,7 @@ func (a *Agent) matchREST(r *http.Request) (restRoute, bool) {
 		return restRoute{}, false
 	}
 	if a.cfg.v03 && len(segs) > 1 && segs[0] == "v1" && (!a.cfg.v10 || isLegacy(r.Header.Get("A2A-Version"))) {
-		if rt, ok := matchOps(r.Method, segs[1:]); ok {
+		if rt, ok := matchOps(r.Method, segs[1:]); ok && !rt.op.pushOp() { // no 0.3 push-config routes
 			rt.v = a2a.V03
 			return rt, true
 		}
@@ -99,6 +101,8 @@ func matchOps(method string, segs []string) (restRoute, bool) {
 		return restRoute{op: opSend}, true
 	case len(segs) == 1 && method == http.MethodPost && segs[0] == "message:stream":
 		return restRoute{op: opStream}, true
+	case len(segs) >= 3 && segs[0] == "tasks" && segs[2] == "pushNotificationConfigs":
+		return matchPushConfigs(method, segs[1], segs[3:])
 	case len(segs) != 2 || segs[0] != "tasks":
 		return restRoute{}, false
 	}
@@ -111,6 +115,26 @@ func matchOps(method string, segs []string) (restRoute, bool) {
 	}
 	if id != "" && method == http.MethodGet {
 		return restRoute{op: opGet, taskID: id}, true
+	}
+	return restRoute{}, false
+}
+
+// matchPushConfigs matches the push-config routes of 1.0 under
+// tasks/{id}/pushNotificationConfigs: POST and GET of the collection, GET
+// and DELETE of one config.
+func matchPushConfigs(method, taskID string, rest []string) (restRoute, bool) {
+	if taskID == "" {
+		return restRoute{}, false
+	}
+	switch {
+	case len(rest) == 0 && method == http.MethodPost:
+		return restRoute{op: opPushSet, taskID: taskID}, true
+	case len(rest) == 0 && method == http.MethodGet:
+		return restRoute{op: opPushList, taskID: taskID}, true
+	case len(rest) == 1 && rest[0] != "" && method == http.MethodGet:
+		return restRoute{op: opPushGet, taskID: taskID, configID: rest[0]}, true
+	case len(rest) == 1 && rest[0] != "" && method == http.MethodDelete:
+		return restRoute{op: opPushDelete, taskID: taskID, configID: rest[0]}, true
 	}
 	return restRoute{}, false
 }
@@ -153,6 +177,27 @@ type restSendBody struct {
 type restSendConfig struct {
 	Blocking          json.RawMessage `json:"blocking"`
 	ReturnImmediately json.RawMessage `json:"returnImmediately"`
+	// The webhook of the send ([WithPush]): 1.0's name, and the v0.3
+	// proto's (SendMessageConfiguration.push_notification).
+	TaskPushNotificationConfig json.RawMessage `json:"taskPushNotificationConfig"`
+	PushNotification           json.RawMessage `json:"pushNotification"`
+}
+
+// webhook returns the webhook a send's configuration carries in version
+// v, if any.
+func (b *restSendBody) webhook(v a2a.Version) *webhook {
+	var c restSendConfig
+	if isNull(b.Configuration) || json.Unmarshal(b.Configuration, &c) != nil {
+		return nil
+	}
+	raw := c.TaskPushNotificationConfig
+	if v == a2a.V03 {
+		raw = c.PushNotification
+	}
+	if w, ok := readHook(v, raw); ok {
+		return &w
+	}
+	return nil
 }
 
 // nonBlocking reports whether a unary send's configuration asks to be
@@ -345,7 +390,7 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, rt restRoute) 
 		}
 	}
 	v := rt.v
-	c := call{op: rt.op, v: v, binding: a2a.BindingHTTPJSON, method: methodName(rt.op, v), taskID: rt.taskID}
+	c := call{op: rt.op, v: v, binding: a2a.BindingHTTPJSON, method: methodName(rt.op, v), taskID: rt.taskID, configID: rt.configID}
 	isJSON, ctOK := restMediaType(v, r.Header.Get("Content-Type"))
 	var (
 		send      restSendBody
@@ -372,6 +417,7 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, rt restRoute) 
 		if rt.op == opSend {
 			c.nonBlocking = send.nonBlocking(v)
 		}
+		c.hook = send.webhook(v)
 		if tenant == "" && v == a2a.V10 {
 			_ = json.Unmarshal(send.Tenant, &tenant)
 		}
@@ -380,6 +426,13 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, rt restRoute) 
 	}
 	if rt.op == opGet {
 		c.history, complaint = historyLength(v, r.URL.Query())
+	}
+	if rt.op == opPushSet {
+		if w, ok := readHook(v, body); ok && isJSON && parseErr == nil {
+			c.hook = &w
+		} else {
+			complaint = "a push notification config needs a url"
+		}
 	}
 	rec := a.admit(Request{
 		Method:      c.method,

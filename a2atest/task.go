@@ -42,6 +42,7 @@ type task struct {
 	pending       []Step        // the script after an AskInput, waiting for a follow-up
 	changed       chan struct{} // closed and replaced when the timeline changes
 	cumulative    bool          // WithCumulativeMessage: each turn's text in one status message
+	push          *taskPushes   // its webhooks (push.go); nil if none
 }
 
 func newTask(user *a2a.Message, now time.Time) *task {

@@ -34,6 +34,7 @@ targets=(
 	"FuzzCanonicalJSON ./internal/canonjson"
 	"FuzzRetryHint ./a2a"
 	"FuzzDecodeTaskPage ./a2a"
+	"FuzzDecodePushConfig ./a2a"
 	"FuzzChainOf ./chain"
 	"FuzzLedger ./internal/ledger"
 	"FuzzRevisions ./internal/ledger"

@@ -56,10 +56,15 @@ func (s *Stream) act(m move) phase {
 		return phasePoll
 	case movePollWait:
 		return phasePollWait
+	case movePushSet:
+		return phasePushSet
+	case moveCatchUp:
+		s.startPolling(s.tries.cause)
+		return phaseCatchUp
 	case moveStartPolling:
 		s.startPolling(s.tries.cause)
 		s.tries.ask(m.asked) // the first poll's wait
-		return s.act(follow(&facts{after: afterSwitched, stalled: s.stallSpent()}))
+		return s.act(follow(&facts{after: afterSwitched, stalled: s.stallSpent(), pushUntried: s.pushUntried()}))
 	case moveAttempt:
 		if m.free {
 			s.tries.progress()
@@ -77,6 +82,7 @@ func (s *Stream) act(m move) phase {
 		return s.end(s.gaveUp(s.tries.budget.attempts))
 	case moveDone:
 		s.leg.close()
+		s.push.close()
 		return phaseDone
 	case moveEnd:
 		return s.end(m.err)
@@ -120,6 +126,7 @@ func (s *Stream) end(err error) phase {
 		err = &taskError{Err: err, Task: s.snapshot()}
 	}
 	s.leg.close()
+	s.push.close()
 	s.err = err
 	return phaseDone
 }
@@ -167,6 +174,10 @@ func (s *Stream) handle(o outcome, f failure) phase {
 		s.log.Debug("a2a: connection lost", "task", s.taskID, "cause", err)
 		s.tries.failed(err, o.retryAfter)
 		return s.retryAfterWait(s.route.resume)
+	case outPush:
+		s.log.Debug("a2a: connection lost, registering for push notifications", "task", s.taskID, "cause", err)
+		s.tries.failed(err, o.retryAfter)
+		return phasePushSet
 	case outRetry:
 		if f.op == opSend {
 			s.log.Debug("a2a: the send did not reach the agent, sending it again", "task", s.taskID, "cause", err)

@@ -43,6 +43,10 @@ type agentCalls interface {
 	getTask(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
 	cancel(ctx context.Context, k callConfig, taskID string) (taskAnswer, error)
 	listTasks(ctx context.Context, k callConfig, f a2a.TaskFilter) (*a2a.TaskPage, error)
+	setPushConfig(ctx context.Context, k callConfig, taskID string, cfg a2a.PushConfig) (a2a.PushConfig, error)
+	getPushConfig(ctx context.Context, k callConfig, taskID, configID string) (a2a.PushConfig, error)
+	listPushConfigs(ctx context.Context, k callConfig, taskID string) ([]a2a.PushConfig, error)
+	deletePushConfig(ctx context.Context, k callConfig, taskID, configID string) error
 }
 
 // taskAnswer is what a get-task or a cancel answered: the task's JSON as

@@ -26,6 +26,12 @@ type callConfig struct {
 	connectTimeout time.Duration
 	maxEventSize   int
 	logger         *slog.Logger
+	// push is the push-notification config a send carries in its
+	// configuration (1.0 taskPushNotificationConfig, 0.3
+	// pushNotificationConfig); nil for none. Only the sends of this
+	// package's bindings read it: the option that sets it applies to
+	// their streams only.
+	push *a2a.PushConfig
 }
 
 // call returns the configuration of a call in version v that sends header.
@@ -37,7 +43,19 @@ func (cfg *config) call(v a2a.Version, header http.Header) callConfig {
 		connectTimeout: cfg.connectTimeout,
 		maxEventSize:   cfg.maxEventSize,
 		logger:         cfg.logger,
+		push:           cfg.push,
 	}
+}
+
+// withPushConfig has a stream's send carry cfg, a push-notification config,
+// in its configuration, on either binding of this package, streaming or
+// unary. It applies to the streams of this package's bindings (Send,
+// Subscribe and Resume: only a send reads it); a Transport of another
+// module has no way to carry it, and refuses it. A config
+// a2a.PushConfig.Check refuses is refused with ErrInvalidOption. It is
+// unexported until the driver that uses it (the public WithPush) comes.
+func withPushConfig(cfg a2a.PushConfig) Option {
+	return option{"WithPush", atStream, func(c *config) { c.push = &cfg }}
 }
 
 // public returns the Call a Transport of another module is given: the

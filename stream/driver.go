@@ -42,6 +42,7 @@ const (
 	phaseHalted                   // the task halted: finish, or ask the human or the credentials hook
 	phaseAsk                      // call the human-input hook about the prompt the task halted at
 	phaseCredentials              // call the credentials hook: the task halted in auth-required, or a call got 401
+	phasePushSet                  // register a push config with the agent (WithPush), then follow the task by push
 	phaseDone                     // the stream has ended
 )
 
@@ -149,6 +150,7 @@ func (s *Stream) situation(f failure) situation {
 		idempotentSends: s.cfg.idempotentSends,
 		credentials:     s.cfg.credentials != nil,
 		probing:         f.from == phaseProbe,
+		pushUntried:     s.pushUntried(),
 	}
 	if f.from == phaseFetch && s.ask.why == fetchAfterError {
 		sit.askedAbout = s.ask.err
@@ -197,6 +199,8 @@ func (s *Stream) run(p phase) report {
 		return s.poll(p)
 	case phaseBackoff:
 		return s.backoff()
+	case phasePushSet:
+		return s.pushSet()
 	case phaseResume:
 		return s.resume()
 	case phaseHalted:

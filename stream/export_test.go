@@ -39,3 +39,7 @@ func PollsRepeated(s *Stream) int { return s.lastPoll.repeats }
 // SameHostPort is sameHostPort: whether a gRPC target is on base's host
 // and port, to which alone Resolve's headers go.
 var SameHostPort = sameHostPort
+
+// WithPushConfig is withPushConfig: the push config a stream's send carries
+// in its configuration, for tests until the public WithPush comes.
+var WithPushConfig = withPushConfig

@@ -31,16 +31,22 @@ const (
 	rpcSend
 	rpcList // 1.0 only: never sent in 0.3, which has no ListTasks
 	rpcExtendedCard
+	rpcPushSet
+	rpcPushGet
+	rpcPushList
+	rpcPushDelete
 )
 
 // name returns the method's name in version v.
 func (m rpcMethod) name(v a2a.Version) string {
 	if v == a2a.V03 {
 		return [...]string{"message/stream", "tasks/resubscribe", "tasks/get", "tasks/cancel", "message/send", "tasks/list",
-			"agent/getAuthenticatedExtendedCard"}[m]
+			"agent/getAuthenticatedExtendedCard", "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+			"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"}[m]
 	}
 	return [...]string{"SendStreamingMessage", "SubscribeToTask", "GetTask", "CancelTask", "SendMessage", "ListTasks",
-		"GetExtendedAgentCard"}[m]
+		"GetExtendedAgentCard", "CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+		"ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"}[m]
 }
 
 type idParams struct {
@@ -60,11 +66,41 @@ type sendParams struct {
 	Tenant        string          `json:"tenant,omitempty"`
 }
 
-// sendConfig asks a unary send to return at once instead of waiting for the
-// task to settle: blocking:false in 0.3, returnImmediately in 1.0.
+// sendConfig is a send's configuration: it asks a unary send to return at
+// once instead of waiting for the task to settle (blocking:false in 0.3,
+// returnImmediately in 1.0), and carries the push-notification config of
+// the call, if any (see callConfig.push), in its version's member.
 type sendConfig struct {
-	Blocking          *bool `json:"blocking,omitempty"`
-	ReturnImmediately bool  `json:"returnImmediately,omitempty"`
+	Blocking          *bool           `json:"blocking,omitempty"`
+	ReturnImmediately bool            `json:"returnImmediately,omitempty"`
+	PushConfig10      json.RawMessage `json:"taskPushNotificationConfig,omitempty"`
+	PushConfig03      json.RawMessage `json:"pushNotificationConfig,omitempty"`
+}
+
+// sendConfigOf returns the configuration of a send made with k, unary or
+// streaming, in binding b's JSON: nil when it has nothing to say (a
+// streaming send without a push config).
+func sendConfigOf(k callConfig, b a2a.Binding, unary bool) (*sendConfig, error) {
+	var c *sendConfig
+	if unary {
+		c = unaryConfig(k.v)
+	}
+	if k.push == nil {
+		return c, nil
+	}
+	raw, err := a2a.Codec{Version: k.v, Binding: b}.EncodePushConfig(*k.push)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		c = &sendConfig{}
+	}
+	if k.v == a2a.V03 {
+		c.PushConfig03 = raw
+	} else {
+		c.PushConfig10 = raw
+	}
+	return c, nil
 }
 
 func (b jsonrpcBinding) tenant(v a2a.Version) string {
@@ -74,14 +110,14 @@ func (b jsonrpcBinding) tenant(v a2a.Version) string {
 	return ""
 }
 
-func (b jsonrpcBinding) messageParams(v a2a.Version, m *a2a.Message, unary bool) (any, error) {
-	raw, err := a2a.Codec{Version: v}.EncodeMessage(m)
+func (b jsonrpcBinding) messageParams(k callConfig, m *a2a.Message, unary bool) (any, error) {
+	raw, err := a2a.Codec{Version: k.v}.EncodeMessage(m)
 	if err != nil {
 		return nil, err
 	}
-	p := sendParams{Message: raw, Tenant: b.tenant(v)}
-	if unary {
-		p.Configuration = unaryConfig(v)
+	p := sendParams{Message: raw, Tenant: b.tenant(k.v)}
+	if p.Configuration, err = sendConfigOf(k, a2a.BindingJSONRPC, unary); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -96,7 +132,7 @@ func unaryConfig(v a2a.Version) *sendConfig {
 }
 
 func (b jsonrpcBinding) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
-	p, err := b.messageParams(k.v, m, false)
+	p, err := b.messageParams(k, m, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}
@@ -116,7 +152,7 @@ func (b jsonrpcBinding) cancel(ctx context.Context, k callConfig, taskID string)
 }
 
 func (b jsonrpcBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
-	p, err := b.messageParams(k.v, m, true)
+	p, err := b.messageParams(k, m, true)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}

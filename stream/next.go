@@ -35,9 +35,15 @@ import (
 //	halt       input-required                            ask the human
 //	halt       auth-required                             ask for credentials
 //	switched   polling began, the stall limit spent      end: *StalledError
+//	switched   polling began, push untried (WithPush)    register a push config
 //	switched   polling began                             wait the poll interval
 //	asked      the human-input hook replied              send the reply
 //	credentials the credentials hook gave them           the route's resume
+//	pushset    the stream polls already                  wait the poll interval (for a
+//	                                                     notification, if the config was taken)
+//	pushset    the agent took the config                 switch to polling, with push;
+//	                                                     fetch the task at once
+//	pushset    otherwise (refused, failed)               an attempt: wait, then resume
 //
 // After news (an event, a fetch, a poll, a resume), one rule, written once:
 //
@@ -49,6 +55,7 @@ import (
 //	           still shows its prompt
 //	event      otherwise                                 read on
 //	poll       the stall limit spent                     end: *StalledError
+//	poll       push untried (WithPush)                   register a push config
 //	poll       otherwise                                 wait the poll interval
 //	resume     the stream polls                          as poll
 //	resume     otherwise                                 subscribe
@@ -82,6 +89,7 @@ const (
 	afterSwitched                 // the stream switched to polling (act), about to wait
 	afterAsked                    // the human-input hook gave a reply to send
 	afterCredentials              // the credentials hook gave credentials
+	afterPushSet                  // a push config was offered to the agent (WithPush)
 )
 
 // facts is what a step found, as follow reads it. Each is set by the
@@ -127,6 +135,13 @@ type facts struct {
 	event a2a.Event
 	// asked (afterFetch) is the wait the fetch's answer asked for.
 	asked time.Duration
+	// pushUntried (afterPoll, afterSwitched, afterResume): the stream
+	// polls, and may register a push config first (WithPush).
+	pushUntried bool
+	// push (afterPushSet) is what the agent answered the push config.
+	push pushAnswer
+	// pushCause (afterPushSet) is why the config was not taken.
+	pushCause error
 }
 
 // moveKind is what act does.
@@ -155,6 +170,8 @@ const (
 	moveEnded                        // the stream ends in the task's terminal error
 	moveAsk                          // ask the human
 	moveCredentials                  // ask the credentials hook
+	movePushSet                      // register a push config (WithPush)
+	moveCatchUp                      // switch to polling, with push; fetch the task at once
 )
 
 // move is what follow decides.
@@ -226,7 +243,20 @@ func follow(f *facts) move {
 		if f.stalled {
 			return move{kind: moveStalled}
 		}
+		if f.pushUntried {
+			return move{kind: movePushSet}
+		}
 		return move{kind: movePollWait}
+	case afterPushSet:
+		switch {
+		case f.polling:
+			return move{kind: movePollWait}
+		case f.push == pushTaken:
+			return move{kind: moveCatchUp}
+		}
+		// The drop that made the stream try push is an attempt, as it
+		// would have been without WithPush: wait, then resume.
+		return move{kind: moveAttempt}
 	}
 	return afterNews(f)
 }
@@ -279,9 +309,13 @@ func afterNews(f *facts) move {
 	}
 	// A poll, or a resume that polls: the next poll, unless the task has
 	// stalled (the server may have abandoned it, as some do when a
-	// client's connection drops).
+	// client's connection drops), after registering a push config if the
+	// stream may follow it by push.
 	if f.stalled {
 		return move{kind: moveStalled}
+	}
+	if f.pushUntried {
+		return move{kind: movePushSet}
 	}
 	return move{kind: movePollWait}
 }

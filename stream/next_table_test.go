@@ -50,9 +50,16 @@ func TestFollowDecidesEachRow(t *testing.T) {
 		{"halt: a state that does not halt", facts{after: afterHalt, state: a2a.StateWorking}, move{kind: moveEnd, err: errHaltedIn(a2a.StateWorking)}},
 		// switched, hooks.
 		{"switched: stall limit spent", facts{after: afterSwitched, stalled: true}, move{kind: moveStalled}},
+		{"switched: push untried, stall limit spent", facts{after: afterSwitched, stalled: true, pushUntried: true}, move{kind: moveStalled}},
+		{"switched: push untried", facts{after: afterSwitched, pushUntried: true}, move{kind: movePushSet}},
 		{"switched: the poll interval next", facts{after: afterSwitched}, move{kind: movePollWait}},
 		{"asked: the reply is sent", facts{after: afterAsked}, move{kind: moveReply}},
 		{"credentials: the route's resume", facts{after: afterCredentials}, move{kind: moveResume}},
+		{"pushset: polls already, taken", facts{after: afterPushSet, polling: true, push: pushTaken}, move{kind: movePollWait}},
+		{"pushset: polls already, refused", facts{after: afterPushSet, polling: true, push: pushCannot, pushCause: broken}, move{kind: movePollWait}},
+		{"pushset: taken", facts{after: afterPushSet, push: pushTaken}, move{kind: moveCatchUp}},
+		{"pushset: refused", facts{after: afterPushSet, push: pushCannot, pushCause: broken}, move{kind: moveAttempt}},
+		{"pushset: failed", facts{after: afterPushSet, push: pushFailed, pushCause: broken}, move{kind: moveAttempt}},
 
 		// After news: the rule written once.
 		{"news: a message answer", facts{after: afterEvent, answered: true, halts: true}, move{kind: moveDone}},
@@ -68,6 +75,10 @@ func TestFollowDecidesEachRow(t *testing.T) {
 		{"resume: the reply never arrived", facts{after: afterResume, replyLost: true}, move{kind: moveReply}},
 		{"fetch: the reply never arrived", facts{after: afterFetch, why: fetchNoStream, replyLost: true}, move{kind: moveReply}},
 		{"event: otherwise, read on", facts{after: afterEvent}, move{kind: moveRead}},
+		{"poll: stall limit spent, push untried", facts{after: afterPoll, stalled: true, pushUntried: true}, move{kind: moveStalled}},
+		{"poll: push untried", facts{after: afterPoll, pushUntried: true}, move{kind: movePushSet}},
+		{"poll: push untried, the task halts", facts{after: afterPoll, pushUntried: true, halts: true}, move{kind: moveHalt}},
+		{"resume: polls, push untried", facts{after: afterResume, polling: true, pushUntried: true}, move{kind: movePushSet}},
 		{"poll: stall limit spent", facts{after: afterPoll, stalled: true}, move{kind: moveStalled}},
 		{"poll: the next poll", facts{after: afterPoll}, move{kind: movePollWait}},
 		{"resume: polls, stall limit spent", facts{after: afterResume, polling: true, stalled: true}, move{kind: moveStalled}},

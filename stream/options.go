@@ -12,6 +12,7 @@ import (
 	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/sse"
+	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/terminal"
 	"github.com/a2astream/a2astream/transport"
@@ -24,8 +25,8 @@ import (
 //     the bindings of this package, and NewClientFor, for a Transport of
 //     another module;
 //   - one call of a Client: a stream (Send, Subscribe, Resume) or GetTask,
-//     Cancel and ListTasks, of a Client of this package's bindings or of
-//     NewClientFor.
+//     Cancel, ListTasks and the push-config calls (SetPushConfig, ...), of
+//     a Client of this package's bindings or of NewClientFor.
 //
 // An option given where it does not apply is refused, whatever its value,
 // with an error that wraps ErrInvalidOption and names the option and the
@@ -94,6 +95,8 @@ func (w where) String() string {
 	switch w {
 	case atResolve:
 		return "Resolve only"
+	case atStream:
+		return "the streams (Send, Subscribe, Resume) of a Client of NewClient, NewRESTClient or Resolve only"
 	case overHTTP:
 		return "NewClient, NewRESTClient and Resolve only"
 	case constructors:
@@ -164,9 +167,13 @@ type config struct {
 	notify       func(Notice)
 	pollInterval time.Duration
 	stallTimeout time.Duration
-	binding      a2a.Binding
-	cardCache    *agentcard.Cache
-	extendedCard bool // WithExtendedCard
+	// pushReceiver and pushPollInterval are WithPush's and
+	// WithPushPollInterval's (push.go).
+	pushReceiver     *push.Receiver
+	pushPollInterval time.Duration
+	binding          a2a.Binding
+	cardCache        *agentcard.Cache
+	extendedCard     bool // WithExtendedCard
 	// openFor and open are WithTransportFor's: Resolve may pick the
 	// card's interfaces of binding openFor, and opens them with open.
 	openFor     a2a.Binding
@@ -181,6 +188,9 @@ type config struct {
 	// refusals are the options refused as they were applied (a nil Option,
 	// a nil hook); check reports them.
 	refusals []string
+	// push is the push-notification config a stream's send carries in its
+	// configuration (withPushConfig); nil for none.
+	push *a2a.PushConfig
 
 	// Set by Resolve from the agent card (fromCard), never by an Option:
 	tenant    string         // the chosen 1.0 interface's tenant
@@ -206,15 +216,16 @@ const defaultMaxEventSize = sse.DefaultMaxEventSize // 16 MiB
 
 func defaultConfig() config {
 	return config{
-		httpClient:     http.DefaultClient,
-		header:         http.Header{},
-		maxEventSize:   defaultMaxEventSize,
-		logger:         slog.New(slog.DiscardHandler),
-		policy:         reconnect.Default(),
-		sleep:          sleep,
-		pollInterval:   defaultPollInterval,
-		stallTimeout:   defaultStallTimeout,
-		connectTimeout: defaultConnectTimeout,
+		httpClient:       http.DefaultClient,
+		header:           http.Header{},
+		maxEventSize:     defaultMaxEventSize,
+		logger:           slog.New(slog.DiscardHandler),
+		policy:           reconnect.Default(),
+		sleep:            sleep,
+		pollInterval:     defaultPollInterval,
+		stallTimeout:     defaultStallTimeout,
+		pushPollInterval: defaultPushPollInterval,
+		connectTimeout:   defaultConnectTimeout,
 	}
 }
 
@@ -553,10 +564,21 @@ const (
 	// *transport.ProtocolError for what is not a card). It is told once,
 	// on Resolve's goroutine, before Resolve returns.
 	PublicCardKept
+	// Pushing: the stream registered a push config with the agent
+	// (WithPush) and follows its task by push notifications: it polls
+	// get-task when one comes, and every Wait (WithPushPollInterval) when
+	// none does. Cause is what made it stop streaming (the drop), or nil
+	// when it polled already.
+	Pushing
+	// PushUnavailable: the stream was given WithPush, but the agent
+	// cannot take a push config, and Cause says why (the card says it has no
+	// push notifications, or the agent's answer to the push-config call);
+	// the stream follows its task as without WithPush.
+	PushUnavailable
 )
 
 // String returns "reconnecting", "resumed", "polling",
-// "headers-withheld" or "public-card-kept".
+// "headers-withheld", "public-card-kept", "pushing" or "push-unavailable".
 func (k NoticeKind) String() string {
 	switch k {
 	case Reconnecting:
@@ -569,12 +591,17 @@ func (k NoticeKind) String() string {
 		return "headers-withheld"
 	case PublicCardKept:
 		return "public-card-kept"
+	case Pushing:
+		return "pushing"
+	case PushUnavailable:
+		return "push-unavailable"
 	}
 	return "unknown"
 }
 
-// Notice reports a reconnect, a resume, the switch to polling, headers
-// withheld or the public card kept to the function set with WithNotify.
+// Notice reports a reconnect, a resume, the switch to polling or to push
+// notifications, push notifications unavailable, headers withheld or the
+// public card kept to the function set with WithNotify.
 type Notice struct {
 	Kind        NoticeKind
 	TaskID      string

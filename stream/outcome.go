@@ -88,6 +88,11 @@ const (
 	// deduplicates by message ID (WithIdempotentSends); otherwise fatal.
 	// Only classifyCall returns it; classify turns it into one of those.
 	outBusy
+	// outPush: a drop, once the task is known, of a stream that may follow
+	// it by push notifications (WithPush) and has not registered yet: a
+	// failed attempt, then register a push config (phasePushSet) rather
+	// than resubscribe.
+	outPush
 )
 
 // outcome is a classified failure.
@@ -124,6 +129,9 @@ type situation struct {
 	// askedAbout is, for the get-task that asks whether an error ended the
 	// task (fetchAfterError), that error; nil otherwise.
 	askedAbout error
+	// pushUntried: WithPush was given and no push config is registered
+	// yet (see push.go).
+	pushUntried bool
 }
 
 // classify decides, in one place for every binding and every phase, what
@@ -150,6 +158,9 @@ type situation struct {
 //     there is no task yet to keep. A reply waits for the circuit, within
 //     the budget.
 //   - A drop before any task is known is lost: nothing to reconnect to.
+//     After, a stream given WithPush that has not registered a push config
+//     yet, and does not poll already, registers one (outPush) rather than
+//     resubscribe.
 //   - An unsupported call is fatal when the stream already polls (a unary
 //     call cannot be unsupported too), and for -32004 on a streaming send
 //     to an agent whose card says it streams: the agent refuses this
@@ -191,6 +202,8 @@ func classify(op operation, err error, sit situation) outcome {
 		o.kind = outEnd
 	case o.kind == outDrop && !sit.taskKnown:
 		o.kind = outLost
+	case o.kind == outDrop && sit.pushUntried && !sit.polling:
+		o.kind = outPush
 	case o.kind == outUnsupported && (sit.polling ||
 		op == opSend && sit.cardStreams && errors.As(o.err, &rpcErr) && rpcErr.Code == a2a.CodeUnsupportedOperation):
 		o.kind = outEnd

@@ -14,6 +14,11 @@ import (
 func (s *Stream) startPolling(cause error) {
 	s.route = pollingRoute()
 	s.news.restart() // the stall clock starts
+	if s.push.live() {
+		s.log.Debug("a2a: following the task by push notifications", "task", s.taskID, "cause", cause)
+		s.notify(Notice{Kind: Pushing, TaskID: s.taskID, Wait: s.cfg.pushPollInterval, Cause: cause})
+		return
+	}
 	s.log.Debug("a2a: following the task by polling", "task", s.taskID, "cause", cause)
 	s.notify(Notice{Kind: Polling, TaskID: s.taskID, Wait: s.cfg.pollInterval, Cause: cause})
 }
@@ -55,8 +60,14 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 
 // pollWait waits the poll interval (longer when the server asked for it
 // with Retry-After, on a poll's answer or on a failed poll) before the next
-// poll.
+// poll; with push notifications, the push poll interval or until one
+// comes.
 func (s *Stream) pollWait() report {
+	if s.push.live() {
+		// Until a push notification comes (see push.go).
+		wait := max(s.cfg.pushPollInterval, s.tries.takeAsked())
+		return found(facts{after: afterWait, err: s.waitPush(wait)})
+	}
 	wait := max(s.cfg.pollInterval, s.tries.takeAsked())
 	return found(facts{after: afterWait, err: s.sleep(wait)})
 }

@@ -364,6 +364,7 @@ func (s *Stream) fetch() report {
 // what the server sent (see afterNews).
 func (s *Stream) newsFacts(a after) facts {
 	f := facts{after: a, halts: s.halted(), polling: s.route == pollingRoute()}
+	f.pushUntried = f.polling && s.pushUntried()
 	f.replyLost = s.prompt.unconfirmed && s.waitsOnRepliedPrompt()
 	if a != afterEvent {
 		f.stalled = s.stallSpent()

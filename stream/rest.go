@@ -94,14 +94,14 @@ type restSend struct {
 	Configuration *sendConfig     `json:"configuration,omitempty"`
 }
 
-func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte, error) {
-	raw, err := a2a.Codec{Version: v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
+func (b restBinding) sendBody(k callConfig, m *a2a.Message, unary bool) ([]byte, error) {
+	raw, err := a2a.Codec{Version: k.v, Binding: a2a.BindingHTTPJSON}.EncodeMessage(m)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}
 	body := restSend{Message: raw}
-	if unary {
-		body.Configuration = unaryConfig(v)
+	if body.Configuration, err = sendConfigOf(k, a2a.BindingHTTPJSON, unary); err != nil {
+		return nil, fmt.Errorf("%w: %w", transport.ErrInvalidMessage, err)
 	}
 	out, err := json.Marshal(body)
 	if err != nil {
@@ -111,7 +111,7 @@ func (b restBinding) sendBody(v a2a.Version, m *a2a.Message, unary bool) ([]byte
 }
 
 func (b restBinding) sendStream(ctx context.Context, k callConfig, m *a2a.Message) (*leg, error) {
-	body, err := b.sendBody(k.v, m, false)
+	body, err := b.sendBody(k, m, false)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (b restBinding) task(ctx context.Context, k callConfig, method string, r re
 }
 
 func (b restBinding) sendUnary(ctx context.Context, k callConfig, m *a2a.Message) (a2a.Event, error) {
-	body, err := b.sendBody(k.v, m, true)
+	body, err := b.sendBody(k, m, true)
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ func (w marks) resumed() seen {
 // makes its get-task (phaseResume) before any of these.
 func (p phase) makesCall() bool {
 	switch p {
-	case phaseSend, phaseReply, phaseSubscribe, phaseFetch, phaseProbe, phasePollSend, phasePollReply, phasePoll, phaseCatchUp:
+	case phaseSend, phaseReply, phaseSubscribe, phaseFetch, phaseProbe, phasePollSend, phasePollReply, phasePoll, phaseCatchUp, phasePushSet:
 		return true
 	}
 	return false

@@ -70,6 +70,8 @@ type Stream struct {
 	// lastPoll is the task the last poll delivered, while only the poll
 	// wait follows it: poll.go remembers it, step forgets it.
 	lastPoll lastPoll
+	// push is the stream's push notifications (push.go).
+	push pushes
 }
 
 // delivery is what the application is handed: the queue of deltas computed
@@ -95,6 +97,7 @@ func newStream(ctx context.Context, c *Client, opts []Option, by string) *Stream
 		return s
 	}
 	s.cfg, s.log = cfg, cfg.logger
+	s.push = newPushes(cfg)
 	s.tries.reset(cfg.policy)
 	s.news.restart() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
@@ -200,6 +203,7 @@ func (s *Stream) Ending() Ending {
 // stop it.
 func (s *Stream) Close() error {
 	s.leg.close()
+	s.push.close()
 	s.enter(phaseDone)
 	clear(s.out.queue)
 	s.out = delivery{queue: s.out.queue[:0]}

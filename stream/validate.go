@@ -94,11 +94,19 @@ func (cfg *config) check() error {
 	if cfg.pollInterval < minPollInterval {
 		bad("WithPollInterval: the interval must be at least %s, not %s", minPollInterval, cfg.pollInterval)
 	}
+	if cfg.pushPollInterval < minPollInterval {
+		bad("WithPushPollInterval: the interval must be at least %s, not %s", minPollInterval, cfg.pushPollInterval)
+	}
 	if cfg.logger == nil {
 		bad("WithLogger: the logger is nil")
 	}
 	if cfg.policy.Backoff < 0 {
 		bad("WithReconnect: negative Backoff %s", cfg.policy.Backoff)
+	}
+	if cfg.push != nil {
+		if err := cfg.push.Check(); err != nil {
+			bad("WithPush: %s", err)
+		}
 	}
 	if cfg.sleep == nil {
 		bad("the sleep function is nil")

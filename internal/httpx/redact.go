@@ -60,3 +60,16 @@ func RedactError(err error) error {
 	}
 	return &url.Error{Op: ue.Op, URL: RedactRawURL(ue.URL), Err: RedactError(ue.Err)}
 }
+
+// RedactSecrets returns text with every occurrence of each non-empty secret
+// replaced by "xxxxx": for a text that came from elsewhere (an agent's
+// error message) and may quote a secret the caller sent, such as the token
+// of a push-notification config. Empty secrets are skipped.
+func RedactSecrets(text string, secrets ...string) string {
+	for _, s := range secrets {
+		if s != "" {
+			text = strings.ReplaceAll(text, s, Redacted)
+		}
+	}
+	return text
+}

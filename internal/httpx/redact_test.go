@@ -60,3 +60,9 @@ func TestRedactError(t *testing.T) {
 	require.ErrorIs(t, canceled, context.Canceled)
 	require.Equal(t, `Post "http://agent.test/?k=xxxxx": context canceled`, canceled.Error())
 }
+
+func TestRedactSecrets(t *testing.T) {
+	require.Equal(t, "token xxxxx and xxxxx, twice xxxxx", RedactSecrets("token tok-1 and cred-2, twice tok-1", "tok-1", "", "cred-2"))
+	require.Equal(t, "nothing to hide", RedactSecrets("nothing to hide", ""), "an empty secret is skipped")
+	require.Equal(t, "plain", RedactSecrets("plain"))
+}

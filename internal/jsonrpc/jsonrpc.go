@@ -233,3 +233,24 @@ func IDMatches(raw json.RawMessage, id string) bool {
 	}
 	return s == id
 }
+
+// DecodeVoidResponse decodes one unary response to a call whose result
+// carries nothing (a delete: "result": null): the response, whose Error is
+// the error it carries. A response with neither an error nor a result
+// member is not a response (an error wrapping ErrNotAResponse); a result
+// of any value, null included, is success, and is not kept.
+func DecodeVoidResponse(data []byte) (*Response, error) {
+	var w struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *a2a.RPCError   `json:"error"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotAResponse, err)
+	}
+	r := &Response{ID: w.ID, Error: w.Error}
+	if err := r.check(func() bool { return len(w.Result) > 0 }); err != nil {
+		return nil, err
+	}
+	return r, nil
+}

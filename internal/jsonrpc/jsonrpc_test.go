@@ -120,3 +120,21 @@ func TestCheckKeepsACopyOfTheID(t *testing.T) {
 	copy(data, `"#############"`)
 	require.Equal(t, `"other-request"`, string(mismatch.Got))
 }
+
+// A delete's response carries "result": null: success, as any result is;
+// one with neither result nor error is not a response.
+func TestDecodeVoidResponse(t *testing.T) {
+	for _, ok := range []string{`{"jsonrpc":"2.0","id":"r1","result":null}`, `{"jsonrpc":"2.0","id":"r1","result":{}}`} {
+		r, err := DecodeVoidResponse([]byte(ok))
+		require.NoError(t, err, ok)
+		require.Nil(t, r.Error)
+		require.JSONEq(t, `"r1"`, string(r.ID))
+	}
+	r, err := DecodeVoidResponse([]byte(`{"jsonrpc":"2.0","id":"r1","result":null,"error":{"code":-32003,"message":"no push"}}`))
+	require.NoError(t, err)
+	require.Equal(t, -32003, r.Error.Code)
+	for _, bad := range []string{`{"jsonrpc":"2.0","id":"r1"}`, `[]`, `null`, ``} {
+		_, err := DecodeVoidResponse([]byte(bad))
+		require.ErrorIs(t, err, ErrNotAResponse, bad)
+	}
+}

@@ -1,0 +1,237 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/push"
+)
+
+// A stream fed by push notifications (WithPush). The rule: a notification
+// is a doorbell, a get-task is the news. Agents push each event once, with
+// no retry and no sequence number, twice on a cancel, and a 1.0 artifact
+// update is a delta, so a delta after one that was lost can never be
+// checked. So the stream delivers nothing from a notification's body: a
+// notification (the Receiver took it only for this task, with its token)
+// ends the poll wait at once, and the poll that follows fetches the task,
+// which the ledger folds as any poll's, exactly once. A burst of
+// notifications is one poll (Take empties the queue); a duplicate, a late
+// one or a replay costs at most a poll, and a lost one only delay, until
+// the next notification or the poll interval (WithPushPollInterval).
+//
+// When: the stream registers a push config with the agent the first time
+// it would otherwise resubscribe after a drop (a classify row: outPush),
+// or wait between polls (a follow row: movePushSet), once its task is
+// known; never while a stream's connection holds. Registered, it follows
+// its task by polling, each wait ended by a notification (pollWait). An
+// agent that cannot take push configs, or a card that says it has no push
+// notifications, leaves the stream as it was, with a PushUnavailable
+// notice; a registration that failed otherwise is tried again at the next
+// such step.
+
+// defaultPushPollInterval is how long a stream that waits for push
+// notifications waits, at most, before it polls all the same.
+const defaultPushPollInterval = time.Minute
+
+// WithPush has streams follow their tasks by push notifications, received
+// by r (see package push), rather than by holding a connection or polling
+// often. A stream registers a push config with the agent (a fresh
+// registration of r: its own URL and token, bound to the task) when its
+// connection drops, instead of resubscribing, and when it would poll an
+// agent that cannot stream; from then on it polls get-task when a
+// notification comes, and every WithPushPollInterval (one minute by
+// default) when none comes, since agents try each notification once. What
+// a notification carries is never delivered as it is: the task fetched is,
+// through the same exactly-once rules as every poll. The stall limit
+// (WithStallTimeout) still applies: set it to the longest a task of the
+// agent may go without news.
+//
+// An agent whose card says it has no push notifications, or that answers
+// the push-config call that it cannot take one (-32003, a method it does
+// not know, a Transport without the calls), is followed as without
+// WithPush, after a PushUnavailable notice. A stream's registration is
+// closed when the stream ends; the agent's config is not deleted.
+//
+// The agent must be able to reach r's URL. With package relay, or any
+// replicas, r must be mounted on the process that drives the stream (route
+// by the registration's ID, the URL's last segment): a notification that
+// reaches another process is refused there, and the stream learns of the
+// task's progress from its polls only.
+//
+// A nil r is refused. It applies to a Client's constructors and to its
+// streams, of every binding.
+func WithPush(r *push.Receiver) Option {
+	return option{"WithPush", streams, func(cfg *config) {
+		if r == nil {
+			cfg.refuse("WithPush: the receiver is nil")
+			return
+		}
+		cfg.pushReceiver = r
+	}}
+}
+
+// WithPushPollInterval sets how long a stream that follows its task by
+// push notifications (WithPush) waits for one before it polls get-task all
+// the same: a notification lost on its way is then noticed within d. It
+// must be at least 1 ms; the default is one minute. It applies to a
+// Client's constructors and to its streams.
+func WithPushPollInterval(d time.Duration) Option {
+	return option{"WithPushPollInterval", streams, func(cfg *config) { cfg.pushPollInterval = d }}
+}
+
+// pushStage is where a stream stands with push notifications.
+type pushStage int
+
+const (
+	// pushOff: no WithPush, or the agent cannot take push configs.
+	pushOff pushStage = iota
+	// pushUntried: WithPush was given, and no push config is registered
+	// yet (or the last try failed in a way worth another).
+	pushUntried
+	// pushLive: a push config is registered with the agent; polls wait
+	// for its notifications.
+	pushLive
+)
+
+// pushes is a stream's push notifications: the registration with the
+// agent, once made, and the stage. Its fields are assigned only by its
+// methods.
+type pushes struct {
+	stage pushStage
+	reg   *push.Registration // set while pushLive
+}
+
+// newPushes returns the push state of a stream of cfg.
+func newPushes(cfg *config) pushes {
+	if cfg.pushReceiver == nil {
+		return pushes{stage: pushOff}
+	}
+	return pushes{stage: pushUntried}
+}
+
+// untried reports whether the stream may still register a push config.
+func (p *pushes) untried() bool { return p.stage == pushUntried }
+
+// live reports whether polls wait for notifications.
+func (p *pushes) live() bool { return p.stage == pushLive }
+
+// registered makes reg the stream's registration.
+func (p *pushes) registered(reg *push.Registration) {
+	p.stage, p.reg = pushLive, reg
+}
+
+// off gives push notifications up for the rest of the stream.
+func (p *pushes) off() { p.stage = pushOff }
+
+// close closes the registration, if any: the receiver refuses its later
+// notifications.
+func (p *pushes) close() {
+	if p.reg != nil {
+		p.reg.Close()
+	}
+}
+
+// pushAnswer is what a try to register a push config found.
+type pushAnswer int
+
+const (
+	pushTaken  pushAnswer = iota + 1 // the agent took the config
+	pushCannot                       // the agent cannot take one: go on without
+	pushFailed                       // the call failed otherwise: try again at the next drop or poll wait
+)
+
+// errNoPushOffered is the cause of a PushUnavailable notice when the agent
+// card says the agent has no push notifications.
+var errNoPushOffered = errors.New("stream: the agent card says the agent has no push notifications")
+
+// pushSet registers a push config for the stream's task with the agent:
+// a fresh registration of the receiver, bound to the task, whose URL and
+// token the config carries.
+func (s *Stream) pushSet() report {
+	if card := s.cfg.card; card != nil && !card.Capabilities.PushNotifications {
+		return s.pushRefused(errNoPushOffered)
+	}
+	reg, err := s.cfg.pushReceiver.Register()
+	if err == nil {
+		err = reg.Bind(s.taskID)
+	}
+	if err != nil {
+		if reg != nil {
+			reg.Close()
+		}
+		return s.pushRefused(err)
+	}
+	cfg := a2a.PushConfig{ID: reg.ID(), URL: reg.URL(), Token: reg.Token()}
+	_, err = s.c.calls.setPushConfig(s.ctx, s.call(), s.taskID, cfg)
+	polling := s.route == pollingRoute()
+	switch {
+	case err == nil:
+		s.push.registered(reg)
+		s.log.Debug("a2a: push config registered", "task", s.taskID, "config", reg.ID())
+		if polling {
+			// No switch to polling follows to tell it.
+			s.notify(Notice{Kind: Pushing, TaskID: s.taskID, Wait: s.cfg.pushPollInterval})
+		}
+		return found(facts{after: afterPushSet, push: pushTaken, polling: polling})
+	case s.ctx.Err() != nil:
+		reg.Close()
+		return found(facts{after: afterPushSet, err: s.ctx.Err()})
+	}
+	reg.Close()
+	if cannotPush(err) || errors.Is(err, errors.ErrUnsupported) {
+		return s.pushRefused(err)
+	}
+	s.log.Debug("a2a: push config not registered, to be tried again", "task", s.taskID, "err", err)
+	return found(facts{after: afterPushSet, push: pushFailed, pushCause: err, polling: polling})
+}
+
+// pushRefused gives push notifications up for the rest of the stream,
+// because of cause, and tells WithNotify.
+func (s *Stream) pushRefused(cause error) report {
+	s.push.off()
+	s.log.Debug("a2a: no push notifications", "task", s.taskID, "cause", cause)
+	s.notify(Notice{Kind: PushUnavailable, TaskID: s.taskID, Cause: cause})
+	return found(facts{after: afterPushSet, push: pushCannot, pushCause: cause, polling: s.route == pollingRoute()})
+}
+
+// errRang is the cancel cause of a poll wait a notification ended.
+var errRang = errors.New("stream: a push notification came")
+
+// waitPush waits d, or until a notification of the stream's registration
+// comes, whichever is first, through the stream's clock; the
+// notifications queued are taken and dropped (the poll that follows
+// fetches the task they announce). It returns the context's error when the
+// stream's context ends.
+func (s *Stream) waitPush(d time.Duration) error {
+	reg := s.push.reg
+	select {
+	case <-reg.Ready():
+		reg.Take()
+		return nil
+	default:
+	}
+	ctx, cancel := context.WithCancelCause(s.ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-reg.Ready():
+			cancel(errRang)
+		case <-ctx.Done():
+		}
+	}()
+	err := s.cfg.sleep(ctx, d)
+	if context.Cause(ctx) == errRang {
+		reg.Take()
+		return nil
+	}
+	if err != nil && s.ctx.Err() != nil {
+		return s.ctx.Err()
+	}
+	return err
+}
+
+// pushUntried reports whether the stream may register a push config now:
+// WithPush was given, none is registered, and the task is known.
+func (s *Stream) pushUntried() bool { return s.push.untried() && s.taskID != "" }
