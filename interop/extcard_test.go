@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,15 +37,18 @@ type cardServer struct {
 	name, dir string
 	v         a2a.Version
 	b         a2a.Binding
+	args      []string
 }
 
 func (s cardServer) rest() bool { return s.b == a2a.BindingHTTPJSON }
 
 var cardServers = []cardServer{
-	{"js-1.3.0", "js10", a2a.V10, a2a.BindingJSONRPC},
-	{"js-1.3.0-rest", "js10", a2a.V10, a2a.BindingHTTPJSON},
-	{"js-0.3.14", "js03", a2a.V03, a2a.BindingJSONRPC},
-	{"js-0.3.14-rest", "js03", a2a.V03, a2a.BindingHTTPJSON},
+	{"js-1.3.0", "js10", a2a.V10, a2a.BindingJSONRPC, nil},
+	{"js-1.3.0-rest", "js10", a2a.V10, a2a.BindingHTTPJSON, nil},
+	{"js-0.3.14", "js03", a2a.V03, a2a.BindingJSONRPC, nil},
+	{"js-0.3.14-rest", "js03", a2a.V03, a2a.BindingHTTPJSON, nil},
+	// 0.3 through the 1.3.0 SDK's legacyCompat.
+	{"js-1.3.0-legacy", "js10", a2a.V03, a2a.BindingJSONRPC, []string{"--legacy"}},
 }
 
 // cardMode is a way the agent serves its extended card (the peers'
@@ -102,7 +106,8 @@ func skillIDs(c *a2a.AgentCard) []string {
 // stream.WithExtendedCard, per way the agent serves the extended card, with
 // no token, a wrong one and the right one (in an Authorization header on
 // every call, or from a credentials hook, which Resolve asks on a 401 only),
-// over JSON-RPC and HTTP+JSON, in 1.0 (js-1.3.0) and 0.3 (js-0.3.14).
+// over JSON-RPC and HTTP+JSON, in 1.0 (js-1.3.0) and 0.3 (js-0.3.14; and
+// js-1.3.0's legacyCompat over JSON-RPC).
 // Resolve never fails; CardExtended is true only with the right token where
 // the agent serves one, and the card then has the extended skill; otherwise
 // the Client keeps the public card and one PublicCardKept notice says why,
@@ -110,7 +115,7 @@ func skillIDs(c *a2a.AgentCard) []string {
 func TestExtendedCardAgainstJSPeers(t *testing.T) {
 	for _, srv := range cardServers {
 		for _, mode := range cardModes {
-			def := optionalPeer(srv.name+"-"+mode.name, srv.dir, srv.v, srv.b, append([]string{"--token", cardToken}, mode.args...)...)
+			def := optionalPeer(srv.name+"-"+mode.name, srv.dir, srv.v, srv.b, slices.Concat(srv.args, []string{"--token", cardToken}, mode.args)...)
 			eachPeerOf(t, []peerDef{def}, func(peerDef) bool { return true }, func(t *testing.T, p *peer) {
 				for _, cred := range cardCredCases {
 					t.Run(cred.name, func(t *testing.T) {
@@ -202,6 +207,7 @@ func checkExtendedCard(t *testing.T, p *peer, srv cardServer, mode cardMode, cre
 	require.Equal(t, stream.PublicCardKept, n.Kind)
 	cause := n.Cause
 	require.Error(t, cause)
+	t.Logf("public card kept: %v", cause)
 
 	var (
 		rpc     *a2a.RPCError
