@@ -75,18 +75,24 @@ export function parseArgs(argv) {
   return opts;
 }
 
-// bearerUserBuilder is a UserBuilder of the SDK's express handlers:
-// `Authorization: Bearer <token>` is the authenticated user alice, any other
-// caller (no header, another token, another scheme) the SDK's
-// UnauthenticatedUser. The SDK scopes tasks by user, so alice sees her own
-// tasks only.
+// bearerUserBuilder is a UserBuilder of the SDK's express handlers and
+// gRPC services: `Authorization: Bearer <token>` (a header, or gRPC
+// metadata) is the authenticated user alice, any other caller (no header,
+// another token, another scheme) the SDK's UnauthenticatedUser. The SDK
+// scopes tasks by user, so alice sees her own tasks only.
 export function bearerUserBuilder(token, UnauthenticatedUser) {
   const alice = { isAuthenticated: true, userName: 'alice' };
-  return (req) => Promise.resolve(hasBearer(req, token) ? alice : new UnauthenticatedUser());
+  return (reqOrCall) => Promise.resolve(hasBearer(reqOrCall, token) ? alice : new UnauthenticatedUser());
 }
 
-function hasBearer(req, token) {
-  return req.get('authorization') === `Bearer ${token}`;
+// hasBearer reports whether an express request, or a gRPC call (the SDKs'
+// gRPC services hand their UserBuilder the call), carries `Authorization:
+// Bearer <token>`.
+function hasBearer(reqOrCall, token) {
+  const auth = typeof reqOrCall.get === 'function'
+    ? reqOrCall.get('authorization')
+    : reqOrCall.metadata?.get?.('authorization')?.[0];
+  return auth === `Bearer ${token}`;
 }
 
 // The JSON-RPC methods and REST paths (under the interface's base) that ask
