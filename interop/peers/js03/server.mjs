@@ -2,6 +2,7 @@
 // real peer by the a2astream interop tests.
 //
 //   node server.mjs --port 0 --delay 60 [--rest] [--no-streaming] [--no-subscribe] [--grpc-port 0]
+//     [--extended-card static|fn|none|unadvertised] [--auth-401] [--token T] [--push] [--push-timeout MS]
 //
 // (the modes are described in ../jsshared/scenarios.mjs; --grpc-port also serves
 // A2A 0.3 over gRPC, a2a.v1.A2AService, listed in the card's additionalInterfaces)
@@ -10,9 +11,14 @@
 // "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
-import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { announce, interfaceURL, mountA2A, parseArgs, plan, run, serveGrpc, textOf } from '../jsshared/scenarios.mjs';
+import {
+  A2AError, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore,
+  UnauthenticatedUser,
+} from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import {
+  announce, bearerUserBuilder, interfaceURL, mountA2A, parseArgs, plan, run, serveGrpc, textOf,
+} from '../jsshared/scenarios.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 
@@ -85,7 +91,8 @@ class ScriptedExecutor {
   }
 }
 
-const modes = [opts.rest && 'REST', !opts.streaming && 'no streaming', !opts.subscribe && 'no subscribe'].filter(Boolean);
+const modes = [opts.rest && 'REST', !opts.streaming && 'no streaming', !opts.subscribe && 'no subscribe',
+  opts.extendedCard && `extended card ${opts.extendedCard}`, opts.auth401 && 'auth 401', opts.push && 'push'].filter(Boolean);
 const card = {
   name: `a2astream interop peer (@a2a-js/sdk 0.3.14${modes.map((m) => `, ${m}`).join('')})`,
   description: 'A scripted agent: the user text picks the script.',
@@ -93,16 +100,40 @@ const card = {
   version: '1.0.0',
   url: 'http://127.0.0.1/', // replaced once the port is known
   preferredTransport: opts.rest ? 'HTTP+JSON' : 'JSONRPC',
-  capabilities: { streaming: opts.streaming, pushNotifications: false },
+  capabilities: { streaming: opts.streaming, pushNotifications: opts.push },
+  supportsAuthenticatedExtendedCard: opts.extendedCard !== undefined && opts.extendedCard !== 'unadvertised',
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
   skills: [{ id: 'script', name: 'script', description: 'Plays the scenario named in the message text.', tags: ['test'] }],
 };
 
-const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay));
+// The extended card: the public card and one skill more, for alice only
+// (--token). The card object of static and unadvertised is filled in again
+// once the server listens and the public card has its URLs.
+const extendedSkill = { id: 'extended', name: 'extended', description: 'Only for signed-in callers.', tags: ['test', 'extended'] };
+const extendedCard = () => ({ ...card, skills: [...card.skills, extendedSkill] });
+let extendedProvider;
+if (opts.extendedCard === 'static' || opts.extendedCard === 'unadvertised') extendedProvider = extendedCard();
+if (opts.extendedCard === 'fn') {
+  extendedProvider = async (context) => {
+    if (!context?.user?.isAuthenticated) throw A2AError.unsupportedOperation('The extended card is for signed-in callers.');
+    return extendedCard();
+  };
+}
+
+// Push (--push): the SDK's own store and sender; the handler turns push on
+// because the card says pushNotifications: true.
+let pushStore, pushSender;
+if (opts.push) {
+  pushStore = new InMemoryPushNotificationStore();
+  pushSender = new DefaultPushNotificationSender(pushStore, opts.pushTimeout !== undefined ? { timeout: opts.pushTimeout } : {});
+}
+
+const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay), undefined,
+  pushStore, pushSender, extendedProvider);
 const app = express();
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-const handlerOpts = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication };
+const handlerOpts = { requestHandler: handler, userBuilder: bearerUserBuilder(opts.token, UnauthenticatedUser) };
 mountA2A(app, express, opts, jsonRpcHandler(handlerOpts), opts.rest ? restHandler(handlerOpts) : undefined);
 
 let grpcAddr;
@@ -117,5 +148,6 @@ const server = app.listen(opts.port, '127.0.0.1', () => {
   if (grpcAddr) {
     card.additionalInterfaces = [{ url: card.url, transport: card.preferredTransport }, { url: grpcAddr, transport: 'GRPC' }];
   }
+  if (extendedProvider && typeof extendedProvider === 'object') Object.assign(extendedProvider, extendedCard());
   announce(server);
 });

@@ -6,15 +6,23 @@
 //   … [--rest] [--no-streaming] [--no-subscribe]    the modes described in ../jsshared/scenarios.mjs
 //   … --grpc-port 0    also A2A 1.0 over gRPC (lf.a2a.v1.A2AService; with --legacy, 0.3's
 //                      a2a.v1.A2AService beside it), listed in the card as GRPC interfaces
+//   … [--extended-card static|fn|none|unadvertised] [--auth-401] [--token T]
+//     [--push] [--push-timeout MS]   the optional features (see ../jsshared/scenarios.mjs)
 //
 // prints "A2A_PEER_GRPC=127.0.0.1:PORT" (with --grpc-port), then
 // "A2A_PEER_URL=http://127.0.0.1:PORT/" once it listens on 127.0.0.1.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { announce, interfaceURL, mountA2A, parseArgs, plan, run, serveGrpc, textOf } from '../jsshared/scenarios.mjs';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore,
+  UnauthenticatedUser,
+} from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import {
+  announce, bearerUserBuilder, interfaceURL, mountA2A, parseArgs, plan, run, serveGrpc, textOf,
+} from '../jsshared/scenarios.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 
@@ -114,13 +122,17 @@ class ScriptedExecutor {
 
 const binding = opts.rest ? 'HTTP+JSON' : 'JSONRPC';
 const iface = (version) => ({ url: 'http://127.0.0.1/', protocolBinding: binding, tenant: '', protocolVersion: version });
-const modes = [opts.legacy && 'legacyCompat', opts.rest && 'REST', !opts.streaming && 'no streaming', !opts.subscribe && 'no subscribe'].filter(Boolean);
+const modes = [opts.legacy && 'legacyCompat', opts.rest && 'REST', !opts.streaming && 'no streaming', !opts.subscribe && 'no subscribe',
+  opts.extendedCard && `extended card ${opts.extendedCard}`, opts.auth401 && 'auth 401', opts.push && 'push'].filter(Boolean);
 const card = {
   name: `a2astream interop peer (@a2a-js/sdk 1.3.0${modes.map((m) => `, ${m}`).join('')})`,
   description: 'A scripted agent: the user text picks the script.',
   supportedInterfaces: opts.legacy ? [iface('1.0'), iface('0.3')] : [iface('1.0')],
   version: '1.0.0',
-  capabilities: { streaming: opts.streaming, pushNotifications: false, extensions: [] },
+  capabilities: {
+    streaming: opts.streaming, pushNotifications: opts.push, extensions: [],
+    extendedAgentCard: opts.extendedCard !== undefined && opts.extendedCard !== 'unadvertised',
+  },
   securitySchemes: {},
   securityRequirements: [],
   defaultInputModes: ['text/plain'],
@@ -132,11 +144,45 @@ const card = {
   signatures: [],
 };
 
-const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay));
+// The extended card: the public card and one skill more, for alice only
+// (--token). It shares the public card's interface list, whose URLs are set
+// when the server listens.
+const extendedSkill = {
+  id: 'extended', name: 'extended', description: 'Only for signed-in callers.', tags: ['test', 'extended'],
+  examples: [], inputModes: [], outputModes: [], securityRequirements: [],
+};
+const extendedCard = () => ({
+  ...card, skills: [...card.skills, extendedSkill],
+});
+let extendedProvider;
+if (opts.extendedCard === 'static' || opts.extendedCard === 'unadvertised') extendedProvider = extendedCard();
+if (opts.extendedCard === 'fn') {
+  extendedProvider = async (context) => {
+    if (!context?.user?.isAuthenticated) throw new UnsupportedOperationError('The extended card is for signed-in callers.');
+    return extendedCard();
+  };
+}
+
+// Push (--push): the SDK's own store and sender; the handler turns push on
+// because the card says pushNotifications: true.
+let pushStore, pushSender;
+if (opts.push) {
+  pushStore = new InMemoryPushNotificationStore();
+  const senderOpts = opts.pushTimeout !== undefined ? { timeout: opts.pushTimeout } : {};
+  if (opts.legacy) {
+    const { createLegacyAwarePushNotificationSender } = await import('@a2a-js/sdk/compat/v0_3/server');
+    pushSender = createLegacyAwarePushNotificationSender(pushStore, senderOpts);
+  } else {
+    pushSender = new DefaultPushNotificationSender(pushStore, senderOpts);
+  }
+}
+
+const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new ScriptedExecutor(opts.delay), undefined,
+  pushStore, pushSender, extendedProvider);
 const legacyCompat = { enabled: opts.legacy };
 const app = express();
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
-const handlerOpts = { requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat };
+const handlerOpts = { requestHandler: handler, userBuilder: bearerUserBuilder(opts.token, UnauthenticatedUser), legacyCompat };
 mountA2A(app, express, opts, jsonRpcHandler(handlerOpts), opts.rest ? restHandler(handlerOpts) : undefined);
 
 if (opts.grpcPort !== undefined) {

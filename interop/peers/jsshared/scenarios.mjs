@@ -24,8 +24,33 @@
 //   --grpc-port N   also serve A2A over gRPC on 127.0.0.1:N (0: a free port),
 //                   beside the HTTP interface, with the same request handler
 //                   (see serveGrpc)
+// and, for the optional features (push notifications, the extended card):
+//   --extended-card MODE  static: the card offers the extended card and the
+//                   SDK gets it as a card object (the SDK's own rule: the
+//                   extended card to an authenticated caller, the public card
+//                   to anyone else); fn: it gets a function that returns the
+//                   extended card to an authenticated caller and throws the
+//                   SDK's unsupported-operation error (-32004) otherwise;
+//                   none: the card offers it, and the SDK gets no provider
+//                   (-32007); unadvertised: a provider, but the card does not
+//                   offer it (-32004)
+//   --auth-401      an extended-card call without the right bearer token is
+//                   answered 401 with WWW-Authenticate before the SDK sees it
+//   --token T       the bearer token of the one authenticated user, alice
+//                   (default s3cret): the SDK's UserBuilder makes every other
+//                   caller unauthenticated
+//   --push          the card says pushNotifications: true, and the handler
+//                   gets the SDK's in-memory push config store and its
+//                   default sender (with js10 --legacy, the sender that also
+//                   writes 0.3 bodies)
+//   --push-timeout MS  the sender's timeout per POST (default the SDK's 5000)
+export const EXTENDED_CARD_MODES = ['static', 'fn', 'none', 'unadvertised'];
+
 export function parseArgs(argv) {
-  const opts = { port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true, grpcPort: undefined };
+  const opts = {
+    port: 0, delay: 60, legacy: false, rest: false, streaming: true, subscribe: true, grpcPort: undefined,
+    extendedCard: undefined, auth401: false, token: 's3cret', push: false, pushTimeout: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--port') opts.port = Number(argv[++i]);
@@ -35,9 +60,64 @@ export function parseArgs(argv) {
     else if (a === '--no-streaming') opts.streaming = false;
     else if (a === '--no-subscribe') opts.subscribe = false;
     else if (a === '--grpc-port') opts.grpcPort = Number(argv[++i]);
+    else if (a === '--extended-card') opts.extendedCard = argv[++i];
+    else if (a === '--auth-401') opts.auth401 = true;
+    else if (a === '--token') opts.token = argv[++i];
+    else if (a === '--push') opts.push = true;
+    else if (a === '--push-timeout') opts.pushTimeout = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
+  if (opts.extendedCard !== undefined && !EXTENDED_CARD_MODES.includes(opts.extendedCard)) {
+    throw new Error(`--extended-card ${opts.extendedCard}: want one of ${EXTENDED_CARD_MODES.join(', ')}`);
+  }
+  if (!opts.token) throw new Error('--token needs a value');
+  if (opts.pushTimeout !== undefined && !(opts.pushTimeout > 0)) throw new Error('--push-timeout needs a number of ms above 0');
   return opts;
+}
+
+// bearerUserBuilder is a UserBuilder of the SDK's express handlers and
+// gRPC services: `Authorization: Bearer <token>` (a header, or gRPC
+// metadata) is the authenticated user alice, any other caller (no header,
+// another token, another scheme) the SDK's UnauthenticatedUser. The SDK
+// scopes tasks by user, so alice sees her own tasks only.
+export function bearerUserBuilder(token, UnauthenticatedUser) {
+  const alice = { isAuthenticated: true, userName: 'alice' };
+  return (reqOrCall) => Promise.resolve(hasBearer(reqOrCall, token) ? alice : new UnauthenticatedUser());
+}
+
+// hasBearer reports whether an express request, or a gRPC call (the SDKs'
+// gRPC services hand their UserBuilder the call), carries `Authorization:
+// Bearer <token>`.
+function hasBearer(reqOrCall, token) {
+  const auth = typeof reqOrCall.get === 'function'
+    ? reqOrCall.get('authorization')
+    : reqOrCall.metadata?.get?.('authorization')?.[0];
+  return auth === `Bearer ${token}`;
+}
+
+// The JSON-RPC methods and REST paths (under the interface's base) that ask
+// for the extended card, in 0.3 and 1.0.
+const EXTENDED_CARD_METHODS = new Set(['agent/getAuthenticatedExtendedCard', 'GetExtendedAgentCard']);
+const EXTENDED_CARD_PATHS = new Set(['/v1/card', '/extendedAgentCard']);
+
+// auth401 returns an express middleware for the interface (mounted where
+// mountA2A mounts it) that answers an extended-card call without
+// `Authorization: Bearer <token>` with 401, `WWW-Authenticate: Bearer
+// realm="a2a-probe"` and {"error":"unauthorized"}, before the SDK sees it,
+// as an authenticating proxy in front of an agent would. Other calls pass.
+export function auth401(express, opts) {
+  const json = express.json({ limit: '100kb' });
+  const refuse = (res) => res.status(401).set('WWW-Authenticate', 'Bearer realm="a2a-probe"').json({ error: 'unauthorized' });
+  return (req, res, next) => {
+    if (hasBearer(req, opts.token)) return next();
+    if (opts.rest) return req.method === 'GET' && EXTENDED_CARD_PATHS.has(req.path) ? refuse(res) : next();
+    if (req.method !== 'POST') return next();
+    // The SDK's own JSON parser leaves a body parsed here alone.
+    json(req, res, (err) => {
+      if (err) return next(err);
+      return EXTENDED_CARD_METHODS.has(req.body?.method) ? refuse(res) : next();
+    });
+  };
 }
 
 // The JSON-RPC methods that subscribe to a task, in 0.3 and 1.0.
@@ -48,7 +128,10 @@ const SUBSCRIBE_METHODS = new Set(['tasks/resubscribe', 'SubscribeToTask']);
 // away: JSON-RPC requests for it reach the SDK under a method name it does
 // not know, so that the SDK itself answers method-not-found; REST requests
 // for a :subscribe path skip the SDK's router and end in express's own 404.
+//
+// With opts.auth401, the auth401 middleware goes in front of either.
 export function mountA2A(app, express, opts, jsonRpc, rest) {
+  if (opts.auth401) app.use(opts.rest ? '/rest' : '/', auth401(express, opts));
   if (opts.rest) {
     app.use('/rest', (req, res, next) => {
       if (!opts.subscribe && /:subscribe$/.test(req.path)) return next();
