@@ -67,8 +67,10 @@ func WithMaxBodySize(bytes int) Option {
 // (the agent is still answered 2xx, so that it never waits on the
 // application) and the next Take reports it lost. Both must be positive,
 // and bytes at least the body limit (WithMaxBodySize, 1 MiB by default).
-// The bytes are those of the bodies: the decoded events take some
-// multiple of them in memory, more for bodies of many small parts. The
+// The bytes are those of the bodies: the decoded events take a multiple of
+// them in memory, about 10 to 15 times for bodies made of many small
+// parts (a full default queue of such bodies, some 40 to 60 MiB), and only
+// an agent that holds the registration's token can send them. The
 // defaults are DefaultQueueEntries and DefaultQueueBytes.
 func WithQueueLimit(entries, bytes int) Option {
 	return optionFunc(func(cfg *config) {

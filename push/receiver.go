@@ -107,7 +107,7 @@ func loopback(host string) bool {
 // to the task of the first notification it accepts. The caller must Close
 // it.
 func (r *Receiver) Register() (*Registration, error) {
-	if r.regs == nil {
+	if r == nil || r.regs == nil {
 		return nil, errors.New("push: Register: the Receiver was not made by NewReceiver")
 	}
 	id, err := uuid.NewRandom()
@@ -175,32 +175,40 @@ const statusAccepted = http.StatusNoContent
 // ServeHTTP never waits for the application.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ctx := req.Context()
-	if r.regs == nil {
+	if r == nil || r.regs == nil {
 		w.WriteHeader(http.StatusUnauthorized) // the zero Receiver has no registration
 		return
 	}
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
+		closeUnread(w, req)
 		r.refuse(ctx, w, http.StatusMethodNotAllowed, "method", nil)
 		return
 	}
 	if !acceptedType(req.Header.Get("Content-Type")) {
+		closeUnread(w, req)
 		r.refuse(ctx, w, http.StatusUnsupportedMediaType, "content-type", nil)
 		return
 	}
 	id := req.URL.Path[strings.LastIndexByte(req.URL.Path, '/')+1:]
 	g := r.lookup(id)
 	if !g.authentic(req.Header.Values(TokenHeader)) {
+		closeUnread(w, req)
 		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", nil)
 		return
 	}
 	// From here the sender holds the registration's token.
 	if req.ContentLength > r.cfg.maxBody {
 		g.markLost()
+		closeUnread(w, req)
 		r.refuse(ctx, w, http.StatusRequestEntityTooLarge, "too-large", g)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.cfg.maxBody))
+	src := req.Body
+	if src == nil { // a server never passes one; a caller of ServeHTTP may
+		src = http.NoBody
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, src, r.cfg.maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -238,6 +246,18 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.refuse(ctx, w, http.StatusForbidden, "foreign-task", g)
 	case offerClosed:
 		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", nil)
+	}
+}
+
+// closeUnread asks net/http to close an HTTP/1 connection whose request is
+// refused with its body unread: otherwise the server reads up to 256 KiB
+// of that body before it answers, and a sender that drips it (anyone, before
+// the token is checked) holds the connection and its goroutine until the
+// server's ReadTimeout. An HTTP/2 connection carries other requests, and a
+// stream's unread body holds nothing of it; it is left open.
+func closeUnread(w http.ResponseWriter, req *http.Request) {
+	if req.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
 	}
 }
 

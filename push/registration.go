@@ -2,6 +2,9 @@ package push
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
 	"sync"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -56,6 +59,25 @@ type Registration struct {
 	digests [replayWindow][32]byte
 	ndigest int // digests recorded, ever; the next goes at ndigest%replayWindow
 }
+
+// String reads like push.Registration{ID:"…" URL:"…" Token:xxxxx}: never
+// the token, so that printing a Registration is safe.
+func (g *Registration) String() string {
+	if g == nil {
+		return "push.Registration(nil)"
+	}
+	token := ""
+	if g.token != "" {
+		token = "xxxxx"
+	}
+	return "push.Registration{ID:" + strconv.Quote(g.id) + " URL:" + strconv.Quote(g.url) + " Token:" + token + "}"
+}
+
+// Format writes String for every verb (%v, %+v and %#v included).
+func (g *Registration) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(g.String())) }
+
+// LogValue returns String as a log/slog value.
+func (g *Registration) LogValue() slog.Value { return slog.StringValue(g.String()) }
 
 // ID returns the registration's ID, a random UUID: the push config's id.
 func (g *Registration) ID() string { return g.id }

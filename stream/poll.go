@@ -64,8 +64,14 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 // comes.
 func (s *Stream) pollWait() report {
 	if s.push.live() {
-		// Until a push notification comes (see push.go).
-		wait := max(s.cfg.pushPollInterval, s.tries.takeAsked())
+		// Until a push notification comes (see push.go), and no longer
+		// than the stall limit, so that a task that stalled is found
+		// within it.
+		every := s.cfg.pushPollInterval
+		if limit := s.cfg.stallTimeout; limit > 0 {
+			every = min(every, limit)
+		}
+		wait := max(every, s.tries.takeAsked())
 		return found(facts{after: afterWait, err: s.waitPush(wait)})
 	}
 	wait := max(s.cfg.pollInterval, s.tries.takeAsked())

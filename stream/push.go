@@ -74,9 +74,11 @@ func WithPush(r *push.Receiver) Option {
 
 // WithPushPollInterval sets how long a stream that follows its task by
 // push notifications (WithPush) waits for one before it polls get-task all
-// the same: a notification lost on its way is then noticed within d. It
-// must be at least 1 ms; the default is one minute. It applies to a
-// Client's constructors and to its streams.
+// the same: a notification lost on its way is then noticed within d. A
+// shorter stall limit (WithStallTimeout) shortens the wait to it, so that a
+// task that stalled is found within its limit. It must be at least 1 ms;
+// the default is one minute. It applies to a Client's constructors and to
+// its streams.
 func WithPushPollInterval(d time.Duration) Option {
 	return option{"WithPushPollInterval", streams, func(cfg *config) { cfg.pushPollInterval = d }}
 }
@@ -165,6 +167,11 @@ func (s *Stream) pushSet() report {
 	}
 	cfg := a2a.PushConfig{ID: reg.ID(), URL: reg.URL(), Token: reg.Token()}
 	_, err = s.c.calls.setPushConfig(s.ctx, s.call(), s.taskID, cfg)
+	if err != nil {
+		// An agent may quote the token in its refusal: the refusal goes to
+		// a notice and a log.
+		err = redactSecrets(err, cfg)
+	}
 	polling := s.route == pollingRoute()
 	switch {
 	case err == nil:

@@ -1,11 +1,16 @@
 package stream_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -287,4 +292,74 @@ func TestPushUnavailableOverATransportWithoutPushCalls(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestPushTokenNeverInNoticesOrLogs: an agent whose refusal of the push
+// config quotes the token (over JSON-RPC, in its message; over HTTP+JSON,
+// in its body) gets it back redacted in the PushUnavailable notice and in
+// the debug log, as Client.SetPushConfig's errors are (a push stranger
+// round's F1).
+func TestPushTokenNeverInNoticesOrLogs(t *testing.T) {
+	tokenIn := regexp.MustCompile(`"token":"([^"]+)"`)
+	for _, w := range pushWires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				recv, agent := pushSetup(t, w, a2atest.WithPush(), slowScript(), a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+				var seen []string
+				quoting := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+					body, _ := io.ReadAll(r.Body)
+					m := tokenIn.FindSubmatch(body)
+					if m == nil || !bytes.Contains(body, []byte("ushNotificationConfig")) && !strings.Contains(r.URL.Path, "pushNotificationConfigs") {
+						r.Body = io.NopCloser(bytes.NewReader(body))
+						agent.ServeHTTP(rw, r)
+						return
+					}
+					seen = append(seen, string(m[1]))
+					if w.b == a2a.BindingHTTPJSON {
+						rw.Header().Set("Content-Type", "application/json")
+						rw.WriteHeader(http.StatusBadRequest)
+						fmt.Fprintf(rw, `{"error":{"code":400,"status":"FAILED_PRECONDITION","message":"no push for token %s",`+
+							`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"PUSH_NOTIFICATION_NOT_SUPPORTED","domain":"a2a-protocol.org"}]}}`, m[1])
+						return
+					}
+					var req struct {
+						ID json.RawMessage `json:"id"`
+					}
+					_ = json.Unmarshal(body, &req)
+					rw.Header().Set("Content-Type", "application/json")
+					fmt.Fprintf(rw, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32003,"message":"cannot push to token %s"}}`, req.ID, m[1])
+				})
+				var logs bytes.Buffer
+				notices := &noticeLog{}
+				c := reconnectingClient(t, w, agent, stream.WithHTTPClient(a2atest.NewClient(quoting)), stream.WithPush(recv), notices.option(),
+					stream.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+				_, err := drain(t, c.Send(context.Background(), hello()))
+				require.NoError(t, err)
+				require.Len(t, seen, 1, "the push config was offered once")
+				unavailable := notices.of(stream.PushUnavailable)
+				require.Len(t, unavailable, 1)
+				require.Contains(t, unavailable[0].Cause.Error(), "xxxxx", "the quote is there, redacted")
+				require.NotContains(t, unavailable[0].Cause.Error(), seen[0])
+				require.NotContains(t, logs.String(), seen[0])
+			})
+		})
+	}
+}
+
+// TestPushStallFoundWithinItsLimit: a task followed by push that stalls
+// ends the stream at the stall limit, not at a longer push poll interval
+// (a push stranger round's F4).
+func TestPushStallFoundWithinItsLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := pushWires()[0]
+		recv, agent := pushSetup(t, w, a2atest.WithPush(), a2atest.WithFaults(a2atest.CutAfterEvents(3)), a2atest.WithScript(
+			a2atest.Working("w"), a2atest.Chunk("a1", "one ", false, false), a2atest.Pause(3*time.Hour),
+			a2atest.Finish(a2a.StateCompleted, "done")))
+		c := reconnectingClient(t, w, agent, stream.WithPush(recv), stream.WithPushPollInterval(time.Hour), stream.WithStallTimeout(time.Minute))
+		start := time.Now()
+		_, err := drain(t, c.Send(context.Background(), hello()))
+		var stalled *stream.StalledError
+		require.ErrorAs(t, err, &stalled)
+		require.Equal(t, time.Minute, time.Since(start))
+	})
 }
