@@ -70,3 +70,26 @@ func TestFramesCountOnlyCalls(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFramesReadInPieces: whatever bytes a connection reads, and however
+// they are cut into reads, the frames are followed the same: the reads
+// report calls exactly when some byte of a calling frame (its header
+// completed, or its payload) is in them, and the scanner ends in the same
+// state as one that read the bytes whole.
+func FuzzFramesReadInPieces(f *testing.F) {
+	f.Add(append(frame(0x4, 6), frame(0x0, 5)...), uint16(3), uint16(11))
+	f.Add(append(frame(0x6, 8), frame(0x1, 3)...), uint16(9), uint16(9))
+	f.Fuzz(func(t *testing.T, wire []byte, cut1, cut2 uint16) {
+		i := int(cut1) % (len(wire) + 1)
+		j := i + int(cut2)%(len(wire)-i+1)
+		var whole, pieces frames
+		all := whole.scan(wire)
+		a, b, c := pieces.scan(wire[:i]), pieces.scan(wire[i:j]), pieces.scan(wire[j:])
+		if all != (a || b || c) {
+			t.Fatalf("whole %v, pieces %v %v %v", all, a, b, c)
+		}
+		if whole != pieces {
+			t.Fatalf("state %+v after the whole, %+v after pieces", whole, pieces)
+		}
+	})
+}

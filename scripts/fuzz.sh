@@ -46,6 +46,8 @@ targets=(
 	# The grpc module's: a third field names the nested module's folder.
 	"FuzzResultsFromServers ./internal/convert grpc"
 	"FuzzDirectDecodeMatchesGenerated ./internal/convert grpc"
+	"FuzzFramesReadInPieces . grpc"
+	"FuzzMisread . grpc"
 )
 # corpus lists the inputs go test has written for a target: a failing one
 # lands there.
