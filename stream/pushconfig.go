@@ -67,7 +67,7 @@ func (c *Client) SetPushConfig(ctx context.Context, taskID string, cfg a2a.PushC
 		return a2a.PushConfig{}, fmt.Errorf("%w: SetPushConfig: %w", ErrInvalidOption, err)
 	}
 	var got a2a.PushConfig
-	err := c.pushCall(ctx, "SetPushConfig", taskID, "-", opts, cfg, func(ctx context.Context, k callConfig) error {
+	err := c.pushCall(ctx, "SetPushConfig", pushIDs{task: taskID}, opts, cfg, func(ctx context.Context, k callConfig) error {
 		var err error
 		got, err = c.calls.setPushConfig(ctx, k, taskID, cfg)
 		return err
@@ -87,7 +87,7 @@ func (c *Client) SetPushConfig(ctx context.Context, taskID string, cfg a2a.PushC
 // SetPushConfig's.
 func (c *Client) GetPushConfig(ctx context.Context, taskID, configID string, opts ...Option) (a2a.PushConfig, error) {
 	var got a2a.PushConfig
-	err := c.pushCall(ctx, "GetPushConfig", taskID, configID, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
+	err := c.pushCall(ctx, "GetPushConfig", pushIDs{taskID, configID, true}, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
 		var err error
 		got, err = c.calls.getPushConfig(ctx, k, taskID, configID)
 		return err
@@ -105,7 +105,7 @@ func (c *Client) GetPushConfig(ctx context.Context, taskID, configID string, opt
 // order: none (an empty slice) when it has none. Its errors are SetPushConfig's.
 func (c *Client) ListPushConfigs(ctx context.Context, taskID string, opts ...Option) ([]a2a.PushConfig, error) {
 	var got []a2a.PushConfig
-	err := c.pushCall(ctx, "ListPushConfigs", taskID, "-", opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
+	err := c.pushCall(ctx, "ListPushConfigs", pushIDs{task: taskID}, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
 		var err error
 		got, err = c.calls.listPushConfigs(ctx, k, taskID)
 		return err
@@ -128,23 +128,37 @@ func (c *Client) ListPushConfigs(ctx context.Context, taskID string, opts ...Opt
 // idempotent, as the servers answer it: removing a config the task does not
 // have succeeds (an unknown task is -32001). Its errors are SetPushConfig's.
 func (c *Client) DeletePushConfig(ctx context.Context, taskID, configID string, opts ...Option) error {
-	return c.pushCall(ctx, "DeletePushConfig", taskID, configID, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
+	return c.pushCall(ctx, "DeletePushConfig", pushIDs{taskID, configID, true}, opts, a2a.PushConfig{}, func(ctx context.Context, k callConfig) error {
 		return c.calls.deletePushConfig(ctx, k, taskID, configID)
 	})
 }
 
-// pushCall makes one push-config call named name, do, in the Client's
-// version, negotiated as GetTask's is: it checks the IDs (configID "-"
-// for a call that takes none) and opts, and sorts the agent's refusals
-// (see cannotPush). cfg is the config the call sends, whose secrets an
-// error's text never shows.
-func (c *Client) pushCall(ctx context.Context, name, taskID, configID string, opts []Option, cfg a2a.PushConfig,
-	do func(ctx context.Context, k callConfig) error) error {
-	if taskID == "" {
+// pushIDs are the IDs a push-config call names: the task's, and the
+// config's for a call that takes one.
+type pushIDs struct {
+	task, config string
+	hasConfig    bool
+}
+
+// check refuses an empty ID of a call named name.
+func (ids pushIDs) check(name string) error {
+	switch {
+	case ids.task == "":
 		return fmt.Errorf("%w: %s needs a task ID", ErrInvalidOption, name)
-	}
-	if configID == "" {
+	case ids.hasConfig && ids.config == "":
 		return fmt.Errorf("%w: %s needs a config ID", ErrInvalidOption, name)
+	}
+	return nil
+}
+
+// pushCall makes one push-config call named name, do, in the Client's
+// version, negotiated as GetTask's is: it checks ids and opts, and sorts
+// the agent's refusals (see cannotPush). cfg is the config the call
+// sends, whose secrets an error's text never shows.
+func (c *Client) pushCall(ctx context.Context, name string, ids pushIDs, opts []Option, cfg a2a.PushConfig,
+	do func(ctx context.Context, k callConfig) error) error {
+	if err := ids.check(name); err != nil {
+		return err
 	}
 	conf, err := c.configWith(opts, name, false)
 	if err != nil {
