@@ -53,9 +53,13 @@ func (cfg *config) call(v a2a.Version, header http.Header) callConfig {
 // Subscribe and Resume: only a send reads it); a Transport of another
 // module has no way to carry it, and refuses it. A config
 // a2a.PushConfig.Check refuses is refused with ErrInvalidOption. It is
-// unexported until the driver that uses it (the public WithPush) comes.
+// unexported, and WithPush does not use it: WithPush registers its config
+// with the push-config call, whose answer says whether the agent took it,
+// where an agent without push notifications ignores a config in a send
+// without a word (the SDKs do). It stays for a registration made before
+// the task exists (a relay's), with its tests; it is not public API.
 func withPushConfig(cfg a2a.PushConfig) Option {
-	return option{"WithPush", atStream, func(c *config) { c.push = &cfg }}
+	return option{"withPushConfig", atStream, func(c *config) { c.push = &cfg }}
 }
 
 // public returns the Call a Transport of another module is given: the

@@ -363,3 +363,46 @@ func TestPushStallFoundWithinItsLimit(t *testing.T) {
 		require.Equal(t, time.Minute, time.Since(start))
 	})
 }
+
+// TestPushLiesAreNotDelivered: notifications that say what the task does
+// not hold (an ending while it runs, a part it never had) reach the
+// stream with their registration's token, and change nothing but when it
+// polls: it delivers the task as get-task shows it, and ends when the
+// task does.
+func TestPushLiesAreNotDelivered(t *testing.T) {
+	for _, w := range pushWires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				recv, err := push.NewReceiver(pushBase)
+				require.NoError(t, err)
+				taskOf := regexp.MustCompile(`"(?:taskId|id)":"([0-9a-f-]{36})"`)
+				n := 0 // each lie differs, or the receiver drops it as a replay
+				lying := http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+					body, _ := io.ReadAll(r.Body)
+					id := string(taskOf.FindSubmatch(body)[1])
+					n++
+					lie := `{"statusUpdate":{"taskId":"` + id + `","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"metadata":{"n":` + fmt.Sprint(n) + `}}}`
+					if w.v == a2a.V03 {
+						lie = `{"kind":"task","id":"` + id + `","contextId":"c","status":{"state":"completed"},` +
+							`"artifacts":[{"artifactId":"a1","parts":[{"kind":"text","text":"EVIL"}]}],"metadata":{"n":` + fmt.Sprint(n) + `}}`
+					}
+					r.Body = io.NopCloser(strings.NewReader(lie))
+					r.ContentLength = int64(len(lie))
+					recv.ServeHTTP(rw, r)
+				})
+				agent := w.agent(a2atest.WithPush(), a2atest.WithPushClient(a2atest.NewClient(lying)), slowScript(),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+				t.Cleanup(agent.Close)
+				c := reconnectingClient(t, w, agent, stream.WithPush(recv), stream.WithPushPollInterval(time.Hour))
+				start := time.Now()
+				col, err := drain(t, c.Send(context.Background(), hello()))
+				require.NoError(t, err)
+				require.Equal(t, "one two three", col.text("a1"), "no EVIL")
+				require.Equal(t, 20*time.Second, time.Since(start), "ended when the task did, not at the lie")
+				for _, p := range agent.Pushes() {
+					require.Equal(t, http.StatusNoContent, p.Status, "the lies were taken")
+				}
+			})
+		})
+	}
+}
