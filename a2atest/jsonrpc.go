@@ -138,14 +138,7 @@ func (p *rpcParams) webhook(v a2a.Version) *webhook {
 	if c == nil {
 		return nil
 	}
-	raw := c.TaskPushNotificationConfig
-	if v == a2a.V03 {
-		raw = c.PushNotificationConfig
-	}
-	if w, ok := readHook(v, raw); ok {
-		return &w
-	}
-	return nil
+	return sendHook(v, c.TaskPushNotificationConfig, c.PushNotificationConfig)
 }
 
 // nonBlocking reports whether a unary send in version v asks to be answered

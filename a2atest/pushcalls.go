@@ -80,6 +80,19 @@ func readHook(v a2a.Version, raw json.RawMessage) (webhook, bool) {
 	return w, true
 }
 
+// sendHook returns the webhook a send's configuration carries in version
+// v, in the member of v's name (raw10 for 1.0, raw03 for 0.3), if any.
+func sendHook(v a2a.Version, raw10, raw03 json.RawMessage) *webhook {
+	raw := raw10
+	if v == a2a.V03 {
+		raw = raw03
+	}
+	if w, ok := readHook(v, raw); ok {
+		return &w
+	}
+	return nil
+}
+
 // hookJSON is the config of webhook w of task taskID as version v answers
 // it: 1.0 the flat TaskPushNotificationConfig, 0.3 {taskId,
 // pushNotificationConfig}. The secrets are echoed, as the SDKs echo them.

@@ -190,14 +190,7 @@ func (b *restSendBody) webhook(v a2a.Version) *webhook {
 	if isNull(b.Configuration) || json.Unmarshal(b.Configuration, &c) != nil {
 		return nil
 	}
-	raw := c.TaskPushNotificationConfig
-	if v == a2a.V03 {
-		raw = c.PushNotification
-	}
-	if w, ok := readHook(v, raw); ok {
-		return &w
-	}
-	return nil
+	return sendHook(v, c.TaskPushNotificationConfig, c.PushNotification)
 }
 
 // nonBlocking reports whether a unary send's configuration asks to be
