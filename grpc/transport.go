@@ -52,9 +52,13 @@ import (
 // stream), and its connection by WithConnectTimeout. The idle timeout is
 // the silence of the connection, as over the HTTP bindings: a big event on
 // a slow link arrives however long it takes while bytes keep coming. Bytes
-// of any call on the same connection count; the connection's own frames
-// (keepalive PINGs, from either side or a proxy, and their acks, SETTINGS,
-// WINDOW_UPDATE) do not, so keepalive never keeps a silent stream open.
+// of any call on the Transport's connections count, so a silent stream
+// beside a busy call on the same Transport (two tasks of one Client) is
+// not cut, and ends at the stream's stall limit instead: give streams
+// that may go silent side by side Transports of their own when that
+// matters. The connections' own frames (keepalive PINGs, from either side
+// or a proxy, and their acks, SETTINGS, WINDOW_UPDATE) do not count, so
+// keepalive never keeps a silent stream open.
 // Headers: the call's
 // headers go as metadata (see HeaderError for what is dropped and what is
 // refused) to the target only: the Transport calls no other host.
