@@ -2,6 +2,7 @@ package interop_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -442,5 +443,45 @@ func TestPushHumanInput(t *testing.T) {
 		}
 		require.GreaterOrEqual(t, polls, 2, "the prompt came from a poll after the catch-up poll:\n%s", requestLog(px))
 		require.Less(t, took, pushPollInterval/4, "the notifications, not the push poll interval, drove the run")
+	})
+}
+
+// TestPushUnavailableOver03REST runs the story on js-0.3.14 over HTTP+JSON
+// with --push: the card offers push notifications, but A2A 0.3 over
+// HTTP+JSON has no push-config calls the Client makes (no server here
+// shows their routes). The cut stream tells PushUnavailable, with a cause
+// matching errors.ErrUnsupported, makes no push-config call, resubscribes
+// and ends as the uncut run.
+func TestPushUnavailableOver03REST(t *testing.T) {
+	var sc scenario
+	for _, s := range scenarios {
+		if s.name == "stream" {
+			sc = s
+		}
+	}
+	defs := []peerDef{{name: "js-0.3.14-rest-push", version: a2a.V03, binding: a2a.BindingHTTPJSON, command: nodePeer("js03", "--rest", "--push")}}
+	eachPeerOf(t, defs, func(peerDef) bool { return true }, func(t *testing.T, p *peer) {
+		recv, log := newPushReceiver(t, nil)
+		c := resolve(t, newProxy(t, p, nil), p, stream.WithPush(recv))
+		require.True(t, c.Card().Capabilities.PushNotifications, "the card offers push notifications")
+
+		got, rl, _ := pushRun(t, p, sc, []proxy.Fault{cut(1, 0)}, recv)
+		px := rl.px
+		t.Logf("notices %v; requests:\n%s", rl.notices, requestLog(px))
+		recs := px.Records()
+		require.True(t, len(recs) > 0 && recs[0].Fired, "the cut never fired: streams %+v", recs)
+		require.Equal(t, withText(sc.want), got)
+		checkSends(t, px, sc)
+		require.Equal(t, 1, noticesOf(rl.notices, stream.PushUnavailable), "%v", rl.notices)
+		for _, n := range rl.notices {
+			if n.Kind == stream.PushUnavailable {
+				require.ErrorIs(t, n.Cause, errors.ErrUnsupported)
+			}
+		}
+		require.Zero(t, noticesOf(rl.notices, stream.Pushing), "%v", rl.notices)
+		require.Zero(t, requestsOf(px, isPushSet), "no push-config call:\n%s", requestLog(px))
+		require.Positive(t, requestsOf(px, ofKind(proxy.Subscribe)), "resubscribed as before:\n%s", requestLog(px))
+		accepted, statuses := log.accepted()
+		require.Zero(t, accepted, "nothing pushed (statuses %v)", statuses)
 	})
 }
