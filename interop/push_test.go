@@ -216,11 +216,13 @@ func TestPushFinishesACutStream(t *testing.T) {
 }
 
 // shuffler stands between the agent and the receiver: it answers the
-// agent at once and forwards each notification to next in a pattern of
-// four: the first twice (byte for byte), the second held back until the
-// third has been forwarded (neighbours swapped; or forwarded alone after
-// holdFor when no third comes, as for the last notification), the fourth
-// delayed by delayFor, so that it may arrive after later ones.
+// agent at once and forwards each notification to next: the second is
+// held back until the third has been forwarded (neighbours swapped; or
+// forwarded alone after holdFor when no third comes); of the others, in
+// fours, the first is forwarded twice (byte for byte), the second and the
+// fourth delayFor late (so that they may arrive after later ones), the
+// third as it came. Only the second is held, so that the last (the ending)
+// is not held back for long.
 type shuffler struct {
 	next http.Handler
 	wg   sync.WaitGroup
@@ -262,11 +264,11 @@ func (s *shuffler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	i := s.n
 	s.n++
-	switch i % 4 {
-	case 0:
+	switch {
+	case i%4 == 0:
 		now = []note{n, n}
 		s.twice++
-	case 1:
+	case i == 1:
 		h := &heldNote{note: n}
 		s.wg.Add(1)
 		h.timer = time.AfterFunc(holdFor, func() {
@@ -283,7 +285,7 @@ func (s *shuffler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		})
 		s.held = h
-	case 2:
+	case i == 2:
 		now = []note{n}
 		if h := s.held; h != nil {
 			s.held = nil
@@ -293,13 +295,15 @@ func (s *shuffler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			now = append(now, h.note)
 			s.swapped++
 		}
-	case 3:
+	case i%4 == 1 || i%4 == 3:
 		s.delayed++
 		s.wg.Add(1)
 		time.AfterFunc(delayFor, func() {
 			defer s.wg.Done()
 			s.forward(n)
 		})
+	default:
+		now = []note{n}
 	}
 	s.mu.Unlock()
 	for _, x := range now {
