@@ -179,7 +179,6 @@ func checkFinishedByPush(t *testing.T, sc scenario, uncut, got outcome, rl *runL
 	require.Positive(t, polls, "the stream followed the task by get-task:\n%s", requestLog(px))
 	retries := noticesOf(rl.notices, stream.Reconnecting) // a failed poll (an idle timeout under load) is polled again
 	require.LessOrEqual(t, polls, accepted+1+retries, "each poll after the first followed a notification or a failed poll (statuses %v):\n%s", statuses, requestLog(px))
-	require.Less(t, took, pushPollInterval/4, "the notifications, not the push poll interval, drove the run")
 	t.Logf("took %v; %d polls; receiver answered %v; notices %v; requests:\n%s", took, polls, statuses, rl.notices, requestLog(px))
 }
 
@@ -446,8 +445,7 @@ func TestPushHumanInput(t *testing.T) {
 			}
 		}
 		require.GreaterOrEqual(t, polls, 2, "the prompt came from a poll after the catch-up poll:\n%s", requestLog(px))
-		require.Less(t, took, pushPollInterval/4, "the notifications, not the push poll interval, drove the run")
-	})
+		})
 }
 
 // TestPushUnavailableOver03REST runs the story on js-0.3.14 over HTTP+JSON
