@@ -159,8 +159,8 @@ func pushRun(t *testing.T, p *peer, sc scenario, plan []proxy.Fault, recv *push.
 // the scenario wants, each message sent once; one Pushing notice, one push
 // config registered, no resubscribe; the receiver took notifications, and
 // every poll but the first (the catch-up poll once push is on) followed
-// one (or a failed poll, polled again); the run took a fraction of the
-// push poll interval.
+// one (or a failed poll, polled again): the push poll interval, a minute,
+// never passed. How long the run took is logged.
 func checkFinishedByPush(t *testing.T, sc scenario, uncut, got outcome, rl *runLog, log *hookLog, took time.Duration) {
 	t.Helper()
 	px := rl.px
