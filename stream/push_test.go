@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -230,13 +231,15 @@ func TestPushOptionsRefused(t *testing.T) {
 	require.ErrorIs(t, err, stream.ErrInvalidOption)
 }
 
+var pushSeeds = flag.Int("push.seeds", 40, "how many seeds TestPushSoakDeliversExactlyOnce runs per wire (CI: 1,000)")
+
 // TestPushSoakDeliversExactlyOnce: notifications lost, repeated, delayed
 // and reordered, with the stream cut at every point and polls between,
 // on both versions and bindings: every part once, and the ending.
 func TestPushSoakDeliversExactlyOnce(t *testing.T) {
 	for _, w := range pushWires() {
 		t.Run(w.String(), func(t *testing.T) {
-			for seed := range 40 {
+			for seed := range *pushSeeds {
 				t.Run(fmt.Sprint(seed), func(t *testing.T) {
 					r := rand.New(rand.NewPCG(uint64(seed), 33))
 					var faults []a2atest.PushFault
