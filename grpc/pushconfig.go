@@ -2,14 +2,17 @@ package a2agrpc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/a2astream/a2astream/a2a"
 	pbv03 "github.com/a2astream/a2astream/grpc/internal/a2apb/v03"
 	pbv1 "github.com/a2astream/a2astream/grpc/internal/a2apb/v1"
 	"github.com/a2astream/a2astream/grpc/internal/convert"
+	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/transport"
 )
 
@@ -42,8 +45,10 @@ var _ transport.PushConfigurer = (*Transport)(nil)
 // the caller (stream). A task ID no request can name (empty, or with a "/"
 // in 0.3) is a *transport.ProtocolError, as GetTask's, and a config ID with
 // a "/" in 0.3 an error wrapping transport.ErrInvalidMessage, neither sent.
-// The token and the credentials are never in an error's text made here
-// (stream redacts an agent's message that quotes them).
+// The token and the credentials are never in the text of its error: an
+// agent's status message that quotes them is redacted (in the StatusError,
+// its status and the *a2a.RPCError read of it), as stream redacts the
+// agent's errors of the other bindings.
 func (t *Transport) SetPushConfig(ctx context.Context, call transport.Call, taskID string, cfg a2a.PushConfig) (a2a.PushConfig, error) {
 	if v03(call) {
 		req, err := convert.CreatePushConfigRequest03(taskID, cfg)
@@ -52,7 +57,7 @@ func (t *Transport) SetPushConfig(ctx context.Context, call transport.Call, task
 		}
 		var resp pbv03.TaskPushNotificationConfig
 		if err := t.unary(ctx, call, opPushConfig, pbv03.A2AService_CreateTaskPushNotificationConfig_FullMethodName, req, &resp); err != nil {
-			return a2a.PushConfig{}, err
+			return a2a.PushConfig{}, redactSecrets(err, cfg)
 		}
 		return convert.PushConfigOf03(&resp)
 	}
@@ -62,7 +67,7 @@ func (t *Transport) SetPushConfig(ctx context.Context, call transport.Call, task
 	}
 	var resp pbv1.TaskPushNotificationConfig
 	if err := t.unary(ctx, call, opPushConfig, pbv1.A2AService_CreateTaskPushNotificationConfig_FullMethodName, req, &resp); err != nil {
-		return a2a.PushConfig{}, err
+		return a2a.PushConfig{}, redactSecrets(err, cfg)
 	}
 	return convert.PushConfigOf10(&resp)
 }
@@ -138,6 +143,34 @@ func (t *Transport) DeletePushConfig(ctx context.Context, call transport.Call, t
 		return pushRequestError(err)
 	}
 	return t.unary(ctx, call, opPushConfig, pbv1.A2AService_DeleteTaskPushNotificationConfig_FullMethodName, req, &resp)
+}
+
+// redactSecrets returns err, the error of a call that sent cfg, with cfg's
+// token and credentials replaced by xxxxx wherever the agent's status
+// quoted them: the StatusError's message and status, and the message and
+// data of the *a2a.RPCError read of it. The chain keeps its types.
+func redactSecrets(err error, cfg a2a.PushConfig) error {
+	secrets := []string{cfg.Token}
+	if cfg.Auth != nil {
+		secrets = append(secrets, cfg.Auth.Credentials)
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		se.Message = httpx.RedactSecrets(se.Message, secrets...)
+		if se.status != nil {
+			p := se.status.Proto()
+			p.Message = httpx.RedactSecrets(p.GetMessage(), secrets...)
+			se.status = status.FromProto(p)
+		}
+	}
+	var rpc *a2a.RPCError
+	if errors.As(err, &rpc) {
+		rpc.Message = httpx.RedactSecrets(rpc.Message, secrets...)
+		if len(rpc.Data) > 0 {
+			rpc.Data = json.RawMessage(httpx.RedactSecrets(string(rpc.Data), secrets...))
+		}
+	}
+	return err
 }
 
 // pushRequestError is the error of a push-config request that cannot be
