@@ -31,6 +31,10 @@ type handlers struct {
 	// list answers 1.0 ListTasks in terms of the proto, so that a test
 	// reads the request as sent and may answer a page the model refuses.
 	list func(ctx context.Context, req *pbv1.ListTasksRequest) (*pbv1.ListTasksResponse, error)
+	// pushSet10 and pushSet03 answer each version's
+	// CreateTaskPushNotificationConfig in terms of the proto, as list.
+	pushSet10 func(ctx context.Context, req *pbv1.TaskPushNotificationConfig) (*pbv1.TaskPushNotificationConfig, error)
+	pushSet03 func(ctx context.Context, req *pbv03.CreateTaskPushNotificationConfigRequest) (*pbv03.TaskPushNotificationConfig, error)
 }
 
 // seenCall is one call the agent got: its full method and metadata.
@@ -231,6 +235,20 @@ func (s service10) ListTasks(ctx context.Context, req *pbv1.ListTasksRequest) (*
 		return s.UnimplementedA2AServiceServer.ListTasks(ctx, req)
 	}
 	return s.a.h.list(ctx, req)
+}
+
+func (s service10) CreateTaskPushNotificationConfig(ctx context.Context, req *pbv1.TaskPushNotificationConfig) (*pbv1.TaskPushNotificationConfig, error) {
+	if s.a.h.pushSet10 == nil {
+		return s.UnimplementedA2AServiceServer.CreateTaskPushNotificationConfig(ctx, req)
+	}
+	return s.a.h.pushSet10(ctx, req)
+}
+
+func (s service03) CreateTaskPushNotificationConfig(ctx context.Context, req *pbv03.CreateTaskPushNotificationConfigRequest) (*pbv03.TaskPushNotificationConfig, error) {
+	if s.a.h.pushSet03 == nil {
+		return s.UnimplementedA2AServiceServer.CreateTaskPushNotificationConfig(ctx, req)
+	}
+	return s.a.h.pushSet03(ctx, req)
 }
 
 // service03 serves A2A 0.3 with the agent's handlers.

@@ -18,7 +18,10 @@
 // Client's Close then closes the Transport (see ExampleOpener).
 //
 // The Transport also lists an agent's tasks for stream.Client.ListTasks
-// (transport.TaskLister; A2A 1.0's ListTasks, which 0.3 does not have).
+// (transport.TaskLister; A2A 1.0's ListTasks, which 0.3 does not have),
+// and makes the push-config calls of stream.Client.SetPushConfig and its
+// Get, List and Delete in both versions (transport.PushConfigurer), so
+// that stream.WithPush follows a task by push notifications over gRPC too.
 //
 // Transport says what each failure of a call reads as; StatusError, what a
 // gRPC status means to A2A. The options of stream's HTTP bindings do not

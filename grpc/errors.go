@@ -121,6 +121,7 @@ const (
 	opGetTask
 	opCancel
 	opList
+	opPushConfig
 )
 
 // statusError makes the error of a call that ended with st (not OK).

@@ -48,6 +48,10 @@ var (
 		"/a2a.v1.A2AService/GetTask",
 		"/a2a.v1.A2AService/CancelTask",
 		"/a2a.v1.A2AService/TaskSubscription",
+		"/a2a.v1.A2AService/CreateTaskPushNotificationConfig",
+		"/a2a.v1.A2AService/GetTaskPushNotificationConfig",
+		"/a2a.v1.A2AService/ListTaskPushNotificationConfig",
+		"/a2a.v1.A2AService/DeleteTaskPushNotificationConfig",
 	}
 	streaming = map[string]bool{
 		"/lf.a2a.v1.A2AService/SendStreamingMessage": true,
@@ -211,6 +215,10 @@ func TestGeneratedClientsCallTheRegisteredPaths(t *testing.T) {
 	unimplemented(c03.GetTask(ctx, &a2apbv03.GetTaskRequest{Name: "tasks/t"}))
 	unimplemented(c03.CancelTask(ctx, &a2apbv03.CancelTaskRequest{Name: "tasks/t"}))
 	recvUnimplemented(recv(c03.TaskSubscription(ctx, &a2apbv03.TaskSubscriptionRequest{Name: "tasks/t"})))
+	unimplemented(c03.CreateTaskPushNotificationConfig(ctx, &a2apbv03.CreateTaskPushNotificationConfigRequest{Parent: "tasks/t"}))
+	unimplemented(c03.GetTaskPushNotificationConfig(ctx, &a2apbv03.GetTaskPushNotificationConfigRequest{Name: "tasks/t/pushNotificationConfigs/c"}))
+	unimplemented(c03.ListTaskPushNotificationConfig(ctx, &a2apbv03.ListTaskPushNotificationConfigRequest{Parent: "tasks/t"}))
+	unimplemented(c03.DeleteTaskPushNotificationConfig(ctx, &a2apbv03.DeleteTaskPushNotificationConfigRequest{Name: "tasks/t/pushNotificationConfigs/c"}))
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -151,6 +151,39 @@ func lost(ctx context.Context, err error) error {
 
 // unary makes a unary call and returns its raw result.
 func (s *Server) unary(ctx context.Context, v a2a.Version, method string, params any) (json.RawMessage, error) {
+	body, err := s.unaryBody(ctx, v, method, params)
+	if err != nil {
+		return nil, err
+	}
+	r, raw, err := jsonrpc.DecodeResponse(body)
+	if err != nil {
+		return nil, status.Error(codes.Internal, "a2agrpctest: the agent's answer: "+err.Error())
+	}
+	if r.Error != nil {
+		return nil, rpcStatus(v, r.Error)
+	}
+	return raw, nil
+}
+
+// unaryVoid makes a unary call whose result carries nothing (a delete's
+// null): any result is success.
+func (s *Server) unaryVoid(ctx context.Context, v a2a.Version, method string, params any) error {
+	body, err := s.unaryBody(ctx, v, method, params)
+	if err != nil {
+		return err
+	}
+	r, err := jsonrpc.DecodeVoidResponse(body)
+	if err != nil {
+		return status.Error(codes.Internal, "a2agrpctest: the agent's answer: "+err.Error())
+	}
+	if r.Error != nil {
+		return rpcStatus(v, r.Error)
+	}
+	return nil
+}
+
+// unaryBody posts a unary call and returns the body of its 200 answer.
+func (s *Server) unaryBody(ctx context.Context, v a2a.Version, method string, params any) ([]byte, error) {
 	resp, err := s.post(ctx, v, method, params, "application/json")
 	if err != nil {
 		return nil, err
@@ -163,14 +196,7 @@ func (s *Server) unary(ctx context.Context, v a2a.Version, method string, params
 	if resp.StatusCode != http.StatusOK {
 		return nil, httpStatusError(resp, body)
 	}
-	r, raw, err := jsonrpc.DecodeResponse(body)
-	if err != nil {
-		return nil, status.Error(codes.Internal, "a2agrpctest: the agent's answer: "+err.Error())
-	}
-	if r.Error != nil {
-		return nil, rpcStatus(v, r.Error)
-	}
-	return raw, nil
+	return body, nil
 }
 
 // stream makes a streaming call and hands each event to send; the headers

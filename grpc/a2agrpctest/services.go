@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/a2astream/a2astream/a2a"
 	pbv03 "github.com/a2astream/a2astream/grpc/internal/a2apb/v03"
@@ -277,4 +278,191 @@ func (x service03) task(ctx context.Context, method string, p idParams) (*pbv03.
 		return nil, convErr(err)
 	}
 	return pt, nil
+}
+
+// pushParams10 are the params of the 1.0 JSON-RPC calls that name a task
+// and, but for the list, a config.
+type pushParams10 struct {
+	Tenant string `json:"tenant,omitempty"`
+	TaskID string `json:"taskId"`
+	ID     string `json:"id,omitempty"`
+}
+
+// pushParams03 are those of 0.3, where "id" is the task's.
+type pushParams03 struct {
+	ID       string `json:"id"`
+	ConfigID string `json:"pushNotificationConfigId,omitempty"`
+}
+
+// setPushParams are the JSON-RPC params of a set of cfg for task taskID
+// in version v (a config the model refuses is a bad request).
+func setPushParams(v a2a.Version, taskID string, cfg a2a.PushConfig, tenant string) (json.RawMessage, error) {
+	raw, err := a2a.Codec{Version: v}.EncodeSetPushConfig(taskID, cfg, tenant)
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	return raw, nil
+}
+
+// pushConfigOf decodes one config of the agent's JSON-RPC answer.
+func pushConfigOf(raw json.RawMessage) (a2a.PushConfig, error) {
+	c, err := a2a.DecodePushConfig(raw)
+	if err != nil {
+		return a2a.PushConfig{}, status.Error(codes.Internal, "a2agrpctest: the agent's push config: "+err.Error())
+	}
+	return c, nil
+}
+
+// pushConfigsOf decodes the configs of the agent's JSON-RPC answer.
+func pushConfigsOf(raw json.RawMessage) ([]a2a.PushConfig, error) {
+	cs, err := a2a.DecodePushConfigs(raw)
+	if err != nil {
+		return nil, status.Error(codes.Internal, "a2agrpctest: the agent's push configs: "+err.Error())
+	}
+	return cs, nil
+}
+
+func (x service10) CreateTaskPushNotificationConfig(ctx context.Context, req *pbv1.TaskPushNotificationConfig) (*pbv1.TaskPushNotificationConfig, error) {
+	cfg, err := convert.PushConfigOf10(req)
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	params, err := setPushParams(a2a.V10, req.GetTaskId(), cfg, req.GetTenant())
+	if err != nil {
+		return nil, err
+	}
+	raw, err := x.s.unary(ctx, a2a.V10, "CreateTaskPushNotificationConfig", params)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pushConfigOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	return convert.PushConfig10("", c, ""), nil
+}
+
+func (x service10) GetTaskPushNotificationConfig(ctx context.Context, req *pbv1.GetTaskPushNotificationConfigRequest) (*pbv1.TaskPushNotificationConfig, error) {
+	raw, err := x.s.unary(ctx, a2a.V10, "GetTaskPushNotificationConfig",
+		pushParams10{Tenant: req.GetTenant(), TaskID: req.GetTaskId(), ID: req.GetId()})
+	if err != nil {
+		return nil, err
+	}
+	c, err := pushConfigOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	return convert.PushConfig10("", c, ""), nil
+}
+
+func (x service10) ListTaskPushNotificationConfigs(ctx context.Context, req *pbv1.ListTaskPushNotificationConfigsRequest) (*pbv1.ListTaskPushNotificationConfigsResponse, error) {
+	raw, err := x.s.unary(ctx, a2a.V10, "ListTaskPushNotificationConfigs",
+		pushParams10{Tenant: req.GetTenant(), TaskID: req.GetTaskId()})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := pushConfigsOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := &pbv1.ListTaskPushNotificationConfigsResponse{}
+	for _, c := range cs {
+		out.Configs = append(out.Configs, convert.PushConfig10("", c, ""))
+	}
+	return out, nil
+}
+
+func (x service10) DeleteTaskPushNotificationConfig(ctx context.Context, req *pbv1.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
+	if err := x.s.unaryVoid(ctx, a2a.V10, "DeleteTaskPushNotificationConfig",
+		pushParams10{Tenant: req.GetTenant(), TaskID: req.GetTaskId(), ID: req.GetId()}); err != nil {
+		return nil, err
+	}
+	return &emptypb.Empty{}, nil
+}
+
+// pushConfig03 converts a config of the agent's to 0.3's message.
+func pushConfig03(c a2a.PushConfig) (*pbv03.TaskPushNotificationConfig, error) {
+	p, err := convert.PushConfig03("", c)
+	if err != nil {
+		return nil, convErr(err)
+	}
+	return p, nil
+}
+
+func (x service03) CreateTaskPushNotificationConfig(ctx context.Context, req *pbv03.CreateTaskPushNotificationConfigRequest) (*pbv03.TaskPushNotificationConfig, error) {
+	taskID, err := convert.TaskIDOfName(req.GetParent())
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	cfg, err := convert.PushConfigOf03(req.GetConfig())
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	if cfg.ID == "" {
+		cfg.ID = req.GetConfigId()
+	}
+	params, err := setPushParams(a2a.V03, taskID, cfg, "")
+	if err != nil {
+		return nil, err
+	}
+	raw, err := x.s.unary(ctx, a2a.V03, "tasks/pushNotificationConfig/set", params)
+	if err != nil {
+		return nil, err
+	}
+	c, err := pushConfigOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	return pushConfig03(c)
+}
+
+func (x service03) GetTaskPushNotificationConfig(ctx context.Context, req *pbv03.GetTaskPushNotificationConfigRequest) (*pbv03.TaskPushNotificationConfig, error) {
+	taskID, configID, err := convert.PushConfigIDsOfName(req.GetName(), false)
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	raw, err := x.s.unary(ctx, a2a.V03, "tasks/pushNotificationConfig/get", pushParams03{ID: taskID, ConfigID: configID})
+	if err != nil {
+		return nil, err
+	}
+	c, err := pushConfigOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	return pushConfig03(c)
+}
+
+func (x service03) ListTaskPushNotificationConfig(ctx context.Context, req *pbv03.ListTaskPushNotificationConfigRequest) (*pbv03.ListTaskPushNotificationConfigResponse, error) {
+	taskID, err := convert.TaskIDOfName(req.GetParent())
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	raw, err := x.s.unary(ctx, a2a.V03, "tasks/pushNotificationConfig/list", pushParams03{ID: taskID})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := pushConfigsOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := &pbv03.ListTaskPushNotificationConfigResponse{}
+	for _, c := range cs {
+		p, err := pushConfig03(c)
+		if err != nil {
+			return nil, err
+		}
+		out.Configs = append(out.Configs, p)
+	}
+	return out, nil
+}
+
+func (x service03) DeleteTaskPushNotificationConfig(ctx context.Context, req *pbv03.DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
+	taskID, configID, err := convert.PushConfigIDsOfName(req.GetName(), false)
+	if err != nil {
+		return nil, badRequest(err)
+	}
+	if err := x.s.unaryVoid(ctx, a2a.V03, "tasks/pushNotificationConfig/delete", pushParams03{ID: taskID, ConfigID: configID}); err != nil {
+		return nil, err
+	}
+	return &emptypb.Empty{}, nil
 }

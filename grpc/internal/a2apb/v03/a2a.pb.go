@@ -7,9 +7,9 @@
 // specification/grpc/a2a.proto at tag v0.3.0. A message's parts are its
 // field 5, named "content" as there (not "parts", the name of an earlier
 // draft that some generated code still carries). This file keeps only what
-// a client sends and reads: what the sends, GetTask, CancelTask and
-// TaskSubscription carry; no agent card, no push configs, no google.api
-// annotations. Regenerate the Go code with scripts/generate.sh after any
+// a client sends and reads: what the sends, GetTask, CancelTask,
+// TaskSubscription and the four push-config RPCs carry; no agent card, no
+// google.api annotations. Regenerate the Go code with scripts/generate.sh after any
 // change.
 //
 // Its proto package and path are this module's own, not the spec's a2a.v1
@@ -1490,6 +1490,326 @@ func (*StreamResponse_StatusUpdate) isStreamResponse_Payload() {}
 
 func (*StreamResponse_ArtifactUpdate) isStreamResponse_Payload() {}
 
+// A task's push-notification config, named
+// "tasks/{id}/pushNotificationConfigs/{config_id}".
+type TaskPushNotificationConfig struct {
+	state                  protoimpl.MessageState  `protogen:"open.v1"`
+	Name                   string                  `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	PushNotificationConfig *PushNotificationConfig `protobuf:"bytes,2,opt,name=push_notification_config,json=pushNotificationConfig,proto3" json:"push_notification_config,omitempty"`
+	unknownFields          protoimpl.UnknownFields
+	sizeCache              protoimpl.SizeCache
+}
+
+func (x *TaskPushNotificationConfig) Reset() {
+	*x = TaskPushNotificationConfig{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskPushNotificationConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskPushNotificationConfig) ProtoMessage() {}
+
+func (x *TaskPushNotificationConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskPushNotificationConfig.ProtoReflect.Descriptor instead.
+func (*TaskPushNotificationConfig) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *TaskPushNotificationConfig) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TaskPushNotificationConfig) GetPushNotificationConfig() *PushNotificationConfig {
+	if x != nil {
+		return x.PushNotificationConfig
+	}
+	return nil
+}
+
+// The config of a task by its resource name,
+// "tasks/{id}/pushNotificationConfigs/{config_id}".
+type GetTaskPushNotificationConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTaskPushNotificationConfigRequest) Reset() {
+	*x = GetTaskPushNotificationConfigRequest{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTaskPushNotificationConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTaskPushNotificationConfigRequest) ProtoMessage() {}
+
+func (x *GetTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTaskPushNotificationConfigRequest.ProtoReflect.Descriptor instead.
+func (*GetTaskPushNotificationConfigRequest) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetTaskPushNotificationConfigRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The config of a task by its resource name,
+// "tasks/{id}/pushNotificationConfigs/{config_id}".
+type DeleteTaskPushNotificationConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteTaskPushNotificationConfigRequest) Reset() {
+	*x = DeleteTaskPushNotificationConfigRequest{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTaskPushNotificationConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTaskPushNotificationConfigRequest) ProtoMessage() {}
+
+func (x *DeleteTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTaskPushNotificationConfigRequest.ProtoReflect.Descriptor instead.
+func (*DeleteTaskPushNotificationConfigRequest) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DeleteTaskPushNotificationConfigRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// A config to register for the task parent, "tasks/{id}".
+type CreateTaskPushNotificationConfigRequest struct {
+	state         protoimpl.MessageState      `protogen:"open.v1"`
+	Parent        string                      `protobuf:"bytes,1,opt,name=parent,proto3" json:"parent,omitempty"`
+	ConfigId      string                      `protobuf:"bytes,2,opt,name=config_id,json=configId,proto3" json:"config_id,omitempty"`
+	Config        *TaskPushNotificationConfig `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTaskPushNotificationConfigRequest) Reset() {
+	*x = CreateTaskPushNotificationConfigRequest{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTaskPushNotificationConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTaskPushNotificationConfigRequest) ProtoMessage() {}
+
+func (x *CreateTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTaskPushNotificationConfigRequest.ProtoReflect.Descriptor instead.
+func (*CreateTaskPushNotificationConfigRequest) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CreateTaskPushNotificationConfigRequest) GetParent() string {
+	if x != nil {
+		return x.Parent
+	}
+	return ""
+}
+
+func (x *CreateTaskPushNotificationConfigRequest) GetConfigId() string {
+	if x != nil {
+		return x.ConfigId
+	}
+	return ""
+}
+
+func (x *CreateTaskPushNotificationConfigRequest) GetConfig() *TaskPushNotificationConfig {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+// The configs of the task parent, "tasks/{id}".
+type ListTaskPushNotificationConfigRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Parent        string                 `protobuf:"bytes,1,opt,name=parent,proto3" json:"parent,omitempty"`
+	PageSize      int32                  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string                 `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTaskPushNotificationConfigRequest) Reset() {
+	*x = ListTaskPushNotificationConfigRequest{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTaskPushNotificationConfigRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTaskPushNotificationConfigRequest) ProtoMessage() {}
+
+func (x *ListTaskPushNotificationConfigRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTaskPushNotificationConfigRequest.ProtoReflect.Descriptor instead.
+func (*ListTaskPushNotificationConfigRequest) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListTaskPushNotificationConfigRequest) GetParent() string {
+	if x != nil {
+		return x.Parent
+	}
+	return ""
+}
+
+func (x *ListTaskPushNotificationConfigRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListTaskPushNotificationConfigRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+type ListTaskPushNotificationConfigResponse struct {
+	state         protoimpl.MessageState        `protogen:"open.v1"`
+	Configs       []*TaskPushNotificationConfig `protobuf:"bytes,1,rep,name=configs,proto3" json:"configs,omitempty"`
+	NextPageToken string                        `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTaskPushNotificationConfigResponse) Reset() {
+	*x = ListTaskPushNotificationConfigResponse{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTaskPushNotificationConfigResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTaskPushNotificationConfigResponse) ProtoMessage() {}
+
+func (x *ListTaskPushNotificationConfigResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTaskPushNotificationConfigResponse.ProtoReflect.Descriptor instead.
+func (*ListTaskPushNotificationConfigResponse) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListTaskPushNotificationConfigResponse) GetConfigs() []*TaskPushNotificationConfig {
+	if x != nil {
+		return x.Configs
+	}
+	return nil
+}
+
+func (x *ListTaskPushNotificationConfigResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 var File_a2astream_grpc_v03_a2a_proto protoreflect.FileDescriptor
 
 const file_a2astream_grpc_v03_a2a_proto_rawDesc = "" +
@@ -1593,7 +1913,26 @@ const file_a2astream_grpc_v03_a2a_proto_rawDesc = "" +
 	"\x03msg\x18\x02 \x01(\v2\x1b.a2astream.grpc.v03.MessageH\x00R\amessage\x12P\n" +
 	"\rstatus_update\x18\x03 \x01(\v2).a2astream.grpc.v03.TaskStatusUpdateEventH\x00R\fstatusUpdate\x12V\n" +
 	"\x0fartifact_update\x18\x04 \x01(\v2+.a2astream.grpc.v03.TaskArtifactUpdateEventH\x00R\x0eartifactUpdateB\t\n" +
-	"\apayload*\xfa\x01\n" +
+	"\apayload\"\x96\x01\n" +
+	"\x1aTaskPushNotificationConfig\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12d\n" +
+	"\x18push_notification_config\x18\x02 \x01(\v2*.a2astream.grpc.v03.PushNotificationConfigR\x16pushNotificationConfig\":\n" +
+	"$GetTaskPushNotificationConfigRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"=\n" +
+	"'DeleteTaskPushNotificationConfigRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xa6\x01\n" +
+	"'CreateTaskPushNotificationConfigRequest\x12\x16\n" +
+	"\x06parent\x18\x01 \x01(\tR\x06parent\x12\x1b\n" +
+	"\tconfig_id\x18\x02 \x01(\tR\bconfigId\x12F\n" +
+	"\x06config\x18\x03 \x01(\v2..a2astream.grpc.v03.TaskPushNotificationConfigR\x06config\"{\n" +
+	"%ListTaskPushNotificationConfigRequest\x12\x16\n" +
+	"\x06parent\x18\x01 \x01(\tR\x06parent\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"\x9a\x01\n" +
+	"&ListTaskPushNotificationConfigResponse\x12H\n" +
+	"\aconfigs\x18\x01 \x03(\v2..a2astream.grpc.v03.TaskPushNotificationConfigR\aconfigs\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*\xfa\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TASK_STATE_SUBMITTED\x10\x01\x12\x16\n" +
@@ -1623,68 +1962,77 @@ func file_a2astream_grpc_v03_a2a_proto_rawDescGZIP() []byte {
 }
 
 var file_a2astream_grpc_v03_a2a_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_a2astream_grpc_v03_a2a_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_a2astream_grpc_v03_a2a_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_a2astream_grpc_v03_a2a_proto_goTypes = []any{
-	(TaskState)(0),                   // 0: a2astream.grpc.v03.TaskState
-	(Role)(0),                        // 1: a2astream.grpc.v03.Role
-	(*SendMessageConfiguration)(nil), // 2: a2astream.grpc.v03.SendMessageConfiguration
-	(*Task)(nil),                     // 3: a2astream.grpc.v03.Task
-	(*TaskStatus)(nil),               // 4: a2astream.grpc.v03.TaskStatus
-	(*Part)(nil),                     // 5: a2astream.grpc.v03.Part
-	(*FilePart)(nil),                 // 6: a2astream.grpc.v03.FilePart
-	(*DataPart)(nil),                 // 7: a2astream.grpc.v03.DataPart
-	(*Message)(nil),                  // 8: a2astream.grpc.v03.Message
-	(*Artifact)(nil),                 // 9: a2astream.grpc.v03.Artifact
-	(*TaskStatusUpdateEvent)(nil),    // 10: a2astream.grpc.v03.TaskStatusUpdateEvent
-	(*TaskArtifactUpdateEvent)(nil),  // 11: a2astream.grpc.v03.TaskArtifactUpdateEvent
-	(*PushNotificationConfig)(nil),   // 12: a2astream.grpc.v03.PushNotificationConfig
-	(*AuthenticationInfo)(nil),       // 13: a2astream.grpc.v03.AuthenticationInfo
-	(*SendMessageRequest)(nil),       // 14: a2astream.grpc.v03.SendMessageRequest
-	(*GetTaskRequest)(nil),           // 15: a2astream.grpc.v03.GetTaskRequest
-	(*CancelTaskRequest)(nil),        // 16: a2astream.grpc.v03.CancelTaskRequest
-	(*TaskSubscriptionRequest)(nil),  // 17: a2astream.grpc.v03.TaskSubscriptionRequest
-	(*SendMessageResponse)(nil),      // 18: a2astream.grpc.v03.SendMessageResponse
-	(*StreamResponse)(nil),           // 19: a2astream.grpc.v03.StreamResponse
-	(*structpb.Struct)(nil),          // 20: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 21: google.protobuf.Timestamp
+	(TaskState)(0),                                  // 0: a2astream.grpc.v03.TaskState
+	(Role)(0),                                       // 1: a2astream.grpc.v03.Role
+	(*SendMessageConfiguration)(nil),                // 2: a2astream.grpc.v03.SendMessageConfiguration
+	(*Task)(nil),                                    // 3: a2astream.grpc.v03.Task
+	(*TaskStatus)(nil),                              // 4: a2astream.grpc.v03.TaskStatus
+	(*Part)(nil),                                    // 5: a2astream.grpc.v03.Part
+	(*FilePart)(nil),                                // 6: a2astream.grpc.v03.FilePart
+	(*DataPart)(nil),                                // 7: a2astream.grpc.v03.DataPart
+	(*Message)(nil),                                 // 8: a2astream.grpc.v03.Message
+	(*Artifact)(nil),                                // 9: a2astream.grpc.v03.Artifact
+	(*TaskStatusUpdateEvent)(nil),                   // 10: a2astream.grpc.v03.TaskStatusUpdateEvent
+	(*TaskArtifactUpdateEvent)(nil),                 // 11: a2astream.grpc.v03.TaskArtifactUpdateEvent
+	(*PushNotificationConfig)(nil),                  // 12: a2astream.grpc.v03.PushNotificationConfig
+	(*AuthenticationInfo)(nil),                      // 13: a2astream.grpc.v03.AuthenticationInfo
+	(*SendMessageRequest)(nil),                      // 14: a2astream.grpc.v03.SendMessageRequest
+	(*GetTaskRequest)(nil),                          // 15: a2astream.grpc.v03.GetTaskRequest
+	(*CancelTaskRequest)(nil),                       // 16: a2astream.grpc.v03.CancelTaskRequest
+	(*TaskSubscriptionRequest)(nil),                 // 17: a2astream.grpc.v03.TaskSubscriptionRequest
+	(*SendMessageResponse)(nil),                     // 18: a2astream.grpc.v03.SendMessageResponse
+	(*StreamResponse)(nil),                          // 19: a2astream.grpc.v03.StreamResponse
+	(*TaskPushNotificationConfig)(nil),              // 20: a2astream.grpc.v03.TaskPushNotificationConfig
+	(*GetTaskPushNotificationConfigRequest)(nil),    // 21: a2astream.grpc.v03.GetTaskPushNotificationConfigRequest
+	(*DeleteTaskPushNotificationConfigRequest)(nil), // 22: a2astream.grpc.v03.DeleteTaskPushNotificationConfigRequest
+	(*CreateTaskPushNotificationConfigRequest)(nil), // 23: a2astream.grpc.v03.CreateTaskPushNotificationConfigRequest
+	(*ListTaskPushNotificationConfigRequest)(nil),   // 24: a2astream.grpc.v03.ListTaskPushNotificationConfigRequest
+	(*ListTaskPushNotificationConfigResponse)(nil),  // 25: a2astream.grpc.v03.ListTaskPushNotificationConfigResponse
+	(*structpb.Struct)(nil),                         // 26: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),                   // 27: google.protobuf.Timestamp
 }
 var file_a2astream_grpc_v03_a2a_proto_depIdxs = []int32{
 	12, // 0: a2astream.grpc.v03.SendMessageConfiguration.push_notification:type_name -> a2astream.grpc.v03.PushNotificationConfig
 	4,  // 1: a2astream.grpc.v03.Task.status:type_name -> a2astream.grpc.v03.TaskStatus
 	9,  // 2: a2astream.grpc.v03.Task.artifacts:type_name -> a2astream.grpc.v03.Artifact
 	8,  // 3: a2astream.grpc.v03.Task.history:type_name -> a2astream.grpc.v03.Message
-	20, // 4: a2astream.grpc.v03.Task.metadata:type_name -> google.protobuf.Struct
+	26, // 4: a2astream.grpc.v03.Task.metadata:type_name -> google.protobuf.Struct
 	0,  // 5: a2astream.grpc.v03.TaskStatus.state:type_name -> a2astream.grpc.v03.TaskState
 	8,  // 6: a2astream.grpc.v03.TaskStatus.update:type_name -> a2astream.grpc.v03.Message
-	21, // 7: a2astream.grpc.v03.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
+	27, // 7: a2astream.grpc.v03.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
 	6,  // 8: a2astream.grpc.v03.Part.file:type_name -> a2astream.grpc.v03.FilePart
 	7,  // 9: a2astream.grpc.v03.Part.data:type_name -> a2astream.grpc.v03.DataPart
-	20, // 10: a2astream.grpc.v03.Part.metadata:type_name -> google.protobuf.Struct
-	20, // 11: a2astream.grpc.v03.DataPart.data:type_name -> google.protobuf.Struct
+	26, // 10: a2astream.grpc.v03.Part.metadata:type_name -> google.protobuf.Struct
+	26, // 11: a2astream.grpc.v03.DataPart.data:type_name -> google.protobuf.Struct
 	1,  // 12: a2astream.grpc.v03.Message.role:type_name -> a2astream.grpc.v03.Role
 	5,  // 13: a2astream.grpc.v03.Message.content:type_name -> a2astream.grpc.v03.Part
-	20, // 14: a2astream.grpc.v03.Message.metadata:type_name -> google.protobuf.Struct
+	26, // 14: a2astream.grpc.v03.Message.metadata:type_name -> google.protobuf.Struct
 	5,  // 15: a2astream.grpc.v03.Artifact.parts:type_name -> a2astream.grpc.v03.Part
-	20, // 16: a2astream.grpc.v03.Artifact.metadata:type_name -> google.protobuf.Struct
+	26, // 16: a2astream.grpc.v03.Artifact.metadata:type_name -> google.protobuf.Struct
 	4,  // 17: a2astream.grpc.v03.TaskStatusUpdateEvent.status:type_name -> a2astream.grpc.v03.TaskStatus
-	20, // 18: a2astream.grpc.v03.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	26, // 18: a2astream.grpc.v03.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
 	9,  // 19: a2astream.grpc.v03.TaskArtifactUpdateEvent.artifact:type_name -> a2astream.grpc.v03.Artifact
-	20, // 20: a2astream.grpc.v03.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	26, // 20: a2astream.grpc.v03.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
 	13, // 21: a2astream.grpc.v03.PushNotificationConfig.authentication:type_name -> a2astream.grpc.v03.AuthenticationInfo
 	8,  // 22: a2astream.grpc.v03.SendMessageRequest.request:type_name -> a2astream.grpc.v03.Message
 	2,  // 23: a2astream.grpc.v03.SendMessageRequest.configuration:type_name -> a2astream.grpc.v03.SendMessageConfiguration
-	20, // 24: a2astream.grpc.v03.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
+	26, // 24: a2astream.grpc.v03.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
 	3,  // 25: a2astream.grpc.v03.SendMessageResponse.task:type_name -> a2astream.grpc.v03.Task
 	8,  // 26: a2astream.grpc.v03.SendMessageResponse.msg:type_name -> a2astream.grpc.v03.Message
 	3,  // 27: a2astream.grpc.v03.StreamResponse.task:type_name -> a2astream.grpc.v03.Task
 	8,  // 28: a2astream.grpc.v03.StreamResponse.msg:type_name -> a2astream.grpc.v03.Message
 	10, // 29: a2astream.grpc.v03.StreamResponse.status_update:type_name -> a2astream.grpc.v03.TaskStatusUpdateEvent
 	11, // 30: a2astream.grpc.v03.StreamResponse.artifact_update:type_name -> a2astream.grpc.v03.TaskArtifactUpdateEvent
-	31, // [31:31] is the sub-list for method output_type
-	31, // [31:31] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	12, // 31: a2astream.grpc.v03.TaskPushNotificationConfig.push_notification_config:type_name -> a2astream.grpc.v03.PushNotificationConfig
+	20, // 32: a2astream.grpc.v03.CreateTaskPushNotificationConfigRequest.config:type_name -> a2astream.grpc.v03.TaskPushNotificationConfig
+	20, // 33: a2astream.grpc.v03.ListTaskPushNotificationConfigResponse.configs:type_name -> a2astream.grpc.v03.TaskPushNotificationConfig
+	34, // [34:34] is the sub-list for method output_type
+	34, // [34:34] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_a2astream_grpc_v03_a2a_proto_init() }
@@ -1717,7 +2065,7 @@ func file_a2astream_grpc_v03_a2a_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_a2astream_grpc_v03_a2a_proto_rawDesc), len(file_a2astream_grpc_v03_a2a_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   18,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

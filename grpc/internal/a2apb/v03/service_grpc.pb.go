@@ -3,7 +3,8 @@
 // service and RPC names (specification/grpc/a2a.proto at tag v0.3.0),
 // which make the method paths on the wire
 // (/a2a.v1.A2AService/SendStreamingMessage). Only the RPCs a client uses:
-// the sends, GetTask, CancelTask and TaskSubscription.
+// the sends, GetTask, CancelTask, TaskSubscription and the push-config
+// RPCs.
 //
 // Its messages are those of a2astream/grpc/v03/a2a.proto, under this
 // module's own proto package (that file says why). scripts/generate.sh
@@ -27,6 +28,7 @@ import (
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
+	emptypb "google.golang.org/protobuf/types/known/emptypb"
 )
 
 // This is a compile-time assertion to ensure that this generated file
@@ -35,11 +37,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	A2AService_SendMessage_FullMethodName          = "/a2a.v1.A2AService/SendMessage"
-	A2AService_SendStreamingMessage_FullMethodName = "/a2a.v1.A2AService/SendStreamingMessage"
-	A2AService_GetTask_FullMethodName              = "/a2a.v1.A2AService/GetTask"
-	A2AService_CancelTask_FullMethodName           = "/a2a.v1.A2AService/CancelTask"
-	A2AService_TaskSubscription_FullMethodName     = "/a2a.v1.A2AService/TaskSubscription"
+	A2AService_SendMessage_FullMethodName                      = "/a2a.v1.A2AService/SendMessage"
+	A2AService_SendStreamingMessage_FullMethodName             = "/a2a.v1.A2AService/SendStreamingMessage"
+	A2AService_GetTask_FullMethodName                          = "/a2a.v1.A2AService/GetTask"
+	A2AService_CancelTask_FullMethodName                       = "/a2a.v1.A2AService/CancelTask"
+	A2AService_TaskSubscription_FullMethodName                 = "/a2a.v1.A2AService/TaskSubscription"
+	A2AService_CreateTaskPushNotificationConfig_FullMethodName = "/a2a.v1.A2AService/CreateTaskPushNotificationConfig"
+	A2AService_GetTaskPushNotificationConfig_FullMethodName    = "/a2a.v1.A2AService/GetTaskPushNotificationConfig"
+	A2AService_ListTaskPushNotificationConfig_FullMethodName   = "/a2a.v1.A2AService/ListTaskPushNotificationConfig"
+	A2AService_DeleteTaskPushNotificationConfig_FullMethodName = "/a2a.v1.A2AService/DeleteTaskPushNotificationConfig"
 )
 
 // A2AServiceClient is the client API for A2AService service.
@@ -58,6 +64,14 @@ type A2AServiceClient interface {
 	CancelTask(ctx context.Context, in *CancelTaskRequest, opts ...grpc.CallOption) (*Task, error)
 	// The events of a task, from now on (0.3's resubscribe).
 	TaskSubscription(ctx context.Context, in *TaskSubscriptionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StreamResponse], error)
+	// Registers a push-notification config for a task.
+	CreateTaskPushNotificationConfig(ctx context.Context, in *CreateTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*TaskPushNotificationConfig, error)
+	// One push-notification config of a task.
+	GetTaskPushNotificationConfig(ctx context.Context, in *GetTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*TaskPushNotificationConfig, error)
+	// The push-notification configs of a task (the spec's name: singular).
+	ListTaskPushNotificationConfig(ctx context.Context, in *ListTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*ListTaskPushNotificationConfigResponse, error)
+	// Removes a push-notification config of a task.
+	DeleteTaskPushNotificationConfig(ctx context.Context, in *DeleteTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*emptypb.Empty, error)
 }
 
 type a2AServiceClient struct {
@@ -136,6 +150,46 @@ func (c *a2AServiceClient) TaskSubscription(ctx context.Context, in *TaskSubscri
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type A2AService_TaskSubscriptionClient = grpc.ServerStreamingClient[StreamResponse]
 
+func (c *a2AServiceClient) CreateTaskPushNotificationConfig(ctx context.Context, in *CreateTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*TaskPushNotificationConfig, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskPushNotificationConfig)
+	err := c.cc.Invoke(ctx, A2AService_CreateTaskPushNotificationConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *a2AServiceClient) GetTaskPushNotificationConfig(ctx context.Context, in *GetTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*TaskPushNotificationConfig, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TaskPushNotificationConfig)
+	err := c.cc.Invoke(ctx, A2AService_GetTaskPushNotificationConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *a2AServiceClient) ListTaskPushNotificationConfig(ctx context.Context, in *ListTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*ListTaskPushNotificationConfigResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTaskPushNotificationConfigResponse)
+	err := c.cc.Invoke(ctx, A2AService_ListTaskPushNotificationConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *a2AServiceClient) DeleteTaskPushNotificationConfig(ctx context.Context, in *DeleteTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*emptypb.Empty, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(emptypb.Empty)
+	err := c.cc.Invoke(ctx, A2AService_DeleteTaskPushNotificationConfig_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // A2AServiceServer is the server API for A2AService service.
 // All implementations must embed UnimplementedA2AServiceServer
 // for forward compatibility.
@@ -152,6 +206,14 @@ type A2AServiceServer interface {
 	CancelTask(context.Context, *CancelTaskRequest) (*Task, error)
 	// The events of a task, from now on (0.3's resubscribe).
 	TaskSubscription(*TaskSubscriptionRequest, grpc.ServerStreamingServer[StreamResponse]) error
+	// Registers a push-notification config for a task.
+	CreateTaskPushNotificationConfig(context.Context, *CreateTaskPushNotificationConfigRequest) (*TaskPushNotificationConfig, error)
+	// One push-notification config of a task.
+	GetTaskPushNotificationConfig(context.Context, *GetTaskPushNotificationConfigRequest) (*TaskPushNotificationConfig, error)
+	// The push-notification configs of a task (the spec's name: singular).
+	ListTaskPushNotificationConfig(context.Context, *ListTaskPushNotificationConfigRequest) (*ListTaskPushNotificationConfigResponse, error)
+	// Removes a push-notification config of a task.
+	DeleteTaskPushNotificationConfig(context.Context, *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error)
 	mustEmbedUnimplementedA2AServiceServer()
 }
 
@@ -176,6 +238,18 @@ func (UnimplementedA2AServiceServer) CancelTask(context.Context, *CancelTaskRequ
 }
 func (UnimplementedA2AServiceServer) TaskSubscription(*TaskSubscriptionRequest, grpc.ServerStreamingServer[StreamResponse]) error {
 	return status.Error(codes.Unimplemented, "method TaskSubscription not implemented")
+}
+func (UnimplementedA2AServiceServer) CreateTaskPushNotificationConfig(context.Context, *CreateTaskPushNotificationConfigRequest) (*TaskPushNotificationConfig, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateTaskPushNotificationConfig not implemented")
+}
+func (UnimplementedA2AServiceServer) GetTaskPushNotificationConfig(context.Context, *GetTaskPushNotificationConfigRequest) (*TaskPushNotificationConfig, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTaskPushNotificationConfig not implemented")
+}
+func (UnimplementedA2AServiceServer) ListTaskPushNotificationConfig(context.Context, *ListTaskPushNotificationConfigRequest) (*ListTaskPushNotificationConfigResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTaskPushNotificationConfig not implemented")
+}
+func (UnimplementedA2AServiceServer) DeleteTaskPushNotificationConfig(context.Context, *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteTaskPushNotificationConfig not implemented")
 }
 func (UnimplementedA2AServiceServer) mustEmbedUnimplementedA2AServiceServer() {}
 func (UnimplementedA2AServiceServer) testEmbeddedByValue()                    {}
@@ -274,6 +348,78 @@ func _A2AService_TaskSubscription_Handler(srv interface{}, stream grpc.ServerStr
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type A2AService_TaskSubscriptionServer = grpc.ServerStreamingServer[StreamResponse]
 
+func _A2AService_CreateTaskPushNotificationConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateTaskPushNotificationConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(A2AServiceServer).CreateTaskPushNotificationConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: A2AService_CreateTaskPushNotificationConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(A2AServiceServer).CreateTaskPushNotificationConfig(ctx, req.(*CreateTaskPushNotificationConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _A2AService_GetTaskPushNotificationConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTaskPushNotificationConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(A2AServiceServer).GetTaskPushNotificationConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: A2AService_GetTaskPushNotificationConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(A2AServiceServer).GetTaskPushNotificationConfig(ctx, req.(*GetTaskPushNotificationConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _A2AService_ListTaskPushNotificationConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTaskPushNotificationConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(A2AServiceServer).ListTaskPushNotificationConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: A2AService_ListTaskPushNotificationConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(A2AServiceServer).ListTaskPushNotificationConfig(ctx, req.(*ListTaskPushNotificationConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _A2AService_DeleteTaskPushNotificationConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteTaskPushNotificationConfigRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(A2AServiceServer).DeleteTaskPushNotificationConfig(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: A2AService_DeleteTaskPushNotificationConfig_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(A2AServiceServer).DeleteTaskPushNotificationConfig(ctx, req.(*DeleteTaskPushNotificationConfigRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // A2AService_ServiceDesc is the grpc.ServiceDesc for A2AService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -292,6 +438,22 @@ var A2AService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelTask",
 			Handler:    _A2AService_CancelTask_Handler,
+		},
+		{
+			MethodName: "CreateTaskPushNotificationConfig",
+			Handler:    _A2AService_CreateTaskPushNotificationConfig_Handler,
+		},
+		{
+			MethodName: "GetTaskPushNotificationConfig",
+			Handler:    _A2AService_GetTaskPushNotificationConfig_Handler,
+		},
+		{
+			MethodName: "ListTaskPushNotificationConfig",
+			Handler:    _A2AService_ListTaskPushNotificationConfig_Handler,
+		},
+		{
+			MethodName: "DeleteTaskPushNotificationConfig",
+			Handler:    _A2AService_DeleteTaskPushNotificationConfig_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
