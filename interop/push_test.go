@@ -445,7 +445,7 @@ func TestPushHumanInput(t *testing.T) {
 			}
 		}
 		require.GreaterOrEqual(t, polls, 2, "the prompt came from a poll after the catch-up poll:\n%s", requestLog(px))
-		})
+	})
 }
 
 // TestPushUnavailableOver03REST runs the story on js-0.3.14 over HTTP+JSON
