@@ -10,27 +10,28 @@ import (
 	"google.golang.org/grpc/credentials"
 )
 
-// A call's idle timeout is the silence of its connection, not the wait for
-// each whole message: a big event on a slow link that is never quiet
+// A call's idle timeout is the silence of its HTTP/2 stream, not the wait
+// for each whole message: a big event on a slow link that is never quiet
 // arrives, as it does over the HTTP bindings, whose timer every byte read
 // resets. gRPC reads its connections itself and says nothing of bytes until
 // a message is whole, so the Transport wraps the connections its
 // credentials hand gRPC (the handshake is where a Transport meets its
 // connections whatever dials them: the default dialer, a proxy, a dialer of
-// WithDialOptions), and every read notes the time. The idle timer, when it
-// fires, waits on for as long as bytes came within the timeout. Bytes of
-// any call on the connection count, so a stream stays alive while another
-// on the same connection is busy: the bytes of HTTP/2's DATA, HEADERS and
-// CONTINUATION frames, which carry calls. The connection's own frames do
-// not: a PING (a keepalive of the client, the server or a proxy between
-// them, sent while nothing else moves), a PING's ack, SETTINGS and
-// WINDOW_UPDATE say that the connection lives, not that a call moves, and
-// counting them would keep a silent stream open forever. The handshake
-// returns the connection as HTTP/2 reads it (decrypted, under TLS), a
-// sequence of frames from the server's first on: frames reads their
-// headers.
+// WithDialOptions), and every read notes the time, in the activity of the
+// call whose stream the bytes belong to (see callKey) and in the
+// Transport's. The idle timer, when it fires, waits on for as long as bytes
+// of its call came within the timeout. Only the bytes of HTTP/2's DATA,
+// HEADERS and CONTINUATION frames count, which carry calls. The
+// connection's own frames do not: a PING (a keepalive of the client, the
+// server or a proxy between them, sent while nothing else moves), a PING's
+// ack, SETTINGS and WINDOW_UPDATE say that the connection lives, not that a
+// call moves, and counting them would keep a silent stream open forever.
+// The handshake returns the connection as HTTP/2 reads it (decrypted,
+// under TLS), a sequence of frames from the server's first on: frames
+// reads their headers.
 
-// activity is when the Transport's connections last read bytes.
+// activity is when a call's stream, or any of the Transport's calls, last
+// read bytes.
 type activity struct {
 	start time.Time
 	last  atomic.Int64 // nanoseconds from start to the last read
@@ -41,7 +42,7 @@ func newActivity() *activity { return &activity{start: time.Now()} }
 // read notes that bytes were read now.
 func (a *activity) read() { a.last.Store(int64(time.Since(a.start))) }
 
-// quiet returns how long the connections have read nothing.
+// quiet returns how long nothing was read since.
 func (a *activity) quiet() time.Duration {
 	return time.Since(a.start) - time.Duration(a.last.Load())
 }
@@ -55,6 +56,7 @@ func (a *activity) quiet() time.Duration {
 type noting struct {
 	credentials.TransportCredentials
 	act    *activity
+	calls  *callTable
 	secure bool
 }
 
@@ -73,7 +75,7 @@ func (n noting) ClientHandshake(ctx context.Context, authority string, raw net.C
 		_ = conn.Close()
 		return nil, nil, errNotEncrypted
 	}
-	return &notingConn{Conn: conn, act: n.act}, info, nil
+	return newNotingConn(conn, n.act, n.calls), info, nil
 }
 
 // encrypted reports whether a handshake's result says its connection is
@@ -87,14 +89,27 @@ func encrypted(info credentials.AuthInfo) bool {
 
 // Clone clones the wrapped credentials, noting in the same activity.
 func (n noting) Clone() credentials.TransportCredentials {
-	return noting{TransportCredentials: n.TransportCredentials.Clone(), act: n.act, secure: n.secure}
+	return noting{TransportCredentials: n.TransportCredentials.Clone(), act: n.act, calls: n.calls, secure: n.secure}
 }
 
-// notingConn is a connection whose reads of calls' frames are noted.
+// notingConn is a connection whose reads of calls' frames are noted: in
+// the Transport's activity, and in the activity of the call whose stream a
+// frame belongs to (see callKey), which its writes tell.
 type notingConn struct {
 	net.Conn
 	act    *activity
 	frames frames // gRPC reads a connection from one goroutine
+	out    *opened
+}
+
+func newNotingConn(conn net.Conn, act *activity, calls *callTable) *notingConn {
+	c := &notingConn{Conn: conn, act: act}
+	tab := &streamTable{}
+	c.frames.tab = tab
+	if calls != nil {
+		c.out = newOpened(func(stream uint32, value string) { calls.bind(value, tab, stream) })
+	}
+	return c
 }
 
 func (c *notingConn) Read(p []byte) (int, error) {
@@ -105,6 +120,15 @@ func (c *notingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write scans p before it goes, so that a stream is bound to its call
+// before the server can answer on it.
+func (c *notingConn) Write(p []byte) (int, error) {
+	if c.out != nil {
+		c.out.scan(p)
+	}
+	return c.Conn.Write(p)
+}
+
 // frames follows the HTTP/2 frames a connection reads, across reads: the
 // 9-byte header of each (a 24-bit length, then the type), then as many
 // bytes of payload as the length says.
@@ -113,6 +137,8 @@ type frames struct {
 	nhead int    // bytes of the current frame's header read so far
 	left  uint32 // bytes of the current frame's payload still to come
 	calls bool   // the current frame carries a call (calls)
+	tab   *streamTable
+	cur   *callActivity // the call of the current frame's stream, if bound
 }
 
 // HTTP/2's frame types that carry calls (RFC 9113, section 6).
@@ -124,12 +150,16 @@ const (
 
 // scan reads p, the next bytes of the connection, and reports whether any
 // of them belong to a frame that carries a call: a DATA, HEADERS or
-// CONTINUATION frame, header or payload.
+// CONTINUATION frame, header or payload. Such a frame's bytes are noted in
+// the activity of the call bound to its stream, if one is.
 func (f *frames) scan(p []byte) (calls bool) {
 	for len(p) > 0 {
 		if f.left > 0 {
 			n := uint32(min(len(p), int(min(f.left, 1<<30))))
 			calls = calls || f.calls
+			if f.cur != nil {
+				f.cur.read()
+			}
 			f.left -= n
 			p = p[n:]
 			continue
@@ -147,6 +177,12 @@ func (f *frames) scan(p []byte) (calls bool) {
 			f.calls = true
 		default:
 			f.calls = false
+		}
+		f.cur = nil
+		if id := uint32(f.head[5])<<24 | uint32(f.head[6])<<16 | uint32(f.head[7])<<8 | uint32(f.head[8]); f.calls && f.tab != nil {
+			if f.cur = f.tab.get(id & (1<<31 - 1)); f.cur != nil {
+				f.cur.read()
+			}
 		}
 		calls = calls || f.calls
 	}

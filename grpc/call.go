@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,10 @@ type rpc struct {
 	cs     grpc.ClientStream
 	idle   *time.Timer
 	d      time.Duration
+	// id names the call to its Transport (callKey), whose connections
+	// note the frames of its stream in act.
+	id  uint64
+	act *callActivity
 	// waiting: a read of the call waits for the network (the response
 	// headers, or a message), which the idle timer bounds.
 	waiting atomic.Bool
@@ -64,6 +69,10 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 		return nil, transport.NotSent(t.closedError(nil))
 	}
 	r := &rpc{t: t, o: o, method: method, parent: ctx, d: call.IdleTimeout}
+	if r.d > 0 {
+		r.id, r.act = t.calls.add()
+		md[callKey] = []string{strconv.FormatUint(r.id, 10)}
+	}
 	if b := t.cfg.breaker; b != nil {
 		done, err := b.Allow()
 		if err != nil {
@@ -113,6 +122,7 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 // caller's context ending is its error; the Transport closed wraps
 // transport.ErrClosed; anything else is NotSent.
 func (r *rpc) unsent(err error) error {
+	r.forget()
 	defer r.cancel(context.Canceled)
 	if perr := r.parent.Err(); perr != nil {
 		r.report(perr)
@@ -143,6 +153,7 @@ func (r *rpc) unsent(err error) error {
 // ends the call.
 func (r *rpc) fail(err error) error {
 	r.stopIdle()
+	r.forget()
 	defer r.cancel(context.Canceled)
 	headers := r.responded
 	if !headers && r.cs != nil {
@@ -239,11 +250,28 @@ func (r *rpc) idleFired() {
 	if !r.waiting.Load() {
 		return
 	}
-	if quiet := r.t.act.quiet(); quiet < r.d {
+	if quiet := r.quiet(); quiet < r.d {
 		r.idle.Reset(r.d - quiet)
 		return
 	}
 	r.cancel(errIdle)
+}
+
+// quiet returns how long the call's stream has read nothing, or, when no
+// stream was bound to the call, how long the Transport's connections have
+// read nothing of any call (see callKey).
+func (r *rpc) quiet() time.Duration {
+	if r.act != nil && r.act.bound.Load() {
+		return r.act.quiet()
+	}
+	return r.t.act.quiet()
+}
+
+// forget takes the call out of its Transport's calls under way.
+func (r *rpc) forget() {
+	if r.act != nil {
+		r.t.calls.remove(r.id)
+	}
 }
 
 // stopIdle stops the idle timer.
@@ -257,6 +285,7 @@ func (r *rpc) stopIdle() {
 // close ends the call and releases what it holds. It is idempotent.
 func (r *rpc) close() {
 	r.stopIdle()
+	r.forget()
 	r.report(nil)
 	r.cancel(context.Canceled)
 }

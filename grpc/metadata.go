@@ -37,14 +37,15 @@ func (e *HeaderError) Unwrap() error { return transport.ErrInvalidMessage }
 
 // reserved reports the names, lower-cased, that a caller's headers do not
 // set on a gRPC call: HTTP/2's pseudo-headers and connection-specific
-// headers, gRPC's own (content-type, te, user-agent, grpc-*), and the
-// version, which the call's Version sets. They are dropped, as grpc-go
+// headers, gRPC's own (content-type, te, user-agent, grpc-*), the
+// version, which the call's Version sets, and the call's number, which
+// the Transport sets (see Transport's timers). They are dropped, as grpc-go
 // drops most of them itself and as net/http ignores a Host header: the
 // call is made as gRPC and its version require.
 func reserved(name string) bool {
 	switch name {
 	case "content-type", "te", "user-agent", "host", "connection", "keep-alive",
-		"proxy-connection", "transfer-encoding", "upgrade", versionKey:
+		"proxy-connection", "transfer-encoding", "upgrade", versionKey, callKey:
 		return true
 	}
 	return strings.HasPrefix(name, ":") || strings.HasPrefix(name, "grpc-")

@@ -50,15 +50,17 @@ import (
 // Timers: each call's reads are timed by transport.Call.IdleTimeout, with
 // the Transport's own timer (gRPC keepalive does not see a silent but live
 // stream), and its connection by WithConnectTimeout. The idle timeout is
-// the silence of the connection, as over the HTTP bindings: a big event on
-// a slow link arrives however long it takes while bytes keep coming. Bytes
-// of any call on the Transport's connections count, so a silent stream
-// beside a busy call on the same Transport (two tasks of one Client) is
-// not cut, and ends at the stream's stall limit instead: give streams
-// that may go silent side by side Transports of their own when that
-// matters. The connections' own frames (keepalive PINGs, from either side
-// or a proxy, and their acks, SETTINGS, WINDOW_UPDATE) do not count, so
-// keepalive never keeps a silent stream open.
+// the silence of the call's HTTP/2 stream, as over the HTTP bindings it is
+// the silence of the response: a big event on a slow link arrives however
+// long it takes while its bytes keep coming, and a silent stream beside a
+// busy call on the same connection (two tasks of one Client) is cut one
+// timeout after its last bytes. To know which stream carries a call, the
+// Transport names each call it times in the metadata a2astream-call (a
+// number, unique in the Transport, that tells the agent nothing) and reads
+// it back from the HEADERS frame gRPC writes. The connections' own frames
+// (keepalive PINGs, from either side or a proxy, and their acks, SETTINGS,
+// WINDOW_UPDATE) and the frames of streams no call of the Transport opened
+// do not count, so keepalive never keeps a silent stream open.
 // Headers: the call's
 // headers go as metadata (see HeaderError for what is dropped and what is
 // refused) to the target only: the Transport calls no other host.
@@ -69,8 +71,9 @@ type Transport struct {
 	target string
 	cfg    config
 	cc     *grpc.ClientConn
-	act    *activity // when its connections last read bytes
-	secure bool      // its connections are encrypted (Secure)
+	act    *activity  // when its connections last read bytes
+	calls  *callTable // its calls under way, whose streams its connections bind
+	secure bool       // its connections are encrypted (Secure)
 	closed atomic.Bool
 	// stream is the call option of every call: its codec, which decodes
 	// each event straight from the received bytes and notes a message
@@ -107,19 +110,19 @@ func New(target string, opts ...Option) (*Transport, error) {
 	if cfg.insecure {
 		creds = insecure.NewCredentials()
 	}
-	act := newActivity()
+	act, calls := newActivity(), &callTable{}
 	secure := encrypting(creds.Info().SecurityProtocol)
 	// The Transport's options go last, so that none of WithDialOptions
 	// replaces its credentials (a TLS connection made plaintext) or its
 	// size limit.
 	dial := append(slices.Clip(cfg.dialOpts),
-		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act, secure: secure}),
+		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act, calls: calls, secure: secure}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)))
 	cc, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
-	return &Transport{target: target, cfg: cfg, cc: cc, act: act, secure: secure, stream: newStreamCodec()}, nil
+	return &Transport{target: target, cfg: cfg, cc: cc, act: act, calls: calls, secure: secure, stream: newStreamCodec()}, nil
 }
 
 // Target returns the target the Transport calls, as given to New.

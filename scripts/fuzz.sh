@@ -47,6 +47,7 @@ targets=(
 	"FuzzResultsFromServers ./internal/convert grpc"
 	"FuzzDirectDecodeMatchesGenerated ./internal/convert grpc"
 	"FuzzFramesReadInPieces . grpc"
+	"FuzzOpenedWritesInPieces . grpc"
 	"FuzzMisread . grpc"
 )
 # corpus lists the inputs go test has written for a target: a failing one

@@ -1,0 +1,151 @@
+package a2agrpc_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/stream"
+	"github.com/a2astream/a2astream/transport"
+)
+
+// A call's idle timer follows its own stream, not its connection: a silent
+// stream beside a busy one on the same Transport (two tasks of one Client)
+// ends one idle timeout after its last event, as it would alone, and the
+// busy one goes on (a fifth stranger round's G1 and G2). A silent unary
+// call beside a busy stream is timed the same way.
+func TestIdleTimeoutIsPerCall(t *testing.T) {
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := newAgent(t, true, true, handlers{
+					stream: func(ctx context.Context, m *a2a.Message, send func(a2a.Event) error) error {
+						id := m.Parts[0].Text
+						if err := send(working(id)); err != nil {
+							return err
+						}
+						if id == "busy" {
+							// An event every 7 s for 7 minutes.
+							for range 60 {
+								select {
+								case <-time.After(7 * time.Second):
+								case <-ctx.Done():
+									return ctx.Err()
+								}
+								if err := send(chunk(id, "more", true)); err != nil {
+									return err
+								}
+							}
+						}
+						<-ctx.Done()
+						return ctx.Err()
+					},
+					get: func(ctx context.Context, _ string) (*a2a.Task, error) {
+						<-ctx.Done()
+						return nil, ctx.Err()
+					},
+				})
+				tr := a.client(t)
+				call := transport.Call{Version: v, IdleTimeout: time.Minute}
+				busy, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "busy"))
+				require.NoError(t, err)
+				defer busy.Close()
+				done := make(chan int)
+				go func() {
+					n := 0
+					for {
+						if _, err := busy.Next(); err != nil {
+							done <- n
+							return
+						}
+						n++
+					}
+				}()
+
+				start := time.Now()
+				silent, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "silent"))
+				require.NoError(t, err)
+				defer silent.Close()
+				_, err = silent.Next()
+				require.NoError(t, err)
+				_, err = silent.Next()
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
+				require.Equal(t, time.Minute, time.Since(start))
+
+				start = time.Now()
+				_, err = tr.GetTask(context.Background(), call, "t-1")
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
+				require.Equal(t, time.Minute, time.Since(start))
+
+				busy.Close()
+				require.Equal(t, 1+120/7, <-done, "the busy stream read every event until closed")
+			})
+		})
+	}
+}
+
+// The driver over one Transport, two tasks of one Client: the stream whose
+// agent went silent times out one idle timeout after its last event and
+// heals by resubscribing, while the other task's stream stays busy; it no
+// longer runs to the stall limit (the fifth stranger round's G2).
+func TestSilentStreamBesideBusyOneResubscribes(t *testing.T) {
+	for name, opts := range versionOpts {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var subscribes atomic.Int32
+				a := newAgent(t, true, true, handlers{
+					stream: func(ctx context.Context, m *a2a.Message, send func(a2a.Event) error) error {
+						id := m.Parts[0].Text
+						if err := send(working(id)); err != nil {
+							return err
+						}
+						if id == "busy" {
+							for range 60 {
+								select {
+								case <-time.After(7 * time.Second):
+								case <-ctx.Done():
+									return ctx.Err()
+								}
+								if err := send(chunk(id, "x", true)); err != nil {
+									return err
+								}
+							}
+							return send(state(id, a2a.StateCompleted))
+						}
+						<-ctx.Done()
+						return ctx.Err()
+					},
+					subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
+						subscribes.Add(1)
+						return sendAll(send, chunk(id, "healed", false), state(id, a2a.StateCompleted))
+					},
+				})
+				c := newClient(t, a.client(t), append([]stream.Option{stream.WithIdleTimeout(time.Minute), stream.WithStallTimeout(5 * time.Minute)}, opts...)...)
+				busy := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "busy"))
+				defer busy.Close()
+				require.True(t, busy.Next())
+				busyDone := make(chan error)
+				go func() {
+					for busy.Next() {
+					}
+					busyDone <- busy.Err()
+				}()
+				start := time.Now()
+				silent := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "silent"))
+				defer silent.Close()
+				text, err := play(silent, nil)
+				require.NoError(t, err)
+				require.Equal(t, "healed", text)
+				require.Equal(t, int32(1), subscribes.Load())
+				require.Equal(t, time.Minute+time.Millisecond, time.Since(start), "one idle timeout, then the reconnect's backoff")
+				require.NoError(t, <-busyDone, "the busy stream ran to its end")
+				require.Equal(t, 7*time.Minute, time.Since(start))
+			})
+		})
+	}
+}
