@@ -138,7 +138,11 @@ type frames struct {
 	left  uint32 // bytes of the current frame's payload still to come
 	calls bool   // the current frame carries a call (calls)
 	tab   *streamTable
-	cur   *callActivity // the call of the current frame's stream, if bound
+	// cur is the call bound to stream curID, the last stream a frame
+	// that carries a call came on: a stream's ID is never used again on
+	// its connection, so the binding found holds for its next frames.
+	cur   *callActivity
+	curID uint32
 }
 
 // HTTP/2's frame types that carry calls (RFC 9113, section 6).
@@ -153,12 +157,19 @@ const (
 // CONTINUATION frame, header or payload. Such a frame's bytes are noted in
 // the activity of the call bound to its stream, if one is.
 func (f *frames) scan(p []byte) (calls bool) {
+	var noted *callActivity // noted in this scan already
+	note := func(a *callActivity) {
+		if a != nil && a != noted {
+			a.read()
+			noted = a
+		}
+	}
 	for len(p) > 0 {
 		if f.left > 0 {
 			n := uint32(min(len(p), int(min(f.left, 1<<30))))
 			calls = calls || f.calls
-			if f.cur != nil {
-				f.cur.read()
+			if f.calls {
+				note(f.cur)
 			}
 			f.left -= n
 			p = p[n:]
@@ -178,11 +189,12 @@ func (f *frames) scan(p []byte) (calls bool) {
 		default:
 			f.calls = false
 		}
-		f.cur = nil
-		if id := uint32(f.head[5])<<24 | uint32(f.head[6])<<16 | uint32(f.head[7])<<8 | uint32(f.head[8]); f.calls && f.tab != nil {
-			if f.cur = f.tab.get(id & (1<<31 - 1)); f.cur != nil {
-				f.cur.read()
+		if f.calls && f.tab != nil {
+			id := (uint32(f.head[5])<<24 | uint32(f.head[6])<<16 | uint32(f.head[7])<<8 | uint32(f.head[8])) & (1<<31 - 1)
+			if f.cur == nil || id != f.curID {
+				f.cur, f.curID = f.tab.get(id), id
 			}
+			note(f.cur)
 		}
 		calls = calls || f.calls
 	}

@@ -17,8 +17,8 @@ import (
 // header blocks with HPACK as the server will, to bind the stream ID each
 // one opens to the call it names. The frames the connection reads are then
 // noted in the activity of the call whose stream they belong to; frames of
-// a stream no call of the Transport opened, or of one whose call has ended,
-// are noted in none. A call whose stream was never bound (the writes could
+// a stream no call of the Transport opened are noted in none, and those of
+// a stream whose call has ended in no call under way. A call whose stream was never bound (the writes could
 // not be followed) falls back to the silence of all the Transport's calls,
 // as before.
 
