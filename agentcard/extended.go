@@ -24,7 +24,8 @@ type extendedCard struct {
 }
 
 // Extended returns the authenticated extended card kept for the agent
-// whose endpoint is endpoint (its JSON-RPC URL or HTTP+JSON base URL) and
+// whose endpoint is endpoint (its JSON-RPC URL or HTTP+JSON base URL, or
+// any other key of one interface: stream keys a gRPC one by its url) and
 // a caller who sends header (the headers that went with the extended card
 // call: names and values, all of them), or nil. It is kept apart from the
 // public cards (never returned by Fetch), and keyed by the credentials: a

@@ -35,6 +35,9 @@ type handlers struct {
 	// CreateTaskPushNotificationConfig in terms of the proto, as list.
 	pushSet10 func(ctx context.Context, req *pbv1.TaskPushNotificationConfig) (*pbv1.TaskPushNotificationConfig, error)
 	pushSet03 func(ctx context.Context, req *pbv03.CreateTaskPushNotificationConfigRequest) (*pbv03.TaskPushNotificationConfig, error)
+	// card answers 1.0 GetExtendedAgentCard and 0.3 GetAgentCard with a
+	// card of the model (nil: an answer with no name).
+	card func(ctx context.Context) (*a2a.AgentCard, error)
 }
 
 // seenCall is one call the agent got: its full method and metadata.
@@ -339,4 +342,26 @@ func (s service03) CancelTask(ctx context.Context, req *pbv03.CancelTaskRequest)
 		return nil, err
 	}
 	return convert.Task03(t)
+}
+
+func (s service10) GetExtendedAgentCard(ctx context.Context, req *pbv1.GetExtendedAgentCardRequest) (*pbv1.AgentCard, error) {
+	if s.a.h.card == nil {
+		return s.UnimplementedA2AServiceServer.GetExtendedAgentCard(ctx, req)
+	}
+	card, err := s.a.h.card(ctx)
+	if err != nil || card == nil {
+		return &pbv1.AgentCard{}, err
+	}
+	return convert.AgentCard10(card)
+}
+
+func (s service03) GetAgentCard(ctx context.Context, req *pbv03.GetAgentCardRequest) (*pbv03.AgentCard, error) {
+	if s.a.h.card == nil {
+		return s.UnimplementedA2AServiceServer.GetAgentCard(ctx, req)
+	}
+	card, err := s.a.h.card(ctx)
+	if err != nil || card == nil {
+		return &pbv03.AgentCard{}, err
+	}
+	return convert.AgentCard03(card)
 }

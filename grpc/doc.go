@@ -21,7 +21,9 @@
 // (transport.TaskLister; A2A 1.0's ListTasks, which 0.3 does not have),
 // and makes the push-config calls of stream.Client.SetPushConfig and its
 // Get, List and Delete in both versions (transport.PushConfigurer), so
-// that stream.WithPush follows a task by push notifications over gRPC too.
+// that stream.WithPush follows a task by push notifications over gRPC too,
+// and asks for the authenticated extended card of stream.WithExtendedCard
+// (transport.ExtendedCarder; 1.0 GetExtendedAgentCard, 0.3 GetAgentCard).
 //
 // Transport says what each failure of a call reads as; StatusError, what a
 // gRPC status means to A2A. The options of stream's HTTP bindings do not

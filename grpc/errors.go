@@ -122,6 +122,7 @@ const (
 	opCancel
 	opList
 	opPushConfig
+	opCard
 )
 
 // statusError makes the error of a call that ended with st (not OK).

@@ -51,6 +51,7 @@ var (
 		"/a2a.v1.A2AService/CreateTaskPushNotificationConfig",
 		"/a2a.v1.A2AService/GetTaskPushNotificationConfig",
 		"/a2a.v1.A2AService/ListTaskPushNotificationConfig",
+		"/a2a.v1.A2AService/GetAgentCard",
 		"/a2a.v1.A2AService/DeleteTaskPushNotificationConfig",
 	}
 	streaming = map[string]bool{
@@ -218,6 +219,7 @@ func TestGeneratedClientsCallTheRegisteredPaths(t *testing.T) {
 	unimplemented(c03.CreateTaskPushNotificationConfig(ctx, &a2apbv03.CreateTaskPushNotificationConfigRequest{Parent: "tasks/t"}))
 	unimplemented(c03.GetTaskPushNotificationConfig(ctx, &a2apbv03.GetTaskPushNotificationConfigRequest{Name: "tasks/t/pushNotificationConfigs/c"}))
 	unimplemented(c03.ListTaskPushNotificationConfig(ctx, &a2apbv03.ListTaskPushNotificationConfigRequest{Parent: "tasks/t"}))
+	unimplemented(c03.GetAgentCard(ctx, &a2apbv03.GetAgentCardRequest{}))
 	unimplemented(c03.DeleteTaskPushNotificationConfig(ctx, &a2apbv03.DeleteTaskPushNotificationConfigRequest{Name: "tasks/t/pushNotificationConfigs/c"}))
 
 	mu.Lock()

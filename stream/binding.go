@@ -84,6 +84,10 @@ func (a taskAnswer) task() (*a2a.Task, error) {
 type seam struct {
 	b        transport.Transport
 	withhold bool
+	// iface names the interface Resolve opened b for (its binding and url,
+	// as the card writes them), which keys its extended card in the card
+	// cache; "" for NewClientFor's.
+	iface string
 }
 
 // call returns the Call of a call made with k.

@@ -44,22 +44,26 @@ var (
 // which CardExtended then reports. Resolve asks over the interface it
 // picked from the public card, in its version: 1.0 GetExtendedAgentCard,
 // or GET extendedAgentCard under the HTTP+JSON base URL; 0.3
-// agent/getAuthenticatedExtendedCard, or GET v1/card. The call carries
-// Resolve's headers (WithHeader) as every call of the Client does: only
-// when the interface is on the origin named or a trusted one (never from
-// https down to http); else Resolve does not ask. When the agent answers
-// 401 and a credentials hook is set (WithCredentials), Resolve calls it
-// once, with a credentials.Request whose Cause is the 401 and whose Task
-// and Message are nil (there is no task yet), and asks again with the
-// headers it gave, for this call only.
+// agent/getAuthenticatedExtendedCard, or GET v1/card. Over an interface
+// of WithTransportFor's binding (gRPC), Resolve asks through the
+// Transport it opened when that implements transport.ExtendedCarder (the
+// Transport of a2agrpc.Opener does: 1.0 GetExtendedAgentCard, 0.3
+// GetAgentCard). The call carries Resolve's headers (WithHeader) as every
+// call of the Client does: only when the interface is on the origin named
+// or a trusted one (never from https down to http; a gRPC interface only
+// on the host and port named, as Resolve says); else Resolve does not ask. When the agent answers 401
+// (gRPC: UNAUTHENTICATED) and a credentials hook is set (WithCredentials),
+// Resolve calls it once, with a credentials.Request whose Cause is the
+// agent's refusal and whose Task and Message are nil (there is no task
+// yet), and asks again with the headers it gave, for this call only.
 //
 // The extended card never fails Resolve: when the card offers none, when
 // the agent refuses (-32004 unsupported, -32007 not configured, 401, 403,
-// or any other error), when the call fails (a network error, a timeout),
-// or when what comes is not an agent card (malformed JSON, no name, over
-// 1 MiB), the Client keeps the public card, and a PublicCardKept notice
-// (WithNotify, and an Info line of WithLogger) says why. Only the
-// context's end makes Resolve fail, with its error.
+// their gRPC statuses, or any other error), when the call fails (a network
+// error, a timeout), or when what comes is not an agent card (malformed
+// JSON, no name, over 1 MiB), the Client keeps the public card, and a
+// PublicCardKept notice (WithNotify, and an Info line of WithLogger) says
+// why. Only the context's end makes Resolve fail, with its error.
 //
 // A 200 is no proof: the @a2a-js/sdk default answers a caller it does not
 // recognise with its public card. Resolve takes the answer for the
@@ -74,13 +78,14 @@ var (
 // which Resolve picked from; an extended card's interfaces are not used,
 // which is also why an extended card naming another agent is kept as the
 // agent's answer (it came from the endpoint and origin the caller chose,
-// with the caller's credentials). With WithTransportFor's binding (gRPC)
-// Resolve does not ask (a notice wrapping errors.ErrUnsupported).
+// with the caller's credentials). With WithTransportFor's binding, a
+// Transport that does not implement transport.ExtendedCarder is not asked
+// (a notice wrapping errors.ErrUnsupported).
 //
 // With WithCardCache, an extended card is kept in the cache apart from the
-// public card, keyed by the headers sent (see agentcard.Cache.Extended):
-// a caller with other credentials never gets it. It applies to Resolve
-// only.
+// public card, keyed by the interface and the headers sent (see
+// agentcard.Cache.Extended): a caller with other credentials never gets
+// it. It applies to Resolve only.
 func WithExtendedCard() Option {
 	return option{"WithExtendedCard", atResolve, func(cfg *config) { cfg.extendedCard = true }}
 }
@@ -118,16 +123,23 @@ func (c *Client) useExtendedCard(ctx context.Context, cache *agentcard.Cache) er
 // asked for (see WithExtendedCard), or the reason there is none. A card
 // asked for and got is kept in cache unless it is the public card again.
 func (c *Client) fetchExtendedCard(ctx context.Context, cache *agentcard.Cache, public *a2a.AgentCard) (*a2a.AgentCard, error) {
+	key := c.endpoint
+	s, overSeam := c.calls.(seam)
+	if overSeam {
+		key = s.iface
+	}
 	switch {
 	case !public.Capabilities.ExtendedAgentCard && !public.SupportsAuthenticatedExtendedCard:
 		return nil, ErrExtendedCardNotOffered
-	case c.endpoint == "":
-		return nil, fmt.Errorf("stream: the extended card is not asked for over a Transport of WithTransportFor: %w", errors.ErrUnsupported)
+	case key == "":
+		return nil, fmt.Errorf("stream: the extended card is not asked for over a Transport of NewClientFor: %w", errors.ErrUnsupported)
+	case overSeam && !isExtendedCarder(s.b):
+		return nil, fmt.Errorf("stream: the extended card is not asked for over a Transport of WithTransportFor that does not implement transport.ExtendedCarder: %w", errors.ErrUnsupported)
 	case !c.headerOrigins.HasOrigin(c.endpointOrigin):
 		return nil, ErrExtendedCardWithheld
 	}
 	header := c.cfg.header
-	if card := cache.Extended(public, c.endpoint, header); card != nil {
+	if card := cache.Extended(public, key, header); card != nil {
 		return card, nil
 	}
 	card, err := c.extendedCardCall(ctx, header)
@@ -142,7 +154,7 @@ func (c *Client) fetchExtendedCard(ctx context.Context, cache *agentcard.Cache, 
 		return nil, err
 	}
 	if !sameCardContent(public, card) {
-		cache.KeepExtended(public, c.endpoint, header, card)
+		cache.KeepExtended(public, key, header, card)
 	}
 	return card, nil
 }
@@ -198,6 +210,17 @@ func (c *Client) extendedCardCall(ctx context.Context, header http.Header) (*a2a
 			seg = "card" // under v1/
 		}
 		raw, _, err = b.unary(ctx, k, http.MethodGet, resource{segs: []string{seg}}, nil)
+	case seam:
+		ec, ok := b.b.(transport.ExtendedCarder)
+		if !ok {
+			return nil, fmt.Errorf("stream: the Transport does not implement transport.ExtendedCarder: %w", errors.ErrUnsupported)
+		}
+		card, err := ec.ExtendedCard(ctx, b.call(k))
+		if err != nil {
+			err, _ = callmark.UnwrapResponded(err)
+			return nil, err
+		}
+		return checkExtendedCard(card)
 	default:
 		return nil, fmt.Errorf("stream: the extended card is not asked for over this binding: %w", errors.ErrUnsupported)
 	}
@@ -206,6 +229,25 @@ func (c *Client) extendedCardCall(ctx context.Context, header http.Header) (*a2a
 		return nil, err
 	}
 	return decodeExtendedCard(raw)
+}
+
+// isExtendedCarder reports whether tr can ask for the extended card.
+func isExtendedCarder(tr transport.Transport) bool {
+	_, ok := tr.(transport.ExtendedCarder)
+	return ok
+}
+
+// checkExtendedCard checks the card a transport.ExtendedCarder returned,
+// as decodeExtendedCard checks one read from JSON: a card with a name;
+// anything else is a *transport.ProtocolError.
+func checkExtendedCard(card *a2a.AgentCard) (*a2a.AgentCard, error) {
+	switch {
+	case card == nil:
+		return nil, &transport.ProtocolError{Reason: "the Transport returned no extended card"}
+	case card.Name == "":
+		return nil, &transport.ProtocolError{Reason: "the extended card has no name"}
+	}
+	return card, nil
 }
 
 // decodeExtendedCard reads the extended card an agent answered with: a

@@ -161,7 +161,7 @@ func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *ur
 	if withhold {
 		c.endpointOrigin = where
 	}
-	c.calls = seam{b: tr, withhold: withhold}
+	c.calls = seam{b: tr, withhold: withhold, iface: string(in.binding) + " " + in.url}
 	if cl, ok := tr.(io.Closer); ok {
 		c.closer = cl
 	}

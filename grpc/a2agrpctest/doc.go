@@ -38,6 +38,13 @@
 //     an ability it lacks) is UNIMPLEMENTED with gRPC's own "unknown method"
 //     message, as a server without the service answers, so that clients
 //     fall back to 0.3 as they do over HTTP.
+//   - The extended card calls, 1.0 GetExtendedAgentCard and 0.3
+//     GetAgentCard, are the JSON-RPC GetExtendedAgentCard and
+//     agent/getAuthenticatedExtendedCard, and the card answered is
+//     converted to the proto's AgentCard. An a2atest.Agent serves no
+//     extended card: it answers method not found, so UNIMPLEMENTED; a
+//     handler of NewHandlerServer answers them as it likes (a card, an
+//     A2A error, a 401).
 //   - An HTTPStatus fault is the status's gRPC twin: 401 UNAUTHENTICATED,
 //     403 PERMISSION_DENIED, 429 RESOURCE_EXHAUSTED, 502/503/504
 //     UNAVAILABLE, 500 INTERNAL, and so on ([CodeOfHTTP]); a Retry-After

@@ -466,3 +466,50 @@ func (x service03) DeleteTaskPushNotificationConfig(ctx context.Context, req *pb
 	}
 	return &emptypb.Empty{}, nil
 }
+
+// tenantParams are the params of 1.0 GetExtendedAgentCard: {} with the
+// tenant, if any.
+type tenantParams struct {
+	Tenant string `json:"tenant,omitempty"`
+}
+
+// cardOf decodes the card the agent answered an extended card call with.
+func cardOf(raw json.RawMessage) (*a2a.AgentCard, error) {
+	var card a2a.AgentCard
+	if err := json.Unmarshal(raw, &card); err != nil {
+		return nil, status.Error(codes.Internal, "a2agrpctest: the agent's card: "+err.Error())
+	}
+	return &card, nil
+}
+
+func (x service10) GetExtendedAgentCard(ctx context.Context, req *pbv1.GetExtendedAgentCardRequest) (*pbv1.AgentCard, error) {
+	raw, err := x.s.unary(ctx, a2a.V10, "GetExtendedAgentCard", tenantParams{Tenant: req.GetTenant()})
+	if err != nil {
+		return nil, err
+	}
+	card, err := cardOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	c, err := convert.AgentCard10(card)
+	if err != nil {
+		return nil, convErr(err)
+	}
+	return c, nil
+}
+
+func (x service03) GetAgentCard(ctx context.Context, _ *pbv03.GetAgentCardRequest) (*pbv03.AgentCard, error) {
+	raw, err := x.s.unary(ctx, a2a.V03, "agent/getAuthenticatedExtendedCard", nil)
+	if err != nil {
+		return nil, err
+	}
+	card, err := cardOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	c, err := convert.AgentCard03(card)
+	if err != nil {
+		return nil, convErr(err)
+	}
+	return c, nil
+}

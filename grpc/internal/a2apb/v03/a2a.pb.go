@@ -8,7 +8,7 @@
 // field 5, named "content" as there (not "parts", the name of an earlier
 // draft that some generated code still carries). This file keeps only what
 // a client sends and reads: what the sends, GetTask, CancelTask,
-// TaskSubscription and the four push-config RPCs carry; no agent card, no
+// TaskSubscription, the four push-config RPCs and GetAgentCard carry; no
 // google.api annotations. Regenerate the Go code with scripts/generate.sh after any
 // change.
 //
@@ -1810,6 +1810,1468 @@ func (x *ListTaskPushNotificationConfigResponse) GetNextPageToken() string {
 	return ""
 }
 
+// One more way to reach the agent: a URL and its transport ("JSONRPC",
+// "GRPC", "HTTP+JSON").
+type AgentInterface struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Transport     string                 `protobuf:"bytes,2,opt,name=transport,proto3" json:"transport,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentInterface) Reset() {
+	*x = AgentInterface{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentInterface) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentInterface) ProtoMessage() {}
+
+func (x *AgentInterface) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentInterface.ProtoReflect.Descriptor instead.
+func (*AgentInterface) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *AgentInterface) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *AgentInterface) GetTransport() string {
+	if x != nil {
+		return x.Transport
+	}
+	return ""
+}
+
+// The agent card, as GetAgentCard answers it.
+type AgentCard struct {
+	state                             protoimpl.MessageState     `protogen:"open.v1"`
+	ProtocolVersion                   string                     `protobuf:"bytes,16,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
+	Name                              string                     `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Description                       string                     `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Url                               string                     `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	PreferredTransport                string                     `protobuf:"bytes,14,opt,name=preferred_transport,json=preferredTransport,proto3" json:"preferred_transport,omitempty"`
+	AdditionalInterfaces              []*AgentInterface          `protobuf:"bytes,15,rep,name=additional_interfaces,json=additionalInterfaces,proto3" json:"additional_interfaces,omitempty"`
+	Provider                          *AgentProvider             `protobuf:"bytes,4,opt,name=provider,proto3" json:"provider,omitempty"`
+	Version                           string                     `protobuf:"bytes,5,opt,name=version,proto3" json:"version,omitempty"`
+	DocumentationUrl                  string                     `protobuf:"bytes,6,opt,name=documentation_url,json=documentationUrl,proto3" json:"documentation_url,omitempty"`
+	Capabilities                      *AgentCapabilities         `protobuf:"bytes,7,opt,name=capabilities,proto3" json:"capabilities,omitempty"`
+	SecuritySchemes                   map[string]*SecurityScheme `protobuf:"bytes,8,rep,name=security_schemes,json=securitySchemes,proto3" json:"security_schemes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Security                          []*Security                `protobuf:"bytes,9,rep,name=security,proto3" json:"security,omitempty"`
+	DefaultInputModes                 []string                   `protobuf:"bytes,10,rep,name=default_input_modes,json=defaultInputModes,proto3" json:"default_input_modes,omitempty"`
+	DefaultOutputModes                []string                   `protobuf:"bytes,11,rep,name=default_output_modes,json=defaultOutputModes,proto3" json:"default_output_modes,omitempty"`
+	Skills                            []*AgentSkill              `protobuf:"bytes,12,rep,name=skills,proto3" json:"skills,omitempty"`
+	SupportsAuthenticatedExtendedCard bool                       `protobuf:"varint,13,opt,name=supports_authenticated_extended_card,json=supportsAuthenticatedExtendedCard,proto3" json:"supports_authenticated_extended_card,omitempty"`
+	Signatures                        []*AgentCardSignature      `protobuf:"bytes,17,rep,name=signatures,proto3" json:"signatures,omitempty"`
+	unknownFields                     protoimpl.UnknownFields
+	sizeCache                         protoimpl.SizeCache
+}
+
+func (x *AgentCard) Reset() {
+	*x = AgentCard{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentCard) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentCard) ProtoMessage() {}
+
+func (x *AgentCard) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentCard.ProtoReflect.Descriptor instead.
+func (*AgentCard) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *AgentCard) GetProtocolVersion() string {
+	if x != nil {
+		return x.ProtocolVersion
+	}
+	return ""
+}
+
+func (x *AgentCard) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentCard) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *AgentCard) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *AgentCard) GetPreferredTransport() string {
+	if x != nil {
+		return x.PreferredTransport
+	}
+	return ""
+}
+
+func (x *AgentCard) GetAdditionalInterfaces() []*AgentInterface {
+	if x != nil {
+		return x.AdditionalInterfaces
+	}
+	return nil
+}
+
+func (x *AgentCard) GetProvider() *AgentProvider {
+	if x != nil {
+		return x.Provider
+	}
+	return nil
+}
+
+func (x *AgentCard) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *AgentCard) GetDocumentationUrl() string {
+	if x != nil {
+		return x.DocumentationUrl
+	}
+	return ""
+}
+
+func (x *AgentCard) GetCapabilities() *AgentCapabilities {
+	if x != nil {
+		return x.Capabilities
+	}
+	return nil
+}
+
+func (x *AgentCard) GetSecuritySchemes() map[string]*SecurityScheme {
+	if x != nil {
+		return x.SecuritySchemes
+	}
+	return nil
+}
+
+func (x *AgentCard) GetSecurity() []*Security {
+	if x != nil {
+		return x.Security
+	}
+	return nil
+}
+
+func (x *AgentCard) GetDefaultInputModes() []string {
+	if x != nil {
+		return x.DefaultInputModes
+	}
+	return nil
+}
+
+func (x *AgentCard) GetDefaultOutputModes() []string {
+	if x != nil {
+		return x.DefaultOutputModes
+	}
+	return nil
+}
+
+func (x *AgentCard) GetSkills() []*AgentSkill {
+	if x != nil {
+		return x.Skills
+	}
+	return nil
+}
+
+func (x *AgentCard) GetSupportsAuthenticatedExtendedCard() bool {
+	if x != nil {
+		return x.SupportsAuthenticatedExtendedCard
+	}
+	return false
+}
+
+func (x *AgentCard) GetSignatures() []*AgentCardSignature {
+	if x != nil {
+		return x.Signatures
+	}
+	return nil
+}
+
+type AgentProvider struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Organization  string                 `protobuf:"bytes,2,opt,name=organization,proto3" json:"organization,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentProvider) Reset() {
+	*x = AgentProvider{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentProvider) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentProvider) ProtoMessage() {}
+
+func (x *AgentProvider) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentProvider.ProtoReflect.Descriptor instead.
+func (*AgentProvider) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AgentProvider) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *AgentProvider) GetOrganization() string {
+	if x != nil {
+		return x.Organization
+	}
+	return ""
+}
+
+type AgentCapabilities struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Streaming         bool                   `protobuf:"varint,1,opt,name=streaming,proto3" json:"streaming,omitempty"`
+	PushNotifications bool                   `protobuf:"varint,2,opt,name=push_notifications,json=pushNotifications,proto3" json:"push_notifications,omitempty"`
+	Extensions        []*AgentExtension      `protobuf:"bytes,3,rep,name=extensions,proto3" json:"extensions,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *AgentCapabilities) Reset() {
+	*x = AgentCapabilities{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentCapabilities) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentCapabilities) ProtoMessage() {}
+
+func (x *AgentCapabilities) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentCapabilities.ProtoReflect.Descriptor instead.
+func (*AgentCapabilities) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *AgentCapabilities) GetStreaming() bool {
+	if x != nil {
+		return x.Streaming
+	}
+	return false
+}
+
+func (x *AgentCapabilities) GetPushNotifications() bool {
+	if x != nil {
+		return x.PushNotifications
+	}
+	return false
+}
+
+func (x *AgentCapabilities) GetExtensions() []*AgentExtension {
+	if x != nil {
+		return x.Extensions
+	}
+	return nil
+}
+
+type AgentExtension struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uri           string                 `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	Description   string                 `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	Required      bool                   `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	Params        *structpb.Struct       `protobuf:"bytes,4,opt,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentExtension) Reset() {
+	*x = AgentExtension{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentExtension) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentExtension) ProtoMessage() {}
+
+func (x *AgentExtension) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentExtension.ProtoReflect.Descriptor instead.
+func (*AgentExtension) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *AgentExtension) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *AgentExtension) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *AgentExtension) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *AgentExtension) GetParams() *structpb.Struct {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+type AgentSkill struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Description   string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	Tags          []string               `protobuf:"bytes,4,rep,name=tags,proto3" json:"tags,omitempty"`
+	Examples      []string               `protobuf:"bytes,5,rep,name=examples,proto3" json:"examples,omitempty"`
+	InputModes    []string               `protobuf:"bytes,6,rep,name=input_modes,json=inputModes,proto3" json:"input_modes,omitempty"`
+	OutputModes   []string               `protobuf:"bytes,7,rep,name=output_modes,json=outputModes,proto3" json:"output_modes,omitempty"`
+	Security      []*Security            `protobuf:"bytes,8,rep,name=security,proto3" json:"security,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentSkill) Reset() {
+	*x = AgentSkill{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentSkill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentSkill) ProtoMessage() {}
+
+func (x *AgentSkill) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentSkill.ProtoReflect.Descriptor instead.
+func (*AgentSkill) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *AgentSkill) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AgentSkill) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *AgentSkill) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *AgentSkill) GetTags() []string {
+	if x != nil {
+		return x.Tags
+	}
+	return nil
+}
+
+func (x *AgentSkill) GetExamples() []string {
+	if x != nil {
+		return x.Examples
+	}
+	return nil
+}
+
+func (x *AgentSkill) GetInputModes() []string {
+	if x != nil {
+		return x.InputModes
+	}
+	return nil
+}
+
+func (x *AgentSkill) GetOutputModes() []string {
+	if x != nil {
+		return x.OutputModes
+	}
+	return nil
+}
+
+func (x *AgentSkill) GetSecurity() []*Security {
+	if x != nil {
+		return x.Security
+	}
+	return nil
+}
+
+type AgentCardSignature struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Protected     string                 `protobuf:"bytes,1,opt,name=protected,proto3" json:"protected,omitempty"`
+	Signature     string                 `protobuf:"bytes,2,opt,name=signature,proto3" json:"signature,omitempty"`
+	Header        *structpb.Struct       `protobuf:"bytes,3,opt,name=header,proto3" json:"header,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AgentCardSignature) Reset() {
+	*x = AgentCardSignature{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AgentCardSignature) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AgentCardSignature) ProtoMessage() {}
+
+func (x *AgentCardSignature) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AgentCardSignature.ProtoReflect.Descriptor instead.
+func (*AgentCardSignature) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *AgentCardSignature) GetProtected() string {
+	if x != nil {
+		return x.Protected
+	}
+	return ""
+}
+
+func (x *AgentCardSignature) GetSignature() string {
+	if x != nil {
+		return x.Signature
+	}
+	return ""
+}
+
+func (x *AgentCardSignature) GetHeader() *structpb.Struct {
+	if x != nil {
+		return x.Header
+	}
+	return nil
+}
+
+type StringList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	List          []string               `protobuf:"bytes,1,rep,name=list,proto3" json:"list,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StringList) Reset() {
+	*x = StringList{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StringList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StringList) ProtoMessage() {}
+
+func (x *StringList) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StringList.ProtoReflect.Descriptor instead.
+func (*StringList) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *StringList) GetList() []string {
+	if x != nil {
+		return x.List
+	}
+	return nil
+}
+
+// One security requirement: the schemes it needs, by name, with their
+// scopes.
+type Security struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Schemes       map[string]*StringList `protobuf:"bytes,1,rep,name=schemes,proto3" json:"schemes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Security) Reset() {
+	*x = Security{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Security) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Security) ProtoMessage() {}
+
+func (x *Security) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Security.ProtoReflect.Descriptor instead.
+func (*Security) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *Security) GetSchemes() map[string]*StringList {
+	if x != nil {
+		return x.Schemes
+	}
+	return nil
+}
+
+type SecurityScheme struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Scheme:
+	//
+	//	*SecurityScheme_ApiKeySecurityScheme
+	//	*SecurityScheme_HttpAuthSecurityScheme
+	//	*SecurityScheme_Oauth2SecurityScheme
+	//	*SecurityScheme_OpenIdConnectSecurityScheme
+	//	*SecurityScheme_MtlsSecurityScheme
+	Scheme        isSecurityScheme_Scheme `protobuf_oneof:"scheme"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SecurityScheme) Reset() {
+	*x = SecurityScheme{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SecurityScheme) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SecurityScheme) ProtoMessage() {}
+
+func (x *SecurityScheme) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SecurityScheme.ProtoReflect.Descriptor instead.
+func (*SecurityScheme) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *SecurityScheme) GetScheme() isSecurityScheme_Scheme {
+	if x != nil {
+		return x.Scheme
+	}
+	return nil
+}
+
+func (x *SecurityScheme) GetApiKeySecurityScheme() *APIKeySecurityScheme {
+	if x != nil {
+		if x, ok := x.Scheme.(*SecurityScheme_ApiKeySecurityScheme); ok {
+			return x.ApiKeySecurityScheme
+		}
+	}
+	return nil
+}
+
+func (x *SecurityScheme) GetHttpAuthSecurityScheme() *HTTPAuthSecurityScheme {
+	if x != nil {
+		if x, ok := x.Scheme.(*SecurityScheme_HttpAuthSecurityScheme); ok {
+			return x.HttpAuthSecurityScheme
+		}
+	}
+	return nil
+}
+
+func (x *SecurityScheme) GetOauth2SecurityScheme() *OAuth2SecurityScheme {
+	if x != nil {
+		if x, ok := x.Scheme.(*SecurityScheme_Oauth2SecurityScheme); ok {
+			return x.Oauth2SecurityScheme
+		}
+	}
+	return nil
+}
+
+func (x *SecurityScheme) GetOpenIdConnectSecurityScheme() *OpenIdConnectSecurityScheme {
+	if x != nil {
+		if x, ok := x.Scheme.(*SecurityScheme_OpenIdConnectSecurityScheme); ok {
+			return x.OpenIdConnectSecurityScheme
+		}
+	}
+	return nil
+}
+
+func (x *SecurityScheme) GetMtlsSecurityScheme() *MutualTlsSecurityScheme {
+	if x != nil {
+		if x, ok := x.Scheme.(*SecurityScheme_MtlsSecurityScheme); ok {
+			return x.MtlsSecurityScheme
+		}
+	}
+	return nil
+}
+
+type isSecurityScheme_Scheme interface {
+	isSecurityScheme_Scheme()
+}
+
+type SecurityScheme_ApiKeySecurityScheme struct {
+	ApiKeySecurityScheme *APIKeySecurityScheme `protobuf:"bytes,1,opt,name=api_key_security_scheme,json=apiKeySecurityScheme,proto3,oneof"`
+}
+
+type SecurityScheme_HttpAuthSecurityScheme struct {
+	HttpAuthSecurityScheme *HTTPAuthSecurityScheme `protobuf:"bytes,2,opt,name=http_auth_security_scheme,json=httpAuthSecurityScheme,proto3,oneof"`
+}
+
+type SecurityScheme_Oauth2SecurityScheme struct {
+	Oauth2SecurityScheme *OAuth2SecurityScheme `protobuf:"bytes,3,opt,name=oauth2_security_scheme,json=oauth2SecurityScheme,proto3,oneof"`
+}
+
+type SecurityScheme_OpenIdConnectSecurityScheme struct {
+	OpenIdConnectSecurityScheme *OpenIdConnectSecurityScheme `protobuf:"bytes,4,opt,name=open_id_connect_security_scheme,json=openIdConnectSecurityScheme,proto3,oneof"`
+}
+
+type SecurityScheme_MtlsSecurityScheme struct {
+	MtlsSecurityScheme *MutualTlsSecurityScheme `protobuf:"bytes,5,opt,name=mtls_security_scheme,json=mtlsSecurityScheme,proto3,oneof"`
+}
+
+func (*SecurityScheme_ApiKeySecurityScheme) isSecurityScheme_Scheme() {}
+
+func (*SecurityScheme_HttpAuthSecurityScheme) isSecurityScheme_Scheme() {}
+
+func (*SecurityScheme_Oauth2SecurityScheme) isSecurityScheme_Scheme() {}
+
+func (*SecurityScheme_OpenIdConnectSecurityScheme) isSecurityScheme_Scheme() {}
+
+func (*SecurityScheme_MtlsSecurityScheme) isSecurityScheme_Scheme() {}
+
+type APIKeySecurityScheme struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Description   string                 `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	Location      string                 `protobuf:"bytes,2,opt,name=location,proto3" json:"location,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *APIKeySecurityScheme) Reset() {
+	*x = APIKeySecurityScheme{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *APIKeySecurityScheme) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*APIKeySecurityScheme) ProtoMessage() {}
+
+func (x *APIKeySecurityScheme) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use APIKeySecurityScheme.ProtoReflect.Descriptor instead.
+func (*APIKeySecurityScheme) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *APIKeySecurityScheme) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *APIKeySecurityScheme) GetLocation() string {
+	if x != nil {
+		return x.Location
+	}
+	return ""
+}
+
+func (x *APIKeySecurityScheme) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type HTTPAuthSecurityScheme struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Description   string                 `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	Scheme        string                 `protobuf:"bytes,2,opt,name=scheme,proto3" json:"scheme,omitempty"`
+	BearerFormat  string                 `protobuf:"bytes,3,opt,name=bearer_format,json=bearerFormat,proto3" json:"bearer_format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HTTPAuthSecurityScheme) Reset() {
+	*x = HTTPAuthSecurityScheme{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HTTPAuthSecurityScheme) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HTTPAuthSecurityScheme) ProtoMessage() {}
+
+func (x *HTTPAuthSecurityScheme) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HTTPAuthSecurityScheme.ProtoReflect.Descriptor instead.
+func (*HTTPAuthSecurityScheme) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *HTTPAuthSecurityScheme) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *HTTPAuthSecurityScheme) GetScheme() string {
+	if x != nil {
+		return x.Scheme
+	}
+	return ""
+}
+
+func (x *HTTPAuthSecurityScheme) GetBearerFormat() string {
+	if x != nil {
+		return x.BearerFormat
+	}
+	return ""
+}
+
+type OAuth2SecurityScheme struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	Description       string                 `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	Flows             *OAuthFlows            `protobuf:"bytes,2,opt,name=flows,proto3" json:"flows,omitempty"`
+	Oauth2MetadataUrl string                 `protobuf:"bytes,3,opt,name=oauth2_metadata_url,json=oauth2MetadataUrl,proto3" json:"oauth2_metadata_url,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *OAuth2SecurityScheme) Reset() {
+	*x = OAuth2SecurityScheme{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OAuth2SecurityScheme) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OAuth2SecurityScheme) ProtoMessage() {}
+
+func (x *OAuth2SecurityScheme) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OAuth2SecurityScheme.ProtoReflect.Descriptor instead.
+func (*OAuth2SecurityScheme) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *OAuth2SecurityScheme) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *OAuth2SecurityScheme) GetFlows() *OAuthFlows {
+	if x != nil {
+		return x.Flows
+	}
+	return nil
+}
+
+func (x *OAuth2SecurityScheme) GetOauth2MetadataUrl() string {
+	if x != nil {
+		return x.Oauth2MetadataUrl
+	}
+	return ""
+}
+
+type OpenIdConnectSecurityScheme struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Description      string                 `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	OpenIdConnectUrl string                 `protobuf:"bytes,2,opt,name=open_id_connect_url,json=openIdConnectUrl,proto3" json:"open_id_connect_url,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *OpenIdConnectSecurityScheme) Reset() {
+	*x = OpenIdConnectSecurityScheme{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenIdConnectSecurityScheme) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenIdConnectSecurityScheme) ProtoMessage() {}
+
+func (x *OpenIdConnectSecurityScheme) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenIdConnectSecurityScheme.ProtoReflect.Descriptor instead.
+func (*OpenIdConnectSecurityScheme) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *OpenIdConnectSecurityScheme) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *OpenIdConnectSecurityScheme) GetOpenIdConnectUrl() string {
+	if x != nil {
+		return x.OpenIdConnectUrl
+	}
+	return ""
+}
+
+type MutualTlsSecurityScheme struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Description   string                 `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MutualTlsSecurityScheme) Reset() {
+	*x = MutualTlsSecurityScheme{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MutualTlsSecurityScheme) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MutualTlsSecurityScheme) ProtoMessage() {}
+
+func (x *MutualTlsSecurityScheme) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MutualTlsSecurityScheme.ProtoReflect.Descriptor instead.
+func (*MutualTlsSecurityScheme) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *MutualTlsSecurityScheme) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+type OAuthFlows struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Flow:
+	//
+	//	*OAuthFlows_AuthorizationCode
+	//	*OAuthFlows_ClientCredentials
+	//	*OAuthFlows_Implicit
+	//	*OAuthFlows_Password
+	Flow          isOAuthFlows_Flow `protobuf_oneof:"flow"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OAuthFlows) Reset() {
+	*x = OAuthFlows{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OAuthFlows) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OAuthFlows) ProtoMessage() {}
+
+func (x *OAuthFlows) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OAuthFlows.ProtoReflect.Descriptor instead.
+func (*OAuthFlows) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *OAuthFlows) GetFlow() isOAuthFlows_Flow {
+	if x != nil {
+		return x.Flow
+	}
+	return nil
+}
+
+func (x *OAuthFlows) GetAuthorizationCode() *AuthorizationCodeOAuthFlow {
+	if x != nil {
+		if x, ok := x.Flow.(*OAuthFlows_AuthorizationCode); ok {
+			return x.AuthorizationCode
+		}
+	}
+	return nil
+}
+
+func (x *OAuthFlows) GetClientCredentials() *ClientCredentialsOAuthFlow {
+	if x != nil {
+		if x, ok := x.Flow.(*OAuthFlows_ClientCredentials); ok {
+			return x.ClientCredentials
+		}
+	}
+	return nil
+}
+
+func (x *OAuthFlows) GetImplicit() *ImplicitOAuthFlow {
+	if x != nil {
+		if x, ok := x.Flow.(*OAuthFlows_Implicit); ok {
+			return x.Implicit
+		}
+	}
+	return nil
+}
+
+func (x *OAuthFlows) GetPassword() *PasswordOAuthFlow {
+	if x != nil {
+		if x, ok := x.Flow.(*OAuthFlows_Password); ok {
+			return x.Password
+		}
+	}
+	return nil
+}
+
+type isOAuthFlows_Flow interface {
+	isOAuthFlows_Flow()
+}
+
+type OAuthFlows_AuthorizationCode struct {
+	AuthorizationCode *AuthorizationCodeOAuthFlow `protobuf:"bytes,1,opt,name=authorization_code,json=authorizationCode,proto3,oneof"`
+}
+
+type OAuthFlows_ClientCredentials struct {
+	ClientCredentials *ClientCredentialsOAuthFlow `protobuf:"bytes,2,opt,name=client_credentials,json=clientCredentials,proto3,oneof"`
+}
+
+type OAuthFlows_Implicit struct {
+	Implicit *ImplicitOAuthFlow `protobuf:"bytes,3,opt,name=implicit,proto3,oneof"`
+}
+
+type OAuthFlows_Password struct {
+	Password *PasswordOAuthFlow `protobuf:"bytes,4,opt,name=password,proto3,oneof"`
+}
+
+func (*OAuthFlows_AuthorizationCode) isOAuthFlows_Flow() {}
+
+func (*OAuthFlows_ClientCredentials) isOAuthFlows_Flow() {}
+
+func (*OAuthFlows_Implicit) isOAuthFlows_Flow() {}
+
+func (*OAuthFlows_Password) isOAuthFlows_Flow() {}
+
+type AuthorizationCodeOAuthFlow struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	AuthorizationUrl string                 `protobuf:"bytes,1,opt,name=authorization_url,json=authorizationUrl,proto3" json:"authorization_url,omitempty"`
+	TokenUrl         string                 `protobuf:"bytes,2,opt,name=token_url,json=tokenUrl,proto3" json:"token_url,omitempty"`
+	RefreshUrl       string                 `protobuf:"bytes,3,opt,name=refresh_url,json=refreshUrl,proto3" json:"refresh_url,omitempty"`
+	Scopes           map[string]string      `protobuf:"bytes,4,rep,name=scopes,proto3" json:"scopes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *AuthorizationCodeOAuthFlow) Reset() {
+	*x = AuthorizationCodeOAuthFlow{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AuthorizationCodeOAuthFlow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AuthorizationCodeOAuthFlow) ProtoMessage() {}
+
+func (x *AuthorizationCodeOAuthFlow) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AuthorizationCodeOAuthFlow.ProtoReflect.Descriptor instead.
+func (*AuthorizationCodeOAuthFlow) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *AuthorizationCodeOAuthFlow) GetAuthorizationUrl() string {
+	if x != nil {
+		return x.AuthorizationUrl
+	}
+	return ""
+}
+
+func (x *AuthorizationCodeOAuthFlow) GetTokenUrl() string {
+	if x != nil {
+		return x.TokenUrl
+	}
+	return ""
+}
+
+func (x *AuthorizationCodeOAuthFlow) GetRefreshUrl() string {
+	if x != nil {
+		return x.RefreshUrl
+	}
+	return ""
+}
+
+func (x *AuthorizationCodeOAuthFlow) GetScopes() map[string]string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type ClientCredentialsOAuthFlow struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TokenUrl      string                 `protobuf:"bytes,1,opt,name=token_url,json=tokenUrl,proto3" json:"token_url,omitempty"`
+	RefreshUrl    string                 `protobuf:"bytes,2,opt,name=refresh_url,json=refreshUrl,proto3" json:"refresh_url,omitempty"`
+	Scopes        map[string]string      `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientCredentialsOAuthFlow) Reset() {
+	*x = ClientCredentialsOAuthFlow{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientCredentialsOAuthFlow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientCredentialsOAuthFlow) ProtoMessage() {}
+
+func (x *ClientCredentialsOAuthFlow) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientCredentialsOAuthFlow.ProtoReflect.Descriptor instead.
+func (*ClientCredentialsOAuthFlow) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ClientCredentialsOAuthFlow) GetTokenUrl() string {
+	if x != nil {
+		return x.TokenUrl
+	}
+	return ""
+}
+
+func (x *ClientCredentialsOAuthFlow) GetRefreshUrl() string {
+	if x != nil {
+		return x.RefreshUrl
+	}
+	return ""
+}
+
+func (x *ClientCredentialsOAuthFlow) GetScopes() map[string]string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type ImplicitOAuthFlow struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	AuthorizationUrl string                 `protobuf:"bytes,1,opt,name=authorization_url,json=authorizationUrl,proto3" json:"authorization_url,omitempty"`
+	RefreshUrl       string                 `protobuf:"bytes,2,opt,name=refresh_url,json=refreshUrl,proto3" json:"refresh_url,omitempty"`
+	Scopes           map[string]string      `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ImplicitOAuthFlow) Reset() {
+	*x = ImplicitOAuthFlow{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImplicitOAuthFlow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImplicitOAuthFlow) ProtoMessage() {}
+
+func (x *ImplicitOAuthFlow) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImplicitOAuthFlow.ProtoReflect.Descriptor instead.
+func (*ImplicitOAuthFlow) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ImplicitOAuthFlow) GetAuthorizationUrl() string {
+	if x != nil {
+		return x.AuthorizationUrl
+	}
+	return ""
+}
+
+func (x *ImplicitOAuthFlow) GetRefreshUrl() string {
+	if x != nil {
+		return x.RefreshUrl
+	}
+	return ""
+}
+
+func (x *ImplicitOAuthFlow) GetScopes() map[string]string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+type PasswordOAuthFlow struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TokenUrl      string                 `protobuf:"bytes,1,opt,name=token_url,json=tokenUrl,proto3" json:"token_url,omitempty"`
+	RefreshUrl    string                 `protobuf:"bytes,2,opt,name=refresh_url,json=refreshUrl,proto3" json:"refresh_url,omitempty"`
+	Scopes        map[string]string      `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasswordOAuthFlow) Reset() {
+	*x = PasswordOAuthFlow{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasswordOAuthFlow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasswordOAuthFlow) ProtoMessage() {}
+
+func (x *PasswordOAuthFlow) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasswordOAuthFlow.ProtoReflect.Descriptor instead.
+func (*PasswordOAuthFlow) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *PasswordOAuthFlow) GetTokenUrl() string {
+	if x != nil {
+		return x.TokenUrl
+	}
+	return ""
+}
+
+func (x *PasswordOAuthFlow) GetRefreshUrl() string {
+	if x != nil {
+		return x.RefreshUrl
+	}
+	return ""
+}
+
+func (x *PasswordOAuthFlow) GetScopes() map[string]string {
+	if x != nil {
+		return x.Scopes
+	}
+	return nil
+}
+
+// The request of GetAgentCard: empty.
+type GetAgentCardRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetAgentCardRequest) Reset() {
+	*x = GetAgentCardRequest{}
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetAgentCardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetAgentCardRequest) ProtoMessage() {}
+
+func (x *GetAgentCardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_a2astream_grpc_v03_a2a_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetAgentCardRequest.ProtoReflect.Descriptor instead.
+func (*GetAgentCardRequest) Descriptor() ([]byte, []int) {
+	return file_a2astream_grpc_v03_a2a_proto_rawDescGZIP(), []int{44}
+}
+
 var File_a2astream_grpc_v03_a2a_proto protoreflect.FileDescriptor
 
 const file_a2astream_grpc_v03_a2a_proto_rawDesc = "" +
@@ -1932,7 +3394,136 @@ const file_a2astream_grpc_v03_a2a_proto_rawDesc = "" +
 	"page_token\x18\x03 \x01(\tR\tpageToken\"\x9a\x01\n" +
 	"&ListTaskPushNotificationConfigResponse\x12H\n" +
 	"\aconfigs\x18\x01 \x03(\v2..a2astream.grpc.v03.TaskPushNotificationConfigR\aconfigs\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*\xfa\x01\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"@\n" +
+	"\x0eAgentInterface\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x1c\n" +
+	"\ttransport\x18\x02 \x01(\tR\ttransport\"\x8d\b\n" +
+	"\tAgentCard\x12)\n" +
+	"\x10protocol_version\x18\x10 \x01(\tR\x0fprotocolVersion\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x12/\n" +
+	"\x13preferred_transport\x18\x0e \x01(\tR\x12preferredTransport\x12W\n" +
+	"\x15additional_interfaces\x18\x0f \x03(\v2\".a2astream.grpc.v03.AgentInterfaceR\x14additionalInterfaces\x12=\n" +
+	"\bprovider\x18\x04 \x01(\v2!.a2astream.grpc.v03.AgentProviderR\bprovider\x12\x18\n" +
+	"\aversion\x18\x05 \x01(\tR\aversion\x12+\n" +
+	"\x11documentation_url\x18\x06 \x01(\tR\x10documentationUrl\x12I\n" +
+	"\fcapabilities\x18\a \x01(\v2%.a2astream.grpc.v03.AgentCapabilitiesR\fcapabilities\x12]\n" +
+	"\x10security_schemes\x18\b \x03(\v22.a2astream.grpc.v03.AgentCard.SecuritySchemesEntryR\x0fsecuritySchemes\x128\n" +
+	"\bsecurity\x18\t \x03(\v2\x1c.a2astream.grpc.v03.SecurityR\bsecurity\x12.\n" +
+	"\x13default_input_modes\x18\n" +
+	" \x03(\tR\x11defaultInputModes\x120\n" +
+	"\x14default_output_modes\x18\v \x03(\tR\x12defaultOutputModes\x126\n" +
+	"\x06skills\x18\f \x03(\v2\x1e.a2astream.grpc.v03.AgentSkillR\x06skills\x12O\n" +
+	"$supports_authenticated_extended_card\x18\r \x01(\bR!supportsAuthenticatedExtendedCard\x12F\n" +
+	"\n" +
+	"signatures\x18\x11 \x03(\v2&.a2astream.grpc.v03.AgentCardSignatureR\n" +
+	"signatures\x1af\n" +
+	"\x14SecuritySchemesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x128\n" +
+	"\x05value\x18\x02 \x01(\v2\".a2astream.grpc.v03.SecuritySchemeR\x05value:\x028\x01\"E\n" +
+	"\rAgentProvider\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\"\n" +
+	"\forganization\x18\x02 \x01(\tR\forganization\"\xa4\x01\n" +
+	"\x11AgentCapabilities\x12\x1c\n" +
+	"\tstreaming\x18\x01 \x01(\bR\tstreaming\x12-\n" +
+	"\x12push_notifications\x18\x02 \x01(\bR\x11pushNotifications\x12B\n" +
+	"\n" +
+	"extensions\x18\x03 \x03(\v2\".a2astream.grpc.v03.AgentExtensionR\n" +
+	"extensions\"\x91\x01\n" +
+	"\x0eAgentExtension\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\x12/\n" +
+	"\x06params\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x06params\"\x80\x02\n" +
+	"\n" +
+	"AgentSkill\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x12\n" +
+	"\x04tags\x18\x04 \x03(\tR\x04tags\x12\x1a\n" +
+	"\bexamples\x18\x05 \x03(\tR\bexamples\x12\x1f\n" +
+	"\vinput_modes\x18\x06 \x03(\tR\n" +
+	"inputModes\x12!\n" +
+	"\foutput_modes\x18\a \x03(\tR\voutputModes\x128\n" +
+	"\bsecurity\x18\b \x03(\v2\x1c.a2astream.grpc.v03.SecurityR\bsecurity\"\x81\x01\n" +
+	"\x12AgentCardSignature\x12\x1c\n" +
+	"\tprotected\x18\x01 \x01(\tR\tprotected\x12\x1c\n" +
+	"\tsignature\x18\x02 \x01(\tR\tsignature\x12/\n" +
+	"\x06header\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06header\" \n" +
+	"\n" +
+	"StringList\x12\x12\n" +
+	"\x04list\x18\x01 \x03(\tR\x04list\"\xab\x01\n" +
+	"\bSecurity\x12C\n" +
+	"\aschemes\x18\x01 \x03(\v2).a2astream.grpc.v03.Security.SchemesEntryR\aschemes\x1aZ\n" +
+	"\fSchemesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x124\n" +
+	"\x05value\x18\x02 \x01(\v2\x1e.a2astream.grpc.v03.StringListR\x05value:\x028\x01\"\xa2\x04\n" +
+	"\x0eSecurityScheme\x12a\n" +
+	"\x17api_key_security_scheme\x18\x01 \x01(\v2(.a2astream.grpc.v03.APIKeySecuritySchemeH\x00R\x14apiKeySecurityScheme\x12g\n" +
+	"\x19http_auth_security_scheme\x18\x02 \x01(\v2*.a2astream.grpc.v03.HTTPAuthSecuritySchemeH\x00R\x16httpAuthSecurityScheme\x12`\n" +
+	"\x16oauth2_security_scheme\x18\x03 \x01(\v2(.a2astream.grpc.v03.OAuth2SecuritySchemeH\x00R\x14oauth2SecurityScheme\x12w\n" +
+	"\x1fopen_id_connect_security_scheme\x18\x04 \x01(\v2/.a2astream.grpc.v03.OpenIdConnectSecuritySchemeH\x00R\x1bopenIdConnectSecurityScheme\x12_\n" +
+	"\x14mtls_security_scheme\x18\x05 \x01(\v2+.a2astream.grpc.v03.MutualTlsSecuritySchemeH\x00R\x12mtlsSecuritySchemeB\b\n" +
+	"\x06scheme\"h\n" +
+	"\x14APIKeySecurityScheme\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12\x1a\n" +
+	"\blocation\x18\x02 \x01(\tR\blocation\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\"w\n" +
+	"\x16HTTPAuthSecurityScheme\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06scheme\x18\x02 \x01(\tR\x06scheme\x12#\n" +
+	"\rbearer_format\x18\x03 \x01(\tR\fbearerFormat\"\x9e\x01\n" +
+	"\x14OAuth2SecurityScheme\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x124\n" +
+	"\x05flows\x18\x02 \x01(\v2\x1e.a2astream.grpc.v03.OAuthFlowsR\x05flows\x12.\n" +
+	"\x13oauth2_metadata_url\x18\x03 \x01(\tR\x11oauth2MetadataUrl\"n\n" +
+	"\x1bOpenIdConnectSecurityScheme\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12-\n" +
+	"\x13open_id_connect_url\x18\x02 \x01(\tR\x10openIdConnectUrl\";\n" +
+	"\x17MutualTlsSecurityScheme\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\"\xe0\x02\n" +
+	"\n" +
+	"OAuthFlows\x12_\n" +
+	"\x12authorization_code\x18\x01 \x01(\v2..a2astream.grpc.v03.AuthorizationCodeOAuthFlowH\x00R\x11authorizationCode\x12_\n" +
+	"\x12client_credentials\x18\x02 \x01(\v2..a2astream.grpc.v03.ClientCredentialsOAuthFlowH\x00R\x11clientCredentials\x12C\n" +
+	"\bimplicit\x18\x03 \x01(\v2%.a2astream.grpc.v03.ImplicitOAuthFlowH\x00R\bimplicit\x12C\n" +
+	"\bpassword\x18\x04 \x01(\v2%.a2astream.grpc.v03.PasswordOAuthFlowH\x00R\bpasswordB\x06\n" +
+	"\x04flow\"\x96\x02\n" +
+	"\x1aAuthorizationCodeOAuthFlow\x12+\n" +
+	"\x11authorization_url\x18\x01 \x01(\tR\x10authorizationUrl\x12\x1b\n" +
+	"\ttoken_url\x18\x02 \x01(\tR\btokenUrl\x12\x1f\n" +
+	"\vrefresh_url\x18\x03 \x01(\tR\n" +
+	"refreshUrl\x12R\n" +
+	"\x06scopes\x18\x04 \x03(\v2:.a2astream.grpc.v03.AuthorizationCodeOAuthFlow.ScopesEntryR\x06scopes\x1a9\n" +
+	"\vScopesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe9\x01\n" +
+	"\x1aClientCredentialsOAuthFlow\x12\x1b\n" +
+	"\ttoken_url\x18\x01 \x01(\tR\btokenUrl\x12\x1f\n" +
+	"\vrefresh_url\x18\x02 \x01(\tR\n" +
+	"refreshUrl\x12R\n" +
+	"\x06scopes\x18\x03 \x03(\v2:.a2astream.grpc.v03.ClientCredentialsOAuthFlow.ScopesEntryR\x06scopes\x1a9\n" +
+	"\vScopesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xe7\x01\n" +
+	"\x11ImplicitOAuthFlow\x12+\n" +
+	"\x11authorization_url\x18\x01 \x01(\tR\x10authorizationUrl\x12\x1f\n" +
+	"\vrefresh_url\x18\x02 \x01(\tR\n" +
+	"refreshUrl\x12I\n" +
+	"\x06scopes\x18\x03 \x03(\v21.a2astream.grpc.v03.ImplicitOAuthFlow.ScopesEntryR\x06scopes\x1a9\n" +
+	"\vScopesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x01\n" +
+	"\x11PasswordOAuthFlow\x12\x1b\n" +
+	"\ttoken_url\x18\x01 \x01(\tR\btokenUrl\x12\x1f\n" +
+	"\vrefresh_url\x18\x02 \x01(\tR\n" +
+	"refreshUrl\x12I\n" +
+	"\x06scopes\x18\x03 \x03(\v21.a2astream.grpc.v03.PasswordOAuthFlow.ScopesEntryR\x06scopes\x1a9\n" +
+	"\vScopesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x15\n" +
+	"\x13GetAgentCardRequest*\xfa\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TASK_STATE_SUBMITTED\x10\x01\x12\x16\n" +
@@ -1962,7 +3553,7 @@ func file_a2astream_grpc_v03_a2a_proto_rawDescGZIP() []byte {
 }
 
 var file_a2astream_grpc_v03_a2a_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_a2astream_grpc_v03_a2a_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_a2astream_grpc_v03_a2a_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_a2astream_grpc_v03_a2a_proto_goTypes = []any{
 	(TaskState)(0),                                  // 0: a2astream.grpc.v03.TaskState
 	(Role)(0),                                       // 1: a2astream.grpc.v03.Role
@@ -1990,35 +3581,62 @@ var file_a2astream_grpc_v03_a2a_proto_goTypes = []any{
 	(*CreateTaskPushNotificationConfigRequest)(nil), // 23: a2astream.grpc.v03.CreateTaskPushNotificationConfigRequest
 	(*ListTaskPushNotificationConfigRequest)(nil),   // 24: a2astream.grpc.v03.ListTaskPushNotificationConfigRequest
 	(*ListTaskPushNotificationConfigResponse)(nil),  // 25: a2astream.grpc.v03.ListTaskPushNotificationConfigResponse
-	(*structpb.Struct)(nil),                         // 26: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),                   // 27: google.protobuf.Timestamp
+	(*AgentInterface)(nil),                          // 26: a2astream.grpc.v03.AgentInterface
+	(*AgentCard)(nil),                               // 27: a2astream.grpc.v03.AgentCard
+	(*AgentProvider)(nil),                           // 28: a2astream.grpc.v03.AgentProvider
+	(*AgentCapabilities)(nil),                       // 29: a2astream.grpc.v03.AgentCapabilities
+	(*AgentExtension)(nil),                          // 30: a2astream.grpc.v03.AgentExtension
+	(*AgentSkill)(nil),                              // 31: a2astream.grpc.v03.AgentSkill
+	(*AgentCardSignature)(nil),                      // 32: a2astream.grpc.v03.AgentCardSignature
+	(*StringList)(nil),                              // 33: a2astream.grpc.v03.StringList
+	(*Security)(nil),                                // 34: a2astream.grpc.v03.Security
+	(*SecurityScheme)(nil),                          // 35: a2astream.grpc.v03.SecurityScheme
+	(*APIKeySecurityScheme)(nil),                    // 36: a2astream.grpc.v03.APIKeySecurityScheme
+	(*HTTPAuthSecurityScheme)(nil),                  // 37: a2astream.grpc.v03.HTTPAuthSecurityScheme
+	(*OAuth2SecurityScheme)(nil),                    // 38: a2astream.grpc.v03.OAuth2SecurityScheme
+	(*OpenIdConnectSecurityScheme)(nil),             // 39: a2astream.grpc.v03.OpenIdConnectSecurityScheme
+	(*MutualTlsSecurityScheme)(nil),                 // 40: a2astream.grpc.v03.MutualTlsSecurityScheme
+	(*OAuthFlows)(nil),                              // 41: a2astream.grpc.v03.OAuthFlows
+	(*AuthorizationCodeOAuthFlow)(nil),              // 42: a2astream.grpc.v03.AuthorizationCodeOAuthFlow
+	(*ClientCredentialsOAuthFlow)(nil),              // 43: a2astream.grpc.v03.ClientCredentialsOAuthFlow
+	(*ImplicitOAuthFlow)(nil),                       // 44: a2astream.grpc.v03.ImplicitOAuthFlow
+	(*PasswordOAuthFlow)(nil),                       // 45: a2astream.grpc.v03.PasswordOAuthFlow
+	(*GetAgentCardRequest)(nil),                     // 46: a2astream.grpc.v03.GetAgentCardRequest
+	nil,                                             // 47: a2astream.grpc.v03.AgentCard.SecuritySchemesEntry
+	nil,                                             // 48: a2astream.grpc.v03.Security.SchemesEntry
+	nil,                                             // 49: a2astream.grpc.v03.AuthorizationCodeOAuthFlow.ScopesEntry
+	nil,                                             // 50: a2astream.grpc.v03.ClientCredentialsOAuthFlow.ScopesEntry
+	nil,                                             // 51: a2astream.grpc.v03.ImplicitOAuthFlow.ScopesEntry
+	nil,                                             // 52: a2astream.grpc.v03.PasswordOAuthFlow.ScopesEntry
+	(*structpb.Struct)(nil),                         // 53: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),                   // 54: google.protobuf.Timestamp
 }
 var file_a2astream_grpc_v03_a2a_proto_depIdxs = []int32{
 	12, // 0: a2astream.grpc.v03.SendMessageConfiguration.push_notification:type_name -> a2astream.grpc.v03.PushNotificationConfig
 	4,  // 1: a2astream.grpc.v03.Task.status:type_name -> a2astream.grpc.v03.TaskStatus
 	9,  // 2: a2astream.grpc.v03.Task.artifacts:type_name -> a2astream.grpc.v03.Artifact
 	8,  // 3: a2astream.grpc.v03.Task.history:type_name -> a2astream.grpc.v03.Message
-	26, // 4: a2astream.grpc.v03.Task.metadata:type_name -> google.protobuf.Struct
+	53, // 4: a2astream.grpc.v03.Task.metadata:type_name -> google.protobuf.Struct
 	0,  // 5: a2astream.grpc.v03.TaskStatus.state:type_name -> a2astream.grpc.v03.TaskState
 	8,  // 6: a2astream.grpc.v03.TaskStatus.update:type_name -> a2astream.grpc.v03.Message
-	27, // 7: a2astream.grpc.v03.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
+	54, // 7: a2astream.grpc.v03.TaskStatus.timestamp:type_name -> google.protobuf.Timestamp
 	6,  // 8: a2astream.grpc.v03.Part.file:type_name -> a2astream.grpc.v03.FilePart
 	7,  // 9: a2astream.grpc.v03.Part.data:type_name -> a2astream.grpc.v03.DataPart
-	26, // 10: a2astream.grpc.v03.Part.metadata:type_name -> google.protobuf.Struct
-	26, // 11: a2astream.grpc.v03.DataPart.data:type_name -> google.protobuf.Struct
+	53, // 10: a2astream.grpc.v03.Part.metadata:type_name -> google.protobuf.Struct
+	53, // 11: a2astream.grpc.v03.DataPart.data:type_name -> google.protobuf.Struct
 	1,  // 12: a2astream.grpc.v03.Message.role:type_name -> a2astream.grpc.v03.Role
 	5,  // 13: a2astream.grpc.v03.Message.content:type_name -> a2astream.grpc.v03.Part
-	26, // 14: a2astream.grpc.v03.Message.metadata:type_name -> google.protobuf.Struct
+	53, // 14: a2astream.grpc.v03.Message.metadata:type_name -> google.protobuf.Struct
 	5,  // 15: a2astream.grpc.v03.Artifact.parts:type_name -> a2astream.grpc.v03.Part
-	26, // 16: a2astream.grpc.v03.Artifact.metadata:type_name -> google.protobuf.Struct
+	53, // 16: a2astream.grpc.v03.Artifact.metadata:type_name -> google.protobuf.Struct
 	4,  // 17: a2astream.grpc.v03.TaskStatusUpdateEvent.status:type_name -> a2astream.grpc.v03.TaskStatus
-	26, // 18: a2astream.grpc.v03.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	53, // 18: a2astream.grpc.v03.TaskStatusUpdateEvent.metadata:type_name -> google.protobuf.Struct
 	9,  // 19: a2astream.grpc.v03.TaskArtifactUpdateEvent.artifact:type_name -> a2astream.grpc.v03.Artifact
-	26, // 20: a2astream.grpc.v03.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
+	53, // 20: a2astream.grpc.v03.TaskArtifactUpdateEvent.metadata:type_name -> google.protobuf.Struct
 	13, // 21: a2astream.grpc.v03.PushNotificationConfig.authentication:type_name -> a2astream.grpc.v03.AuthenticationInfo
 	8,  // 22: a2astream.grpc.v03.SendMessageRequest.request:type_name -> a2astream.grpc.v03.Message
 	2,  // 23: a2astream.grpc.v03.SendMessageRequest.configuration:type_name -> a2astream.grpc.v03.SendMessageConfiguration
-	26, // 24: a2astream.grpc.v03.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
+	53, // 24: a2astream.grpc.v03.SendMessageRequest.metadata:type_name -> google.protobuf.Struct
 	3,  // 25: a2astream.grpc.v03.SendMessageResponse.task:type_name -> a2astream.grpc.v03.Task
 	8,  // 26: a2astream.grpc.v03.SendMessageResponse.msg:type_name -> a2astream.grpc.v03.Message
 	3,  // 27: a2astream.grpc.v03.StreamResponse.task:type_name -> a2astream.grpc.v03.Task
@@ -2028,11 +3646,39 @@ var file_a2astream_grpc_v03_a2a_proto_depIdxs = []int32{
 	12, // 31: a2astream.grpc.v03.TaskPushNotificationConfig.push_notification_config:type_name -> a2astream.grpc.v03.PushNotificationConfig
 	20, // 32: a2astream.grpc.v03.CreateTaskPushNotificationConfigRequest.config:type_name -> a2astream.grpc.v03.TaskPushNotificationConfig
 	20, // 33: a2astream.grpc.v03.ListTaskPushNotificationConfigResponse.configs:type_name -> a2astream.grpc.v03.TaskPushNotificationConfig
-	34, // [34:34] is the sub-list for method output_type
-	34, // [34:34] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	26, // 34: a2astream.grpc.v03.AgentCard.additional_interfaces:type_name -> a2astream.grpc.v03.AgentInterface
+	28, // 35: a2astream.grpc.v03.AgentCard.provider:type_name -> a2astream.grpc.v03.AgentProvider
+	29, // 36: a2astream.grpc.v03.AgentCard.capabilities:type_name -> a2astream.grpc.v03.AgentCapabilities
+	47, // 37: a2astream.grpc.v03.AgentCard.security_schemes:type_name -> a2astream.grpc.v03.AgentCard.SecuritySchemesEntry
+	34, // 38: a2astream.grpc.v03.AgentCard.security:type_name -> a2astream.grpc.v03.Security
+	31, // 39: a2astream.grpc.v03.AgentCard.skills:type_name -> a2astream.grpc.v03.AgentSkill
+	32, // 40: a2astream.grpc.v03.AgentCard.signatures:type_name -> a2astream.grpc.v03.AgentCardSignature
+	30, // 41: a2astream.grpc.v03.AgentCapabilities.extensions:type_name -> a2astream.grpc.v03.AgentExtension
+	53, // 42: a2astream.grpc.v03.AgentExtension.params:type_name -> google.protobuf.Struct
+	34, // 43: a2astream.grpc.v03.AgentSkill.security:type_name -> a2astream.grpc.v03.Security
+	53, // 44: a2astream.grpc.v03.AgentCardSignature.header:type_name -> google.protobuf.Struct
+	48, // 45: a2astream.grpc.v03.Security.schemes:type_name -> a2astream.grpc.v03.Security.SchemesEntry
+	36, // 46: a2astream.grpc.v03.SecurityScheme.api_key_security_scheme:type_name -> a2astream.grpc.v03.APIKeySecurityScheme
+	37, // 47: a2astream.grpc.v03.SecurityScheme.http_auth_security_scheme:type_name -> a2astream.grpc.v03.HTTPAuthSecurityScheme
+	38, // 48: a2astream.grpc.v03.SecurityScheme.oauth2_security_scheme:type_name -> a2astream.grpc.v03.OAuth2SecurityScheme
+	39, // 49: a2astream.grpc.v03.SecurityScheme.open_id_connect_security_scheme:type_name -> a2astream.grpc.v03.OpenIdConnectSecurityScheme
+	40, // 50: a2astream.grpc.v03.SecurityScheme.mtls_security_scheme:type_name -> a2astream.grpc.v03.MutualTlsSecurityScheme
+	41, // 51: a2astream.grpc.v03.OAuth2SecurityScheme.flows:type_name -> a2astream.grpc.v03.OAuthFlows
+	42, // 52: a2astream.grpc.v03.OAuthFlows.authorization_code:type_name -> a2astream.grpc.v03.AuthorizationCodeOAuthFlow
+	43, // 53: a2astream.grpc.v03.OAuthFlows.client_credentials:type_name -> a2astream.grpc.v03.ClientCredentialsOAuthFlow
+	44, // 54: a2astream.grpc.v03.OAuthFlows.implicit:type_name -> a2astream.grpc.v03.ImplicitOAuthFlow
+	45, // 55: a2astream.grpc.v03.OAuthFlows.password:type_name -> a2astream.grpc.v03.PasswordOAuthFlow
+	49, // 56: a2astream.grpc.v03.AuthorizationCodeOAuthFlow.scopes:type_name -> a2astream.grpc.v03.AuthorizationCodeOAuthFlow.ScopesEntry
+	50, // 57: a2astream.grpc.v03.ClientCredentialsOAuthFlow.scopes:type_name -> a2astream.grpc.v03.ClientCredentialsOAuthFlow.ScopesEntry
+	51, // 58: a2astream.grpc.v03.ImplicitOAuthFlow.scopes:type_name -> a2astream.grpc.v03.ImplicitOAuthFlow.ScopesEntry
+	52, // 59: a2astream.grpc.v03.PasswordOAuthFlow.scopes:type_name -> a2astream.grpc.v03.PasswordOAuthFlow.ScopesEntry
+	35, // 60: a2astream.grpc.v03.AgentCard.SecuritySchemesEntry.value:type_name -> a2astream.grpc.v03.SecurityScheme
+	33, // 61: a2astream.grpc.v03.Security.SchemesEntry.value:type_name -> a2astream.grpc.v03.StringList
+	62, // [62:62] is the sub-list for method output_type
+	62, // [62:62] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_a2astream_grpc_v03_a2a_proto_init() }
@@ -2059,13 +3705,26 @@ func file_a2astream_grpc_v03_a2a_proto_init() {
 		(*StreamResponse_StatusUpdate)(nil),
 		(*StreamResponse_ArtifactUpdate)(nil),
 	}
+	file_a2astream_grpc_v03_a2a_proto_msgTypes[33].OneofWrappers = []any{
+		(*SecurityScheme_ApiKeySecurityScheme)(nil),
+		(*SecurityScheme_HttpAuthSecurityScheme)(nil),
+		(*SecurityScheme_Oauth2SecurityScheme)(nil),
+		(*SecurityScheme_OpenIdConnectSecurityScheme)(nil),
+		(*SecurityScheme_MtlsSecurityScheme)(nil),
+	}
+	file_a2astream_grpc_v03_a2a_proto_msgTypes[39].OneofWrappers = []any{
+		(*OAuthFlows_AuthorizationCode)(nil),
+		(*OAuthFlows_ClientCredentials)(nil),
+		(*OAuthFlows_Implicit)(nil),
+		(*OAuthFlows_Password)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_a2astream_grpc_v03_a2a_proto_rawDesc), len(file_a2astream_grpc_v03_a2a_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   24,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

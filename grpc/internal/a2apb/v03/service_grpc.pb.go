@@ -3,8 +3,8 @@
 // service and RPC names (specification/grpc/a2a.proto at tag v0.3.0),
 // which make the method paths on the wire
 // (/a2a.v1.A2AService/SendStreamingMessage). Only the RPCs a client uses:
-// the sends, GetTask, CancelTask, TaskSubscription and the push-config
-// RPCs.
+// the sends, GetTask, CancelTask, TaskSubscription, the push-config RPCs
+// and GetAgentCard.
 //
 // Its messages are those of a2astream/grpc/v03/a2a.proto, under this
 // module's own proto package (that file says why). scripts/generate.sh
@@ -45,6 +45,7 @@ const (
 	A2AService_CreateTaskPushNotificationConfig_FullMethodName = "/a2a.v1.A2AService/CreateTaskPushNotificationConfig"
 	A2AService_GetTaskPushNotificationConfig_FullMethodName    = "/a2a.v1.A2AService/GetTaskPushNotificationConfig"
 	A2AService_ListTaskPushNotificationConfig_FullMethodName   = "/a2a.v1.A2AService/ListTaskPushNotificationConfig"
+	A2AService_GetAgentCard_FullMethodName                     = "/a2a.v1.A2AService/GetAgentCard"
 	A2AService_DeleteTaskPushNotificationConfig_FullMethodName = "/a2a.v1.A2AService/DeleteTaskPushNotificationConfig"
 )
 
@@ -70,6 +71,10 @@ type A2AServiceClient interface {
 	GetTaskPushNotificationConfig(ctx context.Context, in *GetTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*TaskPushNotificationConfig, error)
 	// The push-notification configs of a task (the spec's name: singular).
 	ListTaskPushNotificationConfig(ctx context.Context, in *ListTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*ListTaskPushNotificationConfigResponse, error)
+	// The agent card an authenticated client may see (stream's
+	// WithExtendedCard asks for it when the public card says
+	// supportsAuthenticatedExtendedCard).
+	GetAgentCard(ctx context.Context, in *GetAgentCardRequest, opts ...grpc.CallOption) (*AgentCard, error)
 	// Removes a push-notification config of a task.
 	DeleteTaskPushNotificationConfig(ctx context.Context, in *DeleteTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*emptypb.Empty, error)
 }
@@ -180,6 +185,16 @@ func (c *a2AServiceClient) ListTaskPushNotificationConfig(ctx context.Context, i
 	return out, nil
 }
 
+func (c *a2AServiceClient) GetAgentCard(ctx context.Context, in *GetAgentCardRequest, opts ...grpc.CallOption) (*AgentCard, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AgentCard)
+	err := c.cc.Invoke(ctx, A2AService_GetAgentCard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *a2AServiceClient) DeleteTaskPushNotificationConfig(ctx context.Context, in *DeleteTaskPushNotificationConfigRequest, opts ...grpc.CallOption) (*emptypb.Empty, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(emptypb.Empty)
@@ -212,6 +227,10 @@ type A2AServiceServer interface {
 	GetTaskPushNotificationConfig(context.Context, *GetTaskPushNotificationConfigRequest) (*TaskPushNotificationConfig, error)
 	// The push-notification configs of a task (the spec's name: singular).
 	ListTaskPushNotificationConfig(context.Context, *ListTaskPushNotificationConfigRequest) (*ListTaskPushNotificationConfigResponse, error)
+	// The agent card an authenticated client may see (stream's
+	// WithExtendedCard asks for it when the public card says
+	// supportsAuthenticatedExtendedCard).
+	GetAgentCard(context.Context, *GetAgentCardRequest) (*AgentCard, error)
 	// Removes a push-notification config of a task.
 	DeleteTaskPushNotificationConfig(context.Context, *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error)
 	mustEmbedUnimplementedA2AServiceServer()
@@ -247,6 +266,9 @@ func (UnimplementedA2AServiceServer) GetTaskPushNotificationConfig(context.Conte
 }
 func (UnimplementedA2AServiceServer) ListTaskPushNotificationConfig(context.Context, *ListTaskPushNotificationConfigRequest) (*ListTaskPushNotificationConfigResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTaskPushNotificationConfig not implemented")
+}
+func (UnimplementedA2AServiceServer) GetAgentCard(context.Context, *GetAgentCardRequest) (*AgentCard, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAgentCard not implemented")
 }
 func (UnimplementedA2AServiceServer) DeleteTaskPushNotificationConfig(context.Context, *DeleteTaskPushNotificationConfigRequest) (*emptypb.Empty, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteTaskPushNotificationConfig not implemented")
@@ -402,6 +424,24 @@ func _A2AService_ListTaskPushNotificationConfig_Handler(srv interface{}, ctx con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _A2AService_GetAgentCard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAgentCardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(A2AServiceServer).GetAgentCard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: A2AService_GetAgentCard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(A2AServiceServer).GetAgentCard(ctx, req.(*GetAgentCardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _A2AService_DeleteTaskPushNotificationConfig_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DeleteTaskPushNotificationConfigRequest)
 	if err := dec(in); err != nil {
@@ -450,6 +490,10 @@ var A2AService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTaskPushNotificationConfig",
 			Handler:    _A2AService_ListTaskPushNotificationConfig_Handler,
+		},
+		{
+			MethodName: "GetAgentCard",
+			Handler:    _A2AService_GetAgentCard_Handler,
 		},
 		{
 			MethodName: "DeleteTaskPushNotificationConfig",
