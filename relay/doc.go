@@ -105,6 +105,12 @@
 // gets EventGone of reason "lost", then an [EventFailure] of kind "lost",
 // which ends its page (it is served by the Handler, not kept in the log).
 //
+// A browser that stops reading holds at most one page of entries, and for
+// no longer than the write timeout ([WithWriteTimeout], 30 s): the write
+// that it stopped taking then fails, and the Handler ends the response
+// and closes the connection. When it comes back it resumes with
+// Last-Event-ID as any other.
+//
 // # Answers and cancel
 //
 // A question's prompt is the Seq of its EventInput. A browser answers with

@@ -38,6 +38,7 @@ type handlerConfig struct {
 	page      int
 	origin    *http.CrossOriginProtection // decides whether a POST is the page's own; WithTrustedOrigins adds to it
 	retry     time.Duration
+	write     time.Duration // the longest one write to a browser may take
 }
 
 // WithTrustedOrigins names origins, each "scheme://host[:port]" as a
@@ -60,7 +61,28 @@ func WithTrustedOrigins(origins ...string) HandlerOption {
 }
 
 func defaultHandlerConfig() handlerConfig {
-	return handlerConfig{keepAlive: 15 * time.Second, page: 64, origin: http.NewCrossOriginProtection(), retry: 2 * time.Second}
+	return handlerConfig{keepAlive: 15 * time.Second, page: 64, origin: http.NewCrossOriginProtection(), retry: 2 * time.Second, write: 30 * time.Second}
+}
+
+// WithWriteTimeout sets how long one write to a browser's event stream,
+// with its flush, may take (30 s by default): a page of entries, a gone
+// event with its snapshot, a keep-alive comment. A browser that stops
+// reading (a tab frozen in the background, a hostile client) blocks the
+// write once the connection's buffers are full; when the timeout passes
+// the Handler ends the response and closes the connection, so that such a
+// reader holds no goroutine, no page and no wait on the store. The browser,
+// if it comes back, reconnects with Last-Event-ID and misses nothing. It
+// applies where the server can set a write deadline (net/http's HTTP/1
+// and HTTP/2 servers can; http.ResponseController says which). A duration
+// of 0 or less is refused.
+func WithWriteTimeout(d time.Duration) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) error {
+		if d <= 0 {
+			return invalidOption("WithWriteTimeout: the duration must be positive, not %s", d)
+		}
+		c.write = d
+		return nil
+	})
 }
 
 // WithKeepAlive sets how long an idle event stream waits before it sends a
@@ -344,8 +366,12 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	// due gives the writes that follow WithWriteTimeout to finish; a
+	// server that cannot set a deadline leaves them unbounded.
+	due := func() { _ = rc.SetWriteDeadline(time.Now().Add(h.cfg.write)) }
+	due()
+	w.WriteHeader(http.StatusOK)
 	sse := &sseWriter{w: w}
 	sse.comment("relay")
 	if sse.err != nil || rc.Flush() != nil {
@@ -365,6 +391,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		var entries []Entry
 		if gone != "" {
 			var done bool
+			due()
 			after, entries, done = h.gone(ctx, sse, log, epoch, gone)
 			if errors.Is(sse.err, errStore) && ctx.Err() == nil {
 				sse.err = nil
@@ -383,6 +410,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 				gone = "trimmed"
 				continue
 			}
+			due()
 			if err != nil {
 				sse.retry(h.cfg.retry) // the store failed: reconnect after a while
 				_ = rc.Flush()
@@ -410,6 +438,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			return
 		}
 		if err != nil {
+			due()
 			sse.comment("keep-alive")
 			if sse.err != nil || rc.Flush() != nil {
 				return

@@ -36,6 +36,8 @@ func TestNewHandlerRefusesABadOption(t *testing.T) {
 		{name: "outage retry negative", badOption: badOption[relay.HandlerOption]{"WithOutageRetry|-2s", []relay.HandlerOption{relay.WithOutageRetry(-2 * time.Second)}}},
 		{name: "outage retry below a millisecond", badOption: badOption[relay.HandlerOption]{"WithOutageRetry|999µs", []relay.HandlerOption{relay.WithOutageRetry(999 * time.Microsecond)}}},
 		{name: "not an origin", badOption: badOption[relay.HandlerOption]{"WithTrustedOrigins|https://app.example/", []relay.HandlerOption{relay.WithTrustedOrigins("https://app.example", "https://app.example/")}}},
+		{name: "write timeout 0", badOption: badOption[relay.HandlerOption]{"WithWriteTimeout|0s", []relay.HandlerOption{relay.WithWriteTimeout(0)}}},
+		{name: "write timeout negative", badOption: badOption[relay.HandlerOption]{"WithWriteTimeout|-1s", []relay.HandlerOption{relay.WithWriteTimeout(-time.Second)}}},
 		{name: "two bad options", badOption: badOption[relay.HandlerOption]{"WithPageSize|WithKeepAlive", []relay.HandlerOption{relay.WithPageSize(0), relay.WithKeepAlive(0)}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,6 +57,7 @@ func TestNewHandlerRefusesABadOption(t *testing.T) {
 		{relay.WithKeepAlive(time.Nanosecond)},
 		{relay.WithPageSize(1)},
 		{relay.WithOutageRetry(time.Millisecond)},
+		{relay.WithWriteTimeout(time.Nanosecond)},
 		{relay.WithTrustedOrigins()},
 		{relay.WithTrustedOrigins("https://app.example", "http://localhost:3000")},
 	} {
