@@ -105,6 +105,10 @@
 // gets EventGone of reason "lost", then an [EventFailure] of kind "lost",
 // which ends its page (it is served by the Handler, not kept in the log).
 //
+// The readers of one stream that a Handler serves wait for its next entry
+// together: one wait on the store (Log.AwaitEntry) per stream and process,
+// which wakes them all, however many browsers follow the stream.
+//
 // A browser that stops reading holds at most one page of entries, and for
 // no longer than the write timeout ([WithWriteTimeout], 30 s): the write
 // that it stopped taking then fails, and the Handler ends the response

@@ -197,6 +197,7 @@ type Handler struct {
 	store Store
 	key   KeyFunc
 	cfg   handlerConfig
+	waits *waiters // the readers of a log wait on the store together
 }
 
 // NewHandler returns a Handler for the streams of store that key names. It
@@ -215,7 +216,7 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, erro
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Handler{store: store, key: key, cfg: cfg}, nil
+	return &Handler{store: store, key: key, cfg: cfg, waits: &waiters{}}, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -387,6 +388,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		_ = rc.Flush()
 		return
 	}
+	follow := h.waits.follow(waitKey{key: key, epoch: epoch}, log, after)
+	defer follow.leave()
 	for {
 		var entries []Entry
 		if gone != "" {
@@ -432,7 +435,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			continue
 		}
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.keepAlive)
-		err := log.AwaitEntry(wctx, after)
+		err := follow.await(wctx, after)
 		cancel()
 		if ctx.Err() != nil {
 			return

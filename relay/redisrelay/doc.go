@@ -90,5 +90,8 @@
 // stream or its notes stream, never by polling in a loop; each holds one of
 // the client's connections while it blocks, for at most the wake interval
 // ([WithWake], default 1 s), after which it looks at its context and the
-// epoch again. Size the client's pool for the waiters you expect.
+// epoch again. A relay.Handler's readers of one stream make one AwaitEntry
+// between them, however many browsers follow it; a driver waits for
+// answers and for a cancel besides. Size the client's pool for the streams
+// a process serves and drives, not for its browsers.
 package redisrelay
