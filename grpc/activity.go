@@ -129,14 +129,46 @@ func (c *notingConn) Write(p []byte) (int, error) {
 	return c.Conn.Write(p)
 }
 
-// frames follows the HTTP/2 frames a connection reads, across reads: the
-// 9-byte header of each (a 24-bit length, then the type), then as many
-// bytes of payload as the length says.
-type frames struct {
-	head  [9]byte
+// frameHead follows HTTP/2 frames across reads (or writes): the 9-byte
+// header of each (a 24-bit length, the type, the flags, the stream ID),
+// then as many bytes of payload as the length says.
+type frameHead struct {
+	b     [9]byte
 	nhead int    // bytes of the current frame's header read so far
 	left  uint32 // bytes of the current frame's payload still to come
-	calls bool   // the current frame carries a call (calls)
+}
+
+// take reads the first bytes of p into the current frame: payload bytes,
+// returned as payload, or else header bytes, done when they complete the
+// header. rest is what p holds after them.
+func (h *frameHead) take(p []byte) (payload, rest []byte, done bool) {
+	if h.left > 0 {
+		n := int(min(uint64(len(p)), uint64(h.left)))
+		h.left -= uint32(n)
+		return p[:n], p[n:], false
+	}
+	n := copy(h.b[h.nhead:], p)
+	h.nhead += n
+	if h.nhead < len(h.b) {
+		return nil, p[n:], false
+	}
+	h.nhead = 0
+	h.left = uint32(h.b[0])<<16 | uint32(h.b[1])<<8 | uint32(h.b[2])
+	return nil, p[n:], true
+}
+
+// typ, flags and streamID read the current frame's header.
+func (h *frameHead) typ() byte   { return h.b[3] }
+func (h *frameHead) flags() byte { return h.b[4] }
+func (h *frameHead) streamID() uint32 {
+	return (uint32(h.b[5])<<24 | uint32(h.b[6])<<16 | uint32(h.b[7])<<8 | uint32(h.b[8])) & (1<<31 - 1)
+}
+
+// frames follows the HTTP/2 frames a connection reads, across reads, and
+// tells which carry calls.
+type frames struct {
+	frameHead
+	calls bool // the current frame carries a call (calls)
 	tab   *streamTable
 	// cur is the call bound to stream curID, the last stream a frame
 	// that carries a call came on: a stream's ID is never used again on
@@ -165,33 +197,25 @@ func (f *frames) scan(p []byte) (calls bool) {
 		}
 	}
 	for len(p) > 0 {
-		if f.left > 0 {
-			n := uint32(min(len(p), int(min(f.left, 1<<30))))
+		payload, rest, done := f.take(p)
+		p = rest
+		if len(payload) > 0 {
 			calls = calls || f.calls
 			if f.calls {
 				note(f.cur)
 			}
-			f.left -= n
-			p = p[n:]
+		}
+		if !done {
 			continue
 		}
-		n := copy(f.head[f.nhead:], p)
-		f.nhead += n
-		p = p[n:]
-		if f.nhead < len(f.head) {
-			break
-		}
-		f.nhead = 0
-		f.left = uint32(f.head[0])<<16 | uint32(f.head[1])<<8 | uint32(f.head[2])
-		switch f.head[3] {
+		switch f.typ() {
 		case frameData, frameHeaders, frameContinuation:
 			f.calls = true
 		default:
 			f.calls = false
 		}
 		if f.calls && f.tab != nil {
-			id := (uint32(f.head[5])<<24 | uint32(f.head[6])<<16 | uint32(f.head[7])<<8 | uint32(f.head[8])) & (1<<31 - 1)
-			if f.cur == nil || id != f.curID {
+			if id := f.streamID(); f.cur == nil || id != f.curID {
 				f.cur, f.curID = f.tab.get(id), id
 			}
 			note(f.cur)

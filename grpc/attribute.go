@@ -153,9 +153,7 @@ const (
 type opened struct {
 	mu      sync.Mutex // gRPC writes a connection from one goroutine, but says so nowhere
 	preface int        // bytes of the client preface written so far
-	head    [9]byte
-	nhead   int
-	left    uint32 // bytes of the current frame's payload still to come
+	frameHead
 	payload []byte // the current HEADERS or CONTINUATION frame's payload
 	gather  bool   // the current frame is HEADERS or CONTINUATION
 	block   []byte // the header block gathered so far
@@ -191,27 +189,18 @@ func (o *opened) scan(p []byte) {
 			p = p[n:]
 			continue
 		}
-		if o.left > 0 {
-			n := uint32(min(len(p), int(min(o.left, 1<<30))))
-			if o.gather {
-				o.payload = append(o.payload, p[:n]...)
-			}
-			o.left -= n
-			p = p[n:]
-			if o.left == 0 && o.gather {
+		payload, rest, done := o.take(p)
+		p = rest
+		if len(payload) > 0 && o.gather {
+			o.payload = append(o.payload, payload...)
+			if o.left == 0 {
 				o.frameDone()
 			}
+		}
+		if !done {
 			continue
 		}
-		n := copy(o.head[o.nhead:], p)
-		o.nhead += n
-		p = p[n:]
-		if o.nhead < len(o.head) {
-			break
-		}
-		o.nhead = 0
-		o.left = uint32(o.head[0])<<16 | uint32(o.head[1])<<8 | uint32(o.head[2])
-		typ := o.head[3]
+		typ := o.typ()
 		o.gather = typ == frameHeaders || typ == frameContinuation
 		o.payload = o.payload[:0]
 		if o.gather && o.left == 0 {
@@ -223,10 +212,9 @@ func (o *opened) scan(p []byte) {
 // frameDone takes the payload of a whole HEADERS or CONTINUATION frame
 // into the header block, and decodes the block once it ends.
 func (o *opened) frameDone() {
-	flags := o.head[4]
-	stream := (uint32(o.head[5])<<24 | uint32(o.head[6])<<16 | uint32(o.head[7])<<8 | uint32(o.head[8])) & (1<<31 - 1)
+	flags, stream := o.flags(), o.streamID()
 	frag := o.payload
-	if o.head[3] == frameHeaders {
+	if o.typ() == frameHeaders {
 		if flags&flagPadded != 0 {
 			if len(frag) < 1 || int(frag[0]) > len(frag)-1 {
 				o.lost = true

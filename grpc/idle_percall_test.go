@@ -24,27 +24,7 @@ func TestIdleTimeoutIsPerCall(t *testing.T) {
 		t.Run(string(v), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a := newAgent(t, true, true, handlers{
-					stream: func(ctx context.Context, m *a2a.Message, send func(a2a.Event) error) error {
-						id := m.Parts[0].Text
-						if err := send(working(id)); err != nil {
-							return err
-						}
-						if id == "busy" {
-							// An event every 7 s for 7 minutes.
-							for range 60 {
-								select {
-								case <-time.After(7 * time.Second):
-								case <-ctx.Done():
-									return ctx.Err()
-								}
-								if err := send(chunk(id, "more", true)); err != nil {
-									return err
-								}
-							}
-						}
-						<-ctx.Done()
-						return ctx.Err()
-					},
+					stream: busyOrSilent(false),
 					get: func(ctx context.Context, _ string) (*a2a.Task, error) {
 						<-ctx.Done()
 						return nil, ctx.Err()
@@ -99,27 +79,7 @@ func TestSilentStreamBesideBusyOneResubscribes(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var subscribes atomic.Int32
 				a := newAgent(t, true, true, handlers{
-					stream: func(ctx context.Context, m *a2a.Message, send func(a2a.Event) error) error {
-						id := m.Parts[0].Text
-						if err := send(working(id)); err != nil {
-							return err
-						}
-						if id == "busy" {
-							for range 60 {
-								select {
-								case <-time.After(7 * time.Second):
-								case <-ctx.Done():
-									return ctx.Err()
-								}
-								if err := send(chunk(id, "x", true)); err != nil {
-									return err
-								}
-							}
-							return send(state(id, a2a.StateCompleted))
-						}
-						<-ctx.Done()
-						return ctx.Err()
-					},
+					stream: busyOrSilent(true),
 					subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
 						subscribes.Add(1)
 						return sendAll(send, chunk(id, "healed", false), state(id, a2a.StateCompleted))
@@ -147,5 +107,34 @@ func TestSilentStreamBesideBusyOneResubscribes(t *testing.T) {
 				require.Equal(t, 7*time.Minute, time.Since(start))
 			})
 		})
+	}
+}
+
+// busyOrSilent is the agent of two tasks, named by their message's text:
+// "busy" sends an event every 7 s for 7 minutes (then completes, when
+// complete), any other goes silent after its first event.
+func busyOrSilent(complete bool) func(ctx context.Context, m *a2a.Message, send func(a2a.Event) error) error {
+	return func(ctx context.Context, m *a2a.Message, send func(a2a.Event) error) error {
+		id := m.Parts[0].Text
+		if err := send(working(id)); err != nil {
+			return err
+		}
+		if id == "busy" {
+			for range 60 {
+				select {
+				case <-time.After(7 * time.Second):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				if err := send(chunk(id, "more", true)); err != nil {
+					return err
+				}
+			}
+			if complete {
+				return send(state(id, a2a.StateCompleted))
+			}
+		}
+		<-ctx.Done()
+		return ctx.Err()
 	}
 }
