@@ -32,9 +32,11 @@
 //
 // A Commit is one script that checks that the epoch key still holds the
 // Log's epoch, that the fence is the newest one handed out, and that the
-// entries continue the tail, then adds them all and sets the checkpoint
-// key; the entries' explicit IDs make Redis itself refuse a second entry
-// at a Seq. Redis runs a script whole, so the entries and the checkpoint
+// entries continue the tail (the trimmed-through mark plus the stream's
+// length: entries are removed only by Trim, which moves the mark in the
+// same script), then adds them all and sets the checkpoint key; the
+// entries' explicit IDs make Redis itself refuse a second entry at a Seq.
+// Redis runs a script whole, so the entries and the checkpoint
 // are stored together, or, when a check fails, neither is, and no replica
 // ever reads a checkpoint that its log does not hold the entries of.
 // SaveSnapshot is fenced the same way. Acquire sets the lease with PX

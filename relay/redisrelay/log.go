@@ -34,8 +34,18 @@ func fenceValue(f relay.Fence) string { return strconv.FormatUint(f.Term, 10) + 
 // Commit whose reply was lost (the connection or Redis died) may have been
 // applied: sent again, it fails with [relay.ErrDuplicate] if it was.
 func (l *log) Commit(ctx context.Context, fence relay.Fence, cp []byte, entries ...relay.Entry) error {
+	_, err := run(ctx, l.store.client, l.store.scripts.append, relay.ErrStale,
+		[]string{l.keys.epoch, l.keys.fence, l.keys.log, l.keys.checkpoint, l.keys.trim},
+		commitArgs(l.epoch, fence, cp, entries)...)
+	return err
+}
+
+// commitArgs is the append script's ARGV: the epoch, the fence, the
+// checkpoint ("1" and cp, or "0" and "" for none), then a (seq, name,
+// data) triple per entry.
+func commitArgs(epoch string, fence relay.Fence, cp []byte, entries []relay.Entry) []any {
 	args := make([]any, 0, 4+3*len(entries))
-	args = append(args, l.epoch, fenceValue(fence))
+	args = append(args, epoch, fenceValue(fence))
 	if cp != nil {
 		args = append(args, "1", cp)
 	} else {
@@ -44,9 +54,7 @@ func (l *log) Commit(ctx context.Context, fence relay.Fence, cp []byte, entries 
 	for _, e := range entries {
 		args = append(args, strconv.FormatUint(e.Seq, 10), e.Name, e.Data)
 	}
-	_, err := run(ctx, l.store.client, l.store.scripts.append, relay.ErrStale,
-		[]string{l.keys.epoch, l.keys.fence, l.keys.log, l.keys.checkpoint}, args...)
-	return err
+	return args
 }
 
 // Read returns up to max entries after after, with XRANGE from the
@@ -124,10 +132,11 @@ func entryOf(r any) (relay.Entry, error) {
 	return e, nil
 }
 
-// Tail returns the stream's last generated ID's seq, which trims keep.
+// Tail returns the trimmed-through mark plus the stream's length: the
+// stream holds the entries after the mark, and trims move the mark.
 func (l *log) Tail(ctx context.Context) (uint64, error) {
 	reply, err := run(ctx, l.store.client, l.store.scripts.tail, nil,
-		[]string{l.keys.epoch, l.keys.log}, l.epoch)
+		[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch)
 	if err != nil {
 		return 0, err
 	}

@@ -20,7 +20,7 @@ import (
 // redisServer is a redis-server the test started on 127.0.0.1, killed in
 // t.Cleanup.
 type redisServer struct {
-	t    *testing.T
+	t    testing.TB
 	bin  string
 	port int
 	args []string
@@ -34,7 +34,7 @@ type redisServer struct {
 // temporary directory and no persistence, unless extra says otherwise
 // (later arguments win). Without redis-server the test is skipped, or
 // fails under CI=true.
-func startRedis(t *testing.T, extra ...string) *redisServer {
+func startRedis(t testing.TB, extra ...string) *redisServer {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -97,7 +97,7 @@ func (s *redisServer) kill() {
 func (s *redisServer) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
 // client returns a new client of the server, closed in t.Cleanup.
-func (s *redisServer) client(t *testing.T) *redis.Client {
+func (s *redisServer) client(t testing.TB) *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.addr()})
 	t.Cleanup(func() { _ = c.Close() })
 	return c

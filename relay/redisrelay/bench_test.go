@@ -1,0 +1,202 @@
+package redisrelay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/relay"
+)
+
+// benchEntriesPerRound is how many entries each writer appends in one
+// round of BenchmarkCommit.
+const benchEntriesPerRound = 4096
+
+// benchWriter is one of the writers BenchmarkCommit compares: start opens
+// a log of its own under key and returns the function that appends the
+// entries of one delta to it.
+type benchWriter struct {
+	name  string
+	top   []string // the commands whose time in Redis is the writer's (INFO commandstats)
+	start func(b *testing.B, key string) func(ctx context.Context, es []relay.Entry) error
+}
+
+// BenchmarkCommit measures the entries a second that Commit appends, in
+// deltas of 1 and of 16 entries of 200 bytes without a checkpoint, against
+// the append script of the version that read the tail with XINFO STREAM
+// ("xinfo", the same Commit otherwise) and against raw XADDs of the same
+// entries at the same IDs, one pipeline a delta ("xadd"), on the same
+// redis-server. Each iteration is a round in which each writer appends
+// benchEntriesPerRound entries to a log of its own, in an order that
+// rotates from round to round, so that the machine's noise falls on all
+// three. It reports, per writer, the median entries/s and two costs per
+// entry in Redis, which leave out the client and the round trip (a busy
+// machine inflates them too, less): the µs spent in the writer's commands
+// (INFO commandstats: EVALSHA with all it calls, or XADD) and
+// redis-server's CPU time (INFO cpu, with reading and answering the
+// calls); then the medians of the per-round ratios ("commit/xinfo" of
+// entries/s, "commit/xinfo-cmd-us" of the µs in the commands, and so on).
+// -v logs every round and the spread. The figures are only as steady as
+// the machine: run it on an idle one, with several rounds:
+//
+//	cd relay/redisrelay && go test -run '^$' -bench BenchmarkCommit -benchtime 9x -count 1 -v .
+func BenchmarkCommit(b *testing.B) {
+	srv := startRedis(b)
+	c := srv.client(b)
+	st := newStore(b, c)
+	data := bytes.Repeat([]byte("x"), 200)
+	copy(data, `{"text":"`)
+	data[len(data)-2], data[len(data)-1] = '"', '}'
+
+	opened := func(b *testing.B, key string) (*log, relay.Fence) {
+		l, err := st.Open(b.Context(), key)
+		require.NoError(b, err)
+		f, err := l.Acquire(b.Context(), "driver", time.Hour)
+		require.NoError(b, err)
+		return l.(*log), f
+	}
+	writers := []benchWriter{
+		{name: "commit", top: []string{"evalsha", "eval"}, start: func(b *testing.B, key string) func(context.Context, []relay.Entry) error {
+			l, f := opened(b, key)
+			return func(ctx context.Context, es []relay.Entry) error { return l.Commit(ctx, f, nil, es...) }
+		}},
+		{name: "xinfo", top: []string{"evalsha", "eval"}, start: func(b *testing.B, key string) func(context.Context, []relay.Entry) error {
+			l, f := opened(b, key)
+			old := newV1(l)
+			return func(ctx context.Context, es []relay.Entry) error { return old.Commit(ctx, f, nil, es...) }
+		}},
+		{name: "xadd", top: []string{"xadd"}, start: func(b *testing.B, key string) func(context.Context, []relay.Entry) error {
+			stream := keysOf(defaultConfig().prefix, key).log
+			return func(ctx context.Context, es []relay.Entry) error {
+				_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+					for _, e := range es {
+						p.XAdd(ctx, &redis.XAddArgs{Stream: stream, ID: "0-" + strconv.FormatUint(e.Seq, 10), Values: []any{"n", e.Name, "d", e.Data}})
+					}
+					return nil
+				})
+				return err
+			}
+		}},
+	}
+
+	for _, delta := range []int{1, 16} {
+		b.Run(fmt.Sprintf("delta=%d", delta), func(b *testing.B) {
+			ctx := b.Context()
+			rates := make([][]float64, len(writers))   // entries/s, per writer per round
+			inRedis := make([][]float64, len(writers)) // µs in the writer's commands per entry
+			cpu := make([][]float64, len(writers))     // µs of redis-server's CPU per entry
+			round := 0
+			es := make([]relay.Entry, delta)
+			for b.Loop() {
+				for i := range writers {
+					w := (i + round) % len(writers)
+					require.NoError(b, c.FlushAll(ctx).Err())
+					commit := writers[w].start(b, fmt.Sprintf("bench-%s-%d", writers[w].name, round))
+					require.NoError(b, c.ConfigResetStat(ctx).Err())
+					cpuBefore := redisCPU(b, c)
+					began := time.Now()
+					for seq := 1; seq <= benchEntriesPerRound; seq += delta {
+						for j := range es {
+							es[j] = relay.Entry{Seq: uint64(seq + j), Name: "delta", Data: data}
+						}
+						require.NoError(b, commit(ctx, es))
+					}
+					took := time.Since(began)
+					cpu[w] = append(cpu[w], (redisCPU(b, c)-cpuBefore)/benchEntriesPerRound)
+					rates[w] = append(rates[w], benchEntriesPerRound/took.Seconds())
+					inRedis[w] = append(inRedis[w], commandMicros(b, c, writers[w].top)/benchEntriesPerRound)
+				}
+				round++
+			}
+			for w, wr := range writers {
+				r, u, p := sorted(rates[w]), sorted(inRedis[w]), sorted(cpu[w])
+				b.ReportMetric(median(r), wr.name+"-entries/s")
+				b.ReportMetric(median(u), wr.name+"-cmd-us/entry")
+				b.ReportMetric(median(p), wr.name+"-redis-cpu-us/entry")
+				b.Logf("%-6s entries/s median %6.0f (min %6.0f, max %6.0f), rounds %v", wr.name, median(r), r[0], r[len(r)-1], rounded(rates[w]))
+				b.Logf("%-6s µs/entry in its commands median %5.2f (min %5.2f, max %5.2f); redis-server CPU µs/entry median %5.2f (min %5.2f, max %5.2f)",
+					wr.name, median(u), u[0], u[len(u)-1], median(p), p[0], p[len(p)-1])
+			}
+			for _, pair := range [][2]int{{0, 1}, {0, 2}} {
+				name := writers[pair[0]].name + "/" + writers[pair[1]].name
+				for _, m := range []struct {
+					what, unit string
+					v          [][]float64
+				}{{"entries/s", "", rates}, {"µs in Redis's commands", "-cmd-us", inRedis}, {"redis-server CPU µs", "-redis-cpu-us", cpu}} {
+					ratios := make([]float64, len(m.v[0]))
+					for i := range ratios {
+						ratios[i] = m.v[pair[0]][i] / m.v[pair[1]][i]
+					}
+					r := sorted(ratios)
+					b.ReportMetric(median(r), name+m.unit)
+					b.Logf("%-13s %s per round: median %.2f (min %.2f, max %.2f)", name, m.what, median(r), r[0], r[len(r)-1])
+				}
+			}
+		})
+	}
+}
+
+// redisCPU is the CPU time redis-server used so far, in µs (INFO cpu:
+// used_cpu_user and used_cpu_sys), which a busy machine inflates less
+// than a wall clock.
+func redisCPU(b *testing.B, c redis.UniversalClient) float64 {
+	info, err := c.Info(b.Context(), "cpu").Result()
+	require.NoError(b, err)
+	var sum float64
+	for line := range strings.SplitSeq(info, "\n") {
+		name, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if name == "used_cpu_user" || name == "used_cpu_sys" {
+			n, err := strconv.ParseFloat(v, 64)
+			require.NoError(b, err, "INFO cpu: %s", line)
+			sum += n * 1e6
+		}
+	}
+	return sum
+}
+
+// commandMicros sums the µs Redis spent in the named commands since the
+// last CONFIG RESETSTAT, from INFO commandstats.
+func commandMicros(b *testing.B, c redis.UniversalClient, names []string) float64 {
+	info, err := c.Info(b.Context(), "commandstats").Result()
+	require.NoError(b, err)
+	var sum float64
+	for line := range strings.SplitSeq(info, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !slices.Contains(names, strings.TrimPrefix(name, "cmdstat_")) {
+			continue
+		}
+		for f := range strings.SplitSeq(fields, ",") {
+			if v, ok := strings.CutPrefix(f, "usec="); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				require.NoError(b, err, "INFO commandstats: %s", line)
+				sum += n
+			}
+		}
+	}
+	return sum
+}
+
+func sorted(v []float64) []float64 { s := slices.Clone(v); slices.Sort(s); return s }
+
+func median(s []float64) float64 {
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func rounded(v []float64) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x + 0.5)
+	}
+	return out
+}
