@@ -1,6 +1,8 @@
 package a2agrpc
 
 import (
+	"context"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,6 +26,21 @@ import (
 
 // callKey is the metadata by which a call names itself to its Transport.
 const callKey = "a2astream-call"
+
+// callNumber names a call to its Transport in callKey, as per-RPC
+// credentials of the call: gRPC adds their metadata to the call's headers
+// itself, after the interceptors of WithDialOptions have run, so that one
+// that sets the call's metadata anew (an interceptor that adds a token)
+// does not drop the number, as it would the call's outgoing metadata.
+type callNumber string
+
+// GetRequestMetadata returns the call's number under callKey.
+func (n callNumber) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{callKey: string(n)}, nil
+}
+
+// RequireTransportSecurity is false: the number is no secret.
+func (callNumber) RequireTransportSecurity() bool { return false }
 
 // callActivity is one call's activity: when the frames of the HTTP/2
 // streams that carried it were last read. A call has more than one stream
@@ -50,15 +67,18 @@ type callTable struct {
 	m    map[uint64]*callActivity
 }
 
-// add registers a new call and returns its number and its activity.
+// add registers a new call and returns its number and its activity. The
+// numbers count from a random start, so that an agent cannot tell from
+// them how many calls the Transport made.
 func (t *callTable) add() (uint64, *callActivity) {
 	a := &callActivity{activity: *newActivity()}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.next++
 	if t.m == nil {
 		t.m = make(map[uint64]*callActivity)
+		t.next = rand.Uint64() >> 1
 	}
+	t.next++
 	t.m[t.next] = a
 	return t.next, a
 }
@@ -160,6 +180,7 @@ type opened struct {
 	stream  uint32 // the stream of the header block
 	dec     *hpack.Decoder
 	value   string // the block's callKey, as decoded
+	values  int    // how many callKey fields the block holds
 	lost    bool
 	found   func(stream uint32, value string)
 }
@@ -169,6 +190,7 @@ func newOpened(found func(stream uint32, value string)) *opened {
 	o.dec = hpack.NewDecoder(4096, func(f hpack.HeaderField) {
 		if f.Name == callKey {
 			o.value = f.Value
+			o.values++
 		}
 	})
 	return o
@@ -241,7 +263,7 @@ func (o *opened) frameDone() {
 	if flags&flagEndHeaders == 0 {
 		return
 	}
-	o.value = ""
+	o.value, o.values = "", 0
 	if _, err := o.dec.Write(o.block); err != nil {
 		o.lost = true
 		return
@@ -250,7 +272,9 @@ func (o *opened) frameDone() {
 		o.lost = true
 		return
 	}
-	if o.value != "" {
+	if o.values == 1 && o.value != "" {
+		// A block that names more than one number (an interceptor added
+		// its own) binds its stream to no call: it could be any of them.
 		o.found(o.stream, o.value)
 	}
 }

@@ -66,7 +66,9 @@ type binding struct {
 // boundaries, through the preface, SETTINGS, DATA and PING frames between,
 // padded and prioritised HEADERS, blocks cut into CONTINUATION frames,
 // and fields HPACK sends as indexes into its dynamic table (the same call
-// named again on a new stream, as gRPC does when it sends a call again).
+// named again on a new stream, as gRPC does when it sends a call again). A
+// block that names two calls binds its stream to neither (a sixth stranger
+// round's H2: an interceptor forwarded a number of its own).
 func TestOpenedBindsStreamsToCalls(t *testing.T) {
 	var buf bytes.Buffer
 	enc := hpack.NewEncoder(&buf)
@@ -87,7 +89,10 @@ func TestOpenedBindsStreamsToCalls(t *testing.T) {
 	wire = append(wire, headerFrames(enc, &buf, 5, fields("1"), 5, false, true)...)
 	wire = append(wire, headerFrames(enc, &buf, 7, fields("")[:5], 1<<14, true, false)...) // no call named
 	wire = append(wire, headerFrames(enc, &buf, 9, fields("3"), 3, false, false)...)
-	want := []binding{{1, "1"}, {3, "2"}, {5, "1"}, {9, "3"}}
+	// Two numbers (an interceptor added its own): bound to neither.
+	wire = append(wire, headerFrames(enc, &buf, 11, append(fields("4"), hpack.HeaderField{Name: callKey, Value: "1"}), 1<<14, false, false)...)
+	wire = append(wire, headerFrames(enc, &buf, 13, fields("5"), 1<<14, false, false)...)
+	want := []binding{{1, "1"}, {3, "2"}, {5, "1"}, {9, "3"}, {13, "5"}}
 
 	for _, step := range []int{1, 2, 9, 10, 31, len(wire)} {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -71,7 +72,7 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 	r := &rpc{t: t, o: o, method: method, parent: ctx, d: call.IdleTimeout}
 	if r.d > 0 {
 		r.id, r.act = t.calls.add()
-		md[callKey] = []string{strconv.FormatUint(r.id, 10)}
+		opts = append(slices.Clip(opts), grpc.PerRPCCredentials(callNumber(strconv.FormatUint(r.id, 10))))
 	}
 	if b := t.cfg.breaker; b != nil {
 		done, err := b.Allow()

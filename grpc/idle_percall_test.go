@@ -2,14 +2,20 @@ package a2agrpc_test
 
 import (
 	"context"
+	"io"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/a2astream/a2astream/a2a"
+	a2agrpc "github.com/a2astream/a2astream/grpc"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -136,5 +142,78 @@ func busyOrSilent(complete bool) func(ctx context.Context, m *a2a.Message, send 
 		}
 		<-ctx.Done()
 		return ctx.Err()
+	}
+}
+
+// The call's number survives an interceptor of WithDialOptions that sets
+// the call's metadata anew, the common way to add a token: each call still
+// follows its own stream, and the silent one beside a busy one is cut one
+// idle timeout after its last event (a sixth stranger round's H1).
+func TestIdleTimeoutIsPerCallUnderAnInterceptorThatReplacesMetadata(t *testing.T) {
+	replace := grpc.WithStreamInterceptor(func(ctx context.Context, d *grpc.StreamDesc, cc *grpc.ClientConn, method string, s grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		md, _ := metadata.FromOutgoingContext(ctx)
+		out := metadata.Pairs("authorization", "Bearer service-token")
+		if v := md.Get("a2a-version"); len(v) > 0 {
+			out.Set("a2a-version", v...)
+		}
+		return s(metadata.NewOutgoingContext(ctx, out), d, cc, method, opts...)
+	})
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := newAgent(t, true, true, handlers{stream: busyOrSilent(true)})
+				tr := a.client(t, a2agrpc.WithDialOptions(replace))
+				call := transport.Call{Version: v, IdleTimeout: time.Minute}
+				busy, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "busy"))
+				require.NoError(t, err)
+				defer busy.Close()
+				done := make(chan error)
+				go func() {
+					for {
+						if _, err := busy.Next(); err != nil {
+							done <- err
+							return
+						}
+					}
+				}()
+				start := time.Now()
+				silent, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "silent"))
+				require.NoError(t, err)
+				defer silent.Close()
+				_, err = silent.Next()
+				require.NoError(t, err)
+				_, err = silent.Next()
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
+				require.Equal(t, time.Minute, time.Since(start))
+				require.ErrorIs(t, <-done, io.EOF, "the busy stream ran to its end")
+				for _, c := range a.seen() {
+					require.Equal(t, []string{"Bearer service-token"}, c.md.Get("authorization"), "the interceptor's metadata went")
+				}
+			})
+		})
+	}
+}
+
+// gRPC's retries are off whatever a service config given with
+// WithDialOptions says: a send the agent read, then answered UNAVAILABLE,
+// is not sent again by a retry policy (a sixth stranger round's H3).
+func TestARetryPolicyDoesNotSendAgain(t *testing.T) {
+	const cfg = `{"methodConfig":[{"name":[{}],"retryPolicy":{"maxAttempts":4,"initialBackoff":"0.01s","maxBackoff":"0.01s","backoffMultiplier":1,"retryableStatusCodes":["UNAVAILABLE"]}}]}`
+	for _, v := range versions {
+		t.Run(string(v), func(t *testing.T) {
+			var sends atomic.Int32
+			a := newAgent(t, true, true, handlers{stream: func(context.Context, *a2a.Message, func(a2a.Event) error) error {
+				sends.Add(1)
+				return status.Error(codes.Unavailable, "taken, then lost")
+			}})
+			tr := a.client(t, a2agrpc.WithDialOptions(grpc.WithDefaultServiceConfig(cfg)))
+			r, err := tr.SendStream(context.Background(), transport.Call{Version: v}, hello())
+			if err == nil {
+				_, err = r.Next()
+				r.Close()
+			}
+			require.Error(t, err)
+			require.Equal(t, int32(1), sends.Load(), "sent once")
+		})
 	}
 }

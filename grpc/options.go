@@ -89,7 +89,12 @@ func WithInsecure() Option {
 // Transport's own, which win where they meet: transport credentials go
 // with WithTransportCredentials or WithInsecure only, and a
 // grpc.WithTransportCredentials here does not replace them (TLS asked for
-// is never made plaintext by it). A nil option is refused.
+// is never made plaintext by it), and gRPC's retries stay off whatever a
+// service config here says (a retry policy would send a message the agent
+// may have taken again). An interceptor may set a call's metadata anew;
+// one that adds a2astream-call to it (forwarding the metadata it was
+// given) leaves the call's idle timer following all the Transport's calls
+// instead of its own stream (see Transport). A nil option is refused.
 //
 // Credentials given here (grpc.WithPerRPCCredentials) are outside the
 // origin rule: gRPC sends them on every call to whatever target the

@@ -56,8 +56,9 @@ import (
 // busy call on the same connection (two tasks of one Client) is cut one
 // timeout after its last bytes. To know which stream carries a call, the
 // Transport names each call it times in the metadata a2astream-call (a
-// number, unique in the Transport, that tells the agent nothing) and reads
-// it back from the HEADERS frame gRPC writes. The connections' own frames
+// number, unique in the Transport, from a random start: it tells the agent
+// that the client is this library and times the call, nothing of the
+// call) and reads it back from the HEADERS frame gRPC writes. The connections' own frames
 // (keepalive PINGs, from either side or a proxy, and their acks, SETTINGS,
 // WINDOW_UPDATE) and the frames of streams no call of the Transport opened
 // do not count, so keepalive never keeps a silent stream open.
@@ -114,10 +115,15 @@ func New(target string, opts ...Option) (*Transport, error) {
 	secure := encrypting(creds.Info().SecurityProtocol)
 	// The Transport's options go last, so that none of WithDialOptions
 	// replaces its credentials (a TLS connection made plaintext) or its
-	// size limit.
+	// size limit, or turns on gRPC's retries: a retry policy (of a service
+	// config given, or the name resolver's) would send a message the agent
+	// may have taken again. gRPC still makes the transparent retries of a
+	// stream the server refused before reading it, which never reached
+	// the agent.
 	dial := append(slices.Clip(cfg.dialOpts),
 		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act, calls: calls, secure: secure}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)),
+		grpc.WithDisableRetry())
 	cc, err := grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}

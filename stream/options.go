@@ -368,7 +368,9 @@ func WithMaxEventSize(n int) Option {
 // WithIdleTimeout treats a connection on which no byte (comments included)
 // arrived for d as dropped. Zero, the default, disables the check; none of the
 // A2A servers measured sends keep-alives, so set it above the agent's
-// longest silence. It must not be negative.
+// longest silence. The timer runs from the request's start, so set it above
+// the time the longest request (a message with big files) takes to upload
+// too. It must not be negative.
 //
 // It applies to a Client's constructors, to its streams, and to GetTask,
 // Cancel and ListTasks of a Client of NewClient, NewRESTClient or Resolve. A Transport
