@@ -107,7 +107,7 @@ func newNotingConn(conn net.Conn, act *activity, calls *callTable) *notingConn {
 	tab := &streamTable{}
 	c.frames.tab = tab
 	if calls != nil {
-		c.out = newOpened(func(stream uint32, value string) { calls.bind(value, tab, stream) })
+		c.out = newOpened(func(stream uint32, values []string) { calls.bind(values, tab, stream) })
 	}
 	return c
 }

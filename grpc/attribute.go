@@ -101,25 +101,38 @@ func (t *callTable) remove(id uint64) {
 	}
 }
 
-// bind binds stream id of tab to the call named by value, if it is one of
-// the table's calls under way.
-func (t *callTable) bind(value string, tab *streamTable, id uint32) {
-	n, err := strconv.ParseUint(value, 10, 64)
-	if err != nil {
+// bind binds stream id of tab to the call its header block named: of the
+// values, the one that names a call of the table's under way. A block that
+// names none, or more than one, binds nothing: its stream could be any of
+// them. (An interceptor of WithDialOptions may add a number of its own,
+// forwarding another process's; the table's numbers start at random, so
+// such a number names none of its calls.)
+func (t *callTable) bind(values []string, tab *streamTable, id uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var a *callActivity
+	for _, v := range values {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			continue
+		}
+		if b := t.m[n]; b != nil {
+			if a != nil && b != a {
+				return
+			}
+			a = b
+		}
+	}
+	if a == nil {
 		return
 	}
-	t.mu.Lock()
-	a := t.m[n]
-	if a != nil {
-		// Under the table's lock, so that remove, which takes the call out
-		// first, then forgets its streams, forgets this one too.
-		a.mu.Lock()
-		a.on = append(a.on, streamRef{tab: tab, id: id})
-		a.mu.Unlock()
-		tab.set(id, a)
-		a.bound.Store(true)
-	}
-	t.mu.Unlock()
+	// Under the table's lock, so that remove, which takes the call out
+	// first, then forgets its streams, forgets this one too.
+	a.mu.Lock()
+	a.on = append(a.on, streamRef{tab: tab, id: id})
+	a.mu.Unlock()
+	tab.set(id, a)
+	a.bound.Store(true)
 }
 
 // streamTable is a connection's streams bound to calls.
@@ -166,7 +179,7 @@ const (
 )
 
 // opened follows the frames a connection writes, across writes, and
-// reports each header block that opens a stream to found with the value of
+// reports each header block that opens a stream to found with the values of
 // its callKey field. It decodes every header block the connection writes,
 // in order, as the server does, to keep HPACK's dynamic table as the
 // encoder has it; once a block does not decode, it stops (lost).
@@ -179,18 +192,16 @@ type opened struct {
 	block   []byte // the header block gathered so far
 	stream  uint32 // the stream of the header block
 	dec     *hpack.Decoder
-	value   string // the block's callKey, as decoded
-	values  int    // how many callKey fields the block holds
+	values  []string // the block's callKey fields, as decoded
 	lost    bool
-	found   func(stream uint32, value string)
+	found   func(stream uint32, values []string)
 }
 
-func newOpened(found func(stream uint32, value string)) *opened {
+func newOpened(found func(stream uint32, values []string)) *opened {
 	o := &opened{found: found}
 	o.dec = hpack.NewDecoder(4096, func(f hpack.HeaderField) {
 		if f.Name == callKey {
-			o.value = f.Value
-			o.values++
+			o.values = append(o.values, f.Value)
 		}
 	})
 	return o
@@ -263,7 +274,7 @@ func (o *opened) frameDone() {
 	if flags&flagEndHeaders == 0 {
 		return
 	}
-	o.value, o.values = "", 0
+	o.values = o.values[:0]
 	if _, err := o.dec.Write(o.block); err != nil {
 		o.lost = true
 		return
@@ -272,9 +283,7 @@ func (o *opened) frameDone() {
 		o.lost = true
 		return
 	}
-	if o.values == 1 && o.value != "" {
-		// A block that names more than one number (an interceptor added
-		// its own) binds its stream to no call: it could be any of them.
-		o.found(o.stream, o.value)
+	if len(o.values) > 0 {
+		o.found(o.stream, o.values)
 	}
 }

@@ -3,6 +3,7 @@ package a2agrpc
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -58,7 +59,34 @@ func headerFrames(enc *hpack.Encoder, buf *bytes.Buffer, id uint32, hf []hpack.H
 
 type binding struct {
 	stream uint32
-	value  string
+	values string // joined with ","
+}
+
+// TestBindTakesTheOneCallUnderWay: a header block binds its stream to the
+// one call under way among the numbers it names; to none when it names none
+// or two (a sixth stranger round's H2: an interceptor forwarded a number of
+// its own, and other calls' streams were bound to the call it named).
+func TestBindTakesTheOneCallUnderWay(t *testing.T) {
+	var calls callTable
+	idA, a := calls.add()
+	idB, _ := calls.add()
+	A, B := fmt.Sprint(idA), fmt.Sprint(idB)
+	for i, c := range []struct {
+		values []string
+		want   *callActivity
+	}{
+		{[]string{A}, a},
+		{[]string{A, "1"}, a},
+		{[]string{"1", A}, a},
+		{[]string{"x", A, A}, a},
+		{[]string{A, B}, nil},
+		{[]string{"1", "999"}, nil},
+		{[]string{"-1", "", "18446744073709551616"}, nil},
+	} {
+		tab := &streamTable{}
+		calls.bind(c.values, tab, uint32(2*i+1))
+		require.Equal(t, c.want, tab.get(uint32(2*i+1)), "%q", c.values)
+	}
 }
 
 // TestOpenedBindsStreamsToCalls: the writes' scan finds the call each
@@ -66,9 +94,8 @@ type binding struct {
 // boundaries, through the preface, SETTINGS, DATA and PING frames between,
 // padded and prioritised HEADERS, blocks cut into CONTINUATION frames,
 // and fields HPACK sends as indexes into its dynamic table (the same call
-// named again on a new stream, as gRPC does when it sends a call again). A
-// block that names two calls binds its stream to neither (a sixth stranger
-// round's H2: an interceptor forwarded a number of its own).
+// named again on a new stream, as gRPC does when it sends a call again), and
+// every number a block holds.
 func TestOpenedBindsStreamsToCalls(t *testing.T) {
 	var buf bytes.Buffer
 	enc := hpack.NewEncoder(&buf)
@@ -89,15 +116,15 @@ func TestOpenedBindsStreamsToCalls(t *testing.T) {
 	wire = append(wire, headerFrames(enc, &buf, 5, fields("1"), 5, false, true)...)
 	wire = append(wire, headerFrames(enc, &buf, 7, fields("")[:5], 1<<14, true, false)...) // no call named
 	wire = append(wire, headerFrames(enc, &buf, 9, fields("3"), 3, false, false)...)
-	// Two numbers (an interceptor added its own): bound to neither.
+	// Two numbers (an interceptor added its own): both are told.
 	wire = append(wire, headerFrames(enc, &buf, 11, append(fields("4"), hpack.HeaderField{Name: callKey, Value: "1"}), 1<<14, false, false)...)
 	wire = append(wire, headerFrames(enc, &buf, 13, fields("5"), 1<<14, false, false)...)
-	want := []binding{{1, "1"}, {3, "2"}, {5, "1"}, {9, "3"}, {13, "5"}}
+	want := []binding{{1, "1"}, {3, "2"}, {5, "1"}, {9, "3"}, {11, "4,1"}, {13, "5"}}
 
 	for _, step := range []int{1, 2, 9, 10, 31, len(wire)} {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {
 			var got []binding
-			o := newOpened(func(stream uint32, value string) { got = append(got, binding{stream, value}) })
+			o := newOpened(func(stream uint32, values []string) { got = append(got, binding{stream, strings.Join(values, ",")}) })
 			for p := wire; len(p) > 0; {
 				n := min(step, len(p))
 				o.scan(p[:n])
@@ -124,7 +151,7 @@ func TestOpenedStopsWhenLost(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got []binding
-			o := newOpened(func(stream uint32, value string) { got = append(got, binding{stream, value}) })
+			o := newOpened(func(stream uint32, values []string) { got = append(got, binding{stream, strings.Join(values, ",")}) })
 			o.scan(wire)
 			require.True(t, o.lost)
 			require.Empty(t, got)
@@ -143,9 +170,9 @@ func TestFramesNoteOnlyTheirCall(t *testing.T) {
 		tab := &streamTable{}
 		idA, a := calls.add()
 		idB, b := calls.add()
-		calls.bind(fmt.Sprint(idA), tab, 1)
-		calls.bind(fmt.Sprint(idB), tab, 3)
-		calls.bind("99", tab, 5) // no such call
+		calls.bind([]string{fmt.Sprint(idA)}, tab, 1)
+		calls.bind([]string{fmt.Sprint(idB)}, tab, 3)
+		calls.bind([]string{"99"}, tab, 5) // no such call
 		require.True(t, a.bound.Load())
 		require.True(t, b.bound.Load())
 		f := frames{tab: tab}
@@ -190,7 +217,7 @@ func FuzzOpenedWritesInPieces(f *testing.F) {
 	f.Add([]byte(clientPreface), uint16(0), uint16(0))
 	f.Fuzz(func(t *testing.T, wire []byte, cut1, cut2 uint16) {
 		whole := func() (got []binding) {
-			o := newOpened(func(stream uint32, value string) { got = append(got, binding{stream, value}) })
+			o := newOpened(func(stream uint32, values []string) { got = append(got, binding{stream, strings.Join(values, ",")}) })
 			o.scan(wire)
 			return got
 		}()
@@ -199,7 +226,7 @@ func FuzzOpenedWritesInPieces(f *testing.F) {
 			i, j = j, i
 		}
 		var got []binding
-		o := newOpened(func(stream uint32, value string) { got = append(got, binding{stream, value}) })
+		o := newOpened(func(stream uint32, values []string) { got = append(got, binding{stream, strings.Join(values, ",")}) })
 		o.scan(wire[:i])
 		o.scan(wire[i:j])
 		o.scan(wire[j:])

@@ -91,10 +91,11 @@ func WithInsecure() Option {
 // grpc.WithTransportCredentials here does not replace them (TLS asked for
 // is never made plaintext by it), and gRPC's retries stay off whatever a
 // service config here says (a retry policy would send a message the agent
-// may have taken again). An interceptor may set a call's metadata anew;
-// one that adds a2astream-call to it (forwarding the metadata it was
-// given) leaves the call's idle timer following all the Transport's calls
-// instead of its own stream (see Transport). A nil option is refused.
+// may have taken again). An interceptor may set a call's metadata anew,
+// and add an a2astream-call of its own (forwarding the metadata it was
+// given): the Transport's number for the call goes with it still, and a
+// number that names no call of the Transport is not read (see Transport).
+// A nil option is refused.
 //
 // Credentials given here (grpc.WithPerRPCCredentials) are outside the
 // origin rule: gRPC sends them on every call to whatever target the
