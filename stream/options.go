@@ -165,6 +165,7 @@ type config struct {
 	beforeReply  func(context.Context, *Checkpoint) error // WithCheckpointBeforeReply
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
+	trace        *Trace // WithTrace, composed (trace.go)
 	pollInterval time.Duration
 	stallTimeout time.Duration
 	// pushReceiver and pushPollInterval are WithPush's and
