@@ -21,9 +21,12 @@ import (
 // Every function is called synchronously on the goroutine that calls
 // Stream.Next (for Done and the end of a call cut by Close or Cancel, the
 // goroutine that calls them; for Checkpoint, the one that calls
-// Stream.Checkpoint), never concurrently for one stream, and must not
+// Stream.Checkpoint), never concurrently by one stream, and must not
 // block: the stream waits for it. It must not call the Stream's methods.
-// Its argument is a small struct passed by value.
+// A Trace given to a Client's constructor is shared by the Client's
+// streams, which may call it concurrently, each on its own goroutine.
+// Its argument is a small struct passed by value. A stream whose options
+// were refused calls nothing.
 //
 // Nothing secret reaches a Trace: no header value, no token, no message or
 // task text. Its errors are those the stream tells WithNotify and
@@ -384,32 +387,46 @@ type tracer struct {
 	closed bool
 }
 
-// The outcomes' names (AttemptDoneInfo.Outcome), by classify's kinds.
-var outcomeNames = [...]string{
-	outFatal:       "fatal",
-	outEnd:         "end",
-	outLost:        "lost",
-	outDrop:        "drop",
-	outRetry:       "retry",
-	outRefused:     "refused",
-	outNoStream:    "no-stream",
-	outQuiet:       "quiet",
-	outStalled:     "stalled",
-	outSilent:      "silent",
-	outDowngrade:   "downgrade",
-	outSpeaks03:    "speaks-0.3",
-	outUnsupported: "unsupported",
-	outProbe:       "probe",
-	outAskTask:     "ask-task",
-	outCredentials: "credentials",
-	outBusy:        "busy",
-	outPush:        "push",
-}
-
-// outcomeName returns the name of outcome kind k.
+// outcomeName returns the name of classify's outcome kind k
+// (AttemptDoneInfo.Outcome).
 func outcomeName(k outcomeKind) string {
-	if int(k) < len(outcomeNames) && outcomeNames[k] != "" {
-		return outcomeNames[k]
+	switch k {
+	case outFatal:
+		return "fatal"
+	case outEnd:
+		return "end"
+	case outLost:
+		return "lost"
+	case outDrop:
+		return "drop"
+	case outRetry:
+		return "retry"
+	case outRefused:
+		return "refused"
+	case outNoStream:
+		return "no-stream"
+	case outQuiet:
+		return "quiet"
+	case outStalled:
+		return "stalled"
+	case outSilent:
+		return "silent"
+	case outDowngrade:
+		return "downgrade"
+	case outSpeaks03:
+		return "speaks-0.3"
+	case outUnsupported:
+		return "unsupported"
+	case outProbe:
+		return "probe"
+	case outAskTask:
+		return "ask-task"
+	case outCredentials:
+		return "credentials"
+	case outBusy:
+		return "busy"
+	case outPush:
+		return "push"
 	}
 	return "unknown"
 }
