@@ -339,3 +339,49 @@ func TestTraceNilIsRefused(t *testing.T) {
 	require.ErrorIs(t, err, stream.ErrInvalidOption)
 	require.ErrorContains(t, err, "WithTrace")
 }
+
+func TestTraceOfAGapHealedByAGetTask(t *testing.T) {
+	onEveryWire(t, func(t *testing.T, w wire) {
+		// The resubscribe brings the ending alone: held back until a
+		// get-task shows what the gap hid.
+		agent := newWireAgent(w, answers{
+			kindStream:    sendsWorking,
+			kindSubscribe: legOf(statusEvent(w.v, a2a.StateCompleted, nil)),
+			kindGet:       answersTask(snap(a2a.StateCompleted, "done")),
+		})
+		var tl traceLog
+		_, _, err := runSend(t, agent, &noticeLog{}, tl.option())
+		require.NoError(t, err)
+		require.Equal(t, []stream.AttemptKind{stream.AttemptSend, stream.AttemptSubscribe, stream.AttemptGetTask}, tl.startKinds())
+		require.Equal(t, []string{"drop", "ok", "ok"}, tl.outcomes())
+		require.Equal(t, []stream.GapInfo{{Kind: stream.GapOpened, TaskID: "t-1"}, {Kind: stream.GapHealed, TaskID: "t-1", Fetched: true}}, tl.gaps)
+		require.Len(t, tl.ends, 1)
+	})
+}
+
+func TestTraceOfAGapNeverHealed(t *testing.T) {
+	onEveryWire(t, func(t *testing.T, w wire) {
+		// As above, but every later call fails: the budget is spent, and
+		// the ending held back is delivered as received.
+		final := legOf(statusEvent(w.v, a2a.StateCompleted, nil))
+		agent := newWireAgent(w, answers{
+			kindStream: sendsWorking,
+			kindSubscribe: func(ww *wireWriter, c wireCall) {
+				if c.n == 0 {
+					final(ww, c)
+					return
+				}
+				unavailable(ww, c)
+			},
+			kindGet: unavailable,
+		})
+		var tl traceLog
+		_, _, err := runSend(t, agent, &noticeLog{}, tl.option())
+		require.NoError(t, err)
+		require.Equal(t, []stream.GapInfo{{Kind: stream.GapOpened, TaskID: "t-1"}, {Kind: stream.GapUnhealed, TaskID: "t-1"}}, tl.gaps)
+		require.Len(t, tl.waits, 3, "three reconnects scheduled, the budget")
+		require.Len(t, tl.ends, 1)
+		require.Equal(t, a2a.StateCompleted, tl.ends[0].State)
+		require.Len(t, tl.dones, len(tl.starts), "every call started ended")
+	})
+}
