@@ -147,6 +147,7 @@ func TestTraceOfAStreamCutTwice(t *testing.T) {
 		}, tl.gaps)
 		require.Empty(t, tl.asks)
 		require.Equal(t, []stream.DoneInfo{{TaskID: "t-1", State: a2a.StateCompleted, Calls: 3}}, tl.ends, "one end")
+		requireTraceWhole(t, &tl, err)
 	})
 }
 
@@ -295,6 +296,7 @@ func TestTraceIsGivenNoSecret(t *testing.T) {
 			s.Checkpoint()
 		}
 		require.NoError(t, s.Err())
+		requireTraceWhole(t, &tl, s.Err())
 		require.Equal(t, []stream.AttemptKind{stream.AttemptSend, stream.AttemptReply, stream.AttemptSubscribe, stream.AttemptSubscribe},
 			tl.startKinds())
 		require.Equal(t, []string{"ok", "drop", "credentials", "ok"}, tl.outcomes())
@@ -384,4 +386,23 @@ func TestTraceOfAGapNeverHealed(t *testing.T) {
 		require.Equal(t, a2a.StateCompleted, tl.ends[0].State)
 		require.Len(t, tl.dones, len(tl.starts), "every call started ended")
 	})
+}
+
+// requireTraceWhole requires of a Trace's record, for a stream that ended
+// in err, what holds of every stream: each call started ends before the
+// next starts, numbered from 1, with an outcome; the stream ends once, in
+// err, having counted its calls.
+func requireTraceWhole(t *testing.T, tl *traceLog, err error) {
+	t.Helper()
+	require.Len(t, tl.dones, len(tl.starts), "every call started ended")
+	for i, a := range tl.starts {
+		require.Equal(t, i+1, a.Call)
+		require.Equal(t, a.Call, tl.dones[i].Call, "each call ends before the next starts")
+		require.Equal(t, a.Kind, tl.dones[i].Kind)
+		require.NotEmpty(t, tl.dones[i].Outcome)
+		require.NotEqual(t, "unknown", tl.dones[i].Outcome)
+	}
+	require.Len(t, tl.ends, 1, "the stream ends once")
+	require.Equal(t, len(tl.starts), tl.ends[0].Calls)
+	require.Equal(t, err, tl.ends[0].Err, "the end is Err's")
 }
