@@ -179,7 +179,8 @@ type AttemptInfo struct {
 	// send a server refused in 1.0 made again in 0.3.
 	Resend bool
 	// Binding and Version are the binding and the protocol version of
-	// the call.
+	// the call. Binding is Client.Binding's: "" for a Client of
+	// NewClientFor, whose Transport knows its binding.
 	Binding a2a.Binding
 	Version a2a.Version
 }
