@@ -37,7 +37,8 @@ import (
 type Trace struct {
 	// AttemptStart is called before each call the stream makes to the
 	// agent: a send of the message or of a reply, a subscribe, a get-task
-	// (a fetch, a poll, a resume's) or a push-config call.
+	// (a fetch, a poll, a resume's) or a push-config call. Stream.Cancel's
+	// own call, made outside the stream's steps, is not one.
 	AttemptStart func(AttemptInfo)
 	// Connected is called when a streaming call's response headers came
 	// and its stream of events opened (for a unary call, its end,
