@@ -2,9 +2,13 @@ package stream
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/terminal"
+	"github.com/a2astream/a2astream/transport"
 )
 
 // Trace is a set of functions a stream calls at the steps a tool that
@@ -33,7 +37,13 @@ import (
 // WithLogger, whose texts hold no header value and no URL user name,
 // password or query value (see WithLogger); a push config's token is
 // redacted from an agent's refusal. An error may quote, up to its first
-// 256 bytes, what a server wrote in it (a JSON-RPC error's message).
+// 256 bytes, what a server wrote in it (a JSON-RPC error's message). An
+// error whose text may quote the task or a message (a terminal.Error,
+// which quotes the agent's reason, a *hitl.Error, which quotes the
+// prompt, a *transport.ProtocolError, which describes an event) reaches
+// a Trace as an error whose text names its type and, for a terminal
+// error, the state, but quotes nothing; errors.Is and errors.As see the
+// error itself through it.
 type Trace struct {
 	// AttemptStart is called before each call the stream makes to the
 	// agent: a send of the message or of a reply, a subscribe, a get-task
@@ -367,9 +377,9 @@ type DoneInfo struct {
 	Calls int
 	// Closed: Close ended the stream before anything else did.
 	Closed bool
-	// Err is Stream.Err's error: nil after completed or a message answer.
-	// Its text may quote what the agent wrote of its failure; use its
-	// type (errors.As) for anything that is recorded.
+	// Err is Stream.Err's error (nil after completed or a message
+	// answer), its text withheld when it may quote the task or a message
+	// (see Trace): errors.As finds the typed ending through it.
 	Err error
 }
 
@@ -485,7 +495,7 @@ func (s *Stream) traceDone(outcome string, err error) {
 		return
 	}
 	tr.open = false
-	d := AttemptDoneInfo{AttemptInfo: tr.cur, Outcome: outcome, Err: err}
+	d := AttemptDoneInfo{AttemptInfo: tr.cur, Outcome: outcome, Err: forTrace(err)}
 	if s.taskID != "" {
 		d.TaskID = s.taskID
 	}
@@ -518,7 +528,7 @@ func (s *Stream) closeLeg(outcome string, err error) {
 // traceWait tells Wait about a wait of kind k.
 func (s *Stream) traceWait(w WaitInfo) {
 	if tr := s.tr; tr != nil && tr.t.Wait != nil {
-		w.TaskID = s.taskID
+		w.TaskID, w.Cause = s.taskID, forTrace(w.Cause)
 		tr.t.Wait(w)
 	}
 }
@@ -534,14 +544,14 @@ func (s *Stream) traceGap(k GapKind, fetched bool) {
 // err.
 func (s *Stream) traceAsk(k AskKind, returned bool, err error) {
 	if tr := s.tr; tr != nil && tr.t.Ask != nil {
-		tr.t.Ask(AskInfo{Kind: k, TaskID: s.taskID, Returned: returned, Err: err})
+		tr.t.Ask(AskInfo{Kind: k, TaskID: s.taskID, Returned: returned, Err: forTrace(err)})
 	}
 }
 
 // traceCheckpoint tells Checkpoint about a checkpoint taken.
 func (s *Stream) traceCheckpoint(beforeReply bool, err error) {
 	if tr := s.tr; tr != nil && tr.t.Checkpoint != nil {
-		tr.t.Checkpoint(CheckpointInfo{TaskID: s.taskID, BeforeReply: beforeReply, Err: err})
+		tr.t.Checkpoint(CheckpointInfo{TaskID: s.taskID, BeforeReply: beforeReply, Err: forTrace(err)})
 	}
 }
 
@@ -551,7 +561,7 @@ func (s *Stream) traceEnd() {
 	if tr == nil || tr.t.Done == nil {
 		return
 	}
-	d := DoneInfo{TaskID: s.taskID, Calls: tr.calls, Closed: tr.closed && s.err == nil, Err: s.err}
+	d := DoneInfo{TaskID: s.taskID, Calls: tr.calls, Closed: tr.closed && s.err == nil, Err: forTrace(s.err)}
 	if st := s.ledger.Status(); st != nil {
 		d.State = st.State
 	}
@@ -587,3 +597,42 @@ func pushOutcome(err, ctxErr error) string {
 	}
 	return "failed"
 }
+
+// forTrace returns err as a Trace gets it: an error whose text may quote
+// the task or a message (see Trace) in a textless error; any other as it
+// is.
+func forTrace(err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		te   terminal.Error
+		he   *hitl.Error
+		pe   *transport.ProtocolError
+		what string
+	)
+	switch {
+	case errors.As(err, &te):
+		what = fmt.Sprintf("%T, the task %s", te, te.State())
+	case errors.As(err, &he):
+		what = fmt.Sprintf("%T", he)
+	case errors.As(err, &pe):
+		what = fmt.Sprintf("%T", pe)
+	default:
+		return err
+	}
+	return &textless{err: err, what: what}
+}
+
+// textless is an error whose text is withheld from a Trace: its text
+// names the error's type; Unwrap returns the error.
+type textless struct {
+	err  error
+	what string
+}
+
+func (e *textless) Error() string {
+	return "stream: " + e.what + " (its text, which may quote the task or a message, withheld from the trace)"
+}
+
+func (e *textless) Unwrap() error { return e.err }

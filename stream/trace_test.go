@@ -231,6 +231,27 @@ func TestTraceOfAnEnding(t *testing.T) {
 	})
 }
 
+func TestTraceIsGivenNoReasonText(t *testing.T) {
+	const reason = "the private reason the agent gave"
+	onEveryWire(t, func(t *testing.T, w wire) {
+		failed := snap(a2a.StateFailed)
+		failed.Status.Message = agentMsg("m-1", reason)
+		agent := newWireAgent(w, answers{kindStream: legOf(snap(a2a.StateWorking), failed)})
+		var tl traceLog
+		s := agent.client(t).Send(bounded(t), hello(), tl.option())
+		_, err := drain(t, s)
+		require.ErrorContains(t, err, reason, "Err quotes the reason")
+		require.Len(t, tl.ends, 1)
+		var fe *terminal.FailedError
+		require.ErrorAs(t, tl.ends[0].Err, &fe, "the typed ending, through the textless error")
+		require.ErrorIs(t, tl.ends[0].Err, err)
+		require.ErrorContains(t, tl.ends[0].Err, "failed")
+		for _, text := range tl.all {
+			require.NotContains(t, text, "private", "a trace's argument")
+		}
+	})
+}
+
 func TestTraceOfAStreamClosed(t *testing.T) {
 	onEveryWire(t, func(t *testing.T, w wire) {
 		agent := newWireAgent(w, answers{kindStream: legOf(snap(a2a.StateWorking), snap(a2a.StateCompleted))})
@@ -404,5 +425,9 @@ func requireTraceWhole(t *testing.T, tl *traceLog, err error) {
 	}
 	require.Len(t, tl.ends, 1, "the stream ends once")
 	require.Equal(t, len(tl.starts), tl.ends[0].Calls)
-	require.Equal(t, err, tl.ends[0].Err, "the end is Err's")
+	if err == nil {
+		require.NoError(t, tl.ends[0].Err)
+	} else {
+		require.ErrorIs(t, tl.ends[0].Err, err, "the end is Err's")
+	}
 }
