@@ -55,7 +55,7 @@ type Trace struct {
 	// AttemptDone, is its answer).
 	Connected func(AttemptInfo)
 	// FirstEvent is called when the first event of a streaming call
-	// arrived, before the stream reads it.
+	// arrived, before the stream delivers it.
 	FirstEvent func(AttemptInfo)
 	// AttemptDone is called once for each call AttemptStart announced,
 	// when it ended: a unary call when it was answered or failed, a
@@ -77,7 +77,8 @@ type Trace struct {
 	// returned one, or WithCheckpointBeforeReply's function returned.
 	Checkpoint func(CheckpointInfo)
 	// Done is called once, when the stream ends: in an ending or an
-	// error, or because Close or Cancel ended it.
+	// error, or because Close or Cancel ended it (a Close after the end
+	// calls nothing).
 	Done func(DoneInfo)
 }
 
