@@ -44,13 +44,13 @@ func (s *Stream) act(m move) phase {
 		return phaseSubscribe
 	case moveHoldFinal:
 		s.gap.hold(m.event)
-		s.leg.close()
+		s.closeLeg("ok", nil)
 		return s.fetchFor(fetchGap)
 	case moveHalt:
-		s.leg.close()
+		s.closeLeg("ok", nil)
 		return phaseHalted
 	case moveReply:
-		s.leg.close()
+		s.closeLeg("ok", nil)
 		return s.route.reply
 	case movePoll:
 		return phasePoll
@@ -81,7 +81,7 @@ func (s *Stream) act(m move) phase {
 		}
 		return s.end(s.gaveUp(s.tries.budget.attempts))
 	case moveDone:
-		s.leg.close()
+		s.closeLeg("ok", nil)
 		s.push.close()
 		return phaseDone
 	case moveEnd:
@@ -125,7 +125,7 @@ func (s *Stream) end(err error) phase {
 	if err != nil && taskOf(err) == nil && s.ledger.Known() {
 		err = &taskError{Err: err, Task: s.snapshot()}
 	}
-	s.leg.close()
+	s.closeLeg("end", err)
 	s.push.close()
 	s.err = err
 	return phaseDone

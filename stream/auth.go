@@ -148,12 +148,18 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) err
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
+	if s.tr != nil {
+		s.traceAsk(AskCredentials, false, nil)
+	}
 	h, err := s.cfg.credentials.Credentials(ctx, &credentials.Request{Task: s.snapshot(), Message: msg, Cause: cause, Attempt: s.auth.calls})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
 	if err == nil {
 		err = httpx.CheckHeader(h)
+	}
+	if s.tr != nil {
+		s.traceAsk(AskCredentials, true, err)
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {

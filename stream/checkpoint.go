@@ -89,6 +89,15 @@ const (
 // record per artifact and shares the records of messages and statuses
 // with the stream.
 func (s *Stream) Checkpoint() *Checkpoint {
+	cp := s.checkpoint()
+	if s.tr != nil {
+		s.traceCheckpoint(false, nil)
+	}
+	return cp
+}
+
+// checkpoint returns the stream's checkpoint (see Checkpoint).
+func (s *Stream) checkpoint() *Checkpoint {
 	if s.resuming != nil {
 		// A resumed stream that has not fetched its task yet has handed
 		// nothing over: it is where its checkpoint is (the stream does not

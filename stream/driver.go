@@ -125,14 +125,27 @@ func (s *Stream) step() {
 		r = s.run(s.phase)
 	}
 	if f := r.fail; f != nil {
-		s.enter(s.handle(classify(f.op, f.err, s.situation(*f)), *f))
+		o := classify(f.op, f.err, s.situation(*f))
+		if s.tr != nil {
+			s.traceDone(outcomeName(o.kind), o.err)
+		}
+		s.enter(s.handle(o, *f))
 		return
+	}
+	if s.tr != nil {
+		s.traceAnswered()
 	}
 	s.enter(s.act(follow(&r.facts)))
 }
 
-// enter makes p the stream's phase. It is the one place the phase changes.
-func (s *Stream) enter(p phase) { s.phase = p }
+// enter makes p the stream's phase. It is the one place the phase changes,
+// and so where a Trace is told that the stream ends.
+func (s *Stream) enter(p phase) {
+	if p == phaseDone && s.phase != phaseDone && s.tr != nil {
+		s.traceEnd()
+	}
+	s.phase = p
+}
 
 // situation is what classify needs to know of the stream besides the
 // failed call itself.
@@ -251,6 +264,9 @@ func (s *Stream) readyMessage() {
 // for phase from, and reads the leg it opens.
 func (s *Stream) sendStreaming(from phase, m *a2a.Message) report {
 	ctx, cancel := s.legContext()
+	if s.tr != nil {
+		s.traceStart(sendKind(from), true, m)
+	}
 	l, err := s.c.calls.sendStream(ctx, s.call(), m)
 	s.contact.noteReach(err)
 	s.prompt.heard(err)
@@ -259,6 +275,9 @@ func (s *Stream) sendStreaming(from phase, m *a2a.Message) report {
 		return failedWith(failure{from: from, op: opSend, err: err})
 	}
 	s.setLeg(l, opSend, from, ctx, cancel)
+	if s.tr != nil {
+		s.traceConnected(l)
+	}
 	s.resumedBySend()
 	return found(facts{after: afterOpen})
 }
@@ -296,6 +315,9 @@ func (s *Stream) read() report {
 		return failedWith(f)
 	}
 	if l.events == 1 {
+		if s.tr != nil {
+			s.traceFirstEvent()
+		}
 		// The first event of a leg proves the version works.
 		s.proveVersion()
 	}
@@ -312,6 +334,9 @@ func (s *Stream) read() report {
 		if s.leg.op == opSubscribe && l.events == 1 && s.ledger.Covers(t) {
 			// A snapshot that covers what is held closes the gap, and
 			// supersedes any final event held back.
+			if s.tr != nil && s.gap.open {
+				s.traceGap(GapHealed, false)
+			}
 			s.gap.clear()
 		}
 	}

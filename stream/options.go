@@ -40,7 +40,8 @@ import (
 // default for them; given to one call it overrides the Client's for that
 // call only (a per-call WithHeader replaces the Client's values of its
 // header name). When an option is given twice, the last one wins, except
-// that WithHeader adds a value and WithTrustedOrigins adds origins. Bad
+// that WithHeader adds a value, WithTrustedOrigins adds origins and
+// WithTrace adds a Trace (both are called, the Client's too). Bad
 // values, a nil Option and a nil hook or notify function among them, are
 // refused with an error that wraps ErrInvalidOption too. Either refusal is
 // the constructor's error, the call's, or, per stream, the stream's Err.
@@ -165,6 +166,7 @@ type config struct {
 	beforeReply  func(context.Context, *Checkpoint) error // WithCheckpointBeforeReply
 	sleep        func(context.Context, time.Duration) error
 	notify       func(Notice)
+	trace        *Trace // WithTrace, composed (trace.go)
 	pollInterval time.Duration
 	stallTimeout time.Duration
 	// pushReceiver and pushPollInterval are WithPush's and

@@ -32,6 +32,9 @@ func (s *Stream) pollSend() report {
 // sendUnary sends m, the message or the reply, with a unary call for phase
 // from, which returns at once; the task is then followed by polling.
 func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
+	if s.tr != nil {
+		s.traceStart(sendKind(from), false, m)
+	}
 	ev, err := s.c.calls.sendUnary(s.ctx, s.call(), m)
 	s.contact.noteReach(err)
 	s.prompt.heard(err)
@@ -71,10 +74,18 @@ func (s *Stream) pollWait() report {
 		if limit := s.cfg.stallTimeout; limit > 0 {
 			every = min(every, limit)
 		}
-		wait := max(every, s.tries.takeAsked())
+		asked := s.tries.takeAsked()
+		wait := max(every, asked)
+		if s.tr != nil {
+			s.traceWait(WaitInfo{Kind: WaitPoll, Wait: wait, Asked: asked, Push: true})
+		}
 		return found(facts{after: afterWait, err: s.waitPush(wait)})
 	}
-	wait := max(s.cfg.pollInterval, s.tries.takeAsked())
+	asked := s.tries.takeAsked()
+	wait := max(s.cfg.pollInterval, asked)
+	if s.tr != nil {
+		s.traceWait(WaitInfo{Kind: WaitPoll, Wait: wait, Asked: asked})
+	}
 	return found(facts{after: afterWait, err: s.sleep(wait)})
 }
 

@@ -53,6 +53,9 @@ func (s *Stream) askHuman() report {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
+	if s.tr != nil {
+		s.traceAsk(AskHuman, false, nil)
+	}
 	parts, err := hook.Ask(ctx, &hitl.Request{Task: s.snapshot(), Prompt: question.Clone()})
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
@@ -61,6 +64,9 @@ func (s *Stream) askHuman() report {
 	if err == nil {
 		reply = &a2a.Message{ID: uuid.NewString(), TaskID: t.ID, ContextID: t.ContextID, Role: a2a.RoleUser, Parts: parts}
 		err = validReply(s.v, reply)
+	}
+	if s.tr != nil {
+		s.traceAsk(AskHuman, true, err)
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -85,9 +91,13 @@ func (s *Stream) saveBeforeReply() error {
 	if f == nil {
 		return nil
 	}
-	cp := *s.Checkpoint() // a copy: Checkpoint may return one it shares
+	cp := *s.checkpoint() // a copy: checkpoint may return one it shares
 	cp.prompt = &promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
-	if err := f(s.ctx, &cp); err != nil {
+	err := f(s.ctx, &cp)
+	if s.tr != nil {
+		s.traceCheckpoint(true, err)
+	}
+	if err != nil {
 		return fmt.Errorf("stream: the checkpoint before the reply was not saved, and the reply not sent: %w", err)
 	}
 	return nil

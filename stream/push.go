@@ -166,11 +166,17 @@ func (s *Stream) pushSet() report {
 		return s.pushRefused(err)
 	}
 	cfg := a2a.PushConfig{ID: reg.ID(), URL: reg.URL(), Token: reg.Token()}
+	if s.tr != nil {
+		s.traceStart(AttemptPushConfig, false, nil)
+	}
 	_, err = s.c.calls.setPushConfig(s.ctx, s.call(), s.taskID, cfg)
 	if err != nil {
 		// An agent may quote the token in its refusal: the refusal goes to
-		// a notice and a log.
+		// a notice, a log and a Trace.
 		err = redactSecrets(err, cfg)
+	}
+	if s.tr != nil {
+		s.traceDone(pushOutcome(err, s.ctx.Err()), err)
 	}
 	polling := s.route == pollingRoute()
 	switch {

@@ -334,8 +334,9 @@ func TestPushTokenNeverInNoticesOrLogs(t *testing.T) {
 				})
 				var logs bytes.Buffer
 				notices := &noticeLog{}
+				var tl traceLog
 				c := reconnectingClient(t, w, agent, stream.WithHTTPClient(a2atest.NewClient(quoting)), stream.WithPush(recv), notices.option(),
-					stream.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+					stream.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))), tl.option())
 				_, err := drain(t, c.Send(context.Background(), hello()))
 				require.NoError(t, err)
 				require.Len(t, seen, 1, "the push config was offered once")
@@ -344,6 +345,19 @@ func TestPushTokenNeverInNoticesOrLogs(t *testing.T) {
 				require.Contains(t, unavailable[0].Cause.Error(), "xxxxx", "the quote is there, redacted")
 				require.NotContains(t, unavailable[0].Cause.Error(), seen[0])
 				require.NotContains(t, logs.String(), seen[0])
+				// A Trace gets the refusal as the notice does: redacted.
+				var pushCalls []stream.AttemptDoneInfo
+				for _, d := range tl.dones {
+					if d.Kind == stream.AttemptPushConfig {
+						pushCalls = append(pushCalls, d)
+					}
+				}
+				require.Len(t, pushCalls, 1)
+				require.Equal(t, "cannot", pushCalls[0].Outcome)
+				require.Contains(t, pushCalls[0].Err.Error(), "xxxxx")
+				for _, text := range tl.all {
+					require.NotContains(t, text, seen[0], "a trace's argument")
+				}
 			})
 		})
 	}

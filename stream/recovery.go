@@ -224,6 +224,7 @@ var errStillRunning = errors.New("the task is still running but the server refus
 // then makes the attempt's call again; follow decides what ends a stream
 // whose budget is spent.
 func (s *Stream) backoff() report {
+	asked := s.tries.asked
 	wait, ok := s.tries.spend()
 	if !ok {
 		f := facts{after: afterSpent, resends: s.tries.again.sends(), heldFinal: s.gap.final != nil, why: fetchNone}
@@ -234,6 +235,10 @@ func (s *Stream) backoff() report {
 	}
 	s.notify(Notice{Kind: Reconnecting, TaskID: s.taskID, Attempt: s.tries.budget.attempts,
 		MaxAttempts: s.tries.budget.max, Wait: wait, Cause: s.tries.cause})
+	if s.tr != nil {
+		s.traceWait(WaitInfo{Kind: WaitBackoff, Attempt: s.tries.budget.attempts, MaxAttempts: s.tries.budget.max,
+			Wait: wait, Asked: asked, Cause: s.tries.cause})
+	}
 	return found(facts{after: afterBackoff, err: s.sleep(wait)})
 }
 
@@ -262,15 +267,24 @@ func (p phase) sends() bool {
 // subscribe opens a subscribe leg.
 func (s *Stream) subscribe() report {
 	ctx, cancel := s.legContext()
+	if s.tr != nil {
+		s.traceStart(AttemptSubscribe, true, nil)
+	}
 	l, err := s.c.calls.subscribe(ctx, s.call(), s.taskID)
 	s.contact.noteReach(err)
 	if err != nil {
 		cancel(nil)
 		return failedWith(failure{from: phaseSubscribe, op: opSubscribe, err: err})
 	}
+	if s.tr != nil && !s.gap.open {
+		s.traceGap(GapOpened, false)
+	}
 	s.gap.start()
 	s.ledger.OpenReplayWindow()
 	s.setLeg(l, opSubscribe, phaseSubscribe, ctx, cancel)
+	if s.tr != nil {
+		s.traceConnected(l)
+	}
 	if s.tries.budget.attempts > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: s.tries.budget.attempts, MaxAttempts: s.tries.budget.max})
 	}
@@ -324,6 +338,9 @@ func (s *Stream) fetchTask(from phase) (t *a2a.Task, asked time.Duration, r repo
 // undecoded; when the call fails, ok is false and r reports it. Only a
 // poll (see lastPoll) looks at the answer before takeTask decodes it.
 func (s *Stream) askTask(from phase) (a taskAnswer, r report, ok bool) {
+	if s.tr != nil {
+		s.traceStart(getKind(from), false, nil)
+	}
 	a, err := s.c.calls.getTask(s.ctx, s.call(), s.taskID)
 	s.contact.noteReach(err)
 	if err != nil {
@@ -379,6 +396,9 @@ func (s *Stream) newsFacts(a after) facts {
 func (s *Stream) deliverFetched(t *a2a.Task, tellResumed bool) {
 	s.learnReplied(t, false)
 	attempt := s.tries.budget.attempts // the attempt this get-task ends, if any
+	if s.tr != nil && s.gap.open {
+		s.traceGap(GapHealed, true)
+	}
 	s.deliver(t, foldAuthoritative, s.gap.release())
 	if tellResumed && attempt > 0 {
 		s.notify(Notice{Kind: Resumed, TaskID: s.taskID, Attempt: attempt, MaxAttempts: s.tries.budget.max})
@@ -396,6 +416,9 @@ func (s *Stream) deliverHeldFinal(cause error) bool {
 		return false
 	}
 	s.log.Debug("a2a: could not close the gap, delivering the final event as received", "task", s.taskID, "cause", cause)
+	if s.tr != nil {
+		s.traceGap(GapUnhealed, false)
+	}
 	s.deliver(final, foldStale, nil)
 	return s.halted()
 }

@@ -341,9 +341,19 @@ func runSoakCase(t *testing.T, c *soakCase, st *soakStats) {
 		require.NoError(t, err)
 		st.rest++
 	}
-	s := client.Send(ctx, msg)
+	// Odd seeds run with a Trace (trace.go), even ones without: both
+	// paths of the driver soak.
+	var tl traceLog
+	var sendOpts []stream.Option
+	if c.seed%2 == 1 {
+		sendOpts = append(sendOpts, tl.option())
+	}
+	s := client.Send(ctx, msg, sendOpts...)
 	got, err := drain(t, s)
 	st.runs++
+	if c.seed%2 == 1 {
+		requireTraceWhole(t, &tl, err)
+	}
 	if c.mixed() {
 		st.mixed++
 	}

@@ -72,6 +72,8 @@ type Stream struct {
 	lastPoll lastPoll
 	// push is the stream's push notifications (push.go).
 	push pushes
+	// tr is the stream's Trace's state (trace.go), nil without one.
+	tr *tracer
 }
 
 // delivery is what the application is handed: the queue of deltas computed
@@ -98,6 +100,9 @@ func newStream(ctx context.Context, c *Client, opts []Option, by string) *Stream
 	}
 	s.cfg, s.log = cfg, cfg.logger
 	s.push = newPushes(cfg)
+	if cfg.trace != nil {
+		s.tr = &tracer{t: cfg.trace}
+	}
 	s.tries.reset(cfg.policy)
 	s.news.restart() // the stall clock starts
 	s.v, s.nego = c.currentVersion()
@@ -202,7 +207,10 @@ func (s *Stream) Ending() Ending {
 // Close is local only: the agent's task runs on; Cancel asks the agent to
 // stop it.
 func (s *Stream) Close() error {
-	s.leg.close()
+	if s.tr != nil {
+		s.tr.closed = true
+	}
+	s.closeLeg("closed", nil)
 	s.push.close()
 	s.enter(phaseDone)
 	clear(s.out.queue)
@@ -265,7 +273,7 @@ func (s *Stream) Cancel(ctx context.Context) error {
 	if !st.Terminal() {
 		return nil
 	}
-	s.leg.close()
+	s.closeLeg("closed", nil)
 	s.deliver(t, foldAuthoritative, nil)
 	s.err = nil
 	// Ended by the caller, from outside the loop: the end is the task's.

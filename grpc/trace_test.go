@@ -1,0 +1,77 @@
+package a2agrpc_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/stream"
+)
+
+// A Trace (stream.WithTrace) over the gRPC Transport: a stream cut once
+// tells its two calls, their outcomes, the reconnect and one end, with the
+// binding and the version of each call.
+func TestDriverTraceOfACut(t *testing.T) {
+	for name, opts := range versionOpts {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, true, true, handlers{
+				stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+					if err := sendAll(send, working("t-1"), chunk("t-1", "Hello, ", false)); err != nil {
+						return err
+					}
+					<-ctx.Done() // until the cut
+					return ctx.Err()
+				},
+				subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
+					snap := working(id)
+					snap.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: "Hello, "}, {Text: "world"}}}}
+					return sendAll(send, snap, chunk(id, "!", true), state(id, a2a.StateCompleted))
+				},
+			})
+			var (
+				starts []stream.AttemptInfo
+				dones  []stream.AttemptDoneInfo
+				waits  []stream.WaitInfo
+				ends   []stream.DoneInfo
+			)
+			trace := &stream.Trace{
+				AttemptStart: func(a stream.AttemptInfo) { starts = append(starts, a) },
+				AttemptDone:  func(d stream.AttemptDoneInfo) { dones = append(dones, d) },
+				Wait:         func(w stream.WaitInfo) { waits = append(waits, w) },
+				Done:         func(d stream.DoneInfo) { ends = append(ends, d) },
+			}
+			c := newClient(t, a.client(t), append(opts, stream.WithTrace(trace))...)
+			s := c.Send(context.Background(), hello())
+			defer s.Close()
+			cut := false
+			_, err := play(s, func(ev a2a.Event) {
+				if u, ok := ev.(*a2a.ArtifactUpdate); ok && !cut && u.Artifact.Parts[0].Text == "Hello, " {
+					cut = true
+					a.cut()
+				}
+			})
+			require.NoError(t, err)
+			require.Len(t, starts, 2)
+			require.Equal(t, stream.AttemptSend, starts[0].Kind)
+			require.Equal(t, stream.AttemptSubscribe, starts[1].Kind)
+			require.Equal(t, 1, starts[1].Attempt)
+			for _, st := range starts {
+				require.Empty(t, st.Binding, "a Client of NewClientFor names no binding, as its Binding method says")
+				require.True(t, st.Streaming)
+				if name != "negotiated" {
+					require.Equal(t, name, st.Version.String())
+				}
+			}
+			require.Len(t, dones, 2)
+			require.Equal(t, "drop", dones[0].Outcome)
+			require.Error(t, dones[0].Err)
+			require.Equal(t, 2, dones[0].Events)
+			require.Equal(t, "ok", dones[1].Outcome)
+			require.Len(t, waits, 1)
+			require.Equal(t, stream.WaitBackoff, waits[0].Kind)
+			require.Equal(t, []stream.DoneInfo{{TaskID: "t-1", State: a2a.StateCompleted, Calls: 2}}, ends)
+		})
+	}
+}
