@@ -27,20 +27,34 @@ import (
 // callKey is the metadata by which a call names itself to its Transport.
 const callKey = "a2astream-call"
 
-// callNumber names a call to its Transport in callKey, as per-RPC
-// credentials of the call: gRPC adds their metadata to the call's headers
-// itself, after the interceptors of WithDialOptions have run, so that one
-// that sets the call's metadata anew (an interceptor that adds a token)
-// does not drop the number, as it would the call's outgoing metadata.
-type callNumber string
+// numbering gives each call the number its context carries (withNumber)
+// under callKey. It is per-RPC credentials of the Transport's connection,
+// which gRPC asks for every call after the interceptors of WithDialOptions
+// have run, beside any credentials the caller gives (of the connection or
+// of the call): an interceptor that sets the call's metadata anew, or a
+// caller's credentials, do not displace the number, as they would the
+// call's outgoing metadata or a credentials option of the call.
+type numbering struct{}
 
-// GetRequestMetadata returns the call's number under callKey.
-func (n callNumber) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	return map[string]string{callKey: string(n)}, nil
+// callNumberKey is the context key of a call's number.
+type callNumberKey struct{}
+
+// withNumber returns ctx carrying the call's number.
+func withNumber(ctx context.Context, n uint64) context.Context {
+	return context.WithValue(ctx, callNumberKey{}, strconv.FormatUint(n, 10))
+}
+
+// GetRequestMetadata returns the number ctx carries under callKey, or
+// nothing for a call the Transport does not time.
+func (numbering) GetRequestMetadata(ctx context.Context, _ ...string) (map[string]string, error) {
+	if n, ok := ctx.Value(callNumberKey{}).(string); ok {
+		return map[string]string{callKey: n}, nil
+	}
+	return nil, nil
 }
 
 // RequireTransportSecurity is false: the number is no secret.
-func (callNumber) RequireTransportSecurity() bool { return false }
+func (numbering) RequireTransportSecurity() bool { return false }
 
 // callActivity is one call's activity: when the frames of the HTTP/2
 // streams that carried it were last read. A call has more than one stream

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -72,7 +70,6 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 	r := &rpc{t: t, o: o, method: method, parent: ctx, d: call.IdleTimeout}
 	if r.d > 0 {
 		r.id, r.act = t.calls.add()
-		opts = append(slices.Clip(opts), grpc.PerRPCCredentials(callNumber(strconv.FormatUint(r.id, 10))))
 	}
 	if b := t.cfg.breaker; b != nil {
 		done, err := b.Allow()
@@ -90,7 +87,11 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 		// call still fails as the last dial did.
 		t.cc.ResetConnectBackoff()
 	}
-	r.ctx, r.cancel = context.WithCancelCause(metadata.NewOutgoingContext(ctx, md))
+	cctx := metadata.NewOutgoingContext(ctx, md)
+	if r.act != nil {
+		cctx = withNumber(cctx, r.id)
+	}
+	r.ctx, r.cancel = context.WithCancelCause(cctx)
 	var connect *time.Timer
 	if d := t.cfg.connectTimeout; d > 0 {
 		connect = time.AfterFunc(d, func() { r.cancel(errConnect) })

@@ -145,11 +145,24 @@ func busyOrSilent(complete bool) func(ctx context.Context, m *a2a.Message, send 
 	}
 }
 
-// The call's number survives an interceptor of WithDialOptions that sets
-// the call's metadata anew, the common way to add a token: each call still
-// follows its own stream, and the silent one beside a busy one is cut one
-// idle timeout after its last event (a sixth stranger round's H1).
-func TestIdleTimeoutIsPerCallUnderAnInterceptorThatReplacesMetadata(t *testing.T) {
+// tokenCreds are a caller's per-RPC credentials: a fixed bearer token.
+type tokenCreds struct{}
+
+func (tokenCreds) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer service-token"}, nil
+}
+
+func (tokenCreds) RequireTransportSecurity() bool { return false }
+
+// The call's number survives what a caller's WithDialOptions do to a call:
+// an interceptor that sets the call's metadata anew (the common way to add
+// a token), credentials given as a default call option, an interceptor
+// that adds credentials to the call's options. Each call still follows its
+// own stream: the silent one beside a busy one is cut one idle timeout
+// after its last event, and the caller's token still goes (a sixth
+// stranger round's H1; a seventh's K1 and K2, where a call option of the
+// Transport's own displaced the caller's credentials, or theirs its).
+func TestIdleTimeoutIsPerCallWhateverTheDialOptions(t *testing.T) {
 	replace := grpc.WithStreamInterceptor(func(ctx context.Context, d *grpc.StreamDesc, cc *grpc.ClientConn, method string, s grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 		md, _ := metadata.FromOutgoingContext(ctx)
 		out := metadata.Pairs("authorization", "Bearer service-token")
@@ -158,39 +171,52 @@ func TestIdleTimeoutIsPerCallUnderAnInterceptorThatReplacesMetadata(t *testing.T
 		}
 		return s(metadata.NewOutgoingContext(ctx, out), d, cc, method, opts...)
 	})
-	for _, v := range versions {
-		t.Run(string(v), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				a := newAgent(t, true, true, handlers{stream: busyOrSilent(true)})
-				tr := a.client(t, a2agrpc.WithDialOptions(replace))
-				call := transport.Call{Version: v, IdleTimeout: time.Minute}
-				busy, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "busy"))
-				require.NoError(t, err)
-				defer busy.Close()
-				done := make(chan error)
-				go func() {
-					for {
-						if _, err := busy.Next(); err != nil {
-							done <- err
-							return
+	addCreds := grpc.WithStreamInterceptor(func(ctx context.Context, d *grpc.StreamDesc, cc *grpc.ClientConn, method string, s grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		return s(ctx, d, cc, method, append(opts, grpc.PerRPCCredentials(tokenCreds{}))...)
+	})
+	for name, dial := range map[string]grpc.DialOption{
+		"interceptor replaces metadata": replace,
+		"default call credentials":      grpc.WithDefaultCallOptions(grpc.PerRPCCredentials(tokenCreds{})),
+		"interceptor adds credentials":  addCreds,
+		"connection credentials":        grpc.WithPerRPCCredentials(tokenCreds{}),
+	} {
+		for _, v := range versions {
+			t.Run(name+"/"+string(v), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					a := newAgent(t, true, true, handlers{stream: busyOrSilent(true)})
+					tr := a.client(t, a2agrpc.WithDialOptions(dial))
+					call := transport.Call{Version: v, IdleTimeout: time.Minute}
+					busy, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "busy"))
+					require.NoError(t, err)
+					defer busy.Close()
+					done := make(chan error)
+					go func() {
+						for {
+							if _, err := busy.Next(); err != nil {
+								done <- err
+								return
+							}
 						}
+					}()
+					start := time.Now()
+					silent, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "silent"))
+					require.NoError(t, err)
+					defer silent.Close()
+					_, err = silent.Next()
+					require.NoError(t, err)
+					_, err = silent.Next()
+					require.ErrorIs(t, err, transport.ErrIdleTimeout)
+					require.Equal(t, time.Minute, time.Since(start))
+					require.ErrorIs(t, <-done, io.EOF, "the busy stream ran to its end")
+					seen := a.seen()
+					require.Len(t, seen, 2)
+					for _, c := range seen {
+						require.Equal(t, []string{"Bearer service-token"}, c.md.Get("authorization"), "the caller's token went")
+						require.Len(t, c.md.Get("a2astream-call"), 1, "the call's number went")
 					}
-				}()
-				start := time.Now()
-				silent, err := tr.SendStream(context.Background(), call, a2a.NewTextMessage(a2a.RoleUser, "silent"))
-				require.NoError(t, err)
-				defer silent.Close()
-				_, err = silent.Next()
-				require.NoError(t, err)
-				_, err = silent.Next()
-				require.ErrorIs(t, err, transport.ErrIdleTimeout)
-				require.Equal(t, time.Minute, time.Since(start))
-				require.ErrorIs(t, <-done, io.EOF, "the busy stream ran to its end")
-				for _, c := range a.seen() {
-					require.Equal(t, []string{"Bearer service-token"}, c.md.Get("authorization"), "the interceptor's metadata went")
-				}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -85,17 +85,20 @@ func WithInsecure() Option {
 }
 
 // WithDialOptions adds options to grpc.NewClient's (a context dialer,
-// per-RPC credentials, keepalive parameters, interceptors), before the
+// per-RPC credentials, keepalive parameters, stream interceptors: every
+// call, the unary ones of A2A too, is made as a stream, so a unary
+// interceptor never runs), before the
 // Transport's own, which win where they meet: transport credentials go
 // with WithTransportCredentials or WithInsecure only, and a
 // grpc.WithTransportCredentials here does not replace them (TLS asked for
 // is never made plaintext by it), and gRPC's retries stay off whatever a
 // service config here says (a retry policy would send a message the agent
-// may have taken again). An interceptor may set a call's metadata anew,
-// and add an a2astream-call of its own (forwarding the metadata it was
-// given): the Transport's number for the call goes with it still, and a
-// number that names no call of the Transport is not read (see Transport).
-// A nil option is refused.
+// may have taken again). The Transport's number for each call
+// (a2astream-call, see Transport) goes as per-RPC credentials of the
+// connection, beside the caller's: an interceptor that sets the call's
+// metadata anew, or credentials of the caller's (of the connection or of
+// the call), do not displace it; a number an interceptor adds that names
+// no call of the Transport is not read. A nil option is refused.
 //
 // Credentials given here (grpc.WithPerRPCCredentials) are outside the
 // origin rule: gRPC sends them on every call to whatever target the

@@ -122,6 +122,7 @@ func New(target string, opts ...Option) (*Transport, error) {
 	// the agent.
 	dial := append(slices.Clip(cfg.dialOpts),
 		grpc.WithTransportCredentials(noting{TransportCredentials: creds, act: act, calls: calls, secure: secure}),
+		grpc.WithPerRPCCredentials(numbering{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)),
 		grpc.WithDisableRetry())
 	cc, err := grpc.NewClient(target, dial...)
