@@ -118,6 +118,14 @@ func (s *Stream) retryAfterWait(again phase) phase {
 // end ends the stream with err, and returns phaseDone. A protocol error
 // carries the task as last known.
 func (s *Stream) end(err error) phase {
+	if closeCut(s.ctx, err) {
+		// Close, from another goroutine, cut what Next waited on: the
+		// stream ends as Close ends it.
+		err = nil
+		if s.tr != nil {
+			s.tr.closed = true
+		}
+	}
 	var protoErr *transport.ProtocolError
 	if errors.As(err, &protoErr) {
 		protoErr.Task = s.snapshot()
@@ -128,6 +136,7 @@ func (s *Stream) end(err error) phase {
 	s.closeLeg("end", err)
 	s.push.close()
 	s.err = err
+	s.gate.stop(nil) // nothing waits on the stream's context any more
 	return phaseDone
 }
 

@@ -142,7 +142,7 @@ func (s *Stream) askCredentials(ending error, msg *a2a.Message, cause error) err
 	s.auth.calls++
 	// As the human-input hook, the credentials hook gets the caller's
 	// context, which carries none of the stream's headers.
-	ctx := s.ctx
+	ctx := s.caller
 	if d := s.cfg.inputTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)

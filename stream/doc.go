@@ -8,7 +8,8 @@
 // the agent card, which it reads with package agentcard (which also reads a
 // card alone, and keeps cards in a cache). [Client.Send] returns a [Stream], a pull
 // iterator (Next, Event, Err, Close, plus All for range loops and Wait to
-// drain it):
+// drain it) with one consumer; Close alone may also be called from another
+// goroutine, to stop a Next that waits:
 //
 //   - Drops are healed: a transport error, an unexpected EOF, a clean EOF
 //     before the task settled, or silence longer than the idle timeout makes

@@ -127,7 +127,11 @@ func (s *Stream) step() {
 	if f := r.fail; f != nil {
 		o := classify(f.op, f.err, s.situation(*f))
 		if s.tr != nil {
-			s.traceDone(outcomeName(o.kind), o.err)
+			if closeCut(s.ctx, o.err) {
+				s.traceDone("closed", nil)
+			} else {
+				s.traceDone(outcomeName(o.kind), o.err)
+			}
 		}
 		s.enter(s.handle(o, *f))
 		return

@@ -47,7 +47,7 @@ func (s *Stream) askHuman() report {
 	}
 	// The hook gets the caller's context, which carries no option of the
 	// stream's: those are arguments of the stream's own calls.
-	ctx := s.ctx
+	ctx := s.caller
 	if d := s.cfg.inputTimeout; d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, d)
@@ -93,7 +93,7 @@ func (s *Stream) saveBeforeReply() error {
 	}
 	cp := *s.checkpoint() // a copy: checkpoint may return one it shares
 	cp.prompt = &promptState{key: s.prompt.replied, reply: s.prompt.reply, sent: replyInFlight}
-	err := f(s.ctx, &cp)
+	err := f(s.caller, &cp)
 	if s.tr != nil {
 		s.traceCheckpoint(true, err)
 	}

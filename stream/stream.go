@@ -25,14 +25,20 @@ import (
 // as a *a2a.MessageRevision each time the agent sends it again with other
 // parts.
 //
-// A Stream has one consumer: its methods must not be called concurrently.
-// The caller must call Close, or drain the stream, to release the
+// A Stream has one consumer: its methods must not be called concurrently,
+// but for Close, which may stop a Next running on another goroutine. The
+// caller must call Close, or drain the stream, to release the
 // connection; ranging over All does so.
 type Stream struct {
 	c      *Client
 	cfg    *config // the Client's options, with the per-call ones applied
 	answer *a2a.Message
-	ctx    context.Context // the caller's, as given
+	// ctx is the stream's own context, which its calls and waits take:
+	// the caller's, which a Close from another goroutine cuts (gate). The
+	// hooks get caller, the caller's as given.
+	ctx    context.Context
+	caller context.Context
+	gate   gate
 	log    *slog.Logger
 	msg    *a2a.Message // the message to send; nil for Subscribe
 	taskID string       // the task, once known
@@ -92,7 +98,9 @@ type delivery struct {
 // call named by ("Send", "Subscribe", "Resume"); a stream whose options are
 // refused has ended with the refusal.
 func newStream(ctx context.Context, c *Client, opts []Option, by string) *Stream {
-	s := &Stream{c: c, ctx: ctx, cfg: &c.cfg, log: c.cfg.logger, ledger: ledger.New(), phase: phaseBegin, route: streamingRoute()}
+	s := &Stream{c: c, cfg: &c.cfg, log: c.cfg.logger, ledger: ledger.New(), phase: phaseBegin, route: streamingRoute()}
+	s.caller = ctx
+	s.ctx, s.gate.stop = context.WithCancelCause(ctx)
 	cfg, err := c.configWith(opts, by, true)
 	if err != nil {
 		s.enter(s.end(err))
@@ -123,6 +131,20 @@ func newStream(ctx context.Context, c *Client, opts []Option, by string) *Stream
 //	}
 //	fmt.Println(s.Ending()) // or match s.Err() with errors.As
 func (s *Stream) Next() bool {
+	if !s.gate.enter() {
+		return false
+	}
+	ok := s.next()
+	if s.gate.leave() {
+		// Close was called from another goroutine while this Next ran.
+		s.close()
+		return false
+	}
+	return ok
+}
+
+// next is Next's work, on the goroutine that owns the stream.
+func (s *Stream) next() bool {
 	for {
 		if o := &s.out; o.head < len(o.queue) {
 			o.cur = o.queue[o.head]
@@ -205,8 +227,23 @@ func (s *Stream) Ending() Ending {
 // Close ends the stream and releases its connection. It is idempotent and
 // always returns nil. Err stays nil unless an error ended the stream first.
 // Close is local only: the agent's task runs on; Cancel asks the agent to
-// stop it.
+// stop it (from another goroutine, use Client.Cancel).
+//
+// Close is the one method that may be called from another goroutine while
+// Next runs: it cuts the call or backoff that Next waits on (a hook keeps
+// the caller's context, so a Next in a hook returns when the hook does),
+// and that Next returns false, with Err nil, having closed the stream and
+// released its connection as it returns; a Next called after Close returns
+// false at once.
 func (s *Stream) Close() error {
+	if s.gate.close() {
+		s.close()
+	}
+	return nil
+}
+
+// close is Close's work, on the goroutine that owns the stream.
+func (s *Stream) close() {
 	if s.tr != nil {
 		s.tr.closed = true
 	}
@@ -215,7 +252,7 @@ func (s *Stream) Close() error {
 	s.enter(phaseDone)
 	clear(s.out.queue)
 	s.out = delivery{queue: s.out.queue[:0]}
-	return nil
+	s.gate.stop(nil)
 }
 
 // Wait drains the stream and returns the assembled task with Err: the
