@@ -162,6 +162,13 @@
 // entry within 6 s of the driver's death at p99 (the figures are in
 // RELIABILITY.md).
 //
+// # Tracing
+//
+// WithTrace gives Run, Drive or NewHandler a Trace, whose functions are
+// told of the lease won, renewed, lost and released, of each commit to the
+// log, and of each browser's reader attached, sent away and done: for a
+// tool that traces or measures the relay (docs/trace.md lists each).
+//
 // # Limits
 //
 // A driver that dies before its stream knew the task (no checkpoint names

@@ -45,6 +45,7 @@ type driveConfig struct {
 	maxSnap     int  // bytes of a snapshot, at most
 	// logger gets the whole error of a stream that ended in one.
 	logger *slog.Logger
+	trace  *Trace // nil: none
 }
 
 func defaultDriveConfig() driveConfig {
@@ -573,7 +574,11 @@ func (d *driver) commit(cp *stream.Checkpoint) bool {
 	if len(d.pending) == 0 && b == nil {
 		return true
 	}
-	if err := d.log.Commit(d.ctx, d.fence, b, d.pending...); err != nil {
+	err := d.log.Commit(d.ctx, d.fence, b, d.pending...)
+	if d.cfg.trace != nil {
+		d.cfg.trace.commit(commitInfo(d.pending, b != nil, err))
+	}
+	if err != nil {
 		d.err = err
 		return false
 	}
@@ -593,6 +598,16 @@ func (d *driver) commit(cp *stream.Checkpoint) bool {
 		d.err = d.snapshot()
 	}
 	return d.err == nil
+}
+
+// commitInfo is what Trace.Commit is told of a commit of entries, with a
+// checkpoint or not, that returned err.
+func commitInfo(entries []Entry, checkpoint bool, err error) CommitInfo {
+	c := CommitInfo{Entries: len(entries), Checkpoint: checkpoint, Err: err}
+	for _, e := range entries {
+		c.Bytes += len(e.Name) + len(e.Data)
+	}
+	return c
 }
 
 // snapshot saves the screen after the last entry: the last snapshot with

@@ -39,6 +39,7 @@ type handlerConfig struct {
 	origin    *http.CrossOriginProtection // decides whether a POST is the page's own; WithTrustedOrigins adds to it
 	retry     time.Duration
 	write     time.Duration // the longest one write to a browser may take
+	trace     *Trace        // nil: none
 }
 
 // WithTrustedOrigins names origins, each "scheme://host[:port]" as a
@@ -374,18 +375,28 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	due()
 	w.WriteHeader(http.StatusOK)
 	sse := &sseWriter{w: w}
+	rt := readerTrace{t: h.cfg.trace, ctx: ctx}
+	if rt.t != nil {
+		rt.t.reader(ReaderInfo{Kind: ReaderAttached, After: after})
+		defer rt.done()
+	}
 	sse.comment("relay")
 	if sse.err != nil || rc.Flush() != nil {
+		rt.end = endWrite
 		return
 	}
 	if reply != lostNot {
 		if reply == lostGone {
+			rt.gone("lost")
 			data, _ := json.Marshal(GoneData{Reason: "lost", View: json.RawMessage(`{"seq":0,"panes":[]}`)})
 			sse.event(ID{Epoch: epoch}.String(), EventGone, data)
 		}
 		data, _ := json.Marshal(FailureData{Kind: "lost", Text: lostText})
 		sse.event(ID{Epoch: epoch, Seq: 1}.String(), EventFailure, data)
-		_ = rc.Flush()
+		rt.end = endEnded
+		if sse.err != nil || rc.Flush() != nil {
+			rt.end = endWrite
+		}
 		return
 	}
 	follow := h.waits.follow(waitKey{key: key, epoch: epoch}, log, after)
@@ -396,13 +407,22 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			var done bool
 			due()
 			after, entries, done = h.gone(ctx, sse, log, epoch, gone)
+			if sse.err == nil {
+				rt.gone(gone)
+			}
 			if errors.Is(sse.err, errStore) && ctx.Err() == nil {
 				sse.err = nil
 				sse.retry(h.cfg.retry) // reconnect after a while
 				_ = rc.Flush()
+				rt.end = endStore
 				return
 			}
-			if sse.err != nil || rc.Flush() != nil || done {
+			if sse.err != nil || rc.Flush() != nil {
+				rt.end = endWrite
+				return
+			}
+			if done {
+				rt.end = endEnded
 				return
 			}
 			gone = ""
@@ -417,18 +437,24 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			if err != nil {
 				sse.retry(h.cfg.retry) // the store failed: reconnect after a while
 				_ = rc.Flush()
+				rt.end = endStore
 				return
 			}
 		}
 		for _, e := range entries {
 			sse.event(ID{Epoch: epoch, Seq: e.Seq}.String(), e.Name, e.Data)
 			after = e.Seq
+			rt.sent++
 			if ended(e.Name) {
-				_ = rc.Flush()
+				rt.end = endEnded
+				if sse.err != nil || rc.Flush() != nil {
+					rt.end = endWrite
+				}
 				return
 			}
 		}
 		if sse.err != nil || (len(entries) > 0 && rc.Flush() != nil) {
+			rt.end = endWrite
 			return
 		}
 		if len(entries) == h.cfg.page {
@@ -438,16 +464,51 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		err := follow.await(wctx, after)
 		cancel()
 		if ctx.Err() != nil {
+			rt.end = endLeft
 			return
 		}
 		if err != nil {
 			due()
 			sse.comment("keep-alive")
 			if sse.err != nil || rc.Flush() != nil {
+				rt.end = endWrite
 				return
 			}
 		}
 	}
+}
+
+// readerTrace is what a response of events tells a Trace's Reader.
+type readerTrace struct {
+	t    *Trace
+	ctx  context.Context // the request's
+	sent int             // entries sent
+	end  string          // why the response ended (ReaderInfo.End)
+}
+
+// Why a response of events ended (ReaderInfo.End).
+const (
+	endEnded = "ended"
+	endLeft  = "left"
+	endWrite = "write"
+	endStore = "store"
+)
+
+// gone tells the Trace, if any, that the reader is sent away for reason.
+func (rt *readerTrace) gone(reason string) {
+	if rt.t != nil {
+		rt.t.reader(ReaderInfo{Kind: ReaderGone, Reason: reason})
+	}
+}
+
+// done tells the Trace that the response ended. A write that failed
+// because the browser went away is the browser's leaving.
+func (rt *readerTrace) done() {
+	end := rt.end
+	if end == endWrite && rt.ctx.Err() != nil || end == "" {
+		end = endLeft
+	}
+	rt.t.reader(ReaderInfo{Kind: ReaderDone, Sent: rt.sent, End: end})
 }
 
 // What a page of a lost log is served (see lostReply).

@@ -34,6 +34,7 @@ type runConfig struct {
 	sleep     func(ctx context.Context, d time.Duration) error
 	startWait time.Duration
 	driving   func(ctx context.Context) // nil: none
+	trace     *Trace                    // nil: none
 }
 
 func defaultRunConfig() runConfig {
@@ -170,6 +171,9 @@ func Run(ctx context.Context, log Log, owner string, src Source, opts ...RunOpti
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if dcfg.trace == nil {
+		dcfg.trace = cfg.trace
+	}
 	r := &runner{cfg: cfg, dcfg: dcfg, log: log, owner: owner, src: src}
 	return r.run(ctx)
 }
@@ -183,6 +187,7 @@ type runner struct {
 	src   Source
 
 	started bool // the source's message was sent
+	resumed bool // the last opener resumes from the log's checkpoint
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -257,10 +262,12 @@ func (r *runner) opener(ctx context.Context, fence Fence) (openFunc, error) {
 			// knew no task yet.
 			return r.unresumable(ctx, fence, stoppedEarly)
 		}
+		r.resumed = true
 		return func(ctx context.Context, relayOpts ...stream.Option) (*stream.Stream, error) {
 			return r.src.resume(ctx, parsed, relayOpts...), nil
 		}, nil
 	}
+	r.resumed = false
 	tail, err := r.log.Tail(ctx)
 	if err != nil {
 		return nil, err
@@ -330,6 +337,8 @@ func (r *runner) unresumable(ctx context.Context, fence Fence, text string) (ope
 // lease was lost, for Run to wait for it again.
 func (r *runner) drive(ctx context.Context, fence Fence, open openFunc) (done bool, err error) {
 	dctx, stop := context.WithCancel(ctx)
+	tr := r.cfg.trace
+	tr.lease(LeaseWon, r.owner, r.resumed)
 	if r.cfg.driving != nil {
 		r.cfg.driving(dctx)
 	}
@@ -340,6 +349,7 @@ func (r *runner) drive(ctx context.Context, fence Fence, open openFunc) (done bo
 			if r.log.Renew(dctx, fence, r.cfg.ttl) != nil {
 				return
 			}
+			tr.lease(LeaseRenewed, r.owner, false)
 		}
 	})
 	err = drive(dctx, r.log, fence, open, r.dcfg)
@@ -348,14 +358,17 @@ func (r *runner) drive(ctx context.Context, fence Fence, open openFunc) (done bo
 	switch {
 	case err == nil, errors.Is(err, ErrEnded):
 		_ = r.log.Release(context.WithoutCancel(ctx), fence)
+		tr.lease(LeaseReleased, r.owner, false)
 		return true, nil
 	case ctx.Err() != nil:
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.ttl/3)
 		_ = r.log.Release(rctx, fence)
 		cancel()
+		tr.lease(LeaseReleased, r.owner, false)
 		return true, ctx.Err()
 	case errors.Is(err, ErrStale), errors.Is(err, context.Canceled):
 		// The lease was lost: another replica drives, or will.
+		tr.lease(LeaseLost, r.owner, false)
 		return false, nil
 	}
 	return true, err
