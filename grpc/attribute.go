@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/net/http2/hpack"
+	"google.golang.org/grpc/credentials"
 )
 
 // A call's idle timer follows the bytes of its own HTTP/2 stream, not the
@@ -33,24 +34,38 @@ const callKey = "a2astream-call"
 // have run, beside any credentials the caller gives (of the connection or
 // of the call): an interceptor that sets the call's metadata anew, or a
 // caller's credentials, do not displace the number, as they would the
-// call's outgoing metadata or a credentials option of the call.
+// call's outgoing metadata or a credentials option of the call. The
+// number goes only on a stream of the call's own method: a side call an
+// interceptor makes with the call's context (an audit, a token fetch) is
+// not named the call, and its frames do not keep the call alive.
 type numbering struct{}
 
 // callNumberKey is the context key of a call's number.
 type callNumberKey struct{}
 
-// withNumber returns ctx carrying the call's number.
-func withNumber(ctx context.Context, n uint64) context.Context {
-	return context.WithValue(ctx, callNumberKey{}, strconv.FormatUint(n, 10))
+// callNumber is what withNumber puts in a call's context.
+type callNumber struct {
+	n      string // the number, in decimal
+	method string // the call's full method name
 }
 
-// GetRequestMetadata returns the number ctx carries under callKey, or
-// nothing for a call the Transport does not time.
+// withNumber returns ctx carrying the number n of a call of method.
+func withNumber(ctx context.Context, n uint64, method string) context.Context {
+	return context.WithValue(ctx, callNumberKey{}, callNumber{n: strconv.FormatUint(n, 10), method: method})
+}
+
+// GetRequestMetadata returns the number ctx carries under callKey, for a
+// stream of the call's own method, or nothing (a call the Transport does
+// not time, or another method's stream opened with its context).
 func (numbering) GetRequestMetadata(ctx context.Context, _ ...string) (map[string]string, error) {
-	if n, ok := ctx.Value(callNumberKey{}).(string); ok {
-		return map[string]string{callKey: n}, nil
+	c, ok := ctx.Value(callNumberKey{}).(callNumber)
+	if !ok {
+		return nil, nil
 	}
-	return nil, nil
+	if ri, ok := credentials.RequestInfoFromContext(ctx); !ok || ri.Method != c.method {
+		return nil, nil
+	}
+	return map[string]string{callKey: c.n}, nil
 }
 
 // RequireTransportSecurity is false: the number is no secret.

@@ -89,18 +89,26 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 	}
 	cctx := metadata.NewOutgoingContext(ctx, md)
 	if r.act != nil {
-		cctx = withNumber(cctx, r.id)
+		cctx = withNumber(cctx, r.id, method)
 	}
 	r.ctx, r.cancel = context.WithCancelCause(cctx)
 	var connect *time.Timer
 	if d := t.cfg.connectTimeout; d > 0 {
 		connect = time.AfterFunc(d, func() { r.cancel(errConnect) })
 	}
-	cs, err := t.cc.NewStream(r.ctx, desc, method, opts...)
+	cs, err := t.newStream(r.ctx, desc, method, opts)
 	if connect != nil && !connect.Stop() && err == nil {
 		// The timer fired as the stream opened: the call is cut, and
 		// nothing of it was sent.
 		err = context.Cause(r.ctx)
+	}
+	if oe := (*OptionError)(nil); errors.As(err, &oe) {
+		// An option of the caller's failed before anything was sent: the
+		// call ends with it as it is, not as a status of the agent's.
+		r.forget()
+		r.cancel(context.Canceled)
+		r.report(err)
+		return nil, err
 	}
 	if err != nil {
 		return nil, r.unsent(err)
@@ -123,6 +131,18 @@ func (t *Transport) start(ctx context.Context, call transport.Call, o op, method
 // resolve, a connection that would not come up) are CouldNotConnect; the
 // caller's context ending is its error; the Transport closed wraps
 // transport.ErrClosed; anything else is NotSent.
+// newStream opens the call's stream. A nil inside one of WithDialOptions'
+// options (an interceptor, a call option) makes gRPC panic when it runs;
+// the call ends with an *OptionError instead, nothing sent.
+func (t *Transport) newStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts []grpc.CallOption) (cs grpc.ClientStream, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			cs, err = nil, &OptionError{Option: "WithDialOptions", Reason: fmt.Sprintf("an option made gRPC fail as the call opened (a nil inside it?): %v", p)}
+		}
+	}()
+	return t.cc.NewStream(ctx, desc, method, opts...)
+}
+
 func (r *rpc) unsent(err error) error {
 	r.forget()
 	defer r.cancel(context.Canceled)

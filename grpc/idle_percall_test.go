@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	a2agrpc "github.com/a2astream/a2astream/grpc"
+	pbv1 "github.com/a2astream/a2astream/grpc/internal/a2apb/v1"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -240,6 +241,77 @@ func TestARetryPolicyDoesNotSendAgain(t *testing.T) {
 			}
 			require.Error(t, err)
 			require.Equal(t, int32(1), sends.Load(), "sent once")
+		})
+	}
+}
+
+// A side call an interceptor of WithDialOptions makes on the Transport's
+// connection with the call's context (an audit, a token fetch) is not
+// named the call: the number goes only on a stream of the call's own
+// method, so the side stream's frames do not keep a silent call alive,
+// whether it opens before the call's stream or after (an eighth stranger
+// round's L5). The call's own stream still carries its number.
+func TestASideCallWithTheCallsContextIsNotTheCall(t *testing.T) {
+	const subscribe = "/lf.a2a.v1.A2AService/SubscribeToTask"
+	for _, order := range []string{"side first", "side after"} {
+		t.Run(order, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				side := func(ctx context.Context, cc *grpc.ClientConn, s grpc.Streamer) {
+					ss, err := s(ctx, &grpc.StreamDesc{ServerStreams: true}, cc, subscribe)
+					require.NoError(t, err)
+					require.NoError(t, ss.SendMsg(&pbv1.SubscribeToTaskRequest{Id: "busy"}))
+					require.NoError(t, ss.CloseSend())
+					go func() {
+						for ss.RecvMsg(new(pbv1.StreamResponse)) == nil {
+						}
+					}()
+				}
+				ic := grpc.WithStreamInterceptor(func(ctx context.Context, d *grpc.StreamDesc, cc *grpc.ClientConn, method string, s grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+					if method == subscribe {
+						return s(ctx, d, cc, method, opts...) // the side call itself
+					}
+					if order == "side first" {
+						side(ctx, cc, s)
+					}
+					cs, err := s(ctx, d, cc, method, opts...)
+					if order == "side after" {
+						side(ctx, cc, s)
+					}
+					return cs, err
+				})
+				busy := func(ctx context.Context, id string, send func(a2a.Event) error) error {
+					for range 60 {
+						if err := send(working(id)); err != nil {
+							return err
+						}
+						select {
+						case <-ctx.Done(): // the side call ends with the call's context
+							return ctx.Err()
+						case <-time.After(7 * time.Second):
+						}
+					}
+					return nil
+				}
+				a := newAgent(t, true, true, handlers{stream: busyOrSilent(true), subscribe: busy})
+				tr := a.client(t, a2agrpc.WithDialOptions(ic))
+				start := time.Now()
+				silent, err := tr.SendStream(context.Background(), transport.Call{Version: a2a.V10, IdleTimeout: time.Minute},
+					a2a.NewTextMessage(a2a.RoleUser, "silent"))
+				require.NoError(t, err)
+				defer silent.Close()
+				_, err = silent.Next()
+				require.NoError(t, err)
+				_, err = silent.Next()
+				require.ErrorIs(t, err, transport.ErrIdleTimeout)
+				require.Equal(t, time.Minute, time.Since(start), "cut at its own idle timeout, the side stream busy")
+				for _, c := range a.seen() {
+					if c.method == subscribe {
+						require.Empty(t, c.md.Get("a2astream-call"), "the side call is not named the call")
+					} else {
+						require.Len(t, c.md.Get("a2astream-call"), 1, "the call's own stream is")
+					}
+				}
+			})
 		})
 	}
 }

@@ -98,7 +98,18 @@ func WithInsecure() Option {
 // connection, beside the caller's: an interceptor that sets the call's
 // metadata anew, or credentials of the caller's (of the connection or of
 // the call), do not displace it; a number an interceptor adds that names
-// no call of the Transport is not read. A nil option is refused.
+// no call of the Transport is not read. The timers and the number ride
+// on the call's context: an interceptor must call on with a context
+// derived from the one it got (not detached from its cancellation, which
+// turns every timer off, nor made anew, which loses the number), and must
+// not replay a call (a retry interceptor would send a message the agent
+// may have read again; the stream resubscribes on its own). A nil option
+// is refused, and so is a nil inside one, as the call opens when gRPC reads
+// it only then.
+//
+// A side call an interceptor makes on the Transport's connection, of
+// another method than the call's, is not the call, whatever context it
+// uses: its traffic does not keep the call alive.
 //
 // Credentials given here (grpc.WithPerRPCCredentials) are outside the
 // origin rule: gRPC sends them on every call to whatever target the

@@ -125,11 +125,26 @@ func New(target string, opts ...Option) (*Transport, error) {
 		grpc.WithPerRPCCredentials(numbering{}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxMessageSize)),
 		grpc.WithDisableRetry())
-	cc, err := grpc.NewClient(target, dial...)
+	cc, err := newClient(target, dial)
+	if err != nil {
+		return nil, err
+	}
+	return &Transport{target: target, cfg: cfg, cc: cc, act: act, calls: calls, secure: secure, stream: newStreamCodec()}, nil
+}
+
+// newClient is grpc.NewClient, whose refusal, or panic on a nil inside
+// one of WithDialOptions' options, it returns as an *OptionError.
+func newClient(target string, dial []grpc.DialOption) (cc *grpc.ClientConn, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			cc, err = nil, &OptionError{Option: "WithDialOptions", Reason: fmt.Sprintf("an option made gRPC fail (a nil inside it?): %v", p)}
+		}
+	}()
+	cc, err = grpc.NewClient(target, dial...)
 	if err != nil {
 		return nil, &OptionError{Option: "New", Reason: err.Error()}
 	}
-	return &Transport{target: target, cfg: cfg, cc: cc, act: act, calls: calls, secure: secure, stream: newStreamCodec()}, nil
+	return cc, nil
 }
 
 // Target returns the target the Transport calls, as given to New.

@@ -517,6 +517,8 @@ func TestOptionsRefused(t *testing.T) {
 		"nil dial option":  {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), a2agrpc.WithDialOptions(nil)}, "WithDialOptions"},
 		"nil option":       {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), nil}, "New"},
 		"zero max message": {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), a2agrpc.WithMaxMessageSize(0)}, "WithMaxMessageSize"},
+		// gRPC panics on a nil inside its own option (an eighth stranger round's L4).
+		"nil inside a dial option": {"127.0.0.1:1", []a2agrpc.Option{a2agrpc.WithInsecure(), a2agrpc.WithDialOptions(grpc.WithPerRPCCredentials(nil))}, "WithDialOptions"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -526,6 +528,36 @@ func TestOptionsRefused(t *testing.T) {
 			var oe *a2agrpc.OptionError
 			require.ErrorAs(t, err, &oe)
 			require.Equal(t, tt.option, oe.Option)
+		})
+	}
+}
+
+// A nil inside an option of WithDialOptions that gRPC reads only as a call
+// opens (a nil interceptor, a nil call option) makes gRPC panic there; the
+// call ends with an *OptionError instead, and nothing reaches the agent
+// (an eighth stranger round's L4).
+func TestANilInsideADialOptionFailsTheCall(t *testing.T) {
+	for name, dial := range map[string]grpc.DialOption{
+		"nil interceptor": grpc.WithChainStreamInterceptor(nil),
+		"nil call option": grpc.WithDefaultCallOptions(nil),
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, true, true, handlers{})
+			tr := a.client(t, a2agrpc.WithDialOptions(dial))
+			r, err := tr.SendStream(context.Background(), transport.Call{Version: a2a.V10}, hello())
+			require.Nil(t, r)
+			require.ErrorIs(t, err, a2agrpc.ErrInvalidOption)
+			var oe *a2agrpc.OptionError
+			require.ErrorAs(t, err, &oe)
+			require.Equal(t, "WithDialOptions", oe.Option)
+			_, err = tr.GetTask(context.Background(), transport.Call{Version: a2a.V10}, "t-1")
+			require.ErrorIs(t, err, a2agrpc.ErrInvalidOption)
+			require.Empty(t, a.seen(), "nothing reached the agent")
+
+			// Through the driver, the stream ends with it.
+			_, err = newClient(t, tr).Send(context.Background(), hello()).Wait()
+			require.ErrorIs(t, err, a2agrpc.ErrInvalidOption)
+			require.Empty(t, a.seen(), "nothing reached the agent")
 		})
 	}
 }
