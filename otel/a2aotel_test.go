@@ -117,13 +117,18 @@ func (w wire) agent(opts ...a2atest.Option) *a2atest.Agent {
 	return a2atest.NewAgent(append([]a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, opts...)...)
 }
 
-// client returns a Client of w's binding on agent.
+// client returns a Client of w's binding on agent (nil: opts say how to
+// reach the endpoint).
 func (w wire) client(t *testing.T, agent *a2atest.Agent, endpoint string, opts ...stream.Option) *stream.Client {
 	newClient := stream.NewClient
 	if w.b == a2a.BindingHTTPJSON {
 		newClient = stream.NewRESTClient
 	}
-	c, err := newClient(endpoint, append([]stream.Option{stream.WithVersion(w.v), stream.WithHTTPClient(agent.Client())}, opts...)...)
+	all := []stream.Option{stream.WithVersion(w.v)}
+	if agent != nil {
+		all = append(all, stream.WithHTTPClient(agent.Client()))
+	}
+	c, err := newClient(endpoint, append(all, opts...)...)
 	require.NoError(t, err)
 	return c
 }
