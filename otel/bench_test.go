@@ -91,8 +91,8 @@ func allocsOfStream(t *testing.T, n int, tel *a2aotel.Telemetry) float64 {
 // from 1000 to 3000 events, with the module and without, in the same run.
 // Its cost per stream (spans, attributes, the trace context) is reported.
 func TestAllocationsPerEventWithTheModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measures 4 streams of thousands of events")
+	if testing.Short() || raceEnabled {
+		t.Skip("counts allocations of streams of thousands of events: not under -short, nor the race detector (see race_test.go)")
 	}
 	const n1, n2 = 1000, 3000
 	tel := sdkTelemetry(t)
