@@ -326,13 +326,17 @@ func TestPromptAnswered(t *testing.T) {
 		c := w.client(t, agent, "http://agent.test/")
 		ctx := t.Context() // no span: the stream's is a root
 		answer := stream.WithHumanInput(hitlText("Lisbon"))
-		drain(t, c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), answer, r.tel.Stream(ctx, c)))
+		checkpoint := stream.WithCheckpointBeforeReply(func(context.Context, *stream.Checkpoint) error { return nil })
+		drain(t, c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), answer, checkpoint, r.tel.Stream(ctx, c)))
 
 		tr := r.tree(t)
 		require.False(t, tr.stream.Parent.IsValid(), "a root")
 		require.Len(t, tr.calls, 2)
 		require.Equal(t, []string{"a2a.send", "a2a.reply"}, []string{tr.calls[0].Name, tr.calls[1].Name})
-		require.Equal(t, []string{"a2a.ask human-input", "a2a.ask human-input"}, events(tr.stream))
+		require.Equal(t, []string{"a2a.ask human-input", "a2a.ask human-input", "a2a.checkpoint"}, events(tr.stream))
+		before, ok := attr(tr.stream.Events[2].Attributes, "a2a.checkpoint.before_reply")
+		require.True(t, ok)
+		require.True(t, before.AsBool())
 		requireTraceparents(t, agent, tr, "")
 	})
 }
@@ -417,4 +421,40 @@ func TestNoSecretIsExported(t *testing.T) {
 // hitlText is a human-input hook that answers text.
 func hitlText(text string) hitl.Hook {
 	return hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text(text), nil })
+}
+
+// TestPolled: an agent that cannot stream refuses the streaming send; the
+// message goes again in a unary send, and the task is polled: a span per call, the poll waits on the stream's span, every poll
+// carries its own traceparent.
+func TestPolled(t *testing.T) {
+	onEveryWire(t, func(t *testing.T, w wire) {
+		r := newRig(t)
+		agent := w.agent(slowScript(), a2atest.WithoutStreaming())
+		c := w.client(t, agent, "http://agent.test/")
+		ctx, app := appContext(t, r)
+		drain(t, c.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hello"), r.tel.Stream(ctx, c)))
+		app.End()
+
+		tr := r.tree(t)
+		require.GreaterOrEqual(t, len(tr.calls), 3)
+		// the streaming send the agent refuses, the same message sent unary
+		require.Equal(t, []string{"a2a.send", "a2a.send"}, []string{tr.calls[0].Name, tr.calls[1].Name})
+		require.Equal(t, "true", strAttr(t, tr.calls[0], "a2a.streaming"))
+		require.Equal(t, "false", strAttr(t, tr.calls[1], "a2a.streaming"))
+		require.Equal(t, "true", strAttr(t, tr.calls[1], "a2a.resend"))
+		polls := 0
+		for _, call := range tr.calls[2:] {
+			require.Equal(t, "a2a.poll", call.Name)
+			polls++
+		}
+		waits := 0
+		for _, e := range events(tr.stream) {
+			require.Equal(t, "a2a.wait poll", e)
+			waits++
+		}
+		require.Equal(t, polls, waits, "a wait before each poll")
+		requireTraceparents(t, agent, tr, "tenant=acme")
+		got, _ := r.metrics(t)
+		require.Equal(t, int64(polls), got["a2a.client.attempts{a2a.attempt.kind=poll,a2a.binding="+string(w.b)+",a2a.outcome=ok}"])
+	})
 }
