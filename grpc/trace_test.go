@@ -2,6 +2,8 @@ package a2agrpc_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -72,6 +74,56 @@ func TestDriverTraceOfACut(t *testing.T) {
 			require.Len(t, waits, 1)
 			require.Equal(t, stream.WaitBackoff, waits[0].Kind)
 			require.Equal(t, []stream.DoneInfo{{TaskID: "t-1", State: a2a.StateCompleted, Calls: 2}}, ends)
+		})
+	}
+}
+
+// Trace.Header over the gRPC Transport: what a Trace adds to each call
+// goes as that call's metadata, its values replacing the caller's of the
+// same name, on the send and on the resubscribe after a cut.
+func TestDriverTraceHeaderGoesAsMetadata(t *testing.T) {
+	for name, opts := range versionOpts {
+		t.Run(name, func(t *testing.T) {
+			a := newAgent(t, true, true, handlers{
+				stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+					if err := sendAll(send, working("t-1"), chunk("t-1", "Hello, ", false)); err != nil {
+						return err
+					}
+					<-ctx.Done() // until the cut
+					return ctx.Err()
+				},
+				subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
+					snap := working(id)
+					snap.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: "Hello, "}, {Text: "world"}}}}
+					return sendAll(send, snap, chunk(id, "!", true), state(id, a2a.StateCompleted))
+				},
+			})
+			var added []string
+			trace := &stream.Trace{Header: func(at stream.AttemptInfo, h http.Header) {
+				v := fmt.Sprintf("call-%d-%s", at.Call, at.Kind)
+				h.Set("Traceparent", v)
+				added = append(added, v)
+			}}
+			c := newClient(t, a.client(t), append(opts, stream.WithTrace(trace), stream.WithHeader("Traceparent", "the caller's"))...)
+			s := c.Send(context.Background(), hello())
+			defer s.Close()
+			cut := false
+			_, err := play(s, func(ev a2a.Event) {
+				if u, ok := ev.(*a2a.ArtifactUpdate); ok && !cut && u.Artifact.Parts[0].Text == "Hello, " {
+					cut = true
+					a.cut()
+				}
+			})
+			require.NoError(t, err)
+			require.Equal(t, []string{"call-1-send", "call-2-subscribe"}, added)
+			var got []string
+			for _, call := range a.seen() {
+				if v := call.md.Get("traceparent"); len(v) > 0 {
+					require.Len(t, v, 1, call.method)
+					got = append(got, v[0])
+				}
+			}
+			require.Equal(t, added, got, "each of the stream's calls carries what the Trace added, and only its own")
 		})
 	}
 }

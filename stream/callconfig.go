@@ -96,5 +96,12 @@ func withHeaders(base, over http.Header) http.Header {
 func (s *Stream) header() http.Header { return withHeaders(s.cfg.header, s.auth.header) }
 
 // call returns the configuration of the stream's next call of the binding,
-// in the stream's version.
-func (s *Stream) call() callConfig { return s.cfg.call(s.v, s.header()) }
+// in the stream's version, with the headers its Trace's Header added for
+// the call (which it takes: they go with this call only).
+func (s *Stream) call() callConfig {
+	h := s.header()
+	if tr := s.tr; tr != nil && tr.header != nil {
+		h, tr.header = withHeaders(h, tr.header), nil
+	}
+	return s.cfg.call(s.v, h)
+}

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/a2astream/a2astream/a2a"
@@ -50,6 +51,19 @@ type Trace struct {
 	// (a fetch, a poll, a resume's) or a push-config call. Stream.Cancel's
 	// own call, made outside the stream's steps, is not one.
 	AttemptStart func(AttemptInfo)
+	// Header, when set, is called after AttemptStart, before the call is
+	// made, with the call's AttemptInfo and h, a new empty header for
+	// that call only: what it adds to h goes with the call, its values
+	// replacing those of the same names among the stream's headers
+	// (WithHeader's and a credentials hook's). It is for trace context
+	// (W3C traceparent, tracestate, baggage) on every call of the stream:
+	// sends, replies, subscribes, get-tasks, polls and push-config calls.
+	// The headers go under WithHeader's rule: to the origin the caller
+	// named (and WithTrustedOrigins') only, never across a redirect to
+	// another origin, and not to an interface Resolve opened on another
+	// origin; on gRPC, as the call's metadata. Unset, it costs nothing.
+	// h is not to be kept after Header returns.
+	Header func(a AttemptInfo, h http.Header)
 	// Connected is called when a streaming call's response headers came
 	// and its stream of events opened (for a unary call, its end,
 	// AttemptDone, is its answer).
@@ -105,6 +119,7 @@ func (t *Trace) compose(u *Trace) *Trace {
 		return &c
 	}
 	c.AttemptStart = both(t.AttemptStart, u.AttemptStart)
+	c.Header = bothHeader(t.Header, u.Header)
 	c.Connected = both(t.Connected, u.Connected)
 	c.FirstEvent = both(t.FirstEvent, u.FirstEvent)
 	c.AttemptDone = both(t.AttemptDone, u.AttemptDone)
@@ -125,6 +140,17 @@ func both[T any](f, g func(T)) func(T) {
 		return f
 	}
 	return func(x T) { f(x); g(x) }
+}
+
+// bothHeader is both for Trace.Header.
+func bothHeader(f, g func(AttemptInfo, http.Header)) func(AttemptInfo, http.Header) {
+	switch {
+	case f == nil:
+		return g
+	case g == nil:
+		return f
+	}
+	return func(a AttemptInfo, h http.Header) { f(a, h); g(a, h) }
 }
 
 // AttemptKind is the kind of a call to the agent.
@@ -398,6 +424,9 @@ type tracer struct {
 	sent *a2a.Message
 	// closed: Close is ending the stream.
 	closed bool
+	// header is what Header added for the call announced, taken by the
+	// stream's call (Stream.call) that makes it; nil when none.
+	header http.Header
 }
 
 // outcomeName returns the name of classify's outcome kind k
@@ -458,9 +487,16 @@ func (s *Stream) traceStart(k AttemptKind, streaming bool, m *a2a.Message) {
 		a.Resend = m == tr.sent
 		tr.sent = m
 	}
-	tr.cur, tr.open, tr.leg = a, true, nil
+	tr.cur, tr.open, tr.leg, tr.header = a, true, nil, nil
 	if f := tr.t.AttemptStart; f != nil {
 		f(a)
+	}
+	if f := tr.t.Header; f != nil {
+		h := http.Header{}
+		f(a, h)
+		if len(h) > 0 {
+			tr.header = h
+		}
 	}
 }
 
