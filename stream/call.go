@@ -37,6 +37,9 @@ type call struct {
 	responded bool
 	// rpcMethod and rpcID name a JSON-RPC request in the debug log.
 	rpcMethod, rpcID string
+	// unwatch stops the watch body sets on the call's context; nil
+	// before.
+	unwatch func() bool
 }
 
 // newCall begins an HTTP exchange under parent, the caller's context, made
@@ -94,8 +97,14 @@ func (k *call) logRequest(req *http.Request, resp *http.Response, err error) {
 	log.LogAttrs(k.parent, slog.LevelDebug, "a2a: request", attrs...)
 }
 
-// body returns the response body, read under the idle timer.
+// body returns the response body, read under the idle timer. When the
+// call's context ends (the idle timer, the caller's cancel or deadline,
+// the stream's Close), the body is closed, which ends a read that waits
+// even when an http.RoundTripper of the caller's detached the request from
+// that context.
 func (k *call) body(resp *http.Response) io.ReadCloser {
+	b := resp.Body
+	k.unwatch = context.AfterFunc(k.ctx, func() { _ = b.Close() })
 	if k.idle == nil {
 		return resp.Body
 	}
@@ -156,6 +165,9 @@ func (k *call) readErr(err error) error {
 func (k *call) close() {
 	if k.idle != nil {
 		k.idle.Stop()
+	}
+	if k.unwatch != nil {
+		k.unwatch() // the body is closed by whoever read it
 	}
 	k.cancel(context.Canceled)
 }
