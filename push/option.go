@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"time"
 )
 
 // Defaults of the options.
@@ -32,6 +33,8 @@ type config struct {
 	queueEntries int
 	queueBytes   int64
 	logger       *slog.Logger
+	share        Share         // nil: registrations are not shared
+	shareTTL     time.Duration // how long a shared record outlives its last refresh
 	// refusals are the options refused as they were applied; validate
 	// reports them.
 	refusals []error
@@ -43,6 +46,7 @@ func defaultConfig() config {
 		queueEntries: DefaultQueueEntries,
 		queueBytes:   DefaultQueueBytes,
 		logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		shareTTL:     DefaultShareTTL,
 	}
 }
 

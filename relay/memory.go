@@ -28,6 +28,8 @@ type MemoryStore struct {
 
 	mu   sync.Mutex
 	logs map[string]*memoryLog
+
+	push memoryShare // the push.Share it is (memorypush.go)
 }
 
 // StoreOption configures a MemoryStore. NewMemoryStore refuses a bad

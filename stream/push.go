@@ -155,15 +155,20 @@ func (s *Stream) pushSet() report {
 	if card := s.cfg.card; card != nil && !card.Capabilities.PushNotifications {
 		return s.pushRefused(errNoPushOffered)
 	}
-	reg, err := s.cfg.pushReceiver.Register()
+	reg, err := s.cfg.pushReceiver.Register(s.ctx)
 	if err == nil {
-		err = reg.Bind(s.taskID)
-	}
-	if err != nil {
-		if reg != nil {
+		if err = reg.Bind(s.ctx, s.taskID); err != nil {
 			reg.Close()
 		}
-		return s.pushRefused(err)
+	}
+	if err != nil {
+		// Only a receiver with a Share (push.WithShare) fails here, when
+		// the Share does: a failure worth another try, as a call's.
+		if s.ctx.Err() != nil {
+			return found(facts{after: afterPushSet, err: s.ctx.Err()})
+		}
+		s.log.Debug("a2a: push registration failed, to be tried again", "task", s.taskID, "err", err)
+		return found(facts{after: afterPushSet, push: pushFailed, pushCause: err, polling: s.route == pollingRoute()})
 	}
 	cfg := a2a.PushConfig{ID: reg.ID(), URL: reg.URL(), Token: reg.Token()}
 	if s.tr != nil {
