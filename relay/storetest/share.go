@@ -41,6 +41,11 @@ func RunShare(t *testing.T, open func(t *testing.T) (a, b push.Share), opts ...O
 		{"RingReachesEveryListener", s.ringReachesListeners},
 		{"CloseEndsAWaitingNext", s.closeEndsNext},
 		{"NextEndsWithItsContext", s.nextEndsWithContext},
+		{"ReceiverBRingsTheHolder", s.ringsTheHolder},
+		{"ReceiverBRefusesAsTheHolder", s.refusedAsOnTheHolder},
+		{"ReceiverBRefusesAnExpiredRecord", s.expiredRefused},
+		{"ReceiverBRingsAReplayAtMostOnceMore", s.replayRingsOnceMore},
+		{"ReceiverStopsListeningAtItsLastClose", s.lastCloseStopsListening},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !cfg.bubble {
