@@ -204,6 +204,15 @@ const statusAccepted = http.StatusNoContent
 //
 // Every refusal has an empty body and says nothing more than its status.
 // ServeHTTP never waits for the application.
+//
+// With a Share (WithShare), a notification for a registration the Receiver
+// does not hold is checked against the registration's record in the Share
+// (the token's digest, in constant time; then the body; then the task) and
+// answered as its holder would answer it, but nothing is queued here: a
+// notification taken, or one sent with the token that could not be read,
+// rings the registration through the Share, and its holder reports a loss.
+// A replay of such a notification rings again. A Share that fails to read
+// the record or to ring gets 503.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ctx := req.Context()
 	if r == nil || r.regs == nil {

@@ -162,6 +162,20 @@
 // entry within 6 s of the driver's death at p99 (the figures are in
 // RELIABILITY.md).
 //
+// # Push notifications across replicas
+//
+// A stream driven with [stream.WithPush] registers its push config with a
+// [push.Receiver] of the replica that drives it, and the agent POSTs to
+// whichever replica its request lands on. Give every replica's Receiver
+// the same share, [push.WithShare]: a [MemoryStore] is one (for replicas
+// in one process, and tests), and so is the store of relay/redisrelay. A
+// notification that lands on another replica is checked there against
+// the registration's shared record (the token's digest, the task) and
+// rings the driving replica's registration, whose stream fetches the task
+// at once instead of at its safety poll. A takeover does not adopt the old
+// driver's registration: the resumed stream registers anew on its next
+// drop, and the old record expires (push.WithShareTTL) or is deleted.
+//
 // # Limits
 //
 // A driver that dies before its stream knew the task (no checkpoint names
