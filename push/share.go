@@ -158,8 +158,14 @@ func (r *Receiver) listen(ctx context.Context, l *listener) {
 	every := r.cfg.shareTTL / 3
 	next := time.Now().Add(every)
 	for {
+		// Refresh first: a steady flow of rings must not starve it.
+		if !time.Now().Before(next) {
+			r.refresh(ctx)
+			next = time.Now().Add(every)
+		}
 		wait, cancel := context.WithDeadline(ctx, next)
 		id, err := rings.Next(wait)
+		waited := wait.Err() != nil
 		cancel()
 		switch {
 		case ctx.Err() != nil:
@@ -169,10 +175,8 @@ func (r *Receiver) listen(ctx context.Context, l *listener) {
 				g.markLost()
 			}
 			continue
-		case !time.Now().Before(next):
-			r.refresh(ctx)
-			next = time.Now().Add(every)
-			continue
+		case waited:
+			continue // time to refresh
 		}
 		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: listening for rings failed", slog.Any("err", err))
 		t := time.NewTimer(shareRetry)
