@@ -2,8 +2,11 @@ package storetest
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,14 +24,41 @@ const (
 	bodyForeign = `{"statusUpdate":{"taskId":"t2","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`
 )
 
-// receivers returns A and B, with WithShare(a) and WithShare(b).
+// receivers returns A and B, with WithShare(a) and WithShare(b), both
+// logging at Debug into logs.
 func receivers(t *testing.T, a, b push.Share) (*push.Receiver, *push.Receiver) {
-	t.Helper()
-	ra, err := push.NewReceiver("http://127.0.0.1:8080/hooks", push.WithShare(a))
-	noError(t, err, "NewReceiver A")
-	rb, err := push.NewReceiver("http://127.0.0.1:8081/hooks", push.WithShare(b))
-	noError(t, err, "NewReceiver B")
+	ra, rb, _ := loggingReceivers(t, a, b)
 	return ra, rb
+}
+
+// loggingReceivers is receivers, and what they logged.
+func loggingReceivers(t *testing.T, a, b push.Share) (*push.Receiver, *push.Receiver, *logBuffer) {
+	t.Helper()
+	logs := &logBuffer{}
+	logger := push.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	ra, err := push.NewReceiver("http://127.0.0.1:8080/hooks", push.WithShare(a), logger)
+	noError(t, err, "NewReceiver A")
+	rb, err := push.NewReceiver("http://127.0.0.1:8081/hooks", push.WithShare(b), logger)
+	noError(t, err, "NewReceiver B")
+	return ra, rb, logs
+}
+
+// logBuffer is a log's output, safe for concurrent use.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // registered returns a registration of r bound to taskID, closed when the
@@ -104,7 +134,7 @@ func (shareSuite) ringsTheHolder(t *testing.T, a, b push.Share) {
 // task and a closed registration get from B what they get from A (status
 // and an empty body), and ring nothing.
 func (shareSuite) refusedAsOnTheHolder(t *testing.T, a, b push.Share) {
-	ra, rb := receivers(t, a, b)
+	ra, rb, logs := loggingReceivers(t, a, b)
 	g := registered(t, ra, "t1")
 	other := registered(t, ra, "t1")
 	barrier := registered(t, ra, "t1")
@@ -132,6 +162,12 @@ func (shareSuite) refusedAsOnTheHolder(t *testing.T, a, b push.Share) {
 	ns, lost := g.Take()
 	equal(t, len(ns), 0, "notifications queued")
 	equal(t, lost, false, "loss reported")
+	// Nothing of a token, or of a body, reached the logs.
+	out := logs.String()
+	equal(t, strings.Contains(out, "foreign-task"), true, "the refusals were logged (%s)", out)
+	for _, secret := range []string{g.Token(), other.Token(), barrier.Token(), closed.Token(), "TASK_STATE", "statusUpdate"} {
+		equal(t, strings.Contains(out, secret), false, "the logs hold %q", secret)
+	}
 }
 
 // expiredRefused: a record whose holder stopped refreshing it (a replica
