@@ -24,7 +24,7 @@ func TestConcurrentRegistrations(t *testing.T) {
 	gs := make([]*push.Registration, regs)
 	for i := range gs {
 		gs[i] = register(t, r)
-		require.NoError(t, gs[i].Bind(fmt.Sprintf("task-%d", i)))
+		require.NoError(t, gs[i].Bind(t.Context(), fmt.Sprintf("task-%d", i)))
 	}
 	body := func(i, j int) string {
 		return fmt.Sprintf(`{"statusUpdate":{"taskId":"task-%d","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m%d","role":"ROLE_AGENT","parts":[{"text":"%d"}]}}}}`, i, j, j)

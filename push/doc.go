@@ -41,7 +41,20 @@
 // to reconcile with the task (fetch it when a notification was lost, and
 // before acting on an ending), never as the only copy of an event.
 //
-// Registrations are held in memory by the Receiver that made them: a
-// notification that reaches another process (another replica) is refused
-// there as unknown.
+// Registrations are held in memory by the Receiver that made them.
+// Without a Share, a notification that reaches another process (another
+// replica) is refused there as unknown. With WithShare (package relay's
+// MemoryStore, or the Redis store of relay/redisrelay), each Receiver
+// stores a record of its registrations (the SHA-256 digest of the token,
+// the task; never the token), refreshed while the registration is open and
+// expiring after WithShareTTL when its holder is gone. A Receiver that gets
+// a notification for a registration it does not hold checks it against
+// that record, with the same checks and answers as its holder (token in
+// constant time, then the body and its task), and rings the registration's
+// ID through the Share; the holder's Registration is then rung as for a
+// lost notification: Ready fires, Take reports a loss and no notification,
+// and the consumer fetches the task. Nothing a notification carries
+// travels, and such a Receiver keeps no window of bodies: a replayed body
+// rings again, which costs its holder one fetch. With a Share, Register and
+// Bind do I/O and take a context; Close deletes the record best effort.
 package push

@@ -1,6 +1,7 @@
 package push_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +24,7 @@ func ExampleReceiver() {
 	mux := http.NewServeMux()
 	mux.Handle("POST /hooks/a2a/{id}", recv)
 
-	reg, err := recv.Register()
+	reg, err := recv.Register(context.Background())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -31,7 +32,7 @@ func ExampleReceiver() {
 	defer reg.Close()
 	// reg.ID(), reg.URL() and reg.Token() go in the push config the client
 	// registers with the agent for task "task-1".
-	if err := reg.Bind("task-1"); err != nil {
+	if err := reg.Bind(context.Background(), "task-1"); err != nil {
 		fmt.Println(err)
 		return
 	}

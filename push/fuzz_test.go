@@ -34,11 +34,11 @@ func FuzzReceiverBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, bound bool) {
 		r, err := push.NewReceiver(base, push.WithMaxBodySize(1<<16))
 		require.NoError(t, err)
-		g, err := r.Register()
+		g, err := r.Register(t.Context())
 		require.NoError(t, err)
 		defer g.Close()
 		if bound {
-			require.NoError(t, g.Bind("t1"))
+			require.NoError(t, g.Bind(t.Context(), "t1"))
 		}
 		n := pushTo(g, "")
 		n.body = body

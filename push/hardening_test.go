@@ -24,7 +24,7 @@ import (
 func TestNilBodyIsAnEmptyBody(t *testing.T) {
 	r, err := push.NewReceiver("http://127.0.0.1/hooks")
 	require.NoError(t, err)
-	g, err := r.Register()
+	g, err := r.Register(t.Context())
 	require.NoError(t, err)
 	defer g.Close()
 	req, err := http.NewRequest(http.MethodPost, g.URL(), nil)
@@ -43,7 +43,7 @@ func TestNilBodyIsAnEmptyBody(t *testing.T) {
 	rec = httptest.NewRecorder()
 	none.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusUnauthorized, rec.Code)
-	_, err = none.Register()
+	_, err = none.Register(t.Context())
 	require.Error(t, err)
 }
 
@@ -53,7 +53,7 @@ func TestNilBodyIsAnEmptyBody(t *testing.T) {
 func TestRefusalWithAnUnreadBodyClosesTheConnection(t *testing.T) {
 	r, err := push.NewReceiver("http://127.0.0.1/hooks")
 	require.NoError(t, err)
-	g, err := r.Register()
+	g, err := r.Register(t.Context())
 	require.NoError(t, err)
 	defer g.Close()
 	srv := httptest.NewServer(http.StripPrefix("/hooks", r))
@@ -77,7 +77,7 @@ func TestRefusalWithAnUnreadBodyClosesTheConnection(t *testing.T) {
 func TestRegistrationPrintsNoToken(t *testing.T) {
 	r, err := push.NewReceiver("http://127.0.0.1/hooks")
 	require.NoError(t, err)
-	g, err := r.Register()
+	g, err := r.Register(t.Context())
 	require.NoError(t, err)
 	defer g.Close()
 	var logged strings.Builder

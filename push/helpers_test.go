@@ -25,7 +25,7 @@ func newReceiver(t testing.TB, opts ...push.Option) *push.Receiver {
 // register returns a registration of r, closed when the test ends.
 func register(t testing.TB, r *push.Receiver) *push.Registration {
 	t.Helper()
-	g, err := r.Register()
+	g, err := r.Register(t.Context())
 	require.NoError(t, err)
 	t.Cleanup(g.Close)
 	return g

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"time"
 )
 
 // Defaults of the options.
@@ -32,6 +33,8 @@ type config struct {
 	queueEntries int
 	queueBytes   int64
 	logger       *slog.Logger
+	share        Share         // nil: registrations are not shared
+	shareTTL     time.Duration // how long a shared record outlives its last refresh
 	// refusals are the options refused as they were applied; validate
 	// reports them.
 	refusals []error
@@ -43,6 +46,7 @@ func defaultConfig() config {
 		queueEntries: DefaultQueueEntries,
 		queueBytes:   DefaultQueueBytes,
 		logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		shareTTL:     DefaultShareTTL,
 	}
 }
 
@@ -87,7 +91,9 @@ func WithQueueLimit(entries, bytes int) Option {
 // the class of a refusal ("method", "content-type", "unauthorized",
 // "too-large", "unread", "undecodable", "shape", "foreign-task") or of a drop
 // ("replay", "overflow"); never a token, an Authorization value, a path
-// that names no registration, or anything a body holds. Refusals made
+// that names no registration, or anything a body holds. With a Share, it
+// also gets a notification rung through the Share (at Debug, with the
+// registration's ID) and the Share's errors (at Warn). Refusals made
 // before the token is checked are logged at Debug (anyone can make them),
 // the others at Warn, accepted notifications at Debug. The default
 // discards everything; a nil logger is refused.

@@ -43,6 +43,7 @@ type Receiver struct {
 
 	mu   sync.RWMutex
 	regs map[string]*Registration
+	lis  *listener // with a Share, while regs is not empty
 }
 
 // NewReceiver returns a Receiver whose registrations have URLs under
@@ -106,7 +107,11 @@ func loopback(host string) bool {
 // the agent. The registration is unbound: Bind it to its task, or it binds
 // to the task of the first notification it accepts. The caller must Close
 // it.
-func (r *Receiver) Register() (*Registration, error) {
+//
+// With a Share (WithShare), Register stores the registration's record
+// there, and makes sure that the Receiver listens for its rings, before it
+// returns; ctx bounds that. Without one, it does no I/O and ctx is unused.
+func (r *Receiver) Register(ctx context.Context) (*Registration, error) {
 	if r == nil || r.regs == nil {
 		return nil, errors.New("push: Register: the Receiver was not made by NewReceiver")
 	}
@@ -127,15 +132,41 @@ func (r *Receiver) Register() (*Registration, error) {
 	}
 	r.mu.Lock()
 	r.regs[g.id] = g
+	var l *listener
+	if r.cfg.share != nil {
+		if r.lis == nil {
+			r.lis = r.startListener()
+		}
+		l = r.lis
+	}
 	r.mu.Unlock()
+	if l == nil {
+		return g, nil
+	}
+	if err := awaitListener(ctx, l); err != nil {
+		g.Close()
+		return nil, fmt.Errorf("push: Register: listening for rings: %w", err)
+	}
+	if err := r.put(ctx, g, ""); err != nil {
+		g.Close()
+		return nil, fmt.Errorf("push: Register: sharing the registration: %w", err)
+	}
 	return g, nil
 }
 
-// forget removes the registration with id.
+// forget removes the registration with id, and stops the listener when it
+// was the last one.
 func (r *Receiver) forget(id string) {
 	r.mu.Lock()
 	delete(r.regs, id)
+	var l *listener
+	if len(r.regs) == 0 {
+		l, r.lis = r.lis, nil
+	}
 	r.mu.Unlock()
+	if l != nil {
+		l.stop()
+	}
 }
 
 // lookup returns the open registration whose ID is id, or nil.
@@ -173,6 +204,15 @@ const statusAccepted = http.StatusNoContent
 //
 // Every refusal has an empty body and says nothing more than its status.
 // ServeHTTP never waits for the application.
+//
+// With a Share (WithShare), a notification for a registration the Receiver
+// does not hold is checked against the registration's record in the Share
+// (the token's digest, in constant time; then the body; then the task) and
+// answered as its holder would answer it, but nothing is queued here: a
+// notification taken, or one sent with the token that could not be read,
+// rings the registration through the Share, and its holder reports a loss.
+// A replay of such a notification rings again. A Share that fails to read
+// the record or to ring gets 503.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ctx := req.Context()
 	if r == nil || r.regs == nil {
@@ -182,27 +222,73 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		closeUnread(w, req)
-		r.refuse(ctx, w, http.StatusMethodNotAllowed, "method", nil)
+		r.refuse(ctx, w, http.StatusMethodNotAllowed, "method", "")
 		return
 	}
 	if !acceptedType(req.Header.Get("Content-Type")) {
 		closeUnread(w, req)
-		r.refuse(ctx, w, http.StatusUnsupportedMediaType, "content-type", nil)
+		r.refuse(ctx, w, http.StatusUnsupportedMediaType, "content-type", "")
 		return
 	}
 	id := req.URL.Path[strings.LastIndexByte(req.URL.Path, '/')+1:]
 	g := r.lookup(id)
+	if g == nil && r.cfg.share != nil {
+		r.serveShared(ctx, w, req, id)
+		return
+	}
 	if !g.authentic(req.Header.Values(TokenHeader)) {
 		closeUnread(w, req)
-		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", nil)
+		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", "")
 		return
 	}
 	// From here the sender holds the registration's token.
-	if req.ContentLength > r.cfg.maxBody {
+	body, status, class := r.readBody(w, req)
+	if class != "" {
 		g.markLost()
-		closeUnread(w, req)
-		r.refuse(ctx, w, http.StatusRequestEntityTooLarge, "too-large", g)
+		r.refuse(ctx, w, status, class, g.id)
 		return
+	}
+	digest := sha256.Sum256(body)
+	if g.seen(digest) {
+		r.drop(ctx, w, "replay", g.id, len(body))
+		return
+	}
+	n, taskID, class := decode(body)
+	if class != "" {
+		g.markLost()
+		r.refuse(ctx, w, http.StatusBadRequest, class, g.id)
+		return
+	}
+	unbound := g.TaskID() == ""
+	switch g.offer(n, taskID, digest, int64(len(body))) {
+	case offerQueued:
+		if unbound {
+			r.share(ctx, g, taskID)
+		}
+		r.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "push: notification queued",
+			slog.String("registration", g.id), slog.Int("bytes", len(body)), slog.String("version", string(n.Version)))
+		w.WriteHeader(statusAccepted)
+	case offerReplay:
+		r.drop(ctx, w, "replay", g.id, len(body))
+	case offerOverflow:
+		if unbound {
+			r.share(ctx, g, taskID)
+		}
+		r.drop(ctx, w, "overflow", g.id, len(body))
+	case offerForeign:
+		r.refuse(ctx, w, http.StatusForbidden, "foreign-task", g.id)
+	case offerClosed:
+		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", "")
+	}
+}
+
+// readBody reads req's body under the size limit. When it cannot, it
+// returns the status and the class of the refusal (the request's
+// connection closed when the body was left unread).
+func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []byte, status int, class string) {
+	if req.ContentLength > r.cfg.maxBody {
+		closeUnread(w, req)
+		return nil, http.StatusRequestEntityTooLarge, "too-large"
 	}
 	src := req.Body
 	if src == nil { // a server never passes one; a caller of ServeHTTP may
@@ -212,41 +298,90 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			g.markLost()
-			r.refuse(ctx, w, http.StatusRequestEntityTooLarge, "too-large", g)
-			return
+			return nil, http.StatusRequestEntityTooLarge, "too-large"
 		}
 		// The body could not be read to its end (the connection failed):
 		// nothing is known of the event.
-		g.markLost()
-		r.refuse(ctx, w, http.StatusBadRequest, "unread", g)
+		return nil, http.StatusBadRequest, "unread"
+	}
+	return body, 0, ""
+}
+
+// share stores in the Share, if any, that g is bound to taskID, after a
+// notification bound it; a failure is logged, and the record stays
+// unbound (a Receiver that does not hold g then rings it for a
+// notification of any task; the ring costs the holder one fetch).
+func (r *Receiver) share(ctx context.Context, g *Registration, taskID string) {
+	if r.cfg.share == nil {
 		return
 	}
-	digest := sha256.Sum256(body)
-	if g.seen(digest) {
-		r.drop(ctx, w, "replay", g, len(body))
+	if err := g.shareBinding(ctx, taskID); err != nil {
+		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: sharing a binding failed",
+			slog.String("registration", g.id), slog.Any("err", err))
+	}
+}
+
+// serveShared takes a notification for id, which the Receiver does not
+// hold, through the Share: it checks the token against the digest of the
+// registration's record, the body's task against the record's, and rings
+// the registration. It queues nothing. It answers as ServeHTTP, and 503
+// when the Share fails.
+func (r *Receiver) serveShared(ctx context.Context, w http.ResponseWriter, req *http.Request, id string) {
+	var rec SharedRegistration
+	found := false
+	if _, err := uuid.Parse(id); err == nil && len(id) == 36 { // the form Register makes
+		var err error
+		rec, found, err = r.cfg.share.GetRegistration(ctx, id)
+		if err != nil {
+			closeUnread(w, req)
+			r.shareFailed(ctx, w, "get", err)
+			return
+		}
+	}
+	want := sha256.Sum256([]byte(dummyToken))
+	if found {
+		want = rec.TokenDigest
+	}
+	values := req.Header.Values(TokenHeader)
+	got := ""
+	if len(values) == 1 {
+		got = values[0]
+	}
+	digest := sha256.Sum256([]byte(got))
+	if subtle.ConstantTimeCompare(digest[:], want[:]) != 1 || !found || len(values) != 1 {
+		closeUnread(w, req)
+		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", "")
 		return
 	}
-	n, taskID, class := decode(body)
+	// From here the sender holds the registration's token.
+	body, status, class := r.readBody(w, req)
+	if class == "" {
+		_, taskID, decoded := decode(body)
+		class, status = decoded, http.StatusBadRequest
+		if class == "" && rec.TaskID != "" && taskID != rec.TaskID {
+			r.refuse(ctx, w, http.StatusForbidden, "foreign-task", id)
+			return
+		}
+	}
+	if err := r.cfg.share.RingRegistration(ctx, id); err != nil {
+		r.shareFailed(ctx, w, "ring", err)
+		return
+	}
 	if class != "" {
-		g.markLost()
-		r.refuse(ctx, w, http.StatusBadRequest, class, g)
+		r.refuse(ctx, w, status, class, id)
 		return
 	}
-	switch g.offer(n, taskID, digest, int64(len(body))) {
-	case offerQueued:
-		r.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "push: notification queued",
-			slog.String("registration", g.id), slog.Int("bytes", len(body)), slog.String("version", string(n.Version)))
-		w.WriteHeader(statusAccepted)
-	case offerReplay:
-		r.drop(ctx, w, "replay", g, len(body))
-	case offerOverflow:
-		r.drop(ctx, w, "overflow", g, len(body))
-	case offerForeign:
-		r.refuse(ctx, w, http.StatusForbidden, "foreign-task", g)
-	case offerClosed:
-		r.refuse(ctx, w, http.StatusUnauthorized, "unauthorized", nil)
-	}
+	r.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "push: notification rung",
+		slog.String("registration", id), slog.Int("bytes", len(body)))
+	w.WriteHeader(statusAccepted)
+}
+
+// shareFailed answers 503, with an empty body, to a notification the Share
+// failed to take, and logs what failed (never the request's path).
+func (r *Receiver) shareFailed(ctx context.Context, w http.ResponseWriter, what string, err error) {
+	r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: share failed",
+		slog.String("call", what), slog.Any("err", err))
+	w.WriteHeader(http.StatusServiceUnavailable)
 }
 
 // closeUnread asks net/http to close an HTTP/1 connection whose request is
@@ -262,25 +397,26 @@ func closeUnread(w http.ResponseWriter, req *http.Request) {
 }
 
 // refuse answers status with an empty body and logs the refusal's class:
-// at Debug before the token was checked (g is nil), at Warn after.
-func (r *Receiver) refuse(ctx context.Context, w http.ResponseWriter, status int, class string, g *Registration) {
-	if g == nil {
+// at Debug before the token was checked (id is ""), at Warn after, with the
+// registration's ID.
+func (r *Receiver) refuse(ctx context.Context, w http.ResponseWriter, status int, class string, id string) {
+	if id == "" {
 		r.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "push: notification refused", slog.String("refusal", class))
 	} else {
 		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: notification refused",
-			slog.String("refusal", class), slog.String("registration", g.id))
+			slog.String("refusal", class), slog.String("registration", id))
 	}
 	w.WriteHeader(status)
 }
 
 // drop answers 2xx to a notification that was not queued, and logs why.
-func (r *Receiver) drop(ctx context.Context, w http.ResponseWriter, class string, g *Registration, size int) {
+func (r *Receiver) drop(ctx context.Context, w http.ResponseWriter, class string, id string, size int) {
 	level := slog.LevelDebug
 	if class == "overflow" {
 		level = slog.LevelWarn
 	}
 	r.cfg.logger.LogAttrs(ctx, level, "push: notification dropped",
-		slog.String("drop", class), slog.String("registration", g.id), slog.Int("bytes", size))
+		slog.String("drop", class), slog.String("registration", id), slog.Int("bytes", size))
 	w.WriteHeader(statusAccepted)
 }
 

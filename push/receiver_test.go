@@ -30,7 +30,7 @@ func TestNewReceiverBaseURL(t *testing.T) {
 	for in, want := range ok {
 		r, err := push.NewReceiver(in)
 		require.NoError(t, err, in)
-		g, err := r.Register()
+		g, err := r.Register(t.Context())
 		require.NoError(t, err)
 		require.Equal(t, want+"/"+g.ID(), g.URL(), in)
 		g.Close()
@@ -118,7 +118,7 @@ func TestMount(t *testing.T) {
 // register and refuses every request, without panicking.
 func TestZeroReceiver(t *testing.T) {
 	var r push.Receiver
-	_, err := r.Register()
+	_, err := r.Register(t.Context())
 	require.Error(t, err)
 	g := register(t, newReceiver(t))
 	status, body := send(t, &r, pushTo(g, status1))

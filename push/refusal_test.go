@@ -81,7 +81,7 @@ func TestRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newReceiver(t, push.WithMaxBodySize(1024))
 			g, other := register(t, r), register(t, r)
-			require.NoError(t, g.Bind("t1"))
+			require.NoError(t, g.Bind(t.Context(), "t1"))
 			n := pushTo(g, status1)
 			tt.change(&n, other)
 			status, body := send(t, r, n)

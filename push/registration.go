@@ -1,6 +1,7 @@
 package push
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,14 +51,15 @@ type Registration struct {
 	// set: both change under mu, and so does ready.
 	ready chan struct{}
 
-	mu      sync.Mutex
-	closed  bool
-	taskID  string
-	queue   []Notification
-	bytes   int64 // the sum of the queued notifications' body sizes
-	lost    bool
-	digests [replayWindow][32]byte
-	ndigest int // digests recorded, ever; the next goes at ndigest%replayWindow
+	mu         sync.Mutex
+	closed     bool
+	taskID     string
+	sharedTask string // the task of the record in the Receiver's Share, once stored
+	queue      []Notification
+	bytes      int64 // the sum of the queued notifications' body sizes
+	lost       bool
+	digests    [replayWindow][32]byte
+	ndigest    int // digests recorded, ever; the next goes at ndigest%replayWindow
 }
 
 // String reads like push.Registration{ID:"…" URL:"…" Token:xxxxx}: never
@@ -98,19 +100,56 @@ func (g *Registration) Token() string { return g.token }
 // first event comes (or by the first notification, whichever is first).
 // Binding again to the same task does nothing; to another, it returns
 // ErrBound. After Close it returns ErrClosed. An empty taskID is an error.
-func (g *Registration) Bind(taskID string) error {
+//
+// With a Share (WithShare), Bind also stores the binding in the
+// registration's record, so that the Receivers that do not hold the
+// registration refuse another task's notifications too; ctx bounds that.
+// When that fails, Bind returns the error and the registration is bound
+// here all the same: Bind again to the same task to share the binding.
+// Without a Share, ctx is unused.
+func (g *Registration) Bind(ctx context.Context, taskID string) error {
 	if taskID == "" {
 		return errors.New("push: Bind: the task ID is empty")
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	switch {
 	case g.closed:
+		g.mu.Unlock()
 		return ErrClosed
 	case g.taskID == "":
 		g.taskID = taskID
 	case g.taskID != taskID:
+		g.mu.Unlock()
 		return ErrBound
+	}
+	g.mu.Unlock()
+	if g.recv == nil || g.recv.cfg.share == nil {
+		return nil
+	}
+	if err := g.shareBinding(ctx, taskID); err != nil {
+		return fmt.Errorf("push: Bind: sharing the binding: %w", err)
+	}
+	return nil
+}
+
+// shareBinding stores in the Share the record of g bound to taskID, unless
+// it is stored already.
+func (g *Registration) shareBinding(ctx context.Context, taskID string) error {
+	g.mu.Lock()
+	done := g.sharedTask == taskID || g.closed
+	g.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := g.recv.put(ctx, g, taskID); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.sharedTask = taskID
+	closed := g.closed
+	g.mu.Unlock()
+	if closed { // Close deleted the record before the put landed
+		g.recv.deleteShared(g.id)
 	}
 	return nil
 }
@@ -146,16 +185,26 @@ func (g *Registration) Take() (ns []Notification, lost bool) {
 // Close forgets the registration: the Receiver refuses its later
 // notifications (as it refuses an unknown one), and what it held is freed.
 // Close is idempotent.
+//
+// With a Share (WithShare), Close also deletes the registration's record,
+// waiting up to a few seconds for the Share: that is best effort, and a
+// record it failed to delete is refused by every Receiver once it expires
+// (WithShareTTL), its holder no longer refreshing it. Until then another
+// Receiver may ring it, and the ring reaches no one.
 func (g *Registration) Close() {
 	if g.recv != nil {
 		g.recv.forget(g.id)
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	first := !g.closed
 	g.closed = true
 	g.queue, g.bytes, g.lost = nil, 0, false
 	g.digests, g.ndigest = [replayWindow][32]byte{}, 0
 	g.drainReady()
+	g.mu.Unlock()
+	if first && g.recv != nil {
+		g.recv.deleteShared(g.id)
+	}
 }
 
 // drainReady empties ready; mu is held.

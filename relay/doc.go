@@ -169,6 +169,20 @@
 // log, and of each browser's reader attached, sent away and done: for a
 // tool that traces or measures the relay (docs/trace.md lists each).
 //
+// # Push notifications across replicas
+//
+// A stream driven with [stream.WithPush] registers its push config with a
+// [push.Receiver] of the replica that drives it, and the agent POSTs to
+// whichever replica its request lands on. Give every replica's Receiver
+// the same share, [push.WithShare]: a [MemoryStore] is one (for replicas
+// in one process, and tests), and so is the store of relay/redisrelay. A
+// notification that lands on another replica is checked there against
+// the registration's shared record (the token's digest, the task) and
+// rings the driving replica's registration, whose stream fetches the task
+// at once instead of at its safety poll. A takeover does not adopt the old
+// driver's registration: the resumed stream registers anew on its next
+// drop, and the old record expires (push.WithShareTTL) or is deleted.
+//
 // # Limits
 //
 // A driver that dies before its stream knew the task (no checkpoint names

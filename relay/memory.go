@@ -21,6 +21,9 @@ import (
 // the snapshot LoadSnapshot returns does: callers must not modify them.
 // What callers pass in (entries, snapshots, checkpoints) is copied.
 //
+// It is also a push.Share (PutRegistration and the methods after it), for
+// the push.Receivers of one process: see push.WithShare.
+//
 // It is safe for concurrent use. The zero MemoryStore is not ready for
 // use: call NewMemoryStore.
 type MemoryStore struct {
@@ -28,6 +31,8 @@ type MemoryStore struct {
 
 	mu   sync.Mutex
 	logs map[string]*memoryLog
+
+	push memoryShare // the push.Share it is (memorypush.go)
 }
 
 // StoreOption configures a MemoryStore. NewMemoryStore refuses a bad

@@ -55,10 +55,15 @@ const defaultPushPollInterval = time.Minute
 // closed when the stream ends; the agent's config is not deleted.
 //
 // The agent must be able to reach r's URL. With package relay, or any
-// replicas, r must be mounted on the process that drives the stream (route
-// by the registration's ID, the URL's last segment): a notification that
-// reaches another process is refused there, and the stream learns of the
-// task's progress from its polls only.
+// replicas, either give every replica's receiver one push.Share
+// (push.WithShare: relay's MemoryStore, or relay/redisrelay's store), so
+// that a notification that reaches any replica rings the stream on the
+// replica that drives it; or route the URL to that replica (by the
+// registration's ID, the URL's last segment). Otherwise a notification
+// that reaches another process is refused there, and the stream learns of
+// the task's progress from its polls only. With a Share, a registration
+// that fails (the Share unreachable) is tried again at the next drop or
+// poll wait, as a failed push-config call is.
 //
 // A nil r is refused. It applies to a Client's constructors and to its
 // streams, of every binding.
@@ -155,15 +160,20 @@ func (s *Stream) pushSet() report {
 	if card := s.cfg.card; card != nil && !card.Capabilities.PushNotifications {
 		return s.pushRefused(errNoPushOffered)
 	}
-	reg, err := s.cfg.pushReceiver.Register()
+	reg, err := s.cfg.pushReceiver.Register(s.ctx)
 	if err == nil {
-		err = reg.Bind(s.taskID)
-	}
-	if err != nil {
-		if reg != nil {
+		if err = reg.Bind(s.ctx, s.taskID); err != nil {
 			reg.Close()
 		}
-		return s.pushRefused(err)
+	}
+	if err != nil {
+		// Only a receiver with a Share (push.WithShare) fails here, when
+		// the Share does: a failure worth another try, as a call's.
+		if s.ctx.Err() != nil {
+			return found(facts{after: afterPushSet, err: s.ctx.Err()})
+		}
+		s.log.Debug("a2a: push registration failed, to be tried again", "task", s.taskID, "err", err)
+		return found(facts{after: afterPushSet, push: pushFailed, pushCause: err, polling: s.route == pollingRoute()})
 	}
 	cfg := a2a.PushConfig{ID: reg.ID(), URL: reg.URL(), Token: reg.Token()}
 	if s.tr != nil {

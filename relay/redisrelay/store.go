@@ -25,7 +25,8 @@ type store struct {
 // holds nothing but the client, which the caller keeps and closes. New
 // does not reach Redis. It refuses a nil client, a nil option and an
 // option's bad value with an error that wraps [relay.ErrInvalidOption],
-// and returns no store then.
+// and returns no store then. The store is also a push.Share, for the
+// replicas' push.Receivers (see push.go): push.WithShare(st.(push.Share)).
 func New(client redis.UniversalClient, opts ...Option) (relay.Store, error) {
 	var errs []error
 	if client == nil {

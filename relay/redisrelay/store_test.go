@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/relay/storetest"
 )
@@ -161,4 +162,22 @@ func TestZombieAppendsNothing(t *testing.T) {
 	n, err = cb.XLen(t.Context(), lb.(*log).keys.log).Result()
 	require.NoError(t, err)
 	require.EqualValues(t, 6, n, "entries in the stream after the new driver's Append")
+}
+
+// TestStoreIsAShare runs the push.Share conformance suite, and its
+// two-Receivers subtests, on a real redis-server: the two views are the
+// stores of two replicas, with clients of their own; records expire in
+// Redis's clock.
+func TestStoreIsAShare(t *testing.T) {
+	srv := startRedis(t)
+	c1, c2 := srv.client(t), srv.client(t)
+	n := 0
+	storetest.RunShare(t, func(t *testing.T) (push.Share, push.Share) {
+		n++
+		prefix := fmt.Sprintf("share-%d", n)
+		a, ok := newStore(t, c1, WithPrefix(prefix), WithWake(testWake)).(push.Share)
+		require.True(t, ok, "the store New returns is a push.Share")
+		b := newStore(t, c2, WithPrefix(prefix), WithWake(testWake)).(push.Share)
+		return a, b
+	}, storetest.Expiry(20*time.Millisecond, func(t *testing.T, _ relay.Log) {}))
 }

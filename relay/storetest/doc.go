@@ -24,4 +24,10 @@
 // Attach is atomic races a writer against readers: 10,000 writes in a
 // bubble, where a store's steps leave narrow windows, and 500 with
 // Expiry, where every call is a round trip.
+//
+// [RunShare] is the conformance suite of [push.Share], for a store that
+// also shares push registrations (package relay's MemoryStore and the Redis
+// store are): records, their expiry and refresh, rings, and two
+// push.Receivers on two views of one share, the second ringing the
+// first's registrations and refusing what the first refuses.
 package storetest

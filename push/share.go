@@ -1,0 +1,243 @@
+package push
+
+import (
+	"context"
+	"crypto/sha256"
+	"log/slog"
+	"time"
+)
+
+// DefaultShareTTL is how long a Share keeps a registration's record unless
+// WithShareTTL says otherwise: the Receiver that holds the registration
+// refreshes it every third of that, so a record outlives its holder (a
+// replica that died, a Close whose delete failed) by at most this long.
+const DefaultShareTTL = time.Minute
+
+// shareRetry is how long the ring listener waits before it listens again
+// after its Share failed.
+const shareRetry = time.Second
+
+// SharedRegistration is what a Share keeps of a registration, for the
+// Receivers that do not hold it: no token, only its digest.
+type SharedRegistration struct {
+	// TokenDigest is the SHA-256 digest of the registration's token.
+	TokenDigest [sha256.Size]byte
+	// TaskID is the task the registration is bound to; "" while unbound.
+	TaskID string
+}
+
+// Share is where the Receivers of several processes (the replicas of an
+// application) share their registrations, so that a notification that
+// reaches a Receiver that does not hold its registration still reaches the
+// registration: that Receiver checks it against the record the holder put,
+// and rings the registration's ID; the holder's Receiver, which listens for
+// rings, then rings the Registration as for a lost notification (Ready
+// fires, Take reports a loss, the consumer fetches the task). What a
+// notification carries never travels: a ring is an ID only.
+//
+// Package relay's MemoryStore (in one process) and package
+// relay/redisrelay's share implement it. A Share is safe for concurrent
+// use.
+type Share interface {
+	// PutRegistration stores rec as the record of the registration id,
+	// replacing any, to expire after ttl unless refreshed.
+	PutRegistration(ctx context.Context, id string, rec SharedRegistration, ttl time.Duration) error
+	// GetRegistration returns the record of id and true; false when none
+	// is stored, or it expired.
+	GetRegistration(ctx context.Context, id string) (SharedRegistration, bool, error)
+	// DeleteRegistration deletes the record of id, if any.
+	DeleteRegistration(ctx context.Context, id string) error
+	// RefreshRegistrations makes the records of ids that are still stored
+	// expire after ttl from now; it never stores one that is not.
+	RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) error
+	// RingRegistration tells the listeners (ListenRings) that a
+	// notification for id came.
+	RingRegistration(ctx context.Context, id string) error
+	// ListenRings starts listening for rings: it returns once every ring
+	// made after it returned reaches the Rings, until Rings.Close. A ring
+	// may reach a listener twice, or, when the Share fails, not at all.
+	ListenRings(ctx context.Context) (Rings, error)
+}
+
+// Rings is a listener of a Share's rings.
+type Rings interface {
+	// Next returns the ID of the next registration rung, waiting for one,
+	// or fails with ctx's error, or when the listener is closed or fails.
+	Next(ctx context.Context) (string, error)
+	// Close stops the listener: a Next waiting returns. It is idempotent,
+	// and safe beside a Next.
+	Close() error
+}
+
+// WithShare makes the Receiver share its registrations through s, so that
+// a notification that reaches a Receiver of another process (another
+// replica) that shares s reaches the registration all the same, as a ring
+// (see Share). With it, Register and Bind write to s (they take a context
+// for that), Registration.Close deletes the registration's record (best
+// effort: a record it failed to delete expires after WithShareTTL), and
+// the Receiver runs one goroutine while it holds registrations, which
+// listens for rings and refreshes its records. A nil s is refused.
+func WithShare(s Share) Option {
+	return optionFunc(func(cfg *config) {
+		if s == nil {
+			cfg.refuse(invalidOption("WithShare: the share is nil"))
+			return
+		}
+		cfg.share = s
+	})
+}
+
+// WithShareTTL sets how long a Share keeps the record of a registration
+// whose holder stopped refreshing it (WithShare); the holder refreshes its
+// records every third of d. It must be at least one second. The default is
+// DefaultShareTTL.
+func WithShareTTL(d time.Duration) Option {
+	return optionFunc(func(cfg *config) {
+		if d < time.Second {
+			cfg.refuse(invalidOption("WithShareTTL: %s; it must be at least 1s", d))
+			return
+		}
+		cfg.shareTTL = d
+	})
+}
+
+// listener is the goroutine of a Receiver with a Share, while it holds
+// registrations: it receives the rings of its registrations and refreshes
+// their records.
+type listener struct {
+	cancel context.CancelFunc
+	ready  chan struct{} // closed once rings is set, or err
+	done   chan struct{} // closed when the goroutine returned
+	rings  Rings         // set before ready is closed, nil on err
+	err    error
+}
+
+// startListener starts the goroutine that listens for rings; r.mu is held.
+func (r *Receiver) startListener() *listener {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &listener{cancel: cancel, ready: make(chan struct{}), done: make(chan struct{})}
+	go r.listen(ctx, l)
+	return l
+}
+
+// stop ends l's goroutine and waits for it.
+func (l *listener) stop() {
+	l.cancel()
+	<-l.ready
+	if l.rings != nil {
+		_ = l.rings.Close()
+	}
+	<-l.done
+}
+
+// awaitListener waits until l listens, or ctx ends.
+func awaitListener(ctx context.Context, l *listener) error {
+	select {
+	case <-l.ready:
+		return l.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// listen is the listener's goroutine: it rings the registrations it holds
+// when their IDs are rung, and refreshes their records every third of the
+// TTL.
+func (r *Receiver) listen(ctx context.Context, l *listener) {
+	defer close(l.done)
+	rings, err := r.cfg.share.ListenRings(ctx)
+	if err != nil {
+		l.err = err
+		close(l.ready)
+		r.listenerFailed(l)
+		return
+	}
+	l.rings = rings
+	close(l.ready)
+	defer func() { _ = rings.Close() }()
+	every := r.cfg.shareTTL / 3
+	next := time.Now().Add(every)
+	for {
+		// Refresh first: a steady flow of rings must not starve it.
+		if !time.Now().Before(next) {
+			r.refresh(ctx)
+			next = time.Now().Add(every)
+		}
+		wait, cancel := context.WithDeadline(ctx, next)
+		id, err := rings.Next(wait)
+		waited := wait.Err() != nil
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			if g := r.lookup(id); g != nil {
+				g.markLost()
+			}
+			continue
+		case waited:
+			continue // time to refresh
+		}
+		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: listening for rings failed", slog.Any("err", err))
+		t := time.NewTimer(shareRetry)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// listenerFailed forgets l, which could not listen, so that the next
+// Register starts another.
+func (r *Receiver) listenerFailed(l *listener) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lis == l {
+		r.lis = nil
+	}
+}
+
+// refresh refreshes the records of the registrations the Receiver holds.
+func (r *Receiver) refresh(ctx context.Context) {
+	r.mu.RLock()
+	ids := make([]string, 0, len(r.regs))
+	for id := range r.regs {
+		ids = append(ids, id)
+	}
+	r.mu.RUnlock()
+	if len(ids) == 0 {
+		return
+	}
+	if err := r.cfg.share.RefreshRegistrations(ctx, r.cfg.shareTTL, ids...); err != nil && ctx.Err() == nil {
+		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: refreshing shared registrations failed",
+			slog.Int("registrations", len(ids)), slog.Any("err", err))
+	}
+}
+
+// put stores g's record in the Share, when there is one.
+func (r *Receiver) put(ctx context.Context, g *Registration, taskID string) error {
+	if r.cfg.share == nil {
+		return nil
+	}
+	rec := SharedRegistration{TokenDigest: sha256.Sum256([]byte(g.token)), TaskID: taskID}
+	return r.cfg.share.PutRegistration(ctx, g.id, rec, r.cfg.shareTTL)
+}
+
+// shareDeleteTimeout bounds the delete of a closed registration's record.
+const shareDeleteTimeout = 5 * time.Second
+
+// deleteShared deletes the record of the registration id from the Share,
+// if any, best effort: a failure is logged, and the record expires.
+func (r *Receiver) deleteShared(id string) {
+	if r.cfg.share == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), shareDeleteTimeout)
+	defer cancel()
+	if err := r.cfg.share.DeleteRegistration(ctx, id); err != nil {
+		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: deleting a shared registration failed",
+			slog.String("registration", id), slog.Any("err", err))
+	}
+}

@@ -1,0 +1,204 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/a2astream/a2astream/push"
+)
+
+// A MemoryStore is also a push.Share, for the push.Receivers of one
+// process (tests, or an application that runs several Receivers in one
+// process): give it to each with push.WithShare. Its records expire by the
+// store's clock (WithClock).
+var _ push.Share = (*MemoryStore)(nil)
+
+// memoryShare is the push.Share of a MemoryStore. Its zero value is ready.
+type memoryShare struct {
+	mu        sync.Mutex
+	records   map[string]memoryRecord
+	listeners map[*memoryRings]struct{}
+}
+
+// memoryRecord is one shared registration, with when it expires.
+type memoryRecord struct {
+	rec     push.SharedRegistration
+	expires time.Time
+}
+
+// errRingsClosed is the error of Next on closed Rings.
+var errRingsClosed = errors.New("relay: the rings listener is closed")
+
+// PutRegistration stores rec as the record of the push registration id,
+// to expire after ttl by the store's clock (see push.Share).
+func (m *MemoryStore) PutRegistration(ctx context.Context, id string, rec push.SharedRegistration, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.records == nil {
+		s.records = map[string]memoryRecord{}
+	}
+	s.records[id] = memoryRecord{rec: rec, expires: m.cfg.now().Add(ttl)}
+	return nil
+}
+
+// GetRegistration returns the record of the push registration id, unless
+// none is stored or it expired (see push.Share).
+func (m *MemoryStore) GetRegistration(ctx context.Context, id string) (push.SharedRegistration, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return push.SharedRegistration{}, false, err
+	}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.records[id]
+	if !ok {
+		return push.SharedRegistration{}, false, nil
+	}
+	if !m.cfg.now().Before(r.expires) {
+		delete(s.records, id)
+		return push.SharedRegistration{}, false, nil
+	}
+	return r.rec, true, nil
+}
+
+// DeleteRegistration deletes the record of the push registration id, if
+// any (see push.Share).
+func (m *MemoryStore) DeleteRegistration(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.records, id)
+	return nil
+}
+
+// RefreshRegistrations makes the records of ids that are still stored,
+// and not expired, expire after ttl from now (see push.Share).
+func (m *MemoryStore) RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := m.cfg.now()
+	for _, id := range ids {
+		r, ok := s.records[id]
+		switch {
+		case !ok:
+		case !now.Before(r.expires):
+			delete(s.records, id)
+		default:
+			r.expires = now.Add(ttl)
+			s.records[id] = r
+		}
+	}
+	return nil
+}
+
+// RingRegistration rings id on every listener of the store (see
+// push.Share).
+func (m *MemoryStore) RingRegistration(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for l := range s.listeners {
+		l.ring(id)
+	}
+	return nil
+}
+
+// ListenRings returns a listener of the store's rings (see push.Share).
+// Each listener holds the IDs rung and not yet taken, each once however
+// often it was rung.
+func (m *MemoryStore) ListenRings(ctx context.Context) (push.Rings, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l := &memoryRings{share: &m.push, pending: map[string]struct{}{}, wake: make(chan struct{}, 1)}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listeners == nil {
+		s.listeners = map[*memoryRings]struct{}{}
+	}
+	s.listeners[l] = struct{}{}
+	return l, nil
+}
+
+// memoryRings is a listener of a MemoryStore's rings.
+type memoryRings struct {
+	share *memoryShare
+	wake  chan struct{} // holds a value when pending is not empty, or closed
+
+	mu      sync.Mutex
+	pending map[string]struct{}
+	order   []string // pending's IDs, oldest first
+	closed  bool
+}
+
+// ring adds id to the pending IDs.
+func (l *memoryRings) ring(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	if _, ok := l.pending[id]; !ok {
+		l.pending[id] = struct{}{}
+		l.order = append(l.order, id)
+	}
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Next returns the oldest ID pending, waiting for one.
+func (l *memoryRings) Next(ctx context.Context) (string, error) {
+	for {
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			return "", errRingsClosed
+		}
+		if len(l.order) > 0 {
+			id := l.order[0]
+			l.order = l.order[1:]
+			delete(l.pending, id)
+			l.mu.Unlock()
+			return id, nil
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.wake:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+// Close stops the listener; a Next waiting returns.
+func (l *memoryRings) Close() error {
+	l.share.mu.Lock()
+	delete(l.share.listeners, l)
+	l.share.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.closed = true
+		close(l.wake)
+	}
+	return nil
+}
