@@ -101,15 +101,19 @@ func WithInsecure() Option {
 // no call of the Transport is not read. The timers and the number ride
 // on the call's context: an interceptor must call on with a context
 // derived from the one it got (not detached from its cancellation, which
-// turns every timer off, nor made anew, which loses the number), and must
+// turns every timer off, nor made anew, which loses the number), keep the
+// call's method as it is (a renamed one loses the number too), and must
 // not replay a call (a retry interceptor would send a message the agent
 // may have read again; the stream resubscribes on its own). A nil option
 // is refused, and so is a nil inside one, as the call opens when gRPC reads
-// it only then.
+// it only then; a call option that holds a nil (grpc.Header(nil)) and a
+// dialer that returns no connection and no error panic inside gRPC, as
+// they do without a Transport.
 //
 // A side call an interceptor makes on the Transport's connection, of
 // another method than the call's, is not the call, whatever context it
-// uses: its traffic does not keep the call alive.
+// uses: its traffic does not keep the call alive. A side call of the call's
+// own method made with its context is taken for the call.
 //
 // Credentials given here (grpc.WithPerRPCCredentials) are outside the
 // origin rule: gRPC sends them on every call to whatever target the
