@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/push"
+	"github.com/a2astream/a2astream/relay"
 )
 
 // FuzzReceiverBody sends bodies through ServeHTTP with a registration's
@@ -59,5 +60,47 @@ func FuzzReceiverBody(f *testing.F) {
 		if bound {
 			require.Equal(t, "t1", g.TaskID())
 		}
+	})
+}
+
+// FuzzSharedReceiverBody sends bodies, with the registration's token, to a
+// Receiver B that does not hold the registration but shares a MemoryStore
+// with A, which does (bound to t1 or unbound): it never panics; B answers
+// with no body, queues nothing and holds nothing; A is at most rung (a
+// loss), never handed what the body carries. Seeded as FuzzReceiverBody.
+func FuzzSharedReceiverBody(f *testing.F) {
+	files, err := filepath.Glob("testdata/*.json")
+	require.NoError(f, err)
+	for _, file := range files {
+		for _, p := range readCapture(f, file).Pushes {
+			f.Add([]byte(p.Body), true)
+		}
+	}
+	for _, s := range []string{status1, artifact1, foreign, task03, `{}`, `null`, `{"task":null}`} {
+		f.Add([]byte(s), true)
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, bound bool) {
+		store, err := relay.NewMemoryStore()
+		require.NoError(t, err)
+		a, err := push.NewReceiver(base, push.WithShare(store), push.WithMaxBodySize(1<<16))
+		require.NoError(t, err)
+		b, err := push.NewReceiver(base, push.WithShare(store), push.WithMaxBodySize(1<<16))
+		require.NoError(t, err)
+		g, err := a.Register(t.Context())
+		require.NoError(t, err)
+		defer g.Close()
+		if bound {
+			require.NoError(t, g.Bind(t.Context(), "t1"))
+		}
+		n := pushTo(g, "")
+		n.body = body
+		n.contentType = "application/json"
+		status, answer := send(t, b, n)
+		require.Empty(t, answer)
+		require.Contains(t, []int{http.StatusNoContent, http.StatusUnauthorized, http.StatusForbidden,
+			http.StatusRequestEntityTooLarge, http.StatusBadRequest, http.StatusUnsupportedMediaType}, status)
+		ns, _ := g.Take()
+		require.Empty(t, ns, "what a body carries never crosses replicas")
 	})
 }
