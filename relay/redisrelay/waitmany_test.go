@@ -123,7 +123,7 @@ func TestManyLogsWaitOnOneConnection(t *testing.T) {
 
 // awaitSubscribed waits, 10 s at most, until Redis's Pub/Sub clients are
 // subscribed to n channels in all, and returns each one's count.
-func awaitSubscribed(t *testing.T, admin *redis.Client, n int) []int {
+func awaitSubscribed(t testing.TB, admin *redis.Client, n int) []int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
@@ -148,7 +148,7 @@ func awaitSubscribed(t *testing.T, admin *redis.Client, n int) []int {
 
 // pubsubClients returns, for each Pub/Sub client of Redis, the number of
 // channels it is subscribed to (CLIENT LIST TYPE pubsub).
-func pubsubClients(t *testing.T, admin *redis.Client) []int {
+func pubsubClients(t testing.TB, admin *redis.Client) []int {
 	t.Helper()
 	list, err := admin.Do(t.Context(), "CLIENT", "LIST", "TYPE", "pubsub").Text()
 	require.NoError(t, err)
