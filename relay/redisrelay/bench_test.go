@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -241,6 +242,12 @@ func BenchmarkCommitWhileWaiting(b *testing.B) {
 			c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 20})
 			defer func() { _ = c.Close() }()
 			st := newStore(b, c)
+			var confirmed atomic.Int64
+			st.(*store).hub.hook = func(_ context.Context, point string) {
+				if point == "confirmed" {
+					confirmed.Add(1)
+				}
+			}
 
 			type target struct {
 				l    *log
@@ -271,7 +278,10 @@ func BenchmarkCommitWhileWaiting(b *testing.B) {
 				})
 			}
 			if tc.waits > 0 && !tc.xread {
+				// Measured once every wait is under way and has looked
+				// after its subscription's confirmation.
 				awaitSubscribed(b, admin, tc.waits)
+				awaitSettled(b, c, func() bool { return confirmed.Load() >= int64(tc.waits) })
 			}
 			before := c.PoolStats()
 			var lat []time.Duration
@@ -327,4 +337,25 @@ func xreadAwaitEntry(ctx context.Context, l *log, after uint64) error {
 	return l.store.client.XRead(ctx, &redis.XReadArgs{
 		Streams: []string{l.keys.log, "0-" + strconv.FormatUint(after, 10)}, Count: 1, Block: l.store.cfg.wake,
 	}).Err()
+}
+
+// awaitSettled waits, 30 s at most, until ready answers true and then no
+// pooled connection of c is in use.
+func awaitSettled(b *testing.B, c *redis.Client, ready func() bool) {
+	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Second)
+	defer cancel()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ready() {
+			if s := c.PoolStats(); s.IdleConns == s.TotalConns {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("the waits did not settle within 30 s: %+v", c.PoolStats())
+		case <-tick.C:
+		}
+	}
 }

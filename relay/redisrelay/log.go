@@ -141,12 +141,19 @@ func (l *log) Tail(ctx context.Context) (uint64, error) {
 }
 
 // AwaitEntry waits on the store's hub for a note on the log's channel,
-// and looks at the tail at once, at each note, and at least every wake
-// interval; each look checks the epoch too.
+// and looks at the tail at once, at each confirmation of the channel's
+// subscription, and at least every wake interval; each look checks the
+// epoch too. A note ends the wait without a look when it names the log's
+// epoch and a Seq after after: the append script sends it with the
+// entries, in one step.
 func (l *log) AwaitEntry(ctx context.Context, after uint64) error {
 	return l.store.hub.await(ctx, l.keys.log, func() (bool, error) {
 		tail, err := l.Tail(ctx)
 		return tail > after, err
+	}, func(note string) bool {
+		epoch, seq, ok := strings.Cut(note, ":")
+		n, err := strconv.ParseUint(seq, 10, 64)
+		return ok && err == nil && epoch == l.epoch && n > after
 	})
 }
 

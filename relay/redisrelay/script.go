@@ -54,8 +54,8 @@ return ARGV[1]
 // written, so the entries and the checkpoint are stored together or not at
 // all (Redis runs a script whole; a failed write command cannot happen
 // after the checks, the keys' types being the script's own). When it
-// appended entries, it publishes the last one's seq on the channel named
-// as the log's stream, for the waits (wake.go).
+// appended entries, it publishes "<epoch>:<seq of the last one>" on the
+// channel named as the log's stream, for the waits (wake.go).
 const appendSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
@@ -70,7 +70,7 @@ for i = 0, n - 1 do
 	redis.call('XADD', KEYS[3], '0-' .. ARGV[5 + 3 * i], 'n', ARGV[6 + 3 * i], 'd', ARGV[7 + 3 * i])
 end
 if ARGV[3] == '1' then redis.call('SET', KEYS[4], ARGV[4]) end
-if n > 0 then redis.call('PUBLISH', KEYS[3], ARGV[5 + 3 * (n - 1)]) end
+if n > 0 then redis.call('PUBLISH', KEYS[3], ARGV[1] .. ':' .. ARGV[5 + 3 * (n - 1)]) end
 return {0}
 `
 

@@ -141,6 +141,6 @@ func (l *log) awaitNote(ctx context.Context, keys []string, args ...any) (any, e
 		}
 		found = reply[0]
 		return found != nil, nil
-	})
+	}, nil)
 	return found, err
 }

@@ -256,9 +256,16 @@ func TestNoWakeLostAfterTheLook(t *testing.T) {
 	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 1)...))
 
 	wrote := make(chan error, 2)
+	confirmed := make(chan struct{}, 2)
 	var entry, answer sync.Once
 	// Set before any wait runs; it acts on the waits under test only.
 	st.(*store).hub.hook = func(hctx context.Context, point string) {
+		if point == "confirmed" {
+			select {
+			case confirmed <- struct{}{}:
+			default:
+			}
+		}
 		if point != "looked" {
 			return
 		}
@@ -283,6 +290,8 @@ func TestNoWakeLostAfterTheLook(t *testing.T) {
 	wg.Go(func() { _ = l.AwaitEntry(holdCtx, 1000) })
 	wg.Go(func() { _, _ = l.AwaitAnswer(holdCtx, 1000) })
 	awaitSubscribed(t, admin, 2)
+	<-confirmed // and the store has seen both confirmations
+	<-confirmed
 
 	require.NoError(t, l.AwaitEntry(context.WithValue(wctx, underTest{}, "entry"), 1),
 		"the wait whose entry came between its look and its block")
@@ -337,4 +346,59 @@ func TestTheHubLetsGoOfItsConnection(t *testing.T) {
 	}
 	require.EqualValues(t, 2, c.PoolStats().PubSubStats.Created, "Pub/Sub connections dialed")
 	require.Zero(t, c.PoolStats().PubSubStats.Active, "Pub/Sub connections open")
+}
+
+// TestACommitsNoteEndsTheWaitWithoutALook: a wait for an entry, its
+// channel subscribed, looks once, then ends on the Commit's note, which
+// names the log's epoch and the Seq appended, without looking again; a
+// note of another epoch (the log made afresh under the key) does not end
+// it.
+func TestACommitsNoteEndsTheWaitWithoutALook(t *testing.T) {
+	srv := startRedis(t)
+	c, admin := srv.client(t), srv.client(t)
+	st := newStore(t, c, WithWake(time.Hour))
+	l, f := driven(t, st, "task-1")
+	ctx := t.Context()
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 1)...))
+
+	var mu sync.Mutex
+	looks := 0
+	published := make(chan error, 2)
+	confirmed := make(chan struct{}, 1)
+	st.(*store).hub.hook = func(hctx context.Context, point string) {
+		if point == "confirmed" {
+			select {
+			case confirmed <- struct{}{}:
+			default:
+			}
+		}
+		if point != "looked" || hctx.Value(underTest{}) == nil {
+			return
+		}
+		mu.Lock()
+		looks++
+		n := looks
+		mu.Unlock()
+		switch n {
+		case 1: // a note of another epoch: it looks again
+			published <- admin.Publish(ctx, l.keys.log, "another-epoch:9").Err()
+		case 2:
+			published <- l.Commit(ctx, f, nil, entriesFrom(2, 2)...)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	holdCtx, release := context.WithCancel(wctx)
+	defer release()
+	wg.Go(func() { _ = l.AwaitEntry(holdCtx, 1000) })
+	<-confirmed // the channel is subscribed, and the store saw it
+
+	require.NoError(t, l.AwaitEntry(context.WithValue(wctx, underTest{}, true), 1))
+	require.NoError(t, <-published)
+	require.NoError(t, <-published)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 2, looks, "looks of the wait: at once, and after the note of another epoch")
 }

@@ -3,6 +3,7 @@ package redisrelay
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -53,6 +54,7 @@ type topic struct {
 	waits int           // waits under way
 	idle  bool          // no wait was under way at the last sweep
 	wake  chan struct{} // closed at a note, a confirmation or an error, then replaced
+	note  string        // the last note's payload
 }
 
 // subscription is one run of the hub's connection: its sync goroutine,
@@ -77,8 +79,10 @@ func (h *hub) at(ctx context.Context, point string) {
 
 // await returns once look answers true or fails, or ctx is done. It looks
 // at once, then again whenever a note or a confirmation of the channel
-// comes, or the connection fails, and at least every wake interval.
-func (h *hub) await(ctx context.Context, channel string, look func() (bool, error)) error {
+// comes, or the connection fails, and at least every wake interval. When
+// noted is not nil, a note whose payload it answers true for ends the
+// wait without a look.
+func (h *hub) await(ctx context.Context, channel string, look func() (bool, error), noted func(payload string) bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -95,9 +99,19 @@ func (h *hub) await(ctx context.Context, channel string, look func() (bool, erro
 			return err
 		}
 		h.at(ctx, "looked")
-		timer.Reset(h.wake)
+		// Between half the wake interval and all of it, so that the looks
+		// of waits that began together do not all come at once.
+		timer.Reset(h.wake/2 + rand.N(h.wake/2+1))
 		select {
 		case <-wake:
+			if noted != nil {
+				h.mu.Lock()
+				note := t.note
+				h.mu.Unlock()
+				if noted(note) {
+					return nil
+				}
+			}
 		case <-timer.C:
 		case <-ctx.Done():
 			return ctx.Err()
@@ -141,10 +155,14 @@ func (h *hub) leave(t *topic) {
 	h.mu.Unlock()
 }
 
-// notify wakes channel's waits.
-func (h *hub) notify(channel string) {
+// notify wakes channel's waits; payload is a note's, "" for a
+// confirmation.
+func (h *hub) notify(channel, payload string) {
 	h.mu.Lock()
 	if t := h.topics[channel]; t != nil {
+		if payload != "" {
+			t.note = payload
+		}
 		close(t.wake)
 		t.wake = make(chan struct{})
 	}
@@ -308,10 +326,11 @@ func (h *hub) receive(ctx context.Context, ps *redis.PubSub, s *subscription) {
 		failures = 0
 		switch m := msg.(type) {
 		case *redis.Message:
-			h.notify(m.Channel)
+			h.notify(m.Channel, m.Payload)
 		case *redis.Subscription:
 			if m.Kind == "subscribe" {
-				h.notify(m.Channel)
+				h.notify(m.Channel, "")
+				h.at(ctx, "confirmed")
 			}
 		}
 	}
