@@ -129,7 +129,11 @@
 // The store dials its Pub/Sub connection at the first wait, and closes it
 // when no wait has been under way for one to two wake intervals, or when
 // the client is closed; it unsubscribes a channel that long without a
-// wait. It runs two goroutines while the connection is open.
+// wait. It runs two goroutines while the connection is open. A Redis user
+// (ACL) needs the right to PUBLISH and SUBSCRIBE on the channels
+// "{<prefix>:*" (&{a2astream:* for the default prefix); without it the
+// writes go on (the scripts' PUBLISH is a pcall, whose failure they
+// ignore), and the waits are woken by the wake interval alone.
 //
 // On a Redis Cluster, the notes are classic Pub/Sub: Redis sends each to
 // every node over the cluster bus, and the connection, to any one node,

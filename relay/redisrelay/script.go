@@ -70,7 +70,7 @@ for i = 0, n - 1 do
 	redis.call('XADD', KEYS[3], '0-' .. ARGV[5 + 3 * i], 'n', ARGV[6 + 3 * i], 'd', ARGV[7 + 3 * i])
 end
 if ARGV[3] == '1' then redis.call('SET', KEYS[4], ARGV[4]) end
-if n > 0 then redis.call('PUBLISH', KEYS[3], ARGV[1] .. ':' .. ARGV[5 + 3 * (n - 1)]) end
+if n > 0 then redis.pcall('PUBLISH', KEYS[3], ARGV[1] .. ':' .. ARGV[5 + 3 * (n - 1)]) end
 return {0}
 `
 
@@ -175,12 +175,13 @@ return {0, redis.call('GET', KEYS[2])}
 // The first answer to a prompt is noted on the notes stream, for waits of
 // the version before, which block on it in XREAD BLOCK, and published on
 // the channel named as the notes stream, for the waits of this one (so is
-// a cancel, below).
+// a cancel, below). Every PUBLISH is a pcall: a user whose ACL forbids
+// it still writes, and its waits look every wake interval.
 const postAnswerSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 1 then
 	redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'answer', ARGV[2])
-	redis.call('PUBLISH', KEYS[3], 'answer:' .. ARGV[2])
+	redis.pcall('PUBLISH', KEYS[3], 'answer:' .. ARGV[2])
 end
 return {0, redis.call('HGET', KEYS[2], ARGV[2])}
 `
@@ -197,7 +198,7 @@ const cancelSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('SET', KEYS[2], '1', 'NX') then
 	redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'cancel', '1')
-	redis.call('PUBLISH', KEYS[3], 'cancel')
+	redis.pcall('PUBLISH', KEYS[3], 'cancel')
 end
 return {0}
 `

@@ -402,3 +402,31 @@ func TestACommitsNoteEndsTheWaitWithoutALook(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, 2, looks, "looks of the wait: at once, and after the note of another epoch")
 }
+
+// TestAUserWithoutPubSubStillCommits: a Redis user that may not publish
+// nor subscribe (ACL resetchannels) commits, posts and cancels as before
+// (the scripts' PUBLISH is a pcall), and its waits end by the wake
+// interval's looks.
+func TestAUserWithoutPubSubStillCommits(t *testing.T) {
+	srv := startRedis(t)
+	admin := srv.client(t)
+	require.NoError(t, admin.Do(t.Context(), "ACL", "SETUSER", "nochannels", "on", ">secret", "~*", "+@all", "resetchannels").Err())
+	c := redis.NewClient(&redis.Options{Addr: srv.addr(), Username: "nochannels", Password: "secret"})
+	t.Cleanup(func() { _ = c.Close() })
+	require.Error(t, c.Publish(t.Context(), "x", "y").Err(), "PUBLISH by the user")
+	st := newStore(t, c, WithWake(testWake))
+	l, f := driven(t, st, "task-1")
+	ctx := t.Context()
+
+	done := make(chan error, 3)
+	go func() { done <- l.AwaitEntry(ctx, 0) }()
+	go func() { _, err := l.AwaitAnswer(ctx, 1); done <- err }()
+	go func() { done <- l.AwaitCancel(ctx) }()
+	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(1, 1)...))
+	_, err := l.PostAnswer(ctx, relay.Answer{Prompt: 1, Key: "k", Text: "yes"})
+	require.NoError(t, err)
+	require.NoError(t, l.RequestCancel(ctx))
+	for range 3 {
+		require.NoError(t, <-done)
+	}
+}
