@@ -9,10 +9,10 @@ import (
 // that a Handler serves wait for its next entry together. The first
 // reader of a log starts a waiter, which makes the log's AwaitEntry calls
 // on its own goroutine and wakes every reader of the log when one returns;
-// the last reader to leave stops it. A store that blocks a connection in
-// each wait (Redis's XREAD BLOCK) then holds one for the stream however
-// many browsers watch it, and the driver's writes do not queue behind
-// them.
+// the last reader to leave stops it. A store that pays for each wait
+// (Redis's looks at the log when a note wakes it; the waits of every log
+// share one connection there) then pays once per stream however many
+// browsers watch it.
 
 // waitKey names a log: its key and its epoch, since a log lost and made
 // afresh under the same key is another log.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,4 +201,161 @@ func rounded(v []float64) []int {
 		out[i] = int(x + 0.5)
 	}
 	return out
+}
+
+// BenchmarkCommitWhileWaiting measures the latency of a driver's Commit
+// of one entry on a client whose pool has 20 connections (go-redis's
+// default on two CPUs), with no wait under way ("waits=0"), with 1,000
+// logs each with an AwaitEntry under way ("waits=1000": the driver
+// commits to a log of its own; "waits=1000-woken": it commits to the
+// waited logs in turn, so that each Commit wakes one wait, which looks
+// and waits again), and with 1,000 waits of the version before, which
+// held a pooled connection each in XREAD BLOCK for the wake interval
+// ("waits=1000-xread"). It reports the median, p99 and max latency, and
+// per Commit the waits for a pooled connection and the pool's timeouts
+// (a Commit that timed out after go-redis's pool timeout, 4 s, is counted
+// with its latency, and sent again at the next iteration). The figures
+// are only as steady as the machine:
+//
+//	cd relay/redisrelay && go test -run '^$' -bench BenchmarkCommitWhileWaiting -benchtime 2000x -count 1 .
+//
+// (With the XREAD BLOCK waits, a Commit waits behind them for the pool
+// and times out: give that one -benchtime 5x.)
+func BenchmarkCommitWhileWaiting(b *testing.B) {
+	srv := startRedis(b)
+	admin := srv.client(b)
+	const waits = 1000
+	for _, tc := range []struct {
+		name  string
+		waits int
+		woken bool
+		xread bool
+	}{
+		{name: "waits=0"},
+		{name: "waits=1000", waits: waits},
+		{name: "waits=1000-woken", waits: waits, woken: true},
+		{name: "waits=1000-xread", waits: waits, xread: true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ctx := b.Context()
+			require.NoError(b, admin.FlushAll(ctx).Err())
+			c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 20})
+			defer func() { _ = c.Close() }()
+			st := newStore(b, c)
+			var confirmed atomic.Int64
+			st.(*store).hub.hook = func(_ context.Context, point string) {
+				if point == "confirmed" {
+					confirmed.Add(1)
+				}
+			}
+
+			type target struct {
+				l    *log
+				f    relay.Fence
+				next uint64
+			}
+			var waited []*target
+			wctx, stop := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			defer stop()
+			for i := range tc.waits {
+				l, f := openDriven(b, st, fmt.Sprintf("w%d", i))
+				waited = append(waited, &target{l: l, f: f, next: 1})
+			}
+			own := func() *target { l, f := openDriven(b, st, "driver"); return &target{l: l, f: f, next: 1} }()
+			for _, t := range waited {
+				l := t.l
+				wg.Go(func() {
+					var seen uint64
+					for wctx.Err() == nil {
+						if tc.xread {
+							_ = xreadAwaitEntry(wctx, l, seen)
+						} else if l.AwaitEntry(wctx, seen) == nil {
+							seen++
+						}
+					}
+				})
+			}
+			if tc.waits > 0 && !tc.xread {
+				// Measured once every wait is under way and has looked
+				// after its subscription's confirmation.
+				awaitSubscribed(b, admin, tc.waits)
+				awaitSettled(b, c, func() bool { return confirmed.Load() >= int64(tc.waits) })
+			}
+			before := c.PoolStats()
+			var lat []time.Duration
+			i, timeouts := 0, 0
+			for b.Loop() {
+				t := own
+				if tc.woken {
+					t = waited[i%len(waited)]
+					i++
+				}
+				began := time.Now()
+				err := t.l.Commit(ctx, t.f, nil, relay.Entry{Seq: t.next, Name: "delta", Data: []byte(`{"text":"x"}`)})
+				lat = append(lat, time.Since(began))
+				if err != nil {
+					// Sent again at the next iteration: behind a queue of
+					// waits, a Commit may time out again and again.
+					require.ErrorIs(b, err, redis.ErrPoolTimeout)
+					timeouts++
+					continue
+				}
+				t.next++
+			}
+			after := c.PoolStats()
+			s := slices.Clone(lat)
+			slices.Sort(s)
+			b.ReportMetric(float64(s[len(s)/2].Microseconds()), "p50-us")
+			b.ReportMetric(float64(s[len(s)*99/100].Microseconds()), "p99-us")
+			b.ReportMetric(float64(s[len(s)-1].Microseconds()), "max-us")
+			b.ReportMetric(float64(after.WaitCount-before.WaitCount)/float64(len(lat)), "pool-waits/commit")
+			b.ReportMetric(float64(timeouts)/float64(len(lat)), "timeouts/commit")
+			b.ReportMetric(float64(after.PubSubStats.Active), "pubsub-conns")
+		})
+	}
+}
+
+// openDriven opens key on st and acquires its lease for "driver".
+func openDriven(b *testing.B, st relay.Store, key string) (*log, relay.Fence) {
+	l, err := st.Open(b.Context(), key)
+	require.NoError(b, err)
+	f, err := l.Acquire(b.Context(), "driver", time.Hour)
+	require.NoError(b, err)
+	return l.(*log), f
+}
+
+// xreadAwaitEntry is AwaitEntry as the version before made it: the tail,
+// then one XREAD BLOCK on the log's stream for the wake interval, on a
+// pooled connection.
+func xreadAwaitEntry(ctx context.Context, l *log, after uint64) error {
+	tail, err := l.Tail(ctx)
+	if err != nil || tail > after {
+		return err
+	}
+	return l.store.client.XRead(ctx, &redis.XReadArgs{
+		Streams: []string{l.keys.log, "0-" + strconv.FormatUint(after, 10)}, Count: 1, Block: l.store.cfg.wake,
+	}).Err()
+}
+
+// awaitSettled waits, 30 s at most, until ready answers true and then no
+// pooled connection of c is in use.
+func awaitSettled(b *testing.B, c *redis.Client, ready func() bool) {
+	ctx, cancel := context.WithTimeout(b.Context(), 30*time.Second)
+	defer cancel()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		if ready() {
+			if s := c.PoolStats(); s.IdleConns == s.TotalConns {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("the waits did not settle within 30 s: %+v", c.PoolStats())
+		case <-tick.C:
+		}
+	}
 }

@@ -21,7 +21,12 @@
 //	{p:k}:checkpoint  string   the driver's checkpoint
 //	{p:k}:answers     hash     prompt seq → {"key","text"}, set with HSETNX (first wins)
 //	{p:k}:cancel      string   set once a cancel is requested
-//	{p:k}:notes       stream   one note per answer and cancel, for the waits (about 64 kept)
+//	{p:k}:notes       stream   one note per answer and cancel, for the waits of the version before (about 64 kept)
+//
+// Besides the keys, two Pub/Sub channels of the same names wake the waits
+// (see Waiting below): "{p:k}:log", on which each Commit of entries
+// publishes "<epoch>:<last Seq>", and "{p:k}:notes", on which a first answer to a
+// prompt and a first cancel publish a note.
 //
 // p is the prefix ([WithPrefix], default "a2astream") and k the key given to
 // Open. Keys do not expire: delete a finished stream's keys yourself (they
@@ -88,12 +93,53 @@
 //
 // # Waiting
 //
-// AwaitEntry, AwaitAnswer and AwaitCancel block in XREAD BLOCK on the log's
-// stream or its notes stream, never by polling in a loop; each holds one of
-// the client's connections while it blocks, for at most the wake interval
-// ([WithWake], default 1 s), after which it looks at its context and the
-// epoch again. A relay.Handler's readers of one stream make one AwaitEntry
-// between them, however many browsers follow it; a driver waits for
-// answers and for a cancel besides. Size the client's pool for the streams
-// a process serves and drives, not for its browsers.
+// AwaitEntry, AwaitAnswer and AwaitCancel never hold one of the client's
+// pooled connections while they block, and do not poll: a wait looks at
+// its log when a note wakes it, and otherwise once a wake interval (as the
+// version before did when its XREAD BLOCK ran out). The scripts that
+// append entries, post an answer or request a cancel PUBLISH a tiny note,
+// in the same script, on a channel named as the stream they wrote
+// ("{p:k}:log" for entries, "{p:k}:notes" for answers and cancels). All
+// the waits of a store, of every log, share one Pub/Sub connection,
+// subscribed to the channels they follow: a wait looks (one short script
+// on the pool: the tail, or the answer, or the cancel mark, and the
+// epoch), and blocks until a note of its channel wakes it, then looks
+// again (a wait for an entry does not: a Commit's note names the log's
+// epoch and the last Seq it appended). The pool serves the writes and
+// these looks only; the Pub/Sub connection is go-redis's own, outside the
+// pool (its PoolStats counts it under PubSubStats), so the driver's writes
+// never queue behind waiters however many there are: a process that serves
+// a thousand streams waits on one connection, not a thousand. A
+// relay.Handler's readers of one stream make one AwaitEntry between them.
+//
+// No note is lost to a wait: it takes its channel's wake before it looks,
+// and looks at once, again when Redis confirms the channel's subscription,
+// and at every note after that (or ends on it), so what comes while it
+// looks wakes it again. Notes that Pub/Sub drops (the connection broke;
+// go-redis dials again and subscribes again, and the confirmations wake
+// every wait to look again), a log that Redis lost (which sends no note)
+// and a writer that sends none (a replica of the version before) are
+// caught by the wake interval ([WithWake], default 1 s): a wait looks
+// again after it at the latest (at a random time in the second half of it,
+// so that the looks of waits begun together are spread), and ends with
+// [ErrLost] once its log is lost. The notes streams are still written, for
+// the waits of replicas of the version before (XREAD BLOCK on them),
+// during a rolling upgrade.
+//
+// The store dials its Pub/Sub connection at the first wait, and closes it
+// when no wait has been under way for one to two wake intervals, or when
+// the client is closed; it unsubscribes a channel that long without a
+// wait. It runs two goroutines while the connection is open. A Redis user
+// (ACL) needs the right to PUBLISH and SUBSCRIBE on the channels
+// "{<prefix>:*" (&{a2astream:* for the default prefix); without it the
+// writes go on (the scripts' PUBLISH is a pcall, whose failure they
+// ignore), and the waits are woken by the wake interval alone.
+//
+// On a Redis Cluster, the notes are classic Pub/Sub: Redis sends each to
+// every node over the cluster bus, and the connection, to any one node,
+// hears them all. That costs the bus a message per note and node; sharded
+// Pub/Sub (SPUBLISH, Redis 7) would keep a note in its slot's shard but
+// needs a connection per shard, and is not used. On a Ring client the
+// connection reaches one shard only: the waits of logs on other shards are
+// woken by the wake interval alone.
 package redisrelay

@@ -2,13 +2,9 @@ package redisrelay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/a2astream/a2astream/relay"
 )
@@ -144,47 +140,21 @@ func (l *log) Tail(ctx context.Context) (uint64, error) {
 	return uint64(n), nil
 }
 
-// AwaitEntry blocks in XREAD BLOCK on the log's stream, at most the store's wake
-// interval at a time; between blocks it checks ctx and the epoch.
+// AwaitEntry waits on the store's hub for a note on the log's channel,
+// and looks at the tail at once, at each confirmation of the channel's
+// subscription, and at least every wake interval; each look checks the
+// epoch too. A note ends the wait without a look when it names the log's
+// epoch and a Seq after after: the append script sends it with the
+// entries, in one step.
 func (l *log) AwaitEntry(ctx context.Context, after uint64) error {
-	from := "0-" + strconv.FormatUint(after, 10)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	return l.store.hub.await(ctx, l.keys.log, func() (bool, error) {
 		tail, err := l.Tail(ctx)
-		if err != nil {
-			return err
-		}
-		if tail > after {
-			return nil
-		}
-		if err := l.block(ctx, l.keys.log, from); err != nil {
-			return err
-		}
-	}
-}
-
-// block waits in one XREAD BLOCK for an entry of stream after the ID from,
-// for the wake interval or until ctx's deadline, whichever is sooner.
-// It returns nil when an entry came or the time ran out, for the caller to
-// look again.
-func (l *log) block(ctx context.Context, stream, from string) error {
-	d := l.store.cfg.wake
-	if deadline, ok := ctx.Deadline(); ok {
-		d = min(d, time.Until(deadline))
-	}
-	if d < time.Millisecond {
-		d = time.Millisecond // BLOCK 0 would block for ever
-	}
-	err := l.store.client.XRead(ctx, &redis.XReadArgs{Streams: []string{stream, from}, Count: 1, Block: d}).Err()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("redisrelay: %w", err)
-	}
-	return nil
+		return tail > after, err
+	}, func(note string) bool {
+		epoch, seq, ok := strings.Cut(note, ":")
+		n, err := strconv.ParseUint(seq, 10, 64)
+		return ok && err == nil && epoch == l.epoch && n > after
+	})
 }
 
 // Trim records the trimmed-through mark and drops the entries up to it

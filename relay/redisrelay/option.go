@@ -45,13 +45,13 @@ func WithPrefix(prefix string) Option {
 	})
 }
 
-// WithWake sets how long a blocked AwaitEntry, AwaitAnswer or AwaitCancel waits
-// in one XREAD BLOCK before it looks at its context and the log's epoch
-// again (default 1 s): a canceled context is noticed within d, and each
-// waiter holds one of the client's connections while it blocks. A
-// context's deadline shortens the last block to end with it. A duration
-// below a millisecond is refused: XREAD BLOCK counts in milliseconds, and
-// 0 blocks for ever.
+// WithWake sets how long a blocked AwaitEntry, AwaitAnswer or AwaitCancel
+// waits for a note before it looks at its log again (default 1 s): the
+// longest a wait takes to see that its log is lost from Redis, or an
+// entry whose note Pub/Sub dropped or a writer of the version before did
+// not send; a canceled context ends a wait at once. The store also closes
+// its Pub/Sub connection after one to two wake intervals without a wait.
+// A duration below a millisecond is refused.
 func WithWake(d time.Duration) Option {
 	return optionFunc(func(c *config) error {
 		if d < time.Millisecond {

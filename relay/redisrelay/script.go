@@ -53,7 +53,9 @@ return ARGV[1]
 // name, data) triple per entry. All entries are checked before anything is
 // written, so the entries and the checkpoint are stored together or not at
 // all (Redis runs a script whole; a failed write command cannot happen
-// after the checks, the keys' types being the script's own).
+// after the checks, the keys' types being the script's own). When it
+// appended entries, it publishes "<epoch>:<seq of the last one>" on the
+// channel named as the log's stream, for the waits (wake.go).
 const appendSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('GET', KEYS[2]) ~= ARGV[2] then return {2} end
@@ -68,6 +70,7 @@ for i = 0, n - 1 do
 	redis.call('XADD', KEYS[3], '0-' .. ARGV[5 + 3 * i], 'n', ARGV[6 + 3 * i], 'd', ARGV[7 + 3 * i])
 end
 if ARGV[3] == '1' then redis.call('SET', KEYS[4], ARGV[4]) end
+if n > 0 then redis.pcall('PUBLISH', KEYS[3], ARGV[1] .. ':' .. ARGV[5 + 3 * (n - 1)]) end
 return {0}
 `
 
@@ -169,10 +172,16 @@ return {0, redis.call('GET', KEYS[2])}
 `
 
 // postAnswerSrc: KEYS epoch, answers, notes; ARGV epoch, prompt, answer.
+// The first answer to a prompt is noted on the notes stream, for waits of
+// the version before, which block on it in XREAD BLOCK, and published on
+// the channel named as the notes stream, for the waits of this one (so is
+// a cancel, below). Every PUBLISH is a pcall: a user whose ACL forbids
+// it still writes, and its waits look every wake interval.
 const postAnswerSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 1 then
 	redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'answer', ARGV[2])
+	redis.pcall('PUBLISH', KEYS[3], 'answer:' .. ARGV[2])
 end
 return {0, redis.call('HGET', KEYS[2], ARGV[2])}
 `
@@ -189,22 +198,19 @@ const cancelSrc = luaPrelude + `
 if lost() then return {1} end
 if redis.call('SET', KEYS[2], '1', 'NX') then
 	redis.call('XADD', KEYS[3], 'MAXLEN', '~', '64', '*', 'cancel', '1')
+	redis.pcall('PUBLISH', KEYS[3], 'cancel')
 end
 return {0}
 `
 
-// pollSrc: KEYS epoch, notes, then an answers hash and a prompt, or a
-// cancel key; ARGV epoch, the prompt when there is one. It answers with
-// the answer (or the cancel mark, or false) and the notes stream's last
-// ID, from which a waiter blocks for the next note.
+// pollSrc: KEYS epoch, then an answers hash and a prompt, or a cancel
+// key; ARGV epoch, the prompt when there is one. It answers with the
+// answer, or the cancel mark, or false.
 const pollSrc = luaPrelude + `
 if lost() then return {1} end
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-local id = '0-0'
-if #last > 0 then id = last[1][1] end
 local v
-if #ARGV == 2 then v = redis.call('HGET', KEYS[3], ARGV[2]) else v = redis.call('GET', KEYS[3]) end
-return {0, v, id}
+if #ARGV == 2 then v = redis.call('HGET', KEYS[2], ARGV[2]) else v = redis.call('GET', KEYS[2]) end
+return {0, v}
 `
 
 // scripts holds the Lua scripts, hashed once per store.

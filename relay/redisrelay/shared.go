@@ -65,7 +65,7 @@ type storedAnswer struct {
 }
 
 // PostAnswer sets the prompt's field of the answers hash with HSETNX, and
-// notes it on the notes stream when it won, in one script.
+// notes it on the notes stream and its channel when it won, in one script.
 func (l *log) PostAnswer(ctx context.Context, a relay.Answer) (relay.Answer, error) {
 	b, err := json.Marshal(storedAnswer{Key: a.Key, Text: a.Text})
 	if err != nil {
@@ -88,20 +88,17 @@ func answerOf(prompt uint64, v any) (relay.Answer, error) {
 	return relay.Answer{Prompt: prompt, Key: sa.Key, Text: sa.Text}, nil
 }
 
-// AwaitAnswer looks for the answer and, while there is none, blocks on the
-// notes stream from the last note it saw (XREAD BLOCK), so that a post on
-// any replica wakes it.
+// AwaitAnswer looks for the answer and, while there is none, waits on
+// the store's hub for a note on the log's notes channel, so that a post on
+// any replica wakes it; it looks again at each note and at least every
+// wake interval.
 func (l *log) AwaitAnswer(ctx context.Context, prompt uint64) (relay.Answer, error) {
 	p := strconv.FormatUint(prompt, 10)
-	for {
-		v, err := l.awaitNote(ctx, []string{l.keys.epoch, l.keys.notes, l.keys.answers}, l.epoch, p)
-		if err != nil {
-			return relay.Answer{}, err
-		}
-		if v != nil {
-			return answerOf(prompt, v)
-		}
+	v, err := l.awaitNote(ctx, []string{l.keys.epoch, l.keys.answers}, l.epoch, p)
+	if err != nil {
+		return relay.Answer{}, err
 	}
+	return answerOf(prompt, v)
 }
 
 // LoadAnswer reads the prompt's field of the answers hash, in a script
@@ -119,7 +116,7 @@ func (l *log) LoadAnswer(ctx context.Context, prompt uint64) (relay.Answer, bool
 	return a, true, nil
 }
 
-// RequestCancel sets the cancel mark and notes it, once.
+// RequestCancel sets the cancel mark and notes it (stream and channel), once.
 func (l *log) RequestCancel(ctx context.Context) error {
 	_, err := run(ctx, l.store.client, l.store.scripts.cancel, nil,
 		[]string{l.keys.epoch, l.keys.cancel, l.keys.notes}, l.epoch)
@@ -128,29 +125,22 @@ func (l *log) RequestCancel(ctx context.Context) error {
 
 // AwaitCancel waits for the cancel mark as AwaitAnswer waits for an answer.
 func (l *log) AwaitCancel(ctx context.Context) error {
-	for {
-		v, err := l.awaitNote(ctx, []string{l.keys.epoch, l.keys.notes, l.keys.cancel}, l.epoch)
-		if err != nil || v != nil {
-			return err
-		}
-	}
+	_, err := l.awaitNote(ctx, []string{l.keys.epoch, l.keys.cancel}, l.epoch)
+	return err
 }
 
-// awaitNote runs the poll script with keys and args and returns what it
-// found; when it found nothing, it first blocks on the notes stream after
-// the last note the script saw, for one wake interval at most, and returns
-// nil for the caller to look again.
+// awaitNote runs the poll script with keys and args until it finds
+// something, and returns it: at once, then at each note on the log's notes
+// channel, and at least every wake interval.
 func (l *log) awaitNote(ctx context.Context, keys []string, args ...any) (any, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	reply, err := run(ctx, l.store.client, l.store.scripts.poll, nil, keys, args...)
-	if err != nil {
-		return nil, err
-	}
-	if reply[0] != nil {
-		return reply[0], nil
-	}
-	last, _ := reply[1].(string)
-	return nil, l.block(ctx, l.keys.notes, last)
+	var found any
+	err := l.store.hub.await(ctx, l.keys.notes, func() (bool, error) {
+		reply, err := run(ctx, l.store.client, l.store.scripts.poll, nil, keys, args...)
+		if err != nil {
+			return false, err
+		}
+		found = reply[0]
+		return found != nil, nil
+	}, nil)
+	return found, err
 }

@@ -16,14 +16,17 @@ type store struct {
 	client  redis.UniversalClient
 	cfg     config
 	scripts scripts
+	hub     *hub // the waits' shared Pub/Sub connection (wake.go)
 }
 
 // New returns a [relay.Store] that keeps its logs in the Redis that client
 // reaches (one server, a Sentinel group or a Cluster). Every replica that
 // serves the same streams makes its own with the same [WithPrefix]; they
 // share the logs through Redis. The store is safe for concurrent use and
-// holds nothing but the client, which the caller keeps and closes. New
-// does not reach Redis. It refuses a nil client, a nil option and an
+// holds nothing but the client, which the caller keeps and closes, and,
+// while waits are under way, one Pub/Sub connection of that client, which
+// it closes itself (see "Waiting" in the package's doc). New does not
+// reach Redis. It refuses a nil client, a nil option and an
 // option's bad value with an error that wraps [relay.ErrInvalidOption],
 // and returns no store then. The store is also a push.Share, for the
 // replicas' push.Receivers (see push.go): push.WithShare(st.(push.Share)).
@@ -45,7 +48,7 @@ func New(client redis.UniversalClient, opts ...Option) (relay.Store, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &store{client: client, cfg: cfg, scripts: newScripts()}, nil
+	return &store{client: client, cfg: cfg, scripts: newScripts(), hub: newHub(client, cfg.wake)}, nil
 }
 
 // keys names the Redis keys of one log; they share the hash tag
