@@ -104,6 +104,8 @@ type Telemetry struct {
 	streams      metric.Int64Counter
 	firstEvent   metric.Float64Histogram
 	gaps         metric.Float64Histogram
+
+	relay relayMetrics
 }
 
 // New returns a Telemetry configured by opts. Its error is the
@@ -143,6 +145,9 @@ func New(opts ...Option) (*Telemetry, error) {
 		0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 	t.gaps = histogram("a2a.client.gap.duration", "From a gap opened (a subscribe after a drop) to its heal, or to the stream giving up on it.",
 		0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60)
+	rm, err := newRelayMetrics(m)
+	errs = append(errs, err)
+	t.relay = rm
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
