@@ -545,3 +545,17 @@ func serverAttrs(endpoint string) []attribute.KeyValue {
 	attrs = append(attrs, attribute.String("url.full", clean.String()))
 	return attrs
 }
+
+// TraceID is the W3C trace ID of the span in ctx, as 32 lowercase
+// hexadecimal digits, or "" when ctx holds no valid span context. An
+// agent gives it to chain.ErrorInTrace, so that the links of the error it
+// answers carry the trace its work was part of:
+//
+//	answer := chain.ErrorInTrace(err, a2a.V10, "planner", "flights", a2aotel.TraceID(ctx))
+func TraceID(ctx context.Context) string {
+	id := trace.SpanContextFromContext(ctx).TraceID()
+	if !id.IsValid() {
+		return ""
+	}
+	return id.String()
+}
