@@ -3,7 +3,9 @@
 // stream makes to the agent, span events for its waits, gaps, prompts and
 // checkpoints, W3C trace context on every call, and the metrics an
 // operator watches (attempts by outcome, reconnects, retry hints honoured,
-// resends, budgets spent, time to first event, gap length).
+// resends, budgets spent, time to first event, gap length). Relay gives a
+// relay its metrics (leases, takeovers, entries appended, readers);
+// TraceID gives chain.ErrorInTrace the trace an agent's work is part of.
 //
 // It builds on stream.WithTrace and stream.Trace only, and lives in a
 // module of its own so that the library keeps its two dependencies:
@@ -558,4 +560,18 @@ func TraceID(ctx context.Context) string {
 		return ""
 	}
 	return id.String()
+}
+
+// Untraced reports whether r carries no W3C traceparent header: a request
+// that no stream traced by this module made (the module's calls carry
+// their own span's traceparent, with the default propagator). Give it to
+// otelhttp's Transport as a filter, otelhttp.WithFilter(a2aotel.Untraced),
+// when the http.Client of a traced stream is also wrapped by otelhttp:
+// otelhttp then leaves the stream's calls to the module (one client span
+// each, the agent continuing it) and traces the Client's other requests.
+// Without it, each call gets a second client span, otelhttp's, a child of
+// the ctx given to Send rather than of the call's span, and the agent
+// continues otelhttp's span instead of the call's (docs/otel.md).
+func Untraced(r *http.Request) bool {
+	return r.Header.Get("Traceparent") == ""
 }
