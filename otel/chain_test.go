@@ -88,7 +88,7 @@ func printTree(spans tracetest.SpanStubs) string {
 				"a2a.streaming", "a2a.version", "a2a.binding", "a2a.events", "a2a.calls", "rpc.system", "http.request.method":
 				continue
 			}
-			fmt.Fprintf(&b, " %s=%s", kv.Key, kv.Value.Emit())
+			fmt.Fprintf(&b, " %s=%s", kv.Key, kv.Value.String())
 		}
 		if s.Status.Code == codes.Error {
 			b.WriteString(" ERROR")
