@@ -30,6 +30,14 @@
 //		fmt.Println(l.Agent, l.Code, l.Message, l.Retryable, l.RetryAfter)
 //	}
 //
+// An agent whose work is part of a trace (W3C trace context: its caller
+// sent a traceparent header) builds its answer with [ErrorInTrace] and the
+// trace's ID, so that each link carries it ([Link].TraceID) and the caller
+// finds every hop's spans; the library knows nothing of OpenTelemetry, so
+// the ID comes as a string (package a2aotel's TraceID reads it from a
+// context). A link keeps a trace ID only of the W3C form, 32 lowercase
+// hexadecimal digits, not all zeros: nothing else can ride in it.
+//
 // [Encode] writes links an agent built itself. Every link is bounded
 // ([Link.Bounded]): messages are cut to 256 bytes, agents named by URL are
 // cut to their origin, at most [MaxLinks] links are kept and the data is at

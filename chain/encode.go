@@ -28,8 +28,8 @@ import (
 //	  "downstream":{"code":-32603,"message":"model overloaded",
 //	   "data":{"agent":"flights","httpStatus":503,"retryable":true,"retryAfter":5}}}}
 //
-// Each level's data also carries, when known, "reason", "taskId" and
-// "state"; "agent" is always there, if empty, to mark the object as a link.
+// Each level's data also carries, when known, "reason", "taskId",
+// "state" and "traceId"; "agent" is always there, if empty, to mark the object as a link.
 //
 // In A2A 1.0 the data is the usual array of details: first the A2A
 // ErrorInfo of the error's code (reason "INTERNAL_ERROR" for -32603, domain
@@ -38,7 +38,7 @@ import (
 // with reason "DOWNSTREAM_AGENT_ERROR", domain
 // "github.com/a2astream/a2astream" and the link in its string metadata:
 // "agent", "downstreamAgent", "code", "message", "reason", "httpStatus",
-// "taskId", "state", "retryable" ("true" or "false") and "retryAfter" (a
+// "taskId", "state", "traceId", "retryable" ("true" or "false") and "retryAfter" (a
 // protobuf Duration, "5s"). The first link's code and message are the
 // error's own, so its metadata leaves them out.
 //
@@ -82,6 +82,7 @@ type linkFields03 struct {
 	HTTPStatus      int           `json:"httpStatus,omitempty"`
 	TaskID          string        `json:"taskId,omitempty"`
 	State           a2a.TaskState `json:"state,omitempty"`
+	TraceID         string        `json:"traceId,omitempty"`
 	Retryable       bool          `json:"retryable"`
 	RetryAfter      int64         `json:"retryAfter,omitempty"` // seconds
 	Downstream      *linkError03  `json:"downstream,omitempty"`
@@ -101,7 +102,7 @@ func data03(links []Link) []byte {
 	for i := len(links) - 1; i >= 0; i-- {
 		l := links[i]
 		f := &linkFields03{Agent: l.Agent, Reason: l.Reason, HTTPStatus: l.HTTPStatus, TaskID: l.TaskID,
-			State: l.State, Retryable: l.Retryable, RetryAfter: int64(l.RetryAfter / time.Second), Downstream: next}
+			State: l.State, TraceID: l.TraceID, Retryable: l.Retryable, RetryAfter: int64(l.RetryAfter / time.Second), Downstream: next}
 		if i+1 < len(links) {
 			f.DownstreamAgent = links[i+1].Agent
 		}
@@ -161,6 +162,7 @@ func data10(links []Link) []byte {
 		}
 		put("taskId", l.TaskID)
 		put("state", string(l.State))
+		put("traceId", l.TraceID)
 		if l.RetryAfter > 0 {
 			put("retryAfter", durationText(l.RetryAfter))
 		}

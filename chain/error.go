@@ -89,11 +89,29 @@ import (
 //   - any other error: "call failed", not retryable; its text is not
 //     copied.
 func Error(err error, v a2a.Version, self, downstream string) *a2a.RPCError {
+	return ErrorInTrace(err, v, self, downstream, "")
+}
+
+// ErrorInTrace is [Error] for an agent whose work is part of a trace:
+// traceID is the W3C trace ID of that trace (32 lowercase hexadecimal
+// digits, as a traceparent header carries it; package a2aotel's TraceID
+// reads it from a context). It goes in this agent's link, and in the
+// downstream agent's link when that agent's answer gave none (the call
+// this agent made was part of the trace), as [Link].TraceID, so that the
+// caller who reads the chain with [Of] finds every hop's spans. A traceID
+// of any other form, or all zeros, is left out: "" is [Error].
+func ErrorInTrace(err error, v a2a.Version, self, downstream, traceID string) *a2a.RPCError {
 	if err == nil {
 		return nil
 	}
+	if !validTraceID(traceID) {
+		traceID = ""
+	}
 	down := downstreamLinks(err)
 	down[0].Agent = downstream
+	if down[0].TraceID == "" {
+		down[0].TraceID = traceID
+	}
 	down[0] = down[0].Bounded() // the message quotes its name and message as the link holds them
 	msg := "downstream agent failed"
 	if down[0].Agent != "" {
@@ -103,7 +121,7 @@ func Error(err error, v a2a.Version, self, downstream string) *a2a.RPCError {
 		msg += ": " + down[0].Message
 	}
 	own := Link{Agent: self, Code: a2a.CodeInternalError, Message: msg,
-		Retryable: down[0].Retryable, RetryAfter: down[0].RetryAfter}
+		Retryable: down[0].Retryable, RetryAfter: down[0].RetryAfter, TraceID: traceID}
 	return Encode(v, append([]Link{own}, down...))
 }
 

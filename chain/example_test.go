@@ -113,5 +113,5 @@ func ExampleOf() {
 	// concierge: code -32603, "downstream agent planner failed"
 	// planner: code -32603, "downstream agent flights failed"
 	// flights: code 0, "task t-9 ended in state failed: no seats", task t-9 failed
-	// [{Agent: Code:-32001 Message:task not found Reason:TASK_NOT_FOUND HTTPStatus:0 TaskID: State: Retryable:false RetryAfter:0s}]
+	// [{Agent: Code:-32001 Message:task not found Reason:TASK_NOT_FOUND HTTPStatus:0 TaskID: State: Retryable:false RetryAfter:0s TraceID:}]
 }

@@ -56,6 +56,12 @@ type Link struct {
 	// and RetryAfter after how long (0: it did not say).
 	Retryable  bool
 	RetryAfter time.Duration
+	// TraceID is the W3C trace ID of the trace the agent's work was part
+	// of (32 lowercase hexadecimal digits, as in a traceparent header),
+	// when it gave one ([ErrorInTrace]): an operator finds the agent's
+	// spans by it. Nothing else is ever kept here: [Link.Bounded] drops a
+	// value of any other form, or all zeros.
+	TraceID string
 }
 
 // Bounded returns l as [Encode] writes it and [Of] reads it. A chain is
@@ -72,6 +78,8 @@ type Link struct {
 //   - a task ID over 256 bytes, or with control characters, is dropped
 //     rather than cut into the ID of another task; a state is read as
 //     [a2a.TaskState] spellings are (anything else is [a2a.StateUnknown]);
+//   - a trace ID that is not 32 lowercase hexadecimal digits, or is all
+//     zeros, is dropped;
 //   - an HTTP status outside 100…599 is dropped; a delay is kept only on a
 //     retryable link, in whole seconds rounded up, at most
 //     [a2a.MaxRetryHint].
@@ -91,6 +99,9 @@ func tidy(l Link) Link {
 	}
 	if l.State != "" {
 		l.State = a2a.TaskState(a2awire.State(string(l.State)))
+	}
+	if !validTraceID(l.TraceID) {
+		l.TraceID = ""
 	}
 	if l.HTTPStatus < 100 || l.HTTPStatus > 599 {
 		l.HTTPStatus = 0
@@ -146,4 +157,24 @@ func cleanText(s string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
+}
+
+// validTraceID reports whether s is a W3C trace ID: 32 lowercase
+// hexadecimal digits, not all zero.
+func validTraceID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	zero := true
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case c == '0':
+		case c >= '1' && c <= '9', c >= 'a' && c <= 'f':
+			zero = false
+		default:
+			return false
+		}
+	}
+	return !zero
 }

@@ -52,6 +52,7 @@ type linkRaw03 struct {
 	HTTPStatus      json.RawMessage `json:"httpStatus"`
 	TaskID          json.RawMessage `json:"taskId"`
 	State           json.RawMessage `json:"state"`
+	TraceID         json.RawMessage `json:"traceId"`
 	Downstream      json.RawMessage `json:"downstream"`
 }
 
@@ -95,6 +96,7 @@ func fields03(l Link, f *linkRaw03) Link {
 	l.HTTPStatus, _ = a2awire.Int32(f.HTTPStatus)
 	l.TaskID = a2awire.String(f.TaskID)
 	l.State = a2a.TaskState(a2awire.String(f.State))
+	l.TraceID = a2awire.String(f.TraceID)
 	return l
 }
 
@@ -130,6 +132,7 @@ func read10(first Link, data json.RawMessage) []Link {
 			Reason:  a2awire.String(m["reason"]),
 			TaskID:  a2awire.String(m["taskId"]),
 			State:   a2a.TaskState(a2awire.String(m["state"])),
+			TraceID: a2awire.String(m["traceId"]),
 		}
 		l.Code, _ = atoi32(a2awire.String(m["code"]))
 		l.HTTPStatus, _ = atoi32(a2awire.String(m["httpStatus"]))

@@ -369,6 +369,8 @@ type agentCounts struct {
 type agentCall struct {
 	Call          string `json:"call"`          // "send", "subscribe" or "get"
 	Authorization string `json:"authorization"` // the header it carried, or ""
+	Trace         string `json:"trace"`         // the trace ID of its traceparent, or ""
+	Parent        string `json:"parent"`        // the caller's span ID of its traceparent, or ""
 }
 
 func (p *peer) counts(t *testing.T) agentCounts {

@@ -3,7 +3,9 @@
 // stream makes to the agent, span events for its waits, gaps, prompts and
 // checkpoints, W3C trace context on every call, and the metrics an
 // operator watches (attempts by outcome, reconnects, retry hints honoured,
-// resends, budgets spent, time to first event, gap length).
+// resends, budgets spent, time to first event, gap length). Relay gives a
+// relay its metrics (leases, takeovers, entries appended, readers);
+// TraceID gives chain.ErrorInTrace the trace an agent's work is part of.
 //
 // It builds on stream.WithTrace and stream.Trace only, and lives in a
 // module of its own so that the library keeps its two dependencies:
@@ -104,6 +106,8 @@ type Telemetry struct {
 	streams      metric.Int64Counter
 	firstEvent   metric.Float64Histogram
 	gaps         metric.Float64Histogram
+
+	relay relayMetrics
 }
 
 // New returns a Telemetry configured by opts. Its error is the
@@ -143,6 +147,9 @@ func New(opts ...Option) (*Telemetry, error) {
 		0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 	t.gaps = histogram("a2a.client.gap.duration", "From a gap opened (a subscribe after a drop) to its heal, or to the stream giving up on it.",
 		0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60)
+	rm, err := newRelayMetrics(m)
+	errs = append(errs, err)
+	t.relay = rm
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -539,4 +546,32 @@ func serverAttrs(endpoint string) []attribute.KeyValue {
 	clean := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
 	attrs = append(attrs, attribute.String("url.full", clean.String()))
 	return attrs
+}
+
+// TraceID is the W3C trace ID of the span in ctx, as 32 lowercase
+// hexadecimal digits, or "" when ctx holds no valid span context. An
+// agent gives it to chain.ErrorInTrace, so that the links of the error it
+// answers carry the trace its work was part of:
+//
+//	answer := chain.ErrorInTrace(err, a2a.V10, "planner", "flights", a2aotel.TraceID(ctx))
+func TraceID(ctx context.Context) string {
+	id := trace.SpanContextFromContext(ctx).TraceID()
+	if !id.IsValid() {
+		return ""
+	}
+	return id.String()
+}
+
+// Untraced reports whether r carries no W3C traceparent header: a request
+// that no stream traced by this module made (the module's calls carry
+// their own span's traceparent, with the default propagator). Give it to
+// otelhttp's Transport as a filter, otelhttp.WithFilter(a2aotel.Untraced),
+// when the http.Client of a traced stream is also wrapped by otelhttp:
+// otelhttp then leaves the stream's calls to the module (one client span
+// each, the agent continuing it) and traces the Client's other requests.
+// Without it, each call gets a second client span, otelhttp's, a child of
+// the ctx given to Send rather than of the call's span, and the agent
+// continues otelhttp's span instead of the call's (docs/otel.md).
+func Untraced(r *http.Request) bool {
+	return r.Header.Get("Traceparent") == ""
 }

@@ -3,7 +3,11 @@ package a2aotel_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -79,4 +83,46 @@ func Example() {
 	//   a2a.subscribe rpc.method=SubscribeToTask a2a.outcome=ok [a2a.gap] [a2a.connected] [a2a.first_event] [a2a.gap]
 	//   a2a.reply rpc.method=SendStreamingMessage a2a.outcome=ok [a2a.connected] [a2a.first_event]
 	// a2a.stream a2a.stream.end=completed [a2a.wait] [a2a.ask] [a2a.ask]
+}
+
+// ExampleUntraced: a program whose http.Client is wrapped by otelhttp
+// traces its streams with the module all the same, one client span per
+// call: the filter leaves the calls that carry the module's traceparent to
+// the module, and otelhttp traces the Client's other requests (here a GET
+// of the agent's card).
+func ExampleUntraced() {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
+	otelhttpTP := otelhttp.WithTracerProvider(tp) // a program sets the global one instead
+	tel, err := a2aotel.New(a2aotel.WithTracerProvider(tp))
+	if err != nil {
+		panic(err)
+	}
+	agent := a2atest.NewAgent(a2atest.WithScript(a2atest.Working(""), a2atest.Finish(a2a.StateCompleted, "done")))
+	srv := httptest.NewServer(agent)
+	defer srv.Close()
+	defer http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+
+	filter := otelhttp.WithFilter(a2aotel.Untraced)
+	httpc := &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport, filter, otelhttpTP)}
+	client, err := stream.NewClient(srv.URL+"/", stream.WithHTTPClient(httpc))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	if _, err := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), tel.Stream(ctx, client)).Wait(); err != nil {
+		panic(err)
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/.well-known/agent-card.json", nil)
+	if resp, err := httpc.Do(req); err == nil {
+		_ = resp.Body.Close()
+	}
+	for _, sp := range spans.GetSpans() {
+		fmt.Println(sp.Name, sp.SpanKind)
+	}
+	// Output:
+	// a2a.send client
+	// a2a.stream internal
+	// HTTP GET client
 }

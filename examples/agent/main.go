@@ -6,7 +6,10 @@
 //	go run ./examples/agent -mode cut -version 0.3 -binding rest
 //
 // It prints its URL on the first line ("a2a demo agent at
-// http://127.0.0.1:9999/"), then one line per request it receives. Its
+// http://127.0.0.1:9999/"), then one line per request it receives; a
+// request that carries W3C trace context (a traceparent header, as
+// package a2aotel's streams send) is logged with its trace ID and its
+// caller's span ID, so that it is found in the caller's trace. Its
 // agent card is at the well-known paths under that URL, so
 // stream.Resolve(ctx, url) finds it. It speaks A2A 0.3 and 1.0 over
 // JSON-RPC and HTTP+JSON unless -version and -binding narrow it, and

@@ -421,3 +421,63 @@ func TestAgentLogsThatARequestCarriedAuthorizationButNotItsValue(t *testing.T) {
 	require.Contains(t, requests(out), "POST / SendStreamingMessage (A2A-Version: 1.0) with Authorization")
 	require.NotContains(t, out, "t-secret")
 }
+
+// A request with W3C trace context is logged with its trace and its
+// caller's span; a traceparent that does not parse is not logged at all.
+func TestAgentLogsTheTraceOfARequest(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	a := startAgent(ctx, t, "-mode", "answer", "-version", "1.0", "-binding", "jsonrpc")
+	client := resolve(ctx, t, a, wire{binding: "jsonrpc", version: "1.0"})
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	_, err := client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), stream.WithHeader("traceparent", tp)).Wait()
+	require.NoError(t, err)
+	_, err = client.Send(ctx, a2a.NewTextMessage(a2a.RoleUser, "hi"), stream.WithHeader("traceparent", "00-secret-token-01")).Wait()
+	require.NoError(t, err)
+	out := a.out.String()
+	require.Contains(t, requests(out),
+		"POST / SendStreamingMessage (A2A-Version: 1.0) in trace 4bf92f3577b34da6a3ce929d0e0e4736 from span 00f067aa0ba902b7")
+	require.Contains(t, requests(out), "POST / SendStreamingMessage (A2A-Version: 1.0)")
+	require.NotContains(t, out, "secret")
+}
+
+// traceOf reads a traceparent as W3C trace context defines it, and
+// nothing else.
+func TestTraceOf(t *testing.T) {
+	const (
+		id     = "4bf92f3577b34da6a3ce929d0e0e4736"
+		parent = "00f067aa0ba902b7"
+	)
+	good := map[string]bool{
+		"00-" + id + "-" + parent + "-01":                       true,
+		"00-" + id + "-" + parent + "-00":                       true,
+		"01-" + id + "-" + parent + "-01-whatever":              true, // a later version's fields
+		"01-" + id + "-" + parent + "-01":                       true,
+		"00-" + id + "-" + parent + "-01-x":                     false, // version 00 has four fields
+		"ff-" + id + "-" + parent + "-01":                       false,
+		"00-" + strings.ToUpper(id) + "-" + parent + "-01":      false,
+		"00-00000000000000000000000000000000-" + parent + "-01": false,
+		"00-" + id + "-0000000000000000-01":                     false,
+		"00-" + id[:31] + "-" + parent + "-01":                  false,
+		"01-" + id + "-" + parent + "-01x":                      false,
+		"":                                                      false,
+		"Bearer " + id:                                          false,
+	}
+	for v, want := range good {
+		h := http.Header{}
+		if v != "" {
+			h.Set("traceparent", v)
+		}
+		gotID, gotParent, ok := traceOf(h)
+		require.Equal(t, want, ok, v)
+		if want {
+			require.Equal(t, id, gotID)
+			require.Equal(t, parent, gotParent)
+		} else {
+			require.Empty(t, gotID+gotParent)
+		}
+	}
+	two := http.Header{"Traceparent": {"00-" + id + "-" + parent + "-01", "00-" + id + "-" + parent + "-01"}}
+	_, _, ok := traceOf(two)
+	require.False(t, ok, "two traceparent headers")
+}

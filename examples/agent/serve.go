@@ -100,8 +100,9 @@ func streams(noStream bool) string {
 // logRequests writes one line to out for each request h serves: its HTTP
 // method, path and, for JSON-RPC, the method called, its A2A-Version, and
 // whether it carried an Authorization header (so that a user sees a
-// per-call token arrive; the value is never written); and one more when h
-// cuts the connection on purpose.
+// per-call token arrive; the value is never written), and the W3C trace
+// it is part of, when its traceparent header names one (traceOf); and one
+// more when h cuts the connection on purpose.
 func logRequests(h http.Handler, out io.Writer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call := r.Method + " " + r.URL.Path
@@ -113,6 +114,9 @@ func logRequests(h http.Handler, out io.Writer) http.Handler {
 		}
 		if r.Header.Get("Authorization") != "" {
 			call += " with Authorization" // never its value
+		}
+		if trace, parent, ok := traceOf(r.Header); ok {
+			call += " in trace " + trace + " from span " + parent
 		}
 		fmt.Fprintf(out, "← %s\n", call)
 		defer func() {

@@ -17,7 +17,8 @@
 // to stdout once it accepts connections, and serves until it is killed:
 // JSON-RPC on "/", HTTP+JSON under "/rest" (with "/v1" in 0.3), the agent
 // card on /.well-known/agent-card.json, and GET /counts, a JSON object that
-// says what the agent received (see counts).
+// says what the agent received (see counts), with the W3C trace each call
+// continued: its traceparent's trace ID and the caller's span ID.
 //
 // Every message starts one task that plays the interop "stream" script,
 // -delay apart: the Task (submitted), working, the artifact "story" in three

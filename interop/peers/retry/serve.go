@@ -32,8 +32,10 @@ type agent struct {
 // {"sends":["m-1","m-1"],"subscribes":2,"gets":1,"calls":[…]}. A send is
 // counted with its message ID whatever the answer (busy too); so are
 // subscribes and get-tasks, refused or not. calls lists the three kinds in
-// the order they arrived, each with the Authorization header it carried:
-// {"call":"send","authorization":""}.
+// the order they arrived, each with the Authorization header it carried
+// and the W3C trace it continued (traceOf: the trace ID and the caller's
+// span ID of its traceparent header, "" without a valid one):
+// {"call":"send","authorization":"","trace":"4bf9…","parent":"00f0…"}.
 type counts struct {
 	sends      []string
 	subscribes int
@@ -45,6 +47,7 @@ type counts struct {
 type call struct {
 	kind          string // "send", "subscribe" or "get"
 	authorization string // its Authorization header, or ""
+	trace, parent string // its traceparent's trace ID and span ID, or ""
 }
 
 func (c counts) json() string {
@@ -54,17 +57,20 @@ func (c counts) json() string {
 	}
 	calls := make([]string, len(c.calls))
 	for i, cl := range c.calls {
-		calls[i] = `{"call":` + str(cl.kind) + `,"authorization":` + str(cl.authorization) + `}`
+		calls[i] = `{"call":` + str(cl.kind) + `,"authorization":` + str(cl.authorization) +
+			`,"trace":` + str(cl.trace) + `,"parent":` + str(cl.parent) + `}`
 	}
 	return `{"sends":[` + strings.Join(ids, ",") + `],"subscribes":` + strconv.Itoa(c.subscribes) + `,"gets":` + strconv.Itoa(c.gets) +
 		`,"calls":[` + strings.Join(calls, ",") + `]}`
 }
 
-// record counts one call of that kind, and the Authorization header it carried.
+// record counts one call of that kind, the Authorization header it
+// carried, and the trace it continued.
 func (a *agent) record(r *http.Request, kind string, f func(*counts)) {
+	trace, parent, _ := traceOf(r.Header)
 	a.count(func(c *counts) {
 		f(c)
-		c.calls = append(c.calls, call{kind: kind, authorization: r.Header.Get("Authorization")})
+		c.calls = append(c.calls, call{kind: kind, authorization: r.Header.Get("Authorization"), trace: trace, parent: parent})
 	})
 }
 
