@@ -54,7 +54,11 @@
 // ID through the Share; the holder's Registration is then rung as for a
 // lost notification: Ready fires, Take reports a loss and no notification,
 // and the consumer fetches the task. Nothing a notification carries
-// travels, and such a Receiver keeps no window of bodies: a replayed body
-// rings again, which costs its holder one fetch. With a Share, Register and
+// travels; such a Receiver remembers the last 1,024 notifications it rang,
+// and answers a replay of one as a replay, without ringing: a captured
+// notification sent again and again costs its holder at most one fetch per
+// replica (and one more each time it falls out of that window). The
+// holder puts its records again when the Share lost them (a restart, an
+// outage longer than the TTL). With a Share, Register and
 // Bind do I/O and take a context; Close deletes the record best effort.
 package push

@@ -44,6 +44,9 @@ type Receiver struct {
 	mu   sync.RWMutex
 	regs map[string]*Registration
 	lis  *listener // with a Share, while regs is not empty
+	// rung remembers the last notifications rung for registrations held
+	// elsewhere, so that a replay rings no more (see rungBefore).
+	rung rungWindow
 }
 
 // NewReceiver returns a Receiver whose registrations have URLs under
@@ -211,7 +214,8 @@ const statusAccepted = http.StatusNoContent
 // answered as its holder would answer it, but nothing is queued here: a
 // notification taken, or one sent with the token that could not be read,
 // rings the registration through the Share, and its holder reports a loss.
-// A replay of such a notification rings again. A Share that fails to read
+// A replay of one rung recently is answered as a replay, and rings no
+// more. A Share that fails to read
 // the record or to ring gets 503.
 func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	ctx := req.Context()
@@ -329,7 +333,10 @@ func (r *Receiver) share(ctx context.Context, g *Registration, taskID string) {
 func (r *Receiver) serveShared(ctx context.Context, w http.ResponseWriter, req *http.Request, id string) {
 	var rec SharedRegistration
 	found := false
-	if _, err := uuid.Parse(id); err == nil && len(id) == 36 { // the form Register makes
+	values := req.Header.Values(TokenHeader)
+	// Only a request with one token and an ID of the form Register makes
+	// costs a read of the Share: anything else is refused from here.
+	if _, err := uuid.Parse(id); err == nil && len(id) == 36 && len(values) == 1 {
 		var err error
 		rec, found, err = r.cfg.share.GetRegistration(ctx, id)
 		if err != nil {
@@ -342,7 +349,6 @@ func (r *Receiver) serveShared(ctx context.Context, w http.ResponseWriter, req *
 	if found {
 		want = rec.TokenDigest
 	}
-	values := req.Header.Values(TokenHeader)
 	got := ""
 	if len(values) == 1 {
 		got = values[0]
@@ -363,10 +369,18 @@ func (r *Receiver) serveShared(ctx context.Context, w http.ResponseWriter, req *
 			return
 		}
 	}
+	if r.rung.seen(id, body) {
+		// A replay of a notification rung already: answered as the holder
+		// answers a replay, with no ring (each would cost the holder a
+		// get-task).
+		r.drop(ctx, w, "replay", id, len(body))
+		return
+	}
 	if err := r.cfg.share.RingRegistration(ctx, id); err != nil {
 		r.shareFailed(ctx, w, "ring", err)
 		return
 	}
+	r.rung.add(id, body)
 	if class != "" {
 		r.refuse(ctx, w, status, class, id)
 		return
@@ -374,6 +388,62 @@ func (r *Receiver) serveShared(ctx context.Context, w http.ResponseWriter, req *
 	r.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "push: notification rung",
 		slog.String("registration", id), slog.Int("bytes", len(body)))
 	w.WriteHeader(statusAccepted)
+}
+
+// rungWindowSize is how many rung notifications a Receiver remembers.
+const rungWindowSize = 1024
+
+// rungWindow is the digests of the last notifications a Receiver rung for
+// registrations it does not hold (of the registration's ID and the body):
+// a replay of one rings no more, so that a captured notification sent
+// again and again costs its holder one get-task per replica, not one per
+// request. It holds rungWindowSize digests, the oldest forgotten first.
+type rungWindow struct {
+	mu   sync.Mutex
+	ring [rungWindowSize][32]byte
+	n    int // digests added, ever; the next goes at n%rungWindowSize
+	set  map[[32]byte]struct{}
+}
+
+// key is the digest of a notification of body for the registration id.
+func (*rungWindow) key(id string, body []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(id))
+	h.Write([]byte{0})
+	h.Write(body)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// seen reports whether a notification of body for id was rung recently.
+func (w *rungWindow) seen(id string, body []byte) bool {
+	k := w.key(id, body)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.set[k]
+	return ok
+}
+
+// add remembers a notification of body for id as rung, forgetting the
+// oldest when the window is full.
+func (w *rungWindow) add(id string, body []byte) {
+	k := w.key(id, body)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, ok := w.set[k]; ok {
+		return
+	}
+	if w.set == nil {
+		w.set = make(map[[32]byte]struct{}, rungWindowSize)
+	}
+	slot := w.n % rungWindowSize
+	if w.n >= rungWindowSize {
+		delete(w.set, w.ring[slot])
+	}
+	w.ring[slot] = k
+	w.set[k] = struct{}{}
+	w.n++
 }
 
 // shareFailed answers 503, with an empty body, to a notification the Share

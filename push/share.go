@@ -48,8 +48,10 @@ type Share interface {
 	// DeleteRegistration deletes the record of id, if any.
 	DeleteRegistration(ctx context.Context, id string) error
 	// RefreshRegistrations makes the records of ids that are still stored
-	// expire after ttl from now; it never stores one that is not.
-	RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) error
+	// expire after ttl from now; it never stores one that is not, and
+	// returns those ids (the holder puts their records again: a store
+	// that lost them, by a restart or an outage longer than ttl).
+	RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) (missing []string, err error)
 	// RingRegistration tells the listeners (ListenRings) that a
 	// notification for id came.
 	RingRegistration(ctx context.Context, id string) error
@@ -210,9 +212,28 @@ func (r *Receiver) refresh(ctx context.Context) {
 	if len(ids) == 0 {
 		return
 	}
-	if err := r.cfg.share.RefreshRegistrations(ctx, r.cfg.shareTTL, ids...); err != nil && ctx.Err() == nil {
-		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: refreshing shared registrations failed",
-			slog.Int("registrations", len(ids)), slog.Any("err", err))
+	missing, err := r.cfg.share.RefreshRegistrations(ctx, r.cfg.shareTTL, ids...)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: refreshing shared registrations failed",
+				slog.Int("registrations", len(ids)), slog.Any("err", err))
+		}
+		return
+	}
+	for _, id := range missing {
+		// The Share lost the record of a registration still held: put
+		// it again, as it is here, unless it closed meanwhile.
+		g := r.lookup(id)
+		if g == nil {
+			continue
+		}
+		if err := r.put(ctx, g, g.TaskID()); err != nil && ctx.Err() == nil {
+			r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: sharing a registration again failed",
+				slog.String("registration", id), slog.Any("err", err))
+		} else if err == nil {
+			r.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "push: a registration the share had lost was shared again",
+				slog.String("registration", id))
+		}
 	}
 }
 

@@ -40,7 +40,9 @@ func (s *downShare) GetRegistration(context.Context, string) (push.SharedRegistr
 
 func (s *downShare) DeleteRegistration(context.Context, string) error { return nil }
 
-func (s *downShare) RefreshRegistrations(context.Context, time.Duration, ...string) error { return nil }
+func (s *downShare) RefreshRegistrations(context.Context, time.Duration, ...string) ([]string, error) {
+	return nil, nil
+}
 
 func (s *downShare) RingRegistration(context.Context, string) error { return nil }
 
@@ -115,8 +117,8 @@ func TestBindFailsWhenTheShareDoes(t *testing.T) {
 
 // TestShareGetFailureIs503: a notification for a registration the
 // Receiver does not hold, when its share cannot be read, gets 503 with an
-// empty body; a path that cannot name a registration is refused 401
-// without asking the share.
+// empty body; a path that cannot name a registration, or a request
+// without exactly one token, is refused 401 without asking the share.
 func TestShareGetFailureIs503(t *testing.T) {
 	s := &downShare{get: true}
 	r := newReceiver(t, push.WithShare(s))
@@ -133,4 +135,16 @@ func TestShareGetFailureIs503(t *testing.T) {
 		require.Empty(t, body)
 	}
 	require.Equal(t, int32(1), s.gets.Load(), "the share was asked about a path that names no registration")
+
+	// Without a token, or with two, the share is not asked either (a
+	// stranger round on push across replicas, finding 3: each read was a
+	// round trip to Redis for anyone).
+	n.url = base + "/6f1c9a54-3f2e-4c59-9a55-0d1b7d0c2f11"
+	for _, tokens := range [][]string{nil, {"x", "y"}} {
+		n.header = http.Header{push.TokenHeader: tokens}
+		status, body = send(t, r, n)
+		require.Equal(t, http.StatusUnauthorized, status, "%d tokens", len(tokens))
+		require.Empty(t, body)
+	}
+	require.Equal(t, int32(1), s.gets.Load(), "the share was asked about a request with no one token")
 }

@@ -82,10 +82,11 @@ func (m *MemoryStore) DeleteRegistration(ctx context.Context, id string) error {
 
 // RefreshRegistrations makes the records of ids that are still stored,
 // and not expired, expire after ttl from now (see push.Share).
-func (m *MemoryStore) RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) error {
+func (m *MemoryStore) RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
+	var missing []string
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,14 +95,16 @@ func (m *MemoryStore) RefreshRegistrations(ctx context.Context, ttl time.Duratio
 		r, ok := s.records[id]
 		switch {
 		case !ok:
+			missing = append(missing, id)
 		case !now.Before(r.expires):
 			delete(s.records, id)
+			missing = append(missing, id)
 		default:
 			r.expires = now.Add(ttl)
 			s.records[id] = r
 		}
 	}
-	return nil
+	return missing, nil
 }
 
 // RingRegistration rings id on every listener of the store (see

@@ -46,3 +46,27 @@ func TestAHolderRefreshesItsRecords(t *testing.T) {
 		require.False(t, ok, "the record outlived Close")
 	})
 }
+
+// A record the share lost while its holder still held the registration (a
+// store restarted, or an outage longer than the TTL) is put again by the
+// holder's next refresh, as it was, task included (a stranger round on
+// push across replicas, finding 1).
+func TestAHolderSharesALostRecordAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newMemoryStore(t)
+		recv, err := push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(st), push.WithShareTTL(3*time.Second))
+		require.NoError(t, err)
+		g, err := recv.Register(t.Context())
+		require.NoError(t, err)
+		defer g.Close()
+		require.NoError(t, g.Bind(t.Context(), "t1"))
+		require.NoError(t, st.DeleteRegistration(t.Context(), g.ID()), "the share loses the record")
+		time.Sleep(time.Second) // one refresh period: TTL/3
+		synctest.Wait()
+		rec, ok, err := st.GetRegistration(t.Context(), g.ID())
+		require.NoError(t, err)
+		require.True(t, ok, "the holder shared the record again")
+		require.Equal(t, "t1", rec.TaskID)
+		require.Equal(t, sha256.Sum256([]byte(g.Token())), rec.TokenDigest)
+	})
+}

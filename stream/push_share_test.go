@@ -29,8 +29,8 @@ func (unreachableShare) GetRegistration(context.Context, string) (push.SharedReg
 
 func (unreachableShare) DeleteRegistration(context.Context, string) error { return errUnreachable }
 
-func (unreachableShare) RefreshRegistrations(context.Context, time.Duration, ...string) error {
-	return errUnreachable
+func (unreachableShare) RefreshRegistrations(context.Context, time.Duration, ...string) ([]string, error) {
+	return nil, errUnreachable
 }
 
 func (unreachableShare) RingRegistration(context.Context, string) error { return errUnreachable }

@@ -495,7 +495,7 @@ func (s *Stream) traceStart(k AttemptKind, streaming bool, m *a2a.Message) {
 		h := http.Header{}
 		f(a, h)
 		if len(h) > 0 {
-			tr.header = h
+			tr.header = canonical(h)
 		}
 	}
 }
@@ -603,6 +603,20 @@ func (s *Stream) traceEnd() {
 		d.State = st.State
 	}
 	tr.t.Done(d)
+}
+
+// canonical returns h with its keys in canonical form, the values of keys
+// that differ only in case joined, so that a key Header set in another
+// case replaces the stream's header of that name rather than going beside
+// it.
+func canonical(h http.Header) http.Header {
+	for k, vs := range h {
+		if ck := http.CanonicalHeaderKey(k); ck != k {
+			delete(h, k)
+			h[ck] = append(h[ck], vs...)
+		}
+	}
+	return h
 }
 
 // sendKind is the kind of a send made for phase from.

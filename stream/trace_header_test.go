@@ -113,6 +113,22 @@ func TestTraceHeadersCompose(t *testing.T) {
 	})
 }
 
+// TestTraceHeaderInAnyCaseReplaces: a header a Trace sets under a key
+// that is not in canonical form ("authorization") replaces the stream's
+// header of that name, as one set canonically does: the agent gets one
+// value (a stranger round on tracing's F1).
+func TestTraceHeaderInAnyCaseReplaces(t *testing.T) {
+	onEveryWire(t, func(t *testing.T, w wire) {
+		agent := newWireAgent(w, answers{kindStream: legOf(snap(a2a.StateCompleted, "done"))})
+		lower := stream.WithTrace(&stream.Trace{Header: func(_ stream.AttemptInfo, h http.Header) {
+			h["authorization"] = []string{"Bearer trace"}
+		}})
+		_, _, err := runSend(t, agent, &noticeLog{}, stream.WithHeader("Authorization", "Bearer app"), lower)
+		require.NoError(t, err)
+		require.Equal(t, []string{"Bearer trace"}, agent.received()[0].header.Values("Authorization"))
+	})
+}
+
 // TestTraceHeaderNotToAnotherOrigin: a redirect of the named origin's
 // endpoint to another origin carries no header a Trace added (as it
 // carries none of WithHeader's), over real sockets, on every wire; the

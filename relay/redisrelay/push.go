@@ -80,20 +80,27 @@ func (s *store) DeleteRegistration(ctx context.Context, id string) error {
 
 // RefreshRegistrations sets the expiry of each hash that exists, in one
 // pipeline (PEXPIRE leaves a missing key missing).
-func (s *store) RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) error {
+func (s *store) RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) ([]string, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
+	cmds := make([]*redis.BoolCmd, len(ids))
 	_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, id := range ids {
-			p.PExpire(ctx, s.pushKey(id), ttl)
+		for i, id := range ids {
+			cmds[i] = p.PExpire(ctx, s.pushKey(id), ttl)
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("redisrelay: refresh push registrations: %w", err)
+		return nil, fmt.Errorf("redisrelay: refresh push registrations: %w", err)
 	}
-	return nil
+	var missing []string
+	for i, c := range cmds {
+		if !c.Val() { // PEXPIRE of a missing key: 0
+			missing = append(missing, ids[i])
+		}
+	}
+	return missing, nil
 }
 
 // RingRegistration publishes id on the ring channel.
