@@ -27,12 +27,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -42,6 +45,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/a2astream/a2astream/a2a"
+	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -218,7 +222,7 @@ func (s *streamTrace) begin(taskID string) {
 	attrs := make([]attribute.KeyValue, 0, len(s.server)+1)
 	attrs = append(attrs, s.server...)
 	if taskID != "" {
-		attrs = append(attrs, attribute.String("a2a.task.id", taskID))
+		attrs = append(attrs, taskIDAttr(taskID))
 	}
 	s.ctx, s.span = s.t.tracer.Start(s.parent, "a2a.stream",
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(s.started), trace.WithAttributes(attrs...))
@@ -291,7 +295,7 @@ func (s *streamTrace) attemptDone(d stream.AttemptDoneInfo) {
 	}
 	s.attempt.SetAttributes(outcome, attribute.Int("a2a.events", d.Events))
 	if d.TaskID != "" {
-		s.attempt.SetAttributes(attribute.String("a2a.task.id", d.TaskID))
+		s.attempt.SetAttributes(taskIDAttr(d.TaskID))
 	}
 	if d.Err != nil {
 		s.attempt.SetAttributes(attribute.String("error.type", errorType(d.Err)))
@@ -392,7 +396,7 @@ func (s *streamTrace) done(d stream.DoneInfo) {
 		attribute.Int("a2a.calls", d.Calls),
 	}
 	if d.TaskID != "" {
-		attrs = append(attrs, attribute.String("a2a.task.id", d.TaskID))
+		attrs = append(attrs, taskIDAttr(d.TaskID))
 	}
 	if d.State != "" {
 		attrs = append(attrs, attribute.String("a2a.task.state", string(d.State)))
@@ -440,7 +444,7 @@ func attemptAttrs(a stream.AttemptInfo) []attribute.KeyValue {
 		attrs = append(attrs, attribute.String("rpc.method", m))
 	}
 	if a.TaskID != "" {
-		attrs = append(attrs, attribute.String("a2a.task.id", a.TaskID))
+		attrs = append(attrs, taskIDAttr(a.TaskID))
 	}
 	return attrs
 }
@@ -497,6 +501,7 @@ func errorType(err error) string {
 		te  terminal.Error
 		pe  *transport.ProtocolError
 		se  *stream.StalledError
+		he2 *hitl.Error
 	)
 	switch {
 	case errors.As(err, &re):
@@ -519,8 +524,43 @@ func errorType(err error) string {
 		return fmt.Sprintf("%T", pe)
 	case errors.As(err, &se):
 		return fmt.Sprintf("%T", se)
+	case errors.As(err, &he2):
+		return fmt.Sprintf("%T", he2)
+	}
+	return exportedType(err)
+}
+
+// exportedType names the first error along err's chain whose type is
+// exported, so that a library's own wrappers (a text withheld, the task
+// attached) do not name the kind; err's own type when none is.
+func exportedType(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		t := reflect.TypeOf(e)
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Name() != "" && ast.IsExported(t.Name()) {
+			return fmt.Sprintf("%T", e)
+		}
 	}
 	return fmt.Sprintf("%T", err)
+}
+
+// maxTaskID bounds the a2a.task.id attribute: a task ID is the agent's,
+// of any length.
+const maxTaskID = 256
+
+// taskIDAttr is the a2a.task.id attribute of id, cut to maxTaskID bytes
+// (whole UTF-8 characters).
+func taskIDAttr(id string) attribute.KeyValue {
+	if len(id) > maxTaskID {
+		cut := maxTaskID
+		for cut > 0 && !utf8.RuneStart(id[cut]) {
+			cut--
+		}
+		id = id[:cut]
+	}
+	return attribute.String("a2a.task.id", id)
 }
 
 // serverAttrs are server.address, server.port and url.full of an
