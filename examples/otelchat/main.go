@@ -36,6 +36,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -107,11 +108,37 @@ func run(ctx context.Context, stdout, stderr io.Writer) int {
 // telemetry is the program's OpenTelemetry set-up: the SDK's providers on
 // the chosen exporters, and the a2aotel module on them.
 type telemetry struct {
-	tp   *sdktrace.TracerProvider
-	mp   *sdkmetric.MeterProvider
-	mod  *a2aotel.Telemetry
-	otlp string // the collector's endpoint; "" when writing to stdout
-	out  io.Writer
+	tp       *sdktrace.TracerProvider
+	mp       *sdkmetric.MeterProvider
+	mod      *a2aotel.Telemetry
+	spanErrs *keptErrors // the span exporter
+	otlp     string      // the collector's endpoint; "" when writing to stdout
+	out      io.Writer
+}
+
+// keptErrors is a span exporter that keeps the errors of its exports.
+type keptErrors struct {
+	sdktrace.SpanExporter
+	mu  sync.Mutex
+	err error
+}
+
+// ExportSpans exports spans, keeping the error if any.
+func (k *keptErrors) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := k.SpanExporter.ExportSpans(ctx, spans)
+	if err != nil {
+		k.mu.Lock()
+		k.err = errors.Join(k.err, err)
+		k.mu.Unlock()
+	}
+	return err
+}
+
+// kept returns the errors of the exports so far, joined.
+func (k *keptErrors) kept() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.err
 }
 
 // otlpEndpoint returns the OTLP endpoint the environment names for traces,
@@ -158,7 +185,11 @@ func newTelemetry(ctx context.Context, out io.Writer) (*telemetry, error) {
 	}
 	// The batcher and the periodic reader export when the providers shut
 	// down, after the conversation: the JSON does not interleave with it.
-	t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(spans), sdktrace.WithResource(res))
+	// The batcher gives its export errors to OpenTelemetry's global error
+	// handler (a log line on stderr) and not to Shutdown: keptErrors keeps
+	// them for the exit status.
+	t.spanErrs = &keptErrors{SpanExporter: spans}
+	t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(t.spanErrs), sdktrace.WithResource(res))
 	t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metrics)), sdkmetric.WithResource(res))
 	if t.mod, err = a2aotel.New(a2aotel.WithTracerProvider(t.tp), a2aotel.WithMeterProvider(t.mp)); err != nil {
 		_ = t.shutdown(ctx)
@@ -172,11 +203,17 @@ func (t *telemetry) shutdown(ctx context.Context) error {
 	if t.otlp == "" {
 		fmt.Fprintln(t.out, "\nspans (stdouttrace):")
 	}
-	errT := t.tp.Shutdown(ctx)
+	errT := errors.Join(t.tp.Shutdown(ctx), t.spanErrs.kept())
 	if t.otlp == "" {
 		fmt.Fprintln(t.out, "\nmetrics (stdoutmetric):")
 	}
 	errM := t.mp.Shutdown(ctx)
+	if errT != nil {
+		errT = fmt.Errorf("spans: %w", errT)
+	}
+	if errM != nil {
+		errM = fmt.Errorf("metrics: %w", errM)
+	}
 	if t.otlp != "" && errT == nil && errM == nil {
 		fmt.Fprintf(t.out, "spans and metrics sent over OTLP/HTTP to %s\n", t.otlp)
 	}

@@ -164,9 +164,9 @@ type post struct {
 }
 
 // collector is a fake OTLP/HTTP collector: it records every request and
-// answers each with status.
+// answers each with HTTP 200, or with refuse[path] when set.
 type collector struct {
-	status int
+	refuse map[string]int
 	mu     sync.Mutex
 	posts  []post
 }
@@ -180,7 +180,9 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.posts = append(c.posts, post{r.Method, r.URL.Path, r.Header.Get("Content-Type"), body})
 	c.mu.Unlock()
-	w.WriteHeader(c.status)
+	if code, ok := c.refuse[r.URL.Path]; ok {
+		w.WriteHeader(code)
+	}
 }
 
 func (c *collector) received() []post {
@@ -194,7 +196,7 @@ func (c *collector) received() []post {
 // there as OTLP protobuf, none to stdout, and the spans posted are the
 // stream's and its calls'.
 func TestSpansAndMetricsOverOTLP(t *testing.T) {
-	col := &collector{status: http.StatusOK}
+	col := &collector{}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
 	noCollector(t)
@@ -237,11 +239,12 @@ func TestSpansAndMetricsOverOTLP(t *testing.T) {
 	require.ElementsMatch(t, []string{"a2a.send", "a2a.subscribe", "a2a.reply", "a2a.stream", "chat turn"}, names)
 }
 
-// TestCollectorRefuses: a collector that refuses the telemetry (HTTP 400,
-// which the exporters do not retry) leaves the conversation as it was and
-// makes the exit status 2, with the reason on stderr.
+// TestCollectorRefuses: a collector that refuses the spans (HTTP 400, which
+// the exporter does not retry) and takes the metrics leaves the
+// conversation as it was and makes the exit status 2, with the reason on
+// stderr.
 func TestCollectorRefuses(t *testing.T) {
-	col := &collector{status: http.StatusBadRequest}
+	col := &collector{refuse: map[string]int{"/v1/traces": http.StatusBadRequest}}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
 	noCollector(t)
@@ -252,6 +255,12 @@ func TestCollectorRefuses(t *testing.T) {
 	require.Equal(t, exitTelemetry, code, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	requireTranscript(t, out.String())
 	require.True(t, strings.HasSuffix(out.String(), "· completed: Have a good trip!\n"), out.String())
-	require.True(t, strings.HasPrefix(errOut.String(), "otelchat: flushing the telemetry: "), errOut.String())
-	require.NotEmpty(t, col.received())
+	require.True(t, strings.HasPrefix(errOut.String(), "otelchat: flushing the telemetry: spans: "), errOut.String())
+	require.Contains(t, errOut.String(), "400 Bad Request")
+	require.NotContains(t, errOut.String(), "metrics: ")
+	var paths []string
+	for _, p := range col.received() {
+		paths = append(paths, p.path)
+	}
+	require.ElementsMatch(t, []string{"/v1/traces", "/v1/metrics"}, paths)
 }
