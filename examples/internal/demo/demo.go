@@ -36,23 +36,27 @@ const CutAfter = 8
 // itself; half-way it asks
 // the human a question, and it ends with a completed task and a summary
 // artifact.
-func TripAgent() *a2atest.Agent {
+func TripAgent() *a2atest.Agent { return PacedTripAgent(Delay) }
+
+// PacedTripAgent is TripAgent with delay, instead of Delay, between two
+// streamed words (and before its question and its summary).
+func PacedTripAgent(delay time.Duration) *a2atest.Agent {
 	return a2atest.NewAgent(
 		a2atest.WithName("demo trip planner"),
 		a2atest.WithVersions(a2a.V10, a2a.V03),
 		a2atest.WithStyle(a2atest.SnapshotFirst),
-		a2atest.WithScriptFunc(tripScript),
+		a2atest.WithScriptFunc(func(*a2a.Message) []a2atest.Step { return tripScript(delay) }),
 		a2atest.WithNewTaskFault(a2atest.CutAfterEvents(CutAfter)),
 	)
 }
 
-func tripScript(msg *a2a.Message) []a2atest.Step {
+func tripScript(delay time.Duration) []a2atest.Step {
 	steps := []a2atest.Step{a2atest.Working("Planning your trip…")}
-	steps = append(steps, Words("answer", true, PlanStart, Delay)...)
-	steps = append(steps, a2atest.Pause(Delay), a2atest.AskInput(Question))
-	steps = append(steps, Words("answer", false, PlanEnd, Delay)...)
+	steps = append(steps, Words("answer", true, PlanStart, delay)...)
+	steps = append(steps, a2atest.Pause(delay), a2atest.AskInput(Question))
+	steps = append(steps, Words("answer", false, PlanEnd, delay)...)
 	steps = append(steps,
-		a2atest.Pause(Delay),
+		a2atest.Pause(delay),
 		a2atest.Chunk("summary", "3 days · old town · museums · coast", false, true),
 		a2atest.Finish(a2a.StateCompleted, "Have a good trip!"),
 	)
