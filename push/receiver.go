@@ -213,7 +213,8 @@ const statusAccepted = http.StatusNoContent
 // (the token's digest, in constant time; then the body; then the task) and
 // answered as its holder would answer it, but nothing is queued here: a
 // notification taken, or one sent with the token that could not be read,
-// rings the registration through the Share, and its holder reports a loss.
+// was too large or did not decode, rings the registration through the
+// Share, and its holder reports a loss.
 // A replay of one rung recently is answered as a replay, and rings no
 // more. A Share that fails to read
 // the record or to ring gets 503.

@@ -28,6 +28,11 @@
 // publishes "<epoch>:<last Seq>", and "{p:k}:notes", on which a first answer to a
 // prompt and a first cancel publish a note.
 //
+// The store's push share (it is a push.Share, see package push) keeps a
+// hash "p:push:<registration id>" (fields digest and task, with PEXPIRE,
+// refreshed by the holder) and publishes rings on the channel
+// "p:push-rings"; these are not under a log's hash tag.
+//
 // p is the prefix ([WithPrefix], default "a2astream") and k the key given to
 // Open. Keys do not expire: delete a finished stream's keys yourself (they
 // all match "{p:k}:*"). Run Redis with maxmemory-policy noeviction: an
@@ -133,7 +138,10 @@
 // (ACL) needs the right to PUBLISH and SUBSCRIBE on the channels
 // "{<prefix>:*" (&{a2astream:* for the default prefix); without it the
 // writes go on (the scripts' PUBLISH is a pcall, whose failure they
-// ignore), and the waits are woken by the wake interval alone.
+// ignore), and the waits are woken by the wake interval alone. The push
+// share needs the keys "<prefix>:push:*" (~a2astream:push:*) and the
+// channel "<prefix>:push-rings" (&a2astream:push-rings) besides: without
+// them, Register with the share fails.
 //
 // On a Redis Cluster, the notes are classic Pub/Sub: Redis sends each to
 // every node over the cluster bus, and the connection, to any one node,
