@@ -169,12 +169,26 @@ func (s *redisServer) clients() (int, error) {
 	return n, nil
 }
 
-// flush drops every key, when the suite started the server itself.
+// flush drops every key when the suite started the server itself, and
+// only the suite's own keys (their prefixes start with a2abench-) on the
+// server -redis names.
 func (s *redisServer) flush() error {
-	if s.cmd == nil {
-		return nil
+	ctx := context.Background()
+	if s.cmd != nil {
+		return s.admin.FlushAll(ctx).Err()
 	}
-	return s.admin.FlushAll(context.Background()).Err()
+	for _, pattern := range []string{"{a2abench-*", "a2abench-*"} {
+		it := s.admin.Scan(ctx, 0, pattern, 1000).Iterator()
+		for it.Next(ctx) {
+			if err := s.admin.Del(ctx, it.Val()).Err(); err != nil {
+				return err
+			}
+		}
+		if err := it.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *redisServer) stop() {
