@@ -47,6 +47,10 @@ type scaleSizes struct {
 	pacedEvery               time.Duration
 	streamsPaced, streamsBst int
 	wait                     time.Duration // how long the readers may take to get a phase's entries
+	// phase is how long the driver may take to commit a phase's entries:
+	// past it, the row stops and says so (a store whose Commit queues
+	// behind the readers' waits would hold the suite for hours).
+	phase time.Duration
 	// takeover: streams whose driver is killed at once, per lease, with
 	// takeReaders readers spread over them.
 	takeStreams, takeReaders int
@@ -56,10 +60,10 @@ type scaleSizes struct {
 func scaleSizesFor(quick bool) scaleSizes {
 	if quick {
 		return scaleSizes{perStream: []int{1, 50}, streams: 10, paced: 10, burst: 20, pacedEvery: 10 * time.Millisecond,
-			streamsPaced: 3, streamsBst: 5, wait: 10 * time.Second, takeStreams: 2, takeReaders: 50, leases: []time.Duration{time.Second}}
+			streamsPaced: 3, streamsBst: 5, wait: 10 * time.Second, phase: 20 * time.Second, takeStreams: 2, takeReaders: 50, leases: []time.Duration{time.Second}}
 	}
 	return scaleSizes{perStream: []int{1, 100, 1_000, 10_000}, streams: 1_000, paced: 50, burst: 200, pacedEvery: 20 * time.Millisecond,
-		streamsPaced: 5, streamsBst: 10, wait: 120 * time.Second, takeStreams: 8, takeReaders: 10_000,
+		streamsPaced: 5, streamsBst: 10, wait: 120 * time.Second, phase: 60 * time.Second, takeStreams: 8, takeReaders: 10_000,
 		leases: []time.Duration{time.Second, 5 * time.Second}}
 }
 
@@ -389,10 +393,16 @@ func scaleRun(ctx context.Context, cfg *config, sz scaleSizes, st scaleStore, rd
 			return row, err
 		}
 		tick := time.NewTicker(max(sz.pacedEvery, time.Duration(streams)*50*time.Microsecond))
-		for range paced {
+		end := time.Now().Add(sz.phase)
+		for k := range paced {
 			if err := drv.each(ctx, func(i int) error { return drv.chunk(ctx, i) }); err != nil {
 				tick.Stop()
 				row.note += err.Error()
+				return row, nil
+			}
+			if time.Now().After(end) {
+				tick.Stop()
+				row.note += fmt.Sprintf("Stopped: the driver committed %d of %d paced entries to each stream in %s. ", k+1, paced, sz.phase)
 				return row, nil
 			}
 			<-tick.C
@@ -421,9 +431,13 @@ func scaleRun(ctx context.Context, cfg *config, sz scaleSizes, st scaleStore, rd
 			return row, err
 		}
 		t0 := time.Now()
-		for range burst {
+		for k := range burst {
 			if err := drv.each(ctx, func(i int) error { return drv.chunk(ctx, i) }); err != nil {
 				row.note += err.Error()
+				return row, nil
+			}
+			if time.Since(t0) > sz.phase {
+				row.note += fmt.Sprintf("Stopped: the driver committed %d of %d burst entries to each stream in %s. ", k+1, burst, sz.phase)
 				return row, nil
 			}
 		}
@@ -498,10 +512,12 @@ func measureScale(cfg *config) (*scaleResult, error) {
 			shapes = append(shapes, [2]int{sz.streams, 1})
 			for _, sh := range shapes {
 				prefix := fmt.Sprintf("a2abench-%d-%d", time.Now().UnixNano(), len(sc.rows))
+				t0 := time.Now()
 				row, err := scaleRun(ctx, cfg, sz, st, rd, h2c, sh[0], sh[1], prefix)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %s, %s: %w", st.name, row.proto, row.shape(), err)
 				}
+				fmt.Fprintf(os.Stderr, "relay-scale: %s, %s, %s: %s\n", st.name, row.proto, row.shape(), time.Since(t0).Round(time.Second))
 				sc.rows = append(sc.rows, row)
 				if st.redis != nil {
 					if err := st.redis.flush(); err != nil {
@@ -514,10 +530,12 @@ func measureScale(cfg *config) (*scaleResult, error) {
 	}
 	for _, st := range stores {
 		for _, ttl := range sz.leases {
+			t0 := time.Now()
 			tr, err := takeoverRun(ctx, cfg, sz, st, rd, ttl)
 			if err != nil {
 				return nil, fmt.Errorf("takeover, %s, %s lease: %w", st.name, ttl, err)
 			}
+			fmt.Fprintf(os.Stderr, "relay-scale: takeover, %s, %s lease: %s\n", st.name, ttl, time.Since(t0).Round(time.Second))
 			sc.takes = append(sc.takes, tr)
 			if st.redis != nil {
 				if err := st.redis.flush(); err != nil {
