@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -167,7 +168,8 @@ func (d *scaleDriver) commitEntry(ctx context.Context, i int, name string, data 
 	return nil
 }
 
-// each runs f on every log, with 16 workers when there are many.
+// each runs f on every log, with 16 workers when there are many; it stops
+// at the first error, or when ctx ends.
 func (d *scaleDriver) each(ctx context.Context, f func(i int) error) error {
 	if len(d.logs) == 1 {
 		return f(0)
@@ -190,13 +192,19 @@ func (d *scaleDriver) each(ctx context.Context, f func(i int) error) error {
 		})
 	}
 	for i := range d.logs {
-		if ctx.Err() != nil {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed || ctx.Err() != nil {
 			break
 		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
 	return first
 }
 
@@ -205,6 +213,15 @@ func firstErr(first, err error) error {
 		return first
 	}
 	return err
+}
+
+// stopped says why a row stopped in a phase: the driver's Commit failed,
+// or the phase outran its time.
+func stopped(phase string, done, want int, limit time.Duration, err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("Stopped: in %s the driver committed %d of the %s phase's %d entries per stream (%v). ", limit, done, phase, want, err)
+	}
+	return fmt.Sprintf("Stopped in the %s phase, after %d of %d entries per stream: %v. ", phase, done, want, err)
 }
 
 // procMem is the replica process's memory: heap and goroutine stacks
@@ -302,6 +319,17 @@ type scaleRow struct {
 
 func (r scaleRow) readers() int { return r.streams * r.per }
 
+// summary is the row's figures on one line, for the progress on stderr.
+func (r scaleRow) summary() string {
+	conns := ""
+	if r.connsIdle >= 0 {
+		conns = fmt.Sprintf(", Redis conns %d idle %d peak", r.connsIdle, r.connsPeak)
+	}
+	return fmt.Sprintf("%d attached, %s heap+stacks and %s RSS per idle reader%s, p50 %s ms, p99 %s ms, %s events/s delivered, %s commits/s (none: %s), dropped %d, undelivered %d %s",
+		r.opened, kib(r.heapPer), kib(r.rssPer), conns, cellOr(r.p50, measure.F), cellOr(r.p99, measure.F), cellOr(r.delivered, measure.F),
+		cellOr(r.commits, measure.F), cellOr(r.none, measure.F), r.dropped, r.short, r.note)
+}
+
 func (r scaleRow) shape() string {
 	if r.streams == 1 {
 		return measure.Thousands(int64(r.per)) + " of 1 stream"
@@ -393,21 +421,18 @@ func scaleRun(ctx context.Context, cfg *config, sz scaleSizes, st scaleStore, rd
 			return row, err
 		}
 		tick := time.NewTicker(max(sz.pacedEvery, time.Duration(streams)*50*time.Microsecond))
-		end := time.Now().Add(sz.phase)
+		pctx, cancel := context.WithTimeout(ctx, sz.phase)
 		for k := range paced {
-			if err := drv.each(ctx, func(i int) error { return drv.chunk(ctx, i) }); err != nil {
+			if err := drv.each(pctx, func(i int) error { return drv.chunk(pctx, i) }); err != nil {
 				tick.Stop()
-				row.note += err.Error()
-				return row, nil
-			}
-			if time.Now().After(end) {
-				tick.Stop()
-				row.note += fmt.Sprintf("Stopped: the driver committed %d of %d paced entries to each stream in %s. ", k+1, paced, sz.phase)
+				cancel()
+				row.note += stopped("paced", k, paced, sz.phase, err)
 				return row, nil
 			}
 			<-tick.C
 		}
 		tick.Stop()
+		cancel()
 		got, err := rd.do(readerCmd{Op: "wait", Events: n * int64(paced), Timeout: sz.wait})
 		if err != nil {
 			return row, err
@@ -431,16 +456,15 @@ func scaleRun(ctx context.Context, cfg *config, sz scaleSizes, st scaleStore, rd
 			return row, err
 		}
 		t0 := time.Now()
+		bctx, cancel := context.WithTimeout(ctx, sz.phase)
 		for k := range burst {
-			if err := drv.each(ctx, func(i int) error { return drv.chunk(ctx, i) }); err != nil {
-				row.note += err.Error()
-				return row, nil
-			}
-			if time.Since(t0) > sz.phase {
-				row.note += fmt.Sprintf("Stopped: the driver committed %d of %d burst entries to each stream in %s. ", k+1, burst, sz.phase)
+			if err := drv.each(bctx, func(i int) error { return drv.chunk(bctx, i) }); err != nil {
+				cancel()
+				row.note += stopped("burst", k, burst, sz.phase, err)
 				return row, nil
 			}
 		}
+		cancel()
 		row.commits = append(row.commits, float64(burst*streams)/time.Since(t0).Seconds())
 		got, err = rd.do(readerCmd{Op: "wait", Events: n * int64(burst), Timeout: sz.wait})
 		if err != nil {
@@ -462,11 +486,10 @@ func scaleRun(ctx context.Context, cfg *config, sz scaleSizes, st scaleStore, rd
 // resumable-stream, on the same redis-server.
 func relayScale(cfg *config, w io.Writer) error {
 	sc, err := measureScale(cfg)
-	if err != nil {
-		return err
+	if sc != nil {
+		writeScale(w, cfg, sc) // what was measured, also when a later part failed
 	}
-	writeScale(w, cfg, sc)
-	return nil
+	return err
 }
 
 // scaleResult is what the relay-scale suite measured.
@@ -515,9 +538,9 @@ func measureScale(cfg *config) (*scaleResult, error) {
 				t0 := time.Now()
 				row, err := scaleRun(ctx, cfg, sz, st, rd, h2c, sh[0], sh[1], prefix)
 				if err != nil {
-					return nil, fmt.Errorf("%s, %s, %s: %w", st.name, row.proto, row.shape(), err)
+					return sc, fmt.Errorf("%s, %s, %s: %w", st.name, row.proto, row.shape(), err)
 				}
-				fmt.Fprintf(os.Stderr, "relay-scale: %s, %s, %s: %s\n", st.name, row.proto, row.shape(), time.Since(t0).Round(time.Second))
+				fmt.Fprintf(os.Stderr, "relay-scale: %s, %s, %s: %s: %s\n", st.name, row.proto, row.shape(), time.Since(t0).Round(time.Second), row.summary())
 				sc.rows = append(sc.rows, row)
 				if st.redis != nil {
 					if err := st.redis.flush(); err != nil {
@@ -533,9 +556,10 @@ func measureScale(cfg *config) (*scaleResult, error) {
 			t0 := time.Now()
 			tr, err := takeoverRun(ctx, cfg, sz, st, rd, ttl)
 			if err != nil {
-				return nil, fmt.Errorf("takeover, %s, %s lease: %w", st.name, ttl, err)
+				return sc, fmt.Errorf("takeover, %s, %s lease: %w", st.name, ttl, err)
 			}
-			fmt.Fprintf(os.Stderr, "relay-scale: takeover, %s, %s lease: %s\n", st.name, ttl, time.Since(t0).Round(time.Second))
+			fmt.Fprintf(os.Stderr, "relay-scale: takeover, %s, %s lease: %s: %d takeovers, p50 %.3f s, p99 %.3f s, %d missed, %d readers dropped %s\n",
+				st.name, ttl, time.Since(t0).Round(time.Second), len(tr.delays), measure.Quantile(tr.delays, 0.5), measure.Quantile(tr.delays, 0.99), tr.missed, tr.dropped, tr.note)
 			sc.takes = append(sc.takes, tr)
 			if st.redis != nil {
 				if err := st.redis.flush(); err != nil {

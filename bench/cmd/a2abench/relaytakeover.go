@@ -111,10 +111,11 @@ type takeRow struct {
 	note    string
 }
 
-// takeoverScript is a task of about 40 s: a chunk every 50 ms.
+// takeoverScript is a task of about 5 minutes: a chunk every 50 ms (the
+// round stops it sooner).
 func takeoverScript() []a2atest.Step {
 	steps := []a2atest.Step{a2atest.Working("thinking")}
-	for i := range 800 {
+	for i := range 6000 {
 		steps = append(steps, a2atest.Pause(50*time.Millisecond), a2atest.Chunk("a1", "token "+strconv.Itoa(i)+" ", i > 0, false))
 	}
 	return append(steps, a2atest.Chunk("a1", "end", true, true), a2atest.Finish(a2a.StateCompleted, "done"))
@@ -179,9 +180,24 @@ func takeoverRound(ctx context.Context, sz scaleSizes, storeA, storeB relay.Stor
 	}
 	pairs := make([]*pair, sz.takeStreams)
 	urls := make([]string, sz.takeStreams)
+	for i := range urls {
+		urls[i] = rep.url("t" + strconv.Itoa(i))
+	}
+	// The readers attach first, and wait for the streams' first entries.
+	opened, err := rd.do(readerCmd{Op: "open", URLs: urls, N: sz.takeReaders, H2C: true})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if _, cerr := rd.do(readerCmd{Op: "close"}); cerr != nil {
+			err = firstErr(err, cerr)
+		}
+	}()
+	if opened.Failed > 0 {
+		row.note = fmt.Sprintf("%d readers could not attach (%s). ", opened.Failed, opened.Err)
+	}
 	for i := range pairs {
 		key := "t" + strconv.Itoa(i)
-		urls[i] = rep.url(key)
 		la, err := storeA.Open(ctx, key)
 		if err != nil {
 			return err
@@ -215,18 +231,6 @@ func takeoverRound(ctx context.Context, sz scaleSizes, storeA, storeB relay.Stor
 		}
 		wg.Go(func() { _ = relay.Run(runCtx, p.b, "B", relay.Resume(client), relay.WithLease(ttl)) })
 	}
-	opened, err := rd.do(readerCmd{Op: "open", URLs: urls, N: sz.takeReaders, H2C: true})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if _, cerr := rd.do(readerCmd{Op: "close"}); cerr != nil {
-			err = firstErr(err, cerr)
-		}
-	}()
-	if opened.Failed > 0 {
-		row.note = fmt.Sprintf("%d readers could not attach (%s). ", opened.Failed, opened.Err)
-	}
 	// Kill each driver at a random point of its renewal period.
 	var kw sync.WaitGroup
 	for _, p := range pairs {
@@ -239,12 +243,13 @@ func takeoverRound(ctx context.Context, sz scaleSizes, storeA, storeB relay.Stor
 		})
 	}
 	kw.Wait()
-	limit := time.After(3*ttl + 10*time.Second)
+	limit, cancel := context.WithTimeout(ctx, 3*ttl+10*time.Second)
+	defer cancel()
 	for _, p := range pairs {
 		select {
 		case at := <-p.b.first:
 			row.delays = append(row.delays, at.Sub(p.killed).Seconds())
-		case <-limit:
+		case <-limit.Done():
 			row.missed++
 		}
 	}
