@@ -3,15 +3,18 @@
 // event decoder with fast JSON libraries (the decoders suite), measures
 // whether the driver's cost per event grows with the artifact it
 // assembles (growth), times the ledger's cost per event (ledger) and a
-// poll that brings nothing new (poll), and prints markdown tables over
-// interleaved rounds (A B A B …) with ratios against a reference
-// contender. A closing section sets issue 21's targets against the
-// figures of the run.
+// poll that brings nothing new (poll), measures the relay's Handler with
+// thousands of SSE readers per replica on MemoryStore and a redis-server
+// (relay-scale, issue 35, with its own targets), and prints markdown
+// tables over interleaved rounds (A B A B …) with ratios against a
+// reference contender. A closing section sets issue 21's targets against
+// the figures of the run.
 //
 //	go run ./cmd/a2abench                       # all suites
 //	go run ./cmd/a2abench -out ../BENCHMARKS.md # also update the file
 //	go run ./cmd/a2abench -only throughput -rounds 3
 //	go run ./cmd/a2abench -only growth -quick   # a smoke test of one suite
+//	go run ./cmd/a2abench -only relay-scale -rounds 3 [-redis host:port]
 //
 // A child process (the same binary with -serve) is the loopback server, so
 // the CPU time and allocations reported are the client's alone; it serves
@@ -45,7 +48,7 @@ import (
 )
 
 // allSuites is the default of -only: every suite, in the report's order.
-const allSuites = "throughput,growth,decoders,big,long,many,resume,ledger,poll"
+const allSuites = "throughput,growth,decoders,big,long,many,resume,ledger,poll,relay-scale"
 
 type config struct {
 	rounds int
@@ -62,9 +65,19 @@ type config struct {
 	grpcTr   *a2agrpc.Transport
 	gaConn   *grpc.ClientConn
 	res      *results // what the suites measured for issue 21's targets
+	// redisAddr is the redis-server the relay-scale suite runs on; ""
+	// starts one on a free port of 127.0.0.1.
+	redisAddr string
 }
 
 func main() {
+	if isReadersChild(os.Args[1:]) {
+		if err := readersChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "a2abench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if isRoundChild(os.Args[1:]) {
 		if err := roundChild(os.Args[1:]); err != nil {
 			fmt.Fprintln(os.Stderr, "a2abench:", err)
@@ -80,6 +93,7 @@ func main() {
 	cpuTop := flag.Int("cpuprofile-top", 0, "profile the throughput suite's JSON-RPC and gRPC driver rounds and print the top `N` functions")
 	fresh := flag.Bool("fresh", true, "also run each throughput round in a new process (cold heap and pages), beside the warm rounds")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS `values` the throughput and growth suites run under")
+	redisAddr := flag.String("redis", "", "the relay-scale suite's redis-server `host:port` (default: start one on a free port of 127.0.0.1)")
 	flag.Parse()
 	if *serve {
 		if err := server.ServeChild(); err != nil {
@@ -90,7 +104,7 @@ func main() {
 	}
 	ps, err := parseProcs(*procs)
 	if err == nil {
-		err = run(*only, *rounds, *quick, *cpuTop, *fresh, ps, *out)
+		err = run(*only, *rounds, *quick, *cpuTop, *fresh, ps, *out, *redisAddr)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "a2abench:", err)
@@ -98,7 +112,7 @@ func main() {
 	}
 }
 
-func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []int, out string) error {
+func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []int, out, redisAddr string) error {
 	nofile := raiseNoFile()
 	child, base, grpcAddr, err := startChild()
 	if err != nil {
@@ -118,7 +132,7 @@ func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []in
 	}
 	defer grpcTr.Close()
 	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, fresh: fresh, procs: procs, base: base, hc: hc, res: &results{},
-		grpcAddr: grpcAddr, grpcTr: grpcTr, gaConn: gaConn}
+		grpcAddr: grpcAddr, grpcTr: grpcTr, gaConn: gaConn, redisAddr: redisAddr}
 
 	var rep bytes.Buffer
 	start := time.Now()
@@ -131,6 +145,9 @@ func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []in
 	}
 	if !fresh {
 		flags += " -fresh=false"
+	}
+	if redisAddr != "" {
+		flags += " -redis " + redisAddr
 	}
 	if ps := fmt.Sprint(procs); ps != "[1 2]" {
 		flags += " -procs " + strings.Trim(strings.ReplaceAll(ps, " ", ","), "[]")
@@ -156,6 +173,7 @@ func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []in
 		{"resume", resumeLatency},
 		{"ledger", ledgerCost},
 		{"poll", pollCost},
+		{"relay-scale", relayScale},
 	}
 	for _, s := range suites {
 		if !strings.Contains(","+only+",", ","+s.name+",") {

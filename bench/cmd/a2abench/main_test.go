@@ -19,9 +19,17 @@ import (
 	"github.com/a2astream/a2astream/bench/internal/server"
 )
 
-// TestMain runs a fresh round when the suites under test start this test
-// binary again as their child (a2abench -round …); else the tests.
+// TestMain runs a fresh round, or the relay-scale suite's readers, when the
+// suites under test start this test binary again as their child (a2abench
+// -round …, a2abench -relay-readers); else the tests.
 func TestMain(m *testing.M) {
+	if isReadersChild(os.Args[1:]) {
+		if err := readersChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "a2abench:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if isRoundChild(os.Args[1:]) {
 		if err := roundChild(os.Args[1:]); err != nil {
 			fmt.Fprintln(os.Stderr, "a2abench:", err)

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/a2astream/a2astream/bench/internal/measure"
+)
+
+// scaleJudged is one figure of a target: where it was measured, its text,
+// and whether it meets the target (nil: not at the target's size).
+type scaleJudged struct {
+	where, value string
+	ok           *bool
+}
+
+func judged(where, value string, ok bool, atSize bool) scaleJudged {
+	if !atSize {
+		return scaleJudged{where: where, value: value}
+	}
+	return scaleJudged{where: where, value: value, ok: &ok}
+}
+
+// writeScaleTargets renders issue 35's targets against the run's figures.
+func writeScaleTargets(w io.Writer, sz scaleSizes, rows []scaleRow, anchor *anchorResult) {
+	largest := slices.Max(sz.perStream)
+	latAt := scaleP99At
+	if !slices.Contains(sz.perStream, latAt) {
+		latAt = largest
+	}
+	one := func(keep func(scaleRow) bool) []scaleRow {
+		var out []scaleRow
+		for _, r := range rows {
+			if r.streams == 1 && keep(r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	where := func(r scaleRow) string { return r.store + ", " + r.proto + ", " + measure.Thousands(int64(r.per)) }
+	complete := func(r scaleRow) bool {
+		return r.opened == r.readers() && r.dropped == 0 && r.short == 0 && r.note == ""
+	}
+
+	type target struct {
+		measure, target string
+		figs            []scaleJudged
+		why             string
+	}
+	var ts []target
+
+	var conns []scaleJudged
+	for _, r := range one(func(r scaleRow) bool { return !r.memory && r.per == largest }) {
+		v := fmt.Sprintf("%d peak (%s attached, %s undelivered)", r.connsPeak, measure.Thousands(int64(r.opened)), measure.Thousands(r.short))
+		conns = append(conns, judged(where(r), v, complete(r) && r.connsPeak <= scaleRedisConns, r.per >= scaleReaders))
+	}
+	ts = append(ts, target{fmt.Sprintf("%s readers of one stream on one replica, Redis connections", measure.Thousands(scaleReaders)),
+		fmt.Sprintf("≤ %d, every reader served", scaleRedisConns), conns,
+		"the peak counts the driver's and the readers' connections together (one process); a reader's page Read takes one too"})
+
+	var idle []scaleJudged
+	for _, r := range one(func(r scaleRow) bool { return r.h2c && r.per == largest }) {
+		idle = append(idle, judged(where(r), kib(r.heapPer)+" heap+stacks ("+kib(r.rssPer)+" RSS)", r.heapPer <= scaleIdleTarget, r.per >= scaleReaders))
+	}
+	ts = append(ts, target{"memory per idle reader over h2c (heap + stacks)", "≤ " + kib(scaleIdleTarget), idle,
+		"a reader is a net/http server stream and the Handler's goroutine, its bufio writer and its follower"})
+
+	var lat []scaleJudged
+	for _, r := range one(func(r scaleRow) bool { return r.per == latAt }) {
+		if len(r.p99) == 0 {
+			lat = append(lat, judged(where(r), "not measured", false, latAt == scaleP99At))
+			continue
+		}
+		p := measure.Median(r.p99)
+		lat = append(lat, judged(where(r), measure.F(p)+" ms", p <= float64(scaleP99Target)/1e6 && complete(r), latAt == scaleP99At))
+	}
+	ts = append(ts, target{fmt.Sprintf("p99 delivery, commit to receipt, at %s readers of one stream", measure.Thousands(scaleP99At)),
+		"≤ " + measure.Dur(scaleP99Target), lat, "the readers' child and the replica share the machine's cores"})
+
+	var rate []scaleJudged
+	for _, r := range one(func(r scaleRow) bool { return r.per == largest }) {
+		var ratios []float64
+		for i := range min(len(r.commits), len(r.none)) {
+			ratios = append(ratios, r.commits[i]/r.none[i])
+		}
+		if len(ratios) == 0 {
+			rate = append(rate, judged(where(r), "not measured", false, r.per >= scaleReaders))
+			continue
+		}
+		x := measure.Median(ratios)
+		rate = append(rate, judged(where(r), measure.Ratio(x), x >= scaleCommitTarget, r.per >= scaleReaders))
+	}
+	ts = append(ts, target{fmt.Sprintf("the driver's commit rate with %s readers over none (same round)", measure.Thousands(scaleReaders)),
+		fmt.Sprintf("≥ %s", measure.Ratio(scaleCommitTarget)), rate, "the readers' fan-out shares the two cores with the driver"})
+
+	var ahead []scaleJudged
+	if anchor != nil {
+		for _, a := range anchor.runs {
+			for _, r := range one(func(r scaleRow) bool { return !r.memory && r.per == a.Readers && len(r.p99) > 0 }) {
+				at := where(r) + " vs resumable-stream"
+				ahead = append(ahead, judged(at+": memory/idle reader", kib(r.heapPer)+" vs "+kib(a.HeapPer)+" heap", r.heapPer < a.HeapPer, true))
+				if a.P99 != nil {
+					p := measure.Median(r.p99)
+					ahead = append(ahead, judged(at+": p99", measure.F(p)+" ms vs "+measure.F(*a.P99)+" ms", p < *a.P99, true))
+				}
+				if a.Delivered != nil && len(r.delivered) > 0 {
+					d := measure.Median(r.delivered)
+					ahead = append(ahead, judged(at+": events/s delivered", measure.F(d)+" vs "+measure.F(*a.Delivered), d > *a.Delivered, true))
+				}
+			}
+		}
+	}
+	whyAnchor := "resumable-stream measures the library alone, with no HTTP response per reader"
+	if anchor == nil {
+		whyAnchor = "resumable-stream did not run: no redis-server"
+	} else if anchor.Err != "" {
+		whyAnchor = "resumable-stream did not run: " + anchor.Err
+	}
+	ts = append(ts, target{"ahead of resumable-stream on every figure measured side by side", "ahead", ahead, whyAnchor})
+
+	fmt.Fprintf(w, "### Issue 35 targets\n\n")
+	fmt.Fprintf(w, "Each target against this run's figures (medians of the rounds). A figure measured below the target's size is shown but not judged.\n\n")
+	t := measure.Table{Head: []string{"measure", "target", "this run", "verdict", "for a miss: what it counts"}}
+	for _, x := range ts {
+		if len(x.figs) == 0 {
+			why := "–"
+			if strings.HasPrefix(x.why, "resumable-stream") {
+				why = x.why
+			}
+			t.Add(x.measure, x.target, "not run", "–", why)
+			continue
+		}
+		var cells, met, missed, unsized []string
+		for _, f := range x.figs {
+			cells = append(cells, f.where+": "+f.value)
+			switch {
+			case f.ok == nil:
+				unsized = append(unsized, f.where)
+			case *f.ok:
+				met = append(met, f.where)
+			default:
+				missed = append(missed, f.where)
+			}
+		}
+		var v []string
+		switch {
+		case len(missed) > 0 && len(met) == 0:
+			v = append(v, "**missed**")
+		case len(missed) > 0:
+			v = append(v, "**missed** at "+strings.Join(missed, "; ")+"; met at "+strings.Join(met, "; "))
+		case len(met) > 0:
+			v = append(v, "met")
+		}
+		if len(unsized) > 0 {
+			v = append(v, "not judged (below the target's size)")
+		}
+		why := "–"
+		if len(missed) > 0 {
+			why = x.why
+		}
+		t.Add(x.measure, x.target, strings.Join(cells, "; "), strings.Join(v, "; "), why)
+	}
+	fmt.Fprintln(w, t.String())
+}
