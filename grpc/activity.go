@@ -106,9 +106,7 @@ func newNotingConn(conn net.Conn, act *activity, calls *callTable) *notingConn {
 	c := &notingConn{Conn: conn, act: act}
 	tab := &streamTable{}
 	c.frames.tab = tab
-	if calls != nil {
-		c.out = newOpened(func(stream uint32, values []string) { calls.bind(values, tab, stream) })
-	}
+	c.out = newOpened(func(stream uint32, values []string) { calls.bind(values, tab, stream) })
 	return c
 }
 
@@ -123,9 +121,7 @@ func (c *notingConn) Read(p []byte) (int, error) {
 // Write scans p before it goes, so that a stream is bound to its call
 // before the server can answer on it.
 func (c *notingConn) Write(p []byte) (int, error) {
-	if c.out != nil {
-		c.out.scan(p)
-	}
+	c.out.scan(p)
 	return c.Conn.Write(p)
 }
 

@@ -90,25 +90,32 @@ func TestDriverHappyPath(t *testing.T) {
 	}
 }
 
+// cutThenResumed is an agent whose stream sends "Hello, " and then waits
+// for the cut (agent.cut), and whose subscribe answers the snapshot
+// "Hello, world", then "!" and the completed state.
+func cutThenResumed(t *testing.T) *agent {
+	return newAgent(t, true, true, handlers{
+		stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
+			if err := sendAll(send, working("t-1"), chunk("t-1", "Hello, ", false)); err != nil {
+				return err
+			}
+			<-ctx.Done() // until the cut
+			return ctx.Err()
+		},
+		subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
+			snap := working(id)
+			snap.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: "Hello, "}, {Text: "world"}}}}
+			return sendAll(send, snap, chunk(id, "!", true), state(id, a2a.StateCompleted))
+		},
+	})
+}
+
 // A connection cut mid-stream: the driver resubscribes, the snapshot covers
 // the gap, and the task completes with its text whole, shown once.
 func TestDriverCutAndResume(t *testing.T) {
 	for name, opts := range versionOpts {
 		t.Run(name, func(t *testing.T) {
-			a := newAgent(t, true, true, handlers{
-				stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
-					if err := sendAll(send, working("t-1"), chunk("t-1", "Hello, ", false)); err != nil {
-						return err
-					}
-					<-ctx.Done() // until the cut
-					return ctx.Err()
-				},
-				subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
-					snap := working(id)
-					snap.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: "Hello, "}, {Text: "world"}}}}
-					return sendAll(send, snap, chunk(id, "!", true), state(id, a2a.StateCompleted))
-				},
-			})
+			a := cutThenResumed(t)
 			var notices []stream.NoticeKind
 			c := newClient(t, a.client(t), append(opts, stream.WithNotify(func(n stream.Notice) { notices = append(notices, n.Kind) }))...)
 			s := c.Send(context.Background(), hello())

@@ -18,20 +18,7 @@ import (
 func TestDriverTraceOfACut(t *testing.T) {
 	for name, opts := range versionOpts {
 		t.Run(name, func(t *testing.T) {
-			a := newAgent(t, true, true, handlers{
-				stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
-					if err := sendAll(send, working("t-1"), chunk("t-1", "Hello, ", false)); err != nil {
-						return err
-					}
-					<-ctx.Done() // until the cut
-					return ctx.Err()
-				},
-				subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
-					snap := working(id)
-					snap.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: "Hello, "}, {Text: "world"}}}}
-					return sendAll(send, snap, chunk(id, "!", true), state(id, a2a.StateCompleted))
-				},
-			})
+			a := cutThenResumed(t)
 			var (
 				starts []stream.AttemptInfo
 				dones  []stream.AttemptDoneInfo
@@ -84,20 +71,7 @@ func TestDriverTraceOfACut(t *testing.T) {
 func TestDriverTraceHeaderGoesAsMetadata(t *testing.T) {
 	for name, opts := range versionOpts {
 		t.Run(name, func(t *testing.T) {
-			a := newAgent(t, true, true, handlers{
-				stream: func(ctx context.Context, _ *a2a.Message, send func(a2a.Event) error) error {
-					if err := sendAll(send, working("t-1"), chunk("t-1", "Hello, ", false)); err != nil {
-						return err
-					}
-					<-ctx.Done() // until the cut
-					return ctx.Err()
-				},
-				subscribe: func(_ context.Context, id string, send func(a2a.Event) error) error {
-					snap := working(id)
-					snap.Artifacts = []a2a.Artifact{{ID: "answer", Parts: []a2a.Part{{Text: "Hello, "}, {Text: "world"}}}}
-					return sendAll(send, snap, chunk(id, "!", true), state(id, a2a.StateCompleted))
-				},
-			})
+			a := cutThenResumed(t)
 			var added []string
 			trace := &stream.Trace{Header: func(at stream.AttemptInfo, h http.Header) {
 				v := fmt.Sprintf("call-%d-%s", at.Call, at.Kind)
