@@ -15,8 +15,9 @@ import (
 // option, or a set of options, that cannot make a Transport.
 var ErrInvalidOption = errors.New("a2agrpc: invalid option")
 
-// OptionError reports an option New refused: which one, and why. It
-// matches ErrInvalidOption with errors.Is.
+// OptionError reports an option New refused, or one that made a call fail
+// as it opened: which one, and why. It matches ErrInvalidOption and
+// transport.ErrMisconfigured with errors.Is.
 type OptionError struct {
 	// Option names the option ("WithConnectTimeout"), or "New" for the
 	// target or for options that do not go together.
@@ -33,6 +34,12 @@ func (e *OptionError) Error() string {
 
 // Unwrap returns ErrInvalidOption.
 func (e *OptionError) Unwrap() error { return ErrInvalidOption }
+
+// Is reports whether target is transport.ErrMisconfigured, which an
+// OptionError matches too: a call that fails with one (a nil inside a dial
+// option, found as the call opens) ends a stream at once with it, never
+// made again.
+func (e *OptionError) Is(target error) bool { return target == transport.ErrMisconfigured }
 
 // defaultConnectTimeout is the connect timeout unless WithConnectTimeout
 // says otherwise: that of stream's HTTP bindings.

@@ -24,6 +24,7 @@ import (
 	a2agrpc "github.com/a2astream/a2astream/grpc"
 	pbv03 "github.com/a2astream/a2astream/grpc/internal/a2apb/v03"
 	pbv1 "github.com/a2astream/a2astream/grpc/internal/a2apb/v1"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/transport"
 )
 
@@ -557,6 +558,9 @@ func TestANilInsideADialOptionFailsTheCall(t *testing.T) {
 			// Through the driver, the stream ends with it.
 			_, err = newClient(t, tr).Send(context.Background(), hello()).Wait()
 			require.ErrorIs(t, err, a2agrpc.ErrInvalidOption)
+			require.ErrorIs(t, err, transport.ErrMisconfigured)
+			var lost *reconnect.Error
+			require.False(t, errors.As(err, &lost), "the caller's option, not a lost connection: %v", err)
 			require.Empty(t, a.seen(), "nothing reached the agent")
 		})
 	}

@@ -221,8 +221,9 @@ func classify(op operation, err error, sit situation) outcome {
 // event before it failed (an error in the middle of a stream); negotiating
 // whether the version may still fall back to 0.3.
 //
-//   - A *transport.ProtocolError (a server bug), transport.ErrInvalidMessage (the caller's),
-//     transport.ErrClosed (a Transport closed) and transport.ErrPermissionDenied (a 403, a
+//   - A *transport.ProtocolError (a server bug), transport.ErrInvalidMessage and
+//     transport.ErrMisconfigured (the caller's), transport.ErrClosed (a Transport closed)
+//     and transport.ErrPermissionDenied (a 403, a
 //     PERMISSION_DENIED, whatever A2A error or retry hint came with it: the agent knew the
 //     caller and refused) are fatal, never retried.
 //   - A call that never left (see reach: a refused or timed-out connection,
@@ -262,7 +263,7 @@ func classifyCall(op operation, err error, started, negotiating bool) outcome {
 	)
 	switch {
 	case errors.As(err, &protErr), errors.Is(err, transport.ErrInvalidMessage), errors.Is(err, transport.ErrClosed),
-		errors.Is(err, transport.ErrPermissionDenied):
+		errors.Is(err, transport.ErrMisconfigured), errors.Is(err, transport.ErrPermissionDenied):
 		return outcome{kind: outFatal, err: err}
 	case callmark.IsUnsent(err):
 		if op == opSend {

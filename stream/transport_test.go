@@ -1014,43 +1014,52 @@ func permissionDeniedEndsTheStream(t *testing.T, denied error) {
 	})
 }
 
-// A binding whose calls fail with ErrClosed (its Transport was closed) ends
-// a stream at once, whether the send or a later subscribe finds it closed:
-// no call is made again, as a call that never left otherwise would be.
-func TestBindingsClosedEndsTheStreamAtOnce(t *testing.T) {
-	closed := transport.NotSent(fmt.Errorf("%w: grpc: the client connection is closing", transport.ErrClosed))
-	for _, atSend := range []bool{true, false} {
-		t.Run(fmt.Sprintf("at send %v", atSend), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				var sends, subscribes atomic.Int32
-				b := &funcBinding{
-					sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
-						sends.Add(1)
-						if atSend {
-							return nil, closed
-						}
-						return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
-					},
-					subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) {
-						subscribes.Add(1)
-						return nil, closed
-					},
-					getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, closed },
-				}
-				c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}))
-				require.NoError(t, err)
-				_, err = drain(t, c.Send(background(), hello()))
-				require.ErrorIs(t, err, transport.ErrClosed)
-				require.EqualValues(t, 1, sends.Load())
-				if atSend {
-					require.Zero(t, subscribes.Load())
-				} else {
-					require.EqualValues(t, 1, subscribes.Load(), "a closed transport is not a drop: nothing is made again")
-				}
-				_, err = c.GetTask(background(), "t-1")
-				require.ErrorIs(t, err, transport.ErrClosed)
+// A binding whose calls fail with ErrClosed (its Transport was closed) or
+// ErrMisconfigured (an option of the caller's that fails when a call is
+// made) ends a stream at once, whether the send or a later subscribe finds
+// it: no call is made again, as a call that never left otherwise would be,
+// and the stream ends with the binding's error itself, not as a lost
+// connection.
+func TestBindingsClosedOrMisconfiguredEndsTheStreamAtOnce(t *testing.T) {
+	for name, cannot := range map[string]error{
+		"closed":        transport.NotSent(fmt.Errorf("%w: grpc: the client connection is closing", transport.ErrClosed)),
+		"misconfigured": fmt.Errorf("a2agrpc: invalid option: WithDialOptions: a nil inside it: %w", transport.ErrMisconfigured),
+	} {
+		for _, atSend := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s at send %v", name, atSend), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					var sends, subscribes atomic.Int32
+					b := &funcBinding{
+						sendStream: func(context.Context, transport.Call, *a2a.Message) (transport.EventReader, error) {
+							sends.Add(1)
+							if atSend {
+								return nil, cannot
+							}
+							return &listReader{events: []a2a.Event{bTask(a2a.StateWorking)}, end: errors.New("connection reset")}, nil
+						},
+						subscribe: func(context.Context, transport.Call, string) (transport.EventReader, error) {
+							subscribes.Add(1)
+							return nil, cannot
+						},
+						getTask: func(context.Context, transport.Call, string) (*a2a.Task, error) { return nil, cannot },
+					}
+					c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}))
+					require.NoError(t, err)
+					_, err = drain(t, c.Send(background(), hello()))
+					require.ErrorIs(t, err, cannot)
+					var lost *reconnect.Error
+					require.False(t, errors.As(err, &lost), "not a lost connection: %v", err)
+					require.EqualValues(t, 1, sends.Load())
+					if atSend {
+						require.Zero(t, subscribes.Load())
+					} else {
+						require.EqualValues(t, 1, subscribes.Load(), "not a drop: nothing is made again")
+					}
+					_, err = c.GetTask(background(), "t-1")
+					require.ErrorIs(t, err, cannot)
+				})
 			})
-		})
+		}
 	}
 }
 

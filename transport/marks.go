@@ -29,6 +29,15 @@ var ErrPermissionDenied = errors.New("stream: the agent refused the call: permis
 // Cancel return it.
 var ErrClosed = errors.New("stream: the transport is closed")
 
+// ErrMisconfigured is matched by the error of a call that a Transport
+// could not make because of how its caller set it up: an option that fails
+// only when a call is made (say, a nil inside one of a gRPC binding's dial
+// options). Nothing was sent, and the same call made again would fail the
+// same way, so a stream ends with the error at once, made again by no
+// reconnect, as with ErrInvalidMessage. A Transport of another module
+// returns an error that matches it (a2agrpc's *OptionError does).
+var ErrMisconfigured = errors.New("stream: the transport cannot make the call as it is configured")
+
 // NotSent marks err as the error of a call whose request never reached the
 // agent, so that the Client may make it again (see [Transport]). It returns
 // nil for a nil err. For a call that could not connect to the agent, use
