@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/hitl"
+	"github.com/a2astream/a2astream/internal/httpx"
 	"github.com/a2astream/a2astream/terminal"
 	"github.com/a2astream/a2astream/transport"
 )
@@ -61,8 +62,11 @@ type Trace struct {
 	// The headers go under WithHeader's rule: to the origin the caller
 	// named (and WithTrustedOrigins') only, never across a redirect to
 	// another origin, and not to an interface Resolve opened on another
-	// origin; on gRPC, as the call's metadata. Unset, it costs nothing.
-	// h is not to be kept after Header returns.
+	// origin; on gRPC, as the call's metadata. A header that cannot be
+	// sent (a name that is no HTTP token, a value with a control
+	// character) is dropped, with a warning to WithLogger's logger: the
+	// call goes without it. Unset, it costs nothing. h is not to be kept
+	// after Header returns.
 	Header func(a AttemptInfo, h http.Header)
 	// Connected is called when a streaming call's response headers came
 	// and its stream of events opened (for a unary call, its end,
@@ -494,6 +498,7 @@ func (s *Stream) traceStart(k AttemptKind, streaming bool, m *a2a.Message) {
 	if f := tr.t.Header; f != nil {
 		h := http.Header{}
 		f(a, h)
+		s.dropUnsendable(h)
 		if len(h) > 0 {
 			tr.header = canonical(h)
 		}
@@ -603,6 +608,19 @@ func (s *Stream) traceEnd() {
 		d.State = st.State
 	}
 	tr.t.Done(d)
+}
+
+// dropUnsendable deletes from h, which Trace.Header filled, each header
+// that cannot be sent (a name that is no HTTP token, a value with a
+// control character), with a warning: a tracer's bad value costs the
+// call its trace context, never the call.
+func (s *Stream) dropUnsendable(h http.Header) {
+	for k, vs := range h {
+		if !httpx.ValidHeader(k, vs) {
+			delete(h, k)
+			s.log.Warn("a2a: a header from Trace.Header cannot be sent; the call goes without it", "header", k)
+		}
+	}
 }
 
 // canonical returns h with its keys in canonical form, the values of keys

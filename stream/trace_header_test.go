@@ -5,11 +5,14 @@ package stream_test
 // rule: never to another origin.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -126,6 +129,36 @@ func TestTraceHeaderInAnyCaseReplaces(t *testing.T) {
 		_, _, err := runSend(t, agent, &noticeLog{}, stream.WithHeader("Authorization", "Bearer app"), lower)
 		require.NoError(t, err)
 		require.Equal(t, []string{"Bearer trace"}, agent.received()[0].header.Values("Authorization"))
+	})
+}
+
+// TestTraceHeaderThatCannotBeSentIsDropped: a header a Trace adds that no
+// call could carry (a value with CR LF in it, a name that is no HTTP
+// token) is dropped with a warning naming it, and the call goes on with the
+// rest; the stream's own header of that name stays. Before, the call failed
+// as a lost connection.
+func TestTraceHeaderThatCannotBeSentIsDropped(t *testing.T) {
+	onEveryWire(t, func(t *testing.T, w wire) {
+		agent := newWireAgent(w, answers{kindStream: legOf(snap(a2a.StateCompleted, "done"))})
+		bad := stream.WithTrace(&stream.Trace{Header: func(_ stream.AttemptInfo, h http.Header) {
+			h.Set("Traceparent", "00-abc\r\nX-Injected: 1")
+			h["Bad Name"] = []string{"v"}
+			h.Set("Baggage", "k=v")
+		}})
+		var logged bytes.Buffer
+		var mu sync.Mutex
+		logger := slog.New(slog.NewTextHandler(&syncWriter{w: &logged, mu: &mu}, nil))
+		_, _, err := runSend(t, agent, &noticeLog{}, stream.WithHeader("Traceparent", "the caller's"), stream.WithLogger(logger), bad)
+		require.NoError(t, err)
+		got := agent.received()[0].header
+		require.Equal(t, []string{"the caller's"}, got.Values("Traceparent"))
+		require.Equal(t, "k=v", got.Get("Baggage"))
+		require.Empty(t, got.Values("X-Injected"))
+		mu.Lock()
+		defer mu.Unlock()
+		require.Contains(t, logged.String(), "header=Traceparent")
+		require.Contains(t, logged.String(), `header="Bad Name"`)
+		require.NotContains(t, logged.String(), "X-Injected", "no value is logged")
 	})
 }
 

@@ -12,16 +12,28 @@ import (
 // header, never its value.
 func CheckHeader(h http.Header) error {
 	for k, vs := range h {
-		if !validHeaderName(k) {
+		switch {
+		case !validHeaderName(k):
 			return fmt.Errorf("%q is not a valid header name", k)
-		}
-		for _, v := range vs {
-			if !validHeaderValue(v) {
-				return fmt.Errorf("the value of %s holds a control character", k)
-			}
+		case !ValidHeader(k, vs):
+			return fmt.Errorf("the value of %s holds a control character", k)
 		}
 	}
 	return nil
+}
+
+// ValidHeader reports whether the header k with the values vs can be sent:
+// k is an HTTP token and no value holds a control character but tabs.
+func ValidHeader(k string, vs []string) bool {
+	if !validHeaderName(k) {
+		return false
+	}
+	for _, v := range vs {
+		if !validHeaderValue(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // validHeaderValue reports whether v holds no control character but tabs.
