@@ -299,6 +299,9 @@ func (s *streamTrace) attemptDone(d stream.AttemptDoneInfo) {
 	}
 	if d.Err != nil {
 		s.attempt.SetAttributes(attribute.String("error.type", errorType(d.Err)))
+		if code, ok := grpcCode(d.Err); ok {
+			s.attempt.SetAttributes(attribute.Int("rpc.grpc.status_code", code))
+		}
 		s.attempt.SetStatus(codes.Error, d.Outcome)
 	}
 	s.attempt.End()
@@ -547,6 +550,40 @@ func errorType(err error) string {
 		return fmt.Sprintf("%T", he2)
 	}
 	return exportedType(err)
+}
+
+// grpcCode is the gRPC status code err carries: that of the first error
+// along its chain with grpc-go's method GRPCStatus() *status.Status
+// (a2agrpc's StatusError has it), read without the module requiring grpc:
+// the status's method Code() returns a uint32. ok is false when no error
+// of the chain has such a method, or a nil one.
+func grpcCode(err error) (code int, ok bool) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		v := reflect.ValueOf(e)
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			continue
+		}
+		st, ok := callNoArg(v, "GRPCStatus", reflect.Pointer)
+		if !ok || st.IsNil() {
+			continue
+		}
+		c, ok := callNoArg(st, "Code", reflect.Uint32)
+		if !ok {
+			continue
+		}
+		return int(c.Uint()), true
+	}
+	return 0, false
+}
+
+// callNoArg calls v's method name when it takes nothing and returns one
+// value of kind k.
+func callNoArg(v reflect.Value, name string, k reflect.Kind) (reflect.Value, bool) {
+	m := v.MethodByName(name)
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 || m.Type().Out(0).Kind() != k {
+		return reflect.Value{}, false
+	}
+	return m.Call(nil)[0], true
 }
 
 // exportedType names the first error along err's chain whose type is
