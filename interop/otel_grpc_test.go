@@ -269,6 +269,8 @@ func requireGRPCCalls(t *testing.T, v a2a.Version, agent *a2atest.Agent, ts trac
 			served = servedAs[method]
 		}
 		require.Equal(t, reqs[i].Method, served, "call %d: the method the agent served", i)
+		_, coded := spanAttr(c, "rpc.grpc.status_code")
+		require.Equal(t, c.Status.Code == codes.Error, coded, "call %d %s: a status code when it failed, only then", i, c.Name)
 		for _, kv := range c.Attributes {
 			k := string(kv.Key)
 			require.False(t, strings.HasPrefix(k, "http.") || strings.HasPrefix(k, "url.") || strings.HasPrefix(k, "server."),
@@ -313,6 +315,7 @@ func TestGRPCSpansOfACutStreamResubscribed(t *testing.T) {
 		require.Equal(t, codes.Error, send.Status.Code)
 		require.Equal(t, "drop", send.Status.Description)
 		require.Equal(t, "*a2agrpc.StatusError", mustAttr(t, send, "error.type"), "UNAVAILABLE, which means nothing to A2A")
+		require.Equal(t, "14", mustAttr(t, send, "rpc.grpc.status_code"), "UNAVAILABLE")
 		require.Equal(t, "send", mustAttr(t, send, "a2a.attempt.kind"))
 		require.Equal(t, "subscribe", mustAttr(t, sub, "a2a.attempt.kind"))
 		require.Equal(t, "ok", mustAttr(t, sub, "a2a.outcome"))
@@ -359,6 +362,7 @@ func TestGRPCSpansOfARetryHintHonouredAndASafeResend(t *testing.T) {
 		require.Equal(t, "retry", mustAttr(t, refused, "a2a.outcome"))
 		require.Equal(t, codes.Error, refused.Status.Code)
 		require.Equal(t, "rpc -32603", mustAttr(t, refused, "error.type"), "busy: a retryable internal error")
+		require.Equal(t, "14", mustAttr(t, refused, "rpc.grpc.status_code"), "UNAVAILABLE, with a RetryInfo")
 		require.Equal(t, "false", mustAttr(t, refused, "a2a.resend"))
 		require.Equal(t, "true", mustAttr(t, again, "a2a.resend"))
 		require.Equal(t, "ok", mustAttr(t, again, "a2a.outcome"))
@@ -434,6 +438,10 @@ func TestGRPCSpansOfAPolledTask(t *testing.T) {
 		require.Equal(t, []string{"a2a.send", "a2a.send"}, names[:2], "the streaming send refused, the message sent unary")
 		require.Equal(t, "true", mustAttr(t, ts.calls[0], "a2a.streaming"))
 		require.Equal(t, codes.Error, ts.calls[0].Status.Code)
+		require.Equal(t, "rpc -32004", mustAttr(t, ts.calls[0], "error.type"), "unsupported operation")
+		// 1.0: FAILED_PRECONDITION with the A2A reason; 0.3: UNIMPLEMENTED
+		// (a2agrpctest answers as the JS SDKs do)
+		require.Equal(t, map[a2a.Version]string{a2a.V10: "9", a2a.V03: "12"}[v], mustAttr(t, ts.calls[0], "rpc.grpc.status_code"))
 		require.Equal(t, "false", mustAttr(t, ts.calls[1], "a2a.streaming"))
 		require.Equal(t, "true", mustAttr(t, ts.calls[1], "a2a.resend"))
 		for _, n := range names[2:] {
@@ -477,6 +485,7 @@ func TestGRPCSpansOfABudgetSpent(t *testing.T) {
 		for i, call := range ts.calls {
 			require.Equal(t, codes.Error, call.Status.Code, "call %d", i)
 			require.Equal(t, "*a2agrpc.StatusError", mustAttr(t, call, "error.type"), "call %d", i)
+			require.Equal(t, "14", mustAttr(t, call, "rpc.grpc.status_code"), "call %d: UNAVAILABLE", i)
 			require.Equal(t, fmt.Sprint(i), mustAttr(t, call, "a2a.reconnect.attempt"), "call %d", i)
 		}
 		require.Equal(t, "error", mustAttr(t, ts.stream, "a2a.stream.end"))
@@ -578,6 +587,7 @@ func TestGRPCSpansOfAStreamFromARealPeerCut(t *testing.T) {
 	require.Equal(t, "a2a.send", names[0])
 	require.Equal(t, "drop", mustAttr(t, ts.calls[0], "a2a.outcome"))
 	require.Equal(t, codes.Error, ts.calls[0].Status.Code)
+	require.Equal(t, "14", mustAttr(t, ts.calls[0], "rpc.grpc.status_code"), "the cut: UNAVAILABLE")
 	reqs := rl.px.Requests()
 	require.Len(t, reqs, len(ts.calls), "a span per call the peer got")
 	for i, call := range ts.calls {
