@@ -94,7 +94,7 @@ func setString(s attribute.Set) string {
 	}
 	kvs := make([]string, 0, s.Len())
 	for _, kv := range s.ToSlice() {
-		kvs = append(kvs, fmt.Sprintf("%s=%s", kv.Key, kv.Value.Emit()))
+		kvs = append(kvs, fmt.Sprintf("%s=%s", kv.Key, kv.Value.String()))
 	}
 	return "{" + strings.Join(kvs, ",") + "}"
 }
@@ -151,7 +151,7 @@ func (ts tracedStream) names() []string {
 func spanAttr(s tracetest.SpanStub, k string) (string, bool) {
 	for _, kv := range s.Attributes {
 		if string(kv.Key) == k {
-			return kv.Value.Emit(), true
+			return kv.Value.String(), true
 		}
 	}
 	return "", false
@@ -174,7 +174,7 @@ func eventNames(s tracetest.SpanStub) []string {
 		for _, kv := range e.Attributes {
 			switch kv.Key {
 			case "a2a.wait.kind", "a2a.gap.kind", "a2a.ask.kind":
-				name += " " + kv.Value.Emit()
+				name += " " + kv.Value.String()
 			}
 		}
 		out = append(out, name)
