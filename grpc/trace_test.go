@@ -14,7 +14,7 @@ import (
 
 // A Trace (stream.WithTrace) over the gRPC Transport: a stream cut once
 // tells its two calls, their outcomes, the reconnect and one end, with the
-// binding and the version of each call.
+// binding (the Transport's: gRPC) and the version of each call.
 func TestDriverTraceOfACut(t *testing.T) {
 	for name, opts := range versionOpts {
 		t.Run(name, func(t *testing.T) {
@@ -47,7 +47,7 @@ func TestDriverTraceOfACut(t *testing.T) {
 			require.Equal(t, stream.AttemptSubscribe, starts[1].Kind)
 			require.Equal(t, 1, starts[1].Attempt)
 			for _, st := range starts {
-				require.Empty(t, st.Binding, "a Client of NewClientFor names no binding, as its Binding method says")
+				require.Equal(t, a2a.BindingGRPC, st.Binding, "the Transport's binding (Client.Binding stays empty)")
 				require.True(t, st.Streaming)
 				if name != "negotiated" {
 					require.Equal(t, name, st.Version.String())
@@ -61,6 +61,7 @@ func TestDriverTraceOfACut(t *testing.T) {
 			require.Len(t, waits, 1)
 			require.Equal(t, stream.WaitBackoff, waits[0].Kind)
 			require.Equal(t, []stream.DoneInfo{{TaskID: "t-1", State: a2a.StateCompleted, Calls: 2}}, ends)
+			require.Empty(t, c.Binding())
 		})
 	}
 }

@@ -161,6 +161,12 @@ func (t *Transport) Target() string { return t.target }
 // lets headers go to a Transport from an https base URL.
 func (t *Transport) Secure() bool { return t.secure }
 
+// Binding returns a2a.BindingGRPC. A stream.Client of the Transport
+// (stream.NewClientFor, or stream.Resolve with WithTransportFor) tells it
+// to a stream.Trace, in each call's AttemptInfo, so that a tracer knows
+// its calls are gRPC calls (Client.Binding itself stays "").
+func (t *Transport) Binding() a2a.Binding { return a2a.BindingGRPC }
+
 // encrypting reports the security protocols (credentials.ProtocolInfo) that
 // encrypt a connection.
 func encrypting(protocol string) bool { return protocol == "tls" || protocol == "alts" }

@@ -299,6 +299,9 @@ func (s *streamTrace) attemptDone(d stream.AttemptDoneInfo) {
 	}
 	if d.Err != nil {
 		s.attempt.SetAttributes(attribute.String("error.type", errorType(d.Err)))
+		if code, ok := grpcCode(d.Err); ok {
+			s.attempt.SetAttributes(attribute.Int("rpc.grpc.status_code", code))
+		}
 		s.attempt.SetStatus(codes.Error, d.Outcome)
 	}
 	s.attempt.End()
@@ -443,6 +446,9 @@ func attemptAttrs(a stream.AttemptInfo) []attribute.KeyValue {
 	if m := rpcMethod(a); m != "" {
 		attrs = append(attrs, attribute.String("rpc.method", m))
 	}
+	if svc := rpcService(a); svc != "" {
+		attrs = append(attrs, attribute.String("rpc.service", svc))
+	}
 	if a.TaskID != "" {
 		attrs = append(attrs, taskIDAttr(a.TaskID))
 	}
@@ -463,30 +469,46 @@ func rpcSystem(b a2a.Binding) string {
 	return ""
 }
 
-// rpcMethod is the A2A method a call makes, as the version names it
-// (JSON-RPC's method; the operation of HTTP+JSON and gRPC).
+// rpcMethod is the A2A method a call makes, as the version and the
+// binding name it: over gRPC the service's method (0.3 TaskSubscription);
+// else JSON-RPC's method (0.3 message/stream), whose 1.0 names are also
+// the operations of HTTP+JSON and gRPC.
 func rpcMethod(a stream.AttemptInfo) string {
-	v03 := a.Version == a2a.V03
-	pick := func(m03, m10 string) string {
-		if v03 {
-			return m03
+	pick := func(m03, grpc03, m10 string) string {
+		switch {
+		case a.Version != a2a.V03:
+			return m10
+		case a.Binding == a2a.BindingGRPC:
+			return grpc03
 		}
-		return m10
+		return m03
 	}
 	switch a.Kind {
 	case stream.AttemptSend, stream.AttemptReply:
 		if a.Streaming {
-			return pick("message/stream", "SendStreamingMessage")
+			return pick("message/stream", "SendStreamingMessage", "SendStreamingMessage")
 		}
-		return pick("message/send", "SendMessage")
+		return pick("message/send", "SendMessage", "SendMessage")
 	case stream.AttemptSubscribe:
-		return pick("tasks/resubscribe", "SubscribeToTask")
+		return pick("tasks/resubscribe", "TaskSubscription", "SubscribeToTask")
 	case stream.AttemptGetTask, stream.AttemptPoll:
-		return pick("tasks/get", "GetTask")
+		return pick("tasks/get", "GetTask", "GetTask")
 	case stream.AttemptPushConfig:
-		return pick("tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig")
+		return pick("tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig", "CreateTaskPushNotificationConfig")
 	}
 	return ""
+}
+
+// rpcService is the gRPC service a gRPC call is made to: 1.0's
+// lf.a2a.v1.A2AService, 0.3's a2a.v1.A2AService; "" for another binding.
+func rpcService(a stream.AttemptInfo) string {
+	if a.Binding != a2a.BindingGRPC {
+		return ""
+	}
+	if a.Version == a2a.V03 {
+		return "a2a.v1.A2AService"
+	}
+	return "lf.a2a.v1.A2AService"
 }
 
 // errorType names an error by its kind, never its text: an HTTP status
@@ -528,6 +550,40 @@ func errorType(err error) string {
 		return fmt.Sprintf("%T", he2)
 	}
 	return exportedType(err)
+}
+
+// grpcCode is the gRPC status code err carries: that of the first error
+// along its chain with grpc-go's method GRPCStatus() *status.Status
+// (a2agrpc's StatusError has it), read without the module requiring grpc:
+// the status's method Code() returns a uint32. ok is false when no error
+// of the chain has such a method, or a nil one.
+func grpcCode(err error) (code int, ok bool) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		v := reflect.ValueOf(e)
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			continue
+		}
+		st, ok := callNoArg(v, "GRPCStatus", reflect.Pointer)
+		if !ok || st.IsNil() {
+			continue
+		}
+		c, ok := callNoArg(st, "Code", reflect.Uint32)
+		if !ok {
+			continue
+		}
+		return int(c.Uint()), true
+	}
+	return 0, false
+}
+
+// callNoArg calls v's method name when it takes nothing and returns one
+// value of kind k.
+func callNoArg(v reflect.Value, name string, k reflect.Kind) (reflect.Value, bool) {
+	m := v.MethodByName(name)
+	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 || m.Type().Out(0).Kind() != k {
+		return reflect.Value{}, false
+	}
+	return m.Call(nil)[0], true
 }
 
 // exportedType names the first error along err's chain whose type is

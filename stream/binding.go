@@ -11,7 +11,9 @@ import (
 
 // NewClientFor returns a Client that makes its calls through b, a binding
 // of another module (see [transport.Transport]). Endpoint and Binding of the Client
-// return "": b knows where it calls. The headers of WithHeader reach b in
+// return "": b knows where it calls. A Trace's AttemptInfo names the
+// binding b names with a method Binding() a2a.Binding, if it has one
+// (a2agrpc's does). The headers of WithHeader reach b in
 // [transport.Call.Header]. The options of this package's HTTP bindings
 // (WithHTTPClient, WithBreaker, WithTrustedOrigins, WithConnectTimeout,
 // WithMaxEventSize) and of Resolve (WithBinding, WithCardCache, WithExtendedCard,
@@ -27,9 +29,19 @@ func NewClientFor(b transport.Transport, opts ...Option) (*Client, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, version: cfg.version, madeBy: "NewClientFor"}
+	c := &Client{cfg: cfg, version: cfg.version, madeBy: "NewClientFor", transportBinding: bindingOf(b)}
 	c.calls = seam{b: b}
 	return c, nil
+}
+
+// bindingOf is the binding a Transport says it speaks, with a method
+// Binding() a2a.Binding (a2agrpc's Transport has one); "" when it says
+// none.
+func bindingOf(b transport.Transport) a2a.Binding {
+	if n, ok := b.(interface{ Binding() a2a.Binding }); ok {
+		return n.Binding()
+	}
+	return ""
 }
 
 // agentCalls are a Client's calls to its agent as the driver makes them,

@@ -40,6 +40,10 @@ type Client struct {
 	httpc   *http.Client
 	calls   agentCalls  // the calls of its binding
 	binding a2a.Binding // which binding it speaks
+	// transportBinding is the binding a Transport of another module
+	// speaks, as its Binding method names it, for
+	// the calls' AttemptInfo (Binding stays ""); "" when unknown.
+	transportBinding a2a.Binding
 
 	// madeBy names the constructor of a Client of a Transport of another
 	// module (NewClientFor, or Resolve with WithTransportFor), for the
@@ -157,6 +161,15 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // Binding returns the protocol binding the Client speaks: JSON-RPC or
 // HTTP+JSON.
 func (c *Client) Binding() a2a.Binding { return c.binding }
+
+// callBinding is the binding a Trace is told a call is made in: the
+// Client's, else its Transport's.
+func (c *Client) callBinding() a2a.Binding {
+	if c.binding != "" {
+		return c.binding
+	}
+	return c.transportBinding
+}
 
 // Version returns the protocol version in use: the one fixed with
 // WithVersion or chosen by Resolve, or the one negotiated so far ("" before

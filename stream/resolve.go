@@ -153,7 +153,8 @@ func clientOver(cfg config, in iface, opts []Option, learned *fromCard, base *ur
 		return nil, fmt.Errorf("stream: Resolve: opening the %s interface %s: the open function of WithTransportFor returned a nil Transport", in.binding, where)
 	}
 	cfg.version, cfg.tenant, cfg.streaming, cfg.card = learned.version, learned.tenant, learned.streaming, learned.card
-	c := &Client{origin: learned.origin, headerOrigins: httpx.Origins{learned.origin}, cfg: cfg, version: cfg.version, madeBy: "Resolve"}
+	c := &Client{origin: learned.origin, headerOrigins: httpx.Origins{learned.origin}, cfg: cfg, version: cfg.version, madeBy: "Resolve",
+		transportBinding: bindingOf(tr)}
 	c.endpointOrigin = learned.origin
 	// Headers never go from https down to plaintext: over an https base,
 	// only to a Transport that says its connections are encrypted.

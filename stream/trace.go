@@ -221,8 +221,10 @@ type AttemptInfo struct {
 	// send a server refused in 1.0 made again in 0.3.
 	Resend bool
 	// Binding and Version are the binding and the protocol version of
-	// the call. Binding is Client.Binding's: "" for a Client of
-	// NewClientFor, whose Transport knows its binding.
+	// the call. Binding is Client.Binding's, or for a Client of a
+	// Transport of another module the binding its Transport names with a
+	// method Binding() a2a.Binding (a2agrpc's says gRPC); "" when it has
+	// none.
 	Binding a2a.Binding
 	Version a2a.Version
 }
@@ -486,7 +488,7 @@ func (s *Stream) traceStart(k AttemptKind, streaming bool, m *a2a.Message) {
 	}
 	tr.calls++
 	a := AttemptInfo{Kind: k, TaskID: s.taskID, Call: tr.calls, Attempt: s.tries.budget.attempts, Streaming: streaming,
-		Binding: s.c.binding, Version: s.v}
+		Binding: s.c.callBinding(), Version: s.v}
 	if m != nil {
 		a.Resend = m == tr.sent
 		tr.sent = m
