@@ -556,18 +556,20 @@ func errorType(err error) string {
 // along its chain with grpc-go's method GRPCStatus() *status.Status
 // (a2agrpc's StatusError has it), read without the module requiring grpc:
 // the status's method Code() returns a uint32. ok is false when no error
-// of the chain has such a method, or a nil one.
+// of the chain has such a method, or a nil one. The methods are looked up
+// by constant names, so that the linker still drops the methods no one
+// calls from the program.
 func grpcCode(err error) (code int, ok bool) {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		v := reflect.ValueOf(e)
 		if v.Kind() == reflect.Pointer && v.IsNil() {
 			continue
 		}
-		st, ok := callNoArg(v, "GRPCStatus", reflect.Pointer)
+		st, ok := returnsOne(v.MethodByName("GRPCStatus"), reflect.Pointer)
 		if !ok || st.IsNil() {
 			continue
 		}
-		c, ok := callNoArg(st, "Code", reflect.Uint32)
+		c, ok := returnsOne(st.MethodByName("Code"), reflect.Uint32)
 		if !ok {
 			continue
 		}
@@ -576,10 +578,9 @@ func grpcCode(err error) (code int, ok bool) {
 	return 0, false
 }
 
-// callNoArg calls v's method name when it takes nothing and returns one
-// value of kind k.
-func callNoArg(v reflect.Value, name string, k reflect.Kind) (reflect.Value, bool) {
-	m := v.MethodByName(name)
+// returnsOne calls m when it is a method that takes nothing and returns
+// one value of kind k.
+func returnsOne(m reflect.Value, k reflect.Kind) (reflect.Value, bool) {
 	if !m.IsValid() || m.Type().NumIn() != 0 || m.Type().NumOut() != 1 || m.Type().Out(0).Kind() != k {
 		return reflect.Value{}, false
 	}
