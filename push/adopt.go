@@ -25,8 +25,8 @@ var (
 	ErrHeld = errors.New("push: the Receiver holds the registration already")
 )
 
-// Adopt takes over the registration id, which another Receiver that
-// shares the same Share made (another replica, or a process that
+// Adopt takes over the registration id, for the task taskID, which
+// another Receiver that shares the same Share made (another replica, or a process that
 // restarted), so that the push config the agent was given for it goes on
 // reaching the application: a replica that resumes a stream from its
 // checkpoint adopts the stream's registration rather than registering a
@@ -52,12 +52,14 @@ var (
 // finds the record adopted, stops holding the registration (a notification
 // that reaches it then rings the adopter) and rings its consumer once.
 //
-// Adopt refuses, with an error that wraps ErrNoShare, ErrUnknownRegistration
-// or ErrHeld, a Receiver without a Share, a registration the Share holds
-// no record of (never shared, deleted, expired), and one this Receiver
-// holds already; with the Share's error when the Share fails. ctx bounds
-// the calls to the Share.
-func (r *Receiver) Adopt(ctx context.Context, id string) (*Registration, error) {
+// Adopt refuses, with an error that wraps ErrNoShare, ErrUnknownRegistration,
+// ErrHeld or ErrBound, a Receiver without a Share, a registration the
+// Share holds no record of (never shared, deleted, expired), one this
+// Receiver holds already, and one bound to another task than taskID (left
+// to its holder; an empty taskID takes any); with the Share's error when
+// the Share fails. ctx bounds the calls to the Share (a read, then the
+// adoption).
+func (r *Receiver) Adopt(ctx context.Context, id, taskID string) (*Registration, error) {
 	if r == nil || r.regs == nil || r.cfg.share == nil {
 		return nil, fmt.Errorf("push: Adopt: %w", ErrNoShare)
 	}
@@ -67,7 +69,18 @@ func (r *Receiver) Adopt(ctx context.Context, id string) (*Registration, error) 
 	if r.lookup(id) != nil {
 		return nil, fmt.Errorf("push: Adopt: %w", ErrHeld)
 	}
-	rec, found, err := r.cfg.share.AdoptRegistration(ctx, id, r.holder, r.cfg.shareTTL)
+	// A record is bound once, and never to another task after: one bound
+	// to another task now always will be, and is left to its holder.
+	rec, found, err := r.cfg.share.GetRegistration(ctx, id)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("push: Adopt: %w", err)
+	case !found:
+		return nil, fmt.Errorf("push: Adopt: %w", ErrUnknownRegistration)
+	case taskID != "" && rec.TaskID != "" && rec.TaskID != taskID:
+		return nil, fmt.Errorf("push: Adopt: %w", ErrBound)
+	}
+	rec, found, err = r.cfg.share.AdoptRegistration(ctx, id, r.holder, r.cfg.shareTTL)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("push: Adopt: %w", err)

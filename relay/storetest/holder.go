@@ -125,7 +125,7 @@ func (shareSuite) receiverAdopts(t *testing.T, a, b push.Share) {
 	rb, err := push.NewReceiver("http://127.0.0.1:8081/hooks", push.WithShare(b))
 	noError(t, err, "NewReceiver B")
 	g := registered(t, ra, "t1")
-	h, err := rb.Adopt(t.Context(), g.ID())
+	h, err := rb.Adopt(t.Context(), g.ID(), "t1")
 	noError(t, err, "Adopt")
 	t.Cleanup(h.Close)
 	equal(t, h.ID(), g.ID(), "the adopted registration's ID")
