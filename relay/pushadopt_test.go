@@ -86,15 +86,16 @@ type replicas struct {
 // one MemoryStore, each with a receiver of its own on it (A's through a
 // view that dies with A) and an hour between its safety polls, against the
 // agent of pushedTask, whose notifications go to A until set sets
-// otherwise; set, given the replicas, makes A die or stall. It returns the
+// otherwise; set, given the replicas, makes A die or stall; optsA are A's
+// receiver's options. It returns the
 // log's entries, the agent, and how long the run took.
-func pushTakeover(t *testing.T, set func(r *replicas, killA func())) ([]relay.Entry, *a2atest.Agent, time.Duration) {
+func pushTakeover(t *testing.T, set func(r *replicas, killA func()), optsA ...push.Option) ([]relay.Entry, *a2atest.Agent, time.Duration) {
 	t.Helper()
 	store := newMemoryStore(t)
 	shared, err := store.Open(t.Context(), "k")
 	require.NoError(t, err)
 	r := &replicas{a: &replicaLog{Log: shared, name: "A", w: &writes{}}, shareA: &deadShare{Share: store}, route: &pushRoute{}}
-	r.recvA, err = push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(r.shareA))
+	r.recvA, err = push.NewReceiver("http://127.0.0.1/hooks", append([]push.Option{push.WithShare(r.shareA)}, optsA...)...)
 	require.NoError(t, err)
 	r.recvB, err = push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(store))
 	require.NoError(t, err)
@@ -167,6 +168,35 @@ func TestTakeoverAdoptsThePushRegistration(t *testing.T) {
 		})
 		require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
 		require.Equal(t, 30*time.Second, took, "the notification of the ending rang B's stream")
+		sc := screenAfter(t, entries)
+		require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
+
+// A driver whose renewals stall past its lease (a zombie) after its
+// checkpoint named its push registration: B takes the stream over and
+// adopts the registration while A, still running, holds it too (A's
+// receiver refreshes its records every minute: it has not found the
+// adoption yet). The agent's notifications all reach A. A's next one
+// (20 s) wakes A's stream, whose write then fails: A closes its stream,
+// and its registration's Close leaves B's record (only the holder deletes
+// it).
+// The notification of the ending (30 s), which reaches A, which no
+// longer holds the registration, rings B's stream through the share: B
+// ends when the task does, with one push config in the whole run.
+func TestZombieClosingItsStreamLeavesTheAdoptersRecord(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		entries, agent, took := pushTakeover(t, func(r *replicas, _ func()) {
+			start := time.Now()
+			r.a.renew = func() {
+				if time.Since(start) > 11*time.Second {
+					time.Sleep(40 * time.Second)
+				}
+			}
+		}, push.WithShareTTL(3*time.Minute))
+		require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
+		require.Equal(t, 30*time.Second, took, "the notification of the ending, POSTed to A, rang B's stream")
 		sc := screenAfter(t, entries)
 		require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
 		require.Equal(t, relay.EventEnd, sc.End.Name)

@@ -31,7 +31,9 @@ func (unreachableShare) AdoptRegistration(context.Context, string, string, time.
 	return push.SharedRegistration{}, false, errUnreachable
 }
 
-func (unreachableShare) DeleteRegistration(context.Context, string, string) error { return errUnreachable }
+func (unreachableShare) DeleteRegistration(context.Context, string, string) error {
+	return errUnreachable
+}
 
 func (unreachableShare) RefreshRegistrations(context.Context, string, time.Duration, ...string) ([]string, error) {
 	return nil, errUnreachable
