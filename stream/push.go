@@ -65,6 +65,18 @@ const defaultPushPollInterval = time.Minute
 // that fails (the Share unreachable) is tried again at the next drop or
 // poll wait, as a failed push-config call is.
 //
+// A stream's Checkpoint names its registration (its ID, never its token)
+// once the agent took its push config. A stream resumed from such a
+// checkpoint (Client.Resume: a takeover on another replica, a restart)
+// with WithPush adopts that registration (push.Receiver.Adopt, through
+// the receiver's Share) where it would register a push config: it
+// registers none, polls at once (notifications may have come while no one
+// held the registration), then waits for the notifications of the config
+// the agent holds. When the registration cannot be adopted (a receiver
+// without a Share, a record expired or deleted, the Share down), the
+// stream registers anew, as one resumed from a checkpoint that names
+// none; it never fails for it.
+//
 // A nil r is refused. It applies to a Client's constructors and to its
 // streams, of every binding.
 func WithPush(r *push.Receiver) Option {
