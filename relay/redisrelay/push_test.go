@@ -213,7 +213,9 @@ func TestTakeoverAdoptsThePushRegistrationThroughRedis(t *testing.T) {
 		_ = relay.Run(ctxA, a, "A", relay.Send(client(recvA), a2a.NewTextMessage(a2a.RoleUser, "hi")), relay.WithLease(300*time.Millisecond))
 	})
 	var errB error
-	wg.Go(func() { errB = relay.Run(ctx, logB, "B", relay.Resume(client(recvB)), relay.WithLease(300*time.Millisecond)) })
+	wg.Go(func() {
+		errB = relay.Run(ctx, logB, "B", relay.Resume(client(recvB)), relay.WithLease(300*time.Millisecond))
+	})
 	wg.Wait()
 	require.NoError(t, errB)
 	t.Logf("B finished in %v (noisy: a shared machine)", time.Since(start))
