@@ -262,8 +262,11 @@ func (r *Receiver) refresh(ctx context.Context, l *listener) (end bool) {
 			r.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "push: a registration the share had lost was shared again",
 				slog.String("registration", id))
 		case errors.Is(err, errAdopted):
-			if last := r.release(g); last != nil {
-				end = end || last == l
+			switch last := r.release(g); {
+			case last == l:
+				end = true
+			case last != nil: // another listener's: this one was stopped meanwhile
+				last.stop()
 			}
 		case ctx.Err() == nil:
 			r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: sharing a registration again failed",

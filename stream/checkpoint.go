@@ -112,7 +112,7 @@ func (s *Stream) checkpoint() *Checkpoint {
 		return s.resuming
 	}
 	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), marks: s.seen.marks,
-		push: s.push.liveID()}
+		push: s.push.named()}
 	cp.contextID = s.ledger.ContextID()
 	cp.marks.arts = slices.Clone(s.seen.arts)
 	cp.marks.msgs = s.seen.msgs.Shared()

@@ -155,13 +155,18 @@ func (p *pushes) adoptable() string {
 	return id
 }
 
-// liveID returns the ID of the stream's registration while polls wait for
-// its notifications, for a checkpoint: "" otherwise.
-func (p *pushes) liveID() string {
-	if p.stage != pushLive || p.reg == nil {
-		return ""
+// named returns the ID of the registration a checkpoint of the stream
+// names: the live one, or, until the stream tried it, the one it is to
+// adopt (a checkpoint taken before the adoption hands it on); "" for
+// none.
+func (p *pushes) named() string {
+	switch {
+	case p.stage == pushLive && p.reg != nil:
+		return p.reg.ID()
+	case p.stage == pushUntried:
+		return p.adopt
 	}
-	return p.reg.ID()
+	return ""
 }
 
 // registered makes reg the stream's registration.
