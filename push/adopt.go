@@ -26,15 +26,15 @@ var (
 )
 
 // Adopt takes over the registration id, for the task taskID, which
-// another Receiver that shares the same Share made (another replica, or a process that
-// restarted), so that the push config the agent was given for it goes on
+// another Receiver that shares the same Share made (another replica, or a
+// process that restarted), so that the push config the agent was given for it goes on
 // reaching the application: a replica that resumes a stream from its
 // checkpoint adopts the stream's registration rather than registering a
 // new push config with the agent. Package stream does so on Resume (see
 // stream.WithPush).
 //
-// With a Share, Adopt makes this Receiver the holder of the registration's
-// record, in one call of the Share, and returns a Registration that
+// With a Share, Adopt reads the registration's record, makes this
+// Receiver its holder (one atomic call of the Share), and returns a Registration that
 // behaves as one Register made: it is bound to the record's task (unbound
 // when the record is), checks each notification's token against the
 // record's digest (in constant time), queues what it accepts, is rung

@@ -96,11 +96,12 @@ type Rings interface {
 // WithShare makes the Receiver share its registrations through s, so that
 // a notification that reaches a Receiver of another process (another
 // replica) that shares s reaches the registration all the same, as a ring
-// (see Share). With it, Register and Bind write to s (they take a context
-// for that), Registration.Close deletes the registration's record (best
-// effort: a record it failed to delete expires after WithShareTTL), and
-// the Receiver runs one goroutine while it holds registrations, which
-// listens for rings and refreshes its records. A nil s is refused.
+// (see Share). With it, Register, Bind and Adopt write to s (they take a
+// context for that), Registration.Close deletes the registration's record
+// unless another Receiver adopted it (best effort: a record it failed to
+// delete expires after WithShareTTL), and the Receiver runs one goroutine
+// while it holds registrations, which listens for rings and refreshes its
+// records. A nil s is refused.
 func WithShare(s Share) Option {
 	return optionFunc(func(cfg *config) {
 		if s == nil {
