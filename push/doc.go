@@ -61,4 +61,13 @@
 // holder puts its records again when the Share lost them (a restart, an
 // outage longer than the TTL). With a Share, Register and
 // Bind do I/O and take a context; Close deletes the record best effort.
+//
+// A registration outlives the Receiver that made it: another Receiver of
+// the same Share takes it over with Adopt (a replica that resumes a stream
+// from its checkpoint, as package stream does with WithPush), so that the
+// push config the agent holds goes on reaching the application and no new
+// one is registered. Each record names its holder, and only the holder
+// writes it: the Receiver that held it before (a replica that lost its
+// lease and still runs) deletes nothing when it closes the registration,
+// and at its next refresh stops holding it and rings its consumer once.
 package push

@@ -18,7 +18,8 @@ var ErrClosed = errors.New("push: the registration is closed")
 
 // ErrBound is returned by Registration.Bind when the registration is
 // already bound to another task: by an earlier Bind, or by the first
-// notification it accepted.
+// notification it accepted; and by Receiver.Adopt for a registration
+// bound to another task than the one given.
 var ErrBound = errors.New("push: the registration is bound to another task")
 
 // invalidOption returns an error that wraps ErrInvalidOption.

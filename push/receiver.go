@@ -38,8 +38,9 @@ const tokenBytes = 32
 // NewReceiver: the zero Receiver refuses to Register and refuses every
 // request.
 type Receiver struct {
-	base string // the base URL, without a trailing slash
-	cfg  config
+	base   string // the base URL, without a trailing slash
+	cfg    config
+	holder string // this Receiver's name in the records it holds in a Share: a random UUID
 
 	mu   sync.RWMutex
 	regs map[string]*Registration
@@ -64,7 +65,11 @@ func NewReceiver(baseURL string, opts ...Option) (*Receiver, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Receiver{base: base, cfg: cfg, regs: map[string]*Registration{}}, nil
+	holder, err := uuid.NewRandom()
+	if err != nil {
+		return nil, fmt.Errorf("push: making the Receiver's name: %w", err)
+	}
+	return &Receiver{base: base, cfg: cfg, holder: holder.String(), regs: map[string]*Registration{}}, nil
 }
 
 // checkBase returns baseURL without a trailing slash, or why it is refused.
@@ -126,12 +131,14 @@ func (r *Receiver) Register(ctx context.Context) (*Registration, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("push: making a token: %w", err)
 	}
+	token := base64.RawURLEncoding.EncodeToString(b[:])
 	g := &Registration{
-		id:    id.String(),
-		url:   r.base + "/" + id.String(),
-		token: base64.RawURLEncoding.EncodeToString(b[:]),
-		recv:  r,
-		ready: make(chan struct{}, 1),
+		id:     id.String(),
+		url:    r.base + "/" + id.String(),
+		token:  token,
+		digest: sha256.Sum256([]byte(token)),
+		recv:   r,
+		ready:  make(chan struct{}, 1),
 	}
 	r.mu.Lock()
 	r.regs[g.id] = g
@@ -157,19 +164,28 @@ func (r *Receiver) Register(ctx context.Context) (*Registration, error) {
 	return g, nil
 }
 
-// forget removes the registration with id, and stops the listener when it
-// was the last one.
-func (r *Receiver) forget(id string) {
+// forget removes g from the registrations held, unless another took its
+// place, and stops the listener when it was the last one.
+func (r *Receiver) forget(g *Registration) {
+	if l := r.unhold(g); l != nil {
+		l.stop()
+	}
+}
+
+// unhold removes g from the registrations held, unless another took its
+// place, and returns the listener when g was the last one, for the
+// caller to stop: the Receiver no longer has it.
+func (r *Receiver) unhold(g *Registration) *listener {
 	r.mu.Lock()
-	delete(r.regs, id)
+	defer r.mu.Unlock()
+	if r.regs[g.id] == g {
+		delete(r.regs, g.id)
+	}
 	var l *listener
 	if len(r.regs) == 0 {
 		l, r.lis = r.lis, nil
 	}
-	r.mu.Unlock()
-	if l != nil {
-		l.stop()
-	}
+	return l
 }
 
 // lookup returns the open registration whose ID is id, or nil.
@@ -346,7 +362,7 @@ func (r *Receiver) serveShared(ctx context.Context, w http.ResponseWriter, req *
 			return
 		}
 	}
-	want := sha256.Sum256([]byte(dummyToken))
+	want := dummyDigest()
 	if found {
 		want = rec.TokenDigest
 	}
@@ -504,17 +520,23 @@ func acceptedType(value string) bool {
 const dummyToken = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 
 // authentic reports whether values, the request's token header values, are
-// exactly one value equal to g's token; g may be nil (no registration),
-// and then the answer is false after the same comparison.
+// exactly one value whose SHA-256 digest is that of g's token (compared in
+// constant time: a registration that Adopt made knows only the digest); g
+// may be nil (no registration), and then the answer is false after the
+// same comparison.
 func (g *Registration) authentic(values []string) bool {
-	want := dummyToken
+	want := dummyDigest()
 	if g != nil {
-		want = g.token
+		want = g.digest
 	}
 	got := ""
 	if len(values) == 1 {
 		got = values[0]
 	}
-	ok := subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+	digest := sha256.Sum256([]byte(got))
+	ok := subtle.ConstantTimeCompare(digest[:], want[:]) == 1
 	return ok && g != nil && len(values) == 1
 }
+
+// dummyDigest returns the digest of dummyToken.
+func dummyDigest() [sha256.Size]byte { return sha256.Sum256([]byte(dummyToken)) }

@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -46,6 +47,7 @@ type Notification struct {
 //	}
 type Registration struct {
 	id, url, token string
+	digest         [sha256.Size]byte // of the token: what a notification's token is checked against
 	recv           *Receiver
 	// ready holds a value exactly when the queue is not empty or lost is
 	// set: both change under mu, and so does ready.
@@ -53,6 +55,7 @@ type Registration struct {
 
 	mu         sync.Mutex
 	closed     bool
+	released   bool // another Receiver adopted it: this one writes nothing more to the Share
 	taskID     string
 	sharedTask string // the task of the record in the Receiver's Share, once stored
 	queue      []Notification
@@ -90,7 +93,9 @@ func (g *Registration) URL() string { return g.url }
 
 // Token returns the secret the agent sends back in the
 // X-A2A-Notification-Token header of each notification: the push config's
-// token. Keep it out of logs.
+// token. Keep it out of logs. A registration taken over with
+// Receiver.Adopt returns "": the Share keeps only the token's digest, and
+// the push config registered with the agent already carries the token.
 func (g *Registration) Token() string { return g.token }
 
 // Bind binds the registration to the task taskID: the Receiver then
@@ -141,7 +146,12 @@ func (g *Registration) shareBinding(ctx context.Context, taskID string) error {
 	if done {
 		return nil
 	}
-	if err := g.recv.put(ctx, g, taskID); err != nil {
+	if err := g.recv.put(ctx, g, taskID); errors.Is(err, errAdopted) {
+		if l := g.recv.release(g); l != nil {
+			l.stop()
+		}
+		return nil
+	} else if err != nil {
 		return err
 	}
 	g.mu.Lock()
@@ -187,16 +197,18 @@ func (g *Registration) Take() (ns []Notification, lost bool) {
 // Close is idempotent.
 //
 // With a Share (WithShare), Close also deletes the registration's record,
-// waiting up to a few seconds for the Share: that is best effort, and a
-// record it failed to delete is refused by every Receiver once it expires
-// (WithShareTTL), its holder no longer refreshing it. Until then another
-// Receiver may ring it, and the ring reaches no one.
+// waiting up to a few seconds for the Share, unless another Receiver
+// adopted it since (Receiver.Adopt): the record is then the adopter's, and
+// is left as it is. The delete is best effort, and a record it failed to
+// delete is refused by every Receiver once it expires (WithShareTTL), its
+// holder no longer refreshing it. Until then another Receiver may ring it,
+// and the ring reaches no one.
 func (g *Registration) Close() {
 	if g.recv != nil {
-		g.recv.forget(g.id)
+		g.recv.forget(g)
 	}
 	g.mu.Lock()
-	first := !g.closed
+	first := !g.closed && !g.released
 	g.closed = true
 	g.queue, g.bytes, g.lost = nil, 0, false
 	g.digests, g.ndigest = [replayWindow][32]byte{}, 0
@@ -205,6 +217,23 @@ func (g *Registration) Close() {
 	if first && g.recv != nil {
 		g.recv.deleteShared(g.id)
 	}
+}
+
+// isReleased reports whether another Receiver adopted the registration.
+func (g *Registration) isReleased() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.released
+}
+
+// markReleased notes that another Receiver adopted the registration, and
+// reports whether it was not noted already.
+func (g *Registration) markReleased() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	first := !g.released
+	g.released = true
+	return first
 }
 
 // drainReady empties ready; mu is held.

@@ -3,6 +3,7 @@ package push
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"log/slog"
 	"time"
 )
@@ -24,6 +25,11 @@ type SharedRegistration struct {
 	TokenDigest [sha256.Size]byte
 	// TaskID is the task the registration is bound to; "" while unbound.
 	TaskID string
+	// Holder names the Receiver that holds the registration: a random ID
+	// each Receiver draws when it is made. Only the holder refreshes,
+	// replaces or deletes the record; Receiver.Adopt makes another
+	// Receiver its holder.
+	Holder string
 }
 
 // Share is where the Receivers of several processes (the replicas of an
@@ -35,23 +41,39 @@ type SharedRegistration struct {
 // fires, Take reports a loss, the consumer fetches the task). What a
 // notification carries never travels: a ring is an ID only.
 //
+// Each record names its holder (SharedRegistration.Holder), and only the
+// holder writes it: a Receiver that took a registration over
+// (Receiver.Adopt) keeps it against the one that held it before (a replica
+// that lost its lease but still runs), whose puts, refreshes and deletes
+// then change nothing. Each call on one record is atomic.
+//
 // Package relay's MemoryStore (in one process) and package
-// relay/redisrelay's share implement it. A Share is safe for concurrent
-// use.
+// relay/redisrelay's share implement it; package relay/storetest's RunShare
+// is its conformance suite. A Share is safe for concurrent use.
 type Share interface {
 	// PutRegistration stores rec as the record of the registration id,
-	// replacing any, to expire after ttl unless refreshed.
-	PutRegistration(ctx context.Context, id string, rec SharedRegistration, ttl time.Duration) error
+	// replacing any of the same holder (rec.Holder), to expire after ttl
+	// unless refreshed, and reports true. When a record of id is stored
+	// with another holder, it changes nothing and reports false.
+	PutRegistration(ctx context.Context, id string, rec SharedRegistration, ttl time.Duration) (stored bool, err error)
 	// GetRegistration returns the record of id and true; false when none
 	// is stored, or it expired.
 	GetRegistration(ctx context.Context, id string) (SharedRegistration, bool, error)
-	// DeleteRegistration deletes the record of id, if any.
-	DeleteRegistration(ctx context.Context, id string) error
-	// RefreshRegistrations makes the records of ids that are still stored
-	// expire after ttl from now; it never stores one that is not, and
-	// returns those ids (the holder puts their records again: a store
-	// that lost them, by a restart or an outage longer than ttl).
-	RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) (missing []string, err error)
+	// AdoptRegistration makes holder the holder of the record of id, to
+	// expire after ttl from now, and returns the record as it is then
+	// stored, and true; false, and nothing stored, when there is no
+	// record of id (never put, expired, or deleted).
+	AdoptRegistration(ctx context.Context, id, holder string, ttl time.Duration) (SharedRegistration, bool, error)
+	// DeleteRegistration deletes the record of id when holder holds it;
+	// a record of another holder, or none, is left as it is.
+	DeleteRegistration(ctx context.Context, id, holder string) error
+	// RefreshRegistrations makes the records of ids that are stored and
+	// held by holder expire after ttl from now. It never stores a record,
+	// nor extends one of another holder, and returns the ids of both
+	// (gone: the store lost them, by a restart or an outage longer than
+	// ttl, or another Receiver adopted them); the holder puts each again,
+	// and stops holding those PutRegistration refuses.
+	RefreshRegistrations(ctx context.Context, holder string, ttl time.Duration, ids ...string) (gone []string, err error)
 	// RingRegistration tells the listeners (ListenRings) that a
 	// notification for id came.
 	RingRegistration(ctx context.Context, id string) error
@@ -74,11 +96,12 @@ type Rings interface {
 // WithShare makes the Receiver share its registrations through s, so that
 // a notification that reaches a Receiver of another process (another
 // replica) that shares s reaches the registration all the same, as a ring
-// (see Share). With it, Register and Bind write to s (they take a context
-// for that), Registration.Close deletes the registration's record (best
-// effort: a record it failed to delete expires after WithShareTTL), and
-// the Receiver runs one goroutine while it holds registrations, which
-// listens for rings and refreshes its records. A nil s is refused.
+// (see Share). With it, Register, Bind and Adopt write to s (they take a
+// context for that), Registration.Close deletes the registration's record
+// unless another Receiver adopted it (best effort: a record it failed to
+// delete expires after WithShareTTL), and the Receiver runs one goroutine
+// while it holds registrations, which listens for rings and refreshes its
+// records. A nil s is refused.
 func WithShare(s Share) Option {
 	return optionFunc(func(cfg *config) {
 		if s == nil {
@@ -162,7 +185,12 @@ func (r *Receiver) listen(ctx context.Context, l *listener) {
 	for {
 		// Refresh first: a steady flow of rings must not starve it.
 		if !time.Now().Before(next) {
-			r.refresh(ctx)
+			if r.refresh(ctx, l) {
+				// Every registration held was adopted elsewhere: the
+				// Receiver no longer has this listener.
+				l.cancel()
+				return
+			}
 			next = time.Now().Add(every)
 		}
 		wait, cancel := context.WithDeadline(ctx, next)
@@ -202,7 +230,9 @@ func (r *Receiver) listenerFailed(l *listener) {
 }
 
 // refresh refreshes the records of the registrations the Receiver holds.
-func (r *Receiver) refresh(ctx context.Context) {
+// It reports whether the listener l, which calls it, is to end: it
+// released the last registration held (see release).
+func (r *Receiver) refresh(ctx context.Context, l *listener) (end bool) {
 	r.mu.RLock()
 	ids := make([]string, 0, len(r.regs))
 	for id := range r.regs {
@@ -210,54 +240,95 @@ func (r *Receiver) refresh(ctx context.Context) {
 	}
 	r.mu.RUnlock()
 	if len(ids) == 0 {
-		return
+		return false
 	}
-	missing, err := r.cfg.share.RefreshRegistrations(ctx, r.cfg.shareTTL, ids...)
+	gone, err := r.cfg.share.RefreshRegistrations(ctx, r.holder, r.cfg.shareTTL, ids...)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: refreshing shared registrations failed",
 				slog.Int("registrations", len(ids)), slog.Any("err", err))
 		}
-		return
+		return false
 	}
-	for _, id := range missing {
-		// The Share lost the record of a registration still held: put
-		// it again, as it is here, unless it closed meanwhile.
+	for _, id := range gone {
+		// The Share lost the record of a registration still held, or
+		// another Receiver adopted it: put it again, as it is here,
+		// unless it closed meanwhile; the put refuses an adopted one.
 		g := r.lookup(id)
 		if g == nil {
 			continue
 		}
-		if err := r.put(ctx, g, g.TaskID()); err != nil && ctx.Err() == nil {
-			r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: sharing a registration again failed",
-				slog.String("registration", id), slog.Any("err", err))
-		} else if err == nil {
+		switch err := r.put(ctx, g, g.TaskID()); {
+		case err == nil:
 			r.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "push: a registration the share had lost was shared again",
 				slog.String("registration", id))
+		case errors.Is(err, errAdopted):
+			switch last := r.release(g); {
+			case last == l:
+				end = true
+			case last != nil: // another listener's: this one was stopped meanwhile
+				last.stop()
+			}
+		case ctx.Err() == nil:
+			r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: sharing a registration again failed",
+				slog.String("registration", id), slog.Any("err", err))
 		}
 	}
+	return end
 }
 
-// put stores g's record in the Share, when there is one.
+// errAdopted is put's error when another Receiver holds the record.
+var errAdopted = errors.New("push: another Receiver adopted the registration")
+
+// put stores g's record, bound to taskID, in the Share, when there is one
+// and g is still shared by this Receiver: errAdopted when another Receiver
+// holds the record.
 func (r *Receiver) put(ctx context.Context, g *Registration, taskID string) error {
-	if r.cfg.share == nil {
+	if r.cfg.share == nil || g.isReleased() {
 		return nil
 	}
-	rec := SharedRegistration{TokenDigest: sha256.Sum256([]byte(g.token)), TaskID: taskID}
-	return r.cfg.share.PutRegistration(ctx, g.id, rec, r.cfg.shareTTL)
+	rec := SharedRegistration{TokenDigest: g.digest, TaskID: taskID, Holder: r.holder}
+	stored, err := r.cfg.share.PutRegistration(ctx, g.id, rec, r.cfg.shareTTL)
+	switch {
+	case err != nil:
+		return err
+	case !stored:
+		return errAdopted
+	}
+	return nil
+}
+
+// release stops holding g, whose record another Receiver adopted: the
+// Receiver forgets it (a notification for it that reaches this Receiver
+// now rings its new holder, as for any registration held elsewhere), and
+// g's consumer is rung once, as for a lost notification. g stays open, and
+// writes nothing more to the Share, its Close included. It returns the
+// listener when g was the last registration held, for the caller to stop
+// (the listener itself, when it is the caller, returns instead).
+func (r *Receiver) release(g *Registration) *listener {
+	if !g.markReleased() {
+		return nil
+	}
+	l := r.unhold(g)
+	g.markLost()
+	r.cfg.logger.LogAttrs(context.Background(), slog.LevelInfo, "push: another Receiver adopted a registration; it is no longer held here",
+		slog.String("registration", g.id))
+	return l
 }
 
 // shareDeleteTimeout bounds the delete of a closed registration's record.
 const shareDeleteTimeout = 5 * time.Second
 
 // deleteShared deletes the record of the registration id from the Share,
-// if any, best effort: a failure is logged, and the record expires.
+// if any and if this Receiver holds it, best effort: a failure is logged,
+// and the record expires.
 func (r *Receiver) deleteShared(id string) {
 	if r.cfg.share == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), shareDeleteTimeout)
 	defer cancel()
-	if err := r.cfg.share.DeleteRegistration(ctx, id); err != nil {
+	if err := r.cfg.share.DeleteRegistration(ctx, id, r.holder); err != nil {
 		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: deleting a shared registration failed",
 			slog.String("registration", id), slog.Any("err", err))
 	}

@@ -23,11 +23,11 @@ type downShare struct {
 	gets             atomic.Int32
 }
 
-func (s *downShare) PutRegistration(context.Context, string, push.SharedRegistration, time.Duration) error {
+func (s *downShare) PutRegistration(context.Context, string, push.SharedRegistration, time.Duration) (bool, error) {
 	if s.put {
-		return errShareDown
+		return false, errShareDown
 	}
-	return nil
+	return true, nil
 }
 
 func (s *downShare) GetRegistration(context.Context, string) (push.SharedRegistration, bool, error) {
@@ -38,9 +38,16 @@ func (s *downShare) GetRegistration(context.Context, string) (push.SharedRegistr
 	return push.SharedRegistration{}, false, nil
 }
 
-func (s *downShare) DeleteRegistration(context.Context, string) error { return nil }
+func (s *downShare) AdoptRegistration(context.Context, string, string, time.Duration) (push.SharedRegistration, bool, error) {
+	if s.get {
+		return push.SharedRegistration{}, false, errShareDown
+	}
+	return push.SharedRegistration{}, false, nil
+}
 
-func (s *downShare) RefreshRegistrations(context.Context, time.Duration, ...string) ([]string, error) {
+func (s *downShare) DeleteRegistration(context.Context, string, string) error { return nil }
+
+func (s *downShare) RefreshRegistrations(context.Context, string, time.Duration, ...string) ([]string, error) {
 	return nil, nil
 }
 

@@ -179,9 +179,17 @@
 // notification that lands on another replica is checked there against
 // the registration's shared record (the token's digest, the task) and
 // rings the driving replica's registration, whose stream fetches the task
-// at once instead of at its safety poll. A takeover does not adopt the old
-// driver's registration: the resumed stream registers anew on its next
-// drop, and the old record expires (push.WithShareTTL) or is deleted.
+// at once instead of at its safety poll. The checkpoint Drive commits with
+// each delta names the stream's registration once its push config is
+// registered, so a takeover adopts it (push.Receiver.Adopt): the replica
+// that resumes the stream holds the registration from then on, and
+// registers no new push config with the agent. The old driver, if it still
+// runs, deletes nothing when it closes its stream, and a notification that
+// reaches it rings the new driver's stream. A takeover before the first
+// delta after the registration (its checkpoint names none yet), or one
+// whose replica cannot adopt it (its record expired: the old driver died
+// longer than push.WithShareTTL ago), registers anew at its first poll
+// wait, and the old record expires.
 //
 // # Limits
 //

@@ -31,20 +31,36 @@ type memoryRecord struct {
 // errRingsClosed is the error of Next on closed Rings.
 var errRingsClosed = errors.New("relay: the rings listener is closed")
 
+// live returns the record of id unless none is stored or it expired (an
+// expired one is dropped); s.mu is held.
+func (m *MemoryStore) live(id string) (memoryRecord, bool) {
+	s := &m.push
+	r, ok := s.records[id]
+	if ok && !m.cfg.now().Before(r.expires) {
+		delete(s.records, id)
+		ok = false
+	}
+	return r, ok
+}
+
 // PutRegistration stores rec as the record of the push registration id,
-// to expire after ttl by the store's clock (see push.Share).
-func (m *MemoryStore) PutRegistration(ctx context.Context, id string, rec push.SharedRegistration, ttl time.Duration) error {
+// to expire after ttl by the store's clock, unless a record of id is held
+// by another holder (see push.Share).
+func (m *MemoryStore) PutRegistration(ctx context.Context, id string, rec push.SharedRegistration, ttl time.Duration) (bool, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return false, err
 	}
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r, ok := m.live(id); ok && r.rec.Holder != rec.Holder {
+		return false, nil
+	}
 	if s.records == nil {
 		s.records = map[string]memoryRecord{}
 	}
 	s.records[id] = memoryRecord{rec: rec, expires: m.cfg.now().Add(ttl)}
-	return nil
+	return true, nil
 }
 
 // GetRegistration returns the record of the push registration id, unless
@@ -56,55 +72,68 @@ func (m *MemoryStore) GetRegistration(ctx context.Context, id string) (push.Shar
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.records[id]
+	r, ok := m.live(id)
 	if !ok {
-		return push.SharedRegistration{}, false, nil
-	}
-	if !m.cfg.now().Before(r.expires) {
-		delete(s.records, id)
 		return push.SharedRegistration{}, false, nil
 	}
 	return r.rec, true, nil
 }
 
-// DeleteRegistration deletes the record of the push registration id, if
-// any (see push.Share).
-func (m *MemoryStore) DeleteRegistration(ctx context.Context, id string) error {
+// AdoptRegistration makes holder the holder of the record of the push
+// registration id, to expire after ttl, unless none is stored (see
+// push.Share).
+func (m *MemoryStore) AdoptRegistration(ctx context.Context, id, holder string, ttl time.Duration) (push.SharedRegistration, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return push.SharedRegistration{}, false, err
+	}
+	s := &m.push
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := m.live(id)
+	if !ok {
+		return push.SharedRegistration{}, false, nil
+	}
+	r.rec.Holder, r.expires = holder, m.cfg.now().Add(ttl)
+	s.records[id] = r
+	return r.rec, true, nil
+}
+
+// DeleteRegistration deletes the record of the push registration id when
+// holder holds it (see push.Share).
+func (m *MemoryStore) DeleteRegistration(ctx context.Context, id, holder string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.records, id)
+	if r, ok := s.records[id]; ok && r.rec.Holder == holder {
+		delete(s.records, id)
+	}
 	return nil
 }
 
-// RefreshRegistrations makes the records of ids that are still stored,
-// and not expired, expire after ttl from now (see push.Share).
-func (m *MemoryStore) RefreshRegistrations(ctx context.Context, ttl time.Duration, ids ...string) ([]string, error) {
+// RefreshRegistrations makes the records of ids that are stored, not
+// expired and held by holder expire after ttl from now, and returns the
+// others (see push.Share).
+func (m *MemoryStore) RefreshRegistrations(ctx context.Context, holder string, ttl time.Duration, ids ...string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var missing []string
+	var gone []string
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := m.cfg.now()
 	for _, id := range ids {
-		r, ok := s.records[id]
-		switch {
-		case !ok:
-			missing = append(missing, id)
-		case !now.Before(r.expires):
-			delete(s.records, id)
-			missing = append(missing, id)
-		default:
-			r.expires = now.Add(ttl)
-			s.records[id] = r
+		r, ok := m.live(id)
+		if !ok || r.rec.Holder != holder {
+			gone = append(gone, id)
+			continue
 		}
+		r.expires = m.cfg.now().Add(ttl)
+		s.records[id] = r
 	}
-	return missing, nil
+	return gone, nil
 }
 
 // RingRegistration rings id on every listener of the store (see

@@ -60,7 +60,9 @@ func TestAHolderSharesALostRecordAgain(t *testing.T) {
 		require.NoError(t, err)
 		defer g.Close()
 		require.NoError(t, g.Bind(t.Context(), "t1"))
-		require.NoError(t, st.DeleteRegistration(t.Context(), g.ID()), "the share loses the record")
+		rec, _, err := st.GetRegistration(t.Context(), g.ID())
+		require.NoError(t, err)
+		require.NoError(t, st.DeleteRegistration(t.Context(), g.ID(), rec.Holder), "the share loses the record")
 		time.Sleep(time.Second) // one refresh period: TTL/3
 		synctest.Wait()
 		rec, ok, err := st.GetRegistration(t.Context(), g.ID())

@@ -27,9 +27,15 @@ import (
 // taking one after every event is cheap (see BENCHMARKS.md). Its binary
 // form ([Checkpoint.MarshalBinary]) is versioned and checksummed; parse it
 // with [ParseCheckpoint], which reads the form this version writes
-// (format 3) and those before it (format 2, which keeps every message ID
-// as text, and format 1, which also holds no digest of an artifact's
-// metadata).
+// (format 4) and those before it (format 3, which names no push
+// registration, format 2, which also keeps every message ID as text, and
+// format 1, which also holds no digest of an artifact's metadata).
+//
+// A checkpoint of a stream that follows its task by push notifications
+// (WithPush, once its push config is registered) also names its push
+// registration: the ID only, never the token. A stream resumed from it
+// with WithPush adopts that registration (push.Receiver.Adopt) rather than
+// registering a new push config with the agent.
 //
 // A Checkpoint is immutable: later events of its stream do not change it,
 // and it may be used from any goroutine.
@@ -41,6 +47,7 @@ type Checkpoint struct {
 	polling   bool         // the stream followed its task by polling: the agent cannot stream it
 	marks     marks        // what the events yielded hold (see seen)
 	prompt    *promptState // the prompt replied to; nil for none
+	push      string       // the ID of the stream's live push registration; "" for none
 }
 
 // promptState is the prompt a checkpoint knows as replied to, with the
@@ -104,7 +111,8 @@ func (s *Stream) checkpoint() *Checkpoint {
 		// know the context yet, nor, before its first step, that it polls).
 		return s.resuming
 	}
-	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), marks: s.seen.marks}
+	cp := &Checkpoint{taskID: s.taskID, version: s.v, binding: s.c.binding, polling: s.route == pollingRoute(), marks: s.seen.marks,
+		push: s.push.named()}
 	cp.contextID = s.ledger.ContextID()
 	cp.marks.arts = slices.Clone(s.seen.arts)
 	cp.marks.msgs = s.seen.msgs.Shared()
@@ -223,6 +231,7 @@ func (cp *Checkpoint) data() checkpoint.Checkpoint {
 	d := checkpoint.Checkpoint{
 		TaskID: cp.taskID, ContextID: cp.contextID, Version: cp.version, Binding: cp.binding, Polling: cp.polling,
 		Events: w.events, Status: w.status, Latest: w.latest, Shown: w.shown, Artifacts: w.arts, Messages: w.msgs,
+		Push: cp.push,
 	}
 	if p := cp.prompt; p != nil {
 		d.Prompt = checkpoint.Prompt{Key: p.key, Reply: p.reply, Sent: p.sent}
@@ -233,7 +242,7 @@ func (cp *Checkpoint) data() checkpoint.Checkpoint {
 // checkpointOf returns the Checkpoint that holds d, sharing d's marks.
 func checkpointOf(d *checkpoint.Checkpoint) Checkpoint {
 	cp := Checkpoint{
-		taskID: d.TaskID, contextID: d.ContextID, version: d.Version, binding: d.Binding, polling: d.Polling,
+		taskID: d.TaskID, contextID: d.ContextID, version: d.Version, binding: d.Binding, polling: d.Polling, push: d.Push,
 		marks: marks{events: d.Events, status: d.Status, latest: d.Latest, shown: d.Shown, arts: d.Artifacts, msgs: d.Messages},
 	}
 	if p := d.Prompt; p != (checkpoint.Prompt{}) {

@@ -89,9 +89,9 @@ func TestCheckpointDamagedIsRefusedWhole(t *testing.T) {
 		}
 	})
 	t.Run("a newer format", func(t *testing.T) {
-		b := append([]byte("a2acp"), 4)
+		b := append([]byte("a2acp"), 5)
 		b = append(b, saved[6:]...)
-		requireRefused(t, b, stream.ErrCheckpointNewer, "format 4")
+		requireRefused(t, b, stream.ErrCheckpointNewer, "format 5")
 	})
 	t.Run("no checkpoint at all", func(t *testing.T) {
 		requireRefused(t, []byte(`{"taskId":"t-1"}`), stream.ErrCheckpointForeign, "JSON")
@@ -175,7 +175,7 @@ func format1(t *testing.T) []byte {
 	return b
 }
 
-// A format 1 checkpoint still reads, and is written again in format 3,
+// A format 1 checkpoint still reads, and is written again in format 4,
 // which reads back to a checkpoint that writes the same bytes.
 func TestCheckpointOfFormat1StillReads(t *testing.T) {
 	cp, err := stream.ParseCheckpoint(format1(t))
@@ -184,7 +184,7 @@ func TestCheckpointOfFormat1StillReads(t *testing.T) {
 	require.Equal(t, uint64(3), cp.Delivered())
 	again, err := cp.MarshalBinary()
 	require.NoError(t, err)
-	require.Equal(t, "a2acp\x03", string(again[:6]), "written in format 3")
+	require.Equal(t, "a2acp\x04", string(again[:6]), "written in format 4")
 	back, err := stream.ParseCheckpoint(again)
 	require.NoError(t, err)
 	twice, err := back.MarshalBinary()
@@ -275,7 +275,7 @@ func TestCheckpointWithArtifactMetadataRoundTrips(t *testing.T) {
 		saved, err := first.Checkpoint().MarshalBinary()
 		require.NoError(t, err)
 		first.Close()
-		require.Equal(t, "a2acp\x03", string(saved[:6]))
+		require.Equal(t, "a2acp\x04", string(saved[:6]))
 		cp, err := stream.ParseCheckpoint(saved)
 		require.NoError(t, err)
 		again, err := cp.MarshalBinary()

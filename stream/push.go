@@ -65,6 +65,18 @@ const defaultPushPollInterval = time.Minute
 // that fails (the Share unreachable) is tried again at the next drop or
 // poll wait, as a failed push-config call is.
 //
+// A stream's Checkpoint names its registration (its ID, never its token)
+// once the agent took its push config. A stream resumed from such a
+// checkpoint (Client.Resume: a takeover on another replica, a restart)
+// with WithPush adopts that registration (push.Receiver.Adopt, through
+// the receiver's Share) where it would register a push config: it
+// registers none, polls at once (notifications may have come while no one
+// held the registration), then waits for the notifications of the config
+// the agent holds. When the registration cannot be adopted (a receiver
+// without a Share, a record expired or deleted, the Share down), the
+// stream registers anew, as one resumed from a checkpoint that names
+// none; it never fails for it.
+//
 // A nil r is refused. It applies to a Client's constructors and to its
 // streams, of every binding.
 func WithPush(r *push.Receiver) Option {
@@ -108,6 +120,9 @@ const (
 type pushes struct {
 	stage pushStage
 	reg   *push.Registration // set while pushLive
+	// adopt is the registration the checkpoint a stream resumed from
+	// names (Resume), to adopt rather than register anew: "" once tried.
+	adopt string
 }
 
 // newPushes returns the push state of a stream of cfg.
@@ -124,6 +139,36 @@ func (p *pushes) untried() bool { return p.stage == pushUntried }
 // live reports whether polls wait for notifications.
 func (p *pushes) live() bool { return p.stage == pushLive }
 
+// resumedFrom notes the registration a checkpoint names, to adopt when
+// the stream would register a push config (pushSet), if it may.
+func (p *pushes) resumedFrom(id string) {
+	if p.stage == pushUntried {
+		p.adopt = id
+	}
+}
+
+// adoptable returns the registration to adopt, once: "" when there is
+// none, or it was tried.
+func (p *pushes) adoptable() string {
+	id := p.adopt
+	p.adopt = ""
+	return id
+}
+
+// named returns the ID of the registration a checkpoint of the stream
+// names: the live one, or, until the stream tried it, the one it is to
+// adopt (a checkpoint taken before the adoption hands it on); "" for
+// none.
+func (p *pushes) named() string {
+	switch {
+	case p.stage == pushLive && p.reg != nil:
+		return p.reg.ID()
+	case p.stage == pushUntried:
+		return p.adopt
+	}
+	return ""
+}
+
 // registered makes reg the stream's registration.
 func (p *pushes) registered(reg *push.Registration) {
 	p.stage, p.reg = pushLive, reg
@@ -133,11 +178,12 @@ func (p *pushes) registered(reg *push.Registration) {
 func (p *pushes) off() { p.stage = pushOff }
 
 // close closes the registration, if any: the receiver refuses its later
-// notifications.
+// notifications, and checkpoints no longer name it.
 func (p *pushes) close() {
 	if p.reg != nil {
 		p.reg.Close()
 	}
+	p.stage, p.reg, p.adopt = pushOff, nil, ""
 }
 
 // pushAnswer is what a try to register a push config found.
@@ -155,8 +201,13 @@ var errNoPushOffered = errors.New("stream: the agent card says the agent has no 
 
 // pushSet registers a push config for the stream's task with the agent:
 // a fresh registration of the receiver, bound to the task, whose URL and
-// token the config carries.
+// token the config carries. A stream resumed from a checkpoint that names
+// its registration adopts it first (adoptPush): the agent holds its config
+// already, and none is registered.
 func (s *Stream) pushSet() report {
+	if reg := s.adoptPush(); reg != nil {
+		return s.pushLive(reg)
+	}
 	if card := s.cfg.card; card != nil && !card.Capabilities.PushNotifications {
 		return s.pushRefused(errNoPushOffered)
 	}
@@ -191,13 +242,8 @@ func (s *Stream) pushSet() report {
 	polling := s.route == pollingRoute()
 	switch {
 	case err == nil:
-		s.push.registered(reg)
 		s.log.Debug("a2a: push config registered", "task", s.taskID, "config", reg.ID())
-		if polling {
-			// No switch to polling follows to tell it.
-			s.notify(Notice{Kind: Pushing, TaskID: s.taskID, Wait: s.cfg.pushPollInterval})
-		}
-		return found(facts{after: afterPushSet, push: pushTaken, polling: polling})
+		return s.pushLive(reg)
 	case s.ctx.Err() != nil:
 		reg.Close()
 		return found(facts{after: afterPushSet, err: s.ctx.Err()})
@@ -208,6 +254,38 @@ func (s *Stream) pushSet() report {
 	}
 	s.log.Debug("a2a: push config not registered, to be tried again", "task", s.taskID, "err", err)
 	return found(facts{after: afterPushSet, push: pushFailed, pushCause: err, polling: polling})
+}
+
+// pushLive makes reg, registered with the agent or adopted, the stream's
+// registration: from now on polls wait for its notifications.
+func (s *Stream) pushLive(reg *push.Registration) report {
+	s.push.registered(reg)
+	polling := s.route == pollingRoute()
+	if polling {
+		// No switch to polling follows to tell it.
+		s.notify(Notice{Kind: Pushing, TaskID: s.taskID, Wait: s.cfg.pushPollInterval})
+	}
+	return found(facts{after: afterPushSet, push: pushTaken, polling: polling})
+}
+
+// adoptPush adopts, once, the registration the checkpoint the stream
+// resumed from names (push.Receiver.Adopt): its push config is the
+// agent's already. It returns nil when there is none, or it could not be
+// adopted (the receiver has no Share, the record is gone or bound to
+// another task, the Share failed): the stream then registers anew, as a
+// stream that never had one.
+func (s *Stream) adoptPush() *push.Registration {
+	id := s.push.adoptable()
+	if id == "" {
+		return nil
+	}
+	reg, err := s.cfg.pushReceiver.Adopt(s.ctx, id, s.taskID)
+	if err != nil {
+		s.log.Debug("a2a: the checkpoint's push registration was not adopted, registering anew", "task", s.taskID, "config", id, "err", err)
+		return nil
+	}
+	s.log.Debug("a2a: push registration adopted", "task", s.taskID, "config", id)
+	return reg
 }
 
 // pushRefused gives push notifications up for the rest of the stream,

@@ -19,17 +19,23 @@ type unreachableShare struct{}
 
 var errUnreachable = errors.New("share unreachable")
 
-func (unreachableShare) PutRegistration(context.Context, string, push.SharedRegistration, time.Duration) error {
-	return errUnreachable
+func (unreachableShare) PutRegistration(context.Context, string, push.SharedRegistration, time.Duration) (bool, error) {
+	return false, errUnreachable
 }
 
 func (unreachableShare) GetRegistration(context.Context, string) (push.SharedRegistration, bool, error) {
 	return push.SharedRegistration{}, false, errUnreachable
 }
 
-func (unreachableShare) DeleteRegistration(context.Context, string) error { return errUnreachable }
+func (unreachableShare) AdoptRegistration(context.Context, string, string, time.Duration) (push.SharedRegistration, bool, error) {
+	return push.SharedRegistration{}, false, errUnreachable
+}
 
-func (unreachableShare) RefreshRegistrations(context.Context, time.Duration, ...string) ([]string, error) {
+func (unreachableShare) DeleteRegistration(context.Context, string, string) error {
+	return errUnreachable
+}
+
+func (unreachableShare) RefreshRegistrations(context.Context, string, time.Duration, ...string) ([]string, error) {
 	return nil, errUnreachable
 }
 

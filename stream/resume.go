@@ -75,6 +75,7 @@ func (c *Client) Resume(ctx context.Context, cp *Checkpoint, opts ...Option) *St
 	s.seen = cp.marks.resumed()
 	p := cp.replied()
 	s.prompt = prompt{replied: p.key, reply: p.reply, unconfirmed: p.sent == replyUnheard}
+	s.push.resumedFrom(cp.push)
 	s.resuming = cp
 	return s
 }

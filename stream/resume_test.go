@@ -265,7 +265,7 @@ func replyCheckpoint(t *testing.T, v a2a.Version) []byte {
 // checkpoint this library wrote.
 func withReply(t *testing.T, saved []byte, edit func(reply []byte) []byte) []byte {
 	t.Helper()
-	end := len(saved) - 5 // the byte unconfirmed, then the checksum
+	end := len(saved) - 6 // the byte unconfirmed, no push registration (an empty string), then the checksum
 	for i := end - 2; i > 2; i-- {
 		for k := 1; k <= 2; k++ { // the length before it, a uvarint of one or two bytes
 			n, read := binary.Uvarint(saved[i-k : i])
@@ -274,7 +274,7 @@ func withReply(t *testing.T, saved []byte, edit func(reply []byte) []byte) []byt
 			}
 			reply := edit(bytes.Clone(saved[i:end]))
 			b := append(binary.AppendUvarint(bytes.Clone(saved[:i-k]), uint64(len(reply))), reply...)
-			b = append(b, saved[end])
+			b = append(b, saved[end:len(saved)-4]...)
 			return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
 		}
 	}

@@ -29,6 +29,10 @@ type Checkpoint struct {
 	Artifacts []Artifact
 	Messages  Messages
 	Prompt    Prompt // the prompt replied to; zero for none
+	// Push is the ID of the push registration the stream's push
+	// notifications came by when it was taken (package push): "" for
+	// none. Never its token: a checkpoint is stored as it is.
+	Push string
 }
 
 // MaxShown bounds Checkpoint.Shown: a reader refuses more.

@@ -15,8 +15,8 @@ import (
 
 // sample returns checkpoints that use every field of the format: none at
 // all, and one with messages (one without an ID, one named by a UUID),
-// statuses shown, artifacts
-// with metadata, unknown metadata and none, and a prompt with its reply.
+// statuses shown, artifacts with metadata, unknown metadata and none, a
+// prompt with its reply, and a push registration.
 func sample() []checkpoint.Checkpoint {
 	at := time.Date(2025, 3, 1, 12, 0, 0, 5, time.UTC)
 	var msgs checkpoint.Messages
@@ -39,6 +39,7 @@ func sample() []checkpoint.Checkpoint {
 		},
 		Messages: msgs,
 		Prompt:   checkpoint.Prompt{Key: "input-required/m-2", Reply: reply, Sent: checkpoint.SentInFlight},
+		Push:     "6f1c9a54-3f2e-4c59-9a55-0d1b7d0c2f11",
 	}}
 }
 
@@ -48,7 +49,7 @@ func TestCheckpointRoundTrips(t *testing.T) {
 	for _, c := range sample() {
 		b, err := checkpoint.Append(nil, &c)
 		require.NoError(t, err)
-		require.Equal(t, "a2acp\x03", string(b[:6]), "written in format 3")
+		require.Equal(t, "a2acp\x04", string(b[:6]), "written in format 4")
 		back, err := checkpoint.Parse(b)
 		require.NoError(t, err)
 		again, err := checkpoint.Append([]byte("prefix"), &back)
@@ -62,7 +63,7 @@ func TestCheckpointRoundTrips(t *testing.T) {
 }
 
 // A format 1 checkpoint reads, with the metadata of its artifacts
-// unknown, and is written again in format 3, which reads back to a
+// unknown, and is written again in format 4, which reads back to a
 // checkpoint that writes the same bytes.
 func TestFormat1StillReads(t *testing.T) {
 	b, err := os.ReadFile("testdata/checkpoint-format1.bin")
@@ -77,7 +78,7 @@ func TestFormat1StillReads(t *testing.T) {
 	require.Len(t, c.Messages.All(), 1)
 	again, err := checkpoint.Append(nil, &c)
 	require.NoError(t, err)
-	require.Equal(t, "a2acp\x03", string(again[:6]))
+	require.Equal(t, "a2acp\x04", string(again[:6]))
 	back, err := checkpoint.Parse(again)
 	require.NoError(t, err)
 	twice, err := checkpoint.Append(nil, &back)
@@ -88,7 +89,7 @@ func TestFormat1StillReads(t *testing.T) {
 // A format 2 checkpoint (testdata/checkpoint-format2.bin: sample()[1], its
 // marks without the one in capitals, as the library wrote it before format
 // 3, every ID as text) reads with every mark, and is written again in
-// format 3, its marks as they were read, which reads back to a checkpoint
+// format 4, its marks as they were read, which reads back to a checkpoint
 // that writes the same bytes.
 func TestFormat2StillReads(t *testing.T) {
 	b, err := os.ReadFile("testdata/checkpoint-format2.bin")
@@ -102,13 +103,57 @@ func TestFormat2StillReads(t *testing.T) {
 	require.Equal(t, want.Messages.All()[:4], c.Messages.All())
 	again, err := checkpoint.Append(nil, &c)
 	require.NoError(t, err)
-	require.Equal(t, "a2acp\x03", string(again[:6]))
+	require.Equal(t, "a2acp\x04", string(again[:6]))
 	back, err := checkpoint.Parse(again)
 	require.NoError(t, err)
 	require.Equal(t, c.Messages.All(), back.Messages.All())
 	twice, err := checkpoint.Append(nil, &back)
 	require.NoError(t, err)
 	require.Equal(t, again, twice)
+}
+
+// Format 4's bytes are pinned: sample()[1] writes
+// testdata/checkpoint-format4.bin byte for byte (its push registration is
+// the last field, a string before the checksum), and the file reads back
+// to it. A change of the bytes written is a new format.
+func TestFormat4BytesAreGolden(t *testing.T) {
+	want, err := os.ReadFile("testdata/checkpoint-format4.bin")
+	require.NoError(t, err)
+	c := sample()[1]
+	got, err := checkpoint.Append(nil, &c)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	const id = "6f1c9a54-3f2e-4c59-9a55-0d1b7d0c2f11"
+	require.Equal(t, append([]byte{byte(len(id))}, id...), got[len(got)-4-1-len(id):len(got)-4], "the push registration, last")
+	back, err := checkpoint.Parse(want)
+	require.NoError(t, err)
+	require.Equal(t, id, back.Push)
+	none, err := checkpoint.Append(nil, &checkpoint.Checkpoint{TaskID: "t-1"})
+	require.NoError(t, err)
+	require.Equal(t, byte(0), none[len(none)-5], "no push registration: an empty string")
+}
+
+// A format 3 checkpoint (testdata/checkpoint-format3.bin: sample()[1]
+// without its push registration, as the format-3 writer wrote it) reads
+// as it was, with no push registration, and is written again in format 4,
+// which reads back to it.
+func TestFormat3StillReads(t *testing.T) {
+	b, err := os.ReadFile("testdata/checkpoint-format3.bin")
+	require.NoError(t, err)
+	require.Equal(t, "a2acp\x03", string(b[:6]), "the fixture is of format 3")
+	c, err := checkpoint.Parse(b)
+	require.NoError(t, err)
+	want := sample()[1]
+	want.Push = ""
+	require.Equal(t, want.Messages.All(), c.Messages.All())
+	c.Messages, want.Messages = checkpoint.Messages{}, checkpoint.Messages{}
+	require.Equal(t, want, c)
+	again, err := checkpoint.Append(nil, &c)
+	require.NoError(t, err)
+	require.Equal(t, "a2acp\x04", string(again[:6]))
+	back, err := checkpoint.Parse(again)
+	require.NoError(t, err)
+	require.Empty(t, back.Push)
 }
 
 // A mark keeps a UUID in 16 bytes only in its canonical form, the one it
@@ -168,13 +213,13 @@ func TestDamagedIsRefusedWhole(t *testing.T) {
 		}
 		requireRefused(t, saved[:n], want, "a prefix")
 	}
-	for i := len("a2acp\x03") * 8; i < len(saved)*8; i++ {
+	for i := len("a2acp\x04") * 8; i < len(saved)*8; i++ {
 		b := append([]byte(nil), saved...)
 		b[i/8] ^= 1 << (i % 8)
 		requireRefused(t, b, checkpoint.ErrCorrupt, "a bit flipped")
 	}
-	newer := append([]byte("a2acp\x04"), saved[6:]...)
-	requireRefused(t, newer, checkpoint.ErrNewer, "format 4")
+	newer := append([]byte("a2acp\x05"), saved[6:]...)
+	requireRefused(t, newer, checkpoint.ErrNewer, "format 5")
 	body := append(append([]byte(nil), saved[:len(saved)-4]...), 0)
 	requireRefused(t, withSum(body), checkpoint.ErrCorrupt, "a byte more")
 	requireRefused(t, []byte(`{"taskId":"t-1"}`), checkpoint.ErrForeign, "JSON")

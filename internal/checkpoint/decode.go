@@ -13,7 +13,7 @@ import (
 	"github.com/a2astream/a2astream/internal/clip"
 )
 
-// Parse reads a checkpoint's binary form, of format 1, 2 or 3. It returns an
+// Parse reads a checkpoint's binary form, of format 1, 2, 3 or 4. It returns an
 // *Error for bytes that are not a whole checkpoint of a format it reads,
 // or whose fields contradict each other: never a checkpoint made of part
 // of them. The checkpoint shares no memory with data.
@@ -116,6 +116,9 @@ func Parse(data []byte) (Checkpoint, error) {
 		if c.Prompt.Sent = Sent(r.byte()); c.Prompt.Sent > SentInFlight {
 			r.fail("the reply's state")
 		}
+	}
+	if f > 3 {
+		c.Push = r.string()
 	}
 	switch {
 	case r.err != nil:

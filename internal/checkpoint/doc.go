@@ -5,10 +5,10 @@
 // keeps of what it yielded are this package's types, so that writing a
 // checkpoint copies nothing but its bytes. It depends on package a2a only.
 //
-// Format 3, the one written:
+// Format 4, the one written:
 //
 //	magic       "a2acp" (5 bytes)
-//	format      uvarint, 3
+//	format      uvarint, 4
 //	messages    n marks, oldest first, then byte 0; a mark is byte 1,
 //	            string ID, u64 digest, or, for an ID that is a UUID in
 //	            its canonical form (lowercase, hyphenated: as
@@ -32,6 +32,8 @@
 //	prompt      byte 0 for none, or 1 then string key, string reply (its
 //	            A2A 1.0 JSON, "" for none), byte sent: 0 a response was
 //	            heard, 1 none was, 2 saved before the send (see [Sent])
+//	push        string: the ID of the stream's push registration, "" for
+//	            none (never its token)
 //	checksum    CRC-32C of everything before it, 4 bytes big-endian
 //
 // A string is a uvarint length then its bytes; a u64 is 8 bytes
@@ -40,10 +42,12 @@
 // package stream (its digest.go); this package stores them and compares
 // none.
 //
-// Format 2 is format 3 without the marks of kind 2: every ID is a string.
+// Format 3 is format 4 without the push registration: a reader reads it
+// as none. Format 2 is format 3 without the marks of kind 2: every ID is
+// a string.
 // Format 1 is format 2 without the metadata of each artifact: a reader
 // reads it as metadata unknown ([Artifact].MetaUnknown). A writer writes
-// format 3 only; the marks of a checkpoint read are written as they were
+// format 4 only; the marks of a checkpoint read are written as they were
 // read. A reader refuses a format above its own ([ErrNewer]), and
 // anything else that does not parse to the end, or whose fields contradict
 // each other ([ErrCorrupt]); bytes that do not start as a checkpoint does

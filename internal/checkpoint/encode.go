@@ -11,12 +11,12 @@ import (
 
 const (
 	magic   = "a2acp"
-	written = 3 // the format written; formats 1 and 2 are read too
+	written = 4 // the format written; formats 1 to 3 are read too
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Append appends c's binary form, in format 3, to b. It allocates nothing
+// Append appends c's binary form, in format 4, to b. It allocates nothing
 // when b has room: the message marks are copied as they are kept, and only
 // the fields after them are checksummed. It fails only when the reply does
 // not encode; b is then returned as it was.
@@ -72,6 +72,7 @@ func Append(b []byte, c *Checkpoint) ([]byte, error) {
 		b = append(b, reply...)
 		b = append(b, byte(p.Sent))
 	}
+	b = appendString(b, c.Push)
 	// The checksum of the bytes up to the end of the marks is kept with
 	// them: only the rest is checksummed here.
 	return binary.BigEndian.AppendUint32(b, crc32.Update(c.Messages.checksum(), castagnoli, b[rest:])), nil

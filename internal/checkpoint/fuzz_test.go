@@ -15,8 +15,9 @@ import (
 // it never panics, refuses with an *Error, and a checkpoint it accepts
 // writes bytes that read back to a checkpoint that writes the same bytes
 // again. A reply's JSON may be written otherwise than it was read (white
-// space, say), the rest byte for byte. The seeds are of format 3 (those of
-// sample), of format 2 (testdata/checkpoint-format2.bin and, in
+// space, say), the rest byte for byte, the push registration included. The
+// seeds are of format 4 (those of sample: one with a push registration),
+// of format 3 (testdata/checkpoint-format3.bin), of format 2 (testdata/checkpoint-format2.bin and, in
 // testdata/fuzz/FuzzParseCheckpoint, the checkpoints a stream wrote after
 // each event of a script with artifacts with metadata and after a prompt
 // replied to) and of format 1.
@@ -28,7 +29,7 @@ func FuzzParseCheckpoint(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	for _, name := range []string{"testdata/checkpoint-format1.bin", "testdata/checkpoint-format2.bin"} {
+	for _, name := range []string{"testdata/checkpoint-format1.bin", "testdata/checkpoint-format2.bin", "testdata/checkpoint-format3.bin"} {
 		old, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
@@ -39,6 +40,7 @@ func FuzzParseCheckpoint(f *testing.F) {
 	f.Add([]byte("a2acp\x02"))
 	f.Add([]byte("a2acp\x03"))
 	f.Add([]byte("a2acp\x04"))
+	f.Add([]byte("a2acp\x05"))
 	castagnoli := crc32.MakeTable(crc32.Castagnoli)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		summed := binary.BigEndian.AppendUint32(bytes.Clone(data), crc32.Checksum(data, castagnoli))

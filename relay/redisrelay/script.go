@@ -219,6 +219,7 @@ type scripts struct {
 	acquire, renew, release                  *redis.Script
 	setFenced, get, postAnswer, cancel, poll *redis.Script
 	loadAnswer                               *redis.Script
+	putReg, adoptReg, deleteReg, refreshReg  *redis.Script // push.go's
 }
 
 func newScripts() scripts {
@@ -230,6 +231,8 @@ func newScripts() scripts {
 		get: redis.NewScript(getSrc), postAnswer: redis.NewScript(postAnswerSrc),
 		cancel: redis.NewScript(cancelSrc), poll: redis.NewScript(pollSrc),
 		loadAnswer: redis.NewScript(loadAnswerSrc),
+		putReg:     redis.NewScript(putRegSrc), adoptReg: redis.NewScript(adoptRegSrc),
+		deleteReg: redis.NewScript(deleteRegSrc), refreshReg: redis.NewScript(refreshRegSrc),
 	}
 }
 

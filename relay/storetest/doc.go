@@ -27,7 +27,9 @@
 //
 // [RunShare] is the conformance suite of [push.Share], for a store that
 // also shares push registrations (package relay's MemoryStore and the Redis
-// store are): records, their expiry and refresh, rings, and two
-// push.Receivers on two views of one share, the second ringing the
-// first's registrations and refusing what the first refuses.
+// store are): records, their expiry and refresh, their holder (only the
+// holder puts, refreshes or deletes a record; an adoption makes another
+// Receiver its holder), rings, and two push.Receivers on two views of one
+// share, the second ringing the first's registrations, refusing what the
+// first refuses, and adopting one while the first still runs.
 package storetest

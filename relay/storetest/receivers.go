@@ -175,7 +175,7 @@ func (shareSuite) refusedAsOnTheHolder(t *testing.T, a, b push.Share) {
 func (s shareSuite) expiredRefused(t *testing.T, a, b push.Share) {
 	_, rb := receivers(t, a, b)
 	const token = "dead-holder-token"
-	noError(t, a.PutRegistration(t.Context(), regID1, record(token, "t1"), s.cfg.ttl), "PutRegistration")
+	put(t, a, regID1, record(token, "t1"), s.cfg.ttl, "PutRegistration")
 	equal(t, post(rb, regID1, token, bodyStatus).Code, http.StatusNoContent, "status before the record expired")
 	waitGone(t, s, b, regID1)
 	rec := post(rb, regID1, token, bodyStatus)

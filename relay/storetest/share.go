@@ -39,6 +39,11 @@ func RunShare(t *testing.T, open func(t *testing.T) (a, b push.Share), opts ...O
 		{"DeleteForgets", s.deleteForgets},
 		{"RecordExpiresAfterItsTTL", s.expires},
 		{"RefreshExtendsOnlyWhatIsStored", s.refresh},
+		{"PutOfAnotherHolderChangesNothing", s.putOfAnotherHolder},
+		{"AdoptMakesANewHolder", s.adopt},
+		{"AdoptFindsNoExpiredRecord", s.adoptExpired},
+		{"DeleteOfAnotherHolderChangesNothing", s.deleteOfAnotherHolder},
+		{"RefreshOfAFormerHolderChangesNothing", s.zombieRefresh},
 		{"RingReachesEveryListener", s.ringReachesListeners},
 		{"CloseEndsAWaitingNext", s.closeEndsNext},
 		{"NextEndsWithItsContext", s.nextEndsWithContext},
@@ -47,6 +52,7 @@ func RunShare(t *testing.T, open func(t *testing.T) (a, b push.Share), opts ...O
 		{"ReceiverBRefusesAnExpiredRecord", s.expiredRefused},
 		{"ReceiverBRingsNoReplay", s.replayRingsNoMore},
 		{"ReceiverStopsListeningAtItsLastClose", s.lastCloseStopsListening},
+		{"ReceiverBAdoptsAndAKeepsOff", s.receiverAdopts},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !cfg.bubble {
@@ -65,9 +71,25 @@ func RunShare(t *testing.T, open func(t *testing.T) (a, b push.Share), opts ...O
 // shareSuite holds the subtests of RunShare.
 type shareSuite struct{ cfg config }
 
-// record returns the record of a registration whose token is token.
+// record returns the record of a registration whose token is token, held
+// by holderA.
 func record(token, taskID string) push.SharedRegistration {
-	return push.SharedRegistration{TokenDigest: sha256.Sum256([]byte(token)), TaskID: taskID}
+	return push.SharedRegistration{TokenDigest: sha256.Sum256([]byte(token)), TaskID: taskID, Holder: holderA}
+}
+
+// The holders of the records the suite puts: two Receivers' names.
+const (
+	holderA = "7d1f3c2a-5b6e-4f80-9a1b-c2d3e4f5a6b7"
+	holderB = "7d1f3c2a-5b6e-4f80-9a1b-c2d3e4f5a6b8"
+)
+
+// put puts rec as the record of id on s, with ttl, and fails t unless it
+// was stored.
+func put(t *testing.T, s push.Share, id string, rec push.SharedRegistration, ttl time.Duration, what string) {
+	t.Helper()
+	stored, err := s.PutRegistration(t.Context(), id, rec, ttl)
+	noError(t, err, "%s", what)
+	equal(t, stored, true, "%s: stored", what)
 }
 
 // Registration IDs as a Receiver makes them.
@@ -88,7 +110,7 @@ func get(t *testing.T, s push.Share, id string) (push.SharedRegistration, bool) 
 // never put is not found.
 func (shareSuite) putGet(t *testing.T, a, b push.Share) {
 	want := record("token-1", "task-1")
-	noError(t, a.PutRegistration(t.Context(), regID1, want, longTTL), "PutRegistration")
+	put(t, a, regID1, want, longTTL, "PutRegistration")
 	got, ok := get(t, b, regID1)
 	equal(t, ok, true, "record found on the other view")
 	equal(t, got, want, "record got")
@@ -99,11 +121,11 @@ func (shareSuite) putGet(t *testing.T, a, b push.Share) {
 // putReplaces: a second put (the Bind after the Register) replaces the
 // record, task and digest.
 func (shareSuite) putReplaces(t *testing.T, a, b push.Share) {
-	noError(t, a.PutRegistration(t.Context(), regID1, record("token-1", ""), longTTL), "PutRegistration unbound")
+	put(t, a, regID1, record("token-1", ""), longTTL, "PutRegistration unbound")
 	got, ok := get(t, b, regID1)
 	equal(t, ok, true, "unbound record found")
 	equal(t, got, record("token-1", ""), "unbound record")
-	noError(t, a.PutRegistration(t.Context(), regID1, record("token-1", "task-1"), longTTL), "PutRegistration bound")
+	put(t, a, regID1, record("token-1", "task-1"), longTTL, "PutRegistration bound")
 	got, _ = get(t, b, regID1)
 	equal(t, got, record("token-1", "task-1"), "record after the second put")
 }
@@ -112,12 +134,12 @@ func (shareSuite) putReplaces(t *testing.T, a, b push.Share) {
 // deleting an ID with no record is not an error; another ID's record is
 // kept.
 func (shareSuite) deleteForgets(t *testing.T, a, b push.Share) {
-	noError(t, a.PutRegistration(t.Context(), regID1, record("token-1", "task-1"), longTTL), "PutRegistration 1")
-	noError(t, a.PutRegistration(t.Context(), regID2, record("token-2", "task-2"), longTTL), "PutRegistration 2")
-	noError(t, b.DeleteRegistration(t.Context(), regID1), "DeleteRegistration")
+	put(t, a, regID1, record("token-1", "task-1"), longTTL, "PutRegistration 1")
+	put(t, a, regID2, record("token-2", "task-2"), longTTL, "PutRegistration 2")
+	noError(t, b.DeleteRegistration(t.Context(), regID1, holderA), "DeleteRegistration")
 	_, ok := get(t, a, regID1)
 	equal(t, ok, false, "deleted record found")
-	noError(t, b.DeleteRegistration(t.Context(), regID1), "DeleteRegistration again")
+	noError(t, b.DeleteRegistration(t.Context(), regID1, holderA), "DeleteRegistration again")
 	got, ok := get(t, a, regID2)
 	equal(t, ok, true, "the other record found")
 	equal(t, got, record("token-2", "task-2"), "the other record")
@@ -125,7 +147,7 @@ func (shareSuite) deleteForgets(t *testing.T, a, b push.Share) {
 
 // expires: a record not refreshed is not found once its ttl has passed.
 func (s shareSuite) expires(t *testing.T, a, b push.Share) {
-	noError(t, a.PutRegistration(t.Context(), regID1, record("token-1", "task-1"), s.cfg.ttl), "PutRegistration")
+	put(t, a, regID1, record("token-1", "task-1"), s.cfg.ttl, "PutRegistration")
 	waitGone(t, s, b, regID1)
 	_, ok := get(t, a, regID1)
 	equal(t, ok, false, "expired record found")
@@ -135,11 +157,11 @@ func (s shareSuite) expires(t *testing.T, a, b push.Share) {
 // refresh never stores a record that was not stored, nor one deleted, and
 // returns their ids.
 func (s shareSuite) refresh(t *testing.T, a, b push.Share) {
-	noError(t, a.PutRegistration(t.Context(), regID1, record("token-1", "task-1"), s.cfg.ttl), "PutRegistration")
-	missing, err := b.RefreshRegistrations(t.Context(), longTTL, regID1, regID2)
+	put(t, a, regID1, record("token-1", "task-1"), s.cfg.ttl, "PutRegistration")
+	missing, err := b.RefreshRegistrations(t.Context(), holderA, longTTL, regID1, regID2)
 	noError(t, err, "RefreshRegistrations")
 	equal(t, strings.Join(missing, ","), regID2, "the ids a refresh found no record of")
-	noError(t, a.PutRegistration(t.Context(), "0b7e6a3e-8d0c-4c51-9f64-2f3f4b2a1c03", record("token-3", ""), s.cfg.ttl), "PutRegistration 3")
+	put(t, a, "0b7e6a3e-8d0c-4c51-9f64-2f3f4b2a1c03", record("token-3", ""), s.cfg.ttl, "PutRegistration 3")
 	// Wait past the first ttl: the record put with it, not refreshed, is gone.
 	waitGone(t, s, a, "0b7e6a3e-8d0c-4c51-9f64-2f3f4b2a1c03")
 	got, ok := get(t, a, regID1)
@@ -147,13 +169,13 @@ func (s shareSuite) refresh(t *testing.T, a, b push.Share) {
 	equal(t, got, record("token-1", "task-1"), "refreshed record")
 	_, ok = get(t, a, regID2)
 	equal(t, ok, false, "a refresh stored a record never put")
-	noError(t, a.DeleteRegistration(t.Context(), regID1), "DeleteRegistration")
-	missing, err = b.RefreshRegistrations(t.Context(), longTTL, regID1)
+	noError(t, a.DeleteRegistration(t.Context(), regID1, holderA), "DeleteRegistration")
+	missing, err = b.RefreshRegistrations(t.Context(), holderA, longTTL, regID1)
 	noError(t, err, "RefreshRegistrations after the delete")
 	equal(t, strings.Join(missing, ","), regID1, "a deleted record is missing")
 	_, ok = get(t, a, regID1)
 	equal(t, ok, false, "a refresh stored again a deleted record")
-	missing, err = b.RefreshRegistrations(t.Context(), longTTL)
+	missing, err = b.RefreshRegistrations(t.Context(), holderA, longTTL)
 	noError(t, err, "RefreshRegistrations of no ID")
 	equal(t, len(missing), 0, "no id, none missing")
 }
