@@ -70,4 +70,7 @@
 // writes it: the Receiver that held it before (a replica that lost its
 // lease and still runs) deletes nothing when it closes the registration,
 // and at its next refresh stops holding it and rings its consumer once.
+// A holder that stops following a task that still runs (a replica that
+// shuts down) hands the registration on with Leave rather than Close: its
+// record stays for the next holder to adopt, until it expires.
 package push

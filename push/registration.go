@@ -202,8 +202,22 @@ func (g *Registration) Take() (ns []Notification, lost bool) {
 // is left as it is. The delete is best effort, and a record it failed to
 // delete is refused by every Receiver once it expires (WithShareTTL), its
 // holder no longer refreshing it. Until then another Receiver may ring it,
-// and the ring reaches no one.
-func (g *Registration) Close() {
+// and the ring reaches no one. To hand the registration on rather than
+// end it, use Leave.
+func (g *Registration) Close() { g.end(true) }
+
+// Leave forgets the registration here, as Close does, but leaves its
+// record in the Share (WithShare) for another Receiver to adopt
+// (Receiver.Adopt) until it expires, WithShareTTL after its last refresh:
+// a process that stops following a task that still runs (a replica that
+// shuts down, a stream closed to be resumed elsewhere) hands the push
+// config the agent holds on, rather than making the next holder register
+// a new one. Without a Share, Leave is Close. Once either was called, both
+// do nothing.
+func (g *Registration) Leave() { g.end(false) }
+
+// end is Close (deleteRecord) and Leave.
+func (g *Registration) end(deleteRecord bool) {
 	if g.recv != nil {
 		g.recv.forget(g)
 	}
@@ -214,7 +228,7 @@ func (g *Registration) Close() {
 	g.digests, g.ndigest = [replayWindow][32]byte{}, 0
 	g.drainReady()
 	g.mu.Unlock()
-	if first && g.recv != nil {
+	if first && deleteRecord && g.recv != nil {
 		g.recv.deleteShared(g.id)
 	}
 }

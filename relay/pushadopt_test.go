@@ -174,6 +174,29 @@ func TestTakeoverAdoptsThePushRegistration(t *testing.T) {
 	})
 }
 
+// A replica stopped gracefully (its Run's context cancelled, as in a
+// rolling deploy) after its checkpoint named its push registration, while
+// the task runs: its stream leaves the registration (its record stays in
+// the share) and releases the lease; B takes the stream over at once and
+// adopts the registration. One push config in the whole run, and the
+// notification of the ending rings B.
+func TestGracefulStopHandsThePushRegistrationOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		entries, agent, took := pushTakeover(t, func(r *replicas, stopA func()) {
+			r.a.stopAfter = func(es []relay.Entry) bool { return hasChunk(t, es, "two ") }
+			r.a.onStop = func() {
+				r.route.to.Store(r.recvB)
+				stopA()
+			}
+		})
+		require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
+		require.Equal(t, 30*time.Second, took, "the notification of the ending rang B's stream")
+		sc := screenAfter(t, entries)
+		require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
+		require.Equal(t, relay.EventEnd, sc.End.Name)
+	})
+}
+
 // A driver whose renewals stall past its lease (a zombie) after its
 // checkpoint named its push registration: B takes the stream over and
 // adopts the registration while A, still running, holds it too (A's

@@ -190,7 +190,12 @@ type replicaLog struct {
 	// renew, when set, runs before each Renew (a zombie's pause).
 	renew  func()
 	onKill func()
-	w      *writes
+	// stopAfter, when set, is asked after each Commit applied whether the
+	// replica is stopped there, gracefully: onStop runs (it cancels the
+	// replica's Run), and the log goes on working for its Release.
+	stopAfter func(entries []relay.Entry) bool
+	onStop    func()
+	w         *writes
 
 	mu     sync.Mutex
 	killed bool
@@ -256,6 +261,9 @@ func (l *replicaLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ..
 	}
 	if after {
 		l.die()
+	}
+	if err == nil && l.stopAfter != nil && len(es) > 0 && l.stopAfter(es) {
+		l.onStop()
 	}
 	return err
 }

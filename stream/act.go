@@ -82,7 +82,7 @@ func (s *Stream) act(m move) phase {
 		return s.end(s.gaveUp(s.tries.budget.attempts))
 	case moveDone:
 		s.closeLeg("ok", nil)
-		s.push.close()
+		s.endPush()
 		return phaseDone
 	case moveEnd:
 		return s.end(m.err)
@@ -134,7 +134,7 @@ func (s *Stream) end(err error) phase {
 		err = &taskError{Err: err, Task: s.snapshot()}
 	}
 	s.closeLeg("end", err)
-	s.push.close()
+	s.endPush()
 	s.err = err
 	s.gate.stop(nil) // nothing waits on the stream's context any more
 	return phaseDone

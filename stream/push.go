@@ -51,8 +51,12 @@ const defaultPushPollInterval = time.Minute
 // An agent whose card says it has no push notifications, or that answers
 // the push-config call that it cannot take one (-32003, a method it does
 // not know, a Transport without the calls), is followed as without
-// WithPush, after a PushUnavailable notice. A stream's registration is
-// closed when the stream ends; the agent's config is not deleted.
+// WithPush, after a PushUnavailable notice. When the stream ends, its
+// registration is closed if its task ended (with a Share, its record is
+// deleted), and left (push.Registration's Leave: its record stays, for a
+// stream resumed from a checkpoint to adopt, until it expires) if the task
+// may still run: Close, the stream's context ending, or any other end
+// before the task's. The agent's config is never deleted.
 //
 // The agent must be able to reach r's URL. With package relay, or any
 // replicas, either give every replica's receiver one push.Share
@@ -177,13 +181,27 @@ func (p *pushes) registered(reg *push.Registration) {
 // off gives push notifications up for the rest of the stream.
 func (p *pushes) off() { p.stage = pushOff }
 
-// close closes the registration, if any: the receiver refuses its later
-// notifications, and checkpoints no longer name it.
-func (p *pushes) close() {
-	if p.reg != nil {
+// close ends the stream's hold on its registration, if any: the receiver
+// refuses its later notifications, and checkpoints no longer name it. The
+// registration of a task that may still run is left (push.Registration's
+// Leave) for a stream resumed from a checkpoint to adopt, on another
+// replica or after a restart; that of a task that ended is closed, its
+// shared record deleted.
+func (p *pushes) close(taskRuns bool) {
+	switch {
+	case p.reg != nil && taskRuns:
+		p.reg.Leave()
+	case p.reg != nil:
 		p.reg.Close()
 	}
 	p.stage, p.reg, p.adopt = pushOff, nil, ""
+}
+
+// endPush ends the stream's hold on its push registration (pushes.close),
+// as its task stands: the task runs on unless its status is final.
+func (s *Stream) endPush() {
+	st := s.ledger.Status()
+	s.push.close(st == nil || !st.State.Terminal())
 }
 
 // pushAnswer is what a try to register a push config found.

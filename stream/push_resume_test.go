@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"hash/crc32"
+	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -134,4 +136,87 @@ func TestResumeWithoutAnAdoptableRegistrationRegistersAnew(t *testing.T) {
 			})
 		})
 	}
+}
+
+// deletingShare is a forgetfulShare that records the registrations whose
+// records were deleted.
+type deletingShare struct {
+	forgetfulShare
+	mu      sync.Mutex
+	deleted []string
+}
+
+func (s *deletingShare) DeleteRegistration(_ context.Context, id, _ string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.deleted = append(s.deleted, id)
+	return nil
+}
+
+func (s *deletingShare) deletes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.deleted)
+}
+
+// A stream followed by push notifications ends its hold on its
+// registration as its task stands: a stream closed (or cut by its
+// context) while the task runs leaves the registration's shared record
+// for a stream resumed from its checkpoint to adopt; one whose task ended
+// deletes it.
+func TestStreamEndDeletesTheSharedRecordOnlyOfAnEndedTask(t *testing.T) {
+	w := pushWires()[0]
+	for _, c := range []struct {
+		name    string
+		stop    func(s *stream.Stream, cancel context.CancelFunc) // nil: the stream runs to the task's end
+		deleted bool
+	}{
+		{"the task completed", nil, true},
+		{"closed while the task runs", func(s *stream.Stream, _ context.CancelFunc) { s.Close() }, false},
+		{"its context ended while the task runs", func(_ *stream.Stream, cancel context.CancelFunc) { cancel() }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				share := &deletingShare{}
+				recv, err := push.NewReceiver(pushBase, push.WithShare(share))
+				require.NoError(t, err)
+				agent := w.agent(a2atest.WithPushClient(a2atest.NewClient(recv)), a2atest.WithPush(), slowScript(),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3)))
+				t.Cleanup(agent.Close)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				client := reconnectingClient(t, w, agent, stream.WithPush(recv), stream.WithPushPollInterval(time.Hour))
+				s := client.Send(ctx, hello())
+				var id string
+				for s.Next() {
+					if id == "" {
+						id = checkpointRegistration(t, s.Checkpoint())
+					}
+					if c.stop != nil && id != "" {
+						c.stop(s, cancel)
+					}
+				}
+				require.NotEmpty(t, id, "the stream's checkpoint named its registration")
+				if c.deleted {
+					require.NoError(t, s.Err())
+					require.Equal(t, []string{id}, share.deletes())
+					return
+				}
+				require.Empty(t, share.deletes(), "the record is left for a resumed stream to adopt")
+			})
+		})
+	}
+}
+
+// checkpointRegistration returns the push registration cp names: the
+// last field of its binary form (an ID of 36 bytes, or none).
+func checkpointRegistration(t *testing.T, cp *stream.Checkpoint) string {
+	t.Helper()
+	b, err := cp.MarshalBinary()
+	require.NoError(t, err)
+	body := b[:len(b)-4]
+	if n := len(body); n > 37 && body[n-37] == 36 {
+		return string(body[n-36:])
+	}
+	return ""
 }

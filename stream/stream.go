@@ -248,7 +248,7 @@ func (s *Stream) close() {
 		s.tr.closed = true
 	}
 	s.closeLeg("closed", nil)
-	s.push.close()
+	s.endPush()
 	s.enter(phaseDone)
 	clear(s.out.queue)
 	s.out = delivery{queue: s.out.queue[:0]}

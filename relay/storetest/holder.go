@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -148,4 +149,31 @@ func (shareSuite) receiverAdopts(t *testing.T, a, b push.Share) {
 	rung(t, h)
 	h.Close()
 	equal(t, post(ra, g.ID(), g.Token(), bodyStatus).Code, http.StatusUnauthorized, "status to A after B's Close")
+}
+
+// adoptsWhatWasLeft: a registration A left (Leave: its stream stopped with
+// the task running) keeps its record, which B adopts and is rung by; one A
+// closed (its task ended) has none to adopt.
+func (shareSuite) adoptsWhatWasLeft(t *testing.T, a, b push.Share) {
+	ra, err := push.NewReceiver("http://127.0.0.1:8080/hooks", push.WithShare(a))
+	noError(t, err, "NewReceiver A")
+	rb, err := push.NewReceiver("http://127.0.0.1:8081/hooks", push.WithShare(b))
+	noError(t, err, "NewReceiver B")
+	left, closed := registered(t, ra, "t1"), registered(t, ra, "t2")
+	left.Leave()
+	closed.Close()
+	equal(t, post(ra, left.ID(), left.Token(), bodyStatus).Code, http.StatusNoContent, "status of a notification to A after A left")
+
+	h, err := rb.Adopt(t.Context(), left.ID(), "t1")
+	noError(t, err, "Adopt of the registration A left")
+	t.Cleanup(h.Close)
+	rung(t, h) // a loss at once
+	equal(t, post(ra, left.ID(), left.Token(), bodyTask03).Code, http.StatusNoContent, "status of a notification to A after B adopted")
+	rung(t, h)
+	equal(t, post(rb, left.ID(), left.Token(), bodyStatus).Code, http.StatusNoContent, "status of a notification to B")
+	ns, _ := h.Take()
+	equal(t, len(ns), 1, "notifications queued on B")
+
+	_, err = rb.Adopt(t.Context(), closed.ID(), "t2")
+	equal(t, errors.Is(err, push.ErrUnknownRegistration), true, "Adopt of a registration A closed: %v", err)
 }

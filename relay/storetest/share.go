@@ -53,6 +53,7 @@ func RunShare(t *testing.T, open func(t *testing.T) (a, b push.Share), opts ...O
 		{"ReceiverBRingsNoReplay", s.replayRingsNoMore},
 		{"ReceiverStopsListeningAtItsLastClose", s.lastCloseStopsListening},
 		{"ReceiverBAdoptsAndAKeepsOff", s.receiverAdopts},
+		{"ReceiverBAdoptsWhatALeft", s.adoptsWhatWasLeft},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !cfg.bubble {
