@@ -452,8 +452,8 @@ func (d *driver) follow(e Entry) error {
 func (d *driver) notify(n stream.Notice) {
 	out, ok := browserNotice(n)
 	if !ok {
-		d.cfg.logger.LogAttrs(d.ctx, slog.LevelWarn, "relay: "+n.Kind.String(), slog.Any("headers", n.Headers),
-			slog.String("named", n.NamedOrigin), slog.String("endpoint", n.EndpointOrigin))
+		level, attrs := backendNotice(n)
+		d.cfg.logger.LogAttrs(d.ctx, level, "relay: "+n.Kind.String(), attrs...)
 		return
 	}
 	d.add(EventNotice, out)
@@ -473,6 +473,23 @@ func browserNotice(n stream.Notice) (NoticeData, bool) {
 		return NoticeData{}, false
 	}
 	return out, true
+}
+
+// backendNotice is how the driver logs a notice browsers are not shown:
+// headers withheld from another origin are a warning, with their names and
+// the two origins (the backend's credentials did not go where it meant
+// them to go); push notifications taken up or unavailable, and a kind the
+// relay does not know, are information, with their task and cause.
+func backendNotice(n stream.Notice) (slog.Level, []slog.Attr) {
+	if n.Kind == stream.HeadersWithheld {
+		return slog.LevelWarn, []slog.Attr{slog.Any("headers", n.Headers),
+			slog.String("named", n.NamedOrigin), slog.String("endpoint", n.EndpointOrigin)}
+	}
+	attrs := []slog.Attr{slog.String("task", n.TaskID)}
+	if n.Cause != nil {
+		attrs = append(attrs, slog.Any("cause", n.Cause))
+	}
+	return slog.LevelInfo, attrs
 }
 
 // ask is the stream's human-input hook: it shows the question and waits

@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"errors"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +33,35 @@ func TestBrowserNoticeShowsOnlyWhatIsTheBrowsers(t *testing.T) {
 			if shown {
 				require.Equal(t, tt.notice.Kind.String(), got.Kind)
 			}
+		})
+	}
+}
+
+// The backend logs what browsers are not shown: headers withheld as a
+// warning naming the headers and origins, push notifications taken up or
+// unavailable (and an unknown kind) as information naming the task and the
+// cause.
+func TestBackendNoticeLevels(t *testing.T) {
+	cause := errors.New("-32003 push notifications not supported")
+	for _, tt := range []struct {
+		notice stream.Notice
+		level  slog.Level
+		keys   []string
+	}{
+		{stream.Notice{Kind: stream.HeadersWithheld, Headers: []string{"Authorization"},
+			NamedOrigin: "http://localhost:9999", EndpointOrigin: "http://127.0.0.1:9999"}, slog.LevelWarn, []string{"headers", "named", "endpoint"}},
+		{stream.Notice{Kind: stream.Pushing, TaskID: "t-1"}, slog.LevelInfo, []string{"task"}},
+		{stream.Notice{Kind: stream.PushUnavailable, TaskID: "t-1", Cause: cause}, slog.LevelInfo, []string{"task", "cause"}},
+		{stream.Notice{Kind: stream.NoticeKind(99), TaskID: "t-1"}, slog.LevelInfo, []string{"task"}},
+	} {
+		t.Run(tt.notice.Kind.String(), func(t *testing.T) {
+			level, attrs := backendNotice(tt.notice)
+			require.Equal(t, tt.level, level)
+			var keys []string
+			for _, a := range attrs {
+				keys = append(keys, a.Key)
+			}
+			require.Equal(t, tt.keys, keys)
 		})
 	}
 }
