@@ -182,6 +182,7 @@ func (r *Receiver) listen(ctx context.Context, l *listener) {
 	defer func() { _ = rings.Close() }()
 	every := r.cfg.shareTTL / 3
 	next := time.Now().Add(every)
+	failing := false // the last Next failed: rings may have been lost
 	for {
 		// Refresh first: a steady flow of rings must not starve it.
 		if !time.Now().Before(next) {
@@ -193,22 +194,41 @@ func (r *Receiver) listen(ctx context.Context, l *listener) {
 			}
 			next = time.Now().Add(every)
 		}
-		wait, cancel := context.WithDeadline(ctx, next)
+		deadline := next
+		if failing {
+			// A Next that waits a second without failing shows the
+			// Share answers again.
+			if probe := time.Now().Add(shareRetry); probe.Before(next) {
+				deadline = probe
+			}
+		}
+		wait, cancel := context.WithDeadline(ctx, deadline)
 		id, err := rings.Next(wait)
 		waited := wait.Err() != nil
 		cancel()
 		switch {
 		case ctx.Err() != nil:
 			return
-		case err == nil:
+		case err == nil || waited:
+			if failing {
+				failing = false
+				r.listening(ctx)
+			}
+			if err != nil {
+				continue // time to refresh, or the Share answers again
+			}
 			if g := r.lookup(id); g != nil {
 				g.markLost()
 			}
 			continue
-		case waited:
-			continue // time to refresh
 		}
-		r.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "push: listening for rings failed", slog.Any("err", err))
+		// Told once per outage: a Share down for minutes is one warning,
+		// not one a second.
+		level := slog.LevelDebug
+		if !failing {
+			level, failing = slog.LevelWarn, true
+		}
+		r.cfg.logger.LogAttrs(ctx, level, "push: listening for rings failed; trying again every second", slog.Any("err", err))
 		t := time.NewTimer(shareRetry)
 		select {
 		case <-t.C:
@@ -217,6 +237,23 @@ func (r *Receiver) listen(ctx context.Context, l *listener) {
 			return
 		}
 	}
+}
+
+// listening is what the listener does when its Share answers again after
+// a failure: the rings of that time may be lost, so it rings every
+// registration it holds, whose consumers fetch their tasks, and says so.
+func (r *Receiver) listening(ctx context.Context) {
+	r.mu.RLock()
+	held := make([]*Registration, 0, len(r.regs))
+	for _, g := range r.regs {
+		held = append(held, g)
+	}
+	r.mu.RUnlock()
+	for _, g := range held {
+		g.markLost()
+	}
+	r.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "push: listening for rings again; the registrations held are rung, since rings may have been lost",
+		slog.Int("registrations", len(held)))
 }
 
 // listenerFailed forgets l, which could not listen, so that the next
