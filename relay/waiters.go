@@ -113,9 +113,10 @@ func (f *follower) leave() {
 }
 
 // read returns, in order, up to max entries after Seq after: from the
-// window when it says what follows after, from the store (Log.Read)
-// otherwise, and for the reader's first page. An empty page from the window means the waiter knows of no
-// entry after after yet: await says when it does.
+// window when it says what follows after; from the store (Log.Read) for
+// the reader's first page, and when the window cannot say. An empty page
+// from the window means the waiter knows of no entry after after yet:
+// await says when it does.
 func (f *follower) read(ctx context.Context, after uint64, max int) ([]Entry, error) {
 	if !f.started {
 		f.started = true
@@ -203,8 +204,7 @@ func (ws *waiters) run(ctx context.Context, k waitKey, w *waiter, log Log, seen 
 			if ctx.Err() == nil {
 				w.err = err
 				ws.end(k, w)
-				close(w.wake)
-				w.wake = make(chan struct{})
+				w.wakeAll()
 			}
 			ws.mu.Unlock()
 			return
@@ -220,7 +220,7 @@ func (ws *waiters) grow(ctx context.Context, w *waiter, es []Entry) uint64 {
 	defer ws.mu.Unlock()
 	if ctx.Err() == nil { // not stopped: the window is still counted
 		ws.bytes += w.win.add(es, windowPages*ws.page, windowBytes, handlerWindowBytes-ws.bytes)
-		ws.wakeAll(w)
+		w.wakeAll()
 	}
 	return es[len(es)-1].Seq
 }
@@ -233,13 +233,13 @@ func (ws *waiters) restart(ctx context.Context, w *waiter, tail uint64) uint64 {
 	if ctx.Err() == nil {
 		ws.bytes -= w.win.bytes
 		w.win.reset(max(tail, w.win.tail()))
-		ws.wakeAll(w)
+		w.wakeAll()
 	}
 	return max(tail, w.win.tail())
 }
 
-// wakeAll wakes w's readers. Under ws.mu.
-func (ws *waiters) wakeAll(w *waiter) {
+// wakeAll wakes w's readers. Under waiters.mu.
+func (w *waiter) wakeAll() {
 	close(w.wake)
 	w.wake = make(chan struct{})
 }
