@@ -105,9 +105,18 @@
 // gets EventGone of reason "lost", then an [EventFailure] of kind "lost",
 // which ends its page (it is served by the Handler, not kept in the log).
 //
-// The readers of one stream that a Handler serves wait for its next entry
-// together: one wait on the store (Log.AwaitEntry) per stream and process,
-// which wakes them all, however many browsers follow the stream.
+// The readers of one stream that a Handler serves wait for its next
+// entries, and read them, together: per stream and process, one wait on
+// the store (Log.AwaitEntry) and one Read of each new page of entries,
+// however many browsers follow the stream. The Handler keeps the newest
+// entries of each stream in memory and hands every reader its page from
+// there: four pages ([WithPageSize]; 256 entries by default) and at most
+// 1 MiB of their names and data per stream, at most 64 MiB over all the
+// streams of a Handler; the last reader of a stream to leave frees them.
+// A reader's first page is read from the store by the reader itself, as
+// are the pages of a reader behind what the Handler keeps (one that
+// resumes from an old Last-Event-ID, or reads slower than the stream
+// grows). No reader waits for another.
 //
 // A browser that stops reading holds at most one page of entries, and for
 // no longer than the write timeout ([WithWriteTimeout], 30 s): the write

@@ -101,7 +101,9 @@ func WithKeepAlive(d time.Duration) HandlerOption {
 
 // WithPageSize sets how many entries one read of the log returns (64 by
 // default). A reader holds at most one page, so with the driver's chunk
-// size it bounds the reader's memory. A size of 0 or less is refused.
+// size it bounds the reader's memory; the Handler keeps the newest four
+// pages of each stream that readers follow, for them all (see the package
+// doc). A size of 0 or less is refused.
 func WithPageSize(n int) HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) error {
 		if n <= 0 {
@@ -187,6 +189,11 @@ const (
 // content type records anything. GET changes nothing and is served to any
 // origin that may read it.
 //
+// The readers of one stream share one wait on the store, and one read of
+// each new page of its entries, which the Handler keeps in memory within
+// bounds: a page per reader no longer costs a store call (see the package
+// doc).
+//
 // Errors are JSON {"error": "..."} with a 4xx status for bad requests, and
 // 503 with Retry-After when the store fails (WithOutageRetry). EventSource
 // gives up for good on any answer other than 200 with an event stream, so
@@ -198,7 +205,7 @@ type Handler struct {
 	store Store
 	key   KeyFunc
 	cfg   handlerConfig
-	waits *waiters // the readers of a log wait on the store together
+	waits *waiters // the readers of a log wait on the store, and read it, together
 }
 
 // NewHandler returns a Handler for the streams of store that key names. It
@@ -217,7 +224,7 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, erro
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Handler{store: store, key: key, cfg: cfg, waits: &waiters{}}, nil
+	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page)}, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -399,7 +406,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		}
 		return
 	}
-	follow := h.waits.follow(waitKey{key: key, epoch: epoch}, log, after)
+	follow := h.waits.follow(waitKey{key: key, epoch: epoch}, log, tail)
 	defer follow.leave()
 	for {
 		var entries []Entry
@@ -428,7 +435,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			gone = ""
 		} else {
 			var err error
-			entries, err = log.Read(ctx, after, h.cfg.page)
+			entries, err = follow.read(ctx, after, h.cfg.page)
 			if errors.Is(err, ErrGone) {
 				gone = "trimmed"
 				continue

@@ -68,6 +68,9 @@ type config struct {
 	// redisAddr is the redis-server the relay-scale suite runs on; ""
 	// starts one on a free port of 127.0.0.1.
 	redisAddr string
+	// relayRows, when not empty, are the only rows the relay-scale suite
+	// measures (-relay-rows), without its takeovers and anchor.
+	relayRows []scaleShape
 }
 
 func main() {
@@ -94,6 +97,7 @@ func main() {
 	fresh := flag.Bool("fresh", true, "also run each throughput round in a new process (cold heap and pages), beside the warm rounds")
 	procs := flag.String("procs", "1,2", "comma-separated GOMAXPROCS `values` the throughput and growth suites run under")
 	redisAddr := flag.String("redis", "", "the relay-scale suite's redis-server `host:port` (default: start one on a free port of 127.0.0.1)")
+	relayRows := flag.String("relay-rows", "", "measure only these rows of the relay-scale suite, over HTTP/1.1, without its takeovers and anchor: comma-separated `store:streamsxreaders`, store memory or redis (e.g. redis:1x1000,redis:1000x1)")
 	flag.Parse()
 	if *serve {
 		if err := server.ServeChild(); err != nil {
@@ -103,8 +107,12 @@ func main() {
 		return
 	}
 	ps, err := parseProcs(*procs)
+	var rows []scaleShape
 	if err == nil {
-		err = run(*only, *rounds, *quick, *cpuTop, *fresh, ps, *out, *redisAddr)
+		rows, err = parseScaleShapes(*relayRows)
+	}
+	if err == nil {
+		err = run(*only, *rounds, *quick, *cpuTop, *fresh, ps, *out, *redisAddr, rows)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "a2abench:", err)
@@ -112,7 +120,7 @@ func main() {
 	}
 }
 
-func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []int, out, redisAddr string) error {
+func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []int, out, redisAddr string, relayRows []scaleShape) error {
 	nofile := raiseNoFile()
 	child, base, grpcAddr, err := startChild()
 	if err != nil {
@@ -132,7 +140,7 @@ func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []in
 	}
 	defer grpcTr.Close()
 	cfg := &config{rounds: rounds, quick: quick, cpuTop: cpuTop, fresh: fresh, procs: procs, base: base, hc: hc, res: &results{},
-		grpcAddr: grpcAddr, grpcTr: grpcTr, gaConn: gaConn, redisAddr: redisAddr}
+		grpcAddr: grpcAddr, grpcTr: grpcTr, gaConn: gaConn, redisAddr: redisAddr, relayRows: relayRows}
 
 	var rep bytes.Buffer
 	start := time.Now()
@@ -148,6 +156,9 @@ func run(only string, rounds int, quick bool, cpuTop int, fresh bool, procs []in
 	}
 	if redisAddr != "" {
 		flags += " -redis " + redisAddr
+	}
+	if len(relayRows) > 0 {
+		flags += " -relay-rows " + formatScaleShapes(relayRows)
 	}
 	if ps := fmt.Sprint(procs); ps != "[1 2]" {
 		flags += " -procs " + strings.Trim(strings.ReplaceAll(ps, " ", ","), "[]")

@@ -526,6 +526,9 @@ func measureScale(cfg *config) (*scaleResult, error) {
 	}
 	defer rd.stop()
 
+	if len(cfg.relayRows) > 0 {
+		return sc, scaleRows(ctx, cfg, sc, stores, rd)
+	}
 	for _, st := range stores {
 		for _, h2c := range []bool{false, true} {
 			shapes := [][2]int{}
