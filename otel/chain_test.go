@@ -166,6 +166,10 @@ func TestOneTraceAcrossAChainOfThree(t *testing.T) {
 	}
 
 	// One trace, whose tree is A → stream → send → B → stream → send → C.
+	// The agents' spans end after their responses went out: closing the
+	// servers waits for their handlers.
+	b.Close()
+	c.Close()
 	spans := r.spans.GetSpans()
 	t.Log("the chain's trace:\n" + printTree(spans))
 	byName := map[string][]tracetest.SpanStub{}
