@@ -33,10 +33,10 @@ var (
 // new push config with the agent. Package stream does so on Resume (see
 // stream.WithPush).
 //
-// With a Share, Adopt reads the registration's record, makes this
-// Receiver its holder (one atomic call of the Share), and returns a Registration that
-// behaves as one Register made: it is bound to the record's task (unbound
-// when the record is), checks each notification's token against the
+// With a Share, Adopt makes this Receiver the holder of the
+// registration's record, binding it to taskID when it is unbound, in one
+// atomic call of the Share, and returns a Registration that behaves as one
+// Register made: it is bound to the record's task, checks each notification's token against the
 // record's digest (in constant time), queues what it accepts, is rung
 // through the Share, refreshes its record, and deletes it on Close. Its
 // Token is "": the Share keeps only the token's digest. Its URL is this
@@ -57,8 +57,9 @@ var (
 // Share holds no record of (never shared, deleted, expired), one this
 // Receiver holds already, and one bound to another task than taskID (left
 // to its holder; an empty taskID takes any); with the Share's error when
-// the Share fails. ctx bounds the calls to the Share (a read, then the
-// adoption).
+// the Share fails. ctx bounds the call to the Share. When the adoption
+// was made but the Receiver cannot listen for rings, Adopt fails and
+// leaves the record (as Registration.Leave does) for another Adopt.
 func (r *Receiver) Adopt(ctx context.Context, id, taskID string) (*Registration, error) {
 	if r == nil || r.regs == nil || r.cfg.share == nil {
 		return nil, fmt.Errorf("push: Adopt: %w", ErrNoShare)
@@ -69,28 +70,23 @@ func (r *Receiver) Adopt(ctx context.Context, id, taskID string) (*Registration,
 	if r.lookup(id) != nil {
 		return nil, fmt.Errorf("push: Adopt: %w", ErrHeld)
 	}
-	// A record is bound once, and never to another task after: one bound
-	// to another task now always will be, and is left to its holder.
-	rec, found, err := r.cfg.share.GetRegistration(ctx, id)
+	// The adoption checks the task with the record, in one step: a record
+	// bound to another task is left as it is (its holder unchanged), and
+	// an unbound one is bound to taskID.
+	rec, found, err := r.cfg.share.AdoptRegistration(ctx, id, taskID, r.holder, r.cfg.shareTTL)
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("push: Adopt: %w", err)
 	case !found:
 		return nil, fmt.Errorf("push: Adopt: %w", ErrUnknownRegistration)
-	case taskID != "" && rec.TaskID != "" && rec.TaskID != taskID:
+	case rec.Holder != r.holder:
 		return nil, fmt.Errorf("push: Adopt: %w", ErrBound)
-	}
-	rec, found, err = r.cfg.share.AdoptRegistration(ctx, id, r.holder, r.cfg.shareTTL)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("push: Adopt: %w", err)
-	case !found:
-		return nil, fmt.Errorf("push: Adopt: %w", ErrUnknownRegistration)
 	}
 	g := &Registration{
 		id:         id,
 		url:        r.base + "/" + id,
 		digest:     rec.TokenDigest,
+		generation: rec.Generation,
 		recv:       r,
 		ready:      make(chan struct{}, 1),
 		taskID:     rec.TaskID,
@@ -112,7 +108,9 @@ func (r *Receiver) Adopt(ctx context.Context, id, taskID string) (*Registration,
 	l := r.lis
 	r.mu.Unlock()
 	if err := awaitListener(ctx, l); err != nil {
-		g.Close()
+		// The record is adopted: leave it, rather than delete it, for
+		// another Adopt to take.
+		g.Leave()
 		return nil, fmt.Errorf("push: Adopt: listening for rings: %w", err)
 	}
 	return g, nil

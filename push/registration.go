@@ -48,6 +48,7 @@ type Notification struct {
 type Registration struct {
 	id, url, token string
 	digest         [sha256.Size]byte // of the token: what a notification's token is checked against
+	generation     uint64            // of the shared record: 0 when Register made it, the adoption's after Adopt
 	recv           *Receiver
 	// ready holds a value exactly when the queue is not empty or lost is
 	// set: both change under mu, and so does ready.

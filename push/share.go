@@ -30,6 +30,13 @@ type SharedRegistration struct {
 	// replaces or deletes the record; Receiver.Adopt makes another
 	// Receiver its holder.
 	Holder string
+	// Generation counts the adoptions of the registration: 0 for the
+	// record Register made, one more at each AdoptRegistration. A record
+	// put again after the Share lost it (a restart) keeps its holder's
+	// generation, so that the holder of the latest adoption wins over one
+	// that held the registration before (a replica that lost its lease
+	// and still runs).
+	Generation uint64
 }
 
 // Share is where the Receivers of several processes (the replicas of an
@@ -52,27 +59,36 @@ type SharedRegistration struct {
 // is its conformance suite. A Share is safe for concurrent use.
 type Share interface {
 	// PutRegistration stores rec as the record of the registration id,
-	// replacing any of the same holder (rec.Holder), to expire after ttl
-	// unless refreshed, and reports true. When a record of id is stored
-	// with another holder, it changes nothing and reports false.
+	// to expire after ttl unless refreshed, and reports true, unless a
+	// record of id is stored (or was deleted, until it would have
+	// expired) that is of a later generation than rec, or of the same
+	// generation and another holder: it then changes nothing and reports
+	// false.
 	PutRegistration(ctx context.Context, id string, rec SharedRegistration, ttl time.Duration) (stored bool, err error)
 	// GetRegistration returns the record of id and true; false when none
-	// is stored, or it expired.
+	// is stored, it expired, or it was deleted.
 	GetRegistration(ctx context.Context, id string) (SharedRegistration, bool, error)
-	// AdoptRegistration makes holder the holder of the record of id, to
-	// expire after ttl from now, and returns the record as it is then
-	// stored, and true; false, and nothing stored, when there is no
-	// record of id (never put, expired, or deleted).
-	AdoptRegistration(ctx context.Context, id, holder string, ttl time.Duration) (SharedRegistration, bool, error)
+	// AdoptRegistration makes holder the holder of the record of id, one
+	// generation later, to expire after ttl from now, binding it to taskID
+	// when it is unbound, and returns the record as it is then stored,
+	// and true; false, and nothing stored, when there is no record of id
+	// (never put, expired, or deleted). A record bound to another task
+	// than a taskID that is not empty is left as it is, and returned with
+	// true: its Holder says it was not adopted.
+	AdoptRegistration(ctx context.Context, id, taskID, holder string, ttl time.Duration) (SharedRegistration, bool, error)
 	// DeleteRegistration deletes the record of id when holder holds it;
-	// a record of another holder, or none, is left as it is.
+	// a record of another holder, or none, is left as it is. What is
+	// deleted is remembered until the record would have expired, so that
+	// no PutRegistration of the same or an earlier generation stores it
+	// again (a former holder that takes it for lost).
 	DeleteRegistration(ctx context.Context, id, holder string) error
 	// RefreshRegistrations makes the records of ids that are stored and
 	// held by holder expire after ttl from now. It never stores a record,
-	// nor extends one of another holder, and returns the ids of both
-	// (gone: the store lost them, by a restart or an outage longer than
-	// ttl, or another Receiver adopted them); the holder puts each again,
-	// and stops holding those PutRegistration refuses.
+	// nor extends one of another holder or a deleted one, and returns the
+	// ids of those (gone: the store lost them, by a restart or an outage
+	// longer than ttl, another Receiver adopted them, or the adopter
+	// deleted them); the holder puts each again, and stops holding those
+	// PutRegistration refuses.
 	RefreshRegistrations(ctx context.Context, holder string, ttl time.Duration, ids ...string) (gone []string, err error)
 	// RingRegistration tells the listeners (ListenRings) that a
 	// notification for id came.
@@ -87,6 +103,10 @@ type Share interface {
 type Rings interface {
 	// Next returns the ID of the next registration rung, waiting for one,
 	// or fails with ctx's error, or when the listener is closed or fails.
+	// After a failure, the Receiver calls Next again (once a second):
+	// Rings must then listen anew (reconnect) rather than fail for good,
+	// since the Receiver does not call ListenRings again while it holds
+	// registrations.
 	Next(ctx context.Context) (string, error)
 	// Close stops the listener: a Next waiting returns. It is idempotent,
 	// and safe beside a Next.
@@ -324,7 +344,7 @@ func (r *Receiver) put(ctx context.Context, g *Registration, taskID string) erro
 	if r.cfg.share == nil || g.isReleased() {
 		return nil
 	}
-	rec := SharedRegistration{TokenDigest: g.digest, TaskID: taskID, Holder: r.holder}
+	rec := SharedRegistration{TokenDigest: g.digest, TaskID: taskID, Holder: r.holder, Generation: g.generation}
 	stored, err := r.cfg.share.PutRegistration(ctx, g.id, rec, r.cfg.shareTTL)
 	switch {
 	case err != nil:

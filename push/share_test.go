@@ -38,7 +38,7 @@ func (s *downShare) GetRegistration(context.Context, string) (push.SharedRegistr
 	return push.SharedRegistration{}, false, nil
 }
 
-func (s *downShare) AdoptRegistration(context.Context, string, string, time.Duration) (push.SharedRegistration, bool, error) {
+func (s *downShare) AdoptRegistration(context.Context, string, string, string, time.Duration) (push.SharedRegistration, bool, error) {
 	if s.get {
 		return push.SharedRegistration{}, false, errShareDown
 	}

@@ -22,11 +22,15 @@ type memoryShare struct {
 	listeners map[*memoryRings]struct{}
 }
 
-// memoryRecord is one shared registration, with when it expires.
+// memoryRecord is one shared registration, with when it expires. A
+// deleted one keeps its generation, with no holder, until it expires.
 type memoryRecord struct {
 	rec     push.SharedRegistration
 	expires time.Time
 }
+
+// deleted reports whether r is what a delete left.
+func (r memoryRecord) deleted() bool { return r.rec.Holder == "" }
 
 // errRingsClosed is the error of Next on closed Rings.
 var errRingsClosed = errors.New("relay: the rings listener is closed")
@@ -53,7 +57,7 @@ func (m *MemoryStore) PutRegistration(ctx context.Context, id string, rec push.S
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := m.live(id); ok && r.rec.Holder != rec.Holder {
+	if r, ok := m.live(id); ok && (r.rec.Generation > rec.Generation || r.rec.Generation == rec.Generation && r.rec.Holder != rec.Holder) {
 		return false, nil
 	}
 	if s.records == nil {
@@ -73,16 +77,17 @@ func (m *MemoryStore) GetRegistration(ctx context.Context, id string) (push.Shar
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := m.live(id)
-	if !ok {
+	if !ok || r.deleted() {
 		return push.SharedRegistration{}, false, nil
 	}
 	return r.rec, true, nil
 }
 
 // AdoptRegistration makes holder the holder of the record of the push
-// registration id, to expire after ttl, unless none is stored (see
-// push.Share).
-func (m *MemoryStore) AdoptRegistration(ctx context.Context, id, holder string, ttl time.Duration) (push.SharedRegistration, bool, error) {
+// registration id, one generation later, to expire after ttl, binding it
+// to taskID when it is unbound, unless none is stored or it is bound to
+// another task (see push.Share).
+func (m *MemoryStore) AdoptRegistration(ctx context.Context, id, taskID, holder string, ttl time.Duration) (push.SharedRegistration, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return push.SharedRegistration{}, false, err
 	}
@@ -90,10 +95,16 @@ func (m *MemoryStore) AdoptRegistration(ctx context.Context, id, holder string, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := m.live(id)
-	if !ok {
+	switch {
+	case !ok || r.deleted():
 		return push.SharedRegistration{}, false, nil
+	case taskID != "" && r.rec.TaskID != "" && r.rec.TaskID != taskID:
+		return r.rec, true, nil
 	}
-	r.rec.Holder, r.expires = holder, m.cfg.now().Add(ttl)
+	if r.rec.TaskID == "" {
+		r.rec.TaskID = taskID
+	}
+	r.rec.Holder, r.rec.Generation, r.expires = holder, r.rec.Generation+1, m.cfg.now().Add(ttl)
 	s.records[id] = r
 	return r.rec, true, nil
 }
@@ -107,8 +118,10 @@ func (m *MemoryStore) DeleteRegistration(ctx context.Context, id, holder string)
 	s := &m.push
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.records[id]; ok && r.rec.Holder == holder {
-		delete(s.records, id)
+	if r, ok := m.live(id); ok && r.rec.Holder == holder && holder != "" {
+		// What stays until the record would have expired: its
+		// generation, which refuses a former holder's put.
+		s.records[id] = memoryRecord{rec: push.SharedRegistration{Generation: r.rec.Generation}, expires: r.expires}
 	}
 	return nil
 }
@@ -126,7 +139,7 @@ func (m *MemoryStore) RefreshRegistrations(ctx context.Context, holder string, t
 	defer s.mu.Unlock()
 	for _, id := range ids {
 		r, ok := m.live(id)
-		if !ok || r.rec.Holder != holder {
+		if !ok || r.deleted() || r.rec.Holder != holder {
 			gone = append(gone, id)
 			continue
 		}

@@ -1,7 +1,9 @@
 package relay_test
 
 import (
+	"context"
 	"crypto/sha256"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -47,6 +49,19 @@ func TestAHolderRefreshesItsRecords(t *testing.T) {
 	})
 }
 
+// refreshOutage is a push.Share whose refreshes fail while down is set.
+type refreshOutage struct {
+	push.Share
+	down atomic.Bool
+}
+
+func (s *refreshOutage) RefreshRegistrations(ctx context.Context, holder string, ttl time.Duration, ids ...string) ([]string, error) {
+	if s.down.Load() {
+		return nil, errKilled
+	}
+	return s.Share.RefreshRegistrations(ctx, holder, ttl, ids...)
+}
+
 // A record the share lost while its holder still held the registration (a
 // store restarted, or an outage longer than the TTL) is put again by the
 // holder's next refresh, as it was, task included (a stranger round on
@@ -54,15 +69,20 @@ func TestAHolderRefreshesItsRecords(t *testing.T) {
 func TestAHolderSharesALostRecordAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newMemoryStore(t)
-		recv, err := push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(st), push.WithShareTTL(3*time.Second))
+		share := &refreshOutage{Share: st}
+		recv, err := push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(share), push.WithShareTTL(3*time.Second))
 		require.NoError(t, err)
 		g, err := recv.Register(t.Context())
 		require.NoError(t, err)
 		defer g.Close()
 		require.NoError(t, g.Bind(t.Context(), "t1"))
-		rec, _, err := st.GetRegistration(t.Context(), g.ID())
+		share.down.Store(true) // the holder's refreshes fail past the TTL: the record expires
+		time.Sleep(4 * time.Second)
+		synctest.Wait()
+		_, ok, err := st.GetRegistration(t.Context(), g.ID())
 		require.NoError(t, err)
-		require.NoError(t, st.DeleteRegistration(t.Context(), g.ID(), rec.Holder), "the share loses the record")
+		require.False(t, ok, "the record outlived its TTL")
+		share.down.Store(false)
 		time.Sleep(time.Second) // one refresh period: TTL/3
 		synctest.Wait()
 		rec, ok, err := st.GetRegistration(t.Context(), g.ID())

@@ -29,7 +29,7 @@ func (forgetfulShare) GetRegistration(context.Context, string) (push.SharedRegis
 	return push.SharedRegistration{}, false, nil
 }
 
-func (forgetfulShare) AdoptRegistration(context.Context, string, string, time.Duration) (push.SharedRegistration, bool, error) {
+func (forgetfulShare) AdoptRegistration(context.Context, string, string, string, time.Duration) (push.SharedRegistration, bool, error) {
 	return push.SharedRegistration{}, false, nil
 }
 

@@ -27,7 +27,7 @@ func (unreachableShare) GetRegistration(context.Context, string) (push.SharedReg
 	return push.SharedRegistration{}, false, errUnreachable
 }
 
-func (unreachableShare) AdoptRegistration(context.Context, string, string, time.Duration) (push.SharedRegistration, bool, error) {
+func (unreachableShare) AdoptRegistration(context.Context, string, string, string, time.Duration) (push.SharedRegistration, bool, error) {
 	return push.SharedRegistration{}, false, errUnreachable
 }
 

@@ -29,8 +29,9 @@
 // prompt and a first cancel publish a note.
 //
 // The store's push share (it is a push.Share, see package push) keeps a
-// hash "p:push:<registration id>" (fields digest and task, with PEXPIRE,
-// refreshed by the holder) and publishes rings on the channel
+// hash "p:push:<registration id>" (fields digest, task, holder and
+// generation, with PEXPIRE, refreshed by the holder; a delete leaves the
+// generation until it expires) and publishes rings on the channel
 // "p:push-rings"; these are not under a log's hash tag.
 //
 // p is the prefix ([WithPrefix], default "a2astream") and k the key given to

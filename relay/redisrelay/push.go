@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,7 +20,7 @@ import (
 // holds it.
 //
 // A registration's record is the hash "<prefix>:push:<id>" (fields digest,
-// task and holder), which expires by PEXPIRE (in Redis's clock); a Lua
+// task, holder and generation), which expires by PEXPIRE (in Redis's clock); a Lua
 // script checks the holder and writes in one step (a put, an adoption, a
 // refresh, a delete). It has no hash
 // tag: records spread over a Cluster's slots, and no call touches two. A
@@ -41,47 +42,65 @@ func (s *store) ringChannel() string { return s.cfg.prefix + ":push-rings" }
 // hash (KEYS[1]), so that a check of the holder and the write it guards
 // are one step.
 
-// putRegSrc: ARGV digest, task, holder, ttl in ms. It answers 0, and
-// writes nothing, when the hash names another holder; else it replaces
-// the hash, sets its expiry and answers 1.
+// putRegSrc: ARGV digest, task, holder, ttl in ms, generation. It answers
+// 0, and writes nothing, when the hash (a record, or what a delete left)
+// is of a later generation, or of the same one and another holder; else
+// it replaces the hash, sets its expiry and answers 1.
 const putRegSrc = `
-local h = redis.call('HGET', KEYS[1], 'holder')
-if h and h ~= ARGV[3] then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local h = redis.call('HMGET', KEYS[1], 'holder', 'gen')
+  local gen, mine = tonumber(h[2] or '0'), tonumber(ARGV[5])
+  if gen > mine or (gen == mine and h[1] ~= ARGV[3]) then return 0 end
+end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'digest', ARGV[1], 'task', ARGV[2], 'holder', ARGV[3])
+redis.call('HSET', KEYS[1], 'digest', ARGV[1], 'task', ARGV[2], 'holder', ARGV[3], 'gen', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `
 
-// adoptRegSrc: ARGV holder, ttl in ms. It answers false when there is no
-// hash; else it sets its holder and expiry and answers its digest and task.
+// adoptRegSrc: ARGV holder, ttl in ms, task. It answers false when there
+// is no record (no hash, or what a delete left); the record as it is, when
+// it is bound to another task than a task that is not empty; else it sets
+// its holder, its generation one later, its task when it had none, and its
+// expiry, and answers the record: digest, task, holder, generation.
 const adoptRegSrc = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-redis.call('HSET', KEYS[1], 'holder', ARGV[1])
+local h = redis.call('HMGET', KEYS[1], 'digest', 'task', 'holder', 'gen')
+if not h[1] then return false end
+local task, gen = h[2] or '', h[4] or '0'
+if ARGV[3] ~= '' and task ~= '' and task ~= ARGV[3] then return {h[1], task, h[3] or '', gen} end
+if task == '' then task = ARGV[3] end
+gen = tostring(tonumber(gen) + 1)
+redis.call('HSET', KEYS[1], 'holder', ARGV[1], 'gen', gen, 'task', task)
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('HMGET', KEYS[1], 'digest', 'task')
+return {h[1], task, ARGV[1], gen}
 `
 
-// deleteRegSrc: ARGV holder. It deletes the hash when it names holder.
+// deleteRegSrc: ARGV holder. When the hash names holder, it keeps only its
+// generation, with an empty holder, until it expires: a former holder's
+// put of that generation or an earlier one is refused meanwhile.
 const deleteRegSrc = `
-if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] and ARGV[1] ~= '' then
+  redis.call('HDEL', KEYS[1], 'digest', 'task')
+  redis.call('HSET', KEYS[1], 'holder', '')
+end
 return 0
 `
 
 // refreshRegSrc: ARGV holder, ttl in ms. It sets the hash's expiry when it
-// names holder, and answers 1; else 0 (a missing hash stays missing).
+// names holder, and answers 1; else 0 (a missing hash stays missing, and
+// what a delete left, which names no holder, is not extended).
 const refreshRegSrc = `
 if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `
 
-// PutRegistration replaces the registration's hash (fields digest, task and
-// holder) and sets its expiry, in one script, unless it names another
-// holder.
+// PutRegistration replaces the registration's hash (fields digest, task,
+// holder and generation) and sets its expiry, in one script, unless it is
+// of a later generation, or of the same one and another holder.
 func (s *store) PutRegistration(ctx context.Context, id string, rec push.SharedRegistration, ttl time.Duration) (bool, error) {
 	n, err := s.scripts.putReg.Run(ctx, s.client, []string{s.pushKey(id)},
-		rec.TokenDigest[:], rec.TaskID, rec.Holder, ttl.Milliseconds()).Int()
+		rec.TokenDigest[:], rec.TaskID, rec.Holder, ttl.Milliseconds(), rec.Generation).Int()
 	if err != nil {
 		return false, fmt.Errorf("redisrelay: put push registration: %w", err)
 	}
@@ -90,34 +109,42 @@ func (s *store) PutRegistration(ctx context.Context, id string, rec push.SharedR
 
 // GetRegistration reads the registration's hash.
 func (s *store) GetRegistration(ctx context.Context, id string) (push.SharedRegistration, bool, error) {
-	vs, err := s.client.HMGet(ctx, s.pushKey(id), "digest", "task", "holder").Result()
+	vs, err := s.client.HMGet(ctx, s.pushKey(id), "digest", "task", "holder", "gen").Result()
 	if err != nil {
 		return push.SharedRegistration{}, false, fmt.Errorf("redisrelay: get push registration: %w", err)
 	}
-	if len(vs) != 3 || vs[0] == nil {
+	if len(vs) != 4 || vs[0] == nil { // none, or what a delete left
 		return push.SharedRegistration{}, false, nil
 	}
-	holder, _ := vs[2].(string)
-	return registrationOf(vs[0], vs[1], holder)
+	return registrationOf(vs)
 }
 
-// registrationOf decodes a hash's digest and task, as HMGET answers them.
-func registrationOf(digest, task any, holder string) (push.SharedRegistration, bool, error) {
-	d, _ := digest.(string)
+// registrationOf decodes a hash's digest, task, holder and generation, as
+// HMGET (or the adoption's script) answers them.
+func registrationOf(vs []any) (push.SharedRegistration, bool, error) {
 	var rec push.SharedRegistration
+	d, _ := vs[0].(string)
 	if len(d) != sha256.Size {
 		return rec, false, fmt.Errorf("redisrelay: a push registration whose digest has %d bytes", len(d))
 	}
 	copy(rec.TokenDigest[:], d)
-	rec.TaskID, _ = task.(string)
-	rec.Holder = holder
+	rec.TaskID, _ = vs[1].(string)
+	rec.Holder, _ = vs[2].(string)
+	if g, _ := vs[3].(string); g != "" {
+		n, err := strconv.ParseUint(g, 10, 64)
+		if err != nil {
+			return rec, false, fmt.Errorf("redisrelay: a push registration whose generation is %q", g)
+		}
+		rec.Generation = n
+	}
 	return rec, true, nil
 }
 
-// AdoptRegistration sets the hash's holder and expiry, in one script, and
-// returns the record.
-func (s *store) AdoptRegistration(ctx context.Context, id, holder string, ttl time.Duration) (push.SharedRegistration, bool, error) {
-	v, err := s.scripts.adoptReg.Run(ctx, s.client, []string{s.pushKey(id)}, holder, ttl.Milliseconds()).Result()
+// AdoptRegistration sets the hash's holder, generation, task (when it had
+// none) and expiry, in one script, and returns the record; a record bound
+// to another task is returned as it is.
+func (s *store) AdoptRegistration(ctx context.Context, id, taskID, holder string, ttl time.Duration) (push.SharedRegistration, bool, error) {
+	v, err := s.scripts.adoptReg.Run(ctx, s.client, []string{s.pushKey(id)}, holder, ttl.Milliseconds(), taskID).Result()
 	if errors.Is(err, redis.Nil) {
 		return push.SharedRegistration{}, false, nil
 	}
@@ -125,10 +152,10 @@ func (s *store) AdoptRegistration(ctx context.Context, id, holder string, ttl ti
 		return push.SharedRegistration{}, false, fmt.Errorf("redisrelay: adopt push registration: %w", err)
 	}
 	vs, _ := v.([]any)
-	if len(vs) != 2 {
+	if len(vs) != 4 {
 		return push.SharedRegistration{}, false, fmt.Errorf("redisrelay: adopt push registration: a reply of %T", v)
 	}
-	return registrationOf(vs[0], vs[1], holder)
+	return registrationOf(vs)
 }
 
 // DeleteRegistration deletes the registration's hash when it names

@@ -19,7 +19,7 @@ import (
 // there is one.
 func adopted(t *testing.T, s push.Share, id string) push.SharedRegistration {
 	t.Helper()
-	rec, ok, err := s.AdoptRegistration(t.Context(), id, holderB, longTTL)
+	rec, ok, err := s.AdoptRegistration(t.Context(), id, "", holderB, longTTL)
 	noError(t, err, "AdoptRegistration(%q)", id)
 	equal(t, ok, true, "AdoptRegistration(%q) found the record", id)
 	return rec
@@ -28,6 +28,14 @@ func adopted(t *testing.T, s push.Share, id string) push.SharedRegistration {
 // held returns rec held by holder.
 func held(rec push.SharedRegistration, holder string) push.SharedRegistration {
 	rec.Holder = holder
+	return rec
+}
+
+// adoptedBy returns rec as holder's adoption stores it: held by holder,
+// one generation later.
+func adoptedBy(rec push.SharedRegistration, holder string) push.SharedRegistration {
+	rec.Holder = holder
+	rec.Generation++
 	return rec
 }
 
@@ -51,11 +59,11 @@ func (shareSuite) putOfAnotherHolder(t *testing.T, a, b push.Share) {
 func (shareSuite) adopt(t *testing.T, a, b push.Share) {
 	want := record("token-1", "task-1")
 	put(t, a, regID1, want, longTTL, "PutRegistration")
-	equal(t, adopted(t, b, regID1), held(want, holderB), "the record adopted")
+	equal(t, adopted(t, b, regID1), adoptedBy(want, holderB), "the record adopted")
 	got, ok := get(t, a, regID1)
 	equal(t, ok, true, "the adopted record found")
-	equal(t, got, held(want, holderB), "the adopted record on the other view")
-	_, ok, err := b.AdoptRegistration(t.Context(), regID2, holderB, longTTL)
+	equal(t, got, adoptedBy(want, holderB), "the adopted record on the other view")
+	_, ok, err := b.AdoptRegistration(t.Context(), regID2, "", holderB, longTTL)
 	noError(t, err, "AdoptRegistration of an ID never put")
 	equal(t, ok, false, "an ID never put adopted")
 	_, ok = get(t, a, regID2)
@@ -66,7 +74,7 @@ func (shareSuite) adopt(t *testing.T, a, b push.Share) {
 func (s shareSuite) adoptExpired(t *testing.T, a, b push.Share) {
 	put(t, a, regID1, record("token-1", "task-1"), s.cfg.ttl, "PutRegistration")
 	waitGone(t, s, b, regID1)
-	_, ok, err := b.AdoptRegistration(t.Context(), regID1, holderB, longTTL)
+	_, ok, err := b.AdoptRegistration(t.Context(), regID1, "", holderB, longTTL)
 	noError(t, err, "AdoptRegistration of an expired record")
 	equal(t, ok, false, "an expired record adopted")
 }
@@ -79,7 +87,7 @@ func (shareSuite) deleteOfAnotherHolder(t *testing.T, a, b push.Share) {
 	noError(t, a.DeleteRegistration(t.Context(), regID1, holderA), "DeleteRegistration by the former holder")
 	got, ok := get(t, b, regID1)
 	equal(t, ok, true, "the adopter's record found after the former holder's delete")
-	equal(t, got, held(record("token-1", "task-1"), holderB), "the adopter's record")
+	equal(t, got, adoptedBy(record("token-1", "task-1"), holderB), "the adopter's record")
 	noError(t, b.DeleteRegistration(t.Context(), regID1, holderB), "DeleteRegistration by the holder")
 	_, ok = get(t, a, regID1)
 	equal(t, ok, false, "the holder's delete left the record")
@@ -91,7 +99,7 @@ func (shareSuite) deleteOfAnotherHolder(t *testing.T, a, b push.Share) {
 // ttl.
 func (s shareSuite) zombieRefresh(t *testing.T, a, b push.Share) {
 	put(t, a, regID1, record("token-1", "task-1"), longTTL, "PutRegistration")
-	_, ok, err := b.AdoptRegistration(t.Context(), regID1, holderB, s.cfg.ttl)
+	_, ok, err := b.AdoptRegistration(t.Context(), regID1, "", holderB, s.cfg.ttl)
 	noError(t, err, "AdoptRegistration")
 	equal(t, ok, true, "the record adopted")
 	gone, err := a.RefreshRegistrations(t.Context(), holderA, longTTL, regID1)
@@ -176,4 +184,77 @@ func (shareSuite) adoptsWhatWasLeft(t *testing.T, a, b push.Share) {
 
 	_, err = rb.Adopt(t.Context(), closed.ID(), "t2")
 	equal(t, errors.Is(err, push.ErrUnknownRegistration), true, "Adopt of a registration A closed: %v", err)
+}
+
+// adoptChecksTheTask: an adoption for a task binds an unbound record to
+// it, and leaves a record bound to another task as it is (returned with
+// its holder, not the adopter); an empty task takes any.
+func (shareSuite) adoptChecksTheTask(t *testing.T, a, b push.Share) {
+	put(t, a, regID1, record("token-1", ""), longTTL, "PutRegistration of an unbound record")
+	rec, ok, err := b.AdoptRegistration(t.Context(), regID1, "task-1", holderB, longTTL)
+	noError(t, err, "AdoptRegistration of an unbound record")
+	equal(t, ok, true, "the unbound record found")
+	want := adoptedBy(record("token-1", "task-1"), holderB)
+	equal(t, rec, want, "the unbound record adopted, bound to the task")
+	got, _ := get(t, a, regID1)
+	equal(t, got, want, "the record after the adoption")
+
+	put(t, a, regID2, record("token-2", "task-2"), longTTL, "PutRegistration of a bound record")
+	rec, ok, err = b.AdoptRegistration(t.Context(), regID2, "task-other", holderB, longTTL)
+	noError(t, err, "AdoptRegistration for another task")
+	equal(t, ok, true, "the record bound to another task found")
+	equal(t, rec, record("token-2", "task-2"), "the record bound to another task, returned as it is")
+	got, _ = get(t, a, regID2)
+	equal(t, got, record("token-2", "task-2"), "the record bound to another task after the refused adoption")
+}
+
+// deletedStaysDeleted: once its holder deleted a record, no put of its
+// generation or an earlier one stores it again (a former holder that took
+// it for lost), it cannot be got, adopted or refreshed, and a put of a
+// later generation (a holder adopted since, putting after a loss) is
+// stored.
+func (shareSuite) deletedStaysDeleted(t *testing.T, a, b push.Share) {
+	put(t, a, regID1, record("token-1", "task-1"), longTTL, "PutRegistration by A")
+	adopted(t, b, regID1)
+	noError(t, b.DeleteRegistration(t.Context(), regID1, holderB), "DeleteRegistration by the adopter")
+	stored, err := a.PutRegistration(t.Context(), regID1, record("token-1", "task-1"), longTTL)
+	noError(t, err, "PutRegistration by the former holder")
+	equal(t, stored, false, "the former holder's put after the adopter's delete stored")
+	stored, err = b.PutRegistration(t.Context(), regID1, adoptedBy(record("token-1", "task-1"), holderB), longTTL)
+	noError(t, err, "PutRegistration of the deleted generation by its holder")
+	equal(t, stored, false, "a put of the deleted generation stored")
+	_, ok := get(t, a, regID1)
+	equal(t, ok, false, "a deleted record got")
+	_, ok, err = a.AdoptRegistration(t.Context(), regID1, "", holderA, longTTL)
+	noError(t, err, "AdoptRegistration of a deleted record")
+	equal(t, ok, false, "a deleted record adopted")
+	gone, err := b.RefreshRegistrations(t.Context(), holderB, longTTL, regID1)
+	noError(t, err, "RefreshRegistrations of a deleted record")
+	equal(t, strings.Join(gone, ","), regID1, "the ids a refresh of a deleted record found gone")
+
+	later := adoptedBy(adoptedBy(record("token-1", "task-1"), holderB), holderA)
+	put(t, a, regID1, later, longTTL, "PutRegistration of a later generation")
+	got, _ := get(t, b, regID1)
+	equal(t, got, later, "the record of a later generation")
+}
+
+// laterGenerationWins: after the share lost a record (a restart), the
+// holder of the latest adoption and a former holder both put it again:
+// whichever puts first, the latest adoption's record stands.
+func (shareSuite) laterGenerationWins(t *testing.T, a, b push.Share) {
+	former, latest := record("token-1", "task-1"), adoptedBy(record("token-1", "task-1"), holderB)
+	put(t, a, regID1, former, longTTL, "PutRegistration by the former holder first")
+	put(t, b, regID1, latest, longTTL, "PutRegistration by the latest holder second")
+	stored, err := a.PutRegistration(t.Context(), regID1, former, longTTL)
+	noError(t, err, "PutRegistration by the former holder again")
+	equal(t, stored, false, "the former holder's put over a later generation stored")
+	got, _ := get(t, a, regID1)
+	equal(t, got, latest, "the record after both puts")
+
+	put(t, b, regID2, held(latest, holderB), longTTL, "PutRegistration by the latest holder first")
+	stored, err = a.PutRegistration(t.Context(), regID2, former, longTTL)
+	noError(t, err, "PutRegistration by the former holder second")
+	equal(t, stored, false, "the former holder's put over a later generation stored")
+	got, _ = get(t, b, regID2)
+	equal(t, got, latest, "the record after both puts, the other way round")
 }
