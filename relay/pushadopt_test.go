@@ -121,15 +121,18 @@ func pushTakeover(t *testing.T, set func(r *replicas, killA func()), optsA ...pu
 	defer stopB()
 	var (
 		errB error
-		took time.Duration
+		took time.Duration // until B committed the ending
 	)
-	wg.Go(func() {
-		errB = relay.Run(ctxB, b, "B", relay.Resume(clientB))
-		took = time.Since(start)
-	})
+	wg.Go(func() { errB = relay.Run(ctxB, b, "B", relay.Resume(clientB)) })
 	wg.Wait()
 	require.NoError(t, errB)
-	require.NotEmpty(t, r.a.w.by("B"), "B took over")
+	byB := r.a.w.by("B")
+	require.NotEmpty(t, byB, "B took over")
+	// When B committed the ending, not when its Run returned: a Run may
+	// return up to a poll later, as a watcher that finds the end.
+	last := byB[len(byB)-1]
+	require.Equal(t, relay.EventEnd, last.entries[len(last.entries)-1].Name, "B's last commit holds the end")
+	took = last.at.Sub(start)
 	return allEntries(t, shared), agent, took
 }
 
