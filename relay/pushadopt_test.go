@@ -136,6 +136,19 @@ func pushTakeover(t *testing.T, set func(r *replicas, killA func()), optsA ...pu
 	return allEntries(t, shared), agent, took
 }
 
+// requireHandedOn asserts that a pushTakeover run handed the push
+// registration on: one push config registered in the whole run, B's stream
+// rung by the notification of the ending (30 s), and the whole task in the
+// log.
+func requireHandedOn(t *testing.T, entries []relay.Entry, agent *a2atest.Agent, took time.Duration) {
+	t.Helper()
+	require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
+	require.Equal(t, 30*time.Second, took, "the notification of the ending rang B's stream")
+	sc := screenAfter(t, entries)
+	require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
+	require.Equal(t, relay.EventEnd, sc.End.Name)
+}
+
 // hasChunk reports whether es holds an artifact entry of text.
 func hasChunk(t *testing.T, es []relay.Entry, text string) bool {
 	for _, e := range es {
@@ -169,11 +182,7 @@ func TestTakeoverAdoptsThePushRegistration(t *testing.T) {
 				killA()
 			}
 		})
-		require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
-		require.Equal(t, 30*time.Second, took, "the notification of the ending rang B's stream")
-		sc := screenAfter(t, entries)
-		require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
-		require.Equal(t, relay.EventEnd, sc.End.Name)
+		requireHandedOn(t, entries, agent, took)
 	})
 }
 
@@ -192,11 +201,7 @@ func TestGracefulStopHandsThePushRegistrationOn(t *testing.T) {
 				stopA()
 			}
 		})
-		require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
-		require.Equal(t, 30*time.Second, took, "the notification of the ending rang B's stream")
-		sc := screenAfter(t, entries)
-		require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
-		require.Equal(t, relay.EventEnd, sc.End.Name)
+		requireHandedOn(t, entries, agent, took)
 	})
 }
 
@@ -221,10 +226,6 @@ func TestZombieClosingItsStreamLeavesTheAdoptersRecord(t *testing.T) {
 				}
 			}
 		}, push.WithShareTTL(3*time.Minute))
-		require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")
-		require.Equal(t, 30*time.Second, took, "the notification of the ending, POSTed to A, rang B's stream")
-		sc := screenAfter(t, entries)
-		require.Equal(t, "one two three four", sc.Pane("artifact:a1").Text())
-		require.Equal(t, relay.EventEnd, sc.End.Name)
+		requireHandedOn(t, entries, agent, took)
 	})
 }
