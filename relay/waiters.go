@@ -51,7 +51,7 @@ type follower struct {
 	k   waitKey
 	log Log
 	w   *waiter
-	// read is set once the reader read its first page, which it reads
+	// started is set once the reader read its first page, which it reads
 	// from the store: a store that fails is seen at once.
 	started bool
 }
