@@ -22,6 +22,13 @@ var ErrClosed = errors.New("push: the registration is closed")
 // bound to another task than the one given.
 var ErrBound = errors.New("push: the registration is bound to another task")
 
+// ErrAdopted is returned by Registration.Bind when another Receiver has
+// adopted the registration (Receiver.Adopt, after a takeover): this
+// Receiver no longer holds it, and notifications for it go to the adopter.
+// Nothing was stored in the Share; the registration stays open here until
+// Close.
+var ErrAdopted = errors.New("push: another Receiver adopted the registration")
+
 // invalidOption returns an error that wraps ErrInvalidOption.
 func invalidOption(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidOption, fmt.Sprintf(format, args...))

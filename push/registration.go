@@ -106,6 +106,8 @@ func (g *Registration) Token() string { return g.token }
 // first event comes (or by the first notification, whichever is first).
 // Binding again to the same task does nothing; to another, it returns
 // ErrBound. After Close it returns ErrClosed. An empty taskID is an error.
+// Once another Receiver has adopted the registration (see Receiver.Adopt),
+// Bind returns ErrAdopted and stores nothing in the Share.
 //
 // With a Share (WithShare), Bind also stores the binding in the
 // registration's record, so that the Receivers that do not hold the
@@ -122,6 +124,9 @@ func (g *Registration) Bind(ctx context.Context, taskID string) error {
 	case g.closed:
 		g.mu.Unlock()
 		return ErrClosed
+	case g.released:
+		g.mu.Unlock()
+		return ErrAdopted
 	case g.taskID == "":
 		g.taskID = taskID
 	case g.taskID != taskID:
@@ -147,11 +152,11 @@ func (g *Registration) shareBinding(ctx context.Context, taskID string) error {
 	if done {
 		return nil
 	}
-	if err := g.recv.put(ctx, g, taskID); errors.Is(err, errAdopted) {
+	if err := g.recv.put(ctx, g, taskID); errors.Is(err, ErrAdopted) {
 		if l := g.recv.release(g); l != nil {
 			l.stop()
 		}
-		return nil
+		return ErrAdopted
 	} else if err != nil {
 		return err
 	}

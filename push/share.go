@@ -319,7 +319,7 @@ func (r *Receiver) refresh(ctx context.Context, l *listener) (end bool) {
 		case err == nil:
 			r.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "push: a registration the share had lost was shared again",
 				slog.String("registration", id))
-		case errors.Is(err, errAdopted):
+		case errors.Is(err, ErrAdopted):
 			switch last := r.release(g); {
 			case last == l:
 				end = true
@@ -334,15 +334,15 @@ func (r *Receiver) refresh(ctx context.Context, l *listener) (end bool) {
 	return end
 }
 
-// errAdopted is put's error when another Receiver holds the record.
-var errAdopted = errors.New("push: another Receiver adopted the registration")
-
 // put stores g's record, bound to taskID, in the Share, when there is one
-// and g is still shared by this Receiver: errAdopted when another Receiver
-// holds the record.
+// and g is still shared by this Receiver: ErrAdopted when another Receiver
+// holds the record, or adopted it before.
 func (r *Receiver) put(ctx context.Context, g *Registration, taskID string) error {
-	if r.cfg.share == nil || g.isReleased() {
+	switch {
+	case r.cfg.share == nil:
 		return nil
+	case g.isReleased():
+		return ErrAdopted
 	}
 	rec := SharedRegistration{TokenDigest: g.digest, TaskID: taskID, Holder: r.holder, Generation: g.generation}
 	stored, err := r.cfg.share.PutRegistration(ctx, g.id, rec, r.cfg.shareTTL)
@@ -350,7 +350,7 @@ func (r *Receiver) put(ctx context.Context, g *Registration, taskID string) erro
 	case err != nil:
 		return err
 	case !stored:
-		return errAdopted
+		return ErrAdopted
 	}
 	return nil
 }
