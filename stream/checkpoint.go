@@ -149,7 +149,9 @@ func (cp *Checkpoint) Delivered() uint64 {
 // The reasons a checkpoint is refused, which a *CheckpointError wraps.
 var (
 	// ErrCheckpointCorrupt: the bytes are not a whole checkpoint (cut
-	// short, changed, or their checksum fails).
+	// short, changed, or their checksum fails), or its fields contradict
+	// each other or hold a value no stream writes (a push registration's
+	// ID that is not a lower-case UUID).
 	ErrCheckpointCorrupt = errors.New("stream: corrupt checkpoint")
 	// ErrCheckpointForeign: the bytes are not a checkpoint of this
 	// library, or the checkpoint is of another binding than the Client's,

@@ -240,6 +240,10 @@ func TestContradictionsAreRefused(t *testing.T) {
 		{"an artifact twice", func(c *checkpoint.Checkpoint) { c.Artifacts[2].ID = "a1" }, `artifact "a1" listed twice`},
 		{"metadata out of order", func(c *checkpoint.Checkpoint) { c.Artifacts[0].Meta[1].Key = 1 },
 			`the metadata of artifact "a1" lists a key twice, or out of order`},
+		{"a push registration that is no registration's ID", func(c *checkpoint.Checkpoint) { c.Push = "hooks/../x" },
+			`the push registration "hooks/../x" is not a registration's ID`},
+		{"a push registration in capitals", func(c *checkpoint.Checkpoint) { c.Push = "6F1C9A54-3F2E-4C59-9A55-0D1B7D0C2F11" },
+			`the push registration "6F1C9A54-3F2E-4C59-9A55-0D1B7D0C2F11" is not a registration's ID`},
 		{"too many statuses shown", func(c *checkpoint.Checkpoint) {
 			c.Shown = make([]checkpoint.Status, checkpoint.MaxShown+1)
 		}, "the statuses shown cut short or malformed"},

@@ -153,6 +153,12 @@ func (c *Checkpoint) check() error {
 		// task, nor as a message that starts one.
 		return corrupt(fmt.Sprintf("the reply is on task %q, not on the checkpoint's task %q", quote(r.TaskID), quote(c.TaskID)))
 	}
+	if _, ok := canonicalUUID(c.Push); c.Push != "" && !ok {
+		// A stream hands it to push.Receiver.Adopt, which asks the share
+		// only of an ID push.Receiver.Register could have made: a UUID as
+		// uuid.UUID.String writes it.
+		return corrupt(fmt.Sprintf("the push registration %q is not a registration's ID", quote(c.Push)))
+	}
 	ids := make(map[string]struct{}, len(c.Artifacts))
 	for _, a := range c.Artifacts {
 		if a.Parts < 0 {
