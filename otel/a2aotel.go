@@ -286,10 +286,8 @@ func (s *streamTrace) firstEvent(stream.AttemptInfo) {
 func (s *streamTrace) attemptDone(d stream.AttemptDoneInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	kind := attribute.String("a2a.attempt.kind", d.Kind.String())
+	s.t.attempts.Add(s.parent, 1, metric.WithAttributes(attemptMetricAttrs(d)...))
 	outcome := attribute.String("a2a.outcome", d.Outcome)
-	binding := attribute.String("a2a.binding", string(d.Binding))
-	s.t.attempts.Add(s.parent, 1, metric.WithAttributes(kind, outcome, binding))
 	if s.attempt == nil {
 		return
 	}
@@ -425,6 +423,21 @@ func endOf(d stream.DoneInfo) string {
 		return string(d.State)
 	}
 	return "message"
+}
+
+// attemptMetricAttrs are the attributes of a call's count in the attempts
+// metric: its kind and outcome, and its binding when the Client knows it (a
+// Transport of another module without a Binding method leaves it out, as
+// on the call's span, rather than counting an empty one).
+func attemptMetricAttrs(d stream.AttemptDoneInfo) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		attribute.String("a2a.attempt.kind", d.Kind.String()),
+		attribute.String("a2a.outcome", d.Outcome),
+	}
+	if d.Binding != "" {
+		attrs = append(attrs, attribute.String("a2a.binding", string(d.Binding)))
+	}
+	return attrs
 }
 
 // attemptAttrs are a call's attributes when it starts.
