@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -224,7 +225,7 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, erro
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page)}, nil
+	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page, runtime.GOMAXPROCS(0))}, nil
 }
 
 // ServeHTTP implements http.Handler.
