@@ -58,7 +58,7 @@ func writeScaleTargets(w io.Writer, sz scaleSizes, rows []scaleRow, anchor *anch
 	}
 	ts = append(ts, target{fmt.Sprintf("%s readers of one stream on one replica, Redis connections", measure.Thousands(scaleReaders)),
 		fmt.Sprintf("≤ %d, every reader served", scaleRedisConns), conns,
-		"the peak counts the driver's and the readers' connections together (one process); a reader's page Read takes one too"})
+		fmt.Sprintf("the peak counts every connection of the process (CLIENT LIST): the driver's and the readers', in a pool of %d, and the store's Pub/Sub connection", scaleRedisPool)})
 
 	var idle []scaleJudged
 	for _, r := range one(func(r scaleRow) bool { return r.h2c && r.per == largest }) {
