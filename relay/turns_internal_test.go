@@ -148,3 +148,26 @@ func TestAReaderThatLeavesPassesItsTurnOn(t *testing.T) {
 		require.Empty(t, ws.m, "the last reader stopped the waiter")
 	})
 }
+
+// A reader that wakes at each keep-alive, with nothing new, sleeps again:
+// the places it leaves behind are dropped, so an idle stream's sleepers
+// stay as many as its readers, however long it idles.
+func TestKeepAlivesLeaveTheSleepersBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log, _ := openDriven(t)
+		ws := newWaiters(64, 2)
+		f := ws.follow(waitKey{key: "k", epoch: log.Epoch()}, log, 0)
+		defer f.leave()
+		_, err := f.read(t.Context(), 0, 64)
+		require.NoError(t, err)
+		for range 1000 {
+			ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+			require.ErrorIs(t, f.await(ctx, 0), context.DeadlineExceeded)
+			cancel()
+		}
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		require.Zero(t, f.w.sleepers.live)
+		require.LessOrEqual(t, len(f.w.sleepers.list), 64)
+	})
+}
