@@ -116,7 +116,13 @@
 // A reader's first page is read from the store by the reader itself, as
 // are the pages of a reader behind what the Handler keeps (one that
 // resumes from an old Last-Event-ID, or reads slower than the stream
-// grows). No reader waits for another.
+// grows). No reader waits for another. When a stream grows, its readers
+// are woken a few at a time, as many as GOMAXPROCS, each passing its turn
+// on once it took its page, before it writes: ten thousand readers woken at
+// once would queue ahead of everything else the process runs, the driver's
+// next Commit among them. A reader woken late takes everything new at
+// once, a page at a time, so the readers of a busy stream write fewer,
+// larger pages.
 //
 // A browser that stops reading holds at most one page of entries, and for
 // no longer than the write timeout ([WithWriteTimeout], 30 s): the write

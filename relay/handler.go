@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,6 +207,7 @@ type Handler struct {
 	key   KeyFunc
 	cfg   handlerConfig
 	waits *waiters // the readers of a log wait on the store, and read it, together
+	pages pageBufs // the buffers its readers write their pages from
 }
 
 // NewHandler returns a Handler for the streams of store that key names. It
@@ -224,7 +226,7 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, erro
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page)}, nil
+	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page, runtime.GOMAXPROCS(0))}, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -381,7 +383,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	due := func() { _ = rc.SetWriteDeadline(time.Now().Add(h.cfg.write)) }
 	due()
 	w.WriteHeader(http.StatusOK)
-	sse := &sseWriter{w: w}
+	sse := &sseWriter{w: w, bufs: &h.pages}
 	rt := readerTrace{t: h.cfg.trace, ctx: ctx}
 	if rt.t != nil {
 		rt.t.reader(ReaderInfo{Kind: ReaderAttached, After: after})
@@ -448,18 +450,23 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 				return
 			}
 		}
+		if len(entries) > 0 {
+			sse.hold() // the page goes out in one write
+		}
 		for _, e := range entries {
 			sse.event(ID{Epoch: epoch, Seq: e.Seq}.String(), e.Name, e.Data)
 			after = e.Seq
 			rt.sent++
 			if ended(e.Name) {
 				rt.end = endEnded
+				sse.send()
 				if sse.err != nil || rc.Flush() != nil {
 					rt.end = endWrite
 				}
 				return
 			}
 		}
+		sse.send()
 		if sse.err != nil || (len(entries) > 0 && rc.Flush() != nil) {
 			rt.end = endWrite
 			return
@@ -818,12 +825,22 @@ func httpError(w http.ResponseWriter, code int, msg string) {
 }
 
 // sseWriter writes Server-Sent Events and keeps the first write error.
+// Between hold and send it gathers what it writes in a buffer of bufs
+// (ssepage.go), when it has bufs.
 type sseWriter struct {
-	w   http.ResponseWriter
-	err error
+	w    http.ResponseWriter
+	err  error
+	bufs *pageBufs
+	page *[]byte // held since hold, written by send; nil when not holding
 }
 
 func (s *sseWriter) write(parts ...[]byte) {
+	if s.page != nil {
+		for _, p := range parts {
+			*s.page = append(*s.page, p...)
+		}
+		return
+	}
 	for _, p := range parts {
 		if s.err != nil {
 			return

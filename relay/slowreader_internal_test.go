@@ -39,11 +39,13 @@ func (b *browser) Write(p []byte) (int, error) {
 	if stalled {
 		<-b.release
 	}
-	if id, ok := bytes.CutPrefix(p, []byte("id: ")); ok { // an event's first write: "id: <epoch>-<seq>\nevent: ..."
-		id, _, _ = bytes.Cut(id, []byte("\n"))
-		b.mu.Lock()
-		b.seen = append(b.seen, string(id[bytes.LastIndexByte(id, '-')+1:]))
-		b.mu.Unlock()
+	for line := range bytes.Lines(p) { // a write holds a page of events: "id: <epoch>-<seq>\nevent: ...\n\n..."
+		if id, ok := bytes.CutPrefix(line, []byte("id: ")); ok {
+			id = bytes.TrimSuffix(id, []byte("\n"))
+			b.mu.Lock()
+			b.seen = append(b.seen, string(id[bytes.LastIndexByte(id, '-')+1:]))
+			b.mu.Unlock()
+		}
 	}
 	return len(p), nil
 }

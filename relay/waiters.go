@@ -12,7 +12,8 @@ import (
 // makes the log's AwaitEntry and Read calls on its own goroutine: when the
 // log grows, it reads the new entries once, in pages, keeps the newest in
 // the log's window (window.go says how many) and wakes every reader of the
-// log. A reader whose position is in the window takes its page from there;
+// log, a few at a time (turns.go), so that the fan-out never stands between
+// the process and its other work. A reader whose position is in the window takes its page from there;
 // one behind it (resuming from an old Last-Event-ID, or slow) reads the
 // store itself, as does every reader while its waiter has failed. The
 // waiter never waits for a reader, so a slow one holds no other back. The
@@ -27,22 +28,24 @@ type waitKey struct{ key, epoch string }
 
 // waiters are a Handler's waiters, one per log that readers follow.
 type waiters struct {
-	page int // entries per read: the Handler's page size
+	page  int // entries per read: the Handler's page size
+	turns int // readers woken at once, at most (turns.go)
 
 	mu    sync.Mutex
 	m     map[waitKey]*waiter
 	bytes int // held by the windows of every waiter, at most handlerWindowBytes
+	queue turnQueue
 }
 
-func newWaiters(page int) *waiters { return &waiters{page: page} }
+func newWaiters(page, turns int) *waiters { return &waiters{page: page, turns: turns} }
 
 // waiter is the one wait on a log. Its fields are guarded by waiters.mu.
 type waiter struct {
-	win     window        // the newest entries read; its tail is as far as the waiter knows the log
-	err     error         // the wait failed, and the waiter ended
-	wake    chan struct{} // closed when the window's tail grows or the wait fails, then replaced
-	readers int
-	stop    context.CancelFunc
+	win      window  // the newest entries read; its tail is as far as the waiter knows the log
+	err      error   // the wait failed, and the waiter ended
+	sleepers tickets // the readers asleep until the window's tail grows or the wait fails
+	readers  int
+	stop     context.CancelFunc
 }
 
 // follower is one reader's hold on the waiter of its log.
@@ -54,13 +57,17 @@ type follower struct {
 	// started is set once the reader read its first page, which it reads
 	// from the store: a store that fails is seen at once.
 	started bool
+	// Its place in the wakes (turns.go), guarded by waiters.mu.
+	state turnState
+	gen   uint64        // counts its sleeps: a ticket of an earlier one is void
+	woken chan struct{} // takes the turn it is given; capacity 1
 }
 
 // follow makes a reader of log, named k, a follower of the log's waiter;
 // a new waiter's window starts after Seq tail, the log's tail as the
 // reader saw it. Leave ends it.
 func (ws *waiters) follow(k waitKey, log Log, tail uint64) *follower {
-	f := &follower{ws: ws, k: k, log: log}
+	f := &follower{ws: ws, k: k, log: log, woken: make(chan struct{}, 1)}
 	ws.mu.Lock()
 	f.join(tail)
 	ws.mu.Unlock()
@@ -74,7 +81,7 @@ func (f *follower) join(tail uint64) {
 	w := ws.m[f.k]
 	if w == nil {
 		ctx, stop := context.WithCancel(context.Background())
-		w = &waiter{win: window{base: tail}, wake: make(chan struct{}), stop: stop}
+		w = &waiter{win: window{base: tail}, stop: stop}
 		if ws.m == nil {
 			ws.m = make(map[waitKey]*waiter)
 		}
@@ -105,9 +112,10 @@ func (ws *waiters) end(k waitKey, w *waiter) {
 	w.win.reset(w.win.tail())
 }
 
-// leave ends f.
+// leave ends f, and passes its turn on if it holds one.
 func (f *follower) leave() {
 	f.ws.mu.Lock()
+	f.settle()
 	f.detach()
 	f.ws.mu.Unlock()
 }
@@ -116,13 +124,16 @@ func (f *follower) leave() {
 // window when it says what follows after; from the store (Log.Read) for
 // the reader's first page, and when the window cannot say. An empty page
 // from the window means the waiter knows of no entry after after yet:
-// await says when it does.
+// await says when it does. A reader that holds a turn (await returned
+// with one) passes it on here, before it writes what it read.
 func (f *follower) read(ctx context.Context, after uint64, max int) ([]Entry, error) {
+	f.ws.mu.Lock()
+	f.settle()
 	if !f.started {
 		f.started = true
+		f.ws.mu.Unlock()
 		return f.log.Read(ctx, after, max)
 	}
-	f.ws.mu.Lock()
 	var (
 		es []Entry
 		ok bool
@@ -139,33 +150,39 @@ func (f *follower) read(ctx context.Context, after uint64, max int) ([]Entry, er
 
 // await returns nil once the waiter knows of an entry after after; the
 // store's error when the waiter's wait failed (the next await joins
-// another); or ctx's error.
+// another); or ctx's error. When it had to sleep, it returns nil holding
+// a turn (turns.go), which the next read passes on.
 func (f *follower) await(ctx context.Context, after uint64) error {
 	ws := f.ws
 	ws.mu.Lock()
+	f.settle()
 	if f.w.err != nil {
 		start := max(after, f.w.win.tail())
 		f.detach()
 		f.join(start)
 	}
-	w := f.w
 	for {
+		w := f.w
 		if w.win.tail() > after {
 			ws.mu.Unlock()
 			return nil
 		}
 		if w.err != nil {
+			f.settle()
 			ws.mu.Unlock()
 			return w.err
 		}
-		wake := w.wake
+		f.sleep()
 		ws.mu.Unlock()
 		select {
-		case <-wake:
+		case <-f.woken:
+			ws.mu.Lock()
 		case <-ctx.Done():
+			ws.mu.Lock()
+			f.settle()
+			ws.mu.Unlock()
 			return ctx.Err()
 		}
-		ws.mu.Lock()
 	}
 }
 
@@ -204,7 +221,7 @@ func (ws *waiters) run(ctx context.Context, k waitKey, w *waiter, log Log, seen 
 			if ctx.Err() == nil {
 				w.err = err
 				ws.end(k, w)
-				w.wakeAll()
+				ws.wakeAll(w)
 			}
 			ws.mu.Unlock()
 			return
@@ -220,7 +237,7 @@ func (ws *waiters) grow(ctx context.Context, w *waiter, es []Entry) uint64 {
 	defer ws.mu.Unlock()
 	if ctx.Err() == nil { // not stopped: the window is still counted
 		ws.bytes += w.win.add(es, windowPages*ws.page, windowBytes, handlerWindowBytes-ws.bytes)
-		w.wakeAll()
+		ws.wakeAll(w)
 	}
 	return es[len(es)-1].Seq
 }
@@ -233,13 +250,14 @@ func (ws *waiters) restart(ctx context.Context, w *waiter, tail uint64) uint64 {
 	if ctx.Err() == nil {
 		ws.bytes -= w.win.bytes
 		w.win.reset(max(tail, w.win.tail()))
-		w.wakeAll()
+		ws.wakeAll(w)
 	}
 	return max(tail, w.win.tail())
 }
 
-// wakeAll wakes w's readers. Under waiters.mu.
-func (w *waiter) wakeAll() {
-	close(w.wake)
-	w.wake = make(chan struct{})
+// wakeAll wakes w's readers, a few at a time (turns.go). Under
+// waiters.mu.
+func (ws *waiters) wakeAll(w *waiter) {
+	ws.queue.take(&w.sleepers)
+	ws.dispatch()
 }

@@ -144,6 +144,23 @@
 // channel "<prefix>:push-rings" (&a2astream:push-rings) besides: without
 // them, Register with the share fails.
 //
+// # Connections
+//
+// A process's connections to one Redis server are the client's pool
+// (go-redis's PoolSize, 10 per GOMAXPROCS by default), which serves every
+// write, read and look, plus the Pub/Sub connections, which go-redis keeps
+// outside the pool and PoolSize does not bound: the store's one for its
+// waits while any is under way, and the push share's ring listener
+// (ListenRings) when push.WithShare uses it. To hold a process to a budget
+// of n connections per server, give the client PoolSize n-1, or n-2 with
+// the push share, and count the Pub/Sub connections of your own code too:
+// PoolSize 19 keeps a relay.Handler's readers, its driver and its waits
+// within 20, however many browsers watch (a relay.Handler's readers of
+// one stream share one wait, and read from its window in memory). A
+// write that finds the pool busy waits for a connection (PoolTimeout), as
+// do the reads of readers behind the window, which are the ones to use
+// many.
+//
 // On a Redis Cluster, the notes are classic Pub/Sub: Redis sends each to
 // every node over the cluster bus, and the connection, to any one node,
 // hears them all. That costs the bus a message per note and node; sharded

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ func TestMoreBrowsersThanConnections(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)}))
 	client := a2atest.NewClient(newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }))
+	conns := watchConnections(t, srv)
 
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -74,6 +76,48 @@ func TestMoreBrowsersThanConnections(t *testing.T) {
 		}
 	}
 	require.Zero(t, c.PoolStats().Timeouts, "no wait for a connection timed out")
+	peak, subscribed := conns()
+	require.True(t, subscribed, "the waits' Pub/Sub connection was counted")
+	require.LessOrEqual(t, peak, pool+1, "the pool's connections and the waits' Pub/Sub one, as the package doc says")
+}
+
+// watchConnections counts the server's connections (CLIENT LIST, its own
+// left out) every 5 ms until the returned func is called, which returns
+// the most seen at once and whether one was a subscriber's.
+func watchConnections(t *testing.T, srv *redisServer) func() (int, bool) {
+	admin := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 1, ClientName: "counting"})
+	t.Cleanup(func() { _ = admin.Close() })
+	stop, done := make(chan struct{}), make(chan struct{})
+	peak, subscribed := 0, false
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			list, err := admin.ClientList(context.Background()).Result()
+			if err == nil {
+				n := 0
+				for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
+					if l == "" || strings.Contains(l, " name=counting ") {
+						continue
+					}
+					n++
+					subscribed = subscribed || strings.Contains(l, " sub=1 ")
+				}
+				peak = max(peak, n)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() (int, bool) {
+		close(stop)
+		<-done
+		return peak, subscribed
+	}
 }
 
 // readAllIDs reads stream "k" to its end and returns its events' IDs,

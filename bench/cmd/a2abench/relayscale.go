@@ -29,6 +29,7 @@ import (
 const (
 	scaleReaders       = 10_000   // readers of one stream on one replica
 	scaleRedisConns    = 20       // Redis connections for them, at most
+	scaleRedisPool     = 19       // the client's PoolSize for that budget: one Pub/Sub connection is outside the pool
 	scaleIdleTarget    = 16 << 10 // bytes per idle reader over h2c, at most
 	scaleP99Target     = 50 * time.Millisecond
 	scaleP99At         = 1_000 // readers at which the p99 is judged
@@ -81,7 +82,9 @@ func (s scaleStore) open(prefix string) (relay.Store, *redis.Client, error) {
 		st, err := relay.NewMemoryStore()
 		return st, nil, err
 	}
-	c := redis.NewClient(&redis.Options{Addr: s.redis.addr}) // go-redis's default pool: 10 per CPU
+	// The pool sized as redisrelay's doc says for a budget of
+	// scaleRedisConns: the store's Pub/Sub connection is outside it.
+	c := redis.NewClient(&redis.Options{Addr: s.redis.addr, PoolSize: scaleRedisPool})
 	st, err := redisrelay.New(c, redisrelay.WithPrefix(prefix))
 	if err != nil {
 		c.Close()
@@ -518,7 +521,7 @@ func measureScale(cfg *config) (*scaleResult, error) {
 		if cfg.redisAddr != "" {
 			how = "the redis-server at " + cfg.redisAddr + " (-redis)"
 		}
-		sc.redisLine = "Redis: " + how + ", version " + rs.version + "; each row a go-redis client with its default pool (10 per CPU) and a prefix of its own."
+		sc.redisLine = "Redis: " + how + ", version " + rs.version + "; each row a go-redis client with PoolSize " + strconv.Itoa(scaleRedisPool) + " (redisrelay's doc: a budget of n connections is a pool of n−1 beside the store's Pub/Sub connection) and a prefix of its own."
 	}
 	rd, err := startReaders()
 	if err != nil {

@@ -58,7 +58,7 @@ func writeScaleTargets(w io.Writer, sz scaleSizes, rows []scaleRow, anchor *anch
 	}
 	ts = append(ts, target{fmt.Sprintf("%s readers of one stream on one replica, Redis connections", measure.Thousands(scaleReaders)),
 		fmt.Sprintf("≤ %d, every reader served", scaleRedisConns), conns,
-		"the peak counts the driver's and the readers' connections together (one process); a reader's page Read takes one too"})
+		fmt.Sprintf("the peak counts every connection of the process (CLIENT LIST): the driver's and the readers', in a pool of %d, and the store's Pub/Sub connection", scaleRedisPool)})
 
 	var idle []scaleJudged
 	for _, r := range one(func(r scaleRow) bool { return r.h2c && r.per == largest }) {
@@ -93,7 +93,7 @@ func writeScaleTargets(w io.Writer, sz scaleSizes, rows []scaleRow, anchor *anch
 		rate = append(rate, judged(where(r), measure.Ratio(x), x >= scaleCommitTarget, r.per >= scaleReaders))
 	}
 	ts = append(ts, target{fmt.Sprintf("the driver's commit rate with %s readers over none (same round)", measure.Thousands(scaleReaders)),
-		fmt.Sprintf("≥ %s", measure.Ratio(scaleCommitTarget)), rate, "the readers' fan-out shares the two cores with the driver"})
+		fmt.Sprintf("≥ %s", measure.Ratio(scaleCommitTarget)), rate, "each entry's fan-out costs about 2 µs of CPU per reader (the replica's writes and the readers' reads, on the same cores): the deliveries of the burst hold the cores, and the driver's Commit waits for CPU, not for Redis"})
 
 	var ahead []scaleJudged
 	if anchor != nil {
