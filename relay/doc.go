@@ -124,8 +124,9 @@
 // once, a page at a time, so the readers of a busy stream write fewer,
 // larger pages.
 //
-// A browser that stops reading holds at most one page of entries, and for
-// no longer than the write timeout ([WithWriteTimeout], 30 s): the write
+// A browser that stops reading holds at most one page of entries, with
+// those entries as written for it (the page goes out in one write), and
+// for no longer than the write timeout ([WithWriteTimeout], 30 s): the write
 // that it stopped taking then fails, and the Handler ends the response
 // and closes the connection. When it comes back it resumes with
 // Last-Event-ID as any other.
