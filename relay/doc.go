@@ -116,7 +116,12 @@
 // A reader's first page is read from the store by the reader itself, as
 // are the pages of a reader behind what the Handler keeps (one that
 // resumes from an old Last-Event-ID, or reads slower than the stream
-// grows). No reader waits for another. When a stream grows, its readers
+// grows). No reader waits for another, but for the store: a Handler makes
+// at most a few calls to its store at once (WithStoreCalls, 4 by default),
+// and the browsers' reads beyond wait their turn in the process, so that
+// a crowd reconnecting, or reading a long stream from far back, never
+// takes the connections the drivers of the same process need for their
+// commits and lease renewals. When a stream grows, its readers
 // are woken a few at a time, as many as GOMAXPROCS, each passing its turn
 // on once it took its page, before it writes: ten thousand readers woken at
 // once would queue ahead of everything else the process runs, the driver's

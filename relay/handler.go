@@ -40,6 +40,7 @@ type handlerConfig struct {
 	origin    *http.CrossOriginProtection // decides whether a POST is the page's own; WithTrustedOrigins adds to it
 	retry     time.Duration
 	write     time.Duration // the longest one write to a browser may take
+	calls     int           // the store calls made at once, at most (gate.go)
 	trace     *Trace        // nil: none
 }
 
@@ -63,7 +64,32 @@ func WithTrustedOrigins(origins ...string) HandlerOption {
 }
 
 func defaultHandlerConfig() handlerConfig {
-	return handlerConfig{keepAlive: 15 * time.Second, page: 64, origin: http.NewCrossOriginProtection(), retry: 2 * time.Second, write: 30 * time.Second}
+	return handlerConfig{keepAlive: 15 * time.Second, page: 64, origin: http.NewCrossOriginProtection(), retry: 2 * time.Second, write: 30 * time.Second,
+		calls: defaultStoreCalls}
+}
+
+// defaultStoreCalls is WithStoreCalls's default: less than half of
+// go-redis's smallest default pool (10 connections per CPU).
+const defaultStoreCalls = 4
+
+// WithStoreCalls sets how many calls to its store a Handler makes at once
+// for its browsers, at most (4 by default): reading pages, the tail, a
+// snapshot, posting answers and cancels. Browsers beyond wait their turn
+// in the process. The drivers of the same process share the store's client
+// (redisrelay: its pool of connections), and their commits and lease
+// renewals must find a connection however many browsers read, reconnect
+// or read a long stream from far back: keep n well below the client's
+// pool. A Handler's waits on the store (one per stream its browsers
+// follow) are not counted: a store waits outside its pool. A number of 0
+// or less is refused.
+func WithStoreCalls(n int) HandlerOption {
+	return handlerOptionFunc(func(c *handlerConfig) error {
+		if n <= 0 {
+			return invalidOption("WithStoreCalls: the number must be positive, not %d", n)
+		}
+		c.calls = n
+		return nil
+	})
 }
 
 // WithWriteTimeout sets how long one write to a browser's event stream,
@@ -206,8 +232,9 @@ type Handler struct {
 	store Store
 	key   KeyFunc
 	cfg   handlerConfig
-	waits *waiters // the readers of a log wait on the store, and read it, together
-	pages pageBufs // the buffers its readers write their pages from
+	waits *waiters  // the readers of a log wait on the store, and read it, together
+	pages pageBufs  // the buffers its readers write their pages from
+	gate  storeGate // the slots of its calls to the store (gate.go)
 }
 
 // NewHandler returns a Handler for the streams of store that key names. It
@@ -226,7 +253,8 @@ func NewHandler(store Store, key KeyFunc, opts ...HandlerOption) (*Handler, erro
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page, runtime.GOMAXPROCS(0))}, nil
+	return &Handler{store: store, key: key, cfg: cfg, waits: newWaiters(cfg.page, runtime.GOMAXPROCS(0)),
+		gate: make(storeGate, cfg.calls)}, nil
 }
 
 // ServeHTTP implements http.Handler.
@@ -324,7 +352,7 @@ func ended(name string) bool { return name == EventEnd || name == EventFailure }
 // events serves the stream's events.
 func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	ctx := r.Context()
-	log, err := h.store.Open(ctx, key)
+	log, err := h.open(ctx, key)
 	if err != nil {
 		h.storeFailed(w, r)
 		return
@@ -658,7 +686,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, key string) {
 		return
 	}
 	ctx := r.Context()
-	log, err := h.store.Open(ctx, key)
+	log, err := h.open(ctx, key)
 	if err != nil {
 		h.storeFailed(w, r)
 		return
@@ -790,7 +818,7 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request, key string) {
 		return
 	}
 	ctx := r.Context()
-	log, err := h.store.Open(ctx, key)
+	log, err := h.open(ctx, key)
 	if err == nil {
 		err = log.RequestCancel(ctx)
 	}
