@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"runtime"
 	"slices"
@@ -415,10 +416,10 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	rt := readerTrace{t: h.cfg.trace, ctx: ctx}
 	if rt.t != nil {
 		rt.t.reader(ReaderInfo{Kind: ReaderAttached, After: after})
-		defer rt.done()
+		defer func() { rt.done(sse.err) }()
 	}
 	sse.comment("relay")
-	if sse.err != nil || rc.Flush() != nil {
+	if sse.flush(rc) != nil {
 		rt.end = endWrite
 		return
 	}
@@ -431,7 +432,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		data, _ := json.Marshal(FailureData{Kind: "lost", Text: lostText})
 		sse.event(ID{Epoch: epoch, Seq: 1}.String(), EventFailure, data)
 		rt.end = endEnded
-		if sse.err != nil || rc.Flush() != nil {
+		if sse.flush(rc) != nil {
 			rt.end = endWrite
 		}
 		return
@@ -454,7 +455,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 				rt.end = endStore
 				return
 			}
-			if sse.err != nil || rc.Flush() != nil {
+			if sse.flush(rc) != nil {
 				rt.end = endWrite
 				return
 			}
@@ -488,14 +489,14 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			if ended(e.Name) {
 				rt.end = endEnded
 				sse.send()
-				if sse.err != nil || rc.Flush() != nil {
+				if sse.flush(rc) != nil {
 					rt.end = endWrite
 				}
 				return
 			}
 		}
 		sse.send()
-		if sse.err != nil || (len(entries) > 0 && rc.Flush() != nil) {
+		if sse.err != nil || (len(entries) > 0 && sse.flush(rc) != nil) {
 			rt.end = endWrite
 			return
 		}
@@ -512,7 +513,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 		if err != nil {
 			due()
 			sse.comment("keep-alive")
-			if sse.err != nil || rc.Flush() != nil {
+			if sse.flush(rc) != nil {
 				rt.end = endWrite
 				return
 			}
@@ -543,14 +544,29 @@ func (rt *readerTrace) gone(reason string) {
 	}
 }
 
-// done tells the Trace that the response ended. A write that failed
-// because the browser went away is the browser's leaving.
-func (rt *readerTrace) done() {
-	end := rt.end
-	if end == endWrite && rt.ctx.Err() != nil || end == "" {
-		end = endLeft
+// done tells the Trace that the response ended, werr being the first
+// error of its writes and flushes.
+func (rt *readerTrace) done(werr error) {
+	rt.t.reader(ReaderInfo{Kind: ReaderDone, Sent: rt.sent, End: readerEnd(rt.end, werr, rt.ctx.Err() != nil)})
+}
+
+// readerEnd decides why a response ended, as a Trace is told (ReaderInfo.End):
+// end, as the Handler set it, but a write that failed because the browser
+// went away (its request's context ended) is the browser's leaving, and
+// one that outran the write timeout is the write's, though net/http ends
+// the request's context for it too.
+func readerEnd(end string, werr error, ctxDone bool) string {
+	switch {
+	case end == "":
+		return endLeft
+	case end != endWrite:
+		return end
+	case errors.Is(werr, os.ErrDeadlineExceeded):
+		return endWrite
+	case ctxDone:
+		return endLeft
 	}
-	rt.t.reader(ReaderInfo{Kind: ReaderDone, Sent: rt.sent, End: end})
+	return endWrite
 }
 
 // What a page of a lost log is served (see lostReply).
@@ -860,6 +876,15 @@ type sseWriter struct {
 	err  error
 	bufs *pageBufs
 	page *[]byte // held since hold, written by send; nil when not holding
+}
+
+// flush flushes what s wrote to the browser, unless a write failed, and
+// keeps the first error.
+func (s *sseWriter) flush(rc *http.ResponseController) error {
+	if s.err == nil {
+		s.err = rc.Flush()
+	}
+	return s.err
 }
 
 func (s *sseWriter) write(parts ...[]byte) {
