@@ -95,7 +95,9 @@ func WithStoreCalls(n int) HandlerOption {
 
 // WithWriteTimeout sets how long one write to a browser's event stream,
 // with its flush, may take (30 s by default): a page of entries, a gone
-// event with its snapshot, a keep-alive comment. A browser that stops
+// event with its snapshot, a keep-alive comment, each written 32 KiB at a
+// time at most, each 32 KiB given the whole timeout, so that a browser
+// that reads slowly but steadily is not cut. A browser that stops
 // reading (a tab frozen in the background, a hostile client) blocks the
 // write once the connection's buffers are full; when the timeout passes
 // the Handler ends the response and closes the connection, so that such a
@@ -412,7 +414,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 	due := func() { _ = rc.SetWriteDeadline(time.Now().Add(h.cfg.write)) }
 	due()
 	w.WriteHeader(http.StatusOK)
-	sse := &sseWriter{w: w, bufs: &h.pages}
+	sse := &sseWriter{w: w, bufs: &h.pages, due: due}
 	rt := readerTrace{t: h.cfg.trace, ctx: ctx}
 	if rt.t != nil {
 		rt.t.reader(ReaderInfo{Kind: ReaderAttached, After: after})
@@ -876,6 +878,7 @@ type sseWriter struct {
 	err  error
 	bufs *pageBufs
 	page *[]byte // held since hold, written by send; nil when not holding
+	due  func()  // renews the write deadline (see put); nil: none
 }
 
 // flush flushes what s wrote to the browser, unless a write failed, and
@@ -895,10 +898,7 @@ func (s *sseWriter) write(parts ...[]byte) {
 		return
 	}
 	for _, p := range parts {
-		if s.err != nil {
-			return
-		}
-		_, s.err = s.w.Write(p)
+		s.put(p)
 	}
 }
 

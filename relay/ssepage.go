@@ -40,16 +40,34 @@ func (s *sseWriter) hold() {
 	}
 }
 
-// send writes what s gathered since hold in one Write, and gives its
-// buffer back.
+// send writes what s gathered since hold, in one Write unless it is bigger
+// than a piece (see put), and gives its buffer back.
 func (s *sseWriter) send() {
 	p := s.page
 	if p == nil {
 		return
 	}
 	s.page = nil
-	if s.err == nil && len(*p) > 0 {
-		_, s.err = s.w.Write(*p)
-	}
+	s.put(*p)
 	s.bufs.put(p)
+}
+
+// writePiece is the most a Handler writes to a browser under one write
+// deadline: a bigger page, or a bigger event, goes in pieces, and each
+// piece after the first is given WithWriteTimeout afresh. A browser that
+// reads slowly but steadily, a piece per timeout at least (1 KiB/s with
+// the defaults), is then never taken for one that stopped reading.
+const writePiece = 32 << 10
+
+// put writes b to the browser, in pieces of at most writePiece, renewing
+// the write deadline before each piece after the first.
+func (s *sseWriter) put(b []byte) {
+	for first := true; s.err == nil && len(b) > 0; first = false {
+		if !first && s.due != nil {
+			s.due()
+		}
+		n := min(len(b), writePiece)
+		_, s.err = s.w.Write(b[:n])
+		b = b[n:]
+	}
 }
