@@ -12,10 +12,22 @@ import "context"
 // gate the browsers' calls queue in the process instead, and the Handler
 // never holds more than its slots of the pool.
 
+// Each call runs on a goroutine of its own, which ends with it, while the
+// browser's goroutine waits. A store's client goes deep (redisrelay:
+// go-redis, its hooks, its pool, a script), and the stack of the goroutine
+// that calls it grows to fit and stays grown while the browser waits for
+// the next entry: measured with 10,000 idle browsers of one stream over
+// h2c (the bench's relay-scale suite), 16.9 KiB per browser on Redis with
+// the calls on the browsers' goroutines, 12.8 KiB with the calls on their
+// own (11.9 KiB on MemoryStore, whose calls are shallow). The hop costs a
+// goroutine's start per call, and a browser following its stream makes no
+// call: it takes its pages from the Handler's memory.
+
 // storeGate is the slots of a Handler's store calls.
 type storeGate chan struct{}
 
-// gated runs call in a slot of g, once one is free or ctx ends.
+// gated runs call in a slot of g, once one is free or ctx ends, on a
+// goroutine of its own, and returns what it returns.
 func gated[T any](ctx context.Context, g storeGate, call func() (T, error)) (T, error) {
 	select {
 	case g <- struct{}{}:
@@ -24,7 +36,17 @@ func gated[T any](ctx context.Context, g storeGate, call func() (T, error)) (T, 
 		return zero, ctx.Err()
 	}
 	defer func() { <-g }()
-	return call()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := call()
+		done <- result{v, err}
+	}()
+	r := <-done
+	return r.v, r.err
 }
 
 // open opens the log of key in a slot, and returns it gated.

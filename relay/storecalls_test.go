@@ -3,6 +3,8 @@ package relay_test
 import (
 	"context"
 	"net/http"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -118,4 +120,72 @@ func TestWithStoreCallsRefusesNone(t *testing.T) {
 		_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "k", true }, relay.WithStoreCalls(n))
 		require.ErrorIs(t, err, relay.ErrInvalidOption, "WithStoreCalls(%d)", n)
 	}
+}
+
+// stackSeer is a store whose Read notes whether the Handler's ServeHTTP
+// is on the stack that calls it.
+type stackSeer struct {
+	relay.Store
+	mu        sync.Mutex
+	reads     int
+	underHTTP int
+}
+
+func (s *stackSeer) Open(ctx context.Context, key string) (relay.Log, error) {
+	l, err := s.Store.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return stackSeenLog{Log: l, s: s}, nil
+}
+
+type stackSeenLog struct {
+	relay.Log
+	s *stackSeer
+}
+
+func (l stackSeenLog) Read(ctx context.Context, after uint64, max int) ([]relay.Entry, error) {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	under := false
+	for {
+		f, more := frames.Next()
+		under = under || strings.HasSuffix(f.Function, "(*Handler).ServeHTTP")
+		if !more {
+			break
+		}
+	}
+	l.s.mu.Lock()
+	l.s.reads++
+	if under {
+		l.s.underHTTP++
+	}
+	l.s.mu.Unlock()
+	return l.Log.Read(ctx, after, max)
+}
+
+// A Handler calls its store on a goroutine of its own, not on the
+// browser's: a store's client goes deep, and the stack it grows would stay
+// with the browser while it waits (about 4 KiB an idle browser on Redis).
+func TestStoreCallsRunOffTheBrowsersGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		mem := newMemoryStore(t)
+		l, err := mem.Open(ctx, "k")
+		require.NoError(t, err)
+		f, err := l.Acquire(ctx, "driver", time.Hour)
+		require.NoError(t, err)
+		require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)},
+			relay.Entry{Seq: 2, Name: relay.EventEnd, Data: []byte(`{"state":"completed"}`)}))
+		st := &stackSeer{Store: mem}
+		mux := http.NewServeMux()
+		mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }))
+		got := make(chan []event, 1)
+		readEvents(ctx, a2atest.NewClient(mux), "", got)
+		requireRun(t, <-got, l.Epoch(), 1, 2)
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		require.Positive(t, st.reads)
+		require.Zero(t, st.underHTTP, "reads made on the browser's goroutine, of %d", st.reads)
+	})
 }
