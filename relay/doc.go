@@ -117,8 +117,8 @@
 // are the pages of a reader behind what the Handler keeps (one that
 // resumes from an old Last-Event-ID, or reads slower than the stream
 // grows). No reader waits for another, but for the store: a Handler makes
-// at most a few calls to its store at once (WithStoreCalls, 4 by default),
-// and the browsers' reads beyond wait their turn in the process, so that
+// at most a few calls to its store at once (WithStoreCalls, 5 per CPU by
+// default), and the reads beyond wait their turn in the process, so that
 // a crowd reconnecting, or reading a long stream from far back, never
 // takes the connections the drivers of the same process need for their
 // commits and lease renewals. When a stream grows, its readers
