@@ -2,8 +2,9 @@ package relay
 
 import "sync"
 
-// A page of entries goes to a browser in one Write: its events are
-// gathered in a buffer, then written and flushed together. Written event
+// A page of entries goes to a browser in one Write (or one per 32 KiB, see
+// put): its events are gathered in a buffer, then written and flushed
+// together. Written event
 // by event, each of its five or so parts went through the
 // ResponseWriter's own locks and buffers, and a page of 64 events cost a
 // dozen write calls to the kernel; at ten thousand readers of one stream,
