@@ -34,6 +34,17 @@ func newMemoryStore(t testing.TB, opts ...relay.StoreOption) *relay.MemoryStore 
 	return st
 }
 
+// drivenLog returns the log "k" of st, and the fence of a driver that
+// holds its lease for an hour.
+func drivenLog(ctx context.Context, t *testing.T, st relay.Store) (relay.Log, relay.Fence) {
+	t.Helper()
+	l, err := st.Open(ctx, "k")
+	require.NoError(t, err)
+	f, err := l.Acquire(ctx, "driver", time.Hour)
+	require.NoError(t, err)
+	return l, f
+}
+
 // newHandler is relay.NewHandler, failing t when it fails.
 func newHandler(t testing.TB, store relay.Store, key relay.KeyFunc, opts ...relay.HandlerOption) *relay.Handler {
 	t.Helper()

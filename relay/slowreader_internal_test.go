@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -86,12 +85,7 @@ func windowState(h *Handler) (bytes, most, logs int) {
 func TestAStalledReaderHoldsNoOtherBackNorGrowsMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		st, err := NewMemoryStore()
-		require.NoError(t, err)
-		l, err := st.Open(ctx, "k")
-		require.NoError(t, err)
-		f, err := l.Acquire(ctx, "driver", time.Hour)
-		require.NoError(t, err)
+		st, l, f := drivenLog(ctx, t)
 		require.NoError(t, l.Commit(ctx, f, nil, Entry{Seq: 1, Name: EventStatus, Data: []byte(`{"state":"working"}`)}))
 		const page = 4
 		h, err := NewHandler(st, func(*http.Request) (string, bool) { return "k", true }, WithPageSize(page))

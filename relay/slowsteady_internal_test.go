@@ -57,12 +57,7 @@ func (b *steadyBrowser) Write(p []byte) (int, error) {
 func TestASlowButSteadyBrowserIsNotCut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		st, err := NewMemoryStore()
-		require.NoError(t, err)
-		l, err := st.Open(ctx, "k")
-		require.NoError(t, err)
-		f, err := l.Acquire(ctx, "driver", time.Hour)
-		require.NoError(t, err)
+		st, l, f := drivenLog(ctx, t)
 		text := strings.Repeat("x", 12<<10)
 		const entries = 17 // two pages of 8 entries of 12 KiB, and the end
 		for seq := uint64(1); seq < entries; seq++ {

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -33,12 +32,7 @@ func (b *countingBrowser) Write(p []byte) (int, error) {
 func TestAPageGoesOutInOneWrite(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		st, err := NewMemoryStore()
-		require.NoError(t, err)
-		l, err := st.Open(ctx, "k")
-		require.NoError(t, err)
-		f, err := l.Acquire(ctx, "driver", time.Hour)
-		require.NoError(t, err)
+		st, l, f := drivenLog(ctx, t)
 		const page = 8
 		for seq := uint64(1); seq < 2*page; seq++ {
 			require.NoError(t, l.Commit(ctx, f, nil, Entry{Seq: seq, Name: EventArtifact,

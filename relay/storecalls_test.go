@@ -83,10 +83,7 @@ func TestBrowsersReadingFromBehindTakeAtMostTheHandlersStoreCalls(t *testing.T) 
 		synctest.Test(t, func(t *testing.T) {
 			ctx := t.Context()
 			mem := newMemoryStore(t)
-			l, err := mem.Open(ctx, "k")
-			require.NoError(t, err)
-			f, err := l.Acquire(ctx, "driver", time.Hour)
-			require.NoError(t, err)
+			l, f := drivenLog(ctx, t, mem)
 			const last = 40
 			es := []relay.Entry{{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)}}
 			for seq := uint64(2); seq < last; seq++ {
@@ -171,10 +168,7 @@ func TestStoreCallsRunOffTheBrowsersGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
 		mem := newMemoryStore(t)
-		l, err := mem.Open(ctx, "k")
-		require.NoError(t, err)
-		f, err := l.Acquire(ctx, "driver", time.Hour)
-		require.NoError(t, err)
+		l, f := drivenLog(ctx, t, mem)
 		require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)},
 			relay.Entry{Seq: 2, Name: relay.EventEnd, Data: []byte(`{"state":"completed"}`)}))
 		st := &stackSeer{Store: mem}
