@@ -88,7 +88,7 @@ type replicas struct {
 // agent of pushedTask, whose notifications go to A until set sets
 // otherwise; set, given the replicas, makes A die or stall; optsA are A's
 // receiver's options. It returns the
-// log's entries, the agent, and how long the run took.
+// log's entries, the agent, and how long the task took to end in the log.
 func pushTakeover(t *testing.T, set func(r *replicas, killA func()), optsA ...push.Option) ([]relay.Entry, *a2atest.Agent, time.Duration) {
 	t.Helper()
 	store := newMemoryStore(t)
@@ -114,32 +114,34 @@ func pushTakeover(t *testing.T, set func(r *replicas, killA func()), optsA ...pu
 	clientB, err := stream.NewClient("http://agent.test/", opts(r.recvB)...)
 	require.NoError(t, err)
 	b := &replicaLog{Log: shared, name: "B", w: r.a.w}
-	start := time.Now()
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = relay.Run(ctxA, r.a, "A", relay.Send(clientA, a2a.NewTextMessage(a2a.RoleUser, "hello"))) })
 	ctxB, stopB := context.WithTimeout(t.Context(), 2*time.Hour)
 	defer stopB()
 	var (
 		errB error
-		took time.Duration // until B committed the ending
+		took time.Duration // from the task's start until B committed the ending
 	)
 	wg.Go(func() { errB = relay.Run(ctxB, b, "B", relay.Resume(clientB)) })
 	wg.Wait()
 	require.NoError(t, errB)
 	byB := r.a.w.by("B")
 	require.NotEmpty(t, byB, "B took over")
-	// When B committed the ending, not when its Run returned: a Run may
-	// return up to a poll later, as a watcher that finds the end.
+	// From the run's first commit, when the agent took the task (A's send
+	// waits a watcher's poll, 0.5 s, when B's first look at the empty log
+	// holds the lease as A tries it), to when B committed the ending, not
+	// when its Run returned: a Run may return up to a poll later, as a
+	// watcher that finds the end.
 	last := byB[len(byB)-1]
 	require.Equal(t, relay.EventEnd, last.entries[len(last.entries)-1].Name, "B's last commit holds the end")
-	took = last.at.Sub(start)
+	took = last.at.Sub(r.a.w.first())
 	return allEntries(t, shared), agent, took
 }
 
 // requireHandedOn asserts that a pushTakeover run handed the push
 // registration on: one push config registered in the whole run, B's stream
-// rung by the notification of the ending (30 s), and the whole task in the
-// log.
+// rung by the notification of the ending (30 s after the task started),
+// and the whole task in the log.
 func requireHandedOn(t *testing.T, entries []relay.Entry, agent *a2atest.Agent, took time.Duration) {
 	t.Helper()
 	require.Equal(t, 1, countMethod(agent, "push"), "one push config registered in the whole run")

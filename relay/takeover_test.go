@@ -214,6 +214,13 @@ type write struct {
 	entries []relay.Entry
 }
 
+// first returns when the first commit was made.
+func (w *writes) first() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.list[0].at
+}
+
 func (w *writes) by(name string) []write {
 	w.mu.Lock()
 	defer w.mu.Unlock()
