@@ -34,6 +34,15 @@ func TestAnchorTargetComparesLikeWithLike(t *testing.T) {
 	require.NotContains(t, line, "h2c")
 	require.NotContains(t, line, "MemoryStore")
 	require.NotContains(t, line, "1 000")
+	require.Contains(t, line, "vs resumable-stream: RSS/idle reader: 30.0 KiB vs 40.0 KiB")
+
+	// A resident-set delta at or below zero is noise: shown, not judged.
+	rows[0].rssPer = -4 << 10
+	b.Reset()
+	writeScaleTargets(&b, sz, rows, anchor)
+	line = targetLine(t, b.String(), anchorAheadMeasure)
+	require.Contains(t, line, "heapUsed+external; RSS -4.0 KiB vs 40.0 KiB not judged (a delta ≤ 0 is the resident set's noise)")
+	require.NotContains(t, line, "RSS/idle reader")
 
 	served := anchor.served[0]
 	served.Short = 3
@@ -43,4 +52,19 @@ func TestAnchorTargetComparesLikeWithLike(t *testing.T) {
 	line = targetLine(t, b.String(), anchorAheadMeasure)
 	require.Contains(t, line, "readers served: the relay 100 of 100 with 0 undelivered vs resumable-stream 100 with 3 undelivered")
 	require.Contains(t, line, "| met |")
+}
+
+func TestRSSDeltasAreJudgedOnlyWhenBothArePositive(t *testing.T) {
+	for _, c := range []struct {
+		relay, anchor float64
+		want          bool
+	}{
+		{1, 1, true},
+		{0, 1, false},
+		{1, 0, false},
+		{-56 << 10, 6 << 10, false},
+		{6 << 10, -1, false},
+	} {
+		require.Equal(t, c.want, rssJudged(c.relay, c.anchor), "%v vs %v", c.relay, c.anchor)
+	}
 }

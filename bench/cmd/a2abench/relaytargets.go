@@ -173,10 +173,13 @@ func anchorAhead(rows []scaleRow, anchor *anchorResult, where func(scaleRow) str
 				continue
 			}
 			node := a.HeapPer + a.ExtPer
-			ahead = append(ahead,
-				judged(at+": memory/idle reader", kib(r.heapPer)+" heap+stacks vs "+kib(node)+" heapUsed+external", r.heapPer < node, true),
-				judged(at+": RSS/idle reader", kib(r.rssPer)+" vs "+kib(a.RSSPer), r.rssPer < a.RSSPer, true),
-				judged(at+": Redis conns peak (at most)", fmt.Sprintf("%d vs %d", r.connsPeak, a.ConnsPeak), r.connsPeak <= a.ConnsPeak, true))
+			ahead = append(ahead, judged(at+": memory/idle reader", kib(r.heapPer)+" heap+stacks vs "+kib(node)+" heapUsed+external", r.heapPer < node, true))
+			if rssJudged(r.rssPer, a.RSSPer) {
+				ahead = append(ahead, judged(at+": RSS/idle reader", kib(r.rssPer)+" vs "+kib(a.RSSPer), r.rssPer < a.RSSPer, true))
+			} else {
+				ahead[len(ahead)-1].value += "; RSS " + kib(r.rssPer) + " vs " + kib(a.RSSPer) + " not judged (a delta ≤ 0 is the resident set's noise)"
+			}
+			ahead = append(ahead, judged(at+": Redis conns peak (at most)", fmt.Sprintf("%d vs %d", r.connsPeak, a.ConnsPeak), r.connsPeak <= a.ConnsPeak, true))
 			p50, p99 := measure.Median(r.p50), measure.Median(r.p99)
 			ahead = append(ahead,
 				judged(at+": p50", measure.F(p50)+" ms vs "+measure.F(a.P50)+" ms", p50 < a.P50, true),
@@ -194,3 +197,8 @@ func anchorAhead(rows []scaleRow, anchor *anchorResult, where func(scaleRow) str
 	}
 	return ahead, why
 }
+
+// rssJudged reports whether two resident-set deltas per reader can be
+// compared: a delta at or below zero says the resident set moved for other
+// reasons (pages a GC gave back, a previous row's), not what a reader holds.
+func rssJudged(relay, anchor float64) bool { return relay > 0 && anchor > 0 }
