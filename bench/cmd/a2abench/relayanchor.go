@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a2astream/a2astream/bench/internal/measure"
@@ -54,14 +55,18 @@ type anchorRun struct {
 	conns       int
 }
 
-// anchorResult is the anchor's part of the run: one run per size, or why
-// it did not run.
+// anchorResult is the anchor's part of the run: served over HTTP (serve.mjs,
+// side by side with the relay rows) and the library alone (bench.mjs), one
+// run per size each, or why a part did not run.
 type anchorResult struct {
-	Err  string
-	runs []anchorRun
+	ServedErr string
+	served    []anchorServed
+	Err       string // the library alone
+	runs      []anchorRun
 }
 
-// anchorSizes are the readers per process the anchor runs with.
+// anchorSizes are the readers per process the library-alone anchor runs
+// with.
 func anchorSizes(quick bool) []int {
 	if quick {
 		return []int{50}
@@ -74,13 +79,15 @@ func anchorSizes(quick bool) []int {
 func runAnchor(ctx context.Context, cfg *config, sz scaleSizes, rs *redisServer) *anchorResult {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		return &anchorResult{Err: "node is not installed"}
+		return &anchorResult{Err: "node is not installed", ServedErr: "node is not installed"}
 	}
 	dir, ok := anchorPath()
 	if !ok {
-		return &anchorResult{Err: "its packages are not installed: run `npm ci` in bench/" + anchorDir}
+		why := "its packages are not installed: run `npm ci` in bench/" + anchorDir
+		return &anchorResult{Err: why, ServedErr: why}
 	}
 	res := &anchorResult{}
+	res.served, res.ServedErr = runAnchorServedAll(ctx, cfg, sz, node, dir, rs)
 	for _, n := range anchorSizes(cfg.quick) {
 		peak := watchConns(rs)
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
@@ -117,11 +124,57 @@ func writeAnchor(w io.Writer, a *anchorResult) {
 		fmt.Fprintf(w, "Not run: it needs the Redis rows' redis-server, which this run had not.\n\n")
 		return
 	}
-	fmt.Fprintf(w, "vercel's resumable-stream 2.2 (npm, with node-redis 4) on the same redis-server, driven by bench/%s/bench.mjs in one node process: "+
-		"one stream whose producer (resumableStream) writes the same chunks as the relay rows above (a stamped text of about 48 characters, "+
-		"paced then back to back); a reader that resumes from the middle (resumeExistingStream with skipCharacters) must get exactly the rest; "+
-		"then N readers resume the stream in the same process. It measures the library alone: no HTTP response per reader, which the relay rows include. "+
-		"Memory per idle reader: heapUsed and RSS deltas after two GCs (node --expose-gc). Redis connections: CLIENT LIST, peak. One run per size.\n\n", anchorDir)
+	writeAnchorServed(w, a)
+	writeAnchorAlone(w, a)
+}
+
+// writeAnchorServed renders the served anchor's table: the figures the
+// targets compare with the relay's HTTP/1.1 rows on Redis.
+func writeAnchorServed(w io.Writer, a *anchorResult) {
+	fmt.Fprintf(w, "**Served over HTTP, side by side with the relay rows.** vercel's resumable-stream 2.2 (npm, with node-redis 4: one publisher and one subscriber connection) "+
+		"on the same redis-server, behind node's http server on 127.0.0.1 (HTTP/1.1), as a TypeScript chat backend serves it: bench/%s/serve.mjs, one node process. "+
+		"The producer (resumableStream) writes each chunk as an SSE event (data: and the same stamped text of about %d bytes as the relay rows); "+
+		"GET /events?skip=N resumes the stream (resumeExistingStream with skipCharacters), writes one comment, then pipes the resumed stream into the response. "+
+		"A reader that resumes from the middle must get exactly the rest. The readers are the relay rows' own: SSE GETs of the readers' child (%s), "+
+		"opened, timed and counted the same way; the same paced and burst phases, one round; chunks/s delivered counts from the wall clock before the first write of the burst. "+
+		"Memory per idle reader: the node process's heapUsed, external and RSS deltas with every reader attached, each after two GCs (node --expose-gc). "+
+		"Redis connections: CLIENT LIST, idle and peak, as for the relay rows. One run per size.\n\n", anchorDir, scaleChunkLen, readersFlag)
+	if len(a.served) == 0 {
+		fmt.Fprintf(w, "**Not run: %s.**\n\n", a.ServedErr)
+		return
+	}
+	t := measure.Table{Head: []string{"readers", "attached", "resume from the middle", "heapUsed / idle reader", "external / idle reader", "RSS / idle reader",
+		"Redis conns idle / peak", "p50 delivery", "p99 delivery", "chunks/s delivered", "dropped / undelivered", "note"},
+		Align: []bool{true, true, false, true, true, true, true, true, true, true, true, false}}
+	for _, r := range a.served {
+		delivered := "–"
+		if r.Delivered > 0 {
+			delivered = measure.F(r.Delivered)
+		}
+		t.Add(measure.Thousands(int64(r.Readers)), measure.Thousands(int64(r.Opened)), resumeCell(r.ResumeOK), kib(r.HeapPer), kib(r.ExtPer), kib(r.RSSPer),
+			fmt.Sprintf("%d / %d", r.ConnsIdle, r.ConnsPeak), measure.F(r.P50)+" ms", measure.F(r.P99)+" ms", delivered,
+			fmt.Sprintf("%d / %d", r.Dropped, r.Short), orDash(strings.TrimSpace(r.Note)))
+	}
+	fmt.Fprintln(w, t.String())
+	if a.ServedErr != "" {
+		fmt.Fprintf(w, "**Then: %s.**\n\n", a.ServedErr)
+	}
+}
+
+func resumeCell(ok bool) string {
+	if ok {
+		return "exactly the rest"
+	}
+	return "**wrong**"
+}
+
+// writeAnchorAlone renders the library-alone anchor's table, which no
+// target compares: it has no HTTP response per reader.
+func writeAnchorAlone(w io.Writer, a *anchorResult) {
+	fmt.Fprintf(w, "**The library alone, not side by side.** The same library driven by bench/%s/bench.mjs in one node process: "+
+		"the same stream and phases, but the N readers resume the stream in the same process and read it there: no HTTP response and no socket per reader, "+
+		"which the relay rows and the served anchor include; no target compares these figures. "+
+		"Memory per idle reader: heapUsed and RSS deltas after two GCs. Redis connections: CLIENT LIST, peak. One run per size.\n\n", anchorDir)
 	if a.Err != "" && len(a.runs) == 0 {
 		fmt.Fprintf(w, "**Not run: %s.**\n\n", a.Err)
 		return
@@ -136,7 +189,7 @@ func writeAnchor(w io.Writer, a *anchorResult) {
 	}
 	ms := func(x float64) string { return measure.F(x) + " ms" }
 	for _, r := range a.runs {
-		t.Add(measure.Thousands(int64(r.Readers)), map[bool]string{true: "exactly the rest", false: "**wrong**"}[r.ResumeOK], kib(r.HeapPer), kib(r.RSSPer),
+		t.Add(measure.Thousands(int64(r.Readers)), resumeCell(r.ResumeOK), kib(r.HeapPer), kib(r.RSSPer),
 			strconv.Itoa(r.conns), opt(r.P50, ms), opt(r.P99, ms), opt(r.Delivered, measure.F),
 			strconv.FormatInt(max(0, r.PacedWant-r.PacedEvents)+max(0, r.BurstWant-r.BurstEvents), 10))
 	}

@@ -15,7 +15,8 @@ import (
 // output and its counts: every reader attached and got every entry, every
 // killed driver was taken over. It checks no time. The Redis rows run on a
 // redis-server the suite starts; without one they are skipped, unless
-// CI=true. The anchor runs when `npm ci` was run in bench/anchor/resumable-stream.
+// CI=true. The anchor, served over HTTP to the same readers' child and
+// alone, runs when `npm ci` was run in bench/anchor/resumable-stream.
 func TestRelayScaleQuick(t *testing.T) {
 	cfg := &config{rounds: 1, quick: true, res: &results{}}
 	sc, err := measureScale(cfg)
@@ -60,6 +61,16 @@ func TestRelayScaleQuick(t *testing.T) {
 		require.Nil(t, sc.anchor)
 	case installed:
 		require.NotNil(t, sc.anchor)
+		require.Empty(t, sc.anchor.ServedErr)
+		require.Len(t, sc.anchor.served, len(anchorServedSizes(true)))
+		for _, a := range sc.anchor.served {
+			require.True(t, a.ResumeOK, "resumable-stream served: a reader that resumed from the middle got exactly the rest")
+			require.Equal(t, a.Readers, a.Opened, "resumable-stream served: readers attached")
+			require.Zero(t, a.Short, "resumable-stream served: deliveries missing")
+			require.Zero(t, a.Dropped, "resumable-stream served: responses the server ended")
+			require.Positive(t, a.ConnsIdle)
+			require.Positive(t, a.Delivered)
+		}
 		require.Empty(t, sc.anchor.Err)
 		require.Len(t, sc.anchor.runs, len(anchorSizes(true)))
 		for _, a := range sc.anchor.runs {
@@ -69,6 +80,7 @@ func TestRelayScaleQuick(t *testing.T) {
 		}
 	default:
 		require.Contains(t, sc.anchor.Err, "npm ci")
+		require.Contains(t, sc.anchor.ServedErr, "npm ci")
 	}
 
 	var b bytes.Buffer
@@ -87,7 +99,7 @@ func TestScaleTargetsJudgeAtTheTargetsSize(t *testing.T) {
 	sz := scaleSizesFor(false)
 	row := func(store string, memory, h2c bool, per int, heap, p99, commits, none float64, peak int) scaleRow {
 		return scaleRow{store: store, proto: map[bool]string{false: "HTTP/1.1", true: "h2c"}[h2c], streams: 1, per: per, opened: per,
-			memory: memory, h2c: h2c, heapPer: heap, p99: []float64{p99}, commits: []float64{commits}, none: []float64{none},
+			memory: memory, h2c: h2c, heapPer: heap, p50: []float64{p99 / 2}, p99: []float64{p99}, commits: []float64{commits}, none: []float64{none},
 			delivered: []float64{1e5}, connsIdle: peak, connsPeak: peak}
 	}
 	rows := []scaleRow{
@@ -95,19 +107,18 @@ func TestScaleTargetsJudgeAtTheTargetsSize(t *testing.T) {
 		row("Redis", false, true, 10_000, 20<<10, 90, 50, 100, 25),
 		row("Redis", false, true, 1_000, 20<<10, 30, 50, 100, 10),
 		row("MemoryStore", true, true, 1_000, 12<<10, 60, 50, 100, -1),
+		row("Redis", false, false, 1_000, 20<<10, 5, 50, 100, 2),
 	}
-	p99 := 10.0
-	delivered := 2e5
-	anchor := &anchorResult{runs: []anchorRun{{Readers: 1_000, HeapPer: 30 << 10, P99: &p99, Delivered: &delivered}}}
+	anchor := &anchorResult{served: []anchorServed{{Readers: 1_000, Opened: 1_000, HeapPer: 30 << 10, RSSPer: 40 << 10, ConnsPeak: 2, P50: 5, P99: 10, Delivered: 2e4}}}
 	var b bytes.Buffer
 	writeScaleTargets(&b, sz, rows, anchor)
 	out := b.String()
 	for _, c := range []struct{ measure, want string }{
 		{"10 000 readers of one stream on one replica, Redis connections", "| Redis, h2c, 10 000: 25 peak (10 000 attached, 0 undelivered) | **missed** |"},
 		{"memory per idle reader over h2c (heap + stacks)", "| **missed** at Redis, h2c, 10 000; met at MemoryStore, h2c, 10 000 |"},
-		{"p99 delivery, commit to receipt, at 1 000 readers of one stream", "| **missed** at MemoryStore, h2c, 1 000; met at Redis, h2c, 1 000 |"},
+		{"p99 delivery, commit to receipt, at 1 000 readers of one stream", "| **missed** at MemoryStore, h2c, 1 000; met at Redis, h2c, 1 000; Redis, HTTP/1.1, 1 000 |"},
 		{"the driver's commit rate with 10 000 readers over none (same round)", "| **missed** at Redis, h2c, 10 000; met at MemoryStore, h2c, 10 000 |"},
-		{"ahead of resumable-stream on every figure measured side by side", "met at Redis, h2c, 1 000 vs resumable-stream: memory/idle reader"},
+		{anchorAheadMeasure, "| met |"},
 	} {
 		require.Contains(t, targetLine(t, out, c.measure), c.want)
 	}
