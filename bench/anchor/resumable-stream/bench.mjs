@@ -13,40 +13,16 @@
 // two GCs), the latency of <paced> chunks written every <every> ms (p50,
 // p99, ms, from the write to each reader's receipt) and the chunks/s
 // delivered to all readers of <burst> chunks written back to back.
-import { createClient } from "redis";
-import { createResumableStreamContext } from "resumable-stream";
+import { nowNS, openProducer, sleep, stamp } from "./producer.mjs";
 
 const [url, readersArg, pacedArg, everyArg, burstArg] = process.argv.slice(2);
 const readers = Number(readersArg), paced = Number(pacedArg), every = Number(everyArg), burst = Number(burstArg);
 
-const nowNS = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e3)) * 1000n;
-const stamp = () => {
-  let s = "t=" + nowNS() + ";";
-  while (s.length < 48) s += " token";
-  return s;
-};
 const gc = () => { globalThis.gc?.(); globalThis.gc?.(); };
 const mem = () => { gc(); const m = process.memoryUsage(); return { heap: m.heapUsed, rss: m.rss }; };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const publisher = createClient({ url });
-const subscriber = createClient({ url });
-await publisher.connect();
-await subscriber.connect();
-const ctx = createResumableStreamContext({ waitUntil: null, publisher, subscriber, keyPrefix: "a2abench-" + process.pid });
 
 // The producer: a stream whose chunks the script pushes.
-let push, finish;
-const source = new ReadableStream({
-  start(c) {
-    push = (s) => c.enqueue(s);
-    finish = () => c.close();
-  },
-});
-const id = "anchor";
-const own = await ctx.resumableStream(id, () => source);
-// The producer's own reader drains its copy.
-(async () => { const r = own.getReader(); while (!(await r.read()).done); })();
+const { ctx, id, push, finish } = await openProducer(url, "a2abench-" + process.pid);
 
 // A reader that resumes from the middle gets exactly the rest.
 const first = [];

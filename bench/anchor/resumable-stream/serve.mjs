@@ -29,37 +29,13 @@
 // The script ends the stream and exits when its stdin closes.
 import http from "node:http";
 import readline from "node:readline";
-import { createClient } from "redis";
-import { createResumableStreamContext } from "resumable-stream";
+import { nowNS, openProducer, sleep, stamp } from "./producer.mjs";
 
 const [url] = process.argv.slice(2);
 
-const nowNS = () => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e3)) * 1000n;
-const stamp = () => {
-  let s = "t=" + nowNS() + ";";
-  while (s.length < 48) s += " token";
-  return s;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const reply = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
-const publisher = createClient({ url });
-const subscriber = createClient({ url });
-await publisher.connect();
-await subscriber.connect();
-const ctx = createResumableStreamContext({ waitUntil: null, publisher, subscriber, keyPrefix: "a2abench-served-" + process.pid });
-
-let push, finish;
-const source = new ReadableStream({
-  start(c) {
-    push = (s) => c.enqueue(s);
-    finish = () => c.close();
-  },
-});
-const id = "anchor";
-const own = await ctx.resumableStream(id, () => source);
-// The producer's own copy is drained, as a backend's first response would be.
-(async () => { const r = own.getReader(); while (!(await r.read()).done); })();
+const { ctx, id, push, finish } = await openProducer(url, "a2abench-served-" + process.pid);
 
 let text = "";
 const write = (data) => {

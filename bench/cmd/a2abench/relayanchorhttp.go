@@ -183,21 +183,12 @@ func runAnchorServed(ctx context.Context, sz scaleSizes, node, dir string, rs *r
 	if err != nil {
 		return run, err
 	}
-	opened, err := rd.do(readerCmd{Op: "open", URLs: []string{base + "/events?skip=" + strconv.Itoa(written)}, N: n})
+	opened, note, closeReaders, err := rd.open(readerCmd{URLs: []string{base + "/events?skip=" + strconv.Itoa(written)}, N: n})
 	if err != nil {
 		return run, err
 	}
-	defer func() {
-		if rep, cerr := rd.do(readerCmd{Op: "close"}); cerr != nil {
-			err = firstErr(err, cerr)
-		} else if rep.Open != 0 {
-			err = firstErr(err, fmt.Errorf("%d readers still open after close", rep.Open))
-		}
-	}()
-	run.Opened = opened.Open
-	if opened.Failed > 0 {
-		run.Note = fmt.Sprintf("%d readers could not attach (%s). ", opened.Failed, opened.Err)
-	}
+	defer func() { err = firstErr(err, closeReaders()) }()
+	run.Opened, run.Note = opened.Open, note
 	after, err := s.do(map[string]any{"op": "mem"})
 	if err != nil {
 		return run, err

@@ -69,6 +69,30 @@ func (r *readers) do(c readerCmd) (readerReply, error) {
 	return rep, nil
 }
 
+// open opens the readers of c (its Op "open"), and returns the child's
+// reply, a note when some could not attach, and close, which closes every
+// reader and reports one left open.
+func (r *readers) open(c readerCmd) (opened readerReply, note string, close func() error, err error) {
+	c.Op = "open"
+	opened, err = r.do(c)
+	if err != nil {
+		return opened, "", nil, err
+	}
+	if opened.Failed > 0 {
+		note = fmt.Sprintf("%d readers could not attach (%s). ", opened.Failed, opened.Err)
+	}
+	return opened, note, func() error {
+		rep, err := r.do(readerCmd{Op: "close"})
+		switch {
+		case err != nil:
+			return err
+		case rep.Open != 0:
+			return fmt.Errorf("%d readers still open after close", rep.Open)
+		}
+		return nil
+	}, nil
+}
+
 // stop closes the child's stdin and waits for it, 10 s at most.
 func (r *readers) stop() {
 	r.stdin.Close()

@@ -379,21 +379,12 @@ func scaleRun(ctx context.Context, cfg *config, sz scaleSizes, st scaleStore, rd
 		return row, err
 	}
 	before := readProcMem()
-	opened, err := rd.do(readerCmd{Op: "open", URLs: urls, N: streams * per, H2C: h2c})
+	opened, note, closeReaders, err := rd.open(readerCmd{URLs: urls, N: streams * per, H2C: h2c})
 	if err != nil {
 		return row, err
 	}
-	defer func() {
-		if rep, cerr := rd.do(readerCmd{Op: "close"}); cerr != nil {
-			err = firstErr(err, cerr)
-		} else if rep.Open != 0 {
-			err = firstErr(err, fmt.Errorf("%d readers still open after close", rep.Open))
-		}
-	}()
-	row.opened = opened.Open
-	if opened.Failed > 0 {
-		row.note = fmt.Sprintf("%d readers could not attach (%s). ", opened.Failed, opened.Err)
-	}
+	defer func() { err = firstErr(err, closeReaders()) }()
+	row.opened, row.note = opened.Open, note
 	after := readProcMem()
 	if n := float64(row.opened); n > 0 {
 		row.heapPer = (float64(after.heapStacks) - float64(before.heapStacks)) / n
