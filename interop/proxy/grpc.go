@@ -196,9 +196,9 @@ func (g *grpcConn) clientToServer() {
 			}
 			continue
 		}
-		if _, err := g.c.server.Write(f.raw); err != nil {
-			return
-		}
+		// The frame is read for the record before it is forwarded, so that
+		// a call's record (its message ID) is whole before the server, and
+		// so the client, can have an answer to it.
 		switch f.typ {
 		case frameHeaders:
 			lastOpened = max(lastOpened, f.stream)
@@ -223,6 +223,9 @@ func (g *grpcConn) clientToServer() {
 				return
 			}
 			g.requestData(f.stream, data)
+		}
+		if _, err := g.c.server.Write(f.raw); err != nil {
+			return
 		}
 	}
 }
