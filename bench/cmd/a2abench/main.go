@@ -242,14 +242,22 @@ type childProc struct {
 	stdin io.Closer
 }
 
-func (c *childProc) stop() {
-	c.stdin.Close()
+// stop closes the server's stdin and waits for it to exit, 5 s at most.
+func (c *childProc) stop() { stopChild(c.cmd, c.stdin, 5*time.Second) }
+
+// stopChild ends a child that exits when its stdin closes: it closes
+// stdin, waits up to grace for the child to exit, then kills it and waits
+// again, so the child is reaped on every path.
+func stopChild(cmd *exec.Cmd, stdin io.Closer, grace time.Duration) {
+	stdin.Close()
 	done := make(chan struct{})
-	go func() { c.cmd.Wait(); close(done) }()
+	go func() { cmd.Wait(); close(done) }()
+	t := time.NewTimer(grace)
+	defer t.Stop()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		c.cmd.Process.Kill()
+	case <-t.C:
+		cmd.Process.Kill()
 		<-done
 	}
 }

@@ -115,17 +115,7 @@ func (s *anchorServer) do(cmd map[string]any) (anchorReply, error) {
 }
 
 // stop closes the script's stdin and waits for it to exit, 10 s at most.
-func (s *anchorServer) stop() {
-	s.stdin.Close()
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-}
+func (s *anchorServer) stop() { stopChild(s.cmd, s.stdin, 10*time.Second) }
 
 // resumeFromMiddle opens a reader at the middle of the stream, has the
 // script write more, and reports whether the reader got exactly the rest.

@@ -94,17 +94,7 @@ func (r *readers) open(c readerCmd) (opened readerReply, note string, close func
 }
 
 // stop closes the child's stdin and waits for it, 10 s at most.
-func (r *readers) stop() {
-	r.stdin.Close()
-	done := make(chan struct{})
-	go func() { r.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		r.cmd.Process.Kill()
-		<-done
-	}
-}
+func (r *readers) stop() { stopChild(r.cmd, r.stdin, 10*time.Second) }
 
 // redisServer is the redis-server the suite runs on: one it started (on a
 // free port of 127.0.0.1, without persistence, killed by stop) or the one
