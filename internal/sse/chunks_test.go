@@ -76,3 +76,21 @@ func TestTooLargeCountsChunks(t *testing.T) {
 		}
 	}
 }
+
+// A data line longer than the read buffer arrives in pieces; its value goes
+// to the data alone, so once the event is out the decoder's line buffer
+// holds none of it (it kept the first piece, up to 64 KiB a stream, idle).
+// A field other than data is still read whole, across its pieces.
+func TestALongDataLineLeavesNoLineBuffer(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 200<<10)
+	d := NewDecoder(strings.NewReader("data: "+long+"\n\nevent: "+long[:100<<10]+"\ndata: b\n\n"), 1<<20)
+	ev, err := d.Next()
+	require.NoError(t, err)
+	require.Equal(t, long, dataOf(ev))
+	require.Less(t, cap(d.line), 64, "the line buffer after a long data line")
+	ev, err = d.Next()
+	require.NoError(t, err)
+	require.Equal(t, long[:100<<10], string(ev.Type))
+	require.Equal(t, "b", dataOf(ev))
+}

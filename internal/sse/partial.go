@@ -37,25 +37,27 @@ func (d *Decoder) appendPartial(p []byte) error {
 	d.lineLen += len(p)
 	switch d.mode {
 	case modeName:
-		off := len(d.line)
-		d.line = append(d.line, p...)
+		// Only the name goes into line until the field is known: a data
+		// field's value goes straight to data, so a big first piece of it
+		// does not stay behind as line's capacity.
 		colon := bytes.IndexByte(p, ':')
 		if colon < 0 {
+			d.line = append(d.line, p...)
 			return nil
 		}
-		colon += off
+		d.line = append(d.line, p[:colon]...)
 		switch {
-		case colon == 0:
+		case len(d.line) == 0:
 			d.mode = modeComment
-			d.line = d.line[:0]
-		case string(d.line[:colon]) == "data":
+		case string(d.line) == "data":
 			d.mode = modeData
+			d.line = d.line[:0]
 			d.beginData()
 			d.spacePending = true
-			d.appendData(d.line[colon+1:])
-			d.line = d.line[:0]
+			d.appendData(p[colon+1:])
 		default:
 			d.mode = modeValue
+			d.line = append(d.line, p[colon:]...)
 		}
 	case modeValue:
 		d.line = append(d.line, p...)
