@@ -130,7 +130,7 @@
 // larger pages.
 //
 // A browser that stops reading holds at most one page of entries, with
-// those entries as written for it (the page goes out in one write), and
+// those entries as written for it (the page goes out in one write for each 32 KiB), and
 // for no longer than the write timeout ([WithWriteTimeout], 30 s): the write
 // that it stopped taking then fails, and the Handler ends the response
 // and closes the connection. When it comes back it resumes with

@@ -488,7 +488,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request, key string) {
 			}
 		}
 		if len(entries) > 0 {
-			sse.hold() // the page goes out in one write a 32 KiB
+			sse.hold() // the page goes out in one write for each 32 KiB
 		}
 		for _, e := range entries {
 			sse.event(ID{Epoch: epoch, Seq: e.Seq}.String(), e.Name, e.Data)
