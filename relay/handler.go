@@ -86,9 +86,12 @@ const storeCallsPerCPU = 5
 // and fill the pool, the reads wait their turn behind their commits (on
 // Redis, 1,000 streams of one browser each, every stream given an entry
 // at once, got them 100–130 ms later at the median, 7 ms with no bound on
-// the reads, while the drivers committed almost twice as fast). A Handler's waits on the store (one per stream its browsers
-// follow) are not counted, a store waits outside its pool, but the read
-// that follows each wait is. A number of 0 or less is refused.
+// the reads, while the drivers committed almost twice as fast). A
+// Handler's waits on the store (one per stream its browsers follow) are
+// not counted: a store waits outside its pool (redisrelay: on one Pub/Sub
+// connection, the waits' short looks going in batches on one pooled
+// connection), but the read that follows each wait is. A number of 0 or
+// less is refused.
 func WithStoreCalls(n int) HandlerOption {
 	return handlerOptionFunc(func(c *handlerConfig) error {
 		if n <= 0 {

@@ -111,9 +111,14 @@
 // on the pool: the tail, or the answer, or the cancel mark, and the
 // epoch), and blocks until a note of its channel wakes it, then looks
 // again (a wait for an entry does not: a Commit's note names the log's
-// epoch and the last Seq it appended). The pool serves the writes and
-// these looks only; the Pub/Sub connection is go-redis's own, outside the
-// pool (its PoolStats counts it under PubSubStats), so the driver's writes
+// epoch and the last Seq it appended). The looks of all the store's waits
+// go in batches, one pipeline at a time, so they hold at most one of the
+// pool's connections however many streams are followed: the browsers of
+// a thousand streams that come back at once, or a Pub/Sub reconnection
+// that wakes every wait, cost one connection and a few round trips. The
+// pool serves the writes and these looks only; the Pub/Sub connection is
+// go-redis's own, outside the pool (its PoolStats counts it under
+// PubSubStats), so the driver's writes
 // never queue behind waiters however many there are: a process that serves
 // a thousand streams waits on one connection, not a thousand. A
 // relay.Handler's readers of one stream make one AwaitEntry between them.
@@ -148,8 +153,9 @@
 //
 // A process's connections to one Redis server are the client's pool
 // (go-redis's PoolSize, 10 per GOMAXPROCS by default), which serves every
-// write, read and look, plus the Pub/Sub connections, which go-redis keeps
-// outside the pool and PoolSize does not bound: the store's one for its
+// write and read, and the waits' looks on one connection at a time, plus
+// the Pub/Sub connections, which go-redis keeps outside the pool and
+// PoolSize does not bound: the store's one for its
 // waits while any is under way, and the push share's ring listener
 // (ListenRings) when push.WithShare uses it. To hold a process to a budget
 // of n connections per server, give the client PoolSize n-1, or n-2 with

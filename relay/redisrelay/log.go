@@ -131,8 +131,12 @@ func entryOf(r any) (relay.Entry, error) {
 // Tail returns the trimmed-through mark plus the stream's length: the
 // stream holds the entries after the mark, and trims move the mark.
 func (l *log) Tail(ctx context.Context) (uint64, error) {
-	reply, err := run(ctx, l.store.client, l.store.scripts.tail, nil,
-		[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch)
+	return tailOf(run(ctx, l.store.client, l.store.scripts.tail, nil,
+		[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch))
+}
+
+// tailOf reads the tail script's split answer.
+func tailOf(reply []any, err error) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
@@ -148,7 +152,8 @@ func (l *log) Tail(ctx context.Context) (uint64, error) {
 // entries, in one step.
 func (l *log) AwaitEntry(ctx context.Context, after uint64) error {
 	return l.store.hub.await(ctx, l.keys.log, func() (bool, error) {
-		tail, err := l.Tail(ctx)
+		tail, err := tailOf(l.store.looks.look(ctx, l.store.scripts.tail,
+			[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch))
 		return tail > after, err
 	}, func(note string) bool {
 		epoch, seq, ok := strings.Cut(note, ":")

@@ -241,6 +241,12 @@ func newScripts() scripts {
 // error a lost log matches here.
 func run(ctx context.Context, c redis.UniversalClient, s *redis.Script, also error, keys []string, args ...any) ([]any, error) {
 	v, err := s.Run(ctx, c, keys, args...).Result()
+	return splitReply(v, err, also)
+}
+
+// splitReply splits a script's answer, v or err, into the code's error and
+// the rest, as run does.
+func splitReply(v any, err error, also error) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redisrelay: %w", err)
 	}

@@ -135,7 +135,7 @@ func (l *log) AwaitCancel(ctx context.Context) error {
 func (l *log) awaitNote(ctx context.Context, keys []string, args ...any) (any, error) {
 	var found any
 	err := l.store.hub.await(ctx, l.keys.notes, func() (bool, error) {
-		reply, err := run(ctx, l.store.client, l.store.scripts.poll, nil, keys, args...)
+		reply, err := l.store.looks.look(ctx, l.store.scripts.poll, keys, args...)
 		if err != nil {
 			return false, err
 		}

@@ -16,7 +16,8 @@ type store struct {
 	client  redis.UniversalClient
 	cfg     config
 	scripts scripts
-	hub     *hub // the waits' shared Pub/Sub connection (wake.go)
+	hub     *hub    // the waits' shared Pub/Sub connection (wake.go)
+	looks   *looker // the waits' looks, in batches (looks.go)
 }
 
 // New returns a [relay.Store] that keeps its logs in the Redis that client
@@ -48,7 +49,8 @@ func New(client redis.UniversalClient, opts ...Option) (relay.Store, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &store{client: client, cfg: cfg, scripts: newScripts(), hub: newHub(client, cfg.wake)}, nil
+	return &store{client: client, cfg: cfg, scripts: newScripts(), hub: newHub(client, cfg.wake),
+		looks: &looker{client: client}}, nil
 }
 
 // keys names the Redis keys of one log; they share the hash tag
