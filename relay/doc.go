@@ -110,7 +110,7 @@
 // the store (Log.AwaitEntry) and one Read of each new page of entries,
 // however many browsers follow the stream. The Handler keeps the newest
 // entries of each stream in memory and hands every reader its page from
-// there: four pages ([WithPageSize]; 256 entries by default) and at most
+// there: four pages of [WithPageSize] entries (256 in all by default), at most
 // 1 MiB of their names and data per stream, at most 64 MiB over all the
 // streams of a Handler; the last reader of a stream to leave frees them.
 // A reader's first page is read from the store by the reader itself, as

@@ -4,7 +4,7 @@ import "slices"
 
 // The bounds of the entries a Handler keeps in memory for the readers of
 // its logs (see waiters.go): per log, the newest windowPages pages of
-// entries (WithPageSize; 256 entries by default) and at most windowBytes
+// entries (four of WithPageSize: 256 in all by default) and at most windowBytes
 // of their names and data; over every log of a Handler, at most
 // handlerWindowBytes.
 const (
