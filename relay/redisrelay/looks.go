@@ -81,6 +81,7 @@ func (k *looker) send() {
 		k.queue = k.queue[n:]
 		k.mu.Unlock()
 		k.sendBatch(batch)
+		clear(batch) // the queue's array may live on: keep no answered look
 	}
 }
 
