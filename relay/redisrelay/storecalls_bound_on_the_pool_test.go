@@ -58,8 +58,8 @@ func (h *inflightHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // storm opens streams logs of one entry, then has one browser of each
 // reconnect at once, with its Last-Event-ID, to a Handler of WithStoreCalls
 // bound over client c; once every browser is attached, it waits until
-// every stream's wait has looked twice (at its start and once a wake
-// interval passed), then ends each stream. during runs beside, from the
+// every stream's wait has looked twice (at its start, then at its
+// channel's confirmation or a wake interval later), then ends each stream. during runs beside, from the
 // first browser to the last end.
 func storm(t *testing.T, srv *redisServer, c *redis.Client, streams, bound int, during func(ctx context.Context)) {
 	t.Helper()
@@ -67,15 +67,12 @@ func storm(t *testing.T, srv *redisServer, c *redis.Client, streams, bound int, 
 	wst := newStore(t, wc)
 	ctx := t.Context()
 	type stream struct {
-		log   relay.Log
+		log   *log
 		fence relay.Fence
 	}
 	logs := make([]stream, streams)
 	for i := range logs {
-		l, err := wst.Open(ctx, fmt.Sprintf("k%d", i))
-		require.NoError(t, err)
-		f, err := l.Acquire(ctx, "driver", time.Minute)
-		require.NoError(t, err)
+		l, f := driven(t, wst, fmt.Sprintf("k%d", i))
 		require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: 1, Name: relay.EventStatus, Data: []byte(`{"state":"working"}`)}))
 		logs[i] = stream{l, f}
 	}
@@ -186,11 +183,7 @@ func TestRedisDriverFindsAConnectionWhileManyStreamsReconnect(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 4})
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c)
-	ctx := t.Context()
-	l, err := st.Open(ctx, "driven")
-	require.NoError(t, err)
-	f, err := l.Acquire(ctx, "driver", time.Minute)
-	require.NoError(t, err)
+	l, f := driven(t, st, "driven")
 	var renews int
 	var worst time.Duration
 	before := *c.PoolStats()
