@@ -77,10 +77,24 @@ type active struct {
 // errStalled is the cancel cause of a leg the stall limit cut.
 var errStalled = errors.New("stalled")
 
-// legContext returns the context of a leg about to open: the stream's,
-// which the stall limit may cut (see read).
+// legContext returns the context of a leg about to open and the function
+// that ends it. A leg the stall limit may cut (see waitNext) reads under a
+// context of its own, made from the stream's; any other reads under the
+// stream's context itself, which the leg's Close does not need, and its
+// cancel does nothing: a context more costs an idle stream a few hundred
+// bytes.
 func (s *Stream) legContext() (context.Context, context.CancelCauseFunc) {
+	if !s.stallTimed() {
+		return s.ctx, func(error) {}
+	}
 	return context.WithCancelCause(s.ctx)
+}
+
+// stallTimed reports whether a timer enforces the stall limit on the
+// stream's legs: only when an idle timeout bounds its silence, as keep-alive
+// comments keep the idle timer from firing (see waitNext).
+func (s *Stream) stallTimed() bool {
+	return s.cfg.stallTimeout > 0 && s.cfg.idleTimeout > 0
 }
 
 func (a *active) close() {
@@ -364,8 +378,7 @@ func (s *Stream) read() report {
 // firing, do not keep the stall limit away either. The wait counts in the
 // stall clock.
 func (s *Stream) waitNext(l *leg) (a2a.Event, error) {
-	d := s.cfg.stallTimeout
-	if d <= 0 || s.cfg.idleTimeout <= 0 {
+	if !s.stallTimed() {
 		// No stall timer cuts a leg of this stream, so nothing reads the
 		// time the reads waited (news.quiet, which only a leg the timer
 		// cut compares with the limit): the read is not timed. Two clock
@@ -375,7 +388,7 @@ func (s *Stream) waitNext(l *leg) (a2a.Event, error) {
 	}
 	a := &s.leg
 	if a.cancel != nil {
-		left := d - s.news.quiet
+		left := s.cfg.stallTimeout - s.news.quiet
 		if a.stall == nil {
 			cancel := a.cancel
 			a.stall = time.AfterFunc(left, func() { cancel(errStalled) })

@@ -43,3 +43,7 @@ var SameHostPort = sameHostPort
 // WithPushConfig is withPushConfig: the push config a stream's send carries
 // in its configuration, for tests until the public WithPush comes.
 var WithPushConfig = withPushConfig
+
+// LegReadsUnderStreamContext reports whether s's open leg reads under the
+// stream's own context rather than one made for the leg.
+func LegReadsUnderStreamContext(s *Stream) bool { return s.leg.ctx == s.ctx }
