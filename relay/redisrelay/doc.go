@@ -126,7 +126,9 @@
 // No note is lost to a wait: it takes its channel's wake before it looks,
 // and looks at once, again when Redis confirms the channel's subscription,
 // and at every note after that (or ends on it), so what comes while it
-// looks wakes it again. Notes that Pub/Sub drops (the connection broke;
+// looks wakes it again. A wait for an entry ends on its note even while
+// its look is under way: a look stuck on a slow pooled connection does not
+// hold it back, and a look whose wait has gone is not sent. Notes that Pub/Sub drops (the connection broke;
 // go-redis dials again and subscribes again, and the confirmations wake
 // every wait to look again), a log that Redis lost (which sends no note)
 // and a writer that sends none (a replica of the version before) are

@@ -151,9 +151,10 @@ func tailOf(reply []any, err error) (uint64, error) {
 // epoch and a Seq after after: the append script sends it with the
 // entries, in one step.
 func (l *log) AwaitEntry(ctx context.Context, after uint64) error {
-	return l.store.hub.await(ctx, l.keys.log, func() (bool, error) {
-		tail, err := tailOf(l.store.looks.look(ctx, l.store.scripts.tail,
-			[]string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch))
+	return l.store.hub.await(ctx, l.keys.log, func(ctx context.Context) *lookReq {
+		return l.store.looks.start(ctx, l.store.scripts.tail, []string{l.keys.epoch, l.keys.trim, l.keys.log}, l.epoch)
+	}, func(reply []any, err error) (bool, error) {
+		tail, err := tailOf(reply, err)
 		return tail > after, err
 	}, func(note string) bool {
 		epoch, seq, ok := strings.Cut(note, ":")

@@ -43,13 +43,15 @@ type lookReq struct {
 	done   chan struct{}
 }
 
-// look runs script with keys and args in the next batch, and returns its
-// answer split as run splits it, or ctx's error once ctx is done.
-func (k *looker) look(ctx context.Context, script *redis.Script, keys []string, args ...any) ([]any, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+// start queues a look that runs script with keys and args in the next
+// batch, and returns it: its done channel is closed once it is answered,
+// or at once when ctx is already done.
+func (k *looker) start(ctx context.Context, script *redis.Script, keys []string, args ...any) *lookReq {
 	r := &lookReq{ctx: ctx, script: script, keys: keys, args: args, done: make(chan struct{})}
+	if r.err = ctx.Err(); r.err != nil {
+		close(r.done)
+		return r
+	}
 	k.mu.Lock()
 	k.queue = append(k.queue, r)
 	start := !k.sending
@@ -58,13 +60,12 @@ func (k *looker) look(ctx context.Context, script *redis.Script, keys []string, 
 	if start {
 		go k.send()
 	}
-	select {
-	case <-r.done:
-		return splitReply(r.v, r.err, nil)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return r
 }
+
+// reply returns the answer of a look that is done, split as run splits
+// it.
+func (r *lookReq) reply() ([]any, error) { return splitReply(r.v, r.err, nil) }
 
 // send sends the queue's looks, a batch at a time, until it is empty.
 func (k *looker) send() {
@@ -87,7 +88,7 @@ func (k *looker) send() {
 
 // sendBatch runs the looks of batch whose waits are still there in one
 // pipeline (EVALSHA; then EVAL, in a second one, for those Redis had no
-// script for), and answers each. The pipeline is abandoned once every one
+// script for and whose waits are still there), and answers each. The pipeline is abandoned once every one
 // of those waits has gone.
 func (k *looker) sendBatch(batch []*lookReq) {
 	var live []*lookReq
@@ -125,7 +126,9 @@ func (k *looker) sendBatch(batch []*lookReq) {
 	_, _ = pipe.Exec(ctx) // each command keeps its own answer or error
 	var again redis.Pipeliner
 	for i, c := range cmds {
-		if redis.HasErrorPrefix(c.Err(), "NOSCRIPT") {
+		// A look whose wait went while the batch was under way is not
+		// sent again: its answer is read by no one.
+		if redis.HasErrorPrefix(c.Err(), "NOSCRIPT") && live[i].ctx.Err() == nil {
 			if again == nil {
 				again = k.client.Pipeline()
 			}

@@ -134,8 +134,9 @@ func (l *log) AwaitCancel(ctx context.Context) error {
 // channel, and at least every wake interval.
 func (l *log) awaitNote(ctx context.Context, keys []string, args ...any) (any, error) {
 	var found any
-	err := l.store.hub.await(ctx, l.keys.notes, func() (bool, error) {
-		reply, err := l.store.looks.look(ctx, l.store.scripts.poll, keys, args...)
+	err := l.store.hub.await(ctx, l.keys.notes, func(ctx context.Context) *lookReq {
+		return l.store.looks.start(ctx, l.store.scripts.poll, keys, args...)
+	}, func(reply []any, err error) (bool, error) {
 		if err != nil {
 			return false, err
 		}

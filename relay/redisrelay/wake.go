@@ -77,15 +77,21 @@ func (h *hub) at(ctx context.Context, point string) {
 	}
 }
 
-// await returns once look answers true or fails, or ctx is done. It looks
-// at once, then again whenever a note or a confirmation of the channel
-// comes, or the connection fails, and at least every wake interval. When
-// noted is not nil, a note whose payload it answers true for ends the
-// wait without a look.
-func (h *hub) await(ctx context.Context, channel string, look func() (bool, error), noted func(payload string) bool) error {
+// await returns once a look answers true or fails, or ctx is done. It
+// looks at once, then again whenever a note or a confirmation of the
+// channel comes, or the connection fails, and at least every wake
+// interval: look queues a look (see looker) and judge reads its answer.
+// When noted is not nil, a note whose payload it answers true for ends
+// the wait without a look, also while a look is under way: a look stuck
+// on a slow connection does not hold back a wait whose note came. A look
+// left under way when the wait returns is not sent, or not waited for.
+func (h *hub) await(ctx context.Context, channel string, look func(ctx context.Context) *lookReq,
+	judge func(reply []any, err error) (bool, error), noted func(payload string) bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	t := h.join(channel)
 	defer h.leave(t)
 	timer := time.NewTimer(h.wake)
@@ -94,29 +100,52 @@ func (h *hub) await(ctx context.Context, channel string, look func() (bool, erro
 		h.mu.Lock()
 		wake := t.wake // taken before the look: what comes after it closes it
 		h.mu.Unlock()
-		done, err := look()
-		if err != nil || done {
-			return err
+		r := look(ctx)
+		again := false // a wake came while the look was under way
+		for r != nil {
+			select {
+			case <-r.done:
+				done, err := judge(r.reply())
+				if err != nil || done {
+					return err
+				}
+				h.at(ctx, "looked")
+				r = nil
+			case <-wake:
+				var note string
+				note, wake = h.woken(t)
+				if noted != nil && noted(note) {
+					return nil
+				}
+				again = true // the look may have read too early: look again once it answers
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
-		h.at(ctx, "looked")
+		if again {
+			continue
+		}
 		// Between half the wake interval and all of it, so that the looks
 		// of waits that began together do not all come at once.
 		timer.Reset(h.wake/2 + rand.N(h.wake/2+1))
 		select {
 		case <-wake:
-			if noted != nil {
-				h.mu.Lock()
-				note := t.note
-				h.mu.Unlock()
-				if noted(note) {
-					return nil
-				}
+			if note, _ := h.woken(t); noted != nil && noted(note) {
+				return nil
 			}
 		case <-timer.C:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
+}
+
+// woken returns, for a wait whose wake of t closed, the last note's
+// payload and the wake that the next note, confirmation or error closes.
+func (h *hub) woken(t *topic) (note string, next chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return t.note, t.wake
 }
 
 // join adds a wait to channel's topic, and starts the connection's
