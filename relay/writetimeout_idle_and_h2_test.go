@@ -1,6 +1,7 @@
 package relay_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net"
@@ -90,5 +91,50 @@ func TestWriteTimeoutCutsAStoppedReaderOverHTTP2(t *testing.T) {
 		require.Equal(t, []string{"write"}, ends, "the stopped HTTP/2 reader was cut, for its write")
 		require.LessOrEqual(t, times[0].Sub(start), timeout)
 		require.NoError(t, resp.Body.Close())
+	})
+}
+
+// Stranger BC: over HTTP/2 (h2c), a browser that reads 4 KiB a second,
+// steadily, through 6 MiB (past the client's window of 4 MiB, so flow
+// control paces the writes), is not cut by a write timeout of 10 s.
+func TestWriteTimeoutSparesASteadySlowReaderOverHTTP2(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem, err := relay.NewMemoryStore()
+		require.NoError(t, err)
+		w := newWriter(t, mem, "a")
+		big := strings.Repeat("z", 16<<10)
+		texts := make([]string, 64)
+		for i := range texts {
+			texts[i] = big
+		}
+		for range 6 {
+			w.texts(texts...)
+		}
+		w.end()
+		var dt doneTrace
+		h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(10*time.Second), relay.WithTrace(dt.trace()))
+		require.NoError(t, err)
+		pn := newPipeNet()
+		var protos http.Protocols
+		protos.SetUnencryptedHTTP2(true)
+		srv := &http.Server{Handler: h, Protocols: &protos}
+		served := make(chan struct{})
+		go func() { defer close(served); _ = srv.Serve(pn) }()
+		defer func() { _ = srv.Close(); <-served }()
+		tr := &http.Transport{Protocols: &protos, DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return pn.dial(t), nil
+		}}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get("http://relay.test/s/a/events")
+		require.NoError(t, err)
+		body, err := readPaced(resp.Body, 4<<10, time.Second)
+		require.NoError(t, err)
+		require.NoError(t, resp.Body.Close())
+		s, err := parseSSE(bytes.NewReader(body))
+		require.NoError(t, err)
+		require.Len(t, s.Events, 6*64+1)
+		synctest.Wait()
+		ends, _ := dt.get()
+		require.Equal(t, []string{"ended"}, ends)
 	})
 }
