@@ -3,7 +3,6 @@ package relay_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -122,6 +121,5 @@ func TestPageEdgesKeepAlivesNeverInsideAnEvent(t *testing.T) {
 		requireEdgeEvents(t, w, texts, s)
 		require.Positive(t, s.Comments, "keep-alives were sent")
 		require.Zero(t, s.CommentsInside, "a keep-alive came inside an event")
-		_ = io.Discard
 	})
 }
