@@ -16,15 +16,11 @@ import (
 // away with the reason the package doc gives, then get the whole stream, and
 // the response ends; none is served as if it were a real ID.
 func TestForgedLastEventIDsAtTheEdges(t *testing.T) {
-	mem, err := relay.NewMemoryStore()
-	require.NoError(t, err)
+	mem := newMemoryStore(t)
 	w := newWriter(t, mem, "a")
 	w.many(10)
 	w.end()
-	h, err := relay.NewHandler(mem, pathKey)
-	require.NoError(t, err)
-	pn, stop := servePipes(h)
-	defer stop()
+	l := pipeRelay(t, mem, nil)
 	ep := w.log.Epoch()
 	for _, tc := range []struct {
 		id     string
@@ -47,12 +43,10 @@ func TestForgedLastEventIDsAtTheEdges(t *testing.T) {
 		{id: "x-" + ep + "-5", reason: "epoch"},
 	} {
 		t.Run(url.PathEscape(tc.id), func(t *testing.T) {
-			c := getSSE(t, pn, "/s/a/events", "Last-Event-ID: "+tc.id)
-			s, err := parseSSE(c.resp.Body)
-			require.NoError(t, err)
+			c := getSSE(t, l, "/s/a/events", tc.id)
+			evs := newRawReader(t, c.resp.Body).whole()
 			require.NoError(t, c.conn.Close())
-			require.NotEmpty(t, s.Events)
-			evs := s.Events
+			require.NotEmpty(t, evs)
 			if tc.reason != "" {
 				require.Equal(t, relay.EventGone, evs[0].Name, "%s", tc.id)
 				var g relay.GoneData

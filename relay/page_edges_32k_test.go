@@ -17,7 +17,7 @@ import (
 // 64 KiB, byte by byte, each ending in multi-byte UTF-8 (2, 3 and 4 bytes)
 // so that some character straddles each cut, with short entries between
 // that move the page's cuts over every offset.
-func edgeTexts(t testing.TB) []string {
+func edgeTexts(t *testing.T) []string {
 	t.Helper()
 	overhead := len(textEntry(1, "").Data)
 	var texts []string
@@ -42,11 +42,11 @@ func edgeTexts(t testing.TB) []string {
 
 // requireEdgeEvents checks that the events are the log's entries 1..n and
 // the end, byte for byte.
-func requireEdgeEvents(t testing.TB, w *writer, texts []string, s sseStream) {
+func requireEdgeEvents(t *testing.T, w *writer, texts []string, evs []rawEvent) {
 	t.Helper()
-	require.Len(t, s.Events, len(texts)+1)
+	require.Len(t, evs, len(texts)+1)
 	for i, text := range texts {
-		e := s.Events[i]
+		e := evs[i]
 		want := textEntry(uint64(i+1), text)
 		require.Equal(t, w.id(uint64(i+1)), e.ID, "event %d", i)
 		require.Equal(t, relay.EventMessage, e.Name, "event %d", i)
@@ -57,7 +57,7 @@ func requireEdgeEvents(t testing.TB, w *writer, texts []string, s sseStream) {
 				i, len(want.Data), len(e.Data), jerr)
 		}
 	}
-	require.Equal(t, relay.EventEnd, s.Events[len(texts)].Name)
+	require.Equal(t, relay.EventEnd, evs[len(texts)].Name)
 }
 
 // Stranger BC: pages written 32 KiB at a time never cut, merge or mangle an
@@ -65,8 +65,7 @@ func requireEdgeEvents(t testing.TB, w *writer, texts []string, s sseStream) {
 // the cuts included.
 func TestPageEdgesAt32KiBKeepEveryEventWhole(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
 		texts := edgeTexts(t)
 		for i := 0; i < len(texts); i += 20 {
@@ -74,15 +73,14 @@ func TestPageEdgesAt32KiBKeepEveryEventWhole(t *testing.T) {
 		}
 		w.end()
 		for _, page := range []int{1, 3, 16, 64} {
-			h, err := relay.NewHandler(mem, pathKey, relay.WithPageSize(page))
-			require.NoError(t, err)
-			pn, stop := servePipes(h)
-			c := getSSE(t, pn, "/s/a/events")
-			s, err := parseSSE(c.resp.Body)
-			require.NoError(t, err, "page size %d", page)
+			l, stop := servePipes(newHandler(t, mem, pathKey, relay.WithPageSize(page)), nil)
+			c := getSSE(t, l, "/s/a/events", "")
+			rd := newRawReader(t, c.resp.Body)
+			evs := rd.rest()
+			require.NoError(t, rd.err, "page size %d", page)
 			require.NoError(t, c.conn.Close())
 			stop()
-			requireEdgeEvents(t, w, texts, s)
+			requireEdgeEvents(t, w, texts, evs)
 		}
 	})
 }
@@ -92,34 +90,35 @@ func TestPageEdgesAt32KiBKeepEveryEventWhole(t *testing.T) {
 // an event, nor inside an event's data.
 func TestPageEdgesKeepAlivesNeverInsideAnEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
 		texts := edgeTexts(t)[:60]
-		h, err := relay.NewHandler(mem, pathKey, relay.WithPageSize(8),
+		l := pipeRelay(t, mem, nil, relay.WithPageSize(8),
 			relay.WithKeepAlive(time.Second), relay.WithWriteTimeout(time.Hour))
-		require.NoError(t, err)
-		pn, stop := servePipes(h)
-		defer stop()
-		c := getSSE(t, pn, "/s/a/events")
-		got := make(chan []byte, 1)
+		c := getSSE(t, l, "/s/a/events", "")
+		type read struct {
+			body []byte
+			err  error
+		}
+		got := make(chan read, 1)
 		go func() {
 			b, err := readPaced(c.resp.Body, 5000, time.Second)
-			require.NoError(t, err)
-			got <- b
+			got <- read{b, err}
 		}()
+		idle := time.NewTicker(3 * time.Second) // idle between commits: a keep-alive or more
+		defer idle.Stop()
 		for i := 0; i < len(texts); i += 7 {
-			time.Sleep(3 * time.Second) // idle: a keep-alive or more
+			<-idle.C
 			w.texts(texts[i:min(i+7, len(texts))]...)
 		}
-		time.Sleep(3 * time.Second)
+		<-idle.C
 		w.end()
-		body := <-got
+		r := <-got
+		require.NoError(t, r.err)
 		require.NoError(t, c.conn.Close())
-		s, err := parseSSE(bytes.NewReader(body))
-		require.NoError(t, err)
-		requireEdgeEvents(t, w, texts, s)
-		require.Positive(t, s.Comments, "keep-alives were sent")
-		require.Zero(t, s.CommentsInside, "a keep-alive came inside an event")
+		rd := newRawReader(t, bytes.NewReader(r.body))
+		requireEdgeEvents(t, w, texts, rd.whole())
+		require.Positive(t, rd.comments, "keep-alives were sent")
+		require.Zero(t, rd.commentsInside, "a keep-alive came inside an event")
 	})
 }

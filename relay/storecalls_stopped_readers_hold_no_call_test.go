@@ -2,7 +2,6 @@ package relay_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,57 +29,41 @@ func TestStoreCallsStoppedReadersFromFarBackHoldNoPlace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				mem, err := relay.NewMemoryStore()
-				require.NoError(t, err)
+				mem := newMemoryStore(t)
 				a, b := newWriter(t, mem, "a"), newWriter(t, mem, "b")
 				a.many(2000)
 				b.texts("hello")
 				const bound = 2
-				h, err := relay.NewHandler(mem, pathKey, relay.WithStoreCalls(bound), relay.WithPageSize(16),
+				l := pipeRelay(t, mem, nil, relay.WithStoreCalls(bound), relay.WithPageSize(16),
 					relay.WithWriteTimeout(30*time.Second))
-				require.NoError(t, err)
-				pn, stop := servePipes(h)
-				defer stop()
 
+				lastID := tc.forged
+				if tc.resumeSeq > 0 {
+					lastID = a.id(tc.resumeSeq)
+				}
 				var stopped []*sseConn
 				for range 3 * bound {
-					var headers []string
-					switch {
-					case tc.forged != "":
-						headers = append(headers, "Last-Event-ID: "+tc.forged)
-					case tc.resumeSeq > 0:
-						headers = append(headers, "Last-Event-ID: "+a.id(tc.resumeSeq))
-					}
-					stopped = append(stopped, getSSE(t, pn, "/s/a/events", headers...))
+					stopped = append(stopped, getSSE(t, l, "/s/a/events", lastID))
 				}
 				synctest.Wait()
 
-				var mu sync.Mutex
-				var gotB []sseEvent
-				cb := getSSE(t, pn, "/s/b/events")
-				go func() {
-					_, _ = parseSSEFunc(cb.resp.Body, func(e sseEvent) {
-						mu.Lock()
-						gotB = append(gotB, e)
-						mu.Unlock()
-					})
-				}()
+				cb := sendGet(t, l, "/s/b/events", "")
+				rb := readLive(t, cb, 0, 0)
 				synctest.Wait()
 				start := time.Now()
 				for i := range 3 {
 					b.texts(fmt.Sprintf("live %d", i))
 					synctest.Wait()
-					mu.Lock()
-					n := len(gotB)
-					mu.Unlock()
-					require.Equal(t, 2+i, n,
+					got, _ := rb.seen()
+					require.Len(t, got, 2+i,
 						"stream b's reader waits (at %v) while stopped readers of stream a hold the store calls",
 						time.Since(start))
 				}
-				require.NoError(t, cb.conn.Close())
 				for _, c := range stopped {
 					require.NoError(t, c.conn.Close())
 				}
+				require.NoError(t, cb.Close())
+				<-rb.done
 			})
 		})
 	}

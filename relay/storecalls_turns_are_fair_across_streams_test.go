@@ -17,35 +17,23 @@ import (
 // queued before it, not behind the crowd's whole replay.
 func TestStoreCallsTurnsAreFairAcrossStreams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		a, b := newWriter(t, mem, "a"), newWriter(t, mem, "b")
 		a.many(3000)
 		a.end()
 		b.texts("hello")
-		g := newGatedStore(mem)
-		h, err := relay.NewHandler(g, pathKey, relay.WithStoreCalls(1), relay.WithPageSize(16))
-		require.NoError(t, err)
-		pn, stop := servePipes(h)
-		defer stop()
+		g := &callGauge{Store: mem}
+		l := pipeRelay(t, g, nil, relay.WithStoreCalls(1), relay.WithPageSize(16))
 
-		var mu sync.Mutex
-		var gotB []sseEvent
-		cb := getSSE(t, pn, "/s/b/events")
-		go func() {
-			_, _ = parseSSEFunc(cb.resp.Body, func(e sseEvent) {
-				mu.Lock()
-				gotB = append(gotB, e)
-				mu.Unlock()
-			})
-		}()
+		cb := sendGet(t, l, "/s/b/events", "")
+		rb := readLive(t, cb, 0, 0)
 		synctest.Wait()
-		g.setHold(true)
+		g.hold(true)
 		const crowd = 30
 		var wg sync.WaitGroup
 		for range crowd {
 			wg.Go(func() {
-				c := getSSE(t, pn, "/s/a/events", "Last-Event-ID: "+a.id(1))
+				c := getSSE(t, l, "/s/a/events", a.id(1))
 				defer c.conn.Close()
 				_, _ = io.Copy(io.Discard, c.resp.Body)
 			})
@@ -59,10 +47,7 @@ func TestStoreCallsTurnsAreFairAcrossStreams(t *testing.T) {
 		released := 0
 		for {
 			synctest.Wait()
-			mu.Lock()
-			n := len(gotB)
-			mu.Unlock()
-			if n == 2 {
+			if got, _ := rb.seen(); len(got) == 2 {
 				break
 			}
 			require.LessOrEqual(t, released, 2*crowd+2,
@@ -71,9 +56,10 @@ func TestStoreCallsTurnsAreFairAcrossStreams(t *testing.T) {
 			released++
 		}
 		t.Logf("stream b's read went after %d calls", released)
-		g.setHold(false)
+		g.hold(false)
 		g.release()
 		wg.Wait()
-		require.NoError(t, cb.conn.Close())
+		require.NoError(t, cb.Close())
+		<-rb.done
 	})
 }

@@ -18,13 +18,10 @@ import (
 // ID, while a driver commits 600 times as fast as it can: every browser
 // gets each entry once and in order, and every one that stays gets the end.
 func TestTurnsExactlyOnceInOrderUnderChurn(t *testing.T) {
-	mem, err := relay.NewMemoryStore()
-	require.NoError(t, err)
+	mem := newMemoryStore(t)
 	w := newWriter(t, mem, "a")
 	w.texts("first")
-	h, err := relay.NewHandler(mem, pathKey, relay.WithPageSize(8), relay.WithStoreCalls(2))
-	require.NoError(t, err)
-	hs := httptest.NewServer(h)
+	hs := httptest.NewServer(newHandler(t, mem, pathKey, relay.WithPageSize(8), relay.WithStoreCalls(2)))
 	defer hs.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: 400}
 	defer tr.CloseIdleConnections()
@@ -49,16 +46,15 @@ func TestTurnsExactlyOnceInOrderUnderChurn(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		var ids []string
-		_, err = parseSSEFunc(resp.Body, func(e sseEvent) {
+		rd := newRawReader(t, resp.Body)
+		for e, ok := rd.next(); ok; e, ok = rd.next() {
 			ids = append(ids, e.ID)
-			if leave > 0 && len(ids) == leave {
+			if len(ids) == leave {
 				cancel()
+				return ids, nil
 			}
-		})
-		if leave > 0 && len(ids) >= leave {
-			err = nil
 		}
-		return ids, err
+		return ids, rd.err
 	}
 
 	const browsers, commits = 100, 600

@@ -2,7 +2,6 @@ package relay_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +15,55 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
+// screenReader follows one stream as a page does, connection after
+// connection with its last ID, folding what it gets into a screen, and
+// notes every event that comes out of turn.
+type screenReader struct {
+	view     relay.View
+	last     string // the last event's ID
+	lastSeq  uint64
+	ended    bool
+	gones    int
+	conns    int
+	problems []string
+}
+
+// fold applies one event of the stream.
+func (r *screenReader) fold(e rawEvent) {
+	id, err := relay.ParseID(e.ID)
+	if err != nil {
+		r.problems = append(r.problems, "bad id "+e.ID)
+		return
+	}
+	switch e.Name {
+	case relay.EventGone:
+		r.gones++
+		var g relay.GoneData
+		if err := json.Unmarshal([]byte(e.Data), &g); err != nil {
+			r.problems = append(r.problems, err.Error())
+			return
+		}
+		v, err := relay.ParseView(g.View)
+		if err != nil {
+			r.problems = append(r.problems, err.Error())
+			return
+		}
+		if id.Seq <= r.lastSeq {
+			r.problems = append(r.problems, fmt.Sprintf("gone to %d after %d", id.Seq, r.lastSeq))
+		}
+		r.view = *v
+	default:
+		if id.Seq != r.lastSeq+1 {
+			r.problems = append(r.problems, fmt.Sprintf("event %d after %d", id.Seq, r.lastSeq))
+		}
+		if err := r.view.Apply(relay.Entry{Seq: id.Seq, Name: e.Name, Data: []byte(e.Data)}); err != nil {
+			r.problems = append(r.problems, err.Error())
+		}
+		r.ended = r.ended || e.Name == relay.EventEnd
+	}
+	r.lastSeq, r.last = id.Seq, e.ID
+}
+
 // Stranger BC: while the driver saves a snapshot every 40 entries and trims
 // the log through the one before, readers of every pace (in the Handler's
 // window, behind it, cut by the write timeout and coming back with their
@@ -23,117 +71,71 @@ import (
 // to a later snapshot; the screen each folds is the stream's screen.
 func TestTurnsTrimsAndGoneKeepEveryScreenExact(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
 		var full relay.View
 		var lastSnap uint64
-		commit := func(texts ...string) {
-			first := w.tail + 1
-			w.texts(texts...)
-			for seq := first; seq <= w.tail; seq++ {
-				require.NoError(t, full.Apply(textEntry(seq, texts[seq-first])))
-				if seq%40 == 0 {
+		commit := func(es ...relay.Entry) {
+			require.NoError(t, w.log.Commit(t.Context(), w.fence, nil, es...))
+			w.tail = es[len(es)-1].Seq
+			for _, e := range es {
+				require.NoError(t, full.Apply(e))
+				if e.Seq%40 == 0 {
 					snap, err := json.Marshal(&full)
 					require.NoError(t, err)
-					ctx := context.Background()
-					require.NoError(t, w.log.SaveSnapshot(ctx, w.fence, relay.Snapshot{Seq: seq, Data: snap}))
+					require.NoError(t, w.log.SaveSnapshot(t.Context(), w.fence, relay.Snapshot{Seq: e.Seq, Data: snap}))
 					if lastSnap > 0 {
-						require.NoError(t, w.log.Trim(ctx, lastSnap))
+						require.NoError(t, w.log.Trim(t.Context(), lastSnap))
 					}
-					lastSnap = seq
+					lastSnap = e.Seq
 				}
 			}
 		}
-		commit("start")
-		h, err := relay.NewHandler(mem, pathKey, relay.WithPageSize(8), relay.WithWriteTimeout(30*time.Second),
+		commit(textEntry(1, "start"))
+		l := pipeRelay(t, mem, nil, relay.WithPageSize(8), relay.WithWriteTimeout(30*time.Second),
 			relay.WithStoreCalls(2))
-		require.NoError(t, err)
-		pn, stop := servePipes(h)
-		defer stop()
 
-		type result struct {
-			screen   []byte
-			problems []string
-			gones    int
-			conns    int
-		}
-		results := make([]result, 12)
+		readers := make([]screenReader, 12)
 		var wg sync.WaitGroup
-		for i := range results {
+		for i := range readers {
 			pace := []int{0, 0, 0, 4000, 2000, 1000}[i%6]
 			wg.Go(func() {
-				var v relay.View
-				var last string
-				var lastSeq uint64
-				r := &results[i]
-				for r.conns < 50 {
+				r := &readers[i]
+				for !r.ended && r.conns < 50 {
 					r.conns++
-					var headers []string
-					if last != "" {
-						headers = append(headers, "Last-Event-ID: "+last)
-					}
-					c := getSSE(t, pn, "/s/a/events", headers...)
+					c := getSSE(t, l, "/s/a/events", r.last)
 					var body io.Reader = c.resp.Body
 					if pace > 0 {
 						b, _ := readPaced(c.resp.Body, pace, time.Second)
 						body = bytes.NewReader(b)
 					}
-					ended := false
-					_, _ = parseSSEFunc(body, func(e sseEvent) {
-						id, err := relay.ParseID(e.ID)
-						if err != nil {
-							r.problems = append(r.problems, "bad id "+e.ID)
-							return
-						}
-						switch e.Name {
-						case relay.EventGone:
-							r.gones++
-							var g relay.GoneData
-							require.NoError(t, json.Unmarshal([]byte(e.Data), &g))
-							nv, err := relay.ParseView(g.View)
-							require.NoError(t, err)
-							if id.Seq <= lastSeq {
-								r.problems = append(r.problems, fmt.Sprintf("gone to %d after %d", id.Seq, lastSeq))
-							}
-							v = *nv
-						default:
-							if id.Seq != lastSeq+1 {
-								r.problems = append(r.problems, fmt.Sprintf("event %d after %d", id.Seq, lastSeq))
-							}
-							if err := v.Apply(relay.Entry{Seq: id.Seq, Name: e.Name, Data: []byte(e.Data)}); err != nil {
-								r.problems = append(r.problems, err.Error())
-							}
-							if e.Name == relay.EventEnd {
-								ended = true
-							}
-						}
-						lastSeq, last = id.Seq, e.ID
-					})
-					_ = c.conn.Close()
-					if ended {
-						break
+					rd := newRawReader(t, body)
+					for e, ok := rd.next(); ok; e, ok = rd.next() {
+						r.fold(e)
 					}
+					_ = c.conn.Close()
 				}
-				r.screen, _ = json.Marshal(&v)
 			})
 		}
+		tick := time.NewTicker(100 * time.Millisecond) // the driver's pace
+		defer tick.Stop()
 		for i := range 300 {
-			commit(fmt.Sprintf("a%d ", i), fmt.Sprintf("b%d ", i), fmt.Sprintf("c%d ", i))
-			time.Sleep(100 * time.Millisecond)
+			next := w.tail + 1
+			commit(textEntry(next, fmt.Sprintf("a%d ", i)), textEntry(next+1, fmt.Sprintf("b%d ", i)), textEntry(next+2, fmt.Sprintf("c%d ", i)))
+			<-tick.C
 		}
-		w.tail++
-		end := endEntry(w.tail)
-		require.NoError(t, w.log.Commit(context.Background(), w.fence, nil, end))
-		require.NoError(t, full.Apply(end))
+		commit(endEntry(w.tail + 1))
 		wg.Wait()
 		want, err := json.Marshal(&full)
 		require.NoError(t, err)
-		for i, r := range results {
+		for i, r := range readers {
 			t.Logf("reader %d: %d connections, %d gone", i, r.conns, r.gones)
-			require.Less(t, r.conns, 50, "reader %d never got to the end", i)
+			require.True(t, r.ended, "reader %d never got to the end", i)
+			require.Less(t, r.conns, 50, "reader %d took as many connections as it may", i)
 			require.Empty(t, r.problems, "reader %d", i)
-			require.JSONEq(t, string(want), string(r.screen), "reader %d folds the stream's screen", i)
+			got, err := json.Marshal(&r.view)
+			require.NoError(t, err)
+			require.JSONEq(t, string(want), string(got), "reader %d folds the stream's screen", i)
 		}
 	})
 }

@@ -1,11 +1,7 @@
 package relay_test
 
 import (
-	"bytes"
-	"context"
 	"io"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -20,25 +16,17 @@ import (
 // first keep-alive that waits past the write timeout, told as End "write".
 func TestWriteTimeoutCutsAStoppedReaderOfAnIdleStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
 		w.texts("hello")
-		var dt doneTrace
-		h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(10*time.Second),
-			relay.WithKeepAlive(15*time.Second), relay.WithTrace(dt.trace()))
-		require.NoError(t, err)
-		pn, stop := servePipes(h)
-		defer stop()
-		c := getSSE(t, pn, "/s/a/events")
+		rec := &traceRec{ended: make(chan string, 1)}
+		l := pipeRelay(t, mem, nil, relay.WithWriteTimeout(10*time.Second),
+			relay.WithKeepAlive(15*time.Second), relay.WithTrace(rec.trace()))
+		c := getSSE(t, l, "/s/a/events", "")
 		buf := make([]byte, 60)
-		_, err = io.ReadFull(c.resp.Body, buf) // part of the first event, then nothing
+		_, err := io.ReadFull(c.resp.Body, buf) // part of the first event, then nothing
 		require.NoError(t, err)
-		start := time.Now()
-		time.Sleep(time.Minute)
-		ends, times := dt.get()
-		require.Equal(t, []string{"write"}, ends)
-		require.LessOrEqual(t, times[0].Sub(start), 25*time.Second, "cut at the keep-alive's write timeout")
+		requireCutWithin(t, rec, time.Now(), 25*time.Second) // the keep-alive's write timeout
 		require.NoError(t, c.conn.Close())
 	})
 }
@@ -48,33 +36,14 @@ func TestWriteTimeoutCutsAStoppedReaderOfAnIdleStream(t *testing.T) {
 // too, told as End "write".
 func TestWriteTimeoutCutsAStoppedReaderOverHTTP2(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
-		big := strings.Repeat("z", 16<<10)
-		texts := make([]string, 64)
-		for i := range texts {
-			texts[i] = big
-		}
 		w.texts("hello")
-		var dt doneTrace
+		rec := &traceRec{ended: make(chan string, 1)}
 		const timeout = 10 * time.Second
-		h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(timeout), relay.WithKeepAlive(time.Hour),
-			relay.WithTrace(dt.trace()))
-		require.NoError(t, err)
-		pn := newPipeNet()
-		var protos http.Protocols
-		protos.SetUnencryptedHTTP2(true)
-		srv := &http.Server{Handler: h, Protocols: &protos}
-		served := make(chan struct{})
-		go func() { defer close(served); _ = srv.Serve(pn) }()
-		defer func() { _ = srv.Close(); <-served }()
-		tr := &http.Transport{Protocols: &protos, DialContext: func(context.Context, string, string) (net.Conn, error) {
-			return pn.dial(t), nil
-		}}
-		defer tr.CloseIdleConnections()
-		hc := &http.Client{Transport: tr}
-		resp, err := hc.Get("http://relay.test/s/a/events")
+		l := pipeRelay(t, mem, h2c(), relay.WithWriteTimeout(timeout), relay.WithKeepAlive(time.Hour),
+			relay.WithTrace(rec.trace()))
+		resp, err := pipeClient(t, l, h2c()).Get("http://relay.test/s/a/events")
 		require.NoError(t, err)
 		require.Equal(t, 2, resp.ProtoMajor)
 		buf := make([]byte, 60)
@@ -82,14 +51,9 @@ func TestWriteTimeoutCutsAStoppedReaderOverHTTP2(t *testing.T) {
 		require.NoError(t, err)
 		synctest.Wait()
 		for range 8 { // 8 MiB: past the client's 4 MiB window for the stream
-			w.texts(texts...)
+			w.repeat(64, strings.Repeat("z", 16<<10))
 		}
-		start := time.Now()
-		synctest.Wait()
-		time.Sleep(3 * timeout)
-		ends, times := dt.get()
-		require.Equal(t, []string{"write"}, ends, "the stopped HTTP/2 reader was cut, for its write")
-		require.LessOrEqual(t, times[0].Sub(start), timeout)
+		requireCutWithin(t, rec, time.Now(), timeout)
 		require.NoError(t, resp.Body.Close())
 	})
 }
@@ -99,42 +63,19 @@ func TestWriteTimeoutCutsAStoppedReaderOverHTTP2(t *testing.T) {
 // control paces the writes), is not cut by a write timeout of 10 s.
 func TestWriteTimeoutSparesASteadySlowReaderOverHTTP2(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
-		big := strings.Repeat("z", 16<<10)
-		texts := make([]string, 64)
-		for i := range texts {
-			texts[i] = big
-		}
 		for range 6 {
-			w.texts(texts...)
+			w.repeat(64, strings.Repeat("z", 16<<10))
 		}
 		w.end()
-		var dt doneTrace
-		h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(10*time.Second), relay.WithTrace(dt.trace()))
-		require.NoError(t, err)
-		pn := newPipeNet()
-		var protos http.Protocols
-		protos.SetUnencryptedHTTP2(true)
-		srv := &http.Server{Handler: h, Protocols: &protos}
-		served := make(chan struct{})
-		go func() { defer close(served); _ = srv.Serve(pn) }()
-		defer func() { _ = srv.Close(); <-served }()
-		tr := &http.Transport{Protocols: &protos, DialContext: func(context.Context, string, string) (net.Conn, error) {
-			return pn.dial(t), nil
-		}}
-		defer tr.CloseIdleConnections()
-		resp, err := (&http.Client{Transport: tr}).Get("http://relay.test/s/a/events")
+		rec := &traceRec{}
+		l := pipeRelay(t, mem, h2c(), relay.WithWriteTimeout(10*time.Second), relay.WithTrace(rec.trace()))
+		resp, err := pipeClient(t, l, h2c()).Get("http://relay.test/s/a/events")
 		require.NoError(t, err)
 		body, err := readPaced(resp.Body, 4<<10, time.Second)
 		require.NoError(t, err)
 		require.NoError(t, resp.Body.Close())
-		s, err := parseSSE(bytes.NewReader(body))
-		require.NoError(t, err)
-		require.Len(t, s.Events, 6*64+1)
-		synctest.Wait()
-		ends, _ := dt.get()
-		require.Equal(t, []string{"ended"}, ends)
+		requireEndedWhole(t, rec, body, 6*64+1)
 	})
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,48 +15,30 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// doneTrace records each ReaderDone with the time it came.
-type doneTrace struct {
-	mu    sync.Mutex
-	ends  []string
-	times []time.Time
-}
-
-func (d *doneTrace) trace() *relay.Trace {
-	return &relay.Trace{Reader: func(ri relay.ReaderInfo) {
-		if ri.Kind != relay.ReaderDone {
-			return
-		}
-		d.mu.Lock()
-		d.ends = append(d.ends, ri.End)
-		d.times = append(d.times, time.Now())
-		d.mu.Unlock()
-	}}
-}
-
-func (d *doneTrace) get() ([]string, []time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]string(nil), d.ends...), append([]time.Time(nil), d.times...)
-}
-
-// readPaced reads r chunk bytes at a time, one chunk per every, to its end.
-func readPaced(r io.Reader, chunk int, every time.Duration) ([]byte, error) {
-	var out bytes.Buffer
-	buf := make([]byte, chunk)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		n, err := io.ReadFull(r, buf)
-		out.Write(buf[:n])
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return out.Bytes(), nil
-		}
-		if err != nil {
-			return out.Bytes(), err
-		}
-		<-tick.C
+// requireCutWithin waits, three timeouts at the most (of fake time), for the
+// one response rec is told of to end, and checks that it was cut for its
+// write within timeout of start.
+func requireCutWithin(t *testing.T, rec *traceRec, start time.Time, timeout time.Duration) {
+	t.Helper()
+	select {
+	case <-rec.ended:
+	case <-time.After(3 * timeout):
 	}
+	ends, at := rec.readerEnds()
+	require.Equal(t, []string{"write"}, ends, "the stopped reader was cut, for its write")
+	require.LessOrEqual(t, at[0].Sub(start), timeout, "cut within the write timeout")
+}
+
+// requireEndedWhole reads body to its end and checks that it holds want
+// events, and that the one response rec was told of ended with the stream.
+func requireEndedWhole(t *testing.T, rec *traceRec, body []byte, want int) []rawEvent {
+	t.Helper()
+	evs := newRawReader(t, bytes.NewReader(body)).whole()
+	require.Len(t, evs, want, "the steady reader got every event")
+	synctest.Wait()
+	ends, _ := rec.readerEnds()
+	require.Equal(t, []string{"ended"}, ends)
+	return evs
 }
 
 // Stranger BC: a browser that reads 4 KiB a second, steadily, takes a page
@@ -66,35 +46,21 @@ func readPaced(r io.Reader, chunk int, every time.Duration) ([]byte, error) {
 // each 32 KiB takes it 8 s, and it is not cut.
 func TestWriteTimeoutSparesASteadySlowReader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
-		big := strings.Repeat("x", 16<<10)
-		texts := make([]string, 64)
-		for i := range texts {
-			texts[i] = big
-		}
-		w.texts(texts...)
+		w.repeat(64, strings.Repeat("x", 16<<10))
 		w.end()
-		var dt doneTrace
-		h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(10*time.Second),
-			relay.WithPageSize(64), relay.WithTrace(dt.trace()))
-		require.NoError(t, err)
-		pn, stop := servePipes(h)
-		defer stop()
+		rec := &traceRec{}
+		l := pipeRelay(t, mem, nil, relay.WithWriteTimeout(10*time.Second),
+			relay.WithPageSize(64), relay.WithTrace(rec.trace()))
 
-		c := getSSE(t, pn, "/s/a/events")
+		c := getSSE(t, l, "/s/a/events", "")
 		start := time.Now()
 		body, err := readPaced(c.resp.Body, 4<<10, time.Second)
 		require.NoError(t, c.conn.Close())
 		require.NoError(t, err)
-		took := time.Since(start)
-		s, err := parseSSE(bytes.NewReader(body))
-		require.NoError(t, err)
-		require.Len(t, s.Events, 65, "the steady reader got every event (it read for %v)", took)
-		synctest.Wait()
-		ends, _ := dt.get()
-		require.Equal(t, []string{"ended"}, ends)
+		t.Logf("it read for %v", time.Since(start))
+		requireEndedWhole(t, rec, body, 65)
 	})
 }
 
@@ -107,42 +73,30 @@ func TestWriteTimeoutCutsAStoppedReaderWithinTheTimeout(t *testing.T) {
 	}{{"page at once", false}, {"live page", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				mem, err := relay.NewMemoryStore()
-				require.NoError(t, err)
+				mem := newMemoryStore(t)
 				w := newWriter(t, mem, "a")
 				big := strings.Repeat("y", 16<<10)
-				texts := make([]string, 64)
-				for i := range texts {
-					texts[i] = big
-				}
 				if !tc.late {
-					w.texts(texts...)
+					w.repeat(64, big)
 				} else {
 					w.texts("hello")
 				}
-				var dt doneTrace
+				rec := &traceRec{ended: make(chan string, 1)}
 				const timeout = 10 * time.Second
-				h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(timeout),
-					relay.WithPageSize(64), relay.WithKeepAlive(time.Hour), relay.WithTrace(dt.trace()))
-				require.NoError(t, err)
-				pn, stop := servePipes(h)
-				defer stop()
+				l := pipeRelay(t, mem, nil, relay.WithWriteTimeout(timeout),
+					relay.WithPageSize(64), relay.WithKeepAlive(time.Hour), relay.WithTrace(rec.trace()))
 
-				c := getSSE(t, pn, "/s/a/events")
+				c := getSSE(t, l, "/s/a/events", "")
 				if tc.late {
 					buf := make([]byte, 100) // reads the first event, then stops
 					_, err := io.ReadAtLeast(c.resp.Body, buf, 50)
 					require.NoError(t, err)
 					synctest.Wait()
-					w.texts(texts...)
+					w.repeat(64, big)
 				}
 				start := time.Now()
-				synctest.Wait()
-				time.Sleep(3 * timeout)
-				ends, times := dt.get()
-				require.Equal(t, []string{"write"}, ends, "the stopped reader was cut, for its write")
-				require.LessOrEqual(t, times[0].Sub(start), timeout, "cut within the write timeout")
-				_, err = io.Copy(io.Discard, c.resp.Body)
+				requireCutWithin(t, rec, start, timeout)
+				_, err := io.Copy(io.Discard, c.resp.Body)
 				require.Error(t, err, "the connection was closed mid-response")
 				require.NoError(t, c.conn.Close())
 			})
@@ -156,8 +110,7 @@ func TestWriteTimeoutCutsAStoppedReaderWithinTheTimeout(t *testing.T) {
 // gets the snapshot whole.
 func TestWriteTimeoutSparesASteadySlowReaderOfABigGoneEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := relay.NewMemoryStore()
-		require.NoError(t, err)
+		mem := newMemoryStore(t)
 		w := newWriter(t, mem, "a")
 		big := strings.Repeat("é€😀z", 1600) // 16,000 bytes
 		for range 32 {
@@ -175,26 +128,18 @@ func TestWriteTimeoutSparesASteadySlowReaderOfABigGoneEvent(t *testing.T) {
 		require.NoError(t, w.log.Trim(ctx, w.tail))
 		w.texts("after")
 		w.end()
-		var dt doneTrace
-		h, err := relay.NewHandler(mem, pathKey, relay.WithWriteTimeout(10*time.Second), relay.WithTrace(dt.trace()))
-		require.NoError(t, err)
-		pn, stop := servePipes(h)
-		defer stop()
+		rec := &traceRec{}
+		l := pipeRelay(t, mem, nil, relay.WithWriteTimeout(10*time.Second), relay.WithTrace(rec.trace()))
 
-		c := getSSE(t, pn, "/s/a/events", "Last-Event-ID: "+w.id(3))
+		c := getSSE(t, l, "/s/a/events", w.id(3))
 		body, err := readPaced(c.resp.Body, 4<<10, time.Second)
 		require.NoError(t, c.conn.Close())
 		require.NoError(t, err)
-		s, err := parseSSE(bytes.NewReader(body))
-		require.NoError(t, err)
-		require.Len(t, s.Events, 3)
-		require.Equal(t, relay.EventGone, s.Events[0].Name)
+		evs := requireEndedWhole(t, rec, body, 3)
+		require.Equal(t, relay.EventGone, evs[0].Name)
 		var gone relay.GoneData
-		require.NoError(t, json.Unmarshal([]byte(s.Events[0].Data), &gone))
+		require.NoError(t, json.Unmarshal([]byte(evs[0].Data), &gone))
 		require.Equal(t, "trimmed", gone.Reason)
 		require.JSONEq(t, string(snap), string(gone.View))
-		synctest.Wait()
-		ends, _ := dt.get()
-		require.Equal(t, []string{"ended"}, ends)
 	})
 }
