@@ -1,12 +1,9 @@
 package redisrelay
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,19 +24,11 @@ func TestRedisFarBackCrowdLeavesTheDriverAConnection(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c)
 	ctx := t.Context()
-	l, err := st.Open(ctx, "k")
-	require.NoError(t, err)
-	f, err := l.Acquire(ctx, "driver", time.Minute)
-	require.NoError(t, err)
+	l, f := driven(t, st, "k")
 	seq := uint64(0)
 	for range 100 {
-		es := make([]relay.Entry, 50)
-		for i := range es {
-			seq++
-			es[i] = relay.Entry{Seq: seq, Name: relay.EventArtifact,
-				Data: fmt.Appendf(nil, `{"pane":"artifact:x","id":"x","text":"%d","append":true}`, seq)}
-		}
-		require.NoError(t, l.Commit(ctx, f, nil, es...))
+		require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(seq+1, seq+50)...))
+		seq += 50
 	}
 	h := newHandler(t, st, func(*http.Request) (string, bool) { return "k", true }, relay.WithStoreCalls(2))
 	hs := httptest.NewServer(h)
@@ -51,22 +40,12 @@ func TestRedisFarBackCrowdLeavesTheDriverAConnection(t *testing.T) {
 
 	const browsers = 200
 	var wg sync.WaitGroup
-	counts := make([]int, browsers)
+	ids := make([][]string, browsers)
+	errs := make([]error, browsers)
+	first := make(chan struct{}, browsers)
+	url := fmt.Sprintf("%s/s/k?lastEventId=%s", hs.URL, relay.ID{Epoch: l.Epoch(), Seq: 1})
 	for i := range browsers {
-		wg.Go(func() {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/s/k", nil)
-			if err != nil {
-				return
-			}
-			req.Header.Set("Last-Event-ID", relay.ID{Epoch: l.Epoch(), Seq: 1}.String())
-			resp, err := hc.Do(req)
-			if err != nil {
-				return
-			}
-			defer resp.Body.Close()
-			s, _ := parseSSEBody(resp.Body)
-			counts[i] = s
-		})
+		wg.Go(func() { ids[i], errs[i] = readIDs(ctx, hc, url, first) })
 	}
 	var worst time.Duration
 	renews := 0
@@ -84,8 +63,7 @@ func TestRedisFarBackCrowdLeavesTheDriverAConnection(t *testing.T) {
 		start := time.Now()
 		if renews%10 == 9 && renews < 200 {
 			seq++
-			require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: seq, Name: relay.EventArtifact,
-				Data: []byte(`{"pane":"artifact:x","id":"x","text":"live","append":true}`)}))
+			require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(seq, seq)...))
 		} else {
 			require.NoError(t, l.Renew(ctx, f, time.Minute))
 		}
@@ -93,28 +71,16 @@ func TestRedisFarBackCrowdLeavesTheDriverAConnection(t *testing.T) {
 		worst = max(worst, time.Since(start))
 		if renews == 200 {
 			seq++
-			require.NoError(t, l.Commit(context.Background(), f, nil, relay.Entry{Seq: seq, Name: relay.EventEnd, Data: []byte(`{"state":"completed"}`)}))
+			require.NoError(t, l.Commit(ctx, f, nil, relay.Entry{Seq: seq, Name: relay.EventEnd, Data: []byte(`{"state":"completed"}`)}))
 		}
 	}
 	after := *c.PoolStats()
 	t.Logf("%d renewals and commits, the slowest %v; pool waits %d (%v), conns %d",
 		renews, worst, after.WaitCount-before.WaitCount,
 		time.Duration(after.WaitDurationNs-before.WaitDurationNs), after.TotalConns)
-	for i, n := range counts {
-		require.EqualValues(t, seq-1, n, "browser %d", i)
+	for i := range browsers {
+		require.NoError(t, errs[i], "browser %d", i)
+		require.Len(t, ids[i], int(seq-1), "browser %d", i)
 	}
 	require.Zero(t, after.WaitCount-before.WaitCount, "the driver waited for a connection")
-}
-
-// parseSSEBody counts the events (their id lines) of an event stream, to
-// its end.
-func parseSSEBody(r io.Reader) (int, error) {
-	b, err := io.ReadAll(r)
-	n := 0
-	for line := range strings.Lines(string(b)) {
-		if strings.HasPrefix(line, "id:") {
-			n++
-		}
-	}
-	return n, err
 }
