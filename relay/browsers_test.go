@@ -26,8 +26,10 @@ import (
 )
 
 // What a browser does in relay's tests: read the event stream (decoded by
-// internal/sse, or parsed line by line to see retry: and the raw text),
-// POST answers and cancels, and send single requests to a Handler.
+// internal/sse, or parsed line by line to see retry:, comments and the raw
+// text), at its own pace or live in a goroutine, over an in-process client
+// or a pipe (slowreader_test.go's pipeListener, HTTP/1.1 or h2c), POST
+// answers and cancels, and send single requests to a Handler.
 
 // event is one SSE event as a test reader received it.
 type event struct {
