@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -62,6 +63,16 @@ func handlerAB(t testing.TB, store relay.Store, opts ...relay.HandlerOption) htt
 		return id, id == "a" || id == "b"
 	}, opts...))
 	return mux
+}
+
+// pathKey is a KeyFunc that serves every stream: the key is the path's
+// second part, /s/<key>/events.
+func pathKey(r *http.Request) (string, bool) {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if len(parts) < 3 || parts[0] != "s" || parts[1] == "" {
+		return "", false
+	}
+	return parts[1], true
 }
 
 // rig is one relayed stream: an a2atest agent upstream, a MemoryStore, a
@@ -384,6 +395,79 @@ func manualLog(t *testing.T, store relay.Store, key string, entries ...relay.Ent
 	}
 	return log, fence
 }
+
+// textEntry is a message entry at Seq seq whose text is text.
+func textEntry(seq uint64, text string) relay.Entry {
+	data, _ := json.Marshal(relay.MessageData{Pane: "message:m", ID: "m", Kind: "message", Role: "agent", Text: text, Append: true}) // cannot fail
+	return relay.Entry{Seq: seq, Name: relay.EventMessage, Data: data}
+}
+
+// endEntry is a stream's ending, completed, at Seq seq.
+func endEntry(seq uint64) relay.Entry {
+	data, _ := json.Marshal(relay.EndData{State: "completed", Text: "completed"}) // cannot fail
+	return relay.Entry{Seq: seq, Name: relay.EventEnd, Data: data}
+}
+
+// writer appends text entries to a manualLog, as its driver.
+type writer struct {
+	t     *testing.T
+	log   relay.Log
+	fence relay.Fence
+	tail  uint64
+}
+
+// newWriter opens key in store as a manualLog to write to.
+func newWriter(t *testing.T, store relay.Store, key string) *writer {
+	t.Helper()
+	log, fence := manualLog(t, store, key)
+	tail, err := log.Tail(t.Context())
+	require.NoError(t, err)
+	return &writer{t: t, log: log, fence: fence, tail: tail}
+}
+
+// texts commits a text entry for each text, in one commit.
+func (w *writer) texts(texts ...string) {
+	w.t.Helper()
+	es := make([]relay.Entry, len(texts))
+	for i, text := range texts {
+		w.tail++
+		es[i] = textEntry(w.tail, text)
+	}
+	require.NoError(w.t, w.log.Commit(w.t.Context(), w.fence, nil, es...))
+}
+
+// many commits n short numbered texts, 50 to a commit.
+func (w *writer) many(n int) {
+	w.t.Helper()
+	for n > 0 {
+		texts := make([]string, min(n, 50))
+		for i := range texts {
+			texts[i] = fmt.Sprintf("word %d ", w.tail+uint64(i)+1)
+		}
+		w.texts(texts...)
+		n -= len(texts)
+	}
+}
+
+// repeat commits n copies of text, in one commit.
+func (w *writer) repeat(n int, text string) {
+	w.t.Helper()
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = text
+	}
+	w.texts(texts...)
+}
+
+// end commits the stream's ending.
+func (w *writer) end() {
+	w.t.Helper()
+	w.tail++
+	require.NoError(w.t, w.log.Commit(w.t.Context(), w.fence, nil, endEntry(w.tail)))
+}
+
+// id is the event ID of seq in the log.
+func (w *writer) id(seq uint64) string { return relay.ID{Epoch: w.log.Epoch(), Seq: seq}.String() }
 
 // questionLog is a log with an open question at Seq 2.
 func questionLog(t *testing.T, store relay.Store, key string) relay.Log {

@@ -6,11 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,8 +26,10 @@ import (
 )
 
 // What a browser does in relay's tests: read the event stream (decoded by
-// internal/sse, or parsed line by line to see retry: and the raw text),
-// POST answers and cancels, and send single requests to a Handler.
+// internal/sse, or parsed line by line to see retry:, comments and the raw
+// text), at its own pace or live in a goroutine, over an in-process client
+// or a pipe (slowreader_test.go's pipeListener, HTTP/1.1 or h2c), POST
+// answers and cancels, and send single requests to a Handler.
 
 // event is one SSE event as a test reader received it.
 type event struct {
@@ -235,29 +241,42 @@ func (e rawEvent) entry(t *testing.T) relay.Entry {
 	return relay.Entry{Seq: id.Seq, Name: e.Name, Data: []byte(e.Data)}
 }
 
-// rawReader parses an SSE body event by event.
+// rawReader parses an SSE body event by event, strictly: besides the
+// events, it counts the comment lines, and those that come inside an event
+// (after a field of it, before its blank line), which a keep-alive must
+// never be; err says how the body ended when it did not end cleanly
+// between events.
 type rawReader struct {
-	t    *testing.T
-	body io.ReadCloser
-	sc   *bufio.Scanner
-	raw  strings.Builder
+	t              *testing.T
+	sc             *bufio.Scanner
+	raw            strings.Builder
+	cut            bool // the body's last line had no line feed
+	comments       int
+	commentsInside int
+	err            error
 }
 
 // next returns the next event (or a block holding only retry:), false at
 // the end of the body.
 func (r *rawReader) next() (rawEvent, bool) {
 	var e rawEvent
+	var data []string
 	any := false
 	for r.sc.Scan() {
 		line := r.sc.Text()
 		r.raw.WriteString(line + "\n")
 		if line == "" {
 			if any {
+				e.Data = strings.Join(data, "\n")
 				return e, true
 			}
 			continue
 		}
 		if strings.HasPrefix(line, ":") {
+			r.comments++
+			if any {
+				r.commentsInside++
+			}
 			continue
 		}
 		field, value, _ := strings.Cut(line, ":")
@@ -269,12 +288,29 @@ func (r *rawReader) next() (rawEvent, bool) {
 		case "event":
 			e.Name = value
 		case "data":
-			e.Data = value
+			data = append(data, value)
 		case "retry":
 			e.Retry = value
+		default:
+			r.fail(fmt.Errorf("unknown field %.40q", line))
 		}
 	}
+	switch {
+	case r.sc.Err() != nil:
+		r.fail(r.sc.Err())
+	case r.cut:
+		r.fail(errors.New("the body ends inside a line"))
+	case any:
+		r.fail(errors.New("the body ends inside an event"))
+	}
 	return e, false
+}
+
+// fail notes the first way the body went wrong.
+func (r *rawReader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
 }
 
 // rest reads events to the end of the body.
@@ -289,11 +325,163 @@ func (r *rawReader) rest() []rawEvent {
 	}
 }
 
+// whole reads events to the end of the body, which must end cleanly.
+func (r *rawReader) whole() []rawEvent {
+	r.t.Helper()
+	evs := r.rest()
+	require.NoError(r.t, r.err, "after %d events", len(evs))
+	return evs
+}
+
 // newRawReader reads body; lines up to 8 MiB.
-func newRawReader(t *testing.T, body io.ReadCloser) *rawReader {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
-	return &rawReader{t: t, body: body, sc: sc}
+func newRawReader(t *testing.T, body io.Reader) *rawReader {
+	r := &rawReader{t: t, sc: bufio.NewScanner(body)}
+	r.sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
+	r.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		n, line, err := bufio.ScanLines(data, atEOF)
+		if atEOF && n > 0 && data[n-1] != '\n' {
+			r.cut = true
+		}
+		return n, line, err
+	})
+	return r
+}
+
+// h2c is the protocols of HTTP/2 without TLS alone.
+func h2c() *http.Protocols {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	return &p
+}
+
+// pipeClient is a client whose connections are l's pipes, speaking protos;
+// its idle connections are closed at cleanup.
+func pipeClient(t testing.TB, l *pipeListener, protos *http.Protocols) *http.Client {
+	tr := &http.Transport{Protocols: protos, DialContext: func(context.Context, string, string) (net.Conn, error) {
+		return l.dial(), nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// pipeRelay serves a Handler of store, made with opts, on a pipeListener
+// until cleanup: every stream, its key in the path (pathKey), over HTTP/1.1
+// when protos is nil.
+func pipeRelay(t *testing.T, store relay.Store, protos *http.Protocols, opts ...relay.HandlerOption) *pipeListener {
+	l, stop := servePipes(newHandler(t, store, pathKey, opts...), protos)
+	t.Cleanup(stop)
+	return l
+}
+
+// sseConn is one GET of an event stream over a connection of a
+// pipeListener: the browser reads the body at the pace the test chooses.
+type sseConn struct {
+	conn net.Conn
+	resp *http.Response
+}
+
+// sendGet sends a GET of target, with lastID as Last-Event-ID ("" for
+// none), on a new connection to l, and returns the connection unread.
+func sendGet(t testing.TB, l *pipeListener, target, lastID string) net.Conn {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://relay.test"+target, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	conn := l.dial()
+	require.NoError(t, req.Write(conn))
+	return conn
+}
+
+// getSSE is sendGet that also reads the response's head; the body is read
+// from the connection no further than the test reads it.
+func getSSE(t testing.TB, l *pipeListener, target, lastID string) *sseConn {
+	t.Helper()
+	conn := sendGet(t, l, target, lastID)
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 64), nil)
+	require.NoError(t, err)
+	return &sseConn{conn: conn, resp: resp}
+}
+
+// pacedReader reads r as a browser on a slow link does, steadily: chunk
+// bytes at once, then chunk more at each tick.
+type pacedReader struct {
+	r     io.Reader
+	chunk int
+	left  int // what it may read before the next tick
+	tick  <-chan time.Time
+}
+
+func (p *pacedReader) Read(b []byte) (int, error) {
+	if p.left == 0 {
+		<-p.tick
+		p.left = p.chunk
+	}
+	n, err := p.r.Read(b[:min(len(b), p.left)])
+	p.left -= n
+	return n, err
+}
+
+// readPaced reads r to its end, chunk bytes every period.
+func readPaced(r io.Reader, chunk int, every time.Duration) ([]byte, error) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	return io.ReadAll(&pacedReader{r: r, chunk: chunk, left: chunk, tick: tick.C})
+}
+
+// liveReader is one browser's events as they come, read in a goroutine.
+type liveReader struct {
+	mu     sync.Mutex
+	events []rawEvent
+	left   bool          // it went away on its own
+	err    error         // how the body ended, when not cleanly
+	done   chan struct{} // closed once it stopped reading
+}
+
+// readLive reads, in a goroutine, the response to the GET sent on conn
+// (by sendGet) and its events, chunk bytes a second when chunk is above 0,
+// and closes the connection at the body's end, or once it has leaveAfter
+// events when leaveAfter is above 0.
+func readLive(t *testing.T, conn net.Conn, chunk, leaveAfter int) *liveReader {
+	r := &liveReader{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		defer func() { _ = conn.Close() }()
+		resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 64), nil)
+		if err != nil {
+			r.err = err
+			return
+		}
+		var body io.Reader = resp.Body
+		if chunk > 0 {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			body = &pacedReader{r: body, chunk: chunk, left: chunk, tick: tick.C}
+		}
+		rd := newRawReader(t, body)
+		for e, ok := rd.next(); ok; e, ok = rd.next() {
+			r.mu.Lock()
+			r.events = append(r.events, e)
+			r.left = len(r.events) == leaveAfter
+			r.mu.Unlock()
+			if r.left {
+				return
+			}
+		}
+		r.mu.Lock()
+		r.err = rd.err
+		r.mu.Unlock()
+	}()
+	return r
+}
+
+// seen returns the events so far, and whether it went away on its own.
+func (r *liveReader) seen() ([]rawEvent, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events), r.left
 }
 
 // getEvents opens the events of stream key with lastID ("" for none) through

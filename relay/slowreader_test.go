@@ -43,11 +43,27 @@ func (l *pipeListener) Close() error { l.once.Do(func() { close(l.done) }); retu
 
 func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
 
-// dial returns the browser's end of a new connection.
+// dial returns the browser's end of a new connection; once the listener
+// is closed, a connection closed at both ends.
 func (l *pipeListener) dial() net.Conn {
 	browser, server := net.Pipe()
-	l.conns <- server
+	select {
+	case l.conns <- server:
+	case <-l.done:
+		_, _ = server.Close(), browser.Close()
+	}
 	return browser
+}
+
+// servePipes serves h on a pipeListener until the returned stop is called;
+// stop closes the server and every connection, and waits for Serve to
+// return. A nil protos serves HTTP/1.1 only.
+func servePipes(h http.Handler, protos *http.Protocols) (*pipeListener, func()) {
+	l := newPipeListener()
+	srv := &http.Server{Handler: h, Protocols: protos}
+	served := make(chan struct{})
+	go func() { defer close(served); _ = srv.Serve(l) }()
+	return l, func() { _ = srv.Close(); <-served }
 }
 
 // A browser that stops reading its event stream is dropped one write

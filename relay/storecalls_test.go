@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strings"
@@ -16,62 +17,173 @@ import (
 	"github.com/a2astream/a2astream/relay"
 )
 
-// callGauge is a store whose calls take a millisecond each (in a synctest
-// bubble) and count how many are under way at once: Open, and a log's
-// Read, Tail and Attach.
+// callGauge is a store that counts the calls under way at once: Open, and
+// every call of its logs but AwaitEntry, AwaitAnswer and AwaitCancel (which
+// the Handler's bound leaves aside). Each call takes roundTrip (fake time in
+// a synctest bubble); while held, each waits until the test releases the
+// calls in flight, or its context ends.
 type callGauge struct {
 	relay.Store
-	mu   sync.Mutex
-	now  int
-	most int
+	roundTrip time.Duration
+
+	mu    sync.Mutex
+	now   int
+	most  int
+	kinds map[string]int
+	gate  chan struct{} // nil unless held
 }
 
-func (g *callGauge) call() func() {
+// call runs f as the call named kind, counted while it waits and runs.
+func (g *callGauge) call(ctx context.Context, kind string, f func() error) error {
 	g.mu.Lock()
 	g.now++
 	g.most = max(g.most, g.now)
+	if g.kinds == nil {
+		g.kinds = map[string]int{}
+	}
+	g.kinds[kind]++
+	gate := g.gate
 	g.mu.Unlock()
-	time.Sleep(time.Millisecond) // the store's round trip
-	return func() {
+	defer func() {
 		g.mu.Lock()
 		g.now--
 		g.mu.Unlock()
+	}()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	if g.roundTrip > 0 {
+		time.Sleep(g.roundTrip) // the store's round trip
+	}
+	return f()
 }
 
+// peak is the most calls that were under way at once.
 func (g *callGauge) peak() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.most
 }
 
-func (g *callGauge) Open(ctx context.Context, key string) (relay.Log, error) {
-	defer g.call()()
-	l, err := g.Store.Open(ctx, key)
+// underWay is the number of calls under way now.
+func (g *callGauge) underWay() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.now
+}
+
+// made is how many calls of each kind were made.
+func (g *callGauge) made() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return fmt.Sprint(g.kinds)
+}
+
+// hold makes the calls from now on wait for release (true), or run at once
+// (false: the calls that wait go too).
+func (g *callGauge) hold(on bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case on && g.gate == nil:
+		g.gate = make(chan struct{})
+	case !on && g.gate != nil:
+		close(g.gate)
+		g.gate = nil
+	}
+}
+
+// release lets every call that waits now go; the calls after it wait
+// while the gauge is held.
+func (g *callGauge) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gate != nil {
+		close(g.gate)
+		g.gate = make(chan struct{})
+	}
+}
+
+func (g *callGauge) Open(ctx context.Context, key string) (l relay.Log, err error) {
+	err = g.call(ctx, "Open", func() (err error) { l, err = g.Store.Open(ctx, key); return err })
 	if err != nil {
 		return nil, err
 	}
 	return gaugedLog{Log: l, g: g}, nil
 }
 
+// gaugedLog is a callGauge's Log.
 type gaugedLog struct {
 	relay.Log
 	g *callGauge
 }
 
-func (l gaugedLog) Read(ctx context.Context, after uint64, max int) ([]relay.Entry, error) {
-	defer l.g.call()()
-	return l.Log.Read(ctx, after, max)
+func (l gaugedLog) Commit(ctx context.Context, f relay.Fence, cp []byte, es ...relay.Entry) error {
+	return l.g.call(ctx, "Commit", func() error { return l.Log.Commit(ctx, f, cp, es...) })
 }
 
-func (l gaugedLog) Tail(ctx context.Context) (uint64, error) {
-	defer l.g.call()()
-	return l.Log.Tail(ctx)
+func (l gaugedLog) Read(ctx context.Context, after uint64, max int) (es []relay.Entry, err error) {
+	err = l.g.call(ctx, "Read", func() (err error) { es, err = l.Log.Read(ctx, after, max); return err })
+	return es, err
 }
 
-func (l gaugedLog) Attach(ctx context.Context, max int) (relay.Snapshot, []relay.Entry, error) {
-	defer l.g.call()()
-	return l.Log.Attach(ctx, max)
+func (l gaugedLog) Tail(ctx context.Context) (tail uint64, err error) {
+	err = l.g.call(ctx, "Tail", func() (err error) { tail, err = l.Log.Tail(ctx); return err })
+	return tail, err
+}
+
+func (l gaugedLog) Trim(ctx context.Context, through uint64) error {
+	return l.g.call(ctx, "Trim", func() error { return l.Log.Trim(ctx, through) })
+}
+
+func (l gaugedLog) SaveSnapshot(ctx context.Context, f relay.Fence, s relay.Snapshot) error {
+	return l.g.call(ctx, "SaveSnapshot", func() error { return l.Log.SaveSnapshot(ctx, f, s) })
+}
+
+func (l gaugedLog) LoadSnapshot(ctx context.Context) (s relay.Snapshot, err error) {
+	err = l.g.call(ctx, "LoadSnapshot", func() (err error) { s, err = l.Log.LoadSnapshot(ctx); return err })
+	return s, err
+}
+
+func (l gaugedLog) Attach(ctx context.Context, max int) (s relay.Snapshot, es []relay.Entry, err error) {
+	err = l.g.call(ctx, "Attach", func() (err error) { s, es, err = l.Log.Attach(ctx, max); return err })
+	return s, es, err
+}
+
+func (l gaugedLog) Acquire(ctx context.Context, owner string, ttl time.Duration) (f relay.Fence, err error) {
+	err = l.g.call(ctx, "Acquire", func() (err error) { f, err = l.Log.Acquire(ctx, owner, ttl); return err })
+	return f, err
+}
+
+func (l gaugedLog) Renew(ctx context.Context, f relay.Fence, ttl time.Duration) error {
+	return l.g.call(ctx, "Renew", func() error { return l.Log.Renew(ctx, f, ttl) })
+}
+
+func (l gaugedLog) Release(ctx context.Context, f relay.Fence) error {
+	return l.g.call(ctx, "Release", func() error { return l.Log.Release(ctx, f) })
+}
+
+func (l gaugedLog) LoadCheckpoint(ctx context.Context) (cp []byte, err error) {
+	err = l.g.call(ctx, "LoadCheckpoint", func() (err error) { cp, err = l.Log.LoadCheckpoint(ctx); return err })
+	return cp, err
+}
+
+func (l gaugedLog) PostAnswer(ctx context.Context, a relay.Answer) (got relay.Answer, err error) {
+	err = l.g.call(ctx, "PostAnswer", func() (err error) { got, err = l.Log.PostAnswer(ctx, a); return err })
+	return got, err
+}
+
+func (l gaugedLog) LoadAnswer(ctx context.Context, prompt uint64) (a relay.Answer, ok bool, err error) {
+	err = l.g.call(ctx, "LoadAnswer", func() (err error) { a, ok, err = l.Log.LoadAnswer(ctx, prompt); return err })
+	return a, ok, err
+}
+
+func (l gaugedLog) RequestCancel(ctx context.Context) error {
+	return l.g.call(ctx, "RequestCancel", func() error { return l.Log.RequestCancel(ctx) })
 }
 
 // However many browsers read a long stream from far back at once, a
@@ -92,7 +204,7 @@ func TestBrowsersReadingFromBehindTakeAtMostTheHandlersStoreCalls(t *testing.T) 
 			es = append(es, relay.Entry{Seq: last, Name: relay.EventEnd, Data: []byte(`{"state":"completed"}`)})
 			require.NoError(t, l.Commit(ctx, f, nil, es...))
 
-			st := &callGauge{Store: mem}
+			st := &callGauge{Store: mem, roundTrip: time.Millisecond}
 			mux := http.NewServeMux()
 			mux.Handle("/s/{key}/", newHandler(t, st, func(*http.Request) (string, bool) { return "k", true },
 				relay.WithPageSize(4), relay.WithStoreCalls(calls)))
@@ -111,11 +223,13 @@ func TestBrowsersReadingFromBehindTakeAtMostTheHandlersStoreCalls(t *testing.T) 
 	}
 }
 
-// WithStoreCalls refuses a number of 0 or less.
+// WithStoreCalls refuses a number of 0 or less, and NewHandler makes no
+// Handler then (stranger BC's cases, the lowest int32 among them).
 func TestWithStoreCallsRefusesNone(t *testing.T) {
-	for _, n := range []int{0, -1} {
-		_, err := relay.NewHandler(newMemoryStore(t), func(*http.Request) (string, bool) { return "k", true }, relay.WithStoreCalls(n))
+	for _, n := range []int{0, -1, -1 << 31} {
+		h, err := relay.NewHandler(newMemoryStore(t), pathKey, relay.WithStoreCalls(n))
 		require.ErrorIs(t, err, relay.ErrInvalidOption, "WithStoreCalls(%d)", n)
+		require.Nil(t, h)
 	}
 }
 

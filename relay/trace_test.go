@@ -23,14 +23,45 @@ type traceRec struct {
 	leases  []relay.LeaseInfo
 	commits []relay.CommitInfo
 	readers []relay.ReaderInfo
+	readAt  []time.Time // when each of readers was told
+	// ended, when not nil, is sent the End of each ReaderDone; a send
+	// that would block is dropped, so that the relay never waits on it.
+	ended chan string
 }
 
 func (r *traceRec) trace() *relay.Trace {
 	return &relay.Trace{
 		Lease:  func(l relay.LeaseInfo) { r.mu.Lock(); r.leases = append(r.leases, l); r.mu.Unlock() },
 		Commit: func(c relay.CommitInfo) { r.mu.Lock(); r.commits = append(r.commits, c); r.mu.Unlock() },
-		Reader: func(i relay.ReaderInfo) { r.mu.Lock(); r.readers = append(r.readers, i); r.mu.Unlock() },
+		Reader: r.reader,
 	}
+}
+
+func (r *traceRec) reader(i relay.ReaderInfo) {
+	r.mu.Lock()
+	r.readers = append(r.readers, i)
+	r.readAt = append(r.readAt, time.Now())
+	ended := r.ended
+	r.mu.Unlock()
+	if i.Kind == relay.ReaderDone && ended != nil {
+		select {
+		case ended <- i.End:
+		default:
+		}
+	}
+}
+
+// readerEnds is the End of every ReaderDone, in order, and when each was
+// told.
+func (r *traceRec) readerEnds() (ends []string, at []time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, i := range r.readers {
+		if i.Kind == relay.ReaderDone {
+			ends, at = append(ends, i.End), append(at, r.readAt[k])
+		}
+	}
+	return ends, at
 }
 
 // changes is the lease's changes but the renewals, in order, and the
