@@ -28,8 +28,8 @@ type Ending struct {
 	// or input-required (the human-input hook was absent, failed or timed
 	// out). It is empty when the stream ended without its task ending: a
 	// message answer (Answer is set), or an ending of the transport, the
-	// protocol, the caller's context or Close (Err says which; Task is the
-	// task as last known, if any).
+	// protocol, the caller's context (Err says which), or Close (Err is
+	// nil); Task is the task as last known, if any.
 	State a2a.TaskState
 	// Task is the final task, or the task as last known when the task did
 	// not end; nil for a message answer and when no task was known.
@@ -43,7 +43,8 @@ type Ending struct {
 	// end in an error state.
 	Failure *terminal.Failure
 	// Err is the error that ended the stream, as Stream.Err returns it: nil
-	// for a completed task and a message answer. Match it with errors.As
+	// for a completed task, a message answer, and a stream closed by
+	// [Stream.Close] before its task ended (String reads "closed"). Match it with errors.As
 	// and errors.Is for the details State does not give.
 	Err error
 }
