@@ -541,8 +541,10 @@ const (
 	// after Wait. Attempt counts from 1.
 	Reconnecting NoticeKind = iota + 1
 	// Resumed: after a failed attempt, a resubscribe's stream opened, a
-	// get-task answered, or a send made again got through. A stream that
-	// opened may still carry an error as its first event, which a
+	// get-task answered, or a send made again got through; told once for
+	// the attempt, at the first of these (a resubscribe whose stream opens
+	// with an error that a get-task then answers is one Resumed). A stream
+	// that opened may still carry an error as its first event, which a
 	// Reconnecting notice then follows.
 	Resumed
 	// Polling: the server cannot stream this task (or cannot subscribe to

@@ -141,6 +141,10 @@ type contact struct {
 	// resent: a send was made again after a failed attempt, and its
 	// success is to be told (a Resumed notice).
 	resent bool
+	// toldResumed: a Resumed notice was told since the last Reconnecting
+	// one; the attempt's other successes (a subscription that opened, then
+	// the get-task its error asked for) are not told again.
+	toldResumed bool
 }
 
 // noteReach records the result of a call: any but an error whose request

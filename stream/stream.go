@@ -392,8 +392,15 @@ func (s *Stream) deliver(ev a2a.Event, how fold, then a2a.Event) {
 }
 
 func (s *Stream) notify(n Notice) {
-	if n.Kind == Reconnecting {
+	switch n.Kind {
+	case Reconnecting:
 		s.log.Info("a2a: reconnecting", "task", n.TaskID, "attempt", n.Attempt, "max", n.MaxAttempts, "wait", n.Wait)
+		s.contact.toldResumed = false
+	case Resumed:
+		if s.contact.toldResumed {
+			return // one Resumed for an attempt that succeeded
+		}
+		s.contact.toldResumed = true
 	}
 	if f := s.cfg.notify; f != nil {
 		f(n)
