@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -80,7 +79,10 @@ func (c *Client) Close() error {
 }
 
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.
-// Without WithVersion it negotiates the protocol version on first use.
+// Without WithVersion it negotiates the protocol version on first use. An
+// endpoint that is not an absolute http or https URL is refused with an
+// error matching ErrInvalidOption that quotes it (redacted) and, for one
+// typed without its scheme ("127.0.0.1:9999"), gives the URL to write.
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
 	return newClient(endpoint, a2a.BindingJSONRPC, opts, nil, "NewClient")
 }
@@ -90,7 +92,8 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 // baseURL's path in A2A 1.0, and under its "v1/" in 0.3, whose JSON is the
 // proto-JSON that @a2a-js/sdk 0.3 serves; baseURL's query (an API key) goes
 // with every call. Without WithVersion it negotiates the
-// protocol version on first use, as NewClient does.
+// protocol version on first use, as NewClient does, and a baseURL that is
+// not an absolute http or https URL is refused as NewClient refuses one.
 func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
 	return newClient(baseURL, a2a.BindingHTTPJSON, opts, nil, "NewRESTClient")
 }
@@ -100,12 +103,9 @@ func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
 // NewClient and NewRESTClient; without it, headers go to the endpoint's
 // origin.
 func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fromCard, by string) (*Client, error) {
-	u, err := url.Parse(endpoint)
+	u, err := httpx.ParseHTTP(endpoint, "endpoint")
 	if err != nil {
-		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", httpx.RedactURL(u))
+		return nil, refusal(err.Error())
 	}
 	at := atNewClient
 	if learned != nil {

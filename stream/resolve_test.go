@@ -179,12 +179,12 @@ func TestResolvePicksAnAdditionalJSONRPCInterface(t *testing.T) {
 func TestNewClientRejectsBadInput(t *testing.T) {
 	for _, ep := range []string{"", "agent.test", "ftp://agent.test/", "http://"} {
 		_, err := stream.NewClient(ep)
-		require.Error(t, err, fmt.Sprintf("endpoint %q", ep))
+		require.ErrorIs(t, err, stream.ErrInvalidOption, fmt.Sprintf("endpoint %q", ep))
 	}
 	_, err := stream.NewClient(endpoint, stream.WithVersion("2.0"))
-	require.Error(t, err)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
 	_, err = stream.Resolve(background(), "not a url")
-	require.Error(t, err)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
 
 	c, err := stream.NewClient(endpoint)
 	require.NoError(t, err)
