@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -231,14 +230,16 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *St
 
 // Subscribe attaches to an existing task by ID and returns its stream, with
 // the same reconnect, exactly-once and human-input handling as Send. opts
-// override the Client's options for this stream only.
+// override the Client's options for this stream only. An empty taskID
+// ends the stream, at its first Next and with nothing sent, in an error
+// matching ErrInvalidOption.
 func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *Stream {
 	s := newStream(ctx, c, opts, "Subscribe")
 	if s.phase == phaseDone {
 		return s
 	}
-	if taskID == "" {
-		s.enter(s.end(errors.New("stream: Subscribe needs a task ID")))
+	if err := needTaskID("Subscribe", taskID); err != nil {
+		s.enter(s.end(err))
 		return s
 	}
 	s.taskID = taskID
@@ -249,7 +250,12 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 // the Client's options for this call only; those that only a stream reads
 // (WithReconnect, the hooks, WithNotify, ...) are refused with
 // ErrInvalidOption, as every option that does not apply here (see Option).
+// An empty taskID is refused too, with an error matching ErrInvalidOption:
+// nothing is sent.
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
+	if err := needTaskID("GetTask", taskID); err != nil {
+		return nil, err
+	}
 	cfg, err := c.configWith(opts, "GetTask", false)
 	if err != nil {
 		return nil, err
@@ -258,8 +264,12 @@ func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
-// 1.0) and returns the task as the agent reports it. opts are as GetTask's.
+// 1.0) and returns the task as the agent reports it. opts, and an empty
+// taskID, are refused as GetTask refuses them, with nothing sent.
 func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
+	if err := needTaskID("Cancel", taskID); err != nil {
+		return nil, err
+	}
 	cfg, err := c.configWith(opts, "Cancel", false)
 	if err != nil {
 		return nil, err

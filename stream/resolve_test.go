@@ -193,7 +193,7 @@ func TestNewClientRejectsBadInput(t *testing.T) {
 	_, err = c.Send(background(), &a2a.Message{}).Wait()
 	require.ErrorIs(t, err, transport.ErrInvalidMessage)
 	_, err = c.Subscribe(background(), "").Wait()
-	require.Error(t, err)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
 }
 
 // README: Resolve "considers every interface of a binding and version this
