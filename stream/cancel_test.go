@@ -83,19 +83,31 @@ func TestCancelAfterTheTaskIsKnownEndsCanceled(t *testing.T) {
 	}
 }
 
-// Cancel before any task is known returns an error and sends nothing.
+// Cancel before any task is known is refused with an error that matches
+// ErrInvalidOption and says what to do, and sends nothing, on every wire;
+// on a stream whose option was refused too, whose ending stays.
 func TestCancelBeforeAnyTaskIsKnownSendsNothing(t *testing.T) {
-	agent := a2atest.NewAgent(a2atest.WithScript(longScript()...))
-	c := newClient(t, agent, a2a.V10)
-	s := c.Send(background(), hello())
-	require.Error(t, s.Cancel(background()))
-	require.Empty(t, agent.Requests(), "nothing sent")
-	s.Close()
+	const text = "stream: Stream.Cancel: the stream knows no task yet, so nothing was sent; " +
+		"call it once Next has yielded an event of the task, or call Client.Cancel with the task's ID"
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			agent := w.agent(a2atest.WithScript(longScript()...))
+			c := clientOn(t, agent, w.v, w.b)
+			s := c.Send(background(), hello())
+			err := s.Cancel(background())
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			require.EqualError(t, err, text)
+			require.Empty(t, agent.Requests(), "nothing sent")
+			s.Close()
 
-	refused := c.Send(background(), hello(), stream.WithMaxEventSize(0))
-	require.Error(t, refused.Cancel(background()))
-	require.ErrorIs(t, refused.Err(), stream.ErrInvalidOption, "the refusal stays the ending")
-	require.Empty(t, agent.Requests())
+			refused := c.Send(background(), hello(), stream.WithMaxEventSize(0))
+			err = refused.Cancel(background())
+			require.ErrorIs(t, err, stream.ErrInvalidOption)
+			require.EqualError(t, err, text)
+			require.ErrorIs(t, refused.Err(), stream.ErrInvalidOption, "the refusal stays the ending")
+			require.Empty(t, agent.Requests())
+		})
+	}
 }
 
 // After the stream's own context ended (Ctrl-C), Cancel still reaches the

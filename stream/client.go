@@ -2,11 +2,9 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -80,7 +78,10 @@ func (c *Client) Close() error {
 }
 
 // NewClient returns a client for the JSON-RPC endpoint URL of an agent.
-// Without WithVersion it negotiates the protocol version on first use.
+// Without WithVersion it negotiates the protocol version on first use. An
+// endpoint that is not an absolute http or https URL is refused with an
+// error matching ErrInvalidOption that quotes it (redacted) and, for one
+// typed without its scheme ("127.0.0.1:9999"), gives the URL to write.
 func NewClient(endpoint string, opts ...Option) (*Client, error) {
 	return newClient(endpoint, a2a.BindingJSONRPC, opts, nil, "NewClient")
 }
@@ -90,7 +91,8 @@ func NewClient(endpoint string, opts ...Option) (*Client, error) {
 // baseURL's path in A2A 1.0, and under its "v1/" in 0.3, whose JSON is the
 // proto-JSON that @a2a-js/sdk 0.3 serves; baseURL's query (an API key) goes
 // with every call. Without WithVersion it negotiates the
-// protocol version on first use, as NewClient does.
+// protocol version on first use, as NewClient does, and a baseURL that is
+// not an absolute http or https URL is refused as NewClient refuses one.
 func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
 	return newClient(baseURL, a2a.BindingHTTPJSON, opts, nil, "NewRESTClient")
 }
@@ -100,12 +102,9 @@ func NewRESTClient(baseURL string, opts ...Option) (*Client, error) {
 // NewClient and NewRESTClient; without it, headers go to the endpoint's
 // origin.
 func newClient(endpoint string, binding a2a.Binding, opts []Option, learned *fromCard, by string) (*Client, error) {
-	u, err := url.Parse(endpoint)
+	u, err := httpx.ParseHTTP(endpoint, "endpoint")
 	if err != nil {
-		return nil, errors.New("stream: invalid endpoint: the URL does not parse")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("stream: invalid endpoint %q: want an absolute http or https URL", httpx.RedactURL(u))
+		return nil, refusal(err.Error())
 	}
 	at := atNewClient
 	if learned != nil {
@@ -231,14 +230,16 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message, opts ...Option) *St
 
 // Subscribe attaches to an existing task by ID and returns its stream, with
 // the same reconnect, exactly-once and human-input handling as Send. opts
-// override the Client's options for this stream only.
+// override the Client's options for this stream only. An empty taskID
+// ends the stream, at its first Next and with nothing sent, in an error
+// matching ErrInvalidOption.
 func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *Stream {
 	s := newStream(ctx, c, opts, "Subscribe")
 	if s.phase == phaseDone {
 		return s
 	}
-	if taskID == "" {
-		s.enter(s.end(errors.New("stream: Subscribe needs a task ID")))
+	if err := needTaskID("Subscribe", taskID); err != nil {
+		s.enter(s.end(err))
 		return s
 	}
 	s.taskID = taskID
@@ -249,7 +250,12 @@ func (c *Client) Subscribe(ctx context.Context, taskID string, opts ...Option) *
 // the Client's options for this call only; those that only a stream reads
 // (WithReconnect, the hooks, WithNotify, ...) are refused with
 // ErrInvalidOption, as every option that does not apply here (see Option).
+// An empty taskID is refused too, with an error matching ErrInvalidOption:
+// nothing is sent.
 func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
+	if err := needTaskID("GetTask", taskID); err != nil {
+		return nil, err
+	}
 	cfg, err := c.configWith(opts, "GetTask", false)
 	if err != nil {
 		return nil, err
@@ -258,8 +264,12 @@ func (c *Client) GetTask(ctx context.Context, taskID string, opts ...Option) (*a
 }
 
 // Cancel asks the agent to cancel a task (tasks/cancel in 0.3, CancelTask in
-// 1.0) and returns the task as the agent reports it. opts are as GetTask's.
+// 1.0) and returns the task as the agent reports it. opts, and an empty
+// taskID, are refused as GetTask refuses them, with nothing sent.
 func (c *Client) Cancel(ctx context.Context, taskID string, opts ...Option) (*a2a.Task, error) {
+	if err := needTaskID("Cancel", taskID); err != nil {
+		return nil, err
+	}
 	cfg, err := c.configWith(opts, "Cancel", false)
 	if err != nil {
 		return nil, err

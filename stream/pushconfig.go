@@ -17,7 +17,7 @@ import (
 // the agent answered it, with the ID the agent gave it when cfg has none
 // (a random UUID on @a2a-js/sdk 1.3.0, the task's ID on 0.3.14); a config
 // with the ID of one the task has replaces it. cfg is refused, with an
-// error wrapping ErrInvalidOption and nothing sent, when
+// error matching ErrInvalidOption and nothing sent, when
 // a2a.PushConfig.Check refuses it; its TaskID is not sent.
 //
 // The push-config calls register, read and remove the webhooks an agent
@@ -32,7 +32,7 @@ import (
 // that matches errors.ErrUnsupported.
 //
 // Each takes ctx and opts as GetTask does, and refuses with an error
-// wrapping ErrInvalidOption, sending nothing, an option GetTask refuses
+// matching ErrInvalidOption, sending nothing, an option GetTask refuses
 // and an empty task ID (or, for get and delete, config ID). Each
 // negotiates the version as
 // it does: a Client whose version is not known yet calls in 1.0 first, and
@@ -142,11 +142,11 @@ type pushIDs struct {
 
 // check refuses an empty ID of a call named name.
 func (ids pushIDs) check(name string) error {
-	switch {
-	case ids.task == "":
-		return fmt.Errorf("%w: %s needs a task ID", ErrInvalidOption, name)
-	case ids.hasConfig && ids.config == "":
-		return fmt.Errorf("%w: %s needs a config ID", ErrInvalidOption, name)
+	if err := needTaskID(name, ids.task); err != nil {
+		return err
+	}
+	if ids.hasConfig && ids.config == "" {
+		return refuseArg("%s: the config ID is empty; pass the ID of one of the task's configs (ListPushConfigs lists them)", name)
 	}
 	return nil
 }

@@ -64,6 +64,11 @@ import (
 // https down to plaintext. Otherwise each stream tells a HeadersWithheld
 // notice, whose EndpointOrigin is the target's host:port.
 //
+// A baseURL that is not an absolute http or https URL is refused before
+// anything is sent, with an error matching ErrInvalidOption that quotes it
+// (redacted) and, for one typed without its scheme ("localhost:9999"),
+// gives the URL to write.
+//
 // WithExtendedCard makes Resolve fetch the authenticated extended card the
 // public card offers, with the caller's credentials, over the interface
 // picked; on any failure it keeps the public card, with a PublicCardKept
@@ -71,7 +76,7 @@ import (
 func Resolve(ctx context.Context, baseURL string, opts ...Option) (*Client, error) {
 	base, err := httpx.ParseBase(baseURL)
 	if err != nil {
-		return nil, fmt.Errorf("stream: %w", err)
+		return nil, refusal(err.Error())
 	}
 	cfg := defaultConfig()
 	cfg.applyOptions(opts, atResolve, "Resolve")

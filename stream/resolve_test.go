@@ -179,12 +179,12 @@ func TestResolvePicksAnAdditionalJSONRPCInterface(t *testing.T) {
 func TestNewClientRejectsBadInput(t *testing.T) {
 	for _, ep := range []string{"", "agent.test", "ftp://agent.test/", "http://"} {
 		_, err := stream.NewClient(ep)
-		require.Error(t, err, fmt.Sprintf("endpoint %q", ep))
+		require.ErrorIs(t, err, stream.ErrInvalidOption, fmt.Sprintf("endpoint %q", ep))
 	}
 	_, err := stream.NewClient(endpoint, stream.WithVersion("2.0"))
-	require.Error(t, err)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
 	_, err = stream.Resolve(background(), "not a url")
-	require.Error(t, err)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
 
 	c, err := stream.NewClient(endpoint)
 	require.NoError(t, err)
@@ -193,7 +193,7 @@ func TestNewClientRejectsBadInput(t *testing.T) {
 	_, err = c.Send(background(), &a2a.Message{}).Wait()
 	require.ErrorIs(t, err, transport.ErrInvalidMessage)
 	_, err = c.Subscribe(background(), "").Wait()
-	require.Error(t, err)
+	require.ErrorIs(t, err, stream.ErrInvalidOption)
 }
 
 // README: Resolve "considers every interface of a binding and version this

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"log/slog"
 	"slices"
@@ -294,13 +293,16 @@ func (s *Stream) All() iter.Seq2[a2a.Event, error] {
 // stream goes on and sees the ending on the wire.
 //
 // Cancel also works on a stream that its context ended (after Ctrl-C, say),
-// whose Err then becomes the task's ending; it needs a known task, or it
-// returns an error and sends nothing. Like Next, it must not be called
-// concurrently with the stream's other methods. Close, by contrast, is local
-// only: it releases the connection and leaves the task running on the agent.
+// whose Err then becomes the task's ending. It needs a known task: on a
+// stream with none (a Send's before the first event of its task, or a
+// stream whose options or task ID were refused), it sends nothing and
+// returns an error matching ErrInvalidOption; Client.Cancel cancels a task
+// by ID. Like Next, it must not be called concurrently with the stream's
+// other methods. Close, by contrast, is local only: it releases the
+// connection and leaves the task running on the agent.
 func (s *Stream) Cancel(ctx context.Context) error {
 	if s.taskID == "" {
-		return errors.New("stream: Cancel needs a task, and none is known yet")
+		return refuseArg("Stream.Cancel: the stream knows no task yet, so nothing was sent; call it once Next has yielded an event of the task, or call Client.Cancel with the task's ID")
 	}
 	t, err := s.c.unaryTask(ctx, s.c.calls.cancel, s.cfg, s.header(), s.taskID)
 	if err != nil {

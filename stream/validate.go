@@ -8,15 +8,46 @@ import (
 	"github.com/a2astream/a2astream/internal/httpx"
 )
 
-// ErrInvalidOption is wrapped by every error that refuses an option: a bad
-// value, or an option given where it does not apply (see Option). It comes
-// from the constructors, Resolve, GetTask and Cancel, or, for a stream's
-// option, as the stream's Err; and, for a ListTasks option or a filter
-// value the call refuses (see a2a.TaskFilter.Check), as the listing's Err.
+// ErrInvalidOption is matched, with errors.Is, by every error that refuses
+// what the caller passed, before anything is sent: an option with a bad
+// value, or given where it does not apply (see Option); an endpoint or
+// base URL that is not an absolute http or https URL (NewClient,
+// NewRESTClient, Resolve); an empty task ID (Subscribe, GetTask, Cancel,
+// the push-config calls) or config ID; and a Stream.Cancel while the
+// stream knows no task. It comes from the constructors, Resolve and the
+// Client's calls, or, for a stream, as the stream's Err; and, for a
+// ListTasks option or a filter value the call refuses (see
+// a2a.TaskFilter.Check), as the listing's Err. The text of a refused
+// option starts "stream: invalid option"; the others name the call, the
+// value refused and what to pass instead.
 var ErrInvalidOption = errors.New("stream: invalid option")
 
 func invalidOption(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidOption, fmt.Sprintf(format, args...))
+}
+
+// refusal refuses an argument of the caller other than an option (see
+// ErrInvalidOption, which it matches): its text is its own, and reads
+// "stream: " followed by what was refused and what to pass instead.
+type refusal string
+
+func (r refusal) Error() string { return "stream: " + string(r) }
+
+// Is matches ErrInvalidOption.
+func (r refusal) Is(target error) bool { return target == ErrInvalidOption }
+
+// refuseArg refuses an argument of the caller, as refusal says.
+func refuseArg(format string, args ...any) error {
+	return refusal(fmt.Sprintf(format, args...))
+}
+
+// needTaskID refuses the empty task ID of the call named call; it returns
+// nil for any other ID.
+func needTaskID(call, taskID string) error {
+	if taskID != "" {
+		return nil
+	}
+	return refuseArg("%s: the task ID is empty; pass the ID of a task the agent made (a stream's Task().ID)", call)
 }
 
 // refuse notes an option refused as it was applied, for check to report.

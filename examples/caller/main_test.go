@@ -235,10 +235,10 @@ func TestRemoteAgents(t *testing.T) {
 	require.Equal(t, "q1: free?", lines[0])
 	require.Regexp(t, `^`+host(quick)+` +q1  answered: Sunny, 24°C\.$`, lines[1])
 	require.Regexp(t, `^`+host(secured)+` +q1  needs credentials \(pass -token\): Sign in to the calendar to continue\.$`, lines[2])
-	require.Regexp(t, `^no-scheme +q1  cannot call: stream: invalid base URL "no-scheme"`, lines[3])
+	require.Regexp(t, `^no-scheme +q1  cannot call: stream: invalid base URL "no-scheme": it has no scheme; write "http://no-scheme" or "https://no-scheme"$`, lines[3])
 	require.Equal(t, "errors this agent answers its own caller with:", lines[4])
 	require.Regexp(t, `^`+host(secured)+` +q1  -32603 downstream agent `+host(secured)+` failed: task \S+ ended in state auth-required: Sign in to the calendar to continue\. \(not retryable\)$`, lines[5])
-	require.Regexp(t, `^no-scheme +q1  -32603 downstream agent no-scheme failed: call failed \(not retryable\)$`, lines[6])
+	require.Regexp(t, `^no-scheme +q1  -32603 downstream agent no-scheme failed: invalid option \(not retryable\)$`, lines[6])
 
 	code, out, errOut = callerRun(t.Context(), "-agent", secured.URL, "-token", demo.Token)
 	require.Equal(t, exitOK, code, errOut)

@@ -243,8 +243,8 @@ func TestUsageErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"-agent", "agent.example"}, `chat: stream: invalid base URL "agent.example": want an absolute http or https URL`},
-		{[]string{"-agent", "ftp://agent.example/"}, "invalid base URL"},
+		{[]string{"-agent", "agent.example"}, `chat: stream: invalid base URL "agent.example": it has no scheme; write "http://agent.example" or "https://agent.example"`},
+		{[]string{"-agent", "ftp://agent.example/"}, `chat: stream: invalid base URL "ftp://agent.example/": want an absolute http or https URL`},
 		{[]string{"-demo", "nope"}, `chat: unknown demo agent "nope"`},
 		{[]string{"-header", "no colon"}, `invalid value "no colon" for flag -header`},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},

@@ -27,14 +27,46 @@ func Under(base *url.URL, segs ...string) *url.URL {
 
 // ParseBase reads a base URL: an absolute http or https URL with a host.
 // Its error, to be prefixed with the caller's package name, quotes the URL
-// redacted.
-func ParseBase(raw string) (*url.URL, error) {
-	base, err := url.Parse(raw)
+// redacted and says what to write instead; see ParseHTTP.
+func ParseBase(raw string) (*url.URL, error) { return ParseHTTP(raw, "base URL") }
+
+// ParseHTTP reads an absolute http or https URL with a host, called noun
+// ("base URL", "endpoint") in its error. The error quotes the URL redacted
+// (RedactURL) and says what to write: for a URL that lacks only its scheme
+// ("127.0.0.1:9999", "localhost:9999", "agent.example/a2a"), the URL with
+// it. A URL that does not parse is not quoted, since it cannot be redacted.
+func ParseHTTP(raw, noun string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return u, nil
+	}
+	if fixed, ok := withScheme(raw); ok {
+		return nil, fmt.Errorf("invalid %s %q: it has no scheme; write %q or %q", noun,
+			strings.TrimPrefix(fixed, "http://"), fixed, "https://"+strings.TrimPrefix(fixed, "http://"))
+	}
 	if err != nil {
-		return nil, errors.New("invalid base URL: the URL does not parse")
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL's own text left out
+		}
+		return nil, fmt.Errorf("invalid %s: it does not parse as a URL (%v); want an absolute http or https URL", noun, err)
 	}
-	if (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, fmt.Errorf("invalid base URL %q: want an absolute http or https URL", RedactURL(base))
+	return nil, fmt.Errorf("invalid %s %q: want an absolute http or https URL", noun, RedactURL(u))
+}
+
+// withScheme returns raw with "http://" before it, redacted, when raw
+// reads as a URL without its scheme: it names no scheme ("://" or a
+// leading "http:" or "https:"), and with "http://" it parses, with a host
+// and no user name (so "mailto:a@b" is not read as user "mailto" at host
+// "b").
+func withScheme(raw string) (string, bool) {
+	lower := strings.ToLower(raw)
+	if strings.Contains(raw, "://") || strings.HasPrefix(lower, "http:") || strings.HasPrefix(lower, "https:") {
+		return "", false
 	}
-	return base, nil
+	u, err := url.Parse("http://" + raw)
+	if err != nil || u.Host == "" || u.User != nil {
+		return "", false
+	}
+	return RedactURL(u), true
 }
