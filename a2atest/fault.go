@@ -35,8 +35,11 @@ const (
 // [CutAfterEvents], [CloseAfterEvents], [CutAfterBytes] and [Drip]. A task
 // keeps running on its schedule after its stream dies.
 //
-// A unary response (a unary send's, a get-task's, or an error sent as plain
-// JSON) counts as one event.
+// Only an event stream (a text/event-stream response) has events. A plain
+// answer (a unary send's result, a get-task's Task, or an error sent as
+// plain JSON, such as the refusal of a streaming request in a version the
+// agent does not speak) has none: [CutAfterEvents] and [CloseAfterEvents]
+// with n >= 1 leave it whole.
 type Fault struct {
 	kind   faultKind
 	n      int
@@ -78,15 +81,19 @@ func (s ErrorShape) String() string {
 	return "ErrorShape(" + strconv.Itoa(int(s)) + ")"
 }
 
-// CutAfterEvents aborts the connection right after n events have been
-// written (n = 0: right after the response header). The client reads those
-// events and then gets [io.ErrUnexpectedEOF]. A response with fewer events
-// ends normally.
+// CutAfterEvents aborts the connection right after n events of an event
+// stream have been written (n = 0: right after the response header). The
+// client reads those events and then gets [io.ErrUnexpectedEOF]. A stream
+// with fewer events ends normally, and so does a plain JSON answer (a
+// unary result or a refusal, which has no events) unless n = 0. The
+// request takes the fault all the same: the next streaming request gets
+// the next fault of its list.
 func CutAfterEvents(n int) Fault { return Fault{kind: faultCutEvents, n: max(n, 0)} }
 
-// CloseAfterEvents ends the response cleanly right after n events (n = 0:
-// right after the header): the client sees a normal EOF although the task
-// is still running.
+// CloseAfterEvents ends the response cleanly right after n events of an
+// event stream (n = 0: right after the header): the client sees a normal
+// EOF although the task is still running. A plain JSON answer has no
+// events: with n >= 1 it goes out whole.
 func CloseAfterEvents(n int) Fault { return Fault{kind: faultCloseEvents, n: max(n, 0)} }
 
 // CutAfterBytes aborts the connection after exactly n bytes of the response
@@ -241,8 +248,8 @@ func (f Fault) preResponse() bool {
 	return f.kind == faultHTTP || f.kind == faultRPC || f.kind == faultHang || f.kind == faultDrop || f.kind == faultRefuse
 }
 
-// sink writes one response through a fault. Events are whole SSE events,
-// or whole unary bodies.
+// sink writes one response through a fault. Writes are whole SSE events,
+// or whole unary bodies; only the first count as events.
 type sink struct {
 	w      http.ResponseWriter
 	ctx    context.Context
@@ -250,6 +257,7 @@ type sink struct {
 	events int
 	bytes  int
 	begun  bool
+	stream bool // the response is an event stream
 	dead   bool // the client is gone or the fault closed the response
 }
 
@@ -260,7 +268,7 @@ func (s *sink) begin(code int, ct string, stream bool) {
 	if s.begun {
 		return
 	}
-	s.begun = true
+	s.begun, s.stream = true, stream
 	h := s.w.Header()
 	if ct != "" {
 		h.Set("Content-Type", ct)
@@ -287,7 +295,8 @@ func (s *sink) begin(code int, ct string, stream bool) {
 }
 
 // event writes one event (or unary body) b and reports whether the response
-// may go on.
+// may go on. A unary body is not counted as an event, so that the event
+// faults leave a plain answer whole.
 func (s *sink) event(b []byte) bool {
 	if s.dead {
 		return false
@@ -311,6 +320,9 @@ func (s *sink) event(b []byte) bool {
 		}
 	default:
 		s.write(b)
+	}
+	if !s.stream {
+		return !s.dead
 	}
 	s.events++
 	switch s.fault.kind {

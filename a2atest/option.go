@@ -178,11 +178,12 @@ func WithNewTaskFault(f Fault) Option {
 // SendMessage), of new messages and follow-ups alike, blocking or not. A
 // fault that replaces the answer ([HTTPStatus], [RPCError], [Hang], [Drop])
 // means that the agent never took the message: no task is created and no
-// follow-up is consumed. A fault that damages the answer ([CutAfterEvents],
-// [CloseAfterEvents], [CutAfterBytes], [Drip]) lets the send do its work, so
-// the task exists and runs although the client may never learn of it: the
-// case where a client must not send the message again. For a blocking send
-// the damage falls on the answer sent when the task settles.
+// follow-up is consumed. A fault that damages the answer ([CutAfterBytes],
+// [Drip], and [CutAfterEvents] or [CloseAfterEvents] with n = 0: the answer
+// is plain JSON, with no events to count) lets the send do its work, so the
+// task exists and runs although the client may never learn of it: the case
+// where a client must not send the message again. For a blocking send the
+// damage falls on the answer sent when the task settles.
 func WithSendFaults(fs ...Fault) Option {
 	fs = slices.Clone(fs)
 	return optionFunc(func(c *config) { c.sendFaults = fs })

@@ -20,6 +20,7 @@ import (
 	"github.com/a2astream/a2astream/credentials"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/wirematrix"
+	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
@@ -435,13 +436,16 @@ type scopedOption struct {
 }
 
 // scopedOptions is every option of the package, with where it applies.
-func scopedOptions(hc *http.Client) []scopedOption {
+func scopedOptions(t *testing.T, hc *http.Client) []scopedOption {
+	t.Helper()
 	httpConstructors := []string{atNewClient, atNewRESTClient, atResolve}
 	constructors := append(slices.Clone(httpConstructors), atNewClientFor)
 	streams := []string{atSend, atSubscribe, atResume, atSendFor, atSubscribeFor, atResumeFor}
 	httpCalls := []string{atSend, atSubscribe, atResume, atGetTask, atCancel}
 	everywhere := slices.Concat(constructors, httpCalls, []string{atSendFor, atSubscribeFor, atResumeFor, atGetTaskFor, atCancelFor})
 	driver := slices.Concat(constructors, streams)
+	recv, err := push.NewReceiver("http://127.0.0.1:8080/hooks/a2a")
+	require.NoError(t, err)
 	return []scopedOption{
 		{"WithHTTPClient", stream.WithHTTPClient(hc), httpConstructors},
 		{"WithVersion", stream.WithVersion(a2a.V10), constructors},
@@ -449,6 +453,7 @@ func scopedOptions(hc *http.Client) []scopedOption {
 		{"WithBreaker", stream.WithBreaker(allowAll{}), httpConstructors},
 		{"WithBinding", stream.WithBinding(a2a.BindingJSONRPC), []string{atResolve}},
 		{"WithCardCache", stream.WithCardCache(agentcard.NewCache()), []string{atResolve}},
+		{"WithExtendedCard", stream.WithExtendedCard(), []string{atResolve}},
 		{"WithHeader", stream.WithHeader("X-Team", "travel"), everywhere},
 		{"WithMaxEventSize", stream.WithMaxEventSize(1 << 20), slices.Concat(httpConstructors, httpCalls)},
 		{"WithConnectTimeout", stream.WithConnectTimeout(time.Second), slices.Concat(httpConstructors, httpCalls)},
@@ -464,6 +469,9 @@ func scopedOptions(hc *http.Client) []scopedOption {
 		{"WithNotify", stream.WithNotify(func(stream.Notice) {}), driver},
 		{"WithCredentials", stream.WithCredentials(credentials.Func(func(context.Context, *credentials.Request) (http.Header, error) { return nil, nil })), driver},
 		{"WithFailureReader", stream.WithFailureReader(terminal.ReadStructured), driver},
+		{"WithPush", stream.WithPush(recv), driver},
+		{"WithPushPollInterval", stream.WithPushPollInterval(time.Minute), driver},
+		{"WithTrace", stream.WithTrace(&stream.Trace{}), driver},
 	}
 }
 
@@ -545,7 +553,7 @@ func TestOptionsAreRefusedWhereTheyDoNotApply(t *testing.T) {
 		atGetTaskFor:   func(o stream.Option) error { _, err := foreign.GetTask(ctx, "t-1", o); return err },
 		atCancelFor:    func(o stream.Option) error { _, err := foreign.Cancel(ctx, "t-1", o); return err },
 	}
-	for _, so := range scopedOptions(hc) {
+	for _, so := range scopedOptions(t, hc) {
 		for at, run := range entries {
 			t.Run(so.name+" to "+at, func(t *testing.T) {
 				before := sent.Load()

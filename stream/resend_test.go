@@ -113,9 +113,18 @@ func TestNegotiatingSendNotResentInOtherVersion(t *testing.T) {
 						defer cancel()
 						_, _ = drainLoose(t, c.Send(ctx, hello()))
 						// The fault falls on the first try (1.0 first): it is no
-						// version refusal, so nothing else is sent.
+						// version refusal, so nothing else is sent. Except that
+						// a 0.3-only JSON-RPC server refuses the 1.0 try in
+						// plain JSON, which has no event for CutAfterEvents(1)
+						// to cut: that is a version refusal, and the message
+						// goes out in 0.3, once, where the fault falls.
+						want := 1
+						if f == a2atest.CutAfterEvents(1) && b == a2a.BindingJSONRPC && len(vs) == 1 && vs[0] == a2a.V03 {
+							want = 2
+							require.Equal(t, "SendStreamingMessage", agent.Requests()[0].Method)
+						}
 						first, _ := sendCounts(agent)
-						require.Equal(t, 1, first, "the message went out once: %v", agent.Requests())
+						require.Equal(t, want, first, "the message went out once in each version it was tried in: %v", agent.Requests())
 					})
 				})
 			}
