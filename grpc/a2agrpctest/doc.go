@@ -26,7 +26,9 @@
 //
 //   - A fault that cuts or drops the connection (CutAfterEvents,
 //     CutAfterBytes, Drop) ends the call with UNAVAILABLE, as a lost stream
-//     does; CloseAfterEvents ends it with OK. A Refuse fault ends the call
+//     does; CloseAfterEvents ends it with OK. The event faults count the
+//     events of a stream only: a unary call's answer, which has none, goes
+//     out whole unless n is 0. A Refuse fault ends the call
 //     with UNAVAILABLE too: over gRPC the request was already on its way
 //     when the agent refused it, so the client cannot tell it was never
 //     processed (over HTTP it can).
