@@ -128,16 +128,16 @@
 // and at every note after that (or ends on it), so what comes while it
 // looks wakes it again. A wait for an entry ends on its note even while
 // its look is under way: a look stuck on a slow pooled connection does not
-// hold it back, and a look whose wait has gone is not sent. Notes that Pub/Sub drops (the connection broke;
-// go-redis dials again and subscribes again, and the confirmations wake
-// every wait to look again), a log that Redis lost (which sends no note)
-// and a writer that sends none (a replica of the version before) are
-// caught by the wake interval ([WithWake], default 1 s): a wait looks
-// again after it at the latest (at a random time in the second half of it,
-// so that the looks of waits begun together are spread), and ends with
-// [ErrLost] once its log is lost. The notes streams are still written, for
-// the waits of replicas of the version before (XREAD BLOCK on them),
-// during a rolling upgrade.
+// hold it back, and a look whose wait has gone is not sent. Notes that
+// Pub/Sub drops (the connection broke; go-redis dials again and subscribes
+// again, and the confirmations wake every wait to look again), a log that
+// Redis lost (which sends no note) and a writer that sends none (a replica
+// of the version before) are caught by the wake interval ([WithWake],
+// default 1 s): a wait looks again after it at the latest (at a random
+// time in the second half of it, so that the looks of waits begun together
+// are spread), and ends with [ErrLost] once its log is lost. The notes
+// streams are still written, for the waits of replicas of the version
+// before (XREAD BLOCK on them), during a rolling upgrade.
 //
 // The store dials its Pub/Sub connection at the first wait, and closes it
 // when no wait has been under way for one to two wake intervals, or when

@@ -88,8 +88,11 @@ func (k *looker) send() {
 
 // sendBatch runs the looks of batch whose waits are still there in one
 // pipeline (EVALSHA; then EVAL, in a second one, for those Redis had no
-// script for and whose waits are still there), and answers each. The pipeline is abandoned once every one
-// of those waits has gone.
+// script for and whose waits are still there), and answers each. A
+// pipeline not yet sent when every one of those waits has gone is not
+// sent; one under way is waited for (on a stalled connection, until
+// go-redis's ReadTimeout), which holds back the later looks, though no
+// wait whose note came.
 func (k *looker) sendBatch(batch []*lookReq) {
 	var live []*lookReq
 	for _, r := range batch {

@@ -1,0 +1,189 @@
+package redisrelay_test
+
+// The helpers of a stranger's red team of the store's waits: a redis-server of
+// the test's own, a driver that commits entries, and a minimal SSE browser. They
+// use only the public API of relay and redisrelay.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/relay"
+)
+
+// strangerRedis is one redis-server on a free 127.0.0.1 port, killed at the
+// test's end; restart brings it back on the same port.
+type strangerRedis struct {
+	t    *testing.T
+	port int
+	args []string
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+}
+
+func startStrangerRedis(t *testing.T, extra ...string) *strangerRedis {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("no redis-server")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	s := &strangerRedis{t: t, port: port, args: append([]string{
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", t.TempDir(),
+		"--save", "", "--appendonly", "yes", "--appendfsync", "always", "--enable-debug-command", "yes",
+	}, extra...)}
+	s.up()
+	t.Cleanup(s.down)
+	return s
+}
+
+func (s *strangerRedis) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// up starts the server and waits, 10 s at most, for its PONG.
+func (s *strangerRedis) up() {
+	s.t.Helper()
+	s.mu.Lock()
+	s.out.Reset()
+	s.cmd = exec.Command("/usr/bin/redis-server", s.args...)
+	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
+	require.NoError(s.t, s.cmd.Start())
+	s.mu.Unlock()
+	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			s.down()
+			s.t.Fatalf("redis-server gave no PONG in 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// down kills the server (SIGKILL) and reaps it.
+func (s *strangerRedis) down() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+func (s *strangerRedis) client(t *testing.T, o *redis.Options) *redis.Client {
+	if o == nil {
+		o = &redis.Options{}
+	}
+	o.Addr = s.addr()
+	c := redis.NewClient(o)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// strangerDriver commits entries to one log under its own lease.
+type strangerDriver struct {
+	log   relay.Log
+	fence relay.Fence
+	seq   uint64
+}
+
+func newStrangerDriver(t *testing.T, ctx context.Context, st relay.Store, key string) *strangerDriver {
+	t.Helper()
+	l, err := st.Open(ctx, key)
+	require.NoError(t, err)
+	f, err := l.Acquire(ctx, "stranger", time.Hour)
+	require.NoError(t, err)
+	return &strangerDriver{log: l, fence: f}
+}
+
+// commit appends one message entry whose text is its seq.
+func (d *strangerDriver) commit(ctx context.Context) error {
+	e := relay.Entry{Seq: d.seq + 1, Name: relay.EventMessage,
+		Data: fmt.Appendf(nil, `{"pane":"message:m","kind":"message","text":"%d","append":true}`, d.seq+1)}
+	err := d.log.Commit(ctx, d.fence, nil, e)
+	if err == nil {
+		d.seq++
+	}
+	return err
+}
+
+// end appends the stream's end.
+func (d *strangerDriver) end(ctx context.Context) error {
+	e := relay.Entry{Seq: d.seq + 1, Name: relay.EventEnd, Data: []byte(`{"text":"completed"}`)}
+	err := d.log.Commit(ctx, d.fence, nil, e)
+	if err == nil {
+		d.seq++
+	}
+	return err
+}
+
+// sseEvent is one event a browser got.
+type sseEvent struct{ id, name, data string }
+
+// browse reads url's event stream from lastID until it ends or ctx ends,
+// returning the events and the status.
+func browse(ctx context.Context, client *http.Client, url, lastID string) ([]sseEvent, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	var evs []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.name != "" || cur.data != "" {
+				evs = append(evs, cur)
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "id:"):
+			cur.id = strings.TrimSpace(line[3:])
+		case strings.HasPrefix(line, "event:"):
+			cur.name = strings.TrimSpace(line[6:])
+		case strings.HasPrefix(line, "data:"):
+			cur.data = strings.TrimSpace(line[5:])
+		}
+	}
+	return evs, resp.StatusCode, sc.Err()
+}
+
+// seqOf is the seq of an event ID, split at its last dash; false when it has
+// none.
+func seqOf(id string) (uint64, bool) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(id[i+1:], 10, 64)
+	return n, err == nil
+}

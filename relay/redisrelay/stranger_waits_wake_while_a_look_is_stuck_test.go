@@ -1,0 +1,81 @@
+package redisrelay_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay"
+)
+
+// TestStrangerWaitsWakeOnTheirNotesWhileALookIsStuck: the waits of a store whose
+// pooled connection stops answering (a TCP path that stalls; its Pub/Sub
+// connection still hears the notes) still return when their entry's note
+// comes: "a wait for an entry does not [look again]: a Commit's note names the
+// log's epoch and the last Seq it appended". Waits begun before the stall, and
+// waits begun during it (their first look stuck), get their entry within 1 s of
+// its commit, while the stall lasts 6 s (the client's ReadTimeout is 10 s).
+func TestStrangerWaitsWakeOnTheirNotesWhileALookIsStuck(t *testing.T) {
+	const streams = 20
+	srv := startStrangerRedis(t)
+	proxy := startFreezingProxy(t, srv.addr())
+	wc := srv.client(t, nil)
+	writer, err := redisrelay.New(wc, redisrelay.WithPrefix("rt"))
+	require.NoError(t, err)
+	rc := redis.NewClient(&redis.Options{Addr: proxy.addr(), ReadTimeout: 10 * time.Second, PoolSize: 10})
+	t.Cleanup(func() { _ = rc.Close() })
+	waiter, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"), redisrelay.WithWake(300*time.Millisecond))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	drivers := make([]*strangerDriver, 2*streams)
+	logs := make([]relay.Log, 2*streams)
+	for i := range logs {
+		drivers[i] = newStrangerDriver(t, ctx, writer, fmt.Sprintf("s%d", i))
+		logs[i], err = waiter.Open(ctx, fmt.Sprintf("s%d", i))
+		require.NoError(t, err)
+	}
+	woke := make([]time.Time, len(logs))
+	errs := make([]error, len(logs))
+	var wg sync.WaitGroup
+	await := func(i int) {
+		wg.Go(func() {
+			errs[i] = logs[i].AwaitEntry(ctx, 0)
+			woke[i] = time.Now()
+		})
+	}
+	for i := range streams { // the first half waits before the stall
+		await(i)
+	}
+	time.Sleep(700 * time.Millisecond) // subscribed, and looked at least once
+	proxy.freeze()
+	stalled := time.Now()
+	for i := streams; i < 2*streams; i++ { // the second half during it
+		await(i)
+	}
+	time.Sleep(400 * time.Millisecond) // past a wake interval: a look is stuck
+	committed := time.Now()
+	for _, d := range drivers {
+		require.NoError(t, d.commit(ctx))
+	}
+	thaw := time.AfterFunc(6*time.Second-time.Since(stalled), proxy.unfreeze)
+	defer thaw.Stop()
+	wg.Wait()
+	late := 0
+	for i := range logs {
+		require.NoError(t, errs[i], "wait %d", i)
+		if woke[i].Sub(committed) > time.Second {
+			late++
+			t.Logf("wait %d (begun %s the stall) returned %v after its entry's commit", i,
+				map[bool]string{true: "before", false: "during"}[i < streams], woke[i].Sub(committed).Round(time.Millisecond))
+		}
+	}
+	require.Zero(t, late, "of %d waits, %d returned only when the stuck look was answered", len(logs), late)
+}
