@@ -34,7 +34,9 @@ func ParseBase(raw string) (*url.URL, error) { return ParseHTTP(raw, "base URL")
 // ("base URL", "endpoint") in its error. The error quotes the URL redacted
 // (RedactURL) and says what to write: for a URL that lacks only its scheme
 // ("127.0.0.1:9999", "localhost:9999", "agent.example/a2a"), the URL with
-// it. A URL that does not parse is not quoted, since it cannot be redacted.
+// it. A URL that does not parse is not quoted, since it cannot be redacted,
+// nor one with an opaque part ("user:password@host" read as the scheme
+// "user"), which redaction does not see into.
 func ParseHTTP(raw, noun string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
@@ -50,6 +52,11 @@ func ParseHTTP(raw, noun string) (*url.URL, error) {
 			err = ue.Err // the URL's own text left out
 		}
 		return nil, fmt.Errorf("invalid %s: it does not parse as a URL (%v); want an absolute http or https URL", noun, err)
+	}
+	if u.Opaque != "" {
+		// "user:password@host/…" reads as the scheme "user" and an opaque
+		// rest that redaction does not see into: not quoted.
+		return nil, fmt.Errorf("invalid %s: it is no absolute http or https URL (write one, http:// or https:// first)", noun)
 	}
 	return nil, fmt.Errorf("invalid %s %q: want an absolute http or https URL", noun, RedactURL(u))
 }

@@ -1,0 +1,47 @@
+package httpx
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzParseHTTP: whatever the caller writes, ParseHTTP does not panic, what
+// it accepts is an absolute http or https URL with a host, and what it
+// refuses is told without the URL's password or query values, which its
+// error quotes redacted.
+func FuzzParseHTTP(f *testing.F) {
+	for _, s := range []string{
+		"http://127.0.0.1:9999/", "127.0.0.1:9999", "localhost:9999", "agent.example/a2a", "mailto:a@b",
+		"http:x", "https://u:secretpw@host/p?token=abcdef123", "u:secretpw@host:1/p?token=abcdef123", "%zz",
+		"ftp://host/", "//host/path", "http://[::1]:80/", " http://host/ ", "host?key=secretvalue#frag",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := ParseHTTP(raw, "base URL")
+		if err == nil {
+			if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				t.Fatalf("accepted %q as %+v", raw, u)
+			}
+			return
+		}
+		msg := err.Error()
+		for _, candidate := range []string{raw, "http://" + raw} {
+			p, perr := url.Parse(candidate)
+			if perr != nil {
+				continue
+			}
+			if pw, ok := p.User.Password(); ok && len(pw) >= 6 && strings.Count(raw, pw) == 1 && strings.Contains(msg, pw) {
+				t.Fatalf("the error for %q quotes its password: %s", raw, msg)
+			}
+			for _, vs := range p.Query() {
+				for _, v := range vs {
+					if len(v) >= 6 && strings.Count(raw, v) == 1 && strings.Contains(msg, v) {
+						t.Fatalf("the error for %q quotes a query value %q: %s", raw, v, msg)
+					}
+				}
+			}
+		}
+	})
+}
