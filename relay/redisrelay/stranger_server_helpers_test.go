@@ -1,19 +1,16 @@
 package redisrelay_test
 
 // The helpers of a stranger's red team of the store's waits: a redis-server of
-// the test's own, a driver that commits entries, and a minimal SSE browser. They
-// use only the public API of relay and redisrelay.
+// the test's own, and a driver that commits entries. They use only the public
+// API of relay and redisrelay.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,67 +120,4 @@ func (d *strangerDriver) commit(ctx context.Context) error {
 		d.seq++
 	}
 	return err
-}
-
-// end appends the stream's end.
-func (d *strangerDriver) end(ctx context.Context) error {
-	e := relay.Entry{Seq: d.seq + 1, Name: relay.EventEnd, Data: []byte(`{"text":"completed"}`)}
-	err := d.log.Commit(ctx, d.fence, nil, e)
-	if err == nil {
-		d.seq++
-	}
-	return err
-}
-
-// sseEvent is one event a browser got.
-type sseEvent struct{ id, name, data string }
-
-// browse reads url's event stream from lastID until it ends or ctx ends,
-// returning the events and the status.
-func browse(ctx context.Context, client *http.Client, url, lastID string) ([]sseEvent, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, 0, err
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer resp.Body.Close()
-	var evs []sseEvent
-	var cur sseEvent
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			if cur.name != "" || cur.data != "" {
-				evs = append(evs, cur)
-			}
-			cur = sseEvent{}
-		case strings.HasPrefix(line, "id:"):
-			cur.id = strings.TrimSpace(line[3:])
-		case strings.HasPrefix(line, "event:"):
-			cur.name = strings.TrimSpace(line[6:])
-		case strings.HasPrefix(line, "data:"):
-			cur.data = strings.TrimSpace(line[5:])
-		}
-	}
-	return evs, resp.StatusCode, sc.Err()
-}
-
-// seqOf is the seq of an event ID, split at its last dash; false when it has
-// none.
-func seqOf(id string) (uint64, bool) {
-	i := strings.LastIndexByte(id, '-')
-	if i < 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(id[i+1:], 10, 64)
-	return n, err == nil
 }
