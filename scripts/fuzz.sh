@@ -43,6 +43,7 @@ targets=(
 	"FuzzReceiverBody ./push"
 	"FuzzEndingString ./stream"
 	"FuzzScreenJSON ./chatview"
+	"FuzzParseHTTP ./internal/httpx"
 	# The grpc module's: a third field names the nested module's folder.
 	"FuzzResultsFromServers ./internal/convert grpc"
 	"FuzzDirectDecodeMatchesGenerated ./internal/convert grpc"
