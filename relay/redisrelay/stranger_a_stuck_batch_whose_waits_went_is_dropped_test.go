@@ -3,16 +3,11 @@ package redisrelay_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-
-	"github.com/a2astream/a2astream/relay"
-	"github.com/a2astream/a2astream/relay/redisrelay"
 )
 
 // TestStrangerAStuckBatchWhoseWaitsWentIsDropped: the pooled connection
@@ -24,23 +19,10 @@ import (
 // ReadTimeout is 10 s).
 func TestStrangerAStuckBatchWhoseWaitsWentIsDropped(t *testing.T) {
 	const streams = 10
-	srv := startStrangerRedis(t)
-	proxy := startFreezingProxy(t, srv.addr())
-	writer, err := redisrelay.New(srv.client(t, nil), redisrelay.WithPrefix("rt"))
-	require.NoError(t, err)
-	rc := redis.NewClient(&redis.Options{Addr: proxy.addr(), ReadTimeout: 10 * time.Second, PoolSize: 10})
-	t.Cleanup(func() { _ = rc.Close() })
-	waiter, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"), redisrelay.WithWake(200*time.Millisecond))
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	drivers := make([]*strangerDriver, 2*streams)
-	logs := make([]relay.Log, 2*streams)
-	for i := range logs {
-		drivers[i] = newStrangerDriver(t, ctx, writer, fmt.Sprintf("s%d", i))
-		logs[i], err = waiter.Open(ctx, fmt.Sprintf("s%d", i))
-		require.NoError(t, err)
-	}
+	rig := newStallRig(t, ctx, 2*streams, 200*time.Millisecond)
+	proxy, drivers, logs := rig.proxy, rig.drivers, rig.logs
 	first, firstCancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	errs := make([]error, 2*streams)
@@ -58,7 +40,6 @@ func TestStrangerAStuckBatchWhoseWaitsWentIsDropped(t *testing.T) {
 	for i := range streams {
 		require.True(t, errors.Is(errs[i], context.Canceled), "wait %d: %v", i, errs[i])
 	}
-	t.Logf("pool: %+v", *rc.PoolStats())
 
 	for i := streams; i < 2*streams; i++ {
 		wg.Go(func() {

@@ -2,13 +2,20 @@ package redisrelay_test
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay"
 )
 
 // freezingProxy forwards connections to a Redis; while frozen, it holds the
@@ -173,4 +180,32 @@ func (p *freezingProxy) accept() {
 			}
 		})
 	}
+}
+
+// stallRig is what the stalled-connection tests share: a redis-server, a
+// freezing proxy before it, and logs 0 to n-1, each with a driver that
+// commits on the server directly and a log opened by a store whose client
+// goes through the proxy (ReadTimeout 10 s, PoolSize 10) with wake.
+type stallRig struct {
+	proxy   *freezingProxy
+	drivers []*strangerDriver
+	logs    []relay.Log
+}
+
+func newStallRig(t *testing.T, ctx context.Context, n int, wake time.Duration) *stallRig {
+	srv := startStrangerRedis(t)
+	proxy := startFreezingProxy(t, srv.addr())
+	writer, err := redisrelay.New(srv.client(t, nil), redisrelay.WithPrefix("rt"))
+	require.NoError(t, err)
+	rc := redis.NewClient(&redis.Options{Addr: proxy.addr(), ReadTimeout: 10 * time.Second, PoolSize: 10})
+	t.Cleanup(func() { _ = rc.Close() })
+	waiter, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"), redisrelay.WithWake(wake))
+	require.NoError(t, err)
+	r := &stallRig{proxy: proxy, drivers: make([]*strangerDriver, n), logs: make([]relay.Log, n)}
+	for i := range n {
+		r.drivers[i] = newStrangerDriver(t, ctx, writer, fmt.Sprintf("s%d", i))
+		r.logs[i], err = waiter.Open(ctx, fmt.Sprintf("s%d", i))
+		require.NoError(t, err)
+	}
+	return r
 }

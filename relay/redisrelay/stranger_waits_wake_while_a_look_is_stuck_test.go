@@ -2,16 +2,11 @@ package redisrelay_test
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
-
-	"github.com/a2astream/a2astream/relay"
-	"github.com/a2astream/a2astream/relay/redisrelay"
 )
 
 // TestStrangerWaitsWakeOnTheirNotesWhileALookIsStuck: the waits of a store whose
@@ -23,25 +18,10 @@ import (
 // its commit, while the stall lasts 6 s (the client's ReadTimeout is 10 s).
 func TestStrangerWaitsWakeOnTheirNotesWhileALookIsStuck(t *testing.T) {
 	const streams = 20
-	srv := startStrangerRedis(t)
-	proxy := startFreezingProxy(t, srv.addr())
-	wc := srv.client(t, nil)
-	writer, err := redisrelay.New(wc, redisrelay.WithPrefix("rt"))
-	require.NoError(t, err)
-	rc := redis.NewClient(&redis.Options{Addr: proxy.addr(), ReadTimeout: 10 * time.Second, PoolSize: 10})
-	t.Cleanup(func() { _ = rc.Close() })
-	waiter, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"), redisrelay.WithWake(300*time.Millisecond))
-	require.NoError(t, err)
-
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	drivers := make([]*strangerDriver, 2*streams)
-	logs := make([]relay.Log, 2*streams)
-	for i := range logs {
-		drivers[i] = newStrangerDriver(t, ctx, writer, fmt.Sprintf("s%d", i))
-		logs[i], err = waiter.Open(ctx, fmt.Sprintf("s%d", i))
-		require.NoError(t, err)
-	}
+	rig := newStallRig(t, ctx, 2*streams, 300*time.Millisecond)
+	proxy, drivers, logs := rig.proxy, rig.drivers, rig.logs
 	woke := make([]time.Time, len(logs))
 	errs := make([]error, len(logs))
 	var wg sync.WaitGroup
