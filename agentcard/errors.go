@@ -11,9 +11,22 @@ import (
 // maxErrorBody is how much of a non-2xx response body an HTTPError keeps.
 const maxErrorBody = 4 << 10
 
-// ErrInvalidOption is wrapped by every error that refuses an option of
-// Fetch: a nil Option or a bad value. Nothing is sent before the refusal.
+// ErrInvalidOption is matched, with errors.Is, by every error that refuses
+// what the caller passed to Fetch: an option (a nil Option or a bad value),
+// or a base URL that is not an absolute http or https URL. Nothing is sent
+// before the refusal. The text of a refused option starts "agentcard:
+// invalid option"; that of a refused URL names it ("invalid base URL") and
+// says what to write.
 var ErrInvalidOption = errors.New("agentcard: invalid option")
+
+// refusedURL refuses the base URL the caller passed: its text is that of
+// the parse error it holds, and it matches ErrInvalidOption.
+type refusedURL struct{ err error }
+
+func (r refusedURL) Error() string { return "agentcard: " + r.err.Error() }
+
+// Is matches ErrInvalidOption.
+func (r refusedURL) Is(target error) bool { return target == ErrInvalidOption }
 
 // HTTPError reports a card request answered with a status other than 2xx
 // (stream.Resolve reports the same answer as a *transport.HTTPError). Body
