@@ -18,8 +18,10 @@
 //	}
 //
 // A UI that shows what Add returns, clearing a pane on Replace, ends with the
-// task's text, across drops and replays. Only text parts are text; read data
-// and file parts from the events.
+// task's text, across drops and replays. A terminal, which prints every text
+// in a row, starts a line where Text.NewLine says, so that no line holds the
+// text of two panes. Only text parts are text; read data and file parts from
+// the events.
 //
 // The package depends on package a2a only; it does no I/O.
 package chatview

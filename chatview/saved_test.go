@@ -56,6 +56,29 @@ func TestASavedScreenGoesOnAsTheScreenItWas(t *testing.T) {
 	require.True(t, after.Add(laterEvents()[4]).Replace, "a2 was opened after the save, by the restored Screen")
 }
 
+// TestARestoredScreenStartsALine: a program that restarts prints on a new
+// line, so the first text of a Screen read back starts one, even where it
+// continues the pane the saved Screen's last text went to; the next text of
+// that pane continues the line.
+func TestARestoredScreenStartsALine(t *testing.T) {
+	var before chatview.Screen
+	for _, ev := range shownEvents() {
+		before.Add(ev)
+	}
+	more := &a2a.MessageRevision{Message: &a2a.Message{ID: "m1", Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart("Here is a plan. More.")}},
+		Extends: true, Added: []a2a.Part{a2a.TextPart(" More.")}}
+	data, err := json.Marshal(before)
+	require.NoError(t, err)
+	var after chatview.Screen
+	require.NoError(t, json.Unmarshal(data, &after))
+
+	require.False(t, before.Add(more).NewLine, "m1 was the saved Screen's last line")
+	first := after.Add(more)
+	require.True(t, first.NewLine, "the restored Screen's first text starts a line")
+	require.False(t, first.Opens, "and continues the pane the user saw")
+	require.False(t, after.Add(more).NewLine, "its next text of m1 continues the line")
+}
+
 // TestASavedScreenIsItsPanesInOrder: the JSON names the panes opened and
 // the status messages' IDs, sorted, and no text; the zero Screen is {}.
 func TestASavedScreenIsItsPanesInOrder(t *testing.T) {

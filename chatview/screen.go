@@ -13,11 +13,13 @@ import "github.com/a2astream/a2astream/a2a"
 //
 // It keeps which panes (artifacts and messages) it has opened, so that it
 // can tell a chunk that starts an artifact from one that replaces what was
-// shown of it. Feed it every event of one stream, in order, and nothing
-// else: a UI that shows what it returns, clearing a pane on Replace, shows
-// each word the agent sent once, across drops and replays, and ends with
-// the task's text (the text of its artifacts and of its agent messages,
-// the status messages included).
+// shown of it, and which pane the last text went to, so that a terminal
+// that prints in a row knows when to start a line (Text.NewLine). Feed it
+// every event of one stream, in order, and nothing else: a UI that shows
+// what it returns, clearing a pane on Replace, shows each word the agent
+// sent once, across drops and replays, and ends with the task's text (the
+// text of its artifacts and of its agent messages, the status messages
+// included).
 //
 // Only text parts are text: a data, file or URL part adds nothing to
 // Content. Read those from the event, or from the stream's Task once the event
@@ -28,11 +30,13 @@ import "github.com/a2astream/a2astream/a2a"
 type Screen struct {
 	opened map[Pane]struct{} // panes that met an event
 	status map[string]bool   // IDs of the messages that came in a status
+	line   Pane              // the pane of the last Text with a pane
 }
 
 // Pane is where a Text belongs on the screen: an artifact, a message, or a
 // status message, with its ID. A UI with one pane per artifact and message
-// finds it by Pane; one that prints everything in a row may ignore it.
+// finds it by Pane; one that prints everything in a row reads Text.NewLine
+// instead.
 type Pane struct {
 	Kind PaneKind
 	// ID is the artifact's ID, or the message's. A message without an ID
@@ -91,12 +95,30 @@ type Text struct {
 	// artifact chunk, of a message or status message, or what a revision
 	// adds to the message shown, joined without separator.
 	Content string
+	// NewLine says that a UI printing every text in a row, as a terminal
+	// does, starts a new line before Content: the text opens or replaces
+	// its pane, or its pane is not the one the last text went to (the
+	// agent interleaves two artifacts, or the text of an artifact missed
+	// in a gap comes after another's). It is false for a Text without a
+	// pane. The first text after a Screen is read back (UnmarshalJSON)
+	// starts a line.
+	NewLine bool
 }
 
 // Add returns what ev, the event a Stream just yielded, adds to the screen,
 // and notes the pane it opens. A *a2a.Task (which a Stream never yields),
 // nil and a status update without a message add nothing.
 func (sc *Screen) Add(ev a2a.Event) Text {
+	t := sc.text(ev)
+	if t.Pane != (Pane{}) {
+		t.NewLine = t.Opens || t.Replace || t.Pane != sc.line
+		sc.line = t.Pane
+	}
+	return t
+}
+
+// text returns what ev adds to its pane, and notes the pane it opens.
+func (sc *Screen) text(ev a2a.Event) Text {
 	switch ev := ev.(type) {
 	case *a2a.ArtifactUpdate:
 		p := Pane{Kind: PaneArtifact, ID: ev.Artifact.ID}

@@ -161,7 +161,9 @@ func TestScreenShowsRevisionsOnceAcrossCuts(t *testing.T) {
 
 // What each kind of event adds, and when the pane must be cleared: a chunk
 // that replaces an artifact opened before, and a revision that does not
-// only extend. Data and file parts add no text.
+// only extend. Data and file parts add no text. A row printer starts a line
+// for a pane opened or replaced, and for a text of another pane than the
+// last text's.
 func TestScreenAdd(t *testing.T) {
 	agentMsg := func(id, text string) *a2a.Message {
 		return &a2a.Message{ID: id, Role: a2a.RoleAgent, Parts: []a2a.Part{a2a.TextPart(text)}}
@@ -180,34 +182,41 @@ func TestScreenAdd(t *testing.T) {
 	}{
 		{"a status without a message adds nothing", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking}}, chatview.Text{}},
 		{"a status message", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking, Message: agentMsg("s1", "thinking")}},
-			chatview.Text{Pane: status("s1"), Role: a2a.RoleAgent, Opens: true, Content: "thinking"}},
+			chatview.Text{Pane: status("s1"), Role: a2a.RoleAgent, Opens: true, Content: "thinking", NewLine: true}},
 		{"the first chunk of an artifact, not appended", &a2a.ArtifactUpdate{Artifact: art("a1", text("Hello"))},
-			chatview.Text{Pane: artifact("a1"), Opens: true, Content: "Hello"}},
+			chatview.Text{Pane: artifact("a1"), Opens: true, Content: "Hello", NewLine: true}},
 		{"an appended chunk", &a2a.ArtifactUpdate{Artifact: art("a1", text(", "), data, text("world")), Append: true},
 			chatview.Text{Pane: artifact("a1"), Content: ", world"}},
 		{"a chunk of data only", &a2a.ArtifactUpdate{Artifact: art("a1", data), Append: true},
 			chatview.Text{Pane: artifact("a1")}},
 		{"a chunk that replaces the artifact", &a2a.ArtifactUpdate{Artifact: art("a1", text("Hi"))},
-			chatview.Text{Pane: artifact("a1"), Replace: true, Content: "Hi"}},
+			chatview.Text{Pane: artifact("a1"), Replace: true, Content: "Hi", NewLine: true}},
 		{"a replacement without text", &a2a.ArtifactUpdate{Artifact: art("a1", data)},
-			chatview.Text{Pane: artifact("a1"), Replace: true}},
+			chatview.Text{Pane: artifact("a1"), Replace: true, NewLine: true}},
 		{"another artifact's first chunk", &a2a.ArtifactUpdate{Artifact: art("a2", text("x"))},
-			chatview.Text{Pane: artifact("a2"), Opens: true, Content: "x"}},
-		{"a message", agentMsg("m1", "a note"), chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Opens: true, Content: "a note"}},
-		{"a message without an ID", agentMsg("", "anon"), chatview.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
-		{"another message without an ID", agentMsg("", "anon"), chatview.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon"}},
+			chatview.Text{Pane: artifact("a2"), Opens: true, Content: "x", NewLine: true}},
+		{"a chunk of the artifact before starts a line again: the agent interleaves them", &a2a.ArtifactUpdate{Artifact: art("a1", text("!")), Append: true},
+			chatview.Text{Pane: artifact("a1"), Content: "!", NewLine: true}},
+		{"a status without a message in between leaves the line alone", &a2a.StatusUpdate{Status: a2a.TaskStatus{State: a2a.StateWorking}}, chatview.Text{}},
+		{"the next chunk of the same artifact continues its line", &a2a.ArtifactUpdate{Artifact: art("a1", text("!")), Append: true},
+			chatview.Text{Pane: artifact("a1"), Content: "!"}},
+		{"and the other artifact's next one starts a line", &a2a.ArtifactUpdate{Artifact: art("a2", text("y")), Append: true},
+			chatview.Text{Pane: artifact("a2"), Content: "y", NewLine: true}},
+		{"a message", agentMsg("m1", "a note"), chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Opens: true, Content: "a note", NewLine: true}},
+		{"a message without an ID", agentMsg("", "anon"), chatview.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon", NewLine: true}},
+		{"another message without an ID", agentMsg("", "anon"), chatview.Text{Pane: message(""), Role: a2a.RoleAgent, Opens: true, Content: "anon", NewLine: true}},
 		{"a revision that extends a message", &a2a.MessageRevision{Message: agentMsg("m1", "a note, longer"), Extends: true, Added: []a2a.Part{text(", longer")}},
-			chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Content: ", longer"}},
+			chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Content: ", longer", NewLine: true}},
 		{"a revision that rewrites a message", &a2a.MessageRevision{Message: agentMsg("m1", "other")},
-			chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Replace: true, Content: "other"}},
+			chatview.Text{Pane: message("m1"), Role: a2a.RoleAgent, Replace: true, Content: "other", NewLine: true}},
 		{"a revision of the status message stays in its pane", &a2a.MessageRevision{Message: agentMsg("s1", "thinking hard"), Extends: true, Added: []a2a.Part{text(" hard")}},
-			chatview.Text{Pane: status("s1"), Role: a2a.RoleAgent, Content: " hard"}},
+			chatview.Text{Pane: status("s1"), Role: a2a.RoleAgent, Content: " hard", NewLine: true}},
 		{"a status message missed in a gap comes back as a message", agentMsg("s2", "missed"),
-			chatview.Text{Pane: message("s2"), Role: a2a.RoleAgent, Opens: true, Content: "missed"}},
+			chatview.Text{Pane: message("s2"), Role: a2a.RoleAgent, Opens: true, Content: "missed", NewLine: true}},
 		{"a user's message", &a2a.Message{ID: "u1", Role: a2a.RoleUser, Parts: []a2a.Part{text("hi")}},
-			chatview.Text{Pane: message("u1"), Role: a2a.RoleUser, Opens: true, Content: "hi"}},
+			chatview.Text{Pane: message("u1"), Role: a2a.RoleUser, Opens: true, Content: "hi", NewLine: true}},
 		{"a revision of a message never met opens its pane, with nothing to clear", &a2a.MessageRevision{Message: agentMsg("m9", "late")},
-			chatview.Text{Pane: message("m9"), Role: a2a.RoleAgent, Opens: true, Content: "late"}},
+			chatview.Text{Pane: message("m9"), Role: a2a.RoleAgent, Opens: true, Content: "late", NewLine: true}},
 		{"a task snapshot adds nothing", &a2a.Task{ID: "t"}, chatview.Text{}},
 		{"nil adds nothing", nil, chatview.Text{}},
 	}
@@ -230,13 +239,15 @@ func TestScreenAdd(t *testing.T) {
 
 // strictUI is a UI that shows only what Screen.Add returns, and checks the
 // promises of Text on each event: Opens exactly on a pane's first event,
-// never with Replace, and no text outside a pane. Messages without an ID
-// get a pane of their own each time.
+// never with Replace, and no text outside a pane; NewLine exactly when a
+// row printer must start a line, so that no line holds two panes' text.
+// Messages without an ID get a pane of their own each time.
 type strictUI struct {
 	screen   chatview.Screen
 	panes    map[chatview.Pane]string
 	anon     []string // the panes of messages without an ID, in order
 	replaces int
+	line     chatview.Pane // the pane of the row printer's current line
 }
 
 func (u *strictUI) show(t *testing.T, ev a2a.Event) {
@@ -250,6 +261,12 @@ func (u *strictUI) show(t *testing.T, ev a2a.Event) {
 		require.Equal(t, chatview.Text{}, tx, "text outside any pane for %T", ev)
 		return
 	}
+	if tx.Pane != u.line || tx.Opens || tx.Replace {
+		require.True(t, tx.NewLine, "a row printer would put %q (%v) on the line of %v", tx.Content, tx.Pane, u.line)
+	} else {
+		require.False(t, tx.NewLine, "a line broken within pane %v", tx.Pane)
+	}
+	u.line = tx.Pane
 	if tx.Pane.ID == "" && tx.Pane.Kind != chatview.PaneArtifact {
 		require.True(t, tx.Opens, "a message without an ID opens a pane of its own")
 		u.anon = append(u.anon, tx.Content)
@@ -311,6 +328,45 @@ func (u *strictUI) requireShows(t *testing.T, task *a2a.Task) {
 	slices.Sort(wantAnon)
 	slices.Sort(gotAnon)
 	require.Equal(t, wantAnon, gotAnon, "each message without an ID in a pane of its own, once")
+}
+
+// The README's first program prints every text in a row, starting a line
+// on NewLine. After a gap on a live-only server (a2a-go's style), the part
+// of an artifact missed in the gap comes after another artifact's text; it
+// starts a line of its own instead of being glued to the other pane (seen
+// against a2a-go v0.3.3 by a new user, helper BE), on every wire.
+func TestARowPrinterKeepsEachLineToOnePaneAfterAGap(t *testing.T) {
+	for _, w := range wires() {
+		t.Run(w.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := a2atest.NewAgent(a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithStyle(a2atest.LiveOnly),
+					a2atest.WithScript(
+						a2atest.Working(""),
+						a2atest.Chunk("story", "Once upon a time, ", false, false),
+						a2atest.Pause(time.Second),
+						a2atest.Chunk("story", "a gopher met a node.", true, true), // sent in the gap
+						a2atest.Pause(time.Second),
+						a2atest.Chunk("summary", "A short story.", false, true),
+						a2atest.Pause(time.Second),
+						a2atest.Finish(a2a.StateCompleted, "")),
+					a2atest.WithFaults(a2atest.CutAfterEvents(3))) // the task, working, "Once upon a time, "
+				s := reconnectingClient(t, w, agent, stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: 1500 * time.Millisecond})).
+					Send(background(), hello())
+				defer s.Close()
+				var out []byte // the README's first program
+				var screen chatview.Screen
+				for s.Next() {
+					tx := screen.Add(s.Event())
+					if tx.NewLine {
+						out = append(out, '\n')
+					}
+					out = append(out, tx.Content...)
+				}
+				require.NoError(t, s.Err())
+				require.Equal(t, "\nOnce upon a time, \nA short story.\na gopher met a node.", string(out))
+			})
+		})
+	}
 }
 
 // screenRun drains s into a strictUI and returns it.

@@ -30,8 +30,8 @@ func run(ctx context.Context, agent string) (completed bool) {
 	var screen chatview.Screen
 	for s.Next() {
 		t := screen.Add(s.Event()) // the text this event adds, and where
-		if t.Opens || t.Replace {
-			fmt.Println() // a new message or artifact, or one the agent rewrote
+		if t.NewLine {
+			fmt.Println() // a new pane, one the agent rewrote, or another pane's text
 		}
 		fmt.Print(t.Content)
 	}
