@@ -44,20 +44,20 @@ type Ending struct {
 	Failure *terminal.Failure
 	// Err is the error that ended the stream, as Stream.Err returns it: nil
 	// for a completed task, a message answer, and a stream closed by
-	// [Stream.Close] before its task ended (String reads "closed"). Match it with errors.As
-	// and errors.Is for the details State does not give.
+	// [Stream.Close] before its task ended (String reads "closed"). Match
+	// it with errors.As and errors.Is for the details State does not give.
 	Err error
 }
 
 // EndingOf returns the ending err reports: its State, its Task (the final
 // task of a terminal.Error, or the last known task that a
-// *reconnect.Error, *hitl.Error, *transport.ProtocolError or *StalledError carries,
-// or that the stream attached to any other ending once it knew its task,
-// wherever it is in err's chain), its Failure and err
-// itself. Use it on an error whose
-// stream is gone, such as Wait's or one fan-out call's (fanout.Result's
-// Err); a nil err says nothing about the task, and gives the zero Ending
-// with no State. A *fanout.QuorumError (fanout.Quorum's own error) is no
+// *reconnect.Error, *hitl.Error, *transport.ProtocolError or
+// *StalledError carries, or that the stream attached to any other ending
+// once it knew its task, wherever it is in err's chain), its Failure and
+// err itself. Use it on an error whose stream is gone, such as Wait's or
+// one fan-out call's (fanout.Result's Err); a nil err says nothing about
+// the task, and gives the zero Ending with no State (String reads "not
+// ended"). A *fanout.QuorumError (fanout.Quorum's own error) is no
 // single task's ending: it gives an Ending with Err alone, and its calls'
 // endings are read one by one from its Errs. With the stream at hand,
 // [Stream.Ending] also knows a completed task and a message answer.
