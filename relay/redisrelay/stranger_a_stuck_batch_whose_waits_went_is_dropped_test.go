@@ -30,11 +30,13 @@ func TestStrangerAStuckBatchWhoseWaitsWentIsDropped(t *testing.T) {
 	for i := range streams {
 		wg.Go(func() { errs[i] = logs[i].AwaitEntry(first, 0) })
 	}
-	time.Sleep(500 * time.Millisecond)
+	rig.subscribedAndLooked(t, ctx, names(0, streams)...)
 	proxy.freezeOpen()
 	thaw := time.AfterFunc(6*time.Second, proxy.unfreeze)
 	defer thaw.Stop()
-	time.Sleep(300 * time.Millisecond) // a wake interval's batch is stuck now
+	proxy.sig.waitFor(t, ctx, "a batch of looks stuck on a connection open before the freeze", func() bool {
+		return proxy.heldReplies() > 0
+	})
 	firstCancel()
 	wg.Wait()
 	for i := range streams {
@@ -47,7 +49,10 @@ func TestStrangerAStuckBatchWhoseWaitsWentIsDropped(t *testing.T) {
 			woke[i] = time.Now()
 		})
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Subscribed, so that their notes come to them.
+	proxy.sig.waitFor(t, ctx, "the subscriptions of the waits begun after the stuck batch's had gone", func() bool {
+		return proxy.confirmed(channelsOf(names(streams, 2*streams)...)...)
+	})
 	committed := time.Now()
 	for i := streams; i < 2*streams; i++ {
 		require.NoError(t, drivers[i].commit(ctx))

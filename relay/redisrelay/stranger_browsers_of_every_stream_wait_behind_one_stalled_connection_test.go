@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestStrangerBrowsersOfEveryStreamWaitBehindOneStalledConnection(t *testing.
 	require.NoError(t, err)
 	rc := redis.NewClient(&redis.Options{Addr: proxy.addr()})
 	t.Cleanup(func() { _ = rc.Close() })
-	looks := &lookSpotter{}
+	looks := newScriptWatch(proxy.sig)
 	rc.AddHook(looks)
 	st, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"))
 	require.NoError(t, err)
@@ -57,6 +58,7 @@ func TestStrangerBrowsersOfEveryStreamWaitBehindOneStalledConnection(t *testing.
 		require.NoError(t, drivers[i].commit(ctx))
 	}
 	got := make([]time.Time, streams*browsers)
+	var attached atomic.Int64 // browsers whose stream began (the Handler waits for their next entry)
 	var wg sync.WaitGroup
 	for s := range streams {
 		for b := range browsers {
@@ -68,6 +70,8 @@ func TestStrangerBrowsersOfEveryStreamWaitBehindOneStalledConnection(t *testing.
 					return
 				}
 				defer resp.Body.Close()
+				attached.Add(1)
+				proxy.sig.fire()
 				sc := bufio.NewScanner(resp.Body)
 				for sc.Scan() {
 					if strings.HasPrefix(sc.Text(), "id:") && strings.HasSuffix(sc.Text(), "-2") {
@@ -78,13 +82,17 @@ func TestStrangerBrowsersOfEveryStreamWaitBehindOneStalledConnection(t *testing.
 			})
 		}
 	}
-	time.Sleep(1500 * time.Millisecond) // every browser waits, its stream's wait looked
-	sha := looks.sha()
+	all := names(0, streams)
+	proxy.sig.waitFor(t, ctx, "every browser attached, and every stream's wait subscribed and looked", func() bool {
+		return attached.Load() == streams*browsers && proxy.confirmed(channelsOf(all...)...) && looks.lookedAll(1, all...)
+	})
+	sha := looks.firstSHA()
 	require.NotEmpty(t, sha, "no batch of looks seen")
 	proxy.freezeNext([]byte(sha))
 	thaw := time.AfterFunc(6*time.Second, proxy.unfreeze)
 	defer thaw.Stop()
-	time.Sleep(1200 * time.Millisecond) // past a wake interval: a batch of looks is stuck
+	// At the next wake interval's looks at the latest.
+	proxy.sig.waitFor(t, ctx, "a batch of looks stuck", func() bool { return proxy.heldReplies() > 0 })
 	committed := time.Now()
 	for _, d := range drivers {
 		require.NoError(t, d.commit(ctx))
@@ -100,32 +108,4 @@ func TestStrangerBrowsersOfEveryStreamWaitBehindOneStalledConnection(t *testing.
 		}
 	}
 	require.Zero(t, late, "of %d browsers, %d got their entry more than 1 s after its commit (the slowest %v)", len(got), late, worst.Round(time.Millisecond))
-}
-
-// lookSpotter is a go-redis hook that remembers the script of the first
-// pipeline of EVALSHAs (a batch of the store's looks) the client sends.
-type lookSpotter struct {
-	mu    sync.Mutex
-	found string
-}
-
-func (l *lookSpotter) sha() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.found
-}
-
-func (l *lookSpotter) DialHook(next redis.DialHook) redis.DialHook          { return next }
-func (l *lookSpotter) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
-func (l *lookSpotter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if args := cmds[0].Args(); cmds[0].Name() == "evalsha" && len(args) > 1 {
-			l.mu.Lock()
-			if l.found == "" {
-				l.found = fmt.Sprint(args[1])
-			}
-			l.mu.Unlock()
-		}
-		return next(ctx, cmds)
-	}
 }

@@ -29,7 +29,35 @@ type strangerRedis struct {
 	args []string
 	mu   sync.Mutex
 	cmd  *exec.Cmd
-	out  bytes.Buffer
+	out  *serverOutput
+}
+
+// serverOutput keeps what a redis-server wrote, and closes ready once it
+// wrote that it accepts connections.
+type serverOutput struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{}
+}
+
+func (o *serverOutput) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.buf.Write(b)
+	select {
+	case <-o.ready:
+	default:
+		if bytes.Contains(o.buf.Bytes(), []byte("Ready to accept connections")) {
+			close(o.ready)
+		}
+	}
+	return len(b), nil
+}
+
+func (o *serverOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
 }
 
 func startStrangerRedis(t *testing.T, extra ...string) *strangerRedis {
@@ -52,25 +80,29 @@ func startStrangerRedis(t *testing.T, extra ...string) *strangerRedis {
 
 func (s *strangerRedis) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
-// up starts the server and waits, 10 s at most, for its PONG.
+// up starts the server and waits, 10 s at most, until it says that it
+// accepts connections (it has loaded its AOF and listens), then for its
+// PONG.
 func (s *strangerRedis) up() {
 	s.t.Helper()
 	s.mu.Lock()
-	s.out.Reset()
+	out := &serverOutput{ready: make(chan struct{})}
+	s.out = out
 	s.cmd = exec.Command("/usr/bin/redis-server", s.args...)
-	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
+	s.cmd.Stdout, s.cmd.Stderr = out, out
 	require.NoError(s.t, s.cmd.Start())
 	s.mu.Unlock()
-	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			s.down()
-			s.t.Fatalf("redis-server gave no PONG in 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
+	timer := time.NewTimer(10 * time.Second)
+	defer timer.Stop()
+	select {
+	case <-out.ready:
+	case <-timer.C:
+		s.down()
+		s.t.Fatalf("redis-server was not ready in 10 s; it wrote:\n%s", out)
 	}
+	c := redis.NewClient(&redis.Options{Addr: s.addr(), MaxRetries: -1})
+	defer c.Close()
+	require.NoError(s.t, c.Ping(context.Background()).Err(), "redis-server said it was ready")
 }
 
 // down kills the server (SIGKILL) and reaps it.

@@ -121,6 +121,9 @@ func TestStrangerWaitsOfAThousandStreamsHoldOnePooledConnectionAcrossARestart(t 
 	hook := &inflight{}
 	rc := srv.client(t, &redis.Options{PoolSize: 50})
 	rc.AddHook(hook)
+	sig := &signal{}
+	looks := newScriptWatch(sig)
+	rc.AddHook(looks)
 	waiter, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"), redisrelay.WithWake(200*time.Millisecond))
 	require.NoError(t, err)
 
@@ -151,18 +154,20 @@ func TestStrangerWaitsOfAThousandStreamsHoldOnePooledConnectionAcrossARestart(t 
 					return
 				}
 				failed.Add(1) // Redis was down: wait again, as a Handler would
+				sig.fire()
 			}
 		})
 	}
-	// Let the waits start, then kill Redis and bring it back.
-	for hook.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond)
+	// Let the waits start, then kill Redis, and bring it back once a wait
+	// failed (a batch of looks: go-redis's retries take a second or two);
+	// then let every wait look again.
+	all := names(0, streams)
+	sig.waitFor(t, ctx, "a look of every wait", func() bool { return looks.lookedAll(1, all...) })
 	srv.down()
-	time.Sleep(300 * time.Millisecond)
+	sig.waitFor(t, ctx, "a wait failed, Redis down", func() bool { return failed.Load() > 0 })
 	srv.up()
-	time.Sleep(300 * time.Millisecond)
+	restarted := looks.looks()
+	sig.waitFor(t, ctx, "a look of every wait, Redis back", func() bool { return looks.lookedSince(restarted, all...) })
 	require.Zero(t, woke.Load(), "a wait returned before any entry")
 	for i := range streams {
 		for {

@@ -34,13 +34,21 @@ func TestStrangerWaitsWakeOnTheirNotesWhileALookIsStuck(t *testing.T) {
 	for i := range streams { // the first half waits before the stall
 		await(i)
 	}
-	time.Sleep(700 * time.Millisecond) // subscribed, and looked at least once
+	rig.subscribedAndLooked(t, ctx, names(0, streams)...)
 	proxy.freeze()
 	stalled := time.Now()
+	// A look of the first half is stuck: the proxy holds its batch's reply.
+	proxy.sig.waitFor(t, ctx, "a look of a wait begun before the stall held", func() bool {
+		return proxy.heldReplies() > 0
+	})
 	for i := streams; i < 2*streams; i++ { // the second half during it
 		await(i)
 	}
-	time.Sleep(400 * time.Millisecond) // past a wake interval: a look is stuck
+	// The second half subscribed, so that their notes come to them; their
+	// first looks wait behind the stuck one.
+	proxy.sig.waitFor(t, ctx, "the subscriptions of the waits begun during the stall", func() bool {
+		return proxy.confirmed(channelsOf(names(streams, 2*streams)...)...)
+	})
 	committed := time.Now()
 	for _, d := range drivers {
 		require.NoError(t, d.commit(ctx))
