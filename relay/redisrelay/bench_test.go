@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // benchEntriesPerRound is how many entries each writer appends in one
@@ -51,8 +52,8 @@ type benchWriter struct {
 //
 //	cd relay/redisrelay && go test -run '^$' -bench BenchmarkCommit -benchtime 9x -count 1 -v .
 func BenchmarkCommit(b *testing.B) {
-	srv := startRedis(b)
-	c := srv.client(b)
+	srv := redistest.Start(b)
+	c := srv.Client(b, nil)
 	st := newStore(b, c)
 	data := bytes.Repeat([]byte("x"), 200)
 	copy(data, `{"text":"`)
@@ -222,8 +223,8 @@ func rounded(v []float64) []int {
 // (With the XREAD BLOCK waits, a Commit waits behind them for the pool
 // and times out: give that one -benchtime 5x.)
 func BenchmarkCommitWhileWaiting(b *testing.B) {
-	srv := startRedis(b)
-	admin := srv.client(b)
+	srv := redistest.Start(b)
+	admin := srv.Client(b, nil)
 	const waits = 1000
 	for _, tc := range []struct {
 		name  string
@@ -239,7 +240,7 @@ func BenchmarkCommitWhileWaiting(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			ctx := b.Context()
 			require.NoError(b, admin.FlushAll(ctx).Err())
-			c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 20})
+			c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 20})
 			defer func() { _ = c.Close() }()
 			st := newStore(b, c)
 			var confirmed atomic.Int64

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 	"github.com/a2astream/a2astream/relay/storetest"
 )
 
@@ -19,11 +20,11 @@ import (
 // whose keys are not all in one slot (CROSSSLOT): each log's keys share a
 // hash tag.
 func TestStoreKeepsTheStoreRulesOnACluster(t *testing.T) {
-	srv := startRedis(t, "--cluster-enabled", "yes")
-	admin := srv.client(t)
+	srv := redistest.Start(t, "--cluster-enabled", "yes")
+	admin := srv.Client(t, nil)
 	require.NoError(t, admin.Do(t.Context(), "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err())
 	awaitClusterOK(t, admin)
-	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{srv.addr()}})
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{srv.Addr()}})
 	t.Cleanup(func() { _ = c.Close() })
 
 	// The check is not vacuous: keys of two hash tags in one script fail.

@@ -2,17 +2,12 @@ package redisrelay_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,55 +20,14 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/relay"
 	"github.com/a2astream/a2astream/relay/redisrelay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 	"github.com/a2astream/a2astream/stream"
 )
 
-// killableRedis is a redis-server started on 127.0.0.1 for one test.
-type killableRedis struct {
-	cmd  *exec.Cmd
-	out  *bytes.Buffer
-	addr string
-}
-
-func startKillableRedis(t *testing.T) *killableRedis {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not installed")
-		}
-		t.Skip("redis-server is not installed")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	require.NoError(t, l.Close())
-	s := &killableRedis{out: &bytes.Buffer{}, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}
-	s.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", t.TempDir(), "--save", "", "--appendonly", "no")
-	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
-	require.NoError(t, s.cmd.Start())
-	t.Cleanup(s.kill)
-	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(t.Context()).Err() != nil {
-		require.True(t, time.Now().Before(deadline), "redis-server did not answer within 10 s: %s", s.out)
-		<-time.After(10 * time.Millisecond)
-	}
-	return s
-}
-
-func (s *killableRedis) kill() {
-	if s.cmd != nil {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-		s.cmd = nil
-	}
-}
-
-func (s *killableRedis) store(t *testing.T) (relay.Store, *redis.Client) {
-	c := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, ReadTimeout: 2 * time.Second})
-	t.Cleanup(func() { _ = c.Close() })
+// killableStore is a store on srv through a client that gives up fast
+// when srv is killed, and the client.
+func killableStore(t *testing.T, srv *redistest.Server) (relay.Store, *redis.Client) {
+	c := srv.Client(t, &redis.Options{MaxRetries: -1, DialTimeout: 200 * time.Millisecond, ReadTimeout: 2 * time.Second})
 	st, err := redisrelay.New(c, redisrelay.WithWake(50*time.Millisecond))
 	require.NoError(t, err)
 	return st, c
@@ -226,8 +180,8 @@ func answerStored(t *testing.T, log relay.Log, prompt uint64) bool {
 // On Redis, refused posts store nothing, and nothing posted to stream a
 // reaches stream b.
 func TestRedisRefusedPostsRecordNothing(t *testing.T) {
-	srv := startKillableRedis(t)
-	store, _ := srv.store(t)
+	srv := redistest.Start(t)
+	store, _ := killableStore(t, srv)
 	la := questionLog(t, store, "a")
 	lb := questionLog(t, store, "b")
 	h := handlerOn(t, store)
@@ -284,8 +238,8 @@ func TestRedisRefusedPostsRecordNothing(t *testing.T) {
 // appending pieces of whole runes of at most 64 bytes, and reaches the
 // agent whole.
 func TestRedisLongMultiByteAnswer(t *testing.T) {
-	srv := startKillableRedis(t)
-	store, _ := srv.store(t)
+	srv := redistest.Start(t)
+	store, _ := killableStore(t, srv)
 	answer := "a"
 	for len(answer) < 56<<10-8 {
 		answer += "😀é日本"
@@ -358,8 +312,8 @@ func TestRedisLongMultiByteAnswer(t *testing.T) {
 // On Redis: odd Last-Event-IDs get gone and a complete stream; a page of a
 // log Redis lost (FLUSHALL) ends with gone "lost" and failure "lost".
 func TestRedisLastEventIDsAndALostLog(t *testing.T) {
-	srv := startKillableRedis(t)
-	store, rc := srv.store(t)
+	srv := redistest.Start(t)
+	store, rc := killableStore(t, srv)
 	log, err := store.Open(t.Context(), "a")
 	require.NoError(t, err)
 	f, err := log.Acquire(t.Context(), "manual", time.Hour)
@@ -402,8 +356,8 @@ func TestRedisLastEventIDsAndALostLog(t *testing.T) {
 // When redis-server dies, a live event stream ends with retry:, a new
 // EventSource gets 200 with retry:, and posts get 503 with Retry-After.
 func TestRedisDiesUnderALiveStream(t *testing.T) {
-	srv := startKillableRedis(t)
-	store, _ := srv.store(t)
+	srv := redistest.Start(t)
+	store, _ := killableStore(t, srv)
 	questionLog(t, store, "a")
 	h := handlerOn(t, store)
 	client := a2atest.NewClient(h)
@@ -414,7 +368,7 @@ func TestRedisDiesUnderALiveStream(t *testing.T) {
 	e1, _ := rd.next()
 	e2, _ := rd.next()
 	require.Equal(t, []string{relay.EventStatus, relay.EventInput}, []string{e1.Name, e2.Name})
-	srv.kill()
+	srv.Kill()
 	rest := rd.rest()
 	require.NoError(t, ctx.Err(), "the live stream did not end within 30 s of Redis's death: %s", rd.raw.String())
 	require.NotEmpty(t, rest, rd.raw.String())

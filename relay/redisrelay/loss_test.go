@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // TestLostDataFailsEveryCallWithErrLost: after FLUSHALL (Redis lost its
@@ -16,8 +17,8 @@ import (
 // blocked end with it; none of them writes a key; and a new Open starts a
 // new log under a new epoch.
 func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -86,8 +87,8 @@ func TestLostDataFailsEveryCallWithErrLost(t *testing.T) {
 // empty one under a new epoch, so that no old entry is read under it; the
 // Log opened before fails with ErrLost.
 func TestEvictedEpochStartsTheLogAfresh(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	st := newStore(t, c)
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()

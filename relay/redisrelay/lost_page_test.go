@@ -15,6 +15,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // pageEvent is one SSE event a page read.
@@ -56,8 +57,8 @@ func readPage(t *testing.T, client *http.Client, lastID string) (int, []pageEven
 // was served gone and keep-alives for ever. A reconnect with the lost
 // event's ID gets 204.
 func TestAPageOfALogRedisLostIsToldTheStreamWasLost(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "k")
 	ctx := t.Context()
@@ -91,8 +92,8 @@ func TestAPageOfALogRedisLostIsToldTheStreamWasLost(t *testing.T) {
 // gives up for good; once Redis is back, the page's reconnect gets its
 // events.
 func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
-	srv := startRedis(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "k")
@@ -102,7 +103,7 @@ func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
 	client := a2atest.NewClient(mux)
 	last := relay.ID{Epoch: l.Epoch(), Seq: 1}.String()
 
-	srv.kill()
+	srv.Kill()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://relay.test/s/k/events", nil)
 	require.NoError(t, err)
 	req.Header.Set("Accept", "text/event-stream")
@@ -117,7 +118,7 @@ func TestEventSourceRetriesWhileRedisIsDown(t *testing.T) {
 	require.Contains(t, string(body), "retry: 2000\n")
 	require.NotContains(t, string(body), "data:")
 
-	srv.start() // no persistence: Redis comes back empty, and the page is told the stream was lost
+	srv.Restart() // no persistence: Redis comes back empty, and the page is told the stream was lost
 	code, evs, ended := readPage(t, client, last)
 	require.Equal(t, http.StatusOK, code)
 	require.True(t, ended)

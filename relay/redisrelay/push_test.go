@@ -17,6 +17,7 @@ import (
 	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -28,9 +29,9 @@ import (
 // limit's poll (5 min) and its push poll interval (an hour), with a
 // get-task per notification at most.
 func TestPushToAnotherReplicaThroughRedis(t *testing.T) {
-	srv := startRedis(t)
-	storeA := newStore(t, srv.client(t), WithPrefix("push"), WithWake(testWake))
-	storeB := newStore(t, srv.client(t), WithPrefix("push"), WithWake(testWake))
+	srv := redistest.Start(t)
+	storeA := newStore(t, srv.Client(t, nil), WithPrefix("push"), WithWake(testWake))
+	storeB := newStore(t, srv.Client(t, nil), WithPrefix("push"), WithWake(testWake))
 	recvA, err := push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(storeA.(push.Share)))
 	require.NoError(t, err)
 	recvB, err := push.NewReceiver("http://127.0.0.1/hooks", push.WithShare(storeB.(push.Share)))
@@ -157,9 +158,9 @@ func (p *pushRoute) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.to.Loa
 // its hour's safety poll. The agent was asked to take one push config in
 // the whole run.
 func TestTakeoverAdoptsThePushRegistrationThroughRedis(t *testing.T) {
-	srv := startRedis(t)
-	storeA := newStore(t, srv.client(t), WithPrefix("adopt"), WithWake(testWake))
-	storeB := newStore(t, srv.client(t), WithPrefix("adopt"), WithWake(testWake))
+	srv := redistest.Start(t)
+	storeA := newStore(t, srv.Client(t, nil), WithPrefix("adopt"), WithWake(testWake))
+	storeB := newStore(t, srv.Client(t, nil), WithPrefix("adopt"), WithWake(testWake))
 	logA, err := storeA.Open(t.Context(), "k")
 	require.NoError(t, err)
 	logB, err := storeB.Open(t.Context(), "k")

@@ -16,6 +16,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // Ten times more browsers of one stream than the client's pool has
@@ -26,9 +27,9 @@ import (
 // XREAD BLOCK before: forty readers on a pool of four left every commit
 // waiting for the pool, and failing after its timeout.)
 func TestMoreBrowsersThanConnections(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	const pool, browsers, entries = 4, 40, 20
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: pool, PoolTimeout: 2 * time.Second, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: pool, PoolTimeout: 2 * time.Second, MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c, WithWake(time.Second)) // a wait holds its connection up to 1 s
 	ctx := t.Context()
@@ -84,8 +85,8 @@ func TestMoreBrowsersThanConnections(t *testing.T) {
 // watchConnections counts the server's connections (CLIENT LIST, its own
 // left out) every 5 ms until the returned func is called, which returns
 // the most seen at once and whether one was a subscriber's.
-func watchConnections(t *testing.T, srv *redisServer) func() (int, bool) {
-	admin := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 1, ClientName: "counting"})
+func watchConnections(t *testing.T, srv *redistest.Server) func() (int, bool) {
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1, ClientName: "counting"})
 	t.Cleanup(func() { _ = admin.Close() })
 	stop, done := make(chan struct{}), make(chan struct{})
 	peak, subscribed := 0, false

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // TestRestartWithAOFPausesAndKeepsTheLog: redis-server with AOF (fsync on
@@ -16,8 +17,8 @@ import (
 // the same Log and fence go on appending from the tail, with no duplicate
 // and no gap, and the epoch, lease, checkpoint and answers are kept.
 func TestRestartWithAOFPausesAndKeepsTheLog(t *testing.T) {
-	srv := startRedis(t, "--appendonly", "yes", "--appendfsync", "always")
-	c := srv.client(t)
+	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	c := srv.Client(t, nil)
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -27,14 +28,14 @@ func TestRestartWithAOFPausesAndKeepsTheLog(t *testing.T) {
 	_, err := l.PostAnswer(ctx, answer)
 	require.NoError(t, err)
 
-	srv.kill()
+	srv.Kill()
 	err = l.Commit(ctx, f, nil, entriesFrom(6, 6)...)
 	require.Error(t, err, "Append while Redis is down")
 	for _, relayErr := range []error{ErrLost, relay.ErrStale, relay.ErrDuplicate, relay.ErrGap, relay.ErrGone, relay.ErrHeld} {
 		require.False(t, errors.Is(err, relayErr), "Append while Redis is down failed with %v", err)
 	}
 
-	srv.start()
+	srv.Restart()
 	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(6, 8)...), "Append after the restart")
 	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(9, 10)...))
 	require.ErrorIs(t, l.Commit(ctx, f, nil, entriesFrom(10, 10)...), relay.ErrDuplicate, "a retried Append that had landed")

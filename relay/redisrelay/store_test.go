@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2astream/a2astream/push"
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 	"github.com/a2astream/a2astream/relay/storetest"
 )
 
@@ -25,8 +26,8 @@ const testWake = 50 * time.Millisecond
 // redis-server, each Open of a key alternating between two replicas with
 // clients of their own, leases expiring in Redis's clock.
 func TestStoreKeepsTheStoreRules(t *testing.T) {
-	srv := startRedis(t)
-	c1, c2 := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c1, c2 := srv.Client(t, nil), srv.Client(t, nil)
 	n := 0
 	storetest.Run(t, func(t *testing.T) relay.Store {
 		n++
@@ -62,8 +63,8 @@ func entriesFrom(from, to uint64) []relay.Entry {
 // of call, is "{<prefix>:<key>}:<part>", so that one Cluster slot holds
 // them and one script may touch them all.
 func TestOneLogsKeysShareOneHashTag(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	st := newStore(t, c, WithPrefix("chat"), WithWake(testWake))
 	l, f := driven(t, st, "task:1/é")
 	ctx := t.Context()
@@ -90,8 +91,8 @@ func TestOneLogsKeysShareOneHashTag(t *testing.T) {
 // IDs "0-<seq>", so Redis itself refuses a second entry at a Seq, even
 // written around the script.
 func TestDuplicateAppendFailsInTheStreamItself(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	l, f := driven(t, newStore(t, c), "task-1")
 	require.NoError(t, l.Commit(t.Context(), f, nil, entriesFrom(1, 3)...))
 	ids, err := c.XRange(t.Context(), l.keys.log, "-", "+").Result()
@@ -109,8 +110,8 @@ func TestDuplicateAppendFailsInTheStreamItself(t *testing.T) {
 // TestRenewSetsTheLeaseAgainInRedis: Acquire sets the lease's PX, Renew sets
 // it again from now, in Redis's clock.
 func TestRenewSetsTheLeaseAgainInRedis(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	l, err := newStore(t, c).Open(t.Context(), "task-1")
 	require.NoError(t, err)
 	f, err := l.Acquire(t.Context(), "a", 10*time.Second)
@@ -131,8 +132,8 @@ func TestRenewSetsTheLeaseAgainInRedis(t *testing.T) {
 // while another replica acquired it, appends nothing and saves nothing: its
 // calls fail with ErrStale and the stream's length does not move.
 func TestZombieAppendsNothing(t *testing.T) {
-	srv := startRedis(t)
-	ca, cb := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	ca, cb := srv.Client(t, nil), srv.Client(t, nil)
 	la, err := newStore(t, ca).Open(t.Context(), "task-1")
 	require.NoError(t, err)
 	lb, err := newStore(t, cb).Open(t.Context(), "task-1")
@@ -169,8 +170,8 @@ func TestZombieAppendsNothing(t *testing.T) {
 // stores of two replicas, with clients of their own; records expire in
 // Redis's clock.
 func TestStoreIsAShare(t *testing.T) {
-	srv := startRedis(t)
-	c1, c2 := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c1, c2 := srv.Client(t, nil), srv.Client(t, nil)
 	n := 0
 	storetest.RunShare(t, func(t *testing.T) (push.Share, push.Share) {
 		n++

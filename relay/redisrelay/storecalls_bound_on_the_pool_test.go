@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // inflightHook counts the commands (and pipelines) of a client under way at
@@ -61,9 +62,9 @@ func (h *inflightHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // every stream's wait has looked twice (at its start, then at its
 // channel's confirmation or a wake interval later), then ends each stream. during runs beside, from the
 // first browser to the last end.
-func storm(t *testing.T, srv *redisServer, c *redis.Client, streams, bound int, during func(ctx context.Context)) {
+func storm(t *testing.T, srv *redistest.Server, c *redis.Client, streams, bound int, during func(ctx context.Context)) {
 	t.Helper()
-	wc := srv.client(t)
+	wc := srv.Client(t, nil)
 	wst := newStore(t, wc)
 	ctx := t.Context()
 	type stream struct {
@@ -156,10 +157,10 @@ func storm(t *testing.T, srv *redisServer, c *redis.Client, streams, bound int, 
 // so the Handler holds at most n+1. Stranger BC's finding (medium): each
 // wait looked on a connection of its own, 9 to 213 of them with n = 2.
 func TestRedisStoreCallsBoundHoldsOnThePoolWhenManyStreamsReconnect(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	const streams, bound = 300, 2
 	hook := &inflightHook{}
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 4 * streams})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 4 * streams})
 	c.AddHook(hook)
 	t.Cleanup(func() { _ = c.Close() })
 	storm(t, srv, c, streams, bound, nil)
@@ -179,8 +180,8 @@ func TestRedisStoreCallsBoundHoldsOnThePoolWhenManyStreamsReconnect(t *testing.T
 // of 4. Stranger BC's finding, from the driver's side: before the looks
 // went in batches, the renewals waited for a connection 167 to 274 times.
 func TestRedisDriverFindsAConnectionWhileManyStreamsReconnect(t *testing.T) {
-	srv := startRedis(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 4})
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 4})
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c)
 	l, f := driven(t, st, "driven")

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // Stranger BC: on one stream, 200 browsers that resume from its first
@@ -19,8 +20,8 @@ import (
 // of WithStoreCalls(2) on a pool of 4 leave the driver of the same process a
 // connection: its renewals and commits never wait for one.
 func TestRedisFarBackCrowdLeavesTheDriverAConnection(t *testing.T) {
-	srv := startRedis(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: 4})
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 4})
 	t.Cleanup(func() { _ = c.Close() })
 	st := newStore(t, c)
 	ctx := t.Context()

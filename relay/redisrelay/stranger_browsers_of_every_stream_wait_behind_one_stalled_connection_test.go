@@ -32,8 +32,8 @@ import (
 func TestStrangerBrowsersOfEveryStreamWaitBehindOneStalledConnection(t *testing.T) {
 	const streams, browsers = 20, 2
 	srv := startStrangerRedis(t)
-	proxy := startFreezingProxy(t, srv.addr())
-	writer, err := redisrelay.New(srv.client(t, nil), redisrelay.WithPrefix("rt"))
+	proxy := startFreezingProxy(t, srv.Addr())
+	writer, err := redisrelay.New(srv.Client(t, nil), redisrelay.WithPrefix("rt"))
 	require.NoError(t, err)
 	rc := redis.NewClient(&redis.Options{Addr: proxy.addr()})
 	t.Cleanup(func() { _ = rc.Close() })

@@ -281,8 +281,8 @@ type stallRig struct {
 
 func newStallRig(t *testing.T, ctx context.Context, n int, wake time.Duration) *stallRig {
 	srv := startStrangerRedis(t)
-	proxy := startFreezingProxy(t, srv.addr())
-	writer, err := redisrelay.New(srv.client(t, nil), redisrelay.WithPrefix("rt"))
+	proxy := startFreezingProxy(t, srv.Addr())
+	writer, err := redisrelay.New(srv.Client(t, nil), redisrelay.WithPrefix("rt"))
 	require.NoError(t, err)
 	rc := redis.NewClient(&redis.Options{Addr: proxy.addr(), ReadTimeout: 10 * time.Second, PoolSize: 10})
 	t.Cleanup(func() { _ = rc.Close() })

@@ -28,12 +28,12 @@ import (
 func TestStrangerNoLookIsSentForWaitsThatWentDuringAStall(t *testing.T) {
 	const streams = 1000
 	srv := startStrangerRedis(t)
-	proxy := startFreezingProxy(t, srv.addr()) // never frozen: it tells when DEBUG SLEEP went to Redis
+	proxy := startFreezingProxy(t, srv.Addr()) // never frozen: it tells when DEBUG SLEEP went to Redis
 	admin := redis.NewClient(&redis.Options{Addr: proxy.addr()})
 	t.Cleanup(func() { _ = admin.Close() })
 	sig := proxy.sig
 	looks := newScriptWatch(sig)
-	rc := srv.client(t, nil)
+	rc := srv.Client(t, nil)
 	rc.AddHook(looks)
 	st, err := redisrelay.New(rc, redisrelay.WithPrefix("rt"), redisrelay.WithWake(200*time.Millisecond))
 	require.NoError(t, err)

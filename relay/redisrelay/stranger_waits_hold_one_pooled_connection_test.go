@@ -115,11 +115,11 @@ func isScript(cmd redis.Cmder) bool {
 func TestStrangerWaitsOfAThousandStreamsHoldOnePooledConnectionAcrossARestart(t *testing.T) {
 	const streams = 1000
 	srv := startStrangerRedis(t)
-	wc := srv.client(t, &redis.Options{PoolSize: 20})
+	wc := srv.Client(t, &redis.Options{PoolSize: 20})
 	writer, err := redisrelay.New(wc, redisrelay.WithPrefix("rt"))
 	require.NoError(t, err)
 	hook := &inflight{}
-	rc := srv.client(t, &redis.Options{PoolSize: 50})
+	rc := srv.Client(t, &redis.Options{PoolSize: 50})
 	rc.AddHook(hook)
 	sig := &signal{}
 	looks := newScriptWatch(sig)
@@ -163,9 +163,9 @@ func TestStrangerWaitsOfAThousandStreamsHoldOnePooledConnectionAcrossARestart(t 
 	// then let every wait look again.
 	all := names(0, streams)
 	sig.waitFor(t, ctx, "a look of every wait", func() bool { return looks.lookedAll(1, all...) })
-	srv.down()
+	srv.Kill()
 	sig.waitFor(t, ctx, "a wait failed, Redis down", func() bool { return failed.Load() > 0 })
-	srv.up()
+	srv.Restart()
 	restarted := looks.looks()
 	sig.waitFor(t, ctx, "a look of every wait, Redis back", func() bool { return looks.lookedSince(restarted, all...) })
 	require.Zero(t, woke.Load(), "a wait returned before any entry")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // lastGenerated is the seq of the stream's last-generated-id, which XINFO
@@ -54,8 +55,8 @@ func tailIsTheStreams(t *testing.T, c redis.UniversalClient, l *log, f relay.Fen
 // Commits of one and of many entries, a Commit of a checkpoint alone,
 // trims that the snapshot stops, and trims that empty the stream.
 func TestTailIsTheStreamsLastID(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	l, f := driven(t, newStore(t, c), "task-1")
 	ctx := t.Context()
 	tailIsTheStreams(t, c, l, f, 0, "of a new log")
@@ -97,8 +98,8 @@ func TestTailIsTheStreamsLastID(t *testing.T) {
 // trimmed on by this one, and the two take turns appending without a gap
 // or a duplicate, as during a rolling upgrade.
 func TestLogOfTheXINFOScriptsGoesOn(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	st := newStore(t, c)
 	l, f := driven(t, st, "task-1")
 	old := newV1(l)
@@ -146,16 +147,16 @@ func TestLogOfTheXINFOScriptsGoesOn(t *testing.T) {
 // back with the stream, so the tail is the same after the restart and the
 // same fence appends after it.
 func TestRestartKeepsTheTailOfATrimmedLog(t *testing.T) {
-	srv := startRedis(t, "--appendonly", "yes", "--appendfsync", "always")
-	c := srv.client(t)
+	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	c := srv.Client(t, nil)
 	l, f := driven(t, newStore(t, c, WithWake(testWake)), "task-1")
 	ctx := t.Context()
 	require.NoError(t, l.Commit(ctx, f, []byte("cp@8"), entriesFrom(1, 8)...))
 	require.NoError(t, l.SaveSnapshot(ctx, f, relay.Snapshot{Seq: 8, Data: []byte(`{}`)}))
 	require.NoError(t, l.Trim(ctx, 8))
 
-	srv.kill()
-	srv.start()
+	srv.Kill()
+	srv.Restart()
 	tailIsTheStreams(t, c, l, f, 8, "after the restart")
 	require.NoError(t, l.Commit(ctx, f, nil, entriesFrom(9, 10)...))
 	tailIsTheStreams(t, c, l, f, 10, "after a Commit after the restart")

@@ -27,6 +27,7 @@ import (
 	"github.com/a2astream/a2astream/a2a"
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 	"github.com/a2astream/a2astream/stream"
 )
 
@@ -100,8 +101,8 @@ func TestKilledDriverIsTakenOverFromItsCheckpoint(t *testing.T) {
 		replicaProcess(t, spec)
 		return
 	}
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	lease := *takeoverLease
 	var (
 		delays    []time.Duration
@@ -209,7 +210,7 @@ func soakScript(rng *rand.Rand, ask bool) ([]a2atest.Step, string, int) {
 
 // killedReplica is one run of the soak, with the seed seed, on the
 // redis-server srv (c is a client of it), on a log of its own.
-func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64, lease time.Duration) soakRun {
+func killedReplica(t *testing.T, srv *redistest.Server, c *redis.Client, seed uint64, lease time.Duration) soakRun {
 	rng := rand.New(rand.NewPCG(seed, 0x50a6))
 	wire := soakWires[seed%4]
 	styles := []a2atest.ResubscribeStyle{a2atest.LiveOnly, a2atest.SnapshotFirst, a2atest.FullReplay}
@@ -270,7 +271,7 @@ func killedReplica(t *testing.T, srv *redisServer, c *redis.Client, seed uint64,
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second+3*lease)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	spec := replicaSpec{Addr: srv.addr(), Key: key, Agent: web.URL + "/", REST: wire.rest, Lease: lease, Deadline: deadline}
+	spec := replicaSpec{Addr: srv.Addr(), Key: key, Agent: web.URL + "/", REST: wire.rest, Lease: lease, Deadline: deadline}
 	spec.Name = "a"
 	a := startReplica(t, ctx, spec)
 	defer a.stop()

@@ -18,6 +18,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/internal/sse"
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // TestManyLogsWaitOnOneConnection: a hundred streams with a browser each,
@@ -29,11 +30,11 @@ import (
 // cancel. (Each log's wait held a pooled connection in XREAD BLOCK before:
 // a hundred on a pool of four left the commits waiting for the pool.)
 func TestManyLogsWaitOnOneConnection(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	const pool, logs, entries = 4, 100, 3
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), PoolSize: pool, PoolTimeout: 2 * time.Second, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: pool, PoolTimeout: 2 * time.Second, MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	admin := srv.client(t)
+	admin := srv.Client(t, nil)
 	st := newStore(t, c, WithWake(time.Second))
 	ctx := t.Context()
 
@@ -214,8 +215,8 @@ type underTest struct{}
 // it: the SUBSCRIBE waits for the commit, which the wait's first look
 // makes.
 func TestNoWakeLostBeforeTheSubscription(t *testing.T) {
-	srv := startRedis(t)
-	c, admin := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c, admin := srv.Client(t, nil), srv.Client(t, nil)
 	st := newStore(t, c, WithWake(time.Hour))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -248,8 +249,8 @@ func TestNoWakeLostBeforeTheSubscription(t *testing.T) {
 // closes the wake the wait took before it looked. A wait for an answer on
 // the notes channel is woken the same way by the answer.
 func TestNoWakeLostAfterTheLook(t *testing.T) {
-	srv := startRedis(t)
-	c, admin := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c, admin := srv.Client(t, nil), srv.Client(t, nil)
 	st := newStore(t, c, WithWake(time.Hour))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -307,8 +308,8 @@ func TestNoWakeLostAfterTheLook(t *testing.T) {
 // waits are woken by the entries appended meanwhile, not at the wake
 // interval (an hour here).
 func TestWaitsSurviveALostPubSubConnection(t *testing.T) {
-	srv := startRedis(t)
-	c, admin := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c, admin := srv.Client(t, nil), srv.Client(t, nil)
 	st := newStore(t, c, WithWake(time.Hour))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -330,8 +331,8 @@ func TestWaitsSurviveALostPubSubConnection(t *testing.T) {
 // two wake intervals, the store unsubscribes and closes its Pub/Sub
 // connection; the next wait dials another.
 func TestTheHubLetsGoOfItsConnection(t *testing.T) {
-	srv := startRedis(t)
-	c, admin := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c, admin := srv.Client(t, nil), srv.Client(t, nil)
 	st := newStore(t, c, WithWake(testWake))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -354,8 +355,8 @@ func TestTheHubLetsGoOfItsConnection(t *testing.T) {
 // note of another epoch (the log made afresh under the key) does not end
 // it.
 func TestACommitsNoteEndsTheWaitWithoutALook(t *testing.T) {
-	srv := startRedis(t)
-	c, admin := srv.client(t), srv.client(t)
+	srv := redistest.Start(t)
+	c, admin := srv.Client(t, nil), srv.Client(t, nil)
 	st := newStore(t, c, WithWake(time.Hour))
 	l, f := driven(t, st, "task-1")
 	ctx := t.Context()
@@ -408,10 +409,10 @@ func TestACommitsNoteEndsTheWaitWithoutALook(t *testing.T) {
 // (the scripts' PUBLISH is a pcall), and its waits end by the wake
 // interval's looks.
 func TestAUserWithoutPubSubStillCommits(t *testing.T) {
-	srv := startRedis(t)
-	admin := srv.client(t)
+	srv := redistest.Start(t)
+	admin := srv.Client(t, nil)
 	require.NoError(t, admin.Do(t.Context(), "ACL", "SETUSER", "nochannels", "on", ">secret", "~*", "+@all", "resetchannels").Err())
-	c := redis.NewClient(&redis.Options{Addr: srv.addr(), Username: "nochannels", Password: "secret"})
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr(), Username: "nochannels", Password: "secret"})
 	t.Cleanup(func() { _ = c.Close() })
 	require.Error(t, c.Publish(t.Context(), "x", "y").Err(), "PUBLISH by the user")
 	st := newStore(t, c, WithWake(testWake))

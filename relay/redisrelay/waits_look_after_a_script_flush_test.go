@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // The waits' looks go in pipelines of EVALSHA; when Redis has lost its
 // scripts (a restart, SCRIPT FLUSH), a look it answers NOSCRIPT goes again
 // as EVAL, so a wait still finds what is there.
 func TestAWaitLooksAfterRedisLostItsScripts(t *testing.T) {
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	st := newStore(t, c, WithWake(testWake))
 	var batches int
 	st.(*store).looks.hook = func(int) { batches++ }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/a2astream/a2astream/relay"
+	"github.com/a2astream/a2astream/relay/redisrelay/internal/redistest"
 )
 
 // driverAddrEnv, when set, makes TestStoppedDriverAppendsNothingOnceTakenOver
@@ -33,8 +34,8 @@ func TestStoppedDriverAppendsNothingOnceTakenOver(t *testing.T) {
 		driverProcess(t, addr)
 		return
 	}
-	srv := startRedis(t)
-	c := srv.client(t)
+	srv := redistest.Start(t)
+	c := srv.Client(t, nil)
 	l, err := newStore(t, c).Open(t.Context(), "task-1")
 	require.NoError(t, err)
 	rl := l.(*log)
@@ -42,7 +43,7 @@ func TestStoppedDriverAppendsNothingOnceTakenOver(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestStoppedDriverAppendsNothingOnceTakenOver$", "-test.count=1")
-	cmd.Env = append(os.Environ(), driverAddrEnv+"="+srv.addr())
+	cmd.Env = append(os.Environ(), driverAddrEnv+"="+srv.Addr())
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
