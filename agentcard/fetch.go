@@ -40,10 +40,11 @@ const maxCardSize = 1 << 20
 // Errors: a base URL that is not an absolute http or https URL, or an
 // option refused, each matching ErrInvalidOption, before the card is asked
 // for; the context's error; an error that matches
-// reconnect.ErrCouldNotConnect when the dial failed; an *HTTPError for a status other than 2xx (and than 404 at Path);
-// an *InvalidError when no card was found (every card URL answered 404) or
-// what came is not a card, or when the check of WithCheck refused it. No
-// error text holds a header value, a password or a query value.
+// reconnect.ErrCouldNotConnect when the dial failed; an *HTTPError for a
+// status other than 2xx (and than 404 at Path); an *InvalidError when no
+// card was found (every card URL answered 404) or what came is not a card,
+// or when the check of WithCheck refused it. No error text holds a header
+// value, a password or a query value.
 func Fetch(ctx context.Context, baseURL string, opts ...Option) (*a2a.AgentCard, error) {
 	base, err := httpx.ParseBase(baseURL)
 	if err != nil {

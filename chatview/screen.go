@@ -8,7 +8,11 @@ import "github.com/a2astream/a2astream/a2a"
 //
 //	var screen chatview.Screen
 //	for s.Next() {
-//		fmt.Print(screen.Add(s.Event()).Content)
+//		t := screen.Add(s.Event())
+//		if t.NewLine {
+//			fmt.Println()
+//		}
+//		fmt.Print(t.Content)
 //	}
 //
 // It keeps which panes (artifacts and messages) it has opened, so that it
