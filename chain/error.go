@@ -73,9 +73,9 @@ import (
 //   - transport.ErrCircuitOpen (the breaker refused the call): "circuit open:
 //     nothing sent"; transport.ErrConnectTimeout: "no connection within the
 //     connect timeout"; both retryable.
-//   - *fanout.QuorumError: "quorum not reached: N of M answers", none of
-//     its errors copied; retryable when one of them is
-//     ([fanout.ErrNotNeeded] aside).
+//   - *fanout.QuorumError: "quorum not reached: 1 of 3 calls succeeded, 2
+//     needed", as the error's own text starts, none of its calls' errors
+//     copied; retryable when one of them is ([fanout.ErrNotNeeded] aside).
 //   - transport.ErrIdleTimeout, a transport error (*url.Error, net.Error, an
 //     unexpected EOF, transport.ErrEndedEarly): code 0, "no data within the
 //     idle timeout" or "connection failed"; retryable.
@@ -143,7 +143,7 @@ func downstreamLinks(err error) []Link {
 	case errors.As(err, &quorum):
 		// Several downstream calls: none of their texts is copied; the
 		// quorum may be reached on another try when one of them may be.
-		l := Link{Message: fmt.Sprintf("quorum not reached: %d of %d answers", quorum.Succeeded, quorum.Need)}
+		l := Link{Message: fmt.Sprintf("quorum not reached: %d of %d calls succeeded, %d needed", quorum.Succeeded, len(quorum.Errs), quorum.Need)}
 		for _, e := range quorum.Errs {
 			if e != nil && !errors.Is(e, fanout.ErrNotNeeded) && downstreamLinks(e)[0].Retryable {
 				l.Retryable = true
