@@ -46,12 +46,23 @@ func (c *cutAfterHeader) Header() (metadata.MD, error) {
 	return md, err
 }
 
-// A reply whose call broke before any answer of the agent is sent again
-// when a resubscribe still shows the prompt; one whose call broke after
-// the agent's response headers came is not: the agent may have taken it.
+// A reply whose call broke before any answer of the agent may have reached
+// it: it is sent again, when a resubscribe still shows the prompt, only to
+// an agent that WithIdempotentSends says takes a message ID twice as once;
+// otherwise never. One whose call broke after the agent's response headers
+// came is not sent again either way: the agent may have taken it.
 func TestReplyResentOnlyWithoutAnswer(t *testing.T) {
-	for _, answered := range []bool{false, true} {
-		t.Run(map[bool]string{false: "cut before the headers", true: "cut after the headers"}[answered], func(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		answered, idempotent bool
+	}{
+		{"cut before the headers, to an idempotent agent", false, true},
+		{"cut before the headers", false, false},
+		{"cut after the headers", true, false},
+		{"cut after the headers, to an idempotent agent", true, true},
+	} {
+		answered := tc.answered
+		t.Run(tc.name, func(t *testing.T) {
 			var replies atomic.Int32
 			ask := state("t-1", a2a.StateInputRequired)
 			ask.Status.Message = a2a.NewTextMessage(a2a.RoleAgent, "Which city?")
@@ -94,16 +105,26 @@ func TestReplyResentOnlyWithoutAnswer(t *testing.T) {
 			hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
 				return []a2a.Part{{Text: "Paris"}}, nil
 			})
-			c := newClient(t, a.client(t, opts...), stream.WithVersion(a2a.V10), stream.WithHumanInput(hook))
+			sopts := []stream.Option{stream.WithVersion(a2a.V10), stream.WithHumanInput(hook)}
+			if tc.idempotent {
+				sopts = append(sopts, stream.WithIdempotentSends())
+			}
+			c := newClient(t, a.client(t, opts...), sopts...)
 			s := c.Send(context.Background(), a2a.NewTextMessage(a2a.RoleUser, "Weather?"))
 			defer s.Close()
 			text, err := play(s, nil)
-			require.NoError(t, err)
-			require.Contains(t, text, "Sunny")
-			if answered {
+			switch {
+			case answered:
+				require.NoError(t, err)
+				require.Contains(t, text, "Sunny")
 				require.Equal(t, int32(1), replies.Load(), "never sent twice once the agent answered")
-			} else {
-				require.Equal(t, int32(2), replies.Load(), "sent again: the agent never answered it")
+			case tc.idempotent:
+				require.NoError(t, err)
+				require.Contains(t, text, "Sunny")
+				require.Equal(t, int32(2), replies.Load(), "sent again: the agent never answered it, and takes a message ID twice as once")
+			default:
+				require.Error(t, err, "the task still waits on its prompt")
+				require.Equal(t, int32(1), replies.Load(), "never sent twice once it may have reached the agent")
 			}
 		})
 	}

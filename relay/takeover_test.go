@@ -509,6 +509,22 @@ func killedDriver(t *testing.T, seed uint64) takeoverRun {
 		require.LessOrEqual(t, len(agent.TaskIDs()), 1, what)
 		return run
 	}
+	if sc.End.Name == relay.EventFailure {
+		// A died with the answer's reply in flight (its checkpoint, saved
+		// before the reply, says so), before it reached the agent. B
+		// cannot tell that it did not: a reply that may have
+		// reached the agent is never sent again (only WithIdempotentSends
+		// would), so B follows the task, which still waits, until its
+		// budget is spent. Nothing was sent twice, and the agent's task
+		// still waits on the question.
+		task := agent.Task(sc.TaskID)
+		require.NotNil(t, task, what)
+		require.Equal(t, a2a.StateInputRequired, task.Status.State, "%s: %s", what, sc.End.Data)
+		for _, r := range agent.Requests() {
+			require.False(t, r.Message != nil && r.Message.TaskID != "", "%s: the agent got a reply, yet the stream failed: %s", what, sc.End.Data)
+		}
+		return run
+	}
 	// The screen is the agent's task, byte for byte.
 	require.Equal(t, relay.EventEnd, sc.End.Name, "%s: %s", what, sc.End.Data)
 	task := agent.Task(sc.TaskID)

@@ -74,14 +74,16 @@ func (cp *Checkpoint) replied() promptState {
 type replySent = checkpoint.Sent
 
 const (
-	// replyUnheard: the send got no response, so the agent cannot have
-	// taken it: while the task shows the prompt and does not list the
-	// reply, the same reply is sent again, as the stream would have.
+	// replyUnheard: the send got no response: the agent may have taken
+	// the reply, or not. With WithIdempotentSends, while the task shows
+	// the prompt and does not list the reply, the same reply is sent
+	// again, as the stream would have; otherwise never.
 	replyUnheard = checkpoint.SentUnheard
 	// replyInFlight: saved just before a send (WithCheckpointBeforeReply),
 	// so the reply may have reached the agent. A resumed stream sends it
-	// again only when the task fetched proves it did not: the agent keeps
-	// the user's messages in the history, and the reply is not there.
+	// again only with WithIdempotentSends, and only when the task fetched
+	// proves it did not: the agent keeps the user's messages in the
+	// history, and the reply is not there.
 	replyInFlight = checkpoint.SentInFlight
 )
 

@@ -21,6 +21,7 @@ import (
 	"github.com/a2astream/a2astream/a2atest"
 	"github.com/a2astream/a2astream/hitl"
 	"github.com/a2astream/a2astream/internal/wirematrix"
+	"github.com/a2astream/a2astream/reconnect"
 	"github.com/a2astream/a2astream/stream"
 	"github.com/a2astream/a2astream/terminal"
 )
@@ -89,38 +90,55 @@ func TestHookErrorAndTimeout(t *testing.T) {
 	}
 }
 
-// TestReplyLostBeforeAnyResponseIsResent: the follow-up dies in transport
-// before reaching the agent; the stream resubscribes, sees the same prompt,
-// and sends the same reply again with the same message ID.
-func TestReplyLostBeforeAnyResponseIsResent(t *testing.T) {
+// TestReplyLostBeforeAnyResponseIsResentOnlyToAnIdempotentAgent: the
+// follow-up dies in transport with no response (here before reaching the
+// agent, which the client cannot tell from after). With WithIdempotentSends
+// the stream resubscribes, sees the same prompt, and sends the same reply
+// again with the same message ID. Without it the reply may have reached
+// the agent and is never sent again: the stream follows the task, which
+// still waits, until its budget is spent, and ends carrying the task.
+func TestReplyLostBeforeAnyResponseIsResentOnlyToAnIdempotentAgent(t *testing.T) {
 	for _, v := range versions {
 		for _, style := range wirematrix.Styles() {
-			t.Run(string(v)+"/"+style.String(), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(wirematrix.Asking()...))
-					var lostID string
-					ft := &failingTransport{next: a2atest.NewTransport(agent), fail: func(n int, r *http.Request) bool {
-						if n != 2 {
-							return false
+			for _, idempotent := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/idempotent=%v", v, style, idempotent), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithStyle(style), a2atest.WithScript(wirematrix.Asking()...))
+						var lostID string
+						ft := &failingTransport{next: a2atest.NewTransport(agent), fail: func(n int, r *http.Request) bool {
+							if n != 2 {
+								return false
+							}
+							lostID = messageIDOf(t, r)
+							return true
+						}}
+						hook := &wirematrix.Recorder{Answers: []string{"yes"}}
+						opts := []stream.Option{stream.WithHTTPClient(&http.Client{Transport: ft}), stream.WithVersion(v), stream.WithHumanInput(hook),
+							stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})}
+						if idempotent {
+							opts = append(opts, stream.WithIdempotentSends())
 						}
-						lostID = messageIDOf(t, r)
-						return true
-					}}
-					hook := &wirematrix.Recorder{Answers: []string{"yes"}}
-					c, err := stream.NewClient(endpoint, stream.WithHTTPClient(&http.Client{Transport: ft}),
-						stream.WithVersion(v), stream.WithHumanInput(hook))
-					require.NoError(t, err)
-					s := c.Send(background(), hello())
-					got, err := drain(t, s)
-					require.NoError(t, err)
-					wirematrix.RequireSameAsServer(t, agent, s, got.fold)
-					require.Len(t, hook.Requests, 1, "the human is not asked again")
-					fu := wirematrix.FollowUps(agent)
-					require.Len(t, fu, 1)
-					require.NotEmpty(t, lostID)
-					require.Equal(t, lostID, fu[0].Message.ID, "the same reply, same message ID")
+						c, err := stream.NewClient(endpoint, opts...)
+						require.NoError(t, err)
+						s := c.Send(background(), hello())
+						got, err := drain(t, s)
+						require.Len(t, hook.Requests, 1, "the human is not asked again")
+						require.NotEmpty(t, lostID)
+						fu := wirematrix.FollowUps(agent)
+						if !idempotent {
+							require.Empty(t, fu, "a reply that may have reached the agent is never sent again")
+							var re *reconnect.Error
+							require.ErrorAs(t, err, &re)
+							require.Equal(t, a2a.StateInputRequired, stream.EndingOf(err).Task.Status.State, "the ending carries the task, still waiting")
+							return
+						}
+						require.NoError(t, err)
+						wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+						require.Len(t, fu, 1)
+						require.Equal(t, lostID, fu[0].Message.ID, "the same reply, same message ID")
+					})
 				})
-			})
+			}
 		}
 	}
 }
@@ -720,38 +738,60 @@ func TestStalePromptAfterTheReplyWhilePollingIsNotAskedAgain(t *testing.T) {
 	}
 }
 
-// The reply's unary send is dropped before the agent took it, then taken
-// with its answer cut: README: "if the reply's send dies before any
-// response, the stream ... re-sends the same reply with the same message
-// ID"; the agent holds the reply once.
-func TestReplySendDroppedWhilePollingIsResentOnce(t *testing.T) {
+// The reply's unary send is dropped before the agent took it (the client
+// cannot tell: no response came), or taken with its answer cut. A dropped
+// reply is sent again, with the same message ID, only to an agent that
+// WithIdempotentSends says takes a message ID twice as once; otherwise it
+// may have reached the agent and is never sent again, and the stream ends
+// carrying the task, still waiting (docs/human-input.md). A reply whose
+// answer was cut is never sent again. The agent holds the reply at most
+// once.
+func TestReplySendDroppedWhilePollingIsResentOnlyToAnIdempotentAgent(t *testing.T) {
 	for _, v := range versions {
-		for _, f := range []a2atest.Fault{a2atest.Drop(), a2atest.CutAfterBytes(15)} {
-			t.Run(string(v)+"/"+f.String(), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
-						a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Asking()...),
-						a2atest.WithSendFaults(a2atest.Fault{}, f))
-					rec := &wirematrix.Recorder{Answers: []string{"Oct 10", "again?"}}
-					s := resolveAgent(t, agent, stream.WithHumanInput(rec), stream.WithPollInterval(wirematrix.Tick)).Send(background(), hello())
-					got, err := drain(t, s)
-					require.NoError(t, err)
-					server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
-					require.Len(t, rec.Requests, 1, "asked once")
-					ids := map[string]bool{}
-					for _, r := range wirematrix.FollowUps(agent) {
-						ids[r.Message.ID] = true
-					}
-					require.Len(t, ids, 1, "one reply, re-sent with the same message ID if at all")
-					n := 0
-					for _, m := range server.History {
-						if m.Role == a2a.RoleUser && m.Text() == "Oct 10" {
-							n++
+		for _, fault := range []struct {
+			f       a2atest.Fault
+			dropped bool // no response came
+		}{{a2atest.Drop(), true}, {a2atest.CutAfterBytes(15), false}} {
+			f := fault.f
+			for _, idempotent := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/%s/idempotent=%v", v, f, idempotent), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewAgent(a2atest.WithVersions(v), a2atest.WithBindings(a2a.BindingHTTPJSON),
+							a2atest.WithoutStreaming(), a2atest.WithScript(wirematrix.Asking()...),
+							a2atest.WithSendFaults(a2atest.Fault{}, f))
+						rec := &wirematrix.Recorder{Answers: []string{"Oct 10", "again?"}}
+						opts := []stream.Option{stream.WithHumanInput(rec), stream.WithPollInterval(wirematrix.Tick)}
+						if idempotent {
+							opts = append(opts, stream.WithIdempotentSends())
 						}
-					}
-					require.Equal(t, 1, n, "the agent holds the reply once")
+						s := resolveAgent(t, agent, opts...).Send(background(), hello())
+						got, err := drain(t, s)
+						require.Len(t, rec.Requests, 1, "asked once")
+						ids := map[string]int{}
+						for _, r := range wirematrix.FollowUps(agent) {
+							ids[r.Message.ID]++
+						}
+						require.Len(t, ids, 1, "one reply, re-sent with the same message ID if at all")
+						if fault.dropped && !idempotent {
+							for _, n := range ids {
+								require.Equal(t, 1, n, "a reply that may have reached the agent is never sent again")
+							}
+							require.Error(t, err)
+							require.Equal(t, a2a.StateInputRequired, stream.EndingOf(err).Task.Status.State, "the ending carries the task, still waiting")
+							return
+						}
+						require.NoError(t, err)
+						server := wirematrix.RequireSameAsServer(t, agent, s, got.fold)
+						n := 0
+						for _, m := range server.History {
+							if m.Role == a2a.RoleUser && m.Text() == "Oct 10" {
+								n++
+							}
+						}
+						require.Equal(t, 1, n, "the agent holds the reply once")
+					})
 				})
-			})
+			}
 		}
 	}
 }

@@ -51,8 +51,9 @@ import (
 //	fetch      asked about an error; the task ended      halt (its typed ending)
 //	fetch      asked about an error; it did not          end in that error
 //	any        the task halts                            halt
-//	any        the reply never reached the agent, which  send the same reply again
-//	           still shows its prompt
+//	any        the reply's send got no response, the     send the same reply again
+//	           task still shows its prompt, and
+//	           WithIdempotentSends is on
 //	event      otherwise                                 read on
 //	poll       the stall limit spent                     end: *StalledError
 //	poll       push untried (WithPush)                   register a push config
@@ -109,9 +110,13 @@ type facts struct {
 	state a2a.TaskState
 	// halts: the task halts at its status (haltsAt).
 	halts bool
-	// replyLost: the reply's last send got no response, and the task
-	// still shows the prompt it answers.
-	replyLost bool
+	// replyUnheard: the reply's last send got no response (it may have
+	// reached the agent, or not), and the task still shows the prompt it
+	// answers.
+	replyUnheard bool
+	// idempotentSends: WithIdempotentSends says the agent takes a message
+	// ID it has seen as the same message.
+	idempotentSends bool
 	// polling: the stream follows its task by polling.
 	polling bool
 	// stalled: polling's stall limit is spent (stallSpent).
@@ -274,9 +279,13 @@ func afterNews(f *facts) move {
 		return move{kind: moveEndAsked}
 	case f.halts:
 		return move{kind: moveHalt}
-	case f.replyLost:
-		// The reply never reached the agent, which still shows the
-		// prompt: send the same reply again, unchanged.
+	case f.replyUnheard && f.idempotentSends:
+		// The reply may not have reached the agent, which still shows the
+		// prompt (or lags), and the agent takes the same message ID as
+		// the same message: send the same reply again, unchanged. Without
+		// WithIdempotentSends a reply that may have reached the agent is
+		// never sent again: the stream follows the task, as below, until
+		// the agent moves on or the budget or the stall limit ends it.
 		return move{kind: moveReply}
 	}
 	switch f.after {

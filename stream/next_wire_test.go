@@ -204,21 +204,9 @@ var whatFollows = []struct {
 	{"any: the task halts: halt (after a unary send, no poll)",
 		sendTo(answers{kindStream: refusedWith(a2a.CodeUnsupportedOperation), kindSend: answersResult(snap(a2a.StateCompleted, "done"))}),
 		follows{calls: seq(kindStream, kindSend), notices: kinds(stream.Polling), events: yields("artifact a1", "status completed"), ends: endsWell}},
-	{"any: the reply never reached the agent, which still shows its prompt: send the same reply again",
+	{"any: the reply got no response, the agent still shows its prompt and takes a message ID twice as once: send the same reply again",
 		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
-			agent, got, err := sendTo(answers{
-				kindStream: func(ww *wireWriter, c wireCall) {
-					switch c.n {
-					case 0:
-						legOf(askingCity())(ww, c)
-					case 1:
-						cutHere() // no response: the agent cannot have taken it
-					default:
-						legOf(snap(a2a.StateCompleted, "done"))(ww, c)
-					}
-				},
-				kindSubscribe: legOf(askingCity()),
-			}, answerParis)(t, w, ns)
+			agent, got, err := sendTo(replyCutBeforeAnyResponse(), answerParis, stream.WithIdempotentSends())(t, w, ns)
 			sent := agent.received()
 			require.Len(t, sent, 4, "the question's send, the reply's, the subscribe, the reply's again")
 			require.Equal(t, sent[1].msg.ID, sent[3].msg.ID, "the same reply")
@@ -226,6 +214,21 @@ var whatFollows = []struct {
 		},
 		follows{calls: seq(kindStream, kindStream, kindSubscribe, kindStream), notices: kinds(stream.Reconnecting, stream.Resumed),
 			elapsed: backoff, events: yields("status input-required", "artifact a1", "status completed"), ends: endsWell}},
+	{"any: the reply got no response (it may have reached the agent), the agent still shows its prompt: never send it again; follow the task until the budget is spent",
+		func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
+			agent, got, err := sendTo(replyCutBeforeAnyResponse(), answerParis)(t, w, ns)
+			sends := 0
+			for _, c := range agent.received() {
+				if c.msg != nil {
+					sends++
+				}
+			}
+			require.Equal(t, 2, sends, "the question's send and the reply's, once")
+			return agent, got, err
+		},
+		follows{calls: seq(kindStream, kindStream, kindSubscribe, kindGet, kindSubscribe, kindGet, kindSubscribe, kindGet),
+			notices: kinds(stream.Reconnecting, stream.Resumed, stream.Reconnecting, stream.Resumed, stream.Reconnecting, stream.Resumed),
+			elapsed: 3 * backoff, events: yields("status input-required"), ends: endsAs[*reconnect.Error]}},
 	{"event: otherwise: read on",
 		sendTo(answers{kindStream: legOf(snap(a2a.StateSubmitted), snap(a2a.StateWorking), snap(a2a.StateCompleted, "done"))}),
 		follows{calls: seq(kindStream), events: yields("status submitted", "status working", "artifact a1", "status completed"), ends: endsWell}},
@@ -317,6 +320,26 @@ type answers = map[callKind]func(*wireWriter, wireCall)
 
 // sendTo is the scenario that sends hello to an agent answering on, with
 // opts, and drains the stream.
+// replyCutBeforeAnyResponse is an agent that asks for a city, cuts the
+// reply's send before any response, shows the prompt to every subscribe,
+// and completes the task on a later send.
+func replyCutBeforeAnyResponse() answers {
+	return answers{
+		kindStream: func(ww *wireWriter, c wireCall) {
+			switch c.n {
+			case 0:
+				legOf(askingCity())(ww, c)
+			case 1:
+				cutHere() // no response: the client cannot tell whether the agent took it
+			default:
+				legOf(snap(a2a.StateCompleted, "done"))(ww, c)
+			}
+		},
+		kindSubscribe: legOf(askingCity()),
+		kindGet:       answersTask(askingCity()),
+	}
+}
+
 func sendTo(on answers, opts ...stream.Option) scenario {
 	return func(t *testing.T, w wire, ns *noticeLog) (*wireAgent, *collected, error) {
 		return runSend(t, newWireAgent(w, on), ns, opts...)

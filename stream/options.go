@@ -245,7 +245,12 @@ const minPollInterval = time.Millisecond
 // 503 Service Unavailable, or an error it marked retryable (see
 // [a2a.RPCError.Retryable]), within the reconnect budget and after the
 // wait the agent asked for. It applies to the first message and to a reply
-// to a prompt.
+// to a prompt. It also sends a reply again, with the same message ID, when
+// the reply's send got no response (the connection died after the request
+// may have left) and the task still shows the prompt, which a store that
+// lags behind the agent shows too: without it such a reply is never sent
+// again, and the stream follows the task until the agent moves on or the
+// reconnect budget or the stall limit ends it.
 //
 // It is off by default because such an answer does not prove that the agent
 // did not take the message: an agent may have started the task and then
@@ -443,9 +448,10 @@ func WithHumanInput(h hitl.Hook) Option {
 // send of the same reply again): the checkpoint records the reply as
 // possibly sent, so that a process that dies while it is in flight resumes
 // knowing it, and never asks the human again nor sends another reply. The
-// same reply (same message ID) is sent again on Resume only when the task
-// proves the agent never took it: it lists the user's messages, and not
-// the reply; against an agent that keeps none (a2a-go) the stream waits. f
+// same reply (same message ID) is sent again on Resume only with
+// WithIdempotentSends, and only when the task proves the agent never took
+// it: it lists the user's messages, and not the reply; otherwise (and
+// against an agent that keeps none, a2a-go) the stream waits. f
 // gets the caller's context; when it returns an error, the reply is not
 // sent and the stream ends in that error (wrapped). Without it, a process
 // that dies between the human's answer and the next checkpoint it takes

@@ -20,9 +20,10 @@ type prompt struct {
 	// reply is the answer sent: the hook's, or the message of a Send that
 	// continues a task.
 	reply *a2a.Message
-	// unconfirmed: the reply's last send got no response, so the agent
-	// cannot have taken it; set when the reply is sent, cleared by heard and
-	// confirmFrom.
+	// unconfirmed: the reply's last send got no response: the agent may
+	// have taken it, or not. Set when the reply is sent, cleared by heard
+	// and confirmFrom. Only WithIdempotentSends sends such a reply again
+	// (see afterNews).
 	unconfirmed bool
 }
 

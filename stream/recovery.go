@@ -386,7 +386,8 @@ func (s *Stream) fetch() report {
 func (s *Stream) newsFacts(a after) facts {
 	f := facts{after: a, halts: s.halted(), polling: s.route == pollingRoute()}
 	f.pushUntried = f.polling && s.pushUntried()
-	f.replyLost = s.prompt.unconfirmed && s.waitsOnRepliedPrompt()
+	f.replyUnheard = s.prompt.unconfirmed && s.waitsOnRepliedPrompt()
+	f.idempotentSends = s.cfg.idempotentSends
 	if a != afterEvent {
 		f.stalled = s.stallSpent()
 	}

@@ -306,37 +306,53 @@ func TestCannotStreamWithoutCardSendsOnce(t *testing.T) {
 	}
 }
 
-// TestDroppedReplyResentWithSameID: a reply whose send died before
-// any response (dropped, never processed) is sent again, once, with the
-// same message ID, and the human is asked once; streamed or polled.
-func TestDroppedReplyResentWithSameID(t *testing.T) {
+// TestDroppedReplyResentWithSameIDOnlyToAnIdempotentAgent: a reply whose
+// send died before any response (dropped, never processed, which the
+// client cannot tell from processed) is sent again, once, with the same
+// message ID, to an agent that WithIdempotentSends says takes a message ID
+// twice as once; the human is asked once; streamed or polled. Without the
+// option the reply may have reached the agent: it is never sent again, and
+// the stream ends carrying the task, still waiting on its prompt.
+func TestDroppedReplyResentWithSameIDOnlyToAnIdempotentAgent(t *testing.T) {
 	for _, w := range wires() {
 		for _, polled := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/polled=%v", w, polled), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(wirematrix.AskScript()...)}
-					if polled {
-						opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, a2atest.Drop()))
-					} else {
-						opts = append(opts, a2atest.WithFaults(a2atest.Fault{}, a2atest.Drop()))
-					}
-					agent := a2atest.NewAgent(opts...)
-					asked := 0
-					c := reconnectingClient(t, w, agent, stream.WithHumanInput(wirematrix.HitlFunc(func() { asked++ })))
-					col, err := drainLoose(t, c.Send(context.Background(), hello()))
-					require.NoError(t, err)
-					require.Equal(t, "plan", col.text("a1"))
-					var ids []string
-					for _, r := range agent.Requests() {
-						if r.Message != nil && r.Message.TaskID != "" && (!polled || r.Method == "message/send" || r.Method == "SendMessage") {
-							ids = append(ids, r.Message.ID)
+			for _, idempotent := range []bool{true, false} {
+				t.Run(fmt.Sprintf("%s/polled=%v/idempotent=%v", w, polled, idempotent), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						opts := []a2atest.Option{a2atest.WithVersions(w.v), a2atest.WithBindings(w.b), a2atest.WithScript(wirematrix.AskScript()...)}
+						if polled {
+							opts = append(opts, a2atest.WithoutStreaming(), a2atest.WithSendFaults(a2atest.Fault{}, a2atest.Drop()))
+						} else {
+							opts = append(opts, a2atest.WithFaults(a2atest.Fault{}, a2atest.Drop()))
 						}
-					}
-					require.Len(t, ids, 2, "the dropped reply and its one re-send")
-					require.Equal(t, ids[0], ids[1], "the same message ID")
-					require.Equal(t, 1, asked)
+						agent := a2atest.NewAgent(opts...)
+						asked := 0
+						copts := []stream.Option{stream.WithHumanInput(wirematrix.HitlFunc(func() { asked++ }))}
+						if idempotent {
+							copts = append(copts, stream.WithIdempotentSends())
+						}
+						c := reconnectingClient(t, w, agent, copts...)
+						col, err := drainLoose(t, c.Send(context.Background(), hello()))
+						var ids []string
+						for _, r := range agent.Requests() {
+							if r.Message != nil && r.Message.TaskID != "" && (!polled || r.Method == "message/send" || r.Method == "SendMessage") {
+								ids = append(ids, r.Message.ID)
+							}
+						}
+						require.Equal(t, 1, asked)
+						if !idempotent {
+							require.Len(t, ids, 1, "the dropped reply, never sent again")
+							require.Error(t, err)
+							require.Equal(t, a2a.StateInputRequired, stream.EndingOf(err).Task.Status.State, "the ending carries the task, still waiting")
+							return
+						}
+						require.NoError(t, err)
+						require.Equal(t, "plan", col.text("a1"))
+						require.Len(t, ids, 2, "the dropped reply and its one re-send")
+						require.Equal(t, ids[0], ids[1], "the same message ID")
+					})
 				})
-			})
+			}
 		}
 	}
 }

@@ -35,12 +35,13 @@ import (
 //     the new version to show in place of the old (a2a.Task.Apply does
 //     so); one the task no longer lists is never handed over again;
 //   - a prompt cp replied to is not asked again: while the task still
-//     shows it, the stream waits for the agent, or, when the reply's send
-//     got no response and the task does not list the reply, sends the same
-//     reply again, as a stream that never stopped would. A reply saved in
-//     flight (WithCheckpointBeforeReply) may have reached the agent: it is
-//     sent again only when the task proves it did not (it lists the user's
-//     messages, and not the reply); otherwise the stream waits.
+//     shows it, the stream waits for the agent. A reply whose send got no
+//     response may have reached the agent: it is sent again (the same
+//     reply) only with WithIdempotentSends, as a stream that never stopped
+//     would, when the task does not list it; a reply saved in flight
+//     (WithCheckpointBeforeReply), only with WithIdempotentSends and when
+//     the task proves it did not arrive (it lists the user's messages, and
+//     not the reply). Otherwise the stream waits.
 //
 // The stream speaks cp's protocol version. cp must come from a Client of
 // the same binding; a checkpoint that names no task, or of another binding,
@@ -114,7 +115,8 @@ func (s *Stream) resume() report {
 	}
 	if p := s.resuming.replied(); p.sent == replyInFlight {
 		// The reply may have reached the agent: it is sent again only
-		// when the task proves it did not.
+		// when the task proves it did not, and only with
+		// WithIdempotentSends (see afterNews).
 		s.prompt.unconfirmed = provesNotReceived(t, p.reply)
 	}
 	seed, delivered, shown, replaced := seedTask(s.resuming, t)

@@ -1090,65 +1090,81 @@ var followModes = []struct {
 
 // A process that dies while its reply is in flight resumes from the
 // checkpoint saved before the send: whether the reply reached the agent or
-// not, the human is not asked again, and the agent gets the reply once.
+// not, the human is not asked again, and the agent gets the reply at most
+// once. The resumed stream cannot tell a reply that never left from one
+// that reached the agent: it sends it again only to an agent that
+// WithIdempotentSends says takes a message ID twice as once, and otherwise
+// ends carrying the task, still waiting, when the reply never left.
 func TestResumeAfterAReplyInFlightNeverAsksAgainNorRepliesTwice(t *testing.T) {
 	t.Parallel()
 	for _, w := range wires() {
 		for _, mode := range followModes {
 			for _, reached := range []bool{true, false} {
-				name := w.String() + "/" + mode.name + "/reply never left"
-				if reached {
-					name = w.String() + "/" + mode.name + "/reply reached the agent"
-				}
-				t.Run(name, func(t *testing.T) {
-					synctest.Test(t, func(t *testing.T) {
-						agent := a2atest.NewAgent(append([]a2atest.Option{a2atest.WithScript(promptScript()...),
-							a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.opts...)...)
-						ctx, die := context.WithCancel(bounded(t))
-						var saved []byte
-						asked := 0
-						s := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(250*time.Millisecond),
-							stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
-								asked++
-								return hitl.Text("Lisbon"), nil
-							})),
-							stream.WithCheckpointBeforeReply(func(_ context.Context, cp *stream.Checkpoint) error {
-								var err error
-								saved, err = cp.MarshalBinary()
-								if !reached {
-									die() // the process dies before the send
+				for _, idempotent := range []bool{true, false} {
+					name := w.String() + "/" + mode.name + "/reply never left"
+					if reached {
+						name = w.String() + "/" + mode.name + "/reply reached the agent"
+					}
+					name += fmt.Sprintf("/idempotent=%v", idempotent)
+					t.Run(name, func(t *testing.T) {
+						synctest.Test(t, func(t *testing.T) {
+							agent := a2atest.NewAgent(append([]a2atest.Option{a2atest.WithScript(promptScript()...),
+								a2atest.WithVersions(w.v), a2atest.WithBindings(w.b)}, mode.opts...)...)
+							ctx, die := context.WithCancel(bounded(t))
+							var saved []byte
+							asked := 0
+							s := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(250*time.Millisecond),
+								stream.WithHumanInput(hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) {
+									asked++
+									return hitl.Text("Lisbon"), nil
+								})),
+								stream.WithCheckpointBeforeReply(func(_ context.Context, cp *stream.Checkpoint) error {
+									var err error
+									saved, err = cp.MarshalBinary()
+									if !reached {
+										die() // the process dies before the send
+									}
+									return err
+								})).Send(ctx, hello())
+							var before []a2a.Event
+							for s.Next() {
+								before = append(before, s.Event())
+								if len(wirematrix.FollowUps(agent)) > 0 {
+									break // the process dies after the reply reached the agent
 								}
-								return err
-							})).Send(ctx, hello())
-						var before []a2a.Event
-						for s.Next() {
-							before = append(before, s.Event())
-							if len(wirematrix.FollowUps(agent)) > 0 {
-								break // the process dies after the reply reached the agent
 							}
-						}
-						s.Close()
-						die()
-						require.Equal(t, 1, asked)
-						require.NotNil(t, saved, "the checkpoint was saved before the reply")
-						if reached {
-							require.Len(t, wirematrix.FollowUps(agent), 1)
-						} else {
-							require.Empty(t, wirematrix.FollowUps(agent), "the reply never left")
-						}
+							s.Close()
+							die()
+							require.Equal(t, 1, asked)
+							require.NotNil(t, saved, "the checkpoint was saved before the reply")
+							if reached {
+								require.Len(t, wirematrix.FollowUps(agent), 1)
+							} else {
+								require.Empty(t, wirematrix.FollowUps(agent), "the reply never left")
+							}
 
-						cp, err := stream.ParseCheckpoint(saved)
-						require.NoError(t, err)
-						resumed := clientOn(t, agent, w.v, w.b, stream.WithPollInterval(250*time.Millisecond),
-							stream.WithHumanInput(neverAsked(t))).Resume(bounded(t), cp)
-						after, err := wirematrix.DrainResumed(t, resumed, before[:cp.Delivered()])
-						require.NoError(t, err)
-						replies := wirematrix.FollowUps(agent)
-						require.Len(t, replies, 1, "the agent got the reply once")
-						require.Equal(t, "Lisbon", replies[0].Message.Text())
-						wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before[:cp.Delivered()], after...))
+							cp, err := stream.ParseCheckpoint(saved)
+							require.NoError(t, err)
+							ropts := []stream.Option{stream.WithPollInterval(250 * time.Millisecond), stream.WithHumanInput(neverAsked(t))}
+							if idempotent {
+								ropts = append(ropts, stream.WithIdempotentSends())
+							}
+							resumed := clientOn(t, agent, w.v, w.b, ropts...).Resume(bounded(t), cp)
+							after, err := wirematrix.DrainResumed(t, resumed, before[:cp.Delivered()])
+							replies := wirematrix.FollowUps(agent)
+							if !reached && !idempotent {
+								require.Empty(t, replies, "a reply that may have reached the agent is never sent again")
+								require.Error(t, err)
+								require.Equal(t, a2a.StateInputRequired, stream.EndingOf(err).Task.Status.State, "the ending carries the task, still waiting")
+								return
+							}
+							require.NoError(t, err)
+							require.Len(t, replies, 1, "the agent got the reply once")
+							require.Equal(t, "Lisbon", replies[0].Message.Text())
+							wirematrix.RequireHandedOverOnce(t, agent.Task(cp.TaskID()), append(before[:cp.Delivered()], after...))
+						})
 					})
-				})
+				}
 			}
 		}
 	}

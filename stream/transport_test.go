@@ -1169,18 +1169,23 @@ func TestCouldNotConnectWrapsTheBindingsError(t *testing.T) {
 
 // A reply whose streaming send failed after the agent responded
 // (Responded) may have been taken: when a resubscribe still shows the
-// prompt, it is not sent again. A reply whose send failed with no word of
-// a response is sent again there, as the HTTP bindings do for a send that
-// got no response.
+// prompt, it is not sent again. Nor is one whose send failed with no word
+// of a response, which may have reached the agent too, unless
+// WithIdempotentSends says the agent takes a message ID twice as once: it
+// is then sent again there, as the HTTP bindings do for a send that got no
+// response.
 func TestBindingsRespondedReplyIsNotSentAgain(t *testing.T) {
 	cut := errors.New("rpc error: code = Unavailable desc = error reading from server: EOF")
 	cases := []struct {
-		name    string
-		err     error
-		replies int
+		name       string
+		err        error
+		idempotent bool
+		replies    int
 	}{
-		{"no response", cut, 2},
-		{"responded", transport.Responded(cut), 1},
+		{"no response", cut, false, 1},
+		{"no response, to an idempotent agent", cut, true, 2},
+		{"responded", transport.Responded(cut), false, 1},
+		{"responded, to an idempotent agent", transport.Responded(cut), true, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1208,8 +1213,12 @@ func TestBindingsRespondedReplyIsNotSentAgain(t *testing.T) {
 					},
 				}
 				hook := hitl.Func(func(context.Context, *hitl.Request) ([]a2a.Part, error) { return hitl.Text("Lisbon"), nil })
-				c, err := stream.NewClientFor(b, stream.WithVersion(a2a.V10), stream.WithHumanInput(hook),
-					stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second}))
+				opts := []stream.Option{stream.WithVersion(a2a.V10), stream.WithHumanInput(hook),
+					stream.WithReconnect(reconnect.Policy{MaxAttempts: 3, Backoff: time.Second})}
+				if tc.idempotent {
+					opts = append(opts, stream.WithIdempotentSends())
+				}
+				c, err := stream.NewClientFor(b, opts...)
 				require.NoError(t, err)
 				got, err := drain(t, c.Send(background(), hello()))
 				require.NoError(t, err)
