@@ -312,11 +312,18 @@ func WithHTTPClient(c *http.Client) Option {
 
 // WithVersion fixes the protocol version. Without it the Client negotiates:
 // it tries 1.0 first and falls back to 0.3 once, when the server answers
-// method-not-found or version-not-supported. It must be a2a.V03 or a2a.V10.
-// It applies to a Client's constructors only (NewClient, NewRESTClient,
-// Resolve, NewClientFor): it is Client-wide.
+// method-not-found or version-not-supported. It must be a2a.V03 or a2a.V10;
+// any other value, the empty one too, is refused (leave the option out to
+// negotiate). It applies to a Client's constructors only (NewClient,
+// NewRESTClient, Resolve, NewClientFor): it is Client-wide.
 func WithVersion(v a2a.Version) Option {
-	return option{"WithVersion", constructors, func(cfg *config) { cfg.version = v }}
+	return option{"WithVersion", constructors, func(cfg *config) {
+		if v == "" {
+			cfg.refuse("WithVersion: an empty protocol version; pass a2a.V03 or a2a.V10, or leave the option out to negotiate")
+			return
+		}
+		cfg.version = v
+	}}
 }
 
 // WithTrustedOrigins names origins besides the one the caller named to

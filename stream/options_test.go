@@ -42,6 +42,7 @@ func badOptions() map[string]stream.Option {
 		"nil logger":                stream.WithLogger(nil),
 		"negative backoff":          stream.WithReconnect(reconnect.Policy{MaxAttempts: 2, Backoff: -time.Second}),
 		"unknown version":           stream.WithVersion("2.0"),
+		"empty version":             stream.WithVersion(""),
 		"unknown binding":           stream.WithBinding("GRPC"),
 		"header name with a space":  stream.WithHeader("X Key", "v"),
 		"header value with a break": stream.WithHeader("X-Key", "v\r\nX-Evil: 1"),
