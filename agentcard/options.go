@@ -43,8 +43,9 @@ func WithHTTPClient(c *http.Client) Option {
 // Authorization header. It goes to the origin of the base URL only (its
 // scheme, host and port), never across a redirect to another origin nor
 // from https down to http. The key must be a valid header name and the
-// value must hold no control character but a tab. Given twice with one
-// name, it sends both values.
+// value must hold no ASCII control character (below U+0020, or DEL) but a
+// tab; HTTP allows other bytes. Given twice with one name, it sends both
+// values.
 func WithHeader(key, value string) Option {
 	return optionFunc(func(cfg *config) {
 		h := cfg.header.Clone()

@@ -352,12 +352,13 @@ func WithTrustedOrigins(trusted ...string) Option {
 // with a HeadersWithheld notice and a debug log line), not from https down
 // to http, and not across a redirect; WithTrustedOrigins names the other
 // origins the caller trusts with them. A per-call header follows the same
-// rule. The key must be a valid
-// header name and the value must hold no control character but a tab. Given twice with one
-// name at the same level, it sends both values; given per call, it replaces
-// the Client's values of that name for the call (a user's token in place of
-// a service's). It applies everywhere an Option is taken; a Transport of
-// another module gets it in Call.Header.
+// rule. The key must be a valid header name and the value must hold no
+// ASCII control character (below U+0020, or DEL) but a tab; HTTP allows
+// other bytes. Given twice with one name at the same level, it sends both
+// values; given per call, it replaces the Client's values of that name for
+// the call (a user's token in place of a service's). It applies everywhere
+// an Option is taken; a Transport of another module gets it in
+// Call.Header.
 func WithHeader(key, value string) Option {
 	return option{"WithHeader", everywhere, func(cfg *config) {
 		h := cfg.header.Clone()

@@ -36,7 +36,10 @@ func ValidHeader(k string, vs []string) bool {
 	return true
 }
 
-// validHeaderValue reports whether v holds no control character but tabs.
+// validHeaderValue reports whether v holds no ASCII control character (a
+// byte below 0x20, or DEL) but tabs. Bytes from 0x80 up, U+0085 and the
+// other C1 controls among them in UTF-8, are field content HTTP allows
+// (obs-text), and net/http sends them.
 func validHeaderValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; c < ' ' && c != '\t' || c == 0x7f {
