@@ -343,7 +343,7 @@ func (s *Stream) read() report {
 		s.answerWith(m)
 		return found(facts{after: afterEvent, answered: true})
 	}
-	if err := s.checkOwner(ev); err != nil {
+	if err := s.checkEvent(ev); err != nil {
 		return found(facts{after: afterEvent, err: err})
 	}
 	t, isTask := ev.(*a2a.Task)
@@ -405,13 +405,17 @@ func (s *Stream) waitNext(l *leg) (a2a.Event, error) {
 	return ev, err
 }
 
-// checkOwner checks that an event belongs to the stream's task: the same
-// task ID and, when both are known, the same context ID. The first event
-// that names a task sets the stream's.
-func (s *Stream) checkOwner(ev a2a.Event) error {
+// checkEvent checks that an event can be applied to the stream's task: it
+// belongs to the task (the same task ID and, when both are known, the same
+// context ID; the first event that names a task sets the stream's), and
+// each artifact it carries has an ID, which A2A requires and without which
+// its parts would belong to no artifact.
+func (s *Stream) checkEvent(ev a2a.Event) error {
 	id, contextID := eventOwner(ev)
 	var reason string
 	switch {
+	case !artifactsNamed(ev):
+		reason = "an artifact without an artifactId"
 	case s.taskID == "" && s.msg != nil && s.msg.TaskID != "" && id != "" && id != s.msg.TaskID:
 		reason = fmt.Sprintf("event for task %q on the stream continuing task %q", quote([]byte(id)), s.msg.TaskID)
 	case s.taskID == "":
@@ -434,6 +438,21 @@ func (s *Stream) checkOwner(ev a2a.Event) error {
 		return nil
 	}
 	return &transport.ProtocolError{Reason: reason + eventSummary(ev), Event: ev}
+}
+
+// artifactsNamed reports whether every artifact ev carries has an ID.
+func artifactsNamed(ev a2a.Event) bool {
+	switch ev := ev.(type) {
+	case *a2a.ArtifactUpdate:
+		return ev.Artifact.ID != ""
+	case *a2a.Task:
+		for i := range ev.Artifacts {
+			if ev.Artifacts[i].ID == "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // eventSummary describes an event for an error text, with the state and

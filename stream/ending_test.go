@@ -669,6 +669,18 @@ func TestProtocolErrorsAreNotRetried(t *testing.T) {
 		{"unknown result", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"surprise\":1}}\n\n", id)
 		}, "malformed result"},
+		// Stranger BJ's finding (medium): an artifact without its ID
+		// was taken as the artifact "".
+		{"artifact update without an artifactId", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			sseEvent(w, id, v, &a2a.ArtifactUpdate{TaskID: "t-1", ContextID: "c-1", Append: true, Artifact: a2a.Artifact{Parts: []a2a.Part{{Text: "two"}}}})
+		}, "an artifact without an artifactId"},
+		{"artifact update without an artifact", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
+			if v == a2a.V03 {
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"kind\":\"artifact-update\",\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"artifact\":null}}\n\n", id)
+				return
+			}
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"artifactUpdate\":{\"taskId\":\"t-1\",\"contextId\":\"c-1\"}}}\n\n", id)
+		}, "an artifact without an artifactId"},
 		{"error frame without error", func(w http.ResponseWriter, id json.RawMessage, v a2a.Version) {
 			raw, _ := a2a.Codec{Version: v}.EncodeEvent(firstChunk)
 			fmt.Fprintf(w, "event: error\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, raw)

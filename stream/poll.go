@@ -47,7 +47,7 @@ func (s *Stream) sendUnary(from phase, m *a2a.Message) report {
 		s.answerWith(msg)
 		return found(facts{after: afterPoll, answered: true})
 	}
-	if err := s.checkOwner(ev); err != nil {
+	if err := s.checkEvent(ev); err != nil {
 		return found(facts{after: afterPoll, err: err})
 	}
 	if t, ok := ev.(*a2a.Task); ok {

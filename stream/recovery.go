@@ -358,7 +358,7 @@ func (s *Stream) askTask(from phase) (a taskAnswer, r report, ok bool) {
 func (s *Stream) takeTask(from phase, a taskAnswer) (t *a2a.Task, asked time.Duration, r report, ok bool) {
 	t, err := taskOfAnswer(a, s.taskID)
 	if err == nil {
-		err = s.checkOwner(t)
+		err = s.checkEvent(t)
 	}
 	if err != nil {
 		return nil, 0, failedWith(failure{from: from, op: opGet, err: err}), false
