@@ -188,7 +188,12 @@ func (l *Ledger) Apply(dst []a2a.Event, ev a2a.Event) []a2a.Event {
 			}
 			inWindow = !f.again
 		}
-		if len(l.win.pending) > 0 && l.statuses.newer(&e.Status) {
+		if len(l.win.pending) > 0 && (l.statuses.newer(&e.Status) || e.Status.State.Terminal()) {
+			// The task has moved on: a status newer in time, or the
+			// task's end, which a replay from the start reaches only
+			// after every version the server still holds (a version
+			// held pending that were old, the version the client holds
+			// would have followed it and dropped it).
 			dst = l.flushPending(dst, t)
 		}
 		// A status update that is not a replay is news: its metadata

@@ -1200,3 +1200,35 @@ func TestHeldArtifactTakesItsPlace(t *testing.T) {
 	require.Equal(t, []a2a.Part{{Text: "y"}, {Text: "more"}}, l.Task().Artifact("a3").Parts)
 	require.Equal(t, text("kept"), l.Task().Artifacts[0].Parts)
 }
+
+// A server that replays from the start, its statuses without timestamps,
+// sends after a drop a version the client never held (the agent replaced
+// the draft during the gap) and a part appended to it. The window holds
+// them, since a replay may bring an old version missed in an earlier gap:
+// a status that is news but carries no time leaves them held. The task's
+// terminal status lets them out, first: a replay from the start reaches the
+// task's end only after every version the server holds, so a version held
+// that were old would have been dropped by the held one following it.
+func TestAVersionHeldPendingIsDeliveredAtTheTasksEnd(t *testing.T) {
+	l := ledger.New()
+	var a app
+	a.apply(t, l.Apply(nil, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}))
+	a.apply(t, l.Apply(nil, chunk("a1", false, false, "draft")))
+	l.OpenReplayWindow()
+	a.apply(t, l.ReconcileSnapshot(nil, &a2a.Task{ID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.StateWorking}}))
+	out := l.Apply(nil, chunk("a1", false, false, "final answer"))
+	out = l.Apply(out, chunk("a1", true, false, " and more"))
+	require.Empty(t, out, "the version never seen waits in the window")
+	require.Equal(t, 1, l.Pending())
+	out = l.Apply(nil, status(a2a.StateWorking, "", "still at it"))
+	a.apply(t, out)
+	require.Equal(t, 1, l.Pending(), "a status that is news but carries no time leaves it held")
+	done := l.Apply(nil, status(a2a.StateCompleted, "", ""))
+	require.NotEmpty(t, done)
+	_, first := done[0].(*a2a.ArtifactUpdate)
+	require.True(t, first, "the held version comes before the end")
+	a.apply(t, done)
+	a.check(t, l)
+	require.Zero(t, l.Pending())
+	require.Equal(t, "final answer and more", l.Task().Artifact("a1").Text())
+}

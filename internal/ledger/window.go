@@ -13,8 +13,9 @@ import "github.com/a2astream/a2astream/a2a"
 // the rest of the connection, the cursors telling replay from news, and an
 // artifact version never seen is held pending until the replay tells
 // whether it is old (a version the client holds follows: it is dropped) or
-// new (a status newer in time arrives: it is delivered). A connection that
-// ends first drops what it held; the next snapshot or get-task brings it.
+// new (a status newer in time, or the task's terminal status, arrives: it
+// is delivered). A connection that ends first drops what it held; the next
+// snapshot or get-task brings it.
 type window struct {
 	open      bool
 	replaying bool           // an event of this window was a replay
