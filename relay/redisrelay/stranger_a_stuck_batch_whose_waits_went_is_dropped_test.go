@@ -14,9 +14,10 @@ import (
 // carrying a batch of looks stops answering (a stalled TCP path; connections
 // dialed after it work); every wait in the batch is canceled. "A batch is
 // dropped once every wait in it has gone": new waits on other logs, begun
-// after that, look on another connection and get their entries within 1 s of
-// their commits, while the stuck connection stays silent for 6 s (the client's
-// ReadTimeout is 10 s).
+// after that, get their entries within 1 s of their commits (they end on
+// their commits' notes while the looker waits out the stuck pipeline, as
+// sendBatch's doc says), while the stuck connection stays silent for 6 s
+// (the client's ReadTimeout is 10 s).
 func TestStrangerAStuckBatchWhoseWaitsWentIsDropped(t *testing.T) {
 	const streams = 10
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
